@@ -1,0 +1,305 @@
+//! Stage 6: finished reports turned into bytes: text for the terminal and email,
+//! Markdown, CSV and JSON. Exporters compute nothing.
+
+use std::fmt::Write as _;
+
+use crate::report::{CellReport, Report};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Text,
+    Markdown,
+    Csv,
+    Json,
+}
+
+pub fn render(report: &Report, format: Format) -> String {
+    match format {
+        Format::Text => text(report),
+        Format::Markdown => markdown(report),
+        Format::Csv => csv(report),
+        Format::Json => json(report),
+    }
+}
+
+/// Short JDK name for tables: `17.0.15+6-Debian-1deb12u1` -> `17.0.15+6`.
+fn short_jdk(version: &str) -> &str {
+    version.split_once('-').map_or(version, |(v, _)| v)
+}
+
+fn ms(x: Option<f64>) -> String {
+    x.map_or_else(|| "-".to_owned(), |v| format!("{v:.1}"))
+}
+
+fn spread(median: Option<f64>, min: Option<f64>, max: Option<f64>) -> String {
+    match median {
+        Some(_) => format!("{} ({}-{})", ms(median), ms(min), ms(max)),
+        None => "-".to_owned(),
+    }
+}
+
+fn cost(c: &CellReport) -> String {
+    match c.pretouch_ms {
+        Some(v) => format!("{v:.1}"),
+        None => "FAILED".to_owned(),
+    }
+}
+
+fn row(c: &CellReport) -> [String; 8] {
+    [
+        short_jdk(&c.jdk).to_owned(),
+        c.gc.clone(),
+        c.heap.clone(),
+        c.variant.clone(),
+        format!("{}+{}", c.runs_off, c.runs_on)
+            + &if c.failed > 0 {
+                format!(" ({} failed)", c.failed)
+            } else {
+                String::new()
+            },
+        spread(c.median_off_ms, c.min_off_ms, c.max_off_ms),
+        spread(c.median_on_ms, c.min_on_ms, c.max_on_ms),
+        cost(c),
+    ]
+}
+
+const HEADERS: [&str; 8] = [
+    "jdk",
+    "gc",
+    "heap",
+    "variant",
+    "runs",
+    "without (min-max)",
+    "with (min-max)",
+    "pretouch",
+];
+
+fn by_label(report: &Report) -> Vec<(&str, Vec<&CellReport>)> {
+    report
+        .labels
+        .iter()
+        .map(|l| {
+            (
+                l.as_str(),
+                report.cells.iter().filter(|c| c.label == *l).collect(),
+            )
+        })
+        .collect()
+}
+
+fn text(report: &Report) -> String {
+    let mut out = String::new();
+    for (label, cells) in by_label(report) {
+        let rows: Vec<[String; 8]> = cells.iter().map(|c| row(c)).collect();
+        let mut widths = HEADERS.map(str::len);
+        for r in &rows {
+            for (w, cell) in widths.iter_mut().zip(r) {
+                *w = (*w).max(cell.len());
+            }
+        }
+        let line = |cols: [&str; 8]| {
+            let mut s = String::new();
+            for (i, (col, w)) in cols.iter().zip(widths).enumerate() {
+                // Numbers right-aligned, names left-aligned.
+                if i >= 4 {
+                    let _ = write!(s, "  {col:>w$}");
+                } else if i == 0 {
+                    let _ = write!(s, "{col:<w$}");
+                } else {
+                    let _ = write!(s, "  {col:<w$}");
+                }
+            }
+            s.trim_end().to_owned() + "\n"
+        };
+        let _ = writeln!(out, "label: {label}");
+        out += &line(HEADERS);
+        for r in &rows {
+            out += &line(r.each_ref().map(String::as_str));
+        }
+        out.push('\n');
+    }
+    out += "Times in ms from exec to main(): median of the counted launches (min-max);\n";
+    out += "runs = launches without+with pretouch; pretouch = median(with) - median(without).\n";
+    for c in report.cells.iter().filter(|c| c.failed > 0) {
+        let _ = writeln!(
+            out,
+            "warning: {} {} {} {} {}: {} launch(es) failed, first: {}",
+            c.label,
+            short_jdk(&c.jdk),
+            c.gc,
+            c.heap,
+            c.variant,
+            c.failed,
+            c.first_failure.as_deref().unwrap_or("unknown")
+        );
+    }
+    for w in &report.warnings {
+        let _ = writeln!(out, "warning: {w}");
+    }
+    out
+}
+
+fn markdown(report: &Report) -> String {
+    let mut out = String::new();
+    for (label, cells) in by_label(report) {
+        let _ = writeln!(out, "### {label}\n");
+        let _ = writeln!(out, "| {} |", HEADERS.join(" | "));
+        let _ = writeln!(out, "|---|---|---|---|---:|---:|---:|---:|");
+        for c in cells {
+            let _ = writeln!(out, "| {} |", row(c).join(" | "));
+        }
+        out.push('\n');
+    }
+    out += "Times in ms from exec to `main()`: median of the counted launches (min-max); pretouch = median(with) - median(without).\n";
+    for w in &report.warnings {
+        let _ = writeln!(out, "\n> warning: {w}");
+    }
+    out
+}
+
+fn csv(report: &Report) -> String {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    for c in &report.cells {
+        w.serialize(c).expect("a report row always serializes");
+    }
+    String::from_utf8(w.into_inner().expect("writing to memory cannot fail")).expect("csv is UTF-8")
+}
+
+fn json(report: &Report) -> String {
+    serde_json::to_string_pretty(report).expect("a report always serializes") + "\n"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Report {
+        let cell = |gc: &str, heap: &str, off: f64, on: f64| CellReport {
+            label: "6.18.0-base".into(),
+            jdk: "17.0.15+6-Debian-1deb12u1".into(),
+            gc: gc.into(),
+            heap: heap.into(),
+            variant: "default".into(),
+            runs: 20,
+            runs_on: 10,
+            runs_off: 10,
+            failed: 0,
+            median_on_ms: Some(on),
+            min_on_ms: Some(on - 5.0),
+            max_on_ms: Some(on + 20.0),
+            median_off_ms: Some(off),
+            min_off_ms: Some(off - 2.0),
+            max_off_ms: Some(off + 3.0),
+            pretouch_ms: Some(on - off),
+            first_failure: None,
+        };
+        let mut failed = cell("parallel", "2g", 50.0, 0.0);
+        failed.runs_on = 0;
+        failed.runs = 10;
+        failed.failed = 10;
+        failed.median_on_ms = None;
+        failed.min_on_ms = None;
+        failed.max_on_ms = None;
+        failed.pretouch_ms = None;
+        failed.first_failure = Some("exited with code 1 before main()".into());
+        Report {
+            cells: vec![cell("g1", "1g", 48.25, 431.5), failed],
+            labels: vec!["6.18.0-base".into()],
+            warnings: vec!["results/x.jsonl:7: unreadable line skipped (EOF while parsing)".into()],
+        }
+    }
+
+    #[test]
+    fn text() {
+        insta::assert_snapshot!(render(&sample(), Format::Text), @"
+        label: 6.18.0-base
+        jdk        gc        heap  variant              runs  without (min-max)       with (min-max)  pretouch
+        17.0.15+6  g1        1g    default             10+10   48.2 (46.2-51.2)  431.5 (426.5-451.5)     383.2
+        17.0.15+6  parallel  2g    default  10+0 (10 failed)   50.0 (48.0-53.0)                    -    FAILED
+
+        Times in ms from exec to main(): median of the counted launches (min-max);
+        runs = launches without+with pretouch; pretouch = median(with) - median(without).
+        warning: 6.18.0-base 17.0.15+6 parallel 2g default: 10 launch(es) failed, first: exited with code 1 before main()
+        warning: results/x.jsonl:7: unreadable line skipped (EOF while parsing)
+        ");
+    }
+
+    #[test]
+    fn markdown() {
+        insta::assert_snapshot!(render(&sample(), Format::Markdown), @"
+        ### 6.18.0-base
+
+        | jdk | gc | heap | variant | runs | without (min-max) | with (min-max) | pretouch |
+        |---|---|---|---|---:|---:|---:|---:|
+        | 17.0.15+6 | g1 | 1g | default | 10+10 | 48.2 (46.2-51.2) | 431.5 (426.5-451.5) | 383.2 |
+        | 17.0.15+6 | parallel | 2g | default | 10+0 (10 failed) | 50.0 (48.0-53.0) | - | FAILED |
+
+        Times in ms from exec to `main()`: median of the counted launches (min-max); pretouch = median(with) - median(without).
+
+        > warning: results/x.jsonl:7: unreadable line skipped (EOF while parsing)
+        ");
+    }
+
+    #[test]
+    fn csv() {
+        insta::assert_snapshot!(render(&sample(), Format::Csv), @"
+        label,jdk,gc,heap,variant,runs,runs_on,runs_off,failed,median_on_ms,min_on_ms,max_on_ms,median_off_ms,min_off_ms,max_off_ms,pretouch_ms,first_failure
+        6.18.0-base,17.0.15+6-Debian-1deb12u1,g1,1g,default,20,10,10,0,431.5,426.5,451.5,48.25,46.25,51.25,383.25,
+        6.18.0-base,17.0.15+6-Debian-1deb12u1,parallel,2g,default,10,0,10,10,,,,50.0,48.0,53.0,,exited with code 1 before main()
+        ");
+    }
+
+    #[test]
+    fn json() {
+        insta::assert_snapshot!(render(&sample(), Format::Json), @r#"
+        {
+          "cells": [
+            {
+              "label": "6.18.0-base",
+              "jdk": "17.0.15+6-Debian-1deb12u1",
+              "gc": "g1",
+              "heap": "1g",
+              "variant": "default",
+              "runs": 20,
+              "runs_on": 10,
+              "runs_off": 10,
+              "failed": 0,
+              "median_on_ms": 431.5,
+              "min_on_ms": 426.5,
+              "max_on_ms": 451.5,
+              "median_off_ms": 48.25,
+              "min_off_ms": 46.25,
+              "max_off_ms": 51.25,
+              "pretouch_ms": 383.25,
+              "first_failure": null
+            },
+            {
+              "label": "6.18.0-base",
+              "jdk": "17.0.15+6-Debian-1deb12u1",
+              "gc": "parallel",
+              "heap": "2g",
+              "variant": "default",
+              "runs": 10,
+              "runs_on": 0,
+              "runs_off": 10,
+              "failed": 10,
+              "median_on_ms": null,
+              "min_on_ms": null,
+              "max_on_ms": null,
+              "median_off_ms": 50.0,
+              "min_off_ms": 48.0,
+              "max_off_ms": 53.0,
+              "pretouch_ms": null,
+              "first_failure": "exited with code 1 before main()"
+            }
+          ],
+          "labels": [
+            "6.18.0-base"
+          ],
+          "warnings": [
+            "results/x.jsonl:7: unreadable line skipped (EOF while parsing)"
+          ]
+        }
+        "#);
+    }
+}

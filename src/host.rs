@@ -1,0 +1,49 @@
+//! Facts about the machine a run is taken on, for the run header.
+
+use std::ffi::CStr;
+
+use crate::store::HostInfo;
+
+pub fn host_info() -> HostInfo {
+    // SAFETY: utsname is plain old data; an all-zero value is valid and uname fills it.
+    let mut uts: libc::utsname = unsafe { std::mem::zeroed() };
+    // SAFETY: `uts` is a valid, writable utsname.
+    let ok = unsafe { libc::uname(&mut uts) } == 0;
+    let field = |f: &[libc::c_char]| {
+        if !ok {
+            return "unknown".to_owned();
+        }
+        // SAFETY: uname NUL-terminates every field within its array.
+        unsafe { CStr::from_ptr(f.as_ptr()) }
+            .to_string_lossy()
+            .into_owned()
+    };
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let cpu_model = cpuinfo
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("model name")?
+                .split_once(':')
+                .map(|(_, v)| v.trim().to_owned())
+        })
+        .unwrap_or_else(|| "unknown".to_owned());
+    // SAFETY: sysconf has no preconditions.
+    let cpus = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) }.max(1) as usize;
+    HostInfo {
+        kernel_release: field(&uts.release),
+        kernel_version: field(&uts.version),
+        hostname: field(&uts.nodename),
+        cpu_model,
+        cpus,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn reads_this_machine() {
+        let h = super::host_info();
+        assert!(!h.kernel_release.is_empty() && h.kernel_release != "unknown");
+        assert!(h.cpus >= 1);
+    }
+}

@@ -1,0 +1,254 @@
+//! Stage 3: launch one JVM and return what it measured. Behind the [`Launcher`] seam, so
+//! that the scheduler, store and statistics are tested without a JVM.
+
+use std::io::{Read, Seek, SeekFrom};
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::agent::{Stamps, agent_arg, parse_stamps};
+use crate::classfile;
+use crate::units::Nanos;
+
+/// What one launch produced, before it becomes a record.
+#[derive(Debug, Clone, Default)]
+pub struct LaunchOutcome {
+    /// The full command line, program first.
+    pub command: Vec<String>,
+    /// UTC wall-clock time of the spawn.
+    pub started_at: String,
+    /// CLOCK_MONOTONIC just before the spawn.
+    pub spawn_ns: Nanos,
+    /// CLOCK_MONOTONIC once the process was reaped.
+    pub reaped_ns: Nanos,
+    pub exit_code: Option<i32>,
+    pub signal: Option<i32>,
+    pub stamps: Stamps,
+    /// Why the launch did not measure anything.
+    pub failure: Option<String>,
+    /// The end of the JVM's output, when it printed anything.
+    pub output_tail: Option<String>,
+}
+
+impl LaunchOutcome {
+    /// Time from the spawn to `main()`, when the launch succeeded.
+    pub fn time_to_main(&self) -> Option<Nanos> {
+        if self.failure.is_some() {
+            return None;
+        }
+        self.stamps.main?.ns.since(self.spawn_ns)
+    }
+}
+
+/// Launches one JVM, waits until it is reaped, and reports what it measured.
+pub trait Launcher {
+    fn launch(&mut self, java: &Path, jvm_args: &[String]) -> LaunchOutcome;
+}
+
+/// How much of the JVM's output a record keeps.
+const OUTPUT_TAIL_BYTES: u64 = 2048;
+
+/// The real launcher: the built-in main class, the agent, and duct.
+pub struct JvmLauncher {
+    agent: PathBuf,
+    /// Holds the class file, and the stamps and output of the launch under way.
+    workdir: tempfile::TempDir,
+    timeout: Duration,
+}
+
+impl JvmLauncher {
+    pub fn new(agent: PathBuf, timeout: Duration) -> std::io::Result<JvmLauncher> {
+        let workdir = tempfile::Builder::new().prefix("pretouch-").tempdir()?;
+        std::fs::write(
+            workdir
+                .path()
+                .join(format!("{}.class", classfile::MAIN_CLASS)),
+            classfile::main_class(),
+        )?;
+        Ok(JvmLauncher {
+            agent,
+            workdir,
+            timeout,
+        })
+    }
+}
+
+impl Launcher for JvmLauncher {
+    fn launch(&mut self, java: &Path, jvm_args: &[String]) -> LaunchOutcome {
+        let stamps_path = self.workdir.path().join("stamps");
+        let output_path = self.workdir.path().join("output");
+        let _ = std::fs::remove_file(&stamps_path);
+        let mut args = jvm_args.to_vec();
+        args.push(agent_arg(&self.agent, &stamps_path));
+        args.push("-cp".to_owned());
+        args.push(self.workdir.path().display().to_string());
+        args.push(classfile::MAIN_CLASS.to_owned());
+        let mut outcome = LaunchOutcome {
+            command: std::iter::once(java.display().to_string())
+                .chain(args.iter().cloned())
+                .collect(),
+            ..LaunchOutcome::default()
+        };
+        let expression = duct::cmd(java, &args)
+            .stdin_null()
+            .stdout_path(&output_path)
+            .stderr_to_stdout()
+            .unchecked();
+
+        outcome.started_at = utc_now_millis();
+        outcome.spawn_ns = Nanos::monotonic_now();
+        let waited =
+            expression
+                .start()
+                .and_then(|handle| match handle.wait_timeout(self.timeout)? {
+                    Some(output) => Ok(Some(output.status)),
+                    None => {
+                        handle.kill()?;
+                        handle.wait()?;
+                        Ok(None)
+                    }
+                });
+        outcome.reaped_ns = Nanos::monotonic_now();
+
+        match waited {
+            Err(e) => outcome.failure = Some(format!("cannot run `{}`: {e}", java.display())),
+            Ok(None) => {
+                outcome.failure = Some(format!(
+                    "main() not reached within {}s: killed (raise --timeout if this heap needs longer)",
+                    self.timeout.as_secs()
+                ));
+            }
+            Ok(Some(status)) => {
+                outcome.exit_code = status.code();
+                outcome.signal = status.signal();
+            }
+        }
+        outcome.output_tail = read_tail(&output_path);
+        match std::fs::read_to_string(&stamps_path) {
+            Ok(text) => match parse_stamps(&text) {
+                Ok(stamps) => outcome.stamps = stamps,
+                Err(e) => {
+                    outcome
+                        .failure
+                        .get_or_insert(format!("agent protocol: {e}"));
+                }
+            },
+            Err(_) if outcome.failure.is_none() && outcome.exit_code == Some(0) => {
+                outcome.failure =
+                    Some("exited without writing stamps (did the agent load?)".to_owned());
+            }
+            Err(_) => {}
+        }
+        if outcome.failure.is_none() {
+            outcome.failure = judge(&outcome);
+        }
+        outcome
+    }
+}
+
+/// Why a launch that ran to its end did not measure anything, if it did not.
+pub fn judge(outcome: &LaunchOutcome) -> Option<String> {
+    if let Some(signal) = outcome.signal {
+        let hint = if signal == libc::SIGKILL {
+            " (SIGKILL: the OOM killer? see `dmesg`)"
+        } else {
+            ""
+        };
+        return Some(format!("killed by signal {signal}{hint}"));
+    }
+    match outcome.exit_code {
+        Some(0) => {}
+        Some(code) => return Some(format!("exited with code {code} before main()")),
+        None => return Some("no exit status".to_owned()),
+    }
+    let s = &outcome.stamps;
+    let Some(main) = s.main else {
+        return Some("exited without reaching main()".to_owned());
+    };
+    let order = [
+        Some(outcome.spawn_ns),
+        s.agent_load.map(|x| x.ns),
+        s.vm_init.map(|x| x.ns),
+        Some(main.ns),
+    ];
+    if order.iter().any(Option::is_none) {
+        return Some("stamps incomplete: agent load or VM init missing".to_owned());
+    }
+    if !order.is_sorted() {
+        return Some(format!("stamps out of order: {order:?}"));
+    }
+    None
+}
+
+fn read_tail(path: &Path) -> Option<String> {
+    let mut file = std::fs::File::open(path).ok()?;
+    let len = file.metadata().ok()?.len();
+    let start = len.saturating_sub(OUTPUT_TAIL_BYTES);
+    file.seek(SeekFrom::Start(start)).ok()?;
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes).ok()?;
+    let text = String::from_utf8_lossy(&bytes).trim().to_owned();
+    (!text.is_empty()).then_some(text)
+}
+
+/// UTC now, RFC 3339 with milliseconds.
+pub fn utc_now_millis() -> String {
+    humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::Stamp;
+    use crate::units::Bytes;
+
+    fn stamp(ns: u64) -> Option<Stamp> {
+        Some(Stamp {
+            ns: Nanos(ns),
+            minflt: 0,
+            majflt: 0,
+            rss: Bytes(0),
+        })
+    }
+
+    fn outcome() -> LaunchOutcome {
+        LaunchOutcome {
+            spawn_ns: Nanos(100),
+            exit_code: Some(0),
+            stamps: Stamps {
+                mechanism: None,
+                agent_load: stamp(110),
+                vm_init: stamp(120),
+                main: stamp(130),
+            },
+            ..LaunchOutcome::default()
+        }
+    }
+
+    #[test]
+    fn a_complete_launch_measures_from_the_spawn() {
+        let o = outcome();
+        assert_eq!(judge(&o), None);
+        assert_eq!(o.time_to_main(), Some(Nanos(30)));
+    }
+
+    #[test]
+    fn failures_are_named() {
+        let mut o = outcome();
+        o.exit_code = Some(1);
+        assert!(judge(&o).unwrap().contains("code 1"));
+        let mut o = outcome();
+        o.exit_code = None;
+        o.signal = Some(9);
+        assert!(judge(&o).unwrap().contains("OOM killer"));
+        let mut o = outcome();
+        o.stamps.main = None;
+        assert!(judge(&o).unwrap().contains("without reaching main"));
+        let mut o = outcome();
+        o.stamps.vm_init = stamp(200);
+        assert!(judge(&o).unwrap().contains("out of order"));
+        let mut o = outcome();
+        o.failure = Some("x".into());
+        assert_eq!(o.time_to_main(), None);
+    }
+}

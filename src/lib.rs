@@ -1,0 +1,20 @@
+//! pretouch: measure what `-XX:+AlwaysPreTouch` costs a JVM at startup.
+//!
+//! The data flows matrix -> plan -> launch -> store -> stats -> report/export; each
+//! stage is a module.
+
+pub mod agent;
+pub mod classfile;
+pub mod cli;
+pub mod export;
+pub mod host;
+pub mod jdk;
+pub mod launch;
+pub mod matrix;
+pub mod plan;
+pub mod progress;
+pub mod report;
+pub mod run;
+pub mod stats;
+pub mod store;
+pub mod units;

@@ -1,0 +1,188 @@
+//! `pretouch`: matrix -> plan -> launches -> store -> report.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::Context;
+use clap::Parser;
+
+use pretouch::cli::{Cli, Command, ReportArgs, RunArgs};
+use pretouch::export::render;
+use pretouch::jdk::Jdk;
+use pretouch::launch::JvmLauncher;
+use pretouch::matrix::Matrix;
+use pretouch::plan::Plan;
+use pretouch::progress::Progress;
+use pretouch::store::{FORMAT_VERSION, Record, RunHeader, StoreWriter, read_results};
+use pretouch::{agent, host, report, run};
+
+/// Exit codes, as `pretouch --help` lists them.
+mod exit {
+    pub const ERROR: u8 = 1;
+    pub const BAD_INPUT: u8 = 2;
+    pub const FAILED_LAUNCHES: u8 = 3;
+}
+
+/// An error the user caused and can fix: exit code 2.
+#[derive(Debug, thiserror::Error)]
+#[error(transparent)]
+struct BadInput(anyhow::Error);
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Run(args) => cmd_run(args),
+        Command::Report(args) => cmd_report(args),
+    };
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            if e.downcast_ref::<BadInput>().is_some() {
+                ExitCode::from(exit::BAD_INPUT)
+            } else {
+                ExitCode::from(exit::ERROR)
+            }
+        }
+    }
+}
+
+fn bad(e: impl Into<anyhow::Error>) -> anyhow::Error {
+    BadInput(e.into()).into()
+}
+
+fn cmd_run(args: RunArgs) -> anyhow::Result<u8> {
+    // Everything the user can get wrong is checked before the first JVM starts.
+    let matrix = match &args.matrix {
+        Some(path) => Matrix::from_file(path).map_err(bad)?,
+        None => Matrix::default_matrix(),
+    };
+    let jdks = resolve_jdks(&matrix).map_err(bad)?;
+    let agent = agent::locate_agent(args.agent.as_deref()).map_err(bad)?;
+    let host = host::host_info();
+    let label = args
+        .label
+        .clone()
+        .unwrap_or_else(|| host.kernel_release.clone());
+    check_label(&label).map_err(bad)?;
+    let plan = Plan::new(&matrix, &jdks);
+
+    let started = std::time::SystemTime::now();
+    let utc = humantime::format_rfc3339_seconds(started).to_string();
+    let file_stamp: String = utc.chars().filter(|c| *c != '-' && *c != ':').collect();
+    let mut store =
+        StoreWriter::create(&args.results.join(&label), &matrix.name, &file_stamp).map_err(bad)?;
+    store
+        .append(&Record::Run(RunHeader {
+            format: FORMAT_VERSION,
+            tool_version: env!("CARGO_PKG_VERSION").to_owned(),
+            name: matrix.name.clone(),
+            label: label.clone(),
+            matrix_origin: matrix.origin.clone(),
+            matrix: matrix.text.clone(),
+            host,
+            started_at: utc,
+            jdks: jdks.clone(),
+            agent: agent.clone(),
+            planned_launches: plan.launches.len() as u64,
+        }))
+        .context("writing the run header")?;
+    eprintln!(
+        "pretouch: {} launches ({} cells x {} rounds x with/without pretouch), label `{label}`\n  recording to {}",
+        plan.launches.len(),
+        plan.cells.len(),
+        matrix.warmup + matrix.repetitions,
+        store.path().display()
+    );
+
+    let mut launcher = JvmLauncher::new(agent, Duration::from_secs(args.timeout))
+        .context("creating the launcher's scratch folder")?;
+    let mut progress = Progress::new(plan.launches.len() as u64);
+    let summary = run::execute(
+        &plan,
+        &matrix.jvm_args,
+        &mut launcher,
+        &mut store,
+        &mut progress,
+    );
+    progress.finish();
+    let summary = summary?;
+
+    let results = read_results(&[store.path().to_owned()])?;
+    print!("{}", render(&report::build(&results), args.format));
+    eprintln!("results: {}", store.path().display());
+    if summary.failed > 0 {
+        eprintln!(
+            "{} of {} launches failed; see the warnings above",
+            summary.failed, summary.launches
+        );
+        return Ok(exit::FAILED_LAUNCHES);
+    }
+    Ok(0)
+}
+
+fn resolve_jdks(matrix: &Matrix) -> anyhow::Result<Vec<Jdk>> {
+    let Some(specs) = &matrix.jdks else {
+        return Ok(vec![Jdk::from_environment()?]);
+    };
+    let mut jdks: Vec<Jdk> = Vec::new();
+    for spec in specs {
+        let jdk = Jdk::resolve(spec).with_context(|| match line_of(&matrix.text, spec) {
+            Some(line) => format!("matrix `{}`, line {line}: jdks", matrix.origin),
+            None => format!("matrix `{}`: jdks", matrix.origin),
+        })?;
+        if let Some(twin) = jdks.iter().find(|j| j.home == jdk.home) {
+            anyhow::bail!(
+                "matrix `{}`: jdks `{}` and `{}` are the same JDK ({}); list it once",
+                matrix.origin,
+                twin.spec,
+                spec,
+                jdk.home.display()
+            );
+        }
+        jdks.push(jdk);
+    }
+    Ok(jdks)
+}
+
+/// The line a value is written on, for messages about values checked after parsing.
+fn line_of(text: &str, value: &str) -> Option<usize> {
+    text.lines().position(|l| l.contains(value)).map(|i| i + 1)
+}
+
+fn check_label(label: &str) -> anyhow::Result<()> {
+    if label.is_empty() || label.contains('/') || label.starts_with('.') {
+        anyhow::bail!("invalid label {label:?}: it names a folder, so no `/` and no leading `.`");
+    }
+    Ok(())
+}
+
+fn cmd_report(args: ReportArgs) -> anyhow::Result<u8> {
+    let paths = if args.paths.is_empty() {
+        vec![PathBuf::from("results")]
+    } else {
+        args.paths
+    };
+    let results = read_results(&paths).map_err(bad)?;
+    if results.files.is_empty() {
+        return Err(bad(anyhow::anyhow!(
+            "no result files in {}\n  fix: run `pretouch run` first, or name the files or folders to report",
+            paths
+                .iter()
+                .map(|p| format!("`{}`", p.display()))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+    }
+    let text = render(&report::build(&results), args.format);
+    match &args.output {
+        Some(path) => write_output(path, &text)?,
+        None => print!("{text}"),
+    }
+    Ok(0)
+}
+
+fn write_output(path: &Path, text: &str) -> anyhow::Result<()> {
+    std::fs::write(path, text).with_context(|| format!("writing `{}`", path.display()))
+}

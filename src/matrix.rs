@@ -1,0 +1,610 @@
+//! Stage 1 of the pipeline: the YAML matrix, parsed and checked before any JVM starts.
+//!
+//! Values are checked while they are deserialized, so that serde_yaml attaches the line
+//! and column of the offending value to every error.
+
+use std::collections::HashSet;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Deserializer, Serialize, de};
+
+use crate::units::Bytes;
+
+/// The matrix shipped in the binary, run by `pretouch run` without a file.
+pub const DEFAULT_MATRIX: &str = include_str!("../configs/quick.yaml");
+
+/// The matrix file as the user wrote it.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawMatrix {
+    name: RunName,
+    #[serde(default)]
+    jdks: Option<NonEmpty<String>>,
+    gcs: NonEmpty<Gc>,
+    heaps: NonEmpty<HeapSize>,
+    repetitions: Repetitions,
+    #[serde(default)]
+    warmup: u32,
+    #[serde(default)]
+    jvm_args: JvmArgs,
+    #[serde(default)]
+    variants: Option<Variants>,
+}
+
+/// A checked matrix: every axis non-empty, every value valid.
+#[derive(Debug, Clone)]
+pub struct Matrix {
+    /// Where the matrix came from, for messages and the result header.
+    pub origin: String,
+    /// The YAML text as given, stored verbatim in the result header.
+    pub text: String,
+    pub name: String,
+    /// JDKs as written; `None` means "JAVA_HOME, then java on PATH".
+    pub jdks: Option<Vec<String>>,
+    pub gcs: Vec<Gc>,
+    pub heaps: Vec<HeapSize>,
+    pub repetitions: u32,
+    pub warmup: u32,
+    pub jvm_args: Vec<String>,
+    pub variants: Vec<Variant>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum MatrixError {
+    #[error("cannot read matrix `{path}`")]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("matrix `{origin}`{}: {message}", location(*.line, *.column))]
+    Invalid {
+        origin: String,
+        line: Option<usize>,
+        column: Option<usize>,
+        message: String,
+    },
+}
+
+fn location(line: Option<usize>, column: Option<usize>) -> String {
+    match (line, column) {
+        (Some(l), Some(c)) => format!(", line {l}, column {c}"),
+        (Some(l), None) => format!(", line {l}"),
+        _ => String::new(),
+    }
+}
+
+impl Matrix {
+    pub fn from_file(path: &Path) -> Result<Matrix, MatrixError> {
+        let text = std::fs::read_to_string(path).map_err(|source| MatrixError::Read {
+            path: path.to_owned(),
+            source,
+        })?;
+        Matrix::parse(&path.display().to_string(), &text)
+    }
+
+    pub fn default_matrix() -> Matrix {
+        Matrix::parse("<built-in quick matrix>", DEFAULT_MATRIX)
+            .expect("the built-in matrix is valid (checked by a unit test)")
+    }
+
+    /// Parses and checks a matrix; `origin` names it in error messages.
+    pub fn parse(origin: &str, text: &str) -> Result<Matrix, MatrixError> {
+        let raw: RawMatrix = serde_yaml::from_str(text).map_err(|e| {
+            let loc = e.location();
+            MatrixError::Invalid {
+                origin: origin.to_owned(),
+                line: loc.as_ref().map(|l| l.line()),
+                column: loc.as_ref().map(|l| l.column()),
+                message: strip_location(&e.to_string()),
+            }
+        })?;
+        Ok(Matrix {
+            origin: origin.to_owned(),
+            text: text.to_owned(),
+            name: raw.name.0,
+            jdks: raw.jdks.map(|j| j.0),
+            gcs: raw.gcs.0,
+            heaps: raw.heaps.0,
+            repetitions: raw.repetitions.0,
+            warmup: raw.warmup,
+            jvm_args: raw.jvm_args.0,
+            variants: raw.variants.map(|v| v.0).unwrap_or_else(|| {
+                vec![Variant {
+                    name: "default".to_owned(),
+                    jvm_args: Vec::new(),
+                }]
+            }),
+        })
+    }
+}
+
+/// serde_yaml appends " at line L column C"; the location is already in our own prefix.
+fn strip_location(message: &str) -> String {
+    match message.rfind(" at line ") {
+        Some(i) if message[i..].contains(" column ") => message[..i].to_owned(),
+        _ => message.to_owned(),
+    }
+}
+
+/// A list that must hold at least one element.
+#[derive(Debug)]
+struct NonEmpty<T>(Vec<T>);
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for NonEmpty<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        checked_seq(d, |_| Ok(())).map(NonEmpty)
+    }
+}
+
+/// Deserializes a non-empty list and runs `check` on it *inside* the visitor: serde_yaml
+/// attaches the list's line and column only to errors raised there.
+fn checked_seq<'de, D, T>(d: D, check: fn(&[T]) -> Result<(), String>) -> Result<Vec<T>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    struct SeqVisitor<T>(fn(&[T]) -> Result<(), String>);
+
+    impl<'de, T: Deserialize<'de>> de::Visitor<'de> for SeqVisitor<T> {
+        type Value = Vec<T>;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a list, like [a, b]")
+        }
+
+        fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<T>, A::Error> {
+            let mut items = Vec::new();
+            while let Some(item) = seq.next_element()? {
+                items.push(item);
+            }
+            if items.is_empty() {
+                return Err(de::Error::custom(
+                    "empty list: give at least one value, or remove the key where it is optional",
+                ));
+            }
+            (self.0)(&items).map_err(de::Error::custom)?;
+            Ok(items)
+        }
+    }
+
+    d.deserialize_seq(SeqVisitor(check))
+}
+
+/// Deserializes a scalar of type `T` and checks it inside the visitor (see [`checked_seq`]).
+fn checked_scalar<'de, D, T>(d: D, check: fn(T) -> Result<T, String>) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    use serde::de::IntoDeserializer;
+    use serde::de::value::{StrDeserializer, U64Deserializer};
+
+    struct ScalarVisitor<T>(fn(T) -> Result<T, String>);
+
+    impl<'de, T: Deserialize<'de>> de::Visitor<'de> for ScalarVisitor<T> {
+        type Value = T;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a single value")
+        }
+
+        fn visit_u64<E: de::Error>(self, v: u64) -> Result<T, E> {
+            let de: U64Deserializer<E> = v.into_deserializer();
+            (self.0)(T::deserialize(de)?).map_err(E::custom)
+        }
+
+        fn visit_i64<E: de::Error>(self, v: i64) -> Result<T, E> {
+            match u64::try_from(v) {
+                Ok(v) => self.visit_u64(v),
+                Err(_) => Err(E::custom(format!(
+                    "invalid value {v}: must not be negative"
+                ))),
+            }
+        }
+
+        fn visit_str<E: de::Error>(self, v: &str) -> Result<T, E> {
+            let de: StrDeserializer<E> = v.into_deserializer();
+            (self.0)(T::deserialize(de)?).map_err(E::custom)
+        }
+    }
+
+    d.deserialize_any(ScalarVisitor(check))
+}
+
+#[derive(Debug)]
+struct RunName(String);
+
+impl<'de> Deserialize<'de> for RunName {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        checked_scalar(d, |s: String| {
+            let ok = !s.is_empty()
+                && s.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+                && !s.starts_with('.');
+            if ok {
+                Ok(s)
+            } else {
+                Err(format!(
+                    "invalid name {s:?}: it names the result file, so use letters, digits, `-`, `_` or `.`"
+                ))
+            }
+        })
+        .map(RunName)
+    }
+}
+
+#[derive(Debug)]
+struct Repetitions(u32);
+
+impl<'de> Deserialize<'de> for Repetitions {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        checked_scalar(d, |n: u32| match n {
+            0 => Err("repetitions must be at least 1 (10 gives a stable median)".to_owned()),
+            n => Ok(n),
+        })
+        .map(Repetitions)
+    }
+}
+
+/// A garbage collector the matrix can select.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Gc {
+    G1,
+    Parallel,
+    Serial,
+}
+
+impl Gc {
+    pub fn flag(self) -> &'static str {
+        match self {
+            Gc::G1 => "-XX:+UseG1GC",
+            Gc::Parallel => "-XX:+UseParallelGC",
+            Gc::Serial => "-XX:+UseSerialGC",
+        }
+    }
+}
+
+impl fmt::Display for Gc {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Gc::G1 => "g1",
+            Gc::Parallel => "parallel",
+            Gc::Serial => "serial",
+        })
+    }
+}
+
+/// A heap size in the JVM's syntax (`256m`, `32g`), kept as written for reports.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct HeapSize {
+    pub text: String,
+    pub bytes: Bytes,
+}
+
+impl HeapSize {
+    pub fn parse(text: &str) -> Result<HeapSize, String> {
+        let fix = "write a whole number with an optional k, m, g or t suffix, like 256m or 32g";
+        let (digits, shift) = match text.char_indices().last() {
+            Some((i, c)) if c.is_ascii_alphabetic() => {
+                let shift = match c.to_ascii_lowercase() {
+                    'k' => 10,
+                    'm' => 20,
+                    'g' => 30,
+                    't' => 40,
+                    _ => {
+                        return Err(format!(
+                            "invalid heap size {text:?}: unknown unit `{c}`; {fix}"
+                        ));
+                    }
+                };
+                (&text[..i], shift)
+            }
+            _ => (text, 0),
+        };
+        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(format!("invalid heap size {text:?}: {fix}"));
+        }
+        let n: u64 = digits
+            .parse()
+            .map_err(|_| format!("invalid heap size {text:?}: too large"))?;
+        let bytes = n
+            .checked_mul(1 << shift)
+            .ok_or_else(|| format!("invalid heap size {text:?}: too large"))?;
+        // HotSpot refuses heaps below 2 MiB (and rounds up to its alignment).
+        if bytes < 2 << 20 {
+            return Err(format!(
+                "invalid heap size {text:?}: the JVM needs at least 2m; {fix}"
+            ));
+        }
+        Ok(HeapSize {
+            text: text.to_owned(),
+            bytes: Bytes(bytes),
+        })
+    }
+}
+
+impl<'de> Deserialize<'de> for HeapSize {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        // Accept `1024` written as a YAML number as well as `1g` as a string.
+        let value = serde_yaml::Value::deserialize(d)?;
+        let text = match value {
+            serde_yaml::Value::String(s) => s,
+            serde_yaml::Value::Number(n) => n.to_string(),
+            other => {
+                return Err(de::Error::custom(format!(
+                    "invalid heap size {other:?}: write it like 256m or 32g"
+                )));
+            }
+        };
+        HeapSize::parse(&text).map_err(de::Error::custom)
+    }
+}
+
+impl fmt::Display for HeapSize {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+/// A named set of extra JVM flags: one more axis of the matrix.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Variant {
+    pub name: String,
+    #[serde(default)]
+    pub jvm_args: Vec<String>,
+}
+
+#[derive(Debug)]
+struct Variants(Vec<Variant>);
+
+impl<'de> Deserialize<'de> for Variants {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        checked_seq(d, |variants: &[Variant]| {
+            let mut seen = HashSet::new();
+            for v in variants {
+                if v.name.is_empty() || v.name.chars().any(|c| c.is_whitespace() || c == ',') {
+                    return Err(format!(
+                        "invalid variant name {:?}: use a short name without spaces or commas",
+                        v.name
+                    ));
+                }
+                if !seen.insert(v.name.as_str()) {
+                    return Err(format!(
+                        "duplicate variant name {:?}: each variant needs its own name",
+                        v.name
+                    ));
+                }
+                check_jvm_args(&v.jvm_args)?;
+            }
+            Ok(())
+        })
+        .map(Variants)
+    }
+}
+
+#[derive(Debug, Default)]
+struct JvmArgs(Vec<String>);
+
+impl<'de> Deserialize<'de> for JvmArgs {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        // An empty list is fine here: it is the default.
+        struct Visitor;
+        impl<'de> de::Visitor<'de> for Visitor {
+            type Value = Vec<String>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a list of JVM flags, like [-XX:+UseNUMA]")
+            }
+            fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<String>, A::Error> {
+                let mut args = Vec::new();
+                while let Some(arg) = seq.next_element()? {
+                    args.push(arg);
+                }
+                check_jvm_args(&args).map_err(de::Error::custom)?;
+                Ok(args)
+            }
+        }
+        d.deserialize_seq(Visitor).map(JvmArgs)
+    }
+}
+
+/// Flags the runner sets itself: a user's copy would silently override the matrix.
+fn check_jvm_args(args: &[String]) -> Result<(), String> {
+    for arg in args {
+        let owned_by = if arg.starts_with("-Xms")
+            || arg.starts_with("-Xmx")
+            || arg.starts_with("-XX:InitialHeapSize")
+            || arg.starts_with("-XX:MaxHeapSize")
+        {
+            Some("`heaps`")
+        } else if arg.ends_with("AlwaysPreTouch") && arg.starts_with("-XX:") {
+            Some("the runner (every cell runs with and without it)")
+        } else if [
+            "-XX:+UseG1GC",
+            "-XX:+UseParallelGC",
+            "-XX:+UseSerialGC",
+            "-XX:+UseZGC",
+            "-XX:+UseShenandoahGC",
+            "-XX:+UseEpsilonGC",
+        ]
+        .contains(&arg.as_str())
+        {
+            Some("`gcs`")
+        } else if arg.starts_with("-agentpath:") && arg.contains("pretouch_agent") {
+            Some("the runner")
+        } else {
+            None
+        };
+        if let Some(owner) = owned_by {
+            return Err(format!(
+                "jvm_args must not contain {arg:?}: it is set by {owner}; remove it here"
+            ));
+        }
+        if arg.is_empty() {
+            return Err("jvm_args holds an empty string; remove it".to_owned());
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GOOD: &str = "\
+name: quick
+jdks: [/usr/lib/jvm/java-17-openjdk-amd64]
+gcs: [g1, parallel]
+heaps: [256m, 1g]
+repetitions: 10
+warmup: 1
+jvm_args: [-Xlog:disable]
+variants:
+  - name: thp
+    jvm_args: [-XX:+UseTransparentHugePages]
+";
+
+    fn err(text: &str) -> String {
+        Matrix::parse("m.yaml", text).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn parses_every_key() {
+        let m = Matrix::parse("m.yaml", GOOD).unwrap();
+        assert_eq!(m.name, "quick");
+        assert_eq!(
+            m.jdks.as_deref(),
+            Some(&["/usr/lib/jvm/java-17-openjdk-amd64".to_owned()][..])
+        );
+        assert_eq!(m.gcs, [Gc::G1, Gc::Parallel]);
+        assert_eq!(m.heaps[0].bytes, Bytes(256 << 20));
+        assert_eq!(m.heaps[1].text, "1g");
+        assert_eq!((m.repetitions, m.warmup), (10, 1));
+        assert_eq!(m.variants[0].name, "thp");
+        assert_eq!(m.text, GOOD);
+    }
+
+    #[test]
+    fn defaults_fill_optional_keys() {
+        let m = Matrix::parse(
+            "m.yaml",
+            "name: x\ngcs: [g1]\nheaps: [64m]\nrepetitions: 1\n",
+        )
+        .unwrap();
+        assert_eq!(m.jdks, None);
+        assert_eq!(m.warmup, 0);
+        assert!(m.jvm_args.is_empty());
+        assert_eq!(m.variants.len(), 1);
+        assert_eq!(m.variants[0].name, "default");
+    }
+
+    #[test]
+    fn built_in_matrix_is_valid() {
+        let m = Matrix::default_matrix();
+        assert_eq!(m.name, "quick");
+        // Small enough for any machine.
+        assert!(m.heaps.iter().all(|h| h.bytes.0 <= 1 << 30));
+    }
+
+    #[test]
+    fn heap_syntax() {
+        assert_eq!(HeapSize::parse("32g").unwrap().bytes, Bytes(32 << 30));
+        assert_eq!(HeapSize::parse("512M").unwrap().bytes, Bytes(512 << 20));
+        assert_eq!(HeapSize::parse("4194304").unwrap().bytes, Bytes(4 << 20));
+        for bad in ["1q", "-1g", "0", "", "g", "1.5g", "1m", "99999999999999t"] {
+            assert!(HeapSize::parse(bad).is_err(), "{bad:?} was accepted");
+        }
+    }
+
+    #[test]
+    fn syntax_error_names_line_and_column() {
+        let e = err("name: x\ngcs: [g1\nheaps: [64m]\n");
+        assert!(e.starts_with("matrix `m.yaml`, line "), "{e}");
+    }
+
+    #[test]
+    fn unknown_key_names_its_line() {
+        let e = err("name: x\ngcs: [g1]\nheap: [64m]\nheaps: [64m]\nrepetitions: 1\n");
+        assert!(e.contains("line 3, column 1"), "{e}");
+        assert!(e.contains("unknown field `heap`"), "{e}");
+        assert!(e.contains("expected one of"), "{e}");
+    }
+
+    #[test]
+    fn bad_values_name_their_position() {
+        let cases = [
+            (
+                "name: x\ngcs: [g1]\nheaps: [64m, 1q]\nrepetitions: 1\n",
+                "line 3",
+                "unknown unit `q`",
+            ),
+            (
+                "name: x\ngcs: [g1]\nheaps: [-1g]\nrepetitions: 1\n",
+                "line 3",
+                "invalid heap size \"-1g\"",
+            ),
+            (
+                "name: x\ngcs: [g1]\nheaps: [0]\nrepetitions: 1\n",
+                "line 3",
+                "at least 2m",
+            ),
+            (
+                "name: x\ngcs: [g1, zgc]\nheaps: [64m]\nrepetitions: 1\n",
+                "line 2",
+                "unknown variant `zgc`",
+            ),
+            (
+                "name: x\ngcs: []\nheaps: [64m]\nrepetitions: 1\n",
+                "line 2",
+                "empty list",
+            ),
+            (
+                "name: x\ngcs: [g1]\nheaps: [64m]\nrepetitions: 0\n",
+                "line 4",
+                "at least 1",
+            ),
+            (
+                "name: x\ngcs: [g1]\nheaps: [64m]\nrepetitions: ten\n",
+                "line 4",
+                "invalid type",
+            ),
+            (
+                "name: a/b\ngcs: [g1]\nheaps: [64m]\nrepetitions: 1\n",
+                "line 1",
+                "invalid name",
+            ),
+            (
+                "name: x\ngcs: [g1]\nheaps: [64m]\nrepetitions: 1\njvm_args: [-Xmx1g]\n",
+                "line 5",
+                "set by `heaps`",
+            ),
+            (
+                "name: x\ngcs: [g1]\nheaps: [64m]\nrepetitions: 1\njvm_args: [-XX:+AlwaysPreTouch]\n",
+                "line 5",
+                "set by the runner",
+            ),
+            (
+                "name: x\ngcs: [g1]\nheaps: [64m]\nrepetitions: 1\nvariants:\n  - name: a\n  - name: a\n",
+                "line 6",
+                "duplicate variant name",
+            ),
+            (
+                "name: x\ngcs: [g1]\nheaps: [64m]\nrepetitions: 1\nvariants:\n  - name: a\n    flags: []\n",
+                "line 7",
+                "unknown field `flags`",
+            ),
+            (
+                "name: x\ngcs: [g1]\nheaps: [64m]\n",
+                "line 1",
+                "missing field `repetitions`",
+            ),
+        ];
+        for (text, line, what) in cases {
+            let e = err(text);
+            assert!(e.contains(line) && e.contains(what), "for\n{text}got: {e}");
+        }
+    }
+}

@@ -1,0 +1,105 @@
+//! Units shared by every stage: monotonic nanoseconds and byte sizes, printed in the
+//! unit a reader expects and stored as plain integers.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+/// A CLOCK_MONOTONIC reading or a difference of two, in nanoseconds.
+#[derive(
+    Debug, Default, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
+#[serde(transparent)]
+pub struct Nanos(pub u64);
+
+impl Nanos {
+    /// Reads CLOCK_MONOTONIC, the clock the agent stamps with and the JVM's `nanoTime` uses.
+    pub fn monotonic_now() -> Nanos {
+        let mut ts = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: `ts` is a valid, writable timespec; CLOCK_MONOTONIC always exists on Linux.
+        let rc = unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+        assert_eq!(rc, 0, "clock_gettime(CLOCK_MONOTONIC) failed");
+        Nanos(ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64)
+    }
+
+    /// `self - earlier`, or `None` when the clock readings are out of order.
+    pub fn since(self, earlier: Nanos) -> Option<Nanos> {
+        self.0.checked_sub(earlier.0).map(Nanos)
+    }
+
+    pub fn as_ms(self) -> f64 {
+        self.0 as f64 / 1e6
+    }
+}
+
+impl fmt::Display for Nanos {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:.1} ms", self.as_ms())
+    }
+}
+
+/// Milliseconds as a float, for statistics and reports (medians fall between nanoseconds).
+#[derive(Debug, Clone, Copy, PartialEq, PartialOrd, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Millis(pub f64);
+
+impl fmt::Display for Millis {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Honour a requested precision; one decimal is what startup times deserve.
+        let precision = f.precision().unwrap_or(1);
+        write!(f, "{:.*}", precision, self.0)
+    }
+}
+
+impl From<Nanos> for Millis {
+    fn from(n: Nanos) -> Millis {
+        Millis(n.as_ms())
+    }
+}
+
+/// A size in bytes, printed in binary units.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Bytes(pub u64);
+
+impl fmt::Display for Bytes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+        let mut value = self.0 as f64;
+        let mut unit = 0;
+        while value >= 1024.0 && unit + 1 < UNITS.len() {
+            value /= 1024.0;
+            unit += 1;
+        }
+        if unit == 0 || value.fract() == 0.0 {
+            write!(f, "{value:.0} {}", UNITS[unit])
+        } else {
+            write!(f, "{value:.1} {}", UNITS[unit])
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn monotonic_clock_moves_forward() {
+        let a = Nanos::monotonic_now();
+        let b = Nanos::monotonic_now();
+        assert!(b.since(a).is_some());
+        assert_eq!(a.since(Nanos(a.0 + 1)), None);
+    }
+
+    #[test]
+    fn display_picks_readable_units() {
+        assert_eq!(Nanos(1_234_567).to_string(), "1.2 ms");
+        assert_eq!(Bytes(512).to_string(), "512 B");
+        assert_eq!(Bytes(256 << 20).to_string(), "256 MiB");
+        assert_eq!(Bytes(1536 << 20).to_string(), "1.5 GiB");
+        assert_eq!(format!("{:.2}", Millis(1.0 / 3.0)), "0.33");
+    }
+}
