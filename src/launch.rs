@@ -91,8 +91,9 @@ impl Launcher for JvmLauncher {
         };
         let expression = duct::cmd(java, &args)
             .stdin_null()
-            .stdout_path(&output_path)
+            // Outermost first: stdout goes to the file, then stderr joins it.
             .stderr_to_stdout()
+            .stdout_path(&output_path)
             .unchecked();
 
         outcome.started_at = utc_now_millis();

@@ -328,18 +328,30 @@ impl HeapSize {
 
 impl<'de> Deserialize<'de> for HeapSize {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        // Accept `1024` written as a YAML number as well as `1g` as a string.
-        let value = serde_yaml::Value::deserialize(d)?;
-        let text = match value {
-            serde_yaml::Value::String(s) => s,
-            serde_yaml::Value::Number(n) => n.to_string(),
-            other => {
-                return Err(de::Error::custom(format!(
-                    "invalid heap size {other:?}: write it like 256m or 32g"
-                )));
+        // Checked inside the visitor, so that the error carries this value's position.
+        struct HeapVisitor;
+
+        impl de::Visitor<'_> for HeapVisitor {
+            type Value = HeapSize;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a heap size like 256m or 32g")
             }
-        };
-        HeapSize::parse(&text).map_err(de::Error::custom)
+
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<HeapSize, E> {
+                HeapSize::parse(&v.to_string()).map_err(E::custom)
+            }
+
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<HeapSize, E> {
+                HeapSize::parse(&v.to_string()).map_err(E::custom)
+            }
+
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<HeapSize, E> {
+                HeapSize::parse(v).map_err(E::custom)
+            }
+        }
+
+        d.deserialize_any(HeapVisitor)
     }
 }
 

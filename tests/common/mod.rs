@@ -1,0 +1,115 @@
+//! Helpers for the end-to-end tests: the agent library, the installed JDKs, a scratch
+//! folder per test.
+
+#![allow(dead_code)] // Each test binary uses its own subset.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+/// Builds the agent with the profile of the runner under test and returns its path.
+/// (`cargo test` builds the runner's binary but not the workspace's cdylib.)
+pub fn agent() -> &'static Path {
+    static AGENT: OnceLock<PathBuf> = OnceLock::new();
+    AGENT.get_or_init(|| {
+        let bin = PathBuf::from(env!("CARGO_BIN_EXE_pretouch"));
+        let dir = bin.parent().unwrap().to_owned();
+        let mut cargo = Command::new(env!("CARGO"));
+        cargo.args(["build", "--quiet", "-p", "pretouch-agent"]);
+        if dir.file_name().is_some_and(|p| p == "release") {
+            cargo.arg("--release");
+        }
+        let status = cargo.status().expect("running cargo to build the agent");
+        assert!(status.success(), "building the agent failed");
+        let agent = dir.join("libpretouch_agent.so");
+        assert!(agent.exists(), "{} missing after the build", agent.display());
+        agent
+    })
+}
+
+/// Every JDK under /usr/lib/jvm (deduplicated by real path), JAVA_HOME first. The
+/// end-to-end tests need at least one: failing here says how to install it.
+pub fn jdks() -> Vec<PathBuf> {
+    let mut candidates: Vec<PathBuf> = std::env::var_os("JAVA_HOME").map(PathBuf::from).into_iter().collect();
+    let mut installed: Vec<PathBuf> = std::fs::read_dir("/usr/lib/jvm")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    installed.sort();
+    candidates.extend(installed);
+    let mut seen = Vec::new();
+    let mut jdks = Vec::new();
+    for home in candidates {
+        let Ok(real) = home.canonicalize() else { continue };
+        if real.join("bin/java").exists() && !seen.contains(&real) {
+            seen.push(real.clone());
+            jdks.push(real);
+        }
+    }
+    assert!(
+        !jdks.is_empty(),
+        "the end-to-end tests need a JDK: sudo apt-get install -y openjdk-17-jdk-headless"
+    );
+    jdks
+}
+
+/// Tests that launch JVMs take this lock: on a small machine, concurrent JVMs would
+/// disturb each other's timings, and the check for left-over JVMs needs to run alone.
+pub fn jvm_lock() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+pub fn pretouch() -> assert_cmd::Command {
+    let mut cmd = assert_cmd::Command::cargo_bin("pretouch").unwrap();
+    cmd.env_remove("PRETOUCH_AGENT");
+    cmd
+}
+
+/// Writes a matrix into `dir` and returns its path.
+pub fn write_matrix(dir: &Path, yaml: &str) -> PathBuf {
+    let path = dir.join("matrix.yaml");
+    std::fs::write(&path, yaml).unwrap();
+    path
+}
+
+/// The JSON lines of every result file under `dir`.
+pub fn records(dir: &Path) -> Vec<serde_json::Value> {
+    let mut out = Vec::new();
+    for file in jsonl_files(dir) {
+        for line in std::fs::read_to_string(file).unwrap().lines() {
+            out.push(serde_json::from_str(line).unwrap());
+        }
+    }
+    out
+}
+
+pub fn jsonl_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else { return files };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            files.extend(jsonl_files(&p));
+        } else if p.extension().is_some_and(|x| x == "jsonl") {
+            files.push(p);
+        }
+    }
+    files.sort();
+    files
+}
+
+/// Fails if a JVM started by a test is still alive (their command lines name the agent).
+pub fn assert_no_java_left() {
+    let mut left = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let cmdline = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
+        let cmdline = String::from_utf8_lossy(&cmdline);
+        if cmdline.contains("libpretouch_agent.so") && cmdline.contains("PretouchMain") {
+            left.push(cmdline.replace('\0', " "));
+        }
+    }
+    assert!(left.is_empty(), "java processes left behind: {left:?}");
+}

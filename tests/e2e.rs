@@ -1,0 +1,194 @@
+//! End to end: real JVMs with the real agent, on small heaps.
+
+mod common;
+
+use common::*;
+use predicates::prelude::*;
+use serde_json::Value;
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 }
+}
+
+#[test]
+fn measures_pretouch_on_every_installed_jdk() {
+    let _jvms = jvm_lock();
+    let dir = tempfile::tempdir().unwrap();
+    let jdks = jdks();
+    let jdk_list = jdks.iter().map(|j| format!("{:?}", j.display().to_string())).collect::<Vec<_>>().join(", ");
+    let matrix = write_matrix(
+        dir.path(),
+        &format!("name: e2e\njdks: [{jdk_list}]\ngcs: [g1, parallel]\nheaps: [256m]\nrepetitions: 3\nwarmup: 1\n"),
+    );
+    pretouch()
+        .args(["run", "--label", "test-kernel", "--agent"])
+        .arg(agent())
+        .arg("--results")
+        .arg(dir.path().join("results"))
+        .arg(&matrix)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("label: test-kernel"));
+    assert_no_java_left();
+
+    let files = jsonl_files(&dir.path().join("results/test-kernel"));
+    assert_eq!(files.len(), 1, "one result file under <results>/<label>/");
+    let name = files[0].file_name().unwrap().to_string_lossy().into_owned();
+    assert!(name.starts_with("e2e-") && name.ends_with("Z.jsonl"), "{name}");
+
+    let records = records(dir.path());
+    let header = &records[0];
+    assert_eq!(header["record"], "run");
+    assert_eq!(header["label"], "test-kernel");
+    assert!(header["matrix"].as_str().unwrap().contains("heaps: [256m]"));
+    assert!(header["host"]["kernel_release"].is_string());
+    assert_eq!(records.last().unwrap()["record"], "end");
+
+    let launches: Vec<&Value> = records.iter().filter(|r| r["record"] == "launch").collect();
+    // jdks x 2 GCs x 4 rounds x 2 settings
+    assert_eq!(launches.len(), jdks.len() * 2 * 4 * 2);
+    for l in &launches {
+        assert_eq!(l["failure"], Value::Null, "launch failed: {l}");
+        let spawn = l["spawn_ns"].as_u64().unwrap();
+        let s = &l["stamps"];
+        let (load, init, main) = (
+            s["agent_load"]["ns"].as_u64().unwrap(),
+            s["vm_init"]["ns"].as_u64().unwrap(),
+            s["main"]["ns"].as_u64().unwrap(),
+        );
+        assert!(spawn < load && load < init && init < main, "stamps out of order: {l}");
+        assert!(main < l["reaped_ns"].as_u64().unwrap());
+        assert_eq!(l["time_to_main_ns"].as_u64().unwrap(), main - spawn);
+        let command: Vec<&str> = l["command"].as_array().unwrap().iter().map(|c| c.as_str().unwrap()).collect();
+        assert!(command.contains(&"-Xms256m") && command.contains(&"-Xmx256m"));
+        let flag = if l["pretouch"] == true { "-XX:+AlwaysPreTouch" } else { "-XX:-AlwaysPreTouch" };
+        assert!(command.contains(&flag), "{command:?}");
+    }
+
+    // Pretouch-on is slower than off in every cell, and the heap really was touched:
+    // about 256 MiB / 4 KiB = 65536 more faults between agent load and VM init.
+    let report = pretouch()
+        .args(["report", "--format", "json"])
+        .arg(dir.path().join("results"))
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let report: Value = serde_json::from_slice(&report).unwrap();
+    let cells = report["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), jdks.len() * 2);
+    for cell in cells {
+        assert_eq!(cell["label"], "test-kernel");
+        assert_eq!(cell["heap"], "256m");
+        assert_eq!(cell["variant"], "default");
+        assert_eq!(cell["runs"], 6, "{cell}");
+        let (on, off) = (cell["median_on_ms"].as_f64().unwrap(), cell["median_off_ms"].as_f64().unwrap());
+        assert!(on > off, "pretouch-on not slower than off: {cell}");
+        assert!((cell["pretouch_ms"].as_f64().unwrap() - (on - off)).abs() < 1e-9);
+        // The report's medians are the medians of the stored records.
+        let times = |pretouch: bool| -> Vec<f64> {
+            launches
+                .iter()
+                .filter(|l| {
+                    l["warmup"] == false && l["pretouch"] == pretouch && l["jdk"] == cell["jdk"] && l["gc"] == cell["gc"]
+                })
+                .map(|l| l["time_to_main_ns"].as_f64().unwrap() / 1e6)
+                .collect()
+        };
+        assert!((median(times(true)) - on).abs() < 1e-6);
+        assert!((median(times(false)) - off).abs() < 1e-6);
+        let faults = |pretouch: bool| -> Vec<f64> {
+            launches
+                .iter()
+                .filter(|l| l["pretouch"] == pretouch && l["jdk"] == cell["jdk"] && l["gc"] == cell["gc"])
+                .map(|l| {
+                    let s = &l["stamps"];
+                    (s["vm_init"]["minflt"].as_u64().unwrap() - s["agent_load"]["minflt"].as_u64().unwrap()) as f64
+                })
+                .collect()
+        };
+        let extra = median(faults(true)) - median(faults(false));
+        assert!(extra > 0.8 * 65536.0, "pretouch faulted only {extra} more pages: {cell}");
+    }
+}
+
+#[test]
+fn a_rejected_flag_is_a_failed_launch_not_a_number() {
+    let _jvms = jvm_lock();
+    let dir = tempfile::tempdir().unwrap();
+    let jdk = &jdks()[0];
+    let matrix = write_matrix(
+        dir.path(),
+        &format!(
+            "name: bad-flag\njdks: [{:?}]\ngcs: [g1]\nheaps: [64m]\nrepetitions: 2\nvariants:\n  - name: ok\n  - name: typo\n    jvm_args: [-XX:+NoSuchFlagForPretouch]\n",
+            jdk.display().to_string()
+        ),
+    );
+    pretouch()
+        .args(["run", "--label", "k", "--agent"])
+        .arg(agent())
+        .arg("--results")
+        .arg(dir.path())
+        .arg(&matrix)
+        .assert()
+        .code(3)
+        .stderr(predicate::str::contains("NoSuchFlagForPretouch"))
+        .stdout(predicate::str::contains("FAILED"));
+    assert_no_java_left();
+    let records = records(dir.path());
+    let launches: Vec<&Value> = records.iter().filter(|r| r["record"] == "launch").collect();
+    assert_eq!(launches.len(), 8);
+    for l in launches {
+        if l["variant"] == "typo" {
+            assert_ne!(l["failure"], Value::Null);
+            assert_eq!(l["time_to_main_ns"], Value::Null);
+            assert!(l["output_tail"].as_str().unwrap().contains("NoSuchFlagForPretouch"), "{l}");
+        } else {
+            assert_eq!(l["failure"], Value::Null, "{l}");
+        }
+    }
+}
+
+#[test]
+fn a_bad_matrix_starts_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let matrix = write_matrix(dir.path(), "name: x\ngcs: [g1]\nheaps: [64m, 1q]\nrepetitions: 1\n");
+    pretouch()
+        .args(["run", "--agent"])
+        .arg(agent())
+        .arg("--results")
+        .arg(dir.path().join("results"))
+        .arg(&matrix)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("matrix.yaml`, line 3, column 14"))
+        .stderr(predicate::str::contains("unknown unit `q`"));
+    assert!(!dir.path().join("results").exists(), "a results folder was created");
+}
+
+#[test]
+fn a_missing_agent_is_bad_input_with_the_fix() {
+    let dir = tempfile::tempdir().unwrap();
+    pretouch()
+        .args(["run", "--agent", "/nonexistent/libpretouch_agent.so", "--results"])
+        .arg(dir.path())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("cargo build --release"));
+    assert!(jsonl_files(dir.path()).is_empty());
+}
+
+#[test]
+fn report_without_results_says_what_to_do() {
+    let dir = tempfile::tempdir().unwrap();
+    pretouch()
+        .current_dir(dir.path())
+        .arg("report")
+        .arg(dir.path())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("run `pretouch run` first"));
+}
