@@ -13,6 +13,7 @@ pub mod launch;
 pub mod matrix;
 pub mod plan;
 pub mod progress;
+pub mod reference;
 pub mod report;
 pub mod run;
 pub mod stats;

@@ -9,7 +9,11 @@ use serde_json::Value;
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     let n = v.len();
-    if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 }
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
 }
 
 #[test]
@@ -17,10 +21,16 @@ fn measures_pretouch_on_every_installed_jdk() {
     let _jvms = jvm_lock();
     let dir = tempfile::tempdir().unwrap();
     let jdks = jdks();
-    let jdk_list = jdks.iter().map(|j| format!("{:?}", j.display().to_string())).collect::<Vec<_>>().join(", ");
+    let jdk_list = jdks
+        .iter()
+        .map(|j| format!("{:?}", j.display().to_string()))
+        .collect::<Vec<_>>()
+        .join(", ");
     let matrix = write_matrix(
         dir.path(),
-        &format!("name: e2e\njdks: [{jdk_list}]\ngcs: [g1, parallel]\nheaps: [256m]\nrepetitions: 3\nwarmup: 1\n"),
+        &format!(
+            "name: e2e\njdks: [{jdk_list}]\ngcs: [g1, parallel]\nheaps: [256m]\nrepetitions: 3\nwarmup: 1\n"
+        ),
     );
     pretouch()
         .args(["run", "--label", "test-kernel", "--agent"])
@@ -36,7 +46,10 @@ fn measures_pretouch_on_every_installed_jdk() {
     let files = jsonl_files(&dir.path().join("results/test-kernel"));
     assert_eq!(files.len(), 1, "one result file under <results>/<label>/");
     let name = files[0].file_name().unwrap().to_string_lossy().into_owned();
-    assert!(name.starts_with("e2e-") && name.ends_with("Z.jsonl"), "{name}");
+    assert!(
+        name.starts_with("e2e-") && name.ends_with("Z.jsonl"),
+        "{name}"
+    );
 
     let records = records(dir.path());
     let header = &records[0];
@@ -58,12 +71,24 @@ fn measures_pretouch_on_every_installed_jdk() {
             s["vm_init"]["ns"].as_u64().unwrap(),
             s["main"]["ns"].as_u64().unwrap(),
         );
-        assert!(spawn < load && load < init && init < main, "stamps out of order: {l}");
+        assert!(
+            spawn < load && load < init && init < main,
+            "stamps out of order: {l}"
+        );
         assert!(main < l["reaped_ns"].as_u64().unwrap());
         assert_eq!(l["time_to_main_ns"].as_u64().unwrap(), main - spawn);
-        let command: Vec<&str> = l["command"].as_array().unwrap().iter().map(|c| c.as_str().unwrap()).collect();
+        let command: Vec<&str> = l["command"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c.as_str().unwrap())
+            .collect();
         assert!(command.contains(&"-Xms256m") && command.contains(&"-Xmx256m"));
-        let flag = if l["pretouch"] == true { "-XX:+AlwaysPreTouch" } else { "-XX:-AlwaysPreTouch" };
+        let flag = if l["pretouch"] == true {
+            "-XX:+AlwaysPreTouch"
+        } else {
+            "-XX:-AlwaysPreTouch"
+        };
         assert!(command.contains(&flag), "{command:?}");
     }
 
@@ -85,7 +110,10 @@ fn measures_pretouch_on_every_installed_jdk() {
         assert_eq!(cell["heap"], "256m");
         assert_eq!(cell["variant"], "default");
         assert_eq!(cell["runs"], 6, "{cell}");
-        let (on, off) = (cell["median_on_ms"].as_f64().unwrap(), cell["median_off_ms"].as_f64().unwrap());
+        let (on, off) = (
+            cell["median_on_ms"].as_f64().unwrap(),
+            cell["median_off_ms"].as_f64().unwrap(),
+        );
         assert!(on > off, "pretouch-on not slower than off: {cell}");
         assert!((cell["pretouch_ms"].as_f64().unwrap() - (on - off)).abs() < 1e-9);
         // The report's medians are the medians of the stored records.
@@ -93,7 +121,10 @@ fn measures_pretouch_on_every_installed_jdk() {
             launches
                 .iter()
                 .filter(|l| {
-                    l["warmup"] == false && l["pretouch"] == pretouch && l["jdk"] == cell["jdk"] && l["gc"] == cell["gc"]
+                    l["warmup"] == false
+                        && l["pretouch"] == pretouch
+                        && l["jdk"] == cell["jdk"]
+                        && l["gc"] == cell["gc"]
                 })
                 .map(|l| l["time_to_main_ns"].as_f64().unwrap() / 1e6)
                 .collect()
@@ -103,15 +134,21 @@ fn measures_pretouch_on_every_installed_jdk() {
         let faults = |pretouch: bool| -> Vec<f64> {
             launches
                 .iter()
-                .filter(|l| l["pretouch"] == pretouch && l["jdk"] == cell["jdk"] && l["gc"] == cell["gc"])
+                .filter(|l| {
+                    l["pretouch"] == pretouch && l["jdk"] == cell["jdk"] && l["gc"] == cell["gc"]
+                })
                 .map(|l| {
                     let s = &l["stamps"];
-                    (s["vm_init"]["minflt"].as_u64().unwrap() - s["agent_load"]["minflt"].as_u64().unwrap()) as f64
+                    (s["vm_init"]["minflt"].as_u64().unwrap()
+                        - s["agent_load"]["minflt"].as_u64().unwrap()) as f64
                 })
                 .collect()
         };
         let extra = median(faults(true)) - median(faults(false));
-        assert!(extra > 0.8 * 65536.0, "pretouch faulted only {extra} more pages: {cell}");
+        assert!(
+            extra > 0.8 * 65536.0,
+            "pretouch faulted only {extra} more pages: {cell}"
+        );
     }
 }
 
@@ -145,7 +182,13 @@ fn a_rejected_flag_is_a_failed_launch_not_a_number() {
         if l["variant"] == "typo" {
             assert_ne!(l["failure"], Value::Null);
             assert_eq!(l["time_to_main_ns"], Value::Null);
-            assert!(l["output_tail"].as_str().unwrap().contains("NoSuchFlagForPretouch"), "{l}");
+            assert!(
+                l["output_tail"]
+                    .as_str()
+                    .unwrap()
+                    .contains("NoSuchFlagForPretouch"),
+                "{l}"
+            );
         } else {
             assert_eq!(l["failure"], Value::Null, "{l}");
         }
@@ -155,7 +198,10 @@ fn a_rejected_flag_is_a_failed_launch_not_a_number() {
 #[test]
 fn a_bad_matrix_starts_nothing() {
     let dir = tempfile::tempdir().unwrap();
-    let matrix = write_matrix(dir.path(), "name: x\ngcs: [g1]\nheaps: [64m, 1q]\nrepetitions: 1\n");
+    let matrix = write_matrix(
+        dir.path(),
+        "name: x\ngcs: [g1]\nheaps: [64m, 1q]\nrepetitions: 1\n",
+    );
     pretouch()
         .args(["run", "--agent"])
         .arg(agent())
@@ -166,14 +212,22 @@ fn a_bad_matrix_starts_nothing() {
         .code(2)
         .stderr(predicate::str::contains("matrix.yaml`, line 3, column 14"))
         .stderr(predicate::str::contains("unknown unit `q`"));
-    assert!(!dir.path().join("results").exists(), "a results folder was created");
+    assert!(
+        !dir.path().join("results").exists(),
+        "a results folder was created"
+    );
 }
 
 #[test]
 fn a_missing_agent_is_bad_input_with_the_fix() {
     let dir = tempfile::tempdir().unwrap();
     pretouch()
-        .args(["run", "--agent", "/nonexistent/libpretouch_agent.so", "--results"])
+        .args([
+            "run",
+            "--agent",
+            "/nonexistent/libpretouch_agent.so",
+            "--results",
+        ])
         .arg(dir.path())
         .assert()
         .code(2)

@@ -22,7 +22,11 @@ pub fn agent() -> &'static Path {
         let status = cargo.status().expect("running cargo to build the agent");
         assert!(status.success(), "building the agent failed");
         let agent = dir.join("libpretouch_agent.so");
-        assert!(agent.exists(), "{} missing after the build", agent.display());
+        assert!(
+            agent.exists(),
+            "{} missing after the build",
+            agent.display()
+        );
         agent
     })
 }
@@ -30,7 +34,10 @@ pub fn agent() -> &'static Path {
 /// Every JDK under /usr/lib/jvm (deduplicated by real path), JAVA_HOME first. The
 /// end-to-end tests need at least one: failing here says how to install it.
 pub fn jdks() -> Vec<PathBuf> {
-    let mut candidates: Vec<PathBuf> = std::env::var_os("JAVA_HOME").map(PathBuf::from).into_iter().collect();
+    let mut candidates: Vec<PathBuf> = std::env::var_os("JAVA_HOME")
+        .map(PathBuf::from)
+        .into_iter()
+        .collect();
     let mut installed: Vec<PathBuf> = std::fs::read_dir("/usr/lib/jvm")
         .into_iter()
         .flatten()
@@ -42,7 +49,9 @@ pub fn jdks() -> Vec<PathBuf> {
     let mut seen = Vec::new();
     let mut jdks = Vec::new();
     for home in candidates {
-        let Ok(real) = home.canonicalize() else { continue };
+        let Ok(real) = home.canonicalize() else {
+            continue;
+        };
         if real.join("bin/java").exists() && !seen.contains(&real) {
             seen.push(real.clone());
             jdks.push(real);
@@ -88,7 +97,9 @@ pub fn records(dir: &Path) -> Vec<serde_json::Value> {
 
 pub fn jsonl_files(dir: &Path) -> Vec<PathBuf> {
     let mut files = Vec::new();
-    let Ok(entries) = std::fs::read_dir(dir) else { return files };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return files;
+    };
     for e in entries.flatten() {
         let p = e.path();
         if p.is_dir() {
