@@ -168,9 +168,9 @@ fn crosscheck(path: &Path, runs: usize, tolerance_pct: f64) -> anyhow::Result<()
         "{:<40} {:>11} {:>11} {:>8}",
         "cell", "pretouch ms", "reference", "diff"
     );
-    let mut worst: f64 = 0.0;
+    // The cells' flags, from one stored launch each, without the agent and the class.
+    let mut cells = Vec::new();
     for cell in &report.cells {
-        // The cell's flags, from one of its stored launches, without the agent and class.
         let Some(launch) = file.launches.iter().find(|l| {
             l.cell.jdk == cell.jdk
                 && l.cell.gc.to_string() == cell.gc
@@ -185,13 +185,17 @@ fn crosscheck(path: &Path, runs: usize, tolerance_pct: f64) -> anyhow::Result<()
             .filter(|a| !a.starts_with("-agentpath:") && !a.ends_with("AlwaysPreTouch"))
             .cloned()
             .collect();
-        let (mut on, mut off) = (Vec::new(), Vec::new());
-        for round in 0..runs {
-            let order = if round % 2 == 0 {
-                [false, true]
-            } else {
-                [true, false]
-            };
+        cells.push((cell, java, flags, Vec::new(), Vec::new()));
+    }
+    // Interleaved exactly as `pretouch run` does (rounds over all cells, the on/off order
+    // alternating), since the order of launches changes what the kernel has at hand.
+    for round in 0..runs {
+        let order = if round % 2 == 0 {
+            [false, true]
+        } else {
+            [true, false]
+        };
+        for (_, java, flags, on, off) in &mut cells {
             for pretouch in order {
                 let mut args = flags.clone();
                 args.push(
@@ -202,12 +206,14 @@ fn crosscheck(path: &Path, runs: usize, tolerance_pct: f64) -> anyhow::Result<()
                     }
                     .to_owned(),
                 );
-                let t =
-                    nanotime_time_to_main(&java, &args, &classes).map_err(anyhow::Error::msg)?;
-                if pretouch { &mut on } else { &mut off }.push(t.as_ms());
+                let t = nanotime_time_to_main(java, &args, &classes).map_err(anyhow::Error::msg)?;
+                if pretouch { &mut *on } else { &mut *off }.push(t.as_ms());
             }
         }
-        let reference = ms(&on) - ms(&off);
+    }
+    let mut worst: f64 = 0.0;
+    for (cell, _, _, on, off) in &cells {
+        let reference = ms(on) - ms(off);
         let Some(measured) = cell.pretouch_ms else {
             continue;
         };
