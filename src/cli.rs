@@ -11,7 +11,11 @@ Exit codes:
   0  success
   1  an error while running (I/O, a JDK that cannot be queried)
   2  bad input: command line, matrix, JDK or agent path; nothing was started
-  3  the run completed but some launches failed (they are recorded, and in no median)";
+  3  the run completed but some launches failed (they are recorded, and in no median);
+     also a run stopped by --fail-fast
+  130  interrupted by SIGINT (Ctrl-C): the JVM under way was killed, every finished
+       launch is on disk; `pretouch run --resume FILE` goes on
+  143  interrupted by SIGTERM: as 130";
 
 #[derive(Debug, Parser)]
 #[command(
@@ -52,6 +56,20 @@ pub struct RunArgs {
     /// Format of the table printed at the end
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
+    /// Go on with an interrupted run: a result file, or a label folder (its newest
+    /// unfinished file). Runs exactly the missing launches and appends them to that file;
+    /// refused if the matrix file changed since, or the kernel release or JDKs differ.
+    /// MATRIX defaults to the file the run was started with
+    #[arg(long, value_name = "PATH", conflicts_with_all = ["label", "results"])]
+    pub resume: Option<PathBuf>,
+    /// Run even if the largest heap, with the JVM's own memory, exceeds this machine's
+    /// available memory (pretouch would invoke the OOM killer or swap)
+    #[arg(long)]
+    pub force: bool,
+    /// Stop at the first failed launch (it is recorded; --resume goes on), instead of
+    /// going on with the other cells
+    #[arg(long)]
+    pub fail_fast: bool,
 }
 
 #[derive(Debug, clap::Args)]

@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use crate::agent::{Stamps, agent_arg, parse_stamps};
 use crate::classfile;
+use crate::interrupt::Interrupt;
 use crate::units::Nanos;
 
 /// What one launch produced, before it becomes a record.
@@ -28,6 +29,9 @@ pub struct LaunchOutcome {
     pub failure: Option<String>,
     /// The end of the JVM's output, when it printed anything.
     pub output_tail: Option<String>,
+    /// The run was interrupted (SIGINT, SIGTERM) while this JVM ran, and it did not
+    /// reach `main()`: not a measurement, and not recorded (a resume runs it again).
+    pub interrupted: bool,
 }
 
 impl LaunchOutcome {
@@ -54,6 +58,8 @@ pub struct JvmLauncher {
     /// Holds the class file, and the stamps and output of the launch under way.
     workdir: tempfile::TempDir,
     timeout: Duration,
+    /// Kills the JVM under way on SIGINT/SIGTERM.
+    interrupt: Option<Interrupt>,
 }
 
 impl JvmLauncher {
@@ -69,7 +75,14 @@ impl JvmLauncher {
             agent,
             workdir,
             timeout,
+            interrupt: None,
         })
+    }
+
+    /// Lets a signal kill the JVM under way (see [`Interrupt`]).
+    pub fn with_interrupt(mut self, interrupt: Interrupt) -> JvmLauncher {
+        self.interrupt = Some(interrupt);
+        self
     }
 }
 
@@ -94,22 +107,31 @@ impl Launcher for JvmLauncher {
             // Outermost first: stdout goes to the file, then stderr joins it.
             .stderr_to_stdout()
             .stdout_path(&output_path)
-            .unchecked();
+            .unchecked()
+            .before_spawn(die_with_the_runner);
 
+        let oom_kills_before = oom_kills();
         outcome.started_at = utc_now_millis();
         outcome.spawn_ns = Nanos::monotonic_now();
-        let waited =
-            expression
-                .start()
-                .and_then(|handle| match handle.wait_timeout(self.timeout)? {
-                    Some(output) => Ok(Some(output.status)),
-                    None => {
-                        handle.kill()?;
-                        handle.wait()?;
-                        Ok(None)
-                    }
-                });
+        let waited = expression.start().and_then(|handle| {
+            let handle = std::sync::Arc::new(handle);
+            let _tracked = self
+                .interrupt
+                .as_ref()
+                .map(|i| i.track(std::sync::Arc::clone(&handle)));
+            match handle.wait_timeout(self.timeout)? {
+                Some(output) => Ok(Some(output.status)),
+                None => {
+                    handle.kill()?;
+                    handle.wait()?;
+                    Ok(None)
+                }
+            }
+        });
         outcome.reaped_ns = Nanos::monotonic_now();
+        let oom_killed = oom_kills_before
+            .zip(oom_kills())
+            .is_some_and(|(before, after)| after > before);
 
         match waited {
             Err(e) => outcome.failure = Some(format!("cannot run `{}`: {e}", java.display())),
@@ -143,8 +165,81 @@ impl Launcher for JvmLauncher {
         if outcome.failure.is_none() {
             outcome.failure = judge(&outcome);
         }
+        if let Some(failure) = &mut outcome.failure {
+            if let Some(better) = explain_failure(&outcome.output_tail, outcome.signal, oom_killed)
+            {
+                *failure = better;
+            }
+            outcome.interrupted = self
+                .interrupt
+                .as_ref()
+                .is_some_and(|i| i.signal().is_some());
+        }
         outcome
     }
+}
+
+/// Asks the kernel to SIGKILL the JVM when the runner dies, even by `kill -9`: no JVM
+/// outlives the runner holding its pretouched heap.
+fn die_with_the_runner(command: &mut std::process::Command) -> std::io::Result<()> {
+    use std::os::unix::process::CommandExt;
+    let parent = std::process::id();
+    // SAFETY: the closure runs in the forked child before exec and calls only
+    // async-signal-safe functions (prctl, getppid, _exit); it allocates nothing.
+    unsafe {
+        command.pre_exec(move || {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            // The runner died between fork and prctl: follow it.
+            if libc::getppid() as u32 != parent {
+                libc::_exit(1);
+            }
+            Ok(())
+        });
+    }
+    Ok(())
+}
+
+/// The kernel's count of OOM kills since boot (`oom_kill` in /proc/vmstat, Linux 4.13+).
+pub fn oom_kills() -> Option<u64> {
+    let vmstat = std::fs::read_to_string("/proc/vmstat").ok()?;
+    vmstat
+        .lines()
+        .find_map(|l| l.strip_prefix("oom_kill ")?.trim().parse().ok())
+}
+
+/// A more precise reason for a failure, from what the JVM printed and how it ended.
+pub fn explain_failure(
+    output_tail: &Option<String>,
+    signal: Option<i32>,
+    oom_killed: bool,
+) -> Option<String> {
+    if signal == Some(libc::SIGKILL) && oom_killed {
+        return Some(
+            "killed by the OOM killer (SIGKILL, and the kernel's oom_kill count rose during this launch; see `dmesg`): the heap does not fit in this machine's memory".to_owned(),
+        );
+    }
+    let tail = output_tail.as_deref()?;
+    let line = |needle: &str| {
+        tail.lines()
+            .find(|l| l.contains(needle))
+            .map(|l| l.trim().to_owned())
+    };
+    if let Some(l) = line("Could not find agent library")
+        .or_else(|| line("Agent_OnLoad"))
+        .or_else(|| line("agent library failed"))
+    {
+        return Some(format!("the agent did not load: {l}"));
+    }
+    if let Some(l) = line("Unrecognized VM option")
+        .or_else(|| line("Improperly specified VM option"))
+        .or_else(|| line("Unrecognized option"))
+        .or_else(|| line("must be enabled via -XX:+Unlock"))
+    {
+        return Some(format!("the JVM rejected a flag: {l}"));
+    }
+    None
 }
 
 /// Why a launch that ran to its end did not measure anything, if it did not.

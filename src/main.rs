@@ -9,13 +9,15 @@ use clap::Parser;
 
 use pretouch::cli::{Cli, Command, ReportArgs, RunArgs};
 use pretouch::export::render;
+use pretouch::interrupt::{self, Interrupt};
 use pretouch::jdk::Jdk;
 use pretouch::launch::JvmLauncher;
 use pretouch::matrix::Matrix;
 use pretouch::plan::Plan;
 use pretouch::progress::Progress;
-use pretouch::store::{FORMAT_VERSION, Record, RunHeader, StoreWriter, read_results};
-use pretouch::{agent, host, report, run};
+use pretouch::run::Stop;
+use pretouch::store::{FORMAT_VERSION, Record, RunHeader, RunResume, StoreWriter, read_results};
+use pretouch::{agent, host, machine_lock, memory, report, resume, run};
 
 /// Exit codes, as `pretouch --help` lists them.
 mod exit {
@@ -53,6 +55,9 @@ fn bad(e: impl Into<anyhow::Error>) -> anyhow::Error {
 }
 
 fn cmd_run(args: RunArgs) -> anyhow::Result<u8> {
+    if let Some(path) = &args.resume {
+        return cmd_resume(&args, path);
+    }
     // Everything the user can get wrong is checked before the first JVM starts.
     let matrix = match &args.matrix {
         Some(path) => Matrix::from_file(path).map_err(bad)?,
@@ -66,8 +71,14 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<u8> {
         .clone()
         .unwrap_or_else(|| host.kernel_release.clone());
     check_label(&label).map_err(bad)?;
+    check_memory(&matrix, args.force)?;
     let plan = Plan::new(&matrix, &jdks);
 
+    let interrupt = Interrupt::new();
+    interrupt
+        .install_signal_handlers()
+        .context("installing the SIGINT/SIGTERM handlers")?;
+    let _machine = machine_lock::acquire_or_warn();
     let started = std::time::SystemTime::now();
     let utc = humantime::format_rfc3339_seconds(started).to_string();
     let file_stamp: String = utc.chars().filter(|c| *c != '-' && *c != ':').collect();
@@ -81,6 +92,7 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<u8> {
             label: label.clone(),
             matrix_origin: matrix.origin.clone(),
             matrix: matrix.text.clone(),
+            matrix_sha256: Some(resume::matrix_sha256(&matrix.text)),
             host,
             started_at: utc,
             jdks: jdks.clone(),
@@ -95,31 +107,164 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<u8> {
         matrix.warmup + matrix.repetitions,
         store.path().display()
     );
+    let options = run::Options {
+        interrupt: Some(&interrupt),
+        fail_fast: args.fail_fast,
+        ..run::Options::default()
+    };
+    execute_and_report(&args, &plan, &matrix, agent, &mut store, &options)
+}
 
+/// `pretouch run --resume PATH [MATRIX]`: the missing launches of an unfinished run,
+/// appended to its file.
+fn cmd_resume(args: &RunArgs, path: &Path) -> anyhow::Result<u8> {
+    let unfinished = resume::find(path).map_err(bad)?;
+    for warning in &unfinished.warnings {
+        eprintln!("warning: {warning}");
+    }
+    let file = &unfinished.file;
+    let header = &file.header;
+    let built_in = Matrix::default_matrix();
+    let matrix = match &args.matrix {
+        Some(path) => Matrix::from_file(path).map_err(bad)?,
+        None if header.matrix_origin == built_in.origin => built_in,
+        None => Matrix::from_file(Path::new(&header.matrix_origin))
+            .with_context(|| {
+                format!(
+                    "reading the matrix `{}` of `{}`\n  fix: pass it: pretouch run --resume {} MATRIX",
+                    header.matrix_origin,
+                    file.path.display(),
+                    path.display()
+                )
+            })
+            .map_err(bad)?,
+    };
+    let host = host::host_info();
+    let jdks = resolve_jdks(&matrix).map_err(bad)?;
+    resume::check_same(&file.path, header, &matrix.text, &host, &jdks).map_err(bad)?;
+    let agent = agent::locate_agent(args.agent.as_deref()).map_err(bad)?;
+    check_memory(&matrix, args.force)?;
+    let plan = Plan::new(&matrix, &jdks);
+    let done = resume::done_launches(&plan, file).map_err(bad)?;
+    let failed_before = file.launches.iter().filter(|l| !l.ok()).count() as u64;
+
+    let interrupt = Interrupt::new();
+    interrupt
+        .install_signal_handlers()
+        .context("installing the SIGINT/SIGTERM handlers")?;
+    let _machine = machine_lock::acquire_or_warn();
+    let (mut store, dropped_tail) = StoreWriter::open_append(&file.path).map_err(bad)?;
+    if let Some(tail) = &dropped_tail {
+        eprintln!(
+            "warning: removed the cut last line of `{}` ({} bytes; kept in the resume record)",
+            file.path.display(),
+            tail.len()
+        );
+    }
+    store
+        .append(&Record::Resume(RunResume {
+            resumed_at: pretouch::launch::utc_now_millis(),
+            tool_version: env!("CARGO_PKG_VERSION").to_owned(),
+            host,
+            agent: agent.clone(),
+            launches_before: file.launches.len() as u64,
+            dropped_tail,
+        }))
+        .context("writing the resume record")?;
+    eprintln!(
+        "pretouch: resuming `{}`: {} of {} launches recorded, {} to go, label `{}`",
+        file.path.display(),
+        done.len(),
+        plan.launches.len(),
+        plan.launches.len() - done.len(),
+        header.label
+    );
+    let options = run::Options {
+        interrupt: Some(&interrupt),
+        fail_fast: args.fail_fast,
+        before: (file.launches.len() as u64, failed_before),
+        done,
+    };
+    execute_and_report(args, &plan, &matrix, agent, &mut store, &options)
+}
+
+/// Runs the plan's launches, then says how it ended: the report, or how to resume.
+fn execute_and_report(
+    args: &RunArgs,
+    plan: &Plan,
+    matrix: &Matrix,
+    agent: PathBuf,
+    store: &mut StoreWriter,
+    options: &run::Options<'_>,
+) -> anyhow::Result<u8> {
     let mut launcher = JvmLauncher::new(agent, Duration::from_secs(args.timeout))
         .context("creating the launcher's scratch folder")?;
+    if let Some(interrupt) = options.interrupt {
+        launcher = launcher.with_interrupt(interrupt.clone());
+    }
     let mut progress = Progress::new(plan.launches.len() as u64);
-    let summary = run::execute(
-        &plan,
+    progress.set_done(options.done.len() as u64);
+    let summary = run::execute_with(
+        plan,
         &matrix.jvm_args,
         &mut launcher,
-        &mut store,
+        store,
         &mut progress,
+        options,
     );
     progress.finish();
     let summary = summary?;
+    let recorded = options.done.len() as u64 + summary.launches;
+    let failed = options.before.1 + summary.failed;
+    let resume_hint = format!(
+        "every finished launch is in {}\n  resume: pretouch run --resume {}",
+        store.path().display(),
+        store.path().display()
+    );
+    match summary.stopped {
+        Some(Stop::Interrupted(signal)) => {
+            eprintln!(
+                "pretouch: interrupted by {} after {recorded} of {} launches; the JVM under way was killed and not recorded\n  {resume_hint}",
+                interrupt::signal_name(signal),
+                plan.launches.len()
+            );
+            return Ok(interrupt::exit_code(signal));
+        }
+        Some(Stop::FailFast { seq }) => {
+            eprintln!(
+                "pretouch: stopped after launch {seq} failed (--fail-fast), {recorded} of {} launches recorded\n  {resume_hint}",
+                plan.launches.len()
+            );
+            return Ok(exit::FAILED_LAUNCHES);
+        }
+        None => {}
+    }
 
     let results = read_results(&[store.path().to_owned()])?;
     print!("{}", render(&report::build(&results), args.format));
     eprintln!("results: {}", store.path().display());
-    if summary.failed > 0 {
-        eprintln!(
-            "{} of {} launches failed; see the warnings above",
-            summary.failed, summary.launches
-        );
+    if failed > 0 {
+        eprintln!("{failed} of {recorded} launches failed; see the warnings above");
         return Ok(exit::FAILED_LAUNCHES);
     }
     Ok(0)
+}
+
+/// Refuses (bad input) a matrix whose largest heap does not fit in the available
+/// memory, unless `force`.
+fn check_memory(matrix: &Matrix, force: bool) -> anyhow::Result<()> {
+    let Some(available) = memory::mem_available() else {
+        eprintln!("warning: cannot read MemAvailable from /proc/meminfo; heap sizes not checked");
+        return Ok(());
+    };
+    match memory::check(matrix, available) {
+        Ok(()) => Ok(()),
+        Err(e) if force => {
+            eprintln!("warning: {e}\n  --force: running anyway");
+            Ok(())
+        }
+        Err(e) => Err(bad(e)),
+    }
 }
 
 fn resolve_jdks(matrix: &Matrix) -> anyhow::Result<Vec<Jdk>> {

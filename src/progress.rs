@@ -28,6 +28,11 @@ impl Progress {
         }
     }
 
+    /// Counts launches already done (a resumed run) as progress.
+    pub fn set_done(&self, launches: u64) {
+        self.bar.set_position(launches);
+    }
+
     pub fn finish(&self) {
         self.bar.finish_and_clear();
     }

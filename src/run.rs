@@ -2,6 +2,9 @@
 //! starts after the previous JVM was reaped and its heap freed), stores each as soon as
 //! it ends, and emits events for the progress display. It never prints.
 
+use std::collections::BTreeSet;
+
+use crate::interrupt::Interrupt;
 use crate::launch::Launcher;
 use crate::plan::{Cell, Plan, PlannedLaunch};
 use crate::store::{CellKey, LaunchRecord, Record, RunEnd, StoreError, StoreWriter};
@@ -31,6 +34,31 @@ impl Observer for () {
 pub struct RunSummary {
     pub launches: u64,
     pub failed: u64,
+    /// Why the run stopped before its last launch; `None` when it ran to its end (and
+    /// the end record was written).
+    pub stopped: Option<Stop>,
+}
+
+/// Why a run stopped early. Its file then has no end record, and `--resume` goes on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stop {
+    /// A signal (SIGINT, SIGTERM): the JVM under way was killed and not recorded.
+    Interrupted(i32),
+    /// `--fail-fast`: this launch failed (it is recorded).
+    FailFast { seq: u64 },
+}
+
+/// How [`execute_with`] runs a plan, beyond [`execute`]'s defaults.
+#[derive(Default)]
+pub struct Options<'a> {
+    /// Checked before each launch: once it holds a signal, the run stops.
+    pub interrupt: Option<&'a Interrupt>,
+    /// Stop after the first failed launch.
+    pub fail_fast: bool,
+    /// Launches already in the file (`--resume`), by seq: skipped.
+    pub done: BTreeSet<u64>,
+    /// Launches and failures already in the file, for the end record's totals.
+    pub before: (u64, u64),
 }
 
 pub fn cell_key(cell: &Cell) -> CellKey {
@@ -51,11 +79,40 @@ pub fn execute(
     store: &mut StoreWriter,
     observer: &mut dyn Observer,
 ) -> Result<RunSummary, StoreError> {
+    execute_with(
+        plan,
+        matrix_args,
+        launcher,
+        store,
+        observer,
+        &Options::default(),
+    )
+}
+
+/// [`execute`], skipping the launches in `options.done` and stopping early on a signal
+/// or (with `fail_fast`) a failed launch. Returns the counts of this session's launches.
+pub fn execute_with(
+    plan: &Plan,
+    matrix_args: &[String],
+    launcher: &mut dyn Launcher,
+    store: &mut StoreWriter,
+    observer: &mut dyn Observer,
+    options: &Options<'_>,
+) -> Result<RunSummary, StoreError> {
     let mut summary = RunSummary {
         launches: 0,
         failed: 0,
+        stopped: None,
     };
+    let signal = || options.interrupt.and_then(Interrupt::signal);
     for planned in &plan.launches {
+        if options.done.contains(&planned.seq) {
+            continue;
+        }
+        if let Some(signal) = signal() {
+            summary.stopped = Some(Stop::Interrupted(signal));
+            return Ok(summary);
+        }
         let cell = &plan.cells[planned.cell];
         observer.event(Event::LaunchStarting {
             launch: planned,
@@ -65,6 +122,11 @@ pub fn execute(
             &cell.jdk.java,
             &cell.jvm_args(matrix_args, planned.pretouch),
         );
+        if outcome.interrupted {
+            // Killed by us: not a measurement. A resume launches it again.
+            summary.stopped = Some(Stop::Interrupted(signal().unwrap_or(libc::SIGINT)));
+            return Ok(summary);
+        }
         let record = LaunchRecord {
             seq: planned.seq,
             round: planned.round,
@@ -91,11 +153,15 @@ pub fn execute(
             record: &record,
             cell,
         });
+        if options.fail_fast && !record.ok() {
+            summary.stopped = Some(Stop::FailFast { seq: record.seq });
+            return Ok(summary);
+        }
     }
     store.append(&Record::End(RunEnd {
         finished_at: crate::launch::utc_now_millis(),
-        launches: summary.launches,
-        failed: summary.failed,
+        launches: options.before.0 + summary.launches,
+        failed: options.before.1 + summary.failed,
     }))?;
     Ok(summary)
 }

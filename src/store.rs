@@ -4,7 +4,7 @@
 //! ever added.
 
 use std::fs::{File, OpenOptions};
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -23,6 +23,8 @@ pub enum Record {
     Run(RunHeader),
     Launch(LaunchRecord),
     End(RunEnd),
+    /// Written by `pretouch run --resume` before the launches it adds.
+    Resume(RunResume),
 }
 
 /// First line of a result file: what was run, where, when.
@@ -40,6 +42,10 @@ pub struct RunHeader {
     pub matrix_origin: String,
     /// The matrix YAML exactly as given.
     pub matrix: String,
+    /// SHA-256 of `matrix`, hex: `--resume` refuses a matrix file that changed since.
+    /// Absent in files written before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub matrix_sha256: Option<String>,
     pub host: HostInfo,
     /// UTC wall-clock time at the start of the run, RFC 3339.
     pub started_at: String,
@@ -138,7 +144,28 @@ pub struct RunEnd {
     pub failed: u64,
 }
 
-/// Appends records to a result file, one flushed line each.
+/// The run was interrupted, then resumed with `pretouch run --resume`: the launches after
+/// this line were taken in a later session (same matrix, kernel release and JDKs).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RunResume {
+    /// UTC wall-clock time of the resume, RFC 3339.
+    pub resumed_at: String,
+    /// Version of the `pretouch` that resumed.
+    pub tool_version: String,
+    /// The kernel at the resume (its release was checked to equal the header's).
+    pub host: HostInfo,
+    /// Agent library loaded with `-agentpath` from here on.
+    pub agent: PathBuf,
+    /// Launches already in the file, warm-ups and failures included.
+    pub launches_before: u64,
+    /// The end of the file cut mid-line (the runner was killed while writing it),
+    /// removed so that new lines start on a line of their own; kept here, lossily decoded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dropped_tail: Option<String>,
+}
+
+/// Appends records to a result file, one flushed line each. Holds an exclusive lock on
+/// the file while it lives, so that a second writer is refused instead of interleaving.
 pub struct StoreWriter {
     file: File,
     path: PathBuf,
@@ -166,6 +193,11 @@ pub enum StoreError {
         #[source]
         source: std::io::Error,
     },
+    #[error(
+        "results file `{path}` is being written by another pretouch process\n  \
+         fix: wait until that run ends (or stop it), then resume"
+    )]
+    Locked { path: PathBuf },
 }
 
 impl StoreWriter {
@@ -183,11 +215,46 @@ impl StoreWriter {
             };
             let path = dir.join(file_name);
             match OpenOptions::new().append(true).create_new(true).open(&path) {
-                Ok(file) => return Ok(StoreWriter { file, path }),
+                Ok(file) => {
+                    lock(&file, &path)?;
+                    return Ok(StoreWriter { file, path });
+                }
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => n += 1,
                 Err(source) => return Err(StoreError::Write { path, source }),
             }
         }
+    }
+
+    /// Opens an existing result file to append to it (`--resume`), refused while another
+    /// process writes it. A last line cut mid-write is removed (it is returned, so that the
+    /// caller can keep it in a [`RunResume`] record): new records start on a fresh line.
+    pub fn open_append(path: &Path) -> Result<(StoreWriter, Option<String>), StoreError> {
+        let write_err = |source| StoreError::Write {
+            path: path.to_owned(),
+            source,
+        };
+        let file = OpenOptions::new()
+            .read(true)
+            .append(true)
+            .open(path)
+            .map_err(write_err)?;
+        lock(&file, path)?;
+        let bytes = std::fs::read(path).map_err(write_err)?;
+        let mut dropped = None;
+        if !bytes.is_empty() && !bytes.ends_with(b"\n") {
+            let keep = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+            dropped = Some(String::from_utf8_lossy(&bytes[keep..]).into_owned());
+            file.set_len(keep as u64)
+                .and_then(|()| file.sync_data())
+                .map_err(write_err)?;
+        }
+        Ok((
+            StoreWriter {
+                file,
+                path: path.to_owned(),
+            },
+            dropped,
+        ))
     }
 
     pub fn path(&self) -> &Path {
@@ -205,6 +272,20 @@ impl StoreWriter {
                 path: self.path.clone(),
                 source,
             })
+    }
+}
+
+/// Takes the exclusive advisory lock of a result file (released when the file closes).
+fn lock(file: &File, path: &Path) -> Result<(), StoreError> {
+    match file.try_lock() {
+        Ok(()) => Ok(()),
+        Err(std::fs::TryLockError::WouldBlock) => Err(StoreError::Locked {
+            path: path.to_owned(),
+        }),
+        Err(std::fs::TryLockError::Error(source)) => Err(StoreError::Write {
+            path: path.to_owned(),
+            source,
+        }),
     }
 }
 
@@ -263,48 +344,61 @@ fn collect_jsonl(path: &Path, out: &mut Vec<PathBuf>) -> Result<(), StoreError> 
 }
 
 fn read_file(path: &Path, results: &mut Results) -> Result<(), StoreError> {
-    let file = File::open(path).map_err(|source| StoreError::Read {
+    let bytes = std::fs::read(path).map_err(|source| StoreError::Read {
         path: path.to_owned(),
         source,
     })?;
+    let (file, warnings) = parse_result_file(path, &bytes);
+    results.files.extend(file);
+    results.warnings.extend(warnings);
+    Ok(())
+}
+
+/// Parses the bytes of one result file. Never fails and never panics: a line that does
+/// not parse (cut by a crash mid-write, damaged, not UTF-8) is skipped with a warning
+/// naming the file and line; a file without a run header is skipped with a warning.
+pub fn parse_result_file(path: &Path, bytes: &[u8]) -> (Option<ResultFile>, Vec<String>) {
+    let mut warnings = Vec::new();
     let mut header = None;
     let mut launches = Vec::new();
     let mut end = None;
-    for (i, line) in BufReader::new(file).lines().enumerate() {
-        let line = line.map_err(|source| StoreError::Read {
-            path: path.to_owned(),
-            source,
-        })?;
-        if line.trim().is_empty() {
+    let cut = !bytes.is_empty() && !bytes.ends_with(b"\n");
+    let lines: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();
+    let last = lines.len().saturating_sub(1);
+    for (i, line) in lines.iter().enumerate() {
+        let at = format!("{}:{}", path.display(), i + 1);
+        if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        match serde_json::from_str::<Record>(&line) {
+        let record = std::str::from_utf8(line)
+            .map_err(|e| e.to_string())
+            .and_then(|text| serde_json::from_str::<Record>(text).map_err(|e| e.to_string()));
+        match record {
             Ok(Record::Run(h)) if header.is_none() => header = Some(h),
-            Ok(Record::Run(_)) => results.warnings.push(format!(
-                "{}:{}: a second run header; skipped",
-                path.display(),
-                i + 1
-            )),
+            Ok(Record::Run(_)) => warnings.push(format!("{at}: a second run header; skipped")),
             Ok(Record::Launch(l)) => launches.push(l),
             Ok(Record::End(e)) => end = Some(e),
-            Err(e) => results.warnings.push(format!(
-                "{}:{}: unreadable line skipped ({e})",
-                path.display(),
-                i + 1
+            Ok(Record::Resume(_)) => {}
+            Err(_) if cut && i == last => warnings.push(format!(
+                "{at}: the last line is cut short (the run was killed while writing it); skipped"
             )),
+            Err(e) => warnings.push(format!("{at}: unreadable line skipped ({e})")),
         }
     }
-    match header {
-        Some(header) => results.files.push(ResultFile {
+    let file = match header {
+        Some(header) => Some(ResultFile {
             path: path.to_owned(),
             header,
             launches,
             end,
         }),
-        None => results.warnings.push(format!(
-            "{}: no run header on its first line; not a pretouch result file, skipped",
-            path.display()
-        )),
-    }
-    Ok(())
+        None => {
+            warnings.push(format!(
+                "{}: no run header; not a pretouch result file, skipped",
+                path.display()
+            ));
+            None
+        }
+    };
+    (file, warnings)
 }

@@ -112,15 +112,23 @@ pub fn jsonl_files(dir: &Path) -> Vec<PathBuf> {
     files
 }
 
-/// Fails if a JVM started by a test is still alive (their command lines name the agent).
+/// Fails if a JVM started by a test is still alive (their command lines name this
+/// build's agent; JVMs of other checkouts on the machine are not ours to judge).
 pub fn assert_no_java_left() {
+    let left = java_left();
+    assert!(left.is_empty(), "java processes left behind: {left:?}");
+}
+
+/// The command lines of the JVMs started with this build's agent that are alive.
+pub fn java_left() -> Vec<String> {
+    let agent = agent().display().to_string();
     let mut left = Vec::new();
     for e in std::fs::read_dir("/proc").unwrap().flatten() {
         let cmdline = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
         let cmdline = String::from_utf8_lossy(&cmdline);
-        if cmdline.contains("libpretouch_agent.so") && cmdline.contains("PretouchMain") {
+        if cmdline.contains(&agent) && cmdline.contains("PretouchMain") {
             left.push(cmdline.replace('\0', " "));
         }
     }
-    assert!(left.is_empty(), "java processes left behind: {left:?}");
+    left
 }

@@ -1,0 +1,149 @@
+//! Interruption, beside the scheduler: SIGINT and SIGTERM stop a run between launches,
+//! and kill the JVM under way so that no process keeps gigabytes of pretouched heap.
+//!
+//! The signal handler only stores the signal's number (async-signal-safe); a thread
+//! woken by the same signal kills the running JVM. The scheduler checks the number
+//! before each launch, and the launcher after it registered its child, so a JVM
+//! started just as the signal came is killed too.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// Shared between the signal thread, the scheduler and the launcher.
+#[derive(Clone, Default)]
+pub struct Interrupt(Arc<Inner>);
+
+#[derive(Default)]
+struct Inner {
+    /// The signal received, 0 while none was.
+    signal: Arc<AtomicUsize>,
+    /// The JVM under way, if any.
+    running: Mutex<Option<Arc<duct::Handle>>>,
+}
+
+/// Keeps a child registered as "the running JVM" until dropped.
+pub struct Tracked<'a> {
+    interrupt: &'a Interrupt,
+}
+
+impl Drop for Tracked<'_> {
+    fn drop(&mut self) {
+        *self.interrupt.lock() = None;
+    }
+}
+
+impl Interrupt {
+    pub fn new() -> Interrupt {
+        Interrupt::default()
+    }
+
+    /// Routes SIGINT and SIGTERM here for the rest of the process's life: they no longer
+    /// end it, the scheduler does.
+    pub fn install_signal_handlers(&self) -> std::io::Result<()> {
+        use signal_hook::consts::{SIGINT, SIGTERM};
+        for signal in [SIGINT, SIGTERM] {
+            signal_hook::flag::register_usize(signal, Arc::clone(&self.0.signal), signal as usize)?;
+        }
+        let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM])?;
+        let this = self.clone();
+        std::thread::Builder::new()
+            .name("pretouch-signals".to_owned())
+            .spawn(move || {
+                for _ in signals.forever() {
+                    this.kill_running();
+                }
+            })?;
+        Ok(())
+    }
+
+    /// What a signal does, without one: for tests and for callers that stop a run.
+    pub fn raise(&self, signal: i32) {
+        self.0
+            .signal
+            .store(usize::try_from(signal).unwrap_or(1), Ordering::SeqCst);
+        self.kill_running();
+    }
+
+    /// The signal received, if any.
+    pub fn signal(&self) -> Option<i32> {
+        match self.0.signal.load(Ordering::SeqCst) {
+            0 => None,
+            n => Some(i32::try_from(n).unwrap_or(i32::MAX)),
+        }
+    }
+
+    /// Registers `child` as the running JVM, and kills it at once when a signal already
+    /// came (the signal thread may have looked before it was registered).
+    pub fn track(&self, child: Arc<duct::Handle>) -> Tracked<'_> {
+        *self.lock() = Some(child);
+        if self.signal().is_some() {
+            self.kill_running();
+        }
+        Tracked { interrupt: self }
+    }
+
+    fn kill_running(&self) {
+        if let Some(child) = self.lock().as_ref() {
+            // An error means the child was already reaped: nothing left to kill.
+            let _ = child.kill();
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Option<Arc<duct::Handle>>> {
+        self.0.running.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// The shell's convention: 128 + the signal's number (130 for SIGINT, 143 for SIGTERM).
+pub fn exit_code(signal: i32) -> u8 {
+    u8::try_from(128 + signal).unwrap_or(u8::MAX)
+}
+
+/// `SIGINT`, `SIGTERM`, or the number.
+pub fn signal_name(signal: i32) -> String {
+    match signal {
+        libc::SIGINT => "SIGINT".to_owned(),
+        libc::SIGTERM => "SIGTERM".to_owned(),
+        libc::SIGKILL => "SIGKILL".to_owned(),
+        libc::SIGABRT => "SIGABRT".to_owned(),
+        libc::SIGSEGV => "SIGSEGV".to_owned(),
+        libc::SIGBUS => "SIGBUS".to_owned(),
+        n => format!("signal {n}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::{Duration, Instant};
+
+    #[test]
+    fn exit_codes_follow_the_shell() {
+        assert_eq!(exit_code(libc::SIGINT), 130);
+        assert_eq!(exit_code(libc::SIGTERM), 143);
+        assert_eq!(signal_name(libc::SIGTERM), "SIGTERM");
+    }
+
+    #[test]
+    fn a_raise_kills_the_tracked_child_and_one_started_after() {
+        let interrupt = Interrupt::new();
+        assert_eq!(interrupt.signal(), None);
+        let child = Arc::new(duct::cmd!("sleep", "30").unchecked().start().unwrap());
+        let start = Instant::now();
+        {
+            let _tracked = interrupt.track(Arc::clone(&child));
+            interrupt.raise(libc::SIGINT);
+            let status = child.wait().unwrap().status;
+            assert_eq!(
+                std::os::unix::process::ExitStatusExt::signal(&status),
+                Some(9)
+            );
+        }
+        assert_eq!(interrupt.signal(), Some(libc::SIGINT));
+        // A child registered after the signal is killed on registration.
+        let late = Arc::new(duct::cmd!("sleep", "30").unchecked().start().unwrap());
+        let _tracked = interrupt.track(Arc::clone(&late));
+        late.wait().unwrap();
+        assert!(start.elapsed() < Duration::from_secs(20));
+    }
+}
