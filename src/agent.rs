@@ -112,6 +112,11 @@ pub enum AgentLookupError {
         "agent library path `{0}` contains `=`, which -agentpath cannot pass\n  fix: move it to a path without `=`"
     )]
     BadPath(PathBuf),
+    #[error(
+        "agent library `{0}` is not a shared library (no ELF header): every JVM would fail to load it\n  \
+         fix: pass the libpretouch_agent.so that `cargo build --release` builds, with --agent PATH"
+    )]
+    NotALibrary(PathBuf),
 }
 
 /// Finds the agent: `--agent`, else `PRETOUCH_AGENT`, else beside the runner binary.
@@ -136,6 +141,13 @@ pub fn locate_agent(explicit: Option<&Path>) -> Result<PathBuf, AgentLookupError
         .map_err(|_| AgentLookupError::Missing(candidate.clone()))?;
     if path.to_string_lossy().contains('=') {
         return Err(AgentLookupError::BadPath(path));
+    }
+    let mut magic = [0u8; 4];
+    let is_elf = std::fs::File::open(&path)
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut magic))
+        .is_ok_and(|()| magic == *b"\x7fELF");
+    if !is_elf {
+        return Err(AgentLookupError::NotALibrary(path));
     }
     Ok(path)
 }

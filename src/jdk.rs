@@ -35,7 +35,9 @@ pub enum JdkError {
         "JDK `{spec}` from the matrix does not exist\n  fix: give a JAVA_HOME folder or a `java` binary; installed: {installed}"
     )]
     Missing { spec: String, installed: String },
-    #[error("JDK `{spec}` is not a JDK: no executable `bin/java` in `{home}`")]
+    #[error(
+        "JDK `{spec}` is not a JDK: no executable `bin/java` in `{home}`\n  fix: give a JAVA_HOME folder (it holds bin/java) or a `java` binary"
+    )]
     NotAJdk { spec: String, home: PathBuf },
     #[error("JDK `{spec}`: `{java} -version` failed: {detail}")]
     VersionFailed {

@@ -97,7 +97,7 @@ impl Matrix {
                 origin: origin.to_owned(),
                 line: loc.as_ref().map(|l| l.line()),
                 column: loc.as_ref().map(|l| l.column()),
-                message: strip_location(&e.to_string()),
+                message: with_fix(strip_location(&e.to_string())),
             }
         })?;
         Ok(Matrix {
@@ -118,6 +118,34 @@ impl Matrix {
             }),
         })
     }
+}
+
+/// Adds the fix to serde's and the YAML scanner's messages (the matrix's own checks
+/// say theirs).
+fn with_fix(message: String) -> String {
+    let fix = if message.contains("unknown field") {
+        "correct the key's spelling (the expected keys are listed), or remove it"
+    } else if message.contains("unknown variant") {
+        "use one of the expected values listed"
+    } else if message.contains("invalid type") {
+        "write the value as the expected type"
+    } else if message.contains("missing field") {
+        "add the key (the README lists every key of a matrix)"
+    } else if [
+        "while scanning",
+        "while parsing",
+        "did not find expected",
+        "found ",
+        "mapping values",
+    ]
+    .iter()
+    .any(|p| message.contains(p))
+    {
+        "correct the YAML syntax there: indent with spaces, quote values holding `: ` or ` #`"
+    } else {
+        return message;
+    };
+    format!("{message}\n  fix: {fix}")
 }
 
 /// serde_yaml appends " at line L column C"; the location is already in our own prefix.

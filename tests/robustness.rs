@@ -1,0 +1,777 @@
+//! Nothing lost, clear errors: interruption, resume, kill -9, bad input, failing JVMs.
+//! Real JVMs on 64m heaps; every test that launches JVMs holds `jvm_lock()` and checks
+//! /proc for JVMs left behind.
+
+mod common;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::*;
+use predicates::prelude::*;
+use serde_json::Value;
+
+fn jdk_yaml() -> String {
+    format!("{:?}", jdks()[0].display().to_string())
+}
+
+/// The runner, started in the background with its output in files under `dir`.
+fn spawn_run(dir: &Path, args: &[&str]) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_pretouch"))
+        .arg("run")
+        .arg("--agent")
+        .arg(agent())
+        .args(args)
+        .current_dir(dir)
+        .env_remove("PRETOUCH_AGENT")
+        .env("TMPDIR", dir)
+        .stdin(Stdio::null())
+        .stdout(std::fs::File::create(dir.join("stdout")).unwrap())
+        .stderr(std::fs::File::create(dir.join("stderr")).unwrap())
+        .spawn()
+        .unwrap()
+}
+
+fn launch_lines(file: &Path) -> usize {
+    std::fs::read_to_string(file)
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| l.contains(r#""record":"launch""#))
+        .count()
+}
+
+/// Waits until `cond` holds, for at most `secs` seconds.
+fn wait_for(secs: u64, what: &str, mut cond: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    while !cond() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Waits until the runner has recorded `n` launches in its only result file.
+fn wait_for_launches(dir: &Path, n: usize) -> PathBuf {
+    let mut file = None;
+    wait_for(120, &format!("{n} launches"), || {
+        file = jsonl_files(dir).into_iter().next();
+        file.as_deref().is_some_and(|f| launch_lines(f) >= n)
+    });
+    file.unwrap()
+}
+
+fn signal(child: &Child, signal: i32) {
+    // SAFETY: kill(2) with a pid of our own child and a valid signal number.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, signal) }, 0);
+}
+
+fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap()
+}
+
+/// The JVMs of this build alive now, as pids.
+fn java_pids() -> Vec<i32> {
+    let agent = agent().display().to_string();
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| {
+            let pid: i32 = e.file_name().to_str()?.parse().ok()?;
+            let cmdline = std::fs::read(e.path().join("cmdline")).ok()?;
+            let cmdline = String::from_utf8_lossy(&cmdline);
+            (cmdline.contains(&agent) && cmdline.contains("PretouchMain")).then_some(pid)
+        })
+        .collect()
+}
+
+/// Per (cell, pretouch): the counted launches; and every seq, in file order.
+fn tally(records: &[Value]) -> (BTreeMap<String, usize>, Vec<u64>) {
+    let mut counted = BTreeMap::new();
+    let mut seqs = Vec::new();
+    for l in records.iter().filter(|r| r["record"] == "launch") {
+        seqs.push(l["seq"].as_u64().unwrap());
+        if l["warmup"] == false {
+            let key = format!(
+                "{} {} {} {} {}",
+                l["jdk"], l["gc"], l["heap"], l["variant"], l["pretouch"]
+            );
+            *counted.entry(key).or_default() += 1;
+        }
+    }
+    (counted, seqs)
+}
+
+/// The report's rows without their numbers: what "the same shape" means.
+fn report_shape(results: &Path) -> Vec<String> {
+    let out = pretouch()
+        .args(["report", "--format", "json"])
+        .arg(results)
+        .assert()
+        .success();
+    let report: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    report["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            let has = |k: &str| c[k].is_number();
+            format!(
+                "{} {} {} {} {} runs={}+{} failed={} on={} off={} cost={}",
+                c["label"],
+                c["jdk"],
+                c["gc"],
+                c["heap"],
+                c["variant"],
+                c["runs_off"],
+                c["runs_on"],
+                c["failed"],
+                has("median_on_ms"),
+                has("median_off_ms"),
+                has("pretouch_ms")
+            )
+        })
+        .collect()
+}
+
+const REPETITIONS: usize = 6;
+
+fn resumable_matrix(dir: &Path) -> PathBuf {
+    write_matrix(
+        dir,
+        &format!(
+            "name: r\njdks: [{}]\ngcs: [g1, parallel]\nheaps: [64m]\nrepetitions: {REPETITIONS}\nwarmup: 1\n",
+            jdk_yaml()
+        ),
+    )
+}
+
+/// 2 cells x 7 rounds x 2 settings.
+const PLANNED: usize = 2 * (REPETITIONS + 1) * 2;
+
+fn assert_complete(file: &Path) {
+    let records: Vec<Value> = read(file)
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    let (counted, seqs) = tally(&records);
+    assert_eq!(counted.len(), 4, "{counted:?}");
+    assert!(counted.values().all(|&n| n == REPETITIONS), "{counted:?}");
+    assert_eq!(seqs.len(), PLANNED, "launches: {seqs:?}");
+    assert_eq!(
+        seqs.iter().copied().collect::<BTreeSet<_>>().len(),
+        PLANNED,
+        "duplicates: {seqs:?}"
+    );
+    assert_eq!(
+        seqs,
+        (0..PLANNED as u64).collect::<Vec<_>>(),
+        "the plan's order was not kept"
+    );
+    let end: Vec<&Value> = records.iter().filter(|r| r["record"] == "end").collect();
+    assert_eq!(end.len(), 1);
+    assert_eq!(end[0]["launches"], PLANNED);
+    assert_eq!(
+        records.iter().filter(|r| r["record"] == "resume").count(),
+        1
+    );
+}
+
+#[test]
+fn sigint_mid_run_then_resume_gives_every_planned_launch_once() {
+    let _jvms = jvm_lock();
+    let dir = tempfile::tempdir().unwrap();
+    let matrix = resumable_matrix(dir.path());
+    let mut child = spawn_run(
+        dir.path(),
+        &[
+            "--label",
+            "k",
+            "--results",
+            "results",
+            matrix.to_str().unwrap(),
+        ],
+    );
+    let file = wait_for_launches(dir.path(), 5);
+    signal(&child, libc::SIGINT);
+    let status = child.wait().unwrap();
+    let stderr = read(&dir.path().join("stderr"));
+    assert_eq!(status.code(), Some(130), "{stderr}");
+    assert_no_java_left();
+    let before = launch_lines(&file);
+    assert!(
+        (5..PLANNED).contains(&before),
+        "{before} launches: the run was not interrupted mid-way"
+    );
+    assert!(
+        stderr.contains(&format!(
+            "interrupted by SIGINT after {before} of {PLANNED} launches"
+        )),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("resume: pretouch run --resume "),
+        "{stderr}"
+    );
+    assert!(!read(&file).contains(r#""record":"end""#));
+
+    // The label folder: its newest unfinished file.
+    let out = pretouch()
+        .current_dir(dir.path())
+        .env("TMPDIR", dir.path())
+        .args(["run", "--agent"])
+        .arg(agent())
+        .args(["--resume", "results/k"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(format!(
+            "{before} of {PLANNED} launches recorded"
+        )));
+    assert_no_java_left();
+    assert!(String::from_utf8_lossy(&out.get_output().stdout).contains("label: k"));
+    assert_complete(&file);
+
+    // The same matrix, uninterrupted: a report of the same shape.
+    pretouch()
+        .current_dir(dir.path())
+        .env("TMPDIR", dir.path())
+        .args(["run", "--label", "k", "--results", "straight", "--agent"])
+        .arg(agent())
+        .arg(&matrix)
+        .assert()
+        .success();
+    assert_no_java_left();
+    let resumed = report_shape(&dir.path().join("results"));
+    assert_eq!(resumed.len(), 2);
+    assert_eq!(resumed, report_shape(&dir.path().join("straight")));
+}
+
+/// A matrix whose JVMs stop at startup until killed (HotSpot's PauseAtStartup).
+fn paused_matrix(dir: &Path, extra: &str) -> PathBuf {
+    write_matrix(
+        dir,
+        &format!(
+            "name: p\njdks: [{}]\ngcs: [serial]\nheaps: [64m]\nrepetitions: 1\nvariants:\n  - name: paused\n    jvm_args: [-XX:+UnlockDiagnosticVMOptions, -XX:+PauseAtStartup]\n{extra}",
+            jdk_yaml()
+        ),
+    )
+}
+
+#[test]
+fn sigterm_kills_the_running_jvm_and_exits_143() {
+    let _jvms = jvm_lock();
+    let dir = tempfile::tempdir().unwrap();
+    let matrix = paused_matrix(dir.path(), "");
+    let mut child = spawn_run(
+        dir.path(),
+        &[
+            "--label",
+            "k",
+            "--results",
+            "results",
+            matrix.to_str().unwrap(),
+        ],
+    );
+    wait_for(60, "a paused JVM", || !java_pids().is_empty());
+    signal(&child, libc::SIGTERM);
+    let status = child.wait().unwrap();
+    let stderr = read(&dir.path().join("stderr"));
+    assert_eq!(status.code(), Some(143), "{stderr}");
+    assert!(
+        stderr.contains("interrupted by SIGTERM after 0 of 2 launches"),
+        "{stderr}"
+    );
+    assert_no_java_left();
+    // The killed launch is not a measurement: not recorded.
+    let file = &jsonl_files(dir.path())[0];
+    assert_eq!(launch_lines(file), 0);
+}
+
+#[test]
+fn kill_9_takes_the_jvm_along_and_a_cut_line_does_not_stop_the_resume() {
+    let _jvms = jvm_lock();
+    let dir = tempfile::tempdir().unwrap();
+
+    // kill -9 of the runner while a JVM runs: the kernel ends the JVM (PR_SET_PDEATHSIG).
+    let paused = tempfile::tempdir().unwrap();
+    let matrix = paused_matrix(paused.path(), "");
+    let mut child = spawn_run(
+        paused.path(),
+        &["--results", "results", matrix.to_str().unwrap()],
+    );
+    wait_for(60, "a paused JVM", || !java_pids().is_empty());
+    signal(&child, libc::SIGKILL);
+    child.wait().unwrap();
+    wait_for(10, "the JVM to die with its runner", || {
+        java_pids().is_empty()
+    });
+
+    // kill -9 mid-run, and a last line cut as by a power loss.
+    let matrix = resumable_matrix(dir.path());
+    let mut child = spawn_run(
+        dir.path(),
+        &[
+            "--label",
+            "k",
+            "--results",
+            "results",
+            matrix.to_str().unwrap(),
+        ],
+    );
+    let file = wait_for_launches(dir.path(), 5);
+    signal(&child, libc::SIGKILL);
+    child.wait().unwrap();
+    wait_for(10, "no JVM left", || java_pids().is_empty());
+    let text = read(&file);
+    assert!(!text.contains(r#""record":"end""#));
+    let last = text.lines().last().unwrap().to_owned();
+    let mut cut = text.clone();
+    if text.ends_with('\n') {
+        cut.push_str(&last[..last.len() / 2]);
+    }
+    std::fs::write(&file, &cut).unwrap();
+    let recorded = launch_lines(&file) - usize::from(last.contains(r#""record":"launch""#));
+
+    pretouch()
+        .arg("report")
+        .arg(dir.path().join("results"))
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("the last line is cut short"));
+
+    pretouch()
+        .current_dir(dir.path())
+        .env("TMPDIR", dir.path())
+        .args(["run", "--agent"])
+        .arg(agent())
+        .arg("--resume")
+        .arg(&file)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("the last line is cut short"))
+        .stderr(predicate::str::contains("removed the cut last line"))
+        .stderr(predicate::str::contains(format!(
+            "{recorded} of {PLANNED} launches recorded"
+        )));
+    assert_no_java_left();
+    assert_complete(&file);
+    // The cut bytes are kept in the resume record, and the file reads without warnings.
+    let resume: Value = read(&file)
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .find(|r| r["record"] == "resume")
+        .unwrap();
+    assert!(
+        resume["dropped_tail"]
+            .as_str()
+            .is_some_and(|t| !t.is_empty()),
+        "{resume}"
+    );
+    pretouch()
+        .arg("report")
+        .arg(&file)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("warning").not());
+}
+
+/// A finished run of a small matrix, and its result file.
+fn finished_run(dir: &Path) -> (PathBuf, PathBuf) {
+    let matrix = write_matrix(
+        dir,
+        &format!(
+            "name: f\njdks: [{}]\ngcs: [serial]\nheaps: [64m]\nrepetitions: 1\n",
+            jdk_yaml()
+        ),
+    );
+    pretouch()
+        .current_dir(dir)
+        .env("TMPDIR", dir)
+        .args(["run", "--label", "k", "--results", "results", "--agent"])
+        .arg(agent())
+        .arg(&matrix)
+        .assert()
+        .success();
+    (matrix, jsonl_files(dir)[0].clone())
+}
+
+#[test]
+fn resume_refuses_what_would_mix_two_runs() {
+    let _jvms = jvm_lock();
+    let dir = tempfile::tempdir().unwrap();
+    let (matrix, file) = finished_run(dir.path());
+    let resume = |path: &Path| {
+        let mut cmd = pretouch();
+        cmd.current_dir(dir.path())
+            .env("TMPDIR", dir.path())
+            .args(["run", "--agent"])
+            .arg(agent())
+            .arg("--resume")
+            .arg(path);
+        cmd
+    };
+    resume(&file)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "ran to its end: nothing to resume",
+        ));
+    resume(&dir.path().join("results/k"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("no unfinished run in"));
+
+    // Unfinished: the end record and the last launch removed.
+    let text = read(&file);
+    let lines: Vec<&str> = text.lines().collect();
+    let unfinished = lines[..lines.len() - 2].join("\n") + "\n";
+    std::fs::write(&file, &unfinished).unwrap();
+
+    // The matrix file changed since.
+    let original = read(&matrix);
+    std::fs::write(
+        &matrix,
+        original.replace("repetitions: 1", "repetitions: 2"),
+    )
+    .unwrap();
+    resume(&file)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("changed since"))
+        .stderr(predicate::str::contains("fix:"));
+    std::fs::write(&matrix, &original).unwrap();
+
+    // Another kernel release.
+    let other_kernel = unfinished.replacen(
+        r#""kernel_release":""#,
+        r#""kernel_release":"0.0.1-other"#,
+        1,
+    );
+    std::fs::write(&file, &other_kernel).unwrap();
+    resume(&file)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("taken on kernel 0.0.1-other"))
+        .stderr(predicate::str::contains("fix: boot"));
+    std::fs::write(&file, &unfinished).unwrap();
+
+    // Another process writes the file.
+    let holder = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&file)
+        .unwrap();
+    holder.try_lock().unwrap();
+    resume(&file)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "is being written by another pretouch process",
+        ));
+    drop(holder);
+    assert_eq!(read(&file), unfinished, "a refused resume changed the file");
+    assert_no_java_left();
+
+    // And then it resumes: one launch to go.
+    resume(&file)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("1 to go"));
+    assert_no_java_left();
+    assert_eq!(launch_lines(&file), 2);
+}
+
+#[test]
+fn a_second_run_on_the_machine_is_warned_and_writes_its_own_file() {
+    let _jvms = jvm_lock();
+    let dir = tempfile::tempdir().unwrap();
+    // What a running pretouch holds: the lock file in the temporary folder.
+    let lock = std::fs::File::create(dir.path().join("pretouch-run.lock")).unwrap();
+    lock.try_lock().unwrap();
+    std::fs::write(dir.path().join("pretouch-run.lock"), "4242").unwrap();
+    let (_, first) = finished_run(dir.path());
+    let out = pretouch()
+        .current_dir(dir.path())
+        .env("TMPDIR", dir.path())
+        .args(["run", "--label", "k", "--results", "results", "--agent"])
+        .arg(agent())
+        .arg(dir.path().join("matrix.yaml"))
+        .assert()
+        .success();
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(
+        stderr.contains("another pretouch run is running on this machine (pid 4242)"),
+        "{stderr}"
+    );
+    let files = jsonl_files(&dir.path().join("results/k"));
+    assert_eq!(files.len(), 2, "{files:?}");
+    assert!(files.contains(&first));
+    assert_no_java_left();
+}
+
+#[test]
+fn failing_jvms_are_recorded_and_their_cell_reported_failed() {
+    let _jvms = jvm_lock();
+    let dir = tempfile::tempdir().unwrap();
+    // Cell `paused`: its first JVM is killed by a signal (here: by this test), its second
+    // times out. Cell `ok` measures.
+    let matrix = paused_matrix(dir.path(), "  - name: ok\n");
+    let mut child = spawn_run(
+        dir.path(),
+        &[
+            "--label",
+            "k",
+            "--results",
+            "results",
+            "--timeout",
+            "2",
+            matrix.to_str().unwrap(),
+        ],
+    );
+    wait_for(60, "a paused JVM", || !java_pids().is_empty());
+    for pid in java_pids() {
+        // SAFETY: kill(2) of a JVM this test's runner started.
+        unsafe { libc::kill(pid, libc::SIGKILL) };
+    }
+    let status = child.wait().unwrap();
+    let stderr = read(&dir.path().join("stderr"));
+    let stdout = read(&dir.path().join("stdout"));
+    assert_eq!(status.code(), Some(3), "{stderr}");
+    assert_no_java_left();
+    let records = records(&dir.path().join("results"));
+    let failures: Vec<String> = records
+        .iter()
+        .filter(|r| r["record"] == "launch" && r["variant"] == "paused")
+        .map(|r| {
+            assert_eq!(r["time_to_main_ns"], Value::Null);
+            r["failure"].as_str().unwrap().to_owned()
+        })
+        .collect();
+    assert_eq!(failures.len(), 2);
+    assert!(failures[0].contains("killed by signal 9"), "{failures:?}");
+    assert!(
+        failures[1].contains("main() not reached within 2s"),
+        "{failures:?}"
+    );
+    // Shown once per cell, with the command.
+    assert_eq!(stderr.matches("warning: launch").count(), 1, "{stderr}");
+    let paused_row = stdout.lines().find(|l| l.contains("paused")).unwrap();
+    assert!(
+        paused_row.contains("FAILED") && paused_row.contains("2 failed"),
+        "{stdout}"
+    );
+    let ok_row = stdout.lines().find(|l| l.contains(" ok ")).unwrap();
+    assert!(!ok_row.contains("FAILED"), "{stdout}");
+}
+
+#[test]
+fn fail_fast_stops_at_the_first_failed_launch() {
+    let _jvms = jvm_lock();
+    let dir = tempfile::tempdir().unwrap();
+    let matrix = write_matrix(
+        dir.path(),
+        &format!(
+            "name: ff\njdks: [{}]\ngcs: [serial]\nheaps: [64m]\nrepetitions: 3\nvariants:\n  - name: typo\n    jvm_args: [-XX:+NoSuchFlagForPretouch]\n  - name: ok\n",
+            jdk_yaml()
+        ),
+    );
+    pretouch()
+        .current_dir(dir.path())
+        .env("TMPDIR", dir.path())
+        .args([
+            "run",
+            "--fail-fast",
+            "--label",
+            "k",
+            "--results",
+            "results",
+            "--agent",
+        ])
+        .arg(agent())
+        .arg(&matrix)
+        .assert()
+        .code(3)
+        .stderr(predicate::str::contains(
+            "stopped after launch 0 failed (--fail-fast)",
+        ))
+        .stderr(predicate::str::contains("the JVM rejected a flag"));
+    assert_no_java_left();
+    assert_eq!(launch_lines(&jsonl_files(dir.path())[0]), 1);
+}
+
+#[test]
+fn an_agent_that_cannot_load_fails_every_launch_and_says_so() {
+    let _jvms = jvm_lock();
+    let dir = tempfile::tempdir().unwrap();
+    let matrix = write_matrix(
+        dir.path(),
+        &format!(
+            "name: a\njdks: [{}]\ngcs: [serial]\nheaps: [64m]\nrepetitions: 1\n",
+            jdk_yaml()
+        ),
+    );
+    // A shared library, but not an agent.
+    let libm = [
+        "/lib/x86_64-linux-gnu/libm.so.6",
+        "/usr/lib/x86_64-linux-gnu/libm.so.6",
+        "/lib64/libm.so.6",
+    ]
+    .into_iter()
+    .find(|p| Path::new(p).exists())
+    .expect("libm");
+    let out = pretouch()
+        .current_dir(dir.path())
+        .env("TMPDIR", dir.path())
+        .args([
+            "run",
+            "--label",
+            "k",
+            "--results",
+            "results",
+            "--agent",
+            libm,
+        ])
+        .arg(&matrix)
+        .assert()
+        .code(3);
+    assert_no_java_left();
+    let stdout = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    assert!(stdout.contains("FAILED"), "{stdout}");
+    for l in records(&dir.path().join("results"))
+        .iter()
+        .filter(|r| r["record"] == "launch")
+    {
+        let failure = l["failure"].as_str().unwrap();
+        // OpenJDK 17 refuses the library; Temurin 25 crashes on it (SIGABRT).
+        assert!(
+            failure.contains("the agent did not load: Could not find Agent_OnLoad")
+                || failure.contains("killed by signal"),
+            "{failure}"
+        );
+    }
+}
+
+#[test]
+fn bad_inputs_are_refused_with_file_line_and_fix_before_anything_starts() {
+    let dir = tempfile::tempdir().unwrap();
+    let jdk = jdk_yaml();
+    let not_a_jdk = tempfile::tempdir().unwrap();
+    let base = |line2: &str| format!("name: x\n{line2}\nheaps: [64m]\nrepetitions: 1\n");
+    let cases: Vec<(String, &str, &str)> = vec![
+        (
+            "name: x\ngcs: [g1]]\nheaps: [64m]\nrepetitions: 1\n".to_owned(),
+            "line 2",
+            "fix: correct the YAML syntax",
+        ),
+        (
+            base("gcs: [g1]\nheap: [64m]"),
+            "line 3, column 1",
+            "unknown field `heap`",
+        ),
+        (base("gcs: g1"), "line 2", "invalid type"),
+        (
+            base("gcs: []"),
+            "line 2",
+            "empty list: give at least one value",
+        ),
+        (
+            "name: x\ngcs: [g1]\nheaps: [1q]\nrepetitions: 1\n".to_owned(),
+            "line 3",
+            "unknown unit `q`; write a whole number",
+        ),
+        (
+            "name: x\ngcs: [g1]\nheaps: [-1g]\nrepetitions: 1\n".to_owned(),
+            "line 3",
+            "write a whole number",
+        ),
+        (
+            "name: x\ngcs: [g1]\nheaps: [0]\nrepetitions: 1\n".to_owned(),
+            "line 3",
+            "at least 2m",
+        ),
+        (
+            format!("name: x\ngcs: [g1]\nheaps: [64m, 64t]\nrepetitions: 1\njdks: [{jdk}]\n"),
+            "line 3",
+            "pass --force to run anyway",
+        ),
+        (
+            base("gcs: [g1, zgc]"),
+            "line 2",
+            "unknown variant `zgc`, expected one of `g1`, `parallel`, `serial`",
+        ),
+        (
+            base("jdks: [/nonexistent/jdk]\ngcs: [g1]"),
+            "line 2",
+            "does not exist\n  fix:",
+        ),
+        (
+            base(&format!(
+                "jdks: [{:?}]\ngcs: [g1]",
+                not_a_jdk.path().display().to_string()
+            )),
+            "line 2",
+            "is not a JDK",
+        ),
+        (
+            base(&format!(
+                "jdks: [{jdk}]\ngcs: [g1]\nvariants:\n  - name: a\n  - name: a"
+            )),
+            "line 5",
+            "duplicate variant name",
+        ),
+    ];
+    for (yaml, line, message) in cases {
+        let matrix = write_matrix(dir.path(), &yaml);
+        let out = pretouch()
+            .current_dir(dir.path())
+            .args(["run", "--agent"])
+            .arg(agent())
+            .arg("--results")
+            .arg(dir.path().join("results"))
+            .arg(&matrix)
+            .assert()
+            .code(2);
+        let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+        assert!(
+            stderr.contains(&format!("matrix `{}`, {line}", matrix.display())),
+            "for\n{yaml}got: {stderr}"
+        );
+        assert!(stderr.contains(message), "for\n{yaml}got: {stderr}");
+        assert!(
+            stderr.contains("fix")
+                || message.contains("fix")
+                || stderr.contains("give")
+                || stderr.contains("each variant needs"),
+            "no fix for\n{yaml}: {stderr}"
+        );
+        assert!(
+            !dir.path().join("results").exists(),
+            "results created for\n{yaml}"
+        );
+    }
+
+    // A results folder that cannot be written: its parent is a file.
+    let matrix = write_matrix(
+        dir.path(),
+        &format!("name: x\njdks: [{jdk}]\ngcs: [g1]\nheaps: [64m]\nrepetitions: 1\n"),
+    );
+    let blocker = dir.path().join("a-file");
+    std::fs::write(&blocker, "").unwrap();
+    pretouch()
+        .args(["run", "--agent"])
+        .arg(agent())
+        .arg("--results")
+        .arg(blocker.join("results"))
+        .arg(&matrix)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("cannot create results folder"))
+        .stderr(predicate::str::contains("fix: choose a writable folder"));
+    // An agent that is not a library at all.
+    pretouch()
+        .args(["run", "--agent"])
+        .arg(&blocker)
+        .arg(&matrix)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("is not a shared library"));
+}
