@@ -347,4 +347,37 @@ mod tests {
         o.failure = Some("x".into());
         assert_eq!(o.time_to_main(), None);
     }
+
+    #[test]
+    fn failures_are_explained_from_the_output_and_the_kernel() {
+        let tail = |t: &str| Some(t.to_owned());
+        assert_eq!(
+            explain_failure(&None, Some(libc::SIGKILL), true).unwrap(),
+            "killed by the OOM killer (SIGKILL, and the kernel's oom_kill count rose during this launch; see `dmesg`): the heap does not fit in this machine's memory"
+        );
+        assert_eq!(explain_failure(&None, Some(libc::SIGKILL), false), None);
+        assert_eq!(
+            explain_failure(
+                &tail("Error occurred during initialization of VM\nCould not find agent library /x.so in absolute path, with error: /x.so: file too short\n"),
+                Some(1),
+                false
+            )
+            .unwrap(),
+            "the agent did not load: Could not find agent library /x.so in absolute path, with error: /x.so: file too short"
+        );
+        assert_eq!(
+            explain_failure(
+                &tail("Unrecognized VM option 'NoSuchFlag'\nError: Could not create the Java Virtual Machine."),
+                None,
+                false
+            )
+            .unwrap(),
+            "the JVM rejected a flag: Unrecognized VM option 'NoSuchFlag'"
+        );
+        assert_eq!(explain_failure(&tail("anything else"), None, false), None);
+        assert!(
+            oom_kills().is_some(),
+            "/proc/vmstat has oom_kill since Linux 4.13"
+        );
+    }
 }

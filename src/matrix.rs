@@ -647,4 +647,146 @@ variants:
             assert!(e.contains(line) && e.contains(what), "for\n{text}got: {e}");
         }
     }
+
+    mod fuzz {
+        use super::*;
+        use proptest::prelude::*;
+
+        /// Matrix-like YAML: each key present or not, with a good or a bad value, plus a
+        /// line of anything; about a third of them are valid matrices.
+        fn matrix_like() -> impl Strategy<Value = String> {
+            /// A key's value: mostly good, sometimes bad, sometimes absent.
+            fn pick(
+                good: &'static [&'static str],
+                bad: &'static [&'static str],
+            ) -> impl Strategy<Value = Option<String>> {
+                let value = prop_oneof![
+                    4 => prop::sample::select(good),
+                    1 => prop::sample::select(bad),
+                ];
+                prop::option::weighted(0.95, value.prop_map(str::to_owned))
+            }
+            (
+                pick(&["x", "a.b-c_1"], &["", ".x", "a/b", "[x]", "~", "'é'"]),
+                pick(
+                    &["[g1]", "[g1, parallel, serial]"],
+                    &["[zgc]", "[]", "g1", "[[g1]]"],
+                ),
+                pick(
+                    &["[64m]", "[64m, 1g, 32g]", "[2M]", "[4194304]"],
+                    &[
+                        "[1q]",
+                        "[-1g]",
+                        "[0]",
+                        "[99999999999999999999t]",
+                        "[1.5g]",
+                        "[]",
+                        "64m",
+                    ],
+                ),
+                pick(
+                    &["1", "10"],
+                    &["0", "-1", "ten", "4294967296", "1e3", "~", "[1]"],
+                ),
+                pick(&["0", "2"], &["-1", "x", "4294967296"]),
+                pick(
+                    &["[]", "[-Xint]"],
+                    &[
+                        "[-Xmx1g]",
+                        "[-XX:+AlwaysPreTouch]",
+                        "['']",
+                        "-Xint",
+                        "[-XX:+UseZGC]",
+                    ],
+                ),
+                pick(
+                    &["[{name: a}]", "[{name: a, jvm_args: [-Xint]}]"],
+                    &[
+                        "[{name: a}, {name: a}]",
+                        "[{name: ''}]",
+                        "[{name: a b}]",
+                        "[{name: a, flags: []}]",
+                        "[]",
+                        "x",
+                    ],
+                ),
+                prop::option::weighted(0.2, ".{0,16}"),
+            )
+                .prop_map(|(name, gcs, heaps, reps, warmup, args, variants, junk)| {
+                    let mut text = String::new();
+                    for (key, value) in [
+                        ("name", name),
+                        ("gcs", gcs),
+                        ("heaps", heaps),
+                        ("repetitions", reps),
+                        ("warmup", warmup),
+                        ("jvm_args", args),
+                        ("variants", variants),
+                    ] {
+                        if let Some(v) = value {
+                            text.push_str(&format!("{key}: {v}\n"));
+                        }
+                    }
+                    text + &junk.unwrap_or_default()
+                })
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig { cases: 600, failure_persistence: None, ..ProptestConfig::default() })]
+
+            #[test]
+            fn any_text_parses_or_errs_without_panic(text in ".{0,200}") {
+                let _ = Matrix::parse("fuzz.yaml", &text);
+            }
+
+            #[test]
+            fn any_heap_text_parses_or_errs_without_panic(text in ".{0,24}") {
+                let _ = HeapSize::parse(&text);
+            }
+        }
+
+        /// An error always names the file; an accepted matrix satisfies the invariants the
+        /// plan relies on; and the generator does reach valid matrices.
+        #[test]
+        fn matrix_like_text_is_checked() {
+            let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig {
+                cases: 600,
+                failure_persistence: None,
+                ..ProptestConfig::default()
+            });
+            let valid = std::cell::Cell::new(0);
+            runner
+                .run(&matrix_like(), |text| {
+                    match Matrix::parse("fuzz.yaml", &text) {
+                        Ok(m) => {
+                            valid.set(valid.get() + 1);
+                            prop_assert!(!m.gcs.is_empty() && !m.heaps.is_empty());
+                            prop_assert!(!m.variants.is_empty() && m.repetitions >= 1);
+                            prop_assert!(m.heaps.iter().all(|h| h.bytes.0 >= 2 << 20));
+                        }
+                        Err(e) => prop_assert!(e.to_string().starts_with("matrix `fuzz.yaml`")),
+                    }
+                    Ok(())
+                })
+                .unwrap();
+            assert!(
+                valid.get() >= 20,
+                "only {} valid matrices generated",
+                valid.get()
+            );
+        }
+
+        /// Deep nesting and alias expansion must not crash or hang the parser.
+        #[test]
+        fn hostile_yaml_is_an_error() {
+            let deep = format!("name: {}1{}\n", "[".repeat(10_000), "]".repeat(10_000));
+            assert!(Matrix::parse("m", &deep).is_err());
+            let mut laughs = "a: &a [x, x, x, x, x, x, x, x, x, x]\n".to_owned();
+            for i in 0..9 {
+                let (prev, next) = (char::from(b'a' + i), char::from(b'b' + i));
+                laughs.push_str(&format!("{next}: &{next} [*{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}]\n"));
+            }
+            assert!(Matrix::parse("m", &laughs).is_err());
+        }
+    }
 }

@@ -211,3 +211,177 @@ pub fn done_launches(plan: &Plan, file: &ResultFile) -> Result<BTreeSet<u64>, Re
     }
     Ok(done)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::matrix::Matrix;
+    use crate::store::{CellKey, LaunchRecord};
+    use crate::units::{Bytes, Nanos};
+
+    const MATRIX: &str = "name: x\ngcs: [g1, parallel]\nheaps: [64m]\nrepetitions: 1\n";
+
+    fn jdk() -> Jdk {
+        Jdk {
+            spec: "17".into(),
+            home: PathBuf::from("/jdk"),
+            java: PathBuf::from("/jdk/bin/java"),
+            version: "17".into(),
+            vendor: None,
+            version_output: String::new(),
+        }
+    }
+
+    fn host(kernel: &str) -> HostInfo {
+        HostInfo {
+            kernel_release: kernel.into(),
+            kernel_version: "#1".into(),
+            hostname: "h".into(),
+            cpu_model: "c".into(),
+            cpus: 2,
+        }
+    }
+
+    fn header() -> RunHeader {
+        RunHeader {
+            format: 1,
+            tool_version: "0".into(),
+            name: "x".into(),
+            label: "k".into(),
+            matrix_origin: "m.yaml".into(),
+            matrix: MATRIX.into(),
+            matrix_sha256: Some(matrix_sha256(MATRIX)),
+            host: host("6.1"),
+            started_at: "2026-01-01T00:00:00Z".into(),
+            jdks: vec![jdk()],
+            agent: "/a.so".into(),
+            planned_launches: 4,
+        }
+    }
+
+    fn launch(seq: u64, gc: crate::matrix::Gc, pretouch: bool) -> LaunchRecord {
+        LaunchRecord {
+            seq,
+            round: 0,
+            warmup: false,
+            cell: CellKey {
+                jdk: "17".into(),
+                gc,
+                heap: "64m".into(),
+                variant: "default".into(),
+            },
+            jdk_home: "/jdk".into(),
+            heap_bytes: Bytes(64 << 20),
+            pretouch,
+            command: vec![],
+            started_at: String::new(),
+            spawn_ns: Nanos(1),
+            reaped_ns: Nanos(2),
+            exit_code: Some(0),
+            signal: None,
+            stamps: Default::default(),
+            time_to_main_ns: None,
+            failure: None,
+            output_tail: None,
+        }
+    }
+
+    fn file(launches: Vec<LaunchRecord>) -> ResultFile {
+        ResultFile {
+            path: "r.jsonl".into(),
+            header: header(),
+            launches,
+            end: None,
+        }
+    }
+
+    #[test]
+    fn sha256_matches_the_standard() {
+        // FIPS 180-2, appendix B.1.
+        assert_eq!(
+            matrix_sha256("abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+    }
+
+    #[test]
+    fn done_launches_are_matched_by_seq() {
+        use crate::matrix::Gc::{G1, Parallel};
+        let plan = Plan::new(&Matrix::parse("m", MATRIX).unwrap(), &[jdk()]);
+        let done = done_launches(
+            &plan,
+            &file(vec![launch(0, G1, false), launch(2, Parallel, false)]),
+        )
+        .unwrap();
+        assert_eq!(done, BTreeSet::from([0, 2]));
+        let err = |launches| {
+            done_launches(&plan, &file(launches))
+                .unwrap_err()
+                .to_string()
+        };
+        assert!(err(vec![launch(1, G1, false)]).contains("launch 1: recorded as round 0"));
+        assert!(err(vec![launch(0, G1, false), launch(0, G1, false)]).contains("recorded twice"));
+        assert!(err(vec![launch(4, G1, false)]).contains("only 4 launches"));
+    }
+
+    #[test]
+    fn a_changed_matrix_kernel_or_jdk_is_refused() {
+        let path = Path::new("r.jsonl");
+        let h = header();
+        check_same(path, &h, MATRIX, &host("6.1"), &[jdk()]).unwrap();
+        let e = check_same(
+            path,
+            &h,
+            &MATRIX.replace("1\n", "2\n"),
+            &host("6.1"),
+            &[jdk()],
+        );
+        assert!(matches!(e, Err(ResumeError::MatrixChanged { .. })), "{e:?}");
+        let e = check_same(path, &h, MATRIX, &host("6.2"), &[jdk()]).unwrap_err();
+        assert!(e.to_string().contains("kernel 6.1, and this is 6.2"), "{e}");
+        let mut other = jdk();
+        other.version = "17.0.16".into();
+        let e = check_same(path, &h, MATRIX, &host("6.1"), &[other]);
+        assert!(matches!(e, Err(ResumeError::JdksChanged { .. })), "{e:?}");
+        // A header written before the hash existed is checked against its text.
+        let old = RunHeader {
+            matrix_sha256: None,
+            ..header()
+        };
+        check_same(path, &old, MATRIX, &host("6.1"), &[jdk()]).unwrap();
+        assert!(check_same(path, &old, "name: y\n", &host("6.1"), &[jdk()]).is_err());
+    }
+
+    #[test]
+    fn a_folder_resumes_its_newest_unfinished_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |name: &str, started: &str, end: bool| {
+            let header = RunHeader {
+                started_at: started.into(),
+                ..header()
+            };
+            let mut text = serde_json::to_string(&crate::store::Record::Run(header)).unwrap();
+            text.push('\n');
+            if end {
+                text.push_str(r#"{"record":"end","finished_at":"t","launches":0,"failed":0}"#);
+                text.push('\n');
+            }
+            std::fs::write(dir.path().join(name), text).unwrap();
+        };
+        write("a.jsonl", "2026-01-01T00:00:00Z", false);
+        write("b.jsonl", "2026-01-02T00:00:00Z", false);
+        write("c.jsonl", "2026-01-03T00:00:00Z", true);
+        let found = find(dir.path()).unwrap();
+        assert!(found.file.path.ends_with("b.jsonl"));
+        assert!(matches!(
+            find(&dir.path().join("c.jsonl")),
+            Err(ResumeError::Finished { .. })
+        ));
+        std::fs::remove_file(dir.path().join("a.jsonl")).unwrap();
+        std::fs::remove_file(dir.path().join("b.jsonl")).unwrap();
+        assert!(matches!(
+            find(dir.path()),
+            Err(ResumeError::NoneUnfinished { .. })
+        ));
+    }
+}

@@ -165,3 +165,168 @@ pub fn execute_with(
     }))?;
     Ok(summary)
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::{Path, PathBuf};
+
+    use super::*;
+    use crate::agent::{Stamp, Stamps};
+    use crate::jdk::Jdk;
+    use crate::launch::LaunchOutcome;
+    use crate::matrix::Matrix;
+    use crate::store::read_results;
+    use crate::units::{Bytes, Nanos};
+
+    /// Launches nothing: every launch reaches main() 30 ns after its spawn, unless told
+    /// to fail, or to raise a signal while it "runs".
+    struct Mock {
+        calls: u64,
+        fail_at: Option<u64>,
+        interrupt_at: Option<(u64, Interrupt)>,
+    }
+
+    impl Launcher for Mock {
+        fn launch(&mut self, java: &Path, _: &[String]) -> LaunchOutcome {
+            let call = self.calls;
+            self.calls += 1;
+            let stamp = |ns| {
+                Some(Stamp {
+                    ns: Nanos(ns),
+                    minflt: 0,
+                    majflt: 0,
+                    rss: Bytes(0),
+                })
+            };
+            let mut outcome = LaunchOutcome {
+                command: vec![java.display().to_string()],
+                spawn_ns: Nanos(100),
+                reaped_ns: Nanos(200),
+                exit_code: Some(0),
+                stamps: Stamps {
+                    mechanism: None,
+                    agent_load: stamp(110),
+                    vm_init: stamp(120),
+                    main: stamp(130),
+                },
+                ..LaunchOutcome::default()
+            };
+            if self.fail_at == Some(call) {
+                outcome.exit_code = Some(1);
+                outcome.failure = Some("exited with code 1 before main()".into());
+            }
+            if let Some((at, interrupt)) = &self.interrupt_at
+                && *at == call
+            {
+                interrupt.raise(libc::SIGINT);
+                outcome.failure = Some("killed by signal 9".into());
+                outcome.interrupted = true;
+            }
+            outcome
+        }
+    }
+
+    fn plan() -> Plan {
+        let m = Matrix::parse(
+            "m",
+            "name: x\ngcs: [g1, parallel]\nheaps: [64m]\nrepetitions: 2\nwarmup: 1\n",
+        )
+        .unwrap();
+        let jdk = Jdk {
+            spec: "17".into(),
+            home: PathBuf::from("/jdk"),
+            java: PathBuf::from("/jdk/bin/java"),
+            version: "17".into(),
+            vendor: None,
+            version_output: String::new(),
+        };
+        Plan::new(&m, &[jdk])
+    }
+
+    fn seqs(store: &StoreWriter) -> (Vec<u64>, bool) {
+        let results = read_results(&[store.path().to_owned()]).unwrap();
+        let file = results.files.first();
+        (
+            file.map(|f| f.launches.iter().map(|l| l.seq).collect())
+                .unwrap_or_default(),
+            file.is_some_and(|f| f.end.is_some()),
+        )
+    }
+
+    fn store(dir: &Path) -> StoreWriter {
+        let mut store = StoreWriter::create(dir, "x", "t").unwrap();
+        // A header, so that the file reads back.
+        let header = r#"{"record":"run","format":1,"tool_version":"0","name":"x","label":"k","matrix_origin":"m","matrix":"","host":{"kernel_release":"6","kernel_version":"v","hostname":"h","cpu_model":"c","cpus":1},"started_at":"t","jdks":[],"agent":"/a","planned_launches":12}"#;
+        store
+            .append(&serde_json::from_str(header).unwrap())
+            .unwrap();
+        store
+    }
+
+    #[test]
+    fn an_interrupt_stops_before_the_next_launch_and_drops_the_killed_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = store(dir.path());
+        let interrupt = Interrupt::new();
+        let mut mock = Mock {
+            calls: 0,
+            fail_at: None,
+            interrupt_at: Some((5, interrupt.clone())),
+        };
+        let options = Options {
+            interrupt: Some(&interrupt),
+            ..Options::default()
+        };
+        let summary = execute_with(&plan(), &[], &mut mock, &mut store, &mut (), &options).unwrap();
+        assert_eq!(summary.stopped, Some(Stop::Interrupted(libc::SIGINT)));
+        assert_eq!(summary.launches, 5);
+        assert_eq!(mock.calls, 6, "no launch after the signal");
+        assert_eq!(seqs(&store), (vec![0, 1, 2, 3, 4], false));
+
+        // Resumed: exactly the missing launches, in plan order, then the end record.
+        let done: BTreeSet<u64> = seqs(&store).0.into_iter().collect();
+        let mut mock = Mock {
+            calls: 0,
+            fail_at: None,
+            interrupt_at: None,
+        };
+        let options = Options {
+            done,
+            before: (5, 0),
+            ..Options::default()
+        };
+        let summary = execute_with(&plan(), &[], &mut mock, &mut store, &mut (), &options).unwrap();
+        assert_eq!((summary.launches, summary.stopped), (7, None));
+        assert_eq!(seqs(&store), ((0..12).collect(), true));
+        let results = read_results(&[store.path().to_owned()]).unwrap();
+        assert_eq!(results.files[0].end.as_ref().unwrap().launches, 12);
+    }
+
+    #[test]
+    fn fail_fast_stops_after_the_failed_launch_is_recorded() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = store(dir.path());
+        let mut mock = Mock {
+            calls: 0,
+            fail_at: Some(2),
+            interrupt_at: None,
+        };
+        let options = Options {
+            fail_fast: true,
+            ..Options::default()
+        };
+        let summary = execute_with(&plan(), &[], &mut mock, &mut store, &mut (), &options).unwrap();
+        assert_eq!(summary.stopped, Some(Stop::FailFast { seq: 2 }));
+        assert_eq!((summary.launches, summary.failed), (3, 1));
+        assert_eq!(seqs(&store), (vec![0, 1, 2], false));
+        // Without it, the run goes on with the other cells.
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = super::tests::store(dir.path());
+        mock.calls = 0;
+        let summary = execute(&plan(), &[], &mut mock, &mut store, &mut ()).unwrap();
+        assert_eq!(
+            (summary.launches, summary.failed, summary.stopped),
+            (12, 1, None)
+        );
+    }
+}

@@ -402,3 +402,119 @@ pub fn parse_result_file(path: &Path, bytes: &[u8]) -> (Option<ResultFile>, Vec<
     };
     (file, warnings)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HEADER: &str = r##"{"record":"run","format":1,"tool_version":"0.1.0","name":"q","label":"k","matrix_origin":"m.yaml","matrix":"name: q\n","host":{"kernel_release":"6.1","kernel_version":"#1","hostname":"h","cpu_model":"c","cpus":2},"started_at":"2026-01-01T00:00:00Z","jdks":[],"agent":"/a.so","planned_launches":2}"##;
+    const LAUNCH: &str = r#"{"record":"launch","seq":0,"round":0,"warmup":false,"jdk":"17","gc":"g1","heap":"64m","variant":"default","jdk_home":"/j","heap_bytes":67108864,"pretouch":false,"command":["java"],"started_at":"t","spawn_ns":1,"reaped_ns":9,"exit_code":0,"signal":null,"stamps":{},"time_to_main_ns":5,"failure":null,"output_tail":null}"#;
+
+    fn parse(text: &[u8]) -> (Option<ResultFile>, Vec<String>) {
+        parse_result_file(Path::new("r.jsonl"), text)
+    }
+
+    #[test]
+    fn a_header_without_the_matrix_hash_still_reads() {
+        let (file, warnings) = parse(format!("{HEADER}\n{LAUNCH}\n").as_bytes());
+        assert!(warnings.is_empty(), "{warnings:?}");
+        let file = file.unwrap();
+        assert_eq!(file.header.matrix_sha256, None);
+        assert_eq!(file.launches.len(), 1);
+    }
+
+    #[test]
+    fn a_cut_last_line_is_reported_and_skipped() {
+        let text = format!("{HEADER}\n{LAUNCH}\n{}", &LAUNCH[..100]);
+        let (file, warnings) = parse(text.as_bytes());
+        assert_eq!(file.unwrap().launches.len(), 1);
+        assert_eq!(
+            warnings,
+            [
+                "r.jsonl:3: the last line is cut short (the run was killed while writing it); skipped"
+            ]
+        );
+    }
+
+    #[test]
+    fn damaged_lines_are_skipped_even_when_not_utf8() {
+        let mut text = format!("{HEADER}\n").into_bytes();
+        text.extend_from_slice(b"{\"record\":\"launch\",\xff\xfe\n");
+        text.extend_from_slice(format!("{LAUNCH}\n").as_bytes());
+        let (file, warnings) = parse(&text);
+        assert_eq!(file.unwrap().launches.len(), 1);
+        assert_eq!(warnings.len(), 1);
+        assert!(warnings[0].starts_with("r.jsonl:2: unreadable line skipped"));
+        let (file, warnings) = parse(b"\xff\n");
+        assert!(file.is_none());
+        assert_eq!(warnings.len(), 2, "{warnings:?}");
+    }
+
+    #[test]
+    fn two_writers_get_two_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = StoreWriter::create(dir.path(), "q", "20260101T000000Z").unwrap();
+        let b = StoreWriter::create(dir.path(), "q", "20260101T000000Z").unwrap();
+        assert_ne!(a.path(), b.path());
+        assert!(b.path().ends_with("q-20260101T000000Z-1.jsonl"));
+    }
+
+    #[test]
+    fn appending_cuts_a_half_written_line_and_locks_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.jsonl");
+        std::fs::write(&path, format!("{HEADER}\n{LAUNCH}\n{}", &LAUNCH[..40])).unwrap();
+        let (mut writer, dropped) = StoreWriter::open_append(&path).unwrap();
+        assert_eq!(dropped.as_deref(), Some(&LAUNCH[..40]));
+        assert!(matches!(
+            StoreWriter::open_append(&path),
+            Err(StoreError::Locked { .. })
+        ));
+        writer
+            .append(&Record::End(RunEnd {
+                finished_at: "t".into(),
+                launches: 1,
+                failed: 0,
+            }))
+            .unwrap();
+        drop(writer);
+        let (file, warnings) = parse(&std::fs::read(&path).unwrap());
+        assert!(warnings.is_empty(), "{warnings:?}");
+        assert!(file.unwrap().end.is_some());
+        // A file that ends cleanly loses nothing.
+        let (_, dropped) = StoreWriter::open_append(&path).unwrap();
+        assert_eq!(dropped, None);
+    }
+
+    mod fuzz {
+        use super::*;
+        use proptest::prelude::*;
+
+        proptest! {
+            #![proptest_config(ProptestConfig { cases: 400, failure_persistence: None, ..ProptestConfig::default() })]
+
+            /// Any bytes: no panic, and every line but the header is either read or warned.
+            #[test]
+            fn any_bytes_read_without_panic(bytes in proptest::collection::vec(any::<u8>(), 0..600)) {
+                let _ = parse(&bytes);
+            }
+
+            /// A valid file cut anywhere and with one byte changed: no panic; the header
+            /// survives when the cut is past it and the change is not in it.
+            #[test]
+            fn a_damaged_file_reads_what_is_intact(cut in 0usize..2000, at in 0usize..2000, byte in any::<u8>()) {
+                let text = format!("{HEADER}\n{LAUNCH}\n{LAUNCH}\n");
+                let mut bytes = text.into_bytes();
+                bytes.truncate(cut.min(bytes.len()));
+                if !bytes.is_empty() {
+                    let i = at % bytes.len();
+                    bytes[i] = byte;
+                }
+                let (file, _) = parse(&bytes);
+                if at % bytes.len().max(1) > HEADER.len() && bytes.len() > HEADER.len() {
+                    prop_assert!(file.is_some());
+                }
+            }
+        }
+    }
+}
