@@ -8,11 +8,12 @@ use crate::export::Format;
 
 const EXIT_CODES: &str = "\
 Exit codes:
-  0  success
-  1  an error while running (I/O, a JDK that cannot be queried)
-  2  bad input: command line, matrix, JDK or agent path; nothing was started
-  3  the run completed but some launches failed (they are recorded, and in no median);
-     also a run stopped by --fail-fast
+  0    success
+  1    an error while running (I/O, a JDK that cannot be queried)
+  2    bad input: command line, matrix, JDK or agent path, a heap too large for this
+       machine, a refused --resume; nothing was started
+  3    the run completed but some launches failed (they are recorded, and in no
+       median); also a run stopped by --fail-fast
   130  interrupted by SIGINT (Ctrl-C): the JVM under way was killed, every finished
        launch is on disk; `pretouch run --resume FILE` goes on
   143  interrupted by SIGTERM: as 130";
@@ -51,7 +52,8 @@ pub struct RunArgs {
     #[arg(long)]
     pub agent: Option<PathBuf>,
     /// Seconds a launch may take to reach main() before it is killed and recorded as failed
-    #[arg(long, default_value_t = 300)]
+    /// (at most a week)
+    #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..=604_800))]
     pub timeout: u64,
     /// Format of the table printed at the end
     #[arg(long, value_enum, default_value_t = Format::Text)]

@@ -12,7 +12,7 @@ use pretouch::export::render;
 use pretouch::interrupt::{self, Interrupt};
 use pretouch::jdk::Jdk;
 use pretouch::launch::JvmLauncher;
-use pretouch::matrix::Matrix;
+use pretouch::matrix::{Matrix, MatrixError};
 use pretouch::plan::Plan;
 use pretouch::progress::Progress;
 use pretouch::run::Stop;
@@ -128,16 +128,20 @@ fn cmd_resume(args: &RunArgs, path: &Path) -> anyhow::Result<u8> {
     let matrix = match &args.matrix {
         Some(path) => Matrix::from_file(path).map_err(bad)?,
         None if header.matrix_origin == built_in.origin => built_in,
-        None => Matrix::from_file(Path::new(&header.matrix_origin))
-            .with_context(|| {
-                format!(
-                    "reading the matrix `{}` of `{}`\n  fix: pass it: pretouch run --resume {} MATRIX",
+        None => match Matrix::from_file(Path::new(&header.matrix_origin)) {
+            Ok(matrix) => matrix,
+            Err(MatrixError::Read { source, .. }) => {
+                return Err(bad(anyhow::anyhow!(
+                    "cannot read matrix `{}`, which `{}` was started with: {source}\n  \
+                     fix: run from the folder the run was started in, or name the matrix: \
+                     pretouch run --resume {} MATRIX",
                     header.matrix_origin,
                     file.path.display(),
                     path.display()
-                )
-            })
-            .map_err(bad)?,
+                )));
+            }
+            Err(e) => return Err(bad(e)),
+        },
     };
     let host = host::host_info();
     let jdks = resolve_jdks(&matrix).map_err(bad)?;

@@ -652,6 +652,15 @@ variants:
         use super::*;
         use proptest::prelude::*;
 
+        /// Cases a property runs: bounded for the test suite; `PRETOUCH_FUZZ_CASES=100000`
+        /// for a long session.
+        fn fuzz_cases(default: u32) -> u32 {
+            std::env::var("PRETOUCH_FUZZ_CASES")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(default)
+        }
+
         /// Matrix-like YAML: each key present or not, with a good or a bad value, plus a
         /// line of anything; about a third of them are valid matrices.
         fn matrix_like() -> impl Strategy<Value = String> {
@@ -732,7 +741,7 @@ variants:
         }
 
         proptest! {
-            #![proptest_config(ProptestConfig { cases: 600, failure_persistence: None, ..ProptestConfig::default() })]
+            #![proptest_config(ProptestConfig { cases: fuzz_cases(600), failure_persistence: None, ..ProptestConfig::default() })]
 
             #[test]
             fn any_text_parses_or_errs_without_panic(text in ".{0,200}") {
@@ -750,7 +759,7 @@ variants:
         #[test]
         fn matrix_like_text_is_checked() {
             let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig {
-                cases: 600,
+                cases: fuzz_cases(600),
                 failure_persistence: None,
                 ..ProptestConfig::default()
             });

@@ -490,8 +490,17 @@ mod tests {
         use super::*;
         use proptest::prelude::*;
 
+        /// Cases a property runs: bounded for the test suite; `PRETOUCH_FUZZ_CASES=100000`
+        /// for a long session.
+        fn fuzz_cases(default: u32) -> u32 {
+            std::env::var("PRETOUCH_FUZZ_CASES")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(default)
+        }
+
         proptest! {
-            #![proptest_config(ProptestConfig { cases: 400, failure_persistence: None, ..ProptestConfig::default() })]
+            #![proptest_config(ProptestConfig { cases: fuzz_cases(400), failure_persistence: None, ..ProptestConfig::default() })]
 
             /// Any bytes: no panic, and every line but the header is either read or warned.
             #[test]
