@@ -131,7 +131,7 @@ impl Launcher for JvmLauncher {
         outcome.reaped_ns = Nanos::monotonic_now();
         let oom_killed = oom_kills_before
             .zip(oom_kills())
-            .is_some_and(|(before, after)| after > before);
+            .map(|(before, after)| after > before);
 
         match waited {
             Err(e) => outcome.failure = Some(format!("cannot run `{}`: {e}", java.display())),
@@ -210,15 +210,20 @@ pub fn oom_kills() -> Option<u64> {
 }
 
 /// A more precise reason for a failure, from what the JVM printed and how it ended.
+/// `oom_killed`: whether the kernel's OOM-kill count rose during the launch, when known.
 pub fn explain_failure(
     output_tail: &Option<String>,
     signal: Option<i32>,
-    oom_killed: bool,
+    oom_killed: Option<bool>,
 ) -> Option<String> {
-    if signal == Some(libc::SIGKILL) && oom_killed {
-        return Some(
+    match (signal, oom_killed) {
+        (Some(libc::SIGKILL), Some(true)) => return Some(
             "killed by the OOM killer (SIGKILL, and the kernel's oom_kill count rose during this launch; see `dmesg`): the heap does not fit in this machine's memory".to_owned(),
-        );
+        ),
+        (Some(libc::SIGKILL), Some(false)) => return Some(
+            "killed by signal 9 (SIGKILL, not by the OOM killer: the kernel's oom_kill count did not change)".to_owned(),
+        ),
+        _ => {}
     }
     let tail = output_tail.as_deref()?;
     let line = |needle: &str| {
@@ -352,15 +357,20 @@ mod tests {
     fn failures_are_explained_from_the_output_and_the_kernel() {
         let tail = |t: &str| Some(t.to_owned());
         assert_eq!(
-            explain_failure(&None, Some(libc::SIGKILL), true).unwrap(),
+            explain_failure(&None, Some(libc::SIGKILL), Some(true)).unwrap(),
             "killed by the OOM killer (SIGKILL, and the kernel's oom_kill count rose during this launch; see `dmesg`): the heap does not fit in this machine's memory"
         );
-        assert_eq!(explain_failure(&None, Some(libc::SIGKILL), false), None);
+        assert!(
+            explain_failure(&None, Some(libc::SIGKILL), Some(false))
+                .unwrap()
+                .contains("not by the OOM killer")
+        );
+        assert_eq!(explain_failure(&None, Some(libc::SIGKILL), None), None);
         assert_eq!(
             explain_failure(
                 &tail("Error occurred during initialization of VM\nCould not find agent library /x.so in absolute path, with error: /x.so: file too short\n"),
-                Some(1),
-                false
+                None,
+                None
             )
             .unwrap(),
             "the agent did not load: Could not find agent library /x.so in absolute path, with error: /x.so: file too short"
@@ -369,12 +379,12 @@ mod tests {
             explain_failure(
                 &tail("Unrecognized VM option 'NoSuchFlag'\nError: Could not create the Java Virtual Machine."),
                 None,
-                false
+                None
             )
             .unwrap(),
             "the JVM rejected a flag: Unrecognized VM option 'NoSuchFlag'"
         );
-        assert_eq!(explain_failure(&tail("anything else"), None, false), None);
+        assert_eq!(explain_failure(&tail("anything else"), None, None), None);
         assert!(
             oom_kills().is_some(),
             "/proc/vmstat has oom_kill since Linux 4.13"

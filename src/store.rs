@@ -181,7 +181,9 @@ pub enum StoreError {
         #[source]
         source: std::io::Error,
     },
-    #[error("cannot write results file `{path}`")]
+    #[error(
+        "cannot write results file `{path}`\n  fix: check the folder's permissions and free space, or choose another with --results DIR"
+    )]
     Write {
         path: PathBuf,
         #[source]

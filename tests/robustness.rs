@@ -547,7 +547,10 @@ fn failing_jvms_are_recorded_and_their_cell_reported_failed() {
         })
         .collect();
     assert_eq!(failures.len(), 2);
-    assert!(failures[0].contains("killed by signal 9"), "{failures:?}");
+    assert!(
+        failures[0].contains("killed by signal 9 (SIGKILL, not by the OOM killer"),
+        "{failures:?}"
+    );
     assert!(
         failures[1].contains("main() not reached within 2s"),
         "{failures:?}"
