@@ -41,7 +41,9 @@ fn spread(median: Option<f64>, min: Option<f64>, max: Option<f64>) -> String {
 fn cost(c: &CellReport) -> String {
     match c.pretouch_ms {
         Some(v) => format!("{v:.1}"),
-        None => "FAILED".to_owned(),
+        None if c.failed > 0 => "FAILED".to_owned(),
+        // An interrupted run not resumed yet: nothing failed, one side has no launch.
+        None => "-".to_owned(),
     }
 }
 
@@ -207,6 +209,14 @@ mod tests {
             labels: vec!["6.18.0-base".into()],
             warnings: vec!["results/x.jsonl:7: unreadable line skipped (EOF while parsing)".into()],
         }
+    }
+
+    #[test]
+    fn a_cell_without_launches_on_one_side_is_not_failed() {
+        let mut c = sample().cells[1].clone();
+        assert_eq!(cost(&c), "FAILED");
+        c.failed = 0;
+        assert_eq!(cost(&c), "-");
     }
 
     #[test]

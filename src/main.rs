@@ -313,7 +313,16 @@ fn cmd_report(args: ReportArgs) -> anyhow::Result<u8> {
     } else {
         args.paths
     };
-    let results = read_results(&paths).map_err(bad)?;
+    let mut results = read_results(&paths).map_err(bad)?;
+    for file in results.files.iter().filter(|f| f.end.is_none()) {
+        results.warnings.push(format!(
+            "{}: unfinished run, {} of {} launches (interrupted, or still running); `pretouch run --resume {}` completes it",
+            file.path.display(),
+            file.launches.len(),
+            file.header.planned_launches,
+            file.path.display()
+        ));
+    }
     if results.files.is_empty() {
         return Err(bad(anyhow::anyhow!(
             "no result files in {}\n  fix: run `pretouch run` first, or name the files or folders to report",

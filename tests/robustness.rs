@@ -337,7 +337,10 @@ fn kill_9_takes_the_jvm_along_and_a_cut_line_does_not_stop_the_resume() {
         .arg(dir.path().join("results"))
         .assert()
         .success()
-        .stdout(predicate::str::contains("the last line is cut short"));
+        .stdout(predicate::str::contains("the last line is cut short"))
+        .stdout(predicate::str::contains(format!(
+            "unfinished run, {recorded} of {PLANNED} launches"
+        )));
 
     pretouch()
         .current_dir(dir.path())
