@@ -29,8 +29,9 @@ pub struct LaunchOutcome {
     pub failure: Option<String>,
     /// The end of the JVM's output, when it printed anything.
     pub output_tail: Option<String>,
-    /// The run was interrupted (SIGINT, SIGTERM) while this JVM ran, and it did not
-    /// reach `main()`: not a measurement, and not recorded (a resume runs it again).
+    /// The run was interrupted (SIGINT, SIGTERM) while this JVM ran, and the launch
+    /// failed (killed by the runner, or by the terminal's SIGINT): not a measurement, and
+    /// not recorded (a resume runs it again).
     pub interrupted: bool,
 }
 
@@ -180,7 +181,8 @@ impl Launcher for JvmLauncher {
 }
 
 /// Asks the kernel to SIGKILL the JVM when the runner dies, even by `kill -9`: no JVM
-/// outlives the runner holding its pretouched heap.
+/// outlives the runner holding its pretouched heap. (The signal follows the death of the
+/// spawning thread; the scheduler launches from the main thread.)
 fn die_with_the_runner(command: &mut std::process::Command) -> std::io::Result<()> {
     use std::os::unix::process::CommandExt;
     let parent = std::process::id();
