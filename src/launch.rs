@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use crate::agent::{Stamps, agent_arg, parse_stamps};
 use crate::classfile;
-use crate::interrupt::Interrupt;
+use crate::interrupt::{Interrupt, signal_name};
 use crate::units::Nanos;
 
 /// What one launch produced, before it becomes a record.
@@ -228,6 +228,17 @@ pub fn explain_failure(
         _ => {}
     }
     let tail = output_tail.as_deref()?;
+    // HotSpot's fatal error handler: "An error report file ... is saved as:\n# <path>".
+    let lines: Vec<&str> = tail.lines().collect();
+    if let Some(i) = lines.iter().position(|l| l.contains("error report file")) {
+        let how = signal.map_or_else(String::new, |s| format!(", {}", signal_name(s)));
+        let report = lines
+            .get(i + 1)
+            .map(|l| l.trim_start_matches(['#', ' ']).trim())
+            .filter(|l| !l.is_empty())
+            .map_or_else(String::new, |p| format!("; its report: {p}"));
+        return Some(format!("the JVM crashed (fatal error{how}){report}"));
+    }
     let line = |needle: &str| {
         tail.lines()
             .find(|l| l.contains(needle))
@@ -387,6 +398,12 @@ mod tests {
             "the JVM rejected a flag: Unrecognized VM option 'NoSuchFlag'"
         );
         assert_eq!(explain_failure(&tail("anything else"), None, None), None);
+        // Temurin 25 crashing on a library that is not an agent.
+        let crash = "#\n# A fatal error has been detected by the Java Runtime Environment:\n#\n#  SIGSEGV (0xb) at pc=0x0, pid=11702, tid=11704\n#\n# An error report file with more information is saved as:\n# /tmp/w4/hs_err_pid11702.log\n#\n";
+        assert_eq!(
+            explain_failure(&tail(crash), Some(libc::SIGABRT), Some(false)).unwrap(),
+            "the JVM crashed (fatal error, SIGABRT); its report: /tmp/w4/hs_err_pid11702.log"
+        );
         assert!(
             oom_kills().is_some(),
             "/proc/vmstat has oom_kill since Linux 4.13"

@@ -650,7 +650,7 @@ fn an_agent_that_cannot_load_fails_every_launch_and_says_so() {
         // OpenJDK 17 refuses the library; Temurin 25 crashes on it (SIGABRT).
         assert!(
             failure.contains("the agent did not load: Could not find Agent_OnLoad")
-                || failure.contains("killed by signal"),
+                || failure.contains("the JVM crashed (fatal error, SIGABRT); its report: "),
             "{failure}"
         );
     }
