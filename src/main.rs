@@ -186,7 +186,8 @@ fn cmd_resume(args: &RunArgs, path: &Path) -> anyhow::Result<u8> {
     let options = run::Options {
         interrupt: Some(&interrupt),
         fail_fast: args.fail_fast,
-        before: (file.launches.len() as u64, failed_before),
+        launches_before: file.launches.len() as u64,
+        failed_before,
         done,
     };
     execute_and_report(args, &plan, &matrix, agent, &mut store, &options)
@@ -219,7 +220,7 @@ fn execute_and_report(
     progress.finish();
     let summary = summary?;
     let recorded = options.done.len() as u64 + summary.launches;
-    let failed = options.before.1 + summary.failed;
+    let failed = options.failed_before + summary.failed;
     let resume_hint = format!(
         "every finished launch is in {}\n  resume: pretouch run --resume {}",
         store.path().display(),

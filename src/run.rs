@@ -57,8 +57,10 @@ pub struct Options<'a> {
     pub fail_fast: bool,
     /// Launches already in the file (`--resume`), by seq: skipped.
     pub done: BTreeSet<u64>,
-    /// Launches and failures already in the file, for the end record's totals.
-    pub before: (u64, u64),
+    /// Launches already in the file, for the end record's totals.
+    pub launches_before: u64,
+    /// Of those, the failed ones.
+    pub failed_before: u64,
 }
 
 pub fn cell_key(cell: &Cell) -> CellKey {
@@ -160,8 +162,8 @@ pub fn execute_with(
     }
     store.append(&Record::End(RunEnd {
         finished_at: crate::launch::utc_now_millis(),
-        launches: options.before.0 + summary.launches,
-        failed: options.before.1 + summary.failed,
+        launches: options.launches_before + summary.launches,
+        failed: options.failed_before + summary.failed,
     }))?;
     Ok(summary)
 }
@@ -292,7 +294,7 @@ mod tests {
         };
         let options = Options {
             done,
-            before: (5, 0),
+            launches_before: 5,
             ..Options::default()
         };
         let summary = execute_with(&plan(), &[], &mut mock, &mut store, &mut (), &options).unwrap();
