@@ -102,6 +102,22 @@ pub fn agent_arg(agent: &Path, out: &Path) -> String {
     format!("-agentpath:{}=out={}", agent.display(), out.display())
 }
 
+/// The `-agentpath` argument that stamps a user's `main_class` with a JVMTI breakpoint,
+/// ending the JVM there when `exit_at_main`.
+pub fn agent_arg_for_main(
+    agent: &Path,
+    out: &Path,
+    main_class: &str,
+    exit_at_main: bool,
+) -> String {
+    format!(
+        "-agentpath:{}=main={main_class},exit_at_main={},out={}",
+        agent.display(),
+        u8::from(exit_at_main),
+        out.display()
+    )
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum AgentLookupError {
     #[error(

@@ -36,6 +36,8 @@ pub enum Command {
     Run(RunArgs),
     /// Print the median pretouch cost per cell from stored results
     Report(ReportArgs),
+    /// List every JDK installed (/usr/lib/jvm, JAVA_HOME, PATH): what `jdks: [auto]` runs
+    Jdks,
 }
 
 #[derive(Debug, clap::Args)]
@@ -72,6 +74,10 @@ pub struct RunArgs {
     /// going on with the other cells
     #[arg(long)]
     pub fail_fast: bool,
+    /// Check the matrix and print the launches (count, command lines, estimated
+    /// duration) without starting any JVM
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 #[derive(Debug, clap::Args)]

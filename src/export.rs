@@ -52,7 +52,7 @@ fn row(c: &CellReport) -> [String; 8] {
         short_jdk(&c.jdk).to_owned(),
         c.gc.clone(),
         c.heap.clone(),
-        c.variant.clone(),
+        variant_text(c),
         format!("{}+{}", c.runs_off, c.runs_on)
             + &if c.failed > 0 {
                 format!(" ({} failed)", c.failed)
@@ -63,6 +63,75 @@ fn row(c: &CellReport) -> [String; 8] {
         spread(c.median_on_ms, c.min_on_ms, c.max_on_ms),
         cost(c),
     ]
+}
+
+/// The variant, followed by the axes that differ from their default (GC threads, CPU
+/// set, application), so that tables without those axes look as before.
+fn variant_text(c: &CellReport) -> String {
+    let mut s = c.variant.clone();
+    if c.gc_threads != crate::matrix::GC_THREADS_AUTO {
+        s += &format!(" gc_threads={}", c.gc_threads);
+    }
+    if c.cpus != crate::cpuset::ALL {
+        s += &format!(" cpus={}", c.cpus);
+    }
+    if let Some(app) = &c.app {
+        s += &format!(" app={app}");
+    }
+    s
+}
+
+/// Lines saying where each cell stopped under adaptive repetitions, and why.
+fn stop_lines(report: &Report) -> String {
+    let mut out = String::new();
+    for s in &report.stops {
+        let cell = &s.stop.cell;
+        let mut name = format!(
+            "{} {} {} {}",
+            short_jdk(&cell.jdk),
+            cell.gc,
+            cell.heap,
+            cell.variant
+        );
+        if cell.gc_threads != crate::matrix::GC_THREADS_AUTO {
+            name += &format!(" gc_threads={}", cell.gc_threads);
+        }
+        if cell.cpus != crate::cpuset::ALL {
+            name += &format!(" cpus={}", cell.cpus);
+        }
+        let stop = &s.stop;
+        let interval = match (stop.ci_low_ms, stop.ci_high_ms, stop.ci_half_width_pct) {
+            (Some(lo), Some(hi), Some(pct)) => {
+                format!("95% interval [{lo:.1}, {hi:.1}] ms, ±{pct:.1}%")
+            }
+            (Some(lo), Some(hi), None) => format!("95% interval [{lo:.1}, {hi:.1}] ms"),
+            _ => "no 95% interval".to_owned(),
+        };
+        let target = format!("±{}%", stop.target_pct);
+        let why = match stop.reason.as_str() {
+            "converged" if stop.rounds < stop.max_rounds => {
+                format!(
+                    "stopped early after {} of {} rounds: {interval}, within {target}",
+                    stop.rounds, stop.max_rounds
+                )
+            }
+            "converged" => format!(
+                "met the target in the last round ({}): {interval}, within {target}",
+                stop.rounds
+            ),
+            "max_reached" => format!(
+                "ran all {} rounds: {interval}, wider than {target}",
+                stop.rounds
+            ),
+            "no_interval" => format!(
+                "ran all {} rounds: too few successful launches for an interval",
+                stop.rounds
+            ),
+            other => format!("{other} after {} rounds", stop.rounds),
+        };
+        let _ = writeln!(out, "adaptive: {} {name}: {why}", s.label);
+    }
+    out
 }
 
 const HEADERS: [&str; 8] = [
@@ -135,6 +204,7 @@ fn text(report: &Report) -> String {
             c.first_failure.as_deref().unwrap_or("unknown")
         );
     }
+    out += &stop_lines(report);
     for w in &report.warnings {
         let _ = writeln!(out, "warning: {w}");
     }
@@ -153,6 +223,13 @@ fn markdown(report: &Report) -> String {
         out.push('\n');
     }
     out += "Times in ms from exec to `main()`: median of the counted launches (min-max); pretouch = median(with) - median(without).\n";
+    let stops = stop_lines(report);
+    if !stops.is_empty() {
+        out.push('\n');
+        for line in stops.lines() {
+            let _ = writeln!(out, "- {line}");
+        }
+    }
     for w in &report.warnings {
         let _ = writeln!(out, "\n> warning: {w}");
     }
@@ -194,6 +271,9 @@ mod tests {
             max_off_ms: Some(off + 3.0),
             pretouch_ms: Some(on - off),
             first_failure: None,
+            gc_threads: "auto".into(),
+            cpus: "all".into(),
+            app: None,
         };
         let mut failed = cell("parallel", "2g", 50.0, 0.0);
         failed.runs_on = 0;
@@ -208,7 +288,85 @@ mod tests {
             cells: vec![cell("g1", "1g", 48.25, 431.5), failed],
             labels: vec!["6.18.0-base".into()],
             warnings: vec!["results/x.jsonl:7: unreadable line skipped (EOF while parsing)".into()],
+            stops: Vec::new(),
         }
+    }
+
+    /// Cells on the new axes (GC threads, CPU sets, an application) under adaptive
+    /// repetitions.
+    fn axes_sample() -> Report {
+        let mut report = sample();
+        report.warnings.clear();
+        report.cells.truncate(1);
+        let mut one = report.cells[0].clone();
+        one.gc_threads = "1".into();
+        one.cpus = "0".into();
+        one.app = Some("com.example.Main".into());
+        one.median_on_ms = Some(900.0);
+        one.min_on_ms = Some(880.0);
+        one.max_on_ms = Some(990.0);
+        one.pretouch_ms = Some(900.0 - 48.25);
+        report.cells.push(one);
+        let stop =
+            |cell: &CellReport, rounds, reason: &str, lo, hi, pct| crate::report::LabelledStop {
+                label: cell.label.clone(),
+                stop: crate::store::CellStop {
+                    cell: crate::store::CellKey {
+                        jdk: cell.jdk.clone(),
+                        gc: crate::matrix::Gc::G1,
+                        heap: cell.heap.clone(),
+                        variant: cell.variant.clone(),
+                        gc_threads: cell.gc_threads.clone(),
+                        cpus: cell.cpus.clone(),
+                        app: cell.app.clone(),
+                    },
+                    rounds,
+                    max_rounds: 30,
+                    target_pct: 2.0,
+                    reason: reason.into(),
+                    cost_ms: cell.pretouch_ms,
+                    ci_low_ms: Some(lo),
+                    ci_high_ms: Some(hi),
+                    ci_half_width_pct: Some(pct),
+                },
+            };
+        report.stops = vec![
+            stop(&report.cells[0], 5, "converged", 380.1, 389.0, 1.5),
+            stop(&report.cells[1], 30, "max_reached", 801.0, 870.2, 5.8),
+        ];
+        report
+    }
+
+    #[test]
+    fn text_with_axes_and_stops() {
+        insta::assert_snapshot!(render(&axes_sample(), Format::Text), @"
+        label: 6.18.0-base
+        jdk        gc  heap  variant                                            runs  without (min-max)       with (min-max)  pretouch
+        17.0.15+6  g1  1g    default                                           10+10   48.2 (46.2-51.2)  431.5 (426.5-451.5)     383.2
+        17.0.15+6  g1  1g    default gc_threads=1 cpus=0 app=com.example.Main  10+10   48.2 (46.2-51.2)  900.0 (880.0-990.0)     851.8
+
+        Times in ms from exec to main(): median of the counted launches (min-max);
+        runs = launches without+with pretouch; pretouch = median(with) - median(without).
+        adaptive: 6.18.0-base 17.0.15+6 g1 1g default: stopped early after 5 of 30 rounds: 95% interval [380.1, 389.0] ms, ±1.5%, within ±2%
+        adaptive: 6.18.0-base 17.0.15+6 g1 1g default gc_threads=1 cpus=0: ran all 30 rounds: 95% interval [801.0, 870.2] ms, ±5.8%, wider than ±2%
+        ");
+    }
+
+    #[test]
+    fn markdown_with_axes_and_stops() {
+        insta::assert_snapshot!(render(&axes_sample(), Format::Markdown), @"
+        ### 6.18.0-base
+
+        | jdk | gc | heap | variant | runs | without (min-max) | with (min-max) | pretouch |
+        |---|---|---|---|---:|---:|---:|---:|
+        | 17.0.15+6 | g1 | 1g | default | 10+10 | 48.2 (46.2-51.2) | 431.5 (426.5-451.5) | 383.2 |
+        | 17.0.15+6 | g1 | 1g | default gc_threads=1 cpus=0 app=com.example.Main | 10+10 | 48.2 (46.2-51.2) | 900.0 (880.0-990.0) | 851.8 |
+
+        Times in ms from exec to `main()`: median of the counted launches (min-max); pretouch = median(with) - median(without).
+
+        - adaptive: 6.18.0-base 17.0.15+6 g1 1g default: stopped early after 5 of 30 rounds: 95% interval [380.1, 389.0] ms, ±1.5%, within ±2%
+        - adaptive: 6.18.0-base 17.0.15+6 g1 1g default gc_threads=1 cpus=0: ran all 30 rounds: 95% interval [801.0, 870.2] ms, ±5.8%, wider than ±2%
+        ");
     }
 
     #[test]
@@ -253,9 +411,9 @@ mod tests {
     #[test]
     fn csv() {
         insta::assert_snapshot!(render(&sample(), Format::Csv), @"
-        label,jdk,gc,heap,variant,runs,runs_on,runs_off,failed,median_on_ms,min_on_ms,max_on_ms,median_off_ms,min_off_ms,max_off_ms,pretouch_ms,first_failure
-        6.18.0-base,17.0.15+6-Debian-1deb12u1,g1,1g,default,20,10,10,0,431.5,426.5,451.5,48.25,46.25,51.25,383.25,
-        6.18.0-base,17.0.15+6-Debian-1deb12u1,parallel,2g,default,10,0,10,10,,,,50.0,48.0,53.0,,exited with code 1 before main()
+        label,jdk,gc,heap,variant,runs,runs_on,runs_off,failed,median_on_ms,min_on_ms,max_on_ms,median_off_ms,min_off_ms,max_off_ms,pretouch_ms,first_failure,gc_threads,cpus,app
+        6.18.0-base,17.0.15+6-Debian-1deb12u1,g1,1g,default,20,10,10,0,431.5,426.5,451.5,48.25,46.25,51.25,383.25,,auto,all,
+        6.18.0-base,17.0.15+6-Debian-1deb12u1,parallel,2g,default,10,0,10,10,,,,50.0,48.0,53.0,,exited with code 1 before main(),auto,all,
         ");
     }
 
@@ -281,7 +439,10 @@ mod tests {
               "min_off_ms": 46.25,
               "max_off_ms": 51.25,
               "pretouch_ms": 383.25,
-              "first_failure": null
+              "first_failure": null,
+              "gc_threads": "auto",
+              "cpus": "all",
+              "app": null
             },
             {
               "label": "6.18.0-base",
@@ -300,7 +461,10 @@ mod tests {
               "min_off_ms": 48.0,
               "max_off_ms": 53.0,
               "pretouch_ms": null,
-              "first_failure": "exited with code 1 before main()"
+              "first_failure": "exited with code 1 before main()",
+              "gc_threads": "auto",
+              "cpus": "all",
+              "app": null
             }
           ],
           "labels": [

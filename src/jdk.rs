@@ -107,6 +107,45 @@ impl Jdk {
         })
     }
 
+    /// Like [`Jdk::resolve`], but reads only the `release` file: no `java -version`, so no
+    /// JVM starts (dry runs). `version_output` stays empty.
+    pub fn resolve_without_jvm(spec: &str) -> Result<Jdk, JdkError> {
+        let path = Path::new(spec);
+        if !path.exists() {
+            return Err(JdkError::Missing {
+                spec: spec.to_owned(),
+                installed: installed_jdks(),
+            });
+        }
+        let real = path.canonicalize().unwrap_or_else(|_| path.to_owned());
+        let home = if real.is_dir() {
+            real
+        } else {
+            real.parent()
+                .and_then(Path::parent)
+                .map(Path::to_owned)
+                .unwrap_or(real)
+        };
+        let java = home.join("bin").join("java");
+        if !is_executable(&java) {
+            return Err(JdkError::NotAJdk {
+                spec: spec.to_owned(),
+                home,
+            });
+        }
+        let release = std::fs::read_to_string(home.join("release")).unwrap_or_default();
+        Ok(Jdk {
+            spec: spec.to_owned(),
+            version: release_value(&release, "JAVA_RUNTIME_VERSION")
+                .or_else(|| release_value(&release, "JAVA_VERSION"))
+                .unwrap_or_else(|| "unknown".to_owned()),
+            vendor: release_value(&release, "IMPLEMENTOR"),
+            home,
+            java,
+            version_output: String::new(),
+        })
+    }
+
     /// The JDK the environment selects: JAVA_HOME, then `java` on PATH.
     pub fn from_environment() -> Result<Jdk, JdkError> {
         if let Some(home) = std::env::var_os("JAVA_HOME").filter(|h| !h.is_empty()) {

@@ -6,8 +6,10 @@ use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::agent::{Stamps, agent_arg, parse_stamps};
+use crate::agent::{Stamps, agent_arg, agent_arg_for_main, parse_stamps};
+use crate::app::App;
 use crate::classfile;
+use crate::cpuset;
 use crate::interrupt::{Interrupt, signal_name};
 use crate::units::Nanos;
 
@@ -33,6 +35,16 @@ pub struct LaunchOutcome {
     /// failed (killed by the runner, or by the terminal's SIGINT): not a measurement, and
     /// not recorded (a resume runs it again).
     pub interrupted: bool,
+    /// The CPUs the JVM was allowed to run on (kernel list syntax).
+    pub affinity: Option<String>,
+}
+
+/// What a launch needs beyond the JVM flags.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LaunchOptions {
+    /// Confine the JVM to these CPUs (`sched_setaffinity` before exec); `None`: inherit
+    /// the runner's.
+    pub cpus: Option<Vec<usize>>,
 }
 
 impl LaunchOutcome {
@@ -48,6 +60,18 @@ impl LaunchOutcome {
 /// Launches one JVM, waits until it is reaped, and reports what it measured.
 pub trait Launcher {
     fn launch(&mut self, java: &Path, jvm_args: &[String]) -> LaunchOutcome;
+
+    /// [`Launcher::launch`] with options (a CPU set). Launchers that cannot honour the
+    /// options (test doubles) keep this default, which ignores them.
+    fn launch_with(
+        &mut self,
+        java: &Path,
+        jvm_args: &[String],
+        options: &LaunchOptions,
+    ) -> LaunchOutcome {
+        let _ = options;
+        self.launch(java, jvm_args)
+    }
 }
 
 /// How much of the JVM's output a record keeps.
@@ -61,6 +85,8 @@ pub struct JvmLauncher {
     timeout: Duration,
     /// Kills the JVM under way on SIGINT/SIGTERM.
     interrupt: Option<Interrupt>,
+    /// The application whose `main` is stamped; `None`: the built-in main class.
+    app: Option<App>,
 }
 
 impl JvmLauncher {
@@ -77,6 +103,7 @@ impl JvmLauncher {
             workdir,
             timeout,
             interrupt: None,
+            app: None,
         })
     }
 
@@ -85,31 +112,84 @@ impl JvmLauncher {
         self.interrupt = Some(interrupt);
         self
     }
+
+    /// The scratch folder: the built-in main class, the stamps file, the JVM's output.
+    pub fn scratch(&self) -> &Path {
+        self.workdir.path()
+    }
+
+    /// Stamps `app`'s `main` (JVMTI breakpoint) instead of the built-in main class's.
+    pub fn with_app(mut self, app: Option<App>) -> JvmLauncher {
+        self.app = app;
+        self
+    }
+
+    /// The arguments after `java`: the JVM flags, the agent, and the main class or the
+    /// application.
+    pub fn arguments(&self, jvm_args: &[String]) -> Vec<String> {
+        let stamps_path = self.workdir.path().join("stamps");
+        let mut args = jvm_args.to_vec();
+        match &self.app {
+            None => {
+                args.push(agent_arg(&self.agent, &stamps_path));
+                args.push("-cp".to_owned());
+                args.push(self.workdir.path().display().to_string());
+                args.push(classfile::MAIN_CLASS.to_owned());
+            }
+            Some(app) => {
+                args.push(agent_arg_for_main(
+                    &self.agent,
+                    &stamps_path,
+                    &app.main,
+                    app.exit_at_main,
+                ));
+                args.extend(app.command_tail());
+            }
+        }
+        args
+    }
 }
 
 impl Launcher for JvmLauncher {
     fn launch(&mut self, java: &Path, jvm_args: &[String]) -> LaunchOutcome {
+        self.launch_with(java, jvm_args, &LaunchOptions::default())
+    }
+
+    fn launch_with(
+        &mut self,
+        java: &Path,
+        jvm_args: &[String],
+        options: &LaunchOptions,
+    ) -> LaunchOutcome {
         let stamps_path = self.workdir.path().join("stamps");
         let output_path = self.workdir.path().join("output");
         let _ = std::fs::remove_file(&stamps_path);
-        let mut args = jvm_args.to_vec();
-        args.push(agent_arg(&self.agent, &stamps_path));
-        args.push("-cp".to_owned());
-        args.push(self.workdir.path().display().to_string());
-        args.push(classfile::MAIN_CLASS.to_owned());
+        let args = self.arguments(jvm_args);
         let mut outcome = LaunchOutcome {
             command: std::iter::once(java.display().to_string())
                 .chain(args.iter().cloned())
                 .collect(),
+            affinity: match &options.cpus {
+                Some(cpus) => Some(cpuset::format_list(cpus)),
+                None => cpuset::available()
+                    .ok()
+                    .map(|cpus| cpuset::format_list(&cpus)),
+            },
             ..LaunchOutcome::default()
         };
-        let expression = duct::cmd(java, &args)
+        let mut expression = duct::cmd(java, &args)
             .stdin_null()
             // Outermost first: stdout goes to the file, then stderr joins it.
             .stderr_to_stdout()
             .stdout_path(&output_path)
             .unchecked()
             .before_spawn(die_with_the_runner);
+        if let Some(cpus) = options.cpus.clone() {
+            expression = expression.before_spawn(move |command| {
+                cpuset::confine(command, &cpus);
+                Ok(())
+            });
+        }
 
         let oom_kills_before = oom_kills();
         outcome.started_at = utc_now_millis();
@@ -272,6 +352,12 @@ pub fn judge(outcome: &LaunchOutcome) -> Option<String> {
     }
     match outcome.exit_code {
         Some(0) => {}
+        // An application run on past main() (`exit_at_main: false`) can fail after it.
+        Some(code) if outcome.stamps.main.is_some() => {
+            return Some(format!(
+                "the application exited with code {code} after main()"
+            ));
+        }
         Some(code) => return Some(format!("exited with code {code} before main()")),
         None => return Some("no exit status".to_owned()),
     }
@@ -351,6 +437,11 @@ mod tests {
         let mut o = outcome();
         o.exit_code = Some(1);
         assert!(judge(&o).unwrap().contains("code 1"));
+        o.stamps.main = None;
+        assert!(judge(&o).unwrap().contains("code 1 before main"));
+        let mut o = outcome();
+        o.exit_code = Some(2);
+        assert!(judge(&o).unwrap().contains("code 2 after main"));
         let mut o = outcome();
         o.exit_code = None;
         o.signal = Some(9);

@@ -3,9 +3,14 @@
 //! The data flows matrix -> plan -> launch -> store -> stats -> report/export; each
 //! stage is a module.
 
+pub mod adaptive;
 pub mod agent;
+pub mod app;
 pub mod classfile;
 pub mod cli;
+pub mod cpuset;
+pub mod discover;
+pub mod dryrun;
 pub mod export;
 pub mod host;
 pub mod interrupt;

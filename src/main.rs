@@ -7,6 +7,7 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::Parser;
 
+use pretouch::app::App;
 use pretouch::cli::{Cli, Command, ReportArgs, RunArgs};
 use pretouch::export::render;
 use pretouch::interrupt::{self, Interrupt};
@@ -17,7 +18,9 @@ use pretouch::plan::Plan;
 use pretouch::progress::Progress;
 use pretouch::run::Stop;
 use pretouch::store::{FORMAT_VERSION, Record, RunHeader, RunResume, StoreWriter, read_results};
-use pretouch::{agent, host, machine_lock, memory, report, resume, run};
+use pretouch::{
+    adaptive, agent, cpuset, discover, dryrun, host, machine_lock, memory, report, resume, run,
+};
 
 /// Exit codes, as `pretouch --help` lists them.
 mod exit {
@@ -36,6 +39,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Run(args) => cmd_run(args),
         Command::Report(args) => cmd_report(args),
+        Command::Jdks => cmd_jdks(),
     };
     match result {
         Ok(code) => ExitCode::from(code),
@@ -63,7 +67,12 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<u8> {
         Some(path) => Matrix::from_file(path).map_err(bad)?,
         None => Matrix::default_matrix(),
     };
-    let jdks = resolve_jdks(&matrix).map_err(bad)?;
+    let jdks = resolve_jdks(&matrix, !args.dry_run).map_err(bad)?;
+    check_cpus(&matrix).map_err(bad)?;
+    let app = resolve_app(&matrix, args.matrix.as_deref()).map_err(bad)?;
+    if args.dry_run {
+        return dry_run(&args, &matrix, &jdks, app);
+    }
     let agent = agent::locate_agent(args.agent.as_deref()).map_err(bad)?;
     let host = host::host_info();
     let label = args
@@ -72,7 +81,7 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<u8> {
         .unwrap_or_else(|| host.kernel_release.clone());
     check_label(&label).map_err(bad)?;
     check_memory(&matrix, args.force)?;
-    let plan = Plan::new(&matrix, &jdks);
+    let plan = Plan::new(&matrix, &jdks).with_app(app.as_ref().map(|a| a.main.as_str()));
 
     let interrupt = Interrupt::new();
     interrupt
@@ -107,12 +116,18 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<u8> {
         matrix.warmup + matrix.repetitions,
         store.path().display()
     );
+    if let Some(a) = matrix.adaptive {
+        eprintln!(
+            "  adaptive: then more rounds for the cells whose 95% interval is wider than ±{}%, up to {} rounds",
+            a.ci_pct, a.max
+        );
+    }
     let options = run::Options {
         interrupt: Some(&interrupt),
         fail_fast: args.fail_fast,
         ..run::Options::default()
     };
-    execute_and_report(&args, &plan, &matrix, agent, &mut store, &options)
+    execute_and_report(&args, &plan, &matrix, agent, app, &mut store, &options)
 }
 
 /// `pretouch run --resume PATH [MATRIX]`: the missing launches of an unfinished run,
@@ -143,12 +158,25 @@ fn cmd_resume(args: &RunArgs, path: &Path) -> anyhow::Result<u8> {
             Err(e) => return Err(bad(e)),
         },
     };
+    if matrix.adaptive.is_some() {
+        return Err(bad(anyhow::anyhow!(
+            "`{}` was run with adaptive repetitions, which --resume does not support yet: the \
+             rounds it adds depend on every launch before\n  fix: start the run again",
+            file.path.display()
+        )));
+    }
     let host = host::host_info();
-    let jdks = resolve_jdks(&matrix).map_err(bad)?;
+    let jdks = resolve_jdks(&matrix, true).map_err(bad)?;
     resume::check_same(&file.path, header, &matrix.text, &host, &jdks).map_err(bad)?;
+    check_cpus(&matrix).map_err(bad)?;
+    let matrix_file = args
+        .matrix
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(&header.matrix_origin));
+    let app = resolve_app(&matrix, Some(&matrix_file)).map_err(bad)?;
     let agent = agent::locate_agent(args.agent.as_deref()).map_err(bad)?;
     check_memory(&matrix, args.force)?;
-    let plan = Plan::new(&matrix, &jdks);
+    let plan = Plan::new(&matrix, &jdks).with_app(app.as_ref().map(|a| a.main.as_str()));
     let done = resume::done_launches(&plan, file).map_err(bad)?;
     let failed_before = file.launches.iter().filter(|l| !l.ok()).count() as u64;
 
@@ -190,7 +218,7 @@ fn cmd_resume(args: &RunArgs, path: &Path) -> anyhow::Result<u8> {
         failed_before,
         done,
     };
-    execute_and_report(args, &plan, &matrix, agent, &mut store, &options)
+    execute_and_report(args, &plan, &matrix, agent, app, &mut store, &options)
 }
 
 /// Runs the plan's launches, then says how it ended: the report, or how to resume.
@@ -199,26 +227,49 @@ fn execute_and_report(
     plan: &Plan,
     matrix: &Matrix,
     agent: PathBuf,
+    app: Option<App>,
     store: &mut StoreWriter,
     options: &run::Options<'_>,
 ) -> anyhow::Result<u8> {
     let mut launcher = JvmLauncher::new(agent, Duration::from_secs(args.timeout))
-        .context("creating the launcher's scratch folder")?;
+        .context("creating the launcher's scratch folder")?
+        .with_app(app);
     if let Some(interrupt) = options.interrupt {
         launcher = launcher.with_interrupt(interrupt.clone());
     }
-    let mut progress = Progress::new(plan.launches.len() as u64);
-    progress.set_done(options.done.len() as u64);
-    let summary = run::execute_with(
-        plan,
-        &matrix.jvm_args,
-        &mut launcher,
-        store,
-        &mut progress,
-        options,
-    );
-    progress.finish();
-    let summary = summary?;
+    let summary = match matrix.adaptive {
+        None => {
+            let mut progress = Progress::new(plan.launches.len() as u64);
+            progress.set_done(options.done.len() as u64);
+            let summary = run::execute_with(
+                plan,
+                &matrix.jvm_args,
+                &mut launcher,
+                store,
+                &mut progress,
+                options,
+            );
+            progress.finish();
+            summary?
+        }
+        Some(policy) => {
+            // The bar counts up to the most launches the policy allows.
+            let most = plan.launches.len() as u64
+                + u64::from(policy.max - policy.min) * plan.cells.len() as u64 * 2;
+            let mut progress = Progress::new(most);
+            let result = adaptive::execute(
+                plan,
+                &matrix.jvm_args,
+                policy,
+                &mut launcher,
+                store,
+                &mut progress,
+                options,
+            );
+            progress.finish();
+            result?.0
+        }
+    };
     let recorded = options.done.len() as u64 + summary.launches;
     let failed = options.failed_before + summary.failed;
     let resume_hint = format!(
@@ -272,28 +323,106 @@ fn check_memory(matrix: &Matrix, force: bool) -> anyhow::Result<()> {
     }
 }
 
-fn resolve_jdks(matrix: &Matrix) -> anyhow::Result<Vec<Jdk>> {
+fn resolve_jdks(matrix: &Matrix, probe: bool) -> anyhow::Result<Vec<Jdk>> {
     let Some(specs) = &matrix.jdks else {
-        return Ok(vec![Jdk::from_environment()?]);
+        return Ok(vec![if probe {
+            Jdk::from_environment()?
+        } else {
+            discover::environment_jdk_without_jvm()?
+        }]);
     };
-    let mut jdks: Vec<Jdk> = Vec::new();
-    for spec in specs {
-        let jdk = Jdk::resolve(spec).with_context(|| match line_of(&matrix.text, spec) {
+    let installed = discover::discover(&discover::Sources::from_environment());
+    discover::resolve_specs(specs, &installed, probe).map_err(|(spec, e)| {
+        e.context(match line_of(&matrix.text, &spec) {
             Some(line) => format!("matrix `{}`, line {line}: jdks", matrix.origin),
             None => format!("matrix `{}`: jdks", matrix.origin),
-        })?;
-        if let Some(twin) = jdks.iter().find(|j| j.home == jdk.home) {
+        })
+    })
+}
+
+/// Refuses CPU sets naming CPUs this runner cannot use (offline, absent, or outside
+/// its own affinity): the JVM could not be confined to them.
+fn check_cpus(matrix: &Matrix) -> anyhow::Result<()> {
+    let available = cpuset::available().context("reading this process's CPU affinity")?;
+    for set in &matrix.cpus {
+        let missing = set.missing(&available);
+        if !missing.is_empty() {
+            let text = set.to_string();
+            let at = match line_of(&matrix.text, &text) {
+                Some(line) => format!("matrix `{}`, line {line}", matrix.origin),
+                None => format!("matrix `{}`", matrix.origin),
+            };
             anyhow::bail!(
-                "matrix `{}`: jdks `{}` and `{}` are the same JDK ({}); list it once",
-                matrix.origin,
-                twin.spec,
-                spec,
-                jdk.home.display()
+                "{at}: cpus `{text}` names CPU(s) {} that this machine does not have\n  available: {} ({} CPUs)",
+                cpuset::format_list(&missing),
+                cpuset::format_list(&available),
+                available.len()
             );
         }
-        jdks.push(jdk);
     }
-    Ok(jdks)
+    Ok(())
+}
+
+/// The matrix's `app:`, with paths relative to the matrix file's folder.
+fn resolve_app(matrix: &Matrix, file: Option<&Path>) -> anyhow::Result<Option<App>> {
+    let Some(spec) = &matrix.app else {
+        return Ok(None);
+    };
+    let base = file
+        .and_then(Path::parent)
+        .filter(|p| !p.as_os_str().is_empty())
+        .map_or_else(|| PathBuf::from("."), Path::to_owned);
+    let base = std::path::absolute(&base).unwrap_or(base);
+    let app = spec
+        .resolve(&base)
+        .with_context(|| format!("matrix `{}`", matrix.origin))?;
+    Ok(Some(app))
+}
+
+fn dry_run(args: &RunArgs, matrix: &Matrix, jdks: &[Jdk], app: Option<App>) -> anyhow::Result<u8> {
+    // The agent need not be built yet to see the plan.
+    let agent = agent::locate_agent(args.agent.as_deref())
+        .unwrap_or_else(|_| PathBuf::from(agent::AGENT_FILE));
+    let main = app.as_ref().map(|a| a.main.clone());
+    let launcher = JvmLauncher::new(agent, Duration::from_secs(args.timeout))
+        .context("creating a scratch folder")?
+        .with_app(app);
+    let plan = Plan::new(matrix, jdks).with_app(main.as_deref());
+    let scratch = launcher.scratch().display().to_string();
+    let available = cpuset::available().map_or(1, |c| c.len());
+    let text = dryrun::render(matrix, &plan, available, &|cell, pretouch| {
+        std::iter::once(cell.jdk.java.display().to_string())
+            .chain(
+                launcher
+                    .arguments(&cell.jvm_args(&matrix.jvm_args, pretouch))
+                    .into_iter()
+                    .map(|a| a.replace(&scratch, "$SCRATCH")),
+            )
+            .collect()
+    });
+    print!("{text}");
+    println!(
+        "($SCRATCH: a temporary folder made for the run; it holds the stamps file and the main class)"
+    );
+    if let Some(available) = memory::mem_available()
+        && let Err(e) = memory::check(matrix, available)
+    {
+        println!("note: a real run on this machine would stop here: {e}");
+    }
+    Ok(0)
+}
+
+fn cmd_jdks() -> anyhow::Result<u8> {
+    let installed = discover::discover(&discover::Sources::from_environment());
+    if installed.is_empty() {
+        return Err(bad(anyhow::anyhow!(
+            "no JDK found under {}, at JAVA_HOME or on PATH\n  fix: `{}`",
+            discover::JVM_DIR,
+            pretouch::jdk::DEBIAN_JDK_INSTALL
+        )));
+    }
+    print!("{}", discover::render_table(&installed));
+    Ok(0)
 }
 
 /// The line a value is written on, for messages about values checked after parsing.

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Deserializer, Serialize, de};
 
+use crate::cpuset::CpuSet;
 use crate::units::Bytes;
 
 /// The matrix shipped in the binary, run by `pretouch run` without a file.
@@ -20,16 +21,25 @@ pub const DEFAULT_MATRIX: &str = include_str!("../configs/quick.yaml");
 struct RawMatrix {
     name: RunName,
     #[serde(default)]
-    jdks: Option<NonEmpty<String>>,
+    jdks: Option<NonEmpty<JdkEntry>>,
     gcs: NonEmpty<Gc>,
     heaps: NonEmpty<HeapSize>,
-    repetitions: Repetitions,
+    repetitions: crate::adaptive::RawRepetitions,
     #[serde(default)]
     warmup: u32,
     #[serde(default)]
     jvm_args: JvmArgs,
     #[serde(default)]
     variants: Option<Variants>,
+    /// CPU sets, one more axis; absent: `all`.
+    #[serde(default)]
+    cpus: Option<Distinct<CpuSet>>,
+    /// `-XX:ParallelGCThreads`, one more axis; absent: `auto` (the JVM's choice).
+    #[serde(default)]
+    gc_threads: Option<Distinct<GcThreads>>,
+    /// A real application whose `main()` is stamped instead of the built-in one.
+    #[serde(default)]
+    app: Option<crate::app::RawApp>,
 }
 
 /// A checked matrix: every axis non-empty, every value valid.
@@ -48,6 +58,14 @@ pub struct Matrix {
     pub warmup: u32,
     pub jvm_args: Vec<String>,
     pub variants: Vec<Variant>,
+    /// The `cpus:` axis; `[all]` when absent.
+    pub cpus: Vec<CpuSet>,
+    /// The `gc_threads:` axis; `[auto]` when absent.
+    pub gc_threads: Vec<GcThreads>,
+    /// The application to stamp, paths as written; `None`: the built-in main class.
+    pub app: Option<crate::app::AppSpec>,
+    /// `repetitions: {min, max, ci_pct}`; then `repetitions` above is `min`.
+    pub adaptive: Option<crate::adaptive::Adaptive>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -100,14 +118,41 @@ impl Matrix {
                 message: with_fix(strip_location(&e.to_string())),
             }
         })?;
+        if raw.gc_threads.is_some() {
+            let all_args = raw.jvm_args.0.iter().chain(
+                raw.variants
+                    .iter()
+                    .flat_map(|v| v.0.iter().flat_map(|v| v.jvm_args.iter())),
+            );
+            if let Some(arg) = all_args
+                .into_iter()
+                .find(|a| a.starts_with("-XX:ParallelGCThreads"))
+            {
+                return Err(MatrixError::Invalid {
+                    origin: origin.to_owned(),
+                    line: line_of(text, arg),
+                    column: None,
+                    message: format!(
+                        "jvm_args must not contain {arg:?}: it is set by `gc_threads`; remove it here"
+                    ),
+                });
+            }
+        }
+        let (repetitions, adaptive) = raw.repetitions.into_parts();
         Ok(Matrix {
             origin: origin.to_owned(),
             text: text.to_owned(),
             name: raw.name.0,
-            jdks: raw.jdks.map(|j| j.0),
+            jdks: raw.jdks.map(|j| j.0.into_iter().map(|e| e.0).collect()),
             gcs: raw.gcs.0,
             heaps: raw.heaps.0,
-            repetitions: raw.repetitions.0,
+            repetitions,
+            adaptive,
+            cpus: raw.cpus.map_or_else(|| vec![CpuSet::All], |c| c.0),
+            gc_threads: raw
+                .gc_threads
+                .map_or_else(|| vec![GcThreads::Auto], |g| g.0),
+            app: raw.app.map(|a| a.0),
             warmup: raw.warmup,
             jvm_args: raw.jvm_args.0,
             variants: raw.variants.map(|v| v.0).unwrap_or_else(|| {
@@ -148,6 +193,85 @@ fn with_fix(message: String) -> String {
     format!("{message}\n  fix: {fix}")
 }
 
+/// The line a value is written on, for errors found after parsing.
+fn line_of(text: &str, value: &str) -> Option<usize> {
+    text.lines().position(|l| l.contains(value)).map(|i| i + 1)
+}
+
+/// A `jdks:` entry: a path, `auto`, or a feature version written as a number (`17`).
+#[derive(Debug)]
+struct JdkEntry(String);
+
+impl<'de> Deserialize<'de> for JdkEntry {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        checked_text(d, |s: String| {
+            if s.is_empty() {
+                Err("empty JDK: give a path, a feature version like 17, or `auto`".to_owned())
+            } else {
+                Ok(s)
+            }
+        })
+        .map(JdkEntry)
+    }
+}
+
+/// `-XX:ParallelGCThreads`: a count, or `auto` for the JVM's own choice (from the CPUs
+/// it may run on). Pretouch runs on the GC worker threads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum GcThreads {
+    Auto,
+    Count(u32),
+}
+
+/// The name a cell without a `gc_threads:` axis has, in records and reports.
+pub const GC_THREADS_AUTO: &str = "auto";
+
+impl GcThreads {
+    /// The flag this setting adds, if any.
+    pub fn flag(self) -> Option<String> {
+        match self {
+            GcThreads::Auto => None,
+            GcThreads::Count(n) => Some(format!("-XX:ParallelGCThreads={n}")),
+        }
+    }
+}
+
+impl fmt::Display for GcThreads {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            GcThreads::Auto => f.write_str(GC_THREADS_AUTO),
+            GcThreads::Count(n) => write!(f, "{n}"),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for GcThreads {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        fn parse(s: &str) -> Result<GcThreads, String> {
+            if s == GC_THREADS_AUTO {
+                return Ok(GcThreads::Auto);
+            }
+            match s.parse::<u32>() {
+                Ok(n) if n >= 1 => Ok(GcThreads::Count(n)),
+                _ => Err(format!(
+                    "invalid gc_threads {s:?}: write a count of at least 1, or `auto`"
+                )),
+            }
+        }
+        checked_text(d, |s: String| parse(&s).map(|_| s)).map(|s| parse(&s).expect("checked above"))
+    }
+}
+
+impl<'de> Deserialize<'de> for CpuSet {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        checked_text(d, |s: String| {
+            CpuSet::parse(&s)?;
+            Ok(s)
+        })
+        .map(|s| CpuSet::parse(&s).expect("checked above"))
+    }
+}
+
 /// serde_yaml appends " at line L column C"; the location is already in our own prefix.
 fn strip_location(message: &str) -> String {
     match message.rfind(" at line ") {
@@ -163,6 +287,24 @@ struct NonEmpty<T>(Vec<T>);
 impl<'de, T: Deserialize<'de>> Deserialize<'de> for NonEmpty<T> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         checked_seq(d, |_| Ok(())).map(NonEmpty)
+    }
+}
+
+/// A non-empty list without repeated values: a repeated value would be one cell twice.
+#[derive(Debug)]
+struct Distinct<T>(Vec<T>);
+
+impl<'de, T: Deserialize<'de> + PartialEq + fmt::Display> Deserialize<'de> for Distinct<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        fn distinct<T: PartialEq + fmt::Display>(items: &[T]) -> Result<(), String> {
+            for (i, item) in items.iter().enumerate() {
+                if items[..i].contains(item) {
+                    return Err(format!("`{item}` is listed twice; list each value once"));
+                }
+            }
+            Ok(())
+        }
+        checked_seq(d, distinct::<T>).map(Distinct)
     }
 }
 
@@ -241,6 +383,37 @@ where
     d.deserialize_any(ScalarVisitor(check))
 }
 
+/// Deserializes a number or a string as text and checks it inside the visitor (see
+/// [`checked_seq`]): `cpus: [0]` and `cpus: ["0"]` mean the same.
+pub(crate) fn checked_text<'de, D: Deserializer<'de>>(
+    d: D,
+    check: fn(String) -> Result<String, String>,
+) -> Result<String, D::Error> {
+    struct TextVisitor(fn(String) -> Result<String, String>);
+
+    impl de::Visitor<'_> for TextVisitor {
+        type Value = String;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a number or a string")
+        }
+
+        fn visit_u64<E: de::Error>(self, v: u64) -> Result<String, E> {
+            (self.0)(v.to_string()).map_err(E::custom)
+        }
+
+        fn visit_i64<E: de::Error>(self, v: i64) -> Result<String, E> {
+            (self.0)(v.to_string()).map_err(E::custom)
+        }
+
+        fn visit_str<E: de::Error>(self, v: &str) -> Result<String, E> {
+            (self.0)(v.to_owned()).map_err(E::custom)
+        }
+    }
+
+    d.deserialize_any(TextVisitor(check))
+}
+
 #[derive(Debug)]
 struct RunName(String);
 
@@ -260,19 +433,6 @@ impl<'de> Deserialize<'de> for RunName {
             }
         })
         .map(RunName)
-    }
-}
-
-#[derive(Debug)]
-struct Repetitions(u32);
-
-impl<'de> Deserialize<'de> for Repetitions {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        checked_scalar(d, |n: u32| match n {
-            0 => Err("repetitions must be at least 1 (10 gives a stable median)".to_owned()),
-            n => Ok(n),
-        })
-        .map(Repetitions)
     }
 }
 
@@ -547,6 +707,77 @@ variants:
         assert_eq!(m.name, "quick");
         // Small enough for any machine.
         assert!(m.heaps.iter().all(|h| h.bytes.0 <= 1 << 30));
+    }
+
+    #[test]
+    fn parses_the_real_world_axes() {
+        let m = Matrix::parse(
+            "m.yaml",
+            "name: x\njdks: [17, auto, /usr/lib/jvm/x]\ngcs: [g1]\nheaps: [1g]\nrepetitions: {min: 5, max: 30, ci_pct: 2}\ngc_threads: [1, 7, auto]\ncpus: [0, \"0-6\", all]\napp: {classpath: build, main: com.example.Main, args: [--port, 0]}\n",
+        )
+        .unwrap();
+        assert_eq!(
+            m.jdks.as_deref(),
+            Some(
+                &[
+                    "17".to_owned(),
+                    "auto".to_owned(),
+                    "/usr/lib/jvm/x".to_owned()
+                ][..]
+            )
+        );
+        assert_eq!(
+            m.gc_threads,
+            [GcThreads::Count(1), GcThreads::Count(7), GcThreads::Auto]
+        );
+        let cpus: Vec<String> = m.cpus.iter().map(ToString::to_string).collect();
+        assert_eq!(cpus, ["0", "0-6", "all"]);
+        assert_eq!(m.repetitions, 5);
+        assert_eq!(m.adaptive.unwrap().max, 30);
+        let app = m.app.unwrap();
+        assert_eq!(app.main.as_deref(), Some("com.example.Main"));
+        assert_eq!(app.args, ["--port", "0"]);
+        // Absent axes have one default value each.
+        let m = Matrix::parse(
+            "m.yaml",
+            "name: x\ngcs: [g1]\nheaps: [64m]\nrepetitions: 1\n",
+        )
+        .unwrap();
+        assert_eq!(
+            (m.gc_threads, m.cpus),
+            (vec![GcThreads::Auto], vec![CpuSet::All])
+        );
+        assert!(m.app.is_none() && m.adaptive.is_none());
+    }
+
+    #[test]
+    fn bad_axis_values_name_their_line() {
+        let base = "name: x\ngcs: [g1]\nheaps: [64m]\nrepetitions: 1\n";
+        for (extra, want) in [
+            ("gc_threads: [0]\n", "invalid gc_threads \"0\""),
+            ("gc_threads: [many]\n", "invalid gc_threads"),
+            ("cpus: [\"3-1\"]\n", "invalid CPU set \"3-1\""),
+            ("cpus: []\n", "empty list"),
+            ("cpus: [0, \"0\"]\n", "`0` is listed twice"),
+            ("gc_threads: [auto, 2, auto]\n", "`auto` is listed twice"),
+            ("repetitions: {min: 5, max: 3, ci_pct: 2}\n", "below min"),
+            ("app: {classpath: b}\n", "needs `main"),
+        ] {
+            let text = if extra.starts_with("repetitions") {
+                base.replace("repetitions: 1\n", extra)
+            } else {
+                format!("{base}{extra}")
+            };
+            let e = err(&text);
+            assert!(e.contains("line ") && e.contains(want), "{text}: {e}");
+        }
+        let e = err(&format!(
+            "{base}gc_threads: [1]\njvm_args: [-XX:ParallelGCThreads=4]\n"
+        ));
+        assert!(
+            e.contains("line 6") && e.contains("set by `gc_threads`"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -1,15 +1,16 @@
 //! Stage 2: the matrix expanded into cells and the launches, in the order they run.
 //!
 //! Order: the warm-up rounds, then the counted rounds. A round launches every cell once
-//! without and once with pretouch, cells in matrix order (JDK, GC, heap, variant). The
-//! pair's order alternates from round to round (off/on, then on/off), so that neither
-//! setting always follows the other's heap teardown. Drift over the run (thermal,
+//! without and once with pretouch, cells in matrix order (JDK, GC, heap, variant, GC
+//! threads, CPU set). The pair's order alternates from round to round (off/on, then
+//! on/off), so that neither setting always follows the other's heap teardown. Drift over the run (thermal,
 //! the host) then falls on every cell and both settings alike.
 
 use serde::{Deserialize, Serialize};
 
+use crate::cpuset::CpuSet;
 use crate::jdk::Jdk;
-use crate::matrix::{Gc, HeapSize, Matrix, Variant};
+use crate::matrix::{Gc, GcThreads, HeapSize, Matrix, Variant};
 
 /// One configuration: everything but the pretouch setting.
 #[derive(Debug, Clone)]
@@ -18,6 +19,12 @@ pub struct Cell {
     pub gc: Gc,
     pub heap: HeapSize,
     pub variant: Variant,
+    /// `-XX:ParallelGCThreads`, or the JVM's choice.
+    pub gc_threads: GcThreads,
+    /// The CPUs the JVM is confined to.
+    pub cpus: CpuSet,
+    /// Main class of the `app:` stamped; `None`: the built-in main class.
+    pub app: Option<String>,
 }
 
 impl Cell {
@@ -34,16 +41,24 @@ impl Cell {
             }
             .to_owned(),
         ];
+        args.extend(self.gc_threads.flag());
         args.extend(matrix_args.iter().cloned());
         args.extend(self.variant.jvm_args.iter().cloned());
         args
     }
 
     pub fn describe(&self) -> String {
-        format!(
+        let mut s = format!(
             "{} {} {} {}",
             self.jdk.version, self.gc, self.heap, self.variant.name
-        )
+        );
+        if self.gc_threads != GcThreads::Auto {
+            s += &format!(" gc_threads={}", self.gc_threads);
+        }
+        if self.cpus != CpuSet::All {
+            s += &format!(" cpus={}", self.cpus);
+        }
+        s
     }
 }
 
@@ -74,38 +89,68 @@ impl Plan {
             for &gc in &matrix.gcs {
                 for heap in &matrix.heaps {
                     for variant in &matrix.variants {
-                        cells.push(Cell {
-                            jdk: jdk.clone(),
-                            gc,
-                            heap: heap.clone(),
-                            variant: variant.clone(),
-                        });
+                        for &gc_threads in &matrix.gc_threads {
+                            for cpus in &matrix.cpus {
+                                cells.push(Cell {
+                                    jdk: jdk.clone(),
+                                    gc,
+                                    heap: heap.clone(),
+                                    variant: variant.clone(),
+                                    gc_threads,
+                                    cpus: cpus.clone(),
+                                    app: None,
+                                });
+                            }
+                        }
                     }
                 }
             }
         }
         let rounds = matrix.warmup + matrix.repetitions;
+        let all: Vec<usize> = (0..cells.len()).collect();
         let mut launches = Vec::new();
         for round in 0..rounds {
-            let order = if round % 2 == 0 {
-                [false, true]
-            } else {
-                [true, false]
-            };
-            for cell in 0..cells.len() {
-                for pretouch in order {
-                    launches.push(PlannedLaunch {
-                        seq: launches.len() as u64,
-                        round,
-                        warmup: round < matrix.warmup,
-                        cell,
-                        pretouch,
-                    });
-                }
-            }
+            let next = round_launches(round, round < matrix.warmup, &all, launches.len() as u64);
+            launches.extend(next);
         }
         Plan { cells, launches }
     }
+
+    /// Names the application every cell stamps (the resolved `app:` main class).
+    pub fn with_app(mut self, main_class: Option<&str>) -> Plan {
+        for cell in &mut self.cells {
+            cell.app = main_class.map(str::to_owned);
+        }
+        self
+    }
+}
+
+/// One round over `cells` (indices, in matrix order), numbered from `first_seq`: each
+/// cell without and with pretouch, the pair's order alternating with the round.
+pub fn round_launches(
+    round: u32,
+    warmup: bool,
+    cells: &[usize],
+    first_seq: u64,
+) -> Vec<PlannedLaunch> {
+    let order = if round.is_multiple_of(2) {
+        [false, true]
+    } else {
+        [true, false]
+    };
+    let mut launches = Vec::new();
+    for &cell in cells {
+        for pretouch in order {
+            launches.push(PlannedLaunch {
+                seq: first_seq + launches.len() as u64,
+                round,
+                warmup,
+                cell,
+                pretouch,
+            });
+        }
+    }
+    launches
 }
 
 #[cfg(test)]
@@ -205,5 +250,48 @@ mod tests {
             ]
         );
         assert_eq!(plan.cells[0].jvm_args(&[], false)[3], "-XX:-AlwaysPreTouch");
+    }
+
+    #[test]
+    fn gc_threads_and_cpus_are_axes() {
+        let m = Matrix::parse(
+            "m",
+            "name: x\ngcs: [g1, parallel]\nheaps: [1g]\nrepetitions: 1\ngc_threads: [1, auto]\ncpus: [\"0\", all]\n",
+        )
+        .unwrap();
+        let plan = Plan::new(&m, &[fake_jdk("17"), fake_jdk("25")]);
+        assert_eq!(plan.cells.len(), 2 * 2 * 2 * 2);
+        let first: Vec<String> = plan.cells[..4].iter().map(Cell::describe).collect();
+        assert_eq!(
+            first,
+            [
+                "17 g1 1g default gc_threads=1 cpus=0",
+                "17 g1 1g default gc_threads=1",
+                "17 g1 1g default cpus=0",
+                "17 g1 1g default",
+            ]
+        );
+        let args = plan.cells[0].jvm_args(&[], true);
+        assert!(
+            args.contains(&"-XX:ParallelGCThreads=1".to_owned()),
+            "{args:?}"
+        );
+        assert!(
+            !plan.cells[3]
+                .jvm_args(&[], true)
+                .iter()
+                .any(|a| a.contains("ParallelGCThreads"))
+        );
+        assert_eq!(plan.launches.len(), 16 * 2);
+    }
+
+    #[test]
+    fn extra_rounds_continue_the_numbering_and_alternation() {
+        let extra = round_launches(3, false, &[1, 4], 10);
+        let got: Vec<_> = extra.iter().map(|l| (l.seq, l.cell, l.pretouch)).collect();
+        assert_eq!(
+            got,
+            [(10, 1, true), (11, 1, false), (12, 4, true), (13, 4, false)]
+        );
     }
 }

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use serde::Serialize;
 
 use crate::stats::{Summary, summarize};
-use crate::store::{CellKey, Results};
+use crate::store::{CellKey, CellStop, Results};
 
 /// One row of the report.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -36,6 +36,12 @@ pub struct CellReport {
     pub pretouch_ms: Option<f64>,
     /// Why the first failed launch of the cell failed.
     pub first_failure: Option<String>,
+    /// `-XX:ParallelGCThreads` (`auto`: the JVM's choice).
+    pub gc_threads: String,
+    /// The CPU set the launches were confined to (`all`: not confined).
+    pub cpus: String,
+    /// The `app:` main class stamped; null: the built-in main class.
+    pub app: Option<String>,
 }
 
 /// The report over everything read.
@@ -46,6 +52,17 @@ pub struct Report {
     pub labels: Vec<String>,
     /// Problems met while reading, each naming its file and line.
     pub warnings: Vec<String>,
+    /// Adaptive repetitions: where each cell stopped and why, per label.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub stops: Vec<LabelledStop>,
+}
+
+/// A cell's adaptive stop, with the label of the run it belongs to.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LabelledStop {
+    pub label: String,
+    #[serde(flatten)]
+    pub stop: CellStop,
 }
 
 #[derive(Default)]
@@ -117,12 +134,25 @@ pub fn build(results: &Results) -> Report {
                 max_off_ms: pick(off, |x| x.max),
                 pretouch_ms: on.zip(off).map(|(on, off)| on.median - off.median),
                 first_failure: s.first_failure,
+                gc_threads: key.gc_threads,
+                cpus: key.cpus,
+                app: key.app,
             }
         })
         .collect();
+    let mut stops = Vec::new();
+    for file in &results.files {
+        if let Some(end) = &file.end {
+            stops.extend(end.stops.iter().map(|stop| LabelledStop {
+                label: file.header.label.clone(),
+                stop: stop.clone(),
+            }));
+        }
+    }
     Report {
         cells,
         labels,
         warnings: results.warnings.clone(),
+        stops,
     }
 }

@@ -269,6 +269,9 @@ mod tests {
                 gc,
                 heap: "64m".into(),
                 variant: "default".into(),
+                gc_threads: "auto".into(),
+                cpus: "all".into(),
+                app: None,
             },
             jdk_home: "/jdk".into(),
             heap_bytes: Bytes(64 << 20),
@@ -283,6 +286,7 @@ mod tests {
             time_to_main_ns: None,
             failure: None,
             output_tail: None,
+            affinity: None,
         }
     }
 

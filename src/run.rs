@@ -4,8 +4,9 @@
 
 use std::collections::BTreeSet;
 
+use crate::cpuset::CpuSet;
 use crate::interrupt::Interrupt;
-use crate::launch::Launcher;
+use crate::launch::{LaunchOptions, Launcher};
 use crate::plan::{Cell, Plan, PlannedLaunch};
 use crate::store::{CellKey, LaunchRecord, Record, RunEnd, StoreError, StoreWriter};
 
@@ -69,7 +70,71 @@ pub fn cell_key(cell: &Cell) -> CellKey {
         gc: cell.gc,
         heap: cell.heap.text.clone(),
         variant: cell.variant.name.clone(),
+        gc_threads: cell.gc_threads.to_string(),
+        cpus: cell.cpus.to_string(),
+        app: cell.app.clone(),
     }
+}
+
+/// What the launcher is told besides the flags: the cell's CPU set.
+pub fn launch_options(cell: &Cell) -> LaunchOptions {
+    LaunchOptions {
+        cpus: match &cell.cpus {
+            CpuSet::All => None,
+            set => Some(set.cpus(&[])),
+        },
+    }
+}
+
+/// Makes one planned launch, stores its record and tells the observer. `None` when the
+/// launch was interrupted (killed by us on a signal): not a measurement, not stored.
+pub fn launch_one(
+    plan: &Plan,
+    planned: &PlannedLaunch,
+    matrix_args: &[String],
+    launcher: &mut dyn Launcher,
+    store: &mut StoreWriter,
+    observer: &mut dyn Observer,
+) -> Result<Option<LaunchRecord>, StoreError> {
+    let cell = &plan.cells[planned.cell];
+    observer.event(Event::LaunchStarting {
+        launch: planned,
+        cell,
+    });
+    let outcome = launcher.launch_with(
+        &cell.jdk.java,
+        &cell.jvm_args(matrix_args, planned.pretouch),
+        &launch_options(cell),
+    );
+    if outcome.interrupted {
+        return Ok(None);
+    }
+    let record = LaunchRecord {
+        seq: planned.seq,
+        round: planned.round,
+        warmup: planned.warmup,
+        cell: cell_key(cell),
+        jdk_home: cell.jdk.home.clone(),
+        heap_bytes: cell.heap.bytes,
+        pretouch: planned.pretouch,
+        time_to_main_ns: outcome.time_to_main(),
+        command: outcome.command,
+        started_at: outcome.started_at,
+        spawn_ns: outcome.spawn_ns,
+        reaped_ns: outcome.reaped_ns,
+        exit_code: outcome.exit_code,
+        signal: outcome.signal,
+        stamps: outcome.stamps,
+        failure: outcome.failure,
+        output_tail: outcome.output_tail,
+        affinity: outcome.affinity,
+    };
+    store.append(&Record::Launch(record.clone()))?;
+    observer.event(Event::LaunchFinished {
+        record: &record,
+        cell,
+    });
+    Ok(Some(record))
 }
 
 /// Runs every launch of `plan`, appending each record to `store` as it ends, then an
@@ -115,46 +180,14 @@ pub fn execute_with(
             summary.stopped = Some(Stop::Interrupted(signal));
             return Ok(summary);
         }
-        let cell = &plan.cells[planned.cell];
-        observer.event(Event::LaunchStarting {
-            launch: planned,
-            cell,
-        });
-        let outcome = launcher.launch(
-            &cell.jdk.java,
-            &cell.jvm_args(matrix_args, planned.pretouch),
-        );
-        if outcome.interrupted {
+        let Some(record) = launch_one(plan, planned, matrix_args, launcher, store, observer)?
+        else {
             // Killed by us: not a measurement. A resume launches it again.
             summary.stopped = Some(Stop::Interrupted(signal().unwrap_or(libc::SIGINT)));
             return Ok(summary);
-        }
-        let record = LaunchRecord {
-            seq: planned.seq,
-            round: planned.round,
-            warmup: planned.warmup,
-            cell: cell_key(cell),
-            jdk_home: cell.jdk.home.clone(),
-            heap_bytes: cell.heap.bytes,
-            pretouch: planned.pretouch,
-            time_to_main_ns: outcome.time_to_main(),
-            command: outcome.command,
-            started_at: outcome.started_at,
-            spawn_ns: outcome.spawn_ns,
-            reaped_ns: outcome.reaped_ns,
-            exit_code: outcome.exit_code,
-            signal: outcome.signal,
-            stamps: outcome.stamps,
-            failure: outcome.failure,
-            output_tail: outcome.output_tail,
         };
-        store.append(&Record::Launch(record.clone()))?;
         summary.launches += 1;
         summary.failed += u64::from(!record.ok());
-        observer.event(Event::LaunchFinished {
-            record: &record,
-            cell,
-        });
         if options.fail_fast && !record.ok() {
             summary.stopped = Some(Stop::FailFast { seq: record.seq });
             return Ok(summary);
@@ -164,6 +197,7 @@ pub fn execute_with(
         finished_at: crate::launch::utc_now_millis(),
         launches: options.launches_before + summary.launches,
         failed: options.failed_before + summary.failed,
+        stops: Vec::new(),
     }))?;
     Ok(summary)
 }

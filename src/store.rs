@@ -53,7 +53,8 @@ pub struct RunHeader {
     pub jdks: Vec<Jdk>,
     /// Agent library loaded with `-agentpath`.
     pub agent: PathBuf,
-    /// Number of launches the plan holds, warm-ups included.
+    /// Number of launches the plan holds, warm-ups included. With adaptive repetitions,
+    /// those of the first `min` rounds; the end record says where each cell stopped.
     pub planned_launches: u64,
 }
 
@@ -81,6 +82,25 @@ pub struct CellKey {
     pub heap: String,
     /// The variant's name (`default` when the matrix has none).
     pub variant: String,
+    /// `-XX:ParallelGCThreads` as written in `gc_threads:`; `auto` (the JVM's choice) when
+    /// the matrix has no such axis, and in files written before it existed.
+    #[serde(default = "gc_threads_auto")]
+    pub gc_threads: String,
+    /// The CPU set as written in `cpus:`; `all` (not confined) when the matrix has no
+    /// such axis, and in files written before it existed.
+    #[serde(default = "cpus_all")]
+    pub cpus: String,
+    /// Binary name of the `app:` main class stamped; absent for the built-in main class.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub app: Option<String>,
+}
+
+fn gc_threads_auto() -> String {
+    crate::matrix::GC_THREADS_AUTO.to_owned()
+}
+
+fn cpus_all() -> String {
+    crate::cpuset::ALL.to_owned()
 }
 
 /// One launch of a JVM.
@@ -120,6 +140,11 @@ pub struct LaunchRecord {
     pub failure: Option<String>,
     /// The end of the JVM's stdout and stderr (kept for failed launches).
     pub output_tail: Option<String>,
+    /// The CPUs the JVM was allowed to run on, in the kernel's list syntax (`0-1`): the
+    /// `cpus:` set it was confined to, or for `all` the runner's own. Absent in files
+    /// written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub affinity: Option<String>,
 }
 
 impl LaunchRecord {
@@ -142,6 +167,33 @@ pub struct RunEnd {
     pub launches: u64,
     /// Launches that failed.
     pub failed: u64,
+    /// With adaptive repetitions: where each cell stopped adding rounds, and why. Empty
+    /// (and not written) for a fixed number of repetitions.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stops: Vec<CellStop>,
+}
+
+/// Where a cell stopped adding rounds under adaptive repetitions.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CellStop {
+    #[serde(flatten)]
+    pub cell: CellKey,
+    /// Counted rounds the cell ran.
+    pub rounds: u32,
+    /// The policy's `max` rounds.
+    pub max_rounds: u32,
+    /// The policy's `ci_pct`: the target half-width of the interval, in % of the cost.
+    pub target_pct: f64,
+    /// `converged` (interval within ±ci_pct%), `max_reached`, or `no_interval` (too few
+    /// successful launches for an interval).
+    pub reason: String,
+    /// median(with) - median(without) at the stop, ms.
+    pub cost_ms: Option<f64>,
+    /// The 95% interval of the shift at the stop (see `src/adaptive.rs`), ms.
+    pub ci_low_ms: Option<f64>,
+    pub ci_high_ms: Option<f64>,
+    /// The interval's larger distance from the cost, in % of the cost.
+    pub ci_half_width_pct: Option<f64>,
 }
 
 /// The run was interrupted, then resumed with `pretouch run --resume`: the launches after
@@ -477,6 +529,7 @@ mod tests {
                 finished_at: "t".into(),
                 launches: 1,
                 failed: 0,
+                stops: Vec::new(),
             }))
             .unwrap();
         drop(writer);

@@ -126,7 +126,9 @@ pub fn java_left() -> Vec<String> {
     for e in std::fs::read_dir("/proc").unwrap().flatten() {
         let cmdline = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
         let cmdline = String::from_utf8_lossy(&cmdline);
-        if cmdline.contains(&agent) && cmdline.contains("PretouchMain") {
+        // `-agentpath:` only: the runner's own command line names the agent too. Any
+        // main class: the built-in one or an `app:`.
+        if cmdline.contains(&format!("-agentpath:{agent}=")) {
             left.push(cmdline.replace('\0', " "));
         }
     }

@@ -1,0 +1,619 @@
+//! Between stages 2 and 3: adaptive repetitions. `repetitions: {min: 5, max: 30, ci_pct: 2}`
+//! runs `min` counted rounds, then adds rounds for the cells whose 95% confidence interval
+//! of the pretouch cost is not yet within ±`ci_pct`% of the cost, until `max`.
+//!
+//! The interval is the distribution-free confidence interval for a shift in location
+//! between two samples (with pretouch, without), from the Mann-Whitney statistic: the
+//! order statistics of the m*n pairwise differences picked by the exact null
+//! distribution of U (Bauer 1972, "Constructing confidence sets using rank statistics",
+//! JASA 67:687-690; Hollander & Wolfe, *Nonparametric Statistical Methods*, 2nd ed.,
+//! sect. 4.3). It is what R's `wilcox.test(with, without, conf.int = TRUE)` reports.
+//! Like the median, it makes no assumption of normality. It is not blind to outliers:
+//! one slow launch out of n on one side is in n of the differences, so with few rounds
+//! an outlier keeps a cell running, which is what more rounds are for.
+
+use std::fmt;
+
+use serde::{Deserialize, Deserializer, de};
+
+use crate::interrupt::Interrupt;
+use crate::launch::Launcher;
+use crate::plan::{Plan, PlannedLaunch, round_launches};
+use crate::run::{self, Observer, RunSummary, Stop, cell_key, launch_one};
+use crate::stats::median;
+use crate::store::{CellStop, Record, RunEnd, StoreError, StoreWriter};
+
+/// The adaptive policy of a matrix.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Adaptive {
+    /// Counted rounds every cell runs.
+    pub min: u32,
+    /// Counted rounds no cell exceeds.
+    pub max: u32,
+    /// Stop a cell once its 95% interval lies within ±ci_pct% of its pretouch cost.
+    pub ci_pct: f64,
+}
+
+/// Confidence level of the stopping rule.
+pub const CONFIDENCE: f64 = 0.95;
+
+/// `repetitions:` as written: a count, or `{min, max, ci_pct}`. A hand-written
+/// Deserialize rather than `#[serde(untagged)]`, so that errors say what is wrong.
+#[derive(Debug)]
+pub enum RawRepetitions {
+    Fixed(u32),
+    Adaptive(Adaptive),
+}
+
+impl RawRepetitions {
+    /// The rounds every cell runs, and the adaptive policy if any.
+    pub fn into_parts(self) -> (u32, Option<Adaptive>) {
+        match self {
+            RawRepetitions::Fixed(n) => (n, None),
+            RawRepetitions::Adaptive(a) => (a.min, Some(a)),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for RawRepetitions {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+
+        impl<'de> de::Visitor<'de> for Visitor {
+            type Value = RawRepetitions;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a number of repetitions, or {min: 5, max: 30, ci_pct: 2}")
+            }
+
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<RawRepetitions, E> {
+                match u32::try_from(v) {
+                    Ok(0) => Err(E::custom(
+                        "repetitions must be at least 1 (10 gives a stable median)",
+                    )),
+                    Ok(n) => Ok(RawRepetitions::Fixed(n)),
+                    Err(_) => Err(E::custom(format!("repetitions {v} is too large"))),
+                }
+            }
+
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<RawRepetitions, E> {
+                match u64::try_from(v) {
+                    Ok(v) => self.visit_u64(v),
+                    Err(_) => Err(E::custom(format!(
+                        "invalid value {v}: must not be negative"
+                    ))),
+                }
+            }
+
+            fn visit_map<A: de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<RawRepetitions, A::Error> {
+                let (mut min, mut max, mut ci_pct) = (None, None, None);
+                while let Some(key) = map.next_key::<String>()? {
+                    match key.as_str() {
+                        "min" if min.is_none() => min = Some(map.next_value::<u32>()?),
+                        "max" if max.is_none() => max = Some(map.next_value::<u32>()?),
+                        "ci_pct" if ci_pct.is_none() => ci_pct = Some(map.next_value::<f64>()?),
+                        "min" | "max" | "ci_pct" => {
+                            return Err(de::Error::custom(format!("`{key}` given twice")));
+                        }
+                        _ => return Err(de::Error::unknown_field(&key, &["min", "max", "ci_pct"])),
+                    }
+                }
+                let min = min.ok_or_else(|| de::Error::missing_field("min"))?;
+                let max = max.ok_or_else(|| de::Error::missing_field("max"))?;
+                let ci_pct = ci_pct.ok_or_else(|| de::Error::missing_field("ci_pct"))?;
+                if min < MIN_ROUNDS {
+                    return Err(de::Error::custom(format!(
+                        "repetitions min must be at least {MIN_ROUNDS}: below that no 95% interval is narrower than the samples' range"
+                    )));
+                }
+                if max < min {
+                    return Err(de::Error::custom(format!(
+                        "repetitions max ({max}) is below min ({min})"
+                    )));
+                }
+                if !(ci_pct > 0.0 && ci_pct < 100.0) {
+                    return Err(de::Error::custom(format!(
+                        "repetitions ci_pct must be a percentage above 0 and below 100, not {ci_pct}"
+                    )));
+                }
+                Ok(RawRepetitions::Adaptive(Adaptive { min, max, ci_pct }))
+            }
+        }
+
+        d.deserialize_any(Visitor)
+    }
+}
+
+/// With 4 launches a side the exact 95% interval is the whole range of differences
+/// (`qwilcox(0.025, 4, 4) = 1` in R); 5 is the first count that can stop early.
+pub const MIN_ROUNDS: u32 = 5;
+
+/// Where a cell stands against the stopping rule.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Verdict {
+    /// median(with) - median(without), ms.
+    pub cost: f64,
+    /// The 95% interval of the shift, ms.
+    pub low: f64,
+    pub high: f64,
+    /// The interval's larger distance from `cost`, as a percentage of `|cost|`.
+    pub half_width_pct: f64,
+    /// Within ±ci_pct%.
+    pub converged: bool,
+}
+
+/// Applies the stopping rule to one cell's samples (ms); `None` when either side has
+/// fewer than two launches.
+pub fn verdict(with: &[f64], without: &[f64], ci_pct: f64) -> Option<Verdict> {
+    if with.len() < 2 || without.len() < 2 {
+        return None;
+    }
+    let cost = median(with)? - median(without)?;
+    let (low, high) = shift_interval(with, without, CONFIDENCE)?;
+    let half_width_pct = if cost == 0.0 {
+        f64::INFINITY
+    } else {
+        100.0 * (cost - low).abs().max((high - cost).abs()) / cost.abs()
+    };
+    Some(Verdict {
+        cost,
+        low,
+        high,
+        half_width_pct,
+        converged: half_width_pct <= ci_pct,
+    })
+}
+
+/// The distribution-free confidence interval, at level `conf`, for the shift `x - y`
+/// (Bauer 1972; R `wilcox.test(x, y, conf.int = TRUE, conf.level = conf)$conf.int`):
+/// the sorted m*n differences `x_i - y_j`, from the `qu`-th smallest to the `qu`-th
+/// largest, where `qu = qwilcox((1 - conf) / 2, m, n)` (at least 1). Exact when both
+/// samples have fewer than 50 values, as R; otherwise `qu` comes from the normal
+/// approximation of U without continuity correction (Hollander & Wolfe eq. 4.42).
+/// `None` for an empty sample.
+pub fn shift_interval(x: &[f64], y: &[f64], conf: f64) -> Option<(f64, f64)> {
+    let (m, n) = (x.len(), y.len());
+    if m == 0 || n == 0 {
+        return None;
+    }
+    let mut diffs: Vec<f64> = x
+        .iter()
+        .flat_map(|a| y.iter().map(move |b| a - b))
+        .collect();
+    diffs.sort_by(f64::total_cmp);
+    let alpha = 1.0 - conf;
+    let mn = m * n;
+    let qu = if m < 50 && n < 50 {
+        qwilcox(alpha / 2.0, m, n)
+    } else {
+        let z = normal_quantile(1.0 - alpha / 2.0);
+        let mu = mn as f64 / 2.0;
+        let sigma = (mn as f64 * (m + n + 1) as f64 / 12.0).sqrt();
+        (mu - z * sigma).floor().max(0.0) as usize
+    }
+    .max(1);
+    // R: c(diffs[qu], diffs[m*n - qu + 1]), 1-based.
+    Some((diffs[qu - 1], diffs[mn - qu]))
+}
+
+/// Frequencies of the Mann-Whitney U statistic under the null hypothesis, for sample
+/// sizes m and n: entry k counts the orderings with U = k (k = 0..=m*n). They are the
+/// coefficients of the Gaussian binomial coefficient [m+n choose m]_q, built here as
+/// the product over i = 1..m of (1 - q^(n+i)) / (1 - q^i).
+pub fn wilcox_frequencies(m: usize, n: usize) -> Vec<f64> {
+    let len = m * n + 1;
+    let mut poly = vec![0.0; len];
+    poly[0] = 1.0;
+    for i in 1..=m {
+        // Multiply by (1 - q^(n+i)), keeping terms below q^len.
+        let shift = n + i;
+        for k in (shift..len).rev() {
+            poly[k] -= poly[k - shift];
+        }
+        // Divide by (1 - q^i): a running sum with stride i (exact: the quotient is a
+        // polynomial).
+        for k in i..len {
+            poly[k] += poly[k - i];
+        }
+    }
+    poly
+}
+
+/// R's `qwilcox(p, m, n)`: the smallest q with P(U <= q) >= p.
+pub fn qwilcox(p: f64, m: usize, n: usize) -> usize {
+    let freq = wilcox_frequencies(m, n);
+    let total: f64 = freq.iter().sum();
+    let mut cumulative = 0.0;
+    for (q, f) in freq.iter().enumerate() {
+        cumulative += f;
+        // R compares with a little slack for rounding (`p * (1 - 64 * DBL_EPSILON)`).
+        if cumulative / total >= p * (1.0 - 64.0 * f64::EPSILON) {
+            return q;
+        }
+    }
+    m * n
+}
+
+/// The standard normal quantile, via statrs.
+fn normal_quantile(p: f64) -> f64 {
+    use statrs::distribution::{ContinuousCDF, Normal};
+    Normal::standard().inverse_cdf(p)
+}
+
+/// Why a cell stopped taking rounds.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum StopReason {
+    /// The interval reached ±ci_pct% after this many counted rounds.
+    Converged,
+    /// `max` rounds ran and the interval is still wider.
+    MaxReached,
+    /// Too few successful launches to compute an interval (launches failed).
+    NoInterval,
+}
+
+impl StopReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StopReason::Converged => "converged",
+            StopReason::MaxReached => "max_reached",
+            StopReason::NoInterval => "no_interval",
+        }
+    }
+}
+
+/// Runs `plan` (warm-ups and the first `policy.min` counted rounds), then adds rounds for
+/// the cells that have not converged, until `policy.max`. Returns the summary and where
+/// each cell stopped; the end record carries the stops. Stops early, without an end
+/// record, on a signal or (`options.fail_fast`) a failed launch, as [`run::execute_with`];
+/// `options.done` (resume) is not supported and must be empty.
+pub fn execute(
+    plan: &Plan,
+    matrix_args: &[String],
+    policy: Adaptive,
+    launcher: &mut dyn Launcher,
+    store: &mut StoreWriter,
+    observer: &mut dyn Observer,
+    options: &run::Options<'_>,
+) -> Result<(RunSummary, Vec<CellStop>), StoreError> {
+    let mut summary = RunSummary {
+        launches: 0,
+        failed: 0,
+        stopped: None,
+    };
+    let signal = || options.interrupt.and_then(Interrupt::signal);
+    let cells = plan.cells.len();
+    // Successful counted times per cell, ms: [without, with].
+    let mut samples: Vec<[Vec<f64>; 2]> = vec![Default::default(); cells];
+    // The plan holds `policy.min` counted rounds of every cell.
+    let mut counted_rounds = vec![policy.min; cells];
+    // Makes one launch; `Some(stop)` when the run must stop.
+    let mut run = |planned: &PlannedLaunch,
+                   summary: &mut RunSummary,
+                   samples: &mut Vec<[Vec<f64>; 2]>|
+     -> Result<Option<Stop>, StoreError> {
+        if let Some(signal) = signal() {
+            return Ok(Some(Stop::Interrupted(signal)));
+        }
+        let Some(record) = launch_one(plan, planned, matrix_args, launcher, store, observer)?
+        else {
+            return Ok(Some(Stop::Interrupted(signal().unwrap_or(libc::SIGINT))));
+        };
+        summary.launches += 1;
+        summary.failed += u64::from(!record.ok());
+        if !planned.warmup
+            && let Some(t) = record.time_to_main_ns.filter(|_| record.ok())
+        {
+            samples[planned.cell][usize::from(planned.pretouch)].push(t.as_ms());
+        }
+        if options.fail_fast && !record.ok() {
+            return Ok(Some(Stop::FailFast { seq: record.seq }));
+        }
+        Ok(None)
+    };
+    let mut last_round = 0;
+    for planned in &plan.launches {
+        if let Some(stop) = run(planned, &mut summary, &mut samples)? {
+            summary.stopped = Some(stop);
+            return Ok((summary, Vec::new()));
+        }
+        last_round = planned.round;
+    }
+    let mut stops: Vec<Option<CellStop>> = vec![None; cells];
+    let mut round = last_round + 1;
+    loop {
+        let mut pending = Vec::new();
+        for cell in 0..cells {
+            if stops[cell].is_some() {
+                continue;
+            }
+            let [without, with] = &samples[cell];
+            let v = verdict(with, without, policy.ci_pct);
+            let reason = match v {
+                Some(v) if v.converged => Some(StopReason::Converged),
+                _ if counted_rounds[cell] >= policy.max => Some(if v.is_some() {
+                    StopReason::MaxReached
+                } else {
+                    StopReason::NoInterval
+                }),
+                _ => None,
+            };
+            match reason {
+                Some(reason) => {
+                    stops[cell] = Some(CellStop {
+                        cell: cell_key(&plan.cells[cell]),
+                        rounds: counted_rounds[cell],
+                        max_rounds: policy.max,
+                        target_pct: policy.ci_pct,
+                        reason: reason.as_str().to_owned(),
+                        cost_ms: v.map(|v| v.cost),
+                        ci_low_ms: v.map(|v| v.low),
+                        ci_high_ms: v.map(|v| v.high),
+                        ci_half_width_pct: v.map(|v| v.half_width_pct).filter(|p| p.is_finite()),
+                    })
+                }
+                None => pending.push(cell),
+            }
+        }
+        if pending.is_empty() {
+            break;
+        }
+        let first_seq = summary.launches;
+        for planned in round_launches(round, false, &pending, first_seq) {
+            if let Some(stop) = run(&planned, &mut summary, &mut samples)? {
+                summary.stopped = Some(stop);
+                return Ok((summary, Vec::new()));
+            }
+        }
+        for &cell in &pending {
+            counted_rounds[cell] += 1;
+        }
+        round += 1;
+    }
+    let stops: Vec<CellStop> = stops.into_iter().flatten().collect();
+    store.append(&Record::End(RunEnd {
+        finished_at: crate::launch::utc_now_millis(),
+        launches: summary.launches,
+        failed: summary.failed,
+        stops: stops.clone(),
+    }))?;
+    Ok((summary, stops))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::{Stamp, Stamps};
+    use crate::launch::LaunchOutcome;
+    use crate::units::{Bytes, Nanos};
+    use std::collections::HashMap;
+
+    fn parse(text: &str) -> Result<RawRepetitions, String> {
+        serde_yaml::from_str(text).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn repetitions_are_a_count_or_a_policy() {
+        assert!(matches!(parse("10"), Ok(RawRepetitions::Fixed(10))));
+        match parse("{min: 5, max: 30, ci_pct: 2}") {
+            Ok(RawRepetitions::Adaptive(a)) => {
+                assert_eq!(
+                    a,
+                    Adaptive {
+                        min: 5,
+                        max: 30,
+                        ci_pct: 2.0
+                    }
+                )
+            }
+            other => panic!("{other:?}"),
+        }
+        let cases = [
+            ("0", "at least 1"),
+            ("ten", "a number of repetitions, or {min: 5"),
+            ("{min: 5, max: 30}", "missing field `ci_pct`"),
+            (
+                "{min: 5, max: 30, ci_pct: 2, typo: 1}",
+                "unknown field `typo`",
+            ),
+            ("{min: 9, max: 8, ci_pct: 2}", "below min"),
+            ("{min: 2, max: 8, ci_pct: 2}", "at least 5"),
+            ("{min: 5, max: 8, ci_pct: 0}", "above 0"),
+            ("{min: 5, max: 8, ci_pct: x}", "invalid type"),
+        ];
+        for (text, want) in cases {
+            let e = parse(text).unwrap_err();
+            assert!(e.contains(want), "{text}: {e}");
+        }
+    }
+
+    /// Two-tailed critical values of U at alpha = 0.05 from the published tables of the
+    /// Mann-Whitney test: the largest u with P(U <= u) <= 0.025, so that
+    /// qwilcox(0.025, m, n) = u + 1. R 4.2.2 gives 3, 9, 14, 24, 128 for these sizes.
+    #[test]
+    fn qwilcox_matches_the_published_critical_values() {
+        let table = [
+            ((5, 5), 2),
+            ((5, 10), 8),
+            ((8, 8), 13),
+            ((10, 10), 23),
+            ((20, 20), 127),
+        ];
+        for ((m, n), critical) in table {
+            assert_eq!(qwilcox(0.025, m, n), critical + 1, "m={m} n={n}");
+            assert_eq!(qwilcox(0.025, n, m), critical + 1, "symmetric in m and n");
+        }
+        // R 4.2.2: qwilcox(0.025, 4, 4) = 1 (the reason for MIN_ROUNDS).
+        assert_eq!(qwilcox(0.025, 4, 4), 1);
+    }
+
+    #[test]
+    fn frequencies_count_every_ordering() {
+        // The counts of U add up to C(m+n, m) and are symmetric around m*n/2.
+        let f = wilcox_frequencies(5, 7);
+        assert_eq!(f.iter().sum::<f64>(), 792.0);
+        assert!(f.iter().eq(f.iter().rev()));
+        // Checked by brute force: U over every choice of 3 ranks out of 7 for x.
+        let f = wilcox_frequencies(3, 4);
+        let mut brute = vec![0.0; 13];
+        for a in 0..7 {
+            for b in a + 1..7 {
+                for c in b + 1..7 {
+                    // U = number of (x, y) pairs with y < x = sum of ranks - 3*4/2... counted directly.
+                    let xs = [a, b, c];
+                    let u: usize = xs
+                        .iter()
+                        .map(|&x| (0..x).filter(|r| !xs.contains(r)).count())
+                        .sum();
+                    brute[u] += 1.0;
+                }
+            }
+        }
+        assert_eq!(f, brute);
+    }
+
+    #[test]
+    fn interval_of_the_shift_matches_r() {
+        // R 4.2.2: wilcox.test(x, y, conf.int = TRUE)$conf.int
+        type Case<'a> = (&'a [f64], &'a [f64], (f64, f64));
+        let cases: [Case; 2] = [
+            (
+                &[10.1, 10.4, 10.2, 10.8, 10.3],
+                &[0.2, 0.5, 0.1, 0.4, 0.3],
+                (9.7, 10.5),
+            ),
+            // Startup-like times (ms) with one slow launch: [1] 379.0 393.4
+            (
+                &[431.5, 426.9, 440.2, 433.8, 429.1, 612.0, 435.5],
+                &[48.2, 47.9, 52.3, 49.1, 50.6, 46.8],
+                (379.0, 393.4),
+            ),
+        ];
+        for (x, y, (r_lo, r_hi)) in cases {
+            let (lo, hi) = shift_interval(x, y, 0.95).unwrap();
+            assert!(
+                (lo - r_lo).abs() < 1e-9 && (hi - r_hi).abs() < 1e-9,
+                "{lo} {hi}"
+            );
+        }
+        assert_eq!(shift_interval(&[], &[1.0], 0.95), None);
+    }
+
+    #[test]
+    fn large_samples_use_the_normal_approximation() {
+        let x: Vec<f64> = (0..60).map(|i| 100.0 + i as f64).collect();
+        let y: Vec<f64> = (0..60).map(|i| i as f64).collect();
+        let (lo, hi) = shift_interval(&x, &y, 0.95).unwrap();
+        assert!(lo < 100.0 && 100.0 < hi && hi - lo < 30.0, "{lo} {hi}");
+    }
+
+    /// Gives each launch a time to main picked by (cell, pretouch, how many so far).
+    struct Scripted {
+        calls: HashMap<(String, bool), usize>,
+    }
+
+    impl Launcher for Scripted {
+        fn launch(&mut self, java: &std::path::Path, jvm_args: &[String]) -> LaunchOutcome {
+            let pretouch = jvm_args.iter().any(|a| a == "-XX:+AlwaysPreTouch");
+            let cell = java.display().to_string();
+            let n = self.calls.entry((cell.clone(), pretouch)).or_default();
+            *n += 1;
+            let ms = match (cell.contains("steady"), pretouch) {
+                (_, false) => 50.0 + (*n % 3) as f64,
+                (true, true) => 450.0 + (*n % 3) as f64,
+                // Noisy: alternately fast and 3x slow.
+                (false, true) => {
+                    if n.is_multiple_of(2) {
+                        300.0
+                    } else {
+                        900.0
+                    }
+                }
+            };
+            let stamp = |ns| {
+                Some(Stamp {
+                    ns: Nanos(ns),
+                    minflt: 0,
+                    majflt: 0,
+                    rss: Bytes(0),
+                })
+            };
+            LaunchOutcome {
+                spawn_ns: Nanos(1_000),
+                exit_code: Some(0),
+                stamps: Stamps {
+                    mechanism: None,
+                    agent_load: stamp(2_000),
+                    vm_init: stamp(3_000),
+                    main: stamp(1_000 + (ms * 1e6) as u64),
+                },
+                ..LaunchOutcome::default()
+            }
+        }
+    }
+
+    #[test]
+    fn each_cell_stops_on_its_own() {
+        let m = crate::matrix::Matrix::parse(
+            "m",
+            "name: x\ngcs: [g1]\nheaps: [64m]\nrepetitions: {min: 5, max: 8, ci_pct: 2}\nwarmup: 1\n",
+        )
+        .unwrap();
+        let jdk = |name: &str| crate::jdk::Jdk {
+            spec: name.into(),
+            home: name.into(),
+            java: format!("/{name}/bin/java").into(),
+            version: name.into(),
+            vendor: None,
+            version_output: String::new(),
+        };
+        let plan = Plan::new(&m, &[jdk("steady"), jdk("noisy")]);
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = StoreWriter::create(dir.path(), "x", "t").unwrap();
+        let mut launcher = Scripted {
+            calls: HashMap::new(),
+        };
+        let (summary, stops) = execute(
+            &plan,
+            &[],
+            m.adaptive.unwrap(),
+            &mut launcher,
+            &mut store,
+            &mut (),
+            &run::Options::default(),
+        )
+        .unwrap();
+        // 1 warm-up round + 5 rounds for both cells, then 3 more rounds for the noisy one.
+        assert_eq!(summary.launches, (6 * 2 + 3) * 2);
+        let got: Vec<(&str, u32, &str)> = stops
+            .iter()
+            .map(|s| (s.cell.jdk.as_str(), s.rounds, s.reason.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            [("steady", 5, "converged"), ("noisy", 8, "max_reached")]
+        );
+        assert_eq!(stops[0].cost_ms, Some(400.0));
+        assert!(stops[1].ci_half_width_pct.unwrap() > 2.0);
+        // The end record carries the stops.
+        let text = std::fs::read_to_string(store.path()).unwrap();
+        match serde_json::from_str(text.lines().last().unwrap()).unwrap() {
+            Record::End(end) => assert_eq!(end.stops, stops),
+            other => panic!("last record: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn tight_cells_converge_and_noisy_ones_do_not() {
+        let without = [50.0, 51.0, 49.0, 50.5, 49.5, 50.2];
+        let tight = [450.0, 451.0, 449.0, 450.5, 449.5, 450.2];
+        let v = verdict(&tight, &without, 2.0).unwrap();
+        assert!(v.converged && (v.cost - 400.0).abs() < 1e-9, "{v:?}");
+        let noisy = [450.0, 600.0, 380.0, 520.0, 410.0, 700.0];
+        let v = verdict(&noisy, &without, 2.0).unwrap();
+        assert!(!v.converged && v.half_width_pct > 2.0, "{v:?}");
+        assert_eq!(verdict(&[1.0], &without, 2.0), None);
+    }
+}
