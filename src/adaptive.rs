@@ -606,6 +606,49 @@ mod tests {
     }
 
     #[test]
+    fn a_signal_or_a_failure_stops_adaptive_rounds_without_an_end_record() {
+        let m = crate::matrix::Matrix::parse(
+            "m",
+            "name: x\ngcs: [g1]\nheaps: [64m]\nrepetitions: {min: 5, max: 8, ci_pct: 2}\n",
+        )
+        .unwrap();
+        let jdk = crate::jdk::Jdk {
+            spec: "noisy".into(),
+            home: "noisy".into(),
+            java: "/noisy/bin/java".into(),
+            version: "noisy".into(),
+            vendor: None,
+            version_output: String::new(),
+        };
+        let plan = Plan::new(&m, &[jdk]);
+        let interrupt = Interrupt::new();
+        interrupt.raise(libc::SIGTERM);
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = StoreWriter::create(dir.path(), "x", "t").unwrap();
+        let options = run::Options {
+            interrupt: Some(&interrupt),
+            ..run::Options::default()
+        };
+        let mut launcher = Scripted {
+            calls: HashMap::new(),
+        };
+        let (summary, stops) = execute(
+            &plan,
+            &[],
+            m.adaptive.unwrap(),
+            &mut launcher,
+            &mut store,
+            &mut (),
+            &options,
+        )
+        .unwrap();
+        assert_eq!(summary.stopped, Some(Stop::Interrupted(libc::SIGTERM)));
+        assert_eq!(summary.launches, 0);
+        assert!(stops.is_empty());
+        assert_eq!(std::fs::read_to_string(store.path()).unwrap(), "");
+    }
+
+    #[test]
     fn tight_cells_converge_and_noisy_ones_do_not() {
         let without = [50.0, 51.0, 49.0, 50.5, 49.5, 50.2];
         let tight = [450.0, 451.0, 449.0, 450.5, 449.5, 450.2];

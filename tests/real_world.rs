@@ -471,3 +471,42 @@ fn adaptive_repetitions_run_to_max_and_say_why() {
     );
     assert_no_java_left();
 }
+
+#[test]
+fn an_interrupted_adaptive_run_is_not_resumed() {
+    let _jvms = jvm_lock();
+    let dir = tempfile::tempdir().unwrap();
+    let jdk = &jdks()[0];
+    let matrix = write_matrix(
+        dir.path(),
+        &format!(
+            "name: adaptive\njdks: [{:?}]\ngcs: [g1]\nheaps: [64m]\nrepetitions: {{min: 5, max: 7, ci_pct: 2}}\njvm_args: [-XX:+NoSuchFlagForPretouch]\n",
+            jdk.display().to_string()
+        ),
+    );
+    pretouch()
+        .args(["run", "--fail-fast", "--label", "k", "--agent"])
+        .arg(agent())
+        .arg("--results")
+        .arg(dir.path())
+        .arg(&matrix)
+        .assert()
+        .code(3)
+        .stderr(predicate::str::contains("--fail-fast"));
+    let files = jsonl_files(dir.path());
+    assert_eq!(files.len(), 1);
+    let records = records(dir.path());
+    assert_eq!(launches(&records).len(), 1, "stopped at the first failure");
+    assert_ne!(records.last().unwrap()["record"], "end");
+    pretouch()
+        .arg("run")
+        .arg("--resume")
+        .arg(&files[0])
+        .arg(&matrix)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "adaptive repetitions, which --resume does not support",
+        ));
+    assert_no_java_left();
+}
