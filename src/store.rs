@@ -176,6 +176,7 @@ pub struct RunEnd {
 /// Where a cell stopped adding rounds under adaptive repetitions.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CellStop {
+    /// The cell, as in its launch records.
     #[serde(flatten)]
     pub cell: CellKey,
     /// Counted rounds the cell ran.
@@ -189,8 +190,9 @@ pub struct CellStop {
     pub reason: String,
     /// median(with) - median(without) at the stop, ms.
     pub cost_ms: Option<f64>,
-    /// The 95% interval of the shift at the stop (see `src/adaptive.rs`), ms.
+    /// Low end of the 95% interval of the shift at the stop (see `src/adaptive.rs`), ms.
     pub ci_low_ms: Option<f64>,
+    /// High end of that interval, ms.
     pub ci_high_ms: Option<f64>,
     /// The interval's larger distance from the cost, in % of the cost.
     pub ci_half_width_pct: Option<f64>,
