@@ -76,7 +76,7 @@ pub struct RunArgs {
     pub fail_fast: bool,
     /// Check the matrix and print the launches (count, command lines, estimated
     /// duration) without starting any JVM
-    #[arg(long)]
+    #[arg(long, conflicts_with = "resume")]
     pub dry_run: bool,
 }
 
