@@ -466,6 +466,32 @@ mod tests {
     const HEADER: &str = r##"{"record":"run","format":1,"tool_version":"0.1.0","name":"q","label":"k","matrix_origin":"m.yaml","matrix":"name: q\n","host":{"kernel_release":"6.1","kernel_version":"#1","hostname":"h","cpu_model":"c","cpus":2},"started_at":"2026-01-01T00:00:00Z","jdks":[],"agent":"/a.so","planned_launches":2}"##;
     const LAUNCH: &str = r#"{"record":"launch","seq":0,"round":0,"warmup":false,"jdk":"17","gc":"g1","heap":"64m","variant":"default","jdk_home":"/j","heap_bytes":67108864,"pretouch":false,"command":["java"],"started_at":"t","spawn_ns":1,"reaped_ns":9,"exit_code":0,"signal":null,"stamps":{},"time_to_main_ns":5,"failure":null,"output_tail":null}"#;
 
+    #[test]
+    fn launches_written_before_the_new_axes_read_as_their_defaults() {
+        // LAUNCH has no gc_threads, cpus, app or affinity: a file of an older version.
+        let Record::Launch(old) = serde_json::from_str(LAUNCH).unwrap() else {
+            panic!("not a launch");
+        };
+        assert_eq!(
+            (old.cell.gc_threads.as_str(), old.cell.cpus.as_str()),
+            ("auto", "all")
+        );
+        assert_eq!((old.cell.app, old.affinity), (None, None));
+        // Written again, the defaults are explicit, and the absent ones stay absent.
+        let mut new = serde_json::to_value(Record::Launch(LaunchRecord {
+            affinity: Some("0-1".into()),
+            ..match serde_json::from_str(LAUNCH).unwrap() {
+                Record::Launch(l) => l,
+                _ => unreachable!(),
+            }
+        }))
+        .unwrap();
+        assert_eq!(new["gc_threads"], "auto");
+        assert_eq!(new["cpus"], "all");
+        assert_eq!(new["affinity"], "0-1");
+        assert!(new.as_object_mut().unwrap().remove("app").is_none());
+    }
+
     fn parse(text: &[u8]) -> (Option<ResultFile>, Vec<String>) {
         parse_result_file(Path::new("r.jsonl"), text)
     }
