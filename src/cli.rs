@@ -4,7 +4,9 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
+use crate::calibrate::Layout;
 use crate::export::Format;
+use crate::units::Bytes;
 
 const EXIT_CODES: &str = "\
 Exit codes:
@@ -38,6 +40,48 @@ pub enum Command {
     Report(ReportArgs),
     /// List every JDK installed (/usr/lib/jvm, JAVA_HOME, PATH): what `jdks: [auto]` runs
     Jdks,
+    /// Print the environment a run records: kernel, boot parameters, CPUs, NUMA, memory,
+    /// THP/mTHP modes, cgroup limits, CPU governor, and the JDK
+    Env(EnvArgs),
+    /// Measure this machine's anonymous write-fault rate (the ceiling pretouch is read against)
+    Calibrate(CalibrateArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct EnvArgs {
+    /// Print JSON (the run header's `env` field) instead of text
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct CalibrateArgs {
+    /// Threads (and processes) faulting at once; several values measure each
+    /// [default: 1 and the online CPUs]
+    #[arg(long, num_args = 1.., value_parser = clap::value_parser!(u16).range(1..=512))]
+    pub threads: Vec<u16>,
+    /// Memory faulted per pass and configuration, split between the workers (JVM size syntax)
+    #[arg(long, default_value = "1g", value_parser = parse_size)]
+    pub size: Bytes,
+    /// Counted passes per configuration, after one uncounted pass
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..))]
+    pub passes: u32,
+    /// Layouts to measure [default: all three]
+    #[arg(long, value_enum, num_args = 1..)]
+    pub layout: Vec<Layout>,
+    /// Name the results are filed under [default: the kernel release, `uname -r`]
+    #[arg(long)]
+    pub label: Option<String>,
+    /// Folder of result files; the calibration goes to <DIR>/<label>/calibrate-<UTC time>.json
+    #[arg(long, default_value = "results")]
+    pub results: PathBuf,
+    /// Print only; store nothing
+    #[arg(long)]
+    pub no_save: bool,
+}
+
+fn parse_size(text: &str) -> Result<Bytes, String> {
+    crate::matrix::HeapSize::parse(text).map(|h| h.bytes)
 }
 
 #[derive(Debug, clap::Args)]
@@ -78,6 +122,10 @@ pub struct RunArgs {
     /// duration) without starting any JVM
     #[arg(long, conflicts_with = "resume")]
     pub dry_run: bool,
+    /// Do not pass -Xlog:gc+heap=debug,startuptime to the JVMs (the JVM's own account of
+    /// its pretouch and VM creation is then not recorded)
+    #[arg(long)]
+    pub no_jvm_log: bool,
 }
 
 #[derive(Debug, clap::Args)]
@@ -89,6 +137,10 @@ pub struct ReportArgs {
     /// Write the report to FILE instead of stdout
     #[arg(long)]
     pub output: Option<PathBuf>,
+    /// Also show the startup phases (exec->agent load, agent load->VM init, VM init->main)
+    /// without and with pretouch
+    #[arg(long)]
+    pub phases: bool,
 }
 
 #[cfg(test)]

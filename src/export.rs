@@ -22,6 +22,18 @@ pub fn render(report: &Report, format: Format) -> String {
     }
 }
 
+/// [`render`], then the tables that explain each cell (faults, rates, the JVM's own
+/// pretouch time, the touched check; the phases with `phases`). CSV and JSON already
+/// carry those numbers as columns.
+pub fn render_explained(report: &Report, format: Format, phases: bool) -> String {
+    let main = render(report, format);
+    match format {
+        Format::Text => main + &crate::export_explain::text(report, phases),
+        Format::Markdown => main + &crate::export_explain::markdown(report, phases),
+        Format::Csv | Format::Json => main,
+    }
+}
+
 /// Short JDK name for tables: `17.0.15+6-Debian-1deb12u1` -> `17.0.15+6`.
 fn short_jdk(version: &str) -> &str {
     version.split_once('-').map_or(version, |(v, _)| v)
@@ -274,6 +286,7 @@ mod tests {
             gc_threads: "auto".into(),
             cpus: "all".into(),
             app: None,
+            ..CellReport::default()
         };
         let mut failed = cell("parallel", "2g", 50.0, 0.0);
         failed.runs_on = 0;
@@ -289,6 +302,7 @@ mod tests {
             labels: vec!["6.18.0-base".into()],
             warnings: vec!["results/x.jsonl:7: unreadable line skipped (EOF while parsing)".into()],
             stops: Vec::new(),
+            env_differences: vec![],
         }
     }
 
@@ -411,9 +425,9 @@ mod tests {
     #[test]
     fn csv() {
         insta::assert_snapshot!(render(&sample(), Format::Csv), @"
-        label,jdk,gc,heap,variant,runs,runs_on,runs_off,failed,median_on_ms,min_on_ms,max_on_ms,median_off_ms,min_off_ms,max_off_ms,pretouch_ms,first_failure,gc_threads,cpus,app
-        6.18.0-base,17.0.15+6-Debian-1deb12u1,g1,1g,default,20,10,10,0,431.5,426.5,451.5,48.25,46.25,51.25,383.25,,auto,all,
-        6.18.0-base,17.0.15+6-Debian-1deb12u1,parallel,2g,default,10,0,10,10,,,,50.0,48.0,53.0,,exited with code 1 before main(),auto,all,
+        label,jdk,gc,heap,variant,runs,runs_on,runs_off,failed,median_on_ms,min_on_ms,max_on_ms,median_off_ms,min_off_ms,max_off_ms,pretouch_ms,first_failure,gc_threads,cpus,app,exec_to_agent_off_ms,exec_to_agent_on_ms,agent_to_init_off_ms,agent_to_init_on_ms,init_to_main_off_ms,init_to_main_on_ms,pretouch_faults,expected_faults,fault_rate_per_s,ceiling_per_s,ceiling_pct,jvm_pretouch_ms,jvm_genesis_growth_ms,untouched,untouched_reason
+        6.18.0-base,17.0.15+6-Debian-1deb12u1,g1,1g,default,20,10,10,0,431.5,426.5,451.5,48.25,46.25,51.25,383.25,,auto,all,,,,,,,,,0,,,,,,0,
+        6.18.0-base,17.0.15+6-Debian-1deb12u1,parallel,2g,default,10,0,10,10,,,,50.0,48.0,53.0,,exited with code 1 before main(),auto,all,,,,,,,,,0,,,,,,0,
         ");
     }
 
@@ -442,7 +456,22 @@ mod tests {
               "first_failure": null,
               "gc_threads": "auto",
               "cpus": "all",
-              "app": null
+              "app": null,
+              "exec_to_agent_off_ms": null,
+              "exec_to_agent_on_ms": null,
+              "agent_to_init_off_ms": null,
+              "agent_to_init_on_ms": null,
+              "init_to_main_off_ms": null,
+              "init_to_main_on_ms": null,
+              "pretouch_faults": null,
+              "expected_faults": 0,
+              "fault_rate_per_s": null,
+              "ceiling_per_s": null,
+              "ceiling_pct": null,
+              "jvm_pretouch_ms": null,
+              "jvm_genesis_growth_ms": null,
+              "untouched": 0,
+              "untouched_reason": null
             },
             {
               "label": "6.18.0-base",
@@ -464,7 +493,22 @@ mod tests {
               "first_failure": "exited with code 1 before main()",
               "gc_threads": "auto",
               "cpus": "all",
-              "app": null
+              "app": null,
+              "exec_to_agent_off_ms": null,
+              "exec_to_agent_on_ms": null,
+              "agent_to_init_off_ms": null,
+              "agent_to_init_on_ms": null,
+              "init_to_main_off_ms": null,
+              "init_to_main_on_ms": null,
+              "pretouch_faults": null,
+              "expected_faults": 0,
+              "fault_rate_per_s": null,
+              "ceiling_per_s": null,
+              "ceiling_pct": null,
+              "jvm_pretouch_ms": null,
+              "jvm_genesis_growth_ms": null,
+              "untouched": 0,
+              "untouched_reason": null
             }
           ],
           "labels": [
@@ -472,7 +516,8 @@ mod tests {
           ],
           "warnings": [
             "results/x.jsonl:7: unreadable line skipped (EOF while parsing)"
-          ]
+          ],
+          "env_differences": []
         }
         "#);
     }

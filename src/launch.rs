@@ -11,6 +11,8 @@ use crate::app::App;
 use crate::classfile;
 use crate::cpuset;
 use crate::interrupt::{Interrupt, signal_name};
+use crate::jvmlog::{JvmLog, xlog_arg};
+use crate::rusage::{ChildrenUsage, LaunchUsage};
 use crate::units::Nanos;
 
 /// What one launch produced, before it becomes a record.
@@ -37,6 +39,10 @@ pub struct LaunchOutcome {
     pub interrupted: bool,
     /// The CPUs the JVM was allowed to run on (kernel list syntax).
     pub affinity: Option<String>,
+    /// The kernel's counters for the process (see [`crate::rusage`]).
+    pub rusage: Option<LaunchUsage>,
+    /// The JVM's own log, when the launcher asked for it.
+    pub jvm_log: Option<JvmLog>,
 }
 
 /// What a launch needs beyond the JVM flags.
@@ -87,6 +93,8 @@ pub struct JvmLauncher {
     interrupt: Option<Interrupt>,
     /// The application whose `main` is stamped; `None`: the built-in main class.
     app: Option<App>,
+    /// Pass `-Xlog` (see [`crate::jvmlog`]) and parse the JVM's log after each launch.
+    jvm_log: bool,
 }
 
 impl JvmLauncher {
@@ -104,6 +112,7 @@ impl JvmLauncher {
             timeout,
             interrupt: None,
             app: None,
+            jvm_log: false,
         })
     }
 
@@ -129,6 +138,9 @@ impl JvmLauncher {
     pub fn arguments(&self, jvm_args: &[String]) -> Vec<String> {
         let stamps_path = self.workdir.path().join("stamps");
         let mut args = jvm_args.to_vec();
+        if self.jvm_log {
+            args.push(xlog_arg(&self.workdir.path().join("jvm.log")));
+        }
         match &self.app {
             None => {
                 args.push(agent_arg(&self.agent, &stamps_path));
@@ -148,6 +160,11 @@ impl JvmLauncher {
         }
         args
     }
+    /// Also ask every JVM for its own log (`-Xlog`, see [`crate::jvmlog`]) and keep it.
+    pub fn with_jvm_log(mut self, on: bool) -> JvmLauncher {
+        self.jvm_log = on;
+        self
+    }
 }
 
 impl Launcher for JvmLauncher {
@@ -163,7 +180,9 @@ impl Launcher for JvmLauncher {
     ) -> LaunchOutcome {
         let stamps_path = self.workdir.path().join("stamps");
         let output_path = self.workdir.path().join("output");
+        let log_path = self.workdir.path().join("jvm.log");
         let _ = std::fs::remove_file(&stamps_path);
+        let _ = std::fs::remove_file(&log_path);
         let args = self.arguments(jvm_args);
         let mut outcome = LaunchOutcome {
             command: std::iter::once(java.display().to_string())
@@ -193,6 +212,7 @@ impl Launcher for JvmLauncher {
 
         let oom_kills_before = oom_kills();
         outcome.started_at = utc_now_millis();
+        let usage_before = ChildrenUsage::now();
         outcome.spawn_ns = Nanos::monotonic_now();
         let waited = expression.start().and_then(|handle| {
             let handle = std::sync::Arc::new(handle);
@@ -213,6 +233,10 @@ impl Launcher for JvmLauncher {
         let oom_killed = oom_kills_before
             .zip(oom_kills())
             .map(|(before, after)| after > before);
+        outcome.rusage = Some(ChildrenUsage::now().since(&usage_before));
+        if self.jvm_log {
+            outcome.jvm_log = Some(JvmLog::read(&log_path));
+        }
 
         match waited {
             Err(e) => outcome.failure = Some(format!("cannot run `{}`: {e}", java.display())),

@@ -8,8 +8,10 @@ use anyhow::Context;
 use clap::Parser;
 
 use pretouch::app::App;
-use pretouch::cli::{Cli, Command, ReportArgs, RunArgs};
-use pretouch::export::render;
+use pretouch::calibrate::{self, Layout};
+use pretouch::cli::{CalibrateArgs, Cli, Command, EnvArgs, ReportArgs, RunArgs};
+use pretouch::env::Environment;
+use pretouch::export::render_explained;
 use pretouch::interrupt::{self, Interrupt};
 use pretouch::jdk::Jdk;
 use pretouch::launch::JvmLauncher;
@@ -40,6 +42,8 @@ fn main() -> ExitCode {
         Command::Run(args) => cmd_run(args),
         Command::Report(args) => cmd_report(args),
         Command::Jdks => cmd_jdks(),
+        Command::Env(args) => cmd_env(args),
+        Command::Calibrate(args) => cmd_calibrate(args),
     };
     match result {
         Ok(code) => ExitCode::from(code),
@@ -107,6 +111,7 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<u8> {
             jdks: jdks.clone(),
             agent: agent.clone(),
             planned_launches: plan.launches.len() as u64,
+            env: Some(Environment::read()),
         }))
         .context("writing the run header")?;
     eprintln!(
@@ -233,7 +238,8 @@ fn execute_and_report(
 ) -> anyhow::Result<u8> {
     let mut launcher = JvmLauncher::new(agent, Duration::from_secs(args.timeout))
         .context("creating the launcher's scratch folder")?
-        .with_app(app);
+        .with_app(app)
+        .with_jvm_log(!args.no_jvm_log);
     if let Some(interrupt) = options.interrupt {
         launcher = launcher.with_interrupt(interrupt.clone());
     }
@@ -296,8 +302,17 @@ fn execute_and_report(
         None => {}
     }
 
-    let results = read_results(&[store.path().to_owned()])?;
-    print!("{}", render(&report::build(&results), args.format));
+    let mut results = read_results(&[store.path().to_owned()])?;
+    // This label's calibrations (beside the result file), for the report's % of the ceiling.
+    if let Some(label_dir) = store.path().parent()
+        && let Ok(found) = read_results(&[label_dir.to_owned()])
+    {
+        results.calibrations = found.calibrations;
+    }
+    print!(
+        "{}",
+        render_explained(&report::build(&results), args.format, false)
+    );
     eprintln!("results: {}", store.path().display());
     if failed > 0 {
         eprintln!("{failed} of {recorded} launches failed; see the warnings above");
@@ -463,7 +478,7 @@ fn cmd_report(args: ReportArgs) -> anyhow::Result<u8> {
                 .join(", ")
         )));
     }
-    let text = render(&report::build(&results), args.format);
+    let text = render_explained(&report::build(&results), args.format, args.phases);
     match &args.output {
         Some(path) => write_output(path, &text)?,
         None => print!("{text}"),
@@ -473,4 +488,68 @@ fn cmd_report(args: ReportArgs) -> anyhow::Result<u8> {
 
 fn write_output(path: &Path, text: &str) -> anyhow::Result<()> {
     std::fs::write(path, text).with_context(|| format!("writing `{}`", path.display()))
+}
+
+fn cmd_env(args: EnvArgs) -> anyhow::Result<u8> {
+    let env = Environment::read();
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&env)?);
+        return Ok(0);
+    }
+    print!("{}", env.to_text());
+    // The JDK a run without `jdks:` would use.
+    match Jdk::from_environment() {
+        Ok(jdk) => println!(
+            "{:<18} {} {} ({})",
+            "jdk",
+            jdk.vendor.as_deref().unwrap_or("unknown vendor"),
+            jdk.version,
+            jdk.home.display()
+        ),
+        Err(e) => println!("{:<18} none: {}", "jdk", e.to_string().replace('\n', " ")),
+    }
+    Ok(0)
+}
+
+fn cmd_calibrate(args: CalibrateArgs) -> anyhow::Result<u8> {
+    let label = args
+        .label
+        .clone()
+        .unwrap_or_else(|| host::host_info().kernel_release);
+    check_label(&label).map_err(bad)?;
+    let mut threads: Vec<usize> = if args.threads.is_empty() {
+        vec![1, host::host_info().cpus]
+    } else {
+        args.threads.iter().map(|&t| usize::from(t)).collect()
+    };
+    threads.dedup();
+    let layouts = if args.layout.is_empty() {
+        vec![Layout::Shared, Layout::PerThread, Layout::Processes]
+    } else {
+        args.layout.clone()
+    };
+    let started = std::time::SystemTime::now();
+    let c = calibrate::run(
+        &label,
+        &threads,
+        &layouts,
+        args.size,
+        args.passes,
+        |l, w| {
+            eprintln!("calibrate: {l}, {w} worker(s)...");
+        },
+    )
+    .map_err(|e| match e {
+        calibrate::CalibrateError::TooSmall { .. } => bad(e),
+        e => e.into(),
+    })?;
+    print!("{}", calibrate::to_text(&c));
+    if !args.no_save {
+        let utc = humantime::format_rfc3339_seconds(started).to_string();
+        let stamp: String = utc.chars().filter(|c| *c != '-' && *c != ':').collect();
+        let path = calibrate::save(&c, &args.results.join(&label), &stamp)
+            .context("writing the calibration")?;
+        eprintln!("stored: {}", path.display());
+    }
+    Ok(0)
 }

@@ -6,11 +6,13 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
+use crate::env::differences;
+use crate::explain::{CellExplain, explain_cell};
 use crate::stats::{Summary, summarize};
-use crate::store::{CellKey, CellStop, Results};
+use crate::store::{CellKey, CellStop, LaunchRecord, Results};
 
 /// One row of the report.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct CellReport {
     pub label: String,
     pub jdk: String,
@@ -42,6 +44,36 @@ pub struct CellReport {
     pub cpus: String,
     /// The `app:` main class stamped; null: the built-in main class.
     pub app: Option<String>,
+    /// Where the cost went: phases, faults, the JVM's own account, the touched check.
+    #[serde(skip)]
+    pub explain: CellExplain,
+    /// Median exec->agent load, without / with pretouch, ms.
+    pub exec_to_agent_off_ms: Option<f64>,
+    pub exec_to_agent_on_ms: Option<f64>,
+    /// Median agent load->VM init (heap creation and pretouch), without / with, ms.
+    pub agent_to_init_off_ms: Option<f64>,
+    pub agent_to_init_on_ms: Option<f64>,
+    /// Median VM init->main() (class loading), without / with, ms.
+    pub init_to_main_off_ms: Option<f64>,
+    pub init_to_main_on_ms: Option<f64>,
+    /// Median minor faults of a launch, with minus without pretouch.
+    pub pretouch_faults: Option<f64>,
+    /// heap / 4 KiB: the faults a pretouch with base pages takes.
+    pub expected_faults: u64,
+    /// pretouch_faults per second of the agent->init growth (wall time).
+    pub fault_rate_per_s: Option<f64>,
+    /// This label's `pretouch calibrate` ceiling (shared mapping, best), faults/s.
+    pub ceiling_per_s: Option<f64>,
+    /// fault_rate_per_s as a percentage of the ceiling.
+    pub ceiling_pct: Option<f64>,
+    /// The JVM's own pretouch time (its log), median over launches with pretouch, ms.
+    pub jvm_pretouch_ms: Option<f64>,
+    /// The JVM's Genesis time, with minus without pretouch (its log), ms.
+    pub jvm_genesis_growth_ms: Option<f64>,
+    /// Launches with pretouch whose heap did not become resident: pretouch did not happen.
+    pub untouched: usize,
+    /// Why the first of them was flagged.
+    pub untouched_reason: Option<String>,
 }
 
 /// The report over everything read.
@@ -52,6 +84,9 @@ pub struct Report {
     pub labels: Vec<String>,
     /// Problems met while reading, each naming its file and line.
     pub warnings: Vec<String>,
+    /// Settings that differ between the labels compared (each against the first label),
+    /// e.g. `thp_enabled: base=madvise, patched=always`.
+    pub env_differences: Vec<String>,
     /// Adaptive repetitions: where each cell stopped and why, per label.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub stops: Vec<LabelledStop>,
@@ -71,6 +106,8 @@ struct Samples {
     off: Vec<f64>,
     failed: usize,
     first_failure: Option<String>,
+    launches_on: Vec<LaunchRecord>,
+    launches_off: Vec<LaunchRecord>,
 }
 
 pub fn build(results: &Results) -> Report {
@@ -97,8 +134,14 @@ pub fn build(results: &Results) -> Report {
             }
             let samples = by_cell.entry(key).or_default();
             match launch.time_to_main_ns.filter(|_| launch.ok()) {
-                Some(t) if launch.pretouch => samples.on.push(t.as_ms()),
-                Some(t) => samples.off.push(t.as_ms()),
+                Some(t) if launch.pretouch => {
+                    samples.on.push(t.as_ms());
+                    samples.launches_on.push(launch.clone());
+                }
+                Some(t) => {
+                    samples.off.push(t.as_ms());
+                    samples.launches_off.push(launch.clone());
+                }
                 None => {
                     samples.failed += 1;
                     if samples.first_failure.is_none() {
@@ -116,6 +159,8 @@ pub fn build(results: &Results) -> Report {
             let on = summarize(&s.on);
             let off = summarize(&s.off);
             let pick = |x: Option<Summary>, f: fn(Summary) -> f64| x.map(f);
+            let x = explain_cell(&s.launches_on, &s.launches_off);
+            let ceiling = ceiling_of(results, &labels[label]);
             CellReport {
                 label: labels[label].clone(),
                 jdk: key.jdk,
@@ -137,6 +182,22 @@ pub fn build(results: &Results) -> Report {
                 gc_threads: key.gc_threads,
                 cpus: key.cpus,
                 app: key.app,
+                exec_to_agent_off_ms: x.phases_off_ms[0],
+                exec_to_agent_on_ms: x.phases_on_ms[0],
+                agent_to_init_off_ms: x.phases_off_ms[1],
+                agent_to_init_on_ms: x.phases_on_ms[1],
+                init_to_main_off_ms: x.phases_off_ms[2],
+                init_to_main_on_ms: x.phases_on_ms[2],
+                pretouch_faults: x.pretouch_faults,
+                expected_faults: x.expected_faults,
+                fault_rate_per_s: x.fault_rate_per_s,
+                ceiling_per_s: ceiling,
+                ceiling_pct: x.fault_rate_per_s.zip(ceiling).map(|(r, c)| 100.0 * r / c),
+                jvm_pretouch_ms: x.jvm_pretouch_ms,
+                jvm_genesis_growth_ms: x.jvm_genesis_growth_ms,
+                untouched: x.untouched,
+                untouched_reason: x.untouched_reason.clone(),
+                explain: x,
             }
         })
         .collect();
@@ -151,8 +212,61 @@ pub fn build(results: &Results) -> Report {
     }
     Report {
         cells,
+        env_differences: env_differences(results, &labels),
         labels,
         warnings: results.warnings.clone(),
         stops,
     }
+}
+
+/// The ceiling of a label: its latest calibration's best shared-mapping rate.
+fn ceiling_of(results: &Results, label: &str) -> Option<f64> {
+    results
+        .calibrations
+        .iter()
+        .filter(|c| c.label == label)
+        .max_by(|a, b| a.started_at.cmp(&b.started_at))
+        .and_then(|c| Some(c.ceiling()?.0))
+}
+
+/// What differs between each label's environment and the first label's, one line a
+/// setting; and, within a label, between its runs.
+fn env_differences(results: &Results, labels: &[String]) -> Vec<String> {
+    let mut files: Vec<_> = results.files.iter().collect();
+    files.sort_by(|a, b| a.header.started_at.cmp(&b.header.started_at));
+    let first_env = |label: &str| {
+        files
+            .iter()
+            .filter(|f| f.header.label == label)
+            .find_map(|f| f.header.env.as_ref())
+    };
+    let mut out = Vec::new();
+    let Some(base_label) = labels.first() else {
+        return out;
+    };
+    for label in labels {
+        let Some(env) = first_env(label) else {
+            continue;
+        };
+        // Runs within one label taken with different settings.
+        for f in files.iter().filter(|f| f.header.label == *label) {
+            if let Some(other) = &f.header.env {
+                for (name, a, b) in differences(env, other) {
+                    out.push(format!(
+                        "{name} differs within {label}: {a} vs {b} ({})",
+                        f.path.display()
+                    ));
+                }
+            }
+        }
+        if label == base_label {
+            continue;
+        }
+        if let Some(base) = first_env(base_label) {
+            for (name, a, b) in differences(base, env) {
+                out.push(format!("{name} differs: {base_label}={a}, {label}={b}"));
+            }
+        }
+    }
+    out
 }

@@ -256,6 +256,7 @@ mod tests {
             jdks: vec![jdk()],
             agent: "/a.so".into(),
             planned_launches: 4,
+            env: None,
         }
     }
 
@@ -287,6 +288,8 @@ mod tests {
             failure: None,
             output_tail: None,
             affinity: None,
+            rusage: None,
+            jvm_log: None,
         }
     }
 

@@ -128,6 +128,8 @@ pub fn launch_one(
         failure: outcome.failure,
         output_tail: outcome.output_tail,
         affinity: outcome.affinity,
+        rusage: outcome.rusage,
+        jvm_log: outcome.jvm_log,
     };
     store.append(&Record::Launch(record.clone()))?;
     observer.event(Event::LaunchFinished {

@@ -10,8 +10,12 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::agent::Stamps;
+use crate::calibrate::{Calibration, is_calibration_file};
+use crate::env::Environment;
 use crate::jdk::Jdk;
+use crate::jvmlog::JvmLog;
 use crate::matrix::Gc;
+use crate::rusage::LaunchUsage;
 use crate::units::{Bytes, Nanos};
 
 /// Version of the record format, in every run header.
@@ -56,6 +60,10 @@ pub struct RunHeader {
     /// Number of launches the plan holds, warm-ups included. With adaptive repetitions,
     /// those of the first `min` rounds; the end record says where each cell stopped.
     pub planned_launches: u64,
+    /// The machine's and kernel's settings at the start of the run (THP modes, cgroup
+    /// limits, boot parameters...). Absent in files written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub env: Option<Environment>,
 }
 
 /// The machine a run was taken on.
@@ -145,6 +153,15 @@ pub struct LaunchRecord {
     /// written before it was recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub affinity: Option<String>,
+    /// The kernel's counters for the whole process, exec to exit: the difference of
+    /// `getrusage(RUSAGE_CHILDREN)` read just before the spawn and just after the reap
+    /// (launches never overlap). Absent in files written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rusage: Option<LaunchUsage>,
+    /// The JVM's own log (`-Xlog:gc+heap=debug,startuptime` with `tn`), parsed: pretouch
+    /// lines, Genesis and Create VM times. Absent when the run did not ask for it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jvm_log: Option<JvmLog>,
 }
 
 impl LaunchRecord {
@@ -360,6 +377,8 @@ pub struct Results {
     pub files: Vec<ResultFile>,
     /// Lines or files that could not be read, each naming the file and line.
     pub warnings: Vec<String>,
+    /// `pretouch calibrate` results found among the paths (`calibrate-*.json`).
+    pub calibrations: Vec<Calibration>,
 }
 
 /// Reads result files, and folders of them recursively (`*.jsonl`), in name order.
@@ -369,11 +388,27 @@ pub fn read_results(paths: &[PathBuf]) -> Result<Results, StoreError> {
     for path in paths {
         collect_jsonl(path, &mut files)?;
     }
+    let (mut calibrations, mut files): (Vec<PathBuf>, Vec<PathBuf>) =
+        files.into_iter().partition(|p| is_calibration_file(p));
     files.sort();
     files.dedup();
+    calibrations.sort();
+    calibrations.dedup();
     let mut results = Results::default();
     for path in files {
         read_file(&path, &mut results)?;
+    }
+    for path in calibrations {
+        let parsed = std::fs::read_to_string(&path)
+            .map_err(|e| e.to_string())
+            .and_then(|t| serde_json::from_str::<Calibration>(&t).map_err(|e| e.to_string()));
+        match parsed {
+            Ok(c) => results.calibrations.push(c),
+            Err(e) => results.warnings.push(format!(
+                "{}: unreadable calibration skipped ({e})",
+                path.display()
+            )),
+        }
     }
     Ok(results)
 }
@@ -392,7 +427,7 @@ fn collect_jsonl(path: &Path, out: &mut Vec<PathBuf>) -> Result<(), StoreError> 
         let p = entry.map_err(read_err)?.path();
         if p.is_dir() {
             collect_jsonl(&p, out)?;
-        } else if p.extension().is_some_and(|e| e == "jsonl") {
+        } else if p.extension().is_some_and(|e| e == "jsonl") || is_calibration_file(&p) {
             out.push(p);
         }
     }
