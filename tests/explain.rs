@@ -1,0 +1,271 @@
+//! End to end: the numbers that explain a pretouch cost (faults, the JVM's own log, the
+//! touched check, phases, the environment, the calibrate ceiling), with real JVMs.
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+
+use common::*;
+use predicates::prelude::*;
+use serde_json::Value;
+
+const HEAP_PAGES: f64 = (256 << 20) as f64 / 4096.0;
+
+fn u(v: &Value) -> u64 {
+    v.as_u64().unwrap_or_else(|| panic!("not a number: {v}"))
+}
+
+#[test]
+fn explains_g1_pretouch_with_and_without_huge_pages() {
+    let _jvms = jvm_lock();
+    let dir = tempfile::tempdir().unwrap();
+    let results = dir.path().join("results");
+    pretouch()
+        .args(["calibrate", "--layout", "shared", "--threads", "1", "2"])
+        .args([
+            "--size",
+            "64m",
+            "--passes",
+            "3",
+            "--label",
+            "test-kernel",
+            "--results",
+        ])
+        .arg(&results)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("ceiling: "));
+
+    let jdks = jdks();
+    let jdk_list = jdks
+        .iter()
+        .map(|j| format!("{:?}", j.display().to_string()))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let matrix = write_matrix(
+        dir.path(),
+        &format!(
+            "name: explain\njdks: [{jdk_list}]\ngcs: [g1]\nheaps: [256m]\nrepetitions: 3\nwarmup: 0\n\
+             variants:\n  - name: default\n  - name: thp\n    jvm_args: [-XX:+UseTransparentHugePages]\n"
+        ),
+    );
+    pretouch()
+        .args(["run", "--label", "test-kernel", "--agent"])
+        .arg(agent())
+        .arg("--results")
+        .arg(&results)
+        .arg(&matrix)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "pretouch explained, label: test-kernel",
+        ));
+    assert_no_java_left();
+
+    let records = records(&results);
+    let header = &records[0];
+    assert_eq!(header["record"], "run");
+    let env = &header["env"];
+    assert!(
+        env["thp_enabled"].is_string() && env["cmdline"].is_string(),
+        "{env}"
+    );
+    let launches: Vec<&Value> = records.iter().filter(|r| r["record"] == "launch").collect();
+    assert_eq!(launches.len(), jdks.len() * 2 * 3 * 2);
+    for l in &launches {
+        assert_eq!(l["failure"], Value::Null, "{l}");
+        assert!(u(&l["rusage"]["minflt"]) > 1000, "{l}");
+        // CPU time comes in scheduler ticks: only the sum is surely above zero.
+        assert!(
+            u(&l["rusage"]["stime_ns"]) + u(&l["rusage"]["utime_ns"]) > 0,
+            "{l}"
+        );
+        let log = &l["jvm_log"];
+        assert!(
+            log["genesis_ns"].is_u64() && log["create_vm_ns"].is_u64(),
+            "{log}"
+        );
+        let pretouches = log["pretouches"].as_array().unwrap();
+        if l["pretouch"] == false {
+            assert!(pretouches.is_empty(), "{log}");
+            continue;
+        }
+        // The JVM's nanoTime and the agent's stamps are one clock: every pretouch the JVM
+        // logs lies between agent load and VM init, and fits in that phase.
+        let (load, init) = (
+            u(&l["stamps"]["agent_load"]["ns"]),
+            u(&l["stamps"]["vm_init"]["ns"]),
+        );
+        assert!(!pretouches.is_empty(), "{log}");
+        let mut took = 0;
+        for p in pretouches {
+            let at = u(&p["at_ns"]);
+            assert!(
+                load < at && at < init,
+                "pretouch at {at} outside [{load}, {init}]: {l}"
+            );
+            took += u(&p["took_ns"]);
+        }
+        assert!(took <= init - load, "{took} > {}", init - load);
+        assert_eq!(
+            u(&pretouches[0]["bytes"]),
+            256 << 20,
+            "the heap is pretouched first: {log}"
+        );
+    }
+
+    let report = pretouch()
+        .args(["report", "--format", "json"])
+        .arg(&results)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let report: Value = serde_json::from_slice(&report).unwrap();
+    let cells = report["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), jdks.len() * 2);
+    for c in cells {
+        assert_eq!(c["untouched"], 0, "a false 'pretouch did not happen': {c}");
+        assert_eq!(u(&c["expected_faults"]), HEAP_PAGES as u64);
+        let faults = c["pretouch_faults"].as_f64().unwrap();
+        if c["variant"] == "thp" {
+            // Huge pages: far fewer faults (2 MiB each), and still no flag. The time it
+            // saves can be below this machine's noise, so no ordering is asserted.
+            assert!(faults < 0.1 * HEAP_PAGES, "{faults} faults with THP: {c}");
+            continue;
+        }
+        // One fault per 4 KiB page of the heap, plus a little.
+        assert!(
+            faults > 0.9 * HEAP_PAGES && faults < 1.3 * HEAP_PAGES,
+            "{faults} faults: {c}"
+        );
+        let init_growth = c["agent_to_init_on_ms"].as_f64().unwrap()
+            - c["agent_to_init_off_ms"].as_f64().unwrap();
+        assert!(init_growth > 0.0, "{c}");
+        // The pretouch lands in agent load -> VM init: that phase grows most.
+        for other in ["exec_to_agent", "init_to_main"] {
+            let g = c[format!("{other}_on_ms")].as_f64().unwrap()
+                - c[format!("{other}_off_ms")].as_f64().unwrap();
+            assert!(
+                g < init_growth,
+                "{other} grew {g} ms, more than agent->init {init_growth}: {c}"
+            );
+        }
+        let rate = c["fault_rate_per_s"].as_f64().unwrap();
+        assert!(
+            (rate - faults / (init_growth / 1e3)).abs() < 1e-6 * rate,
+            "{c}"
+        );
+        let ceiling = c["ceiling_per_s"].as_f64().unwrap();
+        assert!(
+            (c["ceiling_pct"].as_f64().unwrap() - 100.0 * rate / ceiling).abs() < 1e-6,
+            "{c}"
+        );
+        // The JVM's own account agrees with the agent's, loosely (noisy machine).
+        let jvm = c["jvm_pretouch_ms"].as_f64().unwrap();
+        assert!(
+            jvm > 0.5 * init_growth && jvm < 1.5 * init_growth,
+            "jvm {jvm} vs agent {init_growth}: {c}"
+        );
+    }
+
+    pretouch()
+        .args(["report", "--phases"])
+        .arg(&results)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("phases, label: test-kernel"))
+        .stdout(predicate::str::contains("agent->init"))
+        .stdout(predicate::str::contains("PRETOUCH DID NOT HAPPEN").not())
+        .stdout(predicate::str::contains("no `pretouch calibrate`").not());
+}
+
+#[test]
+fn env_prints_what_a_run_records() {
+    pretouch()
+        .arg("env")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("thp_enabled"))
+        .stdout(predicate::str::contains("cgroup_memory_max"))
+        .stdout(predicate::str::contains("jdk"));
+    let out = pretouch()
+        .args(["env", "--json"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let env: Value = serde_json::from_slice(&out).unwrap();
+    assert!(env["cpus"].as_u64().unwrap() >= 1);
+}
+
+/// Builds bench/fault_rate.c and runs it: (median faults/s, faults counted per pass).
+fn c_fault_rate(threads: usize, size_mib: u64, passes: u32) -> (f64, u64) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = Command::new(root.join("bench/fault_rate.sh"))
+        .args([
+            threads.to_string(),
+            size_mib.to_string(),
+            passes.to_string(),
+        ])
+        .env(
+            "CARGO_TARGET_DIR",
+            std::env::temp_dir().join("pretouch-bench"),
+        )
+        .output()
+        .expect("running bench/fault_rate.sh (needs cc)");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let field = |name: &str| -> f64 {
+        text.split_whitespace()
+            .find_map(|kv| kv.strip_prefix(name)?.strip_prefix('='))
+            .unwrap_or_else(|| panic!("no {name} in {text}"))
+            .parse()
+            .unwrap()
+    };
+    (
+        field("median_faults_per_s"),
+        field("faults_per_pass") as u64,
+    )
+}
+
+#[test]
+fn calibrate_agrees_with_the_c_microbenchmark() {
+    use pretouch::calibrate::{Layout, measure};
+    use pretouch::units::Bytes;
+    let _jvms = jvm_lock();
+    let threads = 2;
+    let (mut best_c, mut best_rust) = (0f64, 0f64);
+    // Alternate the two, and keep each one's best median: the machine is shared and noisy.
+    for _ in 0..3 {
+        let (c, c_faults) = c_fault_rate(threads, 256, 5);
+        assert_eq!(
+            c_faults, 65536,
+            "the C benchmark did not fault each page once"
+        );
+        let r = measure(Layout::Shared, threads, Bytes(256 << 20), 5).unwrap();
+        assert_eq!(
+            r.faults_per_pass, 65536,
+            "calibrate did not fault each page once: {r:?}"
+        );
+        best_c = best_c.max(c);
+        best_rust = best_rust.max(r.summary().unwrap().median);
+    }
+    let diff = (best_rust - best_c).abs() / best_c;
+    eprintln!(
+        "calibrate {best_rust:.0} faults/s, C {best_c:.0} faults/s: {:.1}% apart",
+        diff * 100.0
+    );
+    assert!(
+        diff <= 0.25,
+        "calibrate {best_rust:.0}/s vs C {best_c:.0}/s: {:.0}% apart",
+        diff * 100.0
+    );
+}
