@@ -285,6 +285,9 @@ fn threads(
             });
         }
         let mut times = Vec::new();
+        // A failed zap is reported after the last pass: the workers wait at the barriers
+        // for every pass, so leaving early would leave them waiting.
+        let mut zap_error = None;
         for round in 0..rounds {
             let t0 = Nanos::monotonic_now();
             start.wait();
@@ -296,12 +299,17 @@ fn threads(
             let mut zapped: Vec<*const Mapping> = Vec::new();
             for (m, _, _) in &work {
                 if !zapped.contains(&Arc::as_ptr(m)) {
-                    m.zap()?;
+                    if let Err(e) = m.zap() {
+                        zap_error.get_or_insert(e);
+                    }
                     zapped.push(Arc::as_ptr(m));
                 }
             }
         }
-        Ok((times, faults.load(Ordering::Relaxed)))
+        match zap_error {
+            Some(e) => Err(e),
+            None => Ok((times, faults.load(Ordering::Relaxed))),
+        }
     })
 }
 
@@ -369,7 +377,15 @@ fn processes(
         // it uses only its own mapping and the pipes, and leaves with _exit.
         let pid = unsafe { libc::fork() };
         if pid < 0 {
-            return Err(sys("fork"));
+            let e = sys("fork");
+            for &child in &children {
+                // SAFETY: kills and reaps a child this function forked (it waits on a pipe).
+                unsafe {
+                    libc::kill(child, libc::SIGKILL);
+                    libc::waitpid(child, std::ptr::null_mut(), 0);
+                }
+            }
+            return Err(e);
         }
         if pid == 0 {
             let code = match Mapping::new(len) {

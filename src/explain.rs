@@ -109,6 +109,10 @@ pub struct CellExplain {
     /// Launches with pretouch whose JVM log had no pretouch line (JDKs that log
     /// differently, or Serial GC, which logs none).
     pub jvm_log_missing: usize,
+    /// Launches whose JVM log had lines the parser could not read (or no log file).
+    pub jvm_log_warnings: usize,
+    /// The first such warning.
+    pub first_jvm_log_warning: Option<String>,
 }
 
 impl CellExplain {
@@ -173,6 +177,12 @@ pub fn explain_cell(on: &[LaunchRecord], off: &[LaunchRecord]) -> CellExplain {
         .iter()
         .filter(|l| log(l).is_some_and(|j| j.pretouches.is_empty()))
         .count();
+    for j in on.iter().chain(off).filter_map(log) {
+        if let Some(w) = j.warnings.first() {
+            x.jvm_log_warnings += 1;
+            x.first_jvm_log_warning.get_or_insert_with(|| w.clone());
+        }
+    }
     let baseline = median(
         &off.iter()
             .filter_map(init_rss_growth)

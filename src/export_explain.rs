@@ -177,6 +177,23 @@ fn notes(report: &Report, prefix: &str) -> String {
             c.explain.jvm_log_missing
         );
     }
+    for c in report
+        .cells
+        .iter()
+        .filter(|c| c.explain.jvm_log_warnings > 0)
+    {
+        let _ = writeln!(
+            out,
+            "{prefix}warning: {} {} {} {} {}: {} JVM log(s) not fully understood, first: {}",
+            c.label,
+            short_jdk(&c.jdk),
+            c.gc,
+            c.heap,
+            c.variant,
+            c.explain.jvm_log_warnings,
+            c.explain.first_jvm_log_warning.as_deref().unwrap_or("")
+        );
+    }
     let uncalibrated: Vec<&str> = report
         .labels
         .iter()
@@ -311,6 +328,8 @@ mod tests {
             jvm_pretouch_ms: None,
             explain: CellExplain {
                 jvm_log_missing: 10,
+                jvm_log_warnings: 1,
+                first_jvm_log_warning: Some("unrecognised Genesis line: \"[9ns] Genesis, soon\"".into()),
                 ..explain
             },
             ..g1.clone()
@@ -328,7 +347,7 @@ mod tests {
 
     #[test]
     fn text_with_phases() {
-        insta::assert_snapshot!(text(&sample(), true), @"
+        insta::assert_snapshot!(text(&sample(), true), @r#"
 
         pretouch explained, label: 6.18.0-base
         jdk       gc        heap  variant    grew most  init +ms  jvm pretouch  genesis +ms  faults +  expected  faults/s  % ceiling       touched
@@ -348,13 +367,14 @@ mod tests {
         % ceiling = of this label's `pretouch calibrate`; touched = RSS grew by the heap.
         warning: 6.18.0-base 25.0.3+9 parallel 1g thp: PRETOUCH DID NOT HAPPEN in 3 of 10 launches: RSS grew 542 MiB during VM creation (512 MiB beyond a launch without pretouch), expected about the heap, 1 GiB
         note: 6.18.0-base 25.0.3+9 parallel 1g thp: 10 JVM log(s) without a pretouch line (this JDK or GC logs none)
+        warning: 6.18.0-base 25.0.3+9 parallel 1g thp: 1 JVM log(s) not fully understood, first: unrecognised Genesis line: "[9ns] Genesis, soon"
         environment: thp_enabled differs: 6.18.0-base=madvise, 6.18.0-patched=always
-        ");
+        "#);
     }
 
     #[test]
     fn markdown_without_phases() {
-        insta::assert_snapshot!(markdown(&sample(), false), @"
+        insta::assert_snapshot!(markdown(&sample(), false), @r#"
 
         #### 6.18.0-base: pretouch explained
 
@@ -369,7 +389,9 @@ mod tests {
 
         > note: 6.18.0-base 25.0.3+9 parallel 1g thp: 10 JVM log(s) without a pretouch line (this JDK or GC logs none)
 
+        > warning: 6.18.0-base 25.0.3+9 parallel 1g thp: 1 JVM log(s) not fully understood, first: unrecognised Genesis line: "[9ns] Genesis, soon"
+
         > environment: thp_enabled differs: 6.18.0-base=madvise, 6.18.0-patched=always
-        ");
+        "#);
     }
 }

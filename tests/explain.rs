@@ -180,6 +180,35 @@ fn explains_g1_pretouch_with_and_without_huge_pages() {
         .stdout(predicate::str::contains("agent->init"))
         .stdout(predicate::str::contains("PRETOUCH DID NOT HAPPEN").not())
         .stdout(predicate::str::contains("no `pretouch calibrate`").not());
+    // The same results filed under another label, taken (say) with THP `always`: the
+    // report names the setting that differs next to the numbers.
+    let file = &jsonl_files(&results.join("test-kernel"))[0];
+    let text = std::fs::read_to_string(file).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+    let mut header: Value = serde_json::from_str(&lines[0]).unwrap();
+    let thp = header["env"]["thp_enabled"].as_str().unwrap().to_owned();
+    let other = if thp == "always" { "never" } else { "always" };
+    header["label"] = "other-kernel".into();
+    header["started_at"] = "2099-01-01T00:00:00Z".into();
+    header["env"]["thp_enabled"] = other.into();
+    lines[0] = header.to_string();
+    std::fs::create_dir_all(results.join("other-kernel")).unwrap();
+    std::fs::write(
+        results.join("other-kernel/explain.jsonl"),
+        lines.join("\n") + "\n",
+    )
+    .unwrap();
+    pretouch()
+        .arg("report")
+        .arg(&results)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(format!(
+            "environment: thp_enabled differs: test-kernel={thp}, other-kernel={other}"
+        )))
+        .stdout(predicate::str::contains(
+            "no `pretouch calibrate` results for other-kernel",
+        ));
 }
 
 #[test]
@@ -243,8 +272,10 @@ fn calibrate_agrees_with_the_c_microbenchmark() {
     let _jvms = jvm_lock();
     let threads = 2;
     let (mut best_c, mut best_rust) = (0f64, 0f64);
-    // Alternate the two, and keep each one's best median: the machine is shared and noisy.
-    for _ in 0..3 {
+    // Alternate the two, and keep each one's best median: the machine is shared and
+    // noisy, and others' load only ever slows a run down. Stop once the bests agree
+    // (at least two trials each, at most six): a systematic gap still fails.
+    for trial in 0..6 {
         let (c, c_faults) = c_fault_rate(threads, 256, 5);
         assert_eq!(
             c_faults, 65536,
@@ -257,6 +288,9 @@ fn calibrate_agrees_with_the_c_microbenchmark() {
         );
         best_c = best_c.max(c);
         best_rust = best_rust.max(r.summary().unwrap().median);
+        if trial >= 1 && (best_rust - best_c).abs() / best_c <= 0.25 {
+            break;
+        }
     }
     let diff = (best_rust - best_c).abs() / best_c;
     eprintln!(
