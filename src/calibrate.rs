@@ -46,6 +46,7 @@ impl std::fmt::Display for Layout {
 /// One configuration measured.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ConfigResult {
+    /// How the workers share memory.
     pub layout: Layout,
     /// Threads or processes faulting at once.
     pub workers: usize,
@@ -81,6 +82,7 @@ pub struct Calibration {
     pub page_size: Bytes,
     /// Counted passes per configuration (after one uncounted warm-up pass).
     pub passes: u32,
+    /// One entry per (layout, workers), in the order measured.
     pub results: Vec<ConfigResult>,
 }
 
@@ -517,7 +519,7 @@ pub fn to_text(c: &Calibration) -> String {
     if let Some((best, r)) = c.ceiling() {
         let _ = writeln!(
             out,
-            "ceiling: {} faults/s (shared mapping, {} workers; each pass writes {} pages)",
+            "ceiling: {} faults/s (shared mapping, {} thread(s); each pass writes {} pages)",
             rate(best),
             r.workers,
             r.pages

@@ -106,6 +106,8 @@ pub struct CellExplain {
     pub untouched: usize,
     /// The first such launch's reason.
     pub untouched_reason: Option<String>,
+    /// Indices into the `on` launches of those launches, in order.
+    pub untouched_launches: Vec<usize>,
     /// Launches with pretouch whose JVM log had no pretouch line (JDKs that log
     /// differently, or Serial GC, which logs none).
     pub jvm_log_missing: usize,
@@ -160,7 +162,7 @@ pub fn explain_cell(on: &[LaunchRecord], off: &[LaunchRecord]) -> CellExplain {
     x.fault_rate_per_s = x
         .pretouch_faults
         .zip(x.init_growth_ms())
-        .filter(|(_, ms)| *ms > 0.0)
+        .filter(|(faults, ms)| *faults > 0.0 && *ms > 0.0)
         .map(|(f, ms)| f / (ms / 1e3));
     x.jvm_pretouch_ms = med(on
         .iter()
@@ -190,9 +192,10 @@ pub fn explain_cell(on: &[LaunchRecord], off: &[LaunchRecord]) -> CellExplain {
             .collect::<Vec<_>>(),
     )
     .map(|g| g as u64);
-    for l in on {
+    for (i, l) in on.iter().enumerate() {
         if let Some(why) = untouched(l, baseline) {
             x.untouched += 1;
+            x.untouched_launches.push(i);
             x.untouched_reason.get_or_insert(why);
         }
     }
@@ -321,6 +324,7 @@ mod tests {
         ];
         let x = explain_cell(&on, &off);
         assert_eq!(x.untouched, 1);
+        assert_eq!(x.untouched_launches, [0]);
         let why = x.untouched_reason.unwrap();
         assert!(why.contains("542 MiB") && why.contains("1 GiB"), "{why}");
         // Without pretouch nothing is checked.

@@ -425,9 +425,9 @@ mod tests {
     #[test]
     fn csv() {
         insta::assert_snapshot!(render(&sample(), Format::Csv), @"
-        label,jdk,gc,heap,variant,runs,runs_on,runs_off,failed,median_on_ms,min_on_ms,max_on_ms,median_off_ms,min_off_ms,max_off_ms,pretouch_ms,first_failure,gc_threads,cpus,app,exec_to_agent_off_ms,exec_to_agent_on_ms,agent_to_init_off_ms,agent_to_init_on_ms,init_to_main_off_ms,init_to_main_on_ms,pretouch_faults,expected_faults,fault_rate_per_s,ceiling_per_s,ceiling_pct,jvm_pretouch_ms,jvm_genesis_growth_ms,untouched,untouched_reason
-        6.18.0-base,17.0.15+6-Debian-1deb12u1,g1,1g,default,20,10,10,0,431.5,426.5,451.5,48.25,46.25,51.25,383.25,,auto,all,,,,,,,,,0,,,,,,0,
-        6.18.0-base,17.0.15+6-Debian-1deb12u1,parallel,2g,default,10,0,10,10,,,,50.0,48.0,53.0,,exited with code 1 before main(),auto,all,,,,,,,,,0,,,,,,0,
+        label,jdk,gc,heap,variant,runs,runs_on,runs_off,failed,median_on_ms,min_on_ms,max_on_ms,median_off_ms,min_off_ms,max_off_ms,pretouch_ms,first_failure,gc_threads,cpus,app,exec_to_agent_off_ms,exec_to_agent_on_ms,agent_to_init_off_ms,agent_to_init_on_ms,init_to_main_off_ms,init_to_main_on_ms,pretouch_faults,expected_faults,fault_rate_per_s,ceiling_per_s,ceiling_pct,jvm_pretouch_ms,jvm_genesis_growth_ms,untouched,untouched_reason,untouched_launches
+        6.18.0-base,17.0.15+6-Debian-1deb12u1,g1,1g,default,20,10,10,0,431.5,426.5,451.5,48.25,46.25,51.25,383.25,,auto,all,,,,,,,,,0,,,,,,0,,
+        6.18.0-base,17.0.15+6-Debian-1deb12u1,parallel,2g,default,10,0,10,10,,,,50.0,48.0,53.0,,exited with code 1 before main(),auto,all,,,,,,,,,0,,,,,,0,,
         ");
     }
 
@@ -471,7 +471,8 @@ mod tests {
               "jvm_pretouch_ms": null,
               "jvm_genesis_growth_ms": null,
               "untouched": 0,
-              "untouched_reason": null
+              "untouched_reason": null,
+              "untouched_launches": ""
             },
             {
               "label": "6.18.0-base",
@@ -508,7 +509,8 @@ mod tests {
               "jvm_pretouch_ms": null,
               "jvm_genesis_growth_ms": null,
               "untouched": 0,
-              "untouched_reason": null
+              "untouched_reason": null,
+              "untouched_launches": ""
             }
           ],
           "labels": [

@@ -150,7 +150,7 @@ fn notes(report: &Report, prefix: &str) -> String {
     for c in report.cells.iter().filter(|c| c.untouched > 0) {
         let _ = writeln!(
             out,
-            "{prefix}warning: {} {} {} {} {}: PRETOUCH DID NOT HAPPEN in {} of {} launches: {}",
+            "{prefix}warning: {} {} {} {} {}: PRETOUCH DID NOT HAPPEN in {} of {} launches ({}); first: {}",
             c.label,
             short_jdk(&c.jdk),
             c.gc,
@@ -158,6 +158,7 @@ fn notes(report: &Report, prefix: &str) -> String {
             c.variant,
             c.untouched,
             c.runs_on,
+            c.untouched_launches,
             c.untouched_reason.as_deref().unwrap_or("")
         );
     }
@@ -323,6 +324,7 @@ mod tests {
             gc: "parallel".into(),
             variant: "thp".into(),
             untouched: 3,
+            untouched_launches: "quick-20261130T071303Z.jsonl#4 quick-20261130T071303Z.jsonl#9 quick-20261130T071303Z.jsonl#17".into(),
             untouched_reason: Some("RSS grew 542 MiB during VM creation (512 MiB beyond a launch without pretouch), expected about the heap, 1 GiB".into()),
             pretouch_faults: Some(140_000.0),
             jvm_pretouch_ms: None,
@@ -365,7 +367,7 @@ mod tests {
         genesis +ms = its Genesis time with minus without; faults + = median minor faults of a
         launch with minus without; expected = heap / 4 KiB; faults/s = faults + / init +;
         % ceiling = of this label's `pretouch calibrate`; touched = RSS grew by the heap.
-        warning: 6.18.0-base 25.0.3+9 parallel 1g thp: PRETOUCH DID NOT HAPPEN in 3 of 10 launches: RSS grew 542 MiB during VM creation (512 MiB beyond a launch without pretouch), expected about the heap, 1 GiB
+        warning: 6.18.0-base 25.0.3+9 parallel 1g thp: PRETOUCH DID NOT HAPPEN in 3 of 10 launches (quick-20261130T071303Z.jsonl#4 quick-20261130T071303Z.jsonl#9 quick-20261130T071303Z.jsonl#17); first: RSS grew 542 MiB during VM creation (512 MiB beyond a launch without pretouch), expected about the heap, 1 GiB
         note: 6.18.0-base 25.0.3+9 parallel 1g thp: 10 JVM log(s) without a pretouch line (this JDK or GC logs none)
         warning: 6.18.0-base 25.0.3+9 parallel 1g thp: 1 JVM log(s) not fully understood, first: unrecognised Genesis line: "[9ns] Genesis, soon"
         environment: thp_enabled differs: 6.18.0-base=madvise, 6.18.0-patched=always
@@ -385,7 +387,7 @@ mod tests {
 
         grew most = the startup phase whose median grew most with pretouch; init +ms = agent load->VM init with minus without pretouch (where pretouch lands); jvm pretouch = the JVM log's pretouch time (each `PreTouch` line to the next line), genesis +ms = its Genesis time with minus without; faults + = median minor faults of a launch with minus without; expected = heap / 4 KiB; faults/s = faults + / init +; % ceiling = of this label's `pretouch calibrate`; touched = RSS grew by the heap.
 
-        > warning: 6.18.0-base 25.0.3+9 parallel 1g thp: PRETOUCH DID NOT HAPPEN in 3 of 10 launches: RSS grew 542 MiB during VM creation (512 MiB beyond a launch without pretouch), expected about the heap, 1 GiB
+        > warning: 6.18.0-base 25.0.3+9 parallel 1g thp: PRETOUCH DID NOT HAPPEN in 3 of 10 launches (quick-20261130T071303Z.jsonl#4 quick-20261130T071303Z.jsonl#9 quick-20261130T071303Z.jsonl#17); first: RSS grew 542 MiB during VM creation (512 MiB beyond a launch without pretouch), expected about the heap, 1 GiB
 
         > note: 6.18.0-base 25.0.3+9 parallel 1g thp: 10 JVM log(s) without a pretouch line (this JDK or GC logs none)
 

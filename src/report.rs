@@ -47,14 +47,17 @@ pub struct CellReport {
     /// Where the cost went: phases, faults, the JVM's own account, the touched check.
     #[serde(skip)]
     pub explain: CellExplain,
-    /// Median exec->agent load, without / with pretouch, ms.
+    /// Median exec->agent load without pretouch, ms.
     pub exec_to_agent_off_ms: Option<f64>,
+    /// Median exec->agent load with pretouch, ms.
     pub exec_to_agent_on_ms: Option<f64>,
-    /// Median agent load->VM init (heap creation and pretouch), without / with, ms.
+    /// Median agent load->VM init (heap creation and pretouch) without pretouch, ms.
     pub agent_to_init_off_ms: Option<f64>,
+    /// Median agent load->VM init with pretouch, ms.
     pub agent_to_init_on_ms: Option<f64>,
-    /// Median VM init->main() (class loading), without / with, ms.
+    /// Median VM init->main() (class loading) without pretouch, ms.
     pub init_to_main_off_ms: Option<f64>,
+    /// Median VM init->main() with pretouch, ms.
     pub init_to_main_on_ms: Option<f64>,
     /// Median minor faults of a launch, with minus without pretouch.
     pub pretouch_faults: Option<f64>,
@@ -74,6 +77,8 @@ pub struct CellReport {
     pub untouched: usize,
     /// Why the first of them was flagged.
     pub untouched_reason: Option<String>,
+    /// Those launches, as `<result file name>#<seq>`, space-separated.
+    pub untouched_launches: String,
 }
 
 /// The report over everything read.
@@ -108,6 +113,8 @@ struct Samples {
     first_failure: Option<String>,
     launches_on: Vec<LaunchRecord>,
     launches_off: Vec<LaunchRecord>,
+    /// `<file name>#<seq>` of each of `launches_on`, to point at raw records.
+    where_on: Vec<String>,
 }
 
 pub fn build(results: &Results) -> Report {
@@ -137,6 +144,13 @@ pub fn build(results: &Results) -> Report {
                 Some(t) if launch.pretouch => {
                     samples.on.push(t.as_ms());
                     samples.launches_on.push(launch.clone());
+                    samples.where_on.push(format!(
+                        "{}#{}",
+                        file.path
+                            .file_name()
+                            .map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
+                        launch.seq
+                    ));
                 }
                 Some(t) => {
                     samples.off.push(t.as_ms());
@@ -197,6 +211,12 @@ pub fn build(results: &Results) -> Report {
                 jvm_genesis_growth_ms: x.jvm_genesis_growth_ms,
                 untouched: x.untouched,
                 untouched_reason: x.untouched_reason.clone(),
+                untouched_launches: x
+                    .untouched_launches
+                    .iter()
+                    .map(|&i| s.where_on[i].as_str())
+                    .collect::<Vec<_>>()
+                    .join(" "),
                 explain: x,
             }
         })

@@ -303,3 +303,44 @@ fn calibrate_agrees_with_the_c_microbenchmark() {
         diff * 100.0
     );
 }
+
+#[test]
+fn a_pretouch_that_did_not_happen_is_flagged() {
+    let _jvms = jvm_lock();
+    let dir = tempfile::tempdir().unwrap();
+    // The runner passes -XX:+AlwaysPreTouch; an options file later on the command line
+    // turns it off again, as a JDK bug or a wrapper script might. The record still says
+    // "pretouch": only the RSS check can tell.
+    let opts = dir.path().join("no-pretouch.opts");
+    std::fs::write(&opts, "-XX:-AlwaysPreTouch\n").unwrap();
+    let matrix = write_matrix(
+        dir.path(),
+        &format!(
+            "name: sneaky\njdks: [{:?}]\ngcs: [parallel]\nheaps: [128m]\nrepetitions: 2\n\
+             variants:\n  - name: sneaky\n    jvm_args: [\"-XX:VMOptionsFile={}\"]\n",
+            jdks()[0].display().to_string(),
+            opts.display()
+        ),
+    );
+    pretouch()
+        .args(["run", "--label", "k", "--agent"])
+        .arg(agent())
+        .arg("--results")
+        .arg(dir.path())
+        .arg(&matrix)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "PRETOUCH DID NOT HAPPEN in 2 of 2 launches (sneaky-",
+        ))
+        .stdout(predicate::str::contains("NO (2 of 2)"));
+    assert_no_java_left();
+    for format in ["json", "csv"] {
+        pretouch()
+            .args(["report", "--format", format])
+            .arg(dir.path())
+            .assert()
+            .success()
+            .stdout(predicate::str::contains("expected about the heap, 128 MiB"));
+    }
+}
