@@ -12,6 +12,8 @@ use crate::store::CellKey;
 pub struct Progress {
     bar: ProgressBar,
     warned_cells: HashSet<CellKey>,
+    /// Cells already warned about a launch whose heap was not touched.
+    untouched_cells: HashSet<CellKey>,
 }
 
 impl Progress {
@@ -25,6 +27,7 @@ impl Progress {
         Progress {
             bar,
             warned_cells: HashSet::new(),
+            untouched_cells: HashSet::new(),
         }
     }
 
@@ -69,6 +72,19 @@ impl Observer for Progress {
                                 record.command.join(" ")
                             )
                         });
+                }
+                // Live, without the cell's baseline: the heap alone must become resident.
+                if record.ok()
+                    && let Some(why) = crate::explain::untouched(record, None)
+                    && self.untouched_cells.insert(record.cell.clone())
+                {
+                    self.bar.suspend(|| {
+                        eprintln!(
+                            "warning: launch {} ({}) had -XX:+AlwaysPreTouch but its heap was not touched: {why}\n  (the report counts every such launch)",
+                            record.seq,
+                            cell.describe()
+                        )
+                    });
                 }
             }
         }

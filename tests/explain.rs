@@ -60,7 +60,8 @@ fn explains_g1_pretouch_with_and_without_huge_pages() {
         .success()
         .stdout(predicate::str::contains(
             "pretouch explained, label: test-kernel",
-        ));
+        ))
+        .stderr(predicate::str::contains("not touched").not());
     assert_no_java_left();
 
     let records = records(&results);
@@ -330,6 +331,7 @@ fn a_pretouch_that_did_not_happen_is_flagged() {
         .arg(&matrix)
         .assert()
         .success()
+        .stderr(predicate::str::contains("its heap was not touched"))
         .stdout(predicate::str::contains(
             "PRETOUCH DID NOT HAPPEN in 2 of 2 launches (sneaky-",
         ))
