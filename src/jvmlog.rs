@@ -28,12 +28,22 @@ use crate::units::{Bytes, Nanos};
 pub const XLOG_SELECTION: &str = "gc+heap=debug,startuptime";
 
 /// The `-Xlog` argument writing [`XLOG_SELECTION`] to `path`, one file per launch
-/// (`filecount=0`: no rotation, so a reused path never leaves archived copies).
-pub fn xlog_arg(path: &Path) -> String {
-    format!(
-        "-Xlog:{XLOG_SELECTION}:file={}:tn:filecount=0",
+/// (`filecount=0`: no rotation, so a reused path never leaves archived copies). `None`
+/// when the path holds a `:` or `,`, which -Xlog would read as separators.
+pub fn xlog_arg(path: &Path) -> Option<String> {
+    let path = path.to_str()?;
+    if path.contains([':', ',']) {
+        return None;
+    }
+    Some(format!("-Xlog:{XLOG_SELECTION}:file={path}:tn:filecount=0"))
+}
+
+/// The log of a launch that could not be given `-Xlog` (see [`xlog_arg`]).
+pub fn unloggable(path: &Path) -> JvmLog {
+    JvmLog::warning(format!(
+        "no JVM log: the scratch path `{}` holds `:` or `,`, which -Xlog cannot take (set TMPDIR elsewhere)",
         path.display()
-    )
+    ))
 }
 
 /// One `Running ... PreTouch ...` line.
@@ -269,5 +279,16 @@ mod tests {
         assert!(log.warnings[2].contains("tn"), "{:?}", log.warnings);
         let missing = JvmLog::read(Path::new("/nonexistent/jvm.log"));
         assert!(missing.warnings[0].contains("no JVM log"));
+    }
+
+    #[test]
+    fn the_xlog_argument_names_one_file_and_refuses_separators() {
+        assert_eq!(
+            xlog_arg(Path::new("/tmp/pretouch-x/jvm.log")).as_deref(),
+            Some("-Xlog:gc+heap=debug,startuptime:file=/tmp/pretouch-x/jvm.log:tn:filecount=0")
+        );
+        assert_eq!(xlog_arg(Path::new("/tmp/a:b/jvm.log")), None);
+        assert_eq!(xlog_arg(Path::new("/tmp/a,b/jvm.log")), None);
+        assert!(unloggable(Path::new("/a:b")).warnings[0].contains("TMPDIR"));
     }
 }

@@ -11,7 +11,7 @@ use crate::app::App;
 use crate::classfile;
 use crate::cpuset;
 use crate::interrupt::{Interrupt, signal_name};
-use crate::jvmlog::{JvmLog, xlog_arg};
+use crate::jvmlog::{JvmLog, unloggable, xlog_arg};
 use crate::rusage::{ChildrenUsage, LaunchUsage};
 use crate::units::Nanos;
 
@@ -138,8 +138,10 @@ impl JvmLauncher {
     pub fn arguments(&self, jvm_args: &[String]) -> Vec<String> {
         let stamps_path = self.workdir.path().join("stamps");
         let mut args = jvm_args.to_vec();
-        if self.jvm_log {
-            args.push(xlog_arg(&self.workdir.path().join("jvm.log")));
+        if self.jvm_log
+            && let Some(arg) = xlog_arg(&self.workdir.path().join("jvm.log"))
+        {
+            args.push(arg);
         }
         match &self.app {
             None => {
@@ -235,7 +237,10 @@ impl Launcher for JvmLauncher {
             .map(|(before, after)| after > before);
         outcome.rusage = Some(ChildrenUsage::now().since(&usage_before));
         if self.jvm_log {
-            outcome.jvm_log = Some(JvmLog::read(&log_path));
+            outcome.jvm_log = Some(match xlog_arg(&log_path) {
+                Some(_) => JvmLog::read(&log_path),
+                None => unloggable(&log_path),
+            });
         }
 
         match waited {
