@@ -401,7 +401,8 @@ fn dry_run(args: &RunArgs, matrix: &Matrix, jdks: &[Jdk], app: Option<App>) -> a
     let main = app.as_ref().map(|a| a.main.clone());
     let launcher = JvmLauncher::new(agent, Duration::from_secs(args.timeout))
         .context("creating a scratch folder")?
-        .with_app(app);
+        .with_app(app)
+        .with_jvm_log(!args.no_jvm_log);
     let plan = Plan::new(matrix, jdks).with_app(main.as_deref());
     let scratch = launcher.scratch().display().to_string();
     let available = cpuset::available().map_or(1, |c| c.len());
