@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::jdk::{DEBIAN_JDK_INSTALL, Jdk, JdkError};
+use crate::jdk::{DEBIAN_JDK_INSTALL, Jdk, JdkError, is_executable, release_value};
 
 /// Where installed JDKs are looked for first.
 pub const JVM_DIR: &str = "/usr/lib/jvm";
@@ -120,21 +120,6 @@ fn home_of_java(java: &Path) -> Option<PathBuf> {
     }
     let real = java.canonicalize().ok()?;
     Some(real.parent()?.parent()?.to_owned())
-}
-
-fn is_executable(path: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    path.metadata()
-        .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-        .unwrap_or(false)
-}
-
-/// `KEY="value"` from a JDK `release` file.
-fn release_value(release: &str, key: &str) -> Option<String> {
-    release.lines().find_map(|line| {
-        let value = line.strip_prefix(key)?.strip_prefix('=')?;
-        Some(value.trim().trim_matches('"').to_owned()).filter(|v| !v.is_empty())
-    })
 }
 
 /// The feature version of a `JAVA_VERSION`: `17.0.15` -> 17, `25` -> 25, `1.8.0_402` -> 8.

@@ -50,30 +50,7 @@ pub enum JdkError {
 impl Jdk {
     /// Resolves a JDK written as a JAVA_HOME folder or as a `java` binary.
     pub fn resolve(spec: &str) -> Result<Jdk, JdkError> {
-        let path = Path::new(spec);
-        if !path.exists() {
-            return Err(JdkError::Missing {
-                spec: spec.to_owned(),
-                installed: installed_jdks(),
-            });
-        }
-        let real = path.canonicalize().unwrap_or_else(|_| path.to_owned());
-        let home = if real.is_dir() {
-            real
-        } else {
-            // .../bin/java -> ...
-            real.parent()
-                .and_then(Path::parent)
-                .map(Path::to_owned)
-                .unwrap_or(real)
-        };
-        let java = home.join("bin").join("java");
-        if !is_executable(&java) {
-            return Err(JdkError::NotAJdk {
-                spec: spec.to_owned(),
-                home,
-            });
-        }
+        let (home, java) = locate(spec)?;
         let output = duct::cmd!(&java, "-version")
             .stdin_null()
             .stdout_capture()
@@ -110,29 +87,7 @@ impl Jdk {
     /// Like [`Jdk::resolve`], but reads only the `release` file: no `java -version`, so no
     /// JVM starts (dry runs). `version_output` stays empty.
     pub fn resolve_without_jvm(spec: &str) -> Result<Jdk, JdkError> {
-        let path = Path::new(spec);
-        if !path.exists() {
-            return Err(JdkError::Missing {
-                spec: spec.to_owned(),
-                installed: installed_jdks(),
-            });
-        }
-        let real = path.canonicalize().unwrap_or_else(|_| path.to_owned());
-        let home = if real.is_dir() {
-            real
-        } else {
-            real.parent()
-                .and_then(Path::parent)
-                .map(Path::to_owned)
-                .unwrap_or(real)
-        };
-        let java = home.join("bin").join("java");
-        if !is_executable(&java) {
-            return Err(JdkError::NotAJdk {
-                spec: spec.to_owned(),
-                home,
-            });
-        }
+        let (home, java) = locate(spec)?;
         let release = std::fs::read_to_string(home.join("release")).unwrap_or_default();
         Ok(Jdk {
             spec: spec.to_owned(),
@@ -160,7 +115,37 @@ impl Jdk {
     }
 }
 
-fn is_executable(path: &Path) -> bool {
+/// JAVA_HOME (symlinks resolved) and `java` launcher of a JDK written as a JAVA_HOME
+/// folder or as a `java` binary.
+fn locate(spec: &str) -> Result<(PathBuf, PathBuf), JdkError> {
+    let path = Path::new(spec);
+    if !path.exists() {
+        return Err(JdkError::Missing {
+            spec: spec.to_owned(),
+            installed: installed_jdks(),
+        });
+    }
+    let real = path.canonicalize().unwrap_or_else(|_| path.to_owned());
+    let home = if real.is_dir() {
+        real
+    } else {
+        // .../bin/java -> ...
+        real.parent()
+            .and_then(Path::parent)
+            .map(Path::to_owned)
+            .unwrap_or(real)
+    };
+    let java = home.join("bin").join("java");
+    if !is_executable(&java) {
+        return Err(JdkError::NotAJdk {
+            spec: spec.to_owned(),
+            home,
+        });
+    }
+    Ok((home, java))
+}
+
+pub(crate) fn is_executable(path: &Path) -> bool {
     use std::os::unix::fs::PermissionsExt;
     path.metadata()
         .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
@@ -168,7 +153,7 @@ fn is_executable(path: &Path) -> bool {
 }
 
 /// `KEY="value"` from a JDK `release` file.
-fn release_value(release: &str, key: &str) -> Option<String> {
+pub(crate) fn release_value(release: &str, key: &str) -> Option<String> {
     release.lines().find_map(|line| {
         let value = line.strip_prefix(key)?.strip_prefix('=')?;
         Some(value.trim().trim_matches('"').to_owned()).filter(|v| !v.is_empty())
