@@ -21,22 +21,14 @@ fn measures_pretouch_on_every_installed_jdk() {
     let _jvms = jvm_lock();
     let dir = tempfile::tempdir().unwrap();
     let jdks = jdks();
-    let jdk_list = jdks
-        .iter()
-        .map(|j| format!("{:?}", j.display().to_string()))
-        .collect::<Vec<_>>()
-        .join(", ");
+    let jdk_list = yaml_list(&jdks);
     let matrix = write_matrix(
         dir.path(),
         &format!(
             "name: e2e\njdks: [{jdk_list}]\ngcs: [g1, parallel]\nheaps: [256m]\nrepetitions: 3\nwarmup: 1\n"
         ),
     );
-    pretouch()
-        .args(["run", "--label", "test-kernel", "--agent"])
-        .arg(agent())
-        .arg("--results")
-        .arg(dir.path().join("results"))
+    run_labelled("test-kernel", dir.path().join("results"))
         .arg(&matrix)
         .assert()
         .success()
@@ -164,11 +156,7 @@ fn a_rejected_flag_is_a_failed_launch_not_a_number() {
             jdk.display().to_string()
         ),
     );
-    pretouch()
-        .args(["run", "--label", "k", "--agent"])
-        .arg(agent())
-        .arg("--results")
-        .arg(dir.path())
+    run_labelled("k", dir.path())
         .arg(&matrix)
         .assert()
         .code(3)

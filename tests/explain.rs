@@ -38,11 +38,7 @@ fn explains_g1_pretouch_with_and_without_huge_pages() {
         .stdout(predicate::str::contains("ceiling: "));
 
     let jdks = jdks();
-    let jdk_list = jdks
-        .iter()
-        .map(|j| format!("{:?}", j.display().to_string()))
-        .collect::<Vec<_>>()
-        .join(", ");
+    let jdk_list = yaml_list(&jdks);
     let matrix = write_matrix(
         dir.path(),
         &format!(
@@ -50,11 +46,7 @@ fn explains_g1_pretouch_with_and_without_huge_pages() {
              variants:\n  - name: default\n  - name: thp\n    jvm_args: [-XX:+UseTransparentHugePages]\n"
         ),
     );
-    pretouch()
-        .args(["run", "--label", "test-kernel", "--agent"])
-        .arg(agent())
-        .arg("--results")
-        .arg(&results)
+    run_labelled("test-kernel", &results)
         .arg(&matrix)
         .assert()
         .success()
@@ -323,11 +315,7 @@ fn a_pretouch_that_did_not_happen_is_flagged() {
             opts.display()
         ),
     );
-    pretouch()
-        .args(["run", "--label", "k", "--agent"])
-        .arg(agent())
-        .arg("--results")
-        .arg(dir.path())
+    run_labelled("k", dir.path())
         .arg(&matrix)
         .assert()
         .success()

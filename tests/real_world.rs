@@ -21,14 +21,6 @@ fn median(mut v: Vec<f64>) -> f64 {
     }
 }
 
-fn yaml_list(paths: &[PathBuf]) -> String {
-    paths
-        .iter()
-        .map(|p| format!("{:?}", p.display().to_string()))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
 fn launches(records: &[Value]) -> Vec<&Value> {
     records.iter().filter(|r| r["record"] == "launch").collect()
 }
@@ -251,11 +243,7 @@ fn gc_threads_and_cpu_sets_set_the_pretouch_workers() {
             yaml_list(&installed)
         ),
     );
-    pretouch()
-        .args(["run", "--label", "k", "--agent"])
-        .arg(agent())
-        .arg("--results")
-        .arg(dir.path())
+    run_labelled("k", dir.path())
         .arg(&matrix)
         .assert()
         .success()
@@ -388,11 +376,7 @@ fn an_app_main_is_stamped_on_every_jdk() {
                     jdk.display().to_string()
                 ),
             );
-            pretouch()
-                .args(["run", "--label", "k", "--agent"])
-                .arg(agent())
-                .arg("--results")
-                .arg(&results)
+            run_labelled("k", &results)
                 .arg(&matrix)
                 .assert()
                 .success()
@@ -441,11 +425,7 @@ fn adaptive_repetitions_run_to_max_and_say_why() {
             jdk.display().to_string()
         ),
     );
-    let out = pretouch()
-        .args(["run", "--label", "k", "--agent"])
-        .arg(agent())
-        .arg("--results")
-        .arg(dir.path())
+    let out = run_labelled("k", dir.path())
         .arg(&matrix)
         .assert()
         .success();

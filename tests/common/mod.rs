@@ -77,6 +77,26 @@ pub fn pretouch() -> assert_cmd::Command {
     cmd
 }
 
+/// `pretouch run --label LABEL --agent <this build's agent> --results RESULTS`; the
+/// caller adds the matrix and any other option.
+pub fn run_labelled(label: &str, results: impl AsRef<std::ffi::OsStr>) -> assert_cmd::Command {
+    let mut cmd = pretouch();
+    cmd.args(["run", "--label", label, "--agent"])
+        .arg(agent())
+        .arg("--results")
+        .arg(results);
+    cmd
+}
+
+/// The JDKs as a YAML flow list: `["/a", "/b"]` without the brackets.
+pub fn yaml_list(paths: &[PathBuf]) -> String {
+    paths
+        .iter()
+        .map(|p| format!("{:?}", p.display().to_string()))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// Writes a matrix into `dir` and returns its path.
 pub fn write_matrix(dir: &Path, yaml: &str) -> PathBuf {
     let path = dir.join("matrix.yaml");
