@@ -378,6 +378,7 @@ pub fn execute(
         launches: summary.launches,
         failed: summary.failed,
         stops: stops.clone(),
+        runner_max_rss: Some(crate::host::own_max_rss()),
     }))?;
     Ok((summary, stops))
 }

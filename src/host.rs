@@ -38,6 +38,16 @@ pub fn host_info() -> HostInfo {
     }
 }
 
+/// This process's peak resident set so far.
+pub fn own_max_rss() -> crate::units::Bytes {
+    // SAFETY: rusage is plain old data; an all-zero value is valid and getrusage fills it.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `usage` is a valid, writable rusage.
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) };
+    // Linux reports ru_maxrss in KiB.
+    crate::units::Bytes(usage.ru_maxrss.max(0) as u64 * 1024)
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

@@ -200,6 +200,7 @@ pub fn execute_with(
         launches: options.launches_before + summary.launches,
         failed: options.failed_before + summary.failed,
         stops: Vec::new(),
+        runner_max_rss: Some(crate::host::own_max_rss()),
     }))?;
     Ok(summary)
 }

@@ -184,6 +184,10 @@ pub struct RunEnd {
     pub launches: u64,
     /// Launches that failed.
     pub failed: u64,
+    /// The runner's own peak resident set (getrusage RUSAGE_SELF), to show that it does
+    /// not grow with the run. Absent in files of older versions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runner_max_rss: Option<Bytes>,
     /// With adaptive repetitions: where each cell stopped adding rounds, and why. Empty
     /// (and not written) for a fixed number of repetitions.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -593,6 +597,7 @@ mod tests {
                 launches: 1,
                 failed: 0,
                 stops: Vec::new(),
+                runner_max_rss: None,
             }))
             .unwrap();
         drop(writer);

@@ -1,0 +1,81 @@
+//! Benchmarks of pretouch itself, measured side by side in one run and printed as
+//! ratios (issue "Benchmark the profiler itself"). `bench/run.sh` runs them all.
+//!
+//! - `agent-overhead`: does the agent move time-to-main?
+//! - `versus-hyperfine`: runner overhead, and time to a trusted result against hyperfine.
+//! - `scaling`: pretouch cost and the runner's memory over heap sizes.
+//! - `crosscheck`: does a result file agree with an agent-free measurement?
+
+mod crosscheck;
+mod overhead;
+mod runs;
+mod scaling;
+mod versus;
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "pretouch-bench",
+    about = "Benchmarks of the pretouch profiler itself"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Everything below, in one run, with the defaults (what README.md shows)
+    All {
+        /// JDK (JAVA_HOME) for the runner, hyperfine and scaling benchmarks
+        /// [default: JAVA_HOME, then java on PATH]
+        #[arg(long)]
+        jdk: Option<String>,
+    },
+    /// Median time-to-main without the agent, with it, and as pretouch measures it
+    AgentOverhead(overhead::Args),
+    /// pretouch run against hyperfine -N on the same pair of configurations
+    VersusHyperfine(versus::Args),
+    /// Pretouch cost and the runner's own memory over heap sizes
+    Scaling(scaling::Args),
+    /// Re-measure every cell of a result file without the agent and compare
+    Crosscheck(crosscheck::Args),
+}
+
+fn main() -> anyhow::Result<()> {
+    match Cli::parse().command {
+        Command::All { jdk } => {
+            runs::print_machine(jdk.as_deref())?;
+            overhead::run(&overhead::Args::default())?;
+            versus::run(&versus::Args {
+                jdk: jdk.clone(),
+                ..versus::Args::default()
+            })?;
+            scaling::run(&scaling::Args {
+                jdk,
+                ..scaling::Args::default()
+            })
+        }
+        Command::AgentOverhead(args) => overhead::run(&args),
+        Command::VersusHyperfine(args) => versus::run(&args),
+        Command::Scaling(args) => scaling::run(&args),
+        Command::Crosscheck(args) => crosscheck::run(&args),
+    }
+}
+
+/// Installed JDKs under /usr/lib/jvm, deduplicated by real path.
+fn installed_jdks() -> Vec<PathBuf> {
+    let mut homes: Vec<PathBuf> = std::fs::read_dir("/usr/lib/jvm")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| e.path().canonicalize().ok())
+        .filter(|p| p.join("bin/java").exists())
+        .collect();
+    homes.sort();
+    homes.dedup();
+    homes
+}
