@@ -105,7 +105,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     let mut with_agent = base.clone();
     with_agent.push(agent_arg(&agent, &classes.scratch("stamps")));
     println!(
-        "1. Agent overhead: median time from exec to main() in ms, -Xms{} , {} launches of each, interleaved",
+        "1. Agent overhead: median time from exec to main() in ms, -Xms{}, {} launches of each, interleaved",
         args.heap, args.runs
     );
     println!("   ref = class printing System.nanoTime() at main, no agent");

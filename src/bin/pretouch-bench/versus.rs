@@ -8,6 +8,7 @@ use std::time::Instant;
 use anyhow::{Context, bail};
 
 use pretouch::classfile::NANOTIME_CLASS;
+use pretouch::jdk::Jdk;
 use pretouch::reference::ReferenceClasses;
 
 use crate::runs::{CostFigures, cost_figures, jdk, run_pretouch};
@@ -19,9 +20,13 @@ pub struct Args {
     pub jdk: Option<String>,
     #[arg(long, default_value = "2g")]
     pub heap: String,
-    /// Counted launches per setting, for each tool
-    #[arg(long, default_value_t = 10)]
+    /// Counted launches per setting and block, for each tool
+    #[arg(long, default_value_t = 5)]
     pub runs: usize,
+    /// Blocks, in ABBA order (pretouch, hyperfine, hyperfine, pretouch, ...), so that
+    /// drift of a shared machine falls on both tools alike
+    #[arg(long, default_value_t = 4)]
+    pub blocks: usize,
 }
 
 impl Default for Args {
@@ -29,7 +34,8 @@ impl Default for Args {
         Args {
             jdk: None,
             heap: "2g".into(),
-            runs: 10,
+            runs: 5,
+            blocks: 4,
         }
     }
 }
@@ -54,41 +60,132 @@ impl ToolFigures {
     }
 }
 
+/// Samples of one tool, pooled over blocks.
+#[derive(Default)]
+struct Pool {
+    on: Vec<f64>,
+    off: Vec<f64>,
+    wall_s: f64,
+    launches: usize,
+}
+
+impl Pool {
+    fn figures(&self) -> anyhow::Result<ToolFigures> {
+        Ok(ToolFigures {
+            wall_s: self.wall_s,
+            launches: self.launches,
+            figures: cost_figures(&self.on, &self.off)?,
+        })
+    }
+}
+
 pub fn run(args: &Args) -> anyhow::Result<()> {
     let jdk = jdk(args.jdk.as_deref())?;
-    let scratch = tempfile::tempdir()?;
     let heap = &args.heap;
     let n = args.runs;
+    let classes = ReferenceClasses::new()?;
+    let (mut p, mut h) = (Pool::default(), Pool::default());
+    let mut launch_wall_s = 0.0;
+    for block in 0..args.blocks {
+        let tools = if block % 2 == 0 {
+            [true, false]
+        } else {
+            [false, true]
+        };
+        for is_pretouch in tools {
+            if is_pretouch {
+                launch_wall_s += pretouch_block(&jdk, heap, n, &mut p)?;
+            } else {
+                hyperfine_block(&jdk, heap, n, &classes, &mut h)?;
+            }
+        }
+    }
+    let pretouch = p.figures()?;
+    let hyperfine = h.figures()?;
+    let n = n * args.blocks;
 
-    // pretouch run: G1 at the heap, `runs` counted launches per setting, one warm-up round.
+    println!(
+        "2. Runner overhead: `pretouch run` wall time / sum of its launches' wall times = {:.3} (goal <= 1.03)",
+        p.wall_s / launch_wall_s
+    );
+    println!(
+        "   ({:.2} s for {} launches whose own wall times add up to {:.2} s)\n",
+        p.wall_s, p.launches, launch_wall_s
+    );
+    println!(
+        "3. Time to a trusted result: G1 -Xms{heap}, with and without pretouch, {n} counted launches each,"
+    );
+    println!(
+        "   in {} ABBA blocks of {} (+1 warm-up each)",
+        args.blocks, args.runs
+    );
+    println!(
+        "   pretouch: time from exec to main(); hyperfine -N: whole process (exit and heap teardown included)"
+    );
+    println!(
+        "   {:<10} {:>7} {:>10} {:>11} {:>10} {:>12} {:>13}",
+        "tool", "wall s", "cost ms", "IQR/median", "95% CI +-", "launches +-5%", "time +-5% (s)"
+    );
+    for (name, t) in [("pretouch", &pretouch), ("hyperfine", &hyperfine)] {
+        println!(
+            "   {name:<10} {:>7.1} {:>10.1} {:>10.1}% {:>9.1}% {:>12.0} {:>13.1}",
+            t.wall_s,
+            t.figures.cost,
+            t.figures.rel_spread * 100.0,
+            t.figures.ci_half_pct,
+            t.launches_for_target().max(1.0),
+            t.seconds_for_target()
+        );
+    }
+    println!(
+        "   time to a +-5% interval, pretouch / hyperfine = {:.2} (goal <= 0.6)",
+        pretouch.seconds_for_target() / hyperfine.seconds_for_target()
+    );
+    println!(
+        "   plain wall time for the same launches, pretouch / hyperfine = {:.2} (goal <= 1.05)\n",
+        pretouch.wall_s / hyperfine.wall_s
+    );
+    Ok(())
+}
+
+/// One `pretouch run` of `n` counted launches per setting; returns the sum of its
+/// launches' own wall times.
+fn pretouch_block(jdk: &Jdk, heap: &str, n: usize, pool: &mut Pool) -> anyhow::Result<f64> {
+    let scratch = tempfile::tempdir()?;
     let yaml = format!(
         "name: versus\njdks: [{:?}]\ngcs: [g1]\nheaps: [{heap}]\nrepetitions: {n}\nwarmup: 1\n",
         jdk.home.display().to_string()
     );
     let run = run_pretouch(&yaml, scratch.path())?;
-    let counted = |pretouch: bool| -> Vec<f64> {
-        run.file
-            .launches
-            .iter()
-            .filter(|l| !l.warmup && l.pretouch == pretouch)
-            .filter_map(|l| l.time_to_main_ns.map(|t| t.as_ms()))
-            .collect()
-    };
-    let launch_wall_s: f64 = run
+    for l in run.file.launches.iter().filter(|l| !l.warmup) {
+        let t = l.time_to_main_ns.context("a launch failed")?.as_ms();
+        if l.pretouch {
+            &mut pool.on
+        } else {
+            &mut pool.off
+        }
+        .push(t);
+    }
+    pool.wall_s += run.wall.as_secs_f64();
+    pool.launches += run.file.launches.len();
+    Ok(run
         .file
         .launches
         .iter()
         .map(|l| l.wall().as_ms() / 1e3)
-        .sum();
-    let pretouch = ToolFigures {
-        wall_s: run.wall.as_secs_f64(),
-        launches: run.file.launches.len(),
-        figures: cost_figures(&counted(true), &counted(false))?,
-    };
+        .sum())
+}
 
-    // hyperfine -N: whole-process times of a plain class, the JVM's exit and the freeing
-    // of the heap included; one warm-up per command, as pretouch's one warm-up round.
-    let classes = ReferenceClasses::new()?;
+/// One `hyperfine -N` of `n` runs per command (+1 warm-up): whole-process times of a
+/// plain class, the JVM's exit and the freeing of the heap included.
+fn hyperfine_block(
+    jdk: &Jdk,
+    heap: &str,
+    n: usize,
+    classes: &ReferenceClasses,
+    pool: &mut Pool,
+) -> anyhow::Result<()> {
+    let scratch = tempfile::tempdir()?;
     let command = |flag: &str| {
         format!(
             "{} -Xms{heap} -Xmx{heap} -XX:+UseG1GC {flag} -cp {} {NANOTIME_CLASS}",
@@ -117,66 +214,17 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     .unchecked()
     .run()
     .context("running hyperfine (Debian: apt-get install -y hyperfine)")?;
-    let hyperfine_wall = start.elapsed().as_secs_f64();
+    pool.wall_s += start.elapsed().as_secs_f64();
     if !out.status.success() {
         bail!("hyperfine failed: {}", String::from_utf8_lossy(&out.stderr));
     }
     let exported: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json)?)?;
-    let times = |i: usize| -> Vec<f64> {
-        exported["results"][i]["times"]
+    for (i, samples) in [&mut pool.on, &mut pool.off].into_iter().enumerate() {
+        let times = exported["results"][i]["times"]
             .as_array()
-            .map(|a| {
-                a.iter()
-                    .filter_map(|t| t.as_f64())
-                    .map(|s| s * 1e3)
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
-    let hyperfine = ToolFigures {
-        wall_s: hyperfine_wall,
-        launches: 2 * (n + 1),
-        figures: cost_figures(&times(0), &times(1))?,
-    };
-
-    println!(
-        "2. Runner overhead: `pretouch run` wall time / sum of its launches' wall times = {:.3} (goal <= 1.03)",
-        run.wall.as_secs_f64() / launch_wall_s
-    );
-    println!(
-        "   ({:.2} s for {} launches whose own wall times add up to {:.2} s)\n",
-        run.wall.as_secs_f64(),
-        run.file.launches.len(),
-        launch_wall_s
-    );
-    println!(
-        "3. Time to a trusted result: G1 -Xms{heap}, with and without pretouch, {n} counted launches each (+1 warm-up)"
-    );
-    println!(
-        "   pretouch: time from exec to main(); hyperfine -N: whole process (exit and heap teardown included)"
-    );
-    println!(
-        "   {:<10} {:>7} {:>10} {:>11} {:>10} {:>12} {:>13}",
-        "tool", "wall s", "cost ms", "IQR/median", "95% CI +-", "launches +-5%", "time +-5% (s)"
-    );
-    for (name, t) in [("pretouch", &pretouch), ("hyperfine", &hyperfine)] {
-        println!(
-            "   {name:<10} {:>7.1} {:>10.1} {:>10.1}% {:>9.1}% {:>12.0} {:>13.1}",
-            t.wall_s,
-            t.figures.cost,
-            t.figures.rel_spread * 100.0,
-            t.figures.ci_half_pct,
-            t.launches_for_target().max(1.0),
-            t.seconds_for_target()
-        );
+            .context("hyperfine JSON without times")?;
+        samples.extend(times.iter().filter_map(|t| t.as_f64()).map(|s| s * 1e3));
     }
-    println!(
-        "   time to a +-5% interval, pretouch / hyperfine = {:.2} (goal <= 0.6)",
-        pretouch.seconds_for_target() / hyperfine.seconds_for_target()
-    );
-    println!(
-        "   plain wall time for the same launches, pretouch / hyperfine = {:.2} (goal <= 1.05)\n",
-        pretouch.wall_s / hyperfine.wall_s
-    );
+    pool.launches += 2 * (n + 1);
     Ok(())
 }
