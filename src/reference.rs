@@ -36,17 +36,26 @@ impl ReferenceClasses {
     }
 }
 
-/// Launches `java <jvm_args> -cp <dir> PretouchNanoTime` and returns its time to `main()`.
+/// Launches `java <jvm_args> -cp <dir> PretouchNanoTime` (confined to `cpus` when given)
+/// and returns its time to `main()`.
 pub fn nanotime_time_to_main(
     java: &Path,
     jvm_args: &[String],
     classes: &ReferenceClasses,
+    cpus: Option<&[usize]>,
 ) -> Result<Nanos, String> {
     let mut args = jvm_args.to_vec();
     args.push("-cp".to_owned());
     args.push(classes.classpath().display().to_string());
     args.push(classfile::NANOTIME_CLASS.to_owned());
+    let cpus = cpus.map(<[usize]>::to_vec);
     let expression = duct::cmd(java, &args)
+        .before_spawn(move |command| {
+            if let Some(cpus) = &cpus {
+                crate::cpuset::confine(command, cpus);
+            }
+            Ok(())
+        })
         .stdin_null()
         .stdout_capture()
         .stderr_capture()
@@ -86,7 +95,7 @@ mod tests {
             .or_else(|_| crate::jdk::Jdk::resolve("/usr/lib/jvm/java-17-openjdk-amd64"))
             .expect("a JDK: sudo apt-get install -y openjdk-17-jdk-headless");
         let classes = ReferenceClasses::new().unwrap();
-        let t = nanotime_time_to_main(&jdk.java, &["-Xmx64m".to_owned()], &classes).unwrap();
+        let t = nanotime_time_to_main(&jdk.java, &["-Xmx64m".to_owned()], &classes, None).unwrap();
         // A JVM takes milliseconds to start, and less than a minute.
         assert!(t.0 > 1_000_000 && t.0 < 60_000_000_000, "{t}");
     }

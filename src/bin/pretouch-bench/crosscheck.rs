@@ -1,6 +1,6 @@
 //! Crosscheck: re-measure every cell of a result file without the agent (a class
-//! printing `System.nanoTime()` at main), interleaved like `pretouch run`, and compare
-//! the pretouch costs.
+//! printing `System.nanoTime()` at main), interleaved like `pretouch run` and confined
+//! to the same CPUs, and compare the pretouch costs.
 
 use std::path::PathBuf;
 
@@ -8,7 +8,7 @@ use anyhow::bail;
 
 use pretouch::reference::{ReferenceClasses, nanotime_time_to_main};
 use pretouch::stats::median;
-use pretouch::store::read_results;
+use pretouch::store::{CellKey, read_results};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -22,57 +22,79 @@ pub struct Args {
     pub tolerance_pct: f64,
 }
 
-fn ms(samples: &[f64]) -> f64 {
-    median(samples).unwrap_or(f64::NAN)
+/// A cell of the file, with what is needed to launch it again without the agent.
+struct Cell {
+    key: CellKey,
+    java: PathBuf,
+    /// The stored command line without pretouch flag, agent, class path and main class.
+    flags: Vec<String>,
+    cpus: Option<Vec<usize>>,
+    /// Counted times-to-main from the file, ms.
+    stored: [Vec<f64>; 2],
+    /// The reference's, ms.
+    reference: [Vec<f64>; 2],
+}
+
+fn cost(samples: &[Vec<f64>; 2]) -> f64 {
+    let m = |s: &Vec<f64>| median(s).unwrap_or(f64::NAN);
+    m(&samples[1]) - m(&samples[0])
 }
 
 pub fn run(args: &Args) -> anyhow::Result<()> {
-    let (path, runs, tolerance_pct) = (args.results.as_path(), args.runs, args.tolerance_pct);
-    let results = read_results(&[path.to_owned()])?;
+    let results = read_results(std::slice::from_ref(&args.results))?;
     let Some(file) = results.files.first() else {
-        bail!("{}: not a pretouch result file", path.display());
+        bail!("{}: not a pretouch result file", args.results.display());
     };
-    let report = pretouch::report::build(&results);
-    let classes = ReferenceClasses::new()?;
-    println!(
-        "crosscheck of {} against an agent-free measurement ({runs} launches per cell and setting)",
-        path.display()
-    );
-    println!(
-        "{:<40} {:>11} {:>11} {:>8}",
-        "cell", "pretouch ms", "reference", "diff"
-    );
-    // The cells' flags, from one stored launch each, without the agent and the class.
-    let mut cells = Vec::new();
-    for cell in &report.cells {
-        let Some(launch) = file.launches.iter().find(|l| {
-            l.cell.jdk == cell.jdk
-                && l.cell.gc.to_string() == cell.gc
-                && l.cell.heap == cell.heap
-                && l.cell.variant == cell.variant
-        }) else {
-            continue;
+    let mut cells: Vec<Cell> = Vec::new();
+    for launch in file.launches.iter().filter(|l| !l.warmup) {
+        if launch.cell.app.is_some() {
+            continue; // an application's own main: no agent-free stamp to compare with
+        }
+        let index = match cells.iter().position(|c| c.key == launch.cell) {
+            Some(i) => i,
+            None => {
+                // The command ends with `-agentpath:... -cp <dir> PretouchMain`.
+                let command = &launch.command;
+                cells.push(Cell {
+                    key: launch.cell.clone(),
+                    java: PathBuf::from(&command[0]),
+                    flags: command[1..command.len().saturating_sub(3)]
+                        .iter()
+                        .filter(|a| !a.starts_with("-agentpath:") && !a.ends_with("AlwaysPreTouch"))
+                        .cloned()
+                        .collect(),
+                    cpus: launch
+                        .affinity
+                        .as_deref()
+                        .and_then(|a| pretouch::cpuset::parse_list(a).ok()),
+                    stored: Default::default(),
+                    reference: Default::default(),
+                });
+                cells.len() - 1
+            }
         };
-        let java = PathBuf::from(&launch.command[0]);
-        let flags: Vec<String> = launch.command[1..launch.command.len() - 3]
-            .iter()
-            .filter(|a| !a.starts_with("-agentpath:") && !a.ends_with("AlwaysPreTouch"))
-            .cloned()
-            .collect();
-        cells.push((cell, java, flags, Vec::new(), Vec::new()));
+        if let Some(t) = launch.time_to_main_ns.filter(|_| launch.ok()) {
+            cells[index].stored[usize::from(launch.pretouch)].push(t.as_ms());
+        }
     }
+    println!(
+        "crosscheck of {} against an agent-free measurement ({} launches per cell and setting)",
+        args.results.display(),
+        args.runs
+    );
+    let classes = ReferenceClasses::new()?;
     // Interleaved exactly as `pretouch run` does (rounds over all cells, the on/off order
     // alternating), since the order of launches changes what the kernel has at hand.
-    for round in 0..runs {
+    for round in 0..args.runs {
         let order = if round % 2 == 0 {
             [false, true]
         } else {
             [true, false]
         };
-        for (_, java, flags, on, off) in &mut cells {
+        for cell in &mut cells {
             for pretouch in order {
-                let mut args = flags.clone();
-                args.push(
+                let mut flags = cell.flags.clone();
+                flags.push(
                     if pretouch {
                         "-XX:+AlwaysPreTouch"
                     } else {
@@ -80,39 +102,43 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
                     }
                     .to_owned(),
                 );
-                let t = nanotime_time_to_main(java, &args, &classes).map_err(anyhow::Error::msg)?;
-                if pretouch { &mut *on } else { &mut *off }.push(t.as_ms());
+                let t = nanotime_time_to_main(&cell.java, &flags, &classes, cell.cpus.as_deref())
+                    .map_err(anyhow::Error::msg)?;
+                cell.reference[usize::from(pretouch)].push(t.as_ms());
             }
         }
     }
+    println!(
+        "{:<52} {:>11} {:>11} {:>8}",
+        "cell", "pretouch ms", "reference", "diff"
+    );
     let mut worst: f64 = 0.0;
-    for (cell, _, _, on, off) in &cells {
-        let reference = ms(on) - ms(off);
-        let Some(measured) = cell.pretouch_ms else {
-            continue;
-        };
+    for cell in &cells {
+        let (measured, reference) = (cost(&cell.stored), cost(&cell.reference));
         let diff = (measured - reference) / reference * 100.0;
         worst = worst.max(diff.abs());
-        println!(
-            "{:<40} {measured:>11.1} {reference:>11.1} {diff:>+7.1}%",
-            format!(
-                "{} {} {} {}",
-                cell.jdk.split('-').next().unwrap_or(""),
-                cell.gc,
-                cell.heap,
-                cell.variant
-            )
+        let k = &cell.key;
+        let name = format!(
+            "{} {} {} {} gc_threads={} cpus={}",
+            k.jdk.split('-').next().unwrap_or(""),
+            k.gc,
+            k.heap,
+            k.variant,
+            k.gc_threads,
+            k.cpus
         );
+        println!("{name:<52} {measured:>11.1} {reference:>11.1} {diff:>+7.1}%");
     }
+    let verdict = if worst <= args.tolerance_pct {
+        "agree"
+    } else {
+        "DISAGREE"
+    };
     println!(
-        "largest difference {worst:.1}% (tolerance {tolerance_pct}%): {}",
-        if worst <= tolerance_pct {
-            "agree"
-        } else {
-            "DISAGREE"
-        }
+        "largest difference {worst:.1}% (tolerance {}%): {verdict}",
+        args.tolerance_pct
     );
-    if worst > tolerance_pct {
+    if worst > args.tolerance_pct {
         std::process::exit(1);
     }
     Ok(())

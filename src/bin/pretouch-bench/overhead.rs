@@ -127,9 +127,9 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             order.rotate_left(round % 4);
             for variant in order {
                 let t = match variant {
-                    0 => nanotime_time_to_main(&jdk.java, &base, &classes)
+                    0 => nanotime_time_to_main(&jdk.java, &base, &classes, None)
                         .map_err(anyhow::Error::msg)?,
-                    1 => nanotime_time_to_main(&jdk.java, &with_agent, &classes)
+                    1 => nanotime_time_to_main(&jdk.java, &with_agent, &classes, None)
                         .map_err(anyhow::Error::msg)?,
                     2 => {
                         let outcome = launcher.launch(&jdk.java, &base);
