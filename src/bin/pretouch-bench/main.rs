@@ -3,9 +3,11 @@
 //!
 //! - `agent-overhead`: does the agent move time-to-main?
 //! - `versus-hyperfine`: runner overhead, and time to a trusted result against hyperfine.
+//! - `accuracy`: the agent's pretouch phase against the JVM's own log.
 //! - `scaling`: pretouch cost and the runner's memory over heap sizes.
 //! - `crosscheck`: does a result file agree with an agent-free measurement?
 
+mod accuracy;
 mod crosscheck;
 mod overhead;
 mod runs;
@@ -39,6 +41,8 @@ enum Command {
     AgentOverhead(overhead::Args),
     /// pretouch run against hyperfine -N on the same pair of configurations
     VersusHyperfine(versus::Args),
+    /// The agent's pretouch phase growth against the JVM's own -Xlog pretouch time
+    Accuracy(accuracy::Args),
     /// Pretouch cost and the runner's own memory over heap sizes
     Scaling(scaling::Args),
     /// Re-measure every cell of a result file without the agent and compare
@@ -54,6 +58,10 @@ fn main() -> anyhow::Result<()> {
                 jdk: jdk.clone(),
                 ..versus::Args::default()
             })?;
+            accuracy::run(&accuracy::Args {
+                jdk: jdk.clone(),
+                ..accuracy::Args::default()
+            })?;
             scaling::run(&scaling::Args {
                 jdk,
                 ..scaling::Args::default()
@@ -61,6 +69,7 @@ fn main() -> anyhow::Result<()> {
         }
         Command::AgentOverhead(args) => overhead::run(&args),
         Command::VersusHyperfine(args) => versus::run(&args),
+        Command::Accuracy(args) => accuracy::run(&args),
         Command::Scaling(args) => scaling::run(&args),
         Command::Crosscheck(args) => crosscheck::run(&args),
     }
