@@ -53,14 +53,16 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         let index = match cells.iter().position(|c| c.key == launch.cell) {
             Some(i) => i,
             None => {
-                // The command ends with `-agentpath:... -cp <dir> PretouchMain`.
+                // The command ends with `-agentpath:... -cp <scratch> PretouchMain`; the
+                // runner's own arguments (agent, JVM log) all name its scratch folder.
                 let command = &launch.command;
+                let scratch = command[command.len().saturating_sub(2)].clone();
                 cells.push(Cell {
                     key: launch.cell.clone(),
                     java: PathBuf::from(&command[0]),
                     flags: command[1..command.len().saturating_sub(3)]
                         .iter()
-                        .filter(|a| !a.starts_with("-agentpath:") && !a.ends_with("AlwaysPreTouch"))
+                        .filter(|a| !a.contains(&scratch) && !a.ends_with("AlwaysPreTouch"))
                         .cloned()
                         .collect(),
                     cpus: launch
