@@ -36,7 +36,8 @@ pub struct Cli {
 pub enum Command {
     /// Launch every cell of a matrix with and without -XX:+AlwaysPreTouch and store each launch
     Run(RunArgs),
-    /// Print the median pretouch cost per cell from stored results
+    /// Print the median pretouch cost per cell from stored results; several labels (kernels)
+    /// side by side, with each change against a baseline and its 95% interval
     Report(ReportArgs),
     /// List every JDK installed (/usr/lib/jvm, JAVA_HOME, PATH): what `jdks: [auto]` runs
     Jdks,
@@ -141,6 +142,19 @@ pub struct ReportArgs {
     /// without and with pretouch
     #[arg(long)]
     pub phases: bool,
+    /// Labels to compare, in this order (comma-separated) [default: all, oldest first]
+    #[arg(long, value_delimiter = ',')]
+    pub labels: Option<Vec<String>>,
+    /// The label the others are compared with [default: the label with the oldest results]
+    #[arg(long)]
+    pub baseline: Option<String>,
+    /// Leave launches flagged as outliers (modified z-score above 3.5) out of every figure;
+    /// the report says so
+    #[arg(long)]
+    pub exclude_outliers: bool,
+    /// Also draw every launch pair's pretouch cost, per cell and label, as an SVG file
+    #[arg(long, value_name = "FILE")]
+    pub plot: Option<PathBuf>,
 }
 
 #[cfg(test)]

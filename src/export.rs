@@ -4,6 +4,7 @@
 use std::fmt::Write as _;
 
 use crate::report::{CellReport, Report};
+use crate::table;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
@@ -35,66 +36,41 @@ pub fn render_explained(report: &Report, format: Format, phases: bool) -> String
 }
 
 /// Short JDK name for tables: `17.0.15+6-Debian-1deb12u1` -> `17.0.15+6`.
-fn short_jdk(version: &str) -> &str {
+pub fn short_jdk(version: &str) -> &str {
     version.split_once('-').map_or(version, |(v, _)| v)
 }
 
-fn ms(x: Option<f64>) -> String {
-    x.map_or_else(|| "-".to_owned(), |v| format!("{v:.1}"))
+pub(crate) fn ms(x: Option<f64>) -> String {
+    x.map_or_else(|| "-".to_owned(), table::ms)
 }
 
-fn spread(median: Option<f64>, min: Option<f64>, max: Option<f64>) -> String {
-    match median {
-        Some(_) => format!("{} ({}-{})", ms(median), ms(min), ms(max)),
+pub(crate) fn spread(min: Option<f64>, max: Option<f64>) -> String {
+    match min.zip(max) {
+        // `-18.1-177` would read as a range from a negative number to... something.
+        Some((a, b)) if a < 0.0 || b < 0.0 => format!("{}..{}", table::ms(a), table::ms(b)),
+        Some((a, b)) => format!("{}-{}", table::ms(a), table::ms(b)),
+        None => "-".to_owned(),
+    }
+}
+
+pub(crate) fn iqr(c: &CellReport) -> String {
+    match c.cost_q1_ms.zip(c.cost_q3_ms) {
+        Some((q1, q3)) => table::ms(q3 - q1),
         None => "-".to_owned(),
     }
 }
 
 fn cost(c: &CellReport) -> String {
     match c.pretouch_ms {
-        Some(v) => format!("{v:.1}"),
+        Some(v) => table::ms(v),
         None if c.failed > 0 => "FAILED".to_owned(),
         // An interrupted run not resumed yet: nothing failed, one side has no launch.
         None => "-".to_owned(),
     }
 }
 
-fn row(c: &CellReport) -> [String; 8] {
-    [
-        short_jdk(&c.jdk).to_owned(),
-        c.gc.clone(),
-        c.heap.clone(),
-        variant_text(c),
-        format!("{}+{}", c.runs_off, c.runs_on)
-            + &if c.failed > 0 {
-                format!(" ({} failed)", c.failed)
-            } else {
-                String::new()
-            },
-        spread(c.median_off_ms, c.min_off_ms, c.max_off_ms),
-        spread(c.median_on_ms, c.min_on_ms, c.max_on_ms),
-        cost(c),
-    ]
-}
-
-/// The variant, followed by the axes that differ from their default (GC threads, CPU
-/// set, application), so that tables without those axes look as before.
-fn variant_text(c: &CellReport) -> String {
-    let mut s = c.variant.clone();
-    if c.gc_threads != crate::matrix::GC_THREADS_AUTO {
-        s += &format!(" gc_threads={}", c.gc_threads);
-    }
-    if c.cpus != crate::cpuset::ALL {
-        s += &format!(" cpus={}", c.cpus);
-    }
-    if let Some(app) = &c.app {
-        s += &format!(" app={app}");
-    }
-    s
-}
-
 /// Lines saying where each cell stopped under adaptive repetitions, and why.
-fn stop_lines(report: &Report) -> String {
+pub(crate) fn stop_lines(report: &Report) -> String {
     let mut out = String::new();
     for s in &report.stops {
         let cell = &s.stop.cell;
@@ -146,16 +122,94 @@ fn stop_lines(report: &Report) -> String {
     out
 }
 
-const HEADERS: [&str; 8] = [
-    "jdk",
-    "gc",
-    "heap",
-    "variant",
-    "runs",
-    "without (min-max)",
-    "with (min-max)",
-    "pretouch",
-];
+/// The key columns that vary among `cells` (gc and heap always), and a line naming the
+/// parts every cell shares.
+pub(crate) fn key_columns(cells: &[(&str, &str, &str, &str)]) -> (Vec<usize>, Option<String>) {
+    let varies = |i: usize| {
+        let part = |c: &(&str, &str, &str, &str)| [c.0, c.1, c.2, c.3][i].to_owned();
+        cells.iter().any(|c| part(c) != part(&cells[0]))
+    };
+    let mut cols = Vec::new();
+    let mut shared = Vec::new();
+    if varies(0) {
+        cols.push(0);
+    } else if let Some(c) = cells.first() {
+        shared.push(format!("jdk {}", short_jdk(c.0)));
+    }
+    cols.extend([1, 2]);
+    if varies(3) {
+        cols.push(3);
+    } else if let Some(c) = cells.first() {
+        shared.push(format!("variant {}", c.3));
+    }
+    (cols, (!shared.is_empty()).then(|| shared.join(", ")))
+}
+
+/// A cell key as the tuple the table helpers take.
+pub(crate) fn key_refs(k: &[String; 4]) -> (&str, &str, &str, &str) {
+    (&k[0], &k[1], &k[2], &k[3])
+}
+
+pub(crate) const KEY_HEADERS: [&str; 4] = ["jdk", "gc", "heap", "variant"];
+
+pub(crate) fn key_values(key: (&str, &str, &str, &str), cols: &[usize]) -> Vec<String> {
+    let parts = [short_jdk(key.0), key.1, key.2, key.3];
+    cols.iter().map(|&i| parts[i].to_owned()).collect()
+}
+
+pub(crate) fn outlier_note(outliers: usize, excluded: bool) -> Option<String> {
+    match (outliers, excluded) {
+        (0, false) => None,
+        (n, false) => Some(format!(
+            "warning: {n} launch(es) lie far from their cell's median (column out: modified z-score above 3.5); they are kept in every figure. --exclude-outliers leaves them out."
+        )),
+        (n, true) => Some(format!(
+            "note: --exclude-outliers was given: {n} launch(es) flagged as outliers (column out) are left out of every figure."
+        )),
+    }
+}
+
+/// The A/A check of labels run more than once, as notes.
+pub(crate) fn run_to_run_notes(checks: &[crate::report::RunToRun]) -> Vec<String> {
+    checks
+        .iter()
+        .map(|r| {
+            let share = if r.cells > 0 {
+                format!(" ({:.0}%)", 100.0 * r.significant as f64 / r.cells as f64)
+            } else {
+                String::new()
+            };
+            let verdict = if r.cells > 0 && r.significant * 10 >= r.cells {
+                "warning: its runs differ by more than chance: the machine drifted between runs, and intervals from one run's rounds understate the uncertainty."
+            } else {
+                "about 5% is chance."
+            };
+            format!(
+                "run-to-run check: label `{}` has {} runs; its oldest run against each later one differs significantly in {} of {} cells{share}; {verdict}",
+                r.label, r.runs, r.significant, r.cells
+            )
+        })
+        .collect()
+}
+
+pub(crate) fn failure_warnings(cells: &[&CellReport]) -> Vec<String> {
+    cells
+        .iter()
+        .filter(|c| c.failed > 0)
+        .map(|c| {
+            format!(
+                "warning: {} {} {} {} {}: {} launch(es) failed, first: {}",
+                c.label,
+                short_jdk(&c.jdk),
+                c.gc,
+                c.heap,
+                c.variant_text(),
+                c.failed,
+                c.first_failure.as_deref().unwrap_or("unknown")
+            )
+        })
+        .collect()
+}
 
 fn by_label(report: &Report) -> Vec<(&str, Vec<&CellReport>)> {
     report
@@ -170,71 +224,145 @@ fn by_label(report: &Report) -> Vec<(&str, Vec<&CellReport>)> {
         .collect()
 }
 
+fn label_line(report: &Report, label: &str) -> String {
+    match report.label_info.iter().find(|i| i.label == label) {
+        Some(i) => format!(
+            "label: {label} (host {}, kernel {}, {})",
+            i.hostname, i.kernel_release, i.cpu_model
+        ),
+        None => format!("label: {label}"),
+    }
+}
+
+const SINGLE_FOOTER: &str = "off, on: median time in ms from exec to main() without and with -XX:+AlwaysPreTouch over the counted launches; cost = on - off, the pretouch cost; runs = launches off+on; min-max and IQR: spread of the per-round costs (on - off, launched back to back in one round); out = launches flagged as outliers (modified z-score above 3.5).";
+
 fn text(report: &Report) -> String {
     let mut out = String::new();
     for (label, cells) in by_label(report) {
-        let rows: Vec<[String; 8]> = cells.iter().map(|c| row(c)).collect();
-        let mut widths = HEADERS.map(str::len);
-        for r in &rows {
-            for (w, cell) in widths.iter_mut().zip(r) {
-                *w = (*w).max(cell.len());
-            }
+        let owned: Vec<[String; 4]> = cells.iter().map(|c| c.key()).collect();
+        let keys: Vec<_> = owned.iter().map(key_refs).collect();
+        let (cols, shared) = key_columns(&keys);
+        let key: Vec<table::Col<'_>> = cols.iter().map(|&i| table::name(KEY_HEADERS[i])).collect();
+        let any_failed = cells.iter().any(|c| c.failed > 0);
+        let mut values = vec![
+            table::num("runs"),
+            table::num("off"),
+            table::num("on"),
+            table::num("cost"),
+            table::num("min-max"),
+            table::num("IQR"),
+            table::num("out"),
+        ];
+        if any_failed {
+            values.push(table::num("fail"));
         }
-        let line = |cols: [&str; 8]| {
-            let mut s = String::new();
-            for (i, (col, w)) in cols.iter().zip(widths).enumerate() {
-                // Numbers right-aligned, names left-aligned.
-                if i >= 4 {
-                    let _ = write!(s, "  {col:>w$}");
-                } else if i == 0 {
-                    let _ = write!(s, "{col:<w$}");
-                } else {
-                    let _ = write!(s, "  {col:<w$}");
+        let rows: Vec<(Vec<String>, Vec<String>)> = cells
+            .iter()
+            .map(|c| {
+                let mut v = vec![
+                    format!("{}+{}", c.runs_off, c.runs_on),
+                    ms(c.median_off_ms),
+                    ms(c.median_on_ms),
+                    cost(c),
+                    spread(c.cost_min_ms, c.cost_max_ms),
+                    iqr(c),
+                    c.outliers.to_string(),
+                ];
+                if any_failed {
+                    v.push(c.failed.to_string());
                 }
-            }
-            s.trim_end().to_owned() + "\n"
-        };
-        let _ = writeln!(out, "label: {label}");
-        out += &line(HEADERS);
-        for r in &rows {
-            out += &line(r.each_ref().map(String::as_str));
+                (key_values(key_refs(&c.key()), &cols), v)
+            })
+            .collect();
+        out += &table::wrap(&label_line(report, label), 2);
+        if let Some(shared) = shared {
+            out += &table::wrap(&shared, 2);
         }
+        out += &table::render_keyed(&key, &values, &rows);
         out.push('\n');
     }
-    out += "Times in ms from exec to main(): median of the counted launches (min-max);\n";
-    out += "runs = launches without+with pretouch; pretouch = median(with) - median(without).\n";
-    for c in report.cells.iter().filter(|c| c.failed > 0) {
-        let _ = writeln!(
-            out,
-            "warning: {} {} {} {} {}: {} launch(es) failed, first: {}",
-            c.label,
-            short_jdk(&c.jdk),
-            c.gc,
-            c.heap,
-            c.variant,
-            c.failed,
-            c.first_failure.as_deref().unwrap_or("unknown")
-        );
-    }
-    out += &stop_lines(report);
-    for w in &report.warnings {
-        let _ = writeln!(out, "warning: {w}");
+    let any_failed = report.cells.iter().any(|c| c.failed > 0);
+    out += &table::wrap(
+        &(SINGLE_FOOTER.to_owned()
+            + if any_failed {
+                " fail = failed launches, in no figure."
+            } else {
+                ""
+            }),
+        0,
+    );
+    let cells: Vec<&CellReport> = report.cells.iter().collect();
+    let mut notes = failure_warnings(&cells);
+    notes.extend(outlier_note(
+        cells.iter().map(|c| c.outliers).sum(),
+        report.outliers_excluded,
+    ));
+    notes.extend(stop_lines(report).lines().map(str::to_owned));
+    notes.extend(report.warnings.iter().map(|w| format!("warning: {w}")));
+    notes.extend(run_to_run_notes(&report.run_to_run));
+    for n in notes {
+        out += &table::wrap(&n, 2);
     }
     out
+}
+
+const MD_HEADERS: [&str; 12] = [
+    "jdk",
+    "gc",
+    "heap",
+    "variant",
+    "runs",
+    "without (min-max)",
+    "with (min-max)",
+    "pretouch",
+    "cost min-max",
+    "cost IQR",
+    "outliers",
+    "failed",
+];
+
+fn md_spread(median: Option<f64>, min: Option<f64>, max: Option<f64>) -> String {
+    match median {
+        Some(m) => format!("{} ({})", table::ms(m), spread(min, max)),
+        None => "-".to_owned(),
+    }
 }
 
 fn markdown(report: &Report) -> String {
     let mut out = String::new();
     for (label, cells) in by_label(report) {
         let _ = writeln!(out, "### {label}\n");
-        let _ = writeln!(out, "| {} |", HEADERS.join(" | "));
-        let _ = writeln!(out, "|---|---|---|---|---:|---:|---:|---:|");
+        let _ = writeln!(out, "| {} |", MD_HEADERS.join(" | "));
+        let _ = writeln!(
+            out,
+            "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+        );
         for c in cells {
-            let _ = writeln!(out, "| {} |", row(c).join(" | "));
+            let row = [
+                short_jdk(&c.jdk).to_owned(),
+                c.gc.clone(),
+                c.heap.clone(),
+                c.variant_text(),
+                format!("{}+{}", c.runs_off, c.runs_on),
+                md_spread(c.median_off_ms, c.min_off_ms, c.max_off_ms),
+                md_spread(c.median_on_ms, c.min_on_ms, c.max_on_ms),
+                cost(c),
+                spread(c.cost_min_ms, c.cost_max_ms),
+                iqr(c),
+                c.outliers.to_string(),
+                c.failed.to_string(),
+            ];
+            let _ = writeln!(out, "| {} |", row.join(" | "));
         }
         out.push('\n');
     }
-    out += "Times in ms from exec to `main()`: median of the counted launches (min-max); pretouch = median(with) - median(without).\n";
+    out += "Times in ms from exec to `main()`: median of the counted launches (min-max); pretouch = median(with) - median(without); cost min-max and IQR: spread of the per-round costs (with - without in one round); outliers: launches with a modified z-score above 3.5.\n";
+    let cells: Vec<&CellReport> = report.cells.iter().collect();
+    let mut notes = failure_warnings(&cells);
+    notes.extend(outlier_note(
+        cells.iter().map(|c| c.outliers).sum(),
+        report.outliers_excluded,
+    ));
     let stops = stop_lines(report);
     if !stops.is_empty() {
         out.push('\n');
@@ -242,8 +370,10 @@ fn markdown(report: &Report) -> String {
             let _ = writeln!(out, "- {line}");
         }
     }
-    for w in &report.warnings {
-        let _ = writeln!(out, "\n> warning: {w}");
+    notes.extend(report.warnings.iter().map(|w| format!("warning: {w}")));
+    notes.extend(run_to_run_notes(&report.run_to_run));
+    for n in notes {
+        let _ = writeln!(out, "\n> {n}");
     }
     out
 }
@@ -263,47 +393,38 @@ fn json(report: &Report) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fixtures::{FakeCell, file, host, rounds};
+    use crate::matrix::Gc;
+    use crate::store::Results;
 
     fn sample() -> Report {
-        let cell = |gc: &str, heap: &str, off: f64, on: f64| CellReport {
-            label: "6.18.0-base".into(),
-            jdk: "17.0.15+6-Debian-1deb12u1".into(),
-            gc: gc.into(),
-            heap: heap.into(),
-            variant: "default".into(),
-            runs: 20,
-            runs_on: 10,
-            runs_off: 10,
-            failed: 0,
-            median_on_ms: Some(on),
-            min_on_ms: Some(on - 5.0),
-            max_on_ms: Some(on + 20.0),
-            median_off_ms: Some(off),
-            min_off_ms: Some(off - 2.0),
-            max_off_ms: Some(off + 3.0),
-            pretouch_ms: Some(on - off),
-            first_failure: None,
-            gc_threads: "auto".into(),
-            cpus: "all".into(),
-            app: None,
-            ..CellReport::default()
-        };
-        let mut failed = cell("parallel", "2g", 50.0, 0.0);
-        failed.runs_on = 0;
-        failed.runs = 10;
-        failed.failed = 10;
-        failed.median_on_ms = None;
-        failed.min_on_ms = None;
-        failed.max_on_ms = None;
-        failed.pretouch_ms = None;
-        failed.first_failure = Some("exited with code 1 before main()".into());
-        Report {
-            cells: vec![cell("g1", "1g", 48.25, 431.5), failed],
-            labels: vec!["6.18.0-base".into()],
+        let g1 = rounds(48.25, 431.5, true);
+        let failed: Vec<(f64, f64)> = rounds(50.0, 0.0, false)
+            .into_iter()
+            .map(|(off, _)| (off, f64::NAN))
+            .collect();
+        let results = Results {
+            files: vec![file(
+                "6.18.0-base",
+                "2026-11-30T07:00:00Z",
+                host("vm"),
+                &[
+                    FakeCell {
+                        gc: Gc::G1,
+                        heap: "1g",
+                        rounds: &g1,
+                    },
+                    FakeCell {
+                        gc: Gc::Parallel,
+                        heap: "2g",
+                        rounds: &failed,
+                    },
+                ],
+            )],
             warnings: vec!["results/x.jsonl:7: unreadable line skipped (EOF while parsing)".into()],
-            stops: Vec::new(),
-            env_differences: vec![],
-        }
+            ..Default::default()
+        };
+        crate::report::build(&results)
     }
 
     /// Cells on the new axes (GC threads, CPU sets, an application) under adaptive
@@ -353,16 +474,29 @@ mod tests {
 
     #[test]
     fn text_with_axes_and_stops() {
-        insta::assert_snapshot!(render(&axes_sample(), Format::Text), @"
-        label: 6.18.0-base
-        jdk        gc  heap  variant                                            runs  without (min-max)       with (min-max)  pretouch
-        17.0.15+6  g1  1g    default                                           10+10   48.2 (46.2-51.2)  431.5 (426.5-451.5)     383.2
-        17.0.15+6  g1  1g    default gc_threads=1 cpus=0 app=com.example.Main  10+10   48.2 (46.2-51.2)  900.0 (880.0-990.0)     851.8
+        let out = render(&axes_sample(), Format::Text);
+        assert!(table::width(&out) <= table::WIDTH, "{out}");
+        insta::assert_snapshot!(out, @"
+        label: 6.18.0-base (host vm, kernel 6.18.0, AMD EPYC 9B14)
+        jdk 17.0.15+6
+           runs   off   on  cost   min-max   IQR  out
+        g1 1g default
+          10+10  48.4  435   386  376-1241  11.8    1
+        g1 1g default gc_threads=1 cpus=0 app=com.example.Main
+          10+10  48.4  900   852  376-1241  11.8    1
 
-        Times in ms from exec to main(): median of the counted launches (min-max);
-        runs = launches without+with pretouch; pretouch = median(with) - median(without).
-        adaptive: 6.18.0-base 17.0.15+6 g1 1g default: stopped early after 5 of 30 rounds: 95% interval [380.1, 389.0] ms, ±1.5%, within ±2%
-        adaptive: 6.18.0-base 17.0.15+6 g1 1g default gc_threads=1 cpus=0: ran all 30 rounds: 95% interval [801.0, 870.2] ms, ±5.8%, wider than ±2%
+        off, on: median time in ms from exec to main() without and with
+        -XX:+AlwaysPreTouch over the counted launches; cost = on - off, the
+        pretouch cost; runs = launches off+on; min-max and IQR: spread of the
+        per-round costs (on - off, launched back to back in one round); out =
+        launches flagged as outliers (modified z-score above 3.5).
+        warning: 2 launch(es) lie far from their cell's median (column out:
+          modified z-score above 3.5); they are kept in every figure.
+          --exclude-outliers leaves them out.
+        adaptive: 6.18.0-base 17.0.15+6 g1 1g default: stopped early after 5 of
+          30 rounds: 95% interval [380.1, 389.0] ms, ±1.5%, within ±2%
+        adaptive: 6.18.0-base 17.0.15+6 g1 1g default gc_threads=1 cpus=0: ran
+          all 30 rounds: 95% interval [801.0, 870.2] ms, ±5.8%, wider than ±2%
         ");
     }
 
@@ -371,15 +505,17 @@ mod tests {
         insta::assert_snapshot!(render(&axes_sample(), Format::Markdown), @"
         ### 6.18.0-base
 
-        | jdk | gc | heap | variant | runs | without (min-max) | with (min-max) | pretouch |
-        |---|---|---|---|---:|---:|---:|---:|
-        | 17.0.15+6 | g1 | 1g | default | 10+10 | 48.2 (46.2-51.2) | 431.5 (426.5-451.5) | 383.2 |
-        | 17.0.15+6 | g1 | 1g | default gc_threads=1 cpus=0 app=com.example.Main | 10+10 | 48.2 (46.2-51.2) | 900.0 (880.0-990.0) | 851.8 |
+        | jdk | gc | heap | variant | runs | without (min-max) | with (min-max) | pretouch | cost min-max | cost IQR | outliers | failed |
+        |---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|
+        | 17.0.15+6 | g1 | 1g | default | 10+10 | 48.4 (47.2-49.8) | 435 (423-1288) | 386 | 376-1241 | 11.8 | 1 | 0 |
+        | 17.0.15+6 | g1 | 1g | default gc_threads=1 cpus=0 app=com.example.Main | 10+10 | 48.4 (47.2-49.8) | 900 (880-990) | 852 | 376-1241 | 11.8 | 1 | 0 |
 
-        Times in ms from exec to `main()`: median of the counted launches (min-max); pretouch = median(with) - median(without).
+        Times in ms from exec to `main()`: median of the counted launches (min-max); pretouch = median(with) - median(without); cost min-max and IQR: spread of the per-round costs (with - without in one round); outliers: launches with a modified z-score above 3.5.
 
         - adaptive: 6.18.0-base 17.0.15+6 g1 1g default: stopped early after 5 of 30 rounds: 95% interval [380.1, 389.0] ms, ±1.5%, within ±2%
         - adaptive: 6.18.0-base 17.0.15+6 g1 1g default gc_threads=1 cpus=0: ran all 30 rounds: 95% interval [801.0, 870.2] ms, ±5.8%, wider than ±2%
+
+        > warning: 2 launch(es) lie far from their cell's median (column out: modified z-score above 3.5); they are kept in every figure. --exclude-outliers leaves them out.
         ");
     }
 
@@ -393,17 +529,36 @@ mod tests {
 
     #[test]
     fn text() {
-        insta::assert_snapshot!(render(&sample(), Format::Text), @"
-        label: 6.18.0-base
-        jdk        gc        heap  variant              runs  without (min-max)       with (min-max)  pretouch
-        17.0.15+6  g1        1g    default             10+10   48.2 (46.2-51.2)  431.5 (426.5-451.5)     383.2
-        17.0.15+6  parallel  2g    default  10+0 (10 failed)   50.0 (48.0-53.0)                    -    FAILED
+        let out = render(&sample(), Format::Text);
+        assert!(table::width(&out) <= table::WIDTH);
+        insta::assert_snapshot!(out, @"
+        label: 6.18.0-base (host vm, kernel 6.18.0, AMD EPYC 9B14)
+        jdk 17.0.15+6, variant default
+        gc        heap   runs   off   on    cost   min-max   IQR  out  fail
+        g1        1g    10+10  48.4  435     386  376-1241  11.8    1     0
+        parallel  2g     10+0  50.1    -  FAILED         -     -    0    10
 
-        Times in ms from exec to main(): median of the counted launches (min-max);
-        runs = launches without+with pretouch; pretouch = median(with) - median(without).
-        warning: 6.18.0-base 17.0.15+6 parallel 2g default: 10 launch(es) failed, first: exited with code 1 before main()
+        off, on: median time in ms from exec to main() without and with
+        -XX:+AlwaysPreTouch over the counted launches; cost = on - off, the
+        pretouch cost; runs = launches off+on; min-max and IQR: spread of the
+        per-round costs (on - off, launched back to back in one round); out =
+        launches flagged as outliers (modified z-score above 3.5). fail = failed
+        launches, in no figure.
+        warning: 6.18.0-base 17.0.15+6 parallel 2g default: 10 launch(es)
+          failed, first: exited with code 1 before main()
+        warning: 1 launch(es) lie far from their cell's median (column out:
+          modified z-score above 3.5); they are kept in every figure.
+          --exclude-outliers leaves them out.
         warning: results/x.jsonl:7: unreadable line skipped (EOF while parsing)
         ");
+    }
+
+    #[test]
+    fn text_with_outliers_excluded() {
+        let mut report = sample();
+        report.outliers_excluded = true;
+        let out = render(&report, Format::Text);
+        assert!(out.contains("--exclude-outliers was given"), "{out}");
     }
 
     #[test]
@@ -411,12 +566,16 @@ mod tests {
         insta::assert_snapshot!(render(&sample(), Format::Markdown), @"
         ### 6.18.0-base
 
-        | jdk | gc | heap | variant | runs | without (min-max) | with (min-max) | pretouch |
-        |---|---|---|---|---:|---:|---:|---:|
-        | 17.0.15+6 | g1 | 1g | default | 10+10 | 48.2 (46.2-51.2) | 431.5 (426.5-451.5) | 383.2 |
-        | 17.0.15+6 | parallel | 2g | default | 10+0 (10 failed) | 50.0 (48.0-53.0) | - | FAILED |
+        | jdk | gc | heap | variant | runs | without (min-max) | with (min-max) | pretouch | cost min-max | cost IQR | outliers | failed |
+        |---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|
+        | 17.0.15+6 | g1 | 1g | default | 10+10 | 48.4 (47.2-49.8) | 435 (423-1288) | 386 | 376-1241 | 11.8 | 1 | 0 |
+        | 17.0.15+6 | parallel | 2g | default | 10+0 | 50.1 (49.0-51.5) | - | FAILED | - | - | 0 | 10 |
 
-        Times in ms from exec to `main()`: median of the counted launches (min-max); pretouch = median(with) - median(without).
+        Times in ms from exec to `main()`: median of the counted launches (min-max); pretouch = median(with) - median(without); cost min-max and IQR: spread of the per-round costs (with - without in one round); outliers: launches with a modified z-score above 3.5.
+
+        > warning: 6.18.0-base 17.0.15+6 parallel 2g default: 10 launch(es) failed, first: exited with code 1 before main()
+
+        > warning: 1 launch(es) lie far from their cell's median (column out: modified z-score above 3.5); they are kept in every figure. --exclude-outliers leaves them out.
 
         > warning: results/x.jsonl:7: unreadable line skipped (EOF while parsing)
         ");
@@ -425,9 +584,9 @@ mod tests {
     #[test]
     fn csv() {
         insta::assert_snapshot!(render(&sample(), Format::Csv), @"
-        label,jdk,gc,heap,variant,runs,runs_on,runs_off,failed,median_on_ms,min_on_ms,max_on_ms,median_off_ms,min_off_ms,max_off_ms,pretouch_ms,first_failure,gc_threads,cpus,app,exec_to_agent_off_ms,exec_to_agent_on_ms,agent_to_init_off_ms,agent_to_init_on_ms,init_to_main_off_ms,init_to_main_on_ms,pretouch_faults,expected_faults,fault_rate_per_s,ceiling_per_s,ceiling_pct,jvm_pretouch_ms,jvm_genesis_growth_ms,untouched,untouched_reason,untouched_launches
-        6.18.0-base,17.0.15+6-Debian-1deb12u1,g1,1g,default,20,10,10,0,431.5,426.5,451.5,48.25,46.25,51.25,383.25,,auto,all,,,,,,,,,0,,,,,,0,,
-        6.18.0-base,17.0.15+6-Debian-1deb12u1,parallel,2g,default,10,0,10,10,,,,50.0,48.0,53.0,,exited with code 1 before main(),auto,all,,,,,,,,,0,,,,,,0,,
+        label,jdk,gc,heap,variant,runs,runs_on,runs_off,failed,median_on_ms,min_on_ms,max_on_ms,median_off_ms,min_off_ms,max_off_ms,pretouch_ms,first_failure,gc_threads,cpus,app,exec_to_agent_off_ms,exec_to_agent_on_ms,agent_to_init_off_ms,agent_to_init_on_ms,init_to_main_off_ms,init_to_main_on_ms,pretouch_faults,expected_faults,fault_rate_per_s,ceiling_per_s,ceiling_pct,jvm_pretouch_ms,jvm_genesis_growth_ms,untouched,untouched_reason,untouched_launches,rounds,cost_min_ms,cost_q1_ms,cost_q3_ms,cost_max_ms,outliers
+        6.18.0-base,17.0.15+6-Debian-1deb12u1,g1,1g,default,20,10,10,0,434.73625000000004,422.87,1288.0275,48.375,47.25,49.75,386.36125000000004,,auto,all,,,,,,,,,262144,,,,,,0,,,10,375.62,381.18354166666666,392.94645833333334,1240.5275,1
+        6.18.0-base,17.0.15+6-Debian-1deb12u1,parallel,2g,default,10,0,10,10,,,,50.125,49.0,51.5,,exited with code 1 before main(),auto,all,,,,,,,,,262144,,,,,,0,,,0,,,,,0
         ");
     }
 
@@ -446,13 +605,13 @@ mod tests {
               "runs_on": 10,
               "runs_off": 10,
               "failed": 0,
-              "median_on_ms": 431.5,
-              "min_on_ms": 426.5,
-              "max_on_ms": 451.5,
-              "median_off_ms": 48.25,
-              "min_off_ms": 46.25,
-              "max_off_ms": 51.25,
-              "pretouch_ms": 383.25,
+              "median_on_ms": 434.73625000000004,
+              "min_on_ms": 422.87,
+              "max_on_ms": 1288.0275,
+              "median_off_ms": 48.375,
+              "min_off_ms": 47.25,
+              "max_off_ms": 49.75,
+              "pretouch_ms": 386.36125000000004,
               "first_failure": null,
               "gc_threads": "auto",
               "cpus": "all",
@@ -464,7 +623,7 @@ mod tests {
               "init_to_main_off_ms": null,
               "init_to_main_on_ms": null,
               "pretouch_faults": null,
-              "expected_faults": 0,
+              "expected_faults": 262144,
               "fault_rate_per_s": null,
               "ceiling_per_s": null,
               "ceiling_pct": null,
@@ -472,7 +631,13 @@ mod tests {
               "jvm_genesis_growth_ms": null,
               "untouched": 0,
               "untouched_reason": null,
-              "untouched_launches": ""
+              "untouched_launches": "",
+              "rounds": 10,
+              "cost_min_ms": 375.62,
+              "cost_q1_ms": 381.18354166666666,
+              "cost_q3_ms": 392.94645833333334,
+              "cost_max_ms": 1240.5275,
+              "outliers": 1
             },
             {
               "label": "6.18.0-base",
@@ -487,9 +652,9 @@ mod tests {
               "median_on_ms": null,
               "min_on_ms": null,
               "max_on_ms": null,
-              "median_off_ms": 50.0,
-              "min_off_ms": 48.0,
-              "max_off_ms": 53.0,
+              "median_off_ms": 50.125,
+              "min_off_ms": 49.0,
+              "max_off_ms": 51.5,
               "pretouch_ms": null,
               "first_failure": "exited with code 1 before main()",
               "gc_threads": "auto",
@@ -502,7 +667,7 @@ mod tests {
               "init_to_main_off_ms": null,
               "init_to_main_on_ms": null,
               "pretouch_faults": null,
-              "expected_faults": 0,
+              "expected_faults": 262144,
               "fault_rate_per_s": null,
               "ceiling_per_s": null,
               "ceiling_pct": null,
@@ -510,7 +675,13 @@ mod tests {
               "jvm_genesis_growth_ms": null,
               "untouched": 0,
               "untouched_reason": null,
-              "untouched_launches": ""
+              "untouched_launches": "",
+              "rounds": 0,
+              "cost_min_ms": null,
+              "cost_q1_ms": null,
+              "cost_q3_ms": null,
+              "cost_max_ms": null,
+              "outliers": 0
             }
           ],
           "labels": [
@@ -519,7 +690,19 @@ mod tests {
           "warnings": [
             "results/x.jsonl:7: unreadable line skipped (EOF while parsing)"
           ],
-          "env_differences": []
+          "env_differences": [],
+          "outliers_excluded": false,
+          "label_info": [
+            {
+              "label": "6.18.0-base",
+              "hostname": "vm",
+              "cpu_model": "AMD EPYC 9B14",
+              "kernel_release": "6.18.0",
+              "oldest_run": "2026-11-30T07:00:00Z",
+              "files": 1,
+              "matrices": 1
+            }
+          ]
         }
         "#);
     }

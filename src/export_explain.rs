@@ -344,6 +344,9 @@ mod tests {
             env_differences: vec![
                 "thp_enabled differs: 6.18.0-base=madvise, 6.18.0-patched=always".into(),
             ],
+            outliers_excluded: false,
+            label_info: vec![],
+            run_to_run: vec![],
         }
     }
 

@@ -11,7 +11,7 @@ use pretouch::app::App;
 use pretouch::calibrate::{self, Layout};
 use pretouch::cli::{CalibrateArgs, Cli, Command, EnvArgs, ReportArgs, RunArgs};
 use pretouch::env::Environment;
-use pretouch::export::render_explained;
+use pretouch::export::{Format, render_explained};
 use pretouch::interrupt::{self, Interrupt};
 use pretouch::jdk::Jdk;
 use pretouch::launch::JvmLauncher;
@@ -21,7 +21,8 @@ use pretouch::progress::Progress;
 use pretouch::run::Stop;
 use pretouch::store::{FORMAT_VERSION, Record, RunHeader, RunResume, StoreWriter, read_results};
 use pretouch::{
-    adaptive, agent, cpuset, discover, dryrun, host, machine_lock, memory, report, resume, run,
+    adaptive, agent, compare, cpuset, discover, dryrun, export_compare, host, machine_lock, memory,
+    plot, report, resume, run,
 };
 
 /// Exit codes, as `pretouch --help` lists them.
@@ -479,7 +480,48 @@ fn cmd_report(args: ReportArgs) -> anyhow::Result<u8> {
                 .join(", ")
         )));
     }
-    let text = render_explained(&report::build(&results), args.format, args.phases);
+    let report = report::build_with(
+        &results,
+        report::Options {
+            exclude_outliers: args.exclude_outliers,
+        },
+    );
+    let options = compare::Options {
+        labels: args.labels.clone(),
+        baseline: args.baseline.clone(),
+    };
+    // Checks --labels and --baseline whether one label is shown or several.
+    let comparison = compare::compare(&report, &options).map_err(bad)?;
+    let text = if comparison.columns.len() > 1 {
+        // The explaining tables (faults, phases, environment differences) follow, as
+        // after a single label's table.
+        let labels: Vec<&str> = comparison.columns.iter().map(|c| &*c.info.label).collect();
+        let shown = report::Report {
+            cells: report
+                .cells
+                .iter()
+                .filter(|c| labels.contains(&&*c.label))
+                .cloned()
+                .collect(),
+            ..report.clone()
+        };
+        let explained = match args.format {
+            Format::Text => pretouch::export_explain::text(&shown, args.phases),
+            Format::Markdown => pretouch::export_explain::markdown(&shown, args.phases),
+            Format::Csv | Format::Json => String::new(),
+        };
+        export_compare::render(&comparison, args.format) + &explained
+    } else {
+        render_explained(
+            &report.only(&comparison.baseline).map_err(bad)?,
+            args.format,
+            args.phases,
+        )
+    };
+    if let Some(path) = &args.plot {
+        plot::draw(&comparison, path).with_context(|| format!("drawing `{}`", path.display()))?;
+        eprintln!("plot: {}", path.display());
+    }
     match &args.output {
         Some(path) => write_output(path, &text)?,
         None => print!("{text}"),

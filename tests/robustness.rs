@@ -332,15 +332,21 @@ fn kill_9_takes_the_jvm_along_and_a_cut_line_does_not_stop_the_resume() {
     std::fs::write(&file, &cut).unwrap();
     let recorded = launch_lines(&file) - usize::from(last.contains(r#""record":"launch""#));
 
-    pretouch()
+    let report = pretouch()
         .arg("report")
         .arg(dir.path().join("results"))
-        .assert()
-        .success()
-        .stdout(predicate::str::contains("the last line is cut short"))
-        .stdout(predicate::str::contains(format!(
-            "unfinished run, {recorded} of {PLANNED} launches"
-        )));
+        .output()
+        .unwrap();
+    assert!(report.status.success());
+    // The text report wraps its warnings at 72 columns: read them unwrapped.
+    let stdout = String::from_utf8(report.stdout)
+        .unwrap()
+        .replace("\n  ", " ");
+    assert!(stdout.contains("the last line is cut short"), "{stdout}");
+    assert!(
+        stdout.contains(&format!("unfinished run, {recorded} of {PLANNED} launches")),
+        "{stdout}"
+    );
 
     pretouch()
         .current_dir(dir.path())
@@ -370,12 +376,16 @@ fn kill_9_takes_the_jvm_along_and_a_cut_line_does_not_stop_the_resume() {
             .is_some_and(|t| !t.is_empty()),
         "{resume}"
     );
-    pretouch()
-        .arg("report")
-        .arg(&file)
-        .assert()
-        .success()
-        .stdout(predicate::str::contains("warning").not());
+    let report = pretouch().arg("report").arg(&file).output().unwrap();
+    assert!(report.status.success());
+    let stdout = String::from_utf8(report.stdout).unwrap();
+    // Launches far from their cell's median are warned about too; that is about the
+    // launches, not about reading the file.
+    let file_warnings: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.starts_with("warning:") && !l.contains("lie far from"))
+        .collect();
+    assert!(file_warnings.is_empty(), "{stdout}");
 }
 
 /// A finished run of a small matrix, and its result file.
@@ -561,10 +571,8 @@ fn failing_jvms_are_recorded_and_their_cell_reported_failed() {
     // Shown once per cell, with the command.
     assert_eq!(stderr.matches("warning: launch").count(), 1, "{stderr}");
     let paused_row = stdout.lines().find(|l| l.contains("paused")).unwrap();
-    assert!(
-        paused_row.contains("FAILED") && paused_row.contains("2 failed"),
-        "{stdout}"
-    );
+    assert!(paused_row.contains("FAILED"), "{stdout}");
+    assert!(stdout.contains("paused: 2 launch(es) failed"), "{stdout}");
     let ok_row = stdout.lines().find(|l| l.contains(" ok ")).unwrap();
     assert!(!ok_row.contains("FAILED"), "{stdout}");
 }

@@ -1,0 +1,111 @@
+//! Test support: result files made of fixed numbers, to test the report, the comparison
+//! and every export format on known data without a JVM.
+
+use std::path::PathBuf;
+
+use crate::agent::Stamps;
+use crate::jdk::Jdk;
+use crate::matrix::Gc;
+use crate::store::{CellKey, HostInfo, LaunchRecord, ResultFile, RunHeader};
+use crate::units::{Bytes, Nanos};
+
+pub const JDK: &str = "17.0.15+6-Debian-1deb12u1";
+pub const MATRIX: &str = "name: fixed\ngcs: [g1, parallel]\nheaps: [1g]\nrepetitions: 10\n";
+
+pub fn host(hostname: &str) -> HostInfo {
+    HostInfo {
+        kernel_release: "6.18.0".into(),
+        kernel_version: "#1 SMP".into(),
+        hostname: hostname.into(),
+        cpu_model: "AMD EPYC 9B14".into(),
+        cpus: 2,
+    }
+}
+
+/// One cell's counted rounds: (without, with) time to main in ms; NaN = a failed launch.
+pub struct FakeCell<'a> {
+    pub gc: Gc,
+    pub heap: &'a str,
+    pub rounds: &'a [(f64, f64)],
+}
+
+pub fn file(label: &str, started_at: &str, host: HostInfo, cells: &[FakeCell<'_>]) -> ResultFile {
+    let mut launches = Vec::new();
+    for c in cells {
+        for (round, (off, on)) in c.rounds.iter().enumerate() {
+            for (pretouch, ms) in [(false, *off), (true, *on)] {
+                let ok = !ms.is_nan();
+                launches.push(LaunchRecord {
+                    seq: launches.len() as u64,
+                    round: round as u32,
+                    warmup: false,
+                    cell: CellKey {
+                        jdk: JDK.into(),
+                        gc: c.gc,
+                        heap: c.heap.into(),
+                        variant: "default".into(),
+                        gc_threads: crate::matrix::GC_THREADS_AUTO.into(),
+                        cpus: crate::cpuset::ALL.into(),
+                        app: None,
+                    },
+                    jdk_home: PathBuf::from("/usr/lib/jvm/java-17-openjdk-amd64"),
+                    heap_bytes: Bytes(1 << 30),
+                    pretouch,
+                    command: Vec::new(),
+                    started_at: started_at.into(),
+                    spawn_ns: Nanos(0),
+                    reaped_ns: Nanos(0),
+                    exit_code: Some(if ok { 0 } else { 1 }),
+                    signal: None,
+                    stamps: Stamps::default(),
+                    time_to_main_ns: ok.then(|| Nanos((ms * 1e6).round() as u64)),
+                    failure: (!ok).then(|| "exited with code 1 before main()".to_owned()),
+                    output_tail: None,
+                    affinity: None,
+                    rusage: None,
+                    jvm_log: None,
+                });
+            }
+        }
+    }
+    ResultFile {
+        path: PathBuf::from(format!("results/{label}/fixed.jsonl")),
+        header: RunHeader {
+            format: crate::store::FORMAT_VERSION,
+            tool_version: "0.1.0".into(),
+            name: "fixed".into(),
+            label: label.into(),
+            matrix_origin: "fixed.yaml".into(),
+            matrix: MATRIX.into(),
+            matrix_sha256: None,
+            env: None,
+            host,
+            started_at: started_at.into(),
+            jdks: vec![Jdk {
+                spec: "17".into(),
+                home: PathBuf::from("/usr/lib/jvm/java-17-openjdk-amd64"),
+                java: PathBuf::from("/usr/lib/jvm/java-17-openjdk-amd64/bin/java"),
+                version: JDK.into(),
+                vendor: None,
+                version_output: String::new(),
+            }],
+            agent: PathBuf::from("libpretouch_agent.so"),
+            planned_launches: launches.len() as u64,
+        },
+        launches,
+        end: None,
+    }
+}
+
+/// Ten rounds around `off` and `on`, with a fixed small wobble, and one slow launch
+/// with pretouch in round 7 when `slow` is set.
+pub fn rounds(off: f64, on: f64, slow: bool) -> Vec<(f64, f64)> {
+    const WOBBLE: [f64; 10] = [0.0, 1.5, -1.0, 2.5, -2.0, 0.5, 3.0, -1.5, 1.0, -0.5];
+    (0..10)
+        .map(|i| {
+            let w = WOBBLE[i];
+            let on = on + w * on / 100.0 + if slow && i == 7 { on * 2.0 } else { 0.0 };
+            (off + w / 2.0, on)
+        })
+        .collect()
+}

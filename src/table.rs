@@ -1,0 +1,194 @@
+//! Plain-text tables that fit a patch email: at most [`WIDTH`] columns, names
+//! left-aligned, numbers right-aligned, no trailing spaces. Used by the exporters.
+
+/// The widest line a text report may print: what pastes cleanly into a patch email.
+pub const WIDTH: usize = 72;
+
+/// A column: its header and whether its values are numbers (right-aligned).
+#[derive(Debug, Clone, Copy)]
+pub struct Col<'a> {
+    pub header: &'a str,
+    pub numeric: bool,
+}
+
+pub const fn name(header: &str) -> Col<'_> {
+    Col {
+        header,
+        numeric: false,
+    }
+}
+
+pub const fn num(header: &str) -> Col<'_> {
+    Col {
+        header,
+        numeric: true,
+    }
+}
+
+/// Renders rows under their headers, two spaces between columns, `indent` spaces first.
+pub fn render(cols: &[Col<'_>], rows: &[Vec<String>], indent: usize) -> String {
+    render_gap(cols, rows, indent, 2)
+}
+
+/// [`render`] with `gap` spaces between columns.
+fn render_gap(cols: &[Col<'_>], rows: &[Vec<String>], indent: usize, gap: usize) -> String {
+    let sep = " ".repeat(gap);
+    let mut widths: Vec<usize> = cols.iter().map(|c| c.header.chars().count()).collect();
+    for r in rows {
+        for (w, cell) in widths.iter_mut().zip(r) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let line = |cells: &mut dyn Iterator<Item = &str>| {
+        let mut s = " ".repeat(indent);
+        for (i, ((cell, w), col)) in cells.zip(&widths).zip(cols).enumerate() {
+            if i > 0 {
+                s.push_str(&sep);
+            }
+            if col.numeric {
+                s.push_str(&format!("{cell:>w$}"));
+            } else {
+                s.push_str(&format!("{cell:<w$}"));
+            }
+        }
+        s.trim_end().to_owned() + "\n"
+    };
+    let mut out = line(&mut cols.iter().map(|c| c.header));
+    for r in rows {
+        out += &line(&mut r.iter().map(String::as_str));
+    }
+    out
+}
+
+/// The widest line of a rendered block.
+pub fn width(text: &str) -> usize {
+    text.lines().map(|l| l.chars().count()).max().unwrap_or(0)
+}
+
+/// A table whose first columns (`key`) name the row. Rendered as one table when it
+/// fits [`WIDTH`], with two spaces between columns, else one; otherwise each row's key
+/// goes on a line of its own, the values indented below it under one header.
+pub fn render_keyed(
+    key: &[Col<'_>],
+    values: &[Col<'_>],
+    rows: &[(Vec<String>, Vec<String>)],
+) -> String {
+    let cols: Vec<Col<'_>> = key.iter().chain(values).copied().collect();
+    let flat: Vec<Vec<String>> = rows
+        .iter()
+        .map(|(k, v)| k.iter().chain(v).cloned().collect())
+        .collect();
+    for gap in [2, 1] {
+        let table = render_gap(&cols, &flat, 0, gap);
+        if width(&table) <= WIDTH || key.is_empty() {
+            return table;
+        }
+    }
+    let values_only: Vec<Vec<String>> = rows.iter().map(|(_, v)| v.clone()).collect();
+    let body = render(values, &values_only, 2);
+    let mut lines = body.lines();
+    let mut out = lines.next().unwrap_or_default().to_owned() + "\n";
+    for ((k, _), line) in rows.iter().zip(lines) {
+        // Rows that continue the previous row's key leave it blank.
+        if k.iter().any(|part| !part.is_empty()) {
+            out += k.join(" ").trim_end();
+            out.push('\n');
+        }
+        out += line;
+        out.push('\n');
+    }
+    out
+}
+
+/// Whether [`render_keyed`] can print these rows as one flat table, two spaces apart.
+pub fn fits(key: &[Col<'_>], values: &[Col<'_>], rows: &[(Vec<String>, Vec<String>)]) -> bool {
+    let cols: Vec<Col<'_>> = key.iter().chain(values).copied().collect();
+    let flat: Vec<Vec<String>> = rows
+        .iter()
+        .map(|(k, v)| k.iter().chain(v).cloned().collect())
+        .collect();
+    width(&render(&cols, &flat, 0)) <= WIDTH
+}
+
+/// Wraps prose to [`WIDTH`] columns; continuation lines get `indent` spaces. Words
+/// longer than a line (paths) are broken.
+pub fn wrap(text: &str, indent: usize) -> String {
+    let pad = " ".repeat(indent);
+    // Never split at a hyphen: `--exclude-outliers` and kernel names stay whole.
+    let options = textwrap::Options::new(WIDTH)
+        .subsequent_indent(&pad)
+        .word_splitter(textwrap::WordSplitter::NoHyphenation);
+    textwrap::fill(text, options) + "\n"
+}
+
+/// Milliseconds for a table: whole numbers from 100 ms on (a reviewer reads 1866, not
+/// 1866.0), one decimal below.
+pub fn ms(v: f64) -> String {
+    if v.abs() >= 99.95 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.1}")
+    }
+}
+
+/// [`ms`] with a `+` on positive values, for changes.
+pub fn signed_ms(v: f64) -> String {
+    let s = ms(v);
+    if v > 0.0 && !s.starts_with('-') && !s.trim_start_matches(['0', '.']).is_empty() {
+        format!("+{s}")
+    } else {
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keyed_tables_fold_when_too_wide() {
+        let rows = vec![(
+            vec![
+                "a-very-long-jdk-version-name".to_owned(),
+                "variant-x".to_owned(),
+            ],
+            vec!["1".repeat(30), "2".repeat(20)],
+        )];
+        let out = render_keyed(
+            &[name("jdk"), name("variant")],
+            &[num("a"), num("b")],
+            &rows,
+        );
+        assert!(width(&out) <= WIDTH, "{out}");
+        assert!(
+            out.lines()
+                .nth(1)
+                .unwrap()
+                .starts_with("a-very-long-jdk-version-name variant-x")
+        );
+        // 73 columns two spaces apart, 71 one space apart: one space.
+        let tight = vec![(vec!["k".repeat(30)], vec!["1".repeat(20), "2".repeat(19)])];
+        let out = render_keyed(&[name("key")], &[num("a"), num("b")], &tight);
+        assert_eq!(out.lines().count(), 2, "{out}");
+        assert_eq!(width(&out), 71, "{out}");
+        let short = vec![(vec!["17".to_owned()], vec!["1.0".to_owned()])];
+        assert_eq!(
+            render_keyed(&[name("jdk")], &[num("ms")], &short),
+            "jdk   ms\n17   1.0\n"
+        );
+    }
+
+    #[test]
+    fn numbers_read_like_a_cover_letter() {
+        assert_eq!(ms(1866.4), "1866");
+        assert_eq!(ms(29.74), "29.7");
+        assert_eq!(signed_ms(12.0), "+12.0");
+        assert_eq!(signed_ms(-213.0), "-213");
+        assert_eq!(signed_ms(0.0), "0.0");
+        assert!(
+            wrap(&"word ".repeat(40), 2)
+                .lines()
+                .all(|l| l.len() <= WIDTH)
+        );
+    }
+}

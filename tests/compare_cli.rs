@@ -1,0 +1,219 @@
+//! `pretouch report` over result files of several labels: the comparison through the
+//! command line, on fixed data, and once on real runs.
+
+mod common;
+
+use std::path::Path;
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use pretouch::fixtures::{FakeCell, file, host, rounds};
+use pretouch::matrix::Gc;
+use pretouch::store::{Record, ResultFile, RunEnd};
+
+fn write(dir: &Path, f: &ResultFile) {
+    let folder = dir.join(&f.header.label);
+    std::fs::create_dir_all(&folder).unwrap();
+    let mut text = serde_json::to_string(&Record::Run(f.header.clone())).unwrap() + "\n";
+    for l in &f.launches {
+        text += &(serde_json::to_string(&Record::Launch(l.clone())).unwrap() + "\n");
+    }
+    let end = RunEnd {
+        finished_at: f.header.started_at.clone(),
+        launches: f.launches.len() as u64,
+        failed: 0,
+        runner_max_rss: None,
+        stops: Vec::new(),
+    };
+    text += &(serde_json::to_string(&Record::End(end)).unwrap() + "\n");
+    std::fs::write(folder.join("fixed.jsonl"), text).unwrap();
+}
+
+/// A base kernel and THP `always`: G1 and Parallel at 1g, pretouch about 4x cheaper.
+fn two_labels(dir: &Path) {
+    let slow = rounds(50.0, 420.0, true);
+    let fast = rounds(50.0, 105.0, false);
+    let par = rounds(52.0, 430.0, false);
+    let par_fast = rounds(52.0, 110.0, false);
+    let cells = |g1, par| {
+        [
+            FakeCell {
+                gc: Gc::G1,
+                heap: "1g",
+                rounds: g1,
+            },
+            FakeCell {
+                gc: Gc::Parallel,
+                heap: "1g",
+                rounds: par,
+            },
+        ]
+    };
+    write(
+        dir,
+        &file(
+            "thp-madvise",
+            "2026-11-30T08:00:00Z",
+            host("vm"),
+            &cells(&slow, &par),
+        ),
+    );
+    write(
+        dir,
+        &file(
+            "thp-always",
+            "2026-11-30T08:10:00Z",
+            host("vm"),
+            &cells(&fast, &par_fast),
+        ),
+    );
+}
+
+fn pretouch() -> Command {
+    let mut cmd = Command::cargo_bin("pretouch").unwrap();
+    cmd.env_remove("PRETOUCH_AGENT");
+    cmd
+}
+
+#[test]
+fn compares_labels_within_72_columns_and_draws_every_round() {
+    let dir = tempfile::tempdir().unwrap();
+    two_labels(dir.path());
+    let out = dir.path().join("report.txt");
+    let svg = dir.path().join("plot.svg");
+    pretouch()
+        .arg("report")
+        .arg(dir.path())
+        .arg("--output")
+        .arg(&out)
+        .arg("--plot")
+        .arg(&svg)
+        .assert()
+        .success()
+        .stdout("");
+    let text = std::fs::read_to_string(&out).unwrap();
+    // The comparison fits 72 columns; the per-label explaining tables that follow it
+    // (faults, rates, the touched check) are wider.
+    let comparison = text.split("\npretouch explained").next().unwrap();
+    assert!(
+        text.contains("\npretouch explained, label: thp-madvise"),
+        "{text}"
+    );
+    assert!(
+        comparison.lines().all(|l| l.chars().count() <= 72),
+        "{text}"
+    );
+    assert!(!comparison.contains("unfinished run"), "{text}");
+    assert!(text.contains("A  thp-madvise (baseline)"), "{text}");
+    // Both cells about -75%, marked significant.
+    assert_eq!(text.matches("%*").count(), 2, "{text}");
+    assert!(text.contains("Negative change = less startup time"));
+    let svg = std::fs::read_to_string(&svg).unwrap();
+    assert!(svg.starts_with("<svg"));
+    // 2 cells x 2 labels x 10 rounds, one point each.
+    assert_eq!(svg.matches("<circle").count(), 40);
+    assert!(svg.contains("thp-madvise (base)"));
+}
+
+#[test]
+fn every_format_and_the_outlier_choice_reach_the_output() {
+    let dir = tempfile::tempdir().unwrap();
+    two_labels(dir.path());
+    let run = |args: &[&str]| {
+        let out = pretouch()
+            .arg("report")
+            .arg(dir.path())
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{args:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let csv = run(&["--format", "csv", "--baseline", "thp-always"]);
+    assert!(
+        csv.starts_with("jdk,gc,heap,variant,label,baseline,"),
+        "{csv}"
+    );
+    assert!(csv.contains(",thp-always,true,"), "{csv}");
+    let json: serde_json::Value =
+        serde_json::from_str(&run(&["--format", "json", "--exclude-outliers"])).unwrap();
+    assert_eq!(json["outliers_excluded"], true);
+    assert_eq!(json["baseline"], "thp-madvise");
+    let md = run(&["--format", "markdown"]);
+    assert!(md.contains("| thp-madvise | thp-always |"), "{md}");
+    let text = run(&["--exclude-outliers"]);
+    assert!(text.contains("--exclude-outliers was given"), "{text}");
+    let one = run(&["--labels", "thp-always"]);
+    assert!(one.starts_with("label: thp-always"), "{one}");
+}
+
+#[test]
+fn an_unknown_label_is_bad_input() {
+    let dir = tempfile::tempdir().unwrap();
+    two_labels(dir.path());
+    pretouch()
+        .arg("report")
+        .arg(dir.path())
+        .args(["--labels", "thp-madvise,6.19"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("no results labelled `6.19`"));
+}
+
+/// Real JVMs: the same matrix twice under two labels is compared cell by cell (the
+/// flags read back from the stored matrices agree); a run with other JVM flags under a
+/// third label is shown but not compared.
+#[test]
+fn real_runs_under_two_labels_are_compared_and_other_flags_are_not() {
+    let _jvms = common::jvm_lock();
+    let dir = tempfile::tempdir().unwrap();
+    let jdk = &common::jdks()[0];
+    let matrix = |jvm_args: &str| {
+        format!(
+            "name: cmp\njdks: [{:?}]\ngcs: [g1]\nheaps: [128m]\nrepetitions: 4\njvm_args: [{jvm_args}]\n",
+            jdk.display().to_string()
+        )
+    };
+    let results = dir.path().join("results");
+    for (label, args) in [("a", ""), ("b", ""), ("c", "-XX:+UseTransparentHugePages")] {
+        let file = dir.path().join(format!("{label}.yaml"));
+        std::fs::write(&file, matrix(args)).unwrap();
+        pretouch()
+            .args(["run", "--label", label, "--agent"])
+            .arg(common::agent())
+            .arg("--results")
+            .arg(&results)
+            .arg(&file)
+            .assert()
+            .success();
+    }
+    common::assert_no_java_left();
+    let svg = dir.path().join("cmp.svg");
+    let out = pretouch()
+        .arg("report")
+        .arg(&results)
+        .args(["--format", "csv", "--plot"])
+        .arg(&svg)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let csv = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines.len(), 4, "{csv}");
+    // b against a: compared, with an interval around its shift.
+    let b: Vec<&str> = lines[2].split(',').collect();
+    assert_eq!(b[4], "b");
+    let (shift, low, high): (f64, f64, f64) = (
+        b[16].parse().unwrap(),
+        b[17].parse().unwrap(),
+        b[18].parse().unwrap(),
+    );
+    assert!(low <= shift && shift <= high, "{csv}");
+    assert!(
+        lines[3].ends_with("\"other JVM flags (`-XX:+UseTransparentHugePages`, not ``)\",false"),
+        "{csv}"
+    );
+    // 3 labels x 4 rounds, every round a point.
+    let svg = std::fs::read_to_string(&svg).unwrap();
+    assert_eq!(svg.matches("<circle").count(), 12);
+}
