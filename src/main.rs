@@ -480,6 +480,29 @@ fn cmd_report(args: ReportArgs) -> anyhow::Result<u8> {
                 .join(", ")
         )));
     }
+    if let Some(wanted) = &args.labels {
+        // Only the labels asked for: their environment is compared, their runs checked.
+        // `label@host` names a label split by machine.
+        let names = |w: &str, label: &str| {
+            w == label || w.strip_prefix(label).is_some_and(|r| r.starts_with('@'))
+        };
+        let mut known: Vec<String> = results
+            .files
+            .iter()
+            .map(|f| f.header.label.clone())
+            .collect();
+        known.sort();
+        known.dedup();
+        if let Some(missing) = wanted.iter().find(|w| !known.iter().any(|k| names(w, k))) {
+            return Err(bad(compare::CompareError::UnknownLabel {
+                label: missing.clone(),
+                known: known.join(", "),
+            }));
+        }
+        results
+            .files
+            .retain(|f| wanted.iter().any(|w| names(w, &f.header.label)));
+    }
     let report = report::build_with(
         &results,
         report::Options {
@@ -495,19 +518,9 @@ fn cmd_report(args: ReportArgs) -> anyhow::Result<u8> {
     let text = if comparison.columns.len() > 1 {
         // The explaining tables (faults, phases, environment differences) follow, as
         // after a single label's table.
-        let labels: Vec<&str> = comparison.columns.iter().map(|c| &*c.info.label).collect();
-        let shown = report::Report {
-            cells: report
-                .cells
-                .iter()
-                .filter(|c| labels.contains(&&*c.label))
-                .cloned()
-                .collect(),
-            ..report.clone()
-        };
         let explained = match args.format {
-            Format::Text => pretouch::export_explain::text(&shown, args.phases),
-            Format::Markdown => pretouch::export_explain::markdown(&shown, args.phases),
+            Format::Text => pretouch::export_explain::text(&report, args.phases),
+            Format::Markdown => pretouch::export_explain::markdown(&report, args.phases),
             Format::Csv | Format::Json => String::new(),
         };
         export_compare::render(&comparison, args.format) + &explained
