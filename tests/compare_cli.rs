@@ -148,6 +148,36 @@ fn every_format_and_the_outlier_choice_reach_the_output() {
 }
 
 #[test]
+fn labels_not_asked_for_are_left_out_of_every_part() {
+    let dir = tempfile::tempdir().unwrap();
+    two_labels(dir.path());
+    let r = rounds(50.0, 300.0, false);
+    let third = file(
+        "later",
+        "2026-11-30T09:00:00Z",
+        host("vm"),
+        &[FakeCell {
+            gc: Gc::G1,
+            heap: "1g",
+            rounds: &r,
+        }],
+    );
+    write(dir.path(), &third);
+    let out = pretouch()
+        .arg("report")
+        .arg(dir.path())
+        .args(["--labels", "thp-always,later"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(!text.contains("thp-madvise"), "{text}");
+    // The oldest label asked for is the baseline.
+    assert!(text.contains("A  thp-always (baseline)"), "{text}");
+    assert!(text.contains("pretouch explained, label: later"), "{text}");
+}
+
+#[test]
 fn an_unknown_label_is_bad_input() {
     let dir = tempfile::tempdir().unwrap();
     two_labels(dir.path());
