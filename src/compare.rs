@@ -381,6 +381,10 @@ mod tests {
         let cmp = compare(&report, &options).unwrap();
         assert_eq!(cmp.baseline, "a");
         assert_eq!(cmp.baseline_index(), 1);
+        // Columns in the order asked for, the baseline (B) second.
+        let text = crate::export_compare::render(&cmp, crate::export::Format::Text);
+        let header = text.lines().find(|l| l.starts_with("gc ")).unwrap();
+        assert!(header.ends_with("A   A-B        %    B"), "{text}");
         assert!(
             cmp.rows[0].entries[0]
                 .as_ref()

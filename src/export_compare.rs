@@ -82,8 +82,9 @@ fn row_key(r: &Row) -> (&str, &str, &str, &str) {
     (&r.jdk, &r.gc, &r.heap, &r.variant)
 }
 
-/// The main table: key, the baseline's cost, then for each other label its cost, its
-/// change in ms and in %. Labels that do not fit 72 columns go to further tables.
+/// The main table: key, then per label in label order its cost, and for the labels
+/// other than the baseline their change in ms and in %. Labels that do not fit 72
+/// columns go to further tables, each with the baseline's column.
 fn main_tables(cmp: &Comparison, cols: &[usize]) -> String {
     let base = cmp.baseline_index();
     let key: Vec<Col<'_>> = cols.iter().map(|&i| table::name(KEY_HEADERS[i])).collect();
@@ -100,23 +101,32 @@ fn main_tables(cmp: &Comparison, cols: &[usize]) -> String {
             ]
         })
         .collect();
+    // Columns in label order: the baseline's cost, and each other label's cost with
+    // its change against the baseline.
     let parts = |group: &[usize]| {
-        let mut value_cols = vec![table::num(&cmp.columns[base].letter)];
-        for &i in group {
+        let mut shown: Vec<usize> = group.to_vec();
+        shown.push(base);
+        shown.sort_unstable();
+        let mut value_cols = Vec::new();
+        for &i in &shown {
             value_cols.push(table::num(&headers[i][0]));
-            value_cols.push(table::num(&headers[i][1]));
-            value_cols.push(table::num(&headers[i][2]));
+            if i != base {
+                value_cols.push(table::num(&headers[i][1]));
+                value_cols.push(table::num(&headers[i][2]));
+            }
         }
         let rows: Vec<(Vec<String>, Vec<String>)> = cmp
             .rows
             .iter()
             .map(|r| {
-                let mut v = vec![cell_cost(r.entries[base].as_ref())];
-                for &i in group {
+                let mut v = Vec::new();
+                for &i in &shown {
                     let e = r.entries[i].as_ref();
                     v.push(cell_cost(e));
-                    v.push(e.map_or_else(|| "-".to_owned(), change_ms));
-                    v.push(e.map_or_else(|| "-".to_owned(), percent));
+                    if i != base {
+                        v.push(e.map_or_else(|| "-".to_owned(), change_ms));
+                        v.push(e.map_or_else(|| "-".to_owned(), percent));
+                    }
                 }
                 (key_values(row_key(r), cols), v)
             })
