@@ -3,14 +3,12 @@
 //! of the pretouch cost is not yet within ±`ci_pct`% of the cost, until `max`.
 //!
 //! The interval is the distribution-free confidence interval for a shift in location
-//! between two samples (with pretouch, without), from the Mann-Whitney statistic: the
-//! order statistics of the m*n pairwise differences picked by the exact null
-//! distribution of U (Bauer 1972, "Constructing confidence sets using rank statistics",
-//! JASA 67:687-690; Hollander & Wolfe, *Nonparametric Statistical Methods*, 2nd ed.,
-//! sect. 4.3). It is what R's `wilcox.test(with, without, conf.int = TRUE)` reports.
-//! Like the median, it makes no assumption of normality. It is not blind to outliers:
-//! one slow launch out of n on one side is in n of the differences, so with few rounds
-//! an outlier keeps a cell running, which is what more rounds are for.
+//! between two samples (with pretouch, without) from the Mann-Whitney statistic, as R's
+//! `wilcox.test(with, without, conf.int = TRUE)` reports it: [`crate::stats::hodges_lehmann`],
+//! which names its sources and is tested against R. Like the median, it makes no
+//! assumption of normality. It is not blind to outliers: one slow launch out of n on one
+//! side is in n of the differences, so with few rounds an outlier keeps a cell running,
+//! which is what more rounds are for.
 
 use std::fmt;
 
@@ -20,7 +18,7 @@ use crate::interrupt::Interrupt;
 use crate::launch::Launcher;
 use crate::plan::{Plan, PlannedLaunch, round_launches};
 use crate::run::{self, Observer, RunSummary, Stop, cell_key, launch_one};
-use crate::stats::median;
+use crate::stats::{hodges_lehmann, median};
 use crate::store::{CellStop, Record, RunEnd, StoreError, StoreWriter};
 
 /// The adaptive policy of a matrix.
@@ -152,7 +150,8 @@ pub fn verdict(with: &[f64], without: &[f64], ci_pct: f64) -> Option<Verdict> {
         return None;
     }
     let cost = median(with)? - median(without)?;
-    let (low, high) = shift_interval(with, without, CONFIDENCE)?;
+    let shift = hodges_lehmann(with, without, CONFIDENCE)?;
+    let (low, high) = (shift.low, shift.high);
     let half_width_pct = if cost == 0.0 {
         f64::INFINITY
     } else {
@@ -165,82 +164,6 @@ pub fn verdict(with: &[f64], without: &[f64], ci_pct: f64) -> Option<Verdict> {
         half_width_pct,
         converged: half_width_pct <= ci_pct,
     })
-}
-
-/// The distribution-free confidence interval, at level `conf`, for the shift `x - y`
-/// (Bauer 1972; R `wilcox.test(x, y, conf.int = TRUE, conf.level = conf)$conf.int`):
-/// the sorted m*n differences `x_i - y_j`, from the `qu`-th smallest to the `qu`-th
-/// largest, where `qu = qwilcox((1 - conf) / 2, m, n)` (at least 1). Exact when both
-/// samples have fewer than 50 values, as R; otherwise `qu` comes from the normal
-/// approximation of U without continuity correction (Hollander & Wolfe eq. 4.42).
-/// `None` for an empty sample.
-pub fn shift_interval(x: &[f64], y: &[f64], conf: f64) -> Option<(f64, f64)> {
-    let (m, n) = (x.len(), y.len());
-    if m == 0 || n == 0 {
-        return None;
-    }
-    let mut diffs: Vec<f64> = x
-        .iter()
-        .flat_map(|a| y.iter().map(move |b| a - b))
-        .collect();
-    diffs.sort_by(f64::total_cmp);
-    let alpha = 1.0 - conf;
-    let mn = m * n;
-    let qu = if m < 50 && n < 50 {
-        qwilcox(alpha / 2.0, m, n)
-    } else {
-        let z = normal_quantile(1.0 - alpha / 2.0);
-        let mu = mn as f64 / 2.0;
-        let sigma = (mn as f64 * (m + n + 1) as f64 / 12.0).sqrt();
-        (mu - z * sigma).floor().max(0.0) as usize
-    }
-    .max(1);
-    // R: c(diffs[qu], diffs[m*n - qu + 1]), 1-based.
-    Some((diffs[qu - 1], diffs[mn - qu]))
-}
-
-/// Frequencies of the Mann-Whitney U statistic under the null hypothesis, for sample
-/// sizes m and n: entry k counts the orderings with U = k (k = 0..=m*n). They are the
-/// coefficients of the Gaussian binomial coefficient [m+n choose m]_q, built here as
-/// the product over i = 1..m of (1 - q^(n+i)) / (1 - q^i).
-pub fn wilcox_frequencies(m: usize, n: usize) -> Vec<f64> {
-    let len = m * n + 1;
-    let mut poly = vec![0.0; len];
-    poly[0] = 1.0;
-    for i in 1..=m {
-        // Multiply by (1 - q^(n+i)), keeping terms below q^len.
-        let shift = n + i;
-        for k in (shift..len).rev() {
-            poly[k] -= poly[k - shift];
-        }
-        // Divide by (1 - q^i): a running sum with stride i (exact: the quotient is a
-        // polynomial).
-        for k in i..len {
-            poly[k] += poly[k - i];
-        }
-    }
-    poly
-}
-
-/// R's `qwilcox(p, m, n)`: the smallest q with P(U <= q) >= p.
-pub fn qwilcox(p: f64, m: usize, n: usize) -> usize {
-    let freq = wilcox_frequencies(m, n);
-    let total: f64 = freq.iter().sum();
-    let mut cumulative = 0.0;
-    for (q, f) in freq.iter().enumerate() {
-        cumulative += f;
-        // R compares with a little slack for rounding (`p * (1 - 64 * DBL_EPSILON)`).
-        if cumulative / total >= p * (1.0 - 64.0 * f64::EPSILON) {
-            return q;
-        }
-    }
-    m * n
-}
-
-/// The standard normal quantile, via statrs.
-fn normal_quantile(p: f64) -> f64 {
-    use statrs::distribution::{ContinuousCDF, Normal};
-    Normal::standard().inverse_cdf(p)
 }
 
 /// Why a cell stopped taking rounds.
@@ -428,86 +351,6 @@ mod tests {
             let e = parse(text).unwrap_err();
             assert!(e.contains(want), "{text}: {e}");
         }
-    }
-
-    /// Two-tailed critical values of U at alpha = 0.05 from the published tables of the
-    /// Mann-Whitney test: the largest u with P(U <= u) <= 0.025, so that
-    /// qwilcox(0.025, m, n) = u + 1. R 4.2.2 gives 3, 9, 14, 24, 128 for these sizes.
-    #[test]
-    fn qwilcox_matches_the_published_critical_values() {
-        let table = [
-            ((5, 5), 2),
-            ((5, 10), 8),
-            ((8, 8), 13),
-            ((10, 10), 23),
-            ((20, 20), 127),
-        ];
-        for ((m, n), critical) in table {
-            assert_eq!(qwilcox(0.025, m, n), critical + 1, "m={m} n={n}");
-            assert_eq!(qwilcox(0.025, n, m), critical + 1, "symmetric in m and n");
-        }
-        // R 4.2.2: qwilcox(0.025, 4, 4) = 1 (the reason for MIN_ROUNDS).
-        assert_eq!(qwilcox(0.025, 4, 4), 1);
-    }
-
-    #[test]
-    fn frequencies_count_every_ordering() {
-        // The counts of U add up to C(m+n, m) and are symmetric around m*n/2.
-        let f = wilcox_frequencies(5, 7);
-        assert_eq!(f.iter().sum::<f64>(), 792.0);
-        assert!(f.iter().eq(f.iter().rev()));
-        // Checked by brute force: U over every choice of 3 ranks out of 7 for x.
-        let f = wilcox_frequencies(3, 4);
-        let mut brute = vec![0.0; 13];
-        for a in 0..7 {
-            for b in a + 1..7 {
-                for c in b + 1..7 {
-                    // U = number of (x, y) pairs with y < x = sum of ranks - 3*4/2... counted directly.
-                    let xs = [a, b, c];
-                    let u: usize = xs
-                        .iter()
-                        .map(|&x| (0..x).filter(|r| !xs.contains(r)).count())
-                        .sum();
-                    brute[u] += 1.0;
-                }
-            }
-        }
-        assert_eq!(f, brute);
-    }
-
-    #[test]
-    fn interval_of_the_shift_matches_r() {
-        // R 4.2.2: wilcox.test(x, y, conf.int = TRUE)$conf.int
-        type Case<'a> = (&'a [f64], &'a [f64], (f64, f64));
-        let cases: [Case; 2] = [
-            (
-                &[10.1, 10.4, 10.2, 10.8, 10.3],
-                &[0.2, 0.5, 0.1, 0.4, 0.3],
-                (9.7, 10.5),
-            ),
-            // Startup-like times (ms) with one slow launch: [1] 379.0 393.4
-            (
-                &[431.5, 426.9, 440.2, 433.8, 429.1, 612.0, 435.5],
-                &[48.2, 47.9, 52.3, 49.1, 50.6, 46.8],
-                (379.0, 393.4),
-            ),
-        ];
-        for (x, y, (r_lo, r_hi)) in cases {
-            let (lo, hi) = shift_interval(x, y, 0.95).unwrap();
-            assert!(
-                (lo - r_lo).abs() < 1e-9 && (hi - r_hi).abs() < 1e-9,
-                "{lo} {hi}"
-            );
-        }
-        assert_eq!(shift_interval(&[], &[1.0], 0.95), None);
-    }
-
-    #[test]
-    fn large_samples_use_the_normal_approximation() {
-        let x: Vec<f64> = (0..60).map(|i| 100.0 + i as f64).collect();
-        let y: Vec<f64> = (0..60).map(|i| i as f64).collect();
-        let (lo, hi) = shift_interval(&x, &y, 0.95).unwrap();
-        assert!(lo < 100.0 && 100.0 < hi && hi - lo < 30.0, "{lo} {hi}");
     }
 
     /// Gives each launch a time to main picked by (cell, pretouch, how many so far).

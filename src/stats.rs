@@ -242,6 +242,56 @@ mod tests {
         assert!((WilcoxonRankSum::new(10, 10).cdf(7) - 0.000243564485050553).abs() < 1e-15);
     }
 
+    /// Two-tailed critical values of U at alpha = 0.05 from the published tables of the
+    /// Mann-Whitney test: the largest u with P(U <= u) <= 0.025, so qwilcox(0.025, m, n)
+    /// = u + 1 (R 4.2.2 gives 3, 9, 14, 24, 128 for these sizes). Adaptive repetitions
+    /// rely on qwilcox(0.025, 4, 4) = 1: four launches a side never stop early.
+    #[test]
+    fn wilcoxon_quantiles_match_the_published_critical_values() {
+        for ((m, n), critical) in [
+            ((5, 5), 2),
+            ((5, 10), 8),
+            ((8, 8), 13),
+            ((10, 10), 23),
+            ((20, 20), 127),
+        ] {
+            assert_eq!(
+                WilcoxonRankSum::new(m, n).quantile(0.025),
+                critical + 1,
+                "m={m} n={n}"
+            );
+            assert_eq!(
+                WilcoxonRankSum::new(n, m).quantile(0.025),
+                critical + 1,
+                "symmetric"
+            );
+        }
+        assert_eq!(WilcoxonRankSum::new(4, 4).quantile(0.025), 1);
+    }
+
+    #[test]
+    fn hodges_lehmann_interval_matches_r_on_startup_like_times() {
+        // R 4.2.2: wilcox.test(x, y, conf.int = TRUE)$conf.int
+        type Case<'a> = (&'a [f64], &'a [f64], (f64, f64));
+        let cases: [Case; 2] = [
+            (
+                &[10.1, 10.4, 10.2, 10.8, 10.3],
+                &[0.2, 0.5, 0.1, 0.4, 0.3],
+                (9.7, 10.5),
+            ),
+            // Times to main (ms) with one slow launch: [1] 379.0 393.4
+            (
+                &[431.5, 426.9, 440.2, 433.8, 429.1, 612.0, 435.5],
+                &[48.2, 47.9, 52.3, 49.1, 50.6, 46.8],
+                (379.0, 393.4),
+            ),
+        ];
+        for (x, y, (low, high)) in cases {
+            let s = hodges_lehmann(x, y, 0.95).unwrap();
+            assert!(close(s.low, low) && close(s.high, high), "{s:?}");
+        }
+    }
+
     #[test]
     fn hodges_lehmann_matches_r_wilcox_test() {
         // R: wilcox.test(X, Y, conf.int = TRUE): conf.int -223.1 -204.3, estimate -212.5
