@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 
 use crate::explain::PHASE_NAMES;
 use crate::report::{CellReport, Report};
+use crate::table::{self, name, num};
 
 fn ms(x: Option<f64>) -> String {
     x.map_or_else(|| "-".to_owned(), |v| format!("{v:.1}"))
@@ -100,33 +101,6 @@ fn phase_row(c: &CellReport) -> [String; 7] {
     ]
 }
 
-/// Aligns rows under headers: names left, numbers right.
-fn table<const N: usize>(headers: [&str; N], rows: &[[String; N]]) -> String {
-    let mut widths = headers.map(str::len);
-    for r in rows {
-        for (w, cell) in widths.iter_mut().zip(r) {
-            *w = (*w).max(cell.chars().count());
-        }
-    }
-    let line = |cols: [&str; N]| {
-        let mut s = String::new();
-        for (i, (col, w)) in cols.iter().zip(widths).enumerate() {
-            let sep = if i == 0 { "" } else { "  " };
-            if i >= 4 {
-                let _ = write!(s, "{sep}{col:>w$}");
-            } else {
-                let _ = write!(s, "{sep}{col:<w$}");
-            }
-        }
-        s.trim_end().to_owned() + "\n"
-    };
-    let mut out = line(headers);
-    for r in rows {
-        out += &line(r.each_ref().map(String::as_str));
-    }
-    out
-}
-
 fn labels(report: &Report) -> impl Iterator<Item = (&str, Vec<&CellReport>)> {
     report.labels.iter().map(|l| {
         (
@@ -139,10 +113,11 @@ fn labels(report: &Report) -> impl Iterator<Item = (&str, Vec<&CellReport>)> {
 const LEGEND: &str = "\
 grew most = the startup phase whose median grew most with pretouch;
 init +ms = agent load->VM init with minus without pretouch (where pretouch lands);
-jvm pretouch = the JVM log's pretouch time (each `PreTouch` line to the next line),
-genesis +ms = its Genesis time with minus without; faults + = median minor faults of a
-launch with minus without; expected = heap / 4 KiB; faults/s = faults + / init +;
-% ceiling = of this label's `pretouch calibrate`; touched = RSS grew by the heap.
+jvm ms (jvm pretouch) = the JVM log's pretouch time (each `PreTouch` line to the next
+line), gen. +ms (genesis +ms) = its Genesis time with minus without; faults + = median
+minor faults of a launch with minus without; expected = heap / 4 KiB; faults/s =
+faults + / init +; %ceil (% ceiling) = of this label's `pretouch calibrate`; touched =
+RSS grew by the heap.
 ";
 
 fn notes(report: &Report, prefix: &str) -> String {
@@ -220,28 +195,61 @@ fn notes(report: &Report, prefix: &str) -> String {
 }
 
 /// The explaining tables for the terminal and email; the phases table with `phases`.
+/// Like every text report, at most [`table::WIDTH`] columns: the explaining columns are
+/// split into a time table and a faults table, and a row whose cell name and values do
+/// not fit on one line puts the name on a line of its own.
 pub fn text(report: &Report, phases: bool) -> String {
+    let key = [name("jdk"), name("gc"), name("heap"), name("variant")];
+    let keyed = |cells: &[&CellReport], values: &dyn Fn(&CellReport) -> Vec<String>| {
+        cells
+            .iter()
+            .map(|c| (explain_row(c)[..4].to_vec(), values(c)))
+            .collect::<Vec<_>>()
+    };
     let mut out = String::new();
     for (label, cells) in labels(report) {
-        let _ = writeln!(out, "\npretouch explained, label: {label}");
-        out += &table(
-            EXPLAIN_HEADERS,
-            &cells.iter().map(|c| explain_row(c)).collect::<Vec<_>>(),
+        out += "\n";
+        out += &table::wrap(&format!("pretouch explained, label: {label}"), 2);
+        let time = [
+            num("grew most"),
+            num("init +ms"),
+            num("jvm ms"),
+            num("gen. +ms"),
+        ];
+        out += &table::render_keyed(
+            &key,
+            &time,
+            &keyed(&cells, &|c| explain_row(c)[4..8].to_vec()),
+        );
+        out += "\n";
+        let faults = [
+            num("faults +"),
+            num("expected"),
+            num("faults/s"),
+            num("%ceil"),
+            num("touched"),
+        ];
+        out += &table::render_keyed(
+            &key,
+            &faults,
+            &keyed(&cells, &|c| explain_row(c)[8..].to_vec()),
         );
         if phases {
-            let _ = writeln!(
-                out,
-                "\nphases, label: {label} (ms, median without -> with pretouch)"
+            out += "\n";
+            out += &table::wrap(
+                &format!("phases, label: {label} (ms, median without -> with pretouch)"),
+                2,
             );
-            out += &table(
-                PHASE_HEADERS,
-                &cells.iter().map(|c| phase_row(c)).collect::<Vec<_>>(),
-            );
+            let cols = PHASE_NAMES.map(num);
+            out +=
+                &table::render_keyed(&key, &cols, &keyed(&cells, &|c| phase_row(c)[4..].to_vec()));
         }
     }
     out.push('\n');
-    out += LEGEND;
-    out += &notes(report, "");
+    out += &table::wrap(LEGEND.replace('\n', " ").trim_end(), 0);
+    for note in notes(report, "").lines() {
+        out += &table::wrap(note, 2);
+    }
     out
 }
 
@@ -355,25 +363,42 @@ mod tests {
         insta::assert_snapshot!(text(&sample(), true), @r#"
 
         pretouch explained, label: 6.18.0-base
-        jdk       gc        heap  variant    grew most  init +ms  jvm pretouch  genesis +ms  faults +  expected  faults/s  % ceiling       touched
-        25.0.3+9  g1        1g    default  agent->init     397.5         405.1        395.9    262.9k    262.1k    661.4k        55%           yes
-        25.0.3+9  parallel  1g    thp      agent->init     397.5             -        395.9    140.0k    262.1k    661.4k        55%  NO (3 of 10)
+        jdk      gc       heap variant   grew most init +ms jvm ms gen. +ms
+        25.0.3+9 g1       1g   default agent->init    397.5  405.1    395.9
+        25.0.3+9 parallel 1g   thp     agent->init    397.5      -    395.9
+
+          faults +  expected  faults/s  %ceil       touched
+        25.0.3+9 g1 1g default
+            262.9k    262.1k    661.4k    55%           yes
+        25.0.3+9 parallel 1g thp
+            140.0k    262.1k    661.4k    55%  NO (3 of 10)
 
         phases, label: 6.18.0-base (ms, median without -> with pretouch)
-        jdk       gc        heap  variant        exec->agent             agent->init         init->main
-        25.0.3+9  g1        1g    default  9.5 -> 7.9 (-1.6)  58.2 -> 455.7 (+397.5)  2.0 -> 3.3 (+1.3)
-        25.0.3+9  parallel  1g    thp      9.5 -> 7.9 (-1.6)  58.2 -> 455.7 (+397.5)  2.0 -> 3.3 (+1.3)
+                exec->agent             agent->init         init->main
+        25.0.3+9 g1 1g default
+          9.5 -> 7.9 (-1.6)  58.2 -> 455.7 (+397.5)  2.0 -> 3.3 (+1.3)
+        25.0.3+9 parallel 1g thp
+          9.5 -> 7.9 (-1.6)  58.2 -> 455.7 (+397.5)  2.0 -> 3.3 (+1.3)
 
-        grew most = the startup phase whose median grew most with pretouch;
-        init +ms = agent load->VM init with minus without pretouch (where pretouch lands);
-        jvm pretouch = the JVM log's pretouch time (each `PreTouch` line to the next line),
-        genesis +ms = its Genesis time with minus without; faults + = median minor faults of a
-        launch with minus without; expected = heap / 4 KiB; faults/s = faults + / init +;
-        % ceiling = of this label's `pretouch calibrate`; touched = RSS grew by the heap.
-        warning: 6.18.0-base 25.0.3+9 parallel 1g thp: PRETOUCH DID NOT HAPPEN in 3 of 10 launches (quick-20261130T071303Z.jsonl#4 quick-20261130T071303Z.jsonl#9 quick-20261130T071303Z.jsonl#17); first: RSS grew 542 MiB during VM creation (512 MiB beyond a launch without pretouch), expected about the heap, 1 GiB
-        note: 6.18.0-base 25.0.3+9 parallel 1g thp: 10 JVM log(s) without a pretouch line (this JDK or GC logs none)
-        warning: 6.18.0-base 25.0.3+9 parallel 1g thp: 1 JVM log(s) not fully understood, first: unrecognised Genesis line: "[9ns] Genesis, soon"
-        environment: thp_enabled differs: 6.18.0-base=madvise, 6.18.0-patched=always
+        grew most = the startup phase whose median grew most with pretouch; init
+        +ms = agent load->VM init with minus without pretouch (where pretouch
+        lands); jvm ms (jvm pretouch) = the JVM log's pretouch time (each
+        `PreTouch` line to the next line), gen. +ms (genesis +ms) = its Genesis
+        time with minus without; faults + = median minor faults of a launch with
+        minus without; expected = heap / 4 KiB; faults/s = faults + / init +;
+        %ceil (% ceiling) = of this label's `pretouch calibrate`; touched = RSS
+        grew by the heap.
+        warning: 6.18.0-base 25.0.3+9 parallel 1g thp: PRETOUCH DID NOT HAPPEN
+          in 3 of 10 launches (quick-20261130T071303Z.jsonl#4
+          quick-20261130T071303Z.jsonl#9 quick-20261130T071303Z.jsonl#17);
+          first: RSS grew 542 MiB during VM creation (512 MiB beyond a launch
+          without pretouch), expected about the heap, 1 GiB
+        note: 6.18.0-base 25.0.3+9 parallel 1g thp: 10 JVM log(s) without a
+          pretouch line (this JDK or GC logs none)
+        warning: 6.18.0-base 25.0.3+9 parallel 1g thp: 1 JVM log(s) not fully
+          understood, first: unrecognised Genesis line: "[9ns] Genesis, soon"
+        environment: thp_enabled differs: 6.18.0-base=madvise,
+          6.18.0-patched=always
         "#);
     }
 
@@ -388,7 +413,7 @@ mod tests {
         | 25.0.3+9 | g1 | 1g | default | agent->init | 397.5 | 405.1 | 395.9 | 262.9k | 262.1k | 661.4k | 55% | yes |
         | 25.0.3+9 | parallel | 1g | thp | agent->init | 397.5 | - | 395.9 | 140.0k | 262.1k | 661.4k | 55% | NO (3 of 10) |
 
-        grew most = the startup phase whose median grew most with pretouch; init +ms = agent load->VM init with minus without pretouch (where pretouch lands); jvm pretouch = the JVM log's pretouch time (each `PreTouch` line to the next line), genesis +ms = its Genesis time with minus without; faults + = median minor faults of a launch with minus without; expected = heap / 4 KiB; faults/s = faults + / init +; % ceiling = of this label's `pretouch calibrate`; touched = RSS grew by the heap.
+        grew most = the startup phase whose median grew most with pretouch; init +ms = agent load->VM init with minus without pretouch (where pretouch lands); jvm ms (jvm pretouch) = the JVM log's pretouch time (each `PreTouch` line to the next line), gen. +ms (genesis +ms) = its Genesis time with minus without; faults + = median minor faults of a launch with minus without; expected = heap / 4 KiB; faults/s = faults + / init +; %ceil (% ceiling) = of this label's `pretouch calibrate`; touched = RSS grew by the heap.
 
         > warning: 6.18.0-base 25.0.3+9 parallel 1g thp: PRETOUCH DID NOT HAPPEN in 3 of 10 launches (quick-20261130T071303Z.jsonl#4 quick-20261130T071303Z.jsonl#9 quick-20261130T071303Z.jsonl#17); first: RSS grew 542 MiB during VM creation (512 MiB beyond a launch without pretouch), expected about the heap, 1 GiB
 

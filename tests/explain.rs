@@ -191,17 +191,18 @@ fn explains_g1_pretouch_with_and_without_huge_pages() {
         lines.join("\n") + "\n",
     )
     .unwrap();
-    pretouch()
-        .arg("report")
-        .arg(&results)
-        .assert()
-        .success()
-        .stdout(predicate::str::contains(format!(
+    let out = pretouch().arg("report").arg(&results).assert().success();
+    let text = unwrapped(&out.get_output().stdout);
+    assert!(
+        text.contains(&format!(
             "environment: thp_enabled differs: test-kernel={thp}, other-kernel={other}"
-        )))
-        .stdout(predicate::str::contains(
-            "no `pretouch calibrate` results for other-kernel",
-        ));
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains("no `pretouch calibrate` results for other-kernel"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -315,15 +316,17 @@ fn a_pretouch_that_did_not_happen_is_flagged() {
             opts.display()
         ),
     );
-    run_labelled("k", dir.path())
+    let out = run_labelled("k", dir.path())
         .arg(&matrix)
         .assert()
         .success()
-        .stderr(predicate::str::contains("its heap was not touched"))
-        .stdout(predicate::str::contains(
-            "PRETOUCH DID NOT HAPPEN in 2 of 2 launches (sneaky-",
-        ))
-        .stdout(predicate::str::contains("NO (2 of 2)"));
+        .stderr(predicate::str::contains("its heap was not touched"));
+    let text = unwrapped(&out.get_output().stdout);
+    assert!(
+        text.contains("PRETOUCH DID NOT HAPPEN in 2 of 2 launches (sneaky-"),
+        "{text}"
+    );
+    assert!(text.contains("NO (2 of 2)"), "{text}");
     assert_no_java_left();
     for format in ["json", "csv"] {
         pretouch()

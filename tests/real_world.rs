@@ -430,7 +430,7 @@ fn adaptive_repetitions_run_to_max_and_say_why() {
         .assert()
         .success();
     // The text report wraps its notes at 72 columns: read them unwrapped.
-    let text = String::from_utf8_lossy(&out.get_output().stdout).replace("\n  ", " ");
+    let text = unwrapped(&out.get_output().stdout);
     assert!(text.contains("ran all 7 rounds: 95% interval ["), "{text}");
     let records = records(dir.path());
     let launches = launches(&records);

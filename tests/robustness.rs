@@ -339,9 +339,7 @@ fn kill_9_takes_the_jvm_along_and_a_cut_line_does_not_stop_the_resume() {
         .unwrap();
     assert!(report.status.success());
     // The text report wraps its warnings at 72 columns: read them unwrapped.
-    let stdout = String::from_utf8(report.stdout)
-        .unwrap()
-        .replace("\n  ", " ");
+    let stdout = unwrapped(&report.stdout);
     assert!(stdout.contains("the last line is cut short"), "{stdout}");
     assert!(
         stdout.contains(&format!("unfinished run, {recorded} of {PLANNED} launches")),

@@ -97,6 +97,12 @@ pub fn yaml_list(paths: &[PathBuf]) -> String {
         .join(", ")
 }
 
+/// A text report's output with its 72-column wrapping undone (continuation lines are
+/// indented by two spaces), so that a test can look for a whole sentence.
+pub fn unwrapped(output: &[u8]) -> String {
+    String::from_utf8_lossy(output).replace("\n  ", " ")
+}
+
 /// Writes a matrix into `dir` and returns its path.
 pub fn write_matrix(dir: &Path, yaml: &str) -> PathBuf {
     let path = dir.join("matrix.yaml");
