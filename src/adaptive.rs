@@ -309,9 +309,10 @@ pub fn execute(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::{Stamp, Stamps};
+    use crate::agent::Stamps;
+    use crate::fixtures::{fake_jdk, stamp};
     use crate::launch::LaunchOutcome;
-    use crate::units::{Bytes, Nanos};
+    use crate::units::Nanos;
     use std::collections::HashMap;
 
     fn parse(text: &str) -> Result<RawRepetitions, String> {
@@ -376,14 +377,6 @@ mod tests {
                     }
                 }
             };
-            let stamp = |ns| {
-                Some(Stamp {
-                    ns: Nanos(ns),
-                    minflt: 0,
-                    majflt: 0,
-                    rss: Bytes(0),
-                })
-            };
             LaunchOutcome {
                 spawn_ns: Nanos(1_000),
                 exit_code: Some(0),
@@ -405,15 +398,7 @@ mod tests {
             "name: x\ngcs: [g1]\nheaps: [64m]\nrepetitions: {min: 5, max: 8, ci_pct: 2}\nwarmup: 1\n",
         )
         .unwrap();
-        let jdk = |name: &str| crate::jdk::Jdk {
-            spec: name.into(),
-            home: name.into(),
-            java: format!("/{name}/bin/java").into(),
-            version: name.into(),
-            vendor: None,
-            version_output: String::new(),
-        };
-        let plan = Plan::new(&m, &[jdk("steady"), jdk("noisy")]);
+        let plan = Plan::new(&m, &[fake_jdk("steady"), fake_jdk("noisy")]);
         let dir = tempfile::tempdir().unwrap();
         let mut store = StoreWriter::create(dir.path(), "x", "t").unwrap();
         let mut launcher = Scripted {
@@ -456,15 +441,7 @@ mod tests {
             "name: x\ngcs: [g1]\nheaps: [64m]\nrepetitions: {min: 5, max: 8, ci_pct: 2}\n",
         )
         .unwrap();
-        let jdk = crate::jdk::Jdk {
-            spec: "noisy".into(),
-            home: "noisy".into(),
-            java: "/noisy/bin/java".into(),
-            version: "noisy".into(),
-            vendor: None,
-            version_output: String::new(),
-        };
-        let plan = Plan::new(&m, &[jdk]);
+        let plan = Plan::new(&m, &[fake_jdk("noisy")]);
         let interrupt = Interrupt::new();
         interrupt.raise(libc::SIGTERM);
         let dir = tempfile::tempdir().unwrap();

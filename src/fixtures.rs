@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use crate::agent::Stamps;
+use crate::agent::{Stamp, Stamps};
 use crate::jdk::Jdk;
 use crate::matrix::Gc;
 use crate::store::{CellKey, HostInfo, LaunchRecord, ResultFile, RunHeader};
@@ -11,6 +11,28 @@ use crate::units::{Bytes, Nanos};
 
 pub const JDK: &str = "17.0.15+6-Debian-1deb12u1";
 pub const MATRIX: &str = "name: fixed\ngcs: [g1, parallel]\nheaps: [1g]\nrepetitions: 10\n";
+
+/// A JDK that is never launched: `version` names it, and its home is `/<version>`.
+pub fn fake_jdk(version: &str) -> Jdk {
+    Jdk {
+        spec: version.into(),
+        home: PathBuf::from(format!("/{version}")),
+        java: PathBuf::from(format!("/{version}/bin/java")),
+        version: version.into(),
+        vendor: None,
+        version_output: String::new(),
+    }
+}
+
+/// An agent stamp at `ns`, with zero counters.
+pub fn stamp(ns: u64) -> Option<Stamp> {
+    Some(Stamp {
+        ns: Nanos(ns),
+        minflt: 0,
+        majflt: 0,
+        rss: Bytes(0),
+    })
+}
 
 pub fn host(hostname: &str) -> HostInfo {
     HostInfo {

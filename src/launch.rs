@@ -428,17 +428,7 @@ pub fn utc_now_millis() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::Stamp;
-    use crate::units::Bytes;
-
-    fn stamp(ns: u64) -> Option<Stamp> {
-        Some(Stamp {
-            ns: Nanos(ns),
-            minflt: 0,
-            majflt: 0,
-            rss: Bytes(0),
-        })
-    }
+    use crate::fixtures::stamp;
 
     fn outcome() -> LaunchOutcome {
         LaunchOutcome {

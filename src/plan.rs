@@ -156,18 +156,7 @@ pub fn round_launches(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::path::PathBuf;
-
-    fn fake_jdk(name: &str) -> Jdk {
-        Jdk {
-            spec: name.into(),
-            home: PathBuf::from(name),
-            java: PathBuf::from(name).join("bin/java"),
-            version: name.into(),
-            vendor: None,
-            version_output: String::new(),
-        }
-    }
+    use crate::fixtures::fake_jdk;
 
     #[test]
     fn rounds_interleave_cells_and_alternate_settings() {

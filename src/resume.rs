@@ -222,14 +222,7 @@ mod tests {
     const MATRIX: &str = "name: x\ngcs: [g1, parallel]\nheaps: [64m]\nrepetitions: 1\n";
 
     fn jdk() -> Jdk {
-        Jdk {
-            spec: "17".into(),
-            home: PathBuf::from("/jdk"),
-            java: PathBuf::from("/jdk/bin/java"),
-            version: "17".into(),
-            vendor: None,
-            version_output: String::new(),
-        }
+        crate::fixtures::fake_jdk("17")
     }
 
     fn host(kernel: &str) -> HostInfo {
@@ -274,7 +267,7 @@ mod tests {
                 cpus: "all".into(),
                 app: None,
             },
-            jdk_home: "/jdk".into(),
+            jdk_home: "/17".into(),
             heap_bytes: Bytes(64 << 20),
             pretouch,
             command: vec![],

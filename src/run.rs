@@ -207,15 +207,15 @@ pub fn execute_with(
 
 #[cfg(test)]
 mod tests {
-    use std::path::{Path, PathBuf};
+    use crate::fixtures::stamp;
+    use std::path::Path;
 
     use super::*;
-    use crate::agent::{Stamp, Stamps};
-    use crate::jdk::Jdk;
+    use crate::agent::Stamps;
     use crate::launch::LaunchOutcome;
     use crate::matrix::Matrix;
     use crate::store::read_results;
-    use crate::units::{Bytes, Nanos};
+    use crate::units::Nanos;
 
     /// Launches nothing: every launch reaches main() 30 ns after its spawn, unless told
     /// to fail, or to raise a signal while it "runs".
@@ -229,14 +229,6 @@ mod tests {
         fn launch(&mut self, java: &Path, _: &[String]) -> LaunchOutcome {
             let call = self.calls;
             self.calls += 1;
-            let stamp = |ns| {
-                Some(Stamp {
-                    ns: Nanos(ns),
-                    minflt: 0,
-                    majflt: 0,
-                    rss: Bytes(0),
-                })
-            };
             let mut outcome = LaunchOutcome {
                 command: vec![java.display().to_string()],
                 spawn_ns: Nanos(100),
@@ -271,15 +263,7 @@ mod tests {
             "name: x\ngcs: [g1, parallel]\nheaps: [64m]\nrepetitions: 2\nwarmup: 1\n",
         )
         .unwrap();
-        let jdk = Jdk {
-            spec: "17".into(),
-            home: PathBuf::from("/jdk"),
-            java: PathBuf::from("/jdk/bin/java"),
-            version: "17".into(),
-            vendor: None,
-            version_output: String::new(),
-        };
-        Plan::new(&m, &[jdk])
+        Plan::new(&m, &[crate::fixtures::fake_jdk("17")])
     }
 
     fn seqs(store: &StoreWriter) -> (Vec<u64>, bool) {
