@@ -27,7 +27,17 @@ pub fn draw(cmp: &Comparison, path: &Path) -> Result<(), PlotError> {
     let panels = cmp.rows.len().max(1);
     let across = panels.min(PER_LINE);
     let down = panels.div_ceil(across);
-    let header = 60;
+    // The columns are named by their letters, as in the text report; the legend says
+    // which label each letter stands for, a few to a line.
+    let legend: Vec<String> = cmp
+        .columns
+        .iter()
+        .map(|c| format!("{} = {}", c.letter, c.info.label))
+        .collect::<Vec<_>>()
+        .chunks(4)
+        .map(|chunk| chunk.join(",  "))
+        .collect();
+    let header = 60 + 22 * legend.len() as u32;
     // Wide enough for the two title lines even with one panel.
     let size = (
         (PANEL.0 * across as u32).max(960),
@@ -47,9 +57,13 @@ pub fn draw(cmp: &Comparison, path: &Path) -> Result<(), PlotError> {
     );
     // Two lines: the SVG backend does not wrap text.
     let (first, second) = title.split_at(title.find(" Above:").unwrap_or(title.len()));
-    for (i, line) in [first, second.trim_start()].into_iter().enumerate() {
+    let lines = [first, second.trim_start()]
+        .into_iter()
+        .map(str::to_owned)
+        .chain(legend);
+    for (i, line) in lines.enumerate() {
         top.draw(&Text::new(
-            line.to_owned(),
+            line,
             (10, 10 + 22 * i as i32),
             ("sans-serif", 14),
         ))
@@ -89,15 +103,11 @@ where
         .columns
         .iter()
         .map(|c| {
-            let mut n = c.info.label.clone();
-            if n.chars().count() > 18 {
-                n = format!(
-                    "{}: {}...",
-                    c.letter,
-                    n.chars().take(12).collect::<String>()
-                );
+            if c.baseline {
+                format!("{} (base)", c.letter)
+            } else {
+                c.letter.clone()
             }
-            if c.baseline { format!("{n} (base)") } else { n }
         })
         .collect();
     let caption = format!(
@@ -167,20 +177,27 @@ where
                 ])
                 .map_err(err)?;
         }
-        // The table's figures above the column: the cost, and the change if any.
-        let mut note = c
+        // The table's figures above the column: the cost, and below it the change.
+        let cost = c
             .pretouch_ms
             .map_or_else(|| "failed".to_owned(), |v| format!("{v:.0} ms"));
-        if let Some((ch, p)) = e.change.and_then(|ch| Some((ch, ch.percent?))) {
-            note += &format!(" ({p:+.1}%{})", if ch.significant { "*" } else { "" });
+        let change = e.change.and_then(|ch| {
+            Some(format!(
+                "{:+.1}%{}",
+                ch.percent?,
+                if ch.significant { "*" } else { "" }
+            ))
+        });
+        for (text, height) in [(Some(cost), 0.85), (change, 0.45)] {
+            let Some(text) = text else { continue };
+            chart
+                .draw_series(std::iter::once(Text::new(
+                    text,
+                    (x - 0.3, hi + pad * height),
+                    ("sans-serif", 12),
+                )))
+                .map_err(err)?;
         }
-        chart
-            .draw_series(std::iter::once(Text::new(
-                note,
-                (x - 0.3, hi + pad * 0.8),
-                ("sans-serif", 12),
-            )))
-            .map_err(err)?;
         // Every round's cost, spread sideways so that equal values stay visible.
         chart
             .draw_series(c.costs.iter().enumerate().map(|(j, r)| {

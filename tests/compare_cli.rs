@@ -112,7 +112,12 @@ fn compares_labels_within_72_columns_and_draws_every_round() {
     assert!(svg.starts_with("<svg"));
     // 2 cells x 2 labels x 10 rounds, one point each.
     assert_eq!(svg.matches("<circle").count(), 40);
-    assert!(svg.contains("thp-madvise (base)"));
+    // Columns by letter, the legend naming each label.
+    assert!(svg.contains("A (base)"), "{svg}");
+    assert!(
+        svg.contains("A = thp-madvise") && svg.contains("B = thp-always"),
+        "{svg}"
+    );
 }
 
 #[test]
