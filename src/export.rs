@@ -40,6 +40,18 @@ pub fn short_jdk(version: &str) -> &str {
     version.split_once('-').map_or(version, |(v, _)| v)
 }
 
+/// A cell as warnings and notes name it: label, JDK, GC, heap and variant with its axes.
+pub(crate) fn cell_name(c: &CellReport) -> String {
+    format!(
+        "{} {} {} {} {}",
+        c.label,
+        short_jdk(&c.jdk),
+        c.gc,
+        c.heap,
+        c.variant_text()
+    )
+}
+
 pub(crate) fn ms(x: Option<f64>) -> String {
     x.map_or_else(|| "-".to_owned(), table::ms)
 }
@@ -198,12 +210,8 @@ pub(crate) fn failure_warnings(cells: &[&CellReport]) -> Vec<String> {
         .filter(|c| c.failed > 0)
         .map(|c| {
             format!(
-                "warning: {} {} {} {} {}: {} launch(es) failed, first: {}",
-                c.label,
-                short_jdk(&c.jdk),
-                c.gc,
-                c.heap,
-                c.variant_text(),
+                "warning: {}: {} launch(es) failed, first: {}",
+                cell_name(c),
                 c.failed,
                 c.first_failure.as_deref().unwrap_or("unknown")
             )

@@ -6,6 +6,7 @@
 use std::fmt::Write as _;
 
 use crate::explain::PHASE_NAMES;
+use crate::export::{cell_name, short_jdk};
 use crate::report::{CellReport, Report};
 use crate::table::{self, name, num};
 
@@ -20,10 +21,6 @@ fn count(x: Option<f64>) -> String {
         Some(v) if v.abs() >= 1e3 => format!("{:.1}k", v / 1e3),
         Some(v) => format!("{v:.0}"),
     }
-}
-
-fn short_jdk(version: &str) -> &str {
-    version.split_once('-').map_or(version, |(v, _)| v)
 }
 
 fn touched(c: &CellReport) -> String {
@@ -57,7 +54,7 @@ fn explain_row(c: &CellReport) -> [String; 13] {
         short_jdk(&c.jdk).to_owned(),
         c.gc.clone(),
         c.heap.clone(),
-        c.variant.clone(),
+        c.variant_text(),
         c.explain.grew_most().unwrap_or("-").to_owned(),
         ms(c.explain.init_growth_ms()),
         ms(c.jvm_pretouch_ms),
@@ -94,7 +91,7 @@ fn phase_row(c: &CellReport) -> [String; 7] {
         short_jdk(&c.jdk).to_owned(),
         c.gc.clone(),
         c.heap.clone(),
-        c.variant.clone(),
+        c.variant_text(),
         phase(x.phases_off_ms[0], x.phases_on_ms[0]),
         phase(x.phases_off_ms[1], x.phases_on_ms[1]),
         phase(x.phases_off_ms[2], x.phases_on_ms[2]),
@@ -125,12 +122,8 @@ fn notes(report: &Report, prefix: &str) -> String {
     for c in report.cells.iter().filter(|c| c.untouched > 0) {
         let _ = writeln!(
             out,
-            "{prefix}warning: {} {} {} {} {}: PRETOUCH DID NOT HAPPEN in {} of {} launches ({}); first: {}",
-            c.label,
-            short_jdk(&c.jdk),
-            c.gc,
-            c.heap,
-            c.variant,
+            "{prefix}warning: {}: PRETOUCH DID NOT HAPPEN in {} of {} launches ({}); first: {}",
+            cell_name(c),
             c.untouched,
             c.runs_on,
             c.untouched_launches,
@@ -144,12 +137,8 @@ fn notes(report: &Report, prefix: &str) -> String {
     {
         let _ = writeln!(
             out,
-            "{prefix}note: {} {} {} {} {}: {} JVM log(s) without a pretouch line (this JDK or GC logs none)",
-            c.label,
-            short_jdk(&c.jdk),
-            c.gc,
-            c.heap,
-            c.variant,
+            "{prefix}note: {}: {} JVM log(s) without a pretouch line (this JDK or GC logs none)",
+            cell_name(c),
             c.explain.jvm_log_missing
         );
     }
@@ -160,12 +149,8 @@ fn notes(report: &Report, prefix: &str) -> String {
     {
         let _ = writeln!(
             out,
-            "{prefix}warning: {} {} {} {} {}: {} JVM log(s) not fully understood, first: {}",
-            c.label,
-            short_jdk(&c.jdk),
-            c.gc,
-            c.heap,
-            c.variant,
+            "{prefix}warning: {}: {} JVM log(s) not fully understood, first: {}",
+            cell_name(c),
             c.explain.jvm_log_warnings,
             c.explain.first_jvm_log_warning.as_deref().unwrap_or("")
         );
@@ -316,6 +301,9 @@ mod tests {
             gc: "g1".into(),
             heap: "1g".into(),
             variant: "default".into(),
+            // As every real report has them: the axes at their defaults.
+            gc_threads: crate::matrix::GC_THREADS_AUTO.into(),
+            cpus: crate::cpuset::ALL.into(),
             runs_on: 10,
             runs_off: 10,
             pretouch_faults: explain.pretouch_faults,
@@ -356,6 +344,20 @@ mod tests {
             label_info: vec![],
             run_to_run: vec![],
         }
+    }
+
+    /// Cells that differ only in an axis (gc_threads, cpus, app) must not look alike.
+    #[test]
+    fn rows_and_notes_name_the_axes() {
+        let mut report = sample();
+        report.cells[1].gc_threads = "1".into();
+        report.cells[1].cpus = "0".into();
+        let out = text(&report, true).replace("\n  ", " ");
+        assert!(out.contains("parallel 1g thp gc_threads=1 cpus=0"), "{out}");
+        assert!(
+            out.contains("warning: 6.18.0-base 25.0.3+9 parallel 1g thp gc_threads=1 cpus=0: PRETOUCH DID NOT HAPPEN"),
+            "{out}"
+        );
     }
 
     #[test]
