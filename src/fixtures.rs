@@ -3,8 +3,8 @@
 
 use std::path::PathBuf;
 
-use crate::agent::{Stamp, Stamps};
-use crate::jdk::Jdk;
+use crate::launch::agent::{Stamp, Stamps};
+use crate::machine::jdk::Jdk;
 use crate::matrix::Gc;
 use crate::store::{CellKey, HostInfo, LaunchRecord, ResultFile, RunHeader};
 use crate::units::{Bytes, Nanos};
@@ -67,7 +67,7 @@ pub fn file(label: &str, started_at: &str, host: HostInfo, cells: &[FakeCell<'_>
                         heap: c.heap.into(),
                         variant: "default".into(),
                         gc_threads: crate::matrix::GC_THREADS_AUTO.into(),
-                        cpus: crate::cpuset::ALL.into(),
+                        cpus: crate::matrix::cpuset::ALL.into(),
                         app: None,
                     },
                     jdk_home: PathBuf::from("/usr/lib/jvm/java-17-openjdk-amd64"),

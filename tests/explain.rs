@@ -261,7 +261,7 @@ fn c_fault_rate(threads: usize, size_mib: u64, passes: u32) -> (f64, u64) {
 
 #[test]
 fn calibrate_agrees_with_the_c_microbenchmark() {
-    use pretouch::calibrate::{Layout, measure};
+    use pretouch::machine::calibrate::{Layout, measure};
     use pretouch::units::Bytes;
     let _jvms = jvm_lock();
     let threads = 2;

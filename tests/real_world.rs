@@ -270,7 +270,7 @@ fn gc_threads_and_cpu_sets_set_the_pretouch_workers() {
             let workers = if l["gc_threads"] == "1" || l["cpus"] == "0" {
                 1
             } else {
-                pretouch::dryrun::default_gc_threads(ncpus)
+                pretouch::schedule::dryrun::default_gc_threads(ncpus)
             };
             let log = l["output_tail"].as_str().unwrap_or("");
             let first = log

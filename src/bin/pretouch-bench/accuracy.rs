@@ -2,7 +2,7 @@
 //! agent-load -> VM-init phase with pretouch (median with minus median without) against
 //! the pretouch time the JVM's `-Xlog:gc+heap=debug` lines give.
 
-use pretouch::explain::explain_cell;
+use pretouch::analyze::explain::explain_cell;
 use pretouch::store::{CellKey, LaunchRecord};
 
 use crate::runs::{jdk, run_pretouch};

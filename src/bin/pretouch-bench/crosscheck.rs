@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use anyhow::bail;
 
-use pretouch::reference::{ReferenceClasses, nanotime_time_to_main};
+use pretouch::launch::reference::{ReferenceClasses, nanotime_time_to_main};
 use pretouch::stats::median;
 use pretouch::store::{CellKey, read_results};
 
@@ -68,7 +68,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
                     cpus: launch
                         .affinity
                         .as_deref()
-                        .and_then(|a| pretouch::cpuset::parse_list(a).ok()),
+                        .and_then(|a| pretouch::matrix::cpuset::parse_list(a).ok()),
                     stored: Default::default(),
                     reference: Default::default(),
                 });

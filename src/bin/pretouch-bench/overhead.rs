@@ -7,11 +7,11 @@ use std::time::Duration;
 
 use anyhow::Context;
 
-use pretouch::agent::{agent_arg, locate_agent, parse_stamps};
-use pretouch::classfile::NANOTIME_CLASS;
-use pretouch::jdk::Jdk;
+use pretouch::launch::agent::{agent_arg, locate_agent, parse_stamps};
+use pretouch::launch::classfile::NANOTIME_CLASS;
+use pretouch::launch::reference::{ReferenceClasses, nanotime_time_to_main};
 use pretouch::launch::{JvmLauncher, Launcher};
-use pretouch::reference::{ReferenceClasses, nanotime_time_to_main};
+use pretouch::machine::jdk::Jdk;
 use pretouch::stats::median;
 use pretouch::units::Nanos;
 

@@ -5,8 +5,9 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 
-use pretouch::jdk::Jdk;
-use pretouch::report::{Report, build};
+use pretouch::analyze::build;
+use pretouch::analyze::report::Report;
+use pretouch::machine::jdk::Jdk;
 use pretouch::stats::{hodges_lehmann, median, quartiles};
 use pretouch::store::{ResultFile, read_results};
 
@@ -88,7 +89,7 @@ pub fn cost_figures(on: &[f64], off: &[f64]) -> anyhow::Result<CostFigures> {
 }
 
 pub fn print_machine(jdk_spec: Option<&str>) -> anyhow::Result<()> {
-    let host = pretouch::host::host_info();
+    let host = pretouch::machine::host::host_info();
     let jdk = jdk(jdk_spec)?;
     println!(
         "pretouch-bench, {}, {} ({} CPUs), kernel {}, JDK {}",

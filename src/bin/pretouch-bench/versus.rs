@@ -7,9 +7,9 @@ use std::time::Instant;
 
 use anyhow::{Context, bail};
 
-use pretouch::classfile::NANOTIME_CLASS;
-use pretouch::jdk::Jdk;
-use pretouch::reference::ReferenceClasses;
+use pretouch::launch::classfile::NANOTIME_CLASS;
+use pretouch::launch::reference::ReferenceClasses;
+use pretouch::machine::jdk::Jdk;
 
 use crate::runs::{CostFigures, cost_figures, jdk, run_pretouch};
 

@@ -1,0 +1,678 @@
+//! Stage 5b: the cross-kernel comparison. Rows of the report ([`crate::analyze::report`]) with the
+//! same (JDK, GC, heap, variant) are set side by side, one column per label, and each
+//! label's change against the baseline is given with a 95% confidence interval.
+//!
+//! The change shown is `cost(label) - cost(baseline)`, each cost being
+//! median(with) - median(without) as in the single-label report; negative means less
+//! startup time. Its interval is that of the Hodges-Lehmann shift between the two
+//! labels' per-round costs, from the Mann-Whitney test ([`crate::stats::hodges_lehmann`],
+//! R's `wilcox.test(x, y, conf.int = TRUE)`); a change is marked significant when that
+//! interval excludes zero. Cells that differ in anything but the label (machine, CPU
+//! model, the JVM flags the matrix adds) are not compared, and the report says why.
+
+use serde::Serialize;
+
+pub use crate::analyze::report::CompareError;
+use crate::analyze::report::{self, CellReport, LabelInfo, Report, RunToRun};
+use crate::stats::{Shift, hodges_lehmann};
+use crate::store::{ResultFile, Results};
+
+/// Confidence level of every interval in the comparison.
+pub const CONFIDENCE: f64 = 0.95;
+
+/// How the user orders the labels and picks the baseline.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Labels to show, in this order; `None`: every label, oldest first.
+    pub labels: Option<Vec<String>>,
+    /// The label the others are compared with; `None`: the one whose results are oldest.
+    pub baseline: Option<String>,
+}
+
+/// One label's column.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Column {
+    /// `A`, `B`, ...: the label's name in plain-text tables, explained in their legend.
+    pub letter: String,
+    pub baseline: bool,
+    #[serde(flatten)]
+    pub info: LabelInfo,
+}
+
+/// A label's change against the baseline in one cell.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Change {
+    /// cost(label) - cost(baseline).
+    pub ms: f64,
+    /// `ms` as a percentage of the baseline's cost; absent when that cost is not
+    /// positive (tiny heaps on a noisy machine).
+    pub percent: Option<f64>,
+    /// Hodges-Lehmann shift of the per-round costs (label - baseline), with its interval.
+    pub shift: Shift,
+    /// The interval excludes zero.
+    pub significant: bool,
+}
+
+/// One label's entry in a row.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Entry {
+    pub label: String,
+    pub cell: CellReport,
+    /// Against the baseline; absent for the baseline itself and when not compared.
+    pub change: Option<Change>,
+    /// Why this cell was not compared with the baseline's.
+    pub not_compared: Option<String>,
+}
+
+/// One (JDK, GC, heap, variant), every label side by side.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Row {
+    pub jdk: String,
+    pub gc: String,
+    pub heap: String,
+    /// The variant, with the axes that differ from their default (`gc_threads=1`, ...).
+    pub variant: String,
+    /// One per column, in column order; `None` where a label has no such cell.
+    pub entries: Vec<Option<Entry>>,
+}
+
+impl Row {
+    pub fn key(&self) -> [String; 4] {
+        [
+            self.jdk.clone(),
+            self.gc.clone(),
+            self.heap.clone(),
+            self.variant.clone(),
+        ]
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Comparison {
+    pub columns: Vec<Column>,
+    pub baseline: String,
+    /// Confidence level of the intervals.
+    pub confidence: f64,
+    pub outliers_excluded: bool,
+    pub rows: Vec<Row>,
+    pub warnings: Vec<String>,
+    /// The A/A check of each label run more than once.
+    pub run_to_run: Vec<RunToRun>,
+    /// Settings that differ between the labels (THP mode, ...), from the run headers.
+    pub env_differences: Vec<String>,
+}
+
+impl Comparison {
+    pub fn baseline_index(&self) -> usize {
+        self.columns.iter().position(|c| c.baseline).unwrap_or(0)
+    }
+}
+
+/// Letters for columns: A..Z, then AA, AB, ...
+fn letter(i: usize) -> String {
+    let a = |k: usize| char::from(b'A' + (k % 26) as u8);
+    if i < 26 {
+        a(i).to_string()
+    } else {
+        format!("{}{}", a(i / 26 - 1), a(i))
+    }
+}
+
+pub fn compare(report: &Report, options: &Options) -> Result<Comparison, CompareError> {
+    let known = || report.labels.join(", ");
+    let check = |label: &str| {
+        if report.labels.iter().any(|l| l == label) {
+            Ok(())
+        } else {
+            Err(CompareError::UnknownLabel {
+                label: label.to_owned(),
+                known: known(),
+            })
+        }
+    };
+    let labels: Vec<String> = match &options.labels {
+        Some(ls) => {
+            for (i, l) in ls.iter().enumerate() {
+                check(l)?;
+                if ls[..i].contains(l) {
+                    return Err(CompareError::Duplicate(l.clone()));
+                }
+            }
+            ls.clone()
+        }
+        None => report.labels.clone(),
+    };
+    let baseline = match &options.baseline {
+        Some(b) => {
+            check(b)?;
+            if !labels.contains(b) {
+                return Err(CompareError::BaselineNotShown {
+                    baseline: b.clone(),
+                    labels: labels.join(", "),
+                });
+            }
+            b.clone()
+        }
+        // Oldest first: report.labels is in that order.
+        None => report
+            .labels
+            .iter()
+            .find(|l| labels.contains(l))
+            .cloned()
+            .unwrap_or_default(),
+    };
+    let columns: Vec<Column> = labels
+        .iter()
+        .enumerate()
+        .map(|(i, l)| Column {
+            letter: letter(i),
+            baseline: *l == baseline,
+            info: report
+                .label_info
+                .iter()
+                .find(|info| info.label == *l)
+                .cloned()
+                .expect("every label has its info"),
+        })
+        .collect();
+    let base_index = labels.iter().position(|l| *l == baseline).unwrap_or(0);
+    let mut warnings = report.warnings.clone();
+    let base_info = &columns[base_index].info;
+    for c in &columns {
+        if !c.baseline && c.info.matrix != base_info.matrix {
+            warnings.push(format!(
+                "label `{}` was run from another matrix than the baseline `{}`; only cells with the same flags are compared",
+                c.info.label, base_info.label
+            ));
+        }
+    }
+
+    // Rows in the order first met, label by label.
+    let mut rows: Vec<Row> = Vec::new();
+    for label in &labels {
+        for cell in report.cells.iter().filter(|c| c.label == *label) {
+            let key = cell.key();
+            if !rows.iter().any(|r| r.key() == key) {
+                let [jdk, gc, heap, variant] = key;
+                rows.push(Row {
+                    jdk,
+                    gc,
+                    heap,
+                    variant,
+                    entries: Vec::new(),
+                });
+            }
+        }
+    }
+    for row in &mut rows {
+        let key = row.key();
+        let cells: Vec<Option<&CellReport>> = labels
+            .iter()
+            .map(|l| {
+                report
+                    .cells
+                    .iter()
+                    .find(|c| c.label == *l && c.key() == key)
+            })
+            .collect();
+        let base = cells[base_index];
+        row.entries = cells
+            .iter()
+            .zip(&columns)
+            .map(|(cell, col)| {
+                let cell = (*cell)?;
+                let mut entry = Entry {
+                    label: col.info.label.clone(),
+                    cell: cell.clone(),
+                    change: None,
+                    not_compared: None,
+                };
+                if col.baseline {
+                    return Some(entry);
+                }
+                match base {
+                    None => entry.not_compared = Some("the baseline has no such cell".into()),
+                    Some(base) => match differs(base_info, base, &col.info, cell) {
+                        Some(why) => entry.not_compared = Some(why),
+                        None => {
+                            entry.change = change(base, cell);
+                            if entry.change.is_none() {
+                                entry.not_compared =
+                                    Some("a side has no launch pair that reached main()".into());
+                            }
+                        }
+                    },
+                }
+                Some(entry)
+            })
+            .collect();
+        for e in row.entries.iter().flatten() {
+            if let Some(why) = &e.not_compared {
+                warnings.push(format!(
+                    "{} {} {} {}: `{}` not compared with `{baseline}`: {why}",
+                    crate::machine::jdk::short_jdk(&row.jdk),
+                    row.gc,
+                    row.heap,
+                    row.variant,
+                    e.label
+                ));
+            }
+        }
+    }
+    Ok(Comparison {
+        columns,
+        baseline,
+        confidence: CONFIDENCE,
+        outliers_excluded: report.outliers_excluded,
+        rows,
+        warnings,
+        run_to_run: report
+            .run_to_run
+            .iter()
+            .filter(|r| labels.contains(&r.label))
+            .cloned()
+            .collect(),
+        env_differences: report.env_differences.clone(),
+    })
+}
+
+/// What, besides the label, sets two cells apart; `None` when nothing does.
+fn differs(
+    a_info: &LabelInfo,
+    a: &CellReport,
+    b_info: &LabelInfo,
+    b: &CellReport,
+) -> Option<String> {
+    if a_info.hostname != b_info.hostname {
+        return Some(format!(
+            "another machine (`{}`, not `{}`)",
+            b_info.hostname, a_info.hostname
+        ));
+    }
+    if a_info.cpu_model != b_info.cpu_model {
+        return Some(format!("another CPU model (`{}`)", b_info.cpu_model));
+    }
+    match (&a.flags, &b.flags) {
+        (Some(fa), Some(fb)) if fa == fb => None,
+        (Some(fa), Some(fb)) => Some(format!(
+            "other JVM flags (`{}`, not `{}`)",
+            fb.join(" "),
+            fa.join(" ")
+        )),
+        _ => Some("the stored matrix could not be read back to check the flags".into()),
+    }
+}
+
+fn change(base: &CellReport, cell: &CellReport) -> Option<Change> {
+    let (b, c) = (base.pretouch_ms?, cell.pretouch_ms?);
+    let x: Vec<f64> = cell.costs.iter().map(|r| r.ms).collect();
+    let y: Vec<f64> = base.costs.iter().map(|r| r.ms).collect();
+    let shift = hodges_lehmann(&x, &y, CONFIDENCE)?;
+    Some(Change {
+        ms: c - b,
+        percent: (b > 0.0).then(|| 100.0 * (c - b) / b),
+        shift,
+        significant: shift.significant(),
+    })
+}
+
+/// The run-to-run check ([`RunToRun`]) of every label run more than once: its oldest
+/// run compared with each later one, as two labels would be.
+pub fn run_to_run(results: &Results, options: report::Options) -> Vec<RunToRun> {
+    report::runs_by_label(results)
+        .iter()
+        .filter_map(|(label, runs)| run_to_run_check(label, runs, options))
+        .collect()
+}
+
+/// [`RunToRun`] for one label's files, oldest first; `None` for a single run.
+fn run_to_run_check(
+    label: &str,
+    runs: &[&ResultFile],
+    options: report::Options,
+) -> Option<RunToRun> {
+    let (first, later) = runs.split_first()?;
+    if later.is_empty() {
+        return None;
+    }
+    let mut check = RunToRun {
+        label: label.to_owned(),
+        runs: runs.len(),
+        cells: 0,
+        significant: 0,
+    };
+    for (i, other) in later.iter().enumerate() {
+        let relabel = |f: &ResultFile, name: String| {
+            let mut f = f.clone();
+            f.header.label = name;
+            // One machine by construction: the label was split by host before.
+            f.header.host.hostname = String::new();
+            f
+        };
+        let pair = Results {
+            files: vec![
+                relabel(first, "oldest".into()),
+                relabel(other, format!("run {i}")),
+            ],
+            warnings: Vec::new(),
+            ..Default::default()
+        };
+        let report = report::build_rows(&pair, options);
+        let Ok(cmp) = compare(&report, &Options::default()) else {
+            continue;
+        };
+        for row in &cmp.rows {
+            for e in row.entries.iter().flatten() {
+                if let Some(change) = e.change {
+                    check.cells += 1;
+                    check.significant += usize::from(change.significant);
+                }
+            }
+        }
+    }
+    Some(check)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analyze::build;
+    use crate::fixtures::{FakeCell, file, host, rounds};
+    use crate::matrix::Gc;
+    use crate::store::{ResultFile, Results};
+
+    fn run(label: &str, at: &str, hostname: &str, on: f64) -> ResultFile {
+        let r = rounds(50.0, on, false);
+        file(
+            label,
+            at,
+            host(hostname),
+            &[FakeCell {
+                gc: Gc::G1,
+                heap: "1g",
+                rounds: &r,
+            }],
+        )
+    }
+
+    fn results(files: Vec<ResultFile>) -> Report {
+        build(&Results {
+            files,
+            warnings: Vec::new(),
+            ..Default::default()
+        })
+    }
+
+    #[test]
+    fn baseline_is_the_oldest_label_unless_named() {
+        // Read in name order, but the oldest run is `b`.
+        let report = results(vec![
+            run("a", "2026-11-30T09:00:00Z", "vm", 300.0),
+            run("b", "2026-11-30T08:00:00Z", "vm", 400.0),
+            run("c", "2026-11-30T10:00:00Z", "vm", 400.0),
+        ]);
+        let cmp = compare(&report, &Options::default()).unwrap();
+        assert_eq!(cmp.baseline, "b");
+        let order: Vec<&str> = cmp.columns.iter().map(|c| &*c.info.label).collect();
+        assert_eq!(order, ["b", "a", "c"]);
+        let a = cmp.rows[0].entries[1].as_ref().unwrap().change.unwrap();
+        assert!(
+            a.significant && a.ms < 0.0 && (a.percent.unwrap() - -28.57).abs() < 0.01,
+            "{a:?}"
+        );
+        let c = cmp.rows[0].entries[2].as_ref().unwrap().change.unwrap();
+        assert!(!c.significant && c.ms.abs() < 1e-9, "{c:?}");
+
+        let options = Options {
+            labels: Some(vec!["c".into(), "a".into()]),
+            baseline: Some("a".into()),
+        };
+        let cmp = compare(&report, &options).unwrap();
+        assert_eq!(cmp.baseline, "a");
+        assert_eq!(cmp.baseline_index(), 1);
+        // Columns in the order asked for, the baseline (B) second.
+        let text = crate::render::compare::render(&cmp, crate::render::common::Format::Text);
+        let header = text.lines().find(|l| l.starts_with("gc ")).unwrap();
+        assert!(header.ends_with("A   A-B        %    B"), "{text}");
+        assert!(
+            cmp.rows[0].entries[0]
+                .as_ref()
+                .unwrap()
+                .change
+                .unwrap()
+                .significant
+        );
+    }
+
+    #[test]
+    fn unknown_labels_are_refused() {
+        let report = results(vec![
+            run("a", "2026-11-30T08:00:00Z", "vm", 300.0),
+            run("b", "2026-11-30T09:00:00Z", "vm", 300.0),
+        ]);
+        let err = |labels: Option<&[&str]>, baseline: Option<&str>| {
+            compare(
+                &report,
+                &Options {
+                    labels: labels.map(|l| l.iter().map(|s| s.to_string()).collect()),
+                    baseline: baseline.map(Into::into),
+                },
+            )
+            .unwrap_err()
+            .to_string()
+        };
+        assert_eq!(
+            err(Some(&["a", "x"]), None),
+            "no results labelled `x`; the results hold: a, b"
+        );
+        assert_eq!(
+            err(Some(&["a"]), Some("b")),
+            "baseline `b` is not among --labels (a)"
+        );
+        assert_eq!(err(Some(&["a", "a"]), None), "--labels names `a` twice");
+    }
+
+    #[test]
+    fn cells_of_other_machines_or_flags_are_not_compared() {
+        let mut other_flags = run("thp", "2026-11-30T09:00:00Z", "vm", 100.0);
+        other_flags.header.matrix = format!(
+            "{}jvm_args: [-XX:+UseTransparentHugePages]\n",
+            crate::fixtures::MATRIX
+        );
+        let report = results(vec![
+            run("base", "2026-11-30T08:00:00Z", "vm", 400.0),
+            run("elsewhere", "2026-11-30T09:00:00Z", "other-vm", 300.0),
+            other_flags,
+        ]);
+        let cmp = compare(&report, &Options::default()).unwrap();
+        let entry = |i: usize| cmp.rows[0].entries[i].as_ref().unwrap();
+        assert_eq!(entry(1).change, None);
+        assert_eq!(
+            entry(1).not_compared.as_deref(),
+            Some("another machine (`other-vm`, not `vm`)")
+        );
+        assert_eq!(entry(2).change, None);
+        assert_eq!(
+            entry(2).not_compared.as_deref(),
+            Some("other JVM flags (`-XX:+UseTransparentHugePages`, not ``)")
+        );
+        let text = crate::render::compare::render(&cmp, crate::render::common::Format::Text);
+        assert!(text.contains("n/a"), "{text}");
+        assert!(
+            text.contains("`elsewhere` not compared with `base`"),
+            "{text}"
+        );
+        assert!(text.contains("another matrix than the baseline"), "{text}");
+    }
+
+    #[test]
+    fn a_label_from_two_machines_is_split_and_warned_about() {
+        let report = results(vec![
+            run("k", "2026-11-30T08:00:00Z", "vm1", 400.0),
+            run("k", "2026-11-30T09:00:00Z", "vm2", 400.0),
+        ]);
+        assert_eq!(report.labels, ["k@vm1", "k@vm2"]);
+        assert!(report.warnings[0].starts_with("label `k` mixes results of 2 machines"));
+        let cmp = compare(&report, &Options::default()).unwrap();
+        assert!(
+            cmp.rows[0].entries[1]
+                .as_ref()
+                .unwrap()
+                .not_compared
+                .is_some()
+        );
+    }
+
+    #[test]
+    fn many_long_labels_still_fit_72_columns() {
+        let labels = [
+            "6.18.0-rc3-base-with-a-very-long-local-version-string",
+            "6.18.0-rc3-patch1",
+            "6.18.0-rc3-patch2",
+            "6.18.0-rc3-patch3",
+            "6.18.0-rc3-patch4",
+            "6.18.0-rc3-patch5",
+        ];
+        let report = results(
+            labels
+                .iter()
+                .enumerate()
+                .map(|(i, l)| {
+                    run(
+                        l,
+                        &format!("2026-11-30T0{i}:00:00Z"),
+                        "a-long-hostname.example.org",
+                        400.0 + i as f64 * 1000.0,
+                    )
+                })
+                .collect(),
+        );
+        let cmp = compare(&report, &Options::default()).unwrap();
+        let text = crate::render::compare::render(&cmp, crate::render::common::Format::Text);
+        assert!(
+            crate::render::table::width(&text) <= crate::render::table::WIDTH,
+            "{text}"
+        );
+        // The labels did not fit one table: the main table is split.
+        assert!(text.matches("heap").count() >= 3, "{text}");
+    }
+
+    #[test]
+    fn labels_that_do_not_fit_beside_the_key_go_to_another_table() {
+        // Two JDKs: the key needs a jdk column, and three labels no longer fit one table.
+        let two_jdks = |mut f: ResultFile| {
+            let more: Vec<_> = f
+                .launches
+                .iter()
+                .cloned()
+                .map(|mut l| {
+                    l.cell.jdk = "25.0.3+9-LTS".into();
+                    l.cell.gc = Gc::Parallel;
+                    l
+                })
+                .collect();
+            f.launches.extend(more);
+            f
+        };
+        let report = results(vec![
+            two_jdks(run("base", "2026-11-30T08:00:00Z", "vm", 4000.0)),
+            two_jdks(run("p1", "2026-11-30T09:00:00Z", "vm", 3000.0)),
+            two_jdks(run("p2", "2026-11-30T10:00:00Z", "vm", 2000.0)),
+        ]);
+        let cmp = compare(&report, &Options::default()).unwrap();
+        let text = crate::render::compare::render(&cmp, crate::render::common::Format::Text);
+        assert!(
+            crate::render::table::width(&text) <= crate::render::table::WIDTH,
+            "{text}"
+        );
+        let headers: Vec<&str> = text.lines().filter(|l| l.starts_with("jdk ")).collect();
+        assert_eq!(headers.len(), 2, "{text}");
+        assert!(
+            headers[0].ends_with("B-A        %") && headers[1].ends_with("C-A        %"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn runs_of_one_label_are_checked_against_each_other() {
+        let report = results(vec![
+            run("k", "2026-11-30T08:00:00Z", "vm", 400.0),
+            run("k", "2026-11-30T09:00:00Z", "vm", 400.0),
+            run("k", "2026-11-30T10:00:00Z", "vm", 300.0),
+            run("single", "2026-11-30T11:00:00Z", "vm", 300.0),
+        ]);
+        assert_eq!(
+            report.run_to_run,
+            [crate::analyze::report::RunToRun {
+                label: "k".into(),
+                runs: 3,
+                cells: 2,
+                significant: 1,
+            }]
+        );
+        let cmp = compare(&report, &Options::default()).unwrap();
+        let text = crate::render::compare::render(&cmp, crate::render::common::Format::Text);
+        assert!(
+            text.contains("differs significantly in 1 of 2 cells (50%)"),
+            "{text}"
+        );
+        assert!(text.contains("the machine drifted between runs"), "{text}");
+    }
+
+    /// A small deterministic generator (SplitMix64), for simulated launch times.
+    fn uniform(state: &mut u64) -> f64 {
+        *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = *state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    /// Simulated rounds: noise that is skewed (slow launches happen, fast ones do
+    /// not), as on a shared VM.
+    fn noisy_rounds(state: &mut u64, on: f64) -> Vec<(f64, f64)> {
+        (0..10)
+            .map(|_| {
+                let off = 50.0 * (1.0 + 0.1 * uniform(state).powi(3));
+                let on = on * (1.0 + 0.3 * uniform(state).powi(3));
+                (off, on)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_a_pairs_are_rarely_significant_and_a_real_change_always_is() {
+        let mut state = 7;
+        let cells = 200;
+        let mut significant = [0usize; 2];
+        for (k, factor) in [1.0, 0.75].into_iter().enumerate() {
+            for _ in 0..cells {
+                let a = noisy_rounds(&mut state, 400.0);
+                let b = noisy_rounds(&mut state, 400.0 * factor);
+                let cell = |r| FakeCell {
+                    gc: Gc::G1,
+                    heap: "1g",
+                    rounds: r,
+                };
+                let report = results(vec![
+                    file("a", "2026-11-30T08:00:00Z", host("vm"), &[cell(&a)]),
+                    file("b", "2026-11-30T09:00:00Z", host("vm"), &[cell(&b)]),
+                ]);
+                let cmp = compare(&report, &Options::default()).unwrap();
+                let change = cmp.rows[0].entries[1].as_ref().unwrap().change.unwrap();
+                significant[k] += usize::from(change.significant);
+            }
+        }
+        eprintln!(
+            "simulated A/A: {} of {cells} cells significant",
+            significant[0]
+        );
+        // A 95% interval: about 5% of A/A cells marked; a 25% change always.
+        assert!(
+            significant[0] * 10 < cells,
+            "A/A: {} of {cells}",
+            significant[0]
+        );
+        assert_eq!(significant[1], cells);
+    }
+}

@@ -1,0 +1,333 @@
+//! Stage 5, beside the report: where a cell's pretouch cost went. Per launch, the
+//! startup phases from the agent's stamps and the check that the heap really was
+//! touched; per cell, the extra faults, their rate against the machine's ceiling, the
+//! phase that grew, and the JVM's own pretouch time. Pure functions over stored records.
+
+use serde::Serialize;
+
+use crate::launch::jvmlog::JvmLog;
+use crate::stats::median;
+use crate::store::LaunchRecord;
+use crate::units::{Bytes, Nanos};
+
+/// The page size the expected fault count assumes (x86-64 and most arm64 kernels).
+pub const BASE_PAGE: u64 = 4096;
+
+/// Share of the heap that must become resident during VM creation (beyond what a
+/// launch without pretouch adds) for the heap to count as touched.
+pub const TOUCHED_SHARE: f64 = 0.8;
+
+/// The three startup phases of one launch, from the spawn and the agent's stamps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Phases {
+    /// exec -> `Agent_OnLoad`: the launcher and the VM's early start.
+    pub to_agent: Nanos,
+    /// `Agent_OnLoad` -> VMInit: heap creation, and its pretouch.
+    pub agent_to_init: Nanos,
+    /// VMInit -> `main()`: class loading up to the main method.
+    pub init_to_main: Nanos,
+}
+
+/// The phase names, in order, as reports print them.
+pub const PHASE_NAMES: [&str; 3] = ["exec->agent", "agent->init", "init->main"];
+
+impl Phases {
+    pub fn of(launch: &LaunchRecord) -> Option<Phases> {
+        let s = &launch.stamps;
+        let (load, init, main) = (s.agent_load?.ns, s.vm_init?.ns, s.main?.ns);
+        Some(Phases {
+            to_agent: load.since(launch.spawn_ns)?,
+            agent_to_init: init.since(load)?,
+            init_to_main: main.since(init)?,
+        })
+    }
+
+    pub fn as_array(&self) -> [Nanos; 3] {
+        [self.to_agent, self.agent_to_init, self.init_to_main]
+    }
+}
+
+/// Minor faults of the whole launch: the kernel's count for the child (rusage), else the
+/// agent's count at `main()`.
+pub fn total_faults(launch: &LaunchRecord) -> Option<u64> {
+    launch
+        .rusage
+        .map(|r| r.minflt)
+        .or_else(|| launch.stamps.main.map(|m| m.minflt))
+}
+
+/// RSS the process gained between agent load and VM init (the heap's creation).
+pub fn init_rss_growth(launch: &LaunchRecord) -> Option<u64> {
+    let s = &launch.stamps;
+    Some(s.vm_init?.rss.0.saturating_sub(s.agent_load?.rss.0))
+}
+
+/// Why a launch with pretouch does not look touched: RSS must grow by about the heap
+/// during VM creation, beyond `baseline` (the median growth without pretouch in the
+/// same cell, which holds the JVM's other start-up memory). Faults are not required:
+/// with huge pages one fault maps 2 MiB, and RSS still counts every byte. Returns
+/// `None` when the heap was touched (or the launch has no pretouch, or no stamps).
+pub fn untouched(launch: &LaunchRecord, baseline: Option<u64>) -> Option<String> {
+    if !launch.pretouch {
+        return None;
+    }
+    let growth = init_rss_growth(launch)?;
+    let heap = launch.heap_bytes.0;
+    let net = growth.saturating_sub(baseline.unwrap_or(0));
+    if (net as f64) < TOUCHED_SHARE * heap as f64 {
+        return Some(format!(
+            "RSS grew {} during VM creation ({} beyond a launch without pretouch), expected about the heap, {}",
+            Bytes(growth),
+            Bytes(net),
+            Bytes(heap)
+        ));
+    }
+    None
+}
+
+/// A cell's explanation, from its counted launches that reached `main()`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct CellExplain {
+    /// Median of each phase without pretouch, ms ([`PHASE_NAMES`] order).
+    pub phases_off_ms: [Option<f64>; 3],
+    /// Median of each phase with pretouch, ms.
+    pub phases_on_ms: [Option<f64>; 3],
+    /// Median minor faults with minus without pretouch.
+    pub pretouch_faults: Option<f64>,
+    /// heap / 4 KiB: the faults a pretouch with base pages takes.
+    pub expected_faults: u64,
+    /// pretouch_faults over the agent->init growth: faults per second of wall time.
+    pub fault_rate_per_s: Option<f64>,
+    /// Median JVM-logged pretouch time over the launches with pretouch, ms.
+    pub jvm_pretouch_ms: Option<f64>,
+    /// Median Genesis with minus without pretouch (JVM log), ms.
+    pub jvm_genesis_growth_ms: Option<f64>,
+    /// Launches with pretouch whose heap does not look touched.
+    pub untouched: usize,
+    /// The first such launch's reason.
+    pub untouched_reason: Option<String>,
+    /// Indices into the `on` launches of those launches, in order.
+    pub untouched_launches: Vec<usize>,
+    /// Launches with pretouch whose JVM log had no pretouch line (JDKs that log
+    /// differently, or Serial GC, which logs none).
+    pub jvm_log_missing: usize,
+    /// Launches whose JVM log had lines the parser could not read (or no log file).
+    pub jvm_log_warnings: usize,
+    /// The first such warning.
+    pub first_jvm_log_warning: Option<String>,
+}
+
+impl CellExplain {
+    /// agent->init growth (with minus without), ms: where pretouch lands.
+    pub fn init_growth_ms(&self) -> Option<f64> {
+        Some(self.phases_on_ms[1]? - self.phases_off_ms[1]?)
+    }
+
+    /// The phase whose median grew most with pretouch.
+    pub fn grew_most(&self) -> Option<&'static str> {
+        (0..3)
+            .filter_map(|i| Some((i, self.phases_on_ms[i]? - self.phases_off_ms[i]?)))
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+            .map(|(i, _)| PHASE_NAMES[i])
+    }
+}
+
+fn log(l: &LaunchRecord) -> Option<&JvmLog> {
+    l.jvm_log.as_ref()
+}
+
+fn med(values: impl Iterator<Item = f64>) -> Option<f64> {
+    median(&values.collect::<Vec<_>>())
+}
+
+/// Explains one cell from its launches with (`on`) and without (`off`) pretouch; only
+/// launches that reached `main()` should be passed.
+pub fn explain_cell(on: &[LaunchRecord], off: &[LaunchRecord]) -> CellExplain {
+    let phases = |ls: &[LaunchRecord]| -> [Option<f64>; 3] {
+        let p: Vec<Phases> = ls.iter().filter_map(Phases::of).collect();
+        [0, 1, 2].map(|i| med(p.iter().map(|x| x.as_array()[i].as_ms())))
+    };
+    let faults = |ls: &[LaunchRecord]| med(ls.iter().filter_map(total_faults).map(|f| f as f64));
+    let mut x = CellExplain {
+        phases_off_ms: phases(off),
+        phases_on_ms: phases(on),
+        expected_faults: on
+            .iter()
+            .chain(off)
+            .next()
+            .map_or(0, |l| l.heap_bytes.0 / BASE_PAGE),
+        ..CellExplain::default()
+    };
+    x.pretouch_faults = faults(on).zip(faults(off)).map(|(a, b)| a - b);
+    x.fault_rate_per_s = x
+        .pretouch_faults
+        .zip(x.init_growth_ms())
+        .filter(|(faults, ms)| *faults > 0.0 && *ms > 0.0)
+        .map(|(f, ms)| f / (ms / 1e3));
+    x.jvm_pretouch_ms = med(on
+        .iter()
+        .filter_map(|l| log(l)?.pretouch_ns())
+        .map(Nanos::as_ms));
+    let genesis = |ls: &[LaunchRecord]| {
+        med(ls
+            .iter()
+            .filter_map(|l| log(l)?.genesis_ns)
+            .map(Nanos::as_ms))
+    };
+    x.jvm_genesis_growth_ms = genesis(on).zip(genesis(off)).map(|(a, b)| a - b);
+    x.jvm_log_missing = on
+        .iter()
+        .filter(|l| log(l).is_some_and(|j| j.pretouches.is_empty()))
+        .count();
+    for j in on.iter().chain(off).filter_map(log) {
+        if let Some(w) = j.warnings.first() {
+            x.jvm_log_warnings += 1;
+            x.first_jvm_log_warning.get_or_insert_with(|| w.clone());
+        }
+    }
+    let baseline = median(
+        &off.iter()
+            .filter_map(init_rss_growth)
+            .map(|g| g as f64)
+            .collect::<Vec<_>>(),
+    )
+    .map(|g| g as u64);
+    for (i, l) in on.iter().enumerate() {
+        if let Some(why) = untouched(l, baseline) {
+            x.untouched += 1;
+            x.untouched_launches.push(i);
+            x.untouched_reason.get_or_insert(why);
+        }
+    }
+    x
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::launch::agent::{Stamp, Stamps};
+    use crate::launch::jvmlog::PretouchLine;
+    use crate::launch::rusage::LaunchUsage;
+    use crate::matrix::Gc;
+    use crate::store::CellKey;
+
+    const MIB: u64 = 1 << 20;
+
+    /// A launch of a 1 GiB heap: phases in ms, faults of the whole process, RSS growth.
+    fn launch(pretouch: bool, phases: [u64; 3], faults: u64, rss_growth: u64) -> LaunchRecord {
+        let ms = 1_000_000;
+        let stamp = |ns: u64, rss: u64| Stamp {
+            ns: Nanos(ns),
+            minflt: 0,
+            majflt: 0,
+            rss: Bytes(rss),
+        };
+        let load = 1000 * ms + phases[0] * ms;
+        let init = load + phases[1] * ms;
+        LaunchRecord {
+            seq: 0,
+            round: 1,
+            warmup: false,
+            cell: CellKey {
+                jdk: "25".into(),
+                gc: Gc::G1,
+                heap: "1g".into(),
+                variant: "default".into(),
+                gc_threads: "auto".into(),
+                cpus: "all".into(),
+                app: None,
+            },
+            jdk_home: "/jdk".into(),
+            heap_bytes: Bytes(1024 * MIB),
+            pretouch,
+            command: vec![],
+            started_at: String::new(),
+            spawn_ns: Nanos(1000 * ms),
+            reaped_ns: Nanos(init + phases[2] * ms + ms),
+            exit_code: Some(0),
+            signal: None,
+            stamps: Stamps {
+                mechanism: None,
+                agent_load: Some(stamp(load, 20 * MIB)),
+                vm_init: Some(stamp(init, 20 * MIB + rss_growth)),
+                main: Some(stamp(init + phases[2] * ms, 0)),
+            },
+            time_to_main_ns: Some(Nanos((phases.iter().sum::<u64>()) * ms)),
+            failure: None,
+            output_tail: None,
+            affinity: None,
+            rusage: Some(LaunchUsage {
+                minflt: faults,
+                majflt: 0,
+                utime_ns: Nanos(0),
+                stime_ns: Nanos(0),
+                maxrss: None,
+            }),
+            jvm_log: pretouch.then(|| JvmLog {
+                pretouches: vec![PretouchLine {
+                    at_ns: Nanos(load + ms),
+                    what: "G1 PreTouch".into(),
+                    workers: 2,
+                    work_units: 256,
+                    bytes: Bytes(1024 * MIB),
+                    took_ns: Some(Nanos((phases[1] - 20) * ms)),
+                }],
+                ..JvmLog::default()
+            }),
+        }
+    }
+
+    #[test]
+    fn a_touched_g1_heap_explains_its_cost() {
+        let off = [
+            launch(false, [10, 20, 25], 12_000, 30 * MIB),
+            launch(false, [12, 22, 27], 12_100, 30 * MIB),
+            launch(false, [11, 21, 26], 12_200, 30 * MIB),
+        ];
+        let on = [
+            launch(true, [10, 420, 25], 274_000, 1060 * MIB),
+            launch(true, [11, 430, 26], 274_300, 1060 * MIB),
+            launch(true, [12, 440, 27], 274_500, 1060 * MIB),
+        ];
+        let x = explain_cell(&on, &off);
+        assert_eq!(x.phases_off_ms, [Some(11.0), Some(21.0), Some(26.0)]);
+        assert_eq!(x.phases_on_ms, [Some(11.0), Some(430.0), Some(26.0)]);
+        assert_eq!(x.init_growth_ms(), Some(409.0));
+        assert_eq!(x.grew_most(), Some("agent->init"));
+        assert_eq!(x.expected_faults, 262_144);
+        assert_eq!(x.pretouch_faults, Some(274_300.0 - 12_100.0));
+        // 262200 faults in 0.409 s
+        let rate = x.fault_rate_per_s.unwrap();
+        assert!((rate - 262_200.0 / 0.409).abs() < 1e-6, "{rate}");
+        assert_eq!(x.jvm_pretouch_ms, Some(410.0));
+        assert_eq!(x.untouched, 0);
+        assert_eq!(x.jvm_log_missing, 0);
+    }
+
+    #[test]
+    fn huge_pages_take_fewer_faults_and_are_not_flagged() {
+        let off = [launch(false, [10, 20, 25], 12_000, 30 * MIB)];
+        // 1 GiB in 2 MiB pages: 512 faults, RSS still grows by the heap.
+        let on = [launch(true, [10, 150, 25], 12_000 + 512 + 200, 1050 * MIB)];
+        let x = explain_cell(&on, &off);
+        assert_eq!(x.pretouch_faults, Some(712.0));
+        assert_eq!(x.untouched, 0, "{:?}", x.untouched_reason);
+    }
+
+    #[test]
+    fn a_heap_pretouched_in_part_is_flagged() {
+        // JDK-8324817: Parallel GC pretouched only part of the heap.
+        let off = [launch(false, [10, 20, 25], 12_000, 30 * MIB)];
+        let on = [
+            launch(true, [10, 200, 25], 140_000, 30 * MIB + 512 * MIB),
+            launch(true, [10, 400, 25], 274_000, 1060 * MIB),
+        ];
+        let x = explain_cell(&on, &off);
+        assert_eq!(x.untouched, 1);
+        assert_eq!(x.untouched_launches, [0]);
+        let why = x.untouched_reason.unwrap();
+        assert!(why.contains("542 MiB") && why.contains("1 GiB"), "{why}");
+        // Without pretouch nothing is checked.
+        assert_eq!(untouched(&off[0], None), None);
+    }
+}

@@ -1,0 +1,656 @@
+//! Stage 5: from raw launch records to one row per (label, JDK, GC, heap, variant).
+//! The pretouch cost of a cell is median(with pretouch) - median(without), over the
+//! counted launches that reached `main()`; warm-ups and failed launches never enter it.
+//! Its spread is that of the per-round costs: in each round a cell is launched once
+//! without and once with pretouch, back to back, and `with - without` is that round's
+//! cost. Launches far from their group's median are flagged as outliers (modified
+//! z-score, [`crate::stats::outliers`]), counted, and dropped only on request.
+
+use std::collections::{BTreeMap, HashMap};
+
+use serde::Serialize;
+
+use crate::analyze::explain::{CellExplain, explain_cell};
+use crate::machine::env::differences;
+use crate::matrix::Matrix;
+use crate::stats::{Summary, outliers, quartiles, summarize};
+use crate::store::{CellKey, CellStop, HostInfo, LaunchRecord, ResultFile, Results};
+
+/// Choices the user makes about what enters the statistics.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Options {
+    /// Leave launches flagged as outliers out of every median and interval.
+    pub exclude_outliers: bool,
+}
+
+/// A label selection that cannot be met (`--labels`, `--baseline`).
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum CompareError {
+    #[error("no results labelled `{label}`; the results hold: {known}")]
+    UnknownLabel { label: String, known: String },
+    #[error("baseline `{baseline}` is not among --labels ({labels})")]
+    BaselineNotShown { baseline: String, labels: String },
+    #[error("--labels names `{0}` twice")]
+    Duplicate(String),
+}
+
+/// One round's pair of launches of a cell: its cost is `with - without`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct RoundCost {
+    /// Time to main() with pretouch minus without, in the same round.
+    pub ms: f64,
+    /// One of the two launches is an outlier.
+    pub outlier: bool,
+}
+
+/// One row of the report.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct CellReport {
+    pub label: String,
+    pub jdk: String,
+    pub gc: String,
+    /// The heap as written in the matrix.
+    pub heap: String,
+    pub variant: String,
+    /// Counted launches that reached `main()`, both settings together.
+    pub runs: usize,
+    /// Of those, with pretouch.
+    pub runs_on: usize,
+    /// Of those, without pretouch.
+    pub runs_off: usize,
+    /// Counted launches that failed (they are in no median).
+    pub failed: usize,
+    pub median_on_ms: Option<f64>,
+    pub min_on_ms: Option<f64>,
+    pub max_on_ms: Option<f64>,
+    pub median_off_ms: Option<f64>,
+    pub min_off_ms: Option<f64>,
+    pub max_off_ms: Option<f64>,
+    /// median_on_ms - median_off_ms; absent when either side has no launch.
+    pub pretouch_ms: Option<f64>,
+    /// Why the first failed launch of the cell failed.
+    pub first_failure: Option<String>,
+    /// `-XX:ParallelGCThreads` (`auto`: the JVM's choice).
+    pub gc_threads: String,
+    /// The CPU set the launches were confined to (`all`: not confined).
+    pub cpus: String,
+    /// The `app:` main class stamped; null: the built-in main class.
+    pub app: Option<String>,
+    /// Where the cost went: phases, faults, the JVM's own account, the touched check.
+    #[serde(skip)]
+    pub explain: CellExplain,
+    /// Median exec->agent load without pretouch, ms.
+    pub exec_to_agent_off_ms: Option<f64>,
+    /// Median exec->agent load with pretouch, ms.
+    pub exec_to_agent_on_ms: Option<f64>,
+    /// Median agent load->VM init (heap creation and pretouch) without pretouch, ms.
+    pub agent_to_init_off_ms: Option<f64>,
+    /// Median agent load->VM init with pretouch, ms.
+    pub agent_to_init_on_ms: Option<f64>,
+    /// Median VM init->main() (class loading) without pretouch, ms.
+    pub init_to_main_off_ms: Option<f64>,
+    /// Median VM init->main() with pretouch, ms.
+    pub init_to_main_on_ms: Option<f64>,
+    /// Median minor faults of a launch, with minus without pretouch.
+    pub pretouch_faults: Option<f64>,
+    /// heap / 4 KiB: the faults a pretouch with base pages takes.
+    pub expected_faults: u64,
+    /// pretouch_faults per second of the agent->init growth (wall time).
+    pub fault_rate_per_s: Option<f64>,
+    /// This label's `pretouch calibrate` ceiling (shared mapping, best), faults/s.
+    pub ceiling_per_s: Option<f64>,
+    /// fault_rate_per_s as a percentage of the ceiling.
+    pub ceiling_pct: Option<f64>,
+    /// The JVM's own pretouch time (its log), median over launches with pretouch, ms.
+    pub jvm_pretouch_ms: Option<f64>,
+    /// The JVM's Genesis time, with minus without pretouch (its log), ms.
+    pub jvm_genesis_growth_ms: Option<f64>,
+    /// Launches with pretouch whose heap did not become resident: pretouch did not happen.
+    pub untouched: usize,
+    /// Why the first of them was flagged.
+    pub untouched_reason: Option<String>,
+    /// Those launches, as `<result file name>#<seq>`, space-separated.
+    pub untouched_launches: String,
+    /// Rounds whose two launches both entered the statistics (the per-round costs).
+    pub rounds: usize,
+    /// Smallest per-round cost.
+    pub cost_min_ms: Option<f64>,
+    /// Lower quartile of the per-round costs (R's type 8).
+    pub cost_q1_ms: Option<f64>,
+    /// Upper quartile of the per-round costs (R's type 8).
+    pub cost_q3_ms: Option<f64>,
+    /// Largest per-round cost.
+    pub cost_max_ms: Option<f64>,
+    /// Launches flagged as outliers (both settings), whether excluded or not.
+    pub outliers: usize,
+    /// The per-round costs, in round order.
+    #[serde(skip)]
+    pub costs: Vec<RoundCost>,
+    /// The JVM flags the matrix adds to this cell (matrix and variant `jvm_args`);
+    /// `None` when the stored matrix could not be read back.
+    #[serde(skip)]
+    pub flags: Option<Vec<String>>,
+}
+
+impl CellReport {
+    /// What identifies the cell across labels: JDK, GC, heap, and the variant with the
+    /// axes that differ from their default ([`CellReport::variant_text`]).
+    pub fn key(&self) -> [String; 4] {
+        [
+            self.jdk.clone(),
+            self.gc.clone(),
+            self.heap.clone(),
+            self.variant_text(),
+        ]
+    }
+
+    /// The variant, followed by the axes that differ from their default (GC threads,
+    /// CPU set, application), so that tables without those axes look as before.
+    pub fn variant_text(&self) -> String {
+        let mut s = self.variant.clone();
+        if self.gc_threads != crate::matrix::GC_THREADS_AUTO {
+            s += &format!(" gc_threads={}", self.gc_threads);
+        }
+        if self.cpus != crate::matrix::cpuset::ALL {
+            s += &format!(" cpus={}", self.cpus);
+        }
+        if let Some(app) = &self.app {
+            s += &format!(" app={app}");
+        }
+        s
+    }
+}
+
+/// What one label's results were taken on.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LabelInfo {
+    pub label: String,
+    pub hostname: String,
+    pub cpu_model: String,
+    pub kernel_release: String,
+    /// Start of its oldest run (UTC, RFC 3339).
+    pub oldest_run: String,
+    /// Result files read for it.
+    pub files: usize,
+    /// Distinct matrix texts among those files.
+    pub matrices: usize,
+    /// The matrix text of its oldest run, to compare labels by.
+    #[serde(skip)]
+    pub matrix: String,
+}
+
+/// The report over everything read.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    pub cells: Vec<CellReport>,
+    /// Labels in the order of their oldest result.
+    pub labels: Vec<String>,
+    /// Problems met while reading, each naming its file and line.
+    pub warnings: Vec<String>,
+    /// Settings that differ between the labels compared (each against the first label),
+    /// e.g. `thp_enabled: base=madvise, patched=always`.
+    pub env_differences: Vec<String>,
+    /// Adaptive repetitions: where each cell stopped and why, per label.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub stops: Vec<LabelledStop>,
+    /// Launches flagged as outliers were left out of the statistics, by request.
+    pub outliers_excluded: bool,
+    /// Where and when each label was run, in the order of `labels`.
+    pub label_info: Vec<LabelInfo>,
+    /// For labels run more than once: how often their runs differ from each other.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub run_to_run: Vec<RunToRun>,
+}
+
+/// An A/A check inside one label run several times: its oldest run against each later
+/// one, cell by cell, with the same statistics as a comparison of labels. With only
+/// chance between the runs, about 5% of the cells are marked significant; many more
+/// mean the machine drifted between runs (load, host), which no interval over one
+/// run's rounds can see.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RunToRun {
+    pub label: String,
+    /// Result files of the label.
+    pub runs: usize,
+    /// Cells compared, over every (oldest, later) pair of runs.
+    pub cells: usize,
+    /// Of those, marked significant.
+    pub significant: usize,
+}
+
+/// A cell's adaptive stop, with the label of the run it belongs to.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LabelledStop {
+    pub label: String,
+    #[serde(flatten)]
+    pub stop: CellStop,
+}
+
+#[derive(Default)]
+struct Samples {
+    failed: usize,
+    first_failure: Option<String>,
+    launches_on: Vec<LaunchRecord>,
+    launches_off: Vec<LaunchRecord>,
+    /// `<file name>#<seq>` of each of `launches_on`, to point at raw records.
+    where_on: Vec<String>,
+    /// (file index, round, pretouch, time in ms) of each ok launch, in reading order.
+    timed: Vec<(usize, u32, bool, f64)>,
+    /// Index into `launches_on` / `launches_off` of each of `timed`.
+    record: Vec<usize>,
+    flags: Option<Vec<String>>,
+    flag_sets: usize,
+}
+
+fn host_id(h: &HostInfo) -> (String, String) {
+    (h.hostname.clone(), h.cpu_model.clone())
+}
+
+/// The label a file is reported under: its own, or `label@hostname` when the label's
+/// files come from more than one machine (hostname and CPU model).
+fn effective_labels(files: &[&ResultFile], warnings: &mut Vec<String>) -> Vec<String> {
+    let mut hosts: BTreeMap<&str, Vec<(String, String)>> = BTreeMap::new();
+    for f in files {
+        let ids = hosts.entry(&f.header.label).or_default();
+        let id = host_id(&f.header.host);
+        if !ids.contains(&id) {
+            ids.push(id);
+        }
+    }
+    for (label, ids) in &hosts {
+        if ids.len() > 1 {
+            warnings.push(format!(
+                "label `{label}` mixes results of {} machines ({}); reported apart as `{label}@<hostname>`",
+                ids.len(),
+                ids.iter()
+                    .map(|(h, c)| format!("{h}: {c}"))
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            ));
+        }
+    }
+    files
+        .iter()
+        .map(|f| {
+            let label = &f.header.label;
+            let ids = &hosts[label.as_str()];
+            let h = &f.header.host;
+            if ids.len() == 1 {
+                label.clone()
+            } else if ids.iter().filter(|(name, _)| *name == h.hostname).count() > 1 {
+                // One hostname, two CPU models (a resized instance): name the CPU too.
+                format!("{label}@{} ({})", h.hostname, h.cpu_model)
+            } else {
+                format!("{label}@{}", h.hostname)
+            }
+        })
+        .collect()
+}
+
+/// The flags the matrix adds to each variant, read back from the stored matrix text.
+fn variant_flags(file: &ResultFile) -> Option<HashMap<String, Vec<String>>> {
+    let m = Matrix::parse(&file.path.display().to_string(), &file.header.matrix).ok()?;
+    Some(
+        m.variants
+            .iter()
+            .map(|v| {
+                let mut flags = m.jvm_args.clone();
+                flags.extend(v.jvm_args.iter().cloned());
+                (v.name.clone(), flags)
+            })
+            .collect(),
+    )
+}
+
+/// Every cell's row, the labels and the notes; without the run-to-run check, which
+/// needs the comparison: [`crate::analyze::build_with`] adds it.
+pub fn build_rows(results: &Results, options: Options) -> Report {
+    let mut warnings = Vec::new();
+    let mut files: Vec<&ResultFile> = results.files.iter().collect();
+    files.sort_by(|a, b| a.header.started_at.cmp(&b.header.started_at));
+    let file_labels = effective_labels(&files, &mut warnings);
+
+    // Labels oldest first, with where they ran.
+    let mut labels: Vec<String> = Vec::new();
+    let mut label_info: Vec<LabelInfo> = Vec::new();
+    for (n, (file, label)) in files.iter().zip(&file_labels).enumerate() {
+        match labels.iter().position(|l| l == label) {
+            Some(i) => {
+                let info = &mut label_info[i];
+                info.files += 1;
+                let seen = files[..n]
+                    .iter()
+                    .zip(&file_labels)
+                    .any(|(f, l)| l == label && f.header.matrix == file.header.matrix);
+                if !seen {
+                    info.matrices += 1;
+                }
+            }
+            None => {
+                labels.push(label.clone());
+                let h = &file.header.host;
+                label_info.push(LabelInfo {
+                    label: label.clone(),
+                    hostname: h.hostname.clone(),
+                    cpu_model: h.cpu_model.clone(),
+                    kernel_release: h.kernel_release.clone(),
+                    oldest_run: file.header.started_at.clone(),
+                    files: 1,
+                    matrices: 1,
+                    matrix: file.header.matrix.clone(),
+                });
+            }
+        }
+    }
+    for info in &label_info {
+        if info.matrices > 1 {
+            warnings.push(format!(
+                "label `{}` pools {} files run from {} different matrices; a cell's launches are pooled only when its flags agree",
+                info.label, info.files, info.matrices
+            ));
+        }
+    }
+
+    // Cells in the order first met: labels oldest first, then the matrix's own order.
+    let mut order: Vec<(usize, CellKey)> = Vec::new();
+    let mut by_cell: HashMap<(usize, CellKey), Samples> = HashMap::new();
+    for (file_index, (file, label)) in files.iter().zip(&file_labels).enumerate() {
+        let label_index = labels.iter().position(|l| l == label).unwrap_or(0);
+        let flags = variant_flags(file);
+        for launch in file.launches.iter().filter(|l| !l.warmup) {
+            let key = (label_index, launch.cell.clone());
+            if !by_cell.contains_key(&key) {
+                order.push(key.clone());
+            }
+            let samples = by_cell.entry(key).or_default();
+            let cell_flags = flags
+                .as_ref()
+                .and_then(|f| f.get(&launch.cell.variant).cloned());
+            if samples.flag_sets == 0 || samples.flags != cell_flags {
+                if samples.flag_sets > 0 {
+                    warnings.push(format!(
+                        "label `{label}`: cell {} {} {} {} was run with different flags in `{}` ({}); pooled",
+                        launch.cell.jdk,
+                        launch.cell.gc,
+                        launch.cell.heap,
+                        launch.cell.variant,
+                        file.path.display(),
+                        cell_flags
+                            .as_deref()
+                            .map_or("unknown".into(), |f| f.join(" "))
+                    ));
+                }
+                samples.flags = cell_flags;
+                samples.flag_sets += 1;
+            }
+            match launch.time_to_main_ns.filter(|_| launch.ok()) {
+                Some(t) => {
+                    let list = if launch.pretouch {
+                        samples.where_on.push(format!(
+                            "{}#{}",
+                            file.path
+                                .file_name()
+                                .map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
+                            launch.seq
+                        ));
+                        &mut samples.launches_on
+                    } else {
+                        &mut samples.launches_off
+                    };
+                    list.push((*launch).clone());
+                    samples.record.push(list.len() - 1);
+                    samples
+                        .timed
+                        .push((file_index, launch.round, launch.pretouch, t.as_ms()));
+                }
+                None => {
+                    samples.failed += 1;
+                    if samples.first_failure.is_none() {
+                        samples.first_failure = launch.failure.clone();
+                    }
+                }
+            }
+        }
+    }
+    order.sort_by_key(|(label, _)| *label);
+    let cells = order
+        .into_iter()
+        .map(|(label, key)| {
+            let s = by_cell.remove(&(label, key.clone())).unwrap_or_default();
+            let ceiling = ceiling_of(results, &labels[label]);
+            cell_report(labels[label].clone(), key, s, options, ceiling)
+        })
+        .collect();
+    let mut stops = Vec::new();
+    for file in &results.files {
+        if let Some(end) = &file.end {
+            stops.extend(end.stops.iter().map(|stop| LabelledStop {
+                label: file.header.label.clone(),
+                stop: stop.clone(),
+            }));
+        }
+    }
+    warnings.extend(results.warnings.iter().cloned());
+    Report {
+        cells,
+        env_differences: env_differences(results, &labels),
+        labels,
+        warnings,
+        stops,
+        outliers_excluded: options.exclude_outliers,
+        label_info,
+        run_to_run: Vec::new(),
+    }
+}
+
+fn cell_report(
+    label: String,
+    key: CellKey,
+    s: Samples,
+    options: Options,
+    ceiling: Option<f64>,
+) -> CellReport {
+    // Outliers are judged within each setting: with and without pretouch differ a lot.
+    let mut flagged = vec![false; s.timed.len()];
+    for setting in [false, true] {
+        let idx: Vec<usize> = (0..s.timed.len())
+            .filter(|&i| s.timed[i].2 == setting)
+            .collect();
+        let times: Vec<f64> = idx.iter().map(|&i| s.timed[i].3).collect();
+        for (i, out) in idx.into_iter().zip(outliers(&times)) {
+            flagged[i] = out;
+        }
+    }
+    let kept = |i: usize| !(options.exclude_outliers && flagged[i]);
+    let times = |setting: bool| -> Vec<f64> {
+        (0..s.timed.len())
+            .filter(|&i| kept(i) && s.timed[i].2 == setting)
+            .map(|i| s.timed[i].3)
+            .collect()
+    };
+    let (on_times, off_times) = (times(true), times(false));
+    let on = summarize(&on_times);
+    let off = summarize(&off_times);
+    // The records that entered the statistics, for the explanation of the cell.
+    let records = |setting: bool, all: &[LaunchRecord]| -> (Vec<LaunchRecord>, Vec<usize>) {
+        (0..s.timed.len())
+            .filter(|&i| kept(i) && s.timed[i].2 == setting)
+            .map(|i| (all[s.record[i]].clone(), s.record[i]))
+            .unzip()
+    };
+    let (launches_on, on_index) = records(true, &s.launches_on);
+    let (launches_off, _) = records(false, &s.launches_off);
+
+    // Per-round costs: the round's with and without launches, both kept.
+    let mut pairs: BTreeMap<(usize, u32), [Option<usize>; 2]> = BTreeMap::new();
+    for (i, l) in s.timed.iter().enumerate() {
+        if kept(i) {
+            pairs.entry((l.0, l.1)).or_default()[usize::from(l.2)] = Some(i);
+        }
+    }
+    let costs: Vec<RoundCost> = pairs
+        .values()
+        .filter_map(|p| match *p {
+            [Some(off), Some(on)] => Some(RoundCost {
+                ms: s.timed[on].3 - s.timed[off].3,
+                outlier: flagged[on] || flagged[off],
+            }),
+            _ => None,
+        })
+        .collect();
+    let cost_values: Vec<f64> = costs.iter().map(|c| c.ms).collect();
+    let cost = summarize(&cost_values);
+    let quart = quartiles(&cost_values);
+    let pick = |x: Option<Summary>, f: fn(Summary) -> f64| x.map(f);
+    let x = explain_cell(&launches_on, &launches_off);
+    CellReport {
+        label,
+        jdk: key.jdk,
+        gc: key.gc.to_string(),
+        heap: key.heap,
+        variant: key.variant,
+        runs: on_times.len() + off_times.len(),
+        runs_on: on_times.len(),
+        runs_off: off_times.len(),
+        failed: s.failed,
+        median_on_ms: pick(on, |x| x.median),
+        min_on_ms: pick(on, |x| x.min),
+        max_on_ms: pick(on, |x| x.max),
+        median_off_ms: pick(off, |x| x.median),
+        min_off_ms: pick(off, |x| x.min),
+        max_off_ms: pick(off, |x| x.max),
+        pretouch_ms: on.zip(off).map(|(on, off)| on.median - off.median),
+        first_failure: s.first_failure,
+        gc_threads: key.gc_threads,
+        cpus: key.cpus,
+        app: key.app,
+        exec_to_agent_off_ms: x.phases_off_ms[0],
+        exec_to_agent_on_ms: x.phases_on_ms[0],
+        agent_to_init_off_ms: x.phases_off_ms[1],
+        agent_to_init_on_ms: x.phases_on_ms[1],
+        init_to_main_off_ms: x.phases_off_ms[2],
+        init_to_main_on_ms: x.phases_on_ms[2],
+        pretouch_faults: x.pretouch_faults,
+        expected_faults: x.expected_faults,
+        fault_rate_per_s: x.fault_rate_per_s,
+        ceiling_per_s: ceiling,
+        ceiling_pct: x.fault_rate_per_s.zip(ceiling).map(|(r, c)| 100.0 * r / c),
+        jvm_pretouch_ms: x.jvm_pretouch_ms,
+        jvm_genesis_growth_ms: x.jvm_genesis_growth_ms,
+        untouched: x.untouched,
+        untouched_reason: x.untouched_reason.clone(),
+        untouched_launches: x
+            .untouched_launches
+            .iter()
+            .map(|&i| s.where_on[on_index[i]].as_str())
+            .collect::<Vec<_>>()
+            .join(" "),
+        explain: x,
+        rounds: costs.len(),
+        cost_min_ms: pick(cost, |x| x.min),
+        cost_q1_ms: quart.map(|q| q.0),
+        cost_q3_ms: quart.map(|q| q.1),
+        cost_max_ms: pick(cost, |x| x.max),
+        outliers: flagged.iter().filter(|f| **f).count(),
+        costs,
+        flags: s.flags,
+    }
+}
+
+/// The ceiling of a label: its latest calibration's best shared-mapping rate.
+fn ceiling_of(results: &Results, label: &str) -> Option<f64> {
+    results
+        .calibrations
+        .iter()
+        .filter(|c| c.label == label)
+        .max_by(|a, b| a.started_at.cmp(&b.started_at))
+        .and_then(|c| Some(c.ceiling()?.0))
+}
+
+/// What differs between each label's environment and the first label's, one line a
+/// setting; and, within a label, between its runs.
+fn env_differences(results: &Results, labels: &[String]) -> Vec<String> {
+    let mut files: Vec<_> = results.files.iter().collect();
+    files.sort_by(|a, b| a.header.started_at.cmp(&b.header.started_at));
+    let first_env = |label: &str| {
+        files
+            .iter()
+            .filter(|f| f.header.label == label)
+            .find_map(|f| f.header.env.as_ref())
+    };
+    let mut out = Vec::new();
+    let Some(base_label) = labels.first() else {
+        return out;
+    };
+    for label in labels {
+        let Some(env) = first_env(label) else {
+            continue;
+        };
+        // Runs within one label taken with different settings.
+        for f in files.iter().filter(|f| f.header.label == *label) {
+            if let Some(other) = &f.header.env {
+                for (name, a, b) in differences(env, other) {
+                    out.push(format!(
+                        "{name} differs within {label}: {a} vs {b} ({})",
+                        f.path.display()
+                    ));
+                }
+            }
+        }
+        if label == base_label {
+            continue;
+        }
+        if let Some(base) = first_env(base_label) {
+            for (name, a, b) in differences(base, env) {
+                out.push(format!("{name} differs: {base_label}={a}, {label}={b}"));
+            }
+        }
+    }
+    out
+}
+
+/// Each label's result files, oldest first, labels in the order they first ran.
+pub(crate) fn runs_by_label(results: &Results) -> Vec<(String, Vec<&ResultFile>)> {
+    let mut files: Vec<&ResultFile> = results.files.iter().collect();
+    files.sort_by(|a, b| a.header.started_at.cmp(&b.header.started_at));
+    let file_labels = effective_labels(&files, &mut Vec::new());
+    let mut out: Vec<(String, Vec<&ResultFile>)> = Vec::new();
+    for (file, label) in files.into_iter().zip(file_labels) {
+        match out.iter_mut().find(|(l, _)| *l == label) {
+            Some((_, runs)) => runs.push(file),
+            None => out.push((label, vec![file])),
+        }
+    }
+    out
+}
+
+impl Report {
+    /// The report restricted to one label (`--labels` naming one).
+    pub fn only(self, label: &str) -> Result<Report, CompareError> {
+        if !self.labels.iter().any(|l| l == label) {
+            return Err(CompareError::UnknownLabel {
+                label: label.to_owned(),
+                known: self.labels.join(", "),
+            });
+        }
+        Ok(Report {
+            cells: self
+                .cells
+                .into_iter()
+                .filter(|c| c.label == label)
+                .collect(),
+            labels: vec![label.to_owned()],
+            label_info: self
+                .label_info
+                .into_iter()
+                .filter(|i| i.label == label)
+                .collect(),
+            run_to_run: self
+                .run_to_run
+                .into_iter()
+                .filter(|r| r.label == label)
+                .collect(),
+            ..self
+        })
+    }
+}

@@ -1,0 +1,98 @@
+//! The checks a run makes against this machine before the first JVM starts: JDKs,
+//! CPU sets, memory, the `app:` paths and the label.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+
+use crate::cmd::error::bad;
+use crate::machine::jdk::Jdk;
+use crate::machine::{discover, memory};
+use crate::matrix::Matrix;
+use crate::matrix::app::App;
+use crate::matrix::cpuset;
+
+/// Refuses (bad input) a matrix whose largest heap does not fit in the available
+/// memory, unless `force`.
+pub(crate) fn check_memory(matrix: &Matrix, force: bool) -> anyhow::Result<()> {
+    let Some(available) = memory::mem_available() else {
+        eprintln!("warning: cannot read MemAvailable from /proc/meminfo; heap sizes not checked");
+        return Ok(());
+    };
+    match memory::check(matrix, available) {
+        Ok(()) => Ok(()),
+        Err(e) if force => {
+            eprintln!("warning: {e}\n  --force: running anyway");
+            Ok(())
+        }
+        Err(e) => Err(bad(e)),
+    }
+}
+
+pub(crate) fn resolve_jdks(matrix: &Matrix, probe: bool) -> anyhow::Result<Vec<Jdk>> {
+    let Some(specs) = &matrix.jdks else {
+        return Ok(vec![if probe {
+            Jdk::from_environment()?
+        } else {
+            discover::environment_jdk_without_jvm()?
+        }]);
+    };
+    let installed = discover::discover(&discover::Sources::from_environment());
+    discover::resolve_specs(specs, &installed, probe).map_err(|(spec, e)| {
+        e.context(match line_of(&matrix.text, &spec) {
+            Some(line) => format!("matrix `{}`, line {line}: jdks", matrix.origin),
+            None => format!("matrix `{}`: jdks", matrix.origin),
+        })
+    })
+}
+
+/// Refuses CPU sets naming CPUs this runner cannot use (offline, absent, or outside
+/// its own affinity): the JVM could not be confined to them.
+pub(crate) fn check_cpus(matrix: &Matrix) -> anyhow::Result<()> {
+    let available = cpuset::available().context("reading this process's CPU affinity")?;
+    for set in &matrix.cpus {
+        let missing = set.missing(&available);
+        if !missing.is_empty() {
+            let text = set.to_string();
+            let at = match line_of(&matrix.text, &text) {
+                Some(line) => format!("matrix `{}`, line {line}", matrix.origin),
+                None => format!("matrix `{}`", matrix.origin),
+            };
+            anyhow::bail!(
+                "{at}: cpus `{text}` names CPU(s) {} that this machine does not have\n  available: {} ({} CPUs)",
+                cpuset::format_list(&missing),
+                cpuset::format_list(&available),
+                available.len()
+            );
+        }
+    }
+    Ok(())
+}
+
+/// The matrix's `app:`, with paths relative to the matrix file's folder.
+pub(crate) fn resolve_app(matrix: &Matrix, file: Option<&Path>) -> anyhow::Result<Option<App>> {
+    let Some(spec) = &matrix.app else {
+        return Ok(None);
+    };
+    let base = file
+        .and_then(Path::parent)
+        .filter(|p| !p.as_os_str().is_empty())
+        .map_or_else(|| PathBuf::from("."), Path::to_owned);
+    let base = std::path::absolute(&base).unwrap_or(base);
+    let app = spec
+        .resolve(&base)
+        .with_context(|| format!("matrix `{}`", matrix.origin))?;
+    Ok(Some(app))
+}
+
+/// The line a value is written on, for messages about values checked after parsing.
+pub(crate) fn line_of(text: &str, value: &str) -> Option<usize> {
+    text.lines().position(|l| l.contains(value)).map(|i| i + 1)
+}
+
+pub(crate) fn check_label(label: &str) -> anyhow::Result<()> {
+    if label.is_empty() || label.contains('/') || label.starts_with('.') {
+        anyhow::bail!("invalid label {label:?}: it names a folder, so no `/` and no leading `.`");
+    }
+    Ok(())
+}

@@ -1,0 +1,167 @@
+//! Command-line options (clap derive), turned into runtime settings by `main`.
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+
+use crate::machine::calibrate::Layout;
+use crate::render::common::Format;
+use crate::units::Bytes;
+
+const EXIT_CODES: &str = "\
+Exit codes:
+  0    success
+  1    an error while running (I/O, a JDK that cannot be queried)
+  2    bad input: command line, matrix, JDK or agent path, a heap too large for this
+       machine, a refused --resume; nothing was started
+  3    the run completed but some launches failed (they are recorded, and in no
+       median); also a run stopped by --fail-fast
+  130  interrupted by SIGINT (Ctrl-C): the JVM under way was killed, every finished
+       launch is on disk; `pretouch run --resume FILE` goes on
+  143  interrupted by SIGTERM: as 130";
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "pretouch",
+    version,
+    about = "Measure what -XX:+AlwaysPreTouch costs a JVM at startup, and how a kernel change moves it",
+    after_help = EXIT_CODES
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Launch every cell of a matrix with and without -XX:+AlwaysPreTouch and store each launch
+    Run(RunArgs),
+    /// Print the median pretouch cost per cell from stored results; several labels (kernels)
+    /// side by side, with each change against a baseline and its 95% interval
+    Report(ReportArgs),
+    /// List every JDK installed (/usr/lib/jvm, JAVA_HOME, PATH): what `jdks: [auto]` runs
+    Jdks,
+    /// Print the environment a run records: kernel, boot parameters, CPUs, NUMA, memory,
+    /// THP/mTHP modes, cgroup limits, CPU governor, and the JDK
+    Env(EnvArgs),
+    /// Measure this machine's anonymous write-fault rate (the ceiling pretouch is read against)
+    Calibrate(CalibrateArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct EnvArgs {
+    /// Print JSON (the run header's `env` field) instead of text
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct CalibrateArgs {
+    /// Threads (and processes) faulting at once; several values measure each
+    /// [default: 1 and the online CPUs]
+    #[arg(long, num_args = 1.., value_parser = clap::value_parser!(u16).range(1..=512))]
+    pub threads: Vec<u16>,
+    /// Memory faulted per pass and configuration, split between the workers (JVM size syntax)
+    #[arg(long, default_value = "1g", value_parser = parse_size)]
+    pub size: Bytes,
+    /// Counted passes per configuration, after one uncounted pass
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..))]
+    pub passes: u32,
+    /// Layouts to measure [default: all three]
+    #[arg(long, value_enum, num_args = 1..)]
+    pub layout: Vec<Layout>,
+    /// Name the results are filed under [default: the kernel release, `uname -r`]
+    #[arg(long)]
+    pub label: Option<String>,
+    /// Folder of result files; the calibration goes to <DIR>/<label>/calibrate-<UTC time>.json
+    #[arg(long, default_value = "results")]
+    pub results: PathBuf,
+    /// Print only; store nothing
+    #[arg(long)]
+    pub no_save: bool,
+}
+
+fn parse_size(text: &str) -> Result<Bytes, String> {
+    crate::matrix::HeapSize::parse(text).map(|h| h.bytes)
+}
+
+#[derive(Debug, clap::Args)]
+pub struct RunArgs {
+    /// Matrix YAML file; without it, the built-in `quick` matrix (configs/quick.yaml)
+    pub matrix: Option<PathBuf>,
+    /// Name the results are compared under [default: the kernel release, `uname -r`]
+    #[arg(long)]
+    pub label: Option<String>,
+    /// Folder of result files; each run writes <DIR>/<label>/<name>-<UTC time>.jsonl
+    #[arg(long, default_value = "results")]
+    pub results: PathBuf,
+    /// Agent library [default: $PRETOUCH_AGENT, else libpretouch_agent.so beside this binary]
+    #[arg(long)]
+    pub agent: Option<PathBuf>,
+    /// Seconds a launch may take to reach main() before it is killed and recorded as failed
+    /// (at most a week)
+    #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..=604_800))]
+    pub timeout: u64,
+    /// Format of the table printed at the end
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+    /// Go on with an interrupted run: a result file, or a label folder (its newest
+    /// unfinished file). Runs exactly the missing launches and appends them to that file;
+    /// refused if the matrix file changed since, or the kernel release or JDKs differ.
+    /// MATRIX defaults to the file the run was started with
+    #[arg(long, value_name = "PATH", conflicts_with_all = ["label", "results"])]
+    pub resume: Option<PathBuf>,
+    /// Run even if the largest heap, with the JVM's own memory, exceeds this machine's
+    /// available memory (pretouch would invoke the OOM killer or swap)
+    #[arg(long)]
+    pub force: bool,
+    /// Stop at the first failed launch (it is recorded; --resume goes on), instead of
+    /// going on with the other cells
+    #[arg(long)]
+    pub fail_fast: bool,
+    /// Check the matrix and print the launches (count, command lines, estimated
+    /// duration) without starting any JVM
+    #[arg(long, conflicts_with = "resume")]
+    pub dry_run: bool,
+    /// Do not pass -Xlog:gc+heap=debug,startuptime to the JVMs (the JVM's own account of
+    /// its pretouch and VM creation is then not recorded)
+    #[arg(long)]
+    pub no_jvm_log: bool,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ReportArgs {
+    /// Result files or folders of them [default: results]
+    pub paths: Vec<PathBuf>,
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+    /// Write the report to FILE instead of stdout
+    #[arg(long)]
+    pub output: Option<PathBuf>,
+    /// Also show the startup phases (exec->agent load, agent load->VM init, VM init->main)
+    /// without and with pretouch
+    #[arg(long)]
+    pub phases: bool,
+    /// Labels to compare, in this order (comma-separated) [default: all, oldest first]
+    #[arg(long, value_delimiter = ',')]
+    pub labels: Option<Vec<String>>,
+    /// The label the others are compared with [default: the label with the oldest results]
+    #[arg(long)]
+    pub baseline: Option<String>,
+    /// Leave launches flagged as outliers (modified z-score above 3.5) out of every figure;
+    /// the report says so
+    #[arg(long)]
+    pub exclude_outliers: bool,
+    /// Also draw every launch pair's pretouch cost, per cell and label, as an SVG file
+    #[arg(long, value_name = "FILE")]
+    pub plot: Option<PathBuf>,
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn verify_cli() {
+        use clap::CommandFactory;
+        super::Cli::command().debug_assert();
+    }
+}

@@ -1,0 +1,26 @@
+//! `pretouch env`: what this machine is, in words.
+
+use crate::cmd::cli::EnvArgs;
+use crate::machine::env::Environment;
+use crate::machine::jdk::Jdk;
+
+pub(crate) fn cmd_env(args: EnvArgs) -> anyhow::Result<u8> {
+    let env = Environment::read();
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&env)?);
+        return Ok(0);
+    }
+    print!("{}", env.to_text());
+    // The JDK a run without `jdks:` would use.
+    match Jdk::from_environment() {
+        Ok(jdk) => println!(
+            "{:<18} {} {} ({})",
+            "jdk",
+            jdk.vendor.as_deref().unwrap_or("unknown vendor"),
+            jdk.version,
+            jdk.home.display()
+        ),
+        Err(e) => println!("{:<18} none: {}", "jdk", e.to_string().replace('\n', " ")),
+    }
+    Ok(0)
+}

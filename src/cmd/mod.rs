@@ -1,0 +1,25 @@
+//! Stage 7, the commands: one file per subcommand, each reading its arguments and
+//! calling the stages below (schedule, analyze, render) in pipeline order. Nothing
+//! below `cmd` imports it.
+
+mod calibrate;
+mod checks;
+pub mod cli;
+mod env;
+pub mod error;
+mod jdks;
+mod report;
+mod run;
+
+use cli::Command;
+
+/// Runs one subcommand; `Ok` holds the exit code.
+pub fn dispatch(command: Command) -> anyhow::Result<u8> {
+    match command {
+        Command::Run(args) => run::cmd_run(args),
+        Command::Report(args) => report::cmd_report(args),
+        Command::Jdks => jdks::cmd_jdks(),
+        Command::Env(args) => env::cmd_env(args),
+        Command::Calibrate(args) => calibrate::cmd_calibrate(args),
+    }
+}

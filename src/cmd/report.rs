@@ -1,0 +1,105 @@
+//! `pretouch report`: read stored results, analyze, render.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+
+use crate::analyze::{self, compare, report};
+use crate::cmd::cli::ReportArgs;
+use crate::cmd::error::bad;
+use crate::render::common::Format;
+use crate::render::report::render_explained;
+use crate::render::{compare as export_compare, plot};
+use crate::store::read_results;
+
+pub(crate) fn cmd_report(args: ReportArgs) -> anyhow::Result<u8> {
+    let paths = if args.paths.is_empty() {
+        vec![PathBuf::from("results")]
+    } else {
+        args.paths
+    };
+    let mut results = read_results(&paths).map_err(bad)?;
+    for file in results.files.iter().filter(|f| f.end.is_none()) {
+        results.warnings.push(format!(
+            "{}: unfinished run, {} of {} launches (interrupted, or still running); `pretouch run --resume {}` completes it",
+            file.path.display(),
+            file.launches.len(),
+            file.header.planned_launches,
+            file.path.display()
+        ));
+    }
+    if results.files.is_empty() {
+        return Err(bad(anyhow::anyhow!(
+            "no result files in {}\n  fix: run `pretouch run` first, or name the files or folders to report",
+            paths
+                .iter()
+                .map(|p| format!("`{}`", p.display()))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+    }
+    if let Some(wanted) = &args.labels {
+        // Only the labels asked for: their environment is compared, their runs checked.
+        // `label@host` names a label split by machine.
+        let names = |w: &str, label: &str| {
+            w == label || w.strip_prefix(label).is_some_and(|r| r.starts_with('@'))
+        };
+        let mut known: Vec<String> = results
+            .files
+            .iter()
+            .map(|f| f.header.label.clone())
+            .collect();
+        known.sort();
+        known.dedup();
+        if let Some(missing) = wanted.iter().find(|w| !known.iter().any(|k| names(w, k))) {
+            return Err(bad(compare::CompareError::UnknownLabel {
+                label: missing.clone(),
+                known: known.join(", "),
+            }));
+        }
+        results
+            .files
+            .retain(|f| wanted.iter().any(|w| names(w, &f.header.label)));
+    }
+    let report = analyze::build_with(
+        &results,
+        report::Options {
+            exclude_outliers: args.exclude_outliers,
+        },
+    );
+    let options = compare::Options {
+        labels: args.labels.clone(),
+        baseline: args.baseline.clone(),
+    };
+    // Checks --labels and --baseline whether one label is shown or several.
+    let comparison = compare::compare(&report, &options).map_err(bad)?;
+    let text = if comparison.columns.len() > 1 {
+        // The explaining tables (faults, phases, environment differences) follow, as
+        // after a single label's table.
+        let explained = match args.format {
+            Format::Text => crate::render::explain::text(&report, args.phases),
+            Format::Markdown => crate::render::explain::markdown(&report, args.phases),
+            Format::Csv | Format::Json => String::new(),
+        };
+        export_compare::render(&comparison, args.format) + &explained
+    } else {
+        render_explained(
+            &report.only(&comparison.baseline).map_err(bad)?,
+            args.format,
+            args.phases,
+        )
+    };
+    if let Some(path) = &args.plot {
+        plot::draw(&comparison, path).with_context(|| format!("drawing `{}`", path.display()))?;
+        eprintln!("plot: {}", path.display());
+    }
+    match &args.output {
+        Some(path) => write_output(path, &text)?,
+        None => print!("{text}"),
+    }
+    Ok(0)
+}
+
+pub(crate) fn write_output(path: &Path, text: &str) -> anyhow::Result<()> {
+    std::fs::write(path, text).with_context(|| format!("writing `{}`", path.display()))
+}

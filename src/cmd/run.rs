@@ -1,0 +1,324 @@
+//! `pretouch run`: check the matrix and the machine, then plan, launch, store and
+//! print the report; `--resume` and `--dry-run` too.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::Context;
+
+use crate::analyze;
+use crate::cmd::checks::{check_cpus, check_label, check_memory, resolve_app, resolve_jdks};
+use crate::cmd::cli::RunArgs;
+use crate::cmd::error::{bad, exit};
+use crate::launch::interrupt::{self, Interrupt};
+use crate::launch::{JvmLauncher, agent};
+use crate::machine::env::Environment;
+use crate::machine::jdk::Jdk;
+use crate::machine::{host, lock, memory};
+use crate::matrix::app::App;
+use crate::matrix::cpuset;
+use crate::matrix::{Matrix, MatrixError};
+use crate::render::report::render_explained;
+use crate::schedule::plan::Plan;
+use crate::schedule::progress::Progress;
+use crate::schedule::run::Stop;
+use crate::schedule::{adaptive, dryrun, resume, run};
+use crate::store::{FORMAT_VERSION, Record, RunHeader, RunResume, StoreWriter, read_results};
+
+pub(crate) fn cmd_run(args: RunArgs) -> anyhow::Result<u8> {
+    if let Some(path) = &args.resume {
+        return cmd_resume(&args, path);
+    }
+    // Everything the user can get wrong is checked before the first JVM starts.
+    let matrix = match &args.matrix {
+        Some(path) => Matrix::from_file(path).map_err(bad)?,
+        None => Matrix::default_matrix(),
+    };
+    let jdks = resolve_jdks(&matrix, !args.dry_run).map_err(bad)?;
+    check_cpus(&matrix).map_err(bad)?;
+    let app = resolve_app(&matrix, args.matrix.as_deref()).map_err(bad)?;
+    if args.dry_run {
+        return dry_run(&args, &matrix, &jdks, app);
+    }
+    let agent = agent::locate_agent(args.agent.as_deref()).map_err(bad)?;
+    let host = host::host_info();
+    let label = args
+        .label
+        .clone()
+        .unwrap_or_else(|| host.kernel_release.clone());
+    check_label(&label).map_err(bad)?;
+    check_memory(&matrix, args.force)?;
+    let plan = Plan::new(&matrix, &jdks).with_app(app.as_ref().map(|a| a.main.as_str()));
+
+    let interrupt = Interrupt::new();
+    interrupt
+        .install_signal_handlers()
+        .context("installing the SIGINT/SIGTERM handlers")?;
+    let _machine = lock::acquire_or_warn();
+    let started = std::time::SystemTime::now();
+    let utc = humantime::format_rfc3339_seconds(started).to_string();
+    let file_stamp: String = utc.chars().filter(|c| *c != '-' && *c != ':').collect();
+    let mut store =
+        StoreWriter::create(&args.results.join(&label), &matrix.name, &file_stamp).map_err(bad)?;
+    store
+        .append(&Record::Run(RunHeader {
+            format: FORMAT_VERSION,
+            tool_version: env!("CARGO_PKG_VERSION").to_owned(),
+            name: matrix.name.clone(),
+            label: label.clone(),
+            matrix_origin: matrix.origin.clone(),
+            matrix: matrix.text.clone(),
+            matrix_sha256: Some(resume::matrix_sha256(&matrix.text)),
+            host,
+            started_at: utc,
+            jdks: jdks.clone(),
+            agent: agent.clone(),
+            planned_launches: plan.launches.len() as u64,
+            env: Some(Environment::read()),
+        }))
+        .context("writing the run header")?;
+    eprintln!(
+        "pretouch: {} launches ({} cells x {} rounds x with/without pretouch), label `{label}`\n  recording to {}",
+        plan.launches.len(),
+        plan.cells.len(),
+        matrix.warmup + matrix.repetitions,
+        store.path().display()
+    );
+    if let Some(a) = matrix.adaptive {
+        eprintln!(
+            "  adaptive: then more rounds for the cells whose 95% interval is wider than ±{}%, up to {} rounds",
+            a.ci_pct, a.max
+        );
+    }
+    let options = run::Options {
+        interrupt: Some(&interrupt),
+        fail_fast: args.fail_fast,
+        ..run::Options::default()
+    };
+    execute_and_report(&args, &plan, &matrix, agent, app, &mut store, &options)
+}
+
+/// `pretouch run --resume PATH [MATRIX]`: the missing launches of an unfinished run,
+/// appended to its file.
+pub(crate) fn cmd_resume(args: &RunArgs, path: &Path) -> anyhow::Result<u8> {
+    let unfinished = resume::find(path).map_err(bad)?;
+    for warning in &unfinished.warnings {
+        eprintln!("warning: {warning}");
+    }
+    let file = &unfinished.file;
+    let header = &file.header;
+    let built_in = Matrix::default_matrix();
+    let matrix = match &args.matrix {
+        Some(path) => Matrix::from_file(path).map_err(bad)?,
+        None if header.matrix_origin == built_in.origin => built_in,
+        None => match Matrix::from_file(Path::new(&header.matrix_origin)) {
+            Ok(matrix) => matrix,
+            Err(MatrixError::Read { source, .. }) => {
+                return Err(bad(anyhow::anyhow!(
+                    "cannot read matrix `{}`, which `{}` was started with: {source}\n  \
+                     fix: run from the folder the run was started in, or name the matrix: \
+                     pretouch run --resume {} MATRIX",
+                    header.matrix_origin,
+                    file.path.display(),
+                    path.display()
+                )));
+            }
+            Err(e) => return Err(bad(e)),
+        },
+    };
+    if matrix.adaptive.is_some() {
+        return Err(bad(anyhow::anyhow!(
+            "`{}` was run with adaptive repetitions, which --resume does not support yet: the \
+             rounds it adds depend on every launch before\n  fix: start the run again",
+            file.path.display()
+        )));
+    }
+    let host = host::host_info();
+    let jdks = resolve_jdks(&matrix, true).map_err(bad)?;
+    resume::check_same(&file.path, header, &matrix.text, &host, &jdks).map_err(bad)?;
+    check_cpus(&matrix).map_err(bad)?;
+    let matrix_file = args
+        .matrix
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(&header.matrix_origin));
+    let app = resolve_app(&matrix, Some(&matrix_file)).map_err(bad)?;
+    let agent = agent::locate_agent(args.agent.as_deref()).map_err(bad)?;
+    check_memory(&matrix, args.force)?;
+    let plan = Plan::new(&matrix, &jdks).with_app(app.as_ref().map(|a| a.main.as_str()));
+    let done = resume::done_launches(&plan, file).map_err(bad)?;
+    let failed_before = file.launches.iter().filter(|l| !l.ok()).count() as u64;
+
+    let interrupt = Interrupt::new();
+    interrupt
+        .install_signal_handlers()
+        .context("installing the SIGINT/SIGTERM handlers")?;
+    let _machine = lock::acquire_or_warn();
+    let (mut store, dropped_tail) = StoreWriter::open_append(&file.path).map_err(bad)?;
+    if let Some(tail) = &dropped_tail {
+        eprintln!(
+            "warning: removed the cut last line of `{}` ({} bytes; kept in the resume record)",
+            file.path.display(),
+            tail.len()
+        );
+    }
+    store
+        .append(&Record::Resume(RunResume {
+            resumed_at: crate::launch::utc_now_millis(),
+            tool_version: env!("CARGO_PKG_VERSION").to_owned(),
+            host,
+            agent: agent.clone(),
+            launches_before: file.launches.len() as u64,
+            dropped_tail,
+        }))
+        .context("writing the resume record")?;
+    eprintln!(
+        "pretouch: resuming `{}`: {} of {} launches recorded, {} to go, label `{}`",
+        file.path.display(),
+        done.len(),
+        plan.launches.len(),
+        plan.launches.len() - done.len(),
+        header.label
+    );
+    let options = run::Options {
+        interrupt: Some(&interrupt),
+        fail_fast: args.fail_fast,
+        launches_before: file.launches.len() as u64,
+        failed_before,
+        done,
+    };
+    execute_and_report(args, &plan, &matrix, agent, app, &mut store, &options)
+}
+
+/// Runs the plan's launches, then says how it ended: the report, or how to resume.
+pub(crate) fn execute_and_report(
+    args: &RunArgs,
+    plan: &Plan,
+    matrix: &Matrix,
+    agent: PathBuf,
+    app: Option<App>,
+    store: &mut StoreWriter,
+    options: &run::Options<'_>,
+) -> anyhow::Result<u8> {
+    let mut launcher = JvmLauncher::new(agent, Duration::from_secs(args.timeout))
+        .context("creating the launcher's scratch folder")?
+        .with_app(app)
+        .with_jvm_log(!args.no_jvm_log);
+    if let Some(interrupt) = options.interrupt {
+        launcher = launcher.with_interrupt(interrupt.clone());
+    }
+    let summary = match matrix.adaptive {
+        None => {
+            let mut progress = Progress::new(plan.launches.len() as u64);
+            progress.set_done(options.done.len() as u64);
+            let summary = run::execute_with(
+                plan,
+                &matrix.jvm_args,
+                &mut launcher,
+                store,
+                &mut progress,
+                options,
+            );
+            progress.finish();
+            summary?
+        }
+        Some(policy) => {
+            // The bar counts up to the most launches the policy allows.
+            let most = plan.launches.len() as u64
+                + u64::from(policy.max - policy.min) * plan.cells.len() as u64 * 2;
+            let mut progress = Progress::new(most);
+            let result = adaptive::execute(
+                plan,
+                &matrix.jvm_args,
+                policy,
+                &mut launcher,
+                store,
+                &mut progress,
+                options,
+            );
+            progress.finish();
+            result?.0
+        }
+    };
+    let recorded = options.done.len() as u64 + summary.launches;
+    let failed = options.failed_before + summary.failed;
+    let resume_hint = format!(
+        "every finished launch is in {}\n  resume: pretouch run --resume {}",
+        store.path().display(),
+        store.path().display()
+    );
+    match summary.stopped {
+        Some(Stop::Interrupted(signal)) => {
+            eprintln!(
+                "pretouch: interrupted by {} after {recorded} of {} launches; the JVM under way was killed and not recorded\n  {resume_hint}",
+                interrupt::signal_name(signal),
+                plan.launches.len()
+            );
+            return Ok(interrupt::exit_code(signal));
+        }
+        Some(Stop::FailFast { seq }) => {
+            eprintln!(
+                "pretouch: stopped after launch {seq} failed (--fail-fast), {recorded} of {} launches recorded\n  {resume_hint}",
+                plan.launches.len()
+            );
+            return Ok(exit::FAILED_LAUNCHES);
+        }
+        None => {}
+    }
+
+    let mut results = read_results(&[store.path().to_owned()])?;
+    // This label's calibrations (beside the result file), for the report's % of the ceiling.
+    if let Some(label_dir) = store.path().parent()
+        && let Ok(found) = read_results(&[label_dir.to_owned()])
+    {
+        results.calibrations = found.calibrations;
+    }
+    print!(
+        "{}",
+        render_explained(&analyze::build(&results), args.format, false)
+    );
+    eprintln!("results: {}", store.path().display());
+    if failed > 0 {
+        eprintln!("{failed} of {recorded} launches failed; see the warnings above");
+        return Ok(exit::FAILED_LAUNCHES);
+    }
+    Ok(0)
+}
+
+pub(crate) fn dry_run(
+    args: &RunArgs,
+    matrix: &Matrix,
+    jdks: &[Jdk],
+    app: Option<App>,
+) -> anyhow::Result<u8> {
+    // The agent need not be built yet to see the plan.
+    let agent = agent::locate_agent(args.agent.as_deref())
+        .unwrap_or_else(|_| PathBuf::from(agent::AGENT_FILE));
+    let main = app.as_ref().map(|a| a.main.clone());
+    let launcher = JvmLauncher::new(agent, Duration::from_secs(args.timeout))
+        .context("creating a scratch folder")?
+        .with_app(app)
+        .with_jvm_log(!args.no_jvm_log);
+    let plan = Plan::new(matrix, jdks).with_app(main.as_deref());
+    let scratch = launcher.scratch().display().to_string();
+    let available = cpuset::available().map_or(1, |c| c.len());
+    let text = dryrun::render(matrix, &plan, available, &|cell, pretouch| {
+        std::iter::once(cell.jdk.java.display().to_string())
+            .chain(
+                launcher
+                    .arguments(&cell.jvm_args(&matrix.jvm_args, pretouch))
+                    .into_iter()
+                    .map(|a| a.replace(&scratch, "$SCRATCH")),
+            )
+            .collect()
+    });
+    print!("{text}");
+    println!(
+        "($SCRATCH: a temporary folder made for the run; it holds the stamps file and the main class)"
+    );
+    if let Some(available) = memory::mem_available()
+        && let Err(e) = memory::check(matrix, available)
+    {
+        println!("note: a real run on this machine would stop here: {e}");
+    }
+    Ok(0)
+}

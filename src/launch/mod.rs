@@ -1,0 +1,528 @@
+//! Stage 3: launch one JVM and return what it measured. Behind the [`Launcher`] seam, so
+//! that the scheduler, store and statistics are tested without a JVM.
+
+pub mod agent;
+pub mod classfile;
+pub mod interrupt;
+pub mod jvmlog;
+pub mod reference;
+pub mod rusage;
+
+use std::io::{Read, Seek, SeekFrom};
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::launch::agent::{Stamps, agent_arg, agent_arg_for_main, parse_stamps};
+use crate::launch::interrupt::{Interrupt, signal_name};
+use crate::launch::jvmlog::{JvmLog, unloggable, xlog_arg};
+use crate::launch::rusage::{ChildrenUsage, LaunchUsage};
+use crate::matrix::app::App;
+use crate::matrix::cpuset;
+use crate::units::Nanos;
+
+/// What one launch produced, before it becomes a record.
+#[derive(Debug, Clone, Default)]
+pub struct LaunchOutcome {
+    /// The full command line, program first.
+    pub command: Vec<String>,
+    /// UTC wall-clock time of the spawn.
+    pub started_at: String,
+    /// CLOCK_MONOTONIC just before the spawn.
+    pub spawn_ns: Nanos,
+    /// CLOCK_MONOTONIC once the process was reaped.
+    pub reaped_ns: Nanos,
+    pub exit_code: Option<i32>,
+    pub signal: Option<i32>,
+    pub stamps: Stamps,
+    /// Why the launch did not measure anything.
+    pub failure: Option<String>,
+    /// The end of the JVM's output, when it printed anything.
+    pub output_tail: Option<String>,
+    /// The run was interrupted (SIGINT, SIGTERM) while this JVM ran, and the launch
+    /// failed (killed by the runner, or by the terminal's SIGINT): not a measurement, and
+    /// not recorded (a resume runs it again).
+    pub interrupted: bool,
+    /// The CPUs the JVM was allowed to run on (kernel list syntax).
+    pub affinity: Option<String>,
+    /// The kernel's counters for the process (see [`crate::launch::rusage`]).
+    pub rusage: Option<LaunchUsage>,
+    /// The JVM's own log, when the launcher asked for it.
+    pub jvm_log: Option<JvmLog>,
+}
+
+/// What a launch needs beyond the JVM flags.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LaunchOptions {
+    /// Confine the JVM to these CPUs (`sched_setaffinity` before exec); `None`: inherit
+    /// the runner's.
+    pub cpus: Option<Vec<usize>>,
+}
+
+impl LaunchOutcome {
+    /// Time from the spawn to `main()`, when the launch succeeded.
+    pub fn time_to_main(&self) -> Option<Nanos> {
+        if self.failure.is_some() {
+            return None;
+        }
+        self.stamps.main?.ns.since(self.spawn_ns)
+    }
+}
+
+/// Launches one JVM, waits until it is reaped, and reports what it measured.
+pub trait Launcher {
+    fn launch(&mut self, java: &Path, jvm_args: &[String]) -> LaunchOutcome;
+
+    /// [`Launcher::launch`] with options (a CPU set). Launchers that cannot honour the
+    /// options (test doubles) keep this default, which ignores them.
+    fn launch_with(
+        &mut self,
+        java: &Path,
+        jvm_args: &[String],
+        options: &LaunchOptions,
+    ) -> LaunchOutcome {
+        let _ = options;
+        self.launch(java, jvm_args)
+    }
+}
+
+/// How much of the JVM's output a record keeps.
+const OUTPUT_TAIL_BYTES: u64 = 2048;
+
+/// The real launcher: the built-in main class, the agent, and duct.
+pub struct JvmLauncher {
+    agent: PathBuf,
+    /// Holds the class file, and the stamps and output of the launch under way.
+    workdir: tempfile::TempDir,
+    timeout: Duration,
+    /// Kills the JVM under way on SIGINT/SIGTERM.
+    interrupt: Option<Interrupt>,
+    /// The application whose `main` is stamped; `None`: the built-in main class.
+    app: Option<App>,
+    /// Pass `-Xlog` (see [`crate::launch::jvmlog`]) and parse the JVM's log after each launch.
+    jvm_log: bool,
+}
+
+impl JvmLauncher {
+    pub fn new(agent: PathBuf, timeout: Duration) -> std::io::Result<JvmLauncher> {
+        let workdir = tempfile::Builder::new().prefix("pretouch-").tempdir()?;
+        std::fs::write(
+            workdir
+                .path()
+                .join(format!("{}.class", classfile::MAIN_CLASS)),
+            classfile::main_class(),
+        )?;
+        Ok(JvmLauncher {
+            agent,
+            workdir,
+            timeout,
+            interrupt: None,
+            app: None,
+            jvm_log: false,
+        })
+    }
+
+    /// Lets a signal kill the JVM under way (see [`Interrupt`]).
+    pub fn with_interrupt(mut self, interrupt: Interrupt) -> JvmLauncher {
+        self.interrupt = Some(interrupt);
+        self
+    }
+
+    /// The scratch folder: the built-in main class, the stamps file, the JVM's output.
+    pub fn scratch(&self) -> &Path {
+        self.workdir.path()
+    }
+
+    /// Stamps `app`'s `main` (JVMTI breakpoint) instead of the built-in main class's.
+    pub fn with_app(mut self, app: Option<App>) -> JvmLauncher {
+        self.app = app;
+        self
+    }
+
+    /// The arguments after `java`: the JVM flags, the agent, and the main class or the
+    /// application.
+    pub fn arguments(&self, jvm_args: &[String]) -> Vec<String> {
+        let stamps_path = self.workdir.path().join("stamps");
+        let mut args = jvm_args.to_vec();
+        if self.jvm_log
+            && let Some(arg) = xlog_arg(&self.workdir.path().join("jvm.log"))
+        {
+            args.push(arg);
+        }
+        match &self.app {
+            None => {
+                args.push(agent_arg(&self.agent, &stamps_path));
+                args.push("-cp".to_owned());
+                args.push(self.workdir.path().display().to_string());
+                args.push(classfile::MAIN_CLASS.to_owned());
+            }
+            Some(app) => {
+                args.push(agent_arg_for_main(
+                    &self.agent,
+                    &stamps_path,
+                    &app.main,
+                    app.exit_at_main,
+                ));
+                args.extend(app.command_tail());
+            }
+        }
+        args
+    }
+    /// Also ask every JVM for its own log (`-Xlog`, see [`crate::launch::jvmlog`]) and keep it.
+    pub fn with_jvm_log(mut self, on: bool) -> JvmLauncher {
+        self.jvm_log = on;
+        self
+    }
+}
+
+impl Launcher for JvmLauncher {
+    fn launch(&mut self, java: &Path, jvm_args: &[String]) -> LaunchOutcome {
+        self.launch_with(java, jvm_args, &LaunchOptions::default())
+    }
+
+    fn launch_with(
+        &mut self,
+        java: &Path,
+        jvm_args: &[String],
+        options: &LaunchOptions,
+    ) -> LaunchOutcome {
+        let stamps_path = self.workdir.path().join("stamps");
+        let output_path = self.workdir.path().join("output");
+        let log_path = self.workdir.path().join("jvm.log");
+        let _ = std::fs::remove_file(&stamps_path);
+        let _ = std::fs::remove_file(&log_path);
+        let args = self.arguments(jvm_args);
+        let mut outcome = LaunchOutcome {
+            command: std::iter::once(java.display().to_string())
+                .chain(args.iter().cloned())
+                .collect(),
+            affinity: match &options.cpus {
+                Some(cpus) => Some(cpuset::format_list(cpus)),
+                None => cpuset::available()
+                    .ok()
+                    .map(|cpus| cpuset::format_list(&cpus)),
+            },
+            ..LaunchOutcome::default()
+        };
+        let mut expression = duct::cmd(java, &args)
+            .stdin_null()
+            // Outermost first: stdout goes to the file, then stderr joins it.
+            .stderr_to_stdout()
+            .stdout_path(&output_path)
+            .unchecked()
+            .before_spawn(die_with_the_runner);
+        if let Some(cpus) = options.cpus.clone() {
+            expression = expression.before_spawn(move |command| {
+                cpuset::confine(command, &cpus);
+                Ok(())
+            });
+        }
+
+        let oom_kills_before = oom_kills();
+        outcome.started_at = utc_now_millis();
+        let usage_before = ChildrenUsage::now();
+        outcome.spawn_ns = Nanos::monotonic_now();
+        let waited = expression.start().and_then(|handle| {
+            let handle = std::sync::Arc::new(handle);
+            let _tracked = self
+                .interrupt
+                .as_ref()
+                .map(|i| i.track(std::sync::Arc::clone(&handle)));
+            match handle.wait_timeout(self.timeout)? {
+                Some(output) => Ok(Some(output.status)),
+                None => {
+                    handle.kill()?;
+                    handle.wait()?;
+                    Ok(None)
+                }
+            }
+        });
+        outcome.reaped_ns = Nanos::monotonic_now();
+        let oom_killed = oom_kills_before
+            .zip(oom_kills())
+            .map(|(before, after)| after > before);
+        outcome.rusage = Some(ChildrenUsage::now().since(&usage_before));
+        if self.jvm_log {
+            outcome.jvm_log = Some(match xlog_arg(&log_path) {
+                Some(_) => JvmLog::read(&log_path),
+                None => unloggable(&log_path),
+            });
+        }
+
+        match waited {
+            Err(e) => outcome.failure = Some(format!("cannot run `{}`: {e}", java.display())),
+            Ok(None) => {
+                outcome.failure = Some(format!(
+                    "main() not reached within {}s: killed (raise --timeout if this heap needs longer)",
+                    self.timeout.as_secs()
+                ));
+            }
+            Ok(Some(status)) => {
+                outcome.exit_code = status.code();
+                outcome.signal = status.signal();
+            }
+        }
+        outcome.output_tail = read_tail(&output_path);
+        match std::fs::read_to_string(&stamps_path) {
+            Ok(text) => match parse_stamps(&text) {
+                Ok(stamps) => outcome.stamps = stamps,
+                Err(e) => {
+                    outcome
+                        .failure
+                        .get_or_insert(format!("agent protocol: {e}"));
+                }
+            },
+            Err(_) if outcome.failure.is_none() && outcome.exit_code == Some(0) => {
+                outcome.failure =
+                    Some("exited without writing stamps (did the agent load?)".to_owned());
+            }
+            Err(_) => {}
+        }
+        if outcome.failure.is_none() {
+            outcome.failure = judge(&outcome);
+        }
+        if let Some(failure) = &mut outcome.failure {
+            if let Some(better) = explain_failure(&outcome.output_tail, outcome.signal, oom_killed)
+            {
+                *failure = better;
+            }
+            outcome.interrupted = self
+                .interrupt
+                .as_ref()
+                .is_some_and(|i| i.signal().is_some());
+        }
+        outcome
+    }
+}
+
+/// Asks the kernel to SIGKILL the JVM when the runner dies, even by `kill -9`: no JVM
+/// outlives the runner holding its pretouched heap. (The signal follows the death of the
+/// spawning thread; the scheduler launches from the main thread.)
+fn die_with_the_runner(command: &mut std::process::Command) -> std::io::Result<()> {
+    use std::os::unix::process::CommandExt;
+    let parent = std::process::id();
+    // SAFETY: the closure runs in the forked child before exec and calls only
+    // async-signal-safe functions (prctl, getppid, _exit); it allocates nothing.
+    unsafe {
+        command.pre_exec(move || {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            // The runner died between fork and prctl: follow it.
+            if libc::getppid() as u32 != parent {
+                libc::_exit(1);
+            }
+            Ok(())
+        });
+    }
+    Ok(())
+}
+
+/// The kernel's count of OOM kills since boot (`oom_kill` in /proc/vmstat, Linux 4.13+).
+pub fn oom_kills() -> Option<u64> {
+    let vmstat = std::fs::read_to_string("/proc/vmstat").ok()?;
+    vmstat
+        .lines()
+        .find_map(|l| l.strip_prefix("oom_kill ")?.trim().parse().ok())
+}
+
+/// A more precise reason for a failure, from what the JVM printed and how it ended.
+/// `oom_killed`: whether the kernel's OOM-kill count rose during the launch, when known.
+pub fn explain_failure(
+    output_tail: &Option<String>,
+    signal: Option<i32>,
+    oom_killed: Option<bool>,
+) -> Option<String> {
+    match (signal, oom_killed) {
+        (Some(libc::SIGKILL), Some(true)) => return Some(
+            "killed by the OOM killer (SIGKILL, and the kernel's oom_kill count rose during this launch; see `dmesg`): the heap does not fit in this machine's memory".to_owned(),
+        ),
+        (Some(libc::SIGKILL), Some(false)) => return Some(
+            "killed by signal 9 (SIGKILL, not by the OOM killer: the kernel's oom_kill count did not change)".to_owned(),
+        ),
+        _ => {}
+    }
+    let tail = output_tail.as_deref()?;
+    // HotSpot's fatal error handler: "An error report file ... is saved as:\n# <path>".
+    let lines: Vec<&str> = tail.lines().collect();
+    if let Some(i) = lines.iter().position(|l| l.contains("error report file")) {
+        let how = signal.map_or_else(String::new, |s| format!(", {}", signal_name(s)));
+        let report = lines
+            .get(i + 1)
+            .map(|l| l.trim_start_matches(['#', ' ']).trim())
+            .filter(|l| !l.is_empty())
+            .map_or_else(String::new, |p| format!("; its report: {p}"));
+        return Some(format!("the JVM crashed (fatal error{how}){report}"));
+    }
+    let line = |needle: &str| {
+        tail.lines()
+            .find(|l| l.contains(needle))
+            .map(|l| l.trim().to_owned())
+    };
+    if let Some(l) = line("Could not find agent library")
+        .or_else(|| line("Agent_OnLoad"))
+        .or_else(|| line("agent library failed"))
+    {
+        return Some(format!("the agent did not load: {l}"));
+    }
+    if let Some(l) = line("Unrecognized VM option")
+        .or_else(|| line("Improperly specified VM option"))
+        .or_else(|| line("Unrecognized option"))
+        .or_else(|| line("must be enabled via -XX:+Unlock"))
+    {
+        return Some(format!("the JVM rejected a flag: {l}"));
+    }
+    None
+}
+
+/// Why a launch that ran to its end did not measure anything, if it did not.
+pub fn judge(outcome: &LaunchOutcome) -> Option<String> {
+    if let Some(signal) = outcome.signal {
+        let hint = if signal == libc::SIGKILL {
+            " (SIGKILL: the OOM killer? see `dmesg`)"
+        } else {
+            ""
+        };
+        return Some(format!("killed by signal {signal}{hint}"));
+    }
+    match outcome.exit_code {
+        Some(0) => {}
+        // An application run on past main() (`exit_at_main: false`) can fail after it.
+        Some(code) if outcome.stamps.main.is_some() => {
+            return Some(format!(
+                "the application exited with code {code} after main()"
+            ));
+        }
+        Some(code) => return Some(format!("exited with code {code} before main()")),
+        None => return Some("no exit status".to_owned()),
+    }
+    let s = &outcome.stamps;
+    let Some(main) = s.main else {
+        return Some("exited without reaching main()".to_owned());
+    };
+    let order = [
+        Some(outcome.spawn_ns),
+        s.agent_load.map(|x| x.ns),
+        s.vm_init.map(|x| x.ns),
+        Some(main.ns),
+    ];
+    if order.iter().any(Option::is_none) {
+        return Some("stamps incomplete: agent load or VM init missing".to_owned());
+    }
+    if !order.is_sorted() {
+        return Some(format!("stamps out of order: {order:?}"));
+    }
+    None
+}
+
+fn read_tail(path: &Path) -> Option<String> {
+    let mut file = std::fs::File::open(path).ok()?;
+    let len = file.metadata().ok()?.len();
+    let start = len.saturating_sub(OUTPUT_TAIL_BYTES);
+    file.seek(SeekFrom::Start(start)).ok()?;
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes).ok()?;
+    let text = String::from_utf8_lossy(&bytes).trim().to_owned();
+    (!text.is_empty()).then_some(text)
+}
+
+/// UTC now, RFC 3339 with milliseconds.
+pub fn utc_now_millis() -> String {
+    humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fixtures::stamp;
+
+    fn outcome() -> LaunchOutcome {
+        LaunchOutcome {
+            spawn_ns: Nanos(100),
+            exit_code: Some(0),
+            stamps: Stamps {
+                mechanism: None,
+                agent_load: stamp(110),
+                vm_init: stamp(120),
+                main: stamp(130),
+            },
+            ..LaunchOutcome::default()
+        }
+    }
+
+    #[test]
+    fn a_complete_launch_measures_from_the_spawn() {
+        let o = outcome();
+        assert_eq!(judge(&o), None);
+        assert_eq!(o.time_to_main(), Some(Nanos(30)));
+    }
+
+    #[test]
+    fn failures_are_named() {
+        let mut o = outcome();
+        o.exit_code = Some(1);
+        assert!(judge(&o).unwrap().contains("code 1"));
+        o.stamps.main = None;
+        assert!(judge(&o).unwrap().contains("code 1 before main"));
+        let mut o = outcome();
+        o.exit_code = Some(2);
+        assert!(judge(&o).unwrap().contains("code 2 after main"));
+        let mut o = outcome();
+        o.exit_code = None;
+        o.signal = Some(9);
+        assert!(judge(&o).unwrap().contains("OOM killer"));
+        let mut o = outcome();
+        o.stamps.main = None;
+        assert!(judge(&o).unwrap().contains("without reaching main"));
+        let mut o = outcome();
+        o.stamps.vm_init = stamp(200);
+        assert!(judge(&o).unwrap().contains("out of order"));
+        let mut o = outcome();
+        o.failure = Some("x".into());
+        assert_eq!(o.time_to_main(), None);
+    }
+
+    #[test]
+    fn failures_are_explained_from_the_output_and_the_kernel() {
+        let tail = |t: &str| Some(t.to_owned());
+        assert_eq!(
+            explain_failure(&None, Some(libc::SIGKILL), Some(true)).unwrap(),
+            "killed by the OOM killer (SIGKILL, and the kernel's oom_kill count rose during this launch; see `dmesg`): the heap does not fit in this machine's memory"
+        );
+        assert!(
+            explain_failure(&None, Some(libc::SIGKILL), Some(false))
+                .unwrap()
+                .contains("not by the OOM killer")
+        );
+        assert_eq!(explain_failure(&None, Some(libc::SIGKILL), None), None);
+        assert_eq!(
+            explain_failure(
+                &tail("Error occurred during initialization of VM\nCould not find agent library /x.so in absolute path, with error: /x.so: file too short\n"),
+                None,
+                None
+            )
+            .unwrap(),
+            "the agent did not load: Could not find agent library /x.so in absolute path, with error: /x.so: file too short"
+        );
+        assert_eq!(
+            explain_failure(
+                &tail("Unrecognized VM option 'NoSuchFlag'\nError: Could not create the Java Virtual Machine."),
+                None,
+                None
+            )
+            .unwrap(),
+            "the JVM rejected a flag: Unrecognized VM option 'NoSuchFlag'"
+        );
+        assert_eq!(explain_failure(&tail("anything else"), None, None), None);
+        // Temurin 25 crashing on a library that is not an agent.
+        let crash = "#\n# A fatal error has been detected by the Java Runtime Environment:\n#\n#  SIGSEGV (0xb) at pc=0x0, pid=11702, tid=11704\n#\n# An error report file with more information is saved as:\n# /tmp/w4/hs_err_pid11702.log\n#\n";
+        assert_eq!(
+            explain_failure(&tail(crash), Some(libc::SIGABRT), Some(false)).unwrap(),
+            "the JVM crashed (fatal error, SIGABRT); its report: /tmp/w4/hs_err_pid11702.log"
+        );
+        assert!(
+            oom_kills().is_some(),
+            "/proc/vmstat has oom_kill since Linux 4.13"
+        );
+    }
+}

@@ -1,0 +1,284 @@
+//! The environment a result set was taken in: kernel, boot command line, CPUs, NUMA,
+//! memory, THP and mTHP modes, cgroup limits, CPU frequency governor. Stored in each run
+//! header, printed by `pretouch env`, and compared between labels by the report, so that
+//! "THP mode differs" shows next to the numbers it explains.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::machine::host::host_info;
+use crate::units::Bytes;
+
+/// What the machine and kernel were set to during a run. Every value is read from
+/// `/proc` or `/sys` as text; a value that could not be read is absent.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Environment {
+    /// `uname -r`.
+    pub kernel_release: String,
+    /// `uname -v`.
+    pub kernel_version: String,
+    /// /proc/cmdline: the kernel's boot parameters.
+    pub cmdline: Option<String>,
+    /// `model name` of /proc/cpuinfo.
+    pub cpu_model: String,
+    /// /sys/devices/system/cpu/online, e.g. `0-83`.
+    pub cpus_online: Option<String>,
+    /// Number of online CPUs.
+    pub cpus: usize,
+    /// /sys/devices/system/node/online, e.g. `0-1` (absent without NUMA support).
+    pub numa_nodes: Option<String>,
+    /// `MemTotal` of /proc/meminfo.
+    pub mem_total: Option<Bytes>,
+    /// The selected mode of /sys/kernel/mm/transparent_hugepage/enabled, e.g. `madvise`.
+    pub thp_enabled: Option<String>,
+    /// The selected mode of /sys/kernel/mm/transparent_hugepage/defrag.
+    pub thp_defrag: Option<String>,
+    /// mTHP: each `hugepages-<size>/enabled` under transparent_hugepage, by size
+    /// (`never`, `always`, `madvise` or `inherit`).
+    #[serde(default)]
+    pub mthp: BTreeMap<String, String>,
+    /// cgroup v2 `cpu.max` of this process's cgroup or the nearest ancestor that sets one
+    /// (`max` when none does).
+    pub cgroup_cpu_max: Option<String>,
+    /// cgroup v2 `memory.max`, found the same way.
+    pub cgroup_memory_max: Option<String>,
+    /// /sys/devices/system/cpu/cpu0/cpufreq/scaling_governor, when there is cpufreq.
+    pub cpu_governor: Option<String>,
+}
+
+impl Environment {
+    /// Reads this machine.
+    pub fn read() -> Environment {
+        Environment::read_from(Path::new("/"))
+    }
+
+    /// Reads a machine whose `/proc` and `/sys` are under `root` (tests use a fake tree).
+    pub fn read_from(root: &Path) -> Environment {
+        let host = host_info();
+        let read = |p: &str| -> Option<String> {
+            let text = std::fs::read_to_string(root.join(p)).ok()?;
+            Some(text.trim().to_owned()).filter(|t| !t.is_empty())
+        };
+        let thp = "sys/kernel/mm/transparent_hugepage";
+        let mut mthp = BTreeMap::new();
+        if let Ok(entries) = std::fs::read_dir(root.join(thp)) {
+            for e in entries.flatten() {
+                let name = e.file_name().to_string_lossy().into_owned();
+                if let Some(size) = name.strip_prefix("hugepages-")
+                    && let Some(mode) = read(&format!("{thp}/{name}/enabled"))
+                {
+                    mthp.insert(size.to_owned(), selected(&mode).to_owned());
+                }
+            }
+        }
+        let cgroup = read("proc/self/cgroup").and_then(|t| {
+            t.lines().find_map(|l| {
+                l.strip_prefix("0::")
+                    .map(|p| p.trim_matches('/').to_owned())
+            })
+        });
+        let limit = |file: &str| cgroup.as_deref().and_then(|c| cgroup_limit(root, c, file));
+        Environment {
+            kernel_release: host.kernel_release,
+            kernel_version: host.kernel_version,
+            cmdline: read("proc/cmdline"),
+            cpu_model: host.cpu_model,
+            cpus_online: read("sys/devices/system/cpu/online"),
+            cpus: host.cpus,
+            numa_nodes: read("sys/devices/system/node/online"),
+            mem_total: read("proc/meminfo").and_then(|m| mem_total(&m)),
+            thp_enabled: read(&format!("{thp}/enabled")).map(|m| selected(&m).to_owned()),
+            thp_defrag: read(&format!("{thp}/defrag")).map(|m| selected(&m).to_owned()),
+            mthp,
+            cgroup_cpu_max: limit("cpu.max"),
+            cgroup_memory_max: limit("memory.max"),
+            cpu_governor: read("sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"),
+        }
+    }
+
+    /// The mTHP sizes that are not `never`, e.g. `64kB(inherit) 2048kB(madvise)`.
+    pub fn mthp_enabled(&self) -> String {
+        let on: Vec<String> = self
+            .mthp
+            .iter()
+            .filter(|(_, mode)| *mode != "never")
+            .map(|(size, mode)| format!("{size}({mode})"))
+            .collect();
+        if on.is_empty() {
+            "none".to_owned()
+        } else {
+            on.join(" ")
+        }
+    }
+
+    /// Field name and printed value, in declaration order.
+    pub fn fields(&self) -> Vec<(&'static str, String)> {
+        let opt = |v: &Option<String>| v.clone().unwrap_or_else(|| "-".to_owned());
+        vec![
+            ("kernel_release", self.kernel_release.clone()),
+            ("kernel_version", self.kernel_version.clone()),
+            ("cmdline", opt(&self.cmdline)),
+            ("cpu_model", self.cpu_model.clone()),
+            ("cpus_online", opt(&self.cpus_online)),
+            ("cpus", self.cpus.to_string()),
+            ("numa_nodes", opt(&self.numa_nodes)),
+            (
+                "mem_total",
+                self.mem_total
+                    .map_or_else(|| "-".to_owned(), |b| b.to_string()),
+            ),
+            ("thp_enabled", opt(&self.thp_enabled)),
+            ("thp_defrag", opt(&self.thp_defrag)),
+            ("mthp_enabled", self.mthp_enabled()),
+            ("cgroup_cpu_max", opt(&self.cgroup_cpu_max)),
+            ("cgroup_memory_max", opt(&self.cgroup_memory_max)),
+            ("cpu_governor", opt(&self.cpu_governor)),
+        ]
+    }
+
+    /// `name: value` lines, for `pretouch env`.
+    pub fn to_text(&self) -> String {
+        let mut out = String::new();
+        for (name, value) in self.fields() {
+            let _ = writeln!(out, "{name:<18} {value}");
+        }
+        out
+    }
+}
+
+/// The fields whose values differ between two environments: (name, a, b). The kernel's
+/// identity is left out: that is what the labels compare on purpose.
+pub fn differences(a: &Environment, b: &Environment) -> Vec<(&'static str, String, String)> {
+    a.fields()
+        .into_iter()
+        .zip(b.fields())
+        .filter(|((name, x), (_, y))| {
+            x != y && !matches!(*name, "kernel_release" | "kernel_version")
+        })
+        .map(|((name, x), (_, y))| (name, x, y))
+        .collect()
+}
+
+/// The bracketed choice of a sysfs mode list: `always [madvise] never` -> `madvise`.
+fn selected(modes: &str) -> &str {
+    modes
+        .split_whitespace()
+        .find_map(|m| m.strip_prefix('[')?.strip_suffix(']'))
+        .unwrap_or(modes)
+}
+
+fn mem_total(meminfo: &str) -> Option<Bytes> {
+    let line = meminfo.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(Bytes(kib * 1024))
+}
+
+/// The first limit other than `max` from the cgroup up to the root; `max` when none.
+fn cgroup_limit(root: &Path, cgroup: &str, file: &str) -> Option<String> {
+    let base = root.join("sys/fs/cgroup");
+    let mut dir = Some(Path::new(cgroup));
+    let mut seen = None;
+    while let Some(d) = dir {
+        if let Ok(text) = std::fs::read_to_string(base.join(d).join(file)) {
+            let text = text.trim().to_owned();
+            if !text.starts_with("max") {
+                return Some(text);
+            }
+            seen = Some(text);
+        }
+        dir = d.parent();
+    }
+    seen
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(root: &Path, path: &str, text: &str) {
+        let p = root.join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+
+    #[test]
+    fn reads_a_fake_machine() {
+        let dir = tempfile::tempdir().unwrap();
+        let r = dir.path();
+        write(
+            r,
+            "proc/cmdline",
+            "BOOT_IMAGE=/vmlinuz root=/dev/vda1 mitigations=off\n",
+        );
+        write(
+            r,
+            "proc/meminfo",
+            "MemTotal:       24590000 kB\nMemFree: 1 kB\n",
+        );
+        write(r, "proc/self/cgroup", "0::/user.slice/job\n");
+        write(r, "sys/fs/cgroup/user.slice/job/cpu.max", "max 100000\n");
+        write(r, "sys/fs/cgroup/user.slice/cpu.max", "200000 100000\n");
+        write(r, "sys/fs/cgroup/user.slice/job/memory.max", "max\n");
+        write(r, "sys/devices/system/node/online", "0-1\n");
+        let thp = "sys/kernel/mm/transparent_hugepage";
+        write(r, &format!("{thp}/enabled"), "always [madvise] never\n");
+        write(
+            r,
+            &format!("{thp}/defrag"),
+            "always defer defer+madvise [madvise] never\n",
+        );
+        write(
+            r,
+            &format!("{thp}/hugepages-64kB/enabled"),
+            "always inherit madvise [never]\n",
+        );
+        write(
+            r,
+            &format!("{thp}/hugepages-2048kB/enabled"),
+            "always [inherit] madvise never\n",
+        );
+        let env = Environment::read_from(r);
+        assert_eq!(
+            env.cmdline.as_deref(),
+            Some("BOOT_IMAGE=/vmlinuz root=/dev/vda1 mitigations=off")
+        );
+        assert_eq!(env.mem_total, Some(Bytes(24590000 * 1024)));
+        assert_eq!(env.cgroup_cpu_max.as_deref(), Some("200000 100000"));
+        assert_eq!(env.cgroup_memory_max.as_deref(), Some("max"));
+        assert_eq!(env.numa_nodes.as_deref(), Some("0-1"));
+        assert_eq!(env.thp_enabled.as_deref(), Some("madvise"));
+        assert_eq!(env.thp_defrag.as_deref(), Some("madvise"));
+        assert_eq!(env.mthp_enabled(), "2048kB(inherit)");
+        assert_eq!(env.cpu_governor, None);
+    }
+
+    #[test]
+    fn reads_this_machine() {
+        let env = Environment::read();
+        assert!(env.cpus >= 1);
+        assert!(env.cmdline.is_some() && env.mem_total.is_some(), "{env:?}");
+        assert!(env.to_text().contains("thp_enabled"));
+    }
+
+    #[test]
+    fn differences_leave_the_kernel_out() {
+        let a = Environment {
+            kernel_release: "6.18.0-base".into(),
+            thp_enabled: Some("madvise".into()),
+            ..Environment::default()
+        };
+        let b = Environment {
+            kernel_release: "6.18.0-patched".into(),
+            thp_enabled: Some("always".into()),
+            ..Environment::default()
+        };
+        assert_eq!(
+            differences(&a, &b),
+            [("thp_enabled", "madvise".to_owned(), "always".to_owned())]
+        );
+        assert!(differences(&a, &a).is_empty());
+    }
+}

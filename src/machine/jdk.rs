@@ -1,0 +1,231 @@
+//! Finding the JDKs a matrix names, and what they are (vendor, full version).
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+/// The package that provides a JDK on Debian, for messages.
+pub const DEBIAN_JDK_INSTALL: &str = "sudo apt-get install -y openjdk-17-jdk-headless";
+
+/// One JDK as found on disk.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Jdk {
+    /// The JDK as the matrix wrote it (or where it was found).
+    pub spec: String,
+    /// JAVA_HOME of the JDK, symlinks resolved.
+    pub home: PathBuf,
+    /// The `java` launcher that is executed.
+    pub java: PathBuf,
+    /// `JAVA_RUNTIME_VERSION` of its `release` file (or `java -version`), e.g. `17.0.15+6-Debian-1deb12u1`.
+    pub version: String,
+    /// `IMPLEMENTOR` of its `release` file, when present.
+    pub vendor: Option<String>,
+    /// The full output of `java -version`.
+    pub version_output: String,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum JdkError {
+    #[error(
+        "no JDK found: JAVA_HOME is not set and there is no `java` on PATH\n  \
+         fix: install one with `{DEBIAN_JDK_INSTALL}`, or list `jdks:` in the matrix"
+    )]
+    NoneFound,
+    #[error(
+        "JDK `{spec}` from the matrix does not exist\n  fix: give a JAVA_HOME folder or a `java` binary; installed: {installed}"
+    )]
+    Missing { spec: String, installed: String },
+    #[error(
+        "JDK `{spec}` is not a JDK: no executable `bin/java` in `{home}`\n  fix: give a JAVA_HOME folder (it holds bin/java) or a `java` binary"
+    )]
+    NotAJdk { spec: String, home: PathBuf },
+    #[error("JDK `{spec}`: `{java} -version` failed: {detail}")]
+    VersionFailed {
+        spec: String,
+        java: PathBuf,
+        detail: String,
+    },
+}
+
+impl Jdk {
+    /// Resolves a JDK written as a JAVA_HOME folder or as a `java` binary.
+    pub fn resolve(spec: &str) -> Result<Jdk, JdkError> {
+        let (home, java) = locate(spec)?;
+        let output = duct::cmd!(&java, "-version")
+            .stdin_null()
+            .stdout_capture()
+            .stderr_capture()
+            .unchecked()
+            .run()
+            .map_err(|e| JdkError::VersionFailed {
+                spec: spec.to_owned(),
+                java: java.clone(),
+                detail: e.to_string(),
+            })?;
+        let version_output = String::from_utf8_lossy(&output.stderr).trim().to_owned();
+        if !output.status.success() {
+            return Err(JdkError::VersionFailed {
+                spec: spec.to_owned(),
+                java,
+                detail: version_output,
+            });
+        }
+        let release = std::fs::read_to_string(home.join("release")).unwrap_or_default();
+        let version = release_value(&release, "JAVA_RUNTIME_VERSION")
+            .or_else(|| version_from_output(&version_output))
+            .unwrap_or_else(|| "unknown".to_owned());
+        Ok(Jdk {
+            spec: spec.to_owned(),
+            home,
+            java,
+            version,
+            vendor: release_value(&release, "IMPLEMENTOR"),
+            version_output,
+        })
+    }
+
+    /// Like [`Jdk::resolve`], but reads only the `release` file: no `java -version`, so no
+    /// JVM starts (dry runs). `version_output` stays empty.
+    pub fn resolve_without_jvm(spec: &str) -> Result<Jdk, JdkError> {
+        let (home, java) = locate(spec)?;
+        let release = std::fs::read_to_string(home.join("release")).unwrap_or_default();
+        Ok(Jdk {
+            spec: spec.to_owned(),
+            version: release_value(&release, "JAVA_RUNTIME_VERSION")
+                .or_else(|| release_value(&release, "JAVA_VERSION"))
+                .unwrap_or_else(|| "unknown".to_owned()),
+            vendor: release_value(&release, "IMPLEMENTOR"),
+            home,
+            java,
+            version_output: String::new(),
+        })
+    }
+
+    /// The JDK the environment selects: JAVA_HOME, then `java` on PATH.
+    pub fn from_environment() -> Result<Jdk, JdkError> {
+        if let Some(home) = std::env::var_os("JAVA_HOME").filter(|h| !h.is_empty()) {
+            return Jdk::resolve(&home.to_string_lossy());
+        }
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        std::env::split_paths(&path)
+            .map(|dir| dir.join("java"))
+            .find(|java| is_executable(java))
+            .ok_or(JdkError::NoneFound)
+            .and_then(|java| Jdk::resolve(&java.to_string_lossy()))
+    }
+}
+
+/// JAVA_HOME (symlinks resolved) and `java` launcher of a JDK written as a JAVA_HOME
+/// folder or as a `java` binary.
+fn locate(spec: &str) -> Result<(PathBuf, PathBuf), JdkError> {
+    let path = Path::new(spec);
+    if !path.exists() {
+        return Err(JdkError::Missing {
+            spec: spec.to_owned(),
+            installed: installed_jdks(),
+        });
+    }
+    let real = path.canonicalize().unwrap_or_else(|_| path.to_owned());
+    let home = if real.is_dir() {
+        real
+    } else {
+        // .../bin/java -> ...
+        real.parent()
+            .and_then(Path::parent)
+            .map(Path::to_owned)
+            .unwrap_or(real)
+    };
+    let java = home.join("bin").join("java");
+    if !is_executable(&java) {
+        return Err(JdkError::NotAJdk {
+            spec: spec.to_owned(),
+            home,
+        });
+    }
+    Ok((home, java))
+}
+
+pub(crate) fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    path.metadata()
+        .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        .unwrap_or(false)
+}
+
+/// `KEY="value"` from a JDK `release` file.
+pub(crate) fn release_value(release: &str, key: &str) -> Option<String> {
+    release.lines().find_map(|line| {
+        let value = line.strip_prefix(key)?.strip_prefix('=')?;
+        Some(value.trim().trim_matches('"').to_owned()).filter(|v| !v.is_empty())
+    })
+}
+
+/// The build from `OpenJDK Runtime Environment (build 17.0.15+6-Debian-1deb12u1)`.
+fn version_from_output(output: &str) -> Option<String> {
+    output.lines().find_map(|line| {
+        let start = line.find("(build ")? + "(build ".len();
+        let rest = &line[start..];
+        Some(rest[..rest.find(')')?].to_owned())
+    })
+}
+
+/// What `/usr/lib/jvm` holds, for the message about a missing JDK.
+fn installed_jdks() -> String {
+    let mut homes: Vec<String> = std::fs::read_dir("/usr/lib/jvm")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| is_executable(&p.join("bin/java")) && !p.is_symlink())
+        .map(|p| p.display().to_string())
+        .collect();
+    homes.sort();
+    if homes.is_empty() {
+        format!("none under /usr/lib/jvm (`{DEBIAN_JDK_INSTALL}` installs one)")
+    } else {
+        homes.join(", ")
+    }
+}
+
+/// Short JDK name for tables: `17.0.15+6-Debian-1deb12u1` -> `17.0.15+6`.
+pub fn short_jdk(version: &str) -> &str {
+    version.split_once('-').map_or(version, |(v, _)| v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_release_files() {
+        let release = "IMPLEMENTOR=\"Debian\"\nJAVA_RUNTIME_VERSION=\"17.0.15+6-Debian-1deb12u1\"\nJAVA_VERSION=\"17.0.15\"\n";
+        assert_eq!(
+            release_value(release, "JAVA_RUNTIME_VERSION").as_deref(),
+            Some("17.0.15+6-Debian-1deb12u1")
+        );
+        assert_eq!(
+            release_value(release, "IMPLEMENTOR").as_deref(),
+            Some("Debian")
+        );
+        assert_eq!(release_value(release, "JAVA"), None);
+    }
+
+    #[test]
+    fn reads_version_output() {
+        let out = "openjdk version \"25.0.3\" 2026-04-21 LTS\nOpenJDK Runtime Environment Temurin-25.0.3+9 (build 25.0.3+9-LTS)\n";
+        assert_eq!(version_from_output(out).as_deref(), Some("25.0.3+9-LTS"));
+    }
+
+    #[test]
+    fn missing_jdk_is_reported_with_the_fix() {
+        let e = Jdk::resolve("/nonexistent/jdk").unwrap_err().to_string();
+        assert!(e.contains("/nonexistent/jdk") && e.contains("fix:"), "{e}");
+    }
+
+    #[test]
+    fn a_folder_without_java_is_not_a_jdk() {
+        let dir = tempfile::tempdir().unwrap();
+        let e = Jdk::resolve(&dir.path().to_string_lossy()).unwrap_err();
+        assert!(matches!(e, JdkError::NotAJdk { .. }), "{e}");
+    }
+}

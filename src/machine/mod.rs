@@ -1,0 +1,12 @@
+//! Stage 0, the machine: what this machine is and can do, read before and beside a
+//! run. Host facts and the environment (kernel, THP, cgroups), the memory check, the
+//! JDKs installed, the fault-rate ceiling (`calibrate`) and the one-run-at-a-time lock.
+//! Uses the matrix and units only.
+
+pub mod calibrate;
+pub mod discover;
+pub mod env;
+pub mod host;
+pub mod jdk;
+pub mod lock;
+pub mod memory;

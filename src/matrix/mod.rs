@@ -1,0 +1,1036 @@
+//! Stage 1 of the pipeline: the YAML matrix, parsed and checked before any JVM starts.
+//!
+//! Values are checked while they are deserialized, so that serde_yaml attaches the line
+//! and column of the offending value to every error.
+
+pub mod app;
+pub mod cpuset;
+pub mod repetitions;
+
+use std::collections::HashSet;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Deserializer, Serialize, de};
+
+use crate::matrix::cpuset::CpuSet;
+use crate::units::Bytes;
+
+/// The matrix shipped in the binary, run by `pretouch run` without a file.
+pub const DEFAULT_MATRIX: &str = include_str!("../../configs/quick.yaml");
+
+/// The matrix file as the user wrote it.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawMatrix {
+    name: RunName,
+    #[serde(default)]
+    jdks: Option<NonEmpty<JdkEntry>>,
+    gcs: NonEmpty<Gc>,
+    heaps: NonEmpty<HeapSize>,
+    repetitions: crate::matrix::repetitions::RawRepetitions,
+    #[serde(default)]
+    warmup: u32,
+    #[serde(default)]
+    jvm_args: JvmArgs,
+    #[serde(default)]
+    variants: Option<Variants>,
+    /// CPU sets, one more axis; absent: `all`.
+    #[serde(default)]
+    cpus: Option<Distinct<CpuSet>>,
+    /// `-XX:ParallelGCThreads`, one more axis; absent: `auto` (the JVM's choice).
+    #[serde(default)]
+    gc_threads: Option<Distinct<GcThreads>>,
+    /// A real application whose `main()` is stamped instead of the built-in one.
+    #[serde(default)]
+    app: Option<crate::matrix::app::RawApp>,
+}
+
+/// A checked matrix: every axis non-empty, every value valid.
+#[derive(Debug, Clone)]
+pub struct Matrix {
+    /// Where the matrix came from, for messages and the result header.
+    pub origin: String,
+    /// The YAML text as given, stored verbatim in the result header.
+    pub text: String,
+    pub name: String,
+    /// JDKs as written; `None` means "JAVA_HOME, then java on PATH".
+    pub jdks: Option<Vec<String>>,
+    pub gcs: Vec<Gc>,
+    pub heaps: Vec<HeapSize>,
+    pub repetitions: u32,
+    pub warmup: u32,
+    pub jvm_args: Vec<String>,
+    pub variants: Vec<Variant>,
+    /// The `cpus:` axis; `[all]` when absent.
+    pub cpus: Vec<CpuSet>,
+    /// The `gc_threads:` axis; `[auto]` when absent.
+    pub gc_threads: Vec<GcThreads>,
+    /// The application to stamp, paths as written; `None`: the built-in main class.
+    pub app: Option<crate::matrix::app::AppSpec>,
+    /// `repetitions: {min, max, ci_pct}`; then `repetitions` above is `min`.
+    pub adaptive: Option<crate::matrix::repetitions::Adaptive>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum MatrixError {
+    #[error("cannot read matrix `{path}`")]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("matrix `{origin}`{}: {message}", location(*.line, *.column))]
+    Invalid {
+        origin: String,
+        line: Option<usize>,
+        column: Option<usize>,
+        message: String,
+    },
+}
+
+fn location(line: Option<usize>, column: Option<usize>) -> String {
+    match (line, column) {
+        (Some(l), Some(c)) => format!(", line {l}, column {c}"),
+        (Some(l), None) => format!(", line {l}"),
+        _ => String::new(),
+    }
+}
+
+impl Matrix {
+    pub fn from_file(path: &Path) -> Result<Matrix, MatrixError> {
+        let text = std::fs::read_to_string(path).map_err(|source| MatrixError::Read {
+            path: path.to_owned(),
+            source,
+        })?;
+        Matrix::parse(&path.display().to_string(), &text)
+    }
+
+    pub fn default_matrix() -> Matrix {
+        Matrix::parse("<built-in quick matrix>", DEFAULT_MATRIX)
+            .expect("the built-in matrix is valid (checked by a unit test)")
+    }
+
+    /// Parses and checks a matrix; `origin` names it in error messages.
+    pub fn parse(origin: &str, text: &str) -> Result<Matrix, MatrixError> {
+        let raw: RawMatrix = serde_yaml::from_str(text).map_err(|e| {
+            let loc = e.location();
+            MatrixError::Invalid {
+                origin: origin.to_owned(),
+                line: loc.as_ref().map(|l| l.line()),
+                column: loc.as_ref().map(|l| l.column()),
+                message: with_fix(strip_location(&e.to_string())),
+            }
+        })?;
+        if raw.gc_threads.is_some() {
+            let all_args = raw.jvm_args.0.iter().chain(
+                raw.variants
+                    .iter()
+                    .flat_map(|v| v.0.iter().flat_map(|v| v.jvm_args.iter())),
+            );
+            if let Some(arg) = all_args
+                .into_iter()
+                .find(|a| a.starts_with("-XX:ParallelGCThreads"))
+            {
+                return Err(MatrixError::Invalid {
+                    origin: origin.to_owned(),
+                    line: line_of(text, arg),
+                    column: None,
+                    message: format!(
+                        "jvm_args must not contain {arg:?}: it is set by `gc_threads`; remove it here"
+                    ),
+                });
+            }
+        }
+        let (repetitions, adaptive) = raw.repetitions.into_parts();
+        Ok(Matrix {
+            origin: origin.to_owned(),
+            text: text.to_owned(),
+            name: raw.name.0,
+            jdks: raw.jdks.map(|j| j.0.into_iter().map(|e| e.0).collect()),
+            gcs: raw.gcs.0,
+            heaps: raw.heaps.0,
+            repetitions,
+            adaptive,
+            cpus: raw.cpus.map_or_else(|| vec![CpuSet::All], |c| c.0),
+            gc_threads: raw
+                .gc_threads
+                .map_or_else(|| vec![GcThreads::Auto], |g| g.0),
+            app: raw.app.map(|a| a.0),
+            warmup: raw.warmup,
+            jvm_args: raw.jvm_args.0,
+            variants: raw.variants.map(|v| v.0).unwrap_or_else(|| {
+                vec![Variant {
+                    name: "default".to_owned(),
+                    jvm_args: Vec::new(),
+                }]
+            }),
+        })
+    }
+}
+
+/// Adds the fix to serde's and the YAML scanner's messages (the matrix's own checks
+/// say theirs).
+fn with_fix(message: String) -> String {
+    let fix = if message.contains("unknown field") {
+        "correct the key's spelling (the expected keys are listed), or remove it"
+    } else if message.contains("unknown variant") {
+        "use one of the expected values listed"
+    } else if message.contains("invalid type") {
+        "write the value as the expected type"
+    } else if message.contains("missing field") {
+        "add the key (the README lists every key of a matrix)"
+    } else if [
+        "while scanning",
+        "while parsing",
+        "did not find expected",
+        "found ",
+        "mapping values",
+    ]
+    .iter()
+    .any(|p| message.contains(p))
+    {
+        "correct the YAML syntax there: indent with spaces, quote values holding `: ` or ` #`"
+    } else {
+        return message;
+    };
+    format!("{message}\n  fix: {fix}")
+}
+
+/// The line a value is written on, for errors found after parsing.
+fn line_of(text: &str, value: &str) -> Option<usize> {
+    text.lines().position(|l| l.contains(value)).map(|i| i + 1)
+}
+
+/// A `jdks:` entry: a path, `auto`, or a feature version written as a number (`17`).
+#[derive(Debug)]
+struct JdkEntry(String);
+
+impl<'de> Deserialize<'de> for JdkEntry {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        checked_text(d, |s: String| {
+            if s.is_empty() {
+                Err("empty JDK: give a path, a feature version like 17, or `auto`".to_owned())
+            } else {
+                Ok(s)
+            }
+        })
+        .map(JdkEntry)
+    }
+}
+
+/// `-XX:ParallelGCThreads`: a count, or `auto` for the JVM's own choice (from the CPUs
+/// it may run on). Pretouch runs on the GC worker threads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum GcThreads {
+    Auto,
+    Count(u32),
+}
+
+/// The name a cell without a `gc_threads:` axis has, in records and reports.
+pub const GC_THREADS_AUTO: &str = "auto";
+
+impl GcThreads {
+    /// The flag this setting adds, if any.
+    pub fn flag(self) -> Option<String> {
+        match self {
+            GcThreads::Auto => None,
+            GcThreads::Count(n) => Some(format!("-XX:ParallelGCThreads={n}")),
+        }
+    }
+}
+
+impl fmt::Display for GcThreads {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            GcThreads::Auto => f.write_str(GC_THREADS_AUTO),
+            GcThreads::Count(n) => write!(f, "{n}"),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for GcThreads {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        fn parse(s: &str) -> Result<GcThreads, String> {
+            if s == GC_THREADS_AUTO {
+                return Ok(GcThreads::Auto);
+            }
+            match s.parse::<u32>() {
+                Ok(n) if n >= 1 => Ok(GcThreads::Count(n)),
+                _ => Err(format!(
+                    "invalid gc_threads {s:?}: write a count of at least 1, or `auto`"
+                )),
+            }
+        }
+        checked_text(d, |s: String| parse(&s).map(|_| s)).map(|s| parse(&s).expect("checked above"))
+    }
+}
+
+impl<'de> Deserialize<'de> for CpuSet {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        checked_text(d, |s: String| {
+            CpuSet::parse(&s)?;
+            Ok(s)
+        })
+        .map(|s| CpuSet::parse(&s).expect("checked above"))
+    }
+}
+
+/// serde_yaml appends " at line L column C"; the location is already in our own prefix.
+fn strip_location(message: &str) -> String {
+    match message.rfind(" at line ") {
+        Some(i) if message[i..].contains(" column ") => message[..i].to_owned(),
+        _ => message.to_owned(),
+    }
+}
+
+/// A list that must hold at least one element.
+#[derive(Debug)]
+struct NonEmpty<T>(Vec<T>);
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for NonEmpty<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        checked_seq(d, |_| Ok(())).map(NonEmpty)
+    }
+}
+
+/// A non-empty list without repeated values: a repeated value would be one cell twice.
+#[derive(Debug)]
+struct Distinct<T>(Vec<T>);
+
+impl<'de, T: Deserialize<'de> + PartialEq + fmt::Display> Deserialize<'de> for Distinct<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        fn distinct<T: PartialEq + fmt::Display>(items: &[T]) -> Result<(), String> {
+            for (i, item) in items.iter().enumerate() {
+                if items[..i].contains(item) {
+                    return Err(format!("`{item}` is listed twice; list each value once"));
+                }
+            }
+            Ok(())
+        }
+        checked_seq(d, distinct::<T>).map(Distinct)
+    }
+}
+
+/// Deserializes a non-empty list and runs `check` on it *inside* the visitor: serde_yaml
+/// attaches the list's line and column only to errors raised there.
+fn checked_seq<'de, D, T>(d: D, check: fn(&[T]) -> Result<(), String>) -> Result<Vec<T>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    struct SeqVisitor<T>(fn(&[T]) -> Result<(), String>);
+
+    impl<'de, T: Deserialize<'de>> de::Visitor<'de> for SeqVisitor<T> {
+        type Value = Vec<T>;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a list, like [a, b]")
+        }
+
+        fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<T>, A::Error> {
+            let mut items = Vec::new();
+            while let Some(item) = seq.next_element()? {
+                items.push(item);
+            }
+            if items.is_empty() {
+                return Err(de::Error::custom(
+                    "empty list: give at least one value, or remove the key where it is optional",
+                ));
+            }
+            (self.0)(&items).map_err(de::Error::custom)?;
+            Ok(items)
+        }
+    }
+
+    d.deserialize_seq(SeqVisitor(check))
+}
+
+/// Deserializes a scalar of type `T` and checks it inside the visitor (see [`checked_seq`]).
+fn checked_scalar<'de, D, T>(d: D, check: fn(T) -> Result<T, String>) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    use serde::de::IntoDeserializer;
+    use serde::de::value::{StrDeserializer, U64Deserializer};
+
+    struct ScalarVisitor<T>(fn(T) -> Result<T, String>);
+
+    impl<'de, T: Deserialize<'de>> de::Visitor<'de> for ScalarVisitor<T> {
+        type Value = T;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a single value")
+        }
+
+        fn visit_u64<E: de::Error>(self, v: u64) -> Result<T, E> {
+            let de: U64Deserializer<E> = v.into_deserializer();
+            (self.0)(T::deserialize(de)?).map_err(E::custom)
+        }
+
+        fn visit_i64<E: de::Error>(self, v: i64) -> Result<T, E> {
+            match u64::try_from(v) {
+                Ok(v) => self.visit_u64(v),
+                Err(_) => Err(E::custom(format!(
+                    "invalid value {v}: must not be negative"
+                ))),
+            }
+        }
+
+        fn visit_str<E: de::Error>(self, v: &str) -> Result<T, E> {
+            let de: StrDeserializer<E> = v.into_deserializer();
+            (self.0)(T::deserialize(de)?).map_err(E::custom)
+        }
+    }
+
+    d.deserialize_any(ScalarVisitor(check))
+}
+
+/// Deserializes a number or a string as text and checks it inside the visitor (see
+/// [`checked_seq`]): `cpus: [0]` and `cpus: ["0"]` mean the same.
+pub(crate) fn checked_text<'de, D: Deserializer<'de>>(
+    d: D,
+    check: fn(String) -> Result<String, String>,
+) -> Result<String, D::Error> {
+    struct TextVisitor(fn(String) -> Result<String, String>);
+
+    impl de::Visitor<'_> for TextVisitor {
+        type Value = String;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a number or a string")
+        }
+
+        fn visit_u64<E: de::Error>(self, v: u64) -> Result<String, E> {
+            (self.0)(v.to_string()).map_err(E::custom)
+        }
+
+        fn visit_i64<E: de::Error>(self, v: i64) -> Result<String, E> {
+            (self.0)(v.to_string()).map_err(E::custom)
+        }
+
+        fn visit_str<E: de::Error>(self, v: &str) -> Result<String, E> {
+            (self.0)(v.to_owned()).map_err(E::custom)
+        }
+    }
+
+    d.deserialize_any(TextVisitor(check))
+}
+
+#[derive(Debug)]
+struct RunName(String);
+
+impl<'de> Deserialize<'de> for RunName {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        checked_scalar(d, |s: String| {
+            let ok = !s.is_empty()
+                && s.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+                && !s.starts_with('.');
+            if ok {
+                Ok(s)
+            } else {
+                Err(format!(
+                    "invalid name {s:?}: it names the result file, so use letters, digits, `-`, `_` or `.`"
+                ))
+            }
+        })
+        .map(RunName)
+    }
+}
+
+/// A garbage collector the matrix can select.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Gc {
+    G1,
+    Parallel,
+    Serial,
+}
+
+impl Gc {
+    pub fn flag(self) -> &'static str {
+        match self {
+            Gc::G1 => "-XX:+UseG1GC",
+            Gc::Parallel => "-XX:+UseParallelGC",
+            Gc::Serial => "-XX:+UseSerialGC",
+        }
+    }
+}
+
+impl fmt::Display for Gc {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Gc::G1 => "g1",
+            Gc::Parallel => "parallel",
+            Gc::Serial => "serial",
+        })
+    }
+}
+
+/// A heap size in the JVM's syntax (`256m`, `32g`), kept as written for reports.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct HeapSize {
+    pub text: String,
+    pub bytes: Bytes,
+}
+
+impl HeapSize {
+    pub fn parse(text: &str) -> Result<HeapSize, String> {
+        let fix = "write a whole number with an optional k, m, g or t suffix, like 256m or 32g";
+        let (digits, shift) = match text.char_indices().last() {
+            Some((i, c)) if c.is_ascii_alphabetic() => {
+                let shift = match c.to_ascii_lowercase() {
+                    'k' => 10,
+                    'm' => 20,
+                    'g' => 30,
+                    't' => 40,
+                    _ => {
+                        return Err(format!(
+                            "invalid heap size {text:?}: unknown unit `{c}`; {fix}"
+                        ));
+                    }
+                };
+                (&text[..i], shift)
+            }
+            _ => (text, 0),
+        };
+        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(format!("invalid heap size {text:?}: {fix}"));
+        }
+        let n: u64 = digits
+            .parse()
+            .map_err(|_| format!("invalid heap size {text:?}: too large"))?;
+        let bytes = n
+            .checked_mul(1 << shift)
+            .ok_or_else(|| format!("invalid heap size {text:?}: too large"))?;
+        // HotSpot refuses heaps below 2 MiB (and rounds up to its alignment).
+        if bytes < 2 << 20 {
+            return Err(format!(
+                "invalid heap size {text:?}: the JVM needs at least 2m; {fix}"
+            ));
+        }
+        Ok(HeapSize {
+            text: text.to_owned(),
+            bytes: Bytes(bytes),
+        })
+    }
+}
+
+impl<'de> Deserialize<'de> for HeapSize {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        // Checked inside the visitor, so that the error carries this value's position.
+        struct HeapVisitor;
+
+        impl de::Visitor<'_> for HeapVisitor {
+            type Value = HeapSize;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a heap size like 256m or 32g")
+            }
+
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<HeapSize, E> {
+                HeapSize::parse(&v.to_string()).map_err(E::custom)
+            }
+
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<HeapSize, E> {
+                HeapSize::parse(&v.to_string()).map_err(E::custom)
+            }
+
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<HeapSize, E> {
+                HeapSize::parse(v).map_err(E::custom)
+            }
+        }
+
+        d.deserialize_any(HeapVisitor)
+    }
+}
+
+impl fmt::Display for HeapSize {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+/// A named set of extra JVM flags: one more axis of the matrix.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Variant {
+    pub name: String,
+    #[serde(default)]
+    pub jvm_args: Vec<String>,
+}
+
+#[derive(Debug)]
+struct Variants(Vec<Variant>);
+
+impl<'de> Deserialize<'de> for Variants {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        checked_seq(d, |variants: &[Variant]| {
+            let mut seen = HashSet::new();
+            for v in variants {
+                if v.name.is_empty() || v.name.chars().any(|c| c.is_whitespace() || c == ',') {
+                    return Err(format!(
+                        "invalid variant name {:?}: use a short name without spaces or commas",
+                        v.name
+                    ));
+                }
+                if !seen.insert(v.name.as_str()) {
+                    return Err(format!(
+                        "duplicate variant name {:?}: each variant needs its own name",
+                        v.name
+                    ));
+                }
+                check_jvm_args(&v.jvm_args)?;
+            }
+            Ok(())
+        })
+        .map(Variants)
+    }
+}
+
+#[derive(Debug, Default)]
+struct JvmArgs(Vec<String>);
+
+impl<'de> Deserialize<'de> for JvmArgs {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        // An empty list is fine here: it is the default.
+        struct Visitor;
+        impl<'de> de::Visitor<'de> for Visitor {
+            type Value = Vec<String>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a list of JVM flags, like [-XX:+UseNUMA]")
+            }
+            fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<String>, A::Error> {
+                let mut args = Vec::new();
+                while let Some(arg) = seq.next_element()? {
+                    args.push(arg);
+                }
+                check_jvm_args(&args).map_err(de::Error::custom)?;
+                Ok(args)
+            }
+        }
+        d.deserialize_seq(Visitor).map(JvmArgs)
+    }
+}
+
+/// Flags the runner sets itself: a user's copy would silently override the matrix.
+fn check_jvm_args(args: &[String]) -> Result<(), String> {
+    for arg in args {
+        let owned_by = if arg.starts_with("-Xms")
+            || arg.starts_with("-Xmx")
+            || arg.starts_with("-XX:InitialHeapSize")
+            || arg.starts_with("-XX:MaxHeapSize")
+        {
+            Some("`heaps`")
+        } else if arg.ends_with("AlwaysPreTouch") && arg.starts_with("-XX:") {
+            Some("the runner (every cell runs with and without it)")
+        } else if [
+            "-XX:+UseG1GC",
+            "-XX:+UseParallelGC",
+            "-XX:+UseSerialGC",
+            "-XX:+UseZGC",
+            "-XX:+UseShenandoahGC",
+            "-XX:+UseEpsilonGC",
+        ]
+        .contains(&arg.as_str())
+        {
+            Some("`gcs`")
+        } else if arg.starts_with("-agentpath:") && arg.contains("pretouch_agent") {
+            Some("the runner")
+        } else {
+            None
+        };
+        if let Some(owner) = owned_by {
+            return Err(format!(
+                "jvm_args must not contain {arg:?}: it is set by {owner}; remove it here"
+            ));
+        }
+        if arg.is_empty() {
+            return Err("jvm_args holds an empty string; remove it".to_owned());
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GOOD: &str = "\
+name: quick
+jdks: [/usr/lib/jvm/java-17-openjdk-amd64]
+gcs: [g1, parallel]
+heaps: [256m, 1g]
+repetitions: 10
+warmup: 1
+jvm_args: [-Xlog:disable]
+variants:
+  - name: thp
+    jvm_args: [-XX:+UseTransparentHugePages]
+";
+
+    fn err(text: &str) -> String {
+        Matrix::parse("m.yaml", text).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn parses_every_key() {
+        let m = Matrix::parse("m.yaml", GOOD).unwrap();
+        assert_eq!(m.name, "quick");
+        assert_eq!(
+            m.jdks.as_deref(),
+            Some(&["/usr/lib/jvm/java-17-openjdk-amd64".to_owned()][..])
+        );
+        assert_eq!(m.gcs, [Gc::G1, Gc::Parallel]);
+        assert_eq!(m.heaps[0].bytes, Bytes(256 << 20));
+        assert_eq!(m.heaps[1].text, "1g");
+        assert_eq!((m.repetitions, m.warmup), (10, 1));
+        assert_eq!(m.variants[0].name, "thp");
+        assert_eq!(m.text, GOOD);
+    }
+
+    #[test]
+    fn defaults_fill_optional_keys() {
+        let m = Matrix::parse(
+            "m.yaml",
+            "name: x\ngcs: [g1]\nheaps: [64m]\nrepetitions: 1\n",
+        )
+        .unwrap();
+        assert_eq!(m.jdks, None);
+        assert_eq!(m.warmup, 0);
+        assert!(m.jvm_args.is_empty());
+        assert_eq!(m.variants.len(), 1);
+        assert_eq!(m.variants[0].name, "default");
+    }
+
+    #[test]
+    fn built_in_matrix_is_valid() {
+        let m = Matrix::default_matrix();
+        assert_eq!(m.name, "quick");
+        // Small enough for any machine.
+        assert!(m.heaps.iter().all(|h| h.bytes.0 <= 1 << 30));
+    }
+
+    #[test]
+    fn parses_the_real_world_axes() {
+        let m = Matrix::parse(
+            "m.yaml",
+            "name: x\njdks: [17, auto, /usr/lib/jvm/x]\ngcs: [g1]\nheaps: [1g]\nrepetitions: {min: 5, max: 30, ci_pct: 2}\ngc_threads: [1, 7, auto]\ncpus: [0, \"0-6\", all]\napp: {classpath: build, main: com.example.Main, args: [--port, 0]}\n",
+        )
+        .unwrap();
+        assert_eq!(
+            m.jdks.as_deref(),
+            Some(
+                &[
+                    "17".to_owned(),
+                    "auto".to_owned(),
+                    "/usr/lib/jvm/x".to_owned()
+                ][..]
+            )
+        );
+        assert_eq!(
+            m.gc_threads,
+            [GcThreads::Count(1), GcThreads::Count(7), GcThreads::Auto]
+        );
+        let cpus: Vec<String> = m.cpus.iter().map(ToString::to_string).collect();
+        assert_eq!(cpus, ["0", "0-6", "all"]);
+        assert_eq!(m.repetitions, 5);
+        assert_eq!(m.adaptive.unwrap().max, 30);
+        let app = m.app.unwrap();
+        assert_eq!(app.main.as_deref(), Some("com.example.Main"));
+        assert_eq!(app.args, ["--port", "0"]);
+        // Absent axes have one default value each.
+        let m = Matrix::parse(
+            "m.yaml",
+            "name: x\ngcs: [g1]\nheaps: [64m]\nrepetitions: 1\n",
+        )
+        .unwrap();
+        assert_eq!(
+            (m.gc_threads, m.cpus),
+            (vec![GcThreads::Auto], vec![CpuSet::All])
+        );
+        assert!(m.app.is_none() && m.adaptive.is_none());
+    }
+
+    #[test]
+    fn bad_axis_values_name_their_line() {
+        let base = "name: x\ngcs: [g1]\nheaps: [64m]\nrepetitions: 1\n";
+        for (extra, want) in [
+            ("gc_threads: [0]\n", "invalid gc_threads \"0\""),
+            ("gc_threads: [many]\n", "invalid gc_threads"),
+            ("cpus: [\"3-1\"]\n", "invalid CPU set \"3-1\""),
+            ("cpus: []\n", "empty list"),
+            ("cpus: [0, \"0\"]\n", "`0` is listed twice"),
+            ("gc_threads: [auto, 2, auto]\n", "`auto` is listed twice"),
+            ("repetitions: {min: 5, max: 3, ci_pct: 2}\n", "below min"),
+            ("app: {classpath: b}\n", "needs `main"),
+        ] {
+            let text = if extra.starts_with("repetitions") {
+                base.replace("repetitions: 1\n", extra)
+            } else {
+                format!("{base}{extra}")
+            };
+            let e = err(&text);
+            assert!(e.contains("line ") && e.contains(want), "{text}: {e}");
+        }
+        let e = err(&format!(
+            "{base}gc_threads: [1]\njvm_args: [-XX:ParallelGCThreads=4]\n"
+        ));
+        assert!(
+            e.contains("line 6") && e.contains("set by `gc_threads`"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn heap_syntax() {
+        assert_eq!(HeapSize::parse("32g").unwrap().bytes, Bytes(32 << 30));
+        assert_eq!(HeapSize::parse("512M").unwrap().bytes, Bytes(512 << 20));
+        assert_eq!(HeapSize::parse("4194304").unwrap().bytes, Bytes(4 << 20));
+        for bad in ["1q", "-1g", "0", "", "g", "1.5g", "1m", "99999999999999t"] {
+            assert!(HeapSize::parse(bad).is_err(), "{bad:?} was accepted");
+        }
+    }
+
+    #[test]
+    fn syntax_error_names_line_and_column() {
+        let e = err("name: x\ngcs: [g1\nheaps: [64m]\n");
+        assert!(e.starts_with("matrix `m.yaml`, line "), "{e}");
+    }
+
+    #[test]
+    fn unknown_key_names_its_line() {
+        let e = err("name: x\ngcs: [g1]\nheap: [64m]\nheaps: [64m]\nrepetitions: 1\n");
+        assert!(e.contains("line 3, column 1"), "{e}");
+        assert!(e.contains("unknown field `heap`"), "{e}");
+        assert!(e.contains("expected one of"), "{e}");
+    }
+
+    #[test]
+    fn bad_values_name_their_position() {
+        let cases = [
+            (
+                "name: x\ngcs: [g1]\nheaps: [64m, 1q]\nrepetitions: 1\n",
+                "line 3",
+                "unknown unit `q`",
+            ),
+            (
+                "name: x\ngcs: [g1]\nheaps: [-1g]\nrepetitions: 1\n",
+                "line 3",
+                "invalid heap size \"-1g\"",
+            ),
+            (
+                "name: x\ngcs: [g1]\nheaps: [0]\nrepetitions: 1\n",
+                "line 3",
+                "at least 2m",
+            ),
+            (
+                "name: x\ngcs: [g1, zgc]\nheaps: [64m]\nrepetitions: 1\n",
+                "line 2",
+                "unknown variant `zgc`",
+            ),
+            (
+                "name: x\ngcs: []\nheaps: [64m]\nrepetitions: 1\n",
+                "line 2",
+                "empty list",
+            ),
+            (
+                "name: x\ngcs: [g1]\nheaps: [64m]\nrepetitions: 0\n",
+                "line 4",
+                "at least 1",
+            ),
+            (
+                "name: x\ngcs: [g1]\nheaps: [64m]\nrepetitions: ten\n",
+                "line 4",
+                "invalid type",
+            ),
+            (
+                "name: a/b\ngcs: [g1]\nheaps: [64m]\nrepetitions: 1\n",
+                "line 1",
+                "invalid name",
+            ),
+            (
+                "name: x\ngcs: [g1]\nheaps: [64m]\nrepetitions: 1\njvm_args: [-Xmx1g]\n",
+                "line 5",
+                "set by `heaps`",
+            ),
+            (
+                "name: x\ngcs: [g1]\nheaps: [64m]\nrepetitions: 1\njvm_args: [-XX:+AlwaysPreTouch]\n",
+                "line 5",
+                "set by the runner",
+            ),
+            (
+                "name: x\ngcs: [g1]\nheaps: [64m]\nrepetitions: 1\nvariants:\n  - name: a\n  - name: a\n",
+                "line 6",
+                "duplicate variant name",
+            ),
+            (
+                "name: x\ngcs: [g1]\nheaps: [64m]\nrepetitions: 1\nvariants:\n  - name: a\n    flags: []\n",
+                "line 7",
+                "unknown field `flags`",
+            ),
+            (
+                "name: x\ngcs: [g1]\nheaps: [64m]\n",
+                "line 1",
+                "missing field `repetitions`",
+            ),
+        ];
+        for (text, line, what) in cases {
+            let e = err(text);
+            assert!(e.contains(line) && e.contains(what), "for\n{text}got: {e}");
+        }
+    }
+
+    mod fuzz {
+        use super::*;
+        use proptest::prelude::*;
+
+        /// Cases a property runs: bounded for the test suite; `PRETOUCH_FUZZ_CASES=100000`
+        /// for a long session.
+        fn fuzz_cases(default: u32) -> u32 {
+            std::env::var("PRETOUCH_FUZZ_CASES")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(default)
+        }
+
+        /// Matrix-like YAML: each key present or not, with a good or a bad value, plus a
+        /// line of anything; about a third of them are valid matrices.
+        fn matrix_like() -> impl Strategy<Value = String> {
+            /// A key's value: mostly good, sometimes bad, sometimes absent.
+            fn pick(
+                good: &'static [&'static str],
+                bad: &'static [&'static str],
+            ) -> impl Strategy<Value = Option<String>> {
+                let value = prop_oneof![
+                    4 => prop::sample::select(good),
+                    1 => prop::sample::select(bad),
+                ];
+                prop::option::weighted(0.95, value.prop_map(str::to_owned))
+            }
+            (
+                pick(&["x", "a.b-c_1"], &["", ".x", "a/b", "[x]", "~", "'é'"]),
+                pick(
+                    &["[g1]", "[g1, parallel, serial]"],
+                    &["[zgc]", "[]", "g1", "[[g1]]"],
+                ),
+                pick(
+                    &["[64m]", "[64m, 1g, 32g]", "[2M]", "[4194304]"],
+                    &[
+                        "[1q]",
+                        "[-1g]",
+                        "[0]",
+                        "[99999999999999999999t]",
+                        "[1.5g]",
+                        "[]",
+                        "64m",
+                    ],
+                ),
+                pick(
+                    &["1", "10"],
+                    &["0", "-1", "ten", "4294967296", "1e3", "~", "[1]"],
+                ),
+                pick(&["0", "2"], &["-1", "x", "4294967296"]),
+                pick(
+                    &["[]", "[-Xint]"],
+                    &[
+                        "[-Xmx1g]",
+                        "[-XX:+AlwaysPreTouch]",
+                        "['']",
+                        "-Xint",
+                        "[-XX:+UseZGC]",
+                    ],
+                ),
+                pick(
+                    &["[{name: a}]", "[{name: a, jvm_args: [-Xint]}]"],
+                    &[
+                        "[{name: a}, {name: a}]",
+                        "[{name: ''}]",
+                        "[{name: a b}]",
+                        "[{name: a, flags: []}]",
+                        "[]",
+                        "x",
+                    ],
+                ),
+                prop::option::weighted(0.2, ".{0,16}"),
+            )
+                .prop_map(|(name, gcs, heaps, reps, warmup, args, variants, junk)| {
+                    let mut text = String::new();
+                    for (key, value) in [
+                        ("name", name),
+                        ("gcs", gcs),
+                        ("heaps", heaps),
+                        ("repetitions", reps),
+                        ("warmup", warmup),
+                        ("jvm_args", args),
+                        ("variants", variants),
+                    ] {
+                        if let Some(v) = value {
+                            text.push_str(&format!("{key}: {v}\n"));
+                        }
+                    }
+                    text + &junk.unwrap_or_default()
+                })
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig { cases: fuzz_cases(600), failure_persistence: None, ..ProptestConfig::default() })]
+
+            #[test]
+            fn any_text_parses_or_errs_without_panic(text in ".{0,200}") {
+                let _ = Matrix::parse("fuzz.yaml", &text);
+            }
+
+            #[test]
+            fn any_heap_text_parses_or_errs_without_panic(text in ".{0,24}") {
+                let _ = HeapSize::parse(&text);
+            }
+        }
+
+        /// An error always names the file; an accepted matrix satisfies the invariants the
+        /// plan relies on; and the generator does reach valid matrices.
+        #[test]
+        fn matrix_like_text_is_checked() {
+            let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig {
+                cases: fuzz_cases(600),
+                failure_persistence: None,
+                ..ProptestConfig::default()
+            });
+            let valid = std::cell::Cell::new(0);
+            runner
+                .run(&matrix_like(), |text| {
+                    match Matrix::parse("fuzz.yaml", &text) {
+                        Ok(m) => {
+                            valid.set(valid.get() + 1);
+                            prop_assert!(!m.gcs.is_empty() && !m.heaps.is_empty());
+                            prop_assert!(!m.variants.is_empty() && m.repetitions >= 1);
+                            prop_assert!(m.heaps.iter().all(|h| h.bytes.0 >= 2 << 20));
+                        }
+                        Err(e) => prop_assert!(e.to_string().starts_with("matrix `fuzz.yaml`")),
+                    }
+                    Ok(())
+                })
+                .unwrap();
+            assert!(
+                valid.get() >= 20,
+                "only {} valid matrices generated",
+                valid.get()
+            );
+        }
+
+        /// Deep nesting and alias expansion must not crash or hang the parser.
+        #[test]
+        fn hostile_yaml_is_an_error() {
+            let deep = format!("name: {}1{}\n", "[".repeat(10_000), "]".repeat(10_000));
+            assert!(Matrix::parse("m", &deep).is_err());
+            let mut laughs = "a: &a [x, x, x, x, x, x, x, x, x, x]\n".to_owned();
+            for i in 0..9 {
+                let (prev, next) = (char::from(b'a' + i), char::from(b'b' + i));
+                laughs.push_str(&format!("{next}: &{next} [*{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}]\n"));
+            }
+            assert!(Matrix::parse("m", &laughs).is_err());
+        }
+    }
+}

@@ -1,0 +1,195 @@
+//! What every format shares: the format names, how a cell, a spread or a JDK is
+//! written, and the notes that follow a table.
+
+use std::fmt::Write as _;
+
+use crate::analyze::report::{CellReport, Report};
+use crate::machine::jdk::short_jdk;
+use crate::render::table;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Text,
+    Markdown,
+    Csv,
+    Json,
+}
+
+/// A cell as warnings and notes name it: label, JDK, GC, heap and variant with its axes.
+pub(crate) fn cell_name(c: &CellReport) -> String {
+    format!(
+        "{} {} {} {} {}",
+        c.label,
+        short_jdk(&c.jdk),
+        c.gc,
+        c.heap,
+        c.variant_text()
+    )
+}
+
+pub(crate) fn ms(x: Option<f64>) -> String {
+    x.map_or_else(|| "-".to_owned(), table::ms)
+}
+
+pub(crate) fn spread(min: Option<f64>, max: Option<f64>) -> String {
+    match min.zip(max) {
+        // `-18.1-177` would read as a range from a negative number to... something.
+        Some((a, b)) if a < 0.0 || b < 0.0 => format!("{}..{}", table::ms(a), table::ms(b)),
+        Some((a, b)) => format!("{}-{}", table::ms(a), table::ms(b)),
+        None => "-".to_owned(),
+    }
+}
+
+pub(crate) fn iqr(c: &CellReport) -> String {
+    match c.cost_q1_ms.zip(c.cost_q3_ms) {
+        Some((q1, q3)) => table::ms(q3 - q1),
+        None => "-".to_owned(),
+    }
+}
+
+pub(crate) fn cost(c: &CellReport) -> String {
+    match c.pretouch_ms {
+        Some(v) => table::ms(v),
+        None if c.failed > 0 => "FAILED".to_owned(),
+        // An interrupted run not resumed yet: nothing failed, one side has no launch.
+        None => "-".to_owned(),
+    }
+}
+
+/// Lines saying where each cell stopped under adaptive repetitions, and why.
+pub(crate) fn stop_lines(report: &Report) -> String {
+    let mut out = String::new();
+    for s in &report.stops {
+        let cell = &s.stop.cell;
+        let mut name = format!(
+            "{} {} {} {}",
+            short_jdk(&cell.jdk),
+            cell.gc,
+            cell.heap,
+            cell.variant
+        );
+        if cell.gc_threads != crate::matrix::GC_THREADS_AUTO {
+            name += &format!(" gc_threads={}", cell.gc_threads);
+        }
+        if cell.cpus != crate::matrix::cpuset::ALL {
+            name += &format!(" cpus={}", cell.cpus);
+        }
+        let stop = &s.stop;
+        let interval = match (stop.ci_low_ms, stop.ci_high_ms, stop.ci_half_width_pct) {
+            (Some(lo), Some(hi), Some(pct)) => {
+                format!("95% interval [{lo:.1}, {hi:.1}] ms, ±{pct:.1}%")
+            }
+            (Some(lo), Some(hi), None) => format!("95% interval [{lo:.1}, {hi:.1}] ms"),
+            _ => "no 95% interval".to_owned(),
+        };
+        let target = format!("±{}%", stop.target_pct);
+        let why = match stop.reason.as_str() {
+            "converged" if stop.rounds < stop.max_rounds => {
+                format!(
+                    "stopped early after {} of {} rounds: {interval}, within {target}",
+                    stop.rounds, stop.max_rounds
+                )
+            }
+            "converged" => format!(
+                "met the target in the last round ({}): {interval}, within {target}",
+                stop.rounds
+            ),
+            "max_reached" => format!(
+                "ran all {} rounds: {interval}, wider than {target}",
+                stop.rounds
+            ),
+            "no_interval" => format!(
+                "ran all {} rounds: too few successful launches for an interval",
+                stop.rounds
+            ),
+            other => format!("{other} after {} rounds", stop.rounds),
+        };
+        let _ = writeln!(out, "adaptive: {} {name}: {why}", s.label);
+    }
+    out
+}
+
+/// The key columns that vary among `cells` (gc and heap always), and a line naming the
+/// parts every cell shares.
+pub(crate) fn key_columns(cells: &[(&str, &str, &str, &str)]) -> (Vec<usize>, Option<String>) {
+    let varies = |i: usize| {
+        let part = |c: &(&str, &str, &str, &str)| [c.0, c.1, c.2, c.3][i].to_owned();
+        cells.iter().any(|c| part(c) != part(&cells[0]))
+    };
+    let mut cols = Vec::new();
+    let mut shared = Vec::new();
+    if varies(0) {
+        cols.push(0);
+    } else if let Some(c) = cells.first() {
+        shared.push(format!("jdk {}", short_jdk(c.0)));
+    }
+    cols.extend([1, 2]);
+    if varies(3) {
+        cols.push(3);
+    } else if let Some(c) = cells.first() {
+        shared.push(format!("variant {}", c.3));
+    }
+    (cols, (!shared.is_empty()).then(|| shared.join(", ")))
+}
+
+/// A cell key as the tuple the table helpers take.
+pub(crate) fn key_refs(k: &[String; 4]) -> (&str, &str, &str, &str) {
+    (&k[0], &k[1], &k[2], &k[3])
+}
+
+pub(crate) const KEY_HEADERS: [&str; 4] = ["jdk", "gc", "heap", "variant"];
+
+pub(crate) fn key_values(key: (&str, &str, &str, &str), cols: &[usize]) -> Vec<String> {
+    let parts = [short_jdk(key.0), key.1, key.2, key.3];
+    cols.iter().map(|&i| parts[i].to_owned()).collect()
+}
+
+pub(crate) fn outlier_note(outliers: usize, excluded: bool) -> Option<String> {
+    match (outliers, excluded) {
+        (0, false) => None,
+        (n, false) => Some(format!(
+            "warning: {n} launch(es) lie far from their cell's median (column out: modified z-score above 3.5); they are kept in every figure. --exclude-outliers leaves them out."
+        )),
+        (n, true) => Some(format!(
+            "note: --exclude-outliers was given: {n} launch(es) flagged as outliers (column out) are left out of every figure."
+        )),
+    }
+}
+
+/// The A/A check of labels run more than once, as notes.
+pub(crate) fn run_to_run_notes(checks: &[crate::analyze::report::RunToRun]) -> Vec<String> {
+    checks
+        .iter()
+        .map(|r| {
+            let share = if r.cells > 0 {
+                format!(" ({:.0}%)", 100.0 * r.significant as f64 / r.cells as f64)
+            } else {
+                String::new()
+            };
+            let verdict = if r.cells > 0 && r.significant * 10 >= r.cells {
+                "warning: its runs differ by more than chance: the machine drifted between runs, and intervals from one run's rounds understate the uncertainty."
+            } else {
+                "about 5% is chance."
+            };
+            format!(
+                "run-to-run check: label `{}` has {} runs; its oldest run against each later one differs significantly in {} of {} cells{share}; {verdict}",
+                r.label, r.runs, r.significant, r.cells
+            )
+        })
+        .collect()
+}
+
+pub(crate) fn failure_warnings(cells: &[&CellReport]) -> Vec<String> {
+    cells
+        .iter()
+        .filter(|c| c.failed > 0)
+        .map(|c| {
+            format!(
+                "warning: {}: {} launch(es) failed, first: {}",
+                cell_name(c),
+                c.failed,
+                c.first_failure.as_deref().unwrap_or("unknown")
+            )
+        })
+        .collect()
+}

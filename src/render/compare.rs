@@ -1,0 +1,821 @@
+//! Stage 6b: the cross-kernel comparison ([`crate::analyze::compare`]) turned into bytes: text
+//! that fits a patch email (72 columns), Markdown, CSV and JSON. Computes nothing.
+
+use std::fmt::Write as _;
+
+use serde::Serialize;
+
+use crate::analyze::compare::{Comparison, Entry, Row};
+use crate::analyze::report::CellReport;
+use crate::machine::jdk::short_jdk;
+use crate::render::common::{
+    Format, KEY_HEADERS, failure_warnings, iqr, key_columns, key_values, outlier_note,
+    run_to_run_notes, spread,
+};
+use crate::render::table::{self, Col};
+
+pub fn render(cmp: &Comparison, format: Format) -> String {
+    match format {
+        Format::Text => text(cmp),
+        Format::Markdown => markdown(cmp),
+        Format::Csv => csv(cmp),
+        Format::Json => json(cmp),
+    }
+}
+
+fn percent(e: &Entry) -> String {
+    match e.change {
+        Some(c) => format!(
+            "{}{}",
+            c.percent
+                .map_or_else(|| "n/a".to_owned(), |p| format!("{p:+.1}%")),
+            if c.significant { "*" } else { "" }
+        ),
+        None => "n/a".to_owned(),
+    }
+}
+
+fn change_ms(e: &Entry) -> String {
+    e.change
+        .map_or_else(|| "n/a".to_owned(), |c| table::signed_ms(c.ms))
+}
+
+fn interval(e: &Entry) -> String {
+    match e.change {
+        Some(c) => format!(
+            "{} .. {}",
+            table::signed_ms(c.shift.low),
+            table::signed_ms(c.shift.high)
+        ),
+        None => String::new(),
+    }
+}
+
+fn shift(e: &Entry) -> String {
+    match e.change {
+        Some(c) => format!(
+            "{}{}",
+            table::signed_ms(c.shift.estimate),
+            if c.significant { "*" } else { "" }
+        ),
+        None => String::new(),
+    }
+}
+
+fn cell_cost(e: Option<&Entry>) -> String {
+    match e {
+        Some(e) => e
+            .cell
+            .pretouch_ms
+            .map_or_else(|| "FAILED".to_owned(), table::ms),
+        None => "-".to_owned(),
+    }
+}
+
+fn keys(cmp: &Comparison) -> Vec<(&str, &str, &str, &str)> {
+    cmp.rows
+        .iter()
+        .map(|r| (&*r.jdk, &*r.gc, &*r.heap, &*r.variant))
+        .collect()
+}
+
+fn row_key(r: &Row) -> (&str, &str, &str, &str) {
+    (&r.jdk, &r.gc, &r.heap, &r.variant)
+}
+
+/// The main table: key, then per label in label order its cost, and for the labels
+/// other than the baseline their change in ms and in %. Labels that do not fit 72
+/// columns go to further tables, each with the baseline's column.
+fn main_tables(cmp: &Comparison, cols: &[usize]) -> String {
+    let base = cmp.baseline_index();
+    let key: Vec<Col<'_>> = cols.iter().map(|&i| table::name(KEY_HEADERS[i])).collect();
+    let others: Vec<usize> = (0..cmp.columns.len()).filter(|&i| i != base).collect();
+    let headers: Vec<[String; 3]> = cmp
+        .columns
+        .iter()
+        .map(|c| {
+            let b = &cmp.columns[base].letter;
+            [
+                c.letter.clone(),
+                format!("{}-{b}", c.letter),
+                "%".to_owned(),
+            ]
+        })
+        .collect();
+    // Columns in label order: the baseline's cost, and each other label's cost with
+    // its change against the baseline.
+    let parts = |group: &[usize]| {
+        let mut shown: Vec<usize> = group.to_vec();
+        shown.push(base);
+        shown.sort_unstable();
+        let mut value_cols = Vec::new();
+        for &i in &shown {
+            value_cols.push(table::num(&headers[i][0]));
+            if i != base {
+                value_cols.push(table::num(&headers[i][1]));
+                value_cols.push(table::num(&headers[i][2]));
+            }
+        }
+        let rows: Vec<(Vec<String>, Vec<String>)> = cmp
+            .rows
+            .iter()
+            .map(|r| {
+                let mut v = Vec::new();
+                for &i in &shown {
+                    let e = r.entries[i].as_ref();
+                    v.push(cell_cost(e));
+                    if i != base {
+                        v.push(e.map_or_else(|| "-".to_owned(), change_ms));
+                        v.push(e.map_or_else(|| "-".to_owned(), percent));
+                    }
+                }
+                (key_values(row_key(r), cols), v)
+            })
+            .collect();
+        (value_cols, rows)
+    };
+    let fits = |group: &[usize]| {
+        let (values, rows) = parts(group);
+        table::fits(&key, &values, &rows)
+    };
+    let build = |group: &[usize]| {
+        let (values, rows) = parts(group);
+        table::render_keyed(&key, &values, &rows)
+    };
+    // Greedy: as many labels per table as fit the width.
+    let mut out = String::new();
+    let mut group: Vec<usize> = Vec::new();
+    let mut tables = Vec::new();
+    for &i in &others {
+        group.push(i);
+        if group.len() > 1 && !fits(&group) {
+            group.pop();
+            tables.push(std::mem::take(&mut group));
+            group.push(i);
+        }
+    }
+    if !group.is_empty() || tables.is_empty() {
+        tables.push(group);
+    }
+    for (n, g) in tables.iter().enumerate() {
+        if n > 0 {
+            out.push('\n');
+        }
+        out += &build(g);
+    }
+    out
+}
+
+/// The details: per cell and label, the spread of the per-round costs, the outliers,
+/// and the shift against the baseline with its interval.
+fn details(cmp: &Comparison, cols: &[usize]) -> String {
+    let key: Vec<Col<'_>> = cols.iter().map(|&i| table::name(KEY_HEADERS[i])).collect();
+    let values = [
+        table::name(""),
+        table::num("rounds"),
+        table::num("min-max"),
+        table::num("IQR"),
+        table::num("out"),
+        table::num("shift"),
+        table::num("95% CI"),
+    ];
+    let mut rows = Vec::new();
+    for r in &cmp.rows {
+        let mut first = true;
+        for (e, col) in r.entries.iter().zip(&cmp.columns) {
+            let Some(e) = e else { continue };
+            let c: &CellReport = &e.cell;
+            let k = if first {
+                key_values(row_key(r), cols)
+            } else {
+                vec![String::new(); cols.len()]
+            };
+            first = false;
+            rows.push((
+                k,
+                vec![
+                    col.letter.clone(),
+                    c.rounds.to_string(),
+                    spread(c.cost_min_ms, c.cost_max_ms),
+                    iqr(c),
+                    c.outliers.to_string(),
+                    shift(e),
+                    interval(e),
+                ],
+            ));
+        }
+    }
+    table::render_keyed(&key, &values, &rows)
+}
+
+fn text(cmp: &Comparison) -> String {
+    let mut out = String::new();
+    out += &table::wrap(
+        &format!(
+            "pretouch cost in ms, per label; change against {} (baseline)",
+            cmp.columns[cmp.baseline_index()].letter
+        ),
+        0,
+    );
+    let same = |f: fn(&crate::analyze::report::LabelInfo) -> &str| {
+        cmp.columns
+            .iter()
+            .all(|c| f(&c.info) == f(&cmp.columns[0].info))
+    };
+    let same_host = same(|i| &i.hostname) && same(|i| &i.cpu_model);
+    let same_kernel = same(|i| &i.kernel_release);
+    for c in &cmp.columns {
+        let mut facts = Vec::new();
+        if !same_host {
+            facts.push(format!("host {} ({})", c.info.hostname, c.info.cpu_model));
+        }
+        if !same_kernel && c.info.kernel_release != c.info.label {
+            facts.push(format!("kernel {}", c.info.kernel_release));
+        }
+        let date = c.info.oldest_run.get(..16).unwrap_or(&c.info.oldest_run);
+        facts.push(format!("{} UTC", date.replace('T', " ")));
+        out += &table::wrap(
+            &format!(
+                "{}  {}{}: {}",
+                c.letter,
+                c.info.label,
+                if c.baseline { " (baseline)" } else { "" },
+                facts.join(", ")
+            ),
+            3,
+        );
+    }
+    if let Some(first) = cmp.columns.first().filter(|_| same_host) {
+        let kernel = if same_kernel {
+            format!(", kernel {}", first.info.kernel_release)
+        } else {
+            String::new()
+        };
+        out += &table::wrap(
+            &format!(
+                "host {} ({}){kernel}",
+                first.info.hostname, first.info.cpu_model
+            ),
+            2,
+        );
+    }
+    let (cols, shared) = key_columns(&keys(cmp));
+    if let Some(shared) = shared {
+        out += &table::wrap(&shared, 2);
+    }
+    out.push('\n');
+    out += &main_tables(cmp, &cols);
+    out.push('\n');
+    out += &details(cmp, &cols);
+    out.push('\n');
+    let level = (cmp.confidence * 100.0).round();
+    out += &table::wrap(
+        &format!(
+            "cost = median(with) - median(without) pretouch, ms from exec to main(). Negative change = less startup time. * = the {level}% interval of the shift excludes 0: shift = Hodges-Lehmann estimate of the per-round costs' difference to the baseline, interval from the Mann-Whitney test (R: wilcox.test(x, y, conf.int = TRUE)). rounds, min-max, IQR: per-round costs (with - without, back to back in one round). out = launches flagged as outliers (modified z-score above 3.5)."
+        ),
+        0,
+    );
+    for n in notes(cmp) {
+        out += &table::wrap(&n, 2);
+    }
+    out
+}
+
+fn entries(cmp: &Comparison) -> impl Iterator<Item = &Entry> {
+    cmp.rows.iter().flat_map(|r| r.entries.iter().flatten())
+}
+
+fn notes(cmp: &Comparison) -> Vec<String> {
+    let cells: Vec<&CellReport> = entries(cmp).map(|e| &e.cell).collect();
+    let mut notes = failure_warnings(&cells);
+    notes.extend(outlier_note(
+        cells.iter().map(|c| c.outliers).sum(),
+        cmp.outliers_excluded,
+    ));
+    notes.extend(cmp.warnings.iter().map(|w| format!("warning: {w}")));
+    notes.extend(run_to_run_notes(&cmp.run_to_run));
+    notes
+}
+
+fn markdown(cmp: &Comparison) -> String {
+    let base = cmp.baseline_index();
+    let base_label = &cmp.columns[base].info.label;
+    let mut out = String::from("| jdk | gc | heap | variant |");
+    let mut rule = String::from("|---|---|---|---|");
+    for (i, c) in cmp.columns.iter().enumerate() {
+        let _ = write!(out, " {} |", c.info.label);
+        rule += "---:|";
+        if i != base {
+            let _ = write!(out, " vs {base_label} (ms) | % | 95% CI of shift (ms) |");
+            rule += "---:|---:|---:|";
+        }
+    }
+    out += "\n";
+    out += &rule;
+    out += "\n";
+    for r in &cmp.rows {
+        let _ = write!(
+            out,
+            "| {} | {} | {} | {} |",
+            short_jdk(&r.jdk),
+            r.gc,
+            r.heap,
+            r.variant
+        );
+        for (i, e) in r.entries.iter().enumerate() {
+            let e = e.as_ref();
+            let c = e.map(|e| &e.cell);
+            let _ = write!(
+                out,
+                " {} ({}; IQR {}; {} out) |",
+                cell_cost(e),
+                c.map_or_else(|| "-".to_owned(), |c| spread(c.cost_min_ms, c.cost_max_ms)),
+                c.map_or_else(|| "-".to_owned(), iqr),
+                c.map_or(0, |c| c.outliers)
+            );
+            if i != base {
+                let _ = write!(
+                    out,
+                    " {} | {} | {} |",
+                    e.map_or_else(|| "-".to_owned(), change_ms),
+                    e.map_or_else(|| "-".to_owned(), percent),
+                    e.map_or_else(String::new, interval)
+                );
+            }
+        }
+        out += "\n";
+    }
+    out += "\nCost in ms: median(with) - median(without) pretouch, exec to `main()`; in brackets the min-max and IQR of the per-round costs and the launches flagged as outliers. Negative change = less startup time; `*` = the 95% interval of the Hodges-Lehmann shift (Mann-Whitney) excludes 0.\n";
+    for c in &cmp.columns {
+        let _ = write!(
+            out,
+            "\n- `{}`{}: host {}, {}, kernel {}, oldest run {}",
+            c.info.label,
+            if c.baseline { " (baseline)" } else { "" },
+            c.info.hostname,
+            c.info.cpu_model,
+            c.info.kernel_release,
+            c.info.oldest_run
+        );
+    }
+    out += "\n";
+    for n in notes(cmp) {
+        let _ = writeln!(out, "\n> {n}");
+    }
+    out
+}
+
+/// One CSV line: a label's entry in one cell.
+#[derive(Serialize)]
+struct CsvRow<'a> {
+    jdk: &'a str,
+    gc: &'a str,
+    heap: &'a str,
+    variant: &'a str,
+    label: &'a str,
+    baseline: bool,
+    pretouch_ms: Option<f64>,
+    rounds: usize,
+    cost_min_ms: Option<f64>,
+    cost_q1_ms: Option<f64>,
+    cost_q3_ms: Option<f64>,
+    cost_max_ms: Option<f64>,
+    outliers: usize,
+    failed: usize,
+    change_ms: Option<f64>,
+    change_percent: Option<f64>,
+    shift_ms: Option<f64>,
+    ci_low_ms: Option<f64>,
+    ci_high_ms: Option<f64>,
+    ci_confidence: Option<f64>,
+    significant: Option<bool>,
+    not_compared: Option<&'a str>,
+    outliers_excluded: bool,
+}
+
+fn csv(cmp: &Comparison) -> String {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    for r in &cmp.rows {
+        for (e, col) in r.entries.iter().zip(&cmp.columns) {
+            let Some(e) = e else { continue };
+            let c = &e.cell;
+            let ch = e.change;
+            w.serialize(CsvRow {
+                jdk: &r.jdk,
+                gc: &r.gc,
+                heap: &r.heap,
+                variant: &r.variant,
+                label: &e.label,
+                baseline: col.baseline,
+                pretouch_ms: c.pretouch_ms,
+                rounds: c.rounds,
+                cost_min_ms: c.cost_min_ms,
+                cost_q1_ms: c.cost_q1_ms,
+                cost_q3_ms: c.cost_q3_ms,
+                cost_max_ms: c.cost_max_ms,
+                outliers: c.outliers,
+                failed: c.failed,
+                change_ms: ch.map(|c| c.ms),
+                change_percent: ch.and_then(|c| c.percent),
+                shift_ms: ch.map(|c| c.shift.estimate),
+                ci_low_ms: ch.map(|c| c.shift.low),
+                ci_high_ms: ch.map(|c| c.shift.high),
+                ci_confidence: ch.map(|c| c.shift.confidence),
+                significant: ch.map(|c| c.significant),
+                not_compared: e.not_compared.as_deref(),
+                outliers_excluded: cmp.outliers_excluded,
+            })
+            .expect("a comparison row always serializes");
+        }
+    }
+    String::from_utf8(w.into_inner().expect("writing to memory cannot fail")).expect("csv is UTF-8")
+}
+
+fn json(cmp: &Comparison) -> String {
+    serde_json::to_string_pretty(cmp).expect("a comparison always serializes") + "\n"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analyze::compare::{Options, compare};
+    use crate::fixtures::{FakeCell, file, host, rounds};
+    use crate::matrix::Gc;
+    use crate::store::Results;
+
+    /// A baseline kernel and a patched one about 25% faster at pretouch, one slow
+    /// launch in the patched G1 cell.
+    pub(crate) fn sample() -> Comparison {
+        let base_g1 = rounds(48.0, 430.0, false);
+        let base_par = rounds(50.0, 445.0, false);
+        let new_g1 = rounds(48.5, 330.0, true);
+        let new_par = rounds(50.5, 446.0, false);
+        fn cells<'a>(g1: &'a [(f64, f64)], par: &'a [(f64, f64)]) -> Vec<FakeCell<'a>> {
+            vec![
+                FakeCell {
+                    gc: Gc::G1,
+                    heap: "1g",
+                    rounds: g1,
+                },
+                FakeCell {
+                    gc: Gc::Parallel,
+                    heap: "1g",
+                    rounds: par,
+                },
+            ]
+        }
+        let results = Results {
+            files: vec![
+                file(
+                    "6.18.0-base",
+                    "2026-11-30T07:00:00Z",
+                    host("vm"),
+                    &cells(&base_g1, &base_par),
+                ),
+                file(
+                    "6.18.0-vma-refcount",
+                    "2026-11-30T08:00:00Z",
+                    host("vm"),
+                    &cells(&new_g1, &new_par),
+                ),
+            ],
+            warnings: Vec::new(),
+            ..Default::default()
+        };
+        compare(&crate::analyze::build(&results), &Options::default()).unwrap()
+    }
+
+    #[test]
+    fn text() {
+        let out = render(&sample(), Format::Text);
+        assert!(table::width(&out) <= table::WIDTH, "{out}");
+        insta::assert_snapshot!(out, @"
+        pretouch cost in ms, per label; change against A (baseline)
+        A  6.18.0-base (baseline): 2026-11-30 07:00 UTC
+        B  6.18.0-vma-refcount: 2026-11-30 08:00 UTC
+        host vm (AMD EPYC 9B14), kernel 6.18.0
+        jdk 17.0.15+6, variant default
+
+        gc        heap    A    B    B-A        %
+        g1        1g    383  284  -99.1  -25.9%*
+        parallel  1g    396  396   +0.5    +0.1%
+
+        gc        heap     rounds  min-max   IQR  out   shift         95% CI
+        g1        1g    A      10  374-393  10.0    0
+                        B      10  276-937   8.6    1  -98.9*  -105 .. -92.1
+        parallel  1g    A      10  387-407  10.4    0
+                        B      10  388-407  10.4    0    +0.5   -5.4 .. +6.5
+
+        cost = median(with) - median(without) pretouch, ms from exec to main().
+        Negative change = less startup time. * = the 95% interval of the shift
+        excludes 0: shift = Hodges-Lehmann estimate of the per-round costs'
+        difference to the baseline, interval from the Mann-Whitney test (R:
+        wilcox.test(x, y, conf.int = TRUE)). rounds, min-max, IQR: per-round
+        costs (with - without, back to back in one round). out = launches
+        flagged as outliers (modified z-score above 3.5).
+        warning: 1 launch(es) lie far from their cell's median (column out:
+          modified z-score above 3.5); they are kept in every figure.
+          --exclude-outliers leaves them out.
+        ");
+    }
+
+    #[test]
+    fn markdown() {
+        insta::assert_snapshot!(render(&sample(), Format::Markdown), @"
+        | jdk | gc | heap | variant | 6.18.0-base | 6.18.0-vma-refcount | vs 6.18.0-base (ms) | % | 95% CI of shift (ms) |
+        |---|---|---|---|---:|---:|---:|---:|---:|
+        | 17.0.15+6 | g1 | 1g | default | 383 (374-393; IQR 10.0; 0 out) | 284 (276-937; IQR 8.6; 1 out) | -99.1 | -25.9%* | -105 .. -92.1 |
+        | 17.0.15+6 | parallel | 1g | default | 396 (387-407; IQR 10.4; 0 out) | 396 (388-407; IQR 10.4; 0 out) | +0.5 | +0.1% | -5.4 .. +6.5 |
+
+        Cost in ms: median(with) - median(without) pretouch, exec to `main()`; in brackets the min-max and IQR of the per-round costs and the launches flagged as outliers. Negative change = less startup time; `*` = the 95% interval of the Hodges-Lehmann shift (Mann-Whitney) excludes 0.
+
+        - `6.18.0-base` (baseline): host vm, AMD EPYC 9B14, kernel 6.18.0, oldest run 2026-11-30T07:00:00Z
+        - `6.18.0-vma-refcount`: host vm, AMD EPYC 9B14, kernel 6.18.0, oldest run 2026-11-30T08:00:00Z
+
+        > warning: 1 launch(es) lie far from their cell's median (column out: modified z-score above 3.5); they are kept in every figure. --exclude-outliers leaves them out.
+        ");
+    }
+
+    #[test]
+    fn csv() {
+        insta::assert_snapshot!(render(&sample(), Format::Csv), @"
+        jdk,gc,heap,variant,label,baseline,pretouch_ms,rounds,cost_min_ms,cost_q1_ms,cost_q3_ms,cost_max_ms,outliers,failed,change_ms,change_percent,shift_ms,ci_low_ms,ci_high_ms,ci_confidence,significant,not_compared,outliers_excluded
+        17.0.15+6-Debian-1deb12u1,g1,1g,default,6.18.0-base,true,382.95,10,374.4,378.0416666666667,388.01666666666665,393.4,0,0,,,,,,,,,false
+        17.0.15+6-Debian-1deb12u1,g1,1g,default,6.18.0-vma-refcount,false,283.85,10,275.9,279.98333333333335,288.6166666666667,937.3,1,0,-99.09999999999997,-25.878051965008478,-98.85000000000002,-105.19999999999999,-92.10000000000002,0.9567429474550218,true,,false
+        17.0.15+6-Debian-1deb12u1,parallel,1g,default,6.18.0-base,true,395.9875,10,387.1,390.8854166666667,401.25416666666666,406.85,0,0,,,,,,,,,false
+        17.0.15+6-Debian-1deb12u1,parallel,1g,default,6.18.0-vma-refcount,false,396.49,10,387.58,391.375,401.77,407.38,0,0,0.5024999999999977,0.1268979450108899,0.5024999999999977,-5.444999999999993,6.454999999999984,0.9567429474550218,false,,false
+        ");
+    }
+
+    #[test]
+    fn json() {
+        insta::assert_snapshot!(render(&sample(), Format::Json), @r#"
+        {
+          "columns": [
+            {
+              "letter": "A",
+              "baseline": true,
+              "label": "6.18.0-base",
+              "hostname": "vm",
+              "cpu_model": "AMD EPYC 9B14",
+              "kernel_release": "6.18.0",
+              "oldest_run": "2026-11-30T07:00:00Z",
+              "files": 1,
+              "matrices": 1
+            },
+            {
+              "letter": "B",
+              "baseline": false,
+              "label": "6.18.0-vma-refcount",
+              "hostname": "vm",
+              "cpu_model": "AMD EPYC 9B14",
+              "kernel_release": "6.18.0",
+              "oldest_run": "2026-11-30T08:00:00Z",
+              "files": 1,
+              "matrices": 1
+            }
+          ],
+          "baseline": "6.18.0-base",
+          "confidence": 0.95,
+          "outliers_excluded": false,
+          "rows": [
+            {
+              "jdk": "17.0.15+6-Debian-1deb12u1",
+              "gc": "g1",
+              "heap": "1g",
+              "variant": "default",
+              "entries": [
+                {
+                  "label": "6.18.0-base",
+                  "cell": {
+                    "label": "6.18.0-base",
+                    "jdk": "17.0.15+6-Debian-1deb12u1",
+                    "gc": "g1",
+                    "heap": "1g",
+                    "variant": "default",
+                    "runs": 20,
+                    "runs_on": 10,
+                    "runs_off": 10,
+                    "failed": 0,
+                    "median_on_ms": 431.075,
+                    "min_on_ms": 421.4,
+                    "max_on_ms": 442.9,
+                    "median_off_ms": 48.125,
+                    "min_off_ms": 47.0,
+                    "max_off_ms": 49.5,
+                    "pretouch_ms": 382.95,
+                    "first_failure": null,
+                    "gc_threads": "auto",
+                    "cpus": "all",
+                    "app": null,
+                    "exec_to_agent_off_ms": null,
+                    "exec_to_agent_on_ms": null,
+                    "agent_to_init_off_ms": null,
+                    "agent_to_init_on_ms": null,
+                    "init_to_main_off_ms": null,
+                    "init_to_main_on_ms": null,
+                    "pretouch_faults": null,
+                    "expected_faults": 262144,
+                    "fault_rate_per_s": null,
+                    "ceiling_per_s": null,
+                    "ceiling_pct": null,
+                    "jvm_pretouch_ms": null,
+                    "jvm_genesis_growth_ms": null,
+                    "untouched": 0,
+                    "untouched_reason": null,
+                    "untouched_launches": "",
+                    "rounds": 10,
+                    "cost_min_ms": 374.4,
+                    "cost_q1_ms": 378.0416666666667,
+                    "cost_q3_ms": 388.01666666666665,
+                    "cost_max_ms": 393.4,
+                    "outliers": 0
+                  },
+                  "change": null,
+                  "not_compared": null
+                },
+                {
+                  "label": "6.18.0-vma-refcount",
+                  "cell": {
+                    "label": "6.18.0-vma-refcount",
+                    "jdk": "17.0.15+6-Debian-1deb12u1",
+                    "gc": "g1",
+                    "heap": "1g",
+                    "variant": "default",
+                    "runs": 20,
+                    "runs_on": 10,
+                    "runs_off": 10,
+                    "failed": 0,
+                    "median_on_ms": 332.475,
+                    "min_on_ms": 323.4,
+                    "max_on_ms": 985.05,
+                    "median_off_ms": 48.625,
+                    "min_off_ms": 47.5,
+                    "max_off_ms": 50.0,
+                    "pretouch_ms": 283.85,
+                    "first_failure": null,
+                    "gc_threads": "auto",
+                    "cpus": "all",
+                    "app": null,
+                    "exec_to_agent_off_ms": null,
+                    "exec_to_agent_on_ms": null,
+                    "agent_to_init_off_ms": null,
+                    "agent_to_init_on_ms": null,
+                    "init_to_main_off_ms": null,
+                    "init_to_main_on_ms": null,
+                    "pretouch_faults": null,
+                    "expected_faults": 262144,
+                    "fault_rate_per_s": null,
+                    "ceiling_per_s": null,
+                    "ceiling_pct": null,
+                    "jvm_pretouch_ms": null,
+                    "jvm_genesis_growth_ms": null,
+                    "untouched": 0,
+                    "untouched_reason": null,
+                    "untouched_launches": "",
+                    "rounds": 10,
+                    "cost_min_ms": 275.9,
+                    "cost_q1_ms": 279.98333333333335,
+                    "cost_q3_ms": 288.6166666666667,
+                    "cost_max_ms": 937.3,
+                    "outliers": 1
+                  },
+                  "change": {
+                    "ms": -99.09999999999997,
+                    "percent": -25.878051965008478,
+                    "shift": {
+                      "estimate": -98.85000000000002,
+                      "low": -105.19999999999999,
+                      "high": -92.10000000000002,
+                      "confidence": 0.9567429474550218
+                    },
+                    "significant": true
+                  },
+                  "not_compared": null
+                }
+              ]
+            },
+            {
+              "jdk": "17.0.15+6-Debian-1deb12u1",
+              "gc": "parallel",
+              "heap": "1g",
+              "variant": "default",
+              "entries": [
+                {
+                  "label": "6.18.0-base",
+                  "cell": {
+                    "label": "6.18.0-base",
+                    "jdk": "17.0.15+6-Debian-1deb12u1",
+                    "gc": "parallel",
+                    "heap": "1g",
+                    "variant": "default",
+                    "runs": 20,
+                    "runs_on": 10,
+                    "runs_off": 10,
+                    "failed": 0,
+                    "median_on_ms": 446.1125,
+                    "min_on_ms": 436.1,
+                    "max_on_ms": 458.35,
+                    "median_off_ms": 50.125,
+                    "min_off_ms": 49.0,
+                    "max_off_ms": 51.5,
+                    "pretouch_ms": 395.9875,
+                    "first_failure": null,
+                    "gc_threads": "auto",
+                    "cpus": "all",
+                    "app": null,
+                    "exec_to_agent_off_ms": null,
+                    "exec_to_agent_on_ms": null,
+                    "agent_to_init_off_ms": null,
+                    "agent_to_init_on_ms": null,
+                    "init_to_main_off_ms": null,
+                    "init_to_main_on_ms": null,
+                    "pretouch_faults": null,
+                    "expected_faults": 262144,
+                    "fault_rate_per_s": null,
+                    "ceiling_per_s": null,
+                    "ceiling_pct": null,
+                    "jvm_pretouch_ms": null,
+                    "jvm_genesis_growth_ms": null,
+                    "untouched": 0,
+                    "untouched_reason": null,
+                    "untouched_launches": "",
+                    "rounds": 10,
+                    "cost_min_ms": 387.1,
+                    "cost_q1_ms": 390.8854166666667,
+                    "cost_q3_ms": 401.25416666666666,
+                    "cost_max_ms": 406.85,
+                    "outliers": 0
+                  },
+                  "change": null,
+                  "not_compared": null
+                },
+                {
+                  "label": "6.18.0-vma-refcount",
+                  "cell": {
+                    "label": "6.18.0-vma-refcount",
+                    "jdk": "17.0.15+6-Debian-1deb12u1",
+                    "gc": "parallel",
+                    "heap": "1g",
+                    "variant": "default",
+                    "runs": 20,
+                    "runs_on": 10,
+                    "runs_off": 10,
+                    "failed": 0,
+                    "median_on_ms": 447.115,
+                    "min_on_ms": 437.08,
+                    "max_on_ms": 459.38,
+                    "median_off_ms": 50.625,
+                    "min_off_ms": 49.5,
+                    "max_off_ms": 52.0,
+                    "pretouch_ms": 396.49,
+                    "first_failure": null,
+                    "gc_threads": "auto",
+                    "cpus": "all",
+                    "app": null,
+                    "exec_to_agent_off_ms": null,
+                    "exec_to_agent_on_ms": null,
+                    "agent_to_init_off_ms": null,
+                    "agent_to_init_on_ms": null,
+                    "init_to_main_off_ms": null,
+                    "init_to_main_on_ms": null,
+                    "pretouch_faults": null,
+                    "expected_faults": 262144,
+                    "fault_rate_per_s": null,
+                    "ceiling_per_s": null,
+                    "ceiling_pct": null,
+                    "jvm_pretouch_ms": null,
+                    "jvm_genesis_growth_ms": null,
+                    "untouched": 0,
+                    "untouched_reason": null,
+                    "untouched_launches": "",
+                    "rounds": 10,
+                    "cost_min_ms": 387.58,
+                    "cost_q1_ms": 391.375,
+                    "cost_q3_ms": 401.77,
+                    "cost_max_ms": 407.38,
+                    "outliers": 0
+                  },
+                  "change": {
+                    "ms": 0.5024999999999977,
+                    "percent": 0.1268979450108899,
+                    "shift": {
+                      "estimate": 0.5024999999999977,
+                      "low": -5.444999999999993,
+                      "high": 6.454999999999984,
+                      "confidence": 0.9567429474550218
+                    },
+                    "significant": false
+                  },
+                  "not_compared": null
+                }
+              ]
+            }
+          ],
+          "warnings": [],
+          "run_to_run": [],
+          "env_differences": []
+        }
+        "#);
+    }
+}

@@ -1,0 +1,430 @@
+//! Stage 6, the explaining half: the tables that say where each cell's pretouch cost
+//! went (faults, their rate against the ceiling, the JVM's own pretouch time, whether the
+//! heap was touched) and, with `--phases`, the startup phases. Text and Markdown; CSV and
+//! JSON carry the same numbers as columns of the main rows. Computes nothing.
+
+use std::fmt::Write as _;
+
+use crate::analyze::explain::PHASE_NAMES;
+use crate::analyze::report::{CellReport, Report};
+use crate::machine::jdk::short_jdk;
+use crate::render::common::cell_name;
+use crate::render::table::{self, name, num};
+
+fn ms(x: Option<f64>) -> String {
+    x.map_or_else(|| "-".to_owned(), |v| format!("{v:.1}"))
+}
+
+fn count(x: Option<f64>) -> String {
+    match x {
+        None => "-".to_owned(),
+        Some(v) if v.abs() >= 1e6 => format!("{:.2}M", v / 1e6),
+        Some(v) if v.abs() >= 1e3 => format!("{:.1}k", v / 1e3),
+        Some(v) => format!("{v:.0}"),
+    }
+}
+
+fn touched(c: &CellReport) -> String {
+    if c.runs_on == 0 {
+        "-".to_owned()
+    } else if c.untouched == 0 {
+        "yes".to_owned()
+    } else {
+        format!("NO ({} of {})", c.untouched, c.runs_on)
+    }
+}
+
+const EXPLAIN_HEADERS: [&str; 13] = [
+    "jdk",
+    "gc",
+    "heap",
+    "variant",
+    "grew most",
+    "init +ms",
+    "jvm pretouch",
+    "genesis +ms",
+    "faults +",
+    "expected",
+    "faults/s",
+    "% ceiling",
+    "touched",
+];
+
+fn explain_row(c: &CellReport) -> [String; 13] {
+    [
+        short_jdk(&c.jdk).to_owned(),
+        c.gc.clone(),
+        c.heap.clone(),
+        c.variant_text(),
+        c.explain.grew_most().unwrap_or("-").to_owned(),
+        ms(c.explain.init_growth_ms()),
+        ms(c.jvm_pretouch_ms),
+        ms(c.jvm_genesis_growth_ms),
+        count(c.pretouch_faults),
+        count(Some(c.expected_faults as f64)),
+        count(c.fault_rate_per_s),
+        c.ceiling_pct
+            .map_or_else(|| "-".to_owned(), |p| format!("{p:.0}%")),
+        touched(c),
+    ]
+}
+
+const PHASE_HEADERS: [&str; 7] = [
+    "jdk",
+    "gc",
+    "heap",
+    "variant",
+    PHASE_NAMES[0],
+    PHASE_NAMES[1],
+    PHASE_NAMES[2],
+];
+
+fn phase(off: Option<f64>, on: Option<f64>) -> String {
+    match (off, on) {
+        (Some(a), Some(b)) => format!("{a:.1} -> {b:.1} ({:+.1})", b - a),
+        _ => format!("{} -> {}", ms(off), ms(on)),
+    }
+}
+
+fn phase_row(c: &CellReport) -> [String; 7] {
+    let x = &c.explain;
+    [
+        short_jdk(&c.jdk).to_owned(),
+        c.gc.clone(),
+        c.heap.clone(),
+        c.variant_text(),
+        phase(x.phases_off_ms[0], x.phases_on_ms[0]),
+        phase(x.phases_off_ms[1], x.phases_on_ms[1]),
+        phase(x.phases_off_ms[2], x.phases_on_ms[2]),
+    ]
+}
+
+fn labels(report: &Report) -> impl Iterator<Item = (&str, Vec<&CellReport>)> {
+    report.labels.iter().map(|l| {
+        (
+            l.as_str(),
+            report.cells.iter().filter(|c| c.label == *l).collect(),
+        )
+    })
+}
+
+const LEGEND: &str = "\
+grew most = the startup phase whose median grew most with pretouch;
+init +ms = agent load->VM init with minus without pretouch (where pretouch lands);
+jvm ms (jvm pretouch) = the JVM log's pretouch time (each `PreTouch` line to the next
+line), gen. +ms (genesis +ms) = its Genesis time with minus without; faults + = median
+minor faults of a launch with minus without; expected = heap / 4 KiB; faults/s =
+faults + / init +; %ceil (% ceiling) = of this label's `pretouch calibrate`; touched =
+RSS grew by the heap.
+";
+
+fn notes(report: &Report, prefix: &str) -> String {
+    let mut out = String::new();
+    for c in report.cells.iter().filter(|c| c.untouched > 0) {
+        let _ = writeln!(
+            out,
+            "{prefix}warning: {}: PRETOUCH DID NOT HAPPEN in {} of {} launches ({}); first: {}",
+            cell_name(c),
+            c.untouched,
+            c.runs_on,
+            c.untouched_launches,
+            c.untouched_reason.as_deref().unwrap_or("")
+        );
+    }
+    for c in report
+        .cells
+        .iter()
+        .filter(|c| c.explain.jvm_log_missing > 0)
+    {
+        let _ = writeln!(
+            out,
+            "{prefix}note: {}: {} JVM log(s) without a pretouch line (this JDK or GC logs none)",
+            cell_name(c),
+            c.explain.jvm_log_missing
+        );
+    }
+    for c in report
+        .cells
+        .iter()
+        .filter(|c| c.explain.jvm_log_warnings > 0)
+    {
+        let _ = writeln!(
+            out,
+            "{prefix}warning: {}: {} JVM log(s) not fully understood, first: {}",
+            cell_name(c),
+            c.explain.jvm_log_warnings,
+            c.explain.first_jvm_log_warning.as_deref().unwrap_or("")
+        );
+    }
+    let uncalibrated: Vec<&str> = report
+        .labels
+        .iter()
+        .filter(|l| {
+            report
+                .cells
+                .iter()
+                .any(|c| c.label == **l && c.ceiling_per_s.is_none())
+        })
+        .map(String::as_str)
+        .collect();
+    if !uncalibrated.is_empty() {
+        let _ = writeln!(
+            out,
+            "{prefix}note: no `pretouch calibrate` results for {}: no % ceiling",
+            uncalibrated.join(", ")
+        );
+    }
+    for d in &report.env_differences {
+        let _ = writeln!(out, "{prefix}environment: {d}");
+    }
+    out
+}
+
+/// The explaining tables for the terminal and email; the phases table with `phases`.
+/// Like every text report, at most [`table::WIDTH`] columns: the explaining columns are
+/// split into a time table and a faults table, and a row whose cell name and values do
+/// not fit on one line puts the name on a line of its own.
+pub fn text(report: &Report, phases: bool) -> String {
+    let key = [name("jdk"), name("gc"), name("heap"), name("variant")];
+    let keyed = |cells: &[&CellReport], values: &dyn Fn(&CellReport) -> Vec<String>| {
+        cells
+            .iter()
+            .map(|c| (explain_row(c)[..4].to_vec(), values(c)))
+            .collect::<Vec<_>>()
+    };
+    let mut out = String::new();
+    for (label, cells) in labels(report) {
+        out += "\n";
+        out += &table::wrap(&format!("pretouch explained, label: {label}"), 2);
+        let time = [
+            num("grew most"),
+            num("init +ms"),
+            num("jvm ms"),
+            num("gen. +ms"),
+        ];
+        out += &table::render_keyed(
+            &key,
+            &time,
+            &keyed(&cells, &|c| explain_row(c)[4..8].to_vec()),
+        );
+        out += "\n";
+        let faults = [
+            num("faults +"),
+            num("expected"),
+            num("faults/s"),
+            num("%ceil"),
+            num("touched"),
+        ];
+        out += &table::render_keyed(
+            &key,
+            &faults,
+            &keyed(&cells, &|c| explain_row(c)[8..].to_vec()),
+        );
+        if phases {
+            out += "\n";
+            out += &table::wrap(
+                &format!("phases, label: {label} (ms, median without -> with pretouch)"),
+                2,
+            );
+            let cols = PHASE_NAMES.map(num);
+            out +=
+                &table::render_keyed(&key, &cols, &keyed(&cells, &|c| phase_row(c)[4..].to_vec()));
+        }
+    }
+    out.push('\n');
+    out += &table::wrap(LEGEND.replace('\n', " ").trim_end(), 0);
+    for note in notes(report, "").lines() {
+        out += &table::wrap(note, 2);
+    }
+    out
+}
+
+/// The same as Markdown tables.
+pub fn markdown(report: &Report, phases: bool) -> String {
+    let mut out = String::new();
+    let md = |out: &mut String, headers: &[&str], rows: Vec<Vec<String>>| {
+        let _ = writeln!(out, "| {} |", headers.join(" | "));
+        let align: Vec<&str> = (0..headers.len())
+            .map(|i| if i >= 4 { "---:" } else { "---" })
+            .collect();
+        let _ = writeln!(out, "|{}|", align.join("|"));
+        for r in rows {
+            let _ = writeln!(out, "| {} |", r.join(" | "));
+        }
+    };
+    for (label, cells) in labels(report) {
+        let _ = writeln!(out, "\n#### {label}: pretouch explained\n");
+        md(
+            &mut out,
+            &EXPLAIN_HEADERS,
+            cells.iter().map(|c| explain_row(c).to_vec()).collect(),
+        );
+        if phases {
+            let _ = writeln!(
+                out,
+                "\n#### {label}: phases (ms, median without -> with pretouch)\n"
+            );
+            md(
+                &mut out,
+                &PHASE_HEADERS,
+                cells.iter().map(|c| phase_row(c).to_vec()).collect(),
+            );
+        }
+    }
+    out.push('\n');
+    out += LEGEND.replace('\n', " ").trim_end();
+    out.push('\n');
+    for line in notes(report, "").lines() {
+        let _ = writeln!(out, "\n> {line}");
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analyze::explain::CellExplain;
+
+    fn sample() -> Report {
+        let explain = CellExplain {
+            phases_off_ms: [Some(9.5), Some(58.2), Some(2.0)],
+            phases_on_ms: [Some(7.9), Some(455.7), Some(3.3)],
+            pretouch_faults: Some(262_900.0),
+            expected_faults: 262_144,
+            fault_rate_per_s: Some(661_385.0),
+            jvm_pretouch_ms: Some(405.1),
+            jvm_genesis_growth_ms: Some(395.9),
+            ..CellExplain::default()
+        };
+        let g1 = CellReport {
+            label: "6.18.0-base".into(),
+            jdk: "25.0.3+9-LTS".into(),
+            gc: "g1".into(),
+            heap: "1g".into(),
+            variant: "default".into(),
+            // As every real report has them: the axes at their defaults.
+            gc_threads: crate::matrix::GC_THREADS_AUTO.into(),
+            cpus: crate::matrix::cpuset::ALL.into(),
+            runs_on: 10,
+            runs_off: 10,
+            pretouch_faults: explain.pretouch_faults,
+            expected_faults: explain.expected_faults,
+            fault_rate_per_s: explain.fault_rate_per_s,
+            ceiling_per_s: Some(1_210_000.0),
+            ceiling_pct: Some(54.66),
+            jvm_pretouch_ms: explain.jvm_pretouch_ms,
+            jvm_genesis_growth_ms: explain.jvm_genesis_growth_ms,
+            explain: explain.clone(),
+            ..CellReport::default()
+        };
+        let parallel = CellReport {
+            gc: "parallel".into(),
+            variant: "thp".into(),
+            untouched: 3,
+            untouched_launches: "quick-20261130T071303Z.jsonl#4 quick-20261130T071303Z.jsonl#9 quick-20261130T071303Z.jsonl#17".into(),
+            untouched_reason: Some("RSS grew 542 MiB during VM creation (512 MiB beyond a launch without pretouch), expected about the heap, 1 GiB".into()),
+            pretouch_faults: Some(140_000.0),
+            jvm_pretouch_ms: None,
+            explain: CellExplain {
+                jvm_log_missing: 10,
+                jvm_log_warnings: 1,
+                first_jvm_log_warning: Some("unrecognised Genesis line: \"[9ns] Genesis, soon\"".into()),
+                ..explain
+            },
+            ..g1.clone()
+        };
+        Report {
+            cells: vec![g1, parallel],
+            labels: vec!["6.18.0-base".into()],
+            warnings: vec![],
+            stops: vec![],
+            env_differences: vec![
+                "thp_enabled differs: 6.18.0-base=madvise, 6.18.0-patched=always".into(),
+            ],
+            outliers_excluded: false,
+            label_info: vec![],
+            run_to_run: vec![],
+        }
+    }
+
+    /// Cells that differ only in an axis (gc_threads, cpus, app) must not look alike.
+    #[test]
+    fn rows_and_notes_name_the_axes() {
+        let mut report = sample();
+        report.cells[1].gc_threads = "1".into();
+        report.cells[1].cpus = "0".into();
+        let out = text(&report, true).replace("\n  ", " ");
+        assert!(out.contains("parallel 1g thp gc_threads=1 cpus=0"), "{out}");
+        assert!(
+            out.contains("warning: 6.18.0-base 25.0.3+9 parallel 1g thp gc_threads=1 cpus=0: PRETOUCH DID NOT HAPPEN"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn text_with_phases() {
+        insta::assert_snapshot!(text(&sample(), true), @r#"
+
+        pretouch explained, label: 6.18.0-base
+        jdk      gc       heap variant   grew most init +ms jvm ms gen. +ms
+        25.0.3+9 g1       1g   default agent->init    397.5  405.1    395.9
+        25.0.3+9 parallel 1g   thp     agent->init    397.5      -    395.9
+
+          faults +  expected  faults/s  %ceil       touched
+        25.0.3+9 g1 1g default
+            262.9k    262.1k    661.4k    55%           yes
+        25.0.3+9 parallel 1g thp
+            140.0k    262.1k    661.4k    55%  NO (3 of 10)
+
+        phases, label: 6.18.0-base (ms, median without -> with pretouch)
+                exec->agent             agent->init         init->main
+        25.0.3+9 g1 1g default
+          9.5 -> 7.9 (-1.6)  58.2 -> 455.7 (+397.5)  2.0 -> 3.3 (+1.3)
+        25.0.3+9 parallel 1g thp
+          9.5 -> 7.9 (-1.6)  58.2 -> 455.7 (+397.5)  2.0 -> 3.3 (+1.3)
+
+        grew most = the startup phase whose median grew most with pretouch; init
+        +ms = agent load->VM init with minus without pretouch (where pretouch
+        lands); jvm ms (jvm pretouch) = the JVM log's pretouch time (each
+        `PreTouch` line to the next line), gen. +ms (genesis +ms) = its Genesis
+        time with minus without; faults + = median minor faults of a launch with
+        minus without; expected = heap / 4 KiB; faults/s = faults + / init +;
+        %ceil (% ceiling) = of this label's `pretouch calibrate`; touched = RSS
+        grew by the heap.
+        warning: 6.18.0-base 25.0.3+9 parallel 1g thp: PRETOUCH DID NOT HAPPEN
+          in 3 of 10 launches (quick-20261130T071303Z.jsonl#4
+          quick-20261130T071303Z.jsonl#9 quick-20261130T071303Z.jsonl#17);
+          first: RSS grew 542 MiB during VM creation (512 MiB beyond a launch
+          without pretouch), expected about the heap, 1 GiB
+        note: 6.18.0-base 25.0.3+9 parallel 1g thp: 10 JVM log(s) without a
+          pretouch line (this JDK or GC logs none)
+        warning: 6.18.0-base 25.0.3+9 parallel 1g thp: 1 JVM log(s) not fully
+          understood, first: unrecognised Genesis line: "[9ns] Genesis, soon"
+        environment: thp_enabled differs: 6.18.0-base=madvise,
+          6.18.0-patched=always
+        "#);
+    }
+
+    #[test]
+    fn markdown_without_phases() {
+        insta::assert_snapshot!(markdown(&sample(), false), @r#"
+
+        #### 6.18.0-base: pretouch explained
+
+        | jdk | gc | heap | variant | grew most | init +ms | jvm pretouch | genesis +ms | faults + | expected | faults/s | % ceiling | touched |
+        |---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|
+        | 25.0.3+9 | g1 | 1g | default | agent->init | 397.5 | 405.1 | 395.9 | 262.9k | 262.1k | 661.4k | 55% | yes |
+        | 25.0.3+9 | parallel | 1g | thp | agent->init | 397.5 | - | 395.9 | 140.0k | 262.1k | 661.4k | 55% | NO (3 of 10) |
+
+        grew most = the startup phase whose median grew most with pretouch; init +ms = agent load->VM init with minus without pretouch (where pretouch lands); jvm ms (jvm pretouch) = the JVM log's pretouch time (each `PreTouch` line to the next line), gen. +ms (genesis +ms) = its Genesis time with minus without; faults + = median minor faults of a launch with minus without; expected = heap / 4 KiB; faults/s = faults + / init +; %ceil (% ceiling) = of this label's `pretouch calibrate`; touched = RSS grew by the heap.
+
+        > warning: 6.18.0-base 25.0.3+9 parallel 1g thp: PRETOUCH DID NOT HAPPEN in 3 of 10 launches (quick-20261130T071303Z.jsonl#4 quick-20261130T071303Z.jsonl#9 quick-20261130T071303Z.jsonl#17); first: RSS grew 542 MiB during VM creation (512 MiB beyond a launch without pretouch), expected about the heap, 1 GiB
+
+        > note: 6.18.0-base 25.0.3+9 parallel 1g thp: 10 JVM log(s) without a pretouch line (this JDK or GC logs none)
+
+        > warning: 6.18.0-base 25.0.3+9 parallel 1g thp: 1 JVM log(s) not fully understood, first: unrecognised Genesis line: "[9ns] Genesis, soon"
+
+        > environment: thp_enabled differs: 6.18.0-base=madvise, 6.18.0-patched=always
+        "#);
+    }
+}

@@ -1,0 +1,215 @@
+//! Stage 6c: the comparison drawn as an SVG file (plotters, SVG backend only). One panel
+//! per cell; in each, one column per label: every round's pretouch cost as a point
+//! (with - without, launched back to back), over a box from the lower to the upper
+//! quartile with the median marked and whiskers to the min and max. Rounds with an
+//! outlier launch are drawn in red. Computes nothing the report does not.
+
+use std::path::Path;
+
+use plotters::prelude::*;
+
+use crate::analyze::compare::{Comparison, Row};
+use crate::machine::jdk::short_jdk;
+use crate::stats::median;
+
+#[derive(Debug, thiserror::Error)]
+#[error("cannot draw the plot: {0}")]
+pub struct PlotError(String);
+
+fn err(e: impl std::fmt::Display) -> PlotError {
+    PlotError(e.to_string())
+}
+
+const PANEL: (u32, u32) = (480, 340);
+const PER_LINE: usize = 2;
+
+pub fn draw(cmp: &Comparison, path: &Path) -> Result<(), PlotError> {
+    let panels = cmp.rows.len().max(1);
+    let across = panels.min(PER_LINE);
+    let down = panels.div_ceil(across);
+    // The columns are named by their letters, as in the text report; the legend says
+    // which label each letter stands for, a few to a line.
+    let legend: Vec<String> = cmp
+        .columns
+        .iter()
+        .map(|c| format!("{} = {}", c.letter, c.info.label))
+        .collect::<Vec<_>>()
+        .chunks(4)
+        .map(|chunk| chunk.join(",  "))
+        .collect();
+    let header = 60 + 22 * legend.len() as u32;
+    // Wide enough for the two title lines even with one panel.
+    let size = (
+        (PANEL.0 * across as u32).max(960),
+        PANEL.1 * down as u32 + header,
+    );
+    let root = SVGBackend::new(path, size).into_drawing_area();
+    root.fill(&WHITE).map_err(err)?;
+    let (top, body) = root.split_vertically(header);
+    let title = format!(
+        "Per-round pretouch cost (with - without), ms: points = rounds, box = quartiles and median, whiskers = min-max. Above: cost (median with - median without), change vs {}{}",
+        cmp.baseline,
+        if cmp.outliers_excluded {
+            ". Outliers excluded (--exclude-outliers)."
+        } else {
+            ". Red: a round with an outlier launch."
+        }
+    );
+    // Two lines: the SVG backend does not wrap text.
+    let (first, second) = title.split_at(title.find(" Above:").unwrap_or(title.len()));
+    let lines = [first, second.trim_start()]
+        .into_iter()
+        .map(str::to_owned)
+        .chain(legend);
+    for (i, line) in lines.enumerate() {
+        top.draw(&Text::new(
+            line,
+            (10, 10 + 22 * i as i32),
+            ("sans-serif", 14),
+        ))
+        .map_err(err)?;
+    }
+    let areas = body.split_evenly((down, across));
+    for (row, area) in cmp.rows.iter().zip(areas) {
+        panel(cmp, row, &area)?;
+    }
+    root.present().map_err(err)?;
+    Ok(())
+}
+
+fn panel<DB: DrawingBackend>(
+    cmp: &Comparison,
+    row: &Row,
+    area: &DrawingArea<DB, plotters::coord::Shift>,
+) -> Result<(), PlotError>
+where
+    DB::ErrorType: 'static,
+{
+    let all: Vec<f64> = row
+        .entries
+        .iter()
+        .flatten()
+        .flat_map(|e| e.cell.costs.iter().map(|c| c.ms))
+        .collect();
+    let (lo, hi) = all
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+            (lo.min(*v), hi.max(*v))
+        });
+    let (lo, hi) = if lo.is_finite() { (lo, hi) } else { (0.0, 1.0) };
+    let pad = ((hi - lo) * 0.12).max(1.0);
+    let k = cmp.columns.len();
+    let names: Vec<String> = cmp
+        .columns
+        .iter()
+        .map(|c| {
+            if c.baseline {
+                format!("{} (base)", c.letter)
+            } else {
+                c.letter.clone()
+            }
+        })
+        .collect();
+    let caption = format!(
+        "{} {} {} {}",
+        short_jdk(&row.jdk),
+        row.gc,
+        row.heap,
+        row.variant
+    );
+    let mut chart = ChartBuilder::on(area)
+        .caption(caption, ("sans-serif", 15))
+        .margin(8)
+        .x_label_area_size(28)
+        .y_label_area_size(52)
+        .build_cartesian_2d(-0.5f64..(k as f64 - 0.5), (lo - pad)..(hi + pad))
+        .map_err(err)?;
+    let label_of = |x: &f64| {
+        let i = x.round();
+        if (x - i).abs() < 1e-6 && i >= 0.0 && (i as usize) < names.len() {
+            names[i as usize].clone()
+        } else {
+            String::new()
+        }
+    };
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .x_labels(k.max(2) * 2 + 1)
+        .x_label_formatter(&label_of)
+        .y_desc("ms")
+        .y_label_formatter(&|v| format!("{v:.0}"))
+        .light_line_style(WHITE)
+        .draw()
+        .map_err(err)?;
+    for (i, entry) in row.entries.iter().enumerate() {
+        let Some(e) = entry else { continue };
+        let x = i as f64;
+        let c = &e.cell;
+        let values: Vec<f64> = c.costs.iter().map(|r| r.ms).collect();
+        if let (Some(q1), Some(q3), Some(min), Some(max), Some(med)) = (
+            c.cost_q1_ms,
+            c.cost_q3_ms,
+            c.cost_min_ms,
+            c.cost_max_ms,
+            median(&values),
+        ) {
+            let grey = RGBColor(120, 120, 120);
+            chart
+                .draw_series([
+                    Rectangle::new(
+                        [(x - 0.25, q1), (x + 0.25, q3)],
+                        RGBColor(200, 215, 235).filled(),
+                    ),
+                    Rectangle::new([(x - 0.25, q1), (x + 0.25, q3)], grey.stroke_width(1)),
+                ])
+                .map_err(err)?;
+            chart
+                .draw_series([
+                    PathElement::new(
+                        vec![(x - 0.25, med), (x + 0.25, med)],
+                        BLACK.stroke_width(2),
+                    ),
+                    PathElement::new(vec![(x, q3), (x, max)], grey.stroke_width(1)),
+                    PathElement::new(vec![(x, q1), (x, min)], grey.stroke_width(1)),
+                    PathElement::new(vec![(x - 0.1, max), (x + 0.1, max)], grey.stroke_width(1)),
+                    PathElement::new(vec![(x - 0.1, min), (x + 0.1, min)], grey.stroke_width(1)),
+                ])
+                .map_err(err)?;
+        }
+        // The table's figures above the column: the cost, and below it the change.
+        let cost = c
+            .pretouch_ms
+            .map_or_else(|| "failed".to_owned(), |v| format!("{v:.0} ms"));
+        let change = e.change.and_then(|ch| {
+            Some(format!(
+                "{:+.1}%{}",
+                ch.percent?,
+                if ch.significant { "*" } else { "" }
+            ))
+        });
+        for (text, height) in [(Some(cost), 0.85), (change, 0.45)] {
+            let Some(text) = text else { continue };
+            chart
+                .draw_series(std::iter::once(Text::new(
+                    text,
+                    (x - 0.3, hi + pad * height),
+                    ("sans-serif", 12),
+                )))
+                .map_err(err)?;
+        }
+        // Every round's cost, spread sideways so that equal values stay visible.
+        chart
+            .draw_series(c.costs.iter().enumerate().map(|(j, r)| {
+                let dx = ((j % 9) as f64 - 4.0) * 0.035;
+                let color = if r.outlier {
+                    RED
+                } else {
+                    RGBColor(30, 80, 160)
+                };
+                Circle::new((x + dx, r.ms), 3, color.filled())
+            }))
+            .map_err(err)?;
+    }
+    Ok(())
+}

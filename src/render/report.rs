@@ -1,0 +1,528 @@
+//! Stage 6: finished reports turned into bytes: text for the terminal and email,
+//! Markdown, CSV and JSON. Exporters compute nothing.
+
+use std::fmt::Write as _;
+
+use crate::analyze::report::{CellReport, Report};
+use crate::machine::jdk::short_jdk;
+use crate::render::common::*;
+use crate::render::table;
+
+pub fn render(report: &Report, format: Format) -> String {
+    match format {
+        Format::Text => text(report),
+        Format::Markdown => markdown(report),
+        Format::Csv => csv(report),
+        Format::Json => json(report),
+    }
+}
+
+/// [`render`], then the tables that explain each cell (faults, rates, the JVM's own
+/// pretouch time, the touched check; the phases with `phases`). CSV and JSON already
+/// carry those numbers as columns.
+pub fn render_explained(report: &Report, format: Format, phases: bool) -> String {
+    let main = render(report, format);
+    match format {
+        Format::Text => main + &crate::render::explain::text(report, phases),
+        Format::Markdown => main + &crate::render::explain::markdown(report, phases),
+        Format::Csv | Format::Json => main,
+    }
+}
+
+fn by_label(report: &Report) -> Vec<(&str, Vec<&CellReport>)> {
+    report
+        .labels
+        .iter()
+        .map(|l| {
+            (
+                l.as_str(),
+                report.cells.iter().filter(|c| c.label == *l).collect(),
+            )
+        })
+        .collect()
+}
+
+fn label_line(report: &Report, label: &str) -> String {
+    match report.label_info.iter().find(|i| i.label == label) {
+        Some(i) => format!(
+            "label: {label} (host {}, kernel {}, {})",
+            i.hostname, i.kernel_release, i.cpu_model
+        ),
+        None => format!("label: {label}"),
+    }
+}
+
+const SINGLE_FOOTER: &str = "off, on: median time in ms from exec to main() without and with -XX:+AlwaysPreTouch over the counted launches; cost = on - off, the pretouch cost; runs = launches off+on; min-max and IQR: spread of the per-round costs (on - off, launched back to back in one round); out = launches flagged as outliers (modified z-score above 3.5).";
+
+fn text(report: &Report) -> String {
+    let mut out = String::new();
+    for (label, cells) in by_label(report) {
+        let owned: Vec<[String; 4]> = cells.iter().map(|c| c.key()).collect();
+        let keys: Vec<_> = owned.iter().map(key_refs).collect();
+        let (cols, shared) = key_columns(&keys);
+        let key: Vec<table::Col<'_>> = cols.iter().map(|&i| table::name(KEY_HEADERS[i])).collect();
+        let any_failed = cells.iter().any(|c| c.failed > 0);
+        let mut values = vec![
+            table::num("runs"),
+            table::num("off"),
+            table::num("on"),
+            table::num("cost"),
+            table::num("min-max"),
+            table::num("IQR"),
+            table::num("out"),
+        ];
+        if any_failed {
+            values.push(table::num("fail"));
+        }
+        let rows: Vec<(Vec<String>, Vec<String>)> = cells
+            .iter()
+            .map(|c| {
+                let mut v = vec![
+                    format!("{}+{}", c.runs_off, c.runs_on),
+                    ms(c.median_off_ms),
+                    ms(c.median_on_ms),
+                    cost(c),
+                    spread(c.cost_min_ms, c.cost_max_ms),
+                    iqr(c),
+                    c.outliers.to_string(),
+                ];
+                if any_failed {
+                    v.push(c.failed.to_string());
+                }
+                (key_values(key_refs(&c.key()), &cols), v)
+            })
+            .collect();
+        out += &table::wrap(&label_line(report, label), 2);
+        if let Some(shared) = shared {
+            out += &table::wrap(&shared, 2);
+        }
+        out += &table::render_keyed(&key, &values, &rows);
+        out.push('\n');
+    }
+    let any_failed = report.cells.iter().any(|c| c.failed > 0);
+    out += &table::wrap(
+        &(SINGLE_FOOTER.to_owned()
+            + if any_failed {
+                " fail = failed launches, in no figure."
+            } else {
+                ""
+            }),
+        0,
+    );
+    let cells: Vec<&CellReport> = report.cells.iter().collect();
+    let mut notes = failure_warnings(&cells);
+    notes.extend(outlier_note(
+        cells.iter().map(|c| c.outliers).sum(),
+        report.outliers_excluded,
+    ));
+    notes.extend(stop_lines(report).lines().map(str::to_owned));
+    notes.extend(report.warnings.iter().map(|w| format!("warning: {w}")));
+    notes.extend(run_to_run_notes(&report.run_to_run));
+    for n in notes {
+        out += &table::wrap(&n, 2);
+    }
+    out
+}
+
+const MD_HEADERS: [&str; 12] = [
+    "jdk",
+    "gc",
+    "heap",
+    "variant",
+    "runs",
+    "without (min-max)",
+    "with (min-max)",
+    "pretouch",
+    "cost min-max",
+    "cost IQR",
+    "outliers",
+    "failed",
+];
+
+fn md_spread(median: Option<f64>, min: Option<f64>, max: Option<f64>) -> String {
+    match median {
+        Some(m) => format!("{} ({})", table::ms(m), spread(min, max)),
+        None => "-".to_owned(),
+    }
+}
+
+fn markdown(report: &Report) -> String {
+    let mut out = String::new();
+    for (label, cells) in by_label(report) {
+        let _ = writeln!(out, "### {label}\n");
+        let _ = writeln!(out, "| {} |", MD_HEADERS.join(" | "));
+        let _ = writeln!(
+            out,
+            "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+        );
+        for c in cells {
+            let row = [
+                short_jdk(&c.jdk).to_owned(),
+                c.gc.clone(),
+                c.heap.clone(),
+                c.variant_text(),
+                format!("{}+{}", c.runs_off, c.runs_on),
+                md_spread(c.median_off_ms, c.min_off_ms, c.max_off_ms),
+                md_spread(c.median_on_ms, c.min_on_ms, c.max_on_ms),
+                cost(c),
+                spread(c.cost_min_ms, c.cost_max_ms),
+                iqr(c),
+                c.outliers.to_string(),
+                c.failed.to_string(),
+            ];
+            let _ = writeln!(out, "| {} |", row.join(" | "));
+        }
+        out.push('\n');
+    }
+    out += "Times in ms from exec to `main()`: median of the counted launches (min-max); pretouch = median(with) - median(without); cost min-max and IQR: spread of the per-round costs (with - without in one round); outliers: launches with a modified z-score above 3.5.\n";
+    let cells: Vec<&CellReport> = report.cells.iter().collect();
+    let mut notes = failure_warnings(&cells);
+    notes.extend(outlier_note(
+        cells.iter().map(|c| c.outliers).sum(),
+        report.outliers_excluded,
+    ));
+    let stops = stop_lines(report);
+    if !stops.is_empty() {
+        out.push('\n');
+        for line in stops.lines() {
+            let _ = writeln!(out, "- {line}");
+        }
+    }
+    notes.extend(report.warnings.iter().map(|w| format!("warning: {w}")));
+    notes.extend(run_to_run_notes(&report.run_to_run));
+    for n in notes {
+        let _ = writeln!(out, "\n> {n}");
+    }
+    out
+}
+
+fn csv(report: &Report) -> String {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    for c in &report.cells {
+        w.serialize(c).expect("a report row always serializes");
+    }
+    String::from_utf8(w.into_inner().expect("writing to memory cannot fail")).expect("csv is UTF-8")
+}
+
+fn json(report: &Report) -> String {
+    serde_json::to_string_pretty(report).expect("a report always serializes") + "\n"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fixtures::{FakeCell, file, host, rounds};
+    use crate::matrix::Gc;
+    use crate::store::Results;
+
+    fn sample() -> Report {
+        let g1 = rounds(48.25, 431.5, true);
+        let failed: Vec<(f64, f64)> = rounds(50.0, 0.0, false)
+            .into_iter()
+            .map(|(off, _)| (off, f64::NAN))
+            .collect();
+        let results = Results {
+            files: vec![file(
+                "6.18.0-base",
+                "2026-11-30T07:00:00Z",
+                host("vm"),
+                &[
+                    FakeCell {
+                        gc: Gc::G1,
+                        heap: "1g",
+                        rounds: &g1,
+                    },
+                    FakeCell {
+                        gc: Gc::Parallel,
+                        heap: "2g",
+                        rounds: &failed,
+                    },
+                ],
+            )],
+            warnings: vec!["results/x.jsonl:7: unreadable line skipped (EOF while parsing)".into()],
+            ..Default::default()
+        };
+        crate::analyze::build(&results)
+    }
+
+    /// Cells on the new axes (GC threads, CPU sets, an application) under adaptive
+    /// repetitions.
+    fn axes_sample() -> Report {
+        let mut report = sample();
+        report.warnings.clear();
+        report.cells.truncate(1);
+        let mut one = report.cells[0].clone();
+        one.gc_threads = "1".into();
+        one.cpus = "0".into();
+        one.app = Some("com.example.Main".into());
+        one.median_on_ms = Some(900.0);
+        one.min_on_ms = Some(880.0);
+        one.max_on_ms = Some(990.0);
+        one.pretouch_ms = Some(900.0 - 48.25);
+        report.cells.push(one);
+        let stop = |cell: &CellReport, rounds, reason: &str, lo, hi, pct| {
+            crate::analyze::report::LabelledStop {
+                label: cell.label.clone(),
+                stop: crate::store::CellStop {
+                    cell: crate::store::CellKey {
+                        jdk: cell.jdk.clone(),
+                        gc: crate::matrix::Gc::G1,
+                        heap: cell.heap.clone(),
+                        variant: cell.variant.clone(),
+                        gc_threads: cell.gc_threads.clone(),
+                        cpus: cell.cpus.clone(),
+                        app: cell.app.clone(),
+                    },
+                    rounds,
+                    max_rounds: 30,
+                    target_pct: 2.0,
+                    reason: reason.into(),
+                    cost_ms: cell.pretouch_ms,
+                    ci_low_ms: Some(lo),
+                    ci_high_ms: Some(hi),
+                    ci_half_width_pct: Some(pct),
+                },
+            }
+        };
+        report.stops = vec![
+            stop(&report.cells[0], 5, "converged", 380.1, 389.0, 1.5),
+            stop(&report.cells[1], 30, "max_reached", 801.0, 870.2, 5.8),
+        ];
+        report
+    }
+
+    #[test]
+    fn text_with_axes_and_stops() {
+        let out = render(&axes_sample(), Format::Text);
+        assert!(table::width(&out) <= table::WIDTH, "{out}");
+        insta::assert_snapshot!(out, @"
+        label: 6.18.0-base (host vm, kernel 6.18.0, AMD EPYC 9B14)
+        jdk 17.0.15+6
+           runs   off   on  cost   min-max   IQR  out
+        g1 1g default
+          10+10  48.4  435   386  376-1241  11.8    1
+        g1 1g default gc_threads=1 cpus=0 app=com.example.Main
+          10+10  48.4  900   852  376-1241  11.8    1
+
+        off, on: median time in ms from exec to main() without and with
+        -XX:+AlwaysPreTouch over the counted launches; cost = on - off, the
+        pretouch cost; runs = launches off+on; min-max and IQR: spread of the
+        per-round costs (on - off, launched back to back in one round); out =
+        launches flagged as outliers (modified z-score above 3.5).
+        warning: 2 launch(es) lie far from their cell's median (column out:
+          modified z-score above 3.5); they are kept in every figure.
+          --exclude-outliers leaves them out.
+        adaptive: 6.18.0-base 17.0.15+6 g1 1g default: stopped early after 5 of
+          30 rounds: 95% interval [380.1, 389.0] ms, ±1.5%, within ±2%
+        adaptive: 6.18.0-base 17.0.15+6 g1 1g default gc_threads=1 cpus=0: ran
+          all 30 rounds: 95% interval [801.0, 870.2] ms, ±5.8%, wider than ±2%
+        ");
+    }
+
+    #[test]
+    fn markdown_with_axes_and_stops() {
+        insta::assert_snapshot!(render(&axes_sample(), Format::Markdown), @"
+        ### 6.18.0-base
+
+        | jdk | gc | heap | variant | runs | without (min-max) | with (min-max) | pretouch | cost min-max | cost IQR | outliers | failed |
+        |---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|
+        | 17.0.15+6 | g1 | 1g | default | 10+10 | 48.4 (47.2-49.8) | 435 (423-1288) | 386 | 376-1241 | 11.8 | 1 | 0 |
+        | 17.0.15+6 | g1 | 1g | default gc_threads=1 cpus=0 app=com.example.Main | 10+10 | 48.4 (47.2-49.8) | 900 (880-990) | 852 | 376-1241 | 11.8 | 1 | 0 |
+
+        Times in ms from exec to `main()`: median of the counted launches (min-max); pretouch = median(with) - median(without); cost min-max and IQR: spread of the per-round costs (with - without in one round); outliers: launches with a modified z-score above 3.5.
+
+        - adaptive: 6.18.0-base 17.0.15+6 g1 1g default: stopped early after 5 of 30 rounds: 95% interval [380.1, 389.0] ms, ±1.5%, within ±2%
+        - adaptive: 6.18.0-base 17.0.15+6 g1 1g default gc_threads=1 cpus=0: ran all 30 rounds: 95% interval [801.0, 870.2] ms, ±5.8%, wider than ±2%
+
+        > warning: 2 launch(es) lie far from their cell's median (column out: modified z-score above 3.5); they are kept in every figure. --exclude-outliers leaves them out.
+        ");
+    }
+
+    #[test]
+    fn a_cell_without_launches_on_one_side_is_not_failed() {
+        let mut c = sample().cells[1].clone();
+        assert_eq!(cost(&c), "FAILED");
+        c.failed = 0;
+        assert_eq!(cost(&c), "-");
+    }
+
+    #[test]
+    fn text() {
+        let out = render(&sample(), Format::Text);
+        assert!(table::width(&out) <= table::WIDTH);
+        insta::assert_snapshot!(out, @"
+        label: 6.18.0-base (host vm, kernel 6.18.0, AMD EPYC 9B14)
+        jdk 17.0.15+6, variant default
+        gc        heap   runs   off   on    cost   min-max   IQR  out  fail
+        g1        1g    10+10  48.4  435     386  376-1241  11.8    1     0
+        parallel  2g     10+0  50.1    -  FAILED         -     -    0    10
+
+        off, on: median time in ms from exec to main() without and with
+        -XX:+AlwaysPreTouch over the counted launches; cost = on - off, the
+        pretouch cost; runs = launches off+on; min-max and IQR: spread of the
+        per-round costs (on - off, launched back to back in one round); out =
+        launches flagged as outliers (modified z-score above 3.5). fail = failed
+        launches, in no figure.
+        warning: 6.18.0-base 17.0.15+6 parallel 2g default: 10 launch(es)
+          failed, first: exited with code 1 before main()
+        warning: 1 launch(es) lie far from their cell's median (column out:
+          modified z-score above 3.5); they are kept in every figure.
+          --exclude-outliers leaves them out.
+        warning: results/x.jsonl:7: unreadable line skipped (EOF while parsing)
+        ");
+    }
+
+    #[test]
+    fn text_with_outliers_excluded() {
+        let mut report = sample();
+        report.outliers_excluded = true;
+        let out = render(&report, Format::Text);
+        assert!(out.contains("--exclude-outliers was given"), "{out}");
+    }
+
+    #[test]
+    fn markdown() {
+        insta::assert_snapshot!(render(&sample(), Format::Markdown), @"
+        ### 6.18.0-base
+
+        | jdk | gc | heap | variant | runs | without (min-max) | with (min-max) | pretouch | cost min-max | cost IQR | outliers | failed |
+        |---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|
+        | 17.0.15+6 | g1 | 1g | default | 10+10 | 48.4 (47.2-49.8) | 435 (423-1288) | 386 | 376-1241 | 11.8 | 1 | 0 |
+        | 17.0.15+6 | parallel | 2g | default | 10+0 | 50.1 (49.0-51.5) | - | FAILED | - | - | 0 | 10 |
+
+        Times in ms from exec to `main()`: median of the counted launches (min-max); pretouch = median(with) - median(without); cost min-max and IQR: spread of the per-round costs (with - without in one round); outliers: launches with a modified z-score above 3.5.
+
+        > warning: 6.18.0-base 17.0.15+6 parallel 2g default: 10 launch(es) failed, first: exited with code 1 before main()
+
+        > warning: 1 launch(es) lie far from their cell's median (column out: modified z-score above 3.5); they are kept in every figure. --exclude-outliers leaves them out.
+
+        > warning: results/x.jsonl:7: unreadable line skipped (EOF while parsing)
+        ");
+    }
+
+    #[test]
+    fn csv() {
+        insta::assert_snapshot!(render(&sample(), Format::Csv), @"
+        label,jdk,gc,heap,variant,runs,runs_on,runs_off,failed,median_on_ms,min_on_ms,max_on_ms,median_off_ms,min_off_ms,max_off_ms,pretouch_ms,first_failure,gc_threads,cpus,app,exec_to_agent_off_ms,exec_to_agent_on_ms,agent_to_init_off_ms,agent_to_init_on_ms,init_to_main_off_ms,init_to_main_on_ms,pretouch_faults,expected_faults,fault_rate_per_s,ceiling_per_s,ceiling_pct,jvm_pretouch_ms,jvm_genesis_growth_ms,untouched,untouched_reason,untouched_launches,rounds,cost_min_ms,cost_q1_ms,cost_q3_ms,cost_max_ms,outliers
+        6.18.0-base,17.0.15+6-Debian-1deb12u1,g1,1g,default,20,10,10,0,434.73625000000004,422.87,1288.0275,48.375,47.25,49.75,386.36125000000004,,auto,all,,,,,,,,,262144,,,,,,0,,,10,375.62,381.18354166666666,392.94645833333334,1240.5275,1
+        6.18.0-base,17.0.15+6-Debian-1deb12u1,parallel,2g,default,10,0,10,10,,,,50.125,49.0,51.5,,exited with code 1 before main(),auto,all,,,,,,,,,262144,,,,,,0,,,0,,,,,0
+        ");
+    }
+
+    #[test]
+    fn json() {
+        insta::assert_snapshot!(render(&sample(), Format::Json), @r#"
+        {
+          "cells": [
+            {
+              "label": "6.18.0-base",
+              "jdk": "17.0.15+6-Debian-1deb12u1",
+              "gc": "g1",
+              "heap": "1g",
+              "variant": "default",
+              "runs": 20,
+              "runs_on": 10,
+              "runs_off": 10,
+              "failed": 0,
+              "median_on_ms": 434.73625000000004,
+              "min_on_ms": 422.87,
+              "max_on_ms": 1288.0275,
+              "median_off_ms": 48.375,
+              "min_off_ms": 47.25,
+              "max_off_ms": 49.75,
+              "pretouch_ms": 386.36125000000004,
+              "first_failure": null,
+              "gc_threads": "auto",
+              "cpus": "all",
+              "app": null,
+              "exec_to_agent_off_ms": null,
+              "exec_to_agent_on_ms": null,
+              "agent_to_init_off_ms": null,
+              "agent_to_init_on_ms": null,
+              "init_to_main_off_ms": null,
+              "init_to_main_on_ms": null,
+              "pretouch_faults": null,
+              "expected_faults": 262144,
+              "fault_rate_per_s": null,
+              "ceiling_per_s": null,
+              "ceiling_pct": null,
+              "jvm_pretouch_ms": null,
+              "jvm_genesis_growth_ms": null,
+              "untouched": 0,
+              "untouched_reason": null,
+              "untouched_launches": "",
+              "rounds": 10,
+              "cost_min_ms": 375.62,
+              "cost_q1_ms": 381.18354166666666,
+              "cost_q3_ms": 392.94645833333334,
+              "cost_max_ms": 1240.5275,
+              "outliers": 1
+            },
+            {
+              "label": "6.18.0-base",
+              "jdk": "17.0.15+6-Debian-1deb12u1",
+              "gc": "parallel",
+              "heap": "2g",
+              "variant": "default",
+              "runs": 10,
+              "runs_on": 0,
+              "runs_off": 10,
+              "failed": 10,
+              "median_on_ms": null,
+              "min_on_ms": null,
+              "max_on_ms": null,
+              "median_off_ms": 50.125,
+              "min_off_ms": 49.0,
+              "max_off_ms": 51.5,
+              "pretouch_ms": null,
+              "first_failure": "exited with code 1 before main()",
+              "gc_threads": "auto",
+              "cpus": "all",
+              "app": null,
+              "exec_to_agent_off_ms": null,
+              "exec_to_agent_on_ms": null,
+              "agent_to_init_off_ms": null,
+              "agent_to_init_on_ms": null,
+              "init_to_main_off_ms": null,
+              "init_to_main_on_ms": null,
+              "pretouch_faults": null,
+              "expected_faults": 262144,
+              "fault_rate_per_s": null,
+              "ceiling_per_s": null,
+              "ceiling_pct": null,
+              "jvm_pretouch_ms": null,
+              "jvm_genesis_growth_ms": null,
+              "untouched": 0,
+              "untouched_reason": null,
+              "untouched_launches": "",
+              "rounds": 0,
+              "cost_min_ms": null,
+              "cost_q1_ms": null,
+              "cost_q3_ms": null,
+              "cost_max_ms": null,
+              "outliers": 0
+            }
+          ],
+          "labels": [
+            "6.18.0-base"
+          ],
+          "warnings": [
+            "results/x.jsonl:7: unreadable line skipped (EOF while parsing)"
+          ],
+          "env_differences": [],
+          "outliers_excluded": false,
+          "label_info": [
+            {
+              "label": "6.18.0-base",
+              "hostname": "vm",
+              "cpu_model": "AMD EPYC 9B14",
+              "kernel_release": "6.18.0",
+              "oldest_run": "2026-11-30T07:00:00Z",
+              "files": 1,
+              "matrices": 1
+            }
+          ]
+        }
+        "#);
+    }
+}

@@ -1,0 +1,315 @@
+//! The layout's promise, checked: imports run one way, from the commands down to the
+//! units, and no two files import each other, however indirectly.
+//!
+//! Reads every file under `src/` (the library; `main.rs` and `src/bin/` are front ends
+//! above `cmd`), takes each `crate::` path in code outside `#[cfg(test)]` modules and
+//! comments, and resolves it to the file that defines it. Test fixtures (`fixtures`)
+//! are test support and left out.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+/// Stages in pipeline order, lowest first. A file may import its own stage's files
+/// and those of lower stages, never a stage of the same rank or above.
+const STAGES: &[(&str, u8)] = &[
+    ("units", 0),
+    ("stats", 0),
+    ("matrix", 1),
+    ("machine", 2),
+    ("launch", 3),
+    ("store", 4),
+    ("analyze", 5),
+    ("schedule", 6),
+    ("render", 6),
+    ("cmd", 7),
+];
+
+/// Modules that are not part of the library proper.
+const LEFT_OUT: &[&str] = &["fixtures", "main", "lib"];
+
+fn rank(stage: &str) -> Option<u8> {
+    STAGES.iter().find(|(s, _)| *s == stage).map(|(_, r)| *r)
+}
+
+/// The code of a file, without comments and without its `#[cfg(test)]` modules.
+fn code(text: &str) -> String {
+    let mut out = String::new();
+    let mut lines = text.lines().peekable();
+    while let Some(line) = lines.next() {
+        let trimmed = line.trim_start();
+        if trimmed.starts_with("#[cfg(test)]")
+            && lines
+                .peek()
+                .is_some_and(|next| next.trim_start().starts_with("mod "))
+        {
+            // Skip the module: up to the line that closes it at its own indentation.
+            let indent = line.len() - trimmed.len();
+            let closing = format!("{}}}", " ".repeat(indent));
+            for l in lines.by_ref() {
+                if l == closing {
+                    break;
+                }
+            }
+            continue;
+        }
+        if trimmed.starts_with("//") {
+            continue;
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
+}
+
+/// Every path `crate::a::b::c` in `code`, with brace groups expanded
+/// (`crate::a::{b, c::d}` gives `a::b` and `a::c::d`).
+fn crate_paths(code: &str) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    let mut rest = code;
+    while let Some(at) = rest.find("crate::") {
+        let before = rest[..at].chars().last();
+        rest = &rest[at + "crate::".len()..];
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
+            continue; // e.g. `pretouch_crate::`
+        }
+        expand(rest, Vec::new(), &mut out);
+    }
+    out
+}
+
+fn expand(text: &str, prefix: Vec<String>, out: &mut Vec<Vec<String>>) {
+    let mut path = prefix;
+    let mut rest = text;
+    loop {
+        let ident: String = rest
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        if ident.is_empty() {
+            if let Some(group) = rest.strip_prefix('{') {
+                for part in top_level_parts(group) {
+                    expand(part.trim_start(), path.clone(), out);
+                }
+                return;
+            }
+            break;
+        }
+        rest = &rest[ident.len()..];
+        path.push(ident);
+        match rest.strip_prefix("::") {
+            Some(r) => rest = r,
+            None => break,
+        }
+    }
+    if !path.is_empty() {
+        out.push(path);
+    }
+}
+
+/// The comma-separated parts of a brace group, up to its closing brace.
+fn top_level_parts(group: &str) -> Vec<&str> {
+    let (mut depth, mut start, mut parts) = (0usize, 0usize, Vec::new());
+    for (i, c) in group.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' if depth == 0 => {
+                parts.push(&group[start..i]);
+                return parts;
+            }
+            '}' => depth -= 1,
+            ',' if depth == 0 => {
+                parts.push(&group[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts
+}
+
+/// Module path (`analyze::report`) -> file text, for every library file under `src`.
+fn library_files(src: &Path) -> BTreeMap<String, String> {
+    let mut files = BTreeMap::new();
+    let mut stack = vec![src.to_owned()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let rel = path.strip_prefix(src).unwrap();
+            if path.is_dir() {
+                if rel != Path::new("bin") {
+                    stack.push(path);
+                }
+                continue;
+            }
+            if path.extension().is_none_or(|e| e != "rs") {
+                continue;
+            }
+            let mut parts: Vec<String> = rel
+                .with_extension("")
+                .iter()
+                .map(|p| p.to_string_lossy().into_owned())
+                .collect();
+            if parts.last().is_some_and(|p| p == "mod") {
+                parts.pop();
+            }
+            let module = parts.join("::");
+            if LEFT_OUT.contains(&parts[0].as_str()) {
+                continue;
+            }
+            files.insert(module, std::fs::read_to_string(&path).unwrap());
+        }
+    }
+    files
+}
+
+/// File -> the files it imports (outside tests), each resolved to the longest module
+/// path that is a file. Imports of a file's own items are left out.
+fn import_graph(files: &BTreeMap<String, String>) -> BTreeMap<String, BTreeSet<String>> {
+    let mut graph = BTreeMap::new();
+    for (module, text) in files {
+        let mut targets = BTreeSet::new();
+        for path in crate_paths(&code(text)) {
+            let target = (1..=path.len())
+                .rev()
+                .map(|n| path[..n].join("::"))
+                .find(|m| files.contains_key(m) || LEFT_OUT.contains(&m.as_str()));
+            if let Some(target) = target
+                && target != *module
+            {
+                targets.insert(target);
+            }
+        }
+        graph.insert(module.clone(), targets);
+    }
+    graph
+}
+
+/// Every import against the stage order, as `from -> to (why)`.
+fn order_violations(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<String> {
+    let stage = |m: &str| m.split("::").next().unwrap_or(m).to_owned();
+    let mut out = Vec::new();
+    for (from, targets) in graph {
+        for to in targets {
+            let (a, b) = (stage(from), stage(to));
+            if a == b {
+                continue;
+            }
+            let why = match (rank(&a), rank(&b)) {
+                (None, _) => format!("`{a}` is no stage: add it to STAGES"),
+                (_, None) => format!("`{b}` is no stage (test support?)"),
+                (Some(ra), Some(rb)) if rb >= ra => {
+                    format!("stage `{a}` ({ra}) may not import `{b}` ({rb})")
+                }
+                _ => continue,
+            };
+            out.push(format!("{from} -> {to}: {why}"));
+        }
+    }
+    out
+}
+
+/// Every cycle of imports between files, each as `a -> b -> ... -> a`.
+fn cycles(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<String> {
+    // A file is on a cycle when it can reach itself; report each cycle once, from its
+    // smallest file, along a shortest way back.
+    let mut out = BTreeSet::new();
+    for start in graph.keys() {
+        let mut parent: BTreeMap<&str, &str> = BTreeMap::new();
+        let mut queue = std::collections::VecDeque::from([start.as_str()]);
+        let mut found = None;
+        while let Some(m) = queue.pop_front() {
+            for next in graph.get(m).into_iter().flatten() {
+                if next == start {
+                    found = Some(m);
+                    break;
+                }
+                if !parent.contains_key(next.as_str()) && next.as_str() > start.as_str() {
+                    parent.insert(next, m);
+                    queue.push_back(next);
+                }
+            }
+            if found.is_some() {
+                break;
+            }
+        }
+        if let Some(mut m) = found {
+            let mut way = vec![start.as_str()];
+            while m != start {
+                way.push(m);
+                m = parent[m];
+            }
+            way.push(start);
+            let last = way.len() - 1;
+            way[1..last].reverse();
+            out.insert(way.join(" -> "));
+        }
+    }
+    out.into_iter().collect()
+}
+
+#[test]
+fn imports_run_one_way_and_no_file_imports_itself_round_about() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let files = library_files(&src);
+    assert!(
+        files.len() > 30 && files.contains_key("analyze::report"),
+        "read {} files: {:?}",
+        files.len(),
+        files.keys()
+    );
+    let graph = import_graph(&files);
+    let edges: usize = graph.values().map(BTreeSet::len).sum();
+    assert!(
+        edges > 50,
+        "only {edges} imports found: the parser reads nothing"
+    );
+    let violations = order_violations(&graph);
+    assert!(
+        violations.is_empty(),
+        "imports against the stage order (move the type to the stage that owns it):\n{}",
+        violations.join("\n")
+    );
+    let cycles = cycles(&graph);
+    assert!(
+        cycles.is_empty(),
+        "import cycles between files:\n{}",
+        cycles.join("\n")
+    );
+}
+
+#[test]
+fn the_check_sees_cycles_and_imports_up_the_pipeline() {
+    let files: BTreeMap<String, String> = [
+        ("units", "pub struct Nanos;"),
+        ("matrix", "use crate::units::Nanos;\nuse crate::store::Record;"),
+        (
+            "store",
+            "use crate::{units::Nanos, matrix::{self, Gc}};\n// crate::cmd in a comment\n",
+        ),
+        (
+            "analyze::report",
+            "use crate::analyze::compare::Row;\n#[cfg(test)]\nmod tests {\n    use crate::cmd::x;\n}\n",
+        ),
+        ("analyze::compare", "fn f() { crate::analyze::report::build(); }"),
+        ("cmd", ""),
+    ]
+    .into_iter()
+    .map(|(m, t)| (m.to_owned(), t.to_owned()))
+    .collect();
+    let graph = import_graph(&files);
+    assert_eq!(
+        graph["store"],
+        BTreeSet::from(["units".to_owned(), "matrix".to_owned()])
+    );
+    assert_eq!(
+        order_violations(&graph),
+        ["matrix -> store: stage `matrix` (1) may not import `store` (4)"]
+    );
+    assert_eq!(
+        cycles(&graph),
+        [
+            "analyze::compare -> analyze::report -> analyze::compare",
+            "matrix -> store -> matrix"
+        ]
+    );
+}
