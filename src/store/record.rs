@@ -1,0 +1,224 @@
+//! The record types: the file format users keep, one JSON object a line. Every field
+//! is documented; fields are only ever added, and old files read as their defaults.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use crate::launch::agent::Stamps;
+use crate::launch::jvmlog::JvmLog;
+use crate::launch::rusage::LaunchUsage;
+use crate::machine::env::Environment;
+use crate::machine::jdk::Jdk;
+use crate::matrix::Gc;
+use crate::units::{Bytes, Nanos};
+
+/// Version of the record format, in every run header.
+pub const FORMAT_VERSION: u32 = 1;
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(tag = "record", rename_all = "snake_case")]
+pub enum Record {
+    Run(RunHeader),
+    Launch(LaunchRecord),
+    End(RunEnd),
+    /// Written by `pretouch run --resume` before the launches it adds.
+    Resume(RunResume),
+}
+
+/// First line of a result file: what was run, where, when.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RunHeader {
+    /// Record format version ([`FORMAT_VERSION`]).
+    pub format: u32,
+    /// Version of the `pretouch` that wrote the file.
+    pub tool_version: String,
+    /// The matrix's `name`.
+    pub name: String,
+    /// What this run is compared under: the kernel release unless `--label` said otherwise.
+    pub label: String,
+    /// Where the matrix came from (a path, or the built-in matrix).
+    pub matrix_origin: String,
+    /// The matrix YAML exactly as given.
+    pub matrix: String,
+    /// SHA-256 of `matrix`, hex: `--resume` refuses a matrix file that changed since.
+    /// Absent in files written before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub matrix_sha256: Option<String>,
+    pub host: HostInfo,
+    /// UTC wall-clock time at the start of the run, RFC 3339.
+    pub started_at: String,
+    /// The JDKs of the matrix, resolved.
+    pub jdks: Vec<Jdk>,
+    /// Agent library loaded with `-agentpath`.
+    pub agent: PathBuf,
+    /// Number of launches the plan holds, warm-ups included. With adaptive repetitions,
+    /// those of the first `min` rounds; the end record says where each cell stopped.
+    pub planned_launches: u64,
+    /// The machine's and kernel's settings at the start of the run (THP modes, cgroup
+    /// limits, boot parameters...). Absent in files written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub env: Option<Environment>,
+}
+
+/// The machine a run was taken on (read by `machine::host`), stored in the run header.
+pub use crate::machine::host::HostInfo;
+
+/// What identifies a cell across runs and kernels.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct CellKey {
+    /// The JDK's runtime version, e.g. `17.0.15+6-Debian-1deb12u1`.
+    pub jdk: String,
+    pub gc: Gc,
+    /// The heap as written in the matrix, e.g. `1g`.
+    pub heap: String,
+    /// The variant's name (`default` when the matrix has none).
+    pub variant: String,
+    /// `-XX:ParallelGCThreads` as written in `gc_threads:`; `auto` (the JVM's choice) when
+    /// the matrix has no such axis, and in files written before it existed.
+    #[serde(default = "gc_threads_auto")]
+    pub gc_threads: String,
+    /// The CPU set as written in `cpus:`; `all` (not confined) when the matrix has no
+    /// such axis, and in files written before it existed.
+    #[serde(default = "cpus_all")]
+    pub cpus: String,
+    /// Binary name of the `app:` main class stamped; absent for the built-in main class.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub app: Option<String>,
+}
+
+fn gc_threads_auto() -> String {
+    crate::matrix::GC_THREADS_AUTO.to_owned()
+}
+
+fn cpus_all() -> String {
+    crate::matrix::cpuset::ALL.to_owned()
+}
+
+/// One launch of a JVM.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct LaunchRecord {
+    /// Position in the run's plan, from 0.
+    pub seq: u64,
+    /// Round number, from 0; warm-up rounds come first.
+    pub round: u32,
+    /// An uncounted warm-up launch.
+    pub warmup: bool,
+    #[serde(flatten)]
+    pub cell: CellKey,
+    /// JAVA_HOME of the JDK launched.
+    pub jdk_home: PathBuf,
+    /// The heap in bytes.
+    pub heap_bytes: Bytes,
+    /// Launched with `-XX:+AlwaysPreTouch` (else with `-XX:-AlwaysPreTouch`).
+    pub pretouch: bool,
+    /// The full command line, program first.
+    pub command: Vec<String>,
+    /// UTC wall-clock time of the spawn, RFC 3339 with milliseconds.
+    pub started_at: String,
+    /// CLOCK_MONOTONIC read just before the spawn.
+    pub spawn_ns: Nanos,
+    /// CLOCK_MONOTONIC read once the process was reaped.
+    pub reaped_ns: Nanos,
+    /// Exit code, when the JVM exited.
+    pub exit_code: Option<i32>,
+    /// Terminating signal, when the JVM was killed.
+    pub signal: Option<i32>,
+    /// The agent's stamps.
+    pub stamps: Stamps,
+    /// `stamps.main - spawn_ns`: the measurement. Absent when the launch failed.
+    pub time_to_main_ns: Option<Nanos>,
+    /// Why the launch failed; absent when it succeeded.
+    pub failure: Option<String>,
+    /// The end of the JVM's stdout and stderr (kept for failed launches).
+    pub output_tail: Option<String>,
+    /// The CPUs the JVM was allowed to run on, in the kernel's list syntax (`0-1`): the
+    /// `cpus:` set it was confined to, or for `all` the runner's own. Absent in files
+    /// written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub affinity: Option<String>,
+    /// The kernel's counters for the whole process, exec to exit: the difference of
+    /// `getrusage(RUSAGE_CHILDREN)` read just before the spawn and just after the reap
+    /// (launches never overlap). Absent in files written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rusage: Option<LaunchUsage>,
+    /// The JVM's own log (`-Xlog:gc+heap=debug,startuptime` with `tn`), parsed: pretouch
+    /// lines, Genesis and Create VM times. Absent when the run did not ask for it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jvm_log: Option<JvmLog>,
+}
+
+impl LaunchRecord {
+    pub fn ok(&self) -> bool {
+        self.failure.is_none() && self.time_to_main_ns.is_some()
+    }
+
+    /// Spawn to reap: what a whole-process timer would see.
+    pub fn wall(&self) -> Nanos {
+        self.reaped_ns.since(self.spawn_ns).unwrap_or(Nanos(0))
+    }
+}
+
+/// Last line of a result file that ran to its end.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RunEnd {
+    /// UTC wall-clock time at the end of the run.
+    pub finished_at: String,
+    /// Launches recorded, warm-ups included.
+    pub launches: u64,
+    /// Launches that failed.
+    pub failed: u64,
+    /// The runner's own peak resident set (getrusage RUSAGE_SELF), to show that it does
+    /// not grow with the run. Absent in files of older versions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runner_max_rss: Option<Bytes>,
+    /// With adaptive repetitions: where each cell stopped adding rounds, and why. Empty
+    /// (and not written) for a fixed number of repetitions.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stops: Vec<CellStop>,
+}
+
+/// Where a cell stopped adding rounds under adaptive repetitions.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CellStop {
+    /// The cell, as in its launch records.
+    #[serde(flatten)]
+    pub cell: CellKey,
+    /// Counted rounds the cell ran.
+    pub rounds: u32,
+    /// The policy's `max` rounds.
+    pub max_rounds: u32,
+    /// The policy's `ci_pct`: the target half-width of the interval, in % of the cost.
+    pub target_pct: f64,
+    /// `converged` (interval within ±ci_pct%), `max_reached`, or `no_interval` (too few
+    /// successful launches for an interval).
+    pub reason: String,
+    /// median(with) - median(without) at the stop, ms.
+    pub cost_ms: Option<f64>,
+    /// Low end of the 95% interval of the shift at the stop (see `src/adaptive.rs`), ms.
+    pub ci_low_ms: Option<f64>,
+    /// High end of that interval, ms.
+    pub ci_high_ms: Option<f64>,
+    /// The interval's larger distance from the cost, in % of the cost.
+    pub ci_half_width_pct: Option<f64>,
+}
+
+/// The run was interrupted, then resumed with `pretouch run --resume`: the launches after
+/// this line were taken in a later session (same matrix, kernel release and JDKs).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RunResume {
+    /// UTC wall-clock time of the resume, RFC 3339.
+    pub resumed_at: String,
+    /// Version of the `pretouch` that resumed.
+    pub tool_version: String,
+    /// The kernel at the resume (its release was checked to equal the header's).
+    pub host: HostInfo,
+    /// Agent library loaded with `-agentpath` from here on.
+    pub agent: PathBuf,
+    /// Launches already in the file, warm-ups and failures included.
+    pub launches_before: u64,
+    /// The end of the file cut mid-line (the runner was killed while writing it),
+    /// removed so that new lines start on a line of their own; kept here, lossily decoded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dropped_tail: Option<String>,
+}
