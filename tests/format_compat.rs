@@ -1,0 +1,108 @@
+//! Result files users keep must read for years. `tests/data/format-1-before-restructure.jsonl`
+//! was written by `pretouch run` before the source moved into stage folders (commit
+//! 36287a0, JDK 17, G1/Parallel 64m, a THP variant, 2 rounds); the figures below are what
+//! `pretouch report --format json` of that same binary printed for it.
+
+use std::path::PathBuf;
+
+use assert_cmd::Command;
+use pretouch::store::read_results;
+
+fn old_file() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/format-1-before-restructure.jsonl")
+}
+
+/// (gc, variant, median on ms, median off ms, cost ms, extra faults), as the binary
+/// before the move reported them.
+const BEFORE: [(&str, &str, f64, f64, f64, f64); 4] = [
+    (
+        "g1",
+        "default",
+        145.9600615,
+        104.302009,
+        41.6580525,
+        18719.5,
+    ),
+    ("g1", "thp", 198.509469, 126.889492, 71.619977, 638.5),
+    (
+        "parallel",
+        "default",
+        143.3501515,
+        103.4092405,
+        39.940911,
+        18062.0,
+    ),
+    ("parallel", "thp", 300.46354, 98.0818325, 202.3817075, 95.0),
+];
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() < 1e-6
+}
+
+#[test]
+fn a_file_written_before_the_move_reads_and_reports_the_same_figures() {
+    let results = read_results(&[old_file()]).unwrap();
+    assert!(results.warnings.is_empty(), "{:?}", results.warnings);
+    assert_eq!(results.files.len(), 1);
+    assert_eq!(results.files[0].launches.len(), 16);
+    let report = pretouch::analyze::build(&results);
+    assert_eq!(report.cells.len(), BEFORE.len());
+    for (gc, variant, on, off, cost, faults) in BEFORE {
+        let cell = report
+            .cells
+            .iter()
+            .find(|c| c.gc.to_string() == gc && c.variant == variant)
+            .unwrap_or_else(|| panic!("no cell {gc} {variant}"));
+        let got = (
+            cell.median_on_ms.unwrap(),
+            cell.median_off_ms.unwrap(),
+            cell.pretouch_ms.unwrap(),
+            cell.pretouch_faults.unwrap(),
+        );
+        assert!(
+            close(got.0, on) && close(got.1, off) && close(got.2, cost) && close(got.3, faults),
+            "{gc} {variant}: {got:?}, before the move: {:?}",
+            (on, off, cost, faults)
+        );
+    }
+}
+
+/// The same medians from the raw lines, read as plain JSON, not through the store's
+/// types: the file holds what the figures say.
+#[test]
+fn the_raw_lines_hold_those_medians() {
+    let text = std::fs::read_to_string(old_file()).unwrap();
+    for (gc, variant, on, off, _, _) in BEFORE {
+        let median = |pretouch: bool| {
+            let mut ms: Vec<f64> = text
+                .lines()
+                .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+                .filter(|v| {
+                    v["record"] == "launch"
+                        && v["gc"] == gc
+                        && v["variant"] == variant
+                        && v["pretouch"] == pretouch
+                        && v["warmup"] == false
+                })
+                .map(|v| v["time_to_main_ns"].as_f64().unwrap() / 1e6)
+                .collect();
+            ms.sort_by(f64::total_cmp);
+            assert_eq!(ms.len(), 2, "{gc} {variant}");
+            (ms[0] + ms[1]) / 2.0
+        };
+        assert!(close(median(true), on), "{gc} {variant} on");
+        assert!(close(median(false), off), "{gc} {variant} off");
+    }
+}
+
+#[test]
+fn report_reads_it_in_every_format() {
+    for format in ["text", "markdown", "csv", "json"] {
+        Command::cargo_bin("pretouch")
+            .unwrap()
+            .args(["report", "--format", format])
+            .arg(old_file())
+            .assert()
+            .success();
+    }
+}
