@@ -51,7 +51,7 @@ fn a_file_written_before_the_move_reads_and_reports_the_same_figures() {
         let cell = report
             .cells
             .iter()
-            .find(|c| c.gc.to_string() == gc && c.variant == variant)
+            .find(|c| c.gc == gc && c.variant == variant)
             .unwrap_or_else(|| panic!("no cell {gc} {variant}"));
         let got = (
             cell.median_on_ms.unwrap(),

@@ -17,8 +17,18 @@ pub struct Interrupt(Arc<Inner>);
 struct Inner {
     /// The signal received, 0 while none was.
     signal: Arc<AtomicUsize>,
-    /// The JVM under way, if any.
-    running: Mutex<Option<Arc<duct::Handle>>>,
+    /// The child under way, if any, and how a signal stops it.
+    running: Mutex<Option<(Arc<duct::Handle>, StopBy)>>,
+}
+
+/// How a signal stops the tracked child.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StopBy {
+    /// SIGKILL: a JVM, which must not keep its pretouched heap a moment longer.
+    Kill,
+    /// SIGINT, passed on: a child that stops its own children first (`pretouch run`,
+    /// hyperfine), which SIGKILL would leave running as orphans.
+    Forward,
 }
 
 /// Keeps a child registered as "the running JVM" until dropped.
@@ -75,21 +85,59 @@ impl Interrupt {
     /// Registers `child` as the running JVM, and kills it at once when a signal already
     /// came (the signal thread may have looked before it was registered).
     pub fn track(&self, child: Arc<duct::Handle>) -> Tracked<'_> {
-        *self.lock() = Some(child);
+        self.track_as(child, StopBy::Kill)
+    }
+
+    /// [`Interrupt::track`], stopping the child as `by` says.
+    pub fn track_as(&self, child: Arc<duct::Handle>, by: StopBy) -> Tracked<'_> {
+        *self.lock() = Some((child, by));
         if self.signal().is_some() {
             self.kill_running();
         }
         Tracked { interrupt: self }
     }
 
-    fn kill_running(&self) {
-        if let Some(child) = self.lock().as_ref() {
-            // An error means the child was already reaped: nothing left to kill.
-            let _ = child.kill();
+    /// Runs `expression` to its end like duct's `run`, stopped as `by` says when a signal
+    /// comes; then fails with the signal's name, so that a caller never takes an
+    /// interrupted child's output for a measurement.
+    pub fn run(
+        &self,
+        expression: &duct::Expression,
+        by: StopBy,
+    ) -> std::io::Result<std::process::Output> {
+        let child = Arc::new(expression.start()?);
+        let output = {
+            let _tracked = self.track_as(Arc::clone(&child), by);
+            child.wait()?.clone()
+        };
+        match self.signal() {
+            Some(signal) => Err(std::io::Error::other(format!(
+                "interrupted by {}",
+                signal_name(signal)
+            ))),
+            None => Ok(output),
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Option<Arc<duct::Handle>>> {
+    fn kill_running(&self) {
+        match self.lock().as_ref() {
+            // An error means the child was already reaped: nothing left to kill.
+            Some((child, StopBy::Kill)) => {
+                let _ = child.kill();
+            }
+            Some((child, StopBy::Forward)) => {
+                for pid in child.pids() {
+                    if let Ok(pid) = libc::pid_t::try_from(pid) {
+                        // SAFETY: kill(2) has no memory effects; a reaped pid gives ESRCH.
+                        unsafe { libc::kill(pid, libc::SIGINT) };
+                    }
+                }
+            }
+            None => {}
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Option<(Arc<duct::Handle>, StopBy)>> {
         self.0.running.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
@@ -145,5 +193,40 @@ mod tests {
         let _tracked = interrupt.track(Arc::clone(&late));
         late.wait().unwrap();
         assert!(start.elapsed() < Duration::from_secs(20));
+    }
+
+    #[test]
+    fn a_forwarded_signal_lets_the_child_stop_itself() {
+        // The shell traps SIGINT, as `pretouch run` does, and says so before it exits.
+        let interrupt = Interrupt::new();
+        let dir = tempfile::tempdir().unwrap();
+        let said = dir.path().join("said");
+        let script = format!(
+            "trap 'echo stopped cleanly > {}; exit 3' INT; while :; do sleep 0.05; done",
+            said.display()
+        );
+        let expression = duct::cmd!("sh", "-c", script).unchecked();
+        let raiser = {
+            let interrupt = interrupt.clone();
+            std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_millis(500));
+                interrupt.raise(libc::SIGINT);
+            })
+        };
+        let start = Instant::now();
+        let err = interrupt.run(&expression, StopBy::Forward).unwrap_err();
+        raiser.join().unwrap();
+        assert!(err.to_string().contains("interrupted by SIGINT"), "{err}");
+        assert!(start.elapsed() < Duration::from_secs(20));
+        // SIGKILL would have left no word: the trap ran.
+        assert_eq!(std::fs::read_to_string(&said).unwrap(), "stopped cleanly\n");
+    }
+
+    #[test]
+    fn run_without_a_signal_returns_the_output() {
+        let interrupt = Interrupt::new();
+        let expression = duct::cmd!("sh", "-c", "echo hi").stdout_capture();
+        let out = interrupt.run(&expression, StopBy::Kill).unwrap();
+        assert_eq!(out.stdout, b"hi\n");
     }
 }

@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::launch::classfile;
+use crate::launch::interrupt::{Interrupt, StopBy};
 use crate::units::Nanos;
 
 /// A scratch folder holding the reference class and the built-in main class.
@@ -37,12 +38,13 @@ impl ReferenceClasses {
 }
 
 /// Launches `java <jvm_args> -cp <dir> PretouchNanoTime` (confined to `cpus` when given)
-/// and returns its time to `main()`.
+/// and returns its time to `main()`; a signal to `interrupt` kills it.
 pub fn nanotime_time_to_main(
     java: &Path,
     jvm_args: &[String],
     classes: &ReferenceClasses,
     cpus: Option<&[usize]>,
+    interrupt: &Interrupt,
 ) -> Result<Nanos, String> {
     let mut args = jvm_args.to_vec();
     args.push("-cp".to_owned());
@@ -61,7 +63,9 @@ pub fn nanotime_time_to_main(
         .stderr_capture()
         .unchecked();
     let spawn = Nanos::monotonic_now();
-    let output = expression.run().map_err(|e| e.to_string())?;
+    let output = interrupt
+        .run(&expression, StopBy::Kill)
+        .map_err(|e| e.to_string())?;
     if !output.status.success() {
         return Err(format!(
             "{} exited with {}: {}",
@@ -95,7 +99,14 @@ mod tests {
             .or_else(|_| crate::machine::jdk::Jdk::resolve("/usr/lib/jvm/java-17-openjdk-amd64"))
             .expect("a JDK: sudo apt-get install -y openjdk-17-jdk-headless");
         let classes = ReferenceClasses::new().unwrap();
-        let t = nanotime_time_to_main(&jdk.java, &["-Xmx64m".to_owned()], &classes, None).unwrap();
+        let t = nanotime_time_to_main(
+            &jdk.java,
+            &["-Xmx64m".to_owned()],
+            &classes,
+            None,
+            &Interrupt::new(),
+        )
+        .unwrap();
         // A JVM takes milliseconds to start, and less than a minute.
         assert!(t.0 > 1_000_000 && t.0 < 60_000_000_000, "{t}");
     }

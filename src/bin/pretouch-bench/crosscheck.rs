@@ -104,8 +104,14 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
                     }
                     .to_owned(),
                 );
-                let t = nanotime_time_to_main(&cell.java, &flags, &classes, cell.cpus.as_deref())
-                    .map_err(anyhow::Error::msg)?;
+                let t = nanotime_time_to_main(
+                    &cell.java,
+                    &flags,
+                    &classes,
+                    cell.cpus.as_deref(),
+                    crate::interrupt(),
+                )
+                .map_err(anyhow::Error::msg)?;
                 cell.reference[usize::from(pretouch)].push(t.as_ms());
             }
         }

@@ -15,8 +15,11 @@ mod scaling;
 mod versus;
 
 use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::OnceLock;
 
 use clap::{Parser, Subcommand};
+use pretouch::launch::interrupt::{self, Interrupt};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -49,8 +52,39 @@ enum Command {
     Crosscheck(crosscheck::Args),
 }
 
-fn main() -> anyhow::Result<()> {
-    match Cli::parse().command {
+/// SIGINT and SIGTERM, handled as `pretouch run` handles them: the child under way is
+/// stopped (a JVM killed, a `pretouch run` or hyperfine told to stop its own), and the
+/// benchmark exits 130 or 143 instead of printing figures from a cut run.
+fn interrupt() -> &'static Interrupt {
+    static INTERRUPT: OnceLock<Interrupt> = OnceLock::new();
+    INTERRUPT.get_or_init(Interrupt::new)
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    if let Err(e) = interrupt().install_signal_handlers() {
+        eprintln!("error: installing the SIGINT/SIGTERM handlers: {e}");
+        return ExitCode::FAILURE;
+    }
+    let result = run(cli.command);
+    if let Some(signal) = interrupt().signal() {
+        eprintln!(
+            "pretouch-bench: stopped by {}; no figures from the cut benchmark",
+            interrupt::signal_name(signal)
+        );
+        return ExitCode::from(interrupt::exit_code(signal));
+    }
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(command: Command) -> anyhow::Result<()> {
+    match command {
         Command::All { jdk } => {
             runs::print_machine(jdk.as_deref())?;
             overhead::run(&overhead::Args::default())?;

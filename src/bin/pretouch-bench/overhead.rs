@@ -9,6 +9,7 @@ use anyhow::Context;
 
 use pretouch::launch::agent::{agent_arg, locate_agent, parse_stamps};
 use pretouch::launch::classfile::NANOTIME_CLASS;
+use pretouch::launch::interrupt::StopBy;
 use pretouch::launch::reference::{ReferenceClasses, nanotime_time_to_main};
 use pretouch::launch::{JvmLauncher, Launcher};
 use pretouch::machine::jdk::Jdk;
@@ -70,11 +71,13 @@ fn breakpoint_time_to_main(
         NANOTIME_CLASS.to_owned(),
     ]);
     let spawn = Nanos::monotonic_now();
-    let out = duct::cmd(java, &argv)
-        .stdout_null()
-        .stderr_capture()
-        .unchecked()
-        .run()?;
+    let out = crate::interrupt().run(
+        &duct::cmd(java, &argv)
+            .stdout_null()
+            .stderr_capture()
+            .unchecked(),
+        StopBy::Kill,
+    )?;
     anyhow::ensure!(
         out.status.success(),
         "breakpoint launch failed: {}",
@@ -100,7 +103,8 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         args.jdk.clone()
     };
     let classes = ReferenceClasses::new()?;
-    let mut launcher = JvmLauncher::new(agent.clone(), Duration::from_secs(120))?;
+    let mut launcher = JvmLauncher::new(agent.clone(), Duration::from_secs(120))?
+        .with_interrupt(crate::interrupt().clone());
     let base = vec![format!("-Xms{}", args.heap), format!("-Xmx{}", args.heap)];
     let mut with_agent = base.clone();
     with_agent.push(agent_arg(&agent, &classes.scratch("stamps")));
@@ -127,10 +131,18 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             order.rotate_left(round % 4);
             for variant in order {
                 let t = match variant {
-                    0 => nanotime_time_to_main(&jdk.java, &base, &classes, None)
-                        .map_err(anyhow::Error::msg)?,
-                    1 => nanotime_time_to_main(&jdk.java, &with_agent, &classes, None)
-                        .map_err(anyhow::Error::msg)?,
+                    0 => {
+                        nanotime_time_to_main(&jdk.java, &base, &classes, None, crate::interrupt())
+                            .map_err(anyhow::Error::msg)?
+                    }
+                    1 => nanotime_time_to_main(
+                        &jdk.java,
+                        &with_agent,
+                        &classes,
+                        None,
+                        crate::interrupt(),
+                    )
+                    .map_err(anyhow::Error::msg)?,
                     2 => {
                         let outcome = launcher.launch(&jdk.java, &base);
                         outcome

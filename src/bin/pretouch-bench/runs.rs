@@ -7,6 +7,7 @@ use anyhow::{Context, bail};
 
 use pretouch::analyze::build;
 use pretouch::analyze::report::Report;
+use pretouch::launch::interrupt::StopBy;
 use pretouch::machine::jdk::Jdk;
 use pretouch::stats::{hodges_lehmann, median, quartiles};
 use pretouch::store::{ResultFile, read_results};
@@ -30,20 +31,23 @@ pub fn run_pretouch(matrix_yaml: &str, scratch: &Path) -> anyhow::Result<Pretouc
     std::fs::write(&matrix, matrix_yaml)?;
     let results = scratch.join("results");
     let start = Instant::now();
-    let output = duct::cmd!(
-        pretouch_binary(),
-        "run",
-        "--label",
-        "bench",
-        "--results",
-        &results,
-        &matrix
-    )
-    .stdout_null()
-    .stderr_capture()
-    .unchecked()
-    .run()
-    .context("running pretouch")?;
+    let output = crate::interrupt()
+        .run(
+            &duct::cmd!(
+                pretouch_binary(),
+                "run",
+                "--label",
+                "bench",
+                "--results",
+                &results,
+                &matrix
+            )
+            .stdout_null()
+            .stderr_capture()
+            .unchecked(),
+            StopBy::Forward,
+        )
+        .context("running pretouch")?;
     let wall = start.elapsed();
     if !output.status.success() {
         bail!(

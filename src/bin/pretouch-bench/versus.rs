@@ -8,6 +8,7 @@ use std::time::Instant;
 use anyhow::{Context, bail};
 
 use pretouch::launch::classfile::NANOTIME_CLASS;
+use pretouch::launch::interrupt::StopBy;
 use pretouch::launch::reference::ReferenceClasses;
 use pretouch::machine::jdk::Jdk;
 
@@ -195,25 +196,28 @@ fn hyperfine_block(
     };
     let json = scratch.path().join("hyperfine.json");
     let start = Instant::now();
-    let out = duct::cmd!(
-        "hyperfine",
-        "-N",
-        "--style",
-        "none",
-        "--warmup",
-        "1",
-        "--runs",
-        n.to_string(),
-        "--export-json",
-        &json,
-        command("-XX:+AlwaysPreTouch"),
-        command("-XX:-AlwaysPreTouch")
-    )
-    .stdout_null()
-    .stderr_capture()
-    .unchecked()
-    .run()
-    .context("running hyperfine (Debian: apt-get install -y hyperfine)")?;
+    let out = crate::interrupt()
+        .run(
+            &duct::cmd!(
+                "hyperfine",
+                "-N",
+                "--style",
+                "none",
+                "--warmup",
+                "1",
+                "--runs",
+                n.to_string(),
+                "--export-json",
+                &json,
+                command("-XX:+AlwaysPreTouch"),
+                command("-XX:-AlwaysPreTouch")
+            )
+            .stdout_null()
+            .stderr_capture()
+            .unchecked(),
+            StopBy::Forward,
+        )
+        .context("running hyperfine (Debian: apt-get install -y hyperfine)")?;
     pool.wall_s += start.elapsed().as_secs_f64();
     if !out.status.success() {
         bail!("hyperfine failed: {}", String::from_utf8_lossy(&out.stderr));
