@@ -5,7 +5,10 @@ use std::fmt::Write as _;
 
 use crate::analyze::report::{CellReport, Report};
 use crate::machine::jdk::short_jdk;
-use crate::render::common::*;
+use crate::render::common::{
+    Format, KEY_HEADERS, cost, failure_warnings, iqr, key_columns, key_refs, key_values, ms,
+    outlier_note, run_to_run_notes, spread, stop_lines,
+};
 use crate::render::table;
 
 pub fn render(report: &Report, format: Format) -> String {

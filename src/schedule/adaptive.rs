@@ -20,7 +20,7 @@ use crate::store::{CellStop, Record, RunEnd, StoreError, StoreWriter};
 /// Confidence level of the stopping rule.
 pub const CONFIDENCE: f64 = 0.95;
 
-pub use crate::matrix::repetitions::{Adaptive, MIN_ROUNDS, RawRepetitions};
+use crate::matrix::repetitions::Adaptive;
 
 /// Where a cell stands against the stopping rule.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -207,45 +207,6 @@ mod tests {
     use crate::launch::agent::Stamps;
     use crate::units::Nanos;
     use std::collections::HashMap;
-
-    fn parse(text: &str) -> Result<RawRepetitions, String> {
-        serde_yaml::from_str(text).map_err(|e| e.to_string())
-    }
-
-    #[test]
-    fn repetitions_are_a_count_or_a_policy() {
-        assert!(matches!(parse("10"), Ok(RawRepetitions::Fixed(10))));
-        match parse("{min: 5, max: 30, ci_pct: 2}") {
-            Ok(RawRepetitions::Adaptive(a)) => {
-                assert_eq!(
-                    a,
-                    Adaptive {
-                        min: 5,
-                        max: 30,
-                        ci_pct: 2.0
-                    }
-                )
-            }
-            other => panic!("{other:?}"),
-        }
-        let cases = [
-            ("0", "at least 1"),
-            ("ten", "a number of repetitions, or {min: 5"),
-            ("{min: 5, max: 30}", "missing field `ci_pct`"),
-            (
-                "{min: 5, max: 30, ci_pct: 2, typo: 1}",
-                "unknown field `typo`",
-            ),
-            ("{min: 9, max: 8, ci_pct: 2}", "below min"),
-            ("{min: 2, max: 8, ci_pct: 2}", "at least 5"),
-            ("{min: 5, max: 8, ci_pct: 0}", "above 0"),
-            ("{min: 5, max: 8, ci_pct: x}", "invalid type"),
-        ];
-        for (text, want) in cases {
-            let e = parse(text).unwrap_err();
-            assert!(e.contains(want), "{text}: {e}");
-        }
-    }
 
     /// Gives each launch a time to main picked by (cell, pretouch, how many so far).
     struct Scripted {
