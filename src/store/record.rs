@@ -24,6 +24,8 @@ pub enum Record {
     End(RunEnd),
     /// Written by `pretouch run --resume` before the launches it adds.
     Resume(RunResume),
+    /// A launch under `perf record` (`pretouch run --profile`); in no timing statistic.
+    Profile(crate::store::profile::ProfileRecord),
 }
 
 /// First line of a result file: what was run, where, when.
