@@ -79,7 +79,11 @@ pub(crate) fn run_profiled(
                     crate::machine::jdk::short_jdk(&record.cell.jdk),
                     record.cell.gc,
                     record.cell.heap,
-                    if record.pretouch { "with pretouch" } else { "without" }
+                    if record.pretouch {
+                        "with pretouch"
+                    } else {
+                        "without"
+                    }
                 );
             }
         },

@@ -101,7 +101,9 @@ pub(crate) fn cmd_run(args: RunArgs) -> anyhow::Result<u8> {
         fail_fast: args.fail_fast,
         ..run::Options::default()
     };
-    execute_and_report(&args, &plan, &matrix, agent, app, &mut store, &options, perf)
+    execute_and_report(
+        &args, &plan, &matrix, agent, app, &mut store, &options, perf,
+    )
 }
 
 /// `pretouch run --resume PATH [MATRIX]`: the missing launches of an unfinished run,
@@ -198,7 +200,10 @@ pub(crate) fn cmd_resume(args: &RunArgs, path: &Path) -> anyhow::Result<u8> {
 
 /// Runs the plan's launches (then, with `perf`, the profiled rounds), then says how it
 /// ended: the report, or how to resume.
-#[expect(clippy::too_many_arguments, reason = "the run's parts, passed down once")]
+#[expect(
+    clippy::too_many_arguments,
+    reason = "the run's parts, passed down once"
+)]
 pub(crate) fn execute_and_report(
     args: &RunArgs,
     plan: &Plan,
