@@ -420,6 +420,10 @@ pub struct CellProfile {
     pub categories: Vec<Share>,
     /// By self function, largest first.
     pub functions: Vec<Share>,
+    /// Every sample of the launches with pretouch, folded, equal stacks added up: what a
+    /// flame graph draws.
+    #[serde(skip)]
+    pub stacks: Vec<String>,
 }
 
 impl CellProfile {
@@ -574,6 +578,9 @@ pub fn cell_profile(
         timed_off_ms: timed.and_then(|t| t.median_off_ms),
         categories: shares(&categories, with.pretouch, cost_ms),
         functions: shares(&with.functions, with.pretouch, cost_ms),
+        stacks: crate::launch::perf::merge_threads(
+            on.iter().flat_map(|r| r.folded.iter().map(String::as_str)),
+        ),
     }
 }
 
