@@ -28,7 +28,10 @@ pub(crate) fn preflight(args: &RunArgs, matrix: &Matrix) -> anyhow::Result<Optio
 
 /// The profiled rounds: every cell `--profile-rounds` times without and with pretouch,
 /// under perf, appended to the result file as profile records.
-#[expect(clippy::too_many_arguments, reason = "the run's parts, passed down once")]
+#[expect(
+    clippy::too_many_arguments,
+    reason = "the run's parts, passed down once"
+)]
 pub(crate) fn run_profiled(
     args: &RunArgs,
     plan: &Plan,

@@ -160,8 +160,7 @@ fn text(report: &ProfileReport) -> String {
     let fn_width = WIDTH - 2 - 6 - 7 - 6 - 6;
     for c in &report.cells {
         writeln!(out, "\n{}  {}", c.label, cell_title(&c.key)).unwrap();
-        out += "  ";
-        out += &table::wrap(&summary(c), 2);
+        out += &table::wrap(&format!("  {}", summary(c)), 2);
         if c.pretouch_samples == 0 {
             out += "  no sample passes through pretouch frames\n";
             continue;
@@ -432,4 +431,185 @@ fn csv(report: &ProfileReport) -> String {
         }
     }
     String::from_utf8(w.into_inner().expect("in memory")).expect("utf8")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analyze::profile::build;
+    use crate::analyze::report::{CellReport, Report};
+    use crate::store::profile::{LabelledProfile, ProfileRecord};
+
+    const FAULT: &str = "GC_Thread;start_thread;GangWorker::loop;os::pretouch_memory;asm_exc_page_fault_[k];exc_page_fault_[k];handle_mm_fault_[k];__handle_mm_fault_[k];do_anonymous_page_[k]";
+
+    fn record(label: &str, pretouch: bool, folded: &[String]) -> LabelledProfile {
+        LabelledProfile {
+            label: label.into(),
+            record: ProfileRecord {
+                seq: 0,
+                round: 0,
+                cell: crate::store::CellKey {
+                    jdk: "17.0.15+6-Debian-1deb12u1".into(),
+                    gc: crate::matrix::Gc::G1,
+                    heap: "1g".into(),
+                    variant: "default".into(),
+                    gc_threads: "auto".into(),
+                    cpus: "all".into(),
+                    app: None,
+                },
+                pretouch,
+                command: Vec::new(),
+                started_at: String::new(),
+                time_to_main_ns: Some(crate::units::Nanos(
+                    if pretouch { 500 } else { 90 } * 1_000_000,
+                )),
+                wall_ns: crate::units::Nanos(0),
+                failure: None,
+                event: "cpu-clock".into(),
+                frequency_hz: 1000,
+                call_graph: "fp".into(),
+                samples: crate::launch::perf::folded_samples(folded),
+                folded: folded.to_vec(),
+                perf_data: None,
+            },
+        }
+    }
+
+    /// Two labels: the baseline zeroes 4 KiB pages, the other huge pages at a tenth.
+    pub(crate) fn two_labels() -> ProfileReport {
+        let base = [
+            format!("{FAULT};clear_page_erms_[k] 300"),
+            format!("{FAULT} 60"),
+            format!("{FAULT};__pte_offset_map_lock_[k];_raw_spin_lock_[k] 40"),
+            "java;JavaMain 50".to_owned(),
+        ];
+        let thp = [
+            format!(
+                "GC_Thread;start_thread;GangWorker::loop;os::pretouch_memory;asm_exc_page_fault_[k];exc_page_fault_[k];handle_mm_fault_[k];__handle_mm_fault_[k];do_huge_pmd_anonymous_page_[k];vma_alloc_anon_folio_pmd_[k];folio_zero_user_[k];clear_page_erms_[k] 38"
+            ),
+            format!("{FAULT} 2"),
+            "java;JavaMain 50".to_owned(),
+        ];
+        let off = ["java;JavaMain 45".to_owned()];
+        let profiles = [
+            record("madvise", true, &base),
+            record("madvise", false, &off),
+            record("always", true, &thp),
+            record("always", false, &off),
+        ];
+        let row = |label: &str, cost: f64| CellReport {
+            label: label.into(),
+            jdk: "17.0.15+6-Debian-1deb12u1".into(),
+            gc: "g1".into(),
+            heap: "1g".into(),
+            variant: "default".into(),
+            gc_threads: "auto".into(),
+            cpus: "all".into(),
+            pretouch_ms: Some(cost),
+            median_on_ms: Some(400.0),
+            median_off_ms: Some(40.0),
+            ..CellReport::default()
+        };
+        let report = Report {
+            cells: vec![row("madvise", 400.0), row("always", 40.0)],
+            labels: vec!["madvise".into(), "always".into()],
+            warnings: Vec::new(),
+            env_differences: Vec::new(),
+            stops: Vec::new(),
+            outliers_excluded: false,
+            label_info: Vec::new(),
+            run_to_run: Vec::new(),
+        };
+        build(
+            &report,
+            &profiles,
+            &["madvise".to_owned(), "always".to_owned()],
+            "madvise",
+        )
+    }
+
+    #[test]
+    fn the_shift_names_huge_page_zeroing_and_fits_72_columns() {
+        let report = two_labels();
+        assert_eq!(report.cells.len(), 2);
+        let s = &report.shifts[0];
+        // Baseline: zeroing 300 of 400 pretouch samples of a 400 ms cost = 300 ms; THP
+        // label: all zeroing is huge-page zeroing, 38 of 40 of 40 ms = 38 ms.
+        assert_eq!(s.categories[0].name, "page zeroing");
+        assert!((s.categories[0].delta_ms.unwrap() + 300.0).abs() < 1e-9);
+        let huge = s
+            .categories
+            .iter()
+            .find(|c| c.name == "huge-page zeroing")
+            .unwrap();
+        assert!((huge.delta_ms.unwrap() - 38.0).abs() < 1e-9);
+        let text = render(&report, Format::Text);
+        for line in text.lines() {
+            assert!(line.chars().count() <= WIDTH, "too wide: {line:?}");
+            assert_eq!(line, line.trim_end());
+        }
+        assert!(text.contains("huge-page zeroing"));
+        assert!(text.contains("always against madvise"));
+        assert!(text.contains("[k] clear_page_erms"));
+        // perf's overhead: 500 ms profiled against 400 ms timed with pretouch.
+        assert!(
+            text.replace("\n  ", " ")
+                .contains("perf's overhead on time to main: +100 ms with pretouch")
+        );
+    }
+
+    #[test]
+    fn csv_json_and_markdown_hold_the_same_figures() {
+        let report = two_labels();
+        let csv_text = render(&report, Format::Csv);
+        let mut reader = csv::Reader::from_reader(csv_text.as_bytes());
+        let headers = reader.headers().unwrap().clone();
+        let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+        assert!(rows.iter().all(|r| r.len() == headers.len()));
+        let zeroing = rows
+            .iter()
+            .find(|r| &r[0] == "profile" && &r[1] == "madvise" && &r[8] == "page zeroing")
+            .unwrap();
+        assert_eq!(&zeroing[12], "300.000");
+        let shift = rows
+            .iter()
+            .find(|r| &r[0] == "shift" && &r[8] == "page zeroing")
+            .unwrap();
+        assert_eq!(&shift[16], "-300.000");
+        let json: serde_json::Value = serde_json::from_str(&render(&report, Format::Json)).unwrap();
+        assert_eq!(json["cells"][0]["pretouch_samples"], 400);
+        assert_eq!(json["shifts"][0]["categories"][0]["name"], "page zeroing");
+        let md = render(&report, Format::Markdown);
+        assert!(md.contains("| page zeroing | 300 | 75.0% | 300 |"), "{md}");
+        assert!(md.contains("### Shift against the baseline `madvise`"));
+    }
+
+    #[test]
+    fn flame_graphs_per_cell_and_a_differential_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let written = crate::render::flamegraph::write_all(dir.path(), &two_labels()).unwrap();
+        let names: Vec<String> = written
+            .iter()
+            .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "madvise-17.0.15_6-g1-1g-default.svg",
+                "always-17.0.15_6-g1-1g-default.svg",
+                "diff-madvise-to-always-17.0.15_6-g1-1g-default.svg",
+            ]
+        );
+        let diff = std::fs::read_to_string(&written[2]).unwrap();
+        assert!(diff.starts_with("<?xml"));
+        // Differential titles carry the change of each frame's share.
+        assert!(
+            diff.contains("do_huge_pmd_anonymous_page"),
+            "the THP frames are drawn"
+        );
+        assert!(
+            diff.contains("%)") && diff.contains("+"),
+            "changes in the titles"
+        );
+    }
 }
