@@ -484,9 +484,7 @@ mod tests {
             "java;JavaMain 50".to_owned(),
         ];
         let thp = [
-            format!(
-                "GC_Thread;start_thread;GangWorker::loop;os::pretouch_memory;asm_exc_page_fault_[k];exc_page_fault_[k];handle_mm_fault_[k];__handle_mm_fault_[k];do_huge_pmd_anonymous_page_[k];vma_alloc_anon_folio_pmd_[k];folio_zero_user_[k];clear_page_erms_[k] 38"
-            ),
+            "GC_Thread;start_thread;GangWorker::loop;os::pretouch_memory;asm_exc_page_fault_[k];exc_page_fault_[k];handle_mm_fault_[k];__handle_mm_fault_[k];do_huge_pmd_anonymous_page_[k];vma_alloc_anon_folio_pmd_[k];folio_zero_user_[k];clear_page_erms_[k] 38".to_owned(),
             format!("{FAULT} 2"),
             "java;JavaMain 50".to_owned(),
         ];
