@@ -312,10 +312,11 @@ pub(crate) fn execute_and_report(
     {
         results.calibrations = found.calibrations;
     }
-    print!(
-        "{}",
-        render_explained(&analyze::build(&results), args.format, false)
-    );
+    let report = analyze::build(&results);
+    print!("{}", render_explained(&report, args.format, false));
+    if perf.is_some() && matches!(args.format, crate::render::common::Format::Text) {
+        print!("\n{}", profile::render_text(&results, &report));
+    }
     eprintln!("results: {}", store.path().display());
     if failed > 0 {
         eprintln!("{failed} of {recorded} launches failed; see the warnings above");
