@@ -1,7 +1,8 @@
 //! Flame graphs of the profiled launches (`report --flamegraph DIR`), drawn by inferno:
 //! one SVG per cell and label (every sample of its launches with pretouch), and per
-//! cell a differential one of each label against the baseline (red: grew, blue: shrank;
-//! the baseline scaled to the label's sample count first).
+//! cell two differential ones of each label against the baseline (red: more in the
+//! label, blue: less; both scaled to the same total): in the label's shape, where what
+//! grew shows, and in the baseline's, where what shrank or vanished shows.
 
 use std::io::Cursor;
 use std::path::{Path, PathBuf};
@@ -35,8 +36,9 @@ fn cell_part(c: &CellProfile) -> String {
     ))
 }
 
-fn draw(lines: &[String], title: &str, subtitle: &str) -> std::io::Result<Vec<u8>> {
+fn draw(lines: &[String], title: &str, subtitle: &str, negate: bool) -> std::io::Result<Vec<u8>> {
     let mut options = Options::default();
+    options.negate_differentials = negate;
     options.title = title.to_owned();
     options.subtitle = Some(subtitle.to_owned());
     options.count_name = "samples".to_owned();
@@ -62,6 +64,7 @@ pub fn write_all(dir: &Path, report: &ProfileReport) -> std::io::Result<Vec<Path
                 "{} launches with pretouch, {} samples, {} through pretouch frames",
                 c.launches_on, c.samples_on, c.pretouch_samples
             ),
+            false,
         )?;
         std::fs::write(&path, svg)?;
         written.push(path);
@@ -76,34 +79,42 @@ pub fn write_all(dir: &Path, report: &ProfileReport) -> std::io::Result<Vec<Path
         let (Some(base), Some(new)) = (find(&s.baseline), find(&s.label)) else {
             continue;
         };
-        let mut diff = Vec::new();
-        inferno::differential::from_readers(
-            inferno::differential::Options {
-                normalize: true,
-                ..Default::default()
-            },
-            Cursor::new(base.stacks.join("\n")),
-            Cursor::new(new.stacks.join("\n")),
-            &mut diff,
-        )?;
-        let diff = String::from_utf8_lossy(&diff);
-        let lines: Vec<String> = diff.lines().map(str::to_owned).collect();
-        let path = dir.join(format!(
-            "diff-{}-to-{}-{}.svg",
-            file_part(&s.baseline),
-            file_part(&s.label),
-            cell_part(new)
-        ));
-        let svg = draw(
-            &lines,
-            &format!("{} against {}: {}", s.label, s.baseline, cell_title(new)),
-            &format!(
-                "widths: {} ({} samples); red grew, blue shrank against {} (scaled to the same total)",
-                s.label, new.samples_on, s.baseline
-            ),
-        )?;
-        std::fs::write(&path, svg)?;
-        written.push(path);
+        // Drawn in the label's shape (what grew shows), then in the baseline's (what
+        // shrank or vanished shows), red = more in the label in both.
+        for (shape, before, after, negate) in
+            [("", base, new, false), ("-baseline-shape", new, base, true)]
+        {
+            let mut diff = Vec::new();
+            inferno::differential::from_readers(
+                inferno::differential::Options {
+                    normalize: true,
+                    ..Default::default()
+                },
+                Cursor::new(before.stacks.join("\n")),
+                Cursor::new(after.stacks.join("\n")),
+                &mut diff,
+            )?;
+            let diff = String::from_utf8_lossy(&diff);
+            let lines: Vec<String> = diff.lines().map(str::to_owned).collect();
+            let path = dir.join(format!(
+                "diff-{}-to-{}-{}{shape}.svg",
+                file_part(&s.baseline),
+                file_part(&s.label),
+                cell_part(new)
+            ));
+            let widths = if negate { base } else { new };
+            let svg = draw(
+                &lines,
+                &format!("{} against {}: {}", s.label, s.baseline, cell_title(new)),
+                &format!(
+                    "widths: {} ({} samples); red: more in {}, blue: less (both scaled to the same total)",
+                    widths.label, widths.samples_on, s.label
+                ),
+                negate,
+            )?;
+            std::fs::write(&path, svg)?;
+            written.push(path);
+        }
     }
     Ok(written)
 }

@@ -596,6 +596,7 @@ mod tests {
                 "madvise-17.0.15_6-g1-1g-default.svg",
                 "always-17.0.15_6-g1-1g-default.svg",
                 "diff-madvise-to-always-17.0.15_6-g1-1g-default.svg",
+                "diff-madvise-to-always-17.0.15_6-g1-1g-default-baseline-shape.svg",
             ]
         );
         let diff = std::fs::read_to_string(&written[2]).unwrap();
