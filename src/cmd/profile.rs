@@ -67,6 +67,17 @@ pub(crate) fn run_profiled(
         perf::EVENT,
         perf::FREQUENCY_HZ
     );
+    // indicatif draws nothing when stderr is not a terminal.
+    let bar = indicatif::ProgressBar::with_draw_target(
+        Some(total),
+        indicatif::ProgressDrawTarget::stderr(),
+    );
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{bar:30} {pos}/{len} profiled launches, ETA {eta}",
+        )
+        .expect("the template is valid"),
+    );
     let mut done = 0;
     let summary = profile::execute(
         plan,
@@ -77,22 +88,26 @@ pub(crate) fn run_profiled(
         interrupt,
         &mut |record| {
             done += 1;
+            bar.inc(1);
             if let Some(failure) = &record.failure {
-                eprintln!(
-                    "warning: profiled launch {done} of {total} ({} {} {}, {}): {failure}",
-                    crate::machine::jdk::short_jdk(&record.cell.jdk),
-                    record.cell.gc,
-                    record.cell.heap,
-                    if record.pretouch {
-                        "with pretouch"
-                    } else {
-                        "without"
-                    }
-                );
+                bar.suspend(|| {
+                    eprintln!(
+                        "warning: profiled launch {done} of {total} ({} {} {}, {}): {failure}",
+                        crate::machine::jdk::short_jdk(&record.cell.jdk),
+                        record.cell.gc,
+                        record.cell.heap,
+                        if record.pretouch {
+                            "with pretouch"
+                        } else {
+                            "without"
+                        }
+                    )
+                });
             }
         },
-    )?;
-    Ok(summary)
+    );
+    bar.finish_and_clear();
+    Ok(summary?)
 }
 
 /// The profile of a run just made, as text (after its timing report).

@@ -557,6 +557,67 @@ mod tests {
     }
 
     #[test]
+    fn text_reads_like_perf_diff() {
+        insta::assert_snapshot!(render(&two_labels(), Format::Text), @"
+        where the pretouch time goes (perf, cpu-clock, call graphs)
+
+        madvise  17.0.15+6 g1 1g default
+          1+1 profiled launches (with+without pretouch). With pretouch 450
+          samples, 400 in pretouch frames (88.9%; heap 400). Pretouch CPU 400 ms
+          a launch (a launch with pretouch takes 405 ms CPU more than one
+          without). Cost (timed launches) 400 ms. perf's overhead on time to
+          main: +100 ms with pretouch (500 vs 400 timed), +50.0 ms without (90.0
+          vs 40.0).
+          category          samples  share  est ms
+          page zeroing          300  75.0%     300
+          fault entry/exit       60  15.0%    60.0
+          page tables            40  10.0%    40.0
+          function (self)        samples  share  est ms
+          [k] clear_page_erms        300  75.0%     300
+          [k] do_anonymous_page       60  15.0%    60.0
+          [k] _raw_spin_lock          40  10.0%    40.0
+
+        always  17.0.15+6 g1 1g default
+          1+1 profiled launches (with+without pretouch). With pretouch 90
+          samples, 40 in pretouch frames (44.4%; heap 40). Pretouch CPU 40.0 ms
+          a launch (a launch with pretouch takes 45.0 ms CPU more than one
+          without). Cost (timed launches) 40.0 ms. perf's overhead on time to
+          main: +100 ms with pretouch (500 vs 400 timed), +50.0 ms without (90.0
+          vs 40.0).
+          category           samples  share  est ms
+          huge-page zeroing       38  95.0%    38.0
+          fault entry/exit         2   5.0%     2.0
+          function (self)        samples  share  est ms
+          [k] clear_page_erms         38  95.0%    38.0
+          [k] do_anonymous_page        2   5.0%     2.0
+
+        shift against the baseline `madvise`: est. ms of the pretouch cost,
+        biggest movers first; pp = change of the share in points
+
+        17.0.15+6 g1 1g default: always against madvise
+          category           base ms    ms  change     pp
+          page zeroing           300   0.0    -300  -75.0
+          fault entry/exit      60.0   2.0   -58.0  -10.0
+          page tables           40.0   0.0   -40.0  -10.0
+          huge-page zeroing      0.0  38.0   +38.0  +95.0
+          function (self)        base ms    ms  change     pp
+          [k] clear_page_erms        300  38.0    -262  +20.0
+          [k] do_anonymous_page     60.0   2.0   -58.0  -10.0
+          [k] _raw_spin_lock        40.0   0.0   -40.0  -10.0
+
+        share = of the samples whose stack passes through the JVM's pretouch
+        frames (os::pretouch_memory, PretouchTask::*), by the leaf function
+        (self time; [k] kernel, [.] the JVM) or by category (locks and helpers
+        count for their caller's category); est ms = share x the cell's pretouch
+        cost from the timed launches. The profiled launches ran after the timed
+        ones, under perf record -e cpu-clock -g, and are in no median. cpu-clock
+        is a timer: samples due while interrupts were off land where they are
+        turned back on (exc_page_fault, *_irqrestore), so those leaves are
+        partly time of the code before them.
+        ");
+    }
+
+    #[test]
     fn csv_json_and_markdown_hold_the_same_figures() {
         let report = two_labels();
         let csv_text = render(&report, Format::Csv);
