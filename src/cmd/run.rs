@@ -255,7 +255,6 @@ pub(crate) fn execute_and_report(
             result?.0
         }
     };
-    let mut summary = summary;
     if let Some(perf) = &perf
         && summary.stopped.is_none()
     {
@@ -270,7 +269,15 @@ pub(crate) fn execute_and_report(
             perf,
         )?;
         if let Some(signal) = profiled.interrupted {
-            summary.stopped = Some(Stop::Interrupted(signal));
+            // The timed run ended (its end record is written): nothing to resume.
+            eprintln!(
+                "pretouch: interrupted by {} during the profiled launches; the timed launches are complete, and {} profiled launches are in {}\n  report: pretouch report {} --profile",
+                interrupt::signal_name(signal),
+                profiled.launches,
+                store.path().display(),
+                store.path().display()
+            );
+            return Ok(interrupt::exit_code(signal));
         }
         if profiled.failed > 0 {
             eprintln!(
@@ -356,6 +363,14 @@ pub(crate) fn dry_run(
     println!(
         "($SCRATCH: a temporary folder made for the run; it holds the stamps file and the main class)"
     );
+    if args.profile || matrix.profile {
+        println!(
+            "then {} profiled launches ({} cells x {} rounds x with/without pretouch) under `perf record -e cpu-clock -g`, in no median; a real run checks perf first",
+            plan.cells.len() as u32 * args.profile_rounds * 2,
+            plan.cells.len(),
+            args.profile_rounds
+        );
+    }
     if let Some(available) = memory::mem_available()
         && let Err(e) = memory::check(matrix, available)
     {
