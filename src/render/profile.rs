@@ -366,27 +366,31 @@ fn csv(report: &ProfileReport) -> String {
                 name.to_owned(),
             ]
         };
-        let summary: [(&str, Option<f64>); 13] = [
-            ("launches_on", Some(c.launches_on as f64)),
-            ("launches_off", Some(c.launches_off as f64)),
-            ("failed", Some(c.failed as f64)),
-            ("samples_on", Some(c.samples_on as f64)),
-            ("samples_off", Some(c.samples_off as f64)),
-            ("pretouch_samples", Some(c.pretouch_samples as f64)),
+        let count = |n: u64| Some(n.to_string());
+        let summary: [(&str, Option<String>); 13] = [
+            ("launches_on", count(c.launches_on as u64)),
+            ("launches_off", count(c.launches_off as u64)),
+            ("failed", count(c.failed as u64)),
+            ("samples_on", count(c.samples_on)),
+            ("samples_off", count(c.samples_off)),
+            ("pretouch_samples", count(c.pretouch_samples)),
+            ("heap_pretouch_samples", count(c.heap_pretouch_samples)),
+            ("pretouch_cpu_ms", c.pretouch_cpu_ms.map(|v| f(Some(v)))),
+            ("extra_cpu_ms", c.extra_cpu_ms.map(|v| f(Some(v)))),
+            ("cost_ms", c.cost_ms.map(|v| f(Some(v)))),
             (
-                "heap_pretouch_samples",
-                Some(c.heap_pretouch_samples as f64),
+                "perf_overhead_on_ms",
+                c.overhead_on_ms().map(|v| f(Some(v))),
             ),
-            ("pretouch_cpu_ms", c.pretouch_cpu_ms),
-            ("extra_cpu_ms", c.extra_cpu_ms),
-            ("cost_ms", c.cost_ms),
-            ("perf_overhead_on_ms", c.overhead_on_ms()),
-            ("perf_overhead_off_ms", c.overhead_off_ms()),
-            ("period_ms", Some(c.period_ms)),
+            (
+                "perf_overhead_off_ms",
+                c.overhead_off_ms().map(|v| f(Some(v))),
+            ),
+            ("period_ms", Some(f(Some(c.period_ms)))),
         ];
         for (name, value) in summary {
             let mut r = head("summary", name);
-            r.push(f(value));
+            r.push(value.unwrap_or_default());
             r.extend(std::iter::repeat_n(String::new(), 7));
             w.write_record(&r).expect("in memory");
         }
