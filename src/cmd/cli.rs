@@ -127,6 +127,19 @@ pub struct RunArgs {
     /// its pretouch and VM creation is then not recorded)
     #[arg(long)]
     pub no_jvm_log: bool,
+    /// After the timed launches, a few profiled rounds per cell (with and without pretouch)
+    /// under `perf record -e cpu-clock -g`, stored apart and in no timing median; needs
+    /// perf (Debian: linux-perf). Same as `profile: true` in the matrix
+    #[arg(long)]
+    pub profile: bool,
+    /// Profiled rounds per cell with --profile (each: one launch without, one with pretouch)
+    #[arg(long, default_value_t = crate::schedule::profile::DEFAULT_ROUNDS,
+          value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub profile_rounds: u32,
+    /// Keep each profiled launch's perf.data in DIR (default: deleted once its samples are
+    /// folded into the result file)
+    #[arg(long, value_name = "DIR")]
+    pub keep_perf_data: Option<PathBuf>,
 }
 
 #[derive(Debug, clap::Args)]
@@ -155,6 +168,15 @@ pub struct ReportArgs {
     /// Also draw every launch pair's pretouch cost, per cell and label, as an SVG file
     #[arg(long, value_name = "FILE")]
     pub plot: Option<PathBuf>,
+    /// Where the pretouch time goes in the kernel, from the profiled launches (`run
+    /// --profile`): per cell the kernel functions and categories, and their shift
+    /// against the baseline label
+    #[arg(long)]
+    pub profile: bool,
+    /// Write flame graphs of the profiled launches into DIR: an SVG per cell and label,
+    /// and a differential one per cell against the baseline label
+    #[arg(long, value_name = "DIR")]
+    pub flamegraph: Option<PathBuf>,
 }
 
 #[cfg(test)]

@@ -16,7 +16,7 @@ pub(crate) fn cmd_report(args: ReportArgs) -> anyhow::Result<u8> {
     let paths = if args.paths.is_empty() {
         vec![PathBuf::from("results")]
     } else {
-        args.paths
+        args.paths.clone()
     };
     let mut results = read_results(&paths).map_err(bad)?;
     for file in results.files.iter().filter(|f| f.end.is_none()) {
@@ -73,6 +73,7 @@ pub(crate) fn cmd_report(args: ReportArgs) -> anyhow::Result<u8> {
     };
     // Checks --labels and --baseline whether one label is shown or several.
     let comparison = compare::compare(&report, &options).map_err(bad)?;
+    let profile = profile_report(&args, &results, &report, &comparison)?;
     let text = if comparison.columns.len() > 1 {
         // The explaining tables (faults, phases, environment differences) follow, as
         // after a single label's table.
@@ -89,6 +90,12 @@ pub(crate) fn cmd_report(args: ReportArgs) -> anyhow::Result<u8> {
             args.phases,
         )
     };
+    let text = match profile {
+        // CSV and JSON hold the profile alone: one document a file.
+        Some(profile) if matches!(args.format, Format::Csv | Format::Json) => profile,
+        Some(profile) => text + "\n" + &profile,
+        None => text,
+    };
     if let Some(path) = &args.plot {
         plot::draw(&comparison, path).with_context(|| format!("drawing `{}`", path.display()))?;
         eprintln!("plot: {}", path.display());
@@ -98,6 +105,40 @@ pub(crate) fn cmd_report(args: ReportArgs) -> anyhow::Result<u8> {
         None => print!("{text}"),
     }
     Ok(0)
+}
+
+/// `--profile` and `--flamegraph DIR`: the profiled launches' report (rendered), and
+/// the flame graphs written.
+fn profile_report(
+    args: &ReportArgs,
+    results: &crate::store::Results,
+    report: &report::Report,
+    comparison: &compare::Comparison,
+) -> anyhow::Result<Option<String>> {
+    if !args.profile && args.flamegraph.is_none() {
+        return Ok(None);
+    }
+    let profiles = crate::store::profile::read_profiles(&results.files);
+    let labels: Vec<String> = comparison
+        .columns
+        .iter()
+        .map(|c| c.info.label.clone())
+        .collect();
+    let analysis = analyze::profile::build(report, &profiles, &labels, &comparison.baseline);
+    if let Some(dir) = &args.flamegraph {
+        if analysis.cells.iter().all(|c| c.stacks.is_empty()) {
+            return Err(bad(anyhow::anyhow!(
+                "--flamegraph: no profiled launches with samples in these results\n  fix: \
+                 record some with `pretouch run --profile`"
+            )));
+        }
+        let written = crate::render::flamegraph::write_all(dir, &analysis)
+            .with_context(|| format!("writing flame graphs into `{}`", dir.display()))?;
+        eprintln!("flame graphs: {} files in {}", written.len(), dir.display());
+    }
+    Ok(args
+        .profile
+        .then(|| crate::render::profile::render(&analysis, args.format)))
 }
 
 pub(crate) fn write_output(path: &Path, text: &str) -> anyhow::Result<()> {

@@ -10,6 +10,7 @@ use crate::analyze;
 use crate::cmd::checks::{check_cpus, check_label, check_memory, resolve_app, resolve_jdks};
 use crate::cmd::cli::RunArgs;
 use crate::cmd::error::{bad, exit};
+use crate::cmd::profile;
 use crate::launch::interrupt::{self, Interrupt};
 use crate::launch::{JvmLauncher, agent};
 use crate::machine::env::Environment;
@@ -33,6 +34,11 @@ pub(crate) fn cmd_run(args: RunArgs) -> anyhow::Result<u8> {
     let matrix = match &args.matrix {
         Some(path) => Matrix::from_file(path).map_err(bad)?,
         None => Matrix::default_matrix(),
+    };
+    // perf, before any JVM starts (resolving the JDKs runs them).
+    let perf = match args.dry_run {
+        true => None,
+        false => profile::preflight(&args, &matrix)?,
     };
     let jdks = resolve_jdks(&matrix, !args.dry_run).map_err(bad)?;
     check_cpus(&matrix).map_err(bad)?;
@@ -95,7 +101,9 @@ pub(crate) fn cmd_run(args: RunArgs) -> anyhow::Result<u8> {
         fail_fast: args.fail_fast,
         ..run::Options::default()
     };
-    execute_and_report(&args, &plan, &matrix, agent, app, &mut store, &options)
+    execute_and_report(
+        &args, &plan, &matrix, agent, app, &mut store, &options, perf,
+    )
 }
 
 /// `pretouch run --resume PATH [MATRIX]`: the missing launches of an unfinished run,
@@ -126,6 +134,7 @@ pub(crate) fn cmd_resume(args: &RunArgs, path: &Path) -> anyhow::Result<u8> {
             Err(e) => return Err(bad(e)),
         },
     };
+    let perf = profile::preflight(args, &matrix)?;
     if matrix.adaptive.is_some() {
         return Err(bad(anyhow::anyhow!(
             "`{}` was run with adaptive repetitions, which --resume does not support yet: the \
@@ -186,10 +195,15 @@ pub(crate) fn cmd_resume(args: &RunArgs, path: &Path) -> anyhow::Result<u8> {
         failed_before,
         done,
     };
-    execute_and_report(args, &plan, &matrix, agent, app, &mut store, &options)
+    execute_and_report(args, &plan, &matrix, agent, app, &mut store, &options, perf)
 }
 
-/// Runs the plan's launches, then says how it ended: the report, or how to resume.
+/// Runs the plan's launches (then, with `perf`, the profiled rounds), then says how it
+/// ended: the report, or how to resume.
+#[expect(
+    clippy::too_many_arguments,
+    reason = "the run's parts, passed down once"
+)]
 pub(crate) fn execute_and_report(
     args: &RunArgs,
     plan: &Plan,
@@ -198,8 +212,10 @@ pub(crate) fn execute_and_report(
     app: Option<App>,
     store: &mut StoreWriter,
     options: &run::Options<'_>,
+    perf: Option<PathBuf>,
 ) -> anyhow::Result<u8> {
-    let mut launcher = JvmLauncher::new(agent, Duration::from_secs(args.timeout))
+    let profiled_app = app.clone();
+    let mut launcher = JvmLauncher::new(agent.clone(), Duration::from_secs(args.timeout))
         .context("creating the launcher's scratch folder")?
         .with_app(app)
         .with_jvm_log(!args.no_jvm_log);
@@ -239,6 +255,37 @@ pub(crate) fn execute_and_report(
             result?.0
         }
     };
+    if let Some(perf) = &perf
+        && summary.stopped.is_none()
+    {
+        let profiled = profile::run_profiled(
+            args,
+            plan,
+            matrix,
+            agent,
+            profiled_app,
+            store,
+            options.interrupt,
+            perf,
+        )?;
+        if let Some(signal) = profiled.interrupted {
+            // The timed run ended (its end record is written): nothing to resume.
+            eprintln!(
+                "pretouch: interrupted by {} during the profiled launches; the timed launches are complete, and {} profiled launches are in {}\n  report: pretouch report {} --profile",
+                interrupt::signal_name(signal),
+                profiled.launches,
+                store.path().display(),
+                store.path().display()
+            );
+            return Ok(interrupt::exit_code(signal));
+        }
+        if profiled.failed > 0 {
+            eprintln!(
+                "warning: {} of {} profiled launches failed or have no samples; they are recorded and left out of the profile",
+                profiled.failed, profiled.launches
+            );
+        }
+    }
     let recorded = options.done.len() as u64 + summary.launches;
     let failed = options.failed_before + summary.failed;
     let resume_hint = format!(
@@ -272,10 +319,11 @@ pub(crate) fn execute_and_report(
     {
         results.calibrations = found.calibrations;
     }
-    print!(
-        "{}",
-        render_explained(&analyze::build(&results), args.format, false)
-    );
+    let report = analyze::build(&results);
+    print!("{}", render_explained(&report, args.format, false));
+    if perf.is_some() && matches!(args.format, crate::render::common::Format::Text) {
+        print!("\n{}", profile::render_text(&results, &report));
+    }
     eprintln!("results: {}", store.path().display());
     if failed > 0 {
         eprintln!("{failed} of {recorded} launches failed; see the warnings above");
@@ -315,6 +363,14 @@ pub(crate) fn dry_run(
     println!(
         "($SCRATCH: a temporary folder made for the run; it holds the stamps file and the main class)"
     );
+    if args.profile || matrix.profile {
+        println!(
+            "then {} profiled launches ({} cells x {} rounds x with/without pretouch) under `perf record -e cpu-clock -g`, in no median; a real run checks perf first",
+            plan.cells.len() as u32 * args.profile_rounds * 2,
+            plan.cells.len(),
+            args.profile_rounds
+        );
+    }
     if let Some(available) = memory::mem_available()
         && let Err(e) = memory::check(matrix, available)
     {

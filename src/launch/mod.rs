@@ -5,6 +5,7 @@ pub mod agent;
 pub mod classfile;
 pub mod interrupt;
 pub mod jvmlog;
+pub mod perf;
 pub mod reference;
 pub mod rusage;
 
@@ -101,6 +102,8 @@ pub struct JvmLauncher {
     app: Option<App>,
     /// Pass `-Xlog` (see [`crate::launch::jvmlog`]) and parse the JVM's log after each launch.
     jvm_log: bool,
+    /// A command the JVM is started under (`perf record ... --`); empty: none.
+    wrapper: Vec<String>,
 }
 
 impl JvmLauncher {
@@ -119,6 +122,7 @@ impl JvmLauncher {
             interrupt: None,
             app: None,
             jvm_log: false,
+            wrapper: Vec::new(),
         })
     }
 
@@ -168,6 +172,12 @@ impl JvmLauncher {
         }
         args
     }
+    /// Starts the next JVMs under this command (`perf record ... --`, see
+    /// [`crate::launch::perf`]); its spawn is then the launch's start. Empty: none.
+    pub fn set_wrapper(&mut self, wrapper: Vec<String>) {
+        self.wrapper = wrapper;
+    }
+
     /// Also ask every JVM for its own log (`-Xlog`, see [`crate::launch::jvmlog`]) and keep it.
     pub fn with_jvm_log(mut self, on: bool) -> JvmLauncher {
         self.jvm_log = on;
@@ -193,7 +203,11 @@ impl Launcher for JvmLauncher {
         let _ = std::fs::remove_file(&log_path);
         let args = self.arguments(jvm_args);
         let mut outcome = LaunchOutcome {
-            command: std::iter::once(java.display().to_string())
+            command: self
+                .wrapper
+                .iter()
+                .cloned()
+                .chain(std::iter::once(java.display().to_string()))
                 .chain(args.iter().cloned())
                 .collect(),
             affinity: match &options.cpus {
@@ -204,13 +218,23 @@ impl Launcher for JvmLauncher {
             },
             ..LaunchOutcome::default()
         };
-        let mut expression = duct::cmd(java, &args)
-            .stdin_null()
-            // Outermost first: stdout goes to the file, then stderr joins it.
-            .stderr_to_stdout()
-            .stdout_path(&output_path)
-            .unchecked()
-            .before_spawn(die_with_the_runner);
+        let mut expression = match self.wrapper.split_first() {
+            None => duct::cmd(java, &args),
+            Some((program, wrapper_args)) => duct::cmd(
+                program,
+                wrapper_args
+                    .iter()
+                    .map(std::ffi::OsString::from)
+                    .chain(std::iter::once(java.as_os_str().to_owned()))
+                    .chain(args.iter().map(std::ffi::OsString::from)),
+            ),
+        }
+        .stdin_null()
+        // Outermost first: stdout goes to the file, then stderr joins it.
+        .stderr_to_stdout()
+        .stdout_path(&output_path)
+        .unchecked()
+        .before_spawn(die_with_the_runner);
         if let Some(cpus) = options.cpus.clone() {
             expression = expression.before_spawn(move |command| {
                 cpuset::confine(command, &cpus);

@@ -44,6 +44,9 @@ struct RawMatrix {
     /// A real application whose `main()` is stamped instead of the built-in one.
     #[serde(default)]
     app: Option<crate::matrix::app::RawApp>,
+    /// Profiled rounds after the timed launches, as `pretouch run --profile`.
+    #[serde(default)]
+    profile: bool,
 }
 
 /// A checked matrix: every axis non-empty, every value valid.
@@ -70,6 +73,8 @@ pub struct Matrix {
     pub app: Option<crate::matrix::app::AppSpec>,
     /// `repetitions: {min, max, ci_pct}`; then `repetitions` above is `min`.
     pub adaptive: Option<crate::matrix::repetitions::Adaptive>,
+    /// `profile: true`: profiled rounds after the timed launches (`run --profile`).
+    pub profile: bool,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -157,6 +162,7 @@ impl Matrix {
                 .gc_threads
                 .map_or_else(|| vec![GcThreads::Auto], |g| g.0),
             app: raw.app.map(|a| a.0),
+            profile: raw.profile,
             warmup: raw.warmup,
             jvm_args: raw.jvm_args.0,
             variants: raw.variants.map(|v| v.0).unwrap_or_else(|| {

@@ -4,6 +4,8 @@
 pub mod common;
 pub mod compare;
 pub mod explain;
+pub mod flamegraph;
 pub mod plot;
+pub mod profile;
 pub mod report;
 pub mod table;

@@ -5,6 +5,7 @@
 pub mod adaptive;
 pub mod dryrun;
 pub mod plan;
+pub mod profile;
 pub mod progress;
 pub mod resume;
 pub mod run;

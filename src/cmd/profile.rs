@@ -1,0 +1,125 @@
+//! `pretouch run --profile`: the check that perf can see the kernel (before any JVM
+//! starts), and the profiled rounds after the timed launches.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::Context;
+
+use crate::cmd::cli::RunArgs;
+use crate::cmd::error::bad;
+use crate::launch::JvmLauncher;
+use crate::launch::interrupt::Interrupt;
+use crate::launch::perf::{self, PerfLauncher};
+use crate::matrix::Matrix;
+use crate::matrix::app::App;
+use crate::schedule::plan::Plan;
+use crate::schedule::profile::{self, ProfileSummary};
+use crate::store::StoreWriter;
+
+/// With `--profile` or `profile: true`: the perf binary, or a bad-input error saying
+/// the fix. Without: `None`, and perf is never looked for.
+pub(crate) fn preflight(args: &RunArgs, matrix: &Matrix) -> anyhow::Result<Option<PathBuf>> {
+    if !(args.profile || matrix.profile) {
+        return Ok(None);
+    }
+    perf::preflight().map(Some).map_err(bad)
+}
+
+/// The profiled rounds: every cell `--profile-rounds` times without and with pretouch,
+/// under perf, appended to the result file as profile records.
+#[expect(
+    clippy::too_many_arguments,
+    reason = "the run's parts, passed down once"
+)]
+pub(crate) fn run_profiled(
+    args: &RunArgs,
+    plan: &Plan,
+    matrix: &Matrix,
+    agent: PathBuf,
+    app: Option<App>,
+    store: &mut StoreWriter,
+    interrupt: Option<&Interrupt>,
+    perf: &Path,
+) -> anyhow::Result<ProfileSummary> {
+    let mut inner = JvmLauncher::new(agent, Duration::from_secs(args.timeout))
+        .context("creating the launcher's scratch folder")?
+        .with_app(app)
+        .with_jvm_log(!args.no_jvm_log);
+    if let Some(interrupt) = interrupt {
+        inner = inner.with_interrupt(interrupt.clone());
+    }
+    let keep = args.keep_perf_data.as_ref().map(|dir| {
+        dir.join(
+            store
+                .path()
+                .file_stem()
+                .map_or_else(|| "perf".into(), |s| s.to_owned()),
+        )
+    });
+    let mut launcher = PerfLauncher::new(inner, perf.to_owned(), keep)
+        .context("creating the folder for perf.data")?;
+    let total = u64::from(args.profile_rounds) * plan.cells.len() as u64 * 2;
+    eprintln!(
+        "pretouch: {total} profiled launches ({} cells x {} rounds x with/without pretouch) under perf record -e {} -F {} -g; in no timing median",
+        plan.cells.len(),
+        args.profile_rounds,
+        perf::EVENT,
+        perf::FREQUENCY_HZ
+    );
+    // indicatif draws nothing when stderr is not a terminal.
+    let bar = indicatif::ProgressBar::with_draw_target(
+        Some(total),
+        indicatif::ProgressDrawTarget::stderr(),
+    );
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{bar:30} {pos}/{len} profiled launches, ETA {eta}",
+        )
+        .expect("the template is valid"),
+    );
+    let mut done = 0;
+    let summary = profile::execute(
+        plan,
+        &matrix.jvm_args,
+        args.profile_rounds,
+        &mut launcher,
+        store,
+        interrupt,
+        &mut |record| {
+            done += 1;
+            bar.inc(1);
+            if let Some(failure) = &record.failure {
+                bar.suspend(|| {
+                    eprintln!(
+                        "warning: profiled launch {done} of {total} ({} {} {}, {}): {failure}",
+                        crate::machine::jdk::short_jdk(&record.cell.jdk),
+                        record.cell.gc,
+                        record.cell.heap,
+                        if record.pretouch {
+                            "with pretouch"
+                        } else {
+                            "without"
+                        }
+                    )
+                });
+            }
+        },
+    );
+    bar.finish_and_clear();
+    Ok(summary?)
+}
+
+/// The profile of a run just made, as text (after its timing report).
+pub(crate) fn render_text(
+    results: &crate::store::Results,
+    report: &crate::analyze::report::Report,
+) -> String {
+    let profiles = crate::store::profile::read_profiles(&results.files);
+    let Some(label) = report.labels.first() else {
+        return String::new();
+    };
+    let analysis =
+        crate::analyze::profile::build(report, &profiles, std::slice::from_ref(label), label);
+    crate::render::profile::render(&analysis, crate::render::common::Format::Text)
+}
