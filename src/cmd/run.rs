@@ -10,6 +10,7 @@ use crate::analyze;
 use crate::cmd::checks::{check_cpus, check_label, check_memory, resolve_app, resolve_jdks};
 use crate::cmd::cli::RunArgs;
 use crate::cmd::error::{bad, exit};
+use crate::cmd::vm;
 use crate::launch::interrupt::{self, Interrupt};
 use crate::launch::{JvmLauncher, agent};
 use crate::machine::env::Environment;
@@ -27,6 +28,9 @@ use crate::store::{FORMAT_VERSION, Record, RunHeader, RunResume, StoreWriter, re
 
 pub(crate) fn cmd_run(args: RunArgs) -> anyhow::Result<u8> {
     if let Some(path) = &args.resume {
+        if let Some(session) = crate::store::kernels::session_file(path) {
+            return vm::cmd_resume_kernels(&args, &session);
+        }
         return cmd_resume(&args, path);
     }
     // Everything the user can get wrong is checked before the first JVM starts.
@@ -34,6 +38,11 @@ pub(crate) fn cmd_run(args: RunArgs) -> anyhow::Result<u8> {
         Some(path) => Matrix::from_file(path).map_err(bad)?,
         None => Matrix::default_matrix(),
     };
+    if args.in_vm.is_none() && (!args.kernel.is_empty() || !matrix.kernels.is_empty()) {
+        return vm::cmd_run_kernels(&args, matrix);
+    }
+    // Inside a VM that `--kernel` booted: the VM's shape, and the label marked if emulated.
+    let vm_shape = args.in_vm.as_deref().map(vm::guest_shape).transpose().map_err(bad)?;
     let jdks = resolve_jdks(&matrix, !args.dry_run).map_err(bad)?;
     check_cpus(&matrix).map_err(bad)?;
     let app = resolve_app(&matrix, args.matrix.as_deref()).map_err(bad)?;
@@ -46,6 +55,7 @@ pub(crate) fn cmd_run(args: RunArgs) -> anyhow::Result<u8> {
         .label
         .clone()
         .unwrap_or_else(|| host.kernel_release.clone());
+    let label = crate::machine::vm::mark_label(&label, vm_shape.as_ref().is_some_and(|v| v.emulated));
     check_label(&label).map_err(bad)?;
     check_memory(&matrix, args.force)?;
     let plan = Plan::new(&matrix, &jdks).with_app(app.as_ref().map(|a| a.main.as_str()));
@@ -75,8 +85,12 @@ pub(crate) fn cmd_run(args: RunArgs) -> anyhow::Result<u8> {
             agent: agent.clone(),
             planned_launches: plan.launches.len() as u64,
             env: Some(Environment::read()),
+            vm: vm_shape,
         }))
         .context("writing the run header")?;
+    if let Some(work) = &args.in_vm {
+        vm::note_result(work, store.path())?;
+    }
     eprintln!(
         "pretouch: {} launches ({} cells x {} rounds x with/without pretouch), label `{label}`\n  recording to {}",
         plan.launches.len(),
@@ -153,6 +167,10 @@ pub(crate) fn cmd_resume(args: &RunArgs, path: &Path) -> anyhow::Result<u8> {
         .install_signal_handlers()
         .context("installing the SIGINT/SIGTERM handlers")?;
     let _machine = lock::acquire_or_warn();
+    let vm_shape = args.in_vm.as_deref().map(vm::guest_shape).transpose().map_err(bad)?;
+    if let Some(work) = &args.in_vm {
+        vm::note_result(work, &file.path)?;
+    }
     let (mut store, dropped_tail) = StoreWriter::open_append(&file.path).map_err(bad)?;
     if let Some(tail) = &dropped_tail {
         eprintln!(
@@ -169,6 +187,7 @@ pub(crate) fn cmd_resume(args: &RunArgs, path: &Path) -> anyhow::Result<u8> {
             agent: agent.clone(),
             launches_before: file.launches.len() as u64,
             dropped_tail,
+            vm: vm_shape,
         }))
         .context("writing the resume record")?;
     eprintln!(

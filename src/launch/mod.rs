@@ -7,6 +7,7 @@ pub mod interrupt;
 pub mod jvmlog;
 pub mod reference;
 pub mod rusage;
+pub mod vm;
 
 use std::io::{Read, Seek, SeekFrom};
 use std::os::unix::process::ExitStatusExt;

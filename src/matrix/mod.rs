@@ -5,6 +5,7 @@
 
 pub mod app;
 pub mod cpuset;
+pub mod kernels;
 pub mod repetitions;
 
 use std::collections::HashSet;
@@ -44,6 +45,9 @@ struct RawMatrix {
     /// A real application whose `main()` is stamped instead of the built-in one.
     #[serde(default)]
     app: Option<crate::matrix::app::RawApp>,
+    /// Kernels to boot in a VM (virtme-ng) and run the matrix in, one after another.
+    #[serde(default)]
+    kernels: Option<crate::matrix::kernels::RawKernels>,
 }
 
 /// A checked matrix: every axis non-empty, every value valid.
@@ -70,6 +74,8 @@ pub struct Matrix {
     pub app: Option<crate::matrix::app::AppSpec>,
     /// `repetitions: {min, max, ci_pct}`; then `repetitions` above is `min`.
     pub adaptive: Option<crate::matrix::repetitions::Adaptive>,
+    /// `kernels:`: each booted in a VM that runs the matrix; empty: run on this kernel.
+    pub kernels: Vec<crate::matrix::kernels::KernelSpec>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -157,6 +163,7 @@ impl Matrix {
                 .gc_threads
                 .map_or_else(|| vec![GcThreads::Auto], |g| g.0),
             app: raw.app.map(|a| a.0),
+            kernels: raw.kernels.map(|k| k.0).unwrap_or_default(),
             warmup: raw.warmup,
             jvm_args: raw.jvm_args.0,
             variants: raw.variants.map(|v| v.0).unwrap_or_else(|| {
