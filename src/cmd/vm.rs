@@ -267,7 +267,12 @@ pub(crate) fn cmd_run_kernels(args: &RunArgs, matrix: Matrix) -> anyhow::Result<
     let mut session = KernelSession {
         format: SESSION_FORMAT,
         name: matrix.name.clone(),
-        matrix_origin: matrix.origin.clone(),
+        // Absolute, so that `--resume` finds the matrix from any folder.
+        matrix_origin: args
+            .matrix
+            .as_deref()
+            .map(|m| std::path::absolute(m).unwrap_or_else(|_| m.to_owned()))
+            .map_or_else(|| matrix.origin.clone(), |m| m.display().to_string()),
         matrix_sha256: matrix_sha256(&matrix.text),
         started_at: utc,
         results,
@@ -445,9 +450,12 @@ fn run_and_report(
     }
     warn_emulated(vm);
     for k in &session.kernels {
+        let status = serde_json::to_value(k.status)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_owned))
+            .unwrap_or_default();
         eprintln!(
-            "  {:<12} {} {}",
-            format!("{:?}", k.status).to_lowercase(),
+            "  {status:<12} {} {}",
             k.image.display(),
             k.message.as_deref().unwrap_or_default()
         );

@@ -98,10 +98,11 @@ pub fn console_tail(work: &Path) -> String {
     lines[lines.len().saturating_sub(CONSOLE_TAIL_LINES)..].join("\n")
 }
 
-/// `vng`: `$PRETOUCH_VNG`, else `vng` on PATH, else where `scripts/setup-vm.sh` puts it.
+/// `vng`: `$PRETOUCH_VNG` (if it is a file), else `vng` on PATH, else where `scripts/setup-vm.sh` puts it.
 pub fn locate_vng() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("PRETOUCH_VNG") {
-        return Some(PathBuf::from(p));
+        let p = PathBuf::from(p);
+        return p.is_file().then_some(p);
     }
     locate_on_path("vng").or_else(|| Some(PathBuf::from(VNG_DEFAULT)).filter(|p| p.is_file()))
 }
