@@ -59,7 +59,11 @@ fn matrix(dir: &Path) -> PathBuf {
 }
 
 fn with_fakes(cmd: &mut Command, bin: &Path) {
-    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
     cmd.env("PATH", path)
         .env("PRETOUCH_VNG", bin.join("vng"))
         .env_remove("PRETOUCH_AGENT");
@@ -166,7 +170,10 @@ fn an_interrupted_session_resumes_at_the_first_unfinished_kernel() {
         .into_iter()
         .filter(|r| r["record"] == "run")
         .collect();
-    let mut labels: Vec<&str> = headers.iter().map(|h| h["label"].as_str().unwrap()).collect();
+    let mut labels: Vec<&str> = headers
+        .iter()
+        .map(|h| h["label"].as_str().unwrap())
+        .collect();
     labels.sort();
     assert_eq!(labels, [base.as_str(), patched.as_str()]);
     for h in &headers {
@@ -176,12 +183,18 @@ fn an_interrupted_session_resumes_at_the_first_unfinished_kernel() {
         assert_eq!(vm["qemu_version"], "QEMU emulator version 0.0 (fake)");
         assert_eq!(vm["vng_version"], "virtme-ng 0.0-fake");
         assert_eq!(vm["emulated"], mark() == "-EMULATED");
-        assert!(vm["image"].as_str().unwrap().ends_with("img-a") || vm["image"].as_str().unwrap().ends_with("img-b"));
+        assert!(
+            vm["image"].as_str().unwrap().ends_with("img-a")
+                || vm["image"].as_str().unwrap().ends_with("img-b")
+        );
         assert!(h["env"]["kernel_release"].is_string());
     }
     // The run printed the cross-kernel table; `report` prints it again, with the mark.
     let stdout = unwrapped(&out.stdout);
-    assert!(stdout.contains(&base) && stdout.contains(&patched), "{stdout}");
+    assert!(
+        stdout.contains(&base) && stdout.contains(&patched),
+        "{stdout}"
+    );
     let report = pretouch()
         .arg("report")
         .arg(d.join("results"))
@@ -191,7 +204,9 @@ fn an_interrupted_session_resumes_at_the_first_unfinished_kernel() {
     assert!(text.contains(&base) && text.contains(&patched), "{text}");
     if mark() == "-EMULATED" {
         assert!(
-            text.contains(&format!("EMULATED: label `{base}` ran in a QEMU guest under TCG")),
+            text.contains(&format!(
+                "EMULATED: label `{base}` ran in a QEMU guest under TCG"
+            )),
             "{text}"
         );
     }
@@ -250,7 +265,10 @@ fn kernels_that_cannot_run_are_refused_before_any_boot() {
             ],
             "--label names the results of one kernel",
         ),
-        (vec!["--vm-memory".into(), "256m".into()], "--vm-memory sets it"),
+        (
+            vec!["--vm-memory".into(), "256m".into()],
+            "--vm-memory sets it",
+        ),
     ];
     for (args, says) in cases {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_pretouch"));
@@ -275,12 +293,22 @@ fn kernels_that_cannot_run_are_refused_before_any_boot() {
     assert!(stderr.contains("scripts/setup-vm.sh"), "{stderr}");
     // The dry run shows the vng command lines and boots nothing.
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_pretouch"));
-    cmd.arg("run").arg(&m).arg("--dry-run").args(["--vm-cpus", "1"]);
+    cmd.arg("run")
+        .arg(&m)
+        .arg("--dry-run")
+        .args(["--vm-cpus", "1"]);
     with_fakes(&mut cmd, &bin);
     let out = cmd.output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    assert!(stdout.contains("--cpus 1 --memory 1024M --qemu-opts=-mem-prealloc"), "{stdout}");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("--cpus 1 --memory 1024M --qemu-opts=-mem-prealloc"),
+        "{stdout}"
+    );
     assert!(stdout.contains("--label patched"), "{stdout}");
     assert!(boots(d).is_empty());
 }

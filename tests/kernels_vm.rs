@@ -114,13 +114,24 @@ fn a_real_kernel_boots_and_runs_the_matrix_in_its_vm() {
     assert_eq!(vm["emulated"], emulated);
     assert_eq!(vm["vcpus"], 1);
     assert_eq!(vm["prealloc"], true);
-    assert!(vm["qemu_version"].as_str().unwrap().starts_with("QEMU emulator version"), "{vm}");
-    assert!(vm["vng_version"].as_str().unwrap().starts_with("virtme-ng"), "{vm}");
+    assert!(
+        vm["qemu_version"]
+            .as_str()
+            .unwrap()
+            .starts_with("QEMU emulator version"),
+        "{vm}"
+    );
+    assert!(
+        vm["vng_version"].as_str().unwrap().starts_with("virtme-ng"),
+        "{vm}"
+    );
     assert_eq!(vm["image"], image.display().to_string().as_str());
     let launches: Vec<_> = records.iter().filter(|r| r["record"] == "launch").collect();
     assert_eq!(launches.len(), 2);
     assert!(
-        launches.iter().all(|l| l["failure"].is_null() && l["time_to_main_ns"].is_u64()),
+        launches
+            .iter()
+            .all(|l| l["failure"].is_null() && l["time_to_main_ns"].is_u64()),
         "{launches:?}"
     );
     assert!(records.iter().any(|r| r["record"] == "end"));

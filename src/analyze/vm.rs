@@ -45,8 +45,7 @@ pub fn warnings(results: &Results) -> Vec<String> {
             if a.qemu_version != b.qemu_version {
                 differs.push("QEMU version".to_owned());
             }
-            if a.host_kernel_release != b.host_kernel_release
-                || a.host_hostname != b.host_hostname
+            if a.host_kernel_release != b.host_kernel_release || a.host_hostname != b.host_hostname
             {
                 differs.push("host".to_owned());
             }
@@ -90,8 +89,13 @@ mod tests {
         let files = shapes
             .iter()
             .map(|(label, vm)| {
-                let mut f = crate::fixtures::file(label, "2026-11-30T10:00:00Z", crate::fixtures::host("vm"), &[]);
-                f.header.vm = vm.clone();
+                let mut f = crate::fixtures::file(
+                    label,
+                    "2026-11-30T10:00:00Z",
+                    crate::fixtures::host("vm"),
+                    &[],
+                );
+                f.header.vm = vm.clone().map(Box::new);
                 f
             })
             .collect();
@@ -117,7 +121,10 @@ mod tests {
 
     #[test]
     fn vms_of_another_shape_are_said_to_differ() {
-        let w = warnings(&results(&[("a", Some(shape(false, 2))), ("b", Some(shape(false, 4)))]));
+        let w = warnings(&results(&[
+            ("a", Some(shape(false, 2))),
+            ("b", Some(shape(false, 4))),
+        ]));
         assert_eq!(w, ["the VMs of `a` and `b` differ: vcpus 2 vs 4"]);
     }
 }

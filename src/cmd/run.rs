@@ -42,7 +42,12 @@ pub(crate) fn cmd_run(args: RunArgs) -> anyhow::Result<u8> {
         return vm::cmd_run_kernels(&args, matrix);
     }
     // Inside a VM that `--kernel` booted: the VM's shape, and the label marked if emulated.
-    let vm_shape = args.in_vm.as_deref().map(vm::guest_shape).transpose().map_err(bad)?;
+    let vm_shape = args
+        .in_vm
+        .as_deref()
+        .map(vm::guest_shape)
+        .transpose()
+        .map_err(bad)?;
     let jdks = resolve_jdks(&matrix, !args.dry_run).map_err(bad)?;
     check_cpus(&matrix).map_err(bad)?;
     let app = resolve_app(&matrix, args.matrix.as_deref()).map_err(bad)?;
@@ -55,7 +60,8 @@ pub(crate) fn cmd_run(args: RunArgs) -> anyhow::Result<u8> {
         .label
         .clone()
         .unwrap_or_else(|| host.kernel_release.clone());
-    let label = crate::machine::vm::mark_label(&label, vm_shape.as_ref().is_some_and(|v| v.emulated));
+    let label =
+        crate::machine::vm::mark_label(&label, vm_shape.as_ref().is_some_and(|v| v.emulated));
     check_label(&label).map_err(bad)?;
     check_memory(&matrix, args.force)?;
     let plan = Plan::new(&matrix, &jdks).with_app(app.as_ref().map(|a| a.main.as_str()));
@@ -85,7 +91,7 @@ pub(crate) fn cmd_run(args: RunArgs) -> anyhow::Result<u8> {
             agent: agent.clone(),
             planned_launches: plan.launches.len() as u64,
             env: Some(Environment::read()),
-            vm: vm_shape,
+            vm: vm_shape.map(Box::new),
         }))
         .context("writing the run header")?;
     if let Some(work) = &args.in_vm {
@@ -167,7 +173,12 @@ pub(crate) fn cmd_resume(args: &RunArgs, path: &Path) -> anyhow::Result<u8> {
         .install_signal_handlers()
         .context("installing the SIGINT/SIGTERM handlers")?;
     let _machine = lock::acquire_or_warn();
-    let vm_shape = args.in_vm.as_deref().map(vm::guest_shape).transpose().map_err(bad)?;
+    let vm_shape = args
+        .in_vm
+        .as_deref()
+        .map(vm::guest_shape)
+        .transpose()
+        .map_err(bad)?;
     if let Some(work) = &args.in_vm {
         vm::note_result(work, &file.path)?;
     }
@@ -187,7 +198,7 @@ pub(crate) fn cmd_resume(args: &RunArgs, path: &Path) -> anyhow::Result<u8> {
             agent: agent.clone(),
             launches_before: file.launches.len() as u64,
             dropped_tail,
-            vm: vm_shape,
+            vm: vm_shape.map(Box::new),
         }))
         .context("writing the resume record")?;
     eprintln!(

@@ -235,8 +235,7 @@ fn guest_command(args: &RunArgs, matrix_file: Option<&Path>) -> anyhow::Result<G
             options.push(flag.to_owned());
         }
     }
-    let matrix = matrix_file
-        .map(|m| std::path::absolute(m).unwrap_or_else(|_| m.to_owned()));
+    let matrix = matrix_file.map(|m| std::path::absolute(m).unwrap_or_else(|_| m.to_owned()));
     Ok(GuestCommand {
         program: std::env::current_exe().context("locating this pretouch binary")?,
         matrix,
@@ -263,7 +262,9 @@ pub(crate) fn cmd_run_kernels(args: &RunArgs, matrix: Matrix) -> anyhow::Result<
     let started = std::time::SystemTime::now();
     let utc = humantime::format_rfc3339_seconds(started).to_string();
     let stamp: String = utc.chars().filter(|c| *c != '-' && *c != ':').collect();
-    let dir = results.join("vm-runs").join(format!("{}-{stamp}", matrix.name));
+    let dir = results
+        .join("vm-runs")
+        .join(format!("{}-{stamp}", matrix.name));
     let mut session = KernelSession {
         format: SESSION_FORMAT,
         name: matrix.name.clone(),
@@ -304,13 +305,10 @@ pub(crate) fn cmd_run_kernels(args: &RunArgs, matrix: Matrix) -> anyhow::Result<
 /// `pretouch run --resume results/vm-runs/<name>-<UTC>[/session.json] [MATRIX]`.
 pub(crate) fn cmd_resume_kernels(args: &RunArgs, path: &Path) -> anyhow::Result<u8> {
     let mut session = KernelSession::load(path).map_err(|e| bad(anyhow::anyhow!(e)))?;
-    let matrix_file = args
-        .matrix
-        .clone()
-        .or_else(|| {
-            (session.matrix_origin != Matrix::default_matrix().origin)
-                .then(|| PathBuf::from(&session.matrix_origin))
-        });
+    let matrix_file = args.matrix.clone().or_else(|| {
+        (session.matrix_origin != Matrix::default_matrix().origin)
+            .then(|| PathBuf::from(&session.matrix_origin))
+    });
     let matrix = match &matrix_file {
         Some(m) => Matrix::from_file(m).map_err(bad)?,
         None => Matrix::default_matrix(),
@@ -371,7 +369,11 @@ fn dry_run(
             boot_timeout: vm.boot_timeout,
         };
         println!("\nkernel {}: {}", i + 1, k.image.display());
-        println!("  {} {}", vng.display(), runner.arguments(&request).join(" "));
+        println!(
+            "  {} {}",
+            vng.display(),
+            runner.arguments(&request).join(" ")
+        );
         println!("  guest runs: {}", request.command.join(" "));
     }
     Ok(0)

@@ -325,7 +325,10 @@ mod tests {
     fn the_script_marks_boot_and_exit_and_quotes_every_word() {
         let script = VngRunner::script(&request(Path::new("/r/w"), Accel::Tcg));
         assert!(script.contains("uname -r > '/r/w/booted'\n"));
-        assert!(script.contains("'/x/pretouch' 'run' 'it'\\''s'\n"), "{script}");
+        assert!(
+            script.contains("'/x/pretouch' 'run' 'it'\\''s'\n"),
+            "{script}"
+        );
         assert!(script.ends_with("echo $? > '/r/w/exit'\n"));
     }
 

@@ -93,7 +93,9 @@ pub fn detect_from(cpuinfo: &str, kvm: &KvmDevice) -> Virtualization {
              (PVM or alike), which cannot boot stock kernels"
                 .into(),
         ),
-        (KvmDevice::Absent, _) => tcg("no /dev/kvm (KVM module not loaded, or not allowed here)".into()),
+        (KvmDevice::Absent, _) => {
+            tcg("no /dev/kvm (KVM module not loaded, or not allowed here)".into())
+        }
         (KvmDevice::Unusable(e), _) => tcg(format!("/dev/kvm cannot be opened: {e}")),
     }
 }
@@ -174,7 +176,10 @@ pub fn image_release(path: &Path) -> Option<String> {
     let n = file.read(&mut text).ok()?;
     let text = &text[..n];
     let end = text.iter().position(|&b| b == 0).unwrap_or(text.len());
-    let release = std::str::from_utf8(&text[..end]).ok()?.split_whitespace().next()?;
+    let release = std::str::from_utf8(&text[..end])
+        .ok()?
+        .split_whitespace()
+        .next()?;
     Some(release.to_owned())
 }
 

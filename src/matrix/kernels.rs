@@ -62,7 +62,9 @@ impl<'de> Deserialize<'de> for RawKernels {
 /// The checks of [`RawKernels`], also applied to kernels given with `--kernel`.
 pub fn check(kernels: &[KernelSpec]) -> Result<(), String> {
     if kernels.is_empty() {
-        return Err("kernels: the list is empty; name at least one `image:`, or remove the key".into());
+        return Err(
+            "kernels: the list is empty; name at least one `image:`, or remove the key".into(),
+        );
     }
     for (i, k) in kernels.iter().enumerate() {
         if k.image.trim().is_empty() {
@@ -108,8 +110,10 @@ mod tests {
 
     #[test]
     fn parses_images_cmdlines_and_labels() {
-        let k = parse("- image: /boot/a\n- {image: /boot/a, cmdline: 'mitigations=off', label: a-nomit}\n")
-            .unwrap();
+        let k = parse(
+            "- image: /boot/a\n- {image: /boot/a, cmdline: 'mitigations=off', label: a-nomit}\n",
+        )
+        .unwrap();
         assert_eq!(k.len(), 2);
         assert_eq!(k[0].cmdline, None);
         assert_eq!(k[0].label, None);
@@ -123,7 +127,10 @@ mod tests {
             ("[]\n", "empty"),
             ("- image: ''\n", "empty `image`"),
             ("- {image: /a, label: x/y}\n", "invalid label"),
-            ("- {image: /a, label: x}\n- {image: /b, label: x}\n", "given twice"),
+            (
+                "- {image: /a, label: x}\n- {image: /b, label: x}\n",
+                "given twice",
+            ),
             ("- image: /a\n- image: /a\n", "listed twice"),
             ("- {image: /a, kernel: 1}\n", "unknown field"),
         ] {

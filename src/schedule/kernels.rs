@@ -87,7 +87,10 @@ pub enum KernelEvent<'a> {
         resuming: bool,
     },
     /// Its result file had already run to its end: nothing to boot.
-    AlreadyDone { index: usize, kernel: &'a KernelState },
+    AlreadyDone {
+        index: usize,
+        kernel: &'a KernelState,
+    },
     /// The kernel's VM ended; `kernel.status` says how.
     Ended {
         index: usize,
@@ -330,7 +333,12 @@ mod tests {
     }
 
     fn write_file(path: &Path, label: &str, end: bool) {
-        let fake = crate::fixtures::file(label, "2026-11-30T10:00:00Z", crate::fixtures::host("vm"), &[]);
+        let fake = crate::fixtures::file(
+            label,
+            "2026-11-30T10:00:00Z",
+            crate::fixtures::host("vm"),
+            &[],
+        );
         let mut text = serde_json::to_string(&Record::Run(fake.header)).unwrap() + "\n";
         if end {
             let end = RunEnd {
@@ -356,8 +364,15 @@ mod tests {
             .unwrap();
             assert_eq!(shape.image, request.image);
             let boot = self.boots.pop_front().expect("an unexpected boot");
-            let release = request.image.file_name().unwrap().to_string_lossy().into_owned();
-            let label = arg_after(&request.command, "--label").unwrap_or(&release).to_owned();
+            let release = request
+                .image
+                .file_name()
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            let label = arg_after(&request.command, "--label")
+                .unwrap_or(&release)
+                .to_owned();
             let file = match arg_after(&request.command, "--resume") {
                 Some(f) => PathBuf::from(f),
                 None => PathBuf::from(arg_after(&request.command, "--results").unwrap())
@@ -377,12 +392,14 @@ mod tests {
                 }
                 Boot::Runs { code } => {
                     write_file(&file, &label, true);
-                    std::fs::write(request.work.join(RESULT_FILE), file.display().to_string()).unwrap();
+                    std::fs::write(request.work.join(RESULT_FILE), file.display().to_string())
+                        .unwrap();
                     outcome.exit_code = Some(code);
                 }
                 Boot::Interrupted => {
                     write_file(&file, &label, false);
-                    std::fs::write(request.work.join(RESULT_FILE), file.display().to_string()).unwrap();
+                    std::fs::write(request.work.join(RESULT_FILE), file.display().to_string())
+                        .unwrap();
                     outcome.interrupted = Some(libc::SIGINT);
                 }
                 Boot::Fails => outcome.exit_code = Some(1),
@@ -458,9 +475,13 @@ mod tests {
         let mut said = Vec::new();
         let summary = run_session(s, path, vm, &guest(), &plan(), interrupt, &mut |e| {
             said.push(match e {
-                KernelEvent::Booting { index, resuming, .. } => format!("boot {index} resuming={resuming}"),
+                KernelEvent::Booting {
+                    index, resuming, ..
+                } => format!("boot {index} resuming={resuming}"),
                 KernelEvent::AlreadyDone { index, .. } => format!("done already {index}"),
-                KernelEvent::Ended { index, kernel, .. } => format!("ended {index} {:?}", kernel.status),
+                KernelEvent::Ended { index, kernel, .. } => {
+                    format!("ended {index} {:?}", kernel.status)
+                }
             })
         })
         .unwrap();
@@ -473,7 +494,13 @@ mod tests {
         let path = dir.path().join("vm-runs/s/session.json");
         let mut s = session(dir.path(), &["a", "b", "c", "d"]);
         let mut vm = FakeVm {
-            boots: [Boot::Runs { code: 0 }, Boot::Panics, Boot::Fails, Boot::Runs { code: 3 }].into(),
+            boots: [
+                Boot::Runs { code: 0 },
+                Boot::Panics,
+                Boot::Fails,
+                Boot::Runs { code: 3 },
+            ]
+            .into(),
             requests: vec![],
         };
         let (summary, said) = run(&mut s, &path, &mut vm, None);
@@ -501,14 +528,33 @@ mod tests {
         );
         let saved = KernelSession::load(&path).unwrap();
         assert_eq!(saved, s);
-        assert!(saved.kernels[1].message.as_deref().unwrap().contains("did not boot"));
-        assert!(saved.kernels[2].message.as_deref().unwrap().contains("exited with code 1"));
-        assert_eq!(saved.kernels[0].result_file, Some(dir.path().join("a/quick.jsonl")));
+        assert!(
+            saved.kernels[1]
+                .message
+                .as_deref()
+                .unwrap()
+                .contains("did not boot")
+        );
+        assert!(
+            saved.kernels[2]
+                .message
+                .as_deref()
+                .unwrap()
+                .contains("exited with code 1")
+        );
+        assert_eq!(
+            saved.kernels[0].result_file,
+            Some(dir.path().join("a/quick.jsonl"))
+        );
         assert_eq!(saved.kernels[0].release.as_deref(), Some("a"));
         // Each kernel booted in its own work folder, with the same VM shape.
         let works: Vec<&Path> = vm.requests.iter().map(|r| r.work.as_path()).collect();
         assert_eq!(works[0], dir.path().join("vm-runs/s/k1"));
-        assert!(vm.requests.iter().all(|r| r.cpus == 1 && r.rwdirs == [dir.path()]));
+        assert!(
+            vm.requests
+                .iter()
+                .all(|r| r.cpus == 1 && r.rwdirs == [dir.path()])
+        );
         assert!(vm.requests[0].command.ends_with(&[
             "--timeout".into(),
             "300".into(),
@@ -572,8 +618,19 @@ mod tests {
         let (summary, said) = run(&mut s, &path, &mut vm, Some(&interrupt));
         assert!(said.is_empty() && vm.requests.is_empty());
         assert_eq!(summary.interrupted, Some(libc::SIGTERM));
-        let (summary, said) = run(&mut s, &path, &mut FakeVm { boots: [Boot::Runs { code: 0 }].into(), requests: vec![] }, None);
-        assert_eq!(said, ["done already 0", "boot 1 resuming=false", "ended 1 Done"]);
+        let (summary, said) = run(
+            &mut s,
+            &path,
+            &mut FakeVm {
+                boots: [Boot::Runs { code: 0 }].into(),
+                requests: vec![],
+            },
+            None,
+        );
+        assert_eq!(
+            said,
+            ["done already 0", "boot 1 resuming=false", "ended 1 Done"]
+        );
         assert_eq!(summary.done, 2);
     }
 

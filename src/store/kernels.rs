@@ -121,8 +121,7 @@ pub fn session_file(path: &Path) -> Option<PathBuf> {
         let file = path.join(SESSION_FILE);
         return file.is_file().then_some(file);
     }
-    (path.file_name().is_some_and(|n| n == SESSION_FILE) && path.is_file())
-        .then(|| path.to_owned())
+    (path.file_name().is_some_and(|n| n == SESSION_FILE) && path.is_file()).then(|| path.to_owned())
 }
 
 #[cfg(test)]
@@ -157,12 +156,19 @@ mod tests {
         session.save(&path).unwrap();
         assert_eq!(KernelSession::load(&path).unwrap(), session);
         assert_eq!(session.unfinished().count(), 0);
-        assert_eq!(session_file(&path.parent().unwrap()), Some(path.clone()));
+        assert_eq!(session_file(path.parent().unwrap()), Some(path.clone()));
         assert_eq!(session_file(&path), Some(path.clone()));
         assert_eq!(session_file(dir.path()), None);
         // No temporary file is left beside it.
-        assert_eq!(std::fs::read_dir(path.parent().unwrap()).unwrap().count(), 1);
+        assert_eq!(
+            std::fs::read_dir(path.parent().unwrap()).unwrap().count(),
+            1
+        );
         std::fs::write(&path, "{}").unwrap();
-        assert!(KernelSession::load(&path).unwrap_err().contains("not a pretouch kernel session"));
+        assert!(
+            KernelSession::load(&path)
+                .unwrap_err()
+                .contains("not a pretouch kernel session")
+        );
     }
 }

@@ -65,7 +65,7 @@ pub struct RunHeader {
     /// versions, vCPUs, memory, preallocation, the host's kernel). Absent for a run on
     /// the machine's own kernel, and in files written before it was recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub vm: Option<VmShape>,
+    pub vm: Option<Box<VmShape>>,
 }
 
 /// The machine a run was taken on (read by `machine::host`), stored in the run header.
@@ -230,5 +230,5 @@ pub struct RunResume {
     pub dropped_tail: Option<String>,
     /// The VM of the resumed session, when it ran in one (see [`RunHeader::vm`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub vm: Option<VmShape>,
+    pub vm: Option<Box<VmShape>>,
 }
