@@ -304,6 +304,7 @@ pub(crate) fn cmd_run_kernels(args: &RunArgs, matrix: Matrix) -> anyhow::Result<
 
 /// `pretouch run --resume results/vm-runs/<name>-<UTC>[/session.json] [MATRIX]`.
 pub(crate) fn cmd_resume_kernels(args: &RunArgs, path: &Path) -> anyhow::Result<u8> {
+    let path = &std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
     let mut session = KernelSession::load(path).map_err(|e| bad(anyhow::anyhow!(e)))?;
     let matrix_file = args.matrix.clone().or_else(|| {
         (session.matrix_origin != Matrix::default_matrix().origin)
