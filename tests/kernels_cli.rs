@@ -26,7 +26,7 @@ image=$(basename "$2")
 echo "$image" >> {dir}/boots.log
 echo "[    0.000000] Linux version fake"
 if [ -e {dir}/panic-$image ]; then echo "Kernel panic - not syncing: VFS: Unable to mount root fs"; exit 255; fi
-if [ -e {dir}/hang-$image ]; then sleep 600; fi
+if [ -e {dir}/hang-$image ]; then sleep 611; fi
 for last; do :; done
 exec /bin/sh "$last"
 "#,
@@ -144,6 +144,12 @@ fn an_interrupted_session_resumes_at_the_first_unfinished_kernel() {
     assert_eq!(s["kernels"][1]["status"], "interrupted");
     // The hanging "VM" was stopped with its process group: no sleep left behind.
     assert_eq!(boots(d), ["img-a", "img-b"]);
+    let left: Vec<_> = std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter(|e| std::fs::read(e.path().join("cmdline")).unwrap_or_default() == b"sleep\0611\0")
+        .collect();
+    assert!(left.is_empty(), "the fake VM's sleep outlived the run");
 
     std::fs::remove_file(d.join("hang-img-b")).unwrap();
     let mut resume = Command::new(env!("CARGO_BIN_EXE_pretouch"));
