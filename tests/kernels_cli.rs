@@ -147,7 +147,9 @@ fn an_interrupted_session_resumes_at_the_first_unfinished_kernel() {
     let left: Vec<_> = std::fs::read_dir("/proc")
         .unwrap()
         .flatten()
-        .filter(|e| std::fs::read(e.path().join("cmdline")).unwrap_or_default() == b"sleep\0611\0")
+        .filter(|e| {
+            std::fs::read(e.path().join("cmdline")).unwrap_or_default() == b"sleep\x00611\x00"
+        })
         .collect();
     assert!(left.is_empty(), "the fake VM's sleep outlived the run");
 
