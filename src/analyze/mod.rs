@@ -6,6 +6,7 @@ pub mod compare;
 pub mod explain;
 pub mod profile;
 pub mod report;
+pub mod vm;
 
 use crate::store::Results;
 
@@ -19,5 +20,7 @@ pub fn build(results: &Results) -> report::Report {
 pub fn build_with(results: &Results, options: report::Options) -> report::Report {
     let mut report = report::build_rows(results, options);
     report.run_to_run = compare::run_to_run(results, options);
+    // Emulated labels first: no one should read past that.
+    report.warnings.splice(0..0, vm::warnings(results));
     report
 }

@@ -11,6 +11,7 @@ mod jdks;
 mod profile;
 mod report;
 mod run;
+mod vm;
 
 use cli::Command;
 

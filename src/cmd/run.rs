@@ -11,6 +11,7 @@ use crate::cmd::checks::{check_cpus, check_label, check_memory, resolve_app, res
 use crate::cmd::cli::RunArgs;
 use crate::cmd::error::{bad, exit};
 use crate::cmd::profile;
+use crate::cmd::vm;
 use crate::launch::interrupt::{self, Interrupt};
 use crate::launch::{JvmLauncher, agent};
 use crate::machine::env::Environment;
@@ -28,6 +29,9 @@ use crate::store::{FORMAT_VERSION, Record, RunHeader, RunResume, StoreWriter, re
 
 pub(crate) fn cmd_run(args: RunArgs) -> anyhow::Result<u8> {
     if let Some(path) = &args.resume {
+        if let Some(session) = crate::store::kernels::session_file(path) {
+            return vm::cmd_resume_kernels(&args, &session);
+        }
         return cmd_resume(&args, path);
     }
     // Everything the user can get wrong is checked before the first JVM starts.
@@ -35,6 +39,16 @@ pub(crate) fn cmd_run(args: RunArgs) -> anyhow::Result<u8> {
         Some(path) => Matrix::from_file(path).map_err(bad)?,
         None => Matrix::default_matrix(),
     };
+    if args.in_vm.is_none() && (!args.kernel.is_empty() || !matrix.kernels.is_empty()) {
+        return vm::cmd_run_kernels(&args, matrix);
+    }
+    // Inside a VM that `--kernel` booted: the VM's shape, and the label marked if emulated.
+    let vm_shape = args
+        .in_vm
+        .as_deref()
+        .map(vm::guest_shape)
+        .transpose()
+        .map_err(bad)?;
     // perf, before any JVM starts (resolving the JDKs runs them).
     let perf = match args.dry_run {
         true => None,
@@ -52,6 +66,8 @@ pub(crate) fn cmd_run(args: RunArgs) -> anyhow::Result<u8> {
         .label
         .clone()
         .unwrap_or_else(|| host.kernel_release.clone());
+    let label =
+        crate::machine::vm::mark_label(&label, vm_shape.as_ref().is_some_and(|v| v.emulated));
     check_label(&label).map_err(bad)?;
     check_memory(&matrix, args.force)?;
     let plan = Plan::new(&matrix, &jdks).with_app(app.as_ref().map(|a| a.main.as_str()));
@@ -81,8 +97,12 @@ pub(crate) fn cmd_run(args: RunArgs) -> anyhow::Result<u8> {
             agent: agent.clone(),
             planned_launches: plan.launches.len() as u64,
             env: Some(Environment::read()),
+            vm: vm_shape.map(Box::new),
         }))
         .context("writing the run header")?;
+    if let Some(work) = &args.in_vm {
+        vm::note_result(work, store.path())?;
+    }
     eprintln!(
         "pretouch: {} launches ({} cells x {} rounds x with/without pretouch), label `{label}`\n  recording to {}",
         plan.launches.len(),
@@ -162,6 +182,15 @@ pub(crate) fn cmd_resume(args: &RunArgs, path: &Path) -> anyhow::Result<u8> {
         .install_signal_handlers()
         .context("installing the SIGINT/SIGTERM handlers")?;
     let _machine = lock::acquire_or_warn();
+    let vm_shape = args
+        .in_vm
+        .as_deref()
+        .map(vm::guest_shape)
+        .transpose()
+        .map_err(bad)?;
+    if let Some(work) = &args.in_vm {
+        vm::note_result(work, &file.path)?;
+    }
     let (mut store, dropped_tail) = StoreWriter::open_append(&file.path).map_err(bad)?;
     if let Some(tail) = &dropped_tail {
         eprintln!(
@@ -178,6 +207,7 @@ pub(crate) fn cmd_resume(args: &RunArgs, path: &Path) -> anyhow::Result<u8> {
             agent: agent.clone(),
             launches_before: file.launches.len() as u64,
             dropped_tail,
+            vm: vm_shape.map(Box::new),
         }))
         .context("writing the resume record")?;
     eprintln!(

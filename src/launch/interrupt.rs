@@ -29,6 +29,10 @@ pub enum StopBy {
     /// SIGINT, passed on: a child that stops its own children first (`pretouch run`,
     /// hyperfine), which SIGKILL would leave running as orphans.
     Forward,
+    /// SIGTERM to the child's process group: a child started as a group leader whose
+    /// own children do the work (`vng`, whose QEMU is a grandchild; QEMU ends the guest
+    /// at once on SIGTERM, and `vng` ignores SIGINT).
+    Group,
 }
 
 /// Keeps a child registered as "the running JVM" until dropped.
@@ -130,6 +134,14 @@ impl Interrupt {
                     if let Ok(pid) = libc::pid_t::try_from(pid) {
                         // SAFETY: kill(2) has no memory effects; a reaped pid gives ESRCH.
                         unsafe { libc::kill(pid, libc::SIGINT) };
+                    }
+                }
+            }
+            Some((child, StopBy::Group)) => {
+                for pid in child.pids() {
+                    if let Ok(pid) = libc::pid_t::try_from(pid) {
+                        // SAFETY: kill(2) has no memory effects; a gone group gives ESRCH.
+                        unsafe { libc::kill(-pid, libc::SIGTERM) };
                     }
                 }
             }

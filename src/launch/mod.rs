@@ -8,6 +8,7 @@ pub mod jvmlog;
 pub mod perf;
 pub mod reference;
 pub mod rusage;
+pub mod vm;
 
 use std::io::{Read, Seek, SeekFrom};
 use std::os::unix::process::ExitStatusExt;

@@ -5,6 +5,7 @@
 
 pub mod app;
 pub mod cpuset;
+pub mod kernels;
 pub mod repetitions;
 
 use std::collections::HashSet;
@@ -47,6 +48,9 @@ struct RawMatrix {
     /// Profiled rounds after the timed launches, as `pretouch run --profile`.
     #[serde(default)]
     profile: bool,
+    /// Kernels to boot in a VM (virtme-ng) and run the matrix in, one after another.
+    #[serde(default)]
+    kernels: Option<crate::matrix::kernels::RawKernels>,
 }
 
 /// A checked matrix: every axis non-empty, every value valid.
@@ -75,6 +79,8 @@ pub struct Matrix {
     pub adaptive: Option<crate::matrix::repetitions::Adaptive>,
     /// `profile: true`: profiled rounds after the timed launches (`run --profile`).
     pub profile: bool,
+    /// `kernels:`: each booted in a VM that runs the matrix; empty: run on this kernel.
+    pub kernels: Vec<crate::matrix::kernels::KernelSpec>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -163,6 +169,7 @@ impl Matrix {
                 .map_or_else(|| vec![GcThreads::Auto], |g| g.0),
             app: raw.app.map(|a| a.0),
             profile: raw.profile,
+            kernels: raw.kernels.map(|k| k.0).unwrap_or_default(),
             warmup: raw.warmup,
             jvm_args: raw.jvm_args.0,
             variants: raw.variants.map(|v| v.0).unwrap_or_else(|| {

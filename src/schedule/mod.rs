@@ -4,6 +4,7 @@
 
 pub mod adaptive;
 pub mod dryrun;
+pub mod kernels;
 pub mod plan;
 pub mod profile;
 pub mod progress;

@@ -10,6 +10,7 @@ use crate::launch::jvmlog::JvmLog;
 use crate::launch::rusage::LaunchUsage;
 use crate::machine::env::Environment;
 use crate::machine::jdk::Jdk;
+use crate::machine::vm::VmShape;
 use crate::matrix::Gc;
 use crate::units::{Bytes, Nanos};
 
@@ -61,6 +62,12 @@ pub struct RunHeader {
     /// limits, boot parameters...). Absent in files written before it was recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub env: Option<Environment>,
+    /// The VM the run was taken in, when `pretouch run --kernel` booted this kernel with
+    /// virtme-ng (as the host saw it: accelerator, emulated or not, QEMU and virtme-ng
+    /// versions, vCPUs, memory, preallocation, the host's kernel). Absent for a run on
+    /// the machine's own kernel, and in files written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vm: Option<Box<VmShape>>,
 }
 
 /// The machine a run was taken on (read by `machine::host`), stored in the run header.
@@ -223,6 +230,9 @@ pub struct RunResume {
     /// removed so that new lines start on a line of their own; kept here, lossily decoded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dropped_tail: Option<String>,
+    /// The VM of the resumed session, when it ran in one (see [`RunHeader::vm`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vm: Option<Box<VmShape>>,
 }
 
 /// One profiled launch (`"record":"profile"`). Written after the run's timed launches.

@@ -1,0 +1,143 @@
+//! The `kernels:` key: run the whole matrix once per kernel, each booted in a VM with
+//! virtme-ng (`pretouch run --kernel IMAGE` says the same on the command line). Parsed
+//! with the matrix (stage 1); the images are checked against the disk, and booted, by
+//! the commands above.
+//!
+//! ```yaml
+//! kernels:
+//!   - image: /boot/vmlinuz-6.12.117+deb12-amd64
+//!   - image: ~/linux/arch/x86/boot/bzImage
+//!     cmdline: transparent_hugepage=always
+//!     label: patched-thp
+//! ```
+
+use serde::{Deserialize, Deserializer};
+
+/// One entry of `kernels:` as written.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawKernelFields {
+    image: String,
+    #[serde(default)]
+    cmdline: Option<String>,
+    #[serde(default)]
+    label: Option<String>,
+}
+
+/// A kernel to boot and run the matrix in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KernelSpec {
+    /// The kernel image (bzImage, `/boot/vmlinuz-*`), as written: relative paths are
+    /// relative to the matrix file.
+    pub image: String,
+    /// Boot parameters added to virtme-ng's own (`vng --append`).
+    pub cmdline: Option<String>,
+    /// What the results are filed and compared under; absent: the guest's kernel
+    /// release (`uname -r` inside the VM).
+    pub label: Option<String>,
+}
+
+/// `kernels:` parsed and checked for shape: non-empty, no empty image, labels that
+/// can name a folder, no two entries alike.
+#[derive(Debug)]
+pub struct RawKernels(pub Vec<KernelSpec>);
+
+impl<'de> Deserialize<'de> for RawKernels {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        let raw = Vec::<RawKernelFields>::deserialize(d)?;
+        let kernels: Vec<KernelSpec> = raw
+            .into_iter()
+            .map(|k| KernelSpec {
+                image: k.image,
+                cmdline: k.cmdline.filter(|c| !c.trim().is_empty()),
+                label: k.label,
+            })
+            .collect();
+        check(&kernels).map_err(D::Error::custom)?;
+        Ok(RawKernels(kernels))
+    }
+}
+
+/// The checks of [`RawKernels`], also applied to kernels given with `--kernel`.
+pub fn check(kernels: &[KernelSpec]) -> Result<(), String> {
+    if kernels.is_empty() {
+        return Err(
+            "kernels: the list is empty; name at least one `image:`, or remove the key".into(),
+        );
+    }
+    for (i, k) in kernels.iter().enumerate() {
+        if k.image.trim().is_empty() {
+            return Err(format!(
+                "kernels: entry {} has an empty `image`; give the kernel image's path, e.g. /boot/vmlinuz-6.12.117+deb12-amd64",
+                i + 1
+            ));
+        }
+        if let Some(label) = &k.label
+            && (label.is_empty() || label.contains('/') || label.starts_with('.'))
+        {
+            return Err(format!(
+                "kernels: invalid label {label:?}: it names a folder, so no `/` and no leading `.`"
+            ));
+        }
+        for other in &kernels[..i] {
+            if other.label.is_some() && other.label == k.label {
+                return Err(format!(
+                    "kernels: label {:?} is given twice; give each kernel its own label",
+                    k.label.as_deref().unwrap_or_default()
+                ));
+            }
+            if other.image == k.image && other.cmdline == k.cmdline {
+                return Err(format!(
+                    "kernels: image {:?} is listed twice with the same cmdline; remove one, or give each a different `cmdline:`",
+                    k.image
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(yaml: &str) -> Result<Vec<KernelSpec>, String> {
+        serde_yaml::from_str::<RawKernels>(yaml)
+            .map(|k| k.0)
+            .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn parses_images_cmdlines_and_labels() {
+        let k = parse(
+            "- image: /boot/a\n- {image: /boot/a, cmdline: 'mitigations=off', label: a-nomit}\n",
+        )
+        .unwrap();
+        assert_eq!(k.len(), 2);
+        assert_eq!(k[0].cmdline, None);
+        assert_eq!(k[0].label, None);
+        assert_eq!(k[1].cmdline.as_deref(), Some("mitigations=off"));
+        assert_eq!(k[1].label.as_deref(), Some("a-nomit"));
+    }
+
+    #[test]
+    fn refuses_what_cannot_be_run_apart() {
+        for (yaml, says) in [
+            ("[]\n", "empty"),
+            ("- image: ''\n", "empty `image`"),
+            ("- {image: /a, label: x/y}\n", "invalid label"),
+            (
+                "- {image: /a, label: x}\n- {image: /b, label: x}\n",
+                "given twice",
+            ),
+            ("- image: /a\n- image: /a\n", "listed twice"),
+            ("- {image: /a, kernel: 1}\n", "unknown field"),
+        ] {
+            let err = parse(yaml).unwrap_err();
+            assert!(err.contains(says), "{yaml}: {err}");
+        }
+        // The same image with another cmdline is another kernel to compare.
+        assert!(parse("- image: /a\n- {image: /a, cmdline: x=1}\n").is_ok());
+    }
+}

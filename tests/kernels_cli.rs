@@ -1,0 +1,322 @@
+//! `pretouch run --kernel` / `kernels:` through the real binary, with stand-ins for `vng`
+//! and QEMU that run the "guest" on this machine: the session, the guest command, the
+//! labels, a kernel that does not boot, an interrupted session and its resume. Real JVMs,
+//! no VM. (`tests/kernels_vm.rs` boots a real kernel.)
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use common::{agent, jdks, jvm_lock, pretouch, records, unwrapped};
+use pretouch::machine::vm::{Accel, detect};
+
+/// A folder with stand-ins for `vng` and `qemu-system-x86_64`. The fake vng logs the
+/// image it was asked to boot, then acts as its file says: `panic-<image name>` prints a
+/// panic and fails; `hang-<image name>` hangs before the "guest" runs; else it runs the
+/// guest script here.
+fn fakes(dir: &Path) -> PathBuf {
+    let bin = dir.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let vng = format!(
+        r#"#!/bin/sh
+[ "$1" = --version ] && {{ echo "virtme-ng 0.0-fake"; exit 0; }}
+image=$(basename "$2")
+echo "$image" >> {dir}/boots.log
+echo "[    0.000000] Linux version fake"
+if [ -e {dir}/panic-$image ]; then echo "Kernel panic - not syncing: VFS: Unable to mount root fs"; exit 255; fi
+if [ -e {dir}/hang-$image ]; then sleep 611; fi
+for last; do :; done
+exec /bin/sh "$last"
+"#,
+        dir = dir.display()
+    );
+    let qemu = "#!/bin/sh\necho 'QEMU emulator version 0.0 (fake)'\n";
+    for (name, text) in [("vng", vng.as_str()), ("qemu-system-x86_64", qemu)] {
+        let path = bin.join(name);
+        std::fs::write(&path, text).unwrap();
+        std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .unwrap();
+    }
+    for image in ["img-a", "img-b"] {
+        std::fs::write(dir.join(image), "not a real kernel").unwrap();
+    }
+    bin
+}
+
+fn matrix(dir: &Path) -> PathBuf {
+    let path = dir.join("matrix.yaml");
+    std::fs::write(
+        &path,
+        format!(
+            "name: vmq\njdks: [{:?}]\ngcs: [g1]\nheaps: [64m]\nrepetitions: 1\nkernels:\n  - {{image: img-a, label: base}}\n  - {{image: img-b, label: patched}}\n",
+            jdks()[0].display().to_string()
+        ),
+    )
+    .unwrap();
+    path
+}
+
+fn with_fakes(cmd: &mut Command, bin: &Path) {
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    cmd.env("PATH", path)
+        .env("PRETOUCH_VNG", bin.join("vng"))
+        .env_remove("PRETOUCH_AGENT");
+}
+
+fn run_command(dir: &Path, bin: &Path) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_pretouch"));
+    cmd.arg("run")
+        .arg(matrix(dir))
+        .arg("--agent")
+        .arg(agent())
+        .arg("--results")
+        .arg(dir.join("results"))
+        .args(["--vm-cpus", "1"]);
+    with_fakes(&mut cmd, bin);
+    cmd
+}
+
+fn mark() -> &'static str {
+    match detect().accel {
+        Accel::Tcg => "-EMULATED",
+        Accel::Kvm => "",
+    }
+}
+
+fn boots(dir: &Path) -> Vec<String> {
+    std::fs::read_to_string(dir.join("boots.log"))
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+fn session_dir(dir: &Path) -> PathBuf {
+    let runs: Vec<PathBuf> = std::fs::read_dir(dir.join("results/vm-runs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(runs.len(), 1, "{runs:?}");
+    runs[0].clone()
+}
+
+fn session(dir: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(session_dir(dir).join("session.json")).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+#[test]
+fn an_interrupted_session_resumes_at_the_first_unfinished_kernel() {
+    let _jvms = jvm_lock();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let bin = fakes(d);
+    std::fs::write(d.join("hang-img-b"), "").unwrap();
+    let mut child = run_command(d, &bin)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait until the second kernel is "booting" (the first ran to its end), then Ctrl-C.
+    let start = Instant::now();
+    while boots(d).len() < 2 {
+        assert!(
+            start.elapsed() < Duration::from_secs(180),
+            "the second kernel never booted"
+        );
+        assert!(child.try_wait().unwrap().is_none(), "pretouch ended early");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    // SAFETY: kill(2) on our own child's pid.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("resume: pretouch run --resume"), "{stderr}");
+    let s = session(d);
+    assert_eq!(s["kernels"][0]["status"], "done");
+    assert_eq!(s["kernels"][1]["status"], "interrupted");
+    // The hanging "VM" was stopped with its process group: no sleep left behind.
+    assert_eq!(boots(d), ["img-a", "img-b"]);
+    let left: Vec<_> = std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter(|e| {
+            std::fs::read(e.path().join("cmdline")).unwrap_or_default() == b"sleep\x00611\x00"
+        })
+        .collect();
+    assert!(left.is_empty(), "the fake VM's sleep outlived the run");
+
+    std::fs::remove_file(d.join("hang-img-b")).unwrap();
+    let mut resume = Command::new(env!("CARGO_BIN_EXE_pretouch"));
+    resume
+        .arg("run")
+        .arg("--resume")
+        .arg(session_dir(d))
+        .arg("--agent")
+        .arg(agent())
+        .args(["--vm-cpus", "1"]);
+    with_fakes(&mut resume, &bin);
+    let out = resume.output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    // Only the unfinished kernel booted again.
+    assert_eq!(boots(d), ["img-a", "img-b", "img-b"]);
+    assert!(stderr.contains("1 of 2 kernels done"), "{stderr}");
+    let s = session(d);
+    assert_eq!(s["kernels"][1]["status"], "done");
+
+    // Two labels, each with the VM's shape beside the guest's environment.
+    let (base, patched) = (format!("base{}", mark()), format!("patched{}", mark()));
+    let headers: Vec<serde_json::Value> = records(&d.join("results"))
+        .into_iter()
+        .filter(|r| r["record"] == "run")
+        .collect();
+    let mut labels: Vec<&str> = headers
+        .iter()
+        .map(|h| h["label"].as_str().unwrap())
+        .collect();
+    labels.sort();
+    assert_eq!(labels, [base.as_str(), patched.as_str()]);
+    for h in &headers {
+        let vm = &h["vm"];
+        assert_eq!(vm["vcpus"], 1, "{vm}");
+        assert_eq!(vm["prealloc"], true);
+        assert_eq!(vm["qemu_version"], "QEMU emulator version 0.0 (fake)");
+        assert_eq!(vm["vng_version"], "virtme-ng 0.0-fake");
+        assert_eq!(vm["emulated"], mark() == "-EMULATED");
+        assert!(
+            vm["image"].as_str().unwrap().ends_with("img-a")
+                || vm["image"].as_str().unwrap().ends_with("img-b")
+        );
+        assert!(h["env"]["kernel_release"].is_string());
+    }
+    // The run printed the cross-kernel table; `report` prints it again, with the mark.
+    let stdout = unwrapped(&out.stdout);
+    assert!(
+        stdout.contains(&base) && stdout.contains(&patched),
+        "{stdout}"
+    );
+    let report = pretouch()
+        .arg("report")
+        .arg(d.join("results"))
+        .output()
+        .unwrap();
+    let text = unwrapped(&report.stdout);
+    assert!(text.contains(&base) && text.contains(&patched), "{text}");
+    if mark() == "-EMULATED" {
+        assert!(
+            text.contains(&format!(
+                "EMULATED: label `{base}` ran in a QEMU guest under TCG"
+            )),
+            "{text}"
+        );
+    }
+    // Resuming a finished session is refused.
+    let mut again = Command::new(env!("CARGO_BIN_EXE_pretouch"));
+    again.arg("run").arg("--resume").arg(session_dir(d));
+    with_fakes(&mut again, &bin);
+    let out = again.output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("nothing to resume"));
+}
+
+#[test]
+fn a_kernel_that_does_not_boot_is_shown_with_its_console_and_the_next_one_runs() {
+    let _jvms = jvm_lock();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let bin = fakes(d);
+    std::fs::write(d.join("panic-img-a"), "").unwrap();
+    let out = run_command(d, &bin).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(stderr.contains("kernel 1 ("), "{stderr}");
+    assert!(stderr.contains("FAILED: did not boot"), "{stderr}");
+    assert!(stderr.contains("| Kernel panic - not syncing"), "{stderr}");
+    assert_eq!(boots(d), ["img-a", "img-b"]);
+    let s = session(d);
+    assert_eq!(s["kernels"][0]["status"], "boot_failed");
+    assert_eq!(s["kernels"][1]["status"], "done");
+    let patched = format!("patched{}", mark());
+    assert!(String::from_utf8_lossy(&out.stdout).contains(&patched));
+    if mark() == "-EMULATED" {
+        assert!(stderr.contains("!!! EMULATED"), "{stderr}");
+    }
+}
+
+#[test]
+fn kernels_that_cannot_run_are_refused_before_any_boot() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let bin = fakes(d);
+    let m = matrix(d);
+    let cases: Vec<(Vec<String>, &str)> = vec![
+        (
+            vec!["--kernel".into(), d.join("nope").display().to_string()],
+            "does not exist",
+        ),
+        (
+            vec![
+                "--label".into(),
+                "x".into(),
+                "--kernel".into(),
+                d.join("img-a").display().to_string(),
+                "--kernel".into(),
+                d.join("img-b").display().to_string(),
+            ],
+            "--label names the results of one kernel",
+        ),
+        (
+            vec!["--vm-memory".into(), "256m".into()],
+            "--vm-memory sets it",
+        ),
+    ];
+    for (args, says) in cases {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_pretouch"));
+        cmd.arg("run").arg(&m).args(&args);
+        with_fakes(&mut cmd, &bin);
+        let out = cmd.output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(says), "{args:?}: {stderr}");
+    }
+    assert!(boots(d).is_empty());
+    // No vng at all: the fix names the set-up script.
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_pretouch"));
+    cmd.arg("run")
+        .arg(&m)
+        .arg("--results")
+        .arg(d.join("results"))
+        .env("PRETOUCH_VNG", d.join("no-such-vng"));
+    let out = cmd.output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("scripts/setup-vm.sh"), "{stderr}");
+    // The dry run shows the vng command lines and boots nothing.
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_pretouch"));
+    cmd.arg("run")
+        .arg(&m)
+        .arg("--dry-run")
+        .args(["--vm-cpus", "1"]);
+    with_fakes(&mut cmd, &bin);
+    let out = cmd.output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("--cpus 1 --memory 1024M --qemu-opts=-mem-prealloc"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("--label patched"), "{stdout}");
+    assert!(boots(d).is_empty());
+}

@@ -1,0 +1,141 @@
+//! One real boot: `pretouch run --kernel /boot/vmlinuz-*` starts virtme-ng, which boots
+//! the kernel in QEMU (under TCG emulation where there is no hardware virtualization),
+//! and the guest runs a tiny matrix (64m heap, one repetition) with this build. Skipped,
+//! saying why, when QEMU, virtme-ng or a kernel image with its modules is absent
+//! (`scripts/setup-vm.sh` installs them), or when PRETOUCH_SKIP_VM_TEST is set.
+//!
+//! On a 2-vCPU VM without hardware virtualization this takes one to two minutes, most of
+//! it the emulated boot; the guest gets one vCPU and runs under `nice -n 19`, so the rest
+//! of the machine stays responsive.
+
+mod common;
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::Instant;
+
+use common::{agent, jdks, records};
+use pretouch::launch::vm::{locate_on_path, locate_vng};
+use pretouch::machine::vm::{Accel, detect, image_release};
+
+/// The newest installed kernel whose modules are installed too (virtme-ng loads the
+/// guest's modules from /lib/modules), or `$PRETOUCH_TEST_KERNEL`.
+fn kernel_image() -> Option<(PathBuf, String)> {
+    if let Some(image) = std::env::var_os("PRETOUCH_TEST_KERNEL") {
+        let image = PathBuf::from(image);
+        let release = image_release(&image)?;
+        return Some((image, release));
+    }
+    let mut found: Vec<(PathBuf, String)> = std::fs::read_dir("/boot")
+        .ok()?
+        .flatten()
+        .filter_map(|e| {
+            let release = e.file_name().to_str()?.strip_prefix("vmlinuz-")?.to_owned();
+            let modules = PathBuf::from("/lib/modules").join(&release);
+            modules.is_dir().then(|| (e.path(), release))
+        })
+        .collect();
+    found.sort();
+    found.pop()
+}
+
+fn skip(why: &str) {
+    eprintln!(
+        "SKIPPED kernels_vm: {why}; scripts/setup-vm.sh installs QEMU, virtme-ng and two \
+         Debian kernels (unset PRETOUCH_SKIP_VM_TEST to run it)"
+    );
+}
+
+#[test]
+fn a_real_kernel_boots_and_runs_the_matrix_in_its_vm() {
+    if std::env::var_os("PRETOUCH_SKIP_VM_TEST").is_some() {
+        return skip("PRETOUCH_SKIP_VM_TEST is set");
+    }
+    let Some(vng) = locate_vng() else {
+        return skip("virtme-ng (vng) is not installed");
+    };
+    if locate_on_path("qemu-system-x86_64").is_none() {
+        return skip("qemu-system-x86_64 is not installed");
+    }
+    let Some((image, release)) = kernel_image() else {
+        return skip("no /boot/vmlinuz-* with its /lib/modules");
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let matrix = dir.path().join("tiny.yaml");
+    std::fs::write(
+        &matrix,
+        format!(
+            "name: tiny\njdks: [{:?}]\ngcs: [g1]\nheaps: [64m]\nrepetitions: 1\n",
+            jdks()[0].display().to_string()
+        ),
+    )
+    .unwrap();
+    let results = dir.path().join("results");
+    let start = Instant::now();
+    let out = Command::new("nice")
+        .args(["-n", "19"])
+        .arg(env!("CARGO_BIN_EXE_pretouch"))
+        .arg("run")
+        .arg(&matrix)
+        .arg("--kernel")
+        .arg(&image)
+        .args(["--vm-cpus", "1"])
+        .arg("--agent")
+        .arg(agent())
+        .arg("--results")
+        .arg(&results)
+        .env("PRETOUCH_VNG", &vng)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    eprintln!(
+        "kernels_vm: {} booted and ran in {:.0} s",
+        image.display(),
+        start.elapsed().as_secs_f64()
+    );
+    assert!(out.status.success(), "{stderr}");
+
+    let emulated = detect().accel == Accel::Tcg;
+    let label = if emulated {
+        format!("{release}-EMULATED")
+    } else {
+        release.clone()
+    };
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains(&label), "{stdout}");
+    let records = records(&results);
+    let header = records.iter().find(|r| r["record"] == "run").unwrap();
+    // The guest's own kernel, and the VM's shape as the host saw it.
+    assert_eq!(header["label"], label.as_str());
+    assert_eq!(header["host"]["kernel_release"], release.as_str());
+    assert_eq!(header["env"]["kernel_release"], release.as_str());
+    assert_eq!(header["env"]["cpus"], 1);
+    let vm = &header["vm"];
+    assert_eq!(vm["emulated"], emulated);
+    assert_eq!(vm["vcpus"], 1);
+    assert_eq!(vm["prealloc"], true);
+    assert!(
+        vm["qemu_version"]
+            .as_str()
+            .unwrap()
+            .starts_with("QEMU emulator version"),
+        "{vm}"
+    );
+    assert!(
+        vm["vng_version"].as_str().unwrap().starts_with("virtme-ng"),
+        "{vm}"
+    );
+    assert_eq!(vm["image"], image.display().to_string().as_str());
+    let launches: Vec<_> = records.iter().filter(|r| r["record"] == "launch").collect();
+    assert_eq!(launches.len(), 2);
+    assert!(
+        launches
+            .iter()
+            .all(|l| l["failure"].is_null() && l["time_to_main_ns"].is_u64()),
+        "{launches:?}"
+    );
+    assert!(records.iter().any(|r| r["record"] == "end"));
+    if emulated {
+        assert!(stderr.contains("!!! EMULATED"), "{stderr}");
+    }
+}
