@@ -10,3 +10,4 @@ pub mod host;
 pub mod jdk;
 pub mod lock;
 pub mod memory;
+pub mod topology;

@@ -5,6 +5,7 @@
 
 pub mod app;
 pub mod cpuset;
+pub mod cpuspec;
 pub mod repetitions;
 
 use std::collections::HashSet;
