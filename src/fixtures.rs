@@ -101,6 +101,7 @@ pub fn file(label: &str, started_at: &str, host: HostInfo, cells: &[FakeCell<'_>
             matrix: MATRIX.into(),
             matrix_sha256: None,
             env: None,
+            cpu_placements: Vec::new(),
             host,
             started_at: started_at.into(),
             jdks: vec![Jdk {
