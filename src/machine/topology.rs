@@ -219,7 +219,7 @@ impl Topology {
         let shown: Vec<String> = groups
             .iter()
             .take(16)
-            .map(|(d, cpus)| format!("{d}: {}", format_list(&sorted(cpus))))
+            .map(|(d, cpus)| format!("{d}: CPUs {}", format_list(&sorted(cpus))))
             .collect();
         let more = if groups.len() > 16 {
             format!("; {} more", groups.len() - 16)
@@ -302,19 +302,11 @@ impl Topology {
                 };
                 eligible.sort_by_key(|(d, c)| (cores(c) < need, *d));
                 if eligible.len() < count {
-                    let with = match per {
-                        Some(m) => format!(" with {m} CPU(s) or more"),
-                        None => String::new(),
-                    };
                     return Err(format!(
-                        "it asks for {count} {}{with}; {} has {}: {}\n  {}",
+                        "it asks for {count} {} of at least {need} CPU(s); this machine has {} such {} ({})\n  {}",
                         kind.name(count),
-                        if with.is_empty() {
-                            "this machine"
-                        } else {
-                            "of those this machine"
-                        },
                         eligible.len(),
+                        kind.name(eligible.len()),
                         self.domains_text(kind, &usable),
                         has()
                     ));
@@ -615,10 +607,15 @@ mod tests {
         // Thirteen CCDs, or eight CPUs of one, are more than it has.
         let e = pick(&t, "13 CCDs, 1 CPU each").unwrap_err();
         assert!(e.contains("asks for 13 L3 domains"), "{e}");
-        assert!(e.contains("has 12: 0: 0-6,84-90; 1: 7-13,91-97"), "{e}");
+        assert!(
+            e.contains("has 12 such L3 domains (0: CPUs 0-6,84-90; 1: CPUs 7-13,91-97;"),
+            "{e}"
+        );
         let e = pick(&t, "1 CCD, 15 CPUs").unwrap_err();
-        assert!(e.contains("with 15 CPU(s) or more"), "{e}");
-        assert!(e.contains("of those this machine has 0"), "{e}");
+        assert!(
+            e.contains("of at least 15 CPU(s); this machine has 0 such"),
+            "{e}"
+        );
     }
 
     #[test]
