@@ -164,6 +164,10 @@ pub struct ReportArgs {
     /// Also draw every launch pair's pretouch cost, per cell and label, as an SVG file
     #[arg(long, value_name = "FILE")]
     pub plot: Option<PathBuf>,
+    /// Compare the labels' `pretouch calibrate` results instead (rows: CPU set x test,
+    /// columns: labels, with each label's gain against the baseline)
+    #[arg(long, conflicts_with_all = ["phases", "plot", "exclude_outliers"])]
+    pub calibrate: bool,
 }
 
 #[cfg(test)]
