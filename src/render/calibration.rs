@@ -314,3 +314,154 @@ fn csv(cmp: &CalibrationComparison) -> String {
     }
     String::from_utf8(w.into_inner().expect("writing to memory")).expect("csv is UTF-8")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analyze::calibration::{Options, compare};
+    use crate::machine::calibrate::{Calibration, ConfigResult, Layout, Variant};
+    use crate::machine::env::Environment;
+    use crate::machine::topology::Placement;
+    use crate::units::Bytes;
+
+    fn result(set: &str, cpus: Vec<usize>, variant: Variant, rates: [f64; 5]) -> ConfigResult {
+        ConfigResult {
+            layout: Layout::Shared,
+            workers: cpus.len(),
+            faults_per_s: rates.to_vec(),
+            pages: 262_144,
+            faults_per_pass: 262_144,
+            variant,
+            placement: Some(Placement {
+                set: set.into(),
+                l3_domains: vec![0],
+                nodes: vec![0],
+                sockets: vec![0],
+                cores: cpus.len(),
+                cpus,
+            }),
+        }
+    }
+
+    /// The cover letter's rows, three kernels; `+patch 2` clearly apart in the last two.
+    fn seeds() -> CalibrationComparison {
+        let cal = |label: &str, at: &str, f: [f64; 3]| Calibration {
+            record: "calibrate".into(),
+            label: label.into(),
+            started_at: at.into(),
+            env: Environment {
+                kernel_release: format!("6.19.0-{label}"),
+                cpu_model: "AMD EPYC 9634 84-Core Processor".into(),
+                ..Environment::default()
+            },
+            size: Bytes(1 << 30),
+            page_size: Bytes(4096),
+            passes: 5,
+            results: [
+                ("1 CCD, 7 CPUs", (0..7).collect::<Vec<_>>(), f[0]),
+                ("7 CCDs, 1 CPU each", (0..7).map(|k| 7 * k).collect(), f[1]),
+                (
+                    "12 CCDs, 1 CPU each",
+                    (0..12).map(|k| 7 * k).collect(),
+                    f[2],
+                ),
+            ]
+            .into_iter()
+            .map(|(set, cpus, m)| {
+                result(
+                    set,
+                    cpus,
+                    Variant::Zap,
+                    [m * 0.99, m * 1.01, m, m * 0.98, m * 1.02],
+                )
+            })
+            .collect(),
+            topology: Some(
+                "1 socket, 1 NUMA node, 12 L3 domains, 84 cores, 168 CPUs (2 per core: SMT on)"
+                    .into(),
+            ),
+        };
+        let cals = [
+            cal("base", "2026-11-30T07:00:00Z", [2.360e6, 1.738e6, 2.288e6]),
+            cal(
+                "patch1",
+                "2026-11-30T08:00:00Z",
+                [2.369e6, 1.982e6, 2.548e6],
+            ),
+            cal(
+                "patch2",
+                "2026-11-30T09:00:00Z",
+                [2.425e6, 2.215e6, 2.949e6],
+            ),
+        ];
+        compare(&cals, &Options::default()).unwrap()
+    }
+
+    #[test]
+    fn text_is_the_cover_letter_table_within_72_columns() {
+        let text = render(&seeds(), Format::Text);
+        assert!(table::width(&text) <= table::WIDTH, "{text}");
+        insta::assert_snapshot!(text, @"
+        anonymous write faults per wall-second, per label; gain against A
+        A  base (baseline): 2026-11-30 07:00 UTC, kernel 6.19.0-base
+        B  patch1: 2026-11-30 08:00 UTC, kernel 6.19.0-patch1
+        C  patch2: 2026-11-30 09:00 UTC, kernel 6.19.0-patch2
+        machine: AMD EPYC 9634 84-Core Processor; 1 socket, 1 NUMA node, 12 L3
+          domains, 84 cores, 168 CPUs (2 per core: SMT on)
+
+        CPUs                 test       A       B       C   gain B   gain C
+        1 CCD, 7 CPUs        zap   2.360M  2.369M  2.425M    +0.4%    +2.8%
+        7 CCDs, 1 CPU each   zap   1.738M  1.982M  2.215M  +14.0%*  +27.4%*
+        12 CCDs, 1 CPU each  zap   2.288M  2.548M  2.949M  +11.4%*  +28.9%*
+
+             passes        min-max  spread  fault     shift              95% CI
+        1 CCD, 7 CPUs zap
+          A       5  2.313M-2.407M    4.0%     4K
+          B       5  2.322M-2.416M    4.0%     4K     +9.0k    -61.9k .. +79.9k
+          C       5  2.377M-2.474M    4.0%     4K    +65.0k    -6.5k .. +136.4k
+        7 CCDs, 1 CPU each zap
+          A       5  1.703M-1.773M    4.0%     4K
+          B       5  1.942M-2.022M    4.0%     4K  +244.0k*  +189.4k .. +298.6k
+          C       5  2.171M-2.259M    4.0%     4K  +477.0k*  +420.1k .. +533.9k
+        12 CCDs, 1 CPU each zap
+          A       5  2.242M-2.334M    4.0%     4K
+          B       5  2.497M-2.599M    4.0%     4K  +260.0k*  +188.8k .. +331.2k
+          C       5  2.890M-3.008M    4.0%     4K  +661.0k*  +585.8k .. +736.2k
+
+        Rates: 4 KiB pages made present per wall-second, median of each label's
+        passes (for 4 KiB faults: faults/s, as pft reports; a 2 MiB fault counts
+        512). zap: threads write one shared anonymous mapping, each its own
+        slice, MADV_DONTNEED between passes; pft: a fresh mapping every pass;
+        huge: zap on a MADV_HUGEPAGE mapping. CPUs: the set the workers were
+        pinned to, one per CPU. gain = median / baseline's median - 1. * = the
+        95% interval of the shift of the passes' rates excludes 0
+        (Hodges-Lehmann, Mann-Whitney; R: wilcox.test(x, y, conf.int = TRUE));
+        it needs 4 passes a side. spread = (max - min) / median. fault = bytes
+        the kernel mapped per fault.
+        ");
+    }
+
+    #[test]
+    fn every_format_carries_the_gain_and_the_mark() {
+        let cmp = seeds();
+        let md = render(&cmp, Format::Markdown);
+        assert!(
+            md.contains(
+                "| 7 CCDs, 1 CPU each | zap | 1.738M | 1.982M | 2.215M | +14.0%* | +27.4%* |"
+            ),
+            "{md}"
+        );
+        let csv = render(&cmp, Format::Csv);
+        let line = csv
+            .lines()
+            .find(|l| l.starts_with("\"7 CCDs, 1 CPU each\",zap,7,patch2,"))
+            .unwrap();
+        assert!(line.ends_with(",true,true"), "{line}");
+        assert!(line.contains(",\"0,7,14,21,28,35,42\","), "{line}");
+        let json: serde_json::Value = serde_json::from_str(&render(&cmp, Format::Json)).unwrap();
+        let e = &json["rows"][2]["entries"][2];
+        assert_eq!(e["label"], "patch2");
+        assert_eq!(e["significant"], true);
+        assert!((e["gain_pct"].as_f64().unwrap() - 28.89).abs() < 0.01);
+    }
+}
