@@ -200,3 +200,43 @@ fn a_confined_cell_is_read_against_the_calibration_of_its_cpus() {
     assert_eq!(placement["cpus"][0], cpu);
     assert_no_java_left();
 }
+
+#[test]
+fn the_matrix_axis_takes_specs_and_refuses_what_the_machine_lacks() {
+    let dir = tempfile::tempdir().unwrap();
+    let jdk = yaml_list(&jdks()[..1]);
+    let n = l3_domains(&this_machine());
+    let matrix = write_matrix(
+        dir.path(),
+        &format!(
+            "name: x\njdks: [{jdk}]\ngcs: [g1]\nheaps: [64m]\nrepetitions: 1\n\
+             cpus: [\"1 L3 domain, 1 CPU\", \"{} L3 domains, 1 CPU each\"]\n",
+            n + 1
+        ),
+    );
+    pretouch()
+        .args(["run", "--dry-run"])
+        .arg(&matrix)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(format!(
+            "line 6: cpus `{} L3 domains, 1 CPU each`: it asks for",
+            n + 1
+        )));
+    let matrix = write_matrix(
+        dir.path(),
+        &format!(
+            "name: x\njdks: [{jdk}]\ngcs: [g1]\nheaps: [64m]\nrepetitions: 1\n\
+             cpus: [\"1 L3 domain, 1 CPU\", all]\n"
+        ),
+    );
+    let cpu = this_machine().cpus[0].id;
+    pretouch()
+        .args(["run", "--dry-run"])
+        .arg(&matrix)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(format!(
+            "cpus=1 L3 domain, 1 CPU\n  confined to CPUs {cpu} (sched_setaffinity"
+        )));
+}

@@ -14,6 +14,10 @@ use crate::stats::{Shift, hodges_lehmann, summarize};
 /// Confidence level of the intervals behind the mark.
 pub const CONFIDENCE: f64 = 0.95;
 
+/// Below this share of CPU time in their passes, the workers were preempted enough to
+/// say so.
+pub const BUSY_SHARE: f64 = 0.9;
+
 /// Which labels, in which order, and which one is the baseline.
 #[derive(Debug, Clone, Default)]
 pub struct Options {
@@ -71,6 +75,8 @@ pub struct Entry {
     /// Hodges-Lehmann shift of the passes' rates against the baseline's, with its
     /// interval; absent for the baseline.
     pub shift: Option<Shift>,
+    /// The workers' CPU time over their time in the passes (1.0: never preempted).
+    pub cpu_share: Option<f64>,
     /// Enough passes on both sides for an interval at [`CONFIDENCE`] (4 a side).
     pub testable: bool,
     /// Testable, and the interval excludes 0.
@@ -204,7 +210,7 @@ pub fn compare(
             .find_map(|c| c.results.iter().find(|r| key(r) == *k).map(|r| (*c, r)))
     }
     let mut warnings = Vec::new();
-    let rows = keys
+    let rows: Vec<Row> = keys
         .iter()
         .map(|k| {
             let base = find(&newest_first, &baseline, k);
@@ -232,6 +238,7 @@ pub fn compare(
                             .map(|p| crate::matrix::cpuset::format_list(&p.cpus)),
                         gain_pct: None,
                         shift: None,
+                        cpu_share: r.cpu_share,
                         testable: false,
                         significant: false,
                     };
@@ -282,6 +289,27 @@ pub fn compare(
             }
         })
         .collect();
+    // Workers that did not have their CPUs: the machine was busy, and the rates (and any
+    // mark) say as much about that as about the kernel.
+    for (i, label) in labels.iter().enumerate() {
+        let busy: Vec<String> = rows
+            .iter()
+            .filter_map(|r: &Row| {
+                let share = r.entries[i].as_ref()?.cpu_share?;
+                (share < BUSY_SHARE).then(|| format!("{} {} {:.0}%", r.cpus, r.test, 100.0 * share))
+            })
+            .collect();
+        if !busy.is_empty() {
+            warnings.push(format!(
+                "{label}: the workers had their CPUs less than {:.0}% of the time in {} \
+                 configuration(s) ({}): the machine was busy, and these rates and marks \
+                 reflect that as much as the kernel",
+                100.0 * BUSY_SHARE,
+                busy.len(),
+                busy.join(", ")
+            ));
+        }
+    }
     let base_env = &of(&newest_first, &baseline)
         .next()
         .expect("baseline has one")
@@ -331,6 +359,7 @@ mod tests {
                 sockets: vec![0],
                 cores: 7,
             }),
+            cpu_share: Some(1.0),
         }
     }
 

@@ -117,6 +117,7 @@ mod tests {
                 cores: cpus.len(),
                 cpus,
             }),
+            cpu_share: None,
         }
     }
 

@@ -126,6 +126,11 @@ pub struct ConfigResult {
     /// unpinned workers (`--threads`) and in files written before it existed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub placement: Option<Placement>,
+    /// The workers' CPU time (user and system) over their own time in the counted
+    /// passes, summed over workers: 1.0 when each had a CPU all along; lower when other
+    /// work, or the VM host (steal), took it. Absent in files written before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_share: Option<f64>,
 }
 
 impl ConfigResult {
@@ -233,6 +238,26 @@ pub fn page_size() -> u64 {
     // SAFETY: sysconf has no preconditions.
     let p = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
     if p > 0 { p as u64 } else { 4096 }
+}
+
+/// CPU time (user and system) of the calling thread, ns.
+fn thread_cpu_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid, writable timespec.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+/// What the counted passes gave: their wall times, the faults the kernel counted, and
+/// the workers' CPU time over their own time in the passes (summed over workers).
+struct Counts {
+    times: Vec<Nanos>,
+    faults: u64,
+    cpu_ns: u64,
+    busy_ns: u64,
 }
 
 /// Minor faults of this thread (RUSAGE_THREAD) or process (RUSAGE_SELF).
@@ -403,13 +428,19 @@ pub fn measure_setup(
     let pins: Option<Vec<usize>> = setup.placement.as_ref().map(|p| p.cpus.clone());
     let granule = granule(setup.variant, size.0, workers, page);
     let parts = slices(size.0, workers, granule);
-    let (times, faults) = match setup.layout {
+    let counts = match setup.layout {
         Layout::Shared | Layout::PerThread => {
             threads(setup, &parts, size.0, page, passes, pins.as_deref())?
         }
         Layout::Processes => processes(setup.variant, &parts, page, passes, pins.as_deref())?,
     };
     let pages = parts.iter().map(|(_, len)| *len as u64 / page).sum::<u64>();
+    let Counts {
+        times,
+        faults,
+        cpu_ns,
+        busy_ns,
+    } = counts;
     Ok(ConfigResult {
         layout: setup.layout,
         workers,
@@ -421,6 +452,7 @@ pub fn measure_setup(
         faults_per_pass: faults / u64::from(passes.max(1)),
         variant: setup.variant,
         placement: setup.placement.clone(),
+        cpu_share: (busy_ns > 0).then(|| cpu_ns as f64 / busy_ns as f64),
     })
 }
 
@@ -457,7 +489,7 @@ fn threads(
     page: u64,
     passes: u32,
     pins: Option<&[usize]>,
-) -> Result<(Vec<Nanos>, u64), CalibrateError> {
+) -> Result<Counts, CalibrateError> {
     let huge = setup.variant == Variant::Huge;
     let fresh = setup.variant == Variant::Pft;
     let workers = parts.len();
@@ -469,11 +501,14 @@ fn threads(
     let done = Arc::new(Barrier::new(workers + 1));
     // Faults the workers took in the counted passes, each counted by its own thread.
     let faults = AtomicU64::new(0);
+    // CPU time the workers got, and their own time from release to done.
+    let (cpu_ns, busy_ns) = (AtomicU64::new(0), AtomicU64::new(0));
     let unpinned = AtomicU64::new(0);
     std::thread::scope(|scope| {
         for i in 0..workers {
             let (start, done, faults, work, unpinned) =
                 (start.clone(), done.clone(), &faults, &work, &unpinned);
+            let (cpu_ns, busy_ns) = (&cpu_ns, &busy_ns);
             let cpu = pins.and_then(|p| p.get(i).copied());
             scope.spawn(move || {
                 if let Some(cpu) = cpu
@@ -484,9 +519,16 @@ fn threads(
                 for round in 0..rounds {
                     start.wait();
                     let (m, off, len) = work.read().map(|w| w[i].clone()).expect("never poisoned");
-                    let f0 = minflt(libc::RUSAGE_THREAD);
+                    let (f0, c0, t0) = (
+                        minflt(libc::RUSAGE_THREAD),
+                        thread_cpu_ns(),
+                        Nanos::monotonic_now(),
+                    );
                     m.touch(off, len, page as usize);
                     if round > 0 {
+                        let t = Nanos::monotonic_now().since(t0).unwrap_or_default();
+                        busy_ns.fetch_add(t.0, Ordering::Relaxed);
+                        cpu_ns.fetch_add(thread_cpu_ns() - c0, Ordering::Relaxed);
                         faults.fetch_add(minflt(libc::RUSAGE_THREAD) - f0, Ordering::Relaxed);
                     }
                     drop(m);
@@ -534,7 +576,12 @@ fn threads(
         }
         match error {
             Some(e) => Err(e),
-            None => Ok((times, faults.load(Ordering::Relaxed))),
+            None => Ok(Counts {
+                times,
+                faults: faults.load(Ordering::Relaxed),
+                cpu_ns: cpu_ns.load(Ordering::Relaxed),
+                busy_ns: busy_ns.load(Ordering::Relaxed),
+            }),
         }
     })
 }
@@ -588,7 +635,7 @@ fn processes(
     page: u64,
     passes: u32,
     pins: Option<&[usize]>,
-) -> Result<(Vec<Nanos>, u64), CalibrateError> {
+) -> Result<Counts, CalibrateError> {
     let workers = parts.len();
     let huge = variant == Variant::Huge;
     if workers > 512 {
@@ -621,12 +668,18 @@ fn processes(
             let code = match Mapping::new(len, huge) {
                 Ok(mut m) if pinned => {
                     let mut ok = true;
-                    let mut faults = 0;
+                    let (mut faults, mut cpu, mut busy) = (0, 0, 0);
                     for round in 0..rounds {
                         ok &= go.read_byte();
-                        let f0 = minflt(libc::RUSAGE_SELF);
+                        let (f0, c0, t0) = (
+                            minflt(libc::RUSAGE_SELF),
+                            thread_cpu_ns(),
+                            Nanos::monotonic_now(),
+                        );
                         m.touch(0, len, page as usize);
                         if round > 0 {
+                            busy += Nanos::monotonic_now().since(t0).unwrap_or_default().0;
+                            cpu += thread_cpu_ns() - c0;
                             faults += minflt(libc::RUSAGE_SELF) - f0;
                         }
                         ok &= done.write_bytes(1);
@@ -641,7 +694,11 @@ fn processes(
                         }
                         ok &= ready.write_bytes(1);
                     }
-                    ok &= counts.write_all(&u64::to_ne_bytes(faults));
+                    let mut message = [0u8; 24];
+                    for (at, v) in [faults, cpu, busy].into_iter().enumerate() {
+                        message[8 * at..8 * at + 8].copy_from_slice(&v.to_ne_bytes());
+                    }
+                    ok &= counts.write_all(&message);
                     if ok { 0 } else { 1 }
                 }
                 _ => 1,
@@ -667,11 +724,14 @@ fn processes(
             times.push(t);
         }
     }
-    let mut faults = 0;
+    let (mut faults, mut cpu_ns, mut busy_ns) = (0, 0, 0);
     for _ in 0..workers {
-        let mut n = [0u8; 8];
+        let mut n = [0u8; 24];
         failed |= !counts.read_exact(&mut n);
-        faults += u64::from_ne_bytes(n);
+        let v = |at: usize| u64::from_ne_bytes(n[8 * at..8 * at + 8].try_into().expect("8 bytes"));
+        faults += v(0);
+        cpu_ns += v(1);
+        busy_ns += v(2);
     }
     for pid in children {
         let mut status = 0;
@@ -685,7 +745,12 @@ fn processes(
             source: std::io::Error::other("a child failed or a pipe broke"),
         });
     }
-    Ok((times, faults))
+    Ok(Counts {
+        times,
+        faults,
+        cpu_ns,
+        busy_ns,
+    })
 }
 
 /// Runs every configuration, in order, and returns the calibration.
@@ -744,7 +809,7 @@ pub fn to_text(c: &Calibration) -> String {
     if let Some(t) = &c.topology {
         let _ = writeln!(out, "machine: {t}");
     }
-    let rows: Vec<[String; 6]> = c
+    let rows: Vec<[String; 7]> = c
         .results
         .iter()
         .map(|r| {
@@ -760,6 +825,8 @@ pub fn to_text(c: &Calibration) -> String {
                 }),
                 r.faults_per_pass.to_string(),
                 fault_size(r.fault_bytes(c.page_size)),
+                r.cpu_share
+                    .map_or_else(|| "-".to_owned(), |s| format!("{:.0}%", 100.0 * s)),
             ]
         })
         .collect();
@@ -770,6 +837,7 @@ pub fn to_text(c: &Calibration) -> String {
         "faults/s (min-max)",
         "faults/pass",
         "fault",
+        "cpu",
     ];
     let mut w = head.map(str::len);
     for r in &rows {
@@ -777,21 +845,23 @@ pub fn to_text(c: &Calibration) -> String {
             *w = (*w).max(cell.len());
         }
     }
-    let line = |cells: [&str; 6]| {
+    let line = |cells: [&str; 7]| {
         format!(
-            "{:<a$}  {:<b$}  {:<c$}  {:>d$}  {:>e$}  {:>f$}",
+            "{:<a$}  {:<b$}  {:<c$}  {:>d$}  {:>e$}  {:>f$}  {:>g$}",
             cells[0],
             cells[1],
             cells[2],
             cells[3],
             cells[4],
             cells[5],
+            cells[6],
             a = w[0],
             b = w[1],
             c = w[2],
             d = w[3],
             e = w[4],
-            f = w[5]
+            f = w[5],
+            g = w[6]
         )
         .trim_end()
         .to_owned()
@@ -800,6 +870,10 @@ pub fn to_text(c: &Calibration) -> String {
     for r in &rows {
         let _ = writeln!(out, "{}", line(r.each_ref().map(String::as_str)));
     }
+    let _ = writeln!(
+        out,
+        "cpu: the workers' CPU time over their time in the passes (below 100%: preempted)"
+    );
     if let Some((best, r)) = c.ceiling() {
         let _ = writeln!(
             out,
@@ -945,6 +1019,7 @@ mod tests {
             faults_per_pass: 1,
             variant: Variant::Zap,
             placement: None,
+            cpu_share: None,
         };
         let c = Calibration {
             record: "calibrate".into(),

@@ -37,6 +37,11 @@ fn gain(e: &Entry) -> String {
     }
 }
 
+fn cpu(e: &Entry) -> String {
+    e.cpu_share
+        .map_or_else(|| "-".to_owned(), |s| format!("{:.0}%", 100.0 * s))
+}
+
 fn fault(e: &Entry) -> String {
     crate::machine::calibrate::fault_size(e.fault_bytes)
 }
@@ -50,7 +55,7 @@ fn shift(e: &Entry) -> (String, String) {
                 rate(s.estimate.abs()),
                 if e.significant { "*" } else { "" }
             ),
-            format!("{} .. {}", signed(s.low), signed(s.high)),
+            format!("{}..{}", signed(s.low), signed(s.high)),
         ),
         Some(_) => ("few passes".to_owned(), String::new()),
         None => (String::new(), String::new()),
@@ -120,9 +125,10 @@ label's passes (for 4 KiB faults: faults/s, as pft reports; a 2 MiB fault counts
 zap: threads write one shared anonymous mapping, each its own slice, MADV_DONTNEED \
 between passes; pft: a fresh mapping every pass; huge: zap on a MADV_HUGEPAGE mapping. \
 CPUs: the set the workers were pinned to, one per CPU. gain = median / baseline's \
-median - 1. * = the 95% interval of the shift of the passes' rates excludes 0 \
+median - 1. cpu = the workers' CPU time over their time in the passes (below 100%: \
+preempted). * = the 95% interval of the shift of the passes' rates excludes 0 \
 (Hodges-Lehmann, Mann-Whitney; R: wilcox.test(x, y, conf.int = TRUE)); it needs 4 \
-passes a side. spread = (max - min) / median. fault = bytes the kernel mapped per fault.";
+passes a side. n = passes; spread = (max - min) / median. fault = bytes the kernel mapped per fault.";
 
 fn text(cmp: &CalibrationComparison) -> String {
     let mut out = String::from("anonymous write faults per wall-second, per label; gain against ");
@@ -160,7 +166,8 @@ fn text(cmp: &CalibrationComparison) -> String {
                     c.letter.clone(),
                     e.passes.to_string(),
                     format!("{}-{}", rate(e.min_per_s), rate(e.max_per_s)),
-                    format!("{:.1}%", e.spread_pct),
+                    format!("{:.0}%", e.spread_pct),
+                    cpu(e),
                     fault(e),
                     s,
                     ci,
@@ -172,9 +179,10 @@ fn text(cmp: &CalibrationComparison) -> String {
         &[name("CPUs"), name("test")],
         &[
             name(""),
-            num("passes"),
+            num("n"),
             num("min-max"),
             num("spread"),
+            num("cpu"),
             num("fault"),
             num("shift"),
             num("95% CI"),
@@ -227,14 +235,14 @@ fn markdown(cmp: &CalibrationComparison) -> String {
         cells.extend(values(cmp, r));
         let _ = writeln!(out, "| {} |", cells.join(" | "));
     }
-    out += "\n| CPUs | test | label | passes | min-max | spread | fault | shift | 95% CI |\n";
-    out += "|---|---|---|---:|---:|---:|---:|---:|---:|\n";
+    out += "\n| CPUs | test | label | passes | min-max | spread | cpu | fault | shift | 95% CI |\n";
+    out += "|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n";
     for r in &cmp.rows {
         for e in r.entries.iter().flatten() {
             let (s, ci) = shift(e);
             let _ = writeln!(
                 out,
-                "| {} | {} | {} | {} | {}-{} | {:.1}% | {} | {} | {} |",
+                "| {} | {} | {} | {} | {}-{} | {:.1}% | {} | {} | {} | {} |",
                 r.cpus,
                 r.test,
                 e.label,
@@ -242,6 +250,7 @@ fn markdown(cmp: &CalibrationComparison) -> String {
                 rate(e.min_per_s),
                 rate(e.max_per_s),
                 e.spread_pct,
+                cpu(e),
                 fault(e),
                 s,
                 ci
@@ -274,6 +283,7 @@ struct CsvRow<'a> {
     max_per_s: f64,
     spread_pct: f64,
     fault_bytes: Option<f64>,
+    cpu_share: Option<f64>,
     gain_pct: Option<f64>,
     shift_per_s: Option<f64>,
     ci_low_per_s: Option<f64>,
@@ -301,6 +311,7 @@ fn csv(cmp: &CalibrationComparison) -> String {
                 max_per_s: e.max_per_s,
                 spread_pct: e.spread_pct,
                 fault_bytes: e.fault_bytes,
+                cpu_share: e.cpu_share,
                 gain_pct: e.gain_pct,
                 shift_per_s: e.shift.map(|s| s.estimate),
                 ci_low_per_s: e.shift.map(|s| s.low),
@@ -340,6 +351,7 @@ mod tests {
                 cores: cpus.len(),
                 cpus,
             }),
+            cpu_share: Some(0.99),
         }
     }
 
@@ -414,30 +426,31 @@ mod tests {
         7 CCDs, 1 CPU each   zap   1.738M  1.982M  2.215M  +14.0%*  +27.4%*
         12 CCDs, 1 CPU each  zap   2.288M  2.548M  2.949M  +11.4%*  +28.9%*
 
-             passes        min-max  spread  fault     shift              95% CI
+             n        min-max  spread  cpu  fault     shift            95% CI
         1 CCD, 7 CPUs zap
-          A       5  2.313M-2.407M    4.0%     4K
-          B       5  2.322M-2.416M    4.0%     4K     +9.0k    -61.9k .. +79.9k
-          C       5  2.377M-2.474M    4.0%     4K    +65.0k    -6.5k .. +136.4k
+          A  5  2.313M-2.407M      4%  99%     4K
+          B  5  2.322M-2.416M      4%  99%     4K     +9.0k    -61.9k..+79.9k
+          C  5  2.377M-2.474M      4%  99%     4K    +65.0k    -6.5k..+136.4k
         7 CCDs, 1 CPU each zap
-          A       5  1.703M-1.773M    4.0%     4K
-          B       5  1.942M-2.022M    4.0%     4K  +244.0k*  +189.4k .. +298.6k
-          C       5  2.171M-2.259M    4.0%     4K  +477.0k*  +420.1k .. +533.9k
+          A  5  1.703M-1.773M      4%  99%     4K
+          B  5  1.942M-2.022M      4%  99%     4K  +244.0k*  +189.4k..+298.6k
+          C  5  2.171M-2.259M      4%  99%     4K  +477.0k*  +420.1k..+533.9k
         12 CCDs, 1 CPU each zap
-          A       5  2.242M-2.334M    4.0%     4K
-          B       5  2.497M-2.599M    4.0%     4K  +260.0k*  +188.8k .. +331.2k
-          C       5  2.890M-3.008M    4.0%     4K  +661.0k*  +585.8k .. +736.2k
+          A  5  2.242M-2.334M      4%  99%     4K
+          B  5  2.497M-2.599M      4%  99%     4K  +260.0k*  +188.8k..+331.2k
+          C  5  2.890M-3.008M      4%  99%     4K  +661.0k*  +585.8k..+736.2k
 
         Rates: 4 KiB pages made present per wall-second, median of each label's
         passes (for 4 KiB faults: faults/s, as pft reports; a 2 MiB fault counts
         512). zap: threads write one shared anonymous mapping, each its own
         slice, MADV_DONTNEED between passes; pft: a fresh mapping every pass;
         huge: zap on a MADV_HUGEPAGE mapping. CPUs: the set the workers were
-        pinned to, one per CPU. gain = median / baseline's median - 1. * = the
-        95% interval of the shift of the passes' rates excludes 0
+        pinned to, one per CPU. gain = median / baseline's median - 1. cpu = the
+        workers' CPU time over their time in the passes (below 100%: preempted).
+        * = the 95% interval of the shift of the passes' rates excludes 0
         (Hodges-Lehmann, Mann-Whitney; R: wilcox.test(x, y, conf.int = TRUE));
-        it needs 4 passes a side. spread = (max - min) / median. fault = bytes
-        the kernel mapped per fault.
+        it needs 4 passes a side. n = passes; spread = (max - min) / median.
+        fault = bytes the kernel mapped per fault.
         ");
     }
 
