@@ -18,6 +18,10 @@ pub const CONFIDENCE: f64 = 0.95;
 /// say so.
 pub const BUSY_SHARE: f64 = 0.9;
 
+/// Two labels' CPU shares further apart than this ratio: their machine was not equally
+/// loaded, and a mark between them is flagged.
+pub const SHARE_RATIO: f64 = 1.25;
+
 /// Which labels, in which order, and which one is the baseline.
 #[derive(Debug, Clone, Default)]
 pub struct Options {
@@ -263,6 +267,20 @@ pub fn compare(
                                 })
                             ));
                         }
+                        if let (Some(a), Some(b)) = (r.cpu_share, b.cpu_share)
+                            && e.significant
+                            && (a / b > SHARE_RATIO || b / a > SHARE_RATIO)
+                        {
+                            warnings.push(format!(
+                                "`{}` {}: marked, but {label}'s workers had their CPUs {:.0}% \
+                                 of the time and {baseline}'s {:.0}%: the machine's load \
+                                 differed between the two, and may explain the change",
+                                k.0,
+                                k.1,
+                                100.0 * a,
+                                100.0 * b
+                            ));
+                        }
                         if c.env.cpu_model != bc.env.cpu_model {
                             warnings.push(format!(
                                 "`{}` {}: {label} was calibrated on a {}, {baseline} on a {}",
@@ -412,7 +430,28 @@ mod tests {
                 ),
             ],
         );
-        let c = compare(&[patched, base], &Options::default()).unwrap();
+        let c = compare(&[patched.clone(), base.clone()], &Options::default()).unwrap();
+        assert!(c.warnings.is_empty(), "{:?}", c.warnings);
+        // The same rates, but the patched run's workers had half the CPU: flagged.
+        let mut busy = patched.clone();
+        busy.results[0].cpu_share = Some(0.5);
+        let flagged = compare(&[busy, base.clone()], &Options::default()).unwrap();
+        assert!(flagged.rows[0].entries[1].as_ref().unwrap().significant);
+        assert!(
+            flagged
+                .warnings
+                .iter()
+                .any(|w| w.contains("marked, but patched's workers had their CPUs 50%")),
+            "{:?}",
+            flagged.warnings
+        );
+        assert!(
+            flagged.warnings.iter().any(|w| w.contains(
+                "less than 90% of the time in 1 configuration(s) (1 CCD, 7 CPUs zap 50%)"
+            )),
+            "{:?}",
+            flagged.warnings
+        );
         assert_eq!(c.baseline, "base");
         assert_eq!(c.columns[0].label, "base");
         assert_eq!(c.rows.len(), 2);
