@@ -261,7 +261,7 @@ impl Topology {
             .collect();
         let has = || {
             format!(
-                "this machine has {}{}",
+                "in all this machine has {}{}",
                 self.summary(),
                 if usable.len() < self.cpus.len() {
                     format!("; this runner may use CPUs {} only", format_list(&usable))
