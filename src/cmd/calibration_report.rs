@@ -1,11 +1,13 @@
-//! `pretouch report --calibrate`: the labels' calibrations side by side.
+//! `pretouch report --calibrate`: the labels' calibrations side by side. `cmd::report`
+//! hands over to it; it imports nothing of `cmd::report` (no cycle).
 
 use std::path::PathBuf;
+
+use anyhow::Context;
 
 use crate::analyze::calibration::{self, Options};
 use crate::cmd::cli::ReportArgs;
 use crate::cmd::error::bad;
-use crate::cmd::report::write_output;
 use crate::render::calibration as render;
 use crate::store::read_results;
 
@@ -21,7 +23,9 @@ pub(crate) fn cmd_report_calibrate(args: &ReportArgs, paths: &[PathBuf]) -> anyh
     let cmp = calibration::compare(&results.calibrations, &options).map_err(bad)?;
     let text = render::render(&cmp, args.format);
     match &args.output {
-        Some(path) => write_output(path, &text)?,
+        Some(path) => {
+            std::fs::write(path, &text).with_context(|| format!("writing `{}`", path.display()))?
+        }
         None => print!("{text}"),
     }
     Ok(0)
