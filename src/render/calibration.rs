@@ -455,6 +455,48 @@ mod tests {
     }
 
     #[test]
+    fn markdown_and_csv() {
+        let cmp = seeds();
+        insta::assert_snapshot!(render(&cmp, Format::Markdown), @"
+        - **A** base (baseline): 2026-11-30 07:00 UTC, kernel 6.19.0-base
+        - **B** patch1: 2026-11-30 08:00 UTC, kernel 6.19.0-patch1
+        - **C** patch2: 2026-11-30 09:00 UTC, kernel 6.19.0-patch2
+
+        | CPUs | test | base | patch1 | patch2 | gain B | gain C |
+        |---|---|---:|---:|---:|---:|---:|
+        | 1 CCD, 7 CPUs | zap | 2.360M | 2.369M | 2.425M | +0.4% | +2.8% |
+        | 7 CCDs, 1 CPU each | zap | 1.738M | 1.982M | 2.215M | +14.0%* | +27.4%* |
+        | 12 CCDs, 1 CPU each | zap | 2.288M | 2.548M | 2.949M | +11.4%* | +28.9%* |
+
+        | CPUs | test | label | passes | min-max | spread | cpu | fault | shift | 95% CI |
+        |---|---|---|---:|---:|---:|---:|---:|---:|---:|
+        | 1 CCD, 7 CPUs | zap | base | 5 | 2.313M-2.407M | 4.0% | 99% | 4K |  |  |
+        | 1 CCD, 7 CPUs | zap | patch1 | 5 | 2.322M-2.416M | 4.0% | 99% | 4K | +9.0k | -61.9k..+79.9k |
+        | 1 CCD, 7 CPUs | zap | patch2 | 5 | 2.377M-2.474M | 4.0% | 99% | 4K | +65.0k | -6.5k..+136.4k |
+        | 7 CCDs, 1 CPU each | zap | base | 5 | 1.703M-1.773M | 4.0% | 99% | 4K |  |  |
+        | 7 CCDs, 1 CPU each | zap | patch1 | 5 | 1.942M-2.022M | 4.0% | 99% | 4K | +244.0k* | +189.4k..+298.6k |
+        | 7 CCDs, 1 CPU each | zap | patch2 | 5 | 2.171M-2.259M | 4.0% | 99% | 4K | +477.0k* | +420.1k..+533.9k |
+        | 12 CCDs, 1 CPU each | zap | base | 5 | 2.242M-2.334M | 4.0% | 99% | 4K |  |  |
+        | 12 CCDs, 1 CPU each | zap | patch1 | 5 | 2.497M-2.599M | 4.0% | 99% | 4K | +260.0k* | +188.8k..+331.2k |
+        | 12 CCDs, 1 CPU each | zap | patch2 | 5 | 2.890M-3.008M | 4.0% | 99% | 4K | +661.0k* | +585.8k..+736.2k |
+
+        Rates: 4 KiB pages made present per wall-second, median of each label's passes (for 4 KiB faults: faults/s, as pft reports; a 2 MiB fault counts 512). zap: threads write one shared anonymous mapping, each its own slice, MADV_DONTNEED between passes; pft: a fresh mapping every pass; huge: zap on a MADV_HUGEPAGE mapping. CPUs: the set the workers were pinned to, one per CPU. gain = median / baseline's median - 1. cpu = the workers' CPU time over their time in the passes (below 100%: preempted). * = the 95% interval of the shift of the passes' rates excludes 0 (Hodges-Lehmann, Mann-Whitney; R: wilcox.test(x, y, conf.int = TRUE)); it needs 4 passes a side. n = passes; spread = (max - min) / median. fault = bytes the kernel mapped per fault.
+        ");
+        insta::assert_snapshot!(render(&cmp, Format::Csv), @r#"
+        cpus,test,workers,label,baseline,pinned_to,passes,median_per_s,min_per_s,max_per_s,spread_pct,fault_bytes,cpu_share,gain_pct,shift_per_s,ci_low_per_s,ci_high_per_s,ci_confidence,testable,significant
+        "1 CCD, 7 CPUs",zap,7,base,true,0-6,5,2360000.0,2312800.0,2407200.0,4.0,4096.0,0.99,,,,,,false,false
+        "1 CCD, 7 CPUs",zap,7,patch1,false,0-6,5,2369000.0,2321620.0,2416380.0,4.0,4096.0,0.99,0.3813559322033866,9000.0,-61890.0,79890.0,0.9682539682539683,true,false
+        "1 CCD, 7 CPUs",zap,7,patch2,false,0-6,5,2425000.0,2376500.0,2473500.0,4.0,4096.0,0.99,2.754237288135597,65000.0,-6450.0,136450.0,0.9682539682539683,true,false
+        "7 CCDs, 1 CPU each",zap,7,base,true,"0,7,14,21,28,35,42",5,1738000.0,1703240.0,1772760.0,4.0,4096.0,0.99,,,,,,false,false
+        "7 CCDs, 1 CPU each",zap,7,patch1,false,"0,7,14,21,28,35,42",5,1982000.0,1942360.0,2021640.0,4.0,4096.0,0.99,14.039125431530497,244000.0,189420.0,298580.0,0.9682539682539683,true,true
+        "7 CCDs, 1 CPU each",zap,7,patch2,false,"0,7,14,21,28,35,42",5,2215000.0,2170700.0,2259300.0,4.0,4096.0,0.99,27.445339470655927,477000.0,420090.0,533910.0,0.9682539682539683,true,true
+        "12 CCDs, 1 CPU each",zap,12,base,true,"0,7,14,21,28,35,42,49,56,63,70,77",5,2288000.0,2242240.0,2333760.0,4.0,4096.0,0.99,,,,,,false,false
+        "12 CCDs, 1 CPU each",zap,12,patch1,false,"0,7,14,21,28,35,42,49,56,63,70,77",5,2548000.0,2497040.0,2598960.0,4.0,4096.0,0.99,11.363636363636353,260000.0,188760.0,331240.0,0.9682539682539683,true,true
+        "12 CCDs, 1 CPU each",zap,12,patch2,false,"0,7,14,21,28,35,42,49,56,63,70,77",5,2949000.0,2890020.0,3007980.0,4.0,4096.0,0.99,28.889860139860147,661000.0,585750.0,736250.0,0.9682539682539683,true,true
+        "#);
+    }
+
+    #[test]
     fn every_format_carries_the_gain_and_the_mark() {
         let cmp = seeds();
         let md = render(&cmp, Format::Markdown);
