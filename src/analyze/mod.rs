@@ -2,6 +2,8 @@
 //! outliers ([`report`]), where the cost went ([`explain`]), and labels set side by
 //! side with intervals ([`compare`]). Reads the store; computes, never prints.
 
+pub mod calibration;
+pub mod ceiling;
 pub mod compare;
 pub mod explain;
 pub mod profile;

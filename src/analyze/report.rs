@@ -97,7 +97,7 @@ pub struct CellReport {
     pub expected_faults: u64,
     /// pretouch_faults per second of the agent->init growth (wall time).
     pub fault_rate_per_s: Option<f64>,
-    /// This label's `pretouch calibrate` ceiling (shared mapping, best), faults/s.
+    /// This label's `pretouch calibrate` ceiling, faults/s: see `ceiling_from`.
     pub ceiling_per_s: Option<f64>,
     /// fault_rate_per_s as a percentage of the ceiling.
     pub ceiling_pct: Option<f64>,
@@ -130,6 +130,12 @@ pub struct CellReport {
     /// `None` when the stored matrix could not be read back.
     #[serde(skip)]
     pub flags: Option<Vec<String>>,
+    /// The calibration configuration the ceiling comes from (`zap, 1 L3 domain (CPUs
+    /// 0-1)`): the cell's own CPU set when it was confined and that set was calibrated,
+    /// the huge-page variant for `-XX:+UseTransparentHugePages`; else the best
+    /// shared-mapping zap rate.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ceiling_from: Option<String>,
 }
 
 impl CellReport {
@@ -417,7 +423,14 @@ pub fn build_rows(results: &Results, options: Options) -> Report {
         .into_iter()
         .map(|(label, key)| {
             let s = by_cell.remove(&(label, key.clone())).unwrap_or_default();
-            let ceiling = ceiling_of(results, &labels[label]);
+            // Against the calibration of the same CPUs (and pages) where there is one.
+            let ceiling = crate::analyze::ceiling::for_cell(
+                &results.calibrations,
+                &labels[label],
+                &key.cpus,
+                s.launches_on.iter().find_map(|l| l.affinity.as_deref()),
+                s.flags.as_deref(),
+            );
             cell_report(labels[label].clone(), key, s, options, ceiling)
         })
         .collect();
@@ -448,8 +461,10 @@ fn cell_report(
     key: CellKey,
     s: Samples,
     options: Options,
-    ceiling: Option<f64>,
+    ceiling: Option<crate::analyze::ceiling::Ceiling>,
 ) -> CellReport {
+    let ceiling_from = ceiling.as_ref().map(|c| c.from.clone());
+    let ceiling = ceiling.map(|c| c.per_s);
     // Outliers are judged within each setting: with and without pretouch differ a lot.
     let mut flagged = vec![false; s.timed.len()];
     for setting in [false, true] {
@@ -554,17 +569,8 @@ fn cell_report(
         outliers: flagged.iter().filter(|f| **f).count(),
         costs,
         flags: s.flags,
+        ceiling_from,
     }
-}
-
-/// The ceiling of a label: its latest calibration's best shared-mapping rate.
-fn ceiling_of(results: &Results, label: &str) -> Option<f64> {
-    results
-        .calibrations
-        .iter()
-        .filter(|c| c.label == label)
-        .max_by(|a, b| a.started_at.cmp(&b.started_at))
-        .and_then(|c| Some(c.ceiling()?.0))
 }
 
 /// What differs between each label's environment and the first label's, one line a

@@ -7,6 +7,7 @@ use anyhow::Context;
 
 use crate::cmd::error::bad;
 use crate::machine::jdk::Jdk;
+use crate::machine::topology::{self, Placement};
 use crate::machine::{discover, memory};
 use crate::matrix::Matrix;
 use crate::matrix::app::App;
@@ -46,27 +47,28 @@ pub(crate) fn resolve_jdks(matrix: &Matrix, probe: bool) -> anyhow::Result<Vec<J
     })
 }
 
-/// Refuses CPU sets naming CPUs this runner cannot use (offline, absent, or outside
-/// its own affinity): the JVM could not be confined to them.
-pub(crate) fn check_cpus(matrix: &Matrix) -> anyhow::Result<()> {
-    let available = cpuset::available().context("reading this process's CPU affinity")?;
-    for set in &matrix.cpus {
-        let missing = set.missing(&available);
-        if !missing.is_empty() {
-            let text = set.to_string();
+/// Resolves the matrix's CPU sets on this machine (topology specs pick their CPUs from
+/// sysfs) and refuses a set this machine cannot meet: CPUs it does not have (offline,
+/// absent, or outside the runner's affinity), or more domains than it has. Returns where
+/// each set lies, for the run header.
+pub(crate) fn check_cpus(matrix: &mut Matrix) -> anyhow::Result<Vec<Placement>> {
+    if matrix.cpus.iter().all(|s| *s == cpuset::CpuSet::All) {
+        return Ok(Vec::new());
+    }
+    let mut placements = Vec::new();
+    for set in &mut matrix.cpus {
+        let text = set.to_string();
+        let (resolved, placement) = topology::resolve_here(set).map_err(|why| {
             let at = match line_of(&matrix.text, &text) {
                 Some(line) => format!("matrix `{}`, line {line}", matrix.origin),
                 None => format!("matrix `{}`", matrix.origin),
             };
-            anyhow::bail!(
-                "{at}: cpus `{text}` names CPU(s) {} that this machine does not have\n  available: {} ({} CPUs)",
-                cpuset::format_list(&missing),
-                cpuset::format_list(&available),
-                available.len()
-            );
-        }
+            anyhow::anyhow!("{at}: {why}")
+        })?;
+        *set = resolved;
+        placements.push(placement);
     }
-    Ok(())
+    Ok(placements)
 }
 
 /// The matrix's `app:`, with paths relative to the matrix file's folder.

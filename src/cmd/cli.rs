@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
-use crate::machine::calibrate::Layout;
+use crate::machine::calibrate::{Layout, Variant};
 use crate::render::common::Format;
 use crate::units::Bytes;
 
@@ -79,6 +79,15 @@ pub struct CalibrateArgs {
     /// Print only; store nothing
     #[arg(long)]
     pub no_save: bool,
+    /// CPU sets, each measured with one worker pinned to each of its CPUs: a CPU list
+    /// (`0-6`), `all`, or a topology spec (`"1 L3 domain, 7 CPUs"`, `"7 L3 domains, 1 CPU
+    /// each"`, `"2 NUMA nodes"`, `"1 core, 2 CPUs"`, `"4 CPUs"`); see README.md, "CPU sets"
+    #[arg(long, num_args = 1.., value_name = "SET")]
+    pub cpus: Vec<String>,
+    /// What each pass does: zap (one mapping, MADV_DONTNEED between passes), pft (a fresh
+    /// mapping every pass), huge (the zap loop on a MADV_HUGEPAGE mapping) [default: zap]
+    #[arg(long, value_enum, num_args = 1..)]
+    pub variant: Vec<Variant>,
 }
 
 fn parse_size(text: &str) -> Result<Bytes, String> {
@@ -196,6 +205,10 @@ pub struct ReportArgs {
     /// and a differential one per cell against the baseline label
     #[arg(long, value_name = "DIR")]
     pub flamegraph: Option<PathBuf>,
+    /// Compare the labels' `pretouch calibrate` results instead (rows: CPU set x test,
+    /// columns: labels, with each label's gain against the baseline)
+    #[arg(long, conflicts_with_all = ["phases", "plot", "exclude_outliers"])]
+    pub calibrate: bool,
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 //! below `cmd` imports it.
 
 mod calibrate;
+mod calibration_report;
 mod checks;
 pub mod cli;
 mod env;

@@ -18,6 +18,9 @@ pub(crate) fn cmd_report(args: ReportArgs) -> anyhow::Result<u8> {
     } else {
         args.paths.clone()
     };
+    if args.calibrate {
+        return crate::cmd::calibration_report::cmd_report_calibrate(&args, &paths);
+    }
     let mut results = read_results(&paths).map_err(bad)?;
     for file in results.files.iter().filter(|f| f.end.is_none()) {
         results.warnings.push(format!(

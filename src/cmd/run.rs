@@ -35,7 +35,7 @@ pub(crate) fn cmd_run(args: RunArgs) -> anyhow::Result<u8> {
         return cmd_resume(&args, path);
     }
     // Everything the user can get wrong is checked before the first JVM starts.
-    let matrix = match &args.matrix {
+    let mut matrix = match &args.matrix {
         Some(path) => Matrix::from_file(path).map_err(bad)?,
         None => Matrix::default_matrix(),
     };
@@ -55,7 +55,7 @@ pub(crate) fn cmd_run(args: RunArgs) -> anyhow::Result<u8> {
         false => profile::preflight(&args, &matrix)?,
     };
     let jdks = resolve_jdks(&matrix, !args.dry_run).map_err(bad)?;
-    check_cpus(&matrix).map_err(bad)?;
+    let cpu_placements = check_cpus(&mut matrix).map_err(bad)?;
     let app = resolve_app(&matrix, args.matrix.as_deref()).map_err(bad)?;
     if args.dry_run {
         return dry_run(&args, &matrix, &jdks, app);
@@ -98,6 +98,7 @@ pub(crate) fn cmd_run(args: RunArgs) -> anyhow::Result<u8> {
             planned_launches: plan.launches.len() as u64,
             env: Some(Environment::read()),
             vm: vm_shape.map(Box::new),
+            cpu_placements,
         }))
         .context("writing the run header")?;
     if let Some(work) = &args.in_vm {
@@ -136,7 +137,7 @@ pub(crate) fn cmd_resume(args: &RunArgs, path: &Path) -> anyhow::Result<u8> {
     let file = &unfinished.file;
     let header = &file.header;
     let built_in = Matrix::default_matrix();
-    let matrix = match &args.matrix {
+    let mut matrix = match &args.matrix {
         Some(path) => Matrix::from_file(path).map_err(bad)?,
         None if header.matrix_origin == built_in.origin => built_in,
         None => match Matrix::from_file(Path::new(&header.matrix_origin)) {
@@ -165,7 +166,7 @@ pub(crate) fn cmd_resume(args: &RunArgs, path: &Path) -> anyhow::Result<u8> {
     let host = host::host_info();
     let jdks = resolve_jdks(&matrix, true).map_err(bad)?;
     resume::check_same(&file.path, header, &matrix.text, &host, &jdks).map_err(bad)?;
-    check_cpus(&matrix).map_err(bad)?;
+    check_cpus(&mut matrix).map_err(bad)?;
     let matrix_file = args
         .matrix
         .clone()

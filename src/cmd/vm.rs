@@ -132,7 +132,8 @@ fn vm_plan(args: &RunArgs, matrix: &Matrix, vng: &Path) -> anyhow::Result<VmPlan
         .iter()
         .filter_map(|c| match c {
             CpuSet::List { cpus, .. } => cpus.iter().max().map(|m| m + 1),
-            CpuSet::All => None,
+            // A topology spec is resolved inside the guest, against the VM's own CPUs.
+            CpuSet::All | CpuSet::Spec { .. } => None,
         })
         .max()
         .unwrap_or(1);

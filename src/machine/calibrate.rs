@@ -10,6 +10,13 @@
 //! pages faulted over its wall time, from the release of all workers to the last one
 //! done: faults per wall-second, as pft reports. The kernel's own count of the faults
 //! (getrusage) is kept beside it, to show that each page really faulted once.
+//!
+//! Three variants ([`Variant`]): `zap` (the above), `pft` (a fresh mapping every pass,
+//! never zapped, as pft does: the old one is unmapped after the pass, untimed) and `huge`
+//! (the zap loop on a `MADV_HUGEPAGE` mapping, 2 MiB aligned, each worker's slice whole
+//! huge pages: 2 MiB faults when THP allows them, else 4 KiB ones). Workers run
+//! unpinned (`--threads N`) or pinned one per CPU of a set (`--cpus`, a CPU list or a
+//! topology spec such as `1 L3 domain, 7 CPUs`); the set's CPUs and domains are recorded.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -18,6 +25,7 @@ use std::sync::{Arc, Barrier};
 use serde::{Deserialize, Serialize};
 
 use crate::machine::env::Environment;
+use crate::machine::topology::Placement;
 use crate::stats::{Summary, summarize};
 use crate::units::{Bytes, Nanos};
 
@@ -43,6 +51,60 @@ impl std::fmt::Display for Layout {
     }
 }
 
+/// What each pass does to the memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum Variant {
+    /// One mapping, `MADV_NOHUGEPAGE`, zapped with `MADV_DONTNEED` between passes
+    /// (the reference series' microbenchmark).
+    #[default]
+    Zap,
+    /// A fresh mapping every pass, `MADV_NOHUGEPAGE`, unmapped after it (pft's shape).
+    Pft,
+    /// The zap loop on a `MADV_HUGEPAGE` mapping: the ceiling of a JVM run with
+    /// `-XX:+UseTransparentHugePages`.
+    Huge,
+}
+
+impl Variant {
+    fn is_zap(&self) -> bool {
+        *self == Variant::Zap
+    }
+}
+
+impl std::fmt::Display for Variant {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Variant::Zap => "zap",
+            Variant::Pft => "pft",
+            Variant::Huge => "huge",
+        })
+    }
+}
+
+/// One configuration to measure.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Setup {
+    pub variant: Variant,
+    pub layout: Layout,
+    /// Threads or processes; with `placement`, one per CPU of it.
+    pub workers: usize,
+    /// The CPUs the workers are pinned to, one each; `None`: unpinned.
+    pub placement: Option<Placement>,
+}
+
+impl Setup {
+    /// Unpinned workers, the zap loop.
+    pub fn threads(layout: Layout, workers: usize) -> Setup {
+        Setup {
+            variant: Variant::Zap,
+            layout,
+            workers,
+            placement: None,
+        }
+    }
+}
+
 /// One configuration measured.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ConfigResult {
@@ -57,11 +119,62 @@ pub struct ConfigResult {
     /// Minor faults the kernel counted for the counted passes, divided by their number
     /// (getrusage; about `pages` when every page faulted once).
     pub faults_per_pass: u64,
+    /// What each pass did to the memory; absent (zap) in files written before variants.
+    #[serde(default, skip_serializing_if = "Variant::is_zap")]
+    pub variant: Variant,
+    /// The CPUs the workers were pinned to, one each, and their domains; absent for
+    /// unpinned workers (`--threads`) and in files written before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub placement: Option<Placement>,
+    /// The workers' CPU time (user and system) over their own time in the counted
+    /// passes, summed over workers: 1.0 when each had a CPU all along; lower when other
+    /// work, or the VM host (steal), took it. Absent in files written before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_share: Option<f64>,
 }
 
 impl ConfigResult {
     pub fn summary(&self) -> Option<Summary> {
         summarize(&self.faults_per_s)
+    }
+
+    /// Bytes the kernel mapped per fault: the pages written over the faults it counted
+    /// (4 KiB, or about 2 MiB with huge pages).
+    pub fn fault_bytes(&self, page: Bytes) -> Option<f64> {
+        (self.faults_per_pass > 0)
+            .then(|| (self.pages * page.0) as f64 / self.faults_per_pass as f64)
+    }
+
+    /// The kernel's faults per wall-second: the median rate of pages written, scaled by
+    /// the faults the kernel counted per page (the same as that rate for 4 KiB faults).
+    pub fn kernel_faults_per_s(&self) -> Option<f64> {
+        let median = self.summary()?.median;
+        (self.pages > 0).then(|| median * self.faults_per_pass as f64 / self.pages as f64)
+    }
+
+    /// The CPUs as a row names them: the set asked for, or `N threads` (unpinned).
+    pub fn cpus_name(&self) -> String {
+        match &self.placement {
+            Some(p) => p.set.clone(),
+            None => format!(
+                "{} {}",
+                self.workers,
+                match (self.layout, self.workers) {
+                    (Layout::Processes, 1) => "process",
+                    (Layout::Processes, _) => "processes",
+                    (_, 1) => "thread",
+                    _ => "threads",
+                }
+            ),
+        }
+    }
+
+    /// The test as a row names it: `zap`, `pft`, `huge`, with the layout unless shared.
+    pub fn test_name(&self) -> String {
+        match self.layout {
+            Layout::Shared => self.variant.to_string(),
+            layout => format!("{} {layout}", self.variant),
+        }
     }
 }
 
@@ -84,15 +197,19 @@ pub struct Calibration {
     pub passes: u32,
     /// One entry per (layout, workers), in the order measured.
     pub results: Vec<ConfigResult>,
+    /// The machine's CPU topology in one line (`1 socket, 1 NUMA node, 1 L3 domain, ...`);
+    /// absent in files written before it was recorded, or when sysfs could not be read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub topology: Option<String>,
 }
 
 impl Calibration {
-    /// The ceiling: the best median rate of the shared-mapping configurations (the
-    /// JVM's shape), with the configuration that reached it.
+    /// The ceiling: the best median rate of the shared-mapping zap configurations (the
+    /// JVM's shape, 4 KiB pages), with the configuration that reached it.
     pub fn ceiling(&self) -> Option<(f64, &ConfigResult)> {
         self.results
             .iter()
-            .filter(|r| r.layout == Layout::Shared)
+            .filter(|r| r.layout == Layout::Shared && r.variant == Variant::Zap)
             .filter_map(|r| Some((r.summary()?.median, r)))
             .max_by(|a, b| a.0.total_cmp(&b.0))
     }
@@ -123,6 +240,26 @@ pub fn page_size() -> u64 {
     if p > 0 { p as u64 } else { 4096 }
 }
 
+/// CPU time (user and system) of the calling thread, ns.
+fn thread_cpu_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid, writable timespec.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+/// What the counted passes gave: their wall times, the faults the kernel counted, and
+/// the workers' CPU time over their own time in the passes (summed over workers).
+struct Counts {
+    times: Vec<Nanos>,
+    faults: u64,
+    cpu_ns: u64,
+    busy_ns: u64,
+}
+
 /// Minor faults of this thread (RUSAGE_THREAD) or process (RUSAGE_SELF).
 fn minflt(who: libc::c_int) -> u64 {
     // SAFETY: rusage is plain old data; all-zero is valid and getrusage fills it.
@@ -144,30 +281,56 @@ unsafe impl Send for Mapping {}
 // SAFETY: as above.
 unsafe impl Sync for Mapping {}
 
+/// The huge page size THP maps (x86-64, arm64 with 4 KiB pages).
+pub const HUGE_PAGE: u64 = 2 << 20;
+
 impl Mapping {
-    fn new(len: usize) -> Result<Mapping, CalibrateError> {
+    /// A mapping of `len` bytes: `MADV_NOHUGEPAGE` (4 KiB faults whatever the system's
+    /// THP mode, which is never touched), or with `huge`, `MADV_HUGEPAGE` and aligned to
+    /// [`HUGE_PAGE`] so that every whole 2 MiB of it can be one huge page.
+    fn new(len: usize, huge: bool) -> Result<Mapping, CalibrateError> {
+        let extra = if huge { HUGE_PAGE as usize } else { 0 };
         // SAFETY: a fresh anonymous mapping; no existing memory is touched.
-        let ptr = unsafe {
+        let raw = unsafe {
             libc::mmap(
                 std::ptr::null_mut(),
-                len,
+                len + extra,
                 libc::PROT_READ | libc::PROT_WRITE,
                 libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
                 -1,
                 0,
             )
         };
-        if ptr == libc::MAP_FAILED {
+        if raw == libc::MAP_FAILED {
             return Err(sys("mmap"));
         }
-        let m = Mapping {
-            ptr: ptr.cast(),
-            len,
+        let raw: *mut u8 = raw.cast();
+        let ptr = if huge {
+            let head =
+                (HUGE_PAGE as usize - raw as usize % HUGE_PAGE as usize) % HUGE_PAGE as usize;
+            // SAFETY: head <= extra, so both ranges lie inside the mapping just made and
+            // outside the part kept; unmapping them leaves exactly [ptr, ptr + len).
+            unsafe {
+                if head > 0 {
+                    libc::munmap(raw.cast(), head);
+                }
+                if extra - head > 0 {
+                    libc::munmap(raw.add(head + len).cast(), extra - head);
+                }
+                raw.add(head)
+            }
+        } else {
+            raw
         };
-        // 4 KiB faults whatever the system's THP mode; the system setting is not touched.
-        // SAFETY: the range is exactly the mapping just created.
-        if unsafe { libc::madvise(ptr, len, libc::MADV_NOHUGEPAGE) } != 0 {
-            return Err(sys("madvise(MADV_NOHUGEPAGE)"));
+        let m = Mapping { ptr, len };
+        let (advice, what) = if huge {
+            (libc::MADV_HUGEPAGE, "madvise(MADV_HUGEPAGE)")
+        } else {
+            (libc::MADV_NOHUGEPAGE, "madvise(MADV_NOHUGEPAGE)")
+        };
+        // SAFETY: the range is exactly the mapping kept.
+        if unsafe { libc::madvise(ptr.cast(), len, advice) } != 0 {
+            return Err(sys(what));
         }
         Ok(m)
     }
@@ -200,40 +363,86 @@ impl Drop for Mapping {
     }
 }
 
-/// Splits `size` into `workers` page-aligned slices: (offset, length).
-fn slices(size: u64, workers: usize, page: u64) -> Vec<(usize, usize)> {
-    let pages = size / page;
+/// Splits `size` into `workers` slices aligned to `granule` (a page, or a huge page
+/// when every worker can have one): (offset, length).
+fn slices(size: u64, workers: usize, granule: u64) -> Vec<(usize, usize)> {
+    let units = size / granule;
     (0..workers as u64)
         .map(|i| {
-            let start = pages * i / workers as u64;
-            let end = pages * (i + 1) / workers as u64;
-            ((start * page) as usize, ((end - start) * page) as usize)
+            let start = units * i / workers as u64;
+            let end = units * (i + 1) / workers as u64;
+            (
+                (start * granule) as usize,
+                ((end - start) * granule) as usize,
+            )
         })
         .collect()
 }
 
-/// Measures one configuration: one uncounted pass, then `passes` counted ones.
+/// The slices' granule: whole huge pages for the huge variant when each worker gets at
+/// least one, else pages.
+fn granule(variant: Variant, size: u64, workers: usize, page: u64) -> u64 {
+    if variant == Variant::Huge && size / HUGE_PAGE >= workers as u64 {
+        HUGE_PAGE
+    } else {
+        page
+    }
+}
+
+/// Pins the calling thread (or process) to `cpu`.
+fn pin(cpu: usize) -> bool {
+    // SAFETY: cpu_set_t is plain old data; all-zero is the empty set.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    if cpu >= 8 * std::mem::size_of::<libc::cpu_set_t>() {
+        return false;
+    }
+    // SAFETY: `set` is a valid cpu_set_t and cpu < CPU_SETSIZE (checked above).
+    unsafe { libc::CPU_SET(cpu, &mut set) };
+    // SAFETY: `set` is valid for its size; pid 0 is the calling thread.
+    unsafe { libc::sched_setaffinity(0, std::mem::size_of_val(&set), &set) == 0 }
+}
+
+/// Measures one configuration: one uncounted pass, then `passes` counted ones (the zap
+/// loop, unpinned workers).
 pub fn measure(
     layout: Layout,
     workers: usize,
     size: Bytes,
     passes: u32,
 ) -> Result<ConfigResult, CalibrateError> {
+    measure_setup(&Setup::threads(layout, workers), size, passes)
+}
+
+/// Measures one configuration: one uncounted pass, then `passes` counted ones.
+pub fn measure_setup(
+    setup: &Setup,
+    size: Bytes,
+    passes: u32,
+) -> Result<ConfigResult, CalibrateError> {
     let page = page_size();
+    let workers = setup.workers;
     let pages = size.0 / page;
     if workers == 0 || pages < workers as u64 {
         return Err(CalibrateError::TooSmall { size, workers });
     }
-    let (times, faults) = match layout {
-        Layout::Shared | Layout::PerThread => threads(layout, workers, size.0, page, passes)?,
-        Layout::Processes => processes(workers, size.0, page, passes)?,
+    let pins: Option<Vec<usize>> = setup.placement.as_ref().map(|p| p.cpus.clone());
+    let granule = granule(setup.variant, size.0, workers, page);
+    let parts = slices(size.0, workers, granule);
+    let counts = match setup.layout {
+        Layout::Shared | Layout::PerThread => {
+            threads(setup, &parts, size.0, page, passes, pins.as_deref())?
+        }
+        Layout::Processes => processes(setup.variant, &parts, page, passes, pins.as_deref())?,
     };
-    let pages = slices(size.0, workers, page)
-        .iter()
-        .map(|(_, len)| *len as u64 / page)
-        .sum::<u64>();
+    let pages = parts.iter().map(|(_, len)| *len as u64 / page).sum::<u64>();
+    let Counts {
+        times,
+        faults,
+        cpu_ns,
+        busy_ns,
+    } = counts;
     Ok(ConfigResult {
-        layout,
+        layout: setup.layout,
         workers,
         faults_per_s: times
             .iter()
@@ -241,55 +450,96 @@ pub fn measure(
             .collect(),
         pages,
         faults_per_pass: faults / u64::from(passes.max(1)),
+        variant: setup.variant,
+        placement: setup.placement.clone(),
+        cpu_share: (busy_ns > 0).then(|| cpu_ns as f64 / busy_ns as f64),
     })
+}
+
+/// Each worker's memory: (mapping, offset, length).
+type Work = Vec<(Arc<Mapping>, usize, usize)>;
+
+/// The mappings of one pass.
+fn map_work(
+    layout: Layout,
+    parts: &[(usize, usize)],
+    size: u64,
+    huge: bool,
+) -> Result<Work, CalibrateError> {
+    let mut work = Vec::new();
+    match layout {
+        Layout::Shared => {
+            let m = Arc::new(Mapping::new(size as usize, huge)?);
+            work.extend(parts.iter().map(|&(off, len)| (m.clone(), off, len)));
+        }
+        _ => {
+            for &(_, len) in parts {
+                work.push((Arc::new(Mapping::new(len, huge)?), 0, len));
+            }
+        }
+    }
+    Ok(work)
 }
 
 /// Threads: returns the counted passes' wall times and the minor faults they took.
 fn threads(
-    layout: Layout,
-    workers: usize,
+    setup: &Setup,
+    parts: &[(usize, usize)],
     size: u64,
     page: u64,
     passes: u32,
-) -> Result<(Vec<Nanos>, u64), CalibrateError> {
-    let parts = slices(size, workers, page);
-    // (mapping, offset, length) per worker.
-    let mut work: Vec<(Arc<Mapping>, usize, usize)> = Vec::new();
-    match layout {
-        Layout::Shared => {
-            let m = Arc::new(Mapping::new(size as usize)?);
-            work.extend(parts.iter().map(|&(off, len)| (m.clone(), off, len)));
-        }
-        _ => {
-            for &(_, len) in &parts {
-                work.push((Arc::new(Mapping::new(len)?), 0, len));
-            }
-        }
-    }
+    pins: Option<&[usize]>,
+) -> Result<Counts, CalibrateError> {
+    let huge = setup.variant == Variant::Huge;
+    let fresh = setup.variant == Variant::Pft;
+    let workers = parts.len();
+    // The mappings of the pass under way: set by this thread before it releases the
+    // workers, read by each worker after the release.
+    let work = std::sync::RwLock::new(map_work(setup.layout, parts, size, huge)?);
     let rounds = passes + 1;
     let start = Arc::new(Barrier::new(workers + 1));
     let done = Arc::new(Barrier::new(workers + 1));
     // Faults the workers took in the counted passes, each counted by its own thread.
     let faults = AtomicU64::new(0);
+    // CPU time the workers got, and their own time from release to done.
+    let (cpu_ns, busy_ns) = (AtomicU64::new(0), AtomicU64::new(0));
+    let unpinned = AtomicU64::new(0);
     std::thread::scope(|scope| {
-        for (m, off, len) in &work {
-            let (start, done, faults) = (start.clone(), done.clone(), &faults);
+        for i in 0..workers {
+            let (start, done, faults, work, unpinned) =
+                (start.clone(), done.clone(), &faults, &work, &unpinned);
+            let (cpu_ns, busy_ns) = (&cpu_ns, &busy_ns);
+            let cpu = pins.and_then(|p| p.get(i).copied());
             scope.spawn(move || {
+                if let Some(cpu) = cpu
+                    && !pin(cpu)
+                {
+                    unpinned.fetch_add(1, Ordering::Relaxed);
+                }
                 for round in 0..rounds {
                     start.wait();
-                    let f0 = minflt(libc::RUSAGE_THREAD);
-                    m.touch(*off, *len, page as usize);
+                    let (m, off, len) = work.read().map(|w| w[i].clone()).expect("never poisoned");
+                    let (f0, c0, t0) = (
+                        minflt(libc::RUSAGE_THREAD),
+                        thread_cpu_ns(),
+                        Nanos::monotonic_now(),
+                    );
+                    m.touch(off, len, page as usize);
                     if round > 0 {
+                        let t = Nanos::monotonic_now().since(t0).unwrap_or_default();
+                        busy_ns.fetch_add(t.0, Ordering::Relaxed);
+                        cpu_ns.fetch_add(thread_cpu_ns() - c0, Ordering::Relaxed);
                         faults.fetch_add(minflt(libc::RUSAGE_THREAD) - f0, Ordering::Relaxed);
                     }
+                    drop(m);
                     done.wait();
                 }
             });
         }
         let mut times = Vec::new();
-        // A failed zap is reported after the last pass: the workers wait at the barriers
-        // for every pass, so leaving early would leave them waiting.
-        let mut zap_error = None;
+        // A failed zap or mmap is reported after the last pass: the workers wait at the
+        // barriers for every pass, so leaving early would leave them waiting.
+        let mut error = None;
         for round in 0..rounds {
             let t0 = Nanos::monotonic_now();
             start.wait();
@@ -298,19 +548,40 @@ fn threads(
             if round > 0 {
                 times.push(t);
             }
-            let mut zapped: Vec<*const Mapping> = Vec::new();
-            for (m, _, _) in &work {
-                if !zapped.contains(&Arc::as_ptr(m)) {
-                    if let Err(e) = m.zap() {
-                        zap_error.get_or_insert(e);
+            let mut w = work.write().expect("never poisoned");
+            if fresh {
+                // The old mappings go (unmapped, untimed); new ones for the next pass.
+                if round + 1 < rounds {
+                    match map_work(setup.layout, parts, size, huge) {
+                        Ok(new) => *w = new,
+                        Err(e) => {
+                            error.get_or_insert(e);
+                        }
                     }
-                    zapped.push(Arc::as_ptr(m));
+                }
+            } else {
+                let mut zapped: Vec<*const Mapping> = Vec::new();
+                for (m, _, _) in w.iter() {
+                    if !zapped.contains(&Arc::as_ptr(m)) {
+                        if let Err(e) = m.zap() {
+                            error.get_or_insert(e);
+                        }
+                        zapped.push(Arc::as_ptr(m));
+                    }
                 }
             }
         }
-        match zap_error {
+        if unpinned.load(Ordering::Relaxed) > 0 {
+            error.get_or_insert(sys("sched_setaffinity (pinning a worker)"));
+        }
+        match error {
             Some(e) => Err(e),
-            None => Ok((times, faults.load(Ordering::Relaxed))),
+            None => Ok(Counts {
+                times,
+                faults: faults.load(Ordering::Relaxed),
+                cpu_ns: cpu_ns.load(Ordering::Relaxed),
+                busy_ns: busy_ns.load(Ordering::Relaxed),
+            }),
         }
     })
 }
@@ -359,12 +630,14 @@ impl Drop for Pipe {
 
 /// Processes: each forked child maps its own slice; pipes start and collect the passes.
 fn processes(
-    workers: usize,
-    size: u64,
+    variant: Variant,
+    parts: &[(usize, usize)],
     page: u64,
     passes: u32,
-) -> Result<(Vec<Nanos>, u64), CalibrateError> {
-    let parts = slices(size, workers, page);
+    pins: Option<&[usize]>,
+) -> Result<Counts, CalibrateError> {
+    let workers = parts.len();
+    let huge = variant == Variant::Huge;
     if workers > 512 {
         return Err(CalibrateError::Sys {
             what: "processes",
@@ -374,7 +647,8 @@ fn processes(
     let (go, done, ready, counts) = (Pipe::new()?, Pipe::new()?, Pipe::new()?, Pipe::new()?);
     let rounds = passes + 1;
     let mut children = Vec::new();
-    for &(_, len) in &parts {
+    for (i, &(_, len)) in parts.iter().enumerate() {
+        let cpu = pins.and_then(|p| p.get(i).copied());
         // SAFETY: this command runs no other thread, so the child may run ordinary code;
         // it uses only its own mapping and the pipes, and leaves with _exit.
         let pid = unsafe { libc::fork() };
@@ -390,25 +664,44 @@ fn processes(
             return Err(e);
         }
         if pid == 0 {
-            let code = match Mapping::new(len) {
-                Ok(m) => {
+            let pinned = cpu.is_none_or(pin);
+            let code = match Mapping::new(len, huge) {
+                Ok(mut m) if pinned => {
                     let mut ok = true;
-                    let mut faults = 0;
+                    let (mut faults, mut cpu, mut busy) = (0, 0, 0);
                     for round in 0..rounds {
                         ok &= go.read_byte();
-                        let f0 = minflt(libc::RUSAGE_SELF);
+                        let (f0, c0, t0) = (
+                            minflt(libc::RUSAGE_SELF),
+                            thread_cpu_ns(),
+                            Nanos::monotonic_now(),
+                        );
                         m.touch(0, len, page as usize);
                         if round > 0 {
+                            busy += Nanos::monotonic_now().since(t0).unwrap_or_default().0;
+                            cpu += thread_cpu_ns() - c0;
                             faults += minflt(libc::RUSAGE_SELF) - f0;
                         }
                         ok &= done.write_bytes(1);
-                        ok &= m.zap().is_ok();
+                        if variant == Variant::Pft {
+                            // A fresh mapping for the next pass; the old one is unmapped.
+                            match Mapping::new(len, huge) {
+                                Ok(new) => m = new,
+                                Err(_) => ok = false,
+                            }
+                        } else {
+                            ok &= m.zap().is_ok();
+                        }
                         ok &= ready.write_bytes(1);
                     }
-                    ok &= counts.write_all(&u64::to_ne_bytes(faults));
+                    let mut message = [0u8; 24];
+                    for (at, v) in [faults, cpu, busy].into_iter().enumerate() {
+                        message[8 * at..8 * at + 8].copy_from_slice(&v.to_ne_bytes());
+                    }
+                    ok &= counts.write_all(&message);
                     if ok { 0 } else { 1 }
                 }
-                Err(_) => 1,
+                _ => 1,
             };
             // SAFETY: ends the child without running the parent's destructors twice.
             unsafe { libc::_exit(code) };
@@ -431,11 +724,14 @@ fn processes(
             times.push(t);
         }
     }
-    let mut faults = 0;
+    let (mut faults, mut cpu_ns, mut busy_ns) = (0, 0, 0);
     for _ in 0..workers {
-        let mut n = [0u8; 8];
+        let mut n = [0u8; 24];
         failed |= !counts.read_exact(&mut n);
-        faults += u64::from_ne_bytes(n);
+        let v = |at: usize| u64::from_ne_bytes(n[8 * at..8 * at + 8].try_into().expect("8 bytes"));
+        faults += v(0);
+        cpu_ns += v(1);
+        busy_ns += v(2);
     }
     for pid in children {
         let mut status = 0;
@@ -449,25 +745,28 @@ fn processes(
             source: std::io::Error::other("a child failed or a pipe broke"),
         });
     }
-    Ok((times, faults))
+    Ok(Counts {
+        times,
+        faults,
+        cpu_ns,
+        busy_ns,
+    })
 }
 
-/// Runs every (layout, workers) configuration and returns the calibration.
+/// Runs every configuration, in order, and returns the calibration.
 pub fn run(
     label: &str,
-    threads: &[usize],
-    layouts: &[Layout],
+    setups: &[Setup],
     size: Bytes,
     passes: u32,
-    mut progress: impl FnMut(Layout, usize),
+    topology: Option<String>,
+    mut progress: impl FnMut(&Setup),
 ) -> Result<Calibration, CalibrateError> {
     let started = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
     let mut results = Vec::new();
-    for &layout in layouts {
-        for &workers in threads {
-            progress(layout, workers);
-            results.push(measure(layout, workers, size, passes)?);
-        }
+    for setup in setups {
+        progress(setup);
+        results.push(measure_setup(setup, size, passes)?);
     }
     Ok(Calibration {
         record: "calibrate".to_owned(),
@@ -478,6 +777,7 @@ pub fn run(
         page_size: Bytes(page_size()),
         passes,
         results,
+        topology,
     })
 }
 
@@ -490,6 +790,15 @@ pub fn rate(per_s: f64) -> String {
     }
 }
 
+/// `4K`, `2M`, or `-` when the kernel counted no fault.
+pub fn fault_size(bytes: Option<f64>) -> String {
+    match bytes {
+        Some(b) if b >= 1.5 * (1 << 20) as f64 => format!("{:.0}M", b / (1 << 20) as f64),
+        Some(b) => format!("{:.0}K", b / 1024.0),
+        None => "-".to_owned(),
+    }
+}
+
 /// The table `pretouch calibrate` prints.
 pub fn to_text(c: &Calibration) -> String {
     use std::fmt::Write as _;
@@ -497,33 +806,89 @@ pub fn to_text(c: &Calibration) -> String {
         "label: {}  ({} per configuration, {} pages, median of {} passes)\n",
         c.label, c.size, c.page_size, c.passes
     );
+    if let Some(t) = &c.topology {
+        let _ = writeln!(out, "machine: {t}");
+    }
+    let rows: Vec<[String; 7]> = c
+        .results
+        .iter()
+        .map(|r| {
+            let s = r.summary();
+            [
+                r.test_name(),
+                r.cpus_name(),
+                r.placement.as_ref().map_or("-".to_owned(), |p| {
+                    crate::matrix::cpuset::format_list(&p.cpus)
+                }),
+                s.map_or("-".to_owned(), |s| {
+                    format!("{} ({}-{})", rate(s.median), rate(s.min), rate(s.max))
+                }),
+                r.faults_per_pass.to_string(),
+                fault_size(r.fault_bytes(c.page_size)),
+                r.cpu_share
+                    .map_or_else(|| "-".to_owned(), |s| format!("{:.0}%", 100.0 * s)),
+            ]
+        })
+        .collect();
+    let head = [
+        "test",
+        "CPUs",
+        "pinned to",
+        "faults/s (min-max)",
+        "faults/pass",
+        "fault",
+        "cpu",
+    ];
+    let mut w = head.map(str::len);
+    for r in &rows {
+        for (w, cell) in w.iter_mut().zip(r) {
+            *w = (*w).max(cell.len());
+        }
+    }
+    let line = |cells: [&str; 7]| {
+        format!(
+            "{:<a$}  {:<b$}  {:<c$}  {:>d$}  {:>e$}  {:>f$}  {:>g$}",
+            cells[0],
+            cells[1],
+            cells[2],
+            cells[3],
+            cells[4],
+            cells[5],
+            cells[6],
+            a = w[0],
+            b = w[1],
+            c = w[2],
+            d = w[3],
+            e = w[4],
+            f = w[5],
+            g = w[6]
+        )
+        .trim_end()
+        .to_owned()
+    };
+    let _ = writeln!(out, "{}", line(head));
+    for r in &rows {
+        let _ = writeln!(out, "{}", line(r.each_ref().map(String::as_str)));
+    }
     let _ = writeln!(
         out,
-        "{:<11} {:>7}  {:>24}  {:>11}",
-        "layout", "workers", "faults/s (min-max)", "faults/pass"
+        "cpu: the workers' CPU time over their time in the passes (below 100%: preempted)"
     );
-    for r in &c.results {
-        let s = r.summary();
-        let cell = s.map_or("-".to_owned(), |s| {
-            format!("{} ({}-{})", rate(s.median), rate(s.min), rate(s.max))
-        });
-        let _ = writeln!(
-            out,
-            "{:<11} {:>7}  {:>24}  {:>11}",
-            r.layout.to_string(),
-            r.workers,
-            cell,
-            r.faults_per_pass
-        );
-    }
     if let Some((best, r)) = c.ceiling() {
         let _ = writeln!(
             out,
-            "ceiling: {} faults/s (shared mapping, {} thread(s); each pass writes {} pages)",
+            "ceiling: {} faults/s (zap, shared mapping, {}; each pass writes {} pages)",
             rate(best),
-            r.workers,
+            r.cpus_name(),
             r.pages
         );
+    }
+    let mut shown: Vec<&str> = Vec::new();
+    for p in c.results.iter().filter_map(|r| r.placement.as_ref()) {
+        if !shown.contains(&p.set.as_str()) {
+            shown.push(&p.set);
+            let _ = writeln!(out, "  {}: {}", p.set, p.describe());
+        }
     }
     out
 }
@@ -560,6 +925,9 @@ mod tests {
     #[test]
     fn slices_cover_the_mapping_once() {
         let s = slices(10 * 4096, 3, 4096);
+        assert_eq!(granule(Variant::Huge, 8 << 20, 4, 4096), HUGE_PAGE);
+        assert_eq!(granule(Variant::Huge, 8 << 20, 5, 4096), 4096);
+        assert_eq!(granule(Variant::Zap, 8 << 20, 1, 4096), 4096);
         assert_eq!(
             s,
             [(0, 3 * 4096), (3 * 4096, 3 * 4096), (6 * 4096, 4 * 4096)]
@@ -585,6 +953,63 @@ mod tests {
     }
 
     #[test]
+    fn pft_and_huge_fault_every_pass_and_pinned_workers_stay_put() {
+        let size = Bytes(16 << 20);
+        let pages = size.0 / page_size();
+        let cpus = crate::matrix::cpuset::available().unwrap();
+        let placement = Placement {
+            set: "test".into(),
+            cpus: cpus.iter().copied().take(2).collect(),
+            l3_domains: vec![0],
+            nodes: vec![0],
+            sockets: vec![0],
+            cores: 2,
+        };
+        for layout in [Layout::Shared, Layout::Processes] {
+            let setup = Setup {
+                variant: Variant::Pft,
+                layout,
+                workers: placement.cpus.len(),
+                placement: Some(placement.clone()),
+            };
+            let r = measure_setup(&setup, size, 3).unwrap();
+            // A fresh mapping each pass: every page faults again, without a zap.
+            let ratio = r.faults_per_pass as f64 / pages as f64;
+            assert!((0.95..1.2).contains(&ratio), "{layout}: {ratio}: {r:?}");
+            assert_eq!(r.placement.as_ref(), Some(&placement));
+        }
+        let thp = std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled")
+            .unwrap_or_default();
+        let huge = measure_setup(
+            &Setup {
+                variant: Variant::Huge,
+                ..Setup::threads(Layout::Shared, 2)
+            },
+            size,
+            3,
+        )
+        .unwrap();
+        assert!(huge.faults_per_pass > 0 && huge.faults_per_pass as f64 <= 1.2 * pages as f64);
+        if !thp.contains("[never]") {
+            // THP allowed for MADV_HUGEPAGE: most of the 8 huge pages came as one fault.
+            let bytes = huge.fault_bytes(Bytes(page_size())).unwrap();
+            assert!(
+                bytes > 64.0 * 1024.0,
+                "{bytes} bytes a fault with THP {thp}"
+            );
+        }
+        // A pinned thread runs where it was put.
+        let cpu = *cpus.last().unwrap();
+        let allowed = std::thread::spawn(move || {
+            assert!(pin(cpu));
+            crate::matrix::cpuset::available().unwrap()
+        })
+        .join()
+        .unwrap();
+        assert_eq!(allowed, [cpu]);
+    }
+
+    #[test]
     fn ceiling_is_the_best_shared_configuration() {
         let r = |layout, workers, f: f64| ConfigResult {
             layout,
@@ -592,6 +1017,9 @@ mod tests {
             faults_per_s: vec![f],
             pages: 1,
             faults_per_pass: 1,
+            variant: Variant::Zap,
+            placement: None,
+            cpu_share: None,
         };
         let c = Calibration {
             record: "calibrate".into(),
@@ -606,6 +1034,7 @@ mod tests {
                 r(Layout::Shared, 2, 1.8e6),
                 r(Layout::PerThread, 2, 5e6),
             ],
+            topology: None,
         };
         let (best, at) = c.ceiling().unwrap();
         assert_eq!((best, at.workers), (1.8e6, 2));

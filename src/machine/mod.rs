@@ -10,4 +10,5 @@ pub mod host;
 pub mod jdk;
 pub mod lock;
 pub mod memory;
+pub mod topology;
 pub mod vm;

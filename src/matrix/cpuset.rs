@@ -1,9 +1,13 @@
 //! The `cpus:` axis: CPU sets in the kernel's list syntax (`0-6`, `0,2,4-7`) or `all`, and
 //! the confinement of a launch to one, with `sched_setaffinity` in the child between fork
 //! and exec, as `taskset -c` does. The JVM sizes its GC worker pool from the CPUs it may
-//! run on, so a set changes both where pretouch runs and how many threads it uses.
+//! run on, so a set changes both where pretouch runs and how many threads it uses. A set
+//! may also be a topology spec ([`CpuSpec`]: `1 L3 domain, 7 CPUs`), resolved to CPUs by
+//! `machine::topology` before anything runs.
 
 use std::fmt;
+
+use crate::matrix::cpuspec::CpuSpec;
 
 /// A set of CPUs as the matrix wrote it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -12,6 +16,12 @@ pub enum CpuSet {
     All,
     /// These CPUs, sorted, without duplicates; `text` as written.
     List { text: String, cpus: Vec<usize> },
+    /// A topology spec; `cpus` is empty until `machine::topology` resolves it.
+    Spec {
+        text: String,
+        spec: CpuSpec,
+        cpus: Vec<usize>,
+    },
 }
 
 /// The name a cell without a `cpus:` axis has, in records and reports.
@@ -26,8 +36,18 @@ impl CpuSet {
         if text == ALL {
             return Ok(CpuSet::All);
         }
+        if CpuSpec::looks_like_spec(text) {
+            return Ok(CpuSet::Spec {
+                text: text.to_owned(),
+                spec: CpuSpec::parse(text)?,
+                cpus: Vec::new(),
+            });
+        }
         let cpus = parse_list(text).map_err(|why| {
-            format!("invalid CPU set {text:?}: {why}; write `all` or a list like 0-6 or 0,2,4-7")
+            format!(
+                "invalid CPU set {text:?}: {why}; write `all`, a list like 0-6 or 0,2,4-7, \
+                 or a topology spec like `1 L3 domain, 7 CPUs`"
+            )
         })?;
         Ok(CpuSet::List {
             text: text.to_owned(),
@@ -39,7 +59,19 @@ impl CpuSet {
     pub fn cpus(&self, available: &[usize]) -> Vec<usize> {
         match self {
             CpuSet::All => available.to_vec(),
-            CpuSet::List { cpus, .. } => cpus.clone(),
+            CpuSet::List { cpus, .. } | CpuSet::Spec { cpus, .. } => cpus.clone(),
+        }
+    }
+
+    /// This set with a topology spec's CPUs filled in (other sets are returned as is).
+    pub fn resolved(self, resolved: Vec<usize>) -> CpuSet {
+        match self {
+            CpuSet::Spec { text, spec, .. } => CpuSet::Spec {
+                text,
+                spec,
+                cpus: resolved,
+            },
+            other => other,
         }
     }
 
@@ -47,7 +79,7 @@ impl CpuSet {
     pub fn missing(&self, available: &[usize]) -> Vec<usize> {
         match self {
             CpuSet::All => Vec::new(),
-            CpuSet::List { cpus, .. } => cpus
+            CpuSet::List { cpus, .. } | CpuSet::Spec { cpus, .. } => cpus
                 .iter()
                 .copied()
                 .filter(|c| !available.contains(c))
@@ -60,7 +92,7 @@ impl fmt::Display for CpuSet {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             CpuSet::All => f.write_str(ALL),
-            CpuSet::List { text, .. } => f.write_str(text),
+            CpuSet::List { text, .. } | CpuSet::Spec { text, .. } => f.write_str(text),
         }
     }
 }

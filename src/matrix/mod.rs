@@ -5,6 +5,7 @@
 
 pub mod app;
 pub mod cpuset;
+pub mod cpuspec;
 pub mod kernels;
 pub mod repetitions;
 

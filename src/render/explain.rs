@@ -174,6 +174,18 @@ fn notes(report: &Report, prefix: &str) -> String {
             uncalibrated.join(", ")
         );
     }
+    // Cells read against a ceiling of their own (their CPU set, huge pages).
+    for c in &report.cells {
+        if let Some(from) = &c.ceiling_from
+            && (c.cpus != crate::matrix::cpuset::ALL || from.starts_with("huge"))
+        {
+            let _ = writeln!(
+                out,
+                "{prefix}note: {}: % ceiling against calibrate {from}",
+                cell_name(c)
+            );
+        }
+    }
     for d in &report.env_differences {
         let _ = writeln!(out, "{prefix}environment: {d}");
     }

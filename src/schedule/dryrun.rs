@@ -106,7 +106,7 @@ pub fn render(
     );
     for (i, cell) in plan.cells.iter().enumerate() {
         let _ = writeln!(out, "cell {}: {}", i + 1, cell.describe());
-        if let CpuSet::List { cpus, .. } = &cell.cpus {
+        if let CpuSet::List { cpus, .. } | CpuSet::Spec { cpus, .. } = &cell.cpus {
             let _ = writeln!(
                 out,
                 "  confined to CPUs {} (sched_setaffinity before exec)",

@@ -251,6 +251,7 @@ mod tests {
             planned_launches: 4,
             env: None,
             vm: None,
+            cpu_placements: Vec::new(),
         }
     }
 

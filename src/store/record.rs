@@ -68,6 +68,12 @@ pub struct RunHeader {
     /// the machine's own kernel, and in files written before it was recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub vm: Option<Box<VmShape>>,
+    /// Where each of the matrix's `cpus:` sets lies, in matrix order: the CPUs a set
+    /// (a list, or a topology spec like `1 L3 domain, 7 CPUs`) resolved to and their L3
+    /// domains, NUMA nodes, sockets and cores. Empty when every set is `all`, and in
+    /// files written before it was recorded.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cpu_placements: Vec<crate::machine::topology::Placement>,
 }
 
 /// The machine a run was taken on (read by `machine::host`), stored in the run header.

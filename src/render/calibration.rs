@@ -1,0 +1,522 @@
+//! The calibrations of several labels side by side (`pretouch report --calibrate`), as
+//! the reference series' microbenchmark table: text within 72 columns, Markdown, CSV,
+//! JSON. Reads `analyze::calibration`'s types; computes nothing.
+
+use std::fmt::Write as _;
+
+use serde::Serialize;
+
+use crate::analyze::calibration::{CalibrationComparison, Entry, Row};
+use crate::render::common::Format;
+use crate::render::table::{self, name, num};
+
+pub fn render(cmp: &CalibrationComparison, format: Format) -> String {
+    match format {
+        Format::Text => text(cmp),
+        Format::Markdown => markdown(cmp),
+        Format::Csv => csv(cmp),
+        Format::Json => serde_json::to_string_pretty(cmp).expect("always serializes") + "\n",
+    }
+}
+
+/// `2.360M`, `323.4k`: four digits, as the cover letter prints them.
+pub fn rate(per_s: f64) -> String {
+    if per_s >= 1e6 {
+        format!("{:.3}M", per_s / 1e6)
+    } else if per_s >= 1e3 {
+        format!("{:.1}k", per_s / 1e3)
+    } else {
+        format!("{per_s:.0}")
+    }
+}
+
+fn gain(e: &Entry) -> String {
+    match e.gain_pct {
+        Some(g) => format!("{g:+.1}%{}", if e.significant { "*" } else { "" }),
+        None => "-".to_owned(),
+    }
+}
+
+fn cpu(e: &Entry) -> String {
+    e.cpu_share
+        .map_or_else(|| "-".to_owned(), |s| format!("{:.0}%", 100.0 * s))
+}
+
+fn fault(e: &Entry) -> String {
+    crate::machine::calibrate::fault_size(e.fault_bytes)
+}
+
+fn shift(e: &Entry) -> (String, String) {
+    match e.shift {
+        Some(s) if e.testable => (
+            format!(
+                "{}{}{}",
+                if s.estimate >= 0.0 { "+" } else { "-" },
+                rate(s.estimate.abs()),
+                if e.significant { "*" } else { "" }
+            ),
+            format!("{}..{}", signed(s.low), signed(s.high)),
+        ),
+        Some(_) => ("few passes".to_owned(), String::new()),
+        None => (String::new(), String::new()),
+    }
+}
+
+fn signed(v: f64) -> String {
+    format!("{}{}", if v >= 0.0 { "+" } else { "-" }, rate(v.abs()))
+}
+
+/// The gain columns: one per label but the baseline.
+fn gain_headers(cmp: &CalibrationComparison) -> Vec<String> {
+    let others: Vec<&str> = cmp
+        .columns
+        .iter()
+        .filter(|c| !c.baseline)
+        .map(|c| c.letter.as_str())
+        .collect();
+    if others.len() == 1 {
+        vec!["gain".to_owned()]
+    } else {
+        others.iter().map(|l| format!("gain {l}")).collect()
+    }
+}
+
+fn values(cmp: &CalibrationComparison, r: &Row) -> Vec<String> {
+    let mut v: Vec<String> = r
+        .entries
+        .iter()
+        .map(|e| e.as_ref().map_or("-".to_owned(), |e| rate(e.median_per_s)))
+        .collect();
+    for (e, c) in r.entries.iter().zip(&cmp.columns) {
+        if !c.baseline {
+            v.push(e.as_ref().map_or("-".to_owned(), gain));
+        }
+    }
+    v
+}
+
+fn legend(cmp: &CalibrationComparison) -> String {
+    let mut out = String::new();
+    for c in &cmp.columns {
+        let date = c.started_at.get(..16).unwrap_or(&c.started_at);
+        out += &table::wrap(
+            &format!(
+                "{}  {}{}: {} UTC, kernel {}",
+                c.letter,
+                c.label,
+                if c.baseline { " (baseline)" } else { "" },
+                date.replace('T', " "),
+                c.kernel
+            ),
+            3,
+        );
+    }
+    let first = &cmp.columns[0];
+    let mut machine = first.cpu_model.clone();
+    if let Some(t) = &first.topology {
+        machine += &format!("; {t}");
+    }
+    out += &table::wrap(&format!("machine: {machine}"), 2);
+    out
+}
+
+const NOTE: &str = "Rates: 4 KiB pages made present per wall-second, median of each \
+label's passes (for 4 KiB faults: faults/s, as pft reports; a 2 MiB fault counts 512). \
+zap: threads write one shared anonymous mapping, each its own slice, MADV_DONTNEED \
+between passes; pft: a fresh mapping every pass; huge: zap on a MADV_HUGEPAGE mapping. \
+CPUs: the set the workers were pinned to, one per CPU. gain = median / baseline's \
+median - 1. cpu = the workers' CPU time over their time in the passes (below 100%: \
+preempted). * = the 95% interval of the shift of the passes' rates excludes 0 \
+(Hodges-Lehmann, Mann-Whitney; R: wilcox.test(x, y, conf.int = TRUE)); it needs 4 \
+passes a side. n = passes; spread = (max - min) / median. fault = bytes the kernel mapped per fault.";
+
+fn text(cmp: &CalibrationComparison) -> String {
+    let mut out = String::from("anonymous write faults per wall-second, per label; gain against ");
+    out += &cmp.columns[cmp.baseline_index()].letter;
+    out += "\n";
+    out += &legend(cmp);
+    out.push('\n');
+    let gains = gain_headers(cmp);
+    let mut value_cols: Vec<table::Col<'_>> =
+        cmp.columns.iter().map(|c| num(c.letter.as_str())).collect();
+    value_cols.extend(gains.iter().map(|g| num(g.as_str())));
+    let rows: Vec<(Vec<String>, Vec<String>)> = cmp
+        .rows
+        .iter()
+        .map(|r| (vec![r.cpus.clone(), r.test.clone()], values(cmp, r)))
+        .collect();
+    out += &table::render_keyed(&[name("CPUs"), name("test")], &value_cols, &rows);
+    out.push('\n');
+    // The spread and the interval, per row and label.
+    let mut detail: Vec<(Vec<String>, Vec<String>)> = Vec::new();
+    for r in &cmp.rows {
+        let mut first = true;
+        for (e, c) in r.entries.iter().zip(&cmp.columns) {
+            let Some(e) = e else { continue };
+            let (s, ci) = shift(e);
+            let key = if first {
+                vec![r.cpus.clone(), r.test.clone()]
+            } else {
+                vec![String::new(), String::new()]
+            };
+            first = false;
+            detail.push((
+                key,
+                vec![
+                    c.letter.clone(),
+                    e.passes.to_string(),
+                    format!("{}-{}", rate(e.min_per_s), rate(e.max_per_s)),
+                    format!("{:.0}%", e.spread_pct),
+                    cpu(e),
+                    fault(e),
+                    s,
+                    ci,
+                ],
+            ));
+        }
+    }
+    out += &table::render_keyed(
+        &[name("CPUs"), name("test")],
+        &[
+            name(""),
+            num("n"),
+            num("min-max"),
+            num("spread"),
+            num("cpu"),
+            num("fault"),
+            num("shift"),
+            num("95% CI"),
+        ],
+        &detail,
+    );
+    out.push('\n');
+    out += &table::wrap(NOTE, 0);
+    for d in &cmp.env_differences {
+        out += &table::wrap(&format!("environment: {d}"), 2);
+    }
+    for w in &cmp.warnings {
+        out += &table::wrap(&format!("warning: {w}"), 2);
+    }
+    out
+}
+
+fn markdown(cmp: &CalibrationComparison) -> String {
+    let mut out = String::new();
+    for c in &cmp.columns {
+        let _ = writeln!(
+            out,
+            "- **{}** {}{}: {} UTC, kernel {}",
+            c.letter,
+            c.label,
+            if c.baseline { " (baseline)" } else { "" },
+            c.started_at
+                .get(..16)
+                .unwrap_or(&c.started_at)
+                .replace('T', " "),
+            c.kernel
+        );
+    }
+    out.push('\n');
+    let gains = gain_headers(cmp);
+    let mut head = vec!["CPUs".to_owned(), "test".to_owned()];
+    head.extend(cmp.columns.iter().map(|c| c.label.clone()));
+    head.extend(gains);
+    let _ = writeln!(out, "| {} |", head.join(" | "));
+    let _ = writeln!(
+        out,
+        "|{}",
+        head.iter()
+            .enumerate()
+            .map(|(i, _)| if i < 2 { "---|" } else { "---:|" })
+            .collect::<String>()
+    );
+    for r in &cmp.rows {
+        let mut cells = vec![r.cpus.clone(), r.test.clone()];
+        cells.extend(values(cmp, r));
+        let _ = writeln!(out, "| {} |", cells.join(" | "));
+    }
+    out += "\n| CPUs | test | label | passes | min-max | spread | cpu | fault | shift | 95% CI |\n";
+    out += "|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n";
+    for r in &cmp.rows {
+        for e in r.entries.iter().flatten() {
+            let (s, ci) = shift(e);
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} | {}-{} | {:.1}% | {} | {} | {} | {} |",
+                r.cpus,
+                r.test,
+                e.label,
+                e.passes,
+                rate(e.min_per_s),
+                rate(e.max_per_s),
+                e.spread_pct,
+                cpu(e),
+                fault(e),
+                s,
+                ci
+            );
+        }
+    }
+    out.push('\n');
+    out += NOTE;
+    out.push('\n');
+    for d in &cmp.env_differences {
+        let _ = writeln!(out, "\nenvironment: {d}");
+    }
+    for w in &cmp.warnings {
+        let _ = writeln!(out, "\nwarning: {w}");
+    }
+    out
+}
+
+#[derive(Serialize)]
+struct CsvRow<'a> {
+    cpus: &'a str,
+    test: &'a str,
+    workers: usize,
+    label: &'a str,
+    baseline: bool,
+    pinned_to: Option<&'a str>,
+    passes: usize,
+    median_per_s: f64,
+    min_per_s: f64,
+    max_per_s: f64,
+    spread_pct: f64,
+    fault_bytes: Option<f64>,
+    cpu_share: Option<f64>,
+    gain_pct: Option<f64>,
+    shift_per_s: Option<f64>,
+    ci_low_per_s: Option<f64>,
+    ci_high_per_s: Option<f64>,
+    ci_confidence: Option<f64>,
+    testable: bool,
+    significant: bool,
+}
+
+fn csv(cmp: &CalibrationComparison) -> String {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    for r in &cmp.rows {
+        for (e, c) in r.entries.iter().zip(&cmp.columns) {
+            let Some(e) = e else { continue };
+            w.serialize(CsvRow {
+                cpus: &r.cpus,
+                test: &r.test,
+                workers: r.workers,
+                label: &e.label,
+                baseline: c.baseline,
+                pinned_to: e.cpus.as_deref(),
+                passes: e.passes,
+                median_per_s: e.median_per_s,
+                min_per_s: e.min_per_s,
+                max_per_s: e.max_per_s,
+                spread_pct: e.spread_pct,
+                fault_bytes: e.fault_bytes,
+                cpu_share: e.cpu_share,
+                gain_pct: e.gain_pct,
+                shift_per_s: e.shift.map(|s| s.estimate),
+                ci_low_per_s: e.shift.map(|s| s.low),
+                ci_high_per_s: e.shift.map(|s| s.high),
+                ci_confidence: e.shift.map(|s| s.confidence),
+                testable: e.testable,
+                significant: e.significant,
+            })
+            .expect("writing to memory");
+        }
+    }
+    String::from_utf8(w.into_inner().expect("writing to memory")).expect("csv is UTF-8")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analyze::calibration::{Options, compare};
+    use crate::machine::calibrate::{Calibration, ConfigResult, Layout, Variant};
+    use crate::machine::env::Environment;
+    use crate::machine::topology::Placement;
+    use crate::units::Bytes;
+
+    fn result(set: &str, cpus: Vec<usize>, variant: Variant, rates: [f64; 5]) -> ConfigResult {
+        ConfigResult {
+            layout: Layout::Shared,
+            workers: cpus.len(),
+            faults_per_s: rates.to_vec(),
+            pages: 262_144,
+            faults_per_pass: 262_144,
+            variant,
+            placement: Some(Placement {
+                set: set.into(),
+                l3_domains: vec![0],
+                nodes: vec![0],
+                sockets: vec![0],
+                cores: cpus.len(),
+                cpus,
+            }),
+            cpu_share: Some(0.99),
+        }
+    }
+
+    /// The cover letter's rows, three kernels; `+patch 2` clearly apart in the last two.
+    fn seeds() -> CalibrationComparison {
+        let cal = |label: &str, at: &str, f: [f64; 3]| Calibration {
+            record: "calibrate".into(),
+            label: label.into(),
+            started_at: at.into(),
+            env: Environment {
+                kernel_release: format!("6.19.0-{label}"),
+                cpu_model: "AMD EPYC 9634 84-Core Processor".into(),
+                ..Environment::default()
+            },
+            size: Bytes(1 << 30),
+            page_size: Bytes(4096),
+            passes: 5,
+            results: [
+                ("1 CCD, 7 CPUs", (0..7).collect::<Vec<_>>(), f[0]),
+                ("7 CCDs, 1 CPU each", (0..7).map(|k| 7 * k).collect(), f[1]),
+                (
+                    "12 CCDs, 1 CPU each",
+                    (0..12).map(|k| 7 * k).collect(),
+                    f[2],
+                ),
+            ]
+            .into_iter()
+            .map(|(set, cpus, m)| {
+                result(
+                    set,
+                    cpus,
+                    Variant::Zap,
+                    [m * 0.99, m * 1.01, m, m * 0.98, m * 1.02],
+                )
+            })
+            .collect(),
+            topology: Some(
+                "1 socket, 1 NUMA node, 12 L3 domains, 84 cores, 168 CPUs (2 per core: SMT on)"
+                    .into(),
+            ),
+        };
+        let cals = [
+            cal("base", "2026-11-30T07:00:00Z", [2.360e6, 1.738e6, 2.288e6]),
+            cal(
+                "patch1",
+                "2026-11-30T08:00:00Z",
+                [2.369e6, 1.982e6, 2.548e6],
+            ),
+            cal(
+                "patch2",
+                "2026-11-30T09:00:00Z",
+                [2.425e6, 2.215e6, 2.949e6],
+            ),
+        ];
+        compare(&cals, &Options::default()).unwrap()
+    }
+
+    #[test]
+    fn text_is_the_cover_letter_table_within_72_columns() {
+        let text = render(&seeds(), Format::Text);
+        assert!(table::width(&text) <= table::WIDTH, "{text}");
+        insta::assert_snapshot!(text, @"
+        anonymous write faults per wall-second, per label; gain against A
+        A  base (baseline): 2026-11-30 07:00 UTC, kernel 6.19.0-base
+        B  patch1: 2026-11-30 08:00 UTC, kernel 6.19.0-patch1
+        C  patch2: 2026-11-30 09:00 UTC, kernel 6.19.0-patch2
+        machine: AMD EPYC 9634 84-Core Processor; 1 socket, 1 NUMA node, 12 L3
+          domains, 84 cores, 168 CPUs (2 per core: SMT on)
+
+        CPUs                 test       A       B       C   gain B   gain C
+        1 CCD, 7 CPUs        zap   2.360M  2.369M  2.425M    +0.4%    +2.8%
+        7 CCDs, 1 CPU each   zap   1.738M  1.982M  2.215M  +14.0%*  +27.4%*
+        12 CCDs, 1 CPU each  zap   2.288M  2.548M  2.949M  +11.4%*  +28.9%*
+
+             n        min-max  spread  cpu  fault     shift            95% CI
+        1 CCD, 7 CPUs zap
+          A  5  2.313M-2.407M      4%  99%     4K
+          B  5  2.322M-2.416M      4%  99%     4K     +9.0k    -61.9k..+79.9k
+          C  5  2.377M-2.474M      4%  99%     4K    +65.0k    -6.5k..+136.4k
+        7 CCDs, 1 CPU each zap
+          A  5  1.703M-1.773M      4%  99%     4K
+          B  5  1.942M-2.022M      4%  99%     4K  +244.0k*  +189.4k..+298.6k
+          C  5  2.171M-2.259M      4%  99%     4K  +477.0k*  +420.1k..+533.9k
+        12 CCDs, 1 CPU each zap
+          A  5  2.242M-2.334M      4%  99%     4K
+          B  5  2.497M-2.599M      4%  99%     4K  +260.0k*  +188.8k..+331.2k
+          C  5  2.890M-3.008M      4%  99%     4K  +661.0k*  +585.8k..+736.2k
+
+        Rates: 4 KiB pages made present per wall-second, median of each label's
+        passes (for 4 KiB faults: faults/s, as pft reports; a 2 MiB fault counts
+        512). zap: threads write one shared anonymous mapping, each its own
+        slice, MADV_DONTNEED between passes; pft: a fresh mapping every pass;
+        huge: zap on a MADV_HUGEPAGE mapping. CPUs: the set the workers were
+        pinned to, one per CPU. gain = median / baseline's median - 1. cpu = the
+        workers' CPU time over their time in the passes (below 100%: preempted).
+        * = the 95% interval of the shift of the passes' rates excludes 0
+        (Hodges-Lehmann, Mann-Whitney; R: wilcox.test(x, y, conf.int = TRUE));
+        it needs 4 passes a side. n = passes; spread = (max - min) / median.
+        fault = bytes the kernel mapped per fault.
+        ");
+    }
+
+    #[test]
+    fn markdown_and_csv() {
+        let cmp = seeds();
+        insta::assert_snapshot!(render(&cmp, Format::Markdown), @"
+        - **A** base (baseline): 2026-11-30 07:00 UTC, kernel 6.19.0-base
+        - **B** patch1: 2026-11-30 08:00 UTC, kernel 6.19.0-patch1
+        - **C** patch2: 2026-11-30 09:00 UTC, kernel 6.19.0-patch2
+
+        | CPUs | test | base | patch1 | patch2 | gain B | gain C |
+        |---|---|---:|---:|---:|---:|---:|
+        | 1 CCD, 7 CPUs | zap | 2.360M | 2.369M | 2.425M | +0.4% | +2.8% |
+        | 7 CCDs, 1 CPU each | zap | 1.738M | 1.982M | 2.215M | +14.0%* | +27.4%* |
+        | 12 CCDs, 1 CPU each | zap | 2.288M | 2.548M | 2.949M | +11.4%* | +28.9%* |
+
+        | CPUs | test | label | passes | min-max | spread | cpu | fault | shift | 95% CI |
+        |---|---|---|---:|---:|---:|---:|---:|---:|---:|
+        | 1 CCD, 7 CPUs | zap | base | 5 | 2.313M-2.407M | 4.0% | 99% | 4K |  |  |
+        | 1 CCD, 7 CPUs | zap | patch1 | 5 | 2.322M-2.416M | 4.0% | 99% | 4K | +9.0k | -61.9k..+79.9k |
+        | 1 CCD, 7 CPUs | zap | patch2 | 5 | 2.377M-2.474M | 4.0% | 99% | 4K | +65.0k | -6.5k..+136.4k |
+        | 7 CCDs, 1 CPU each | zap | base | 5 | 1.703M-1.773M | 4.0% | 99% | 4K |  |  |
+        | 7 CCDs, 1 CPU each | zap | patch1 | 5 | 1.942M-2.022M | 4.0% | 99% | 4K | +244.0k* | +189.4k..+298.6k |
+        | 7 CCDs, 1 CPU each | zap | patch2 | 5 | 2.171M-2.259M | 4.0% | 99% | 4K | +477.0k* | +420.1k..+533.9k |
+        | 12 CCDs, 1 CPU each | zap | base | 5 | 2.242M-2.334M | 4.0% | 99% | 4K |  |  |
+        | 12 CCDs, 1 CPU each | zap | patch1 | 5 | 2.497M-2.599M | 4.0% | 99% | 4K | +260.0k* | +188.8k..+331.2k |
+        | 12 CCDs, 1 CPU each | zap | patch2 | 5 | 2.890M-3.008M | 4.0% | 99% | 4K | +661.0k* | +585.8k..+736.2k |
+
+        Rates: 4 KiB pages made present per wall-second, median of each label's passes (for 4 KiB faults: faults/s, as pft reports; a 2 MiB fault counts 512). zap: threads write one shared anonymous mapping, each its own slice, MADV_DONTNEED between passes; pft: a fresh mapping every pass; huge: zap on a MADV_HUGEPAGE mapping. CPUs: the set the workers were pinned to, one per CPU. gain = median / baseline's median - 1. cpu = the workers' CPU time over their time in the passes (below 100%: preempted). * = the 95% interval of the shift of the passes' rates excludes 0 (Hodges-Lehmann, Mann-Whitney; R: wilcox.test(x, y, conf.int = TRUE)); it needs 4 passes a side. n = passes; spread = (max - min) / median. fault = bytes the kernel mapped per fault.
+        ");
+        insta::assert_snapshot!(render(&cmp, Format::Csv), @r#"
+        cpus,test,workers,label,baseline,pinned_to,passes,median_per_s,min_per_s,max_per_s,spread_pct,fault_bytes,cpu_share,gain_pct,shift_per_s,ci_low_per_s,ci_high_per_s,ci_confidence,testable,significant
+        "1 CCD, 7 CPUs",zap,7,base,true,0-6,5,2360000.0,2312800.0,2407200.0,4.0,4096.0,0.99,,,,,,false,false
+        "1 CCD, 7 CPUs",zap,7,patch1,false,0-6,5,2369000.0,2321620.0,2416380.0,4.0,4096.0,0.99,0.3813559322033866,9000.0,-61890.0,79890.0,0.9682539682539683,true,false
+        "1 CCD, 7 CPUs",zap,7,patch2,false,0-6,5,2425000.0,2376500.0,2473500.0,4.0,4096.0,0.99,2.754237288135597,65000.0,-6450.0,136450.0,0.9682539682539683,true,false
+        "7 CCDs, 1 CPU each",zap,7,base,true,"0,7,14,21,28,35,42",5,1738000.0,1703240.0,1772760.0,4.0,4096.0,0.99,,,,,,false,false
+        "7 CCDs, 1 CPU each",zap,7,patch1,false,"0,7,14,21,28,35,42",5,1982000.0,1942360.0,2021640.0,4.0,4096.0,0.99,14.039125431530497,244000.0,189420.0,298580.0,0.9682539682539683,true,true
+        "7 CCDs, 1 CPU each",zap,7,patch2,false,"0,7,14,21,28,35,42",5,2215000.0,2170700.0,2259300.0,4.0,4096.0,0.99,27.445339470655927,477000.0,420090.0,533910.0,0.9682539682539683,true,true
+        "12 CCDs, 1 CPU each",zap,12,base,true,"0,7,14,21,28,35,42,49,56,63,70,77",5,2288000.0,2242240.0,2333760.0,4.0,4096.0,0.99,,,,,,false,false
+        "12 CCDs, 1 CPU each",zap,12,patch1,false,"0,7,14,21,28,35,42,49,56,63,70,77",5,2548000.0,2497040.0,2598960.0,4.0,4096.0,0.99,11.363636363636353,260000.0,188760.0,331240.0,0.9682539682539683,true,true
+        "12 CCDs, 1 CPU each",zap,12,patch2,false,"0,7,14,21,28,35,42,49,56,63,70,77",5,2949000.0,2890020.0,3007980.0,4.0,4096.0,0.99,28.889860139860147,661000.0,585750.0,736250.0,0.9682539682539683,true,true
+        "#);
+    }
+
+    #[test]
+    fn every_format_carries_the_gain_and_the_mark() {
+        let cmp = seeds();
+        let md = render(&cmp, Format::Markdown);
+        assert!(
+            md.contains(
+                "| 7 CCDs, 1 CPU each | zap | 1.738M | 1.982M | 2.215M | +14.0%* | +27.4%* |"
+            ),
+            "{md}"
+        );
+        let csv = render(&cmp, Format::Csv);
+        let line = csv
+            .lines()
+            .find(|l| l.starts_with("\"7 CCDs, 1 CPU each\",zap,7,patch2,"))
+            .unwrap();
+        assert!(line.ends_with(",true,true"), "{line}");
+        assert!(line.contains(",\"0,7,14,21,28,35,42\","), "{line}");
+        let json: serde_json::Value = serde_json::from_str(&render(&cmp, Format::Json)).unwrap();
+        let e = &json["rows"][2]["entries"][2];
+        assert_eq!(e["label"], "patch2");
+        assert_eq!(e["significant"], true);
+        assert!((e["gain_pct"].as_f64().unwrap() - 28.89).abs() < 0.01);
+    }
+}

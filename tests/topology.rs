@@ -1,0 +1,242 @@
+//! CPU sets by topology, end to end: `calibrate --cpus` and the matrix's `cpus:` axis
+//! resolve specs from sysfs (this machine's, or a fake tree through `PRETOUCH_SYSFS`),
+//! refuse what the machine cannot meet before anything runs, and `report --calibrate`
+//! sets calibrations side by side. A confined JVM cell reads against its own set.
+
+mod common;
+
+use std::path::Path;
+
+use common::*;
+use predicates::prelude::*;
+use pretouch::machine::topology::{Topology, fake};
+
+fn this_machine() -> Topology {
+    Topology::read(Path::new("/sys/devices/system")).unwrap()
+}
+
+fn l3_domains(t: &Topology) -> usize {
+    let mut d: Vec<usize> = t.cpus.iter().map(|c| c.l3).collect();
+    d.sort_unstable();
+    d.dedup();
+    d.len()
+}
+
+#[test]
+fn more_l3_domains_than_the_machine_has_are_refused_before_anything_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let n = l3_domains(&this_machine());
+    let spec = format!("{} L3 domains, 1 CPU each", n + 1);
+    pretouch()
+        .args(["calibrate", "--cpus", &spec, "--results"])
+        .arg(dir.path())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(format!(
+            "it asks for {} L3 domains of at least 1 CPU(s); this machine has {n} such",
+            n + 1
+        )))
+        .stderr(
+            predicate::str::contains("this machine has 1 socket")
+                .or(predicate::str::contains("this machine has 2 sockets")),
+        )
+        .stderr(predicate::str::contains("calibrate:").not());
+    // Nothing was measured, nothing stored.
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    pretouch()
+        .args(["calibrate", "--cpus", "3 dies"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("`dies` is not a unit"));
+}
+
+#[test]
+fn a_fake_epyc_tree_is_read_through_pretouch_sysfs() {
+    let dir = tempfile::tempdir().unwrap();
+    fake::EPYC_9634.write(dir.path()).unwrap();
+    pretouch()
+        .env("PRETOUCH_SYSFS", dir.path())
+        .args(["calibrate", "--no-save", "--cpus", "13 CCDs, 1 CPU each"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("it asks for 13 L3 domains"))
+        .stderr(predicate::str::contains(
+            "1 socket, 1 NUMA node, 12 L3 domains, 84 cores, 168 CPUs (2 per core: SMT on)",
+        ));
+}
+
+#[test]
+fn calibrations_of_two_labels_print_side_by_side() {
+    let _jvms = jvm_lock();
+    let dir = tempfile::tempdir().unwrap();
+    let results = dir.path().join("results");
+    let two = this_machine().cpus.len() >= 2;
+    for label in ["first", "second"] {
+        let mut cmd = pretouch();
+        cmd.args(["calibrate", "--label", label, "--layout", "shared"])
+            .args(["--variant", "zap", "pft", "--size", "32m", "--passes", "4"])
+            .args(["--cpus", "1 CPU", "1 L3 domain"]);
+        if two {
+            cmd.arg("2 CPUs");
+        }
+        cmd.arg("--results")
+            .arg(&results)
+            .assert()
+            .success()
+            .stdout(predicate::str::contains("zap   1 CPU"))
+            .stdout(predicate::str::contains("pft   1 L3 domain"));
+    }
+    // The placement is stored with each configuration.
+    let file = std::fs::read_dir(results.join("first"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+    let first = &json["results"][0];
+    assert_eq!(first["placement"]["set"], "1 CPU");
+    assert_eq!(first["placement"]["cpus"].as_array().unwrap().len(), 1);
+    assert_eq!(
+        first["placement"]["l3_domains"].as_array().unwrap().len(),
+        1
+    );
+    let variants: Vec<&str> = json["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["variant"].as_str().unwrap_or("zap"))
+        .collect();
+    assert_eq!(
+        variants.iter().filter(|v| **v == "pft").count(),
+        variants.len() / 2
+    );
+    assert!(json["topology"].as_str().unwrap().contains("L3 domain"));
+
+    let out = pretouch()
+        .args(["report", "--calibrate"])
+        .arg(&results)
+        .assert()
+        .success();
+    let text = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    assert!(text.lines().all(|l| l.chars().count() <= 72), "{text}");
+    assert!(text.contains("A  first (baseline)"), "{text}");
+    let header = text.lines().find(|l| l.starts_with("CPUs")).unwrap();
+    assert!(
+        header.ends_with("A       B    gain") || header.contains("gain"),
+        "{text}"
+    );
+    let rows = text
+        .lines()
+        .filter(|l| l.starts_with("1 CPU ") && l.ends_with('%') || l.ends_with("%*"))
+        .filter(|l| l.starts_with("1 CPU "))
+        .count();
+    assert_eq!(rows, 2, "zap and pft rows for 1 CPU: {text}");
+    for format in ["markdown", "csv", "json"] {
+        pretouch()
+            .args(["report", "--calibrate", "--format", format])
+            .arg(&results)
+            .assert()
+            .success()
+            .stdout(predicate::str::contains("1 L3 domain"));
+    }
+    pretouch()
+        .args(["report", "--calibrate", "--baseline", "third"])
+        .arg(&results)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("calibrated labels: first, second"));
+}
+
+#[test]
+fn a_confined_cell_is_read_against_the_calibration_of_its_cpus() {
+    let _jvms = jvm_lock();
+    let dir = tempfile::tempdir().unwrap();
+    let results = dir.path().join("results");
+    pretouch()
+        .args([
+            "calibrate",
+            "--label",
+            "k",
+            "--layout",
+            "shared",
+            "--size",
+            "32m",
+        ])
+        .args([
+            "--passes",
+            "3",
+            "--cpus",
+            "1 CPU",
+            "--threads",
+            "1",
+            "--results",
+        ])
+        .arg(&results)
+        .assert()
+        .success();
+    let jdk = jdks().remove(0);
+    let matrix = write_matrix(
+        dir.path(),
+        &format!(
+            "name: confined\njdks: [{}]\ngcs: [g1]\nheaps: [64m]\nrepetitions: 2\nwarmup: 0\ncpus: [\"1 CPU\"]\n",
+            yaml_list(&[jdk])
+        ),
+    );
+    let out = run_labelled("k", &results).arg(&matrix).assert().success();
+    let text = unwrapped(&out.get_output().stdout);
+    let cpu = this_machine().cpus[0].id;
+    assert!(
+        text.contains(&format!(
+            "% ceiling against calibrate zap, 1 CPU (CPUs {cpu})"
+        )),
+        "{text}"
+    );
+    // The run header records where the set lies.
+    let header = &records(&results)[0];
+    let placement = &header["cpu_placements"][0];
+    assert_eq!(placement["set"], "1 CPU");
+    assert_eq!(placement["cpus"][0], cpu);
+    assert_no_java_left();
+}
+
+#[test]
+fn the_matrix_axis_takes_specs_and_refuses_what_the_machine_lacks() {
+    let dir = tempfile::tempdir().unwrap();
+    let jdk = yaml_list(&jdks()[..1]);
+    let n = l3_domains(&this_machine());
+    let matrix = write_matrix(
+        dir.path(),
+        &format!(
+            "name: x\njdks: [{jdk}]\ngcs: [g1]\nheaps: [64m]\nrepetitions: 1\n\
+             cpus: [\"1 L3 domain, 1 CPU\", \"{} L3 domains, 1 CPU each\"]\n",
+            n + 1
+        ),
+    );
+    pretouch()
+        .args(["run", "--dry-run"])
+        .arg(&matrix)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(format!(
+            "line 6: cpus `{} L3 domains, 1 CPU each`: it asks for",
+            n + 1
+        )));
+    let matrix = write_matrix(
+        dir.path(),
+        &format!(
+            "name: x\njdks: [{jdk}]\ngcs: [g1]\nheaps: [64m]\nrepetitions: 1\n\
+             cpus: [\"1 L3 domain, 1 CPU\", all]\n"
+        ),
+    );
+    let cpu = this_machine().cpus[0].id;
+    pretouch()
+        .args(["run", "--dry-run"])
+        .arg(&matrix)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(format!(
+            "cpus=1 L3 domain, 1 CPU\n  confined to CPUs {cpu} (sched_setaffinity"
+        )));
+}
