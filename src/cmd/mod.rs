@@ -10,6 +10,7 @@ pub mod error;
 mod jdks;
 mod report;
 mod run;
+mod server_checks;
 
 use cli::Command;
 

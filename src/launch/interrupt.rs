@@ -17,18 +17,21 @@ pub struct Interrupt(Arc<Inner>);
 struct Inner {
     /// The signal received, 0 while none was.
     signal: Arc<AtomicUsize>,
-    /// The JVM under way, if any.
-    running: Mutex<Option<Arc<duct::Handle>>>,
+    /// The children under way: the JVM, and a server's `after_ready` command.
+    running: Mutex<Vec<Arc<duct::Handle>>>,
 }
 
-/// Keeps a child registered as "the running JVM" until dropped.
+/// Keeps a child registered as running until dropped.
 pub struct Tracked<'a> {
     interrupt: &'a Interrupt,
+    child: Arc<duct::Handle>,
 }
 
 impl Drop for Tracked<'_> {
     fn drop(&mut self) {
-        *self.interrupt.lock() = None;
+        self.interrupt
+            .lock()
+            .retain(|c| !Arc::ptr_eq(c, &self.child));
     }
 }
 
@@ -75,21 +78,24 @@ impl Interrupt {
     /// Registers `child` as the running JVM, and kills it at once when a signal already
     /// came (the signal thread may have looked before it was registered).
     pub fn track(&self, child: Arc<duct::Handle>) -> Tracked<'_> {
-        *self.lock() = Some(child);
+        self.lock().push(Arc::clone(&child));
         if self.signal().is_some() {
             self.kill_running();
         }
-        Tracked { interrupt: self }
+        Tracked {
+            interrupt: self,
+            child,
+        }
     }
 
     fn kill_running(&self) {
-        if let Some(child) = self.lock().as_ref() {
+        for child in self.lock().iter() {
             // An error means the child was already reaped: nothing left to kill.
             let _ = child.kill();
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Option<Arc<duct::Handle>>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Arc<duct::Handle>>> {
         self.0.running.lock().unwrap_or_else(|e| e.into_inner())
     }
 }

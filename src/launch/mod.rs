@@ -5,8 +5,10 @@ pub mod agent;
 pub mod classfile;
 pub mod interrupt;
 pub mod jvmlog;
+pub mod port;
 pub mod reference;
 pub mod rusage;
+pub mod server;
 
 use std::io::{Read, Seek, SeekFrom};
 use std::os::unix::process::ExitStatusExt;
@@ -17,6 +19,7 @@ use crate::launch::agent::{Stamps, agent_arg, agent_arg_for_main, parse_stamps};
 use crate::launch::interrupt::{Interrupt, signal_name};
 use crate::launch::jvmlog::{JvmLog, unloggable, xlog_arg};
 use crate::launch::rusage::{ChildrenUsage, LaunchUsage};
+use crate::launch::server::{ServerPlan, ServerRun};
 use crate::matrix::app::App;
 use crate::matrix::cpuset;
 use crate::units::Nanos;
@@ -49,6 +52,8 @@ pub struct LaunchOutcome {
     pub rusage: Option<LaunchUsage>,
     /// The JVM's own log, when the launcher asked for it.
     pub jvm_log: Option<JvmLog>,
+    /// A server launch (`app:` with `ready:`): ready, the workload, the stop.
+    pub server: Option<ServerRun>,
 }
 
 /// What a launch needs beyond the JVM flags.
@@ -218,16 +223,48 @@ impl Launcher for JvmLauncher {
             });
         }
 
+        let ready = self.app.as_ref().and_then(|a| a.ready.as_ref());
+        if let Some(ready) = ready {
+            // Never two servers at once, and never a probe answered by another process.
+            if let Err(e) = server::check_port(ready) {
+                outcome.started_at = utc_now_millis();
+                outcome.failure = Some(e);
+                return outcome;
+            }
+            outcome.server = Some(ServerRun {
+                probe: ready.probe.to_string(),
+                port: ready.probe.port(),
+                ..ServerRun::default()
+            });
+        }
         let oom_kills_before = oom_kills();
         outcome.started_at = utc_now_millis();
         let usage_before = ChildrenUsage::now();
         outcome.spawn_ns = Nanos::monotonic_now();
+        let mut served_failure = None;
         let waited = expression.start().and_then(|handle| {
             let handle = std::sync::Arc::new(handle);
             let _tracked = self
                 .interrupt
                 .as_ref()
                 .map(|i| i.track(std::sync::Arc::clone(&handle)));
+            if let (Some(ready), Some(run), Some(app)) =
+                (ready, outcome.server.as_mut(), self.app.as_ref())
+            {
+                let plan = ServerPlan {
+                    ready,
+                    after_ready: app.after_ready.as_ref(),
+                    grace: app.stop_grace,
+                    default_timeout: self.timeout,
+                    output: &output_path,
+                    scratch: self.workdir.path(),
+                    spawn_ns: outcome.spawn_ns,
+                    interrupt: self.interrupt.as_ref(),
+                };
+                let served = server::serve(&handle, &plan, run)?;
+                served_failure = served.failure;
+                return Ok(Some(served.status));
+            }
             match handle.wait_timeout(self.timeout)? {
                 Some(output) => Ok(Some(output.status)),
                 None => {
@@ -278,18 +315,30 @@ impl Launcher for JvmLauncher {
             }
             Err(_) => {}
         }
-        if outcome.failure.is_none() {
-            outcome.failure = judge(&outcome);
+        if let Some(failure) = served_failure {
+            outcome.failure.get_or_insert(failure);
         }
+        if outcome.failure.is_none() {
+            outcome.failure = match &outcome.server {
+                Some(run) => judge_server(&outcome, run),
+                None => judge(&outcome),
+            };
+        }
+        let signalled = self
+            .interrupt
+            .as_ref()
+            .is_some_and(|i| i.signal().is_some());
         if let Some(failure) = &mut outcome.failure {
             if let Some(better) = explain_failure(&outcome.output_tail, outcome.signal, oom_killed)
             {
                 *failure = better;
             }
-            outcome.interrupted = self
-                .interrupt
-                .as_ref()
-                .is_some_and(|i| i.signal().is_some());
+            outcome.interrupted = signalled;
+        }
+        // A server stopped by the signal, or a workload cut short by it, measured nothing
+        // either, though the JVM reached ready.
+        if outcome.server.is_some() && signalled {
+            outcome.interrupted = true;
         }
         outcome
     }
@@ -298,7 +347,7 @@ impl Launcher for JvmLauncher {
 /// Asks the kernel to SIGKILL the JVM when the runner dies, even by `kill -9`: no JVM
 /// outlives the runner holding its pretouched heap. (The signal follows the death of the
 /// spawning thread; the scheduler launches from the main thread.)
-fn die_with_the_runner(command: &mut std::process::Command) -> std::io::Result<()> {
+pub(crate) fn die_with_the_runner(command: &mut std::process::Command) -> std::io::Result<()> {
     use std::os::unix::process::CommandExt;
     let parent = std::process::id();
     // SAFETY: the closure runs in the forked child before exec and calls only
@@ -415,7 +464,32 @@ pub fn judge(outcome: &LaunchOutcome) -> Option<String> {
     None
 }
 
-fn read_tail(path: &Path) -> Option<String> {
+/// Why a server launch measured nothing, if it did not. Its end is the runner's stop
+/// (SIGTERM: exit code 143 or the signal; SIGKILL after the grace), so the exit status
+/// is recorded but not judged; the stamps must be complete, in order, and before ready.
+pub fn judge_server(outcome: &LaunchOutcome, run: &ServerRun) -> Option<String> {
+    let s = &outcome.stamps;
+    let Some(ready) = run.ready_ns else {
+        return Some(format!("never ready ({})", run.probe));
+    };
+    let order = [
+        Some(outcome.spawn_ns),
+        s.agent_load.map(|x| x.ns),
+        s.vm_init.map(|x| x.ns),
+        s.main.map(|x| x.ns),
+    ];
+    if order.iter().any(Option::is_none) {
+        return Some("ready, but the stamps are incomplete: agent load, VM init or main() missing (is `main` the class the application starts with?)".to_owned());
+    }
+    if !order.is_sorted() || order[3].is_some_and(|main| main > ready) {
+        return Some(format!(
+            "stamps out of order: {order:?}, ready at {ready:?} (did another process answer the probe?)"
+        ));
+    }
+    None
+}
+
+pub(crate) fn read_tail(path: &Path) -> Option<String> {
     let mut file = std::fs::File::open(path).ok()?;
     let len = file.metadata().ok()?.len();
     let start = len.saturating_sub(OUTPUT_TAIL_BYTES);

@@ -4,6 +4,7 @@
 //! and column of the offending value to every error.
 
 pub mod app;
+pub mod ready;
 pub mod cpuset;
 pub mod repetitions;
 
