@@ -4,6 +4,7 @@
 
 pub mod compare;
 pub mod explain;
+pub mod ready;
 pub mod report;
 
 use crate::store::Results;

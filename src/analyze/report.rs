@@ -130,6 +130,10 @@ pub struct CellReport {
     /// `None` when the stored matrix could not be read back.
     #[serde(skip)]
     pub flags: Option<Vec<String>>,
+    /// A server cell (`app:` with `ready:`): time to ready, pretouch's share of it, the
+    /// `after_ready` workload with and without pretouch. Absent for other cells.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ready: Option<crate::analyze::ready::CellReady>,
 }
 
 impl CellReport {
@@ -503,6 +507,7 @@ fn cell_report(
     let quart = quartiles(&cost_values);
     let pick = |x: Option<Summary>, f: fn(Summary) -> f64| x.map(f);
     let x = explain_cell(&launches_on, &launches_off);
+    let ready = crate::analyze::ready::cell_ready(&launches_off, &launches_on);
     CellReport {
         label,
         jdk: key.jdk,
@@ -554,6 +559,7 @@ fn cell_report(
         outliers: flagged.iter().filter(|f| **f).count(),
         costs,
         flags: s.flags,
+        ready,
     }
 }
 

@@ -395,7 +395,11 @@ mod tests {
         assert!(prober.probe());
         drop(listener);
         assert!(!prober.probe());
-        assert!(prober.last.as_deref().unwrap().contains("refused"), "{:?}", prober.last);
+        assert!(
+            prober.last.as_deref().unwrap().contains("refused"),
+            "{:?}",
+            prober.last
+        );
     }
 
     #[test]
@@ -420,7 +424,10 @@ mod tests {
             dir.path(),
             None,
         );
-        assert!(slow.failure.as_deref().unwrap().contains("killed"), "{slow:?}");
+        assert!(
+            slow.failure.as_deref().unwrap().contains("killed"),
+            "{slow:?}"
+        );
         assert!(slow.wall_ns < Nanos(20_000_000_000));
         let bad = workload(
             &AfterReady {

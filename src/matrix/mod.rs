@@ -4,8 +4,8 @@
 //! and column of the offending value to every error.
 
 pub mod app;
-pub mod ready;
 pub mod cpuset;
+pub mod ready;
 pub mod repetitions;
 
 use std::collections::HashSet;

@@ -230,7 +230,10 @@ mod tests {
             }
         );
         assert_eq!(r.timeout, Some(Duration::from_secs(90)));
-        assert_eq!(r.probe.to_string(), "http http://127.0.0.1:9000/ok status 200");
+        assert_eq!(
+            r.probe.to_string(),
+            "http http://127.0.0.1:9000/ok status 200"
+        );
         let r = ready("{http: 'http://localhost/', status: 204}").unwrap();
         assert_eq!(r.probe.port(), Some(80));
         assert_eq!(

@@ -5,5 +5,6 @@ pub mod common;
 pub mod compare;
 pub mod explain;
 pub mod plot;
+pub mod ready;
 pub mod report;
 pub mod table;

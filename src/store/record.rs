@@ -151,7 +151,7 @@ pub struct LaunchRecord {
     /// ready), the `after_ready` workload's time, the stop (SIGTERM, SIGKILL after the
     /// grace) and when the port was free again. Absent for other launches.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub server: Option<ServerRun>,
+    pub server: Option<Box<ServerRun>>,
 }
 
 impl LaunchRecord {
