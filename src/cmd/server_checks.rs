@@ -3,7 +3,6 @@
 
 use std::path::Path;
 
-use crate::cmd::checks::line_of;
 use crate::launch::server;
 use crate::matrix::Matrix;
 use crate::matrix::app::App;
@@ -11,7 +10,14 @@ use crate::matrix::app::App;
 /// Refuses a server whose port something else already listens on (naming the process),
 /// and an `after_ready` program that cannot be found.
 pub(crate) fn check_server(app: &App, matrix: &Matrix) -> anyhow::Result<()> {
-    let at = |value: &str| match line_of(&matrix.text, value) {
+    let line_of = |value: &str| {
+        let lines = matrix.text.lines();
+        lines
+            .enumerate()
+            .find(|(_, l)| l.contains(value))
+            .map(|(i, _)| i + 1)
+    };
+    let at = |value: &str| match line_of(value) {
         Some(line) => format!("matrix `{}`, line {line}", matrix.origin),
         None => format!("matrix `{}`", matrix.origin),
     };

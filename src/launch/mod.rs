@@ -2,6 +2,7 @@
 //! that the scheduler, store and statistics are tested without a JVM.
 
 pub mod agent;
+pub mod child;
 pub mod classfile;
 pub mod interrupt;
 pub mod jvmlog;
@@ -10,12 +11,12 @@ pub mod reference;
 pub mod rusage;
 pub mod server;
 
-use std::io::{Read, Seek, SeekFrom};
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::launch::agent::{Stamps, agent_arg, agent_arg_for_main, parse_stamps};
+use crate::launch::child::{die_with_the_runner, read_tail};
 use crate::launch::interrupt::{Interrupt, signal_name};
 use crate::launch::jvmlog::{JvmLog, unloggable, xlog_arg};
 use crate::launch::rusage::{ChildrenUsage, LaunchUsage};
@@ -90,9 +91,6 @@ pub trait Launcher {
         self.launch(java, jvm_args)
     }
 }
-
-/// How much of the JVM's output a record keeps.
-const OUTPUT_TAIL_BYTES: u64 = 2048;
 
 /// The real launcher: the built-in main class, the agent, and duct.
 pub struct JvmLauncher {
@@ -344,29 +342,6 @@ impl Launcher for JvmLauncher {
     }
 }
 
-/// Asks the kernel to SIGKILL the JVM when the runner dies, even by `kill -9`: no JVM
-/// outlives the runner holding its pretouched heap. (The signal follows the death of the
-/// spawning thread; the scheduler launches from the main thread.)
-pub(crate) fn die_with_the_runner(command: &mut std::process::Command) -> std::io::Result<()> {
-    use std::os::unix::process::CommandExt;
-    let parent = std::process::id();
-    // SAFETY: the closure runs in the forked child before exec and calls only
-    // async-signal-safe functions (prctl, getppid, _exit); it allocates nothing.
-    unsafe {
-        command.pre_exec(move || {
-            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            // The runner died between fork and prctl: follow it.
-            if libc::getppid() as u32 != parent {
-                libc::_exit(1);
-            }
-            Ok(())
-        });
-    }
-    Ok(())
-}
-
 /// The kernel's count of OOM kills since boot (`oom_kill` in /proc/vmstat, Linux 4.13+).
 pub fn oom_kills() -> Option<u64> {
     let vmstat = std::fs::read_to_string("/proc/vmstat").ok()?;
@@ -487,17 +462,6 @@ pub fn judge_server(outcome: &LaunchOutcome, run: &ServerRun) -> Option<String> 
         ));
     }
     None
-}
-
-pub(crate) fn read_tail(path: &Path) -> Option<String> {
-    let mut file = std::fs::File::open(path).ok()?;
-    let len = file.metadata().ok()?.len();
-    let start = len.saturating_sub(OUTPUT_TAIL_BYTES);
-    file.seek(SeekFrom::Start(start)).ok()?;
-    let mut bytes = Vec::new();
-    file.read_to_end(&mut bytes).ok()?;
-    let text = String::from_utf8_lossy(&bytes).trim().to_owned();
-    (!text.is_empty()).then_some(text)
 }
 
 /// UTC now, RFC 3339 with milliseconds.

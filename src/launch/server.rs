@@ -231,7 +231,7 @@ fn workload(after: &AfterReady, scratch: &Path, interrupt: Option<&Interrupt>) -
         .stderr_to_stdout()
         .stdout_path(&output)
         .unchecked()
-        .before_spawn(crate::launch::die_with_the_runner);
+        .before_spawn(crate::launch::child::die_with_the_runner);
     let start = Instant::now();
     w.start_ns = Nanos::monotonic_now();
     let waited = expression.start().and_then(|handle| {
@@ -247,7 +247,7 @@ fn workload(after: &AfterReady, scratch: &Path, interrupt: Option<&Interrupt>) -
         }
     });
     w.wall_ns = Nanos(u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX));
-    w.output_tail = crate::launch::read_tail(&output);
+    w.output_tail = crate::launch::child::read_tail(&output);
     match waited {
         Err(e) => w.failure = Some(format!("cannot run `{}`: {e}", after.command[0])),
         Ok(None) => {
