@@ -240,6 +240,7 @@ impl Launcher for JvmLauncher {
         let usage_before = ChildrenUsage::now();
         outcome.spawn_ns = Nanos::monotonic_now();
         let mut served_failure = None;
+        let mut server_reaped = None;
         let waited = expression.start().and_then(|handle| {
             let handle = std::sync::Arc::new(handle);
             let _tracked = self
@@ -261,6 +262,7 @@ impl Launcher for JvmLauncher {
                 };
                 let served = server::serve(&handle, &plan, run)?;
                 served_failure = served.failure;
+                server_reaped = Some(served.reaped_ns);
                 return Ok(Some(served.status));
             }
             match handle.wait_timeout(self.timeout)? {
@@ -272,7 +274,8 @@ impl Launcher for JvmLauncher {
                 }
             }
         });
-        outcome.reaped_ns = Nanos::monotonic_now();
+        // A server's reap came before the wait for its port.
+        outcome.reaped_ns = server_reaped.unwrap_or_else(Nanos::monotonic_now);
         let oom_killed = oom_kills_before
             .zip(oom_kills())
             .map(|(before, after)| after > before);

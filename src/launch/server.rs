@@ -114,6 +114,8 @@ pub struct ServerPlan<'a> {
 pub struct Served {
     /// The JVM's exit status once reaped.
     pub status: ExitStatus,
+    /// CLOCK_MONOTONIC once the JVM was reaped (before the wait for its port).
+    pub reaped_ns: Nanos,
     /// Why the launch measured nothing (never ready, port stuck), if so.
     pub failure: Option<String>,
 }
@@ -144,6 +146,7 @@ pub fn serve(
             run.last_probe = prober.last.take();
             return Ok(Served {
                 status: out.status,
+                reaped_ns: Nanos::monotonic_now(),
                 failure: Some(format!(
                     "the JVM ended before it was ready ({}); last probe: {}",
                     plan.ready.probe,
@@ -180,6 +183,7 @@ pub fn serve(
         run.after_ready = Some(workload(after, plan.scratch, plan.interrupt));
     }
     let status = stop(handle, plan.grace, run)?;
+    let reaped_ns = Nanos::monotonic_now();
     if let Some(p) = run.port {
         if port::wait_free(p, PORT_RELEASE_LIMIT) {
             run.port_free_ns = Some(Nanos::monotonic_now());
@@ -191,7 +195,11 @@ pub fn serve(
             ));
         }
     }
-    Ok(Served { status, failure })
+    Ok(Served {
+        status,
+        reaped_ns,
+        failure,
+    })
 }
 
 /// SIGTERM, then SIGKILL when the JVM outlives `grace`; waits until it is reaped.
@@ -286,8 +294,8 @@ struct Prober<'a> {
 impl<'a> Prober<'a> {
     fn new(probe: &'a Probe, output: &'a Path) -> Prober<'a> {
         let log = match probe {
-            Probe::Log(re) => Some((
-                regex::Regex::new(re).expect("checked when the matrix was parsed"),
+            Probe::Log { regex, .. } => Some((
+                regex::Regex::new(regex).expect("checked when the matrix was parsed"),
                 output,
                 0,
                 Vec::new(),
@@ -329,7 +337,7 @@ impl<'a> Prober<'a> {
                     Err(e) => e.to_string(),
                 }
             }
-            Probe::Log(_) => {
+            Probe::Log { .. } => {
                 let (re, path, offset, partial) = self.log.as_mut().expect("made for log probes");
                 if read_lines(path, offset, partial).any(|line| re.is_match(&line)) {
                     return true;

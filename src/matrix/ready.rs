@@ -9,7 +9,8 @@
 //!   main: com.example.Server
 //!   ready: {port: 8080}                  # a TCP connect to 127.0.0.1:8080 succeeds
 //!   # ready: {http: "http://127.0.0.1:8080/health", status: 200}
-//!   # ready: {log: "Server startup in"}  # a line of the JVM's stdout/stderr matches
+//!   # ready: {log: "Server startup in", port: 8080}  # a line of the JVM's output
+//!   #   matches; `port` (optional) is kept free between launches
 //!   #   each also takes `timeout: 120s` (default: --timeout)
 //!   stop_grace: 10s                      # SIGTERM, then SIGKILL after this long
 //!   after_ready: {command: [ab, -n, "2000", "http://127.0.0.1:8080/"], timeout: 60s}
@@ -35,9 +36,10 @@ pub enum Probe {
         /// The URL's port when its host is this machine (checked free before a launch).
         local_port: Option<u16>,
     },
-    /// A line of the JVM's stdout or stderr matches this regular expression (checked to
-    /// compile when parsed).
-    Log(String),
+    /// A line of the JVM's stdout or stderr matches `regex` (checked to compile when
+    /// parsed). `port`, when given, is the server's port: checked free before a launch and
+    /// waited for after the stop.
+    Log { regex: String, port: Option<u16> },
 }
 
 impl Probe {
@@ -47,7 +49,7 @@ impl Probe {
         match self {
             Probe::Port(p) => Some(*p),
             Probe::Http { local_port, .. } => *local_port,
-            Probe::Log(_) => None,
+            Probe::Log { port, .. } => *port,
         }
     }
 }
@@ -57,7 +59,7 @@ impl fmt::Display for Probe {
         match self {
             Probe::Port(p) => write!(f, "port {p}"),
             Probe::Http { url, status, .. } => write!(f, "http {url} status {status}"),
-            Probe::Log(re) => write!(f, "log /{re}/"),
+            Probe::Log { regex, .. } => write!(f, "log /{regex}/"),
         }
     }
 }
@@ -144,15 +146,15 @@ impl<'de> Deserialize<'de> for Ready {
                     local_port,
                 }
             }
-            (None, None, Some(re)) => {
-                regex::Regex::new(&re).map_err(|e| {
+            (port, None, Some(regex)) => {
+                regex::Regex::new(&regex).map_err(|e| {
                     D::Error::custom(format!("ready.log: not a regular expression: {e}"))
                 })?;
-                Probe::Log(re)
+                Probe::Log { regex, port }
             }
             _ => {
                 return Err(D::Error::custom(
-                    "ready: give exactly one of `port: N`, `http: URL` (with `status`, default 200) or `log: REGEX`",
+                    "ready: give exactly one of `port: N`, `http: URL` (with `status`, default 200) or `log: REGEX` (with `port: N` to wait for that port after a stop)",
                 ));
             }
         };
@@ -220,6 +222,12 @@ mod tests {
     #[test]
     fn probes() {
         assert_eq!(ready("{port: 8080}").unwrap().probe, Probe::Port(8080));
+        // With a log probe, `port` names the port to keep free, not a probe.
+        let r = ready("{log: started, port: 8080}").unwrap();
+        assert_eq!(
+            (r.probe.to_string().as_str(), r.probe.port()),
+            ("log /started/", Some(8080))
+        );
         let r = ready("{http: 'http://127.0.0.1:9000/ok', timeout: 90s}").unwrap();
         assert_eq!(
             r.probe,
@@ -245,14 +253,17 @@ mod tests {
         );
         assert_eq!(
             ready("{log: 'Server startup in \\d+'}").unwrap().probe,
-            Probe::Log("Server startup in \\d+".into())
+            Probe::Log {
+                regex: "Server startup in \\d+".into(),
+                port: None
+            }
         );
     }
 
     #[test]
     fn bad_probes_are_named() {
         for (text, want) in [
-            ("{port: 1, log: x}", "exactly one"),
+            ("{port: 1, http: 'http://x/'}", "exactly one"),
             ("{}", "exactly one"),
             ("{port: 0}", "port 0"),
             ("{port: 70000}", "u16"),
