@@ -492,6 +492,63 @@ mod tests {
     }
 
     #[test]
+    fn a_server_launch_is_judged_by_ready_not_by_its_exit() {
+        let mut o = outcome();
+        // Stopped by the runner's SIGTERM: the JVM's exit code 143 is no failure.
+        o.exit_code = Some(143);
+        let mut run = ServerRun {
+            probe: "port 1".into(),
+            ready_ns: Some(Nanos(140)),
+            ..ServerRun::default()
+        };
+        assert_eq!(judge_server(&o, &run), None);
+        run.ready_ns = Some(Nanos(125));
+        assert!(
+            judge_server(&o, &run)
+                .unwrap()
+                .contains("did another process answer the probe?")
+        );
+        run.ready_ns = None;
+        assert_eq!(judge_server(&o, &run).unwrap(), "never ready (port 1)");
+        run.ready_ns = Some(Nanos(140));
+        o.stamps.main = None;
+        assert!(judge_server(&o, &run).unwrap().contains("main() missing"));
+    }
+
+    #[test]
+    fn a_server_whose_port_is_taken_is_not_started() {
+        use crate::matrix::app::{App, ResolvedKind};
+        use crate::matrix::ready::{Probe, Ready};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let app = App {
+            kind: ResolvedKind::Classpath("/nonexistent".into()),
+            main: "example.Server".into(),
+            args: vec![],
+            exit_at_main: false,
+            ready: Some(Ready {
+                probe: Probe::Port(port),
+                timeout: None,
+            }),
+            after_ready: None,
+            stop_grace: Duration::from_secs(1),
+        };
+        let mut launcher = JvmLauncher::new("/nonexistent.so".into(), Duration::from_secs(5))
+            .unwrap()
+            .with_app(Some(app));
+        let o = launcher.launch(Path::new("/nonexistent/java"), &[]);
+        let failure = o.failure.unwrap();
+        assert!(
+            failure.contains(&format!(
+                "port {port} is already in use by pid {}",
+                std::process::id()
+            )),
+            "{failure}"
+        );
+        assert_eq!((o.spawn_ns, o.exit_code), (Nanos(0), None), "never spawned");
+    }
+
+    #[test]
     fn a_complete_launch_measures_from_the_spawn() {
         let o = outcome();
         assert_eq!(judge(&o), None);

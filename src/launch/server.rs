@@ -411,6 +411,36 @@ mod tests {
     }
 
     #[test]
+    fn an_http_probe_wants_its_status() {
+        use std::io::Write as _;
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        // Answers the first request 503, the second 200.
+        let server = std::thread::spawn(move || {
+            for status in ["503 Service Unavailable", "200 OK"] {
+                let (mut conn, _) = listener.accept().unwrap();
+                let mut request = [0u8; 1024];
+                let _ = conn.read(&mut request).unwrap();
+                write!(
+                    conn,
+                    "HTTP/1.1 {status}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+                )
+                .unwrap();
+            }
+        });
+        let probe = Probe::Http {
+            url: format!("http://127.0.0.1:{port}/health"),
+            status: 200,
+            local_port: Some(port),
+        };
+        let mut prober = Prober::new(&probe, Path::new("/nonexistent"));
+        assert!(!prober.probe());
+        assert_eq!(prober.last.as_deref(), Some("status 503"));
+        assert!(prober.probe());
+        server.join().unwrap();
+    }
+
+    #[test]
     fn a_workload_is_timed_and_its_failures_named() {
         let dir = tempfile::tempdir().unwrap();
         let ok = workload(
