@@ -10,14 +10,13 @@ use crate::matrix::app::App;
 /// Refuses a server whose port something else already listens on (naming the process),
 /// and an `after_ready` program that cannot be found.
 pub(crate) fn check_server(app: &App, matrix: &Matrix) -> anyhow::Result<()> {
-    let line_of = |value: &str| {
-        let lines = matrix.text.lines();
-        lines
-            .enumerate()
-            .find(|(_, l)| l.contains(value))
-            .map(|(i, _)| i + 1)
+    // The line of a key (`ready:`), not of a comment that mentions it.
+    let line_of = |key: &str| {
+        let mut lines = matrix.text.lines();
+        let found = lines.position(|l| l.trim_start().starts_with(&format!("{key}:")));
+        found.map(|i| i + 1)
     };
-    let at = |value: &str| match line_of(value) {
+    let at = |key: &str| match line_of(key) {
         Some(line) => format!("matrix `{}`, line {line}", matrix.origin),
         None => format!("matrix `{}`", matrix.origin),
     };
