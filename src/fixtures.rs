@@ -86,6 +86,7 @@ pub fn file(label: &str, started_at: &str, host: HostInfo, cells: &[FakeCell<'_>
                     affinity: None,
                     rusage: None,
                     jvm_log: None,
+                    server: None,
                 });
             }
         }
@@ -132,4 +133,58 @@ pub fn rounds(off: f64, on: f64, slow: bool) -> Vec<(f64, f64)> {
             (off + w / 2.0, on)
         })
         .collect()
+}
+
+/// A successful server launch (`app:` with `ready:`) spawned at 0: main() at `main_ms`,
+/// ready at `ready_ms`, the `after_ready` workload taking `workload_ms` when given, then
+/// stopped by SIGTERM 100 ms after ready and reaped 50 ms later.
+pub fn server_launch(
+    pretouch: bool,
+    main_ms: f64,
+    ready_ms: f64,
+    workload_ms: Option<f64>,
+) -> LaunchRecord {
+    use crate::launch::server::{ServerRun, Workload};
+    let ns = |ms: f64| Nanos((ms * 1e6).round() as u64);
+    let mut launch = file(
+        "k",
+        "2026-11-30T07:00:00Z",
+        host("vm"),
+        &[FakeCell {
+            gc: Gc::G1,
+            heap: "1g",
+            rounds: &[(main_ms, main_ms)],
+        }],
+    )
+    .launches
+    .remove(usize::from(pretouch));
+    launch.cell.app = Some("example.Server".into());
+    launch.stamps = Stamps {
+        mechanism: Some("breakpoint".into()),
+        agent_load: stamp(ns(main_ms / 4.0).0),
+        vm_init: stamp(ns(main_ms / 2.0).0),
+        main: stamp(ns(main_ms).0),
+    };
+    launch.exit_code = Some(143);
+    launch.reaped_ns = ns(ready_ms + 150.0);
+    launch.server = Some(Box::new(ServerRun {
+        probe: "port 8080".into(),
+        ready_ns: Some(ns(ready_ms)),
+        time_to_ready_ns: Some(ns(ready_ms)),
+        probes: 10,
+        last_probe: Some("Connection refused (os error 111)".into()),
+        after_ready: workload_ms.map(|ms| Workload {
+            command: vec!["curl".into(), "http://127.0.0.1:8080/".into()],
+            start_ns: ns(ready_ms),
+            wall_ns: ns(ms),
+            exit_code: Some(0),
+            ..Workload::default()
+        }),
+        sigterm_ns: Some(ns(ready_ms + 100.0)),
+        sigkill_ns: None,
+        grace_ns: ns(10_000.0),
+        port: Some(8080),
+        port_free_ns: Some(ns(ready_ms + 151.0)),
+    }));
+    launch
 }

@@ -274,6 +274,7 @@ mod tests {
                 }],
                 ..JvmLog::default()
             }),
+            server: None,
         }
     }
 

@@ -136,6 +136,10 @@ pub struct CellReport {
     /// shared-mapping zap rate.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ceiling_from: Option<String>,
+    /// A server cell (`app:` with `ready:`): time to ready, pretouch's share of it, the
+    /// `after_ready` workload with and without pretouch. Absent for other cells.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ready: Option<crate::analyze::ready::CellReady>,
 }
 
 impl CellReport {
@@ -518,6 +522,7 @@ fn cell_report(
     let quart = quartiles(&cost_values);
     let pick = |x: Option<Summary>, f: fn(Summary) -> f64| x.map(f);
     let x = explain_cell(&launches_on, &launches_off);
+    let ready = crate::analyze::ready::cell_ready(&launches_off, &launches_on);
     CellReport {
         label,
         jdk: key.jdk,
@@ -570,6 +575,7 @@ fn cell_report(
         costs,
         flags: s.flags,
         ceiling_from,
+        ready,
     }
 }
 

@@ -84,6 +84,7 @@ pub(crate) fn resolve_app(matrix: &Matrix, file: Option<&Path>) -> anyhow::Resul
     let app = spec
         .resolve(&base)
         .with_context(|| format!("matrix `{}`", matrix.origin))?;
+    crate::cmd::server_checks::check_server(&app, matrix)?;
     Ok(Some(app))
 }
 

@@ -12,6 +12,7 @@ mod jdks;
 mod profile;
 mod report;
 mod run;
+mod server_checks;
 mod vm;
 
 use cli::Command;

@@ -81,8 +81,14 @@ pub(crate) fn cmd_report(args: ReportArgs) -> anyhow::Result<u8> {
         // The explaining tables (faults, phases, environment differences) follow, as
         // after a single label's table.
         let explained = match args.format {
-            Format::Text => crate::render::explain::text(&report, args.phases),
-            Format::Markdown => crate::render::explain::markdown(&report, args.phases),
+            Format::Text => {
+                crate::render::ready::text(&report)
+                    + &crate::render::explain::text(&report, args.phases)
+            }
+            Format::Markdown => {
+                crate::render::ready::markdown(&report)
+                    + &crate::render::explain::markdown(&report, args.phases)
+            }
             Format::Csv | Format::Json => String::new(),
         };
         export_compare::render(&comparison, args.format) + &explained

@@ -17,8 +17,9 @@ pub struct Interrupt(Arc<Inner>);
 struct Inner {
     /// The signal received, 0 while none was.
     signal: Arc<AtomicUsize>,
-    /// The child under way, if any, and how a signal stops it.
-    running: Mutex<Option<(Arc<duct::Handle>, StopBy)>>,
+    /// The children under way (the JVM, a server's `after_ready` command), each with how
+    /// a signal stops it.
+    running: Mutex<Vec<(Arc<duct::Handle>, StopBy)>>,
 }
 
 /// How a signal stops the tracked child.
@@ -35,14 +36,17 @@ pub enum StopBy {
     Group,
 }
 
-/// Keeps a child registered as "the running JVM" until dropped.
+/// Keeps a child registered as running until dropped.
 pub struct Tracked<'a> {
     interrupt: &'a Interrupt,
+    child: Arc<duct::Handle>,
 }
 
 impl Drop for Tracked<'_> {
     fn drop(&mut self) {
-        *self.interrupt.lock() = None;
+        self.interrupt
+            .lock()
+            .retain(|(c, _)| !Arc::ptr_eq(c, &self.child));
     }
 }
 
@@ -94,11 +98,14 @@ impl Interrupt {
 
     /// [`Interrupt::track`], stopping the child as `by` says.
     pub fn track_as(&self, child: Arc<duct::Handle>, by: StopBy) -> Tracked<'_> {
-        *self.lock() = Some((child, by));
+        self.lock().push((Arc::clone(&child), by));
         if self.signal().is_some() {
             self.kill_running();
         }
-        Tracked { interrupt: self }
+        Tracked {
+            interrupt: self,
+            child,
+        }
     }
 
     /// Runs `expression` to its end like duct's `run`, stopped as `by` says when a signal
@@ -124,32 +131,30 @@ impl Interrupt {
     }
 
     fn kill_running(&self) {
-        match self.lock().as_ref() {
-            // An error means the child was already reaped: nothing left to kill.
-            Some((child, StopBy::Kill)) => {
-                let _ = child.kill();
-            }
-            Some((child, StopBy::Forward)) => {
-                for pid in child.pids() {
-                    if let Ok(pid) = libc::pid_t::try_from(pid) {
-                        // SAFETY: kill(2) has no memory effects; a reaped pid gives ESRCH.
-                        unsafe { libc::kill(pid, libc::SIGINT) };
+        for (child, by) in self.lock().iter() {
+            match by {
+                // An error means the child was already reaped: nothing left to kill.
+                StopBy::Kill => {
+                    let _ = child.kill();
+                }
+                StopBy::Forward | StopBy::Group => {
+                    let (target, signal) = match by {
+                        StopBy::Forward => (1, libc::SIGINT),
+                        _ => (-1, libc::SIGTERM),
+                    };
+                    for pid in child.pids() {
+                        if let Ok(pid) = libc::pid_t::try_from(pid) {
+                            // SAFETY: kill(2) has no memory effects; a reaped pid or a
+                            // gone group gives ESRCH.
+                            unsafe { libc::kill(target * pid, signal) };
+                        }
                     }
                 }
             }
-            Some((child, StopBy::Group)) => {
-                for pid in child.pids() {
-                    if let Ok(pid) = libc::pid_t::try_from(pid) {
-                        // SAFETY: kill(2) has no memory effects; a gone group gives ESRCH.
-                        unsafe { libc::kill(-pid, libc::SIGTERM) };
-                    }
-                }
-            }
-            None => {}
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Option<(Arc<duct::Handle>, StopBy)>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<(Arc<duct::Handle>, StopBy)>> {
         self.0.running.lock().unwrap_or_else(|e| e.into_inner())
     }
 }

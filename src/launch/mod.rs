@@ -2,23 +2,27 @@
 //! that the scheduler, store and statistics are tested without a JVM.
 
 pub mod agent;
+pub mod child;
 pub mod classfile;
 pub mod interrupt;
 pub mod jvmlog;
 pub mod perf;
+pub mod port;
 pub mod reference;
 pub mod rusage;
+pub mod server;
 pub mod vm;
 
-use std::io::{Read, Seek, SeekFrom};
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::launch::agent::{Stamps, agent_arg, agent_arg_for_main, parse_stamps};
+use crate::launch::child::{die_with_the_runner, read_tail};
 use crate::launch::interrupt::{Interrupt, signal_name};
 use crate::launch::jvmlog::{JvmLog, unloggable, xlog_arg};
 use crate::launch::rusage::{ChildrenUsage, LaunchUsage};
+use crate::launch::server::{ServerPlan, ServerRun};
 use crate::matrix::app::App;
 use crate::matrix::cpuset;
 use crate::units::Nanos;
@@ -51,6 +55,8 @@ pub struct LaunchOutcome {
     pub rusage: Option<LaunchUsage>,
     /// The JVM's own log, when the launcher asked for it.
     pub jvm_log: Option<JvmLog>,
+    /// A server launch (`app:` with `ready:`): ready, the workload, the stop.
+    pub server: Option<ServerRun>,
 }
 
 /// What a launch needs beyond the JVM flags.
@@ -87,9 +93,6 @@ pub trait Launcher {
         self.launch(java, jvm_args)
     }
 }
-
-/// How much of the JVM's output a record keeps.
-const OUTPUT_TAIL_BYTES: u64 = 2048;
 
 /// The real launcher: the built-in main class, the agent, and duct.
 pub struct JvmLauncher {
@@ -243,16 +246,50 @@ impl Launcher for JvmLauncher {
             });
         }
 
+        let ready = self.app.as_ref().and_then(|a| a.ready.as_ref());
+        if let Some(ready) = ready {
+            // Never two servers at once, and never a probe answered by another process.
+            if let Err(e) = server::check_port(ready) {
+                outcome.started_at = utc_now_millis();
+                outcome.failure = Some(e);
+                return outcome;
+            }
+            outcome.server = Some(ServerRun {
+                probe: ready.probe.to_string(),
+                port: ready.probe.port(),
+                ..ServerRun::default()
+            });
+        }
         let oom_kills_before = oom_kills();
         outcome.started_at = utc_now_millis();
         let usage_before = ChildrenUsage::now();
         outcome.spawn_ns = Nanos::monotonic_now();
+        let mut served_failure = None;
+        let mut server_reaped = None;
         let waited = expression.start().and_then(|handle| {
             let handle = std::sync::Arc::new(handle);
             let _tracked = self
                 .interrupt
                 .as_ref()
                 .map(|i| i.track(std::sync::Arc::clone(&handle)));
+            if let (Some(ready), Some(run), Some(app)) =
+                (ready, outcome.server.as_mut(), self.app.as_ref())
+            {
+                let plan = ServerPlan {
+                    ready,
+                    after_ready: app.after_ready.as_ref(),
+                    grace: app.stop_grace,
+                    default_timeout: self.timeout,
+                    output: &output_path,
+                    scratch: self.workdir.path(),
+                    spawn_ns: outcome.spawn_ns,
+                    interrupt: self.interrupt.as_ref(),
+                };
+                let served = server::serve(&handle, &plan, run)?;
+                served_failure = served.failure;
+                server_reaped = Some(served.reaped_ns);
+                return Ok(Some(served.status));
+            }
             match handle.wait_timeout(self.timeout)? {
                 Some(output) => Ok(Some(output.status)),
                 None => {
@@ -262,7 +299,8 @@ impl Launcher for JvmLauncher {
                 }
             }
         });
-        outcome.reaped_ns = Nanos::monotonic_now();
+        // A server's reap came before the wait for its port.
+        outcome.reaped_ns = server_reaped.unwrap_or_else(Nanos::monotonic_now);
         let oom_killed = oom_kills_before
             .zip(oom_kills())
             .map(|(before, after)| after > before);
@@ -303,44 +341,33 @@ impl Launcher for JvmLauncher {
             }
             Err(_) => {}
         }
-        if outcome.failure.is_none() {
-            outcome.failure = judge(&outcome);
+        if let Some(failure) = served_failure {
+            outcome.failure.get_or_insert(failure);
         }
+        if outcome.failure.is_none() {
+            outcome.failure = match &outcome.server {
+                Some(run) => judge_server(&outcome, run),
+                None => judge(&outcome),
+            };
+        }
+        let signalled = self
+            .interrupt
+            .as_ref()
+            .is_some_and(|i| i.signal().is_some());
         if let Some(failure) = &mut outcome.failure {
             if let Some(better) = explain_failure(&outcome.output_tail, outcome.signal, oom_killed)
             {
                 *failure = better;
             }
-            outcome.interrupted = self
-                .interrupt
-                .as_ref()
-                .is_some_and(|i| i.signal().is_some());
+            outcome.interrupted = signalled;
+        }
+        // A server stopped by the signal, or a workload cut short by it, measured nothing
+        // either, though the JVM reached ready.
+        if outcome.server.is_some() && signalled {
+            outcome.interrupted = true;
         }
         outcome
     }
-}
-
-/// Asks the kernel to SIGKILL the JVM when the runner dies, even by `kill -9`: no JVM
-/// outlives the runner holding its pretouched heap. (The signal follows the death of the
-/// spawning thread; the scheduler launches from the main thread.)
-fn die_with_the_runner(command: &mut std::process::Command) -> std::io::Result<()> {
-    use std::os::unix::process::CommandExt;
-    let parent = std::process::id();
-    // SAFETY: the closure runs in the forked child before exec and calls only
-    // async-signal-safe functions (prctl, getppid, _exit); it allocates nothing.
-    unsafe {
-        command.pre_exec(move || {
-            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            // The runner died between fork and prctl: follow it.
-            if libc::getppid() as u32 != parent {
-                libc::_exit(1);
-            }
-            Ok(())
-        });
-    }
-    Ok(())
 }
 
 /// The kernel's count of OOM kills since boot (`oom_kill` in /proc/vmstat, Linux 4.13+).
@@ -440,15 +467,29 @@ pub fn judge(outcome: &LaunchOutcome) -> Option<String> {
     None
 }
 
-fn read_tail(path: &Path) -> Option<String> {
-    let mut file = std::fs::File::open(path).ok()?;
-    let len = file.metadata().ok()?.len();
-    let start = len.saturating_sub(OUTPUT_TAIL_BYTES);
-    file.seek(SeekFrom::Start(start)).ok()?;
-    let mut bytes = Vec::new();
-    file.read_to_end(&mut bytes).ok()?;
-    let text = String::from_utf8_lossy(&bytes).trim().to_owned();
-    (!text.is_empty()).then_some(text)
+/// Why a server launch measured nothing, if it did not. Its end is the runner's stop
+/// (SIGTERM: exit code 143 or the signal; SIGKILL after the grace), so the exit status
+/// is recorded but not judged; the stamps must be complete, in order, and before ready.
+pub fn judge_server(outcome: &LaunchOutcome, run: &ServerRun) -> Option<String> {
+    let s = &outcome.stamps;
+    let Some(ready) = run.ready_ns else {
+        return Some(format!("never ready ({})", run.probe));
+    };
+    let order = [
+        Some(outcome.spawn_ns),
+        s.agent_load.map(|x| x.ns),
+        s.vm_init.map(|x| x.ns),
+        s.main.map(|x| x.ns),
+    ];
+    if order.iter().any(Option::is_none) {
+        return Some("ready, but the stamps are incomplete: agent load, VM init or main() missing (is `main` the class the application starts with?)".to_owned());
+    }
+    if !order.is_sorted() || order[3].is_some_and(|main| main > ready) {
+        return Some(format!(
+            "stamps out of order: {order:?}, ready at {ready:?} (did another process answer the probe?)"
+        ));
+    }
+    None
 }
 
 /// UTC now, RFC 3339 with milliseconds.
@@ -473,6 +514,63 @@ mod tests {
             },
             ..LaunchOutcome::default()
         }
+    }
+
+    #[test]
+    fn a_server_launch_is_judged_by_ready_not_by_its_exit() {
+        let mut o = outcome();
+        // Stopped by the runner's SIGTERM: the JVM's exit code 143 is no failure.
+        o.exit_code = Some(143);
+        let mut run = ServerRun {
+            probe: "port 1".into(),
+            ready_ns: Some(Nanos(140)),
+            ..ServerRun::default()
+        };
+        assert_eq!(judge_server(&o, &run), None);
+        run.ready_ns = Some(Nanos(125));
+        assert!(
+            judge_server(&o, &run)
+                .unwrap()
+                .contains("did another process answer the probe?")
+        );
+        run.ready_ns = None;
+        assert_eq!(judge_server(&o, &run).unwrap(), "never ready (port 1)");
+        run.ready_ns = Some(Nanos(140));
+        o.stamps.main = None;
+        assert!(judge_server(&o, &run).unwrap().contains("main() missing"));
+    }
+
+    #[test]
+    fn a_server_whose_port_is_taken_is_not_started() {
+        use crate::matrix::app::{App, ResolvedKind};
+        use crate::matrix::ready::{Probe, Ready};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let app = App {
+            kind: ResolvedKind::Classpath("/nonexistent".into()),
+            main: "example.Server".into(),
+            args: vec![],
+            exit_at_main: false,
+            ready: Some(Ready {
+                probe: Probe::Port(port),
+                timeout: None,
+            }),
+            after_ready: None,
+            stop_grace: Duration::from_secs(1),
+        };
+        let mut launcher = JvmLauncher::new("/nonexistent.so".into(), Duration::from_secs(5))
+            .unwrap()
+            .with_app(Some(app));
+        let o = launcher.launch(Path::new("/nonexistent/java"), &[]);
+        let failure = o.failure.unwrap();
+        assert!(
+            failure.contains(&format!(
+                "port {port} is already in use by pid {}",
+                std::process::id()
+            )),
+            "{failure}"
+        );
+        assert_eq!((o.spawn_ns, o.exit_code), (Nanos(0), None), "never spawned");
     }
 
     #[test]

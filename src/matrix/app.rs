@@ -13,6 +13,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Deserializer};
 
+use crate::matrix::ready::{AfterReady, DEFAULT_STOP_GRACE, Grace, Ready};
+
 /// `app:` as written.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -25,12 +27,14 @@ struct RawAppFields {
     main: Option<String>,
     #[serde(default)]
     args: Vec<String>,
-    #[serde(default = "yes")]
-    exit_at_main: bool,
-}
-
-fn yes() -> bool {
-    true
+    #[serde(default)]
+    exit_at_main: Option<bool>,
+    #[serde(default)]
+    ready: Option<Ready>,
+    #[serde(default)]
+    after_ready: Option<AfterReady>,
+    #[serde(default)]
+    stop_grace: Option<Grace>,
 }
 
 /// `app:` parsed and checked for shape (not yet against the disk).
@@ -57,6 +61,12 @@ pub struct AppSpec {
     pub args: Vec<String>,
     /// End the JVM when `main()` is entered (the application body never runs).
     pub exit_at_main: bool,
+    /// When the application counts as ready (a server); then it is stopped by the runner.
+    pub ready: Option<Ready>,
+    /// A command run against the ready application, timed (the pay-back workload).
+    pub after_ready: Option<AfterReady>,
+    /// After SIGTERM, how long the runner waits before SIGKILL.
+    pub stop_grace: std::time::Duration,
 }
 
 impl<'de> Deserialize<'de> for RawApp {
@@ -85,11 +95,24 @@ impl<'de> Deserialize<'de> for RawApp {
         if let Some(main) = &raw.main {
             check_class_name(main).map_err(D::Error::custom)?;
         }
+        if raw.ready.is_some() && raw.exit_at_main == Some(true) {
+            return Err(D::Error::custom(
+                "app: `ready` needs the application to run past main(): remove `exit_at_main: true`",
+            ));
+        }
+        if raw.ready.is_none() && (raw.after_ready.is_some() || raw.stop_grace.is_some()) {
+            return Err(D::Error::custom(
+                "app: `after_ready` and `stop_grace` need `ready: {port: N}`, `{http: URL}` or `{log: REGEX}`",
+            ));
+        }
         Ok(RawApp(AppSpec {
             kind,
             main: raw.main,
             args: raw.args,
-            exit_at_main: raw.exit_at_main,
+            exit_at_main: raw.exit_at_main.unwrap_or(raw.ready.is_none()),
+            ready: raw.ready,
+            after_ready: raw.after_ready,
+            stop_grace: raw.stop_grace.map_or(DEFAULT_STOP_GRACE, |g| g.0),
         }))
     }
 }
@@ -118,6 +141,12 @@ pub struct App {
     pub main: String,
     pub args: Vec<String>,
     pub exit_at_main: bool,
+    /// See [`AppSpec::ready`].
+    pub ready: Option<Ready>,
+    /// See [`AppSpec::after_ready`].
+    pub after_ready: Option<AfterReady>,
+    /// See [`AppSpec::stop_grace`].
+    pub stop_grace: std::time::Duration,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -205,6 +234,9 @@ impl AppSpec {
             main,
             args: self.args.clone(),
             exit_at_main: self.exit_at_main,
+            ready: self.ready.clone(),
+            after_ready: self.after_ready.clone(),
+            stop_grace: self.stop_grace,
         })
     }
 }
@@ -291,12 +323,22 @@ mod tests {
         let a = parse("{jar: app.jar, exit_at_main: false}").unwrap();
         assert_eq!(a.kind, AppKind::Jar("app.jar".into()));
         assert!(!a.exit_at_main && a.main.is_none());
+        // A ready probe runs the application on past main(), and stops it after.
+        let a = parse("{jar: s.jar, ready: {port: 8080}, stop_grace: 3s}").unwrap();
+        assert!(!a.exit_at_main);
+        assert_eq!(a.stop_grace, std::time::Duration::from_secs(3));
+        assert!(a.ready.is_some() && a.after_ready.is_none());
         for (text, want) in [
             ("{classpath: build}", "needs `main"),
             ("{jar: a.jar, classpath: b}", "not both"),
             ("{args: [x]}", "give `classpath"),
             ("{jar: a.jar, mian: X}", "unknown field `mian`"),
             ("{classpath: b, main: 'a,b'}", "invalid main class"),
+            (
+                "{jar: a.jar, ready: {port: 1}, exit_at_main: true}",
+                "remove `exit_at_main: true`",
+            ),
+            ("{jar: a.jar, after_ready: {command: [x]}}", "need `ready"),
             (
                 "{classpath: b, main: com/example/Main}",
                 "invalid main class",

@@ -7,6 +7,7 @@ pub mod app;
 pub mod cpuset;
 pub mod cpuspec;
 pub mod kernels;
+pub mod ready;
 pub mod repetitions;
 
 use std::collections::HashSet;

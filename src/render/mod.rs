@@ -8,5 +8,6 @@ pub mod explain;
 pub mod flamegraph;
 pub mod plot;
 pub mod profile;
+pub mod ready;
 pub mod report;
 pub mod table;

@@ -13,9 +13,10 @@ use crate::render::table;
 
 pub fn render(report: &Report, format: Format) -> String {
     match format {
-        Format::Text => text(report),
-        Format::Markdown => markdown(report),
-        Format::Csv => csv(report),
+        // Server cells (`app:` with `ready:`) add their tables and columns.
+        Format::Text => text(report) + &crate::render::ready::text(report),
+        Format::Markdown => markdown(report) + &crate::render::ready::markdown(report),
+        Format::Csv => crate::render::ready::csv(report).unwrap_or_else(|| csv(report)),
         Format::Json => json(report),
     }
 }

@@ -100,6 +100,13 @@ pub fn render(
         out,
         "  (rough, for {available_cpus} CPUs: 0.1 s a launch, plus the heap pretouched at 1.3 GiB/s per GC thread, at most {MAX_USEFUL_THREADS} threads' worth)"
     );
+    if let Some(ready) = matrix.app.as_ref().and_then(|a| a.ready.as_ref()) {
+        let _ = writeln!(
+            out,
+            "  not counted: each launch runs the server until ready ({}), the after_ready command if any, and its stop",
+            ready.probe
+        );
+    }
     let _ = writeln!(
         out,
         "\nCommand lines, one pair per cell; every round repeats them (the pair's order alternates):"

@@ -285,6 +285,7 @@ mod tests {
             affinity: None,
             rusage: None,
             jvm_log: None,
+            server: None,
         }
     }
 

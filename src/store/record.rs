@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use crate::launch::agent::Stamps;
 use crate::launch::jvmlog::JvmLog;
 use crate::launch::rusage::LaunchUsage;
+use crate::launch::server::ServerRun;
 use crate::machine::env::Environment;
 use crate::machine::jdk::Jdk;
 use crate::machine::vm::VmShape;
@@ -161,11 +162,24 @@ pub struct LaunchRecord {
     /// lines, Genesis and Create VM times. Absent when the run did not ask for it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub jvm_log: Option<JvmLog>,
+    /// A server launch (`app:` with `ready:`): when the ready probe succeeded (exec ->
+    /// ready), the `after_ready` workload's time, the stop (SIGTERM, SIGKILL after the
+    /// grace) and when the port was free again. Absent for other launches.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server: Option<Box<ServerRun>>,
 }
 
 impl LaunchRecord {
     pub fn ok(&self) -> bool {
         self.failure.is_none() && self.time_to_main_ns.is_some()
+    }
+
+    /// Exec to ready, for a server launch that became ready and succeeded.
+    pub fn time_to_ready(&self) -> Option<Nanos> {
+        if !self.ok() {
+            return None;
+        }
+        self.server.as_ref()?.time_to_ready_ns
     }
 
     /// Spawn to reap: what a whole-process timer would see.

@@ -1,0 +1,196 @@
+//! Stage 5, servers: a cell's time to ready beside its time to main, the share of
+//! startup that pretouch costs, and whether the `after_ready` workload got faster by as
+//! much (pay-back). From the same launches as the cell's row (counted, reached ready,
+//! outliers left out on request); a workload that failed enters no median.
+
+use serde::Serialize;
+
+use crate::stats::summarize;
+use crate::store::LaunchRecord;
+
+/// A server cell's figures (`app:` with `ready:`), in ms; medians over its launches.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct CellReady {
+    /// The ready probe (`port 8080`, `http <URL> status 200`, `log /<regex>/`).
+    pub ready_probe: String,
+    /// Median exec -> ready without pretouch.
+    pub ready_off_ms: Option<f64>,
+    /// Median exec -> ready with pretouch.
+    pub ready_on_ms: Option<f64>,
+    /// Smallest and largest exec -> ready without pretouch.
+    pub ready_min_off_ms: Option<f64>,
+    pub ready_max_off_ms: Option<f64>,
+    /// Smallest and largest exec -> ready with pretouch.
+    pub ready_min_on_ms: Option<f64>,
+    pub ready_max_on_ms: Option<f64>,
+    /// ready_on_ms - ready_off_ms: pretouch's cost in time to ready.
+    pub ready_cost_ms: Option<f64>,
+    /// ready_cost_ms as a percentage of ready_on_ms: pretouch's share of the startup to
+    /// ready with pretouch.
+    pub ready_share_pct: Option<f64>,
+    /// Median main() -> ready without pretouch (the application's own start).
+    pub main_to_ready_off_ms: Option<f64>,
+    /// Median main() -> ready with pretouch.
+    pub main_to_ready_on_ms: Option<f64>,
+    /// Successful `after_ready` runs without pretouch.
+    pub workload_runs_off: usize,
+    /// Successful `after_ready` runs with pretouch.
+    pub workload_runs_on: usize,
+    /// `after_ready` runs that failed (non-zero exit, timeout), in no median.
+    pub workload_failed: usize,
+    /// Why the first of them failed, with its output's last line.
+    pub workload_first_failure: Option<String>,
+    /// Median wall time of the `after_ready` command without pretouch.
+    pub workload_off_ms: Option<f64>,
+    /// Median wall time of the `after_ready` command with pretouch.
+    pub workload_on_ms: Option<f64>,
+    /// workload_on_ms - workload_off_ms: negative when pretouch made the workload faster.
+    pub workload_change_ms: Option<f64>,
+    /// ready_cost_ms + workload_change_ms: startup and workload together, with minus
+    /// without pretouch; negative means pretouch paid back.
+    pub net_ms: Option<f64>,
+    /// Launches the runner had to SIGKILL after the grace period (SIGTERM did not stop
+    /// them).
+    pub sigkills: usize,
+    /// Median SIGTERM -> reaped, ms: how long the server took to stop.
+    pub stop_ms: Option<f64>,
+}
+
+/// The server figures of a cell from its launches without and with pretouch (those that
+/// entered its row); `None` when they are no server launches.
+pub fn cell_ready(off: &[LaunchRecord], on: &[LaunchRecord]) -> Option<CellReady> {
+    let probe = off
+        .iter()
+        .chain(on)
+        .find_map(|l| l.server.as_ref())?
+        .probe
+        .clone();
+    let ready = |ls: &[LaunchRecord]| -> Vec<f64> {
+        ls.iter()
+            .filter_map(|l| l.time_to_ready().map(|t| t.as_ms()))
+            .collect()
+    };
+    let main_to_ready = |ls: &[LaunchRecord]| -> Vec<f64> {
+        ls.iter()
+            .filter_map(|l| Some(l.time_to_ready()?.as_ms() - l.time_to_main_ns?.as_ms()))
+            .collect()
+    };
+    let workloads = |ls: &[LaunchRecord]| -> Vec<f64> {
+        ls.iter()
+            .filter_map(|l| l.server.as_ref()?.after_ready.as_ref())
+            .filter(|w| w.ok())
+            .map(|w| w.wall_ns.as_ms())
+            .collect()
+    };
+    let median = |v: &[f64]| summarize(v).map(|s| s.median);
+    let (r_off, r_on) = (summarize(&ready(off)), summarize(&ready(on)));
+    let (w_off, w_on) = (workloads(off), workloads(on));
+    let failed: Vec<_> = off
+        .iter()
+        .chain(on)
+        .filter_map(|l| l.server.as_ref()?.after_ready.as_ref())
+        .filter(|w| !w.ok())
+        .collect();
+    let ready_cost = r_on.zip(r_off).map(|(a, b)| a.median - b.median);
+    let workload_change = median(&w_on).zip(median(&w_off)).map(|(a, b)| a - b);
+    let stops: Vec<f64> = off
+        .iter()
+        .chain(on)
+        .filter_map(|l| {
+            let term = l.server.as_ref()?.sigterm_ns?;
+            Some(l.reaped_ns.since(term)?.as_ms())
+        })
+        .collect();
+    Some(CellReady {
+        ready_probe: probe,
+        ready_off_ms: r_off.map(|s| s.median),
+        ready_on_ms: r_on.map(|s| s.median),
+        ready_min_off_ms: r_off.map(|s| s.min),
+        ready_max_off_ms: r_off.map(|s| s.max),
+        ready_min_on_ms: r_on.map(|s| s.min),
+        ready_max_on_ms: r_on.map(|s| s.max),
+        ready_cost_ms: ready_cost,
+        ready_share_pct: ready_cost
+            .zip(r_on)
+            .filter(|(_, on)| on.median > 0.0)
+            .map(|(c, on)| 100.0 * c / on.median),
+        main_to_ready_off_ms: median(&main_to_ready(off)),
+        main_to_ready_on_ms: median(&main_to_ready(on)),
+        workload_runs_off: w_off.len(),
+        workload_runs_on: w_on.len(),
+        workload_failed: failed.len(),
+        workload_first_failure: failed.first().map(|w| {
+            let last = w
+                .output_tail
+                .as_deref()
+                .and_then(|t| t.lines().last())
+                .map_or_else(String::new, |l| format!("; its output ends: {l}"));
+            format!(
+                "`{}` {}{last}",
+                w.command.join(" "),
+                w.failure.as_deref().unwrap_or("failed")
+            )
+        }),
+        workload_off_ms: median(&w_off),
+        workload_on_ms: median(&w_on),
+        workload_change_ms: workload_change,
+        net_ms: ready_cost.zip(workload_change).map(|(c, w)| c + w),
+        sigkills: off
+            .iter()
+            .chain(on)
+            .filter(|l| l.server.as_ref().is_some_and(|s| s.sigkill_ns.is_some()))
+            .count(),
+        stop_ms: median(&stops),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fixtures::server_launch;
+
+    #[test]
+    fn ready_cost_share_and_pay_back() {
+        // Without pretouch: main at 50, ready at 600, workload 1000 ms; with: main at 450,
+        // ready at 1000, workload 700 ms.
+        let off: Vec<_> = (0..3)
+            .map(|i| server_launch(false, 50.0 + f64::from(i), 600.0, Some(1000.0)))
+            .collect();
+        let on: Vec<_> = (0..3)
+            .map(|i| server_launch(true, 450.0, 1000.0 + f64::from(i), Some(700.0)))
+            .collect();
+        let r = cell_ready(&off, &on).unwrap();
+        assert_eq!(r.ready_off_ms, Some(600.0));
+        assert_eq!(r.ready_on_ms, Some(1001.0));
+        assert_eq!(r.ready_cost_ms, Some(401.0));
+        let share = r.ready_share_pct.unwrap();
+        assert!((share - 100.0 * 401.0 / 1001.0).abs() < 1e-9, "{share}");
+        assert_eq!(r.main_to_ready_off_ms, Some(549.0));
+        assert_eq!(r.workload_change_ms, Some(-300.0));
+        assert_eq!(r.net_ms, Some(101.0), "startup cost not paid back");
+        assert_eq!((r.workload_runs_off, r.workload_runs_on), (3, 3));
+    }
+
+    #[test]
+    fn failed_workloads_enter_no_median_and_plain_launches_have_no_figures() {
+        let mut off = vec![server_launch(false, 50.0, 600.0, Some(1000.0))];
+        let mut bad = server_launch(false, 50.0, 600.0, Some(5.0));
+        let w = bad.server.as_mut().unwrap().after_ready.as_mut().unwrap();
+        w.failure = Some("exited with code 22".into());
+        w.output_tail = Some("curl: (22) 404".into());
+        off.push(bad);
+        let r = cell_ready(&off, &[]).unwrap();
+        assert_eq!(r.workload_off_ms, Some(1000.0));
+        assert_eq!(r.workload_failed, 1);
+        assert!(
+            r.workload_first_failure
+                .as_deref()
+                .unwrap()
+                .ends_with("exited with code 22; its output ends: curl: (22) 404")
+        );
+        assert_eq!((r.ready_cost_ms, r.net_ms), (None, None));
+        let mut plain = server_launch(false, 50.0, 600.0, None);
+        plain.server = None;
+        assert!(cell_ready(&[plain], &[]).is_none());
+    }
+}

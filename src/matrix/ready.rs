@@ -1,0 +1,295 @@
+//! `app: {ready: ..., after_ready: ..., stop_grace: ...}`: when a server counts as ready,
+//! what runs against it then, and how it is stopped. Parsed with the matrix (stage 1) and
+//! checked for shape here; the launcher (stage 3, `launch/server.rs`) probes, runs and
+//! stops.
+//!
+//! ```yaml
+//! app:
+//!   classpath: "lib/*"
+//!   main: com.example.Server
+//!   ready: {port: 8080}                  # a TCP connect to 127.0.0.1:8080 succeeds
+//!   # ready: {http: "http://127.0.0.1:8080/health", status: 200}
+//!   # ready: {log: "Server startup in", port: 8080}  # a line of the JVM's output
+//!   #   matches; `port` (optional) is kept free between launches
+//!   #   each also takes `timeout: 120s` (default: --timeout)
+//!   stop_grace: 10s                      # SIGTERM, then SIGKILL after this long
+//!   after_ready: {command: [ab, -n, "2000", "http://127.0.0.1:8080/"], timeout: 60s}
+//! ```
+
+use std::fmt;
+use std::time::Duration;
+
+use serde::{Deserialize, Deserializer};
+
+/// How long a stopped server has after SIGTERM before SIGKILL, unless `stop_grace:` says.
+pub const DEFAULT_STOP_GRACE: Duration = Duration::from_secs(10);
+
+/// What makes the application ready.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Probe {
+    /// A TCP connect to 127.0.0.1 on this port succeeds.
+    Port(u16),
+    /// An HTTP GET of `url` answers with `status`.
+    Http {
+        url: String,
+        status: u16,
+        /// The URL's port when its host is this machine (checked free before a launch).
+        local_port: Option<u16>,
+    },
+    /// A line of the JVM's stdout or stderr matches `regex` (checked to compile when
+    /// parsed). `port`, when given, is the server's port: checked free before a launch and
+    /// waited for after the stop.
+    Log { regex: String, port: Option<u16> },
+}
+
+impl Probe {
+    /// The port the server listens on, when the probe names one on this machine: it must
+    /// be free before a launch and is waited for after the stop.
+    pub fn port(&self) -> Option<u16> {
+        match self {
+            Probe::Port(p) => Some(*p),
+            Probe::Http { local_port, .. } => *local_port,
+            Probe::Log { port, .. } => *port,
+        }
+    }
+}
+
+impl fmt::Display for Probe {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Probe::Port(p) => write!(f, "port {p}"),
+            Probe::Http { url, status, .. } => write!(f, "http {url} status {status}"),
+            Probe::Log { regex, .. } => write!(f, "log /{regex}/"),
+        }
+    }
+}
+
+/// `ready:` checked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ready {
+    pub probe: Probe,
+    /// Give up when not ready this long after the spawn; `None`: the run's `--timeout`.
+    pub timeout: Option<Duration>,
+}
+
+/// `after_ready:` checked: a command run against the ready server, timed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AfterReady {
+    /// Program and arguments (no shell); the program is looked up on PATH.
+    pub command: Vec<String>,
+    /// Killed, and recorded as failed, when it runs longer.
+    pub timeout: Duration,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawReady {
+    #[serde(default)]
+    port: Option<u16>,
+    #[serde(default)]
+    http: Option<String>,
+    #[serde(default)]
+    status: Option<u16>,
+    #[serde(default)]
+    log: Option<String>,
+    #[serde(default)]
+    timeout: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawAfterReady {
+    command: Vec<String>,
+    #[serde(default)]
+    timeout: Option<String>,
+}
+
+/// A duration as humantime writes it (`90s`, `2m`, `1500ms`); not zero.
+pub fn parse_duration(what: &str, text: &str) -> Result<Duration, String> {
+    match humantime::parse_duration(text) {
+        Ok(d) if !d.is_zero() => Ok(d),
+        Ok(_) => Err(format!("{what}: must be longer than 0")),
+        Err(e) => Err(format!(
+            "{what}: {text:?} is not a duration ({e}); write e.g. 90s, 2m or 1500ms"
+        )),
+    }
+}
+
+impl<'de> Deserialize<'de> for Ready {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        let raw = RawReady::deserialize(d)?;
+        let timeout = raw
+            .timeout
+            .as_deref()
+            .map(|t| parse_duration("ready.timeout", t))
+            .transpose()
+            .map_err(D::Error::custom)?;
+        if raw.status.is_some() && raw.http.is_none() {
+            return Err(D::Error::custom(
+                "ready: `status` goes with `http: URL` only",
+            ));
+        }
+        let probe = match (raw.port, raw.http, raw.log) {
+            (Some(0), None, None) => {
+                return Err(D::Error::custom(
+                    "ready: port 0 is no port to connect to; give the port the server listens on",
+                ));
+            }
+            (Some(port), None, None) => Probe::Port(port),
+            (None, Some(url), None) => {
+                let status = raw.status.unwrap_or(200);
+                let local_port = check_url(&url).map_err(D::Error::custom)?;
+                Probe::Http {
+                    url,
+                    status,
+                    local_port,
+                }
+            }
+            (port, None, Some(regex)) => {
+                regex::Regex::new(&regex).map_err(|e| {
+                    D::Error::custom(format!("ready.log: not a regular expression: {e}"))
+                })?;
+                Probe::Log { regex, port }
+            }
+            _ => {
+                return Err(D::Error::custom(
+                    "ready: give exactly one of `port: N`, `http: URL` (with `status`, default 200) or `log: REGEX` (with `port: N` to wait for that port after a stop)",
+                ));
+            }
+        };
+        Ok(Ready { probe, timeout })
+    }
+}
+
+/// Checks an `http://` URL and returns its port when its host is this machine.
+fn check_url(url: &str) -> Result<Option<u16>, String> {
+    let uri: ureq::http::Uri = url
+        .parse()
+        .map_err(|e| format!("ready.http: {url:?} is not a URL ({e})"))?;
+    if uri.scheme_str() != Some("http") {
+        return Err(format!(
+            "ready.http: {url:?}: only http:// is probed (no TLS); e.g. http://127.0.0.1:8080/"
+        ));
+    }
+    let host = uri.host().unwrap_or_default();
+    let local = matches!(host, "127.0.0.1" | "localhost" | "[::1]" | "::1");
+    Ok(local.then(|| uri.port_u16().unwrap_or(80)))
+}
+
+impl<'de> Deserialize<'de> for AfterReady {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        let raw = RawAfterReady::deserialize(d)?;
+        if raw.command.first().is_none_or(String::is_empty) {
+            return Err(D::Error::custom(
+                "after_ready.command: give the program and its arguments, e.g. [ab, -n, \"1000\", \"http://127.0.0.1:8080/\"]",
+            ));
+        }
+        let timeout = match raw.timeout.as_deref() {
+            Some(t) => parse_duration("after_ready.timeout", t).map_err(D::Error::custom)?,
+            None => Duration::from_secs(300),
+        };
+        Ok(AfterReady {
+            command: raw.command,
+            timeout,
+        })
+    }
+}
+
+/// `stop_grace:` as written.
+#[derive(Debug)]
+pub struct Grace(pub Duration);
+
+impl<'de> Deserialize<'de> for Grace {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        let text = String::deserialize(d)?;
+        parse_duration("stop_grace", &text)
+            .map(Grace)
+            .map_err(D::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ready(text: &str) -> Result<Ready, String> {
+        serde_yaml::from_str(text).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn probes() {
+        assert_eq!(ready("{port: 8080}").unwrap().probe, Probe::Port(8080));
+        // With a log probe, `port` names the port to keep free, not a probe.
+        let r = ready("{log: started, port: 8080}").unwrap();
+        assert_eq!(
+            (r.probe.to_string().as_str(), r.probe.port()),
+            ("log /started/", Some(8080))
+        );
+        let r = ready("{http: 'http://127.0.0.1:9000/ok', timeout: 90s}").unwrap();
+        assert_eq!(
+            r.probe,
+            Probe::Http {
+                url: "http://127.0.0.1:9000/ok".into(),
+                status: 200,
+                local_port: Some(9000)
+            }
+        );
+        assert_eq!(r.timeout, Some(Duration::from_secs(90)));
+        assert_eq!(
+            r.probe.to_string(),
+            "http http://127.0.0.1:9000/ok status 200"
+        );
+        let r = ready("{http: 'http://localhost/', status: 204}").unwrap();
+        assert_eq!(r.probe.port(), Some(80));
+        assert_eq!(
+            ready("{http: 'http://example.com:81/'}")
+                .unwrap()
+                .probe
+                .port(),
+            None
+        );
+        assert_eq!(
+            ready("{log: 'Server startup in \\d+'}").unwrap().probe,
+            Probe::Log {
+                regex: "Server startup in \\d+".into(),
+                port: None
+            }
+        );
+    }
+
+    #[test]
+    fn bad_probes_are_named() {
+        for (text, want) in [
+            ("{port: 1, http: 'http://x/'}", "exactly one"),
+            ("{}", "exactly one"),
+            ("{port: 0}", "port 0"),
+            ("{port: 70000}", "u16"),
+            ("{port: 1, status: 200}", "`status` goes with `http"),
+            ("{http: 'https://127.0.0.1/'}", "only http://"),
+            ("{http: 'not a url'}", "not a URL"),
+            ("{log: '(unclosed'}", "not a regular expression"),
+            ("{port: 1, timeout: soon}", "not a duration"),
+            ("{port: 1, timeout: 0s}", "longer than 0"),
+            ("{port: 1, wait: 3}", "unknown field `wait`"),
+        ] {
+            let e = ready(text).unwrap_err();
+            assert!(e.contains(want), "{text}: {e}");
+        }
+    }
+
+    #[test]
+    fn after_ready_commands() {
+        let a: AfterReady = serde_yaml::from_str("{command: [curl, -s, x], timeout: 2m}").unwrap();
+        assert_eq!(a.command, ["curl", "-s", "x"]);
+        assert_eq!(a.timeout, Duration::from_secs(120));
+        let e = serde_yaml::from_str::<AfterReady>("{command: []}")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("give the program"), "{e}");
+        let g: Grace = serde_yaml::from_str("1500ms").unwrap();
+        assert_eq!(g.0, Duration::from_millis(1500));
+    }
+}

@@ -1,0 +1,356 @@
+//! Stage 6, servers: the time-to-ready and pay-back tables that follow the main table
+//! when cells ran an `app:` with `ready:`, in text and Markdown, and the CSV that adds
+//! their columns. Reports without server cells print exactly as before.
+
+use std::fmt::Write as _;
+
+use crate::analyze::ready::CellReady;
+use crate::analyze::report::{CellReport, Report};
+use crate::machine::jdk::short_jdk;
+use crate::render::common::*;
+use crate::render::table;
+
+fn server_cells(report: &Report) -> Vec<(&CellReport, &CellReady)> {
+    report
+        .cells
+        .iter()
+        .filter_map(|c| Some((c, c.ready.as_ref()?)))
+        .collect()
+}
+
+fn signed(x: Option<f64>) -> String {
+    x.map_or_else(|| "-".to_owned(), table::signed_ms)
+}
+
+fn pct(x: Option<f64>) -> String {
+    x.map_or_else(|| "-".to_owned(), |p| format!("{p:.0}%"))
+}
+
+const READY_FOOTER: &str = "main, ready: median time in ms from exec to main() and from exec to ready (the `ready:` probe first succeeding) without -XX:+AlwaysPreTouch; with: the same with it; cost = with - without; share = the ready cost as a part of the time to ready with pretouch.";
+
+const PAYBACK_FOOTER: &str = "startup + = the ready cost above; work, with: median wall time in ms of the `after_ready` command against the ready server, without and with pretouch; change = with - without (negative: pretouch made the workload faster); net = startup + plus change: pretouch paid back where net is negative.";
+
+/// The tables for server cells, text; empty when there are none.
+pub fn text(report: &Report) -> String {
+    let cells = server_cells(report);
+    if cells.is_empty() {
+        return String::new();
+    }
+    let mut out = String::new();
+    let mut any_workload = false;
+    for label in &report.labels {
+        let mine: Vec<_> = cells.iter().filter(|(c, _)| c.label == *label).collect();
+        if mine.is_empty() {
+            continue;
+        }
+        let owned: Vec<[String; 4]> = mine.iter().map(|(c, _)| c.key()).collect();
+        let keys: Vec<_> = owned.iter().map(key_refs).collect();
+        let (cols, shared) = key_columns(&keys);
+        let key: Vec<table::Col<'_>> = cols.iter().map(|&i| table::name(KEY_HEADERS[i])).collect();
+        let values = [
+            table::num("runs"),
+            table::num("main"),
+            table::num("with"),
+            table::num("cost"),
+            table::num("ready"),
+            table::num("with"),
+            table::num("cost"),
+            table::num("share"),
+        ];
+        let rows: Vec<(Vec<String>, Vec<String>)> = mine
+            .iter()
+            .map(|(c, r)| {
+                (
+                    key_values(key_refs(&c.key()), &cols),
+                    vec![
+                        format!("{}+{}", c.runs_off, c.runs_on),
+                        ms(c.median_off_ms),
+                        ms(c.median_on_ms),
+                        cost(c),
+                        ms(r.ready_off_ms),
+                        ms(r.ready_on_ms),
+                        ms(r.ready_cost_ms),
+                        pct(r.ready_share_pct),
+                    ],
+                )
+            })
+            .collect();
+        out.push('\n');
+        out += &table::wrap(&format!("time to ready, label: {label}"), 2);
+        if let Some(shared) = &shared {
+            out += &table::wrap(shared, 2);
+        }
+        out += &table::render_keyed(&key, &values, &rows);
+
+        let work: Vec<_> = mine
+            .iter()
+            .filter(|(_, r)| r.workload_runs_off + r.workload_runs_on + r.workload_failed > 0)
+            .collect();
+        if work.is_empty() {
+            continue;
+        }
+        any_workload = true;
+        let values = [
+            table::num("startup +"),
+            table::num("work"),
+            table::num("with"),
+            table::num("change"),
+            table::num("net"),
+        ];
+        let rows: Vec<(Vec<String>, Vec<String>)> = work
+            .iter()
+            .map(|(c, r)| {
+                (
+                    key_values(key_refs(&c.key()), &cols),
+                    vec![
+                        signed(r.ready_cost_ms),
+                        ms(r.workload_off_ms),
+                        ms(r.workload_on_ms),
+                        signed(r.workload_change_ms),
+                        signed(r.net_ms),
+                    ],
+                )
+            })
+            .collect();
+        out.push('\n');
+        out += &table::wrap(&format!("pay-back, label: {label}"), 2);
+        if let Some(shared) = &shared {
+            out += &table::wrap(shared, 2);
+        }
+        out += &table::render_keyed(&key, &values, &rows);
+    }
+    out.push('\n');
+    out += &table::wrap(READY_FOOTER, 0);
+    if any_workload {
+        out += &table::wrap(PAYBACK_FOOTER, 0);
+    }
+    for n in notes(&cells) {
+        out += &table::wrap(&n, 2);
+    }
+    out
+}
+
+/// The probes, failed workloads and forced stops, as notes.
+fn notes(cells: &[(&CellReport, &CellReady)]) -> Vec<String> {
+    let mut notes = Vec::new();
+    let mut probes: Vec<&str> = cells.iter().map(|(_, r)| r.ready_probe.as_str()).collect();
+    probes.dedup();
+    notes.push(format!("ready probe: {}", probes.join("; ")));
+    for (c, r) in cells {
+        if r.workload_failed > 0 {
+            notes.push(format!(
+                "warning: {}: {} after_ready run(s) failed (in no figure), first: {}",
+                cell_name(c),
+                r.workload_failed,
+                r.workload_first_failure.as_deref().unwrap_or("unknown")
+            ));
+        }
+        if r.sigkills > 0 {
+            notes.push(format!(
+                "note: {}: {} launch(es) outlived the grace period after SIGTERM and were killed (SIGKILL)",
+                cell_name(c),
+                r.sigkills
+            ));
+        }
+    }
+    notes
+}
+
+/// The tables for server cells, Markdown; empty when there are none.
+pub fn markdown(report: &Report) -> String {
+    let cells = server_cells(report);
+    if cells.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from("\n### Time to ready\n\n");
+    out += "| label | jdk | gc | heap | variant | runs | to main (min-max) | with | cost | to ready (min-max) | with (min-max) | cost | share |\n";
+    out += "|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+    for (c, r) in &cells {
+        let row = [
+            c.label.clone(),
+            short_jdk(&c.jdk).to_owned(),
+            c.gc.clone(),
+            c.heap.clone(),
+            c.variant_text(),
+            format!("{}+{}", c.runs_off, c.runs_on),
+            md(c.median_off_ms, c.min_off_ms, c.max_off_ms),
+            md(c.median_on_ms, c.min_on_ms, c.max_on_ms),
+            cost(c),
+            md(r.ready_off_ms, r.ready_min_off_ms, r.ready_max_off_ms),
+            md(r.ready_on_ms, r.ready_min_on_ms, r.ready_max_on_ms),
+            ms(r.ready_cost_ms),
+            pct(r.ready_share_pct),
+        ];
+        let _ = writeln!(out, "| {} |", row.join(" | "));
+    }
+    let _ = writeln!(out, "\n{READY_FOOTER}");
+    let work: Vec<_> = cells
+        .iter()
+        .filter(|(_, r)| r.workload_runs_off + r.workload_runs_on + r.workload_failed > 0)
+        .collect();
+    if !work.is_empty() {
+        out += "\n### Pay-back\n\n| label | jdk | gc | heap | variant | startup + | work | with | change | net |\n|---|---|---|---|---|---:|---:|---:|---:|---:|\n";
+        for (c, r) in work {
+            let row = [
+                c.label.clone(),
+                short_jdk(&c.jdk).to_owned(),
+                c.gc.clone(),
+                c.heap.clone(),
+                c.variant_text(),
+                signed(r.ready_cost_ms),
+                ms(r.workload_off_ms),
+                ms(r.workload_on_ms),
+                signed(r.workload_change_ms),
+                signed(r.net_ms),
+            ];
+            let _ = writeln!(out, "| {} |", row.join(" | "));
+        }
+        let _ = writeln!(out, "\n{PAYBACK_FOOTER}");
+    }
+    for n in notes(&cells) {
+        let _ = writeln!(out, "\n> {n}");
+    }
+    out
+}
+
+fn md(median: Option<f64>, min: Option<f64>, max: Option<f64>) -> String {
+    match median {
+        Some(m) => format!("{} ({})", table::ms(m), spread(min, max)),
+        None => "-".to_owned(),
+    }
+}
+
+/// CSV of a report with server cells: every cell's row, then the server columns (empty
+/// for cells that are no server). `None` when no cell is a server: the plain CSV then.
+pub fn csv(report: &Report) -> Option<String> {
+    if server_cells(report).is_empty() {
+        return None;
+    }
+    let mut w = csv::Writer::from_writer(Vec::new());
+    for c in &report.cells {
+        let figures = c.ready.clone().unwrap_or_default();
+        let mut plain = c.clone();
+        plain.ready = None;
+        w.serialize((plain, figures))
+            .expect("a report row always serializes");
+    }
+    Some(
+        String::from_utf8(w.into_inner().expect("writing to memory cannot fail"))
+            .expect("csv is UTF-8"),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fixtures::server_launch;
+    use crate::render::common::Format;
+    use crate::store::Results;
+
+    fn sample(workload: bool) -> Report {
+        let mut file = crate::fixtures::file(
+            "6.18.0-base",
+            "2026-11-30T07:00:00Z",
+            crate::fixtures::host("vm"),
+            &[],
+        );
+        for round in 0..5u32 {
+            let w = f64::from(round);
+            for (pretouch, main, ready, work) in [
+                (false, 90.0 + w, 560.0 + w, 240.0 - w),
+                (true, 320.0 + w, 790.0 + 2.0 * w, 200.0 + w),
+            ] {
+                let mut l = server_launch(pretouch, main, ready, workload.then_some(work));
+                l.round = round;
+                l.seq = file.launches.len() as u64;
+                file.launches.push(l);
+            }
+        }
+        crate::analyze::build(&Results {
+            files: vec![file],
+            ..Default::default()
+        })
+    }
+
+    #[test]
+    fn text_tables() {
+        let out = text(&sample(true));
+        assert!(table::width(&out) <= table::WIDTH, "{out}");
+        insta::assert_snapshot!(out, @"
+
+        time to ready, label: 6.18.0-base
+        jdk 17.0.15+6, variant default app=example.Server
+        gc  heap  runs  main  with  cost  ready  with  cost  share
+        g1  1g     5+5  92.0   322   230    562   794   232    29%
+
+        pay-back, label: 6.18.0-base
+        jdk 17.0.15+6, variant default app=example.Server
+        gc  heap  startup +  work  with  change   net
+        g1  1g         +232   238   202   -36.0  +196
+
+        main, ready: median time in ms from exec to main() and from exec to
+        ready (the `ready:` probe first succeeding) without -XX:+AlwaysPreTouch;
+        with: the same with it; cost = with - without; share = the ready cost as
+        a part of the time to ready with pretouch.
+        startup + = the ready cost above; work, with: median wall time in ms of
+        the `after_ready` command against the ready server, without and with
+        pretouch; change = with - without (negative: pretouch made the workload
+        faster); net = startup + plus change: pretouch paid back where net is
+        negative.
+        ready probe: port 8080
+        ");
+    }
+
+    #[test]
+    fn without_a_workload_no_pay_back_table() {
+        let out = text(&sample(false));
+        assert!(
+            out.contains("time to ready") && !out.contains("pay-back"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn markdown_tables() {
+        insta::assert_snapshot!(markdown(&sample(true)), @"
+
+        ### Time to ready
+
+        | label | jdk | gc | heap | variant | runs | to main (min-max) | with | cost | to ready (min-max) | with (min-max) | cost | share |
+        |---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|
+        | 6.18.0-base | 17.0.15+6 | g1 | 1g | default app=example.Server | 5+5 | 92.0 (90.0-94.0) | 322 (320-324) | 230 | 562 (560-564) | 794 (790-798) | 232 | 29% |
+
+        main, ready: median time in ms from exec to main() and from exec to ready (the `ready:` probe first succeeding) without -XX:+AlwaysPreTouch; with: the same with it; cost = with - without; share = the ready cost as a part of the time to ready with pretouch.
+
+        ### Pay-back
+
+        | label | jdk | gc | heap | variant | startup + | work | with | change | net |
+        |---|---|---|---|---|---:|---:|---:|---:|---:|
+        | 6.18.0-base | 17.0.15+6 | g1 | 1g | default app=example.Server | +232 | 238 | 202 | -36.0 | +196 |
+
+        startup + = the ready cost above; work, with: median wall time in ms of the `after_ready` command against the ready server, without and with pretouch; change = with - without (negative: pretouch made the workload faster); net = startup + plus change: pretouch paid back where net is negative.
+
+        > ready probe: port 8080
+        ");
+    }
+
+    #[test]
+    fn csv_and_json_carry_the_server_columns() {
+        let report = sample(true);
+        let csv = crate::render::report::render(&report, Format::Csv);
+        let header = csv.lines().next().unwrap();
+        assert!(header.ends_with(",ready_probe,ready_off_ms,ready_on_ms,ready_min_off_ms,ready_max_off_ms,ready_min_on_ms,ready_max_on_ms,ready_cost_ms,ready_share_pct,main_to_ready_off_ms,main_to_ready_on_ms,workload_runs_off,workload_runs_on,workload_failed,workload_first_failure,workload_off_ms,workload_on_ms,workload_change_ms,net_ms,sigkills,stop_ms"), "{header}");
+        assert!(
+            csv.lines()
+                .nth(1)
+                .unwrap()
+                .contains(",port 8080,562.0,794.0,"),
+            "{csv}"
+        );
+        let json: serde_json::Value =
+            serde_json::from_str(&crate::render::report::render(&report, Format::Json)).unwrap();
+        let ready = &json["cells"][0]["ready"];
+        assert_eq!(ready["ready_cost_ms"], 232.0);
+        assert_eq!(ready["workload_change_ms"], -36.0);
+    }
+}

@@ -1,0 +1,395 @@
+//! End to end, issue 12: `app:` servers with ready probes, on the small server built from
+//! configs/app/src/example/Server.java (compiled here with javac; 127.0.0.1 only). The
+//! probes, the stop sequence, a probe that never succeeds, a port already in use, the
+//! pay-back command, and an interruption while the server is up.
+
+mod common;
+
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use common::*;
+use predicates::prelude::*;
+use serde_json::Value;
+
+/// A JDK with javac, and the folder holding example/Server.class compiled by it.
+fn server_classes() -> (&'static Path, &'static Path) {
+    static BUILT: OnceLock<(PathBuf, tempfile::TempDir)> = OnceLock::new();
+    let (jdk, dir) = BUILT.get_or_init(|| {
+        let jdk = jdks()
+            .into_iter()
+            .find(|j| j.join("bin/javac").exists())
+            .expect("the server tests need a JDK with javac: apt-get install -y openjdk-17-jdk-headless");
+        let dir = tempfile::tempdir().unwrap();
+        let source =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/app/src/example/Server.java");
+        let status = Command::new(jdk.join("bin/javac"))
+            .args(["--release", "17", "-d"])
+            .arg(dir.path())
+            .arg(&source)
+            .status()
+            .unwrap();
+        assert!(status.success(), "javac {}", source.display());
+        (jdk, dir)
+    });
+    (jdk, dir.path())
+}
+
+/// A port nothing listens on now.
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// A one-cell server matrix (serial GC, 64m, one round) with `app` lines added.
+fn server_matrix(dir: &Path, port: u16, server_args: &str, app: &str) -> PathBuf {
+    let (jdk, classes) = server_classes();
+    write_matrix(
+        dir,
+        &format!(
+            "name: srv\njdks: [{:?}]\ngcs: [serial]\nheaps: [64m]\nrepetitions: 1\napp:\n  classpath: {:?}\n  main: example.Server\n  args: [--port, \"{port}\"{server_args}]\n{app}",
+            jdk.display().to_string(),
+            classes.display().to_string()
+        ),
+    )
+}
+
+fn launches(dir: &Path) -> Vec<Value> {
+    records(dir)
+        .into_iter()
+        .filter(|r| r["record"] == "launch")
+        .collect()
+}
+
+fn ns(v: &Value) -> u64 {
+    v.as_u64().unwrap_or_else(|| panic!("not a time: {v}"))
+}
+
+/// Server JVMs on `port` still alive (their command line names it).
+fn servers_left(port: u16) -> Vec<String> {
+    let mut left = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let cmdline = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
+        let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+        if cmdline.contains("example.Server --port") && cmdline.contains(&format!(" {port}")) {
+            left.push(cmdline);
+        }
+    }
+    left
+}
+
+fn port_is_free(port: u16) -> bool {
+    TcpListener::bind(("0.0.0.0", port)).is_ok()
+}
+
+/// Every launch: ready after main(), stopped by SIGTERM alone, reaped, then the port free.
+fn assert_clean_server_launch(l: &Value) {
+    let s = &l["server"];
+    assert!(l["failure"].is_null(), "{l}");
+    let main = ns(&l["stamps"]["main"]["ns"]);
+    let ready = ns(&s["ready_ns"]);
+    assert!(ns(&l["spawn_ns"]) < main && main <= ready, "{l}");
+    assert_eq!(ns(&s["time_to_ready_ns"]), ready - ns(&l["spawn_ns"]));
+    let term = ns(&s["sigterm_ns"]);
+    assert!(ready < term && term < ns(&l["reaped_ns"]), "{l}");
+    assert!(s["sigkill_ns"].is_null(), "SIGTERM sufficed: {l}");
+    assert!(ns(&s["port_free_ns"]) >= ns(&l["reaped_ns"]), "{l}");
+    // The JVM's answer to SIGTERM: shutdown hooks, then exit code 128 + 15.
+    assert_eq!(l["exit_code"], 143, "{l}");
+}
+
+#[test]
+fn each_probe_sees_the_server_ready_after_main() {
+    let _lock = jvm_lock();
+    for probe in [
+        "{port: PORT}",
+        "{http: \"http://127.0.0.1:PORT/\", status: 200}",
+        "{log: \"^Server ready on port \\\\d+$\", port: PORT}",
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let port = free_port();
+        let probe = probe.replace("PORT", &port.to_string());
+        // The server waits 300 ms after main() before it listens and says so.
+        let matrix = server_matrix(
+            dir.path(),
+            port,
+            ", --delay-ms, \"300\"",
+            &format!("  ready: {probe}\n"),
+        );
+        let out = run_labelled("t", dir.path().join("results"))
+            .arg(&matrix)
+            .timeout(Duration::from_secs(120))
+            .assert()
+            .success();
+        let text = unwrapped(&out.get_output().stdout);
+        let ls = launches(&dir.path().join("results"));
+        assert_eq!(ls.len(), 2, "{probe}");
+        for l in &ls {
+            assert_clean_server_launch(l);
+            let main = ns(&l["stamps"]["main"]["ns"]);
+            let ready = ns(&l["server"]["ready_ns"]);
+            assert!(ready - main >= 300_000_000, "{probe}: ready too early: {l}");
+        }
+        assert!(text.contains("time to ready, label: t"), "{text}");
+        assert!(
+            text.contains(&format!(
+                "ready probe: {}",
+                ls[0]["server"]["probe"].as_str().unwrap()
+            )),
+            "{text}"
+        );
+        assert!(servers_left(port).is_empty() && port_is_free(port));
+    }
+}
+
+#[test]
+fn a_server_that_ignores_sigterm_is_killed_after_the_grace_period() {
+    let _lock = jvm_lock();
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let matrix = server_matrix(
+        dir.path(),
+        port,
+        ", --ignore-term",
+        &format!("  ready: {{port: {port}}}\n  stop_grace: 700ms\n"),
+    );
+    let out = run_labelled("t", dir.path().join("results"))
+        .arg(&matrix)
+        .timeout(Duration::from_secs(120))
+        .assert()
+        .success();
+    let text = unwrapped(&out.get_output().stdout);
+    for l in launches(&dir.path().join("results")) {
+        let s = &l["server"];
+        assert!(
+            l["failure"].is_null(),
+            "a forced stop is no failed launch: {l}"
+        );
+        let (term, kill) = (ns(&s["sigterm_ns"]), ns(&s["sigkill_ns"]));
+        assert!(
+            kill - term >= 700_000_000,
+            "SIGKILL only after the grace: {l}"
+        );
+        assert!(ns(&l["reaped_ns"]) >= kill, "{l}");
+        assert_eq!(l["signal"], libc::SIGKILL, "{l}");
+        assert!(ns(&s["port_free_ns"]) >= ns(&l["reaped_ns"]), "{l}");
+    }
+    assert!(
+        text.contains(
+            "2 launch(es) outlived the grace period after SIGTERM and were killed (SIGKILL)"
+        ),
+        "{text}"
+    );
+    assert!(servers_left(port).is_empty() && port_is_free(port));
+}
+
+#[test]
+fn a_probe_that_never_succeeds_is_a_failed_launch_with_its_reason() {
+    let _lock = jvm_lock();
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let matrix = server_matrix(
+        dir.path(),
+        port,
+        ", --never-ready",
+        &format!("  ready: {{port: {port}, timeout: 2s}}\n  stop_grace: 5s\n"),
+    );
+    let out = run_labelled("t", dir.path().join("results"))
+        .arg(&matrix)
+        .timeout(Duration::from_secs(120))
+        .assert()
+        .code(3);
+    let ls = launches(&dir.path().join("results"));
+    assert_eq!(ls.len(), 2);
+    for l in &ls {
+        let failure = l["failure"].as_str().unwrap();
+        assert!(
+            failure.starts_with(&format!(
+                "not ready within 2s (port {port}): stopped; last probe: Connection refused"
+            )),
+            "{failure}"
+        );
+        assert!(l["server"]["ready_ns"].is_null() && l["time_to_main_ns"].is_null());
+        assert!(
+            l["output_tail"]
+                .as_str()
+                .unwrap()
+                .contains("Server never listens"),
+            "{l}"
+        );
+        // Given up at the timeout, then stopped like any server.
+        let given_up = ns(&l["server"]["sigterm_ns"]) - ns(&l["spawn_ns"]);
+        assert!(given_up >= 2_000_000_000, "{l}");
+        assert!(l["server"]["sigkill_ns"].is_null(), "{l}");
+    }
+    let stderr = unwrapped(&out.get_output().stderr);
+    assert!(stderr.contains("2 of 2 launches failed"), "{stderr}");
+    assert!(servers_left(port).is_empty() && port_is_free(port));
+}
+
+#[test]
+fn a_port_in_use_is_refused_naming_its_process() {
+    let dir = tempfile::tempdir().unwrap();
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let matrix = server_matrix(
+        dir.path(),
+        port,
+        "",
+        &format!("  ready: {{port: {port}}}\n"),
+    );
+    run_labelled("t", dir.path().join("results"))
+        .arg(&matrix)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(format!(
+            "line 10: ready: port {port} is already in use by pid {} (",
+            std::process::id()
+        )))
+        .stderr(predicate::str::contains("fix: stop that process"));
+    assert!(launches(&dir.path().join("results")).is_empty());
+    drop(listener);
+}
+
+#[test]
+fn the_pay_back_command_runs_against_the_ready_server() {
+    let _lock = jvm_lock();
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let url = format!("http://127.0.0.1:{port}/work");
+    // Four requests that each allocate 64 MiB, sent with bash's /dev/tcp: no curl needed.
+    let script = format!(
+        "for i in 1 2 3 4; do exec 3<>/dev/tcp/127.0.0.1/{port}; printf 'GET /work HTTP/1.0\\r\\n\\r\\n' >&3; cat <&3; exec 3<&-; done"
+    );
+    let matrix = server_matrix(
+        dir.path(),
+        port,
+        "",
+        &format!(
+            "  ready: {{http: {url:?}}}\n  after_ready: {{command: [bash, -c, {script:?}], timeout: 60s}}\n"
+        ),
+    );
+    let out = run_labelled("t", dir.path().join("results"))
+        .arg(&matrix)
+        .arg("--format")
+        .arg("csv")
+        .timeout(Duration::from_secs(120))
+        .assert()
+        .success();
+    let ls = launches(&dir.path().join("results"));
+    for l in &ls {
+        assert_clean_server_launch(l);
+        let w = &l["server"]["after_ready"];
+        assert!(w["failure"].is_null(), "{w}");
+        assert_eq!(w["exit_code"], 0);
+        assert!(w["output_tail"].as_str().unwrap().contains("200 OK"), "{w}");
+        // The workload ran between ready and the stop.
+        let start = ns(&w["start_ns"]);
+        assert!(ns(&l["server"]["ready_ns"]) <= start, "{l}");
+        assert!(
+            start + ns(&w["wall_ns"]) <= ns(&l["server"]["sigterm_ns"]),
+            "{l}"
+        );
+    }
+    // CSV: the plain columns, then the server's, with both workload figures.
+    let csv = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    let mut rows = csv.lines();
+    let header: Vec<&str> = rows.next().unwrap().split(',').collect();
+    let row: Vec<&str> = rows.next().unwrap().split(',').collect();
+    let col = |name: &str| row[header.iter().position(|h| *h == name).unwrap()];
+    assert_eq!(
+        (col("workload_runs_off"), col("workload_runs_on")),
+        ("1", "1")
+    );
+    let (off, on, change) = (
+        col("workload_off_ms"),
+        col("workload_on_ms"),
+        col("workload_change_ms"),
+    );
+    let f = |s: &str| s.parse::<f64>().unwrap();
+    assert!((f(on) - f(off) - f(change)).abs() < 1e-6, "{csv}");
+    let net = f(col("net_ms"));
+    assert!(
+        (net - f(col("ready_cost_ms")) - f(change)).abs() < 1e-6,
+        "{csv}"
+    );
+    assert!(servers_left(port).is_empty() && port_is_free(port));
+}
+
+#[test]
+fn interrupting_while_the_server_is_up_leaves_no_jvm_and_no_port_then_resume_finishes() {
+    let _lock = jvm_lock();
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    // The workload keeps each server up for 3 s: time to interrupt it while it serves.
+    let matrix = server_matrix(
+        dir.path(),
+        port,
+        "",
+        &format!("  ready: {{port: {port}}}\n  after_ready: {{command: [sleep, \"3\"]}}\n"),
+    );
+    let results = dir.path().join("results");
+    let child = Command::new(env!("CARGO_BIN_EXE_pretouch"))
+        .args(["run", "--label", "t", "--agent"])
+        .arg(agent())
+        .arg("--results")
+        .arg(&results)
+        .arg(&matrix)
+        .env_remove("PRETOUCH_AGENT")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait until the first server listens, then interrupt the runner.
+    let start = Instant::now();
+    while port_is_free(port) {
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "the server never came up"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(servers_left(port).len(), 1);
+    // SAFETY: kill(2) of the runner this test started.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert!(
+        stderr.contains("interrupted by SIGINT after 0 of 2 launches"),
+        "{stderr}"
+    );
+    assert!(servers_left(port).is_empty(), "{:?}", servers_left(port));
+    assert!(port_is_free(port), "port {port} still bound");
+    assert!(
+        launches(&results).is_empty(),
+        "the interrupted launch is not recorded"
+    );
+
+    let file = jsonl_files(&results).pop().unwrap();
+    pretouch()
+        .args(["run", "--agent"])
+        .arg(agent())
+        .arg("--resume")
+        .arg(&file)
+        .timeout(Duration::from_secs(120))
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("time to ready, label: t"));
+    let ls = launches(&results);
+    assert_eq!(ls.len(), 2);
+    for l in &ls {
+        assert_clean_server_launch(l);
+        assert!(
+            ns(&l["server"]["after_ready"]["wall_ns"]) >= 3_000_000_000,
+            "{l}"
+        );
+    }
+    assert!(servers_left(port).is_empty() && port_is_free(port));
+}
