@@ -86,6 +86,7 @@ pub fn file(label: &str, started_at: &str, host: HostInfo, cells: &[FakeCell<'_>
                     affinity: None,
                     rusage: None,
                     jvm_log: None,
+                    machine: None,
                 });
             }
         }

@@ -274,6 +274,7 @@ mod tests {
                 }],
                 ..JvmLog::default()
             }),
+            machine: None,
         }
     }
 

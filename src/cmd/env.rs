@@ -11,6 +11,17 @@ pub(crate) fn cmd_env(args: EnvArgs) -> anyhow::Result<u8> {
         return Ok(0);
     }
     print!("{}", env.to_text());
+    if let Some(guest) = &env.guest {
+        if let Some(reported) = guest.reported_text() {
+            println!("{:<18} {reported}", "reported_to_host");
+        }
+        for meaning in guest.meaning() {
+            println!(
+                "{}",
+                textwrap::fill(&format!("note: {meaning}"), 80).replace('\n', "\n  ")
+            );
+        }
+    }
     // The JDK a run without `jdks:` would use.
     match Jdk::from_environment() {
         Ok(jdk) => println!(

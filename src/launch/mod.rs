@@ -5,6 +5,7 @@ pub mod agent;
 pub mod classfile;
 pub mod interrupt;
 pub mod jvmlog;
+pub mod machine_counters;
 pub mod reference;
 pub mod rusage;
 
@@ -16,6 +17,7 @@ use std::time::Duration;
 use crate::launch::agent::{Stamps, agent_arg, agent_arg_for_main, parse_stamps};
 use crate::launch::interrupt::{Interrupt, signal_name};
 use crate::launch::jvmlog::{JvmLog, unloggable, xlog_arg};
+use crate::launch::machine_counters::{MachineCounters, MachineWatch};
 use crate::launch::rusage::{ChildrenUsage, LaunchUsage};
 use crate::matrix::app::App;
 use crate::matrix::cpuset;
@@ -49,6 +51,9 @@ pub struct LaunchOutcome {
     pub rusage: Option<LaunchUsage>,
     /// The JVM's own log, when the launcher asked for it.
     pub jvm_log: Option<JvmLog>,
+    /// What the whole machine did during the launch (see
+    /// [`crate::launch::machine_counters`]); `None` from launchers that do not read it.
+    pub machine: Option<MachineCounters>,
 }
 
 /// What a launch needs beyond the JVM flags.
@@ -101,6 +106,8 @@ pub struct JvmLauncher {
     app: Option<App>,
     /// Pass `-Xlog` (see [`crate::launch::jvmlog`]) and parse the JVM's log after each launch.
     jvm_log: bool,
+    /// The machine's counters around each launch, and the reading at the last reap.
+    watch: MachineWatch,
 }
 
 impl JvmLauncher {
@@ -119,6 +126,7 @@ impl JvmLauncher {
             interrupt: None,
             app: None,
             jvm_log: false,
+            watch: MachineWatch::default(),
         })
     }
 
@@ -220,6 +228,7 @@ impl Launcher for JvmLauncher {
 
         let oom_kills_before = oom_kills();
         outcome.started_at = utc_now_millis();
+        let machine_before = self.watch.before_spawn();
         let usage_before = ChildrenUsage::now();
         outcome.spawn_ns = Nanos::monotonic_now();
         let waited = expression.start().and_then(|handle| {
@@ -242,6 +251,7 @@ impl Launcher for JvmLauncher {
             .zip(oom_kills())
             .map(|(before, after)| after > before);
         outcome.rusage = Some(ChildrenUsage::now().since(&usage_before));
+        outcome.machine = Some(self.watch.after_reap(&machine_before));
         if self.jvm_log {
             outcome.jvm_log = Some(match xlog_arg(&log_path) {
                 Some(_) => JvmLog::read(&log_path),

@@ -283,6 +283,7 @@ mod tests {
             affinity: None,
             rusage: None,
             jvm_log: None,
+            machine: None,
         }
     }
 

@@ -130,6 +130,7 @@ pub fn launch_one(
         affinity: outcome.affinity,
         rusage: outcome.rusage,
         jvm_log: outcome.jvm_log,
+        machine: outcome.machine,
     };
     store.append(&Record::Launch(record.clone()))?;
     observer.event(Event::LaunchFinished {

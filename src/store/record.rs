@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::launch::agent::Stamps;
 use crate::launch::jvmlog::JvmLog;
+use crate::launch::machine_counters::MachineCounters;
 use crate::launch::rusage::LaunchUsage;
 use crate::machine::env::Environment;
 use crate::machine::jdk::Jdk;
@@ -146,6 +147,13 @@ pub struct LaunchRecord {
     /// lines, Genesis and Create VM times. Absent when the run did not ask for it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub jvm_log: Option<JvmLog>,
+    /// What the whole machine did while this JVM ran: CPU time by state (steal, other
+    /// processes), selected /proc/vmstat counters, PSI stalls, the JVM's context
+    /// switches, the idle gap before it and the memory handed back to the hypervisor
+    /// (see `launch/machine_counters.rs`). A counter the kernel lacks is absent inside
+    /// it; the whole field is absent in files written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine: Option<MachineCounters>,
 }
 
 impl LaunchRecord {
