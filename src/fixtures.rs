@@ -102,6 +102,7 @@ pub fn file(label: &str, started_at: &str, host: HostInfo, cells: &[FakeCell<'_>
             matrix: MATRIX.into(),
             matrix_sha256: None,
             env: None,
+            comparable_memory: None,
             host,
             started_at: started_at.into(),
             jdks: vec![Jdk {

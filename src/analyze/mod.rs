@@ -3,6 +3,7 @@
 //! side with intervals ([`compare`]). Reads the store; computes, never prints.
 
 pub mod compare;
+pub mod disturbance;
 pub mod explain;
 pub mod report;
 

@@ -10,6 +10,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde::Serialize;
 
+use crate::analyze::disturbance::{Judged, judge_cell};
 use crate::analyze::explain::{CellExplain, explain_cell};
 use crate::machine::env::differences;
 use crate::matrix::Matrix;
@@ -130,6 +131,17 @@ pub struct CellReport {
     /// `None` when the stored matrix could not be read back.
     #[serde(skip)]
     pub flags: Option<Vec<String>>,
+    /// Counted launches whose machine counters show a disturbance (host memory, steal,
+    /// other processes, THP fallback, compaction, reclaim; `analyze/disturbance.rs`).
+    pub disturbed: usize,
+    /// Those disturbances by kind, with the number of launches, e.g.
+    /// `memory returned to host 3, other processes 1`.
+    pub disturbances: String,
+    /// The likely cause of each launch flagged as an outlier, `; `-separated.
+    pub outlier_causes: String,
+    /// The same, one entry per outlier.
+    #[serde(skip)]
+    pub outlier_lines: Vec<String>,
 }
 
 impl CellReport {
@@ -200,6 +212,10 @@ pub struct Report {
     /// For labels run more than once: how often their runs differ from each other.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub run_to_run: Vec<RunToRun>,
+    /// What the machine was during each label's runs, where it matters for the numbers
+    /// (a VM, free page reporting on): see `analyze/disturbance.rs`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub machine_notes: Vec<String>,
 }
 
 /// An A/A check inside one label run several times: its oldest run against each later
@@ -413,12 +429,23 @@ pub fn build_rows(results: &Results, options: Options) -> Report {
         }
     }
     order.sort_by_key(|(label, _)| *label);
+    // Per file: whether free page reporting was on during its run.
+    let reporting: Vec<bool> = files
+        .iter()
+        .map(|f| {
+            f.header
+                .env
+                .as_ref()
+                .and_then(|e| e.guest.as_ref())
+                .is_some_and(|g| g.reporting_on())
+        })
+        .collect();
     let cells = order
         .into_iter()
         .map(|(label, key)| {
             let s = by_cell.remove(&(label, key.clone())).unwrap_or_default();
             let ceiling = ceiling_of(results, &labels[label]);
-            cell_report(labels[label].clone(), key, s, options, ceiling)
+            cell_report(labels[label].clone(), key, s, options, ceiling, &reporting)
         })
         .collect();
     let mut stops = Vec::new();
@@ -440,6 +467,7 @@ pub fn build_rows(results: &Results, options: Options) -> Report {
         outliers_excluded: options.exclude_outliers,
         label_info,
         run_to_run: Vec::new(),
+        machine_notes: crate::analyze::disturbance::machine_notes(results),
     }
 }
 
@@ -449,6 +477,7 @@ fn cell_report(
     s: Samples,
     options: Options,
     ceiling: Option<f64>,
+    reporting: &[bool],
 ) -> CellReport {
     // Outliers are judged within each setting: with and without pretouch differ a lot.
     let mut flagged = vec![false; s.timed.len()];
@@ -503,6 +532,20 @@ fn cell_report(
     let quart = quartiles(&cost_values);
     let pick = |x: Option<Summary>, f: fn(Summary) -> f64| x.map(f);
     let x = explain_cell(&launches_on, &launches_off);
+    // Every counted launch is judged, outliers left out of the figures included.
+    let judged: Vec<Judged<'_>> = (0..s.timed.len())
+        .map(|i| {
+            let (file, _, on, ms) = s.timed[i];
+            let all = if on { &s.launches_on } else { &s.launches_off };
+            Judged {
+                record: &all[s.record[i]],
+                ms,
+                outlier: flagged[i],
+                reporting_on: reporting.get(file).copied().unwrap_or(false),
+            }
+        })
+        .collect();
+    let disturbance = judge_cell(&judged);
     CellReport {
         label,
         jdk: key.jdk,
@@ -554,6 +597,10 @@ fn cell_report(
         outliers: flagged.iter().filter(|f| **f).count(),
         costs,
         flags: s.flags,
+        disturbed: disturbance.disturbed,
+        disturbances: disturbance.summary,
+        outlier_causes: disturbance.outlier_causes,
+        outlier_lines: disturbance.outliers,
     }
 }
 

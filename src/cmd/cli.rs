@@ -127,6 +127,11 @@ pub struct RunArgs {
     /// its pretouch and VM creation is then not recorded)
     #[arg(long)]
     pub no_jvm_log: bool,
+    /// Start every launch from the same guest-memory state on a VM: stop free page
+    /// reporting for the run (root; restored afterwards, also on Ctrl-C) and touch a
+    /// heap-sized region once before the first launch. Also `comparable_memory: true`
+    #[arg(long)]
+    pub comparable_memory: bool,
 }
 
 #[derive(Debug, clap::Args)]

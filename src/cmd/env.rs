@@ -5,6 +5,7 @@ use crate::machine::env::Environment;
 use crate::machine::jdk::Jdk;
 
 pub(crate) fn cmd_env(args: EnvArgs) -> anyhow::Result<u8> {
+    crate::cmd::preflight::restore_leftover();
     let env = Environment::read();
     if args.json {
         println!("{}", serde_json::to_string_pretty(&env)?);

@@ -8,6 +8,7 @@ pub mod cli;
 mod env;
 pub mod error;
 mod jdks;
+mod preflight;
 mod report;
 mod run;
 

@@ -10,6 +10,7 @@ use crate::analyze;
 use crate::cmd::checks::{check_cpus, check_label, check_memory, resolve_app, resolve_jdks};
 use crate::cmd::cli::RunArgs;
 use crate::cmd::error::{bad, exit};
+use crate::cmd::preflight;
 use crate::launch::interrupt::{self, Interrupt};
 use crate::launch::{JvmLauncher, agent};
 use crate::machine::env::Environment;
@@ -55,6 +56,10 @@ pub(crate) fn cmd_run(args: RunArgs) -> anyhow::Result<u8> {
         .install_signal_handlers()
         .context("installing the SIGINT/SIGTERM handlers")?;
     let _machine = lock::acquire_or_warn();
+    // Restored when dropped: at the end, on SIGINT/SIGTERM (the run returns), on a panic.
+    let comparable = args.comparable_memory || matrix.comparable_memory;
+    let (_reporting, comparable_memory) = preflight::comparable_memory(comparable, &matrix)?;
+    preflight::warn_about_the_machine(comparable);
     let started = std::time::SystemTime::now();
     let utc = humantime::format_rfc3339_seconds(started).to_string();
     let file_stamp: String = utc.chars().filter(|c| *c != '-' && *c != ':').collect();
@@ -75,6 +80,7 @@ pub(crate) fn cmd_run(args: RunArgs) -> anyhow::Result<u8> {
             agent: agent.clone(),
             planned_launches: plan.launches.len() as u64,
             env: Some(Environment::read()),
+            comparable_memory,
         }))
         .context("writing the run header")?;
     eprintln!(
@@ -153,6 +159,10 @@ pub(crate) fn cmd_resume(args: &RunArgs, path: &Path) -> anyhow::Result<u8> {
         .install_signal_handlers()
         .context("installing the SIGINT/SIGTERM handlers")?;
     let _machine = lock::acquire_or_warn();
+    let comparable =
+        args.comparable_memory || matrix.comparable_memory || header.comparable_memory.is_some();
+    let (_reporting, _) = preflight::comparable_memory(comparable, &matrix)?;
+    preflight::warn_about_the_machine(comparable);
     let (mut store, dropped_tail) = StoreWriter::open_append(&file.path).map_err(bad)?;
     if let Some(tail) = &dropped_tail {
         eprintln!(

@@ -283,6 +283,24 @@ pub fn counters_between(
     }
 }
 
+/// How busy the machine is while this process waits `sample`: the share of all CPUs'
+/// time that was busy (everything but idle, iowait and steal), and the share stolen by
+/// the hypervisor. `None` without `/proc/stat`. The runner sleeps meanwhile, so the
+/// busy time is other processes'.
+pub fn busy_share(source: &CounterSource, sample: std::time::Duration) -> Option<(f64, f64)> {
+    let before = source.snapshot();
+    std::thread::sleep(sample);
+    let after = source.snapshot();
+    let cpu = after.cpu?.since(&before.cpu?);
+    let total = cpu.busy().0 + cpu.idle_ns.0 + cpu.iowait_ns.0 + cpu.steal_ns.0;
+    (total > 0).then(|| {
+        (
+            cpu.busy().0 as f64 / total as f64,
+            cpu.steal_ns.0 as f64 / total as f64,
+        )
+    })
+}
+
 /// The first (`cpu `) line of `/proc/stat`: user nice system idle iowait irq softirq
 /// steal (guest and guest_nice are already inside user and nice). Kernels before 2.6.11
 /// lack steal; it then reads as absent, and so does the whole reading.
@@ -471,6 +489,23 @@ mod tests {
         assert_eq!(c.cpu, None);
         assert!(c.vmstat.is_empty() && c.psi_us.is_empty());
         assert_eq!(c.reported_during, None);
+    }
+
+    #[test]
+    fn busy_shares_are_fractions() {
+        let (busy, steal) = busy_share(
+            &CounterSource::default(),
+            std::time::Duration::from_millis(200),
+        )
+        .unwrap();
+        assert!((0.0..=1.0).contains(&busy) && (0.0..=1.0).contains(&steal));
+        assert_eq!(
+            busy_share(
+                &CounterSource::new(Path::new("/nonexistent")),
+                std::time::Duration::ZERO
+            ),
+            None
+        );
     }
 
     #[test]

@@ -44,6 +44,9 @@ struct RawMatrix {
     /// A real application whose `main()` is stamped instead of the built-in one.
     #[serde(default)]
     app: Option<crate::matrix::app::RawApp>,
+    /// Keep guest memory in the guest for the run (`--comparable-memory`).
+    #[serde(default)]
+    comparable_memory: bool,
 }
 
 /// A checked matrix: every axis non-empty, every value valid.
@@ -70,6 +73,9 @@ pub struct Matrix {
     pub app: Option<crate::matrix::app::AppSpec>,
     /// `repetitions: {min, max, ci_pct}`; then `repetitions` above is `min`.
     pub adaptive: Option<crate::matrix::repetitions::Adaptive>,
+    /// `comparable_memory: true`: every launch starts from the same guest-memory state
+    /// (see `machine/guest_memory.rs`); the same as `pretouch run --comparable-memory`.
+    pub comparable_memory: bool,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -157,6 +163,7 @@ impl Matrix {
                 .gc_threads
                 .map_or_else(|| vec![GcThreads::Auto], |g| g.0),
             app: raw.app.map(|a| a.0),
+            comparable_memory: raw.comparable_memory,
             warmup: raw.warmup,
             jvm_args: raw.jvm_args.0,
             variants: raw.variants.map(|v| v.0).unwrap_or_else(|| {

@@ -3,6 +3,7 @@
 
 pub mod common;
 pub mod compare;
+pub mod disturbance;
 pub mod explain;
 pub mod plot;
 pub mod report;

@@ -118,6 +118,7 @@ fn text(report: &Report) -> String {
     notes.extend(stop_lines(report).lines().map(str::to_owned));
     notes.extend(report.warnings.iter().map(|w| format!("warning: {w}")));
     notes.extend(run_to_run_notes(&report.run_to_run));
+    notes.extend(crate::render::disturbance::notes(report));
     for n in notes {
         out += &table::wrap(&n, 2);
     }
@@ -190,6 +191,7 @@ fn markdown(report: &Report) -> String {
     }
     notes.extend(report.warnings.iter().map(|w| format!("warning: {w}")));
     notes.extend(run_to_run_notes(&report.run_to_run));
+    notes.extend(crate::render::disturbance::notes(report));
     for n in notes {
         let _ = writeln!(out, "\n> {n}");
     }

@@ -250,6 +250,7 @@ mod tests {
             agent: "/a.so".into(),
             planned_launches: 4,
             env: None,
+            comparable_memory: None,
         }
     }
 

@@ -10,6 +10,7 @@ use crate::launch::jvmlog::JvmLog;
 use crate::launch::machine_counters::MachineCounters;
 use crate::launch::rusage::LaunchUsage;
 use crate::machine::env::Environment;
+use crate::machine::guest_memory::ComparableMemory;
 use crate::machine::jdk::Jdk;
 use crate::matrix::Gc;
 use crate::units::{Bytes, Nanos};
@@ -60,6 +61,11 @@ pub struct RunHeader {
     /// limits, boot parameters...). Absent in files written before it was recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub env: Option<Environment>,
+    /// What `--comparable-memory` (or `comparable_memory: true`) did before the first
+    /// launch: free page reporting stopped for the run, a heap-sized region touched.
+    /// Absent when the option was not used.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub comparable_memory: Option<ComparableMemory>,
 }
 
 /// The machine a run was taken on (read by `machine::host`), stored in the run header.
