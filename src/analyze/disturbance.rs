@@ -156,9 +156,12 @@ fn causes_against(r: &LaunchRecord, p: &Peers, reporting_on: bool) -> Vec<String
             out.push(format!("steal {steal:.0} ms"));
         }
     }
-    if let Some(other) = other_ms(r) {
+    if let (Some(other), Some(cpu)) = (other_ms(r), m.cpu) {
+        // More than the cell's other launches saw, or a quarter of all CPU time: on a
+        // machine busy throughout, every launch shares it, and each says so.
         let typical = p.other_ms.unwrap_or(0.0);
-        if other >= 50.0 && other >= 1.5 * typical + 20.0 {
+        let all = (cpu.busy().0 + cpu.idle_ns.0 + cpu.iowait_ns.0 + cpu.steal_ns.0) as f64 / 1e6;
+        if other >= 50.0 && (other >= 1.5 * typical + 20.0 || other >= 0.25 * all) {
             out.push(format!("other processes {other:.0} ms CPU"));
         }
     }
@@ -480,6 +483,36 @@ mod tests {
         assert_eq!(
             d.summary,
             "THP fallback 1, compaction stalls 1, direct reclaim 1, other processes 1, preempted 1, steal 1"
+        );
+    }
+
+    #[test]
+    fn a_machine_busy_throughout_disturbs_every_launch() {
+        // Every launch shares the CPUs with a build: 600 ms of other work in a launch
+        // that had 1000 ms of CPU time on all CPUs. Nothing stands out, yet each is
+        // disturbed.
+        let busy = |round| {
+            let mut l = quiet(round);
+            let cpu = l.machine.as_mut().unwrap().cpu.as_mut().unwrap();
+            cpu.user_ns = ms(640.0);
+            cpu.idle_ns = ms(50.0);
+            l
+        };
+        let launches: Vec<LaunchRecord> = (0..10).map(busy).collect();
+        let judged: Vec<Judged<'_>> = launches
+            .iter()
+            .map(|r| Judged {
+                record: r,
+                ms: if r.round == 9 { 170.0 } else { 160.0 },
+                outlier: r.round == 9,
+                reporting_on: true,
+            })
+            .collect();
+        let d = judge_cell(&judged);
+        assert_eq!(d.disturbed, 10, "{d:?}");
+        assert!(
+            d.outlier_causes.ends_with("other processes 610 ms CPU"),
+            "{d:?}"
         );
     }
 

@@ -629,7 +629,10 @@ mod tests {
                     "cost_q1_ms": 378.0416666666667,
                     "cost_q3_ms": 388.01666666666665,
                     "cost_max_ms": 393.4,
-                    "outliers": 0
+                    "outliers": 0,
+                    "disturbed": 0,
+                    "disturbances": "",
+                    "outlier_causes": ""
                   },
                   "change": null,
                   "not_compared": null
@@ -678,7 +681,10 @@ mod tests {
                     "cost_q1_ms": 279.98333333333335,
                     "cost_q3_ms": 288.6166666666667,
                     "cost_max_ms": 937.3,
-                    "outliers": 1
+                    "outliers": 1,
+                    "disturbed": 0,
+                    "disturbances": "",
+                    "outlier_causes": "round 7 with pretouch 985 ms, median 332: no machine counters recorded (file written before they were)"
                   },
                   "change": {
                     "ms": -99.09999999999997,
@@ -745,7 +751,10 @@ mod tests {
                     "cost_q1_ms": 390.8854166666667,
                     "cost_q3_ms": 401.25416666666666,
                     "cost_max_ms": 406.85,
-                    "outliers": 0
+                    "outliers": 0,
+                    "disturbed": 0,
+                    "disturbances": "",
+                    "outlier_causes": ""
                   },
                   "change": null,
                   "not_compared": null
@@ -794,7 +803,10 @@ mod tests {
                     "cost_q1_ms": 391.375,
                     "cost_q3_ms": 401.77,
                     "cost_max_ms": 407.38,
-                    "outliers": 0
+                    "outliers": 0,
+                    "disturbed": 0,
+                    "disturbances": "",
+                    "outlier_causes": ""
                   },
                   "change": {
                     "ms": 0.5024999999999977,
