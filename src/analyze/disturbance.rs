@@ -303,6 +303,13 @@ pub fn machine_notes(results: &crate::store::Results) -> Vec<String> {
     };
     for f in files {
         let label = &f.header.label;
+        if let Some(cm) = &f.header.comparable_memory {
+            note(
+                label,
+                "comparable",
+                format!("machine: {label} ran with --comparable-memory: {}", cm.note),
+            );
+        }
         let Some(guest) = f.header.env.as_ref().and_then(|e| e.guest.as_ref()) else {
             continue;
         };
