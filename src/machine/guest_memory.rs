@@ -391,6 +391,20 @@ mod tests {
     }
 
     #[test]
+    fn the_matrix_key_asks_for_it() {
+        let m = |extra: &str| {
+            crate::matrix::Matrix::parse(
+                "m.yaml",
+                &format!("name: x\ngcs: [g1]\nheaps: [64m]\nrepetitions: 1\n{extra}"),
+            )
+        };
+        assert!(m("comparable_memory: true\n").unwrap().comparable_memory);
+        assert!(!m("").unwrap().comparable_memory);
+        let e = m("comparable_memory: maybe\n").unwrap_err().to_string();
+        assert!(e.contains("line 5"), "{e}");
+    }
+
+    #[test]
     fn touching_a_region_takes_time_and_frees_it() {
         let t = touch_region(Bytes(64 << 20), 2).unwrap();
         assert!(t > Nanos(0));
