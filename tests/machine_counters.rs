@@ -96,3 +96,51 @@ fn env_names_the_virtualization_and_free_page_reporting() {
         assert!(text.contains("free page reporting"), "{text}");
     }
 }
+
+#[test]
+fn comparable_memory_is_refused_without_root_before_anything_starts() {
+    let env: Value =
+        serde_json::from_slice(&pretouch().args(["env", "--json"]).output().unwrap().stdout)
+            .unwrap();
+    let g = &env["guest"];
+    let reporting_on = g["balloon_reporting"] == true
+        && g["page_reporting_order"].as_u64() <= g["max_page_order"].as_u64();
+    // SAFETY: geteuid has no preconditions.
+    let root = unsafe { libc::geteuid() } == 0;
+    if !reporting_on || !root || !std::path::Path::new("/usr/bin/setpriv").exists() {
+        eprintln!("skipped: needs root, setpriv and free page reporting on");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let matrix = write_matrix(
+        dir.path(),
+        "name: cm\ngcs: [g1]\nheaps: [64m]\nrepetitions: 1\ncomparable_memory: true\n",
+    );
+    let before =
+        std::fs::read_to_string("/sys/module/page_reporting/parameters/page_reporting_order")
+            .unwrap();
+    // As `nobody`: the matrix key asks for it, the runner refuses with the fix.
+    let out = std::process::Command::new("/usr/bin/setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+        .arg(assert_cmd::cargo::cargo_bin("pretouch"))
+        .arg("run")
+        .arg(&matrix)
+        .arg("--agent")
+        .arg(agent())
+        .arg("--results")
+        .arg(dir.path().join("results"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("needs root") && stderr.contains("fix:"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("touching"), "nothing was done: {stderr}");
+    assert!(jsonl_files(&dir.path().join("results")).is_empty());
+    let after =
+        std::fs::read_to_string("/sys/module/page_reporting/parameters/page_reporting_order")
+            .unwrap();
+    assert_eq!(before, after);
+}

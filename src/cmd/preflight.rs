@@ -41,12 +41,10 @@ pub(crate) fn comparable_memory(
         .max()
         .unwrap_or(Bytes(0));
     let threads = crate::matrix::cpuset::available().map_or(1, |c| c.len());
-    eprintln!(
-        "pretouch: --comparable-memory: touching {} once before the first launch",
-        Bytes(largest.0 + (256 << 20))
-    );
-    let (guard, record) =
-        guest_memory::hold(&Knob::default(), &guest, largest, threads).map_err(bad)?;
+    let (guard, record) = guest_memory::hold(&Knob::default(), &guest, largest, threads, |size| {
+        eprintln!("pretouch: --comparable-memory: touching {size} once before the first launch")
+    })
+    .map_err(bad)?;
     eprintln!("  {}", record.note);
     Ok((guard, Some(record)))
 }

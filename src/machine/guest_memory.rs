@@ -55,7 +55,7 @@ pub struct ComparableMemory {
 #[derive(Debug, thiserror::Error)]
 pub enum GuestMemoryError {
     #[error(
-        "--comparable-memory must write {path} (free page reporting is on: {reporting}), which needs root\n  fix: run as root (sudo), or leave out --comparable-memory / `comparable_memory: true` and read the report's `disturbed` notes"
+        "--comparable-memory must write {path} (free page reporting: {reporting}), which needs root\n  fix: run as root (sudo), or leave out --comparable-memory / `comparable_memory: true` and read the report's `disturbed` notes"
     )]
     NotRoot { path: String, reporting: String },
     #[error("--comparable-memory: cannot write {value} to {path}: {source}")]
@@ -124,9 +124,9 @@ pub fn restore_leftover(knob: &Knob) -> Option<String> {
     let text = std::fs::read_to_string(&knob.state_file).ok()?;
     let (pid, old) = text.trim().split_once(' ')?;
     let pid: i32 = pid.parse().ok()?;
-    // SAFETY: kill with signal 0 only checks that the process exists.
-    let alive = unsafe { libc::kill(pid, 0) } == 0
-        || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM);
+    // A live runner: the process exists and is a `pretouch` (pids are recycled).
+    let alive = std::fs::read_to_string(format!("/proc/{pid}/comm"))
+        .is_ok_and(|comm| comm.starts_with("pretouch"));
     if alive && pid != std::process::id() as i32 {
         return None;
     }
@@ -256,15 +256,18 @@ pub fn is_root() -> bool {
 }
 
 /// Holds guest memory in the guest for a run: stops free page reporting (root) and
-/// touches `largest_heap` + 256 MiB once. The guard restores the order when dropped.
+/// touches `largest_heap` + 256 MiB once (`before_touch` is told its size first). The
+/// guard restores the order when dropped.
 pub fn hold(
     knob: &Knob,
     guest: &GuestInfo,
     largest_heap: Bytes,
     threads: usize,
+    before_touch: impl FnOnce(Bytes),
 ) -> Result<(Option<OrderGuard>, ComparableMemory), GuestMemoryError> {
     let stopped = stop_reporting(knob, guest, is_root())?;
     let touched = Bytes(largest_heap.0 + (256 << 20));
+    before_touch(touched);
     let touch_ns = touch_region(touched, threads)?;
     let (guard, record) = match stopped {
         Some((guard, before, during)) => (
@@ -372,8 +375,11 @@ mod tests {
     fn a_dead_runner_s_value_is_restored_a_live_one_s_is_not() {
         let dir = tempfile::tempdir().unwrap();
         let (knob, _) = fake(dir.path(), "11\n");
-        // This process is alive, but it is us: only another live runner is respected.
-        let child = std::process::Command::new("sleep")
+        // Another live runner's value is left alone (a runner: its name starts with
+        // `pretouch`; a recycled pid of another program is not one).
+        let runner = dir.path().join("pretouch-test");
+        std::fs::copy("/bin/sleep", &runner).unwrap();
+        let child = std::process::Command::new(&runner)
             .arg("30")
             .spawn()
             .unwrap();
@@ -383,8 +389,17 @@ mod tests {
         let mut child = child;
         child.kill().unwrap();
         child.wait().unwrap();
+        // A live process of another name holding a recycled pid is not a runner.
+        let other = std::process::Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .unwrap();
+        std::fs::write(&knob.state_file, format!("{} 9\n", other.id())).unwrap();
         let said = restore_leftover(&knob).unwrap();
         assert!(said.contains("restored") && said.contains("to 9"), "{said}");
+        let mut other = other;
+        other.kill().unwrap();
+        other.wait().unwrap();
         assert_eq!(order(&knob), "9");
         assert!(!knob.state_file.exists());
         assert_eq!(restore_leftover(&knob), None, "nothing left");

@@ -111,7 +111,13 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             .map_err(|e| anyhow::anyhow!("--heap {heap}: {e}"))?
             .bytes;
         let cpus = pretouch::matrix::cpuset::available().map_or(1, |c| c.len());
-        let (guard, record) = hold(&Knob::default(), &GuestInfo::read(), heap_bytes, cpus)?;
+        let (guard, record) = hold(
+            &Knob::default(),
+            &GuestInfo::read(),
+            heap_bytes,
+            cpus,
+            |_| (),
+        )?;
         println!("   --comparable-memory, for both tools: {}", record.note);
         guard
     } else {
