@@ -16,7 +16,11 @@ pub(crate) fn cmd_env(args: EnvArgs) -> anyhow::Result<u8> {
         if let Some(reported) = guest.reported_text() {
             println!("{:<18} {reported}", "reported_to_host");
         }
-        for meaning in guest.meaning() {
+        let mut meanings = guest.meaning();
+        if env.thp_defrag.as_deref() == Some("always") {
+            meanings.push("THP defrag is `always`: a huge-page fault that finds no free 2 MiB block compacts memory first, so THP launches can stall (compact_stall in each launch's counters).".to_owned());
+        }
+        for meaning in meanings {
             println!(
                 "{}",
                 textwrap::fill(&format!("note: {meaning}"), 80).replace('\n', "\n  ")

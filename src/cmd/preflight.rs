@@ -12,7 +12,7 @@ use crate::machine::guest_memory::{self, ComparableMemory, Knob, OrderGuard};
 use crate::matrix::Matrix;
 use crate::units::Bytes;
 
-/// Busy share of all CPUs, sampled before a run, above which the run is warned about.
+/// Busy share of all CPUs, sampled for 0.25 s before a run, above which the run is warned about.
 const BUSY_WARNING: f64 = 0.25;
 
 /// Restores a `page_reporting_order` left changed by a runner that was killed.
@@ -67,14 +67,14 @@ pub(crate) fn warn_about_the_machine(comparable: bool) {
             .replace('\n', "\n  ")
         );
     }
-    if let Some((busy, steal)) = busy_share(&CounterSource::default(), Duration::from_millis(500))
+    if let Some((busy, steal)) = busy_share(&CounterSource::default(), Duration::from_millis(250))
         && (busy >= BUSY_WARNING || steal >= 0.05)
     {
         eprintln!(
             "{}",
             textwrap::fill(
                 &format!(
-                    "warning: the machine is busy: {:.0}% of all CPU time went to other processes and {:.0}% to steal over the last 0.5 s; launches will be disturbed (each record keeps the other processes' CPU time, and the report names the launches it slowed).",
+                    "warning: the machine is busy: {:.0}% of all CPU time went to other processes and {:.0}% to steal over the last 0.25 s; launches will be disturbed (each record keeps the other processes' CPU time, and the report names the launches it slowed).",
                     100.0 * busy,
                     100.0 * steal
                 ),

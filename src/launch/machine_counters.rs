@@ -315,7 +315,13 @@ pub fn parse_stat(text: &str, ticks_per_s: u64) -> Option<CpuTime> {
     if v.len() < 8 || ticks_per_s == 0 {
         return None;
     }
-    let ns = |ticks: u64| Nanos(ticks * 1_000_000_000 / ticks_per_s);
+    // In u128: ticks since boot of many CPUs times 10^9 overflows u64 within a year.
+    let ns = |ticks: u64| {
+        Nanos(
+            u64::try_from(u128::from(ticks) * 1_000_000_000 / u128::from(ticks_per_s))
+                .unwrap_or(u64::MAX),
+        )
+    };
     Some(CpuTime {
         user_ns: ns(v[0]),
         nice_ns: ns(v[1]),
@@ -385,6 +391,10 @@ mod tests {
         assert_eq!(cpu.idle_ns, Nanos(1_521_520_000_000));
         // busy = user + nice + system + irq + softirq.
         assert_eq!(cpu.busy(), Nanos((69466 + 5 + 55208 + 114) * 10_000_000));
+        // 84 CPUs for a year: no overflow.
+        let year = 84 * 100 * 365 * 86_400_u64;
+        let big = parse_stat(&format!("cpu  {year} 0 0 0 0 0 0 0\n"), 100).unwrap();
+        assert_eq!(big.user_ns, Nanos(year * 10_000_000));
         // A kernel without steal time (7 columns) gives no reading.
         assert_eq!(parse_stat("cpu  1 2 3 4 5 6 7\n", 100), None);
         assert_eq!(parse_stat("garbage", 100), None);

@@ -294,6 +294,8 @@ fn notes(cmp: &Comparison) -> Vec<String> {
     ));
     notes.extend(cmp.warnings.iter().map(|w| format!("warning: {w}")));
     notes.extend(run_to_run_notes(&cmp.run_to_run));
+    notes.extend(crate::render::disturbance::cell_notes(&cells));
+    notes.extend(cmp.machine_notes.iter().cloned());
     notes
 }
 
@@ -516,6 +518,9 @@ mod tests {
         warning: 1 launch(es) lie far from their cell's median (column out:
           modified z-score above 3.5); they are kept in every figure.
           --exclude-outliers leaves them out.
+        outlier: 6.18.0-vma-refcount 17.0.15+6 g1 1g default: round 7 with
+          pretouch 985 ms, median 332: no machine counters recorded (file
+          written before they were)
         ");
     }
 
@@ -533,6 +538,8 @@ mod tests {
         - `6.18.0-vma-refcount`: host vm, AMD EPYC 9B14, kernel 6.18.0, oldest run 2026-11-30T08:00:00Z
 
         > warning: 1 launch(es) lie far from their cell's median (column out: modified z-score above 3.5); they are kept in every figure. --exclude-outliers leaves them out.
+
+        > outlier: 6.18.0-vma-refcount 17.0.15+6 g1 1g default: round 7 with pretouch 985 ms, median 332: no machine counters recorded (file written before they were)
         ");
     }
 

@@ -8,14 +8,21 @@ use crate::render::common::cell_name;
 /// One note per outlier with its likely cause, one per disturbed cell, then the
 /// machine notes.
 pub(crate) fn notes(report: &Report) -> Vec<String> {
-    let mut out = Vec::new();
     let cells: Vec<&CellReport> = report.cells.iter().collect();
-    for c in &cells {
+    let mut out = cell_notes(&cells);
+    out.extend(report.machine_notes.iter().cloned());
+    out
+}
+
+/// One note per outlier with its likely cause, one per disturbed cell.
+pub(crate) fn cell_notes(cells: &[&CellReport]) -> Vec<String> {
+    let mut out = Vec::new();
+    for c in cells {
         for line in &c.outlier_lines {
             out.push(format!("outlier: {}: {line}", cell_name(c)));
         }
     }
-    for c in &cells {
+    for c in cells {
         if c.disturbed > 0 {
             out.push(format!(
                 "disturbed: {}: {} of {} launches ({})",
@@ -26,7 +33,6 @@ pub(crate) fn notes(report: &Report) -> Vec<String> {
             ));
         }
     }
-    out.extend(report.machine_notes.iter().cloned());
     out
 }
 
