@@ -535,6 +535,67 @@ mod tests {
         assert!(!has_counters(&launch_record(0, true, 1.0)));
     }
 
+    /// Through the whole report: a result file whose slow launch came after the host
+    /// took memory back, read by `analyze::build`, printed in every format.
+    #[test]
+    fn the_report_carries_the_cause_in_every_format() {
+        use crate::fixtures::{FakeCell, file, host, rounds};
+        use crate::render::common::Format;
+        let g1 = rounds(48.0, 430.0, true);
+        let mut f = file(
+            "base",
+            "2026-11-30T07:00:00Z",
+            host("vm"),
+            &[FakeCell {
+                gc: crate::matrix::Gc::G1,
+                heap: "1g",
+                rounds: &g1,
+            }],
+        );
+        let mut env = crate::machine::env::Environment::default();
+        env.guest = Some(crate::machine::guest::GuestInfo {
+            hypervisor_flag: true,
+            balloon: true,
+            balloon_reporting: true,
+            page_reporting_order: Some(9),
+            max_page_order: Some(10),
+            ..Default::default()
+        });
+        f.header.env = Some(env);
+        for l in &mut f.launches {
+            let q = quiet(l.round);
+            l.rusage = q.rusage;
+            l.machine = q.machine;
+            if l.round == 7 && l.pretouch {
+                let m = l.machine.as_mut().unwrap();
+                m.idle_before_ns = Some(ms(20_000.0));
+                m.reported_before = Some(Bytes(2000 * MIB));
+            }
+        }
+        let results = crate::store::Results {
+            files: vec![f],
+            ..Default::default()
+        };
+        let report = crate::analyze::build(&results);
+        let cause = "round 7 with pretouch 1284 ms, median 433: idle 20 s before: memory returned to host (2000 MiB reported)";
+        assert_eq!(report.cells[0].outlier_causes, cause);
+        assert_eq!(report.cells[0].disturbed, 1);
+        for format in [Format::Text, Format::Markdown, Format::Csv, Format::Json] {
+            let out = crate::render::report::render(&report, format);
+            let flat = out.replace("\n  ", " ");
+            assert!(
+                flat.contains("memory returned to host (2000 MiB reported)"),
+                "{format:?}: {out}"
+            );
+        }
+        let text = crate::render::report::render(&report, Format::Text).replace("\n  ", " ");
+        assert!(text.contains("disturbed: base 17.0.15+6 g1 1g default: 1 of 20 launches (memory returned to host 1)"), "{text}");
+        assert!(
+            text.contains("machine: base ran on a VM whose free page reporting was on"),
+            "{text}"
+        );
+    }
+
     #[test]
     fn kinds_drop_figures_and_the_idle_prefix() {
         assert_eq!(kind("steal 84 ms"), "steal");
