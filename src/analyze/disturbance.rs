@@ -552,15 +552,17 @@ mod tests {
                 rounds: &g1,
             }],
         );
-        let mut env = crate::machine::env::Environment::default();
-        env.guest = Some(crate::machine::guest::GuestInfo {
-            hypervisor_flag: true,
-            balloon: true,
-            balloon_reporting: true,
-            page_reporting_order: Some(9),
-            max_page_order: Some(10),
+        let env = crate::machine::env::Environment {
+            guest: Some(crate::machine::guest::GuestInfo {
+                hypervisor_flag: true,
+                balloon: true,
+                balloon_reporting: true,
+                page_reporting_order: Some(9),
+                max_page_order: Some(10),
+                ..Default::default()
+            }),
             ..Default::default()
-        });
+        };
         f.header.env = Some(env);
         for l in &mut f.launches {
             let q = quiet(l.round);
