@@ -383,6 +383,14 @@ mod tests {
             .arg("30")
             .spawn()
             .unwrap();
+        // Until its exec completes, the child still bears the test thread's name.
+        let comm = format!("/proc/{}/comm", child.id());
+        for _ in 0..200 {
+            if std::fs::read_to_string(&comm).is_ok_and(|c| c.starts_with("pretouch-test")) {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
         std::fs::write(&knob.state_file, format!("{} 9\n", child.id())).unwrap();
         assert_eq!(restore_leftover(&knob), None);
         assert_eq!(order(&knob), "11\n");
