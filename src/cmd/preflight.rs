@@ -49,6 +49,34 @@ pub(crate) fn comparable_memory(
     Ok((guard, Some(record)))
 }
 
+/// What `--comparable-memory` would do on this machine, for `--dry-run` (which changes
+/// nothing).
+pub(crate) fn comparable_memory_plan(matrix: &Matrix) -> String {
+    let guest = GuestInfo::read();
+    let largest = matrix
+        .heaps
+        .iter()
+        .map(|h| h.bytes)
+        .max()
+        .unwrap_or(Bytes(0));
+    let touch = Bytes(largest.0 + (256 << 20));
+    match (guest.reporting_on(), guest.max_page_order) {
+        (true, Some(max)) if guest_memory::is_root() => format!(
+            "--comparable-memory: a real run would set page_reporting_order {} -> {} for the run (restored afterwards) and touch {touch} before the first launch",
+            guest.page_reporting_order.unwrap_or(max),
+            max + 1
+        ),
+        (true, _) => format!(
+            "note: a real run would stop here: --comparable-memory needs root on this machine (free page reporting: {})",
+            guest.reporting_text()
+        ),
+        (false, _) => format!(
+            "--comparable-memory: free page reporting is not on ({}); a real run would only touch {touch} before the first launch",
+            guest.reporting_text()
+        ),
+    }
+}
+
 /// Warns when the machine is busy (other processes will disturb the launches) or free
 /// page reporting is on without `--comparable-memory`.
 pub(crate) fn warn_about_the_machine(comparable: bool) {

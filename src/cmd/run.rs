@@ -330,5 +330,8 @@ pub(crate) fn dry_run(
     {
         println!("note: a real run on this machine would stop here: {e}");
     }
+    if args.comparable_memory || matrix.comparable_memory {
+        println!("{}", preflight::comparable_memory_plan(matrix));
+    }
     Ok(0)
 }
