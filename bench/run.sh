@@ -14,4 +14,11 @@ if ! command -v hyperfine >/dev/null; then
     fi
 fi
 cargo build --release --quiet
-exec target/release/pretouch-bench all "$@"
+# As root, the hyperfine comparison stops free page reporting (on VMs that have it)
+# for its duration, both tools alike, and restores it: launches then start from the
+# same guest-memory state (see README, "The tool's own cost and accuracy").
+extra=()
+if [ "$(id -u)" = 0 ]; then
+    extra+=(--comparable-memory)
+fi
+exec target/release/pretouch-bench all "${extra[@]}" "$@"

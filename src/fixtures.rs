@@ -87,6 +87,7 @@ pub fn file(label: &str, started_at: &str, host: HostInfo, cells: &[FakeCell<'_>
                     rusage: None,
                     jvm_log: None,
                     server: None,
+                    machine: None,
                 });
             }
         }
@@ -104,6 +105,7 @@ pub fn file(label: &str, started_at: &str, host: HostInfo, cells: &[FakeCell<'_>
             env: None,
             vm: None,
             cpu_placements: Vec::new(),
+            comparable_memory: None,
             host,
             started_at: started_at.into(),
             jdks: vec![Jdk {

@@ -100,6 +100,9 @@ pub struct Comparison {
     pub run_to_run: Vec<RunToRun>,
     /// Settings that differ between the labels (THP mode, ...), from the run headers.
     pub env_differences: Vec<String>,
+    /// What the machine was during each label's runs (see [`Report::machine_notes`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub machine_notes: Vec<String>,
 }
 
 impl Comparison {
@@ -273,6 +276,7 @@ pub fn compare(report: &Report, options: &Options) -> Result<Comparison, Compare
             .cloned()
             .collect(),
         env_differences: report.env_differences.clone(),
+        machine_notes: report.machine_notes.clone(),
     })
 }
 

@@ -275,6 +275,7 @@ mod tests {
                 ..JvmLog::default()
             }),
             server: None,
+            machine: None,
         }
     }
 

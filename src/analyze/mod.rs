@@ -5,6 +5,7 @@
 pub mod calibration;
 pub mod ceiling;
 pub mod compare;
+pub mod disturbance;
 pub mod explain;
 pub mod profile;
 pub mod ready;

@@ -10,6 +10,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde::Serialize;
 
+use crate::analyze::disturbance::{Judged, judge_cell};
 use crate::analyze::explain::{CellExplain, explain_cell};
 use crate::machine::env::differences;
 use crate::matrix::Matrix;
@@ -140,6 +141,17 @@ pub struct CellReport {
     /// `after_ready` workload with and without pretouch. Absent for other cells.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ready: Option<crate::analyze::ready::CellReady>,
+    /// Counted launches whose machine counters show a disturbance (host memory, steal,
+    /// other processes, THP fallback, compaction, reclaim; `analyze/disturbance.rs`).
+    pub disturbed: usize,
+    /// Those disturbances by kind, with the number of launches, e.g.
+    /// `memory returned to host 3, other processes 1`.
+    pub disturbances: String,
+    /// The likely cause of each launch flagged as an outlier, `; `-separated.
+    pub outlier_causes: String,
+    /// The same, one entry per outlier.
+    #[serde(skip)]
+    pub outlier_lines: Vec<String>,
 }
 
 impl CellReport {
@@ -210,6 +222,10 @@ pub struct Report {
     /// For labels run more than once: how often their runs differ from each other.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub run_to_run: Vec<RunToRun>,
+    /// What the machine was during each label's runs, where it matters for the numbers
+    /// (a VM, free page reporting on): see `analyze/disturbance.rs`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub machine_notes: Vec<String>,
 }
 
 /// An A/A check inside one label run several times: its oldest run against each later
@@ -423,6 +439,17 @@ pub fn build_rows(results: &Results, options: Options) -> Report {
         }
     }
     order.sort_by_key(|(label, _)| *label);
+    // Per file: whether free page reporting was on during its run.
+    let reporting: Vec<bool> = files
+        .iter()
+        .map(|f| {
+            f.header
+                .env
+                .as_ref()
+                .and_then(|e| e.guest.as_ref())
+                .is_some_and(|g| g.reporting_on())
+        })
+        .collect();
     let cells = order
         .into_iter()
         .map(|(label, key)| {
@@ -435,7 +462,7 @@ pub fn build_rows(results: &Results, options: Options) -> Report {
                 s.launches_on.iter().find_map(|l| l.affinity.as_deref()),
                 s.flags.as_deref(),
             );
-            cell_report(labels[label].clone(), key, s, options, ceiling)
+            cell_report(labels[label].clone(), key, s, options, ceiling, &reporting)
         })
         .collect();
     let mut stops = Vec::new();
@@ -457,6 +484,7 @@ pub fn build_rows(results: &Results, options: Options) -> Report {
         outliers_excluded: options.exclude_outliers,
         label_info,
         run_to_run: Vec::new(),
+        machine_notes: crate::analyze::disturbance::machine_notes(results),
     }
 }
 
@@ -466,6 +494,7 @@ fn cell_report(
     s: Samples,
     options: Options,
     ceiling: Option<crate::analyze::ceiling::Ceiling>,
+    reporting: &[bool],
 ) -> CellReport {
     let ceiling_from = ceiling.as_ref().map(|c| c.from.clone());
     let ceiling = ceiling.map(|c| c.per_s);
@@ -523,6 +552,20 @@ fn cell_report(
     let pick = |x: Option<Summary>, f: fn(Summary) -> f64| x.map(f);
     let x = explain_cell(&launches_on, &launches_off);
     let ready = crate::analyze::ready::cell_ready(&launches_off, &launches_on);
+    // Every counted launch is judged, outliers left out of the figures included.
+    let judged: Vec<Judged<'_>> = (0..s.timed.len())
+        .map(|i| {
+            let (file, _, on, ms) = s.timed[i];
+            let all = if on { &s.launches_on } else { &s.launches_off };
+            Judged {
+                record: &all[s.record[i]],
+                ms,
+                outlier: flagged[i],
+                reporting_on: reporting.get(file).copied().unwrap_or(false),
+            }
+        })
+        .collect();
+    let disturbance = judge_cell(&judged);
     CellReport {
         label,
         jdk: key.jdk,
@@ -576,6 +619,10 @@ fn cell_report(
         flags: s.flags,
         ceiling_from,
         ready,
+        disturbed: disturbance.disturbed,
+        disturbances: disturbance.summary,
+        outlier_causes: disturbance.outlier_causes,
+        outlier_lines: disturbance.outliers,
     }
 }
 

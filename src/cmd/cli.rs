@@ -168,6 +168,11 @@ pub struct RunArgs {
     /// Run inside a VM that `pretouch run --kernel` started; WORK holds the VM's shape
     #[arg(long, hide = true, value_name = "WORK", conflicts_with = "kernel")]
     pub in_vm: Option<PathBuf>,
+    /// Start every launch from the same guest-memory state on a VM: stop free page
+    /// reporting for the run (root; restored afterwards, also on Ctrl-C) and touch a
+    /// heap-sized region once before the first launch. Also `comparable_memory: true`
+    #[arg(long)]
+    pub comparable_memory: bool,
 }
 
 #[derive(Debug, clap::Args)]

@@ -9,6 +9,7 @@ pub mod cli;
 mod env;
 pub mod error;
 mod jdks;
+mod preflight;
 mod profile;
 mod report;
 mod run;

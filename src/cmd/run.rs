@@ -10,6 +10,7 @@ use crate::analyze;
 use crate::cmd::checks::{check_cpus, check_label, check_memory, resolve_app, resolve_jdks};
 use crate::cmd::cli::RunArgs;
 use crate::cmd::error::{bad, exit};
+use crate::cmd::preflight;
 use crate::cmd::profile;
 use crate::cmd::vm;
 use crate::launch::interrupt::{self, Interrupt};
@@ -77,6 +78,10 @@ pub(crate) fn cmd_run(args: RunArgs) -> anyhow::Result<u8> {
         .install_signal_handlers()
         .context("installing the SIGINT/SIGTERM handlers")?;
     let _machine = lock::acquire_or_warn();
+    // Restored when dropped: at the end, on SIGINT/SIGTERM (the run returns), on a panic.
+    let comparable = args.comparable_memory || matrix.comparable_memory;
+    let (_reporting, comparable_memory) = preflight::comparable_memory(comparable, &matrix)?;
+    preflight::warn_about_the_machine(comparable);
     let started = std::time::SystemTime::now();
     let utc = humantime::format_rfc3339_seconds(started).to_string();
     let file_stamp: String = utc.chars().filter(|c| *c != '-' && *c != ':').collect();
@@ -99,6 +104,7 @@ pub(crate) fn cmd_run(args: RunArgs) -> anyhow::Result<u8> {
             env: Some(Environment::read()),
             vm: vm_shape.map(Box::new),
             cpu_placements,
+            comparable_memory,
         }))
         .context("writing the run header")?;
     if let Some(work) = &args.in_vm {
@@ -192,6 +198,10 @@ pub(crate) fn cmd_resume(args: &RunArgs, path: &Path) -> anyhow::Result<u8> {
     if let Some(work) = &args.in_vm {
         vm::note_result(work, &file.path)?;
     }
+    let comparable =
+        args.comparable_memory || matrix.comparable_memory || header.comparable_memory.is_some();
+    let (_reporting, _) = preflight::comparable_memory(comparable, &matrix)?;
+    preflight::warn_about_the_machine(comparable);
     let (mut store, dropped_tail) = StoreWriter::open_append(&file.path).map_err(bad)?;
     if let Some(tail) = &dropped_tail {
         eprintln!(
@@ -406,6 +416,9 @@ pub(crate) fn dry_run(
         && let Err(e) = memory::check(matrix, available)
     {
         println!("note: a real run on this machine would stop here: {e}");
+    }
+    if args.comparable_memory || matrix.comparable_memory {
+        println!("{}", preflight::comparable_memory_plan(matrix));
     }
     Ok(0)
 }

@@ -6,6 +6,7 @@ pub mod child;
 pub mod classfile;
 pub mod interrupt;
 pub mod jvmlog;
+pub mod machine_counters;
 pub mod perf;
 pub mod port;
 pub mod reference;
@@ -21,6 +22,7 @@ use crate::launch::agent::{Stamps, agent_arg, agent_arg_for_main, parse_stamps};
 use crate::launch::child::{die_with_the_runner, read_tail};
 use crate::launch::interrupt::{Interrupt, signal_name};
 use crate::launch::jvmlog::{JvmLog, unloggable, xlog_arg};
+use crate::launch::machine_counters::{MachineCounters, MachineWatch};
 use crate::launch::rusage::{ChildrenUsage, LaunchUsage};
 use crate::launch::server::{ServerPlan, ServerRun};
 use crate::matrix::app::App;
@@ -57,6 +59,9 @@ pub struct LaunchOutcome {
     pub jvm_log: Option<JvmLog>,
     /// A server launch (`app:` with `ready:`): ready, the workload, the stop.
     pub server: Option<ServerRun>,
+    /// What the whole machine did during the launch (see
+    /// [`crate::launch::machine_counters`]); `None` from launchers that do not read it.
+    pub machine: Option<MachineCounters>,
 }
 
 /// What a launch needs beyond the JVM flags.
@@ -108,6 +113,8 @@ pub struct JvmLauncher {
     jvm_log: bool,
     /// A command the JVM is started under (`perf record ... --`); empty: none.
     wrapper: Vec<String>,
+    /// The machine's counters around each launch, and the reading at the last reap.
+    watch: MachineWatch,
 }
 
 impl JvmLauncher {
@@ -127,6 +134,7 @@ impl JvmLauncher {
             app: None,
             jvm_log: false,
             wrapper: Vec::new(),
+            watch: MachineWatch::default(),
         })
     }
 
@@ -262,6 +270,7 @@ impl Launcher for JvmLauncher {
         }
         let oom_kills_before = oom_kills();
         outcome.started_at = utc_now_millis();
+        let machine_before = self.watch.before_spawn();
         let usage_before = ChildrenUsage::now();
         outcome.spawn_ns = Nanos::monotonic_now();
         let mut served_failure = None;
@@ -305,6 +314,7 @@ impl Launcher for JvmLauncher {
             .zip(oom_kills())
             .map(|(before, after)| after > before);
         outcome.rusage = Some(ChildrenUsage::now().since(&usage_before));
+        outcome.machine = Some(self.watch.after_reap(&machine_before));
         if self.jvm_log {
             outcome.jvm_log = Some(match xlog_arg(&log_path) {
                 Some(_) => JvmLog::read(&log_path),

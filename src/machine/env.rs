@@ -9,6 +9,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use crate::machine::guest::GuestInfo;
 use crate::machine::host::host_info;
 use crate::units::Bytes;
 
@@ -47,12 +48,19 @@ pub struct Environment {
     pub cgroup_memory_max: Option<String>,
     /// /sys/devices/system/cpu/cpu0/cpufreq/scaling_governor, when there is cpufreq.
     pub cpu_governor: Option<String>,
+    /// Virtualization, the balloon and its free page reporting, KSM (see
+    /// `machine/guest.rs`). Absent in files written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub guest: Option<GuestInfo>,
 }
 
 impl Environment {
     /// Reads this machine.
     pub fn read() -> Environment {
-        Environment::read_from(Path::new("/"))
+        Environment {
+            guest: Some(GuestInfo::read()),
+            ..Environment::read_from(Path::new("/"))
+        }
     }
 
     /// Reads a machine whose `/proc` and `/sys` are under `root` (tests use a fake tree).
@@ -96,6 +104,7 @@ impl Environment {
             cgroup_cpu_max: limit("cpu.max"),
             cgroup_memory_max: limit("memory.max"),
             cpu_governor: read("sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"),
+            guest: Some(GuestInfo::read_from(root)),
         }
     }
 
@@ -136,6 +145,24 @@ impl Environment {
             ("cgroup_cpu_max", opt(&self.cgroup_cpu_max)),
             ("cgroup_memory_max", opt(&self.cgroup_memory_max)),
             ("cpu_governor", opt(&self.cpu_governor)),
+            (
+                "virtualization",
+                self.guest
+                    .as_ref()
+                    .map_or_else(|| "-".to_owned(), GuestInfo::virtualization),
+            ),
+            (
+                "page_reporting",
+                self.guest
+                    .as_ref()
+                    .map_or_else(|| "-".to_owned(), GuestInfo::reporting_text),
+            ),
+            (
+                "ksm",
+                self.guest
+                    .as_ref()
+                    .map_or_else(|| "-".to_owned(), GuestInfo::ksm_text),
+            ),
         ]
     }
 

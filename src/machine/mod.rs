@@ -6,6 +6,8 @@
 pub mod calibrate;
 pub mod discover;
 pub mod env;
+pub mod guest;
+pub mod guest_memory;
 pub mod host;
 pub mod jdk;
 pub mod lock;

@@ -53,6 +53,9 @@ struct RawMatrix {
     /// Kernels to boot in a VM (virtme-ng) and run the matrix in, one after another.
     #[serde(default)]
     kernels: Option<crate::matrix::kernels::RawKernels>,
+    /// Keep guest memory in the guest for the run (`--comparable-memory`).
+    #[serde(default)]
+    comparable_memory: bool,
 }
 
 /// A checked matrix: every axis non-empty, every value valid.
@@ -83,6 +86,9 @@ pub struct Matrix {
     pub profile: bool,
     /// `kernels:`: each booted in a VM that runs the matrix; empty: run on this kernel.
     pub kernels: Vec<crate::matrix::kernels::KernelSpec>,
+    /// `comparable_memory: true`: every launch starts from the same guest-memory state
+    /// (see `machine/guest_memory.rs`); the same as `pretouch run --comparable-memory`.
+    pub comparable_memory: bool,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -172,6 +178,7 @@ impl Matrix {
             app: raw.app.map(|a| a.0),
             profile: raw.profile,
             kernels: raw.kernels.map(|k| k.0).unwrap_or_default(),
+            comparable_memory: raw.comparable_memory,
             warmup: raw.warmup,
             jvm_args: raw.jvm_args.0,
             variants: raw.variants.map(|v| v.0).unwrap_or_else(|| {

@@ -294,6 +294,8 @@ fn notes(cmp: &Comparison) -> Vec<String> {
     ));
     notes.extend(cmp.warnings.iter().map(|w| format!("warning: {w}")));
     notes.extend(run_to_run_notes(&cmp.run_to_run));
+    notes.extend(crate::render::disturbance::cell_notes(&cells));
+    notes.extend(cmp.machine_notes.iter().cloned());
     notes
 }
 
@@ -516,6 +518,9 @@ mod tests {
         warning: 1 launch(es) lie far from their cell's median (column out:
           modified z-score above 3.5); they are kept in every figure.
           --exclude-outliers leaves them out.
+        outlier: 6.18.0-vma-refcount 17.0.15+6 g1 1g default: round 7 with
+          pretouch 985 ms, median 332: no machine counters recorded (file
+          written before they were)
         ");
     }
 
@@ -533,6 +538,8 @@ mod tests {
         - `6.18.0-vma-refcount`: host vm, AMD EPYC 9B14, kernel 6.18.0, oldest run 2026-11-30T08:00:00Z
 
         > warning: 1 launch(es) lie far from their cell's median (column out: modified z-score above 3.5); they are kept in every figure. --exclude-outliers leaves them out.
+
+        > outlier: 6.18.0-vma-refcount 17.0.15+6 g1 1g default: round 7 with pretouch 985 ms, median 332: no machine counters recorded (file written before they were)
         ");
     }
 
@@ -629,7 +636,10 @@ mod tests {
                     "cost_q1_ms": 378.0416666666667,
                     "cost_q3_ms": 388.01666666666665,
                     "cost_max_ms": 393.4,
-                    "outliers": 0
+                    "outliers": 0,
+                    "disturbed": 0,
+                    "disturbances": "",
+                    "outlier_causes": ""
                   },
                   "change": null,
                   "not_compared": null
@@ -678,7 +688,10 @@ mod tests {
                     "cost_q1_ms": 279.98333333333335,
                     "cost_q3_ms": 288.6166666666667,
                     "cost_max_ms": 937.3,
-                    "outliers": 1
+                    "outliers": 1,
+                    "disturbed": 0,
+                    "disturbances": "",
+                    "outlier_causes": "round 7 with pretouch 985 ms, median 332: no machine counters recorded (file written before they were)"
                   },
                   "change": {
                     "ms": -99.09999999999997,
@@ -745,7 +758,10 @@ mod tests {
                     "cost_q1_ms": 390.8854166666667,
                     "cost_q3_ms": 401.25416666666666,
                     "cost_max_ms": 406.85,
-                    "outliers": 0
+                    "outliers": 0,
+                    "disturbed": 0,
+                    "disturbances": "",
+                    "outlier_causes": ""
                   },
                   "change": null,
                   "not_compared": null
@@ -794,7 +810,10 @@ mod tests {
                     "cost_q1_ms": 391.375,
                     "cost_q3_ms": 401.77,
                     "cost_max_ms": 407.38,
-                    "outliers": 0
+                    "outliers": 0,
+                    "disturbed": 0,
+                    "disturbances": "",
+                    "outlier_causes": ""
                   },
                   "change": {
                     "ms": 0.5024999999999977,

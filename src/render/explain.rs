@@ -356,6 +356,7 @@ mod tests {
             outliers_excluded: false,
             label_info: vec![],
             run_to_run: vec![],
+            machine_notes: vec![],
         }
     }
 

@@ -4,6 +4,7 @@
 pub mod calibration;
 pub mod common;
 pub mod compare;
+pub mod disturbance;
 pub mod explain;
 pub mod flamegraph;
 pub mod plot;

@@ -521,6 +521,7 @@ mod tests {
             outliers_excluded: false,
             label_info: Vec::new(),
             run_to_run: Vec::new(),
+            machine_notes: Vec::new(),
         };
         build(
             &report,

@@ -122,6 +122,7 @@ fn text(report: &Report) -> String {
     notes.extend(stop_lines(report).lines().map(str::to_owned));
     notes.extend(report.warnings.iter().map(|w| format!("warning: {w}")));
     notes.extend(run_to_run_notes(&report.run_to_run));
+    notes.extend(crate::render::disturbance::notes(report));
     for n in notes {
         out += &table::wrap(&n, 2);
     }
@@ -194,6 +195,7 @@ fn markdown(report: &Report) -> String {
     }
     notes.extend(report.warnings.iter().map(|w| format!("warning: {w}")));
     notes.extend(run_to_run_notes(&report.run_to_run));
+    notes.extend(crate::render::disturbance::notes(report));
     for n in notes {
         let _ = writeln!(out, "\n> {n}");
     }
@@ -320,6 +322,12 @@ mod tests {
           30 rounds: 95% interval [380.1, 389.0] ms, ±1.5%, within ±2%
         adaptive: 6.18.0-base 17.0.15+6 g1 1g default gc_threads=1 cpus=0: ran
           all 30 rounds: 95% interval [801.0, 870.2] ms, ±5.8%, wider than ±2%
+        outlier: 6.18.0-base 17.0.15+6 g1 1g default: round 7 with pretouch 1288
+          ms, median 435: no machine counters recorded (file written before they
+          were)
+        outlier: 6.18.0-base 17.0.15+6 g1 1g default gc_threads=1 cpus=0
+          app=com.example.Main: round 7 with pretouch 1288 ms, median 435: no
+          machine counters recorded (file written before they were)
         ");
     }
 
@@ -339,6 +347,10 @@ mod tests {
         - adaptive: 6.18.0-base 17.0.15+6 g1 1g default gc_threads=1 cpus=0: ran all 30 rounds: 95% interval [801.0, 870.2] ms, ±5.8%, wider than ±2%
 
         > warning: 2 launch(es) lie far from their cell's median (column out: modified z-score above 3.5); they are kept in every figure. --exclude-outliers leaves them out.
+
+        > outlier: 6.18.0-base 17.0.15+6 g1 1g default: round 7 with pretouch 1288 ms, median 435: no machine counters recorded (file written before they were)
+
+        > outlier: 6.18.0-base 17.0.15+6 g1 1g default gc_threads=1 cpus=0 app=com.example.Main: round 7 with pretouch 1288 ms, median 435: no machine counters recorded (file written before they were)
         ");
     }
 
@@ -373,6 +385,9 @@ mod tests {
           modified z-score above 3.5); they are kept in every figure.
           --exclude-outliers leaves them out.
         warning: results/x.jsonl:7: unreadable line skipped (EOF while parsing)
+        outlier: 6.18.0-base 17.0.15+6 g1 1g default: round 7 with pretouch 1288
+          ms, median 435: no machine counters recorded (file written before they
+          were)
         ");
     }
 
@@ -401,16 +416,18 @@ mod tests {
         > warning: 1 launch(es) lie far from their cell's median (column out: modified z-score above 3.5); they are kept in every figure. --exclude-outliers leaves them out.
 
         > warning: results/x.jsonl:7: unreadable line skipped (EOF while parsing)
+
+        > outlier: 6.18.0-base 17.0.15+6 g1 1g default: round 7 with pretouch 1288 ms, median 435: no machine counters recorded (file written before they were)
         ");
     }
 
     #[test]
     fn csv() {
-        insta::assert_snapshot!(render(&sample(), Format::Csv), @"
-        label,jdk,gc,heap,variant,runs,runs_on,runs_off,failed,median_on_ms,min_on_ms,max_on_ms,median_off_ms,min_off_ms,max_off_ms,pretouch_ms,first_failure,gc_threads,cpus,app,exec_to_agent_off_ms,exec_to_agent_on_ms,agent_to_init_off_ms,agent_to_init_on_ms,init_to_main_off_ms,init_to_main_on_ms,pretouch_faults,expected_faults,fault_rate_per_s,ceiling_per_s,ceiling_pct,jvm_pretouch_ms,jvm_genesis_growth_ms,untouched,untouched_reason,untouched_launches,rounds,cost_min_ms,cost_q1_ms,cost_q3_ms,cost_max_ms,outliers
-        6.18.0-base,17.0.15+6-Debian-1deb12u1,g1,1g,default,20,10,10,0,434.73625000000004,422.87,1288.0275,48.375,47.25,49.75,386.36125000000004,,auto,all,,,,,,,,,262144,,,,,,0,,,10,375.62,381.18354166666666,392.94645833333334,1240.5275,1
-        6.18.0-base,17.0.15+6-Debian-1deb12u1,parallel,2g,default,10,0,10,10,,,,50.125,49.0,51.5,,exited with code 1 before main(),auto,all,,,,,,,,,262144,,,,,,0,,,0,,,,,0
-        ");
+        insta::assert_snapshot!(render(&sample(), Format::Csv), @r#"
+        label,jdk,gc,heap,variant,runs,runs_on,runs_off,failed,median_on_ms,min_on_ms,max_on_ms,median_off_ms,min_off_ms,max_off_ms,pretouch_ms,first_failure,gc_threads,cpus,app,exec_to_agent_off_ms,exec_to_agent_on_ms,agent_to_init_off_ms,agent_to_init_on_ms,init_to_main_off_ms,init_to_main_on_ms,pretouch_faults,expected_faults,fault_rate_per_s,ceiling_per_s,ceiling_pct,jvm_pretouch_ms,jvm_genesis_growth_ms,untouched,untouched_reason,untouched_launches,rounds,cost_min_ms,cost_q1_ms,cost_q3_ms,cost_max_ms,outliers,disturbed,disturbances,outlier_causes
+        6.18.0-base,17.0.15+6-Debian-1deb12u1,g1,1g,default,20,10,10,0,434.73625000000004,422.87,1288.0275,48.375,47.25,49.75,386.36125000000004,,auto,all,,,,,,,,,262144,,,,,,0,,,10,375.62,381.18354166666666,392.94645833333334,1240.5275,1,0,,"round 7 with pretouch 1288 ms, median 435: no machine counters recorded (file written before they were)"
+        6.18.0-base,17.0.15+6-Debian-1deb12u1,parallel,2g,default,10,0,10,10,,,,50.125,49.0,51.5,,exited with code 1 before main(),auto,all,,,,,,,,,262144,,,,,,0,,,0,,,,,0,0,,
+        "#);
     }
 
     #[test]
@@ -460,7 +477,10 @@ mod tests {
               "cost_q1_ms": 381.18354166666666,
               "cost_q3_ms": 392.94645833333334,
               "cost_max_ms": 1240.5275,
-              "outliers": 1
+              "outliers": 1,
+              "disturbed": 0,
+              "disturbances": "",
+              "outlier_causes": "round 7 with pretouch 1288 ms, median 435: no machine counters recorded (file written before they were)"
             },
             {
               "label": "6.18.0-base",
@@ -504,7 +524,10 @@ mod tests {
               "cost_q1_ms": null,
               "cost_q3_ms": null,
               "cost_max_ms": null,
-              "outliers": 0
+              "outliers": 0,
+              "disturbed": 0,
+              "disturbances": "",
+              "outlier_causes": ""
             }
           ],
           "labels": [

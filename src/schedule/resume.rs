@@ -252,6 +252,7 @@ mod tests {
             env: None,
             vm: None,
             cpu_placements: Vec::new(),
+            comparable_memory: None,
         }
     }
 
@@ -286,6 +287,7 @@ mod tests {
             rusage: None,
             jvm_log: None,
             server: None,
+            machine: None,
         }
     }
 

@@ -131,6 +131,7 @@ pub fn launch_one(
         rusage: outcome.rusage,
         jvm_log: outcome.jvm_log,
         server: outcome.server.map(Box::new),
+        machine: outcome.machine,
     };
     store.append(&Record::Launch(record.clone()))?;
     observer.event(Event::LaunchFinished {

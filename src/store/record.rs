@@ -7,9 +7,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::launch::agent::Stamps;
 use crate::launch::jvmlog::JvmLog;
+use crate::launch::machine_counters::MachineCounters;
 use crate::launch::rusage::LaunchUsage;
 use crate::launch::server::ServerRun;
 use crate::machine::env::Environment;
+use crate::machine::guest_memory::ComparableMemory;
 use crate::machine::jdk::Jdk;
 use crate::machine::vm::VmShape;
 use crate::matrix::Gc;
@@ -75,6 +77,11 @@ pub struct RunHeader {
     /// files written before it was recorded.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub cpu_placements: Vec<crate::machine::topology::Placement>,
+    /// What `--comparable-memory` (or `comparable_memory: true`) did before the first
+    /// launch: free page reporting stopped for the run, a heap-sized region touched.
+    /// Absent when the option was not used.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub comparable_memory: Option<ComparableMemory>,
 }
 
 /// The machine a run was taken on (read by `machine::host`), stored in the run header.
@@ -167,6 +174,13 @@ pub struct LaunchRecord {
     /// grace) and when the port was free again. Absent for other launches.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server: Option<Box<ServerRun>>,
+    /// What the whole machine did while this JVM ran: CPU time by state (steal, other
+    /// processes), selected /proc/vmstat counters, PSI stalls, the JVM's context
+    /// switches, the idle gap before it and the memory handed back to the hypervisor
+    /// (see `launch/machine_counters.rs`). A counter the kernel lacks is absent inside
+    /// it; the whole field is absent in files written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine: Option<MachineCounters>,
 }
 
 impl LaunchRecord {

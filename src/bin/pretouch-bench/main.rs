@@ -39,6 +39,10 @@ enum Command {
         /// [default: JAVA_HOME, then java on PATH]
         #[arg(long)]
         jdk: Option<String>,
+        /// Stop free page reporting during the hyperfine comparison, both tools alike
+        /// (root; restored afterwards)
+        #[arg(long)]
+        comparable_memory: bool,
     },
     /// Median time-to-main without the agent, with it, and as pretouch measures it
     AgentOverhead(overhead::Args),
@@ -85,11 +89,15 @@ fn main() -> ExitCode {
 
 fn run(command: Command) -> anyhow::Result<()> {
     match command {
-        Command::All { jdk } => {
+        Command::All {
+            jdk,
+            comparable_memory,
+        } => {
             runs::print_machine(jdk.as_deref())?;
             overhead::run(&overhead::Args::default())?;
             versus::run(&versus::Args {
                 jdk: jdk.clone(),
+                comparable_memory,
                 ..versus::Args::default()
             })?;
             accuracy::run(&accuracy::Args {

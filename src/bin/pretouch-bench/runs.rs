@@ -79,6 +79,9 @@ pub struct CostFigures {
     pub rel_spread: f64,
     /// Half-width of the 95% Mann-Whitney interval of the cost, in % of the cost.
     pub ci_half_pct: f64,
+    /// The same half-width in ms: the unit two tools with different figures (exec to
+    /// main, or the whole process) can be compared in.
+    pub ci_half_ms: f64,
 }
 
 pub fn cost_figures(on: &[f64], off: &[f64]) -> anyhow::Result<CostFigures> {
@@ -89,6 +92,7 @@ pub fn cost_figures(on: &[f64], off: &[f64]) -> anyhow::Result<CostFigures> {
         cost: shift.estimate,
         rel_spread: (q3 - q1) / median(on).unwrap_or(f64::NAN),
         ci_half_pct: (shift.high - shift.low) / 2.0 / shift.estimate.abs() * 100.0,
+        ci_half_ms: (shift.high - shift.low) / 2.0,
     })
 }
 

@@ -1,7 +1,13 @@
 //! pretouch against hyperfine on the same pair of configurations (with and without
 //! pretouch), the same number of launches each: wall time, the pretouch cost, its
-//! spread and 95% interval, and the time each would need for a +-5% interval. Also the
+//! spread and 95% interval, and the time each would need for a 95% interval of the
+//! same half-width in ms. The same unit for both: the two figures differ (pretouch's
+//! ends at main(), hyperfine's includes the JVM's exit and the heap's teardown), so a
+//! width in % of each tool's own figure would compare different quantities. Also the
 //! runner's overhead: its wall time over the sum of its launches' own wall times.
+//!
+//! With `--comparable-memory` (root, on a VM with free page reporting) the benchmark
+//! stops free page reporting for its whole duration, both tools alike, and restores it.
 
 use std::time::Instant;
 
@@ -28,6 +34,13 @@ pub struct Args {
     /// drift of a shared machine falls on both tools alike
     #[arg(long, default_value_t = 4)]
     pub blocks: usize,
+    /// The interval half-width both tools are timed to, ms
+    #[arg(long, default_value_t = 10.0)]
+    pub half_width_ms: f64,
+    /// Stop free page reporting for the whole comparison, both tools alike (root; see
+    /// `pretouch run --comparable-memory`)
+    #[arg(long)]
+    pub comparable_memory: bool,
 }
 
 impl Default for Args {
@@ -37,12 +50,11 @@ impl Default for Args {
             heap: "2g".into(),
             runs: 5,
             blocks: 4,
+            half_width_ms: 10.0,
+            comparable_memory: false,
         }
     }
 }
-
-/// The interval half-width the comparison asks for, in %.
-const TARGET_PCT: f64 = 5.0;
 
 struct ToolFigures {
     wall_s: f64,
@@ -51,13 +63,16 @@ struct ToolFigures {
 }
 
 impl ToolFigures {
-    /// Launches scale with the square of the interval's width.
-    fn launches_for_target(&self) -> f64 {
-        self.figures.n as f64 * (self.figures.ci_half_pct / TARGET_PCT).powi(2)
+    /// Launches a setting needs for a 95% interval of +-`half_ms`: the width of the
+    /// interval shrinks with the square root of the launches.
+    fn launches_for(&self, half_ms: f64) -> f64 {
+        self.figures.n as f64 * (self.figures.ci_half_ms / half_ms).powi(2)
     }
 
-    fn seconds_for_target(&self) -> f64 {
-        self.wall_s / self.launches as f64 * 2.0 * self.launches_for_target()
+    /// Seconds of this tool's own pace (wall time a launch, warm-ups included) for
+    /// those launches, both settings.
+    fn seconds_for(&self, half_ms: f64) -> f64 {
+        self.wall_s / self.launches as f64 * 2.0 * self.launches_for(half_ms)
     }
 }
 
@@ -68,6 +83,10 @@ struct Pool {
     off: Vec<f64>,
     wall_s: f64,
     launches: usize,
+    /// pretouch's counted launches whose machine counters show a disturbance.
+    disturbed: usize,
+    /// pretouch's counted launches.
+    counted: usize,
 }
 
 impl Pool {
@@ -85,6 +104,26 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     let heap = &args.heap;
     let n = args.runs;
     let classes = ReferenceClasses::new()?;
+    // Held for the whole comparison: both tools see the same guest-memory state.
+    let _reporting = if args.comparable_memory {
+        use pretouch::machine::guest::GuestInfo;
+        use pretouch::machine::guest_memory::{Knob, hold};
+        let heap_bytes = pretouch::matrix::HeapSize::parse(heap)
+            .map_err(|e| anyhow::anyhow!("--heap {heap}: {e}"))?
+            .bytes;
+        let cpus = pretouch::matrix::cpuset::available().map_or(1, |c| c.len());
+        let (guard, record) = hold(
+            &Knob::default(),
+            &GuestInfo::read(),
+            heap_bytes,
+            cpus,
+            |_| (),
+        )?;
+        println!("   --comparable-memory, for both tools: {}", record.note);
+        guard
+    } else {
+        None
+    };
     let (mut p, mut h) = (Pool::default(), Pool::default());
     let mut launch_wall_s = 0.0;
     for block in 0..args.blocks {
@@ -123,24 +162,39 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     println!(
         "   pretouch: time from exec to main(); hyperfine -N: whole process (exit and heap teardown included)"
     );
+    let half = args.half_width_ms;
+    let target = format!("+-{half:.0}ms");
     println!(
-        "   {:<10} {:>7} {:>10} {:>11} {:>10} {:>12} {:>13}",
-        "tool", "wall s", "cost ms", "IQR/median", "95% CI +-", "launches +-5%", "time +-5% (s)"
+        "   {:<10} {:>7} {:>8} {:>11} {:>13} {:>10} {:>10}",
+        "tool",
+        "wall s",
+        "cost ms",
+        "IQR/median",
+        "95% CI +-ms",
+        format!("n {target}"),
+        format!("s {target}")
     );
     for (name, t) in [("pretouch", &pretouch), ("hyperfine", &hyperfine)] {
         println!(
-            "   {name:<10} {:>7.1} {:>10.1} {:>10.1}% {:>9.1}% {:>12.0} {:>13.1}",
+            "   {name:<10} {:>7.1} {:>8.1} {:>10.1}% {:>13} {:>10.0} {:>10.1}",
             t.wall_s,
             t.figures.cost,
             t.figures.rel_spread * 100.0,
-            t.figures.ci_half_pct,
-            t.launches_for_target().max(1.0),
-            t.seconds_for_target()
+            format!(
+                "{:.1} ({:.1}%)",
+                t.figures.ci_half_ms, t.figures.ci_half_pct
+            ),
+            t.launches_for(half).max(1.0),
+            t.seconds_for(half)
         );
     }
     println!(
-        "   time to a +-5% interval, pretouch / hyperfine = {:.2} (goal <= 0.6)",
-        pretouch.seconds_for_target() / hyperfine.seconds_for_target()
+        "   time to a 95% interval of +-{half} ms, pretouch / hyperfine = {:.2} (goal <= 0.6)",
+        pretouch.seconds_for(half) / hyperfine.seconds_for(half)
+    );
+    println!(
+        "   pretouch's launches disturbed by the machine (analyze/disturbance.rs): {} of {}",
+        p.disturbed, p.counted
     );
     println!(
         "   plain wall time for the same launches, pretouch / hyperfine = {:.2} (goal <= 1.05)\n",
@@ -169,6 +223,8 @@ fn pretouch_block(jdk: &Jdk, heap: &str, n: usize, pool: &mut Pool) -> anyhow::R
     }
     pool.wall_s += run.wall.as_secs_f64();
     pool.launches += run.file.launches.len();
+    pool.disturbed += run.report.cells.iter().map(|c| c.disturbed).sum::<usize>();
+    pool.counted += run.report.cells.iter().map(|c| c.runs).sum::<usize>();
     Ok(run
         .file
         .launches

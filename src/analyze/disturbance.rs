@@ -1,0 +1,610 @@
+//! Stage 5, analysis: why a launch was slow, from what the machine did meanwhile (the
+//! counters of `launch/machine_counters.rs` and the JVM's rusage). Each launch is
+//! compared with the median of its cell and setting: the kernel under test does the
+//! same work in every launch of a cell, so what differs is the machine: the host took
+//! memory back (free page reporting), another guest stole the vCPU, other processes
+//! took CPU, THP fell back, the allocator compacted or reclaimed.
+//!
+//! The causes are likely, not proven: a counter says what happened during the launch,
+//! not that it made this launch slow. Thresholds are set well above the noise of
+//! undisturbed launches on the development VM (10 ms tick resolution of /proc/stat).
+
+use std::collections::BTreeMap;
+
+use crate::launch::machine_counters::MachineCounters;
+use crate::stats::summarize;
+use crate::store::LaunchRecord;
+
+const MIB: u64 = 1 << 20;
+/// Memory handed to the host in a gap that predicts a slow next launch (research on the
+/// development VM: above ~200 MiB every 2g THP launch was slow; 64 MiB leaves margin).
+const REPORTED_MIN: u64 = 64 * MIB;
+
+/// One counted launch of a cell, as the cell's analysis sees it.
+pub struct Judged<'a> {
+    pub record: &'a LaunchRecord,
+    /// Time to main(), ms.
+    pub ms: f64,
+    /// Flagged as an outlier within its cell and setting.
+    pub outlier: bool,
+    /// The file the launch is in: its header says whether free page reporting was on.
+    pub reporting_on: bool,
+}
+
+/// What the cell's launches say about disturbances.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CellDisturbance {
+    /// Counted launches with at least one cause.
+    pub disturbed: usize,
+    /// Each kind of cause and how many launches had it, e.g. `memory returned to host 3,
+    /// other processes 2`.
+    pub summary: String,
+    /// Each outlier launch and its causes: `round 3 with pretouch 2437 ms: idle 12 s
+    /// before: memory returned to host (1960 MiB reported)`, `; `-separated.
+    pub outlier_causes: String,
+    /// The same, one entry per outlier, for the text report.
+    pub outliers: Vec<String>,
+}
+
+/// The medians a launch is compared with: its cell and setting.
+#[derive(Debug, Clone, Copy, Default)]
+struct Peers {
+    stime_ms: Option<f64>,
+    faults: Option<f64>,
+    other_ms: Option<f64>,
+    thp_fallback: Option<f64>,
+    compact_stall: Option<f64>,
+    involuntary: Option<f64>,
+}
+
+fn median(values: impl Iterator<Item = f64>) -> Option<f64> {
+    let v: Vec<f64> = values.collect();
+    summarize(&v).map(|s| s.median)
+}
+
+/// Busy CPU time of other processes during the launch, ms.
+fn other_ms(r: &LaunchRecord) -> Option<f64> {
+    let m = r.machine.as_ref()?;
+    let jvm = r
+        .rusage
+        .map(|u| crate::units::Nanos(u.utime_ns.0 + u.stime_ns.0))?;
+    m.other_busy(jvm).map(|n| n.as_ms())
+}
+
+fn peers(launches: &[&LaunchRecord]) -> Peers {
+    let vm = |name: &'static str| {
+        median(
+            launches
+                .iter()
+                .filter_map(|r| r.machine.as_ref()?.vm(name).map(|v| v as f64)),
+        )
+    };
+    Peers {
+        stime_ms: median(
+            launches
+                .iter()
+                .filter_map(|r| r.rusage.map(|u| u.stime_ns.as_ms())),
+        ),
+        faults: median(
+            launches
+                .iter()
+                .filter_map(|r| r.rusage.map(|u| u.minflt as f64)),
+        ),
+        other_ms: median(launches.iter().filter_map(|r| other_ms(r))),
+        thp_fallback: vm("thp_fault_fallback"),
+        compact_stall: vm("compact_stall"),
+        involuntary: median(
+            launches
+                .iter()
+                .filter_map(|r| r.machine.as_ref()?.involuntary_switches.map(|v| v as f64)),
+        ),
+    }
+}
+
+fn secs(ns: u64) -> String {
+    let s = ns as f64 / 1e9;
+    if s < 10.0 {
+        format!("{s:.1} s")
+    } else {
+        format!("{s:.0} s")
+    }
+}
+
+/// The likely causes of one launch's time, each a short phrase starting with the
+/// cause's kind (`steal`, `other processes`, `memory returned to host`, ...); empty when
+/// no counter stands out. `reporting_on`: free page reporting was on for the run.
+fn causes_against(r: &LaunchRecord, p: &Peers, reporting_on: bool) -> Vec<String> {
+    let Some(m) = &r.machine else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let idle = m
+        .idle_before_ns
+        .filter(|n| n.0 >= 2_000_000_000)
+        .map(|n| format!("idle {} before: ", secs(n.0)))
+        .unwrap_or_default();
+    // The host took memory back: counted where the kernel counts it, else read from the
+    // JVM's system time (the host's faults are charged to the guest's clear_page).
+    let reported = m.reported_before.filter(|b| b.0 >= REPORTED_MIN);
+    let during = m.reported_during.filter(|b| b.0 >= REPORTED_MIN);
+    if let Some(b) = reported {
+        out.push(format!(
+            "{idle}memory returned to host ({} MiB reported)",
+            b.0 / MIB
+        ));
+    } else if let Some(b) = during {
+        out.push(format!(
+            "memory returned to host ({} MiB reported during the launch)",
+            b.0 / MIB
+        ));
+    } else if let (Some(u), Some(median_stime), Some(median_faults)) =
+        (r.rusage, p.stime_ms, p.faults)
+    {
+        let stime = u.stime_ns.as_ms();
+        let same_faults = (u.minflt as f64) <= median_faults * 1.25 + 1000.0;
+        if reporting_on && same_faults && stime >= 2.0 * median_stime + 50.0 {
+            out.push(format!(
+                "{idle}memory returned to host (system CPU {} against {} in its cell, as many faults)",
+                secs((stime * 1e6) as u64),
+                secs((median_stime * 1e6) as u64)
+            ));
+        }
+    }
+    if let Some(cpu) = m.cpu {
+        let steal = cpu.steal_ns.as_ms();
+        if steal >= 20.0 {
+            out.push(format!("steal {steal:.0} ms"));
+        }
+    }
+    if let (Some(other), Some(cpu)) = (other_ms(r), m.cpu) {
+        // More than the cell's other launches saw, or a quarter of all CPU time: on a
+        // machine busy throughout, every launch shares it, and each says so.
+        let typical = p.other_ms.unwrap_or(0.0);
+        let all = (cpu.busy().0 + cpu.idle_ns.0 + cpu.iowait_ns.0 + cpu.steal_ns.0) as f64 / 1e6;
+        if other >= 50.0 && (other >= 1.5 * typical + 20.0 || other >= 0.25 * all) {
+            out.push(format!("other processes {other:.0} ms CPU"));
+        }
+    }
+    if let (Some(n), Some(median)) = (m.involuntary_switches, p.involuntary)
+        && n as f64 >= 3.0 * median + 100.0
+    {
+        out.push(format!("preempted {n} times"));
+    }
+    let more = |name: &str, typical: Option<f64>| {
+        m.vm(name)
+            .filter(|&n| n > 0 && n as f64 > typical.unwrap_or(0.0) * 1.5)
+    };
+    if let Some(n) = more("thp_fault_fallback", p.thp_fallback) {
+        out.push(format!("THP fallback {n}"));
+    }
+    if let Some(n) = more("compact_stall", p.compact_stall) {
+        out.push(format!("compaction stalls {n}"));
+    }
+    let scanned = m.vm("pgscan_direct").unwrap_or(0);
+    if m.allocstalls().unwrap_or(0) > 0 || scanned > 0 {
+        out.push(format!("direct reclaim ({scanned} pages scanned)"));
+    }
+    let swapped = m.vm("pswpin").unwrap_or(0) + m.vm("pswpout").unwrap_or(0);
+    if swapped > 0 {
+        out.push(format!("swap {swapped} pages"));
+    }
+    if let Some(us) = m.psi_us.get("memory_some")
+        && *us >= 10_000
+    {
+        out.push(format!("memory pressure stall {} ms", us / 1000));
+    }
+    out
+}
+
+/// The kind of a cause: its words before any figure or parenthesis.
+fn kind(cause: &str) -> &str {
+    let cause = cause.split_once(": ").map_or(cause, |(_, c)| c);
+    let end = cause
+        .find(|c: char| c.is_ascii_digit() || c == '(')
+        .unwrap_or(cause.len());
+    cause[..end].trim()
+}
+
+/// Judges a cell's counted launches: which were disturbed, by what, and the likely cause
+/// of each outlier.
+pub fn judge_cell(launches: &[Judged<'_>]) -> CellDisturbance {
+    let mut by_setting: BTreeMap<bool, Vec<&LaunchRecord>> = BTreeMap::new();
+    for j in launches {
+        by_setting
+            .entry(j.record.pretouch)
+            .or_default()
+            .push(j.record);
+    }
+    let peer: BTreeMap<bool, Peers> = by_setting
+        .iter()
+        .map(|(setting, records)| (*setting, peers(records)))
+        .collect();
+    let median_ms: BTreeMap<bool, Option<f64>> = [false, true]
+        .into_iter()
+        .map(|s| {
+            (
+                s,
+                median(
+                    launches
+                        .iter()
+                        .filter(|j| j.record.pretouch == s)
+                        .map(|j| j.ms),
+                ),
+            )
+        })
+        .collect();
+    let mut result = CellDisturbance::default();
+    let mut kinds: BTreeMap<String, usize> = BTreeMap::new();
+    for j in launches {
+        let p = peer.get(&j.record.pretouch).copied().unwrap_or_default();
+        let causes = causes_against(j.record, &p, j.reporting_on);
+        if !causes.is_empty() {
+            result.disturbed += 1;
+            let mut seen: Vec<&str> = causes.iter().map(|c| kind(c)).collect();
+            seen.dedup();
+            for k in seen {
+                *kinds.entry(k.to_owned()).or_default() += 1;
+            }
+        }
+        if j.outlier {
+            let setting = if j.record.pretouch { "with" } else { "without" };
+            let median = median_ms[&j.record.pretouch]
+                .map(|m| format!(", median {m:.0}"))
+                .unwrap_or_default();
+            let why = if !causes.is_empty() {
+                causes.join(", ")
+            } else if j.record.machine.is_none() {
+                "no machine counters recorded (file written before they were)".to_owned()
+            } else {
+                "no machine counter explains it".to_owned()
+            };
+            result.outliers.push(format!(
+                "round {} {setting} pretouch {:.0} ms{median}: {why}",
+                j.record.round, j.ms
+            ));
+        }
+    }
+    let mut kinds: Vec<(String, usize)> = kinds.into_iter().collect();
+    kinds.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    result.summary = kinds
+        .iter()
+        .map(|(k, n)| format!("{k} {n}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    result.outlier_causes = result.outliers.join("; ");
+    result
+}
+
+/// The causes of one launch against the given cell-mates (same cell and setting), for
+/// callers that judge a single launch (the scheduler's re-runs, tests).
+pub fn causes(r: &LaunchRecord, cell_mates: &[&LaunchRecord], reporting_on: bool) -> Vec<String> {
+    causes_against(r, &peers(cell_mates), reporting_on)
+}
+
+/// Whether a record's counters are present at all (files of older versions lack them).
+pub fn has_counters(r: &LaunchRecord) -> bool {
+    r.machine
+        .as_ref()
+        .is_some_and(|m: &MachineCounters| m.cpu.is_some())
+}
+
+/// What the machine was during each label's runs, where it matters for the numbers:
+/// free page reporting on, a VM. One note per label and kind, oldest label first.
+pub fn machine_notes(results: &crate::store::Results) -> Vec<String> {
+    let mut notes = Vec::new();
+    let mut files: Vec<_> = results.files.iter().collect();
+    files.sort_by(|a, b| a.header.started_at.cmp(&b.header.started_at));
+    let mut seen: Vec<(String, &'static str)> = Vec::new();
+    let mut note = |label: &str, kind: &'static str, text: String| {
+        if !seen.iter().any(|(l, k)| l == label && *k == kind) {
+            seen.push((label.to_owned(), kind));
+            notes.push(text);
+        }
+    };
+    for f in files {
+        let label = &f.header.label;
+        if let Some(cm) = &f.header.comparable_memory {
+            note(
+                label,
+                "comparable",
+                format!("machine: {label} ran with --comparable-memory: {}", cm.note),
+            );
+        }
+        let Some(guest) = f.header.env.as_ref().and_then(|e| e.guest.as_ref()) else {
+            continue;
+        };
+        if guest.reporting_on() {
+            note(
+                label,
+                "reporting",
+                format!(
+                    "machine: {label} ran on a VM whose free page reporting was on ({}): memory freed between launches went back to the host, and launches that touched it again paid the host's faults too; cells marked disturbed show where. `pretouch run --comparable-memory` (root) keeps guest memory in the guest for a run.",
+                    guest.virtualization()
+                ),
+            );
+        } else if guest.hypervisor_flag {
+            note(
+                label,
+                "vm",
+                format!(
+                    "machine: {label} ran on a VM ({}; free page reporting: {}).",
+                    guest.virtualization(),
+                    guest.reporting_text()
+                ),
+            );
+        }
+    }
+    notes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::launch::machine_counters::CpuTime;
+    use crate::launch::rusage::LaunchUsage;
+    use crate::units::{Bytes, Nanos};
+
+    fn ms(v: f64) -> Nanos {
+        Nanos((v * 1e6) as u64)
+    }
+
+    /// A G1 2g THP launch with pretouch as the development VM makes it when nothing
+    /// disturbs it: 0.3 s system CPU, 8k faults, a little other load, no steal.
+    fn launch_record(round: u32, pretouch: bool, ms: f64) -> LaunchRecord {
+        use crate::fixtures::{FakeCell, file, host};
+        let f = file(
+            "k",
+            "t",
+            host("vm"),
+            &[FakeCell {
+                gc: crate::matrix::Gc::G1,
+                heap: "2g",
+                rounds: &[(ms, ms)],
+            }],
+        );
+        let mut l = f.launches[usize::from(pretouch)].clone();
+        l.round = round;
+        l
+    }
+
+    fn quiet(round: u32) -> LaunchRecord {
+        let mut l = launch_record(round, true, 160.0);
+        l.rusage = Some(LaunchUsage {
+            minflt: 8000,
+            majflt: 0,
+            utime_ns: ms(40.0),
+            stime_ns: ms(300.0),
+            maxrss: None,
+        });
+        let mut vmstat = BTreeMap::new();
+        vmstat.insert("thp_fault_alloc".to_owned(), 1068);
+        vmstat.insert("thp_fault_fallback".to_owned(), 0);
+        vmstat.insert("compact_stall".to_owned(), 0);
+        l.machine = Some(MachineCounters {
+            idle_before_ns: Some(ms(60.0)),
+            cpu: Some(CpuTime {
+                user_ns: ms(60.0),
+                system_ns: ms(310.0),
+                steal_ns: ms(0.0),
+                ..CpuTime::default()
+            }),
+            vmstat,
+            involuntary_switches: Some(40),
+            reported_before: Some(Bytes(0)),
+            reported_during: Some(Bytes(0)),
+            ..MachineCounters::default()
+        });
+        l
+    }
+
+    fn cell(slow: LaunchRecord, slow_ms: f64, reporting_on: bool) -> CellDisturbance {
+        let quiet: Vec<LaunchRecord> = (0..9).map(quiet).collect();
+        let mut judged: Vec<Judged<'_>> = quiet
+            .iter()
+            .map(|r| Judged {
+                record: r,
+                ms: 160.0,
+                outlier: false,
+                reporting_on,
+            })
+            .collect();
+        judged.push(Judged {
+            record: &slow,
+            ms: slow_ms,
+            outlier: true,
+            reporting_on,
+        });
+        judge_cell(&judged)
+    }
+
+    #[test]
+    fn quiet_launches_have_no_cause() {
+        let d = cell(quiet(9), 170.0, true);
+        assert_eq!(d.disturbed, 0);
+        assert_eq!(
+            d.outlier_causes,
+            "round 9 with pretouch 170 ms, median 160: no machine counter explains it"
+        );
+    }
+
+    #[test]
+    fn memory_returned_to_host_counted_by_the_kernel() {
+        let mut slow = quiet(9);
+        let m = slow.machine.as_mut().unwrap();
+        m.idle_before_ns = Some(ms(12_300.0));
+        m.reported_before = Some(Bytes(1960 * MIB));
+        slow.rusage.as_mut().unwrap().stime_ns = ms(4750.0);
+        let d = cell(slow, 2437.0, true);
+        assert_eq!(d.disturbed, 1);
+        assert_eq!(
+            d.outliers,
+            [
+                "round 9 with pretouch 2437 ms, median 160: idle 12 s before: memory returned to host (1960 MiB reported)"
+            ]
+        );
+        assert_eq!(d.summary, "memory returned to host 1");
+    }
+
+    #[test]
+    fn memory_returned_to_host_read_from_system_time() {
+        let mut slow = quiet(9);
+        let m = slow.machine.as_mut().unwrap();
+        m.idle_before_ns = None;
+        m.reported_before = None;
+        m.reported_during = None;
+        slow.rusage.as_mut().unwrap().stime_ns = ms(4750.0);
+        let d = cell(slow.clone(), 2437.0, true);
+        assert!(
+            d.outlier_causes.ends_with(
+                "memory returned to host (system CPU 4.8 s against 0.3 s in its cell, as many faults)"
+            ),
+            "{d:?}"
+        );
+        // Without free page reporting, more system time is not blamed on the host.
+        assert_eq!(cell(slow.clone(), 2437.0, false).disturbed, 0);
+        // Nor with many more faults: the JVM did more work.
+        slow.rusage.as_mut().unwrap().minflt = 500_000;
+        assert_eq!(cell(slow, 2437.0, true).disturbed, 0);
+    }
+
+    #[test]
+    fn steal_other_processes_and_the_allocator() {
+        let mut slow = quiet(9);
+        let m = slow.machine.as_mut().unwrap();
+        let cpu = m.cpu.as_mut().unwrap();
+        cpu.steal_ns = ms(84.0);
+        // The JVM used 340 ms; the machine was busy for 650 ms.
+        cpu.user_ns = ms(340.0);
+        m.vmstat.insert("thp_fault_fallback".into(), 412);
+        m.vmstat.insert("compact_stall".into(), 30);
+        m.vmstat.insert("allocstall_movable".into(), 2);
+        m.vmstat.insert("pgscan_direct".into(), 5000);
+        m.involuntary_switches = Some(900);
+        let d = cell(slow, 900.0, true);
+        assert_eq!(
+            d.outliers,
+            [
+                "round 9 with pretouch 900 ms, median 160: steal 84 ms, other processes 310 ms CPU, preempted 900 times, THP fallback 412, compaction stalls 30, direct reclaim (5000 pages scanned)"
+            ]
+        );
+        assert_eq!(
+            d.summary,
+            "THP fallback 1, compaction stalls 1, direct reclaim 1, other processes 1, preempted 1, steal 1"
+        );
+    }
+
+    #[test]
+    fn a_machine_busy_throughout_disturbs_every_launch() {
+        // Every launch shares the CPUs with a build: 600 ms of other work in a launch
+        // that had 1000 ms of CPU time on all CPUs. Nothing stands out, yet each is
+        // disturbed.
+        let busy = |round| {
+            let mut l = quiet(round);
+            let cpu = l.machine.as_mut().unwrap().cpu.as_mut().unwrap();
+            cpu.user_ns = ms(640.0);
+            cpu.idle_ns = ms(50.0);
+            l
+        };
+        let launches: Vec<LaunchRecord> = (0..10).map(busy).collect();
+        let judged: Vec<Judged<'_>> = launches
+            .iter()
+            .map(|r| Judged {
+                record: r,
+                ms: if r.round == 9 { 170.0 } else { 160.0 },
+                outlier: r.round == 9,
+                reporting_on: true,
+            })
+            .collect();
+        let d = judge_cell(&judged);
+        assert_eq!(d.disturbed, 10, "{d:?}");
+        assert!(
+            d.outlier_causes.ends_with("other processes 610 ms CPU"),
+            "{d:?}"
+        );
+    }
+
+    #[test]
+    fn old_records_say_they_have_no_counters() {
+        let mut slow = quiet(9);
+        slow.machine = None;
+        let d = cell(slow, 900.0, true);
+        assert!(
+            d.outlier_causes
+                .ends_with("no machine counters recorded (file written before they were)")
+        );
+        assert!(!has_counters(&launch_record(0, true, 1.0)));
+    }
+
+    /// Through the whole report: a result file whose slow launch came after the host
+    /// took memory back, read by `analyze::build`, printed in every format.
+    #[test]
+    fn the_report_carries_the_cause_in_every_format() {
+        use crate::fixtures::{FakeCell, file, host, rounds};
+        use crate::render::common::Format;
+        let g1 = rounds(48.0, 430.0, true);
+        let mut f = file(
+            "base",
+            "2026-11-30T07:00:00Z",
+            host("vm"),
+            &[FakeCell {
+                gc: crate::matrix::Gc::G1,
+                heap: "1g",
+                rounds: &g1,
+            }],
+        );
+        let env = crate::machine::env::Environment {
+            guest: Some(crate::machine::guest::GuestInfo {
+                hypervisor_flag: true,
+                balloon: true,
+                balloon_reporting: true,
+                page_reporting_order: Some(9),
+                max_page_order: Some(10),
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        f.header.env = Some(env);
+        for l in &mut f.launches {
+            let q = quiet(l.round);
+            l.rusage = q.rusage;
+            l.machine = q.machine;
+            if l.round == 7 && l.pretouch {
+                let m = l.machine.as_mut().unwrap();
+                m.idle_before_ns = Some(ms(20_000.0));
+                m.reported_before = Some(Bytes(2000 * MIB));
+            }
+        }
+        let results = crate::store::Results {
+            files: vec![f],
+            ..Default::default()
+        };
+        let report = crate::analyze::build(&results);
+        let cause = "round 7 with pretouch 1284 ms, median 433: idle 20 s before: memory returned to host (2000 MiB reported)";
+        assert_eq!(report.cells[0].outlier_causes, cause);
+        assert_eq!(report.cells[0].disturbed, 1);
+        for format in [Format::Text, Format::Markdown, Format::Csv, Format::Json] {
+            let out = crate::render::report::render(&report, format);
+            let flat = out.replace("\n  ", " ");
+            assert!(
+                flat.contains("memory returned to host (2000 MiB reported)"),
+                "{format:?}: {out}"
+            );
+        }
+        let text = crate::render::report::render(&report, Format::Text).replace("\n  ", " ");
+        assert!(text.contains("disturbed: base 17.0.15+6 g1 1g default: 1 of 20 launches (memory returned to host 1)"), "{text}");
+        assert!(
+            text.contains("machine: base ran on a VM whose free page reporting was on"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn kinds_drop_figures_and_the_idle_prefix() {
+        assert_eq!(kind("steal 84 ms"), "steal");
+        assert_eq!(
+            kind("idle 12 s before: memory returned to host (1 MiB reported)"),
+            "memory returned to host"
+        );
+        assert_eq!(kind("direct reclaim (5 pages scanned)"), "direct reclaim");
+    }
+}

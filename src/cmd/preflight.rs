@@ -1,0 +1,114 @@
+//! What `pretouch run` does about the machine before the first launch: restore a
+//! setting a killed runner left changed, hold guest memory in the guest when asked
+//! (`--comparable-memory`), and warn when the machine is busy or hands memory back to
+//! its host.
+
+use std::time::Duration;
+
+use crate::cmd::error::bad;
+use crate::launch::machine_counters::{CounterSource, busy_share};
+use crate::machine::guest::GuestInfo;
+use crate::machine::guest_memory::{self, ComparableMemory, Knob, OrderGuard};
+use crate::matrix::Matrix;
+use crate::units::Bytes;
+
+/// Busy share of all CPUs, sampled for 0.25 s before a run, above which the run is warned about.
+const BUSY_WARNING: f64 = 0.25;
+
+/// Restores a `page_reporting_order` left changed by a runner that was killed.
+pub(crate) fn restore_leftover() {
+    if let Some(message) = guest_memory::restore_leftover(&Knob::default()) {
+        eprintln!("warning: {message}");
+    }
+}
+
+/// With `wanted`, stops free page reporting for the run and touches the largest heap
+/// once; the guard restores the setting when dropped. Refuses (bad input) without root
+/// when reporting is on.
+pub(crate) fn comparable_memory(
+    wanted: bool,
+    matrix: &Matrix,
+) -> anyhow::Result<(Option<OrderGuard>, Option<ComparableMemory>)> {
+    restore_leftover();
+    if !wanted {
+        return Ok((None, None));
+    }
+    let guest = GuestInfo::read();
+    let largest = matrix
+        .heaps
+        .iter()
+        .map(|h| h.bytes)
+        .max()
+        .unwrap_or(Bytes(0));
+    let threads = crate::matrix::cpuset::available().map_or(1, |c| c.len());
+    let (guard, record) = guest_memory::hold(&Knob::default(), &guest, largest, threads, |size| {
+        eprintln!("pretouch: --comparable-memory: touching {size} once before the first launch")
+    })
+    .map_err(bad)?;
+    eprintln!("  {}", record.note);
+    Ok((guard, Some(record)))
+}
+
+/// What `--comparable-memory` would do on this machine, for `--dry-run` (which changes
+/// nothing).
+pub(crate) fn comparable_memory_plan(matrix: &Matrix) -> String {
+    let guest = GuestInfo::read();
+    let largest = matrix
+        .heaps
+        .iter()
+        .map(|h| h.bytes)
+        .max()
+        .unwrap_or(Bytes(0));
+    let touch = Bytes(largest.0 + (256 << 20));
+    match (guest.reporting_on(), guest.max_page_order) {
+        (true, Some(max)) if guest_memory::is_root() => format!(
+            "--comparable-memory: a real run would set page_reporting_order {} -> {} for the run (restored afterwards) and touch {touch} before the first launch",
+            guest.page_reporting_order.unwrap_or(max),
+            max + 1
+        ),
+        (true, _) => format!(
+            "note: a real run would stop here: --comparable-memory needs root on this machine (free page reporting: {})",
+            guest.reporting_text()
+        ),
+        (false, _) => format!(
+            "--comparable-memory: free page reporting is not on ({}); a real run would only touch {touch} before the first launch",
+            guest.reporting_text()
+        ),
+    }
+}
+
+/// Warns when the machine is busy (other processes will disturb the launches) or free
+/// page reporting is on without `--comparable-memory`.
+pub(crate) fn warn_about_the_machine(comparable: bool) {
+    let guest = GuestInfo::read();
+    if guest.reporting_on() && !comparable {
+        eprintln!(
+            "{}",
+            textwrap::fill(
+                &format!(
+                    "warning: free page reporting is on ({}; {}): memory freed between launches goes back to the host within seconds, and launches that touch it again pay the host's faults too (several times slower). Such launches are marked in the report; --comparable-memory (root) stops the reporting for the run.",
+                    guest.virtualization(),
+                    guest.reporting_text()
+                ),
+                80
+            )
+            .replace('\n', "\n  ")
+        );
+    }
+    if let Some((busy, steal)) = busy_share(&CounterSource::default(), Duration::from_millis(250))
+        && (busy >= BUSY_WARNING || steal >= 0.05)
+    {
+        eprintln!(
+            "{}",
+            textwrap::fill(
+                &format!(
+                    "warning: the machine is busy: {:.0}% of all CPU time went to other processes and {:.0}% to steal over the last 0.25 s; launches will be disturbed (each record keeps the other processes' CPU time, and the report names the launches it slowed).",
+                    100.0 * busy,
+                    100.0 * steal
+                ),
+                80
+            )
+            .replace('\n', "\n  ")
+        );
+    }
+}

@@ -1,0 +1,413 @@
+//! Stage 0, the machine: is this a virtual machine, and can its host take memory back?
+//! The hypervisor (CPUID, DMI), the virtio devices, the balloon and its free page
+//! reporting (the guest hands freed memory back to the host; the next touch of it pays
+//! the host's fault too), KSM. Stored in the run header's environment, printed by
+//! `pretouch env` with what each means for the numbers.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+/// `/sys/module/page_reporting/parameters`: the free page reporting knobs.
+pub const PAGE_REPORTING: &str = "sys/module/page_reporting/parameters";
+/// virtio device id of a memory balloon.
+const VIRTIO_ID_BALLOON: u32 = 5;
+/// VIRTIO_BALLOON_F_REPORTING: the device takes free page reports.
+const VIRTIO_BALLOON_F_REPORTING: usize = 5;
+
+/// What the guest side of a VM looks like. Every value is read from `/proc`, `/sys` or
+/// CPUID; what cannot be read is absent.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GuestInfo {
+    /// The `hypervisor` CPU flag (CPUID leaf 1, ECX bit 31): this kernel runs in a VM.
+    pub hypervisor_flag: bool,
+    /// The hypervisor's CPUID signature (leaf 0x40000000), e.g. `KVMKVMKVM`,
+    /// `Microsoft Hv`, `VMwareVMware`, `TCGTCGTCGTCG` (QEMU without KVM).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpuid_signature: Option<String>,
+    /// DMI system vendor and product (`/sys/class/dmi/id/sys_vendor`, `product_name`),
+    /// e.g. `QEMU Standard PC (Q35 + ICH9, 2009)`; absent without DMI tables (Firecracker
+    /// provides none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dmi: Option<String>,
+    /// The virtio devices, as `<name>(<driver>)`, e.g. `balloon(virtio_balloon)`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub virtio: Vec<String>,
+    /// Whether a virtio balloon device is present.
+    pub balloon: bool,
+    /// The balloon device offers free page reporting (feature bit 5).
+    pub balloon_reporting: bool,
+    /// `page_reporting_order`: free blocks of 2^order pages and larger are reported (9 =
+    /// 2 MiB); above the largest buddy order nothing is. Absent without the module.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page_reporting_order: Option<u32>,
+    /// The largest buddy order of this kernel (the columns of /proc/buddyinfo minus one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_page_order: Option<u32>,
+    /// KiB reported to the host so far, on kernels that count it (not mainline).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reported_kib: Option<u64>,
+    /// `/sys/kernel/mm/ksm/run`: 0 off, 1 merging, 2 unmerging.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ksm_run: Option<String>,
+    /// The init process's command line names Firecracker (a hint only: Firecracker looks
+    /// like any KVM guest from inside).
+    #[serde(default)]
+    pub firecracker_hint: bool,
+}
+
+impl GuestInfo {
+    pub fn read() -> GuestInfo {
+        let mut info = GuestInfo::read_from(Path::new("/"));
+        let (flag, signature) = cpuid_hypervisor();
+        info.hypervisor_flag = info.hypervisor_flag || flag;
+        info.cpuid_signature = signature;
+        info
+    }
+
+    /// Reads the files under `root` (tests use a fake tree); CPUID is not read here.
+    pub fn read_from(root: &Path) -> GuestInfo {
+        let read = |p: &str| -> Option<String> {
+            let text = std::fs::read_to_string(root.join(p)).ok()?;
+            Some(text.trim().to_owned()).filter(|t| !t.is_empty())
+        };
+        let hypervisor_flag = read("proc/cpuinfo").is_some_and(|c| {
+            c.lines()
+                .filter(|l| l.starts_with("flags"))
+                .any(|l| l.split_whitespace().any(|f| f == "hypervisor"))
+        });
+        let dmi = match (
+            read("sys/class/dmi/id/sys_vendor"),
+            read("sys/class/dmi/id/product_name"),
+        ) {
+            (None, None) => None,
+            (a, b) => Some([a, b].into_iter().flatten().collect::<Vec<_>>().join(" ")),
+        };
+        let mut virtio = Vec::new();
+        let (mut balloon, mut balloon_reporting) = (false, false);
+        if let Ok(entries) = std::fs::read_dir(root.join("sys/bus/virtio/devices")) {
+            let mut devices: Vec<_> = entries.flatten().map(|e| e.path()).collect();
+            devices.sort();
+            for dev in devices {
+                let rel = |f: &str| dev.join(f);
+                let id = std::fs::read_to_string(rel("device"))
+                    .ok()
+                    .and_then(|t| u32::from_str_radix(t.trim().trim_start_matches("0x"), 16).ok());
+                let driver = std::fs::read_link(rel("driver"))
+                    .ok()
+                    .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+                    .unwrap_or_else(|| "no driver".to_owned());
+                let name = id.map_or_else(|| "unknown".to_owned(), virtio_name);
+                virtio.push(format!("{name}({driver})"));
+                if id == Some(VIRTIO_ID_BALLOON) {
+                    balloon = true;
+                    let features = std::fs::read_to_string(rel("features")).unwrap_or_default();
+                    balloon_reporting |=
+                        features.trim().as_bytes().get(VIRTIO_BALLOON_F_REPORTING) == Some(&b'1');
+                }
+            }
+        }
+        GuestInfo {
+            hypervisor_flag,
+            cpuid_signature: None,
+            dmi,
+            virtio,
+            balloon,
+            balloon_reporting,
+            page_reporting_order: read(&format!("{PAGE_REPORTING}/page_reporting_order"))
+                .and_then(|t| t.parse().ok()),
+            max_page_order: read("proc/buddyinfo").and_then(|t| max_page_order(&t)),
+            reported_kib: read(&format!("{PAGE_REPORTING}/reported_kib"))
+                .and_then(|t| t.parse().ok()),
+            ksm_run: read("sys/kernel/mm/ksm/run"),
+            firecracker_hint: read("proc/1/cmdline")
+                .is_some_and(|c| c.to_ascii_lowercase().contains("firecracker")),
+        }
+    }
+
+    /// Free page reporting is on: a balloon that takes reports, and an order at or
+    /// below the largest buddy order (so that some free blocks qualify).
+    pub fn reporting_on(&self) -> bool {
+        self.balloon_reporting
+            && match (self.page_reporting_order, self.max_page_order) {
+                (Some(order), Some(max)) => order <= max,
+                (Some(_), None) => true,
+                (None, _) => false,
+            }
+    }
+
+    /// One line naming the virtualization, e.g. `KVM (CPUID KVMKVMKVM), no DMI, virtio
+    /// only: likely Firecracker`.
+    pub fn virtualization(&self) -> String {
+        if !self.hypervisor_flag && self.cpuid_signature.is_none() {
+            return "none detected (no hypervisor CPU flag)".to_owned();
+        }
+        let vendor = match self.cpuid_signature.as_deref() {
+            Some("KVMKVMKVM") => "KVM".to_owned(),
+            Some("Microsoft Hv") => "Hyper-V".to_owned(),
+            Some("VMwareVMware") => "VMware".to_owned(),
+            Some("XenVMMXenVMM") => "Xen".to_owned(),
+            Some("TCGTCGTCGTCG") => "QEMU TCG (emulated, no KVM)".to_owned(),
+            Some(other) => format!("hypervisor `{other}`"),
+            None => "a hypervisor".to_owned(),
+        };
+        let mut s = match &self.cpuid_signature {
+            Some(sig) => format!("{vendor} (CPUID {sig})"),
+            None => format!("{vendor} (hypervisor CPU flag)"),
+        };
+        match &self.dmi {
+            Some(dmi) => s += &format!(", DMI {dmi}"),
+            None => s += ", no DMI tables",
+        }
+        let firecracker = self.firecracker_hint
+            || (self.dmi.is_none()
+                && self.cpuid_signature.as_deref() == Some("KVMKVMKVM")
+                && !self.virtio.is_empty());
+        if firecracker {
+            s += if self.firecracker_hint {
+                ": Firecracker (named by the init process)"
+            } else {
+                ": likely Firecracker (a KVM guest without DMI, virtio devices only)"
+            };
+        }
+        s
+    }
+
+    /// Memory reported to the host since boot, in words, where the kernel counts it.
+    pub fn reported_text(&self) -> Option<String> {
+        self.reported_kib
+            .map(|k| format!("{} MiB since boot (page_reporting reported_kib)", k / 1024))
+    }
+
+    /// The balloon and free page reporting in words.
+    pub fn reporting_text(&self) -> String {
+        if !self.balloon {
+            return match self.page_reporting_order {
+                Some(order) => format!("no balloon device (page_reporting_order {order})"),
+                None => "no balloon device".to_owned(),
+            };
+        }
+        if !self.balloon_reporting {
+            return "balloon without free page reporting".to_owned();
+        }
+        let order = self
+            .page_reporting_order
+            .map_or_else(|| "?".to_owned(), |o| o.to_string());
+        let size = self
+            .page_reporting_order
+            .filter(|o| *o < 30)
+            .map(|o| format!(", blocks of {} KiB and larger", 4u64 << o))
+            .unwrap_or_default();
+        if self.reporting_on() {
+            format!("on (balloon feature bit 5, order {order}{size})")
+        } else {
+            format!(
+                "offered but idle: order {order} is above the largest buddy order {}",
+                self.max_page_order
+                    .map_or_else(|| "?".to_owned(), |m| m.to_string())
+            )
+        }
+    }
+
+    /// KSM in words.
+    pub fn ksm_text(&self) -> String {
+        match self.ksm_run.as_deref() {
+            Some("0") => "off".to_owned(),
+            Some("1") => "merging (run=1)".to_owned(),
+            Some("2") => "unmerging (run=2)".to_owned(),
+            Some(other) => format!("run={other}"),
+            None => "-".to_owned(),
+        }
+    }
+
+    /// What these settings mean for the numbers, one sentence each; empty on a machine
+    /// where none applies.
+    pub fn meaning(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if self.reporting_on() {
+            out.push(
+                "free page reporting is on: memory the guest frees goes back to the host within seconds of idling, and the next launch that touches it also pays the host's faults (measured here: G1 2g with THP, 0.15 s back to back, 2.4 s after 15 s idle). Launches after idle gaps, and the first cell of a round, come out slow. `pretouch run --comparable-memory` (root) stops the reporting for the run and restores it afterwards."
+                    .to_owned(),
+            );
+        } else if self.balloon {
+            out.push("a memory balloon is present: if the host inflates it during a run, the guest reclaims memory and launches slow down; balloon_inflate in each launch's counters shows it.".to_owned());
+        }
+        if self.hypervisor_flag {
+            out.push("this is a virtual machine: steal time (another guest on the vCPU) and the host's own memory management can slow single launches; each launch's record keeps its steal and the machine's CPU time, and the report names the likely cause of each outlier.".to_owned());
+        }
+        if matches!(self.ksm_run.as_deref(), Some("1")) {
+            out.push("KSM is merging pages: a write to a merged page copies it first, so touched memory can cost more than a fresh fault.".to_owned());
+        }
+        out
+    }
+}
+
+/// The name of a virtio device id (virtio spec 1.2, 5 "Device Types").
+fn virtio_name(id: u32) -> String {
+    match id {
+        1 => "net",
+        2 => "block",
+        3 => "console",
+        4 => "rng",
+        5 => "balloon",
+        8 => "scsi",
+        9 => "9p",
+        16 => "gpu",
+        18 => "input",
+        19 => "vsock",
+        20 => "crypto",
+        24 => "mem",
+        26 => "fs",
+        27 => "pmem",
+        _ => return format!("id{id}"),
+    }
+    .to_owned()
+}
+
+/// The largest buddy order: the number of free-block columns of /proc/buddyinfo minus
+/// one (`Node 0, zone Normal 1 2 ... 11 columns` -> 10).
+pub fn max_page_order(buddyinfo: &str) -> Option<u32> {
+    let columns = buddyinfo
+        .lines()
+        .filter_map(|l| l.split_once("zone").map(|(_, rest)| rest))
+        .map(|rest| rest.split_whitespace().skip(1).count())
+        .max()?;
+    u32::try_from(columns).ok()?.checked_sub(1)
+}
+
+/// The hypervisor CPU flag and the hypervisor's CPUID signature (x86-64 only).
+#[cfg(target_arch = "x86_64")]
+fn cpuid_hypervisor() -> (bool, Option<String>) {
+    use std::arch::x86_64::__cpuid;
+    // `__cpuid` became a safe function in newer Rust; the block keeps older compilers
+    // (rust-version 1.89) building.
+    #[allow(unused_unsafe)]
+    // SAFETY: CPUID exists on every x86-64 CPU; leaf 1 is always valid.
+    let flag = (unsafe { __cpuid(1) }.ecx >> 31) & 1 == 1;
+    if !flag {
+        return (false, None);
+    }
+    #[allow(unused_unsafe)]
+    // SAFETY: with the hypervisor flag set, leaves 0x40000000.. are the hypervisor's.
+    let r = unsafe { __cpuid(0x4000_0000) };
+    let mut bytes = Vec::with_capacity(12);
+    for word in [r.ebx, r.ecx, r.edx] {
+        bytes.extend_from_slice(&word.to_le_bytes());
+    }
+    let signature = String::from_utf8_lossy(&bytes)
+        .trim_matches(char::from(0))
+        .trim()
+        .to_owned();
+    (
+        true,
+        (!signature.is_empty() && signature.chars().all(|c| c.is_ascii_graphic() || c == ' '))
+            .then_some(signature),
+    )
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn cpuid_hypervisor() -> (bool, Option<String>) {
+    (false, None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(root: &Path, path: &str, text: &str) {
+        let p = root.join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+
+    const BUDDY: &str = "Node 0, zone      DMA      0      0      0      0      0      0      0      0      1      1      3\nNode 0, zone   Normal  11587  14311   4306   2105   1206    645    436   1620   1280    663   1662\n";
+
+    /// A Firecracker guest as this project's development VM is: a balloon with
+    /// reporting, no DMI.
+    fn firecracker(dir: &Path) {
+        write(
+            dir,
+            "proc/cpuinfo",
+            "processor\t: 0\nflags\t\t: fpu sse2 hypervisor lahf_lm\n",
+        );
+        write(dir, "proc/buddyinfo", BUDDY);
+        let dev = dir.join("sys/bus/virtio/devices/virtio0");
+        write(dir, "sys/bus/virtio/devices/virtio0/device", "0x0005\n");
+        write(
+            dir,
+            "sys/bus/virtio/devices/virtio0/features",
+            "0110010100000000000000000000000010000000\n",
+        );
+        let drivers = dir.join("sys/bus/virtio/drivers/virtio_balloon");
+        std::fs::create_dir_all(&drivers).unwrap();
+        std::os::unix::fs::symlink(&drivers, dev.join("driver")).unwrap();
+        write(dir, "sys/bus/virtio/devices/virtio1/device", "0x0002\n");
+        write(dir, "sys/bus/virtio/devices/virtio1/features", "0010\n");
+        write(
+            dir,
+            &format!("{PAGE_REPORTING}/page_reporting_order"),
+            "9\n",
+        );
+        write(dir, &format!("{PAGE_REPORTING}/reported_kib"), "2097152\n");
+        write(dir, "sys/kernel/mm/ksm/run", "0\n");
+    }
+
+    #[test]
+    fn a_firecracker_guest_with_free_page_reporting() {
+        let dir = tempfile::tempdir().unwrap();
+        firecracker(dir.path());
+        let mut g = GuestInfo::read_from(dir.path());
+        assert!(g.hypervisor_flag && g.balloon && g.balloon_reporting);
+        assert_eq!(g.virtio, ["balloon(virtio_balloon)", "block(no driver)"]);
+        assert_eq!(
+            (g.page_reporting_order, g.max_page_order),
+            (Some(9), Some(10))
+        );
+        assert!(g.reporting_on());
+        assert_eq!(
+            g.reporting_text(),
+            "on (balloon feature bit 5, order 9, blocks of 2048 KiB and larger)"
+        );
+        assert_eq!(g.ksm_text(), "off");
+        g.cpuid_signature = Some("KVMKVMKVM".into());
+        assert_eq!(
+            g.virtualization(),
+            "KVM (CPUID KVMKVMKVM), no DMI tables: likely Firecracker (a KVM guest without DMI, virtio devices only)"
+        );
+        assert!(g.meaning()[0].starts_with("free page reporting is on"));
+        // Order 11, above the largest buddy order 10: nothing qualifies.
+        g.page_reporting_order = Some(11);
+        assert!(!g.reporting_on());
+        assert!(g.reporting_text().starts_with("offered but idle"));
+        assert!(!g.meaning()[0].starts_with("free page reporting"));
+    }
+
+    #[test]
+    fn bare_metal_reads_as_no_vm() {
+        let dir = tempfile::tempdir().unwrap();
+        write(dir.path(), "proc/cpuinfo", "flags\t\t: fpu sse2\n");
+        write(dir.path(), "sys/class/dmi/id/sys_vendor", "Dell Inc.\n");
+        let g = GuestInfo::read_from(dir.path());
+        assert!(!g.hypervisor_flag && !g.balloon && !g.reporting_on());
+        assert_eq!(g.virtualization(), "none detected (no hypervisor CPU flag)");
+        assert_eq!(g.reporting_text(), "no balloon device");
+        assert_eq!(g.dmi.as_deref(), Some("Dell Inc."));
+        assert!(g.meaning().is_empty());
+    }
+
+    #[test]
+    fn buddy_orders() {
+        assert_eq!(max_page_order(BUDDY), Some(10));
+        assert_eq!(max_page_order(""), None);
+    }
+
+    #[test]
+    fn reads_this_machine() {
+        let g = GuestInfo::read();
+        // Whatever it is, the words exist and agree with the flag.
+        assert_eq!(
+            g.virtualization().starts_with("none"),
+            !g.hypervisor_flag && g.cpuid_signature.is_none()
+        );
+    }
+}
