@@ -226,7 +226,7 @@ impl GuestInfo {
         let mut out = Vec::new();
         if self.reporting_on() {
             out.push(
-                "free page reporting is on: memory the guest frees goes back to the host within seconds of idling, and the next launch that touches it also pays the host's faults (measured here: G1 2g with THP, 0.15 s back to back, 2.4 s after 15 s idle). Launches after idle gaps, and the first cell of a round, come out slow. `pretouch run --comparable-memory` (root) stops the reporting for the run and restores it afterwards."
+                "free page reporting is on: memory the guest frees goes back to the host within seconds of idling, and the next launch that touches it also pays the host's faults (on the Firecracker guest README.md describes: G1 2g with THP, 0.15 s back to back, 2.4 s after 15 s idle). Launches after idle gaps, and the first cell of a round, come out slow. `pretouch run --comparable-memory` (root) stops the reporting for the run and restores it afterwards."
                     .to_owned(),
             );
         } else if self.balloon {
