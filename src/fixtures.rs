@@ -86,6 +86,8 @@ pub fn file(label: &str, started_at: &str, host: HostInfo, cells: &[FakeCell<'_>
                     affinity: None,
                     rusage: None,
                     jvm_log: None,
+                    crash_files: Vec::new(),
+                    skipped: false,
                 });
             }
         }

@@ -274,6 +274,8 @@ mod tests {
                 }],
                 ..JvmLog::default()
             }),
+            crash_files: Vec::new(),
+            skipped: false,
         }
     }
 

@@ -127,6 +127,11 @@ pub struct RunArgs {
     /// its pretouch and VM creation is then not recorded)
     #[arg(long)]
     pub no_jvm_log: bool,
+    /// Give a cell up after N consecutive failed launches of one pretouch setting
+    /// (timeouts, crashes): its remaining launches are recorded as skipped, with the
+    /// reason, and the run goes on with the other cells; 0: never give up
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    pub give_up_after: u32,
 }
 
 #[derive(Debug, clap::Args)]

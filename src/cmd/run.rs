@@ -93,6 +93,7 @@ pub(crate) fn cmd_run(args: RunArgs) -> anyhow::Result<u8> {
     let options = run::Options {
         interrupt: Some(&interrupt),
         fail_fast: args.fail_fast,
+        give_up_after: args.give_up_after,
         ..run::Options::default()
     };
     execute_and_report(&args, &plan, &matrix, agent, app, &mut store, &options)
@@ -185,6 +186,8 @@ pub(crate) fn cmd_resume(args: &RunArgs, path: &Path) -> anyhow::Result<u8> {
         launches_before: file.launches.len() as u64,
         failed_before,
         done,
+        give_up_after: args.give_up_after,
+        earlier: &file.launches,
     };
     execute_and_report(args, &plan, &matrix, agent, app, &mut store, &options)
 }
@@ -202,7 +205,8 @@ pub(crate) fn execute_and_report(
     let mut launcher = JvmLauncher::new(agent, Duration::from_secs(args.timeout))
         .context("creating the launcher's scratch folder")?
         .with_app(app)
-        .with_jvm_log(!args.no_jvm_log);
+        .with_jvm_log(!args.no_jvm_log)
+        .with_crash_dir(crate::store::crash_dir(store.path()));
     if let Some(interrupt) = options.interrupt {
         launcher = launcher.with_interrupt(interrupt.clone());
     }

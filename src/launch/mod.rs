@@ -3,6 +3,7 @@
 
 pub mod agent;
 pub mod classfile;
+pub mod crash;
 pub mod interrupt;
 pub mod jvmlog;
 pub mod reference;
@@ -49,6 +50,8 @@ pub struct LaunchOutcome {
     pub rusage: Option<LaunchUsage>,
     /// The JVM's own log, when the launcher asked for it.
     pub jvm_log: Option<JvmLog>,
+    /// The JVM's crash files, where they were kept (see [`crash`]).
+    pub crash_files: Vec<PathBuf>,
 }
 
 /// What a launch needs beyond the JVM flags.
@@ -101,6 +104,8 @@ pub struct JvmLauncher {
     app: Option<App>,
     /// Pass `-Xlog` (see [`crate::launch::jvmlog`]) and parse the JVM's log after each launch.
     jvm_log: bool,
+    /// Where a crashed launch's `hs_err`/`replay` files are moved (see [`crash`]).
+    crash_dir: Option<PathBuf>,
 }
 
 impl JvmLauncher {
@@ -119,6 +124,7 @@ impl JvmLauncher {
             interrupt: None,
             app: None,
             jvm_log: false,
+            crash_dir: None,
         })
     }
 
@@ -144,6 +150,7 @@ impl JvmLauncher {
     pub fn arguments(&self, jvm_args: &[String]) -> Vec<String> {
         let stamps_path = self.workdir.path().join("stamps");
         let mut args = jvm_args.to_vec();
+        args.extend(crash::crash_file_args(self.workdir.path()));
         if self.jvm_log
             && let Some(arg) = xlog_arg(&self.workdir.path().join("jvm.log"))
         {
@@ -168,6 +175,12 @@ impl JvmLauncher {
         }
         args
     }
+    /// Keep crash files of crashed launches in `dir` (made when the first one crashes).
+    pub fn with_crash_dir(mut self, dir: PathBuf) -> JvmLauncher {
+        self.crash_dir = Some(dir);
+        self
+    }
+
     /// Also ask every JVM for its own log (`-Xlog`, see [`crate::launch::jvmlog`]) and keep it.
     pub fn with_jvm_log(mut self, on: bool) -> JvmLauncher {
         self.jvm_log = on;
@@ -191,6 +204,7 @@ impl Launcher for JvmLauncher {
         let log_path = self.workdir.path().join("jvm.log");
         let _ = std::fs::remove_file(&stamps_path);
         let _ = std::fs::remove_file(&log_path);
+        crash::clear(self.workdir.path());
         let args = self.arguments(jvm_args);
         let mut outcome = LaunchOutcome {
             command: std::iter::once(java.display().to_string())
@@ -281,10 +295,19 @@ impl Launcher for JvmLauncher {
         if outcome.failure.is_none() {
             outcome.failure = judge(&outcome);
         }
+        outcome.crash_files = crash::keep(self.workdir.path(), self.crash_dir.as_deref());
         if let Some(failure) = &mut outcome.failure {
             if let Some(better) = explain_failure(&outcome.output_tail, outcome.signal, oom_killed)
             {
                 *failure = better;
+            }
+            // The JVM named its report in the scratch folder; it was moved since.
+            for kept in &outcome.crash_files {
+                if let Some(name) = kept.file_name() {
+                    let scratch = self.workdir.path().join(name);
+                    *failure = failure
+                        .replace(&scratch.display().to_string(), &kept.display().to_string());
+                }
             }
             outcome.interrupted = self
                 .interrupt

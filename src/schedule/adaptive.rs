@@ -12,8 +12,9 @@
 
 use crate::launch::Launcher;
 use crate::launch::interrupt::Interrupt;
+use crate::schedule::give_up::GiveUp;
 use crate::schedule::plan::{Plan, PlannedLaunch, round_launches};
-use crate::schedule::run::{self, Observer, RunSummary, Stop, cell_key, launch_one};
+use crate::schedule::run::{self, Observer, RunSummary, Stop, cell_key, launch_or_skip};
 use crate::stats::{hodges_lehmann, median};
 use crate::store::{CellStop, Record, RunEnd, StoreError, StoreWriter};
 
@@ -68,6 +69,8 @@ pub enum StopReason {
     MaxReached,
     /// Too few successful launches to compute an interval (launches failed).
     NoInterval,
+    /// The cell kept failing and was given up (`--give-up-after`).
+    GivenUp,
 }
 
 impl StopReason {
@@ -76,6 +79,7 @@ impl StopReason {
             StopReason::Converged => "converged",
             StopReason::MaxReached => "max_reached",
             StopReason::NoInterval => "no_interval",
+            StopReason::GivenUp => "given_up",
         }
     }
 }
@@ -106,14 +110,24 @@ pub fn execute(
     // The plan holds `policy.min` counted rounds of every cell.
     let mut counted_rounds = vec![policy.min; cells];
     // Makes one launch; `Some(stop)` when the run must stop.
+    let mut give_up = GiveUp::new(options.give_up_after);
     let mut run = |planned: &PlannedLaunch,
                    summary: &mut RunSummary,
-                   samples: &mut Vec<[Vec<f64>; 2]>|
+                   samples: &mut Vec<[Vec<f64>; 2]>,
+                   give_up: &mut GiveUp|
      -> Result<Option<Stop>, StoreError> {
         if let Some(signal) = signal() {
             return Ok(Some(Stop::Interrupted(signal)));
         }
-        let Some(record) = launch_one(plan, planned, matrix_args, launcher, store, observer)?
+        let Some(record) = launch_or_skip(
+            plan,
+            planned,
+            matrix_args,
+            launcher,
+            store,
+            observer,
+            give_up,
+        )?
         else {
             return Ok(Some(Stop::Interrupted(signal().unwrap_or(libc::SIGINT))));
         };
@@ -131,7 +145,7 @@ pub fn execute(
     };
     let mut last_round = 0;
     for planned in &plan.launches {
-        if let Some(stop) = run(planned, &mut summary, &mut samples)? {
+        if let Some(stop) = run(planned, &mut summary, &mut samples, &mut give_up)? {
             summary.stopped = Some(stop);
             return Ok((summary, Vec::new()));
         }
@@ -147,7 +161,9 @@ pub fn execute(
             }
             let [without, with] = &samples[cell];
             let v = verdict(with, without, policy.ci_pct);
+            let given_up = give_up.reason(&cell_key(&plan.cells[cell])).is_some();
             let reason = match v {
+                _ if given_up => Some(StopReason::GivenUp),
                 Some(v) if v.converged => Some(StopReason::Converged),
                 _ if counted_rounds[cell] >= policy.max => Some(if v.is_some() {
                     StopReason::MaxReached
@@ -178,7 +194,7 @@ pub fn execute(
         }
         let first_seq = summary.launches;
         for planned in round_launches(round, false, &pending, first_seq) {
-            if let Some(stop) = run(&planned, &mut summary, &mut samples)? {
+            if let Some(stop) = run(&planned, &mut summary, &mut samples, &mut give_up)? {
                 summary.stopped = Some(stop);
                 return Ok((summary, Vec::new()));
             }

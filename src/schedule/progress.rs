@@ -14,6 +14,8 @@ pub struct Progress {
     warned_cells: HashSet<CellKey>,
     /// Cells already warned about a launch whose heap was not touched.
     untouched_cells: HashSet<CellKey>,
+    /// Cells already said to be given up (`--give-up-after`).
+    given_up_cells: HashSet<CellKey>,
 }
 
 impl Progress {
@@ -28,6 +30,7 @@ impl Progress {
             bar,
             warned_cells: HashSet::new(),
             untouched_cells: HashSet::new(),
+            given_up_cells: HashSet::new(),
         }
     }
 
@@ -55,6 +58,16 @@ impl Observer for Progress {
             }
             Event::LaunchFinished { record, cell } => {
                 self.bar.inc(1);
+                if record.skipped && self.given_up_cells.insert(record.cell.clone()) {
+                    let why = record.failure.as_deref().unwrap_or("skipped");
+                    self.bar.suspend(|| {
+                        eprintln!(
+                            "warning: giving up {}: its remaining launches are recorded as skipped\n  {why}",
+                            cell.describe()
+                        )
+                    });
+                    return;
+                }
                 if let Some(failure) = &record.failure
                     && self.warned_cells.insert(record.cell.clone())
                 {

@@ -283,6 +283,8 @@ mod tests {
             affinity: None,
             rusage: None,
             jvm_log: None,
+            crash_files: Vec::new(),
+            skipped: false,
         }
     }
 
