@@ -36,17 +36,22 @@ fn percent(e: &Entry) -> String {
 }
 
 fn change_ms(e: &Entry) -> String {
-    e.change
-        .map_or_else(|| "n/a".to_owned(), |c| table::signed_ms(c.ms))
+    e.change.map_or_else(|| "n/a".to_owned(), |c| signed(c.ms))
+}
+
+/// A change, always signed: no change at all reads `+0.0`, as its `+0.0%` does.
+fn signed(v: f64) -> String {
+    let s = table::signed_ms(v);
+    if s.starts_with(['+', '-']) {
+        s
+    } else {
+        format!("+{s}")
+    }
 }
 
 fn interval(e: &Entry) -> String {
     match e.change {
-        Some(c) => format!(
-            "{} .. {}",
-            table::signed_ms(c.shift.low),
-            table::signed_ms(c.shift.high)
-        ),
+        Some(c) => format!("{} .. {}", signed(c.shift.low), signed(c.shift.high)),
         None => String::new(),
     }
 }
@@ -55,7 +60,7 @@ fn shift(e: &Entry) -> String {
     match e.change {
         Some(c) => format!(
             "{}{}",
-            table::signed_ms(c.shift.estimate),
+            signed(c.shift.estimate),
             if c.significant { "*" } else { "" }
         ),
         None => String::new(),

@@ -43,6 +43,15 @@ pub enum StoreError {
          fix: wait until that run ends (or stop it), then resume"
     )]
     Locked { path: PathBuf },
+    #[error(
+        "`{path}` is not a pretouch result file: {why}\n  \
+         fix: name result files (results/<label>/*.jsonl) or folders of them"
+    )]
+    NotResults {
+        path: PathBuf,
+        /// Its first bad line, with its number and why it is not a record.
+        why: String,
+    },
 }
 
 impl StoreWriter {
