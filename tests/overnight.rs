@@ -159,6 +159,10 @@ fn a_hang_up_neither_stops_the_run_nor_kills_its_jvm() {
     let status = child.wait().unwrap();
     let text = std::fs::read_to_string(&stderr).unwrap();
     assert_eq!(status.code(), Some(0), "{status:?}\n{text}");
+    assert!(
+        !text.contains("ETA"),
+        "a progress bar without a terminal:\n{text}"
+    );
     let records = records(&dir.path().join("results"));
     let launches = launches(&records);
     assert_eq!(launches.len(), 4);
