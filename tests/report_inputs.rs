@@ -105,3 +105,37 @@ fn a_file_that_is_not_a_result_file_is_named_with_its_first_bad_line() {
     // In a folder, such files are warned about, not fatal.
     pretouch().arg("report").arg(dir.path()).assert().success();
 }
+
+#[test]
+fn json_has_one_shape_for_one_label_or_several() {
+    let dir = tempfile::tempdir().unwrap();
+    identical_labels(dir.path(), &["base", "copy"]);
+    let json = |args: &[&str]| -> serde_json::Value {
+        let out = pretouch()
+            .arg("report")
+            .arg(dir.path())
+            .args(["--format", "json"])
+            .args(args)
+            .assert()
+            .success();
+        serde_json::from_slice(&out.get_output().stdout).unwrap()
+    };
+    let keys = |v: &serde_json::Value| -> Vec<String> {
+        let mut k: Vec<String> = v.as_object().unwrap().keys().cloned().collect();
+        k.sort();
+        k
+    };
+    let one = json(&["--labels", "base"]);
+    let two = json(&[]);
+    assert_eq!(one["schema"], "pretouch-report");
+    assert_eq!(one["schema_version"], 1);
+    assert_eq!(two["schema_version"], 1);
+    assert!(one.get("comparison").is_none());
+    let mut expected = keys(&one);
+    expected.push("comparison".into());
+    expected.sort();
+    assert_eq!(keys(&two), expected, "the comparison goes beside the cells");
+    assert_eq!(keys(&one["cells"][0]), keys(&two["cells"][0]));
+    assert_eq!(two["cells"].as_array().unwrap().len(), 2);
+    assert_eq!(two["comparison"]["changes"][1]["change_ms"], 0.0);
+}

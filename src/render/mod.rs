@@ -4,6 +4,7 @@
 pub mod common;
 pub mod compare;
 pub mod explain;
+pub mod json;
 pub mod plot;
 pub mod report;
 pub mod table;
