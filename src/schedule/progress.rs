@@ -201,8 +201,7 @@ mod tests {
             let written = screen.written.lock().unwrap().clone();
             let line = written
                 .lines()
-                .filter(|l| l.contains("ETA"))
-                .last()
+                .rfind(|l| l.contains("ETA"))
                 .unwrap_or_else(|| panic!("nothing drawn: {written:?}"));
             assert!(
                 line.chars().count() <= usize::from(width),
