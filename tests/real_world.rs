@@ -169,10 +169,10 @@ fn dry_run_starts_no_jvm() {
     let matrix = write_matrix(
         dir.path(),
         &format!(
-            "name: dry\njdks: [{:?}]\ngcs: [g1, parallel]\nheaps: [64m]\nrepetitions: {{min: 5, max: 7, ci_pct: 2}}\nwarmup: 1\ngc_threads: [1, auto]\ncpus: [\"0\", all]\napp: {{jar: {:?}, args: [a]}}\n",
+            "name: dry\njdks: [{:?}]\ngcs: [g1, parallel]\nheaps: [64m]\nrepetitions: {{min: 5, max: 7, ci_pct: 2}}\nwarmup: 1\ngc_threads: [1, auto]\ncpus: [\"0\", all]\napp: {{jar: hello.jar, sources: {:?}, main: example.Hello, args: [a]}}\n",
             home.display().to_string(),
             Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("configs/app/hello.jar")
+                .join("configs/app/src")
                 .display()
                 .to_string()
         ),
@@ -200,10 +200,19 @@ fn dry_run_starts_no_jvm() {
     assert!(text.contains("confined to CPUs 0"), "{text}");
     assert!(text.contains("-XX:ParallelGCThreads=1"), "{text}");
     assert!(
-        text.contains("=main=example.Hello,exit_at_main=1,out=$SCRATCH/stamps -jar "),
+        text.contains("=main=example.Hello,exit_at_main=1,out=$SCRATCH/stamps -cp "),
         "{text}"
     );
+    assert!(
+        !dir.path().join("hello.jar").exists(),
+        "the dry run built the app's jar"
+    );
 
+    // A jar newer than its sources is not rebuilt (this JDK has no javac anyway).
+    std::fs::File::create(dir.path().join("hello.jar"))
+        .unwrap()
+        .set_modified(std::time::SystemTime::now() + std::time::Duration::from_secs(3600))
+        .unwrap();
     pretouch()
         .args(["run", "--agent"])
         .arg(agent())

@@ -36,7 +36,7 @@ pub(crate) fn cmd_run(args: RunArgs) -> anyhow::Result<u8> {
     };
     let jdks = resolve_jdks(&matrix, !args.dry_run).map_err(bad)?;
     check_cpus(&matrix).map_err(bad)?;
-    let app = resolve_app(&matrix, args.matrix.as_deref()).map_err(bad)?;
+    let app = resolve_app(&matrix, args.matrix.as_deref(), &jdks, !args.dry_run).map_err(bad)?;
     if args.dry_run {
         return dry_run(&args, &matrix, &jdks, app);
     }
@@ -142,7 +142,7 @@ pub(crate) fn cmd_resume(args: &RunArgs, path: &Path) -> anyhow::Result<u8> {
         .matrix
         .clone()
         .unwrap_or_else(|| PathBuf::from(&header.matrix_origin));
-    let app = resolve_app(&matrix, Some(&matrix_file)).map_err(bad)?;
+    let app = resolve_app(&matrix, Some(&matrix_file), &jdks, true).map_err(bad)?;
     let agent = agent::locate_agent(args.agent.as_deref()).map_err(bad)?;
     check_memory(&matrix, args.force)?;
     let plan = Plan::new(&matrix, &jdks).with_app(app.as_ref().map(|a| a.main.as_str()));

@@ -27,6 +27,8 @@ struct RawAppFields {
     args: Vec<String>,
     #[serde(default = "yes")]
     exit_at_main: bool,
+    #[serde(default)]
+    sources: Option<String>,
 }
 
 fn yes() -> bool {
@@ -57,6 +59,9 @@ pub struct AppSpec {
     pub args: Vec<String>,
     /// End the JVM when `main()` is entered (the application body never runs).
     pub exit_at_main: bool,
+    /// With `jar`: a folder of `.java` files the jar is built from (the JDK's `javac`
+    /// and `jar`, see `machine/app_build.rs`) when it is missing or older than a source.
+    pub sources: Option<String>,
 }
 
 impl<'de> Deserialize<'de> for RawApp {
@@ -85,11 +90,22 @@ impl<'de> Deserialize<'de> for RawApp {
         if let Some(main) = &raw.main {
             check_class_name(main).map_err(D::Error::custom)?;
         }
+        if raw.sources.is_some() && !matches!(kind, AppKind::Jar(_)) {
+            return Err(D::Error::custom(
+                "app: `sources` builds a `jar`: give `jar: <file>` with it, not `classpath`",
+            ));
+        }
+        if raw.sources.is_some() && raw.main.is_none() {
+            return Err(D::Error::custom(
+                "app: `sources` needs `main: <class>`, the Main-Class of the jar it builds",
+            ));
+        }
         Ok(RawApp(AppSpec {
             kind,
             main: raw.main,
             args: raw.args,
             exit_at_main: raw.exit_at_main,
+            sources: raw.sources,
         }))
     }
 }
@@ -182,7 +198,8 @@ impl AppSpec {
             }
             AppKind::Jar(jar) => {
                 let path = absolute(jar);
-                if !path.is_file() {
+                // A jar built from `sources` may not exist yet: the run builds it.
+                if !path.is_file() && self.sources.is_none() {
                     return Err(AppError::MissingJar(path));
                 }
                 match &self.main {
@@ -206,6 +223,18 @@ impl AppSpec {
             args: self.args.clone(),
             exit_at_main: self.exit_at_main,
         })
+    }
+}
+
+impl AppSpec {
+    /// `(sources, jar, main)`, absolute, when the jar is built from sources.
+    pub fn build_from(&self, base: &Path) -> Option<(PathBuf, PathBuf, &str)> {
+        let (AppKind::Jar(jar), Some(sources), Some(main)) =
+            (&self.kind, &self.sources, &self.main)
+        else {
+            return None;
+        };
+        Some((base.join(sources), base.join(jar), main))
     }
 }
 
