@@ -416,12 +416,17 @@ pub fn judge(outcome: &LaunchOutcome) -> Option<String> {
                 "the application exited with code {code} after main()"
             ));
         }
-        Some(code) => return Some(format!("exited with code {code} before main()")),
+        Some(code) => {
+            return Some(format!(
+                "exited with code {code} before main(){}",
+                how_far(&outcome.stamps)
+            ));
+        }
         None => return Some("no exit status".to_owned()),
     }
     let s = &outcome.stamps;
     let Some(main) = s.main else {
-        return Some("exited without reaching main()".to_owned());
+        return Some(format!("exited without reaching main(){}", how_far(s)));
     };
     let order = [
         Some(outcome.spawn_ns),
@@ -436,6 +441,16 @@ pub fn judge(outcome: &LaunchOutcome) -> Option<String> {
         return Some(format!("stamps out of order: {order:?}"));
     }
     None
+}
+
+/// How far a JVM that never reached `main()` got, from the stamps the agent left (it
+/// writes the file at agent load, so a JVM that dies before VM init leaves that stamp).
+fn how_far(stamps: &Stamps) -> &'static str {
+    match (stamps.agent_load, stamps.vm_init) {
+        (None, _) => " (no stamps: the agent did not load)",
+        (Some(_), None) => " (it got past agent load, not to VM init)",
+        (Some(_), Some(_)) => " (it got past VM init)",
+    }
 }
 
 fn read_tail(path: &Path) -> Option<String> {
