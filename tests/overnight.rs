@@ -272,3 +272,69 @@ fn a_crashing_cell_is_given_up_and_its_crash_files_are_kept_beside_the_results()
     }
     assert!(stderr.contains("warning: giving up"), "{stderr}");
 }
+
+#[test]
+fn an_interrupted_adaptive_run_resumes_where_it_stopped() {
+    let _jvms = jvm_lock();
+    let dir = tempfile::tempdir().unwrap();
+    // ±0.01% is never met: 1 warm-up round, then 5 to 6 rounds, 14 launches in all.
+    let matrix = write_matrix(
+        dir.path(),
+        &format!(
+            "name: adaptive\njdks: [{}]\ngcs: [g1]\nheaps: [64m]\nwarmup: 1\n\
+             repetitions: {{min: 5, max: 6, ci_pct: 0.01}}\n",
+            yaml_list(&jdks()[..1])
+        ),
+    );
+    let stderr = dir.path().join("stderr");
+    let mut child = runner(
+        dir.path(),
+        &[
+            "--label",
+            "k",
+            "--results",
+            "results",
+            matrix.to_str().unwrap(),
+        ],
+    )
+    .stdout(Stdio::null())
+    .stderr(std::fs::File::create(&stderr).unwrap())
+    .spawn()
+    .unwrap();
+    let results = dir.path().join("results");
+    let count = || launches(&records(&results)).len();
+    wait_for(120, "4 launches", || count() >= 4);
+    // SAFETY: kill(2) of our own child with a valid signal.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
+    assert_eq!(child.wait().unwrap().code(), Some(130));
+    let before = count();
+    assert!(before < 14, "the run ended before the signal: {before}");
+    let file = &jsonl_files(&results)[0];
+    let out = Command::new(env!("CARGO_BIN_EXE_pretouch"))
+        .args(["run", "--agent"])
+        .arg(agent())
+        .arg("--resume")
+        .arg(file)
+        .current_dir(dir.path())
+        .env("TMPDIR", dir.path())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    let records = records(&results);
+    let launches = launches(&records);
+    let seqs: Vec<u64> = launches
+        .iter()
+        .map(|l| l["seq"].as_u64().unwrap())
+        .collect();
+    assert_eq!(
+        seqs,
+        (0..14).collect::<Vec<_>>(),
+        "each launch once, in order"
+    );
+    let end = end(&records).expect("the resumed run ends");
+    assert_eq!(end["launches"], 14);
+    assert_eq!(end["stops"][0]["rounds"], 6);
+    assert_eq!(end["stops"][0]["reason"], "max_reached");
+    assert_no_java_left();
+}

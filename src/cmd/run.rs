@@ -127,13 +127,6 @@ pub(crate) fn cmd_resume(args: &RunArgs, path: &Path) -> anyhow::Result<u8> {
             Err(e) => return Err(bad(e)),
         },
     };
-    if matrix.adaptive.is_some() {
-        return Err(bad(anyhow::anyhow!(
-            "`{}` was run with adaptive repetitions, which --resume does not support yet: the \
-             rounds it adds depend on every launch before\n  fix: start the run again",
-            file.path.display()
-        )));
-    }
     let host = host::host_info();
     let jdks = resolve_jdks(&matrix, true).map_err(bad)?;
     resume::check_same(&file.path, header, &matrix.text, &host, &jdks).map_err(bad)?;
@@ -146,7 +139,12 @@ pub(crate) fn cmd_resume(args: &RunArgs, path: &Path) -> anyhow::Result<u8> {
     let agent = agent::locate_agent(args.agent.as_deref()).map_err(bad)?;
     check_memory(&matrix, args.force)?;
     let plan = Plan::new(&matrix, &jdks).with_app(app.as_ref().map(|a| a.main.as_str()));
-    let done = resume::done_launches(&plan, file).map_err(bad)?;
+    let done = match matrix.adaptive {
+        None => resume::done_launches(&plan, file).map_err(bad)?,
+        // Adaptive rounds go past the plan: the replay checks each launch against the
+        // policy's (see `adaptive::execute`).
+        Some(_) => file.launches.iter().map(|l| l.seq).collect(),
+    };
     let failed_before = file.launches.iter().filter(|l| !l.ok()).count() as u64;
 
     let interrupt = Interrupt::new();
@@ -177,7 +175,7 @@ pub(crate) fn cmd_resume(args: &RunArgs, path: &Path) -> anyhow::Result<u8> {
         file.path.display(),
         done.len(),
         plan.launches.len(),
-        plan.launches.len() - done.len(),
+        plan.launches.len().saturating_sub(done.len()),
         header.label
     );
     let options = run::Options {
@@ -230,6 +228,7 @@ pub(crate) fn execute_and_report(
             let most = plan.launches.len() as u64
                 + u64::from(policy.max - policy.min) * plan.cells.len() as u64 * 2;
             let mut progress = Progress::new(most);
+            progress.set_done(options.done.len() as u64);
             let result = adaptive::execute(
                 plan,
                 &matrix.jvm_args,
@@ -240,7 +239,14 @@ pub(crate) fn execute_and_report(
                 options,
             );
             progress.finish();
-            result?.0
+            result
+                .map_err(|e| match e {
+                    adaptive::AdaptiveError::Mismatch { .. } => {
+                        bad(anyhow::anyhow!("`{}`, {e}", store.path().display()))
+                    }
+                    adaptive::AdaptiveError::Store(e) => anyhow::Error::new(e),
+                })?
+                .0
         }
     };
     let recorded = options.done.len() as u64 + summary.launches;
