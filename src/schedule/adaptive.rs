@@ -438,8 +438,11 @@ mod tests {
         assert_eq!(std::fs::read_to_string(store.path()).unwrap(), "");
     }
 
-    /// (seq, round, cell, pretouch) of every launch in the file, and its end record.
-    fn launches_of(path: &std::path::Path) -> (Vec<(u64, u32, String, bool)>, Option<RunEnd>) {
+    /// A launch as the test compares it: seq, round, cell, pretouch.
+    type Shape = (u64, u32, String, bool);
+
+    /// The shape of every launch in the file, and its end record.
+    fn launches_of(path: &std::path::Path) -> (Vec<Shape>, Option<RunEnd>) {
         let text = std::fs::read_to_string(path).unwrap();
         let mut launches = Vec::new();
         let mut end = None;
