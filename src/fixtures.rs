@@ -88,6 +88,8 @@ pub fn file(label: &str, started_at: &str, host: HostInfo, cells: &[FakeCell<'_>
                     jvm_log: None,
                     server: None,
                     machine: None,
+                    crash_files: Vec::new(),
+                    skipped: false,
                 });
             }
         }

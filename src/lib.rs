@@ -8,6 +8,10 @@
 //!
 //! `tests/architecture.rs` fails on an import against that order or a cycle.
 
+/// Before every other module: its macros shadow std's printing ones in all of them.
+#[macro_use]
+mod console;
+
 pub mod analyze;
 pub mod cmd;
 pub mod launch;

@@ -6,6 +6,8 @@ use std::process::ExitCode;
 use clap::Parser;
 
 use pretouch::cmd::{self, cli::Cli};
+// Never panics on a closed stderr (`pretouch report | head`, a dropped ssh session).
+use pretouch::eprintln;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();

@@ -136,14 +136,14 @@ fn every_format_and_the_outlier_choice_reach_the_output() {
     };
     let csv = run(&["--format", "csv", "--baseline", "thp-always"]);
     assert!(
-        csv.starts_with("jdk,gc,heap,variant,label,baseline,"),
+        csv.starts_with("jdk,gc,heap,variant,gc_threads,cpus,app,label,baseline,"),
         "{csv}"
     );
     assert!(csv.contains(",thp-always,true,"), "{csv}");
     let json: serde_json::Value =
         serde_json::from_str(&run(&["--format", "json", "--exclude-outliers"])).unwrap();
     assert_eq!(json["outliers_excluded"], true);
-    assert_eq!(json["baseline"], "thp-madvise");
+    assert_eq!(json["comparison"]["baseline"], "thp-madvise");
     let md = run(&["--format", "markdown"]);
     assert!(md.contains("| thp-madvise | thp-always |"), "{md}");
     let text = run(&["--exclude-outliers"]);
@@ -237,11 +237,11 @@ fn real_runs_under_two_labels_are_compared_and_other_flags_are_not() {
     assert_eq!(lines.len(), 4, "{csv}");
     // b against a: compared, with an interval around its shift.
     let b: Vec<&str> = lines[2].split(',').collect();
-    assert_eq!(b[4], "b");
+    assert_eq!(b[7], "b");
     let (shift, low, high): (f64, f64, f64) = (
-        b[16].parse().unwrap(),
-        b[17].parse().unwrap(),
-        b[18].parse().unwrap(),
+        b[19].parse().unwrap(),
+        b[20].parse().unwrap(),
+        b[21].parse().unwrap(),
     );
     assert!(low <= shift && shift <= high, "{csv}");
     assert!(

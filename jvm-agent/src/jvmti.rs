@@ -44,6 +44,10 @@ pub const GET_METHOD_NAME: Slot = Slot {
     field: "GetMethodName",
     number: 64,
 };
+pub const GET_METHOD_MODIFIERS: Slot = Slot {
+    field: "GetMethodModifiers",
+    number: 66,
+};
 pub const SET_EVENT_CALLBACKS: Slot = Slot {
     field: "SetEventCallbacks",
     number: 122,
@@ -54,13 +58,14 @@ pub const ADD_CAPABILITIES: Slot = Slot {
 };
 
 /// Every slot the agent calls, for the header tests.
-pub const SLOTS: [Slot; 8] = [
+pub const SLOTS: [Slot; 9] = [
     SET_EVENT_NOTIFICATION_MODE,
     SET_BREAKPOINT,
     DEALLOCATE,
     GET_CLASS_SIGNATURE,
     GET_CLASS_METHODS,
     GET_METHOD_NAME,
+    GET_METHOD_MODIFIERS,
     SET_EVENT_CALLBACKS,
     ADD_CAPABILITIES,
 ];
@@ -337,6 +342,22 @@ impl Jvmti {
             ptr: methods,
             len: usize::try_from(count).unwrap_or(0),
         })
+    }
+
+    /// The method's access flags (`ACC_PUBLIC`, `ACC_PRIVATE`, `ACC_STATIC`, ...).
+    ///
+    /// # Safety
+    /// `method` must be a live method ID of this JVM.
+    pub unsafe fn method_modifiers(self, method: jmethodID) -> Result<jint, Error> {
+        type F = unsafe extern "system" fn(RawEnv, jmethodID, *mut jint) -> c_int;
+        let f = self.function(GET_METHOD_MODIFIERS)?;
+        // SAFETY: slot 66 holds GetMethodModifiers, whose C type is F.
+        let f: F = unsafe { core::mem::transmute::<*const c_void, F>(f) };
+        let mut modifiers: jint = 0;
+        // SAFETY: method is live (caller's contract); the out pointer is valid.
+        let code = unsafe { f(self.0, method, &mut modifiers) };
+        Self::check(GET_METHOD_MODIFIERS, code)?;
+        Ok(modifiers)
     }
 
     /// Returns the method's name and signature.

@@ -108,6 +108,18 @@ unsafe fn on_load(vm: *mut JavaVM, options: *const c_char) -> Result<(), LoadErr
     if CONFIG.set(config).is_err() {
         return Err("loaded twice".into());
     }
+    // A JVM that dies before VM init (a bad system class loader, metaspace exhausted,
+    // ...) sends no VMDeath and leaves by `_exit`, which runs no exit handler: so the file
+    // is written now, with the agent-load stamp, and written again, whole, at `main` or
+    // VMDeath. One small write after the agent-load stamp, before the heap exists.
+    if let Some(config) = CONFIG.get() {
+        write_stamps(config).map_err(|e| {
+            format!(
+                "cannot write stamps to {}: {e}",
+                Lossy(config.out_path().to_bytes())
+            )
+        })?;
+    }
 
     let mut env: *mut c_void = core::ptr::null_mut();
     // SAFETY: vm is the JVM's JavaVM, whose invoke interface has GetEnv since JNI 1.2; env is a

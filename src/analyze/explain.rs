@@ -276,6 +276,8 @@ mod tests {
             }),
             server: None,
             machine: None,
+            crash_files: Vec::new(),
+            skipped: false,
         }
     }
 

@@ -72,7 +72,14 @@ pub(crate) fn check_cpus(matrix: &mut Matrix) -> anyhow::Result<Vec<Placement>> 
 }
 
 /// The matrix's `app:`, with paths relative to the matrix file's folder.
-pub(crate) fn resolve_app(matrix: &Matrix, file: Option<&Path>) -> anyhow::Result<Option<App>> {
+/// The matrix's `app:`, resolved against the disk. `build`: first build its jar from
+/// `sources` when that is stale, with one of `jdks` (not in a dry run).
+pub(crate) fn resolve_app(
+    matrix: &Matrix,
+    file: Option<&Path>,
+    jdks: &[Jdk],
+    build: bool,
+) -> anyhow::Result<Option<App>> {
     let Some(spec) = &matrix.app else {
         return Ok(None);
     };
@@ -81,6 +88,15 @@ pub(crate) fn resolve_app(matrix: &Matrix, file: Option<&Path>) -> anyhow::Resul
         .filter(|p| !p.as_os_str().is_empty())
         .map_or_else(|| PathBuf::from("."), Path::to_owned);
     let base = std::path::absolute(&base).unwrap_or(base);
+    if build
+        && let Some((sources, jar, main)) = spec.build_from(&base)
+        && crate::machine::app_build::needs_build(&sources, &jar)
+    {
+        eprintln!("building `{}` from `{}`", jar.display(), sources.display());
+        let homes: Vec<&Path> = jdks.iter().map(|j| j.home.as_path()).collect();
+        crate::machine::app_build::build(&homes, &sources, &jar, main)
+            .with_context(|| format!("matrix `{}`", matrix.origin))?;
+    }
     let app = spec
         .resolve(&base)
         .with_context(|| format!("matrix `{}`", matrix.origin))?;

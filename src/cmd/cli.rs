@@ -173,6 +173,11 @@ pub struct RunArgs {
     /// heap-sized region once before the first launch. Also `comparable_memory: true`
     #[arg(long)]
     pub comparable_memory: bool,
+    /// Give a cell up after N consecutive failed launches of one pretouch setting
+    /// (timeouts, crashes): its remaining launches are recorded as skipped, with the
+    /// reason, and the run goes on with the other cells; 0: never give up
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    pub give_up_after: u32,
 }
 
 #[derive(Debug, clap::Args)]

@@ -77,7 +77,16 @@ pub(crate) fn cmd_report(args: ReportArgs) -> anyhow::Result<u8> {
     // Checks --labels and --baseline whether one label is shown or several.
     let comparison = compare::compare(&report, &options).map_err(bad)?;
     let profile = profile_report(&args, &results, &report, &comparison)?;
-    let text = if comparison.columns.len() > 1 {
+    let several = comparison.columns.len() > 1;
+    let text = if args.format == Format::Json {
+        // One shape whatever the number of labels: the cells, and the comparison
+        // beside them when there is one.
+        if several {
+            crate::render::json::render(&report, Some(&comparison))
+        } else {
+            crate::render::json::render(&report.only(&comparison.baseline).map_err(bad)?, None)
+        }
+    } else if several {
         // The explaining tables (faults, phases, environment differences) follow, as
         // after a single label's table.
         let explained = match args.format {

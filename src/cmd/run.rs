@@ -57,7 +57,7 @@ pub(crate) fn cmd_run(args: RunArgs) -> anyhow::Result<u8> {
     };
     let jdks = resolve_jdks(&matrix, !args.dry_run).map_err(bad)?;
     let cpu_placements = check_cpus(&mut matrix).map_err(bad)?;
-    let app = resolve_app(&matrix, args.matrix.as_deref()).map_err(bad)?;
+    let app = resolve_app(&matrix, args.matrix.as_deref(), &jdks, !args.dry_run).map_err(bad)?;
     if args.dry_run {
         return dry_run(&args, &matrix, &jdks, app);
     }
@@ -126,6 +126,7 @@ pub(crate) fn cmd_run(args: RunArgs) -> anyhow::Result<u8> {
     let options = run::Options {
         interrupt: Some(&interrupt),
         fail_fast: args.fail_fast,
+        give_up_after: args.give_up_after,
         ..run::Options::default()
     };
     execute_and_report(
@@ -162,13 +163,6 @@ pub(crate) fn cmd_resume(args: &RunArgs, path: &Path) -> anyhow::Result<u8> {
         },
     };
     let perf = profile::preflight(args, &matrix)?;
-    if matrix.adaptive.is_some() {
-        return Err(bad(anyhow::anyhow!(
-            "`{}` was run with adaptive repetitions, which --resume does not support yet: the \
-             rounds it adds depend on every launch before\n  fix: start the run again",
-            file.path.display()
-        )));
-    }
     let host = host::host_info();
     let jdks = resolve_jdks(&matrix, true).map_err(bad)?;
     resume::check_same(&file.path, header, &matrix.text, &host, &jdks).map_err(bad)?;
@@ -177,11 +171,16 @@ pub(crate) fn cmd_resume(args: &RunArgs, path: &Path) -> anyhow::Result<u8> {
         .matrix
         .clone()
         .unwrap_or_else(|| PathBuf::from(&header.matrix_origin));
-    let app = resolve_app(&matrix, Some(&matrix_file)).map_err(bad)?;
+    let app = resolve_app(&matrix, Some(&matrix_file), &jdks, true).map_err(bad)?;
     let agent = agent::locate_agent(args.agent.as_deref()).map_err(bad)?;
     check_memory(&matrix, args.force)?;
     let plan = Plan::new(&matrix, &jdks).with_app(app.as_ref().map(|a| a.main.as_str()));
-    let done = resume::done_launches(&plan, file).map_err(bad)?;
+    let done = match matrix.adaptive {
+        None => resume::done_launches(&plan, file).map_err(bad)?,
+        // Adaptive rounds go past the plan: the replay checks each launch against the
+        // policy's (see `adaptive::execute`).
+        Some(_) => file.launches.iter().map(|l| l.seq).collect(),
+    };
     let failed_before = file.launches.iter().filter(|l| !l.ok()).count() as u64;
 
     let interrupt = Interrupt::new();
@@ -226,7 +225,7 @@ pub(crate) fn cmd_resume(args: &RunArgs, path: &Path) -> anyhow::Result<u8> {
         file.path.display(),
         done.len(),
         plan.launches.len(),
-        plan.launches.len() - done.len(),
+        plan.launches.len().saturating_sub(done.len()),
         header.label
     );
     let options = run::Options {
@@ -235,6 +234,8 @@ pub(crate) fn cmd_resume(args: &RunArgs, path: &Path) -> anyhow::Result<u8> {
         launches_before: file.launches.len() as u64,
         failed_before,
         done,
+        give_up_after: args.give_up_after,
+        earlier: &file.launches,
     };
     execute_and_report(args, &plan, &matrix, agent, app, &mut store, &options, perf)
 }
@@ -259,7 +260,8 @@ pub(crate) fn execute_and_report(
     let mut launcher = JvmLauncher::new(agent.clone(), Duration::from_secs(args.timeout))
         .context("creating the launcher's scratch folder")?
         .with_app(app)
-        .with_jvm_log(!args.no_jvm_log);
+        .with_jvm_log(!args.no_jvm_log)
+        .with_crash_dir(crate::store::crash_dir(store.path()));
     if let Some(interrupt) = options.interrupt {
         launcher = launcher.with_interrupt(interrupt.clone());
     }
@@ -283,6 +285,7 @@ pub(crate) fn execute_and_report(
             let most = plan.launches.len() as u64
                 + u64::from(policy.max - policy.min) * plan.cells.len() as u64 * 2;
             let mut progress = Progress::new(most);
+            progress.set_done(options.done.len() as u64);
             let result = adaptive::execute(
                 plan,
                 &matrix.jvm_args,
@@ -293,7 +296,14 @@ pub(crate) fn execute_and_report(
                 options,
             );
             progress.finish();
-            result?.0
+            result
+                .map_err(|e| match e {
+                    adaptive::AdaptiveError::Mismatch { .. } => {
+                        bad(anyhow::anyhow!("`{}`, {e}", store.path().display()))
+                    }
+                    adaptive::AdaptiveError::Store(e) => anyhow::Error::new(e),
+                })?
+                .0
         }
     };
     if let Some(perf) = &perf

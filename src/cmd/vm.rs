@@ -254,8 +254,9 @@ fn format_name(args: &RunArgs) -> String {
 pub(crate) fn cmd_run_kernels(args: &RunArgs, matrix: Matrix) -> anyhow::Result<u8> {
     let specs = kernels_to_run(args, &matrix).map_err(bad)?;
     // What every guest checks again, checked once here, before any boot.
-    resolve_jdks(&matrix, true).map_err(bad)?;
-    resolve_app(&matrix, args.matrix.as_deref()).map_err(bad)?;
+    let jdks = resolve_jdks(&matrix, true).map_err(bad)?;
+    // Built here if it must be: the guest sees this folder through the VM's root view.
+    resolve_app(&matrix, args.matrix.as_deref(), &jdks, true).map_err(bad)?;
     let vng = find_vng()?;
     let vm = vm_plan(args, &matrix, &vng)?;
     let guest = guest_command(args, args.matrix.as_deref())?;

@@ -56,9 +56,10 @@ impl Interrupt {
     }
 
     /// Routes SIGINT and SIGTERM here for the rest of the process's life: they no longer
-    /// end it, the scheduler does.
+    /// end it, the scheduler does. SIGHUP is ignored (see [`ignore_hangup`]).
     pub fn install_signal_handlers(&self) -> std::io::Result<()> {
         use signal_hook::consts::{SIGINT, SIGTERM};
+        ignore_hangup()?;
         for signal in [SIGINT, SIGTERM] {
             signal_hook::flag::register_usize(signal, Arc::clone(&self.0.signal), signal as usize)?;
         }
@@ -157,6 +158,22 @@ impl Interrupt {
     fn lock(&self) -> std::sync::MutexGuard<'_, Vec<(Arc<duct::Handle>, StopBy)>> {
         self.0.running.lock().unwrap_or_else(|e| e.into_inner())
     }
+}
+
+/// A hang-up (the ssh session or terminal of an overnight run went away) does not stop
+/// the run: it goes on without a terminal, as under `nohup`. SIGHUP is set to
+/// `SIG_IGN`, which the JVMs inherit through exec, and HotSpot leaves an ignored SIGHUP
+/// ignored, so the JVM under way is not ended either. Output to the lost terminal
+/// fails from then on and is dropped (see `console.rs`); every launch is still in the
+/// result file, which ends as usual. SIGINT and SIGTERM still stop the run.
+pub fn ignore_hangup() -> std::io::Result<()> {
+    // SAFETY: signal(2) with a valid signal number and SIG_IGN installs no handler, so
+    // nothing runs in signal context; it touches no memory of ours.
+    let previous = unsafe { libc::signal(libc::SIGHUP, libc::SIG_IGN) };
+    if previous == libc::SIG_ERR {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
 }
 
 /// The shell's convention: 128 + the signal's number (130 for SIGINT, 143 for SIGTERM).

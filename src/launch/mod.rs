@@ -4,6 +4,7 @@
 pub mod agent;
 pub mod child;
 pub mod classfile;
+pub mod crash;
 pub mod interrupt;
 pub mod jvmlog;
 pub mod machine_counters;
@@ -62,6 +63,8 @@ pub struct LaunchOutcome {
     /// What the whole machine did during the launch (see
     /// [`crate::launch::machine_counters`]); `None` from launchers that do not read it.
     pub machine: Option<MachineCounters>,
+    /// The JVM's crash files, where they were kept (see [`crash`]).
+    pub crash_files: Vec<PathBuf>,
 }
 
 /// What a launch needs beyond the JVM flags.
@@ -115,6 +118,8 @@ pub struct JvmLauncher {
     wrapper: Vec<String>,
     /// The machine's counters around each launch, and the reading at the last reap.
     watch: MachineWatch,
+    /// Where a crashed launch's `hs_err`/`replay` files are moved (see [`crash`]).
+    crash_dir: Option<PathBuf>,
 }
 
 impl JvmLauncher {
@@ -135,6 +140,7 @@ impl JvmLauncher {
             jvm_log: false,
             wrapper: Vec::new(),
             watch: MachineWatch::default(),
+            crash_dir: None,
         })
     }
 
@@ -160,6 +166,7 @@ impl JvmLauncher {
     pub fn arguments(&self, jvm_args: &[String]) -> Vec<String> {
         let stamps_path = self.workdir.path().join("stamps");
         let mut args = jvm_args.to_vec();
+        args.extend(crash::crash_file_args(self.workdir.path()));
         if self.jvm_log
             && let Some(arg) = xlog_arg(&self.workdir.path().join("jvm.log"))
         {
@@ -190,6 +197,12 @@ impl JvmLauncher {
         self.wrapper = wrapper;
     }
 
+    /// Keep crash files of crashed launches in `dir` (made when the first one crashes).
+    pub fn with_crash_dir(mut self, dir: PathBuf) -> JvmLauncher {
+        self.crash_dir = Some(dir);
+        self
+    }
+
     /// Also ask every JVM for its own log (`-Xlog`, see [`crate::launch::jvmlog`]) and keep it.
     pub fn with_jvm_log(mut self, on: bool) -> JvmLauncher {
         self.jvm_log = on;
@@ -213,6 +226,7 @@ impl Launcher for JvmLauncher {
         let log_path = self.workdir.path().join("jvm.log");
         let _ = std::fs::remove_file(&stamps_path);
         let _ = std::fs::remove_file(&log_path);
+        crash::clear(self.workdir.path());
         let args = self.arguments(jvm_args);
         let mut outcome = LaunchOutcome {
             command: self
@@ -364,10 +378,19 @@ impl Launcher for JvmLauncher {
             .interrupt
             .as_ref()
             .is_some_and(|i| i.signal().is_some());
+        outcome.crash_files = crash::keep(self.workdir.path(), self.crash_dir.as_deref());
         if let Some(failure) = &mut outcome.failure {
             if let Some(better) = explain_failure(&outcome.output_tail, outcome.signal, oom_killed)
             {
                 *failure = better;
+            }
+            // The JVM named its report in the scratch folder; it was moved since.
+            for kept in &outcome.crash_files {
+                if let Some(name) = kept.file_name() {
+                    let scratch = self.workdir.path().join(name);
+                    *failure = failure
+                        .replace(&scratch.display().to_string(), &kept.display().to_string());
+                }
             }
             outcome.interrupted = signalled;
         }
@@ -455,12 +478,17 @@ pub fn judge(outcome: &LaunchOutcome) -> Option<String> {
                 "the application exited with code {code} after main()"
             ));
         }
-        Some(code) => return Some(format!("exited with code {code} before main()")),
+        Some(code) => {
+            return Some(format!(
+                "exited with code {code} before main(){}",
+                how_far(&outcome.stamps)
+            ));
+        }
         None => return Some("no exit status".to_owned()),
     }
     let s = &outcome.stamps;
     let Some(main) = s.main else {
-        return Some("exited without reaching main()".to_owned());
+        return Some(format!("exited without reaching main(){}", how_far(s)));
     };
     let order = [
         Some(outcome.spawn_ns),
@@ -500,6 +528,16 @@ pub fn judge_server(outcome: &LaunchOutcome, run: &ServerRun) -> Option<String> 
         ));
     }
     None
+}
+
+/// How far a JVM that never reached `main()` got, from the stamps the agent left (it
+/// writes the file at agent load, so a JVM that dies before VM init leaves that stamp).
+fn how_far(stamps: &Stamps) -> &'static str {
+    match (stamps.agent_load, stamps.vm_init) {
+        (None, _) => " (no stamps: the agent did not load)",
+        (Some(_), None) => " (it got past agent load, not to VM init)",
+        (Some(_), Some(_)) => " (it got past VM init)",
+    }
 }
 
 /// UTC now, RFC 3339 with milliseconds.

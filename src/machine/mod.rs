@@ -3,6 +3,7 @@
 //! JDKs installed, the fault-rate ceiling (`calibrate`) and the one-run-at-a-time lock.
 //! Uses the matrix and units only.
 
+pub mod app_build;
 pub mod calibrate;
 pub mod discover;
 pub mod env;

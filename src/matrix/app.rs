@@ -35,6 +35,8 @@ struct RawAppFields {
     after_ready: Option<AfterReady>,
     #[serde(default)]
     stop_grace: Option<Grace>,
+    #[serde(default)]
+    sources: Option<String>,
 }
 
 /// `app:` parsed and checked for shape (not yet against the disk).
@@ -67,6 +69,9 @@ pub struct AppSpec {
     pub after_ready: Option<AfterReady>,
     /// After SIGTERM, how long the runner waits before SIGKILL.
     pub stop_grace: std::time::Duration,
+    /// With `jar`: a folder of `.java` files the jar is built from (the JDK's `javac`
+    /// and `jar`, see `machine/app_build.rs`) when it is missing or older than a source.
+    pub sources: Option<String>,
 }
 
 impl<'de> Deserialize<'de> for RawApp {
@@ -105,6 +110,16 @@ impl<'de> Deserialize<'de> for RawApp {
                 "app: `after_ready` and `stop_grace` need `ready: {port: N}`, `{http: URL}` or `{log: REGEX}`",
             ));
         }
+        if raw.sources.is_some() && !matches!(kind, AppKind::Jar(_)) {
+            return Err(D::Error::custom(
+                "app: `sources` builds a `jar`: give `jar: <file>` with it, not `classpath`",
+            ));
+        }
+        if raw.sources.is_some() && raw.main.is_none() {
+            return Err(D::Error::custom(
+                "app: `sources` needs `main: <class>`, the Main-Class of the jar it builds",
+            ));
+        }
         Ok(RawApp(AppSpec {
             kind,
             main: raw.main,
@@ -113,6 +128,7 @@ impl<'de> Deserialize<'de> for RawApp {
             ready: raw.ready,
             after_ready: raw.after_ready,
             stop_grace: raw.stop_grace.map_or(DEFAULT_STOP_GRACE, |g| g.0),
+            sources: raw.sources,
         }))
     }
 }
@@ -211,7 +227,8 @@ impl AppSpec {
             }
             AppKind::Jar(jar) => {
                 let path = absolute(jar);
-                if !path.is_file() {
+                // A jar built from `sources` may not exist yet: the run builds it.
+                if !path.is_file() && self.sources.is_none() {
                     return Err(AppError::MissingJar(path));
                 }
                 match &self.main {
@@ -238,6 +255,18 @@ impl AppSpec {
             after_ready: self.after_ready.clone(),
             stop_grace: self.stop_grace,
         })
+    }
+}
+
+impl AppSpec {
+    /// `(sources, jar, main)`, absolute, when the jar is built from sources.
+    pub fn build_from(&self, base: &Path) -> Option<(PathBuf, PathBuf, &str)> {
+        let (AppKind::Jar(jar), Some(sources), Some(main)) =
+            (&self.kind, &self.sources, &self.main)
+        else {
+            return None;
+        };
+        Some((base.join(sources), base.join(jar), main))
     }
 }
 

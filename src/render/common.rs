@@ -102,6 +102,10 @@ pub(crate) fn stop_lines(report: &Report) -> String {
                 "ran all {} rounds: too few successful launches for an interval",
                 stop.rounds
             ),
+            "given_up" => format!(
+                "given up after {} rounds: its launches kept failing (--give-up-after)",
+                stop.rounds
+            ),
             other => format!("{other} after {} rounds", stop.rounds),
         };
         let _ = writeln!(out, "adaptive: {} {name}: {why}", s.label);

@@ -36,17 +36,22 @@ fn percent(e: &Entry) -> String {
 }
 
 fn change_ms(e: &Entry) -> String {
-    e.change
-        .map_or_else(|| "n/a".to_owned(), |c| table::signed_ms(c.ms))
+    e.change.map_or_else(|| "n/a".to_owned(), |c| signed(c.ms))
+}
+
+/// A change, always signed: no change at all reads `+0.0`, as its `+0.0%` does.
+fn signed(v: f64) -> String {
+    let s = table::signed_ms(v);
+    if s.starts_with(['+', '-']) {
+        s
+    } else {
+        format!("+{s}")
+    }
 }
 
 fn interval(e: &Entry) -> String {
     match e.change {
-        Some(c) => format!(
-            "{} .. {}",
-            table::signed_ms(c.shift.low),
-            table::signed_ms(c.shift.high)
-        ),
+        Some(c) => format!("{} .. {}", signed(c.shift.low), signed(c.shift.high)),
         None => String::new(),
     }
 }
@@ -55,7 +60,7 @@ fn shift(e: &Entry) -> String {
     match e.change {
         Some(c) => format!(
             "{}{}",
-            table::signed_ms(c.shift.estimate),
+            signed(c.shift.estimate),
             if c.significant { "*" } else { "" }
         ),
         None => String::new(),
@@ -373,7 +378,11 @@ struct CsvRow<'a> {
     jdk: &'a str,
     gc: &'a str,
     heap: &'a str,
+    /// The variant's name alone; the other axes have their own columns.
     variant: &'a str,
+    gc_threads: &'a str,
+    cpus: &'a str,
+    app: Option<&'a str>,
     label: &'a str,
     baseline: bool,
     pretouch_ms: Option<f64>,
@@ -406,7 +415,10 @@ fn csv(cmp: &Comparison) -> String {
                 jdk: &r.jdk,
                 gc: &r.gc,
                 heap: &r.heap,
-                variant: &r.variant,
+                variant: &c.variant,
+                gc_threads: &c.gc_threads,
+                cpus: &c.cpus,
+                app: c.app.as_deref(),
                 label: &e.label,
                 baseline: col.baseline,
                 pretouch_ms: c.pretouch_ms,
@@ -433,8 +445,12 @@ fn csv(cmp: &Comparison) -> String {
     String::from_utf8(w.into_inner().expect("writing to memory cannot fail")).expect("csv is UTF-8")
 }
 
+/// The comparison section of the report's JSON ([`crate::render::json`]) alone; `report
+/// --format json` puts it beside the cells.
 fn json(cmp: &Comparison) -> String {
-    serde_json::to_string_pretty(cmp).expect("a comparison always serializes") + "\n"
+    serde_json::to_string_pretty(&crate::render::json::comparison(cmp))
+        .expect("a comparison always serializes")
+        + "\n"
 }
 
 #[cfg(test)]
@@ -546,11 +562,11 @@ mod tests {
     #[test]
     fn csv() {
         insta::assert_snapshot!(render(&sample(), Format::Csv), @"
-        jdk,gc,heap,variant,label,baseline,pretouch_ms,rounds,cost_min_ms,cost_q1_ms,cost_q3_ms,cost_max_ms,outliers,failed,change_ms,change_percent,shift_ms,ci_low_ms,ci_high_ms,ci_confidence,significant,not_compared,outliers_excluded
-        17.0.15+6-Debian-1deb12u1,g1,1g,default,6.18.0-base,true,382.95,10,374.4,378.0416666666667,388.01666666666665,393.4,0,0,,,,,,,,,false
-        17.0.15+6-Debian-1deb12u1,g1,1g,default,6.18.0-vma-refcount,false,283.85,10,275.9,279.98333333333335,288.6166666666667,937.3,1,0,-99.09999999999997,-25.878051965008478,-98.85000000000002,-105.19999999999999,-92.10000000000002,0.9567429474550218,true,,false
-        17.0.15+6-Debian-1deb12u1,parallel,1g,default,6.18.0-base,true,395.9875,10,387.1,390.8854166666667,401.25416666666666,406.85,0,0,,,,,,,,,false
-        17.0.15+6-Debian-1deb12u1,parallel,1g,default,6.18.0-vma-refcount,false,396.49,10,387.58,391.375,401.77,407.38,0,0,0.5024999999999977,0.1268979450108899,0.5024999999999977,-5.444999999999993,6.454999999999984,0.9567429474550218,false,,false
+        jdk,gc,heap,variant,gc_threads,cpus,app,label,baseline,pretouch_ms,rounds,cost_min_ms,cost_q1_ms,cost_q3_ms,cost_max_ms,outliers,failed,change_ms,change_percent,shift_ms,ci_low_ms,ci_high_ms,ci_confidence,significant,not_compared,outliers_excluded
+        17.0.15+6-Debian-1deb12u1,g1,1g,default,auto,all,,6.18.0-base,true,382.95,10,374.4,378.0416666666667,388.01666666666665,393.4,0,0,,,,,,,,,false
+        17.0.15+6-Debian-1deb12u1,g1,1g,default,auto,all,,6.18.0-vma-refcount,false,283.85,10,275.9,279.98333333333335,288.6166666666667,937.3,1,0,-99.09999999999997,-25.878051965008478,-98.85000000000002,-105.19999999999999,-92.10000000000002,0.9567429474550218,true,,false
+        17.0.15+6-Debian-1deb12u1,parallel,1g,default,auto,all,,6.18.0-base,true,395.9875,10,387.1,390.8854166666667,401.25416666666666,406.85,0,0,,,,,,,,,false
+        17.0.15+6-Debian-1deb12u1,parallel,1g,default,auto,all,,6.18.0-vma-refcount,false,396.49,10,387.58,391.375,401.77,407.38,0,0,0.5024999999999977,0.1268979450108899,0.5024999999999977,-5.444999999999993,6.454999999999984,0.9567429474550218,false,,false
         ");
     }
 
@@ -558,6 +574,8 @@ mod tests {
     fn json() {
         insta::assert_snapshot!(render(&sample(), Format::Json), @r#"
         {
+          "baseline": "6.18.0-base",
+          "confidence": 0.95,
           "columns": [
             {
               "letter": "A",
@@ -582,258 +600,85 @@ mod tests {
               "matrices": 1
             }
           ],
-          "baseline": "6.18.0-base",
-          "confidence": 0.95,
-          "outliers_excluded": false,
-          "rows": [
+          "changes": [
             {
+              "label": "6.18.0-base",
               "jdk": "17.0.15+6-Debian-1deb12u1",
               "gc": "g1",
               "heap": "1g",
               "variant": "default",
-              "entries": [
-                {
-                  "label": "6.18.0-base",
-                  "cell": {
-                    "label": "6.18.0-base",
-                    "jdk": "17.0.15+6-Debian-1deb12u1",
-                    "gc": "g1",
-                    "heap": "1g",
-                    "variant": "default",
-                    "runs": 20,
-                    "runs_on": 10,
-                    "runs_off": 10,
-                    "failed": 0,
-                    "median_on_ms": 431.075,
-                    "min_on_ms": 421.4,
-                    "max_on_ms": 442.9,
-                    "median_off_ms": 48.125,
-                    "min_off_ms": 47.0,
-                    "max_off_ms": 49.5,
-                    "pretouch_ms": 382.95,
-                    "first_failure": null,
-                    "gc_threads": "auto",
-                    "cpus": "all",
-                    "app": null,
-                    "exec_to_agent_off_ms": null,
-                    "exec_to_agent_on_ms": null,
-                    "agent_to_init_off_ms": null,
-                    "agent_to_init_on_ms": null,
-                    "init_to_main_off_ms": null,
-                    "init_to_main_on_ms": null,
-                    "pretouch_faults": null,
-                    "expected_faults": 262144,
-                    "fault_rate_per_s": null,
-                    "ceiling_per_s": null,
-                    "ceiling_pct": null,
-                    "jvm_pretouch_ms": null,
-                    "jvm_genesis_growth_ms": null,
-                    "untouched": 0,
-                    "untouched_reason": null,
-                    "untouched_launches": "",
-                    "rounds": 10,
-                    "cost_min_ms": 374.4,
-                    "cost_q1_ms": 378.0416666666667,
-                    "cost_q3_ms": 388.01666666666665,
-                    "cost_max_ms": 393.4,
-                    "outliers": 0,
-                    "disturbed": 0,
-                    "disturbances": "",
-                    "outlier_causes": ""
-                  },
-                  "change": null,
-                  "not_compared": null
-                },
-                {
-                  "label": "6.18.0-vma-refcount",
-                  "cell": {
-                    "label": "6.18.0-vma-refcount",
-                    "jdk": "17.0.15+6-Debian-1deb12u1",
-                    "gc": "g1",
-                    "heap": "1g",
-                    "variant": "default",
-                    "runs": 20,
-                    "runs_on": 10,
-                    "runs_off": 10,
-                    "failed": 0,
-                    "median_on_ms": 332.475,
-                    "min_on_ms": 323.4,
-                    "max_on_ms": 985.05,
-                    "median_off_ms": 48.625,
-                    "min_off_ms": 47.5,
-                    "max_off_ms": 50.0,
-                    "pretouch_ms": 283.85,
-                    "first_failure": null,
-                    "gc_threads": "auto",
-                    "cpus": "all",
-                    "app": null,
-                    "exec_to_agent_off_ms": null,
-                    "exec_to_agent_on_ms": null,
-                    "agent_to_init_off_ms": null,
-                    "agent_to_init_on_ms": null,
-                    "init_to_main_off_ms": null,
-                    "init_to_main_on_ms": null,
-                    "pretouch_faults": null,
-                    "expected_faults": 262144,
-                    "fault_rate_per_s": null,
-                    "ceiling_per_s": null,
-                    "ceiling_pct": null,
-                    "jvm_pretouch_ms": null,
-                    "jvm_genesis_growth_ms": null,
-                    "untouched": 0,
-                    "untouched_reason": null,
-                    "untouched_launches": "",
-                    "rounds": 10,
-                    "cost_min_ms": 275.9,
-                    "cost_q1_ms": 279.98333333333335,
-                    "cost_q3_ms": 288.6166666666667,
-                    "cost_max_ms": 937.3,
-                    "outliers": 1,
-                    "disturbed": 0,
-                    "disturbances": "",
-                    "outlier_causes": "round 7 with pretouch 985 ms, median 332: no machine counters recorded (file written before they were)"
-                  },
-                  "change": {
-                    "ms": -99.09999999999997,
-                    "percent": -25.878051965008478,
-                    "shift": {
-                      "estimate": -98.85000000000002,
-                      "low": -105.19999999999999,
-                      "high": -92.10000000000002,
-                      "confidence": 0.9567429474550218
-                    },
-                    "significant": true
-                  },
-                  "not_compared": null
-                }
-              ]
+              "gc_threads": "auto",
+              "cpus": "all",
+              "app": null,
+              "baseline": true,
+              "change_ms": null,
+              "change_percent": null,
+              "shift_ms": null,
+              "ci_low_ms": null,
+              "ci_high_ms": null,
+              "ci_confidence": null,
+              "significant": null,
+              "not_compared": null
             },
             {
+              "label": "6.18.0-vma-refcount",
+              "jdk": "17.0.15+6-Debian-1deb12u1",
+              "gc": "g1",
+              "heap": "1g",
+              "variant": "default",
+              "gc_threads": "auto",
+              "cpus": "all",
+              "app": null,
+              "baseline": false,
+              "change_ms": -99.09999999999997,
+              "change_percent": -25.878051965008478,
+              "shift_ms": -98.85000000000002,
+              "ci_low_ms": -105.19999999999999,
+              "ci_high_ms": -92.10000000000002,
+              "ci_confidence": 0.9567429474550218,
+              "significant": true,
+              "not_compared": null
+            },
+            {
+              "label": "6.18.0-base",
               "jdk": "17.0.15+6-Debian-1deb12u1",
               "gc": "parallel",
               "heap": "1g",
               "variant": "default",
-              "entries": [
-                {
-                  "label": "6.18.0-base",
-                  "cell": {
-                    "label": "6.18.0-base",
-                    "jdk": "17.0.15+6-Debian-1deb12u1",
-                    "gc": "parallel",
-                    "heap": "1g",
-                    "variant": "default",
-                    "runs": 20,
-                    "runs_on": 10,
-                    "runs_off": 10,
-                    "failed": 0,
-                    "median_on_ms": 446.1125,
-                    "min_on_ms": 436.1,
-                    "max_on_ms": 458.35,
-                    "median_off_ms": 50.125,
-                    "min_off_ms": 49.0,
-                    "max_off_ms": 51.5,
-                    "pretouch_ms": 395.9875,
-                    "first_failure": null,
-                    "gc_threads": "auto",
-                    "cpus": "all",
-                    "app": null,
-                    "exec_to_agent_off_ms": null,
-                    "exec_to_agent_on_ms": null,
-                    "agent_to_init_off_ms": null,
-                    "agent_to_init_on_ms": null,
-                    "init_to_main_off_ms": null,
-                    "init_to_main_on_ms": null,
-                    "pretouch_faults": null,
-                    "expected_faults": 262144,
-                    "fault_rate_per_s": null,
-                    "ceiling_per_s": null,
-                    "ceiling_pct": null,
-                    "jvm_pretouch_ms": null,
-                    "jvm_genesis_growth_ms": null,
-                    "untouched": 0,
-                    "untouched_reason": null,
-                    "untouched_launches": "",
-                    "rounds": 10,
-                    "cost_min_ms": 387.1,
-                    "cost_q1_ms": 390.8854166666667,
-                    "cost_q3_ms": 401.25416666666666,
-                    "cost_max_ms": 406.85,
-                    "outliers": 0,
-                    "disturbed": 0,
-                    "disturbances": "",
-                    "outlier_causes": ""
-                  },
-                  "change": null,
-                  "not_compared": null
-                },
-                {
-                  "label": "6.18.0-vma-refcount",
-                  "cell": {
-                    "label": "6.18.0-vma-refcount",
-                    "jdk": "17.0.15+6-Debian-1deb12u1",
-                    "gc": "parallel",
-                    "heap": "1g",
-                    "variant": "default",
-                    "runs": 20,
-                    "runs_on": 10,
-                    "runs_off": 10,
-                    "failed": 0,
-                    "median_on_ms": 447.115,
-                    "min_on_ms": 437.08,
-                    "max_on_ms": 459.38,
-                    "median_off_ms": 50.625,
-                    "min_off_ms": 49.5,
-                    "max_off_ms": 52.0,
-                    "pretouch_ms": 396.49,
-                    "first_failure": null,
-                    "gc_threads": "auto",
-                    "cpus": "all",
-                    "app": null,
-                    "exec_to_agent_off_ms": null,
-                    "exec_to_agent_on_ms": null,
-                    "agent_to_init_off_ms": null,
-                    "agent_to_init_on_ms": null,
-                    "init_to_main_off_ms": null,
-                    "init_to_main_on_ms": null,
-                    "pretouch_faults": null,
-                    "expected_faults": 262144,
-                    "fault_rate_per_s": null,
-                    "ceiling_per_s": null,
-                    "ceiling_pct": null,
-                    "jvm_pretouch_ms": null,
-                    "jvm_genesis_growth_ms": null,
-                    "untouched": 0,
-                    "untouched_reason": null,
-                    "untouched_launches": "",
-                    "rounds": 10,
-                    "cost_min_ms": 387.58,
-                    "cost_q1_ms": 391.375,
-                    "cost_q3_ms": 401.77,
-                    "cost_max_ms": 407.38,
-                    "outliers": 0,
-                    "disturbed": 0,
-                    "disturbances": "",
-                    "outlier_causes": ""
-                  },
-                  "change": {
-                    "ms": 0.5024999999999977,
-                    "percent": 0.1268979450108899,
-                    "shift": {
-                      "estimate": 0.5024999999999977,
-                      "low": -5.444999999999993,
-                      "high": 6.454999999999984,
-                      "confidence": 0.9567429474550218
-                    },
-                    "significant": false
-                  },
-                  "not_compared": null
-                }
-              ]
+              "gc_threads": "auto",
+              "cpus": "all",
+              "app": null,
+              "baseline": true,
+              "change_ms": null,
+              "change_percent": null,
+              "shift_ms": null,
+              "ci_low_ms": null,
+              "ci_high_ms": null,
+              "ci_confidence": null,
+              "significant": null,
+              "not_compared": null
+            },
+            {
+              "label": "6.18.0-vma-refcount",
+              "jdk": "17.0.15+6-Debian-1deb12u1",
+              "gc": "parallel",
+              "heap": "1g",
+              "variant": "default",
+              "gc_threads": "auto",
+              "cpus": "all",
+              "app": null,
+              "baseline": false,
+              "change_ms": 0.5024999999999977,
+              "change_percent": 0.1268979450108899,
+              "shift_ms": 0.5024999999999977,
+              "ci_low_ms": -5.444999999999993,
+              "ci_high_ms": 6.454999999999984,
+              "ci_confidence": 0.9567429474550218,
+              "significant": false,
+              "not_compared": null
             }
           ],
-          "warnings": [],
-          "run_to_run": [],
-          "env_differences": []
+          "warnings": []
         }
         "#);
     }

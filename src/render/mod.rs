@@ -7,6 +7,7 @@ pub mod compare;
 pub mod disturbance;
 pub mod explain;
 pub mod flamegraph;
+pub mod json;
 pub mod plot;
 pub mod profile;
 pub mod ready;

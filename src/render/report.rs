@@ -211,7 +211,7 @@ fn csv(report: &Report) -> String {
 }
 
 fn json(report: &Report) -> String {
-    serde_json::to_string_pretty(report).expect("a report always serializes") + "\n"
+    crate::render::json::render(report, None)
 }
 
 #[cfg(test)]
@@ -434,6 +434,8 @@ mod tests {
     fn json() {
         insta::assert_snapshot!(render(&sample(), Format::Json), @r#"
         {
+          "schema": "pretouch-report",
+          "schema_version": 1,
           "cells": [
             {
               "label": "6.18.0-base",

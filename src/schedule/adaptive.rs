@@ -12,10 +12,23 @@
 
 use crate::launch::Launcher;
 use crate::launch::interrupt::Interrupt;
+use crate::schedule::give_up::GiveUp;
 use crate::schedule::plan::{Plan, PlannedLaunch, round_launches};
-use crate::schedule::run::{self, Observer, RunSummary, Stop, cell_key, launch_one};
+use crate::schedule::run::{self, Observer, RunSummary, Stop, cell_key, launch_or_skip};
 use crate::stats::{hodges_lehmann, median};
-use crate::store::{CellStop, Record, RunEnd, StoreError, StoreWriter};
+use crate::store::{CellStop, LaunchRecord, Record, RunEnd, StoreError, StoreWriter};
+
+/// Why adaptive rounds could not go on.
+#[derive(Debug, thiserror::Error)]
+pub enum AdaptiveError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// `--resume`: a launch in the file is not the one the policy plans at its seq.
+    #[error(
+        "launch {seq}: {detail}; the file does not match its own matrix and policy, so it is not resumed"
+    )]
+    Mismatch { seq: u64, detail: String },
+}
 
 /// Confidence level of the stopping rule.
 pub const CONFIDENCE: f64 = 0.95;
@@ -68,6 +81,8 @@ pub enum StopReason {
     MaxReached,
     /// Too few successful launches to compute an interval (launches failed).
     NoInterval,
+    /// The cell kept failing and was given up (`--give-up-after`).
+    GivenUp,
 }
 
 impl StopReason {
@@ -76,6 +91,7 @@ impl StopReason {
             StopReason::Converged => "converged",
             StopReason::MaxReached => "max_reached",
             StopReason::NoInterval => "no_interval",
+            StopReason::GivenUp => "given_up",
         }
     }
 }
@@ -83,8 +99,12 @@ impl StopReason {
 /// Runs `plan` (warm-ups and the first `policy.min` counted rounds), then adds rounds for
 /// the cells that have not converged, until `policy.max`. Returns the summary and where
 /// each cell stopped; the end record carries the stops. Stops early, without an end
-/// record, on a signal or (`options.fail_fast`) a failed launch, as [`run::execute_with`];
-/// `options.done` (resume) is not supported and must be empty.
+/// record, on a signal or (`options.fail_fast`) a failed launch, as [`run::execute_with`].
+///
+/// `--resume`: the launches already in the file (`options.earlier`) are replayed in seq
+/// order instead of launched: each counts toward its cell's samples as it did, so the
+/// same policy decides the same rounds, and the run goes on where it stopped.
+/// (`options.done` is not used.)
 pub fn execute(
     plan: &Plan,
     matrix_args: &[String],
@@ -93,7 +113,11 @@ pub fn execute(
     store: &mut StoreWriter,
     observer: &mut dyn Observer,
     options: &run::Options<'_>,
-) -> Result<(RunSummary, Vec<CellStop>), StoreError> {
+) -> Result<(RunSummary, Vec<CellStop>), AdaptiveError> {
+    let earlier: std::collections::HashMap<u64, &LaunchRecord> =
+        options.earlier.iter().map(|r| (r.seq, r)).collect();
+    // Launches replayed from the file, for the seqs of added rounds.
+    let mut replayed: u64 = 0;
     let mut summary = RunSummary {
         launches: 0,
         failed: 0,
@@ -106,14 +130,52 @@ pub fn execute(
     // The plan holds `policy.min` counted rounds of every cell.
     let mut counted_rounds = vec![policy.min; cells];
     // Makes one launch; `Some(stop)` when the run must stop.
+    let mut give_up = GiveUp::new(options.give_up_after);
     let mut run = |planned: &PlannedLaunch,
                    summary: &mut RunSummary,
-                   samples: &mut Vec<[Vec<f64>; 2]>|
-     -> Result<Option<Stop>, StoreError> {
+                   samples: &mut Vec<[Vec<f64>; 2]>,
+                   give_up: &mut GiveUp,
+                   replayed: &mut u64|
+     -> Result<Option<Stop>, AdaptiveError> {
+        if let Some(&record) = earlier.get(&planned.seq) {
+            let key = cell_key(&plan.cells[planned.cell]);
+            if (record.round, record.warmup, record.pretouch, &record.cell)
+                != (planned.round, planned.warmup, planned.pretouch, &key)
+            {
+                return Err(AdaptiveError::Mismatch {
+                    seq: record.seq,
+                    detail: format!(
+                        "recorded as round {} {:?} pretouch {}, planned as round {} {:?} pretouch {}",
+                        record.round,
+                        record.cell,
+                        record.pretouch,
+                        planned.round,
+                        key,
+                        planned.pretouch
+                    ),
+                });
+            }
+            give_up.count(record);
+            if !planned.warmup
+                && let Some(t) = record.time_to_main_ns.filter(|_| record.ok())
+            {
+                samples[planned.cell][usize::from(planned.pretouch)].push(t.as_ms());
+            }
+            *replayed += 1;
+            return Ok(None);
+        }
         if let Some(signal) = signal() {
             return Ok(Some(Stop::Interrupted(signal)));
         }
-        let Some(record) = launch_one(plan, planned, matrix_args, launcher, store, observer)?
+        let Some(record) = launch_or_skip(
+            plan,
+            planned,
+            matrix_args,
+            launcher,
+            store,
+            observer,
+            give_up,
+        )?
         else {
             return Ok(Some(Stop::Interrupted(signal().unwrap_or(libc::SIGINT))));
         };
@@ -131,7 +193,13 @@ pub fn execute(
     };
     let mut last_round = 0;
     for planned in &plan.launches {
-        if let Some(stop) = run(planned, &mut summary, &mut samples)? {
+        if let Some(stop) = run(
+            planned,
+            &mut summary,
+            &mut samples,
+            &mut give_up,
+            &mut replayed,
+        )? {
             summary.stopped = Some(stop);
             return Ok((summary, Vec::new()));
         }
@@ -147,7 +215,9 @@ pub fn execute(
             }
             let [without, with] = &samples[cell];
             let v = verdict(with, without, policy.ci_pct);
+            let given_up = give_up.reason(&cell_key(&plan.cells[cell])).is_some();
             let reason = match v {
+                _ if given_up => Some(StopReason::GivenUp),
                 Some(v) if v.converged => Some(StopReason::Converged),
                 _ if counted_rounds[cell] >= policy.max => Some(if v.is_some() {
                     StopReason::MaxReached
@@ -176,9 +246,15 @@ pub fn execute(
         if pending.is_empty() {
             break;
         }
-        let first_seq = summary.launches;
+        let first_seq = summary.launches + replayed;
         for planned in round_launches(round, false, &pending, first_seq) {
-            if let Some(stop) = run(&planned, &mut summary, &mut samples)? {
+            if let Some(stop) = run(
+                &planned,
+                &mut summary,
+                &mut samples,
+                &mut give_up,
+                &mut replayed,
+            )? {
                 summary.stopped = Some(stop);
                 return Ok((summary, Vec::new()));
             }
@@ -191,8 +267,8 @@ pub fn execute(
     let stops: Vec<CellStop> = stops.into_iter().flatten().collect();
     store.append(&Record::End(RunEnd {
         finished_at: crate::launch::utc_now_millis(),
-        launches: summary.launches,
-        failed: summary.failed,
+        launches: options.launches_before + summary.launches,
+        failed: options.failed_before + summary.failed,
         stops: stops.clone(),
         runner_max_rss: Some(crate::machine::host::own_max_rss()),
     }))?;
@@ -321,6 +397,138 @@ mod tests {
         assert_eq!(summary.launches, 0);
         assert!(stops.is_empty());
         assert_eq!(std::fs::read_to_string(store.path()).unwrap(), "");
+    }
+
+    /// A launch as the test compares it: seq, round, cell, pretouch.
+    type Shape = (u64, u32, String, bool);
+
+    /// The shape of every launch in the file, and its end record.
+    fn launches_of(path: &std::path::Path) -> (Vec<Shape>, Option<RunEnd>) {
+        let text = std::fs::read_to_string(path).unwrap();
+        let mut launches = Vec::new();
+        let mut end = None;
+        for line in text.lines() {
+            match serde_json::from_str(line).unwrap() {
+                Record::Launch(l) => launches.push((l.seq, l.round, l.cell.jdk, l.pretouch)),
+                Record::End(e) => end = Some(e),
+                _ => {}
+            }
+        }
+        (launches, end)
+    }
+
+    #[test]
+    fn a_resumed_adaptive_run_goes_on_where_it_stopped_with_the_same_policy() {
+        let m = crate::matrix::Matrix::parse(
+            "m",
+            "name: x\ngcs: [g1]\nheaps: [64m]\nrepetitions: {min: 5, max: 8, ci_pct: 2}\nwarmup: 1\n",
+        )
+        .unwrap();
+        let plan = Plan::new(&m, &[fake_jdk("steady"), fake_jdk("noisy")]);
+        let policy = m.adaptive.unwrap();
+        let scripted = || Scripted {
+            calls: HashMap::new(),
+        };
+        // Uninterrupted.
+        let whole = tempfile::tempdir().unwrap();
+        let mut store = StoreWriter::create(whole.path(), "x", "t").unwrap();
+        execute(
+            &plan,
+            &[],
+            policy,
+            &mut scripted(),
+            &mut store,
+            &mut (),
+            &run::Options::default(),
+        )
+        .unwrap();
+        let (want, want_end) = launches_of(store.path());
+
+        // Interrupted in the added rounds (launch 27 of 30), then resumed.
+        for stop_at in [7, 27] {
+            let dir = tempfile::tempdir().unwrap();
+            let mut store = StoreWriter::create(dir.path(), "x", "t").unwrap();
+            let interrupt = Interrupt::new();
+            let mut launcher = Interrupting {
+                inner: scripted(),
+                at: stop_at,
+                calls: 0,
+                interrupt: interrupt.clone(),
+            };
+            let options = run::Options {
+                interrupt: Some(&interrupt),
+                ..run::Options::default()
+            };
+            let (summary, _) = execute(
+                &plan,
+                &[],
+                policy,
+                &mut launcher,
+                &mut store,
+                &mut (),
+                &options,
+            )
+            .unwrap();
+            assert!(summary.stopped.is_some());
+            let earlier: Vec<LaunchRecord> = std::fs::read_to_string(store.path())
+                .unwrap()
+                .lines()
+                .filter_map(|l| match serde_json::from_str(l).unwrap() {
+                    Record::Launch(l) => Some(l),
+                    _ => None,
+                })
+                .collect();
+            let header_free = earlier.len() as u64;
+            assert_eq!(header_free, stop_at);
+            // The resumed launcher goes on with the same script (the calls it already made).
+            let mut resumed = launcher.inner;
+            let options = run::Options {
+                earlier: &earlier,
+                launches_before: header_free,
+                ..run::Options::default()
+            };
+            let (summary, stops) = execute(
+                &plan,
+                &[],
+                policy,
+                &mut resumed,
+                &mut store,
+                &mut (),
+                &options,
+            )
+            .unwrap();
+            assert_eq!(summary.stopped, None);
+            assert_eq!(summary.launches, want.len() as u64 - stop_at);
+            let (got, end) = launches_of(store.path());
+            assert_eq!(got, want, "resumed at {stop_at}");
+            let end = end.unwrap();
+            assert_eq!(end.launches, want.len() as u64);
+            assert_eq!(end.stops, want_end.as_ref().unwrap().stops);
+            assert_eq!(end.stops, stops);
+        }
+    }
+
+    /// A launcher that raises SIGINT on its `at`-th launch (which is then not recorded).
+    struct Interrupting {
+        inner: Scripted,
+        at: u64,
+        calls: u64,
+        interrupt: Interrupt,
+    }
+
+    impl Launcher for Interrupting {
+        fn launch(&mut self, java: &std::path::Path, jvm_args: &[String]) -> LaunchOutcome {
+            if self.calls == self.at {
+                self.interrupt.raise(libc::SIGINT);
+                return LaunchOutcome {
+                    failure: Some("killed".into()),
+                    interrupted: true,
+                    ..LaunchOutcome::default()
+                };
+            }
+            self.calls += 1;
+            self.inner.launch(java, jvm_args)
+        }
     }
 
     #[test]

@@ -14,20 +14,29 @@ pub struct Progress {
     warned_cells: HashSet<CellKey>,
     /// Cells already warned about a launch whose heap was not touched.
     untouched_cells: HashSet<CellKey>,
+    /// Cells already said to be given up (`--give-up-after`).
+    given_up_cells: HashSet<CellKey>,
 }
 
 impl Progress {
     pub fn new(launches: u64) -> Progress {
-        // indicatif draws nothing when stderr is not a terminal.
-        let bar = ProgressBar::with_draw_target(Some(launches), ProgressDrawTarget::stderr());
+        // indicatif draws nothing when stderr is not a terminal: no bar in a log file.
+        Progress::with_target(launches, ProgressDrawTarget::stderr())
+    }
+
+    /// [`Progress::new`] drawing to `target`. The line fits the terminal's width: the
+    /// cell (`wide_msg`) is cut to the columns left after the bar and the counts.
+    pub fn with_target(launches: u64, target: ProgressDrawTarget) -> Progress {
+        let bar = ProgressBar::with_draw_target(Some(launches), target);
         bar.set_style(
-            ProgressStyle::with_template("{bar:30} {pos}/{len} launches, ETA {eta}  {msg}")
+            ProgressStyle::with_template("{bar:20} {pos}/{len}, ETA {eta}  {wide_msg}")
                 .expect("the template is valid"),
         );
         Progress {
             bar,
             warned_cells: HashSet::new(),
             untouched_cells: HashSet::new(),
+            given_up_cells: HashSet::new(),
         }
     }
 
@@ -47,14 +56,29 @@ impl Observer for Progress {
             Event::LaunchStarting { launch, cell } => {
                 let kind = if launch.warmup { "warm-up, " } else { "" };
                 let setting = if launch.pretouch { "with" } else { "without" };
+                // The cell first, with the JDK's short version: on a narrow terminal the
+                // end of the line is cut.
+                let jdk = &cell.jdk.version;
+                let name =
+                    cell.describe()
+                        .replacen(jdk.as_str(), crate::machine::jdk::short_jdk(jdk), 1);
                 self.bar.set_message(format!(
-                    "{} ({kind}{setting} pretouch, round {})",
-                    cell.describe(),
+                    "{name} ({kind}{setting} pretouch, round {})",
                     launch.round + 1
                 ));
             }
             Event::LaunchFinished { record, cell } => {
                 self.bar.inc(1);
+                if record.skipped && self.given_up_cells.insert(record.cell.clone()) {
+                    let why = record.failure.as_deref().unwrap_or("skipped");
+                    self.bar.suspend(|| {
+                        eprintln!(
+                            "warning: giving up {}: its remaining launches are recorded as skipped\n  {why}",
+                            cell.describe()
+                        )
+                    });
+                    return;
+                }
                 if let Some(failure) = &record.failure
                     && self.warned_cells.insert(record.cell.clone())
                 {
@@ -87,6 +111,104 @@ impl Observer for Progress {
                     });
                 }
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Arc, Mutex};
+
+    use indicatif::TermLike;
+
+    use super::*;
+    use crate::matrix::Matrix;
+    use crate::schedule::plan::Plan;
+
+    /// A terminal of `width` columns that keeps what is written to it.
+    #[derive(Debug, Clone)]
+    struct Screen {
+        width: u16,
+        written: Arc<Mutex<String>>,
+    }
+
+    impl Screen {
+        fn put(&self, s: &str) {
+            self.written.lock().unwrap().push_str(s);
+        }
+    }
+
+    impl TermLike for Screen {
+        fn width(&self) -> u16 {
+            self.width
+        }
+        fn move_cursor_up(&self, _: usize) -> std::io::Result<()> {
+            Ok(())
+        }
+        fn move_cursor_down(&self, _: usize) -> std::io::Result<()> {
+            Ok(())
+        }
+        fn move_cursor_right(&self, _: usize) -> std::io::Result<()> {
+            Ok(())
+        }
+        fn move_cursor_left(&self, _: usize) -> std::io::Result<()> {
+            Ok(())
+        }
+        fn write_line(&self, s: &str) -> std::io::Result<()> {
+            self.put(s);
+            self.put("\n");
+            Ok(())
+        }
+        fn write_str(&self, s: &str) -> std::io::Result<()> {
+            self.put(s);
+            Ok(())
+        }
+        fn clear_line(&self) -> std::io::Result<()> {
+            self.put("\n");
+            Ok(())
+        }
+        fn flush(&self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn the_progress_line_fits_the_terminal() {
+        // The longest cell names: a variant, GC threads and a CPU set.
+        let m = Matrix::parse(
+            "m",
+            "name: x\ngcs: [parallel]\nheaps: [1g]\nrepetitions: 100\ngc_threads: [16]\n\
+             cpus: [\"0\"]\nvariants:\n  - name: transparent-huge-pages-always\n",
+        )
+        .unwrap();
+        let plan = Plan::new(
+            &m,
+            &[crate::fixtures::fake_jdk("17.0.15+6-Debian-1deb12u1")],
+        );
+        for width in [60, 80, 100] {
+            let screen = Screen {
+                width,
+                written: Arc::default(),
+            };
+            let target = ProgressDrawTarget::term_like_with_hz(Box::new(screen.clone()), 200);
+            let mut progress = Progress::with_target(plan.launches.len() as u64, target);
+            let launch = &plan.launches[plan.launches.len() - 1];
+            progress.event(Event::LaunchStarting {
+                launch,
+                cell: &plan.cells[launch.cell],
+            });
+            progress.bar.tick();
+            let written = screen.written.lock().unwrap().clone();
+            let line = written
+                .lines()
+                .rfind(|l| l.contains("ETA"))
+                .unwrap_or_else(|| panic!("nothing drawn: {written:?}"));
+            assert!(
+                line.chars().count() <= usize::from(width),
+                "{} columns at width {width}: {line}",
+                line.chars().count()
+            );
+            assert!(line.contains("17.0.15+6 parallel"), "{line}");
         }
     }
 }

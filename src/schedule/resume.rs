@@ -288,6 +288,8 @@ mod tests {
             jvm_log: None,
             server: None,
             machine: None,
+            crash_files: Vec::new(),
+            skipped: false,
         }
     }
 

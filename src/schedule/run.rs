@@ -7,6 +7,7 @@ use std::collections::BTreeSet;
 use crate::launch::interrupt::Interrupt;
 use crate::launch::{LaunchOptions, Launcher};
 use crate::matrix::cpuset::CpuSet;
+use crate::schedule::give_up::GiveUp;
 use crate::schedule::plan::{Cell, Plan, PlannedLaunch};
 use crate::store::{CellKey, LaunchRecord, Record, RunEnd, StoreError, StoreWriter};
 
@@ -62,6 +63,11 @@ pub struct Options<'a> {
     pub launches_before: u64,
     /// Of those, the failed ones.
     pub failed_before: u64,
+    /// Give a cell up after this many consecutive failed launches of one pretouch
+    /// setting (see [`GiveUp`]); 0: never.
+    pub give_up_after: u32,
+    /// The launches already in the file (`--resume`), so that a cell given up stays so.
+    pub earlier: &'a [LaunchRecord],
 }
 
 pub fn cell_key(cell: &Cell) -> CellKey {
@@ -132,12 +138,84 @@ pub fn launch_one(
         jvm_log: outcome.jvm_log,
         server: outcome.server.map(Box::new),
         machine: outcome.machine,
+        crash_files: outcome.crash_files,
+        skipped: false,
     };
     store.append(&Record::Launch(record.clone()))?;
     observer.event(Event::LaunchFinished {
         record: &record,
         cell,
     });
+    Ok(Some(record))
+}
+
+/// Records a planned launch that is not started because its cell was given up
+/// (`reason`), and tells the observer.
+pub fn skip_one(
+    plan: &Plan,
+    planned: &PlannedLaunch,
+    reason: &str,
+    store: &mut StoreWriter,
+    observer: &mut dyn Observer,
+) -> Result<LaunchRecord, StoreError> {
+    let cell = &plan.cells[planned.cell];
+    let record = LaunchRecord {
+        seq: planned.seq,
+        round: planned.round,
+        warmup: planned.warmup,
+        cell: cell_key(cell),
+        jdk_home: cell.jdk.home.clone(),
+        heap_bytes: cell.heap.bytes,
+        pretouch: planned.pretouch,
+        command: Vec::new(),
+        started_at: crate::launch::utc_now_millis(),
+        spawn_ns: crate::units::Nanos(0),
+        reaped_ns: crate::units::Nanos(0),
+        exit_code: None,
+        signal: None,
+        stamps: Default::default(),
+        time_to_main_ns: None,
+        failure: Some(reason.to_owned()),
+        output_tail: None,
+        affinity: None,
+        rusage: None,
+        jvm_log: None,
+        server: None,
+        machine: None,
+        crash_files: Vec::new(),
+        skipped: true,
+    };
+    store.append(&Record::Launch(record.clone()))?;
+    observer.event(Event::LaunchFinished {
+        record: &record,
+        cell,
+    });
+    Ok(record)
+}
+
+/// Makes a planned launch, or records it as skipped when `give_up` gave its cell up,
+/// and counts it there. `None` when the launch was interrupted.
+pub fn launch_or_skip(
+    plan: &Plan,
+    planned: &PlannedLaunch,
+    matrix_args: &[String],
+    launcher: &mut dyn Launcher,
+    store: &mut StoreWriter,
+    observer: &mut dyn Observer,
+    give_up: &mut GiveUp,
+) -> Result<Option<LaunchRecord>, StoreError> {
+    let key = cell_key(&plan.cells[planned.cell]);
+    let record = match give_up.reason(&key) {
+        Some(reason) => {
+            let reason = reason.to_owned();
+            skip_one(plan, planned, &reason, store, observer)?
+        }
+        None => match launch_one(plan, planned, matrix_args, launcher, store, observer)? {
+            Some(record) => record,
+            None => return Ok(None),
+        },
+    };
+    give_up.count(&record);
     Ok(Some(record))
 }
 
@@ -176,6 +254,10 @@ pub fn execute_with(
         stopped: None,
     };
     let signal = || options.interrupt.and_then(Interrupt::signal);
+    let mut give_up = GiveUp::new(options.give_up_after);
+    for earlier in options.earlier {
+        give_up.count(earlier);
+    }
     for planned in &plan.launches {
         if options.done.contains(&planned.seq) {
             continue;
@@ -184,7 +266,15 @@ pub fn execute_with(
             summary.stopped = Some(Stop::Interrupted(signal));
             return Ok(summary);
         }
-        let Some(record) = launch_one(plan, planned, matrix_args, launcher, store, observer)?
+        let Some(record) = launch_or_skip(
+            plan,
+            planned,
+            matrix_args,
+            launcher,
+            store,
+            observer,
+            &mut give_up,
+        )?
         else {
             // Killed by us: not a measurement. A resume launches it again.
             summary.stopped = Some(Stop::Interrupted(signal().unwrap_or(libc::SIGINT)));

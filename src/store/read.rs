@@ -41,7 +41,16 @@ pub fn read_results(paths: &[PathBuf]) -> Result<Results, StoreError> {
     calibrations.dedup();
     let mut results = Results::default();
     for path in files {
+        let before = results.files.len();
         read_file(&path, &mut results)?;
+        // A file named on the command line was meant to be read: say why it was not.
+        if results.files.len() == before && paths.contains(&path) {
+            let bytes = std::fs::read(&path).unwrap_or_default();
+            return Err(StoreError::NotResults {
+                why: first_bad_line(&bytes),
+                path,
+            });
+        }
     }
     for path in calibrations {
         let parsed = std::fs::read_to_string(&path)
@@ -88,6 +97,31 @@ fn read_file(path: &Path, results: &mut Results) -> Result<(), StoreError> {
     results.files.extend(file);
     results.warnings.extend(warnings);
     Ok(())
+}
+
+/// Why `bytes` are not a result file: its first line that is not a record (number,
+/// the start of the line, the parser's reason), or the missing run header.
+fn first_bad_line(bytes: &[u8]) -> String {
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return "it is empty".to_owned();
+    }
+    for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let text = String::from_utf8_lossy(line);
+        let parsed = std::str::from_utf8(line)
+            .map_err(|e| e.to_string())
+            .and_then(|t| serde_json::from_str::<Record>(t).map_err(|e| e.to_string()));
+        if let Err(e) = parsed {
+            let mut start: String = text.trim().chars().take(60).collect();
+            if text.trim().chars().count() > 60 {
+                start.push_str("...");
+            }
+            return format!("line {} is not a record ({e}): `{start}`", i + 1);
+        }
+    }
+    "it has no run header (a first line with \"record\":\"run\")".to_owned()
 }
 
 /// Parses the bytes of one result file. Never fails and never panics: a line that does

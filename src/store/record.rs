@@ -181,6 +181,16 @@ pub struct LaunchRecord {
     /// it; the whole field is absent in files written before it was recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub machine: Option<MachineCounters>,
+    /// The JVM's crash files (`hs_err_pid*.log`, `replay_pid*.log`), kept beside the
+    /// result file in `<result file stem>-crashes/`. Each launch points them into the
+    /// runner's scratch folder (`-XX:ErrorFile`, `-XX:ReplayDataFile`), never the
+    /// current folder. Empty (and not written) when the JVM did not crash.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub crash_files: Vec<PathBuf>,
+    /// Not launched: its cell was given up after consecutive failures (`--give-up-after`);
+    /// `failure` says why. Such a record has no command, stamps or times.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub skipped: bool,
 }
 
 impl LaunchRecord {
@@ -233,7 +243,8 @@ pub struct CellStop {
     pub max_rounds: u32,
     /// The policy's `ci_pct`: the target half-width of the interval, in % of the cost.
     pub target_pct: f64,
-    /// `converged` (interval within ±ci_pct%), `max_reached`, or `no_interval` (too few
+    /// `converged` (interval within ±ci_pct%), `max_reached`, `given_up` (the cell kept
+    /// failing, see `--give-up-after`), or `no_interval` (too few
     /// successful launches for an interval).
     pub reason: String,
     /// median(with) - median(without) at the stop, ms.

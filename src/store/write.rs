@@ -43,6 +43,15 @@ pub enum StoreError {
          fix: wait until that run ends (or stop it), then resume"
     )]
     Locked { path: PathBuf },
+    #[error(
+        "`{path}` is not a pretouch result file: {why}\n  \
+         fix: name result files (results/<label>/*.jsonl) or folders of them"
+    )]
+    NotResults {
+        path: PathBuf,
+        /// Its first bad line, with its number and why it is not a record.
+        why: String,
+    },
 }
 
 impl StoreWriter {
@@ -132,4 +141,15 @@ fn lock(file: &File, path: &Path) -> Result<(), StoreError> {
             source,
         }),
     }
+}
+
+/// Where the crash files of a result file's launches are kept: beside it, in
+/// `<file stem>-crashes/` (`results/k/quick-20260101T000000Z-crashes/hs_err_pid42.log`),
+/// as an absolute path, so that the records name the files wherever they are read from.
+pub fn crash_dir(result_file: &Path) -> PathBuf {
+    let result_file = std::path::absolute(result_file).unwrap_or_else(|_| result_file.to_owned());
+    let stem = result_file
+        .file_stem()
+        .map_or_else(|| "run".into(), |s| s.to_string_lossy());
+    result_file.with_file_name(format!("{stem}-crashes"))
 }

@@ -1,0 +1,192 @@
+//! Stage 6c: the one JSON shape of `pretouch report --format json` (and `run --format
+//! json`), whether one label is reported or several. Computes nothing.
+//!
+//! ```text
+//! {
+//!   "schema": "pretouch-report",
+//!   "schema_version": 1,
+//!   "cells": [...],          every label's cells, one object each (the CSV's columns)
+//!   "labels": [...], "label_info": [...], "warnings": [...], "env_differences": [...],
+//!   "outliers_excluded": false,
+//!   "stops": [...], "run_to_run": [...],     only when there are any
+//!   "comparison": {...}      only with two labels or more
+//! }
+//! ```
+//!
+//! Sections are added as new keys beside `cells` (readers ignore keys they do not
+//! know); `schema_version` changes only when a key is removed or renamed, or its
+//! meaning changes. README.md ("JSON report") documents every key.
+
+use serde::Serialize;
+
+use crate::analyze::compare::{Column, Comparison};
+use crate::analyze::report::Report;
+
+/// Raised when a key is removed or renamed, or changes meaning; not when one is added.
+pub const SCHEMA_VERSION: u32 = 1;
+
+#[derive(Serialize)]
+struct Document<'a> {
+    /// Always `pretouch-report`: what this JSON is.
+    schema: &'static str,
+    schema_version: u32,
+    #[serde(flatten)]
+    report: &'a Report,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    comparison: Option<ComparisonSection<'a>>,
+}
+
+/// The labels side by side: each label's change against the baseline, per cell.
+#[derive(Serialize)]
+pub struct ComparisonSection<'a> {
+    pub baseline: &'a str,
+    /// Confidence level of the intervals.
+    pub confidence: f64,
+    /// One per label, in the order asked for (`--labels`), with its letter in text.
+    pub columns: &'a [Column],
+    /// One per (label, cell), the baseline's included (its change fields null).
+    pub changes: Vec<ChangeRow<'a>>,
+    /// Cells not compared, and why.
+    pub warnings: &'a [String],
+}
+
+/// A cell of one label against the baseline's. The key fields are those of `cells`.
+#[derive(Serialize)]
+pub struct ChangeRow<'a> {
+    pub label: &'a str,
+    pub jdk: &'a str,
+    pub gc: &'a str,
+    pub heap: &'a str,
+    pub variant: &'a str,
+    pub gc_threads: &'a str,
+    pub cpus: &'a str,
+    pub app: Option<&'a str>,
+    pub baseline: bool,
+    /// cost(label) - cost(baseline), ms.
+    pub change_ms: Option<f64>,
+    /// `change_ms` in % of the baseline's cost (null when that cost is not positive).
+    pub change_percent: Option<f64>,
+    /// Hodges-Lehmann shift of the per-round costs, and its interval, ms.
+    pub shift_ms: Option<f64>,
+    pub ci_low_ms: Option<f64>,
+    pub ci_high_ms: Option<f64>,
+    /// Confidence the interval reaches (at least `confidence` where exact).
+    pub ci_confidence: Option<f64>,
+    /// The interval excludes zero.
+    pub significant: Option<bool>,
+    /// Why this cell was not compared with the baseline's.
+    pub not_compared: Option<&'a str>,
+}
+
+/// The comparison section of `cmp`.
+pub fn comparison(cmp: &Comparison) -> ComparisonSection<'_> {
+    let mut changes = Vec::new();
+    for row in &cmp.rows {
+        for (entry, column) in row.entries.iter().zip(&cmp.columns) {
+            let Some(e) = entry else { continue };
+            let c = &e.cell;
+            let ch = e.change;
+            changes.push(ChangeRow {
+                label: &e.label,
+                jdk: &c.jdk,
+                gc: &c.gc,
+                heap: &c.heap,
+                variant: &c.variant,
+                gc_threads: &c.gc_threads,
+                cpus: &c.cpus,
+                app: c.app.as_deref(),
+                baseline: column.baseline,
+                change_ms: ch.map(|c| c.ms),
+                change_percent: ch.and_then(|c| c.percent),
+                shift_ms: ch.map(|c| c.shift.estimate),
+                ci_low_ms: ch.map(|c| c.shift.low),
+                ci_high_ms: ch.map(|c| c.shift.high),
+                ci_confidence: ch.map(|c| c.shift.confidence),
+                significant: ch.map(|c| c.significant),
+                not_compared: e.not_compared.as_deref(),
+            });
+        }
+    }
+    ComparisonSection {
+        baseline: &cmp.baseline,
+        confidence: cmp.confidence,
+        columns: &cmp.columns,
+        changes,
+        warnings: &cmp.warnings,
+    }
+}
+
+/// The report as JSON; `cmp`: the comparison of its labels, when there are several.
+pub fn render(report: &Report, cmp: Option<&Comparison>) -> String {
+    let document = Document {
+        schema: "pretouch-report",
+        schema_version: SCHEMA_VERSION,
+        report,
+        comparison: cmp.map(comparison),
+    };
+    serde_json::to_string_pretty(&document).expect("a report always serializes") + "\n"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analyze::compare::{Options, compare};
+    use crate::fixtures::{FakeCell, file, host, rounds};
+    use crate::matrix::Gc;
+    use crate::store::Results;
+
+    fn report(labels: &[&str]) -> Report {
+        let g1 = rounds(48.0, 430.0, false);
+        let files = labels
+            .iter()
+            .enumerate()
+            .map(|(i, l)| {
+                file(
+                    l,
+                    &format!("2026-11-30T0{i}:00:00Z"),
+                    host("vm"),
+                    &[FakeCell {
+                        gc: Gc::G1,
+                        heap: "1g",
+                        rounds: &g1,
+                    }],
+                )
+            })
+            .collect();
+        crate::analyze::build(&Results {
+            files,
+            ..Default::default()
+        })
+    }
+
+    fn keys(v: &serde_json::Value) -> Vec<String> {
+        v.as_object().unwrap().keys().cloned().collect()
+    }
+
+    #[test]
+    fn one_label_or_several_share_one_shape() {
+        let one = report(&["base"]);
+        let one: serde_json::Value = serde_json::from_str(&render(&one, None)).unwrap();
+        let two = report(&["base", "new"]);
+        let cmp = compare(&two, &Options::default()).unwrap();
+        let two: serde_json::Value = serde_json::from_str(&render(&two, Some(&cmp))).unwrap();
+        assert_eq!(one["schema_version"], SCHEMA_VERSION);
+        assert_eq!(two["schema_version"], SCHEMA_VERSION);
+        // The same keys, and the comparison beside them.
+        let mut with_comparison = keys(&one);
+        with_comparison.push("comparison".into());
+        with_comparison.sort();
+        let mut got = keys(&two);
+        got.sort();
+        assert_eq!(got, with_comparison);
+        // Cells: the same fields; one per label.
+        assert_eq!(keys(&one["cells"][0]), keys(&two["cells"][0]));
+        assert_eq!(two["cells"].as_array().unwrap().len(), 2);
+        let changes = two["comparison"]["changes"].as_array().unwrap();
+        assert_eq!(changes.len(), 2);
+        assert_eq!(changes[1]["label"], "new");
+        assert_eq!(changes[1]["gc_threads"], "auto");
+        assert_eq!(changes[1]["change_ms"], 0.0);
+        assert!(changes[0]["change_ms"].is_null(), "the baseline");
+    }
+}

@@ -1,0 +1,141 @@
+//! `pretouch report` on inputs it meets in the wild: a file that is not a result file,
+//! two labels whose costs are identical (a file copied under a second label), and the
+//! JSON shape whatever the number of labels.
+
+mod common;
+
+use std::path::Path;
+
+use pretouch::fixtures::{FakeCell, file, host, rounds};
+use pretouch::matrix::Gc;
+use pretouch::store::{Record, ResultFile, RunEnd};
+
+use common::pretouch;
+
+fn write(dir: &Path, f: &ResultFile) {
+    let folder = dir.join(&f.header.label);
+    std::fs::create_dir_all(&folder).unwrap();
+    let mut text = serde_json::to_string(&Record::Run(f.header.clone())).unwrap() + "\n";
+    for l in &f.launches {
+        text += &(serde_json::to_string(&Record::Launch(l.clone())).unwrap() + "\n");
+    }
+    let end = RunEnd {
+        finished_at: f.header.started_at.clone(),
+        launches: f.launches.len() as u64,
+        failed: 0,
+        runner_max_rss: None,
+        stops: Vec::new(),
+    };
+    text += &(serde_json::to_string(&Record::End(end)).unwrap() + "\n");
+    std::fs::write(folder.join("fixed.jsonl"), text).unwrap();
+}
+
+/// The same G1 1g cell under each of `labels`, launch for launch.
+fn identical_labels(dir: &Path, labels: &[&str]) {
+    let g1 = rounds(50.0, 420.0, false);
+    for label in labels {
+        let cells = [FakeCell {
+            gc: Gc::G1,
+            heap: "1g",
+            rounds: &g1,
+        }];
+        write(
+            dir,
+            &file(label, "2026-11-30T08:00:00Z", host("vm"), &cells),
+        );
+    }
+}
+
+#[test]
+fn identical_costs_show_no_change_with_an_interval() {
+    let dir = tempfile::tempdir().unwrap();
+    identical_labels(dir.path(), &["base", "copy"]);
+    let out = pretouch().arg("report").arg(dir.path()).assert().success();
+    let text = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    let row = text
+        .lines()
+        .find(|l| l.starts_with("g1") && l.contains('%'))
+        .unwrap_or_else(|| panic!("no change row:\n{text}"));
+    assert!(row.contains("+0.0  +0.0%"), "{row}\n{text}");
+    assert!(!row.contains("n/a"), "{row}");
+    // The shift and its interval: `+0.0  -5.6 .. +5.6`.
+    let b = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("B ") && l.contains(" .. "))
+        .unwrap_or_else(|| panic!("no interval for B:\n{text}"));
+    let shift = b.split_whitespace().rev().nth(3).unwrap();
+    assert_eq!(shift, "+0.0", "{b}");
+}
+
+#[test]
+fn a_file_that_is_not_a_result_file_is_named_with_its_first_bad_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        (
+            "g.jsonl",
+            "\n{\"a\": 1}\nsecond\n",
+            "line 2 is not a record",
+        ),
+        ("notes.txt", "hello world\n", "line 1 is not a record"),
+        ("empty.jsonl", "", "it is empty"),
+    ];
+    for (name, text, why) in cases {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        let out = pretouch().arg("report").arg(&path).assert().code(2);
+        let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+        assert!(
+            stderr.contains(&format!(
+                "`{}` is not a pretouch result file: {why}",
+                path.display()
+            )),
+            "{stderr}"
+        );
+        assert!(stderr.contains("fix: "), "{stderr}");
+    }
+    // A launch line without its run header.
+    identical_labels(dir.path(), &["k"]);
+    let full = std::fs::read_to_string(dir.path().join("k/fixed.jsonl")).unwrap();
+    let headless: String = full.lines().skip(1).map(|l| format!("{l}\n")).collect();
+    let path = dir.path().join("headless.jsonl");
+    std::fs::write(&path, headless).unwrap();
+    let out = pretouch().arg("report").arg(&path).assert().code(2);
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(stderr.contains("it has no run header"), "{stderr}");
+    // In a folder, such files are warned about, not fatal.
+    pretouch().arg("report").arg(dir.path()).assert().success();
+}
+
+#[test]
+fn json_has_one_shape_for_one_label_or_several() {
+    let dir = tempfile::tempdir().unwrap();
+    identical_labels(dir.path(), &["base", "copy"]);
+    let json = |args: &[&str]| -> serde_json::Value {
+        let out = pretouch()
+            .arg("report")
+            .arg(dir.path())
+            .args(["--format", "json"])
+            .args(args)
+            .assert()
+            .success();
+        serde_json::from_slice(&out.get_output().stdout).unwrap()
+    };
+    let keys = |v: &serde_json::Value| -> Vec<String> {
+        let mut k: Vec<String> = v.as_object().unwrap().keys().cloned().collect();
+        k.sort();
+        k
+    };
+    let one = json(&["--labels", "base"]);
+    let two = json(&[]);
+    assert_eq!(one["schema"], "pretouch-report");
+    assert_eq!(one["schema_version"], 1);
+    assert_eq!(two["schema_version"], 1);
+    assert!(one.get("comparison").is_none());
+    let mut expected = keys(&one);
+    expected.push("comparison".into());
+    expected.sort();
+    assert_eq!(keys(&two), expected, "the comparison goes beside the cells");
+    assert_eq!(keys(&one["cells"][0]), keys(&two["cells"][0]));
+    assert_eq!(two["cells"].as_array().unwrap().len(), 2);
+    assert_eq!(two["comparison"]["changes"][1]["change_ms"], 0.0);
+}
