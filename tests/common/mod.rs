@@ -160,3 +160,43 @@ pub fn java_left() -> Vec<String> {
     }
     left
 }
+
+/// CLOCK_MONOTONIC now, ns: the clock the runner and the agent stamp with, read by the
+/// test itself, to bound their stamps from outside.
+pub fn monotonic_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes one timespec, which `ts` is.
+    assert_eq!(
+        unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) },
+        0
+    );
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+/// The transparent huge page mode of this machine (`always`, `madvise` or `never`), from
+/// /sys/kernel/mm/transparent_hugepage/enabled; `never` when the kernel has no THP.
+pub fn thp_enabled() -> String {
+    std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled")
+        .ok()
+        .and_then(|text| {
+            let start = text.find('[')? + 1;
+            let end = start + text[start..].find(']')?;
+            Some(text[start..end].to_owned())
+        })
+        .unwrap_or_else(|| "never".to_owned())
+}
+
+/// The fewest extra faults a pretouch of `heap` bytes can take under this machine's THP
+/// mode, without `-XX:+UseTransparentHugePages`: one per 4 KiB page, except with THP
+/// `always`, where the kernel may map the heap with 2 MiB pages (one fault each) or fall
+/// back to 4 KiB pages wherever no huge page is free.
+pub fn min_pretouch_faults(heap: u64) -> f64 {
+    if thp_enabled() == "always" {
+        (heap >> 21) as f64
+    } else {
+        (heap >> 12) as f64
+    }
+}
