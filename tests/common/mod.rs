@@ -169,10 +169,8 @@ pub fn monotonic_ns() -> u64 {
         tv_nsec: 0,
     };
     // SAFETY: clock_gettime writes one timespec, which `ts` is.
-    assert_eq!(
-        unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) },
-        0
-    );
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    assert_eq!(rc, 0);
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
