@@ -497,9 +497,51 @@ fn adaptive_repetitions_run_to_max_and_say_why() {
     let end = records.last().unwrap();
     assert_eq!(end["stops"][0]["reason"], "max_reached", "{end}");
     assert_eq!(end["stops"][0]["rounds"], 7);
+    // The interval at the stop, recomputed here from the raw launches: every difference
+    // with - without of the 7 + 7 counted launches, sorted. Without ties (nanosecond
+    // times) the exact 95% interval runs from the 9th smallest to the 9th largest: the
+    // published two-tailed critical value of U for 7 and 7 at 0.05 is 8. With a tie the
+    // ends are still two of the differences.
+    let times = |pretouch: bool| -> Vec<f64> {
+        launches
+            .iter()
+            .filter(|l| l["warmup"] == false && l["pretouch"] == pretouch)
+            .map(|l| l["time_to_main_ns"].as_f64().unwrap() / 1e6)
+            .collect()
+    };
+    let (with, without) = (times(true), times(false));
+    assert_eq!((with.len(), without.len()), (7, 7));
+    let mut diffs: Vec<f64> = with
+        .iter()
+        .flat_map(|a| without.iter().map(move |b| a - b))
+        .collect();
+    diffs.sort_by(f64::total_cmp);
+    let stop = &end["stops"][0];
+    let (low, high) = (
+        stop["ci_low_ms"].as_f64().unwrap(),
+        stop["ci_high_ms"].as_f64().unwrap(),
+    );
+    let mut pooled: Vec<f64> = with.iter().chain(&without).copied().collect();
+    pooled.sort_by(f64::total_cmp);
+    if pooled.windows(2).all(|w| w[0] != w[1]) {
+        assert!(
+            (low - diffs[8]).abs() < 1e-6,
+            "{low} vs {}: {stop}",
+            diffs[8]
+        );
+        assert!(
+            (high - diffs[40]).abs() < 1e-6,
+            "{high} vs {}: {stop}",
+            diffs[40]
+        );
+    } else {
+        assert!(diffs.iter().any(|d| (d - low).abs() < 1e-6), "{stop}");
+        assert!(diffs.iter().any(|d| (d - high).abs() < 1e-6), "{stop}");
+    }
+    let cost = median(with) - median(without);
     assert!(
-        end["stops"][0]["ci_low_ms"].as_f64().unwrap()
-            <= end["stops"][0]["ci_high_ms"].as_f64().unwrap()
+        (stop["cost_ms"].as_f64().unwrap() - cost).abs() < 1e-6,
+        "{cost}: {stop}"
     );
     assert_no_java_left();
 }
