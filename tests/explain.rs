@@ -363,10 +363,7 @@ fn c_fault_rate(threads: usize, size_mib: u64, passes: u32) -> (f64, u64) {
             .parse()
             .unwrap()
     };
-    (
-        field("max"),
-        field("faults_per_pass") as u64,
-    )
+    (field("max"), field("faults_per_pass") as u64)
 }
 
 #[test]
