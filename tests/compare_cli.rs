@@ -243,7 +243,38 @@ fn real_runs_under_two_labels_are_compared_and_other_flags_are_not() {
         b[20].parse().unwrap(),
         b[21].parse().unwrap(),
     );
-    assert!(low <= shift && shift <= high, "{csv}");
+    // Recomputed here from the raw records, not by the code under test: each label's
+    // per-round costs (with - without, ms), then every difference b - a. With 4 rounds a
+    // side the exact 95% interval is the whole range of the differences (qwilcox(0.025,
+    // 4, 4) = 1: the published tables have no critical value for 4 and 4), and the
+    // shift is their median.
+    let costs = |label: &str| -> Vec<f64> {
+        let mut by_round: std::collections::BTreeMap<u64, [f64; 2]> = Default::default();
+        for l in common::records(&results.join(label))
+            .iter()
+            .filter(|r| r["record"] == "launch" && r["warmup"] == false)
+        {
+            let ms = l["time_to_main_ns"].as_f64().unwrap() / 1e6;
+            by_round.entry(l["round"].as_u64().unwrap()).or_default()
+                [usize::from(l["pretouch"] == true)] = ms;
+        }
+        by_round.values().map(|[off, on]| on - off).collect()
+    };
+    let (a_costs, b_costs) = (costs("a"), costs("b"));
+    assert_eq!((a_costs.len(), b_costs.len()), (4, 4));
+    let mut diffs: Vec<f64> = b_costs
+        .iter()
+        .flat_map(|b| a_costs.iter().map(move |a| b - a))
+        .collect();
+    diffs.sort_by(f64::total_cmp);
+    let want_shift = (diffs[7] + diffs[8]) / 2.0;
+    for (what, got, want) in [
+        ("shift", shift, want_shift),
+        ("low", low, diffs[0]),
+        ("high", high, diffs[15]),
+    ] {
+        assert!((got - want).abs() < 1e-6, "{what}: {got} vs {want}: {csv}");
+    }
     assert!(
         lines[3].ends_with("\"other JVM flags (`-XX:+UseTransparentHugePages`, not ``)\",false"),
         "{csv}"

@@ -97,18 +97,14 @@ fn a_cpu_set_this_machine_lacks_is_refused() {
     assert!(!dir.path().join("results").exists());
 }
 
-/// The reference matrix needs 32 GiB heaps: it must plan here without running.
-#[test]
-fn dry_run_of_the_cover_letter_lists_its_launches() {
-    if !jdks().iter().any(|j| feature(j) == 25) {
-        eprintln!("skipped: no JDK 25 installed, which cover-letter.yaml names");
-        return;
-    }
+/// Plans `matrix` with `--dry-run` and checks the cover letter's plan: 44 launches, the
+/// four command lines at 32g with `java` of `jdk_home`, and nothing written.
+fn check_cover_letter_plan(mut cmd: assert_cmd::Command, matrix: &Path, jdk_home: &Path) {
     let dir = tempfile::tempdir().unwrap();
-    let out = pretouch()
+    let out = cmd
         .current_dir(dir.path())
         .args(["run", "--dry-run"])
-        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/cover-letter.yaml"))
+        .arg(matrix)
         .assert()
         .success();
     let text = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
@@ -119,11 +115,12 @@ fn dry_run_of_the_cover_letter_lists_its_launches() {
         "{text}"
     );
     assert!(text.contains("estimated duration: "), "{text}");
+    let java = format!("{}/bin/java ", jdk_home.display());
     let commands: Vec<&str> = text
         .lines()
-        .filter(|l| l.trim_start().starts_with("with") && l.contains("/bin/java "))
+        .filter(|l| l.trim_start().starts_with("with") && l.contains(&java))
         .collect();
-    assert_eq!(commands.len(), 4, "{text}");
+    assert_eq!(commands.len(), 4, "no 4 command lines of {java}:\n{text}");
     for gc in ["-XX:+UseG1GC", "-XX:+UseParallelGC"] {
         for flag in ["-XX:+AlwaysPreTouch", "-XX:-AlwaysPreTouch"] {
             assert!(
@@ -138,6 +135,50 @@ fn dry_run_of_the_cover_letter_lists_its_launches() {
         std::fs::read_dir(dir.path()).unwrap().next().is_none(),
         "a dry run wrote files"
     );
+}
+
+fn cover_letter() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/cover-letter.yaml")
+}
+
+/// The reference matrix needs 32 GiB heaps and `jdks: [25]`: it must plan here without
+/// running. With no JDK 25 installed, a fake one at JAVA_HOME stands in (a dry run only
+/// reads its `release` file; its `java` would leave a mark if started).
+#[test]
+fn dry_run_of_the_cover_letter_lists_its_launches() {
+    let fake = tempfile::tempdir().unwrap();
+    let (fake_home, mark) = fake_jdk(fake.path(), 25);
+    let mut cmd = pretouch();
+    let home = match jdks().into_iter().find(|j| feature(j) == 25) {
+        Some(real) => real,
+        None => {
+            cmd.env("JAVA_HOME", &fake_home);
+            fake_home
+        }
+    };
+    check_cover_letter_plan(cmd, &cover_letter(), &home);
+    assert!(!mark.exists(), "the dry run started java");
+}
+
+/// The same plan with a fake JDK 25 named by path, whatever is installed: what a
+/// machine without JDK 25 checks of it, run on every machine.
+#[test]
+fn dry_run_of_the_cover_letter_with_a_fake_jdk_25() {
+    let fake = tempfile::tempdir().unwrap();
+    let (fake_home, mark) = fake_jdk(fake.path(), 25);
+    let text = std::fs::read_to_string(cover_letter()).unwrap();
+    assert!(text.contains("\njdks: [25]"), "{text}");
+    let matrix = fake.path().join("cover-letter.yaml");
+    std::fs::write(
+        &matrix,
+        text.replace(
+            "\njdks: [25]",
+            &format!("\njdks: [{:?}]", fake_home.display().to_string()),
+        ),
+    )
+    .unwrap();
+    check_cover_letter_plan(pretouch(), &matrix, &fake_home);
+    assert!(!mark.exists(), "the dry run started java");
 }
 
 /// A JDK whose `java` leaves a mark when it is started, for proving that none is.
@@ -357,6 +398,13 @@ fn build_app(jdk: &Path, dir: &Path) -> (PathBuf, bool) {
 #[test]
 fn an_app_main_is_stamped_on_every_jdk() {
     let _jvms = jvm_lock();
+    if !jdks().iter().any(|j| feature(j) >= 25) {
+        skipped(
+            "an_app_main_is_stamped_on_every_jdk",
+            "jdk 25",
+            "JEP 512's instance `void main()` is not stamped: no JDK 25 or later installed",
+        );
+    }
     for jdk in jdks() {
         let dir = tempfile::tempdir().unwrap();
         let (classes, instance_main) = build_app(&jdk, dir.path());
@@ -458,9 +506,51 @@ fn adaptive_repetitions_run_to_max_and_say_why() {
     let end = records.last().unwrap();
     assert_eq!(end["stops"][0]["reason"], "max_reached", "{end}");
     assert_eq!(end["stops"][0]["rounds"], 7);
+    // The interval at the stop, recomputed here from the raw launches: every difference
+    // with - without of the 7 + 7 counted launches, sorted. Without ties (nanosecond
+    // times) the exact 95% interval runs from the 9th smallest to the 9th largest: the
+    // published two-tailed critical value of U for 7 and 7 at 0.05 is 8. With a tie the
+    // ends are still two of the differences.
+    let times = |pretouch: bool| -> Vec<f64> {
+        launches
+            .iter()
+            .filter(|l| l["warmup"] == false && l["pretouch"] == pretouch)
+            .map(|l| l["time_to_main_ns"].as_f64().unwrap() / 1e6)
+            .collect()
+    };
+    let (with, without) = (times(true), times(false));
+    assert_eq!((with.len(), without.len()), (7, 7));
+    let mut diffs: Vec<f64> = with
+        .iter()
+        .flat_map(|a| without.iter().map(move |b| a - b))
+        .collect();
+    diffs.sort_by(f64::total_cmp);
+    let stop = &end["stops"][0];
+    let (low, high) = (
+        stop["ci_low_ms"].as_f64().unwrap(),
+        stop["ci_high_ms"].as_f64().unwrap(),
+    );
+    let mut pooled: Vec<f64> = with.iter().chain(&without).copied().collect();
+    pooled.sort_by(f64::total_cmp);
+    if pooled.windows(2).all(|w| w[0] != w[1]) {
+        assert!(
+            (low - diffs[8]).abs() < 1e-6,
+            "{low} vs {}: {stop}",
+            diffs[8]
+        );
+        assert!(
+            (high - diffs[40]).abs() < 1e-6,
+            "{high} vs {}: {stop}",
+            diffs[40]
+        );
+    } else {
+        assert!(diffs.iter().any(|d| (d - low).abs() < 1e-6), "{stop}");
+        assert!(diffs.iter().any(|d| (d - high).abs() < 1e-6), "{stop}");
+    }
+    let cost = median(with) - median(without);
     assert!(
-        end["stops"][0]["ci_low_ms"].as_f64().unwrap()
-            <= end["stops"][0]["ci_high_ms"].as_f64().unwrap()
+        (stop["cost_ms"].as_f64().unwrap() - cost).abs() < 1e-6,
+        "{cost}: {stop}"
     );
     assert_no_java_left();
 }

@@ -1000,14 +1000,48 @@ variants:
         proptest! {
             #![proptest_config(ProptestConfig { cases: fuzz_cases(600), failure_persistence: None, ..ProptestConfig::default() })]
 
+            /// Any text: no panic; an error names the file, an accepted matrix keeps the
+            /// invariants the plan relies on.
             #[test]
             fn any_text_parses_or_errs_without_panic(text in ".{0,200}") {
-                let _ = Matrix::parse("fuzz.yaml", &text);
+                match Matrix::parse("fuzz.yaml", &text) {
+                    Ok(m) => {
+                        prop_assert!(!m.gcs.is_empty() && !m.heaps.is_empty() && !m.variants.is_empty());
+                        prop_assert!(m.repetitions >= 1);
+                    }
+                    Err(e) => prop_assert!(e.to_string().starts_with("matrix `fuzz.yaml`"), "{}", e),
+                }
             }
 
+            /// Any text: no panic; an accepted heap is at least 2 MiB and keeps its text;
+            /// a refused one is quoted in the message with the fix.
             #[test]
             fn any_heap_text_parses_or_errs_without_panic(text in ".{0,24}") {
-                let _ = HeapSize::parse(&text);
+                match HeapSize::parse(&text) {
+                    Ok(h) => {
+                        prop_assert!(h.bytes.0 >= 2 << 20);
+                        prop_assert_eq!(h.text, text);
+                    }
+                    Err(e) => prop_assert!(
+                        e.starts_with(&format!("invalid heap size {text:?}: ")),
+                        "{}", e
+                    ),
+                }
+            }
+
+            /// A number (of any magnitude up to 2^44) and a unit: the bytes are the number
+            /// times the unit, computed here with u128, or refused when too small or too large.
+            #[test]
+            fn heap_sizes_are_the_number_times_the_unit(n in (1u32..45).prop_flat_map(|bits| 0u64..(1 << bits)), unit in 0usize..9) {
+                let (suffix, shift) = [("", 0), ("k", 10), ("K", 10), ("m", 20), ("M", 20), ("g", 30), ("G", 30), ("t", 40), ("T", 40)][unit];
+                let want = u128::from(n) << shift;
+                match HeapSize::parse(&format!("{n}{suffix}")) {
+                    Ok(h) => prop_assert_eq!(u128::from(h.bytes.0), want),
+                    Err(e) => prop_assert!(
+                        want < 2 << 20 || want > u128::from(u64::MAX),
+                        "{}{} refused: {}", n, suffix, e
+                    ),
+                }
             }
         }
 

@@ -144,7 +144,19 @@ mod tests {
             /// Any bytes: no panic, and every line but the header is either read or warned.
             #[test]
             fn any_bytes_read_without_panic(bytes in proptest::collection::vec(any::<u8>(), 0..600)) {
-                let _ = parse(&bytes);
+                let (file, warnings) = parse(&bytes);
+                let lines = bytes
+                    .split(|&b| b == b'\n')
+                    .filter(|l| !l.iter().all(u8::is_ascii_whitespace))
+                    .count();
+                let read = file
+                    .as_ref()
+                    .map_or(0, |f| 1 + f.launches.len() + usize::from(f.end.is_some()));
+                // Random bytes are never a valid resume line (read without a trace) nor
+                // two end lines: each line is read or named in a warning; a file without
+                // a header adds a warning of its own.
+                prop_assert_eq!(read + warnings.len(), lines + usize::from(file.is_none()), "{:?}", warnings);
+                prop_assert!(warnings.iter().all(|w| w.starts_with("r.jsonl")), "{:?}", warnings);
             }
 
             /// A valid file cut anywhere and with one byte changed: no panic; the header

@@ -160,3 +160,111 @@ pub fn java_left() -> Vec<String> {
     }
     left
 }
+
+/// CLOCK_MONOTONIC now, ns: the clock the runner and the agent stamp with, read by the
+/// test itself, to bound their stamps from outside.
+pub fn monotonic_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes one timespec, which `ts` is.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    assert_eq!(rc, 0);
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+/// The transparent huge page mode of this machine (`always`, `madvise` or `never`), from
+/// /sys/kernel/mm/transparent_hugepage/enabled; `never` when the kernel has no THP.
+pub fn thp_enabled() -> String {
+    std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled")
+        .ok()
+        .and_then(|text| {
+            let start = text.find('[')? + 1;
+            let end = start + text[start..].find(']')?;
+            Some(text[start..end].to_owned())
+        })
+        .unwrap_or_else(|| "never".to_owned())
+}
+
+/// The fewest extra faults a pretouch of `heap` bytes can take under this machine's THP
+/// mode, without `-XX:+UseTransparentHugePages`: one per 4 KiB page, except with THP
+/// `always`, where the kernel may map the heap with 2 MiB pages (one fault each) or fall
+/// back to 4 KiB pages wherever no huge page is free.
+pub fn min_pretouch_faults(heap: u64) -> f64 {
+    if thp_enabled() == "always" {
+        (heap >> 21) as f64
+    } else {
+        (heap >> 12) as f64
+    }
+}
+
+/// Records a check this machine cannot make: `needs` names what is missing (`jdk 25`),
+/// `why` what goes unchecked. Never silent: the line goes at once to the terminal
+/// (written to stderr directly, which the test harness does not capture), again in one
+/// summary when the test binary exits, and to the file `$PRETOUCH_TEST_SKIPS` when set,
+/// where `.ci/run` reads it and fails when the missing JDK is one it can see.
+pub fn skipped(test: &str, needs: &str, why: &str) {
+    use std::io::Write;
+    static SKIPS: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+    extern "C" fn summary() {
+        let skips = SKIPS.lock().unwrap_or_else(|p| p.into_inner());
+        let mut text = format!("\n{} check(s) skipped on this machine:\n", skips.len());
+        for s in skips.iter() {
+            text += &format!("  SKIPPED {s}\n");
+        }
+        let _ = std::io::stderr().write_all(text.as_bytes());
+    }
+    let line = format!("{test}: needs {needs}: {why}");
+    let _ = writeln!(std::io::stderr(), "SKIPPED {line}");
+    let mut skips = SKIPS.lock().unwrap_or_else(|p| p.into_inner());
+    if skips.is_empty() {
+        // SAFETY: atexit registers a function without arguments that lives as long as
+        // the program; it runs once, when the test binary exits.
+        unsafe { libc::atexit(summary) };
+    }
+    skips.push(line);
+    if let Some(path) = std::env::var_os("PRETOUCH_TEST_SKIPS") {
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .unwrap_or_else(|e| panic!("PRETOUCH_TEST_SKIPS={path:?}: {e}"));
+        writeln!(file, "{test}\t{needs}\t{why}").unwrap();
+    }
+}
+
+/// The feature version of a JDK home (25 for 25.0.3), from its `release` file.
+pub fn jdk_feature(home: &Path) -> Option<u32> {
+    let release = std::fs::read_to_string(home.join("release")).ok()?;
+    let v = release
+        .lines()
+        .find_map(|l| l.strip_prefix("JAVA_VERSION="))?
+        .trim_matches('"');
+    v.split('.').next()?.parse().ok()
+}
+
+/// A JDK home whose `java` leaves a mark (a file) when it is started and fails, with a
+/// `release` file of the given feature version: for checking what the runner does with
+/// a JDK this machine may not have, without starting one. Returns (home, mark).
+pub fn fake_jdk(root: &Path, feature: u32) -> (PathBuf, PathBuf) {
+    use std::os::unix::fs::PermissionsExt;
+    let home = root.join(format!("fake-jdk-{feature}"));
+    let mark = root.join(format!("java-{feature}-was-started"));
+    std::fs::create_dir_all(home.join("bin")).unwrap();
+    let java = home.join("bin/java");
+    std::fs::write(
+        &java,
+        format!("#!/bin/sh\necho \"$@\" >> '{}'\nexit 1\n", mark.display()),
+    )
+    .unwrap();
+    std::fs::set_permissions(&java, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::write(
+        home.join("release"),
+        format!(
+            "IMPLEMENTOR=\"Test\"\nJAVA_RUNTIME_VERSION=\"{feature}.0.0+1\"\nJAVA_VERSION=\"{feature}.0.0\"\n"
+        ),
+    )
+    .unwrap();
+    (home, mark)
+}
