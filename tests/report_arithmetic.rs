@@ -57,6 +57,10 @@ fn timed(seq: u64, round: u32, warmup: bool, pretouch: bool, ms: f64) -> LaunchR
         affinity: None,
         rusage: None,
         jvm_log: None,
+        server: None,
+        machine: None,
+        crash_files: Vec::new(),
+        skipped: false,
     }
 }
 
@@ -88,6 +92,9 @@ fn file(label: &str, name: &str, started_at: &str, launches: Vec<LaunchRecord>) 
             agent: PathBuf::from("/a.so"),
             planned_launches: launches.len() as u64,
             env: None,
+            vm: None,
+            cpu_placements: Vec::new(),
+            comparable_memory: None,
         },
         launches,
         end: None,
@@ -367,6 +374,9 @@ fn calibration(label: &str, shared_1: Vec<f64>) -> Calibration {
         faults_per_s,
         pages: 16384,
         faults_per_pass: 16384,
+        variant: Default::default(),
+        placement: None,
+        cpu_share: None,
     };
     Calibration {
         record: "calibrate".into(),
@@ -376,6 +386,7 @@ fn calibration(label: &str, shared_1: Vec<f64>) -> Calibration {
         size: Bytes(64 * MIB),
         page_size: Bytes(4096),
         passes: 3,
+        topology: None,
         results: vec![
             result(Layout::Shared, 1, shared_1),
             result(Layout::Shared, 2, vec![300_000.0]),
