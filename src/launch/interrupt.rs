@@ -234,16 +234,34 @@ mod tests {
         // The shell traps SIGINT, as `pretouch run` does, and says so before it exits.
         let interrupt = Interrupt::new();
         let dir = tempfile::tempdir().unwrap();
-        let said = dir.path().join("said");
+        let (said, armed) = (dir.path().join("said"), dir.path().join("armed"));
         let script = format!(
-            "trap 'echo stopped cleanly > {}; exit 3' INT; while :; do sleep 0.05; done",
-            said.display()
+            "trap 'echo stopped cleanly > {}; exit 3' INT; : > {}; while :; do sleep 0.05; done",
+            said.display(),
+            armed.display()
         );
-        let expression = duct::cmd!("sh", "-c", script).unchecked();
+        let expression = duct::cmd!("sh", "-c", script)
+            .before_spawn(|command| {
+                // A shell cannot trap a signal ignored when it started, and a test run
+                // from a non-interactive shell's background job inherits SIGINT ignored.
+                // SAFETY: signal(2) is async-signal-safe, as pre_exec requires.
+                unsafe {
+                    std::os::unix::process::CommandExt::pre_exec(command, || {
+                        libc::signal(libc::SIGINT, libc::SIG_DFL);
+                        Ok(())
+                    });
+                }
+                Ok(())
+            })
+            .unchecked();
         let raiser = {
             let interrupt = interrupt.clone();
             std::thread::spawn(move || {
-                std::thread::sleep(Duration::from_millis(500));
+                // Only once the trap is set: before, SIGINT would end the shell unheard.
+                let start = Instant::now();
+                while !armed.exists() && start.elapsed() < Duration::from_secs(20) {
+                    std::thread::sleep(Duration::from_millis(10));
+                }
                 interrupt.raise(libc::SIGINT);
             })
         };
