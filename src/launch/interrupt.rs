@@ -133,23 +133,21 @@ impl Interrupt {
 
     fn kill_running(&self) {
         for (child, by) in self.lock().iter() {
-            match by {
-                // An error means the child was already reaped: nothing left to kill.
+            let (to_group, signal) = match by {
                 StopBy::Kill => {
+                    // An error means the child was already reaped: nothing left to kill.
                     let _ = child.kill();
+                    continue;
                 }
-                StopBy::Forward | StopBy::Group => {
-                    let (target, signal) = match by {
-                        StopBy::Forward => (1, libc::SIGINT),
-                        _ => (-1, libc::SIGTERM),
-                    };
-                    for pid in child.pids() {
-                        if let Ok(pid) = libc::pid_t::try_from(pid) {
-                            // SAFETY: kill(2) has no memory effects; a reaped pid or a
-                            // gone group gives ESRCH.
-                            unsafe { libc::kill(target * pid, signal) };
-                        }
-                    }
+                StopBy::Forward => (false, libc::SIGINT),
+                StopBy::Group => (true, libc::SIGTERM),
+            };
+            for pid in child.pids() {
+                if let Ok(pid) = libc::pid_t::try_from(pid) {
+                    let target = if to_group { -pid } else { pid };
+                    // SAFETY: kill(2) has no memory effects; a reaped pid or a gone
+                    // group gives ESRCH.
+                    unsafe { libc::kill(target, signal) };
                 }
             }
         }
