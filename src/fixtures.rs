@@ -126,6 +126,27 @@ pub fn file(label: &str, started_at: &str, host: HostInfo, cells: &[FakeCell<'_>
     }
 }
 
+/// Writes `f` as `<dir>/<label>/fixed.jsonl`: its header, launches and an end record,
+/// as `pretouch run` would have.
+pub fn write_result_file(dir: &std::path::Path, f: &ResultFile) {
+    let folder = dir.join(&f.header.label);
+    std::fs::create_dir_all(&folder).unwrap();
+    let mut text =
+        serde_json::to_string(&crate::store::Record::Run(f.header.clone())).unwrap() + "\n";
+    for l in &f.launches {
+        text += &(serde_json::to_string(&crate::store::Record::Launch(l.clone())).unwrap() + "\n");
+    }
+    let end = crate::store::RunEnd {
+        finished_at: f.header.started_at.clone(),
+        launches: f.launches.len() as u64,
+        failed: 0,
+        runner_max_rss: None,
+        stops: Vec::new(),
+    };
+    text += &(serde_json::to_string(&crate::store::Record::End(end)).unwrap() + "\n");
+    std::fs::write(folder.join("fixed.jsonl"), text).unwrap();
+}
+
 /// Ten rounds around `off` and `on`, with a fixed small wobble, and one slow launch
 /// with pretouch in round 7 when `slow` is set.
 pub fn rounds(off: f64, on: f64, slow: bool) -> Vec<(f64, f64)> {

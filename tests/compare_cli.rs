@@ -7,27 +7,8 @@ use std::path::Path;
 
 use assert_cmd::Command;
 use predicates::prelude::*;
-use pretouch::fixtures::{FakeCell, file, host, rounds};
+use pretouch::fixtures::{FakeCell, file, host, rounds, write_result_file as write};
 use pretouch::matrix::Gc;
-use pretouch::store::{Record, ResultFile, RunEnd};
-
-fn write(dir: &Path, f: &ResultFile) {
-    let folder = dir.join(&f.header.label);
-    std::fs::create_dir_all(&folder).unwrap();
-    let mut text = serde_json::to_string(&Record::Run(f.header.clone())).unwrap() + "\n";
-    for l in &f.launches {
-        text += &(serde_json::to_string(&Record::Launch(l.clone())).unwrap() + "\n");
-    }
-    let end = RunEnd {
-        finished_at: f.header.started_at.clone(),
-        launches: f.launches.len() as u64,
-        failed: 0,
-        runner_max_rss: None,
-        stops: Vec::new(),
-    };
-    text += &(serde_json::to_string(&Record::End(end)).unwrap() + "\n");
-    std::fs::write(folder.join("fixed.jsonl"), text).unwrap();
-}
 
 /// A base kernel and THP `always`: G1 and Parallel at 1g, pretouch about 4x cheaper.
 fn two_labels(dir: &Path) {

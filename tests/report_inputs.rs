@@ -6,29 +6,10 @@ mod common;
 
 use std::path::Path;
 
-use pretouch::fixtures::{FakeCell, file, host, rounds};
+use pretouch::fixtures::{FakeCell, file, host, rounds, write_result_file as write};
 use pretouch::matrix::Gc;
-use pretouch::store::{Record, ResultFile, RunEnd};
 
 use common::pretouch;
-
-fn write(dir: &Path, f: &ResultFile) {
-    let folder = dir.join(&f.header.label);
-    std::fs::create_dir_all(&folder).unwrap();
-    let mut text = serde_json::to_string(&Record::Run(f.header.clone())).unwrap() + "\n";
-    for l in &f.launches {
-        text += &(serde_json::to_string(&Record::Launch(l.clone())).unwrap() + "\n");
-    }
-    let end = RunEnd {
-        finished_at: f.header.started_at.clone(),
-        launches: f.launches.len() as u64,
-        failed: 0,
-        runner_max_rss: None,
-        stops: Vec::new(),
-    };
-    text += &(serde_json::to_string(&Record::End(end)).unwrap() + "\n");
-    std::fs::write(folder.join("fixed.jsonl"), text).unwrap();
-}
 
 /// The same G1 1g cell under each of `labels`, launch for launch.
 fn identical_labels(dir: &Path, labels: &[&str]) {
