@@ -386,6 +386,8 @@ fn calibration(label: &str, shared_1: Vec<f64>) -> Calibration {
         size: Bytes(64 * MIB),
         page_size: Bytes(4096),
         passes: 3,
+        rounds: 1,
+        memory: None,
         topology: None,
         results: vec![
             result(Layout::Shared, 1, shared_1),

@@ -240,3 +240,105 @@ fn the_matrix_axis_takes_specs_and_refuses_what_the_machine_lacks() {
             "cpus=1 L3 domain, 1 CPU\n  confined to CPUs {cpu} (sched_setaffinity"
         )));
 }
+
+#[test]
+fn calibrate_interleaves_rounds_and_holds_guest_memory_when_asked() {
+    let _jvms = jvm_lock();
+    let dir = tempfile::tempdir().unwrap();
+    let results = dir.path().join("results");
+    let knob = Path::new("/sys/module/page_reporting/parameters/page_reporting_order");
+    let before = std::fs::read_to_string(knob).ok();
+    let env: serde_json::Value =
+        serde_json::from_slice(&pretouch().args(["env", "--json"]).output().unwrap().stdout)
+            .unwrap();
+    let g = &env["guest"];
+    let reporting_on = g["balloon_reporting"] == true
+        && g["page_reporting_order"].as_u64() <= g["max_page_order"].as_u64();
+    // SAFETY: geteuid has no preconditions.
+    let root = unsafe { libc::geteuid() } == 0;
+    let out = pretouch()
+        .args(["calibrate", "--label", "r", "--layout", "shared"])
+        .args(["--variant", "zap", "pft", "--threads", "1", "--size", "32m"])
+        .args(["--passes", "2", "--rounds", "3", "--comparable-memory"])
+        .arg("--results")
+        .arg(&results)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    // Whatever happened, the knob is as it was.
+    assert_eq!(std::fs::read_to_string(knob).ok(), before, "{stderr}");
+    if reporting_on && !root {
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(
+            stderr.contains("needs root") && stderr.contains("fix:"),
+            "{stderr}"
+        );
+        assert!(!results.exists(), "nothing measured, nothing stored");
+        skipped(
+            "calibrate_interleaves_rounds_and_holds_guest_memory_when_asked",
+            "root",
+            "the rounds and the stopped reporting are not checked",
+        );
+        return;
+    }
+    assert!(out.status.success(), "{stderr}");
+    // The first round names each configuration, the later ones a line each.
+    assert!(
+        stderr.contains("round 1/3: zap shared, 1 worker(s)"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("round 1/3: pft shared, 1 worker(s)"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("round 3/3..."), "{stderr}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("3 round(s) of 2 passes"), "{stdout}");
+    let file = std::fs::read_dir(results.join("r"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+    assert_eq!(
+        (json["rounds"].as_u64(), json["passes"].as_u64()),
+        (Some(3), Some(2))
+    );
+    for r in json["results"].as_array().unwrap() {
+        // Every round's passes, and each page faulted once a pass.
+        assert_eq!(r["faults_per_s"].as_array().unwrap().len(), 6, "{r}");
+        let (pages, faults) = (
+            r["pages"].as_u64().unwrap(),
+            r["faults_per_pass"].as_u64().unwrap(),
+        );
+        assert!(faults >= pages && faults < pages + pages / 10, "{r}");
+    }
+    let memory = &json["memory"];
+    if reporting_on {
+        let max = g["max_page_order"].as_u64().unwrap();
+        let order: u64 = before.as_deref().unwrap().trim().parse().unwrap();
+        assert_eq!(
+            memory["stopped"],
+            serde_json::json!([order, max + 1]),
+            "{json}"
+        );
+        assert!(
+            stdout.contains("free page reporting: stopped for the calibration"),
+            "{stdout}"
+        );
+        // It ran with nothing to report: the environment read at its end says so.
+        assert!(
+            json["env"]["guest"]["page_reporting_order"].as_u64() == Some(max + 1),
+            "{json}"
+        );
+    } else {
+        assert!(memory.get("stopped").is_none(), "{json}");
+        skipped(
+            "calibrate_interleaves_rounds_and_holds_guest_memory_when_asked",
+            "free page reporting",
+            "stopping it for the calibration is not checked",
+        );
+    }
+}

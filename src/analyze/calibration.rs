@@ -1,9 +1,19 @@
 //! Calibrations of several labels (kernels) side by side, in the shape of the reference
 //! series' microbenchmark table: one row per CPU placement and test (`7 L3 domains, 1
 //! CPU each` x `zap`), one column per label, each label's median rate, its gain against
-//! the baseline, the min-max spread of its passes, and `*` where the passes tell the two
-//! apart (the Mann-Whitney interval of the shift, as in [`crate::stats::hodges_lehmann`]).
-//! Computes; `render::calibration` prints.
+//! the baseline, the min-max spread of its rounds, and `*` where the rounds tell the two
+//! apart. Computes; `render::calibration` prints.
+//!
+//! The unit of the test is the round, not the pass: passes a fraction of a second apart
+//! share the state of the machine (which physical pages, how the VM host backs them, what
+//! else runs), so their spread understates how much a calibration moves from one run to
+//! the next. Measured on the development VM, two calibrations seconds apart marked 1 to 4
+//! of 9 rows when their passes were tested. So the mark tests each label's round medians
+//! (the Mann-Whitney interval of the shift, as in [`crate::stats::hodges_lehmann`]), and
+//! holds for the whole column: with `k` rows compared, each row's interval is at
+//! `1 - 0.05 / k` (Bonferroni), so that an A/A pair marks any row of the table at most 5%
+//! of the time. With 6 rounds a side that allows up to 23 rows; fewer rounds print
+//! `few rounds` and no mark.
 
 use serde::Serialize;
 
@@ -11,7 +21,8 @@ use crate::machine::calibrate::{Calibration, ConfigResult, Layout, Variant};
 use crate::machine::env::differences;
 use crate::stats::{Shift, hodges_lehmann, summarize};
 
-/// Confidence level of the intervals behind the mark.
+/// Confidence that a column holds no false mark (each row's interval is at
+/// `1 - (1 - CONFIDENCE) / k` for the `k` rows compared).
 pub const CONFIDENCE: f64 = 0.95;
 
 /// Below this share of CPU time in their passes, the workers were preempted enough to
@@ -55,20 +66,39 @@ pub struct Column {
     pub kernel: String,
     /// Its machine's topology line, when recorded.
     pub topology: Option<String>,
+    /// Rows where this label and the baseline both have a calibration: the family the
+    /// column's marks hold for; 0 for the baseline.
+    pub compared_rows: usize,
+    /// The confidence of each row's interval in this column (`1 - 0.05 / compared_rows`);
+    /// absent for the baseline.
+    pub row_confidence: Option<f64>,
+    /// Rounds and passes per round of its newest calibration.
+    pub rounds: u32,
+    pub passes: u32,
 }
 
 /// One label's measurement of one row.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Entry {
     pub label: String,
-    /// Counted passes.
+    /// Counted passes, all rounds.
     pub passes: usize,
-    /// Median, min and max of the passes' rates: 4 KiB pages made present per
-    /// wall-second (for 4 KiB faults, faults per wall-second).
+    /// Rounds: the units the mark tests.
+    pub rounds: usize,
+    /// The median of the rounds' median rates: 4 KiB pages made present per
+    /// wall-second (for 4 KiB faults, faults per wall-second). With one round, the median
+    /// of its passes.
     pub median_per_s: f64,
+    /// The lowest and highest round median.
+    pub round_min_per_s: f64,
+    pub round_max_per_s: f64,
+    /// (highest - lowest round median) / median, %: how far the calibration moved from
+    /// round to round.
+    pub round_spread_pct: f64,
+    /// The slowest and fastest pass, all rounds.
     pub min_per_s: f64,
     pub max_per_s: f64,
-    /// (max - min) / median, %.
+    /// (max - min) / median of the passes, %.
     pub spread_pct: f64,
     /// Bytes mapped per fault the kernel counted: 4096, or about 2 MiB with huge pages.
     pub fault_bytes: Option<f64>,
@@ -76,12 +106,12 @@ pub struct Entry {
     pub cpus: Option<String>,
     /// median / baseline's median - 1, %; absent for the baseline.
     pub gain_pct: Option<f64>,
-    /// Hodges-Lehmann shift of the passes' rates against the baseline's, with its
-    /// interval; absent for the baseline.
+    /// Hodges-Lehmann shift of the round medians against the baseline's, with its
+    /// interval at the column's row confidence; absent for the baseline.
     pub shift: Option<Shift>,
     /// The workers' CPU time over their time in the passes (1.0: never preempted).
     pub cpu_share: Option<f64>,
-    /// Enough passes on both sides for an interval at [`CONFIDENCE`] (4 a side).
+    /// Enough rounds on both sides for an interval at the column's row confidence.
     pub testable: bool,
     /// Testable, and the interval excludes 0.
     pub significant: bool,
@@ -105,6 +135,7 @@ pub struct Row {
 pub struct CalibrationComparison {
     pub columns: Vec<Column>,
     pub baseline: String,
+    /// Confidence that a column holds no false mark.
     pub confidence: f64,
     pub rows: Vec<Row>,
     /// Settings that differ between the labels' calibrations (THP mode, ...).
@@ -116,6 +147,12 @@ impl CalibrationComparison {
     pub fn baseline_index(&self) -> usize {
         self.columns.iter().position(|c| c.baseline).unwrap_or(0)
     }
+}
+
+/// The confidence of each row's interval in a column of `k` compared rows: the
+/// Bonferroni share of [`CONFIDENCE`].
+pub fn row_level(k: usize) -> f64 {
+    1.0 - (1.0 - CONFIDENCE) / k.max(1) as f64
 }
 
 fn letter(i: usize) -> String {
@@ -174,24 +211,6 @@ pub fn compare(
     ) -> impl Iterator<Item = &'a &'a Calibration> {
         newest_first.iter().filter(move |c| c.label == label)
     }
-    let columns: Vec<Column> = labels
-        .iter()
-        .enumerate()
-        .map(|(i, label)| {
-            let c = of(&newest_first, label)
-                .next()
-                .expect("every label has a calibration");
-            Column {
-                letter: letter(i),
-                label: label.clone(),
-                baseline: *label == baseline,
-                started_at: c.started_at.clone(),
-                cpu_model: c.env.cpu_model.clone(),
-                kernel: c.env.kernel_release.clone(),
-                topology: c.topology.clone(),
-            }
-        })
-        .collect();
     // Rows in the order the configurations were first measured, baseline first.
     let mut keys: Vec<(String, String)> = Vec::new();
     let mut order: Vec<&String> = vec![&baseline];
@@ -213,6 +232,43 @@ pub fn compare(
         of(newest_first, label)
             .find_map(|c| c.results.iter().find(|r| key(r) == *k).map(|r| (*c, r)))
     }
+    // The family each column's marks hold for: the rows it shares with the baseline.
+    let compared: Vec<usize> = labels
+        .iter()
+        .map(|label| {
+            if *label == baseline {
+                return 0;
+            }
+            keys.iter()
+                .filter(|k| {
+                    find(&newest_first, label, k).is_some()
+                        && find(&newest_first, &baseline, k).is_some()
+                })
+                .count()
+        })
+        .collect();
+    let columns: Vec<Column> = labels
+        .iter()
+        .enumerate()
+        .map(|(i, label)| {
+            let c = of(&newest_first, label)
+                .next()
+                .expect("every label has a calibration");
+            Column {
+                letter: letter(i),
+                label: label.clone(),
+                baseline: *label == baseline,
+                started_at: c.started_at.clone(),
+                cpu_model: c.env.cpu_model.clone(),
+                kernel: c.env.kernel_release.clone(),
+                topology: c.topology.clone(),
+                compared_rows: compared[i],
+                row_confidence: (*label != baseline).then(|| row_level(compared[i])),
+                rounds: c.rounds,
+                passes: c.passes,
+            }
+        })
+        .collect();
     let mut warnings = Vec::new();
     let rows: Vec<Row> = keys
         .iter()
@@ -225,13 +281,20 @@ pub fn compare(
                 .expect("a key comes from some label");
             let entries = labels
                 .iter()
-                .map(|label| {
+                .enumerate()
+                .map(|(column, label)| {
                     let (c, r) = find(&newest_first, label, k)?;
                     let s = summarize(&r.faults_per_s)?;
+                    let rounds = c.round_medians(r);
+                    let rs = summarize(&rounds)?;
                     let mut e = Entry {
                         label: label.clone(),
                         passes: s.n,
-                        median_per_s: s.median,
+                        rounds: rs.n,
+                        median_per_s: rs.median,
+                        round_min_per_s: rs.min,
+                        round_max_per_s: rs.max,
+                        round_spread_pct: 100.0 * (rs.max - rs.min) / rs.median,
                         min_per_s: s.min,
                         max_per_s: s.max,
                         spread_pct: 100.0 * (s.max - s.min) / s.median,
@@ -249,10 +312,12 @@ pub fn compare(
                     if *label != baseline
                         && let Some((bc, b)) = base
                     {
-                        let bs = summarize(&b.faults_per_s)?;
-                        e.gain_pct = Some(100.0 * (s.median / bs.median - 1.0));
-                        e.shift = hodges_lehmann(&r.faults_per_s, &b.faults_per_s, CONFIDENCE);
-                        e.testable = e.shift.is_some_and(|s| s.confidence >= CONFIDENCE - 1e-9);
+                        let base_rounds = bc.round_medians(b);
+                        let bs = summarize(&base_rounds)?;
+                        let level = row_level(compared[column]);
+                        e.gain_pct = Some(100.0 * (rs.median / bs.median - 1.0));
+                        e.shift = hodges_lehmann(&rounds, &base_rounds, level);
+                        e.testable = e.shift.is_some_and(|s| s.confidence >= level - 1e-9);
                         e.significant = e.testable && e.shift.is_some_and(|s| s.significant());
                         let pinned =
                             |r: &ConfigResult| r.placement.as_ref().map(|p| p.cpus.clone());
@@ -328,6 +393,24 @@ pub fn compare(
             ));
         }
     }
+    // Memory the guest handed to the VM host while a label calibrated: its passes may
+    // have paid the host's faults, which no kernel change explains.
+    for label in &labels {
+        let c = of(&newest_first, label).next().expect("label has one");
+        if let Some(m) = &c.memory
+            && m.host_may_have_faulted()
+        {
+            let how_much = m.reported_kib.map_or_else(
+                || "the kernel does not count how much".to_owned(),
+                |k| format!("{} MiB of it", k / 1024),
+            );
+            warnings.push(format!(
+                "{label}: free page reporting was on while it calibrated ({how_much}): \
+                 passes that took that memory back paid the VM host's faults too\n  fix: \
+                 calibrate with --comparable-memory (root)"
+            ));
+        }
+    }
     let base_env = &of(&newest_first, &baseline)
         .next()
         .expect("baseline has one")
@@ -352,6 +435,7 @@ pub fn compare(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fixtures::uniform;
     use crate::machine::calibrate::Layout;
     use crate::machine::env::Environment;
     use crate::machine::topology::Placement;
@@ -382,6 +466,13 @@ mod tests {
     }
 
     pub(crate) fn calibration(label: &str, at: &str, results: Vec<ConfigResult>) -> Calibration {
+        in_rounds(label, at, 1, results)
+    }
+
+    /// A calibration of `rounds` rounds; each result's rates are its rounds' passes,
+    /// round by round.
+    fn in_rounds(label: &str, at: &str, rounds: u32, results: Vec<ConfigResult>) -> Calibration {
+        let passes = results[0].faults_per_s.len() as u32 / rounds;
         Calibration {
             record: "calibrate".into(),
             label: label.into(),
@@ -389,49 +480,58 @@ mod tests {
             env: Environment::default(),
             size: Bytes(1 << 30),
             page_size: Bytes(4096),
-            passes: 5,
+            passes,
+            rounds,
+            memory: None,
             results,
             topology: None,
         }
     }
 
+    /// Six rounds of one pass around `m`, spread +-2%.
+    fn six(m: f64) -> Vec<f64> {
+        [0.99, 1.01, 1.0, 0.98, 1.02, 1.005].map(|f| m * f).to_vec()
+    }
+
     #[test]
     fn gains_and_marks_against_the_baseline() {
-        let base = calibration(
+        let base = in_rounds(
             "base",
             "2026-01-01T00:00:00Z",
+            6,
             vec![
-                result(
-                    "1 CCD, 7 CPUs",
-                    Variant::Zap,
-                    &[2.36e6, 2.35e6, 2.37e6, 2.34e6, 2.38e6],
-                ),
-                result(
-                    "1 CCD, 7 CPUs",
-                    Variant::Pft,
-                    &[3.0e6, 3.1e6, 2.9e6, 3.2e6, 2.8e6],
-                ),
+                result("1 CCD, 7 CPUs", Variant::Zap, &six(2.36e6)),
+                result("1 CCD, 7 CPUs", Variant::Pft, &six(3.0e6)),
             ],
         );
-        let patched = calibration(
+        let patched = in_rounds(
             "patched",
             "2026-01-02T00:00:00Z",
+            6,
             vec![
-                result(
-                    "1 CCD, 7 CPUs",
-                    Variant::Zap,
-                    &[2.42e6, 2.43e6, 2.41e6, 2.44e6, 2.42e6],
-                ),
-                // Overlapping passes: no mark.
-                result(
-                    "1 CCD, 7 CPUs",
-                    Variant::Pft,
-                    &[3.05e6, 2.95e6, 3.15e6, 2.85e6, 3.0e6],
-                ),
+                result("1 CCD, 7 CPUs", Variant::Zap, &six(2.6e6)),
+                // Overlapping rounds: no mark.
+                result("1 CCD, 7 CPUs", Variant::Pft, &six(3.02e6)),
             ],
         );
         let c = compare(&[patched.clone(), base.clone()], &Options::default()).unwrap();
         assert!(c.warnings.is_empty(), "{:?}", c.warnings);
+        assert_eq!(c.baseline, "base");
+        assert_eq!(c.columns[0].label, "base");
+        assert_eq!(c.rows.len(), 2);
+        // Two rows compared: each interval at 97.5%, the column's marks together at 95%.
+        assert_eq!(c.columns[1].compared_rows, 2);
+        assert!((c.columns[1].row_confidence.unwrap() - 0.975).abs() < 1e-12);
+        assert_eq!(c.columns[0].row_confidence, None);
+        let zap = c.rows[0].entries[1].as_ref().unwrap();
+        assert!((zap.gain_pct.unwrap() - 100.0 * (2.6 / 2.36 - 1.0)).abs() < 1e-9);
+        assert!(zap.testable && zap.significant, "{zap:?}");
+        assert!(zap.shift.unwrap().confidence >= 0.975, "{zap:?}");
+        assert_eq!((zap.rounds, zap.passes), (6, 6));
+        let pft = c.rows[1].entries[1].as_ref().unwrap();
+        assert!(pft.testable && !pft.significant, "{pft:?}");
+        assert!(c.rows[0].entries[0].as_ref().unwrap().gain_pct.is_none());
+
         // The same rates, but the patched run's workers had half the CPU: flagged.
         let mut busy = patched.clone();
         busy.results[0].cpu_share = Some(0.5);
@@ -452,30 +552,171 @@ mod tests {
             "{:?}",
             flagged.warnings
         );
-        assert_eq!(c.baseline, "base");
-        assert_eq!(c.columns[0].label, "base");
-        assert_eq!(c.rows.len(), 2);
-        let zap = c.rows[0].entries[1].as_ref().unwrap();
-        assert!((zap.gain_pct.unwrap() - 100.0 * (2.42 / 2.36 - 1.0)).abs() < 1e-9);
-        assert!(zap.testable && zap.significant, "{zap:?}");
-        let pft = c.rows[1].entries[1].as_ref().unwrap();
-        assert!(pft.testable && !pft.significant, "{pft:?}");
-        assert!(c.rows[0].entries[0].as_ref().unwrap().gain_pct.is_none());
-        // Three passes a side cannot reach 95%: no mark, whatever the gain.
-        let few = |label: &str, at: &str, f: f64| {
+    }
+
+    #[test]
+    fn passes_of_one_round_are_not_replicates() {
+        // One round of five passes a side, far apart: the gain is shown, but nothing
+        // says the next run of either would not move as much, so no mark.
+        let one = |label: &str, at: &str, m: f64| {
             calibration(
                 label,
                 at,
-                vec![result("1 CPU", Variant::Zap, &[f, f + 1.0, f + 2.0])],
+                vec![result(
+                    "1 CPU",
+                    Variant::Zap,
+                    &[m, m * 1.001, m * 0.999, m * 1.002, m * 0.998],
+                )],
             )
         };
         let c = compare(
-            &[few("a", "1", 1e6), few("b", "2", 2e6)],
+            &[one("a", "1", 1e6), one("b", "2", 1.1e6)],
             &Options::default(),
         )
         .unwrap();
         let e = c.rows[0].entries[1].as_ref().unwrap();
-        assert!(!e.testable && !e.significant && e.gain_pct.unwrap() > 99.0);
+        assert_eq!((e.rounds, e.passes), (1, 5));
+        assert!(!e.testable && !e.significant, "{e:?}");
+        assert!((e.gain_pct.unwrap() - 10.0).abs() < 1e-9);
+        // The median is the median of the round medians, here of the one round's passes.
+        assert_eq!(e.median_per_s, 1.1e6);
+        assert_eq!((e.round_min_per_s, e.round_max_per_s), (1.1e6, 1.1e6));
+    }
+
+    #[test]
+    fn the_mark_holds_for_the_whole_column() {
+        // Four rounds a side, entirely apart: the exact two-sided p is 2/70 = 0.029.
+        let four = |m: f64| vec![m, m * 1.01, m * 0.99, m * 1.02];
+        let table = |rows: usize, label: &str, at: &str, m: f64| {
+            in_rounds(
+                label,
+                at,
+                4,
+                (0..rows)
+                    .map(|i| result(&format!("{} CPU", i + 1), Variant::Zap, &four(m)))
+                    .collect(),
+            )
+        };
+        // One row: its interval is at 95%, which 4 a side reach: marked.
+        let c = compare(
+            &[table(1, "a", "1", 1e6), table(1, "b", "2", 2e6)],
+            &Options::default(),
+        )
+        .unwrap();
+        let e = c.rows[0].entries[1].as_ref().unwrap();
+        assert!(e.testable && e.significant, "{e:?}");
+        // Nine rows: each at 1 - 0.05/9 = 99.44%, beyond what 4 a side can reach.
+        let c = compare(
+            &[table(9, "a", "1", 1e6), table(9, "b", "2", 2e6)],
+            &Options::default(),
+        )
+        .unwrap();
+        assert_eq!(c.columns[1].compared_rows, 9);
+        for r in &c.rows {
+            let e = r.entries[1].as_ref().unwrap();
+            assert!(!e.testable && !e.significant, "{e:?}");
+        }
+        // Six a side reach it (1 - 2 x 2/924 = 99.57%).
+        let six_rows = |label: &str, at: &str, m: f64| {
+            in_rounds(
+                label,
+                at,
+                6,
+                (0..9)
+                    .map(|i| result(&format!("{} CPU", i + 1), Variant::Zap, &six(m)))
+                    .collect(),
+            )
+        };
+        let c = compare(
+            &[six_rows("a", "1", 1e6), six_rows("b", "2", 2e6)],
+            &Options::default(),
+        )
+        .unwrap();
+        assert!(
+            c.rows
+                .iter()
+                .all(|r| r.entries[1].as_ref().unwrap().significant)
+        );
+    }
+
+    /// A calibration as the development VM gives them: each round moves by up to +-6%
+    /// (which physical pages, the host's backing), its passes by +-1% around that.
+    fn simulated(state: &mut u64, label: &str, rows: usize, m: f64) -> Calibration {
+        let results = (0..rows)
+            .map(|i| {
+                let rates: Vec<f64> = (0..6)
+                    .flat_map(|_| {
+                        let round = m * (1.0 + 0.12 * (uniform(state) - 0.5));
+                        (0..3)
+                            .map(|_| round * (1.0 + 0.02 * (uniform(state) - 0.5)))
+                            .collect::<Vec<_>>()
+                    })
+                    .collect();
+                result(&format!("{} CPU", i + 1), Variant::Zap, &rates)
+            })
+            .collect();
+        in_rounds(label, label, 6, results)
+    }
+
+    #[test]
+    fn a_a_tables_are_rarely_marked_and_a_real_change_is() {
+        let mut state = 15;
+        let tables = 200;
+        let (mut marked, mut marked_by_passes, mut found) = (0, 0, 0);
+        for _ in 0..tables {
+            let a = simulated(&mut state, "a", 9, 1e6);
+            let b = simulated(&mut state, "b", 9, 1e6);
+            let c = compare(&[a.clone(), b.clone()], &Options::default()).unwrap();
+            marked += usize::from(
+                c.rows
+                    .iter()
+                    .any(|r| r.entries[1].as_ref().unwrap().significant),
+            );
+            // What testing the passes at 95% a row would have said.
+            marked_by_passes += usize::from(a.results.iter().zip(&b.results).any(|(x, y)| {
+                hodges_lehmann(&y.faults_per_s, &x.faults_per_s, 0.95)
+                    .is_some_and(|s| s.significant())
+            }));
+            // A 15% gain in one row of nine.
+            let mut d = simulated(&mut state, "d", 9, 1e6);
+            d.results[0] = simulated(&mut state, "d", 1, 1.15e6).results.remove(0);
+            let c = compare(&[a, d], &Options::default()).unwrap();
+            found += usize::from(c.rows[0].entries[1].as_ref().unwrap().significant);
+        }
+        eprintln!(
+            "simulated A/A tables of 9 rows: {marked} of {tables} marked (by passes: \
+             {marked_by_passes}); a 15% gain found in {found}"
+        );
+        assert!(marked * 100 <= 6 * tables, "A/A: {marked} of {tables}");
+        assert!(
+            marked_by_passes * 2 > tables,
+            "by passes: {marked_by_passes}"
+        );
+        assert!(found * 10 >= 9 * tables, "real change: {found} of {tables}");
+    }
+
+    #[test]
+    fn memory_handed_to_the_host_is_warned_about() {
+        let mut a = in_rounds("a", "1", 6, vec![result("1 CPU", Variant::Zap, &six(1e6))]);
+        let mut b = in_rounds("b", "2", 6, vec![result("1 CPU", Variant::Zap, &six(1e6))]);
+        a.memory = Some(crate::machine::calibrate::MemoryDuring {
+            reporting: "on (balloon feature bit 5, order 9)".into(),
+            stopped: None,
+            reported_kib: Some(300 << 10),
+        });
+        b.memory = Some(crate::machine::calibrate::MemoryDuring {
+            reporting: "on (balloon feature bit 5, order 9)".into(),
+            stopped: Some([9, 11]),
+            reported_kib: Some(0),
+        });
+        let c = compare(&[a, b], &Options::default()).unwrap();
+        assert_eq!(c.warnings.len(), 1, "{:?}", c.warnings);
+        assert!(
+            c.warnings[0]
+                .starts_with("a: free page reporting was on while it calibrated (300 MiB of it)"),
+            "{:?}",
+            c.warnings
+        );
     }
 
     #[test]

@@ -130,6 +130,8 @@ mod tests {
             size: Bytes(1 << 30),
             page_size: Bytes(4096),
             passes: 1,
+            rounds: 1,
+            memory: None,
             results,
             topology: None,
         }

@@ -381,7 +381,7 @@ fn run_to_run_check(
 mod tests {
     use super::*;
     use crate::analyze::build;
-    use crate::fixtures::{FakeCell, file, host, rounds};
+    use crate::fixtures::{FakeCell, file, host, rounds, uniform};
     use crate::matrix::Gc;
     use crate::store::{ResultFile, Results};
 
@@ -621,15 +621,6 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("the machine drifted between runs"), "{text}");
-    }
-
-    /// A small deterministic generator (SplitMix64), for simulated launch times.
-    fn uniform(state: &mut u64) -> f64 {
-        *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = *state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
     }
 
     /// Simulated rounds: noise that is skewed (slow launches happen, fast ones do

@@ -5,7 +5,10 @@ use anyhow::Context;
 use crate::cmd::checks::check_label;
 use crate::cmd::cli::CalibrateArgs;
 use crate::cmd::error::bad;
-use crate::machine::calibrate::{self, Layout, Setup, Variant};
+use crate::launch::interrupt::{self, Interrupt};
+use crate::machine::calibrate::{self, Layout, MemoryDuring, Plan, Setup, Variant};
+use crate::machine::guest::GuestInfo;
+use crate::machine::guest_memory::{self, Knob};
 use crate::machine::host;
 use crate::machine::topology::{self, Topology};
 use crate::matrix::cpuset::CpuSet;
@@ -63,31 +66,98 @@ pub(crate) fn cmd_calibrate(args: CalibrateArgs) -> anyhow::Result<u8> {
     let machine = Topology::read(&topology::sysfs_root())
         .ok()
         .map(|t| t.summary());
+    let plan = Plan {
+        setups,
+        size: args.size,
+        passes: args.passes,
+        rounds: args.rounds,
+    };
+    crate::cmd::preflight::restore_leftover();
+    let guest = GuestInfo::read();
+    let mut memory = MemoryDuring {
+        reporting: guest.reporting_text(),
+        stopped: None,
+        reported_kib: None,
+    };
+    // Held to the end of the calibration: dropping it restores page_reporting_order.
+    let _guard = if args.comparable_memory {
+        let threads = crate::matrix::cpuset::available().map_or(1, |c| c.len());
+        let (guard, record) =
+            guest_memory::hold(&Knob::default(), &guest, args.size, threads, |size| {
+                eprintln!("calibrate: --comparable-memory: touching {size} once first")
+            })
+            .map_err(bad)?;
+        eprintln!("  {}", record.note);
+        memory.stopped = record
+            .order_before
+            .zip(record.order_during)
+            .map(|(a, b)| [a, b]);
+        guard
+    } else {
+        if guest.reporting_on() {
+            eprintln!(
+                "warning: free page reporting is {}: memory freed between passes and rounds \
+                 can go back to the VM host, and the pass that takes it again pays the \
+                 host's faults too\n  fix: --comparable-memory stops it for the calibration \
+                 (root; restored afterwards)",
+                guest.reporting_text()
+            );
+        }
+        None
+    };
+    let interrupt = Interrupt::new();
+    interrupt
+        .install_signal_handlers()
+        .context("installing the signal handlers")?;
     let started = std::time::SystemTime::now();
+    let rounds = plan.rounds;
+    let mut announced = 0;
     let c = calibrate::run(
         &label,
-        &setups,
-        args.size,
-        args.passes,
+        &plan,
         machine,
-        |s| match &s.placement {
-            Some(p) => eprintln!(
-                "calibrate: {} {}, `{}` (CPUs {})...",
-                s.variant,
-                s.layout,
-                p.set,
-                crate::matrix::cpuset::format_list(&p.cpus)
-            ),
-            None => eprintln!(
-                "calibrate: {} {}, {} worker(s)...",
-                s.variant, s.layout, s.workers
-            ),
+        Some(memory),
+        |round, s| {
+            // Each configuration by name in the first round; a line a round after it.
+            if round > 0 {
+                if announced < round {
+                    announced = round;
+                    eprintln!("calibrate: round {}/{rounds}...", round + 1);
+                }
+                return;
+            }
+            match &s.placement {
+                Some(p) => eprintln!(
+                    "calibrate: round 1/{rounds}: {} {}, `{}` (CPUs {})...",
+                    s.variant,
+                    s.layout,
+                    p.set,
+                    crate::matrix::cpuset::format_list(&p.cpus)
+                ),
+                None => eprintln!(
+                    "calibrate: round 1/{rounds}: {} {}, {} worker(s)...",
+                    s.variant, s.layout, s.workers
+                ),
+            }
         },
-    )
-    .map_err(|e| match e {
-        calibrate::CalibrateError::TooSmall { .. } => bad(e),
-        e => e.into(),
-    })?;
+        || interrupt.signal().is_some(),
+    );
+    let c = match c {
+        Ok(c) => c,
+        Err(calibrate::RunError::Calibrate(e @ calibrate::CalibrateError::TooSmall { .. })) => {
+            return Err(bad(e));
+        }
+        Err(calibrate::RunError::Stopped { rounds }) => {
+            let signal = interrupt.signal().unwrap_or(libc::SIGINT);
+            eprintln!(
+                "calibrate: {} after {rounds} whole round(s); nothing stored (a calibration \
+                 is short: run it again)",
+                interrupt::signal_name(signal)
+            );
+            return Ok(interrupt::exit_code(signal));
+        }
+        Err(e) => return Err(e.into()),
+    };
     print!("{}", calibrate::to_text(&c));
     if !args.no_save {
         let utc = humantime::format_rfc3339_seconds(started).to_string();

@@ -64,9 +64,18 @@ pub struct CalibrateArgs {
     /// Memory faulted per pass and configuration, split between the workers (JVM size syntax)
     #[arg(long, default_value = "1g", value_parser = parse_size)]
     pub size: Bytes,
-    /// Counted passes per configuration, after one uncounted pass
-    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..))]
+    /// Counted passes per configuration and round, after one uncounted pass
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
     pub passes: u32,
+    /// Rounds: each measures every configuration once, interleaved (alternately in order
+    /// and in reverse); `report --calibrate` tests the rounds' medians, and needs 6 rounds
+    /// a side for a mark in a table of up to 23 rows
+    #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub rounds: u32,
+    /// Stop free page reporting for the calibration (root; restored afterwards) and touch
+    /// the size once before it, so that no pass pays the VM host's faults
+    #[arg(long)]
+    pub comparable_memory: bool,
     /// Layouts to measure [default: all three]
     #[arg(long, value_enum, num_args = 1..)]
     pub layout: Vec<Layout>,

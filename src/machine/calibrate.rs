@@ -193,17 +193,89 @@ pub struct Calibration {
     pub size: Bytes,
     /// The page size faulted.
     pub page_size: Bytes,
-    /// Counted passes per configuration (after one uncounted warm-up pass).
+    /// Counted passes per configuration and round (after one uncounted warm-up pass).
     pub passes: u32,
-    /// One entry per (layout, workers), in the order measured.
+    /// Rounds: every configuration was measured this many times, the configurations
+    /// interleaved (round 1 in order, round 2 in reverse, ...), each time `passes`
+    /// counted passes. A configuration's `faults_per_s` holds round 1's passes, then
+    /// round 2's, .... 1 in files written before rounds existed.
+    #[serde(default = "one_round")]
+    pub rounds: u32,
+    /// One entry per configuration, in the order of the first round.
     pub results: Vec<ConfigResult>,
     /// The machine's CPU topology in one line (`1 socket, 1 NUMA node, 1 L3 domain, ...`);
     /// absent in files written before it was recorded, or when sysfs could not be read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub topology: Option<String>,
+    /// Free page reporting during the calibration; absent in files written before it was
+    /// recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory: Option<MemoryDuring>,
+}
+
+fn one_round() -> u32 {
+    1
+}
+
+/// What the guest did with free memory while it calibrated. With free page reporting
+/// on, memory freed between passes and rounds can go back to the host, and the next pass
+/// pays the host's faults too: the rates then measure the host as much as the kernel.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MemoryDuring {
+    /// Free page reporting at the start, in words (`on (...)`, `offered but idle: ...`,
+    /// `no balloon device`).
+    pub reporting: String,
+    /// `--comparable-memory`: `page_reporting_order` before the calibration and the
+    /// value it ran with (nothing reported); restored afterwards.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<[u32; 2]>,
+    /// KiB the guest reported to the host during the calibration, where the kernel counts
+    /// it (`page_reporting/reported_kib`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reported_kib: Option<u64>,
+}
+
+impl MemoryDuring {
+    /// One line for the calibration's table.
+    pub fn describe(&self) -> String {
+        let reported = self
+            .reported_kib
+            .map(|k| format!("; {} MiB reported to the host meanwhile", k / 1024))
+            .unwrap_or_default();
+        match self.stopped {
+            Some([before, during]) => format!(
+                "free page reporting: stopped for the calibration (page_reporting_order \
+                 {before} -> {during}, restored){reported}"
+            ),
+            None => format!("free page reporting: {}{reported}", self.reporting),
+        }
+    }
+
+    /// Memory may have gone to the host during the calibration: reporting was on, and
+    /// either the kernel counted some or it cannot say.
+    pub fn host_may_have_faulted(&self) -> bool {
+        self.stopped.is_none()
+            && self.reporting.starts_with("on")
+            && self.reported_kib.is_none_or(|k| k > 0)
+    }
 }
 
 impl Calibration {
+    /// A configuration's passes, round by round.
+    pub fn rounds_of<'a>(&self, r: &'a ConfigResult) -> Vec<&'a [f64]> {
+        r.faults_per_s
+            .chunks(usize::try_from(self.passes.max(1)).unwrap_or(usize::MAX))
+            .collect()
+    }
+
+    /// A configuration's median rate per round, in round order.
+    pub fn round_medians(&self, r: &ConfigResult) -> Vec<f64> {
+        self.rounds_of(r)
+            .into_iter()
+            .filter_map(crate::stats::median)
+            .collect()
+    }
+
     /// The ceiling: the best median rate of the shared-mapping zap configurations (the
     /// JVM's shape, 4 KiB pages), with the configuration that reached it.
     pub fn ceiling(&self) -> Option<(f64, &ConfigResult)> {
@@ -419,6 +491,13 @@ pub fn measure_setup(
     size: Bytes,
     passes: u32,
 ) -> Result<ConfigResult, CalibrateError> {
+    let (pages, counts) = measure_round(setup, size, passes)?;
+    Ok(config_result(setup, pages, counts, passes))
+}
+
+/// One round of one configuration: the pages each pass writes, and what the counted
+/// passes gave.
+fn measure_round(setup: &Setup, size: Bytes, passes: u32) -> Result<(u64, Counts), CalibrateError> {
     let page = page_size();
     let workers = setup.workers;
     let pages = size.0 / page;
@@ -435,25 +514,41 @@ pub fn measure_setup(
         Layout::Processes => processes(setup.variant, &parts, page, passes, pins.as_deref())?,
     };
     let pages = parts.iter().map(|(_, len)| *len as u64 / page).sum::<u64>();
+    Ok((pages, counts))
+}
+
+impl Counts {
+    /// The counts of two rounds of one configuration, the later one's passes after.
+    fn merge(mut self, later: Counts) -> Counts {
+        self.times.extend(later.times);
+        self.faults += later.faults;
+        self.cpu_ns += later.cpu_ns;
+        self.busy_ns += later.busy_ns;
+        self
+    }
+}
+
+/// A configuration's result from its counted passes (`counted` of them, all rounds).
+fn config_result(setup: &Setup, pages: u64, counts: Counts, counted: u32) -> ConfigResult {
     let Counts {
         times,
         faults,
         cpu_ns,
         busy_ns,
     } = counts;
-    Ok(ConfigResult {
+    ConfigResult {
         layout: setup.layout,
-        workers,
+        workers: setup.workers,
         faults_per_s: times
             .iter()
             .map(|t| pages as f64 / (t.0.max(1) as f64 / 1e9))
             .collect(),
         pages,
-        faults_per_pass: faults / u64::from(passes.max(1)),
+        faults_per_pass: faults / u64::from(counted.max(1)),
         variant: setup.variant,
         placement: setup.placement.clone(),
         cpu_share: (busy_ns > 0).then(|| cpu_ns as f64 / busy_ns as f64),
-    })
+    }
 }
 
 /// Each worker's memory: (mapping, offset, length).
@@ -753,31 +848,95 @@ fn processes(
     })
 }
 
-/// Runs every configuration, in order, and returns the calibration.
+/// What to measure: every setup, `rounds` times, `passes` counted passes each time.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub setups: Vec<Setup>,
+    pub size: Bytes,
+    pub passes: u32,
+    pub rounds: u32,
+}
+
+impl Plan {
+    /// The setups in the order round `round` (0-based) measures them: forward in even
+    /// rounds, backward in odd ones, so that no configuration always runs first, or
+    /// always right after the same other one.
+    pub fn order(&self, round: u32) -> Vec<usize> {
+        let mut order: Vec<usize> = (0..self.setups.len()).collect();
+        if round % 2 == 1 {
+            order.reverse();
+        }
+        order
+    }
+}
+
+/// Why a calibration did not finish.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error(transparent)]
+    Calibrate(#[from] CalibrateError),
+    /// `stop` said so between two configurations (a signal arrived).
+    #[error("stopped after {rounds} whole round(s)")]
+    Stopped { rounds: u32 },
+}
+
+/// Runs the plan, round by round, and returns the calibration. `progress` hears of each
+/// configuration as it starts (round, 0-based, and setup); `stop` is asked before each
+/// and ends the calibration when it says so; `memory` is the free page reporting state
+/// it runs in (the calibration adds what the guest reported meanwhile).
 pub fn run(
     label: &str,
-    setups: &[Setup],
-    size: Bytes,
-    passes: u32,
+    plan: &Plan,
     topology: Option<String>,
-    mut progress: impl FnMut(&Setup),
-) -> Result<Calibration, CalibrateError> {
+    memory: Option<MemoryDuring>,
+    mut progress: impl FnMut(u32, &Setup),
+    stop: impl Fn() -> bool,
+) -> Result<Calibration, RunError> {
     let started = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
-    let mut results = Vec::new();
-    for setup in setups {
-        progress(setup);
-        results.push(measure_setup(setup, size, passes)?);
+    let reported_before = crate::machine::guest::GuestInfo::read().reported_kib;
+    let mut measured: Vec<Option<(u64, Counts)>> = plan.setups.iter().map(|_| None).collect();
+    for round in 0..plan.rounds.max(1) {
+        for i in plan.order(round) {
+            if stop() {
+                return Err(RunError::Stopped { rounds: round });
+            }
+            let setup = &plan.setups[i];
+            progress(round, setup);
+            let (pages, counts) = measure_round(setup, plan.size, plan.passes)?;
+            measured[i] = Some(match measured[i].take() {
+                Some((_, before)) => (pages, before.merge(counts)),
+                None => (pages, counts),
+            });
+        }
     }
+    let reported_after = crate::machine::guest::GuestInfo::read().reported_kib;
+    let memory = memory.map(|m| MemoryDuring {
+        reported_kib: reported_before
+            .zip(reported_after)
+            .map(|(a, b)| b.saturating_sub(a)),
+        ..m
+    });
+    let counted = plan.passes * plan.rounds.max(1);
+    let results = plan
+        .setups
+        .iter()
+        .zip(measured)
+        .filter_map(|(setup, m)| {
+            m.map(|(pages, counts)| config_result(setup, pages, counts, counted))
+        })
+        .collect();
     Ok(Calibration {
         record: "calibrate".to_owned(),
         label: label.to_owned(),
         started_at: started,
         env: Environment::read(),
-        size,
+        size: plan.size,
         page_size: Bytes(page_size()),
-        passes,
+        passes: plan.passes,
+        rounds: plan.rounds.max(1),
         results,
         topology,
+        memory,
     })
 }
 
@@ -803,18 +962,23 @@ pub fn fault_size(bytes: Option<f64>) -> String {
 pub fn to_text(c: &Calibration) -> String {
     use std::fmt::Write as _;
     let mut out = format!(
-        "label: {}  ({} per configuration, {} pages, median of {} passes)\n",
-        c.label, c.size, c.page_size, c.passes
+        "label: {}  ({} per configuration, {} pages, {} round(s) of {} passes)\n",
+        c.label, c.size, c.page_size, c.rounds, c.passes
     );
     if let Some(t) = &c.topology {
         let _ = writeln!(out, "machine: {t}");
     }
-    let rows: Vec<[String; 7]> = c
+    let range = |v: &[f64]| {
+        let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        format!("{}-{}", rate(lo), rate(hi))
+    };
+    let rows: Vec<Vec<String>> = c
         .results
         .iter()
         .map(|r| {
             let s = r.summary();
-            [
+            vec![
                 r.test_name(),
                 r.cpus_name(),
                 r.placement.as_ref().map_or("-".to_owned(), |p| {
@@ -823,6 +987,10 @@ pub fn to_text(c: &Calibration) -> String {
                 s.map_or("-".to_owned(), |s| {
                     format!("{} ({}-{})", rate(s.median), rate(s.min), rate(s.max))
                 }),
+                match c.round_medians(r) {
+                    m if m.is_empty() => "-".to_owned(),
+                    m => range(&m),
+                },
                 r.faults_per_pass.to_string(),
                 fault_size(r.fault_bytes(c.page_size)),
                 r.cpu_share
@@ -835,6 +1003,7 @@ pub fn to_text(c: &Calibration) -> String {
         "CPUs",
         "pinned to",
         "faults/s (min-max)",
+        "rounds",
         "faults/pass",
         "fault",
         "cpu",
@@ -845,31 +1014,30 @@ pub fn to_text(c: &Calibration) -> String {
             *w = (*w).max(cell.len());
         }
     }
-    let line = |cells: [&str; 7]| {
-        format!(
-            "{:<a$}  {:<b$}  {:<c$}  {:>d$}  {:>e$}  {:>f$}  {:>g$}",
-            cells[0],
-            cells[1],
-            cells[2],
-            cells[3],
-            cells[4],
-            cells[5],
-            cells[6],
-            a = w[0],
-            b = w[1],
-            c = w[2],
-            d = w[3],
-            e = w[4],
-            f = w[5],
-            g = w[6]
-        )
-        .trim_end()
-        .to_owned()
+    // The first three columns are names (left-aligned), the rest numbers.
+    let line = |cells: &[&str]| {
+        let mut text = String::new();
+        for (i, (cell, w)) in cells.iter().zip(w).enumerate() {
+            if i > 0 {
+                text += "  ";
+            }
+            text += &if i < 3 {
+                format!("{cell:<w$}")
+            } else {
+                format!("{cell:>w$}")
+            };
+        }
+        text.trim_end().to_owned()
     };
-    let _ = writeln!(out, "{}", line(head));
+    let _ = writeln!(out, "{}", line(&head));
     for r in &rows {
-        let _ = writeln!(out, "{}", line(r.each_ref().map(String::as_str)));
+        let cells: Vec<&str> = r.iter().map(String::as_str).collect();
+        let _ = writeln!(out, "{}", line(&cells));
     }
+    let _ = writeln!(
+        out,
+        "faults/s: median of all passes (min-max); rounds: the range of the rounds' medians"
+    );
     let _ = writeln!(
         out,
         "cpu: the workers' CPU time over their time in the passes (below 100%: preempted)"
@@ -889,6 +1057,9 @@ pub fn to_text(c: &Calibration) -> String {
             shown.push(&p.set);
             let _ = writeln!(out, "  {}: {}", p.set, p.describe());
         }
+    }
+    if let Some(m) = &c.memory {
+        let _ = writeln!(out, "{}", m.describe());
     }
     out
 }
@@ -921,6 +1092,96 @@ pub fn save(c: &Calibration, dir: &Path, utc_stamp: &str) -> std::io::Result<Pat
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rounds_interleave_the_configurations_and_keep_every_pass() {
+        let plan = Plan {
+            setups: vec![
+                Setup::threads(Layout::Shared, 1),
+                Setup {
+                    variant: Variant::Pft,
+                    ..Setup::threads(Layout::Shared, 1)
+                },
+            ],
+            size: Bytes(4 << 20),
+            passes: 2,
+            rounds: 3,
+        };
+        let mut seen = Vec::new();
+        let c = run(
+            "k",
+            &plan,
+            None,
+            None,
+            |round, s| seen.push((round, s.variant)),
+            || false,
+        )
+        .unwrap();
+        use Variant::{Pft, Zap};
+        assert_eq!(
+            seen,
+            [(0, Zap), (0, Pft), (1, Pft), (1, Zap), (2, Zap), (2, Pft)]
+        );
+        assert_eq!((c.rounds, c.passes), (3, 2));
+        assert_eq!(c.results.len(), 2);
+        for r in &c.results {
+            assert_eq!(r.faults_per_s.len(), 6);
+            assert_eq!(c.rounds_of(r).len(), 3);
+            assert_eq!(c.round_medians(r).len(), 3);
+            // Faults per pass over all rounds: each of the 1024 pages once a pass.
+            assert!(
+                r.faults_per_pass >= 1024 && r.faults_per_pass < 1100,
+                "{r:?}"
+            );
+        }
+        assert_eq!(c.results[1].variant, Pft);
+        // A stop between configurations ends it, saying how many rounds were whole.
+        let asked = std::cell::Cell::new(0);
+        let stopped = run(
+            "k",
+            &plan,
+            None,
+            None,
+            |_, _| {},
+            || {
+                asked.set(asked.get() + 1);
+                asked.get() > 3
+            },
+        );
+        assert!(matches!(stopped, Err(RunError::Stopped { rounds: 1 })));
+    }
+
+    #[test]
+    fn files_from_before_rounds_read_as_one_round() {
+        let mut c = Calibration {
+            record: "calibrate".into(),
+            label: "k".into(),
+            started_at: String::new(),
+            env: Environment::default(),
+            size: Bytes(1),
+            page_size: Bytes(4096),
+            passes: 5,
+            rounds: 1,
+            memory: None,
+            results: Vec::new(),
+            topology: None,
+        };
+        let mut json = serde_json::to_value(&c).unwrap();
+        json.as_object_mut().unwrap().remove("rounds");
+        c = serde_json::from_value(json).unwrap();
+        assert_eq!(c.rounds, 1);
+        let r = ConfigResult {
+            layout: Layout::Shared,
+            workers: 1,
+            faults_per_s: vec![3.0, 1.0, 2.0, 5.0, 4.0],
+            pages: 1,
+            faults_per_pass: 1,
+            variant: Variant::Zap,
+            placement: None,
+            cpu_share: None,
+        };
+        assert_eq!(c.round_medians(&r), [3.0]);
+    }
 
     #[test]
     fn slices_cover_the_mapping_once() {
@@ -1029,6 +1290,8 @@ mod tests {
             size: Bytes(1),
             page_size: Bytes(4096),
             passes: 1,
+            rounds: 1,
+            memory: None,
             results: vec![
                 r(Layout::Shared, 1, 1e6),
                 r(Layout::Shared, 2, 1.8e6),

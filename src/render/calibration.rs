@@ -57,9 +57,14 @@ fn shift(e: &Entry) -> (String, String) {
             ),
             format!("{}..{}", signed(s.low), signed(s.high)),
         ),
-        Some(_) => ("few passes".to_owned(), String::new()),
+        Some(_) => ("few rounds".to_owned(), String::new()),
         None => (String::new(), String::new()),
     }
+}
+
+/// `6x3`: rounds x passes per round.
+fn rounds(e: &Entry) -> String {
+    format!("{}x{}", e.rounds, e.passes / e.rounds.max(1))
 }
 
 fn signed(v: f64) -> String {
@@ -120,15 +125,45 @@ fn legend(cmp: &CalibrationComparison) -> String {
     out
 }
 
-const NOTE: &str = "Rates: 4 KiB pages made present per wall-second, median of each \
-label's passes (for 4 KiB faults: faults/s, as pft reports; a 2 MiB fault counts 512). \
-zap: threads write one shared anonymous mapping, each its own slice, MADV_DONTNEED \
-between passes; pft: a fresh mapping every pass; huge: zap on a MADV_HUGEPAGE mapping. \
-CPUs: the set the workers were pinned to, one per CPU. gain = median / baseline's \
-median - 1. cpu = the workers' CPU time over their time in the passes (below 100%: \
-preempted). * = the 95% interval of the shift of the passes' rates excludes 0 \
-(Hodges-Lehmann, Mann-Whitney; R: wilcox.test(x, y, conf.int = TRUE)); it needs 4 \
-passes a side. n = passes; spread = (max - min) / median. fault = bytes the kernel mapped per fault.";
+const NOTE: &str = "Rates: 4 KiB pages made present per wall-second, the median of \
+each label's round medians (for 4 KiB faults: faults/s, as pft reports; a 2 MiB fault \
+counts 512). zap: threads write one shared anonymous mapping, each its own slice, \
+MADV_DONTNEED between passes; pft: a fresh mapping every pass; huge: zap on a \
+MADV_HUGEPAGE mapping. CPUs: the set the workers were pinned to, one per CPU. gain = \
+median / baseline's median - 1. n, rounds = rounds x passes; min-max and spread: of the \
+round medians ((max - min) / median). cpu = the workers' CPU time over their time in \
+the passes (below 100%: preempted). fault = bytes the kernel mapped per fault. shift: \
+Hodges-Lehmann shift of the round medians against the baseline's, with its \
+Mann-Whitney interval (R: wilcox.test(x, y, conf.int = TRUE, conf.level = L)).";
+
+/// What the mark means here: the family confidence and each column's row level.
+fn mark_note(cmp: &CalibrationComparison) -> String {
+    let levels: Vec<String> = cmp
+        .columns
+        .iter()
+        .filter_map(|c| {
+            let level = c.row_confidence?;
+            Some(format!(
+                "{} {} row(s) at L = {:.2}%",
+                c.letter,
+                c.compared_rows,
+                100.0 * level
+            ))
+        })
+        .collect();
+    format!(
+        "* = the interval excludes 0. Each column's marks hold together at {:.0}%: its \
+         rows' intervals are at 1 - {:.2} / rows (Bonferroni; {}): where no row differs, \
+         and rounds vary as independent runs would, a column holds any mark at most {:.0}% \
+         of the time. The test is on rounds, not passes (passes of one round share the \
+         machine's state); `few rounds`: too few a side for that level (6 a side allow \
+         up to 23 rows), no mark.",
+        100.0 * cmp.confidence,
+        1.0 - cmp.confidence,
+        levels.join(", "),
+        100.0 * (1.0 - cmp.confidence)
+    )
+}
 
 fn text(cmp: &CalibrationComparison) -> String {
     let mut out = String::from("anonymous write faults per wall-second, per label; gain against ");
@@ -164,9 +199,9 @@ fn text(cmp: &CalibrationComparison) -> String {
                 key,
                 vec![
                     c.letter.clone(),
-                    e.passes.to_string(),
-                    format!("{}-{}", rate(e.min_per_s), rate(e.max_per_s)),
-                    format!("{:.0}%", e.spread_pct),
+                    rounds(e),
+                    format!("{}-{}", rate(e.round_min_per_s), rate(e.round_max_per_s)),
+                    format!("{:.0}%", e.round_spread_pct),
                     cpu(e),
                     fault(e),
                     s,
@@ -185,12 +220,13 @@ fn text(cmp: &CalibrationComparison) -> String {
             num("cpu"),
             num("fault"),
             num("shift"),
-            num("95% CI"),
+            num("interval"),
         ],
         &detail,
     );
     out.push('\n');
     out += &table::wrap(NOTE, 0);
+    out += &table::wrap(&mark_note(cmp), 0);
     for d in &cmp.env_differences {
         out += &table::wrap(&format!("environment: {d}"), 2);
     }
@@ -235,21 +271,23 @@ fn markdown(cmp: &CalibrationComparison) -> String {
         cells.extend(values(cmp, r));
         let _ = writeln!(out, "| {} |", cells.join(" | "));
     }
-    out += "\n| CPUs | test | label | passes | min-max | spread | cpu | fault | shift | 95% CI |\n";
-    out += "|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n";
+    out += "\n| CPUs | test | label | rounds | rounds min-max | spread | passes min-max | cpu | fault | shift | interval |\n";
+    out += "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n";
     for r in &cmp.rows {
         for e in r.entries.iter().flatten() {
             let (s, ci) = shift(e);
             let _ = writeln!(
                 out,
-                "| {} | {} | {} | {} | {}-{} | {:.1}% | {} | {} | {} | {} |",
+                "| {} | {} | {} | {} | {}-{} | {:.1}% | {}-{} | {} | {} | {} | {} |",
                 r.cpus,
                 r.test,
                 e.label,
-                e.passes,
+                rounds(e),
+                rate(e.round_min_per_s),
+                rate(e.round_max_per_s),
+                e.round_spread_pct,
                 rate(e.min_per_s),
                 rate(e.max_per_s),
-                e.spread_pct,
                 cpu(e),
                 fault(e),
                 s,
@@ -259,6 +297,8 @@ fn markdown(cmp: &CalibrationComparison) -> String {
     }
     out.push('\n');
     out += NOTE;
+    out.push(' ');
+    out += &mark_note(cmp);
     out.push('\n');
     for d in &cmp.env_differences {
         let _ = writeln!(out, "\nenvironment: {d}");
@@ -277,8 +317,12 @@ struct CsvRow<'a> {
     label: &'a str,
     baseline: bool,
     pinned_to: Option<&'a str>,
+    rounds: usize,
     passes: usize,
     median_per_s: f64,
+    round_min_per_s: f64,
+    round_max_per_s: f64,
+    round_spread_pct: f64,
     min_per_s: f64,
     max_per_s: f64,
     spread_pct: f64,
@@ -305,8 +349,12 @@ fn csv(cmp: &CalibrationComparison) -> String {
                 label: &e.label,
                 baseline: c.baseline,
                 pinned_to: e.cpus.as_deref(),
+                rounds: e.rounds,
                 passes: e.passes,
                 median_per_s: e.median_per_s,
+                round_min_per_s: e.round_min_per_s,
+                round_max_per_s: e.round_max_per_s,
+                round_spread_pct: e.round_spread_pct,
                 min_per_s: e.min_per_s,
                 max_per_s: e.max_per_s,
                 spread_pct: e.spread_pct,
@@ -335,7 +383,7 @@ mod tests {
     use crate::machine::topology::Placement;
     use crate::units::Bytes;
 
-    fn result(set: &str, cpus: Vec<usize>, variant: Variant, rates: [f64; 5]) -> ConfigResult {
+    fn result(set: &str, cpus: Vec<usize>, variant: Variant, rates: [f64; 6]) -> ConfigResult {
         ConfigResult {
             layout: Layout::Shared,
             workers: cpus.len(),
@@ -355,9 +403,11 @@ mod tests {
         }
     }
 
-    /// The cover letter's rows, three kernels; `+patch 2` clearly apart in the last two.
+    /// The cover letter's rows, three kernels, six rounds each; `+patch 2` clearly apart
+    /// in the last two.
     fn seeds() -> CalibrationComparison {
-        let cal = |label: &str, at: &str, f: [f64; 3]| Calibration {
+        // Each label's rounds wobble in another order, as independent runs would.
+        let cal = |label: &str, at: &str, turn: usize, f: [f64; 3]| Calibration {
             record: "calibrate".into(),
             label: label.into(),
             started_at: at.into(),
@@ -368,7 +418,9 @@ mod tests {
             },
             size: Bytes(1 << 30),
             page_size: Bytes(4096),
-            passes: 5,
+            passes: 1,
+            rounds: 6,
+            memory: None,
             results: [
                 ("1 CCD, 7 CPUs", (0..7).collect::<Vec<_>>(), f[0]),
                 ("7 CCDs, 1 CPU each", (0..7).map(|k| 7 * k).collect(), f[1]),
@@ -380,12 +432,9 @@ mod tests {
             ]
             .into_iter()
             .map(|(set, cpus, m)| {
-                result(
-                    set,
-                    cpus,
-                    Variant::Zap,
-                    [m * 0.99, m * 1.01, m, m * 0.98, m * 1.02],
-                )
+                let mut wobble = [0.98, 1.0, 1.02, 0.99, 1.0, 1.01];
+                wobble.rotate_left(turn);
+                result(set, cpus, Variant::Zap, wobble.map(|w| m * w))
             })
             .collect(),
             topology: Some(
@@ -394,15 +443,22 @@ mod tests {
             ),
         };
         let cals = [
-            cal("base", "2026-11-30T07:00:00Z", [2.360e6, 1.738e6, 2.288e6]),
+            cal(
+                "base",
+                "2026-11-30T07:00:00Z",
+                0,
+                [2.360e6, 1.738e6, 2.288e6],
+            ),
             cal(
                 "patch1",
                 "2026-11-30T08:00:00Z",
+                1,
                 [2.369e6, 1.982e6, 2.548e6],
             ),
             cal(
                 "patch2",
                 "2026-11-30T09:00:00Z",
+                3,
                 [2.425e6, 2.215e6, 2.949e6],
             ),
         ];
@@ -426,31 +482,39 @@ mod tests {
         7 CCDs, 1 CPU each   zap   1.738M  1.982M  2.215M  +14.0%*  +27.4%*
         12 CCDs, 1 CPU each  zap   2.288M  2.548M  2.949M  +11.4%*  +28.9%*
 
-             n        min-max  spread  cpu  fault     shift            95% CI
+               n        min-max  spread  cpu  fault     shift          interval
         1 CCD, 7 CPUs zap
-          A  5  2.313M-2.407M      4%  99%     4K
-          B  5  2.322M-2.416M      4%  99%     4K     +9.0k    -61.9k..+79.9k
-          C  5  2.377M-2.474M      4%  99%     4K    +65.0k    -6.5k..+136.4k
+          A  6x1  2.313M-2.407M      4%  99%     4K
+          B  6x1  2.322M-2.416M      4%  99%     4K     +9.0k    -61.9k..+79.9k
+          C  6x1  2.377M-2.474M      4%  99%     4K    +65.0k    -6.5k..+136.4k
         7 CCDs, 1 CPU each zap
-          A  5  1.703M-1.773M      4%  99%     4K
-          B  5  1.942M-2.022M      4%  99%     4K  +244.0k*  +189.4k..+298.6k
-          C  5  2.171M-2.259M      4%  99%     4K  +477.0k*  +420.1k..+533.9k
+          A  6x1  1.703M-1.773M      4%  99%     4K
+          B  6x1  1.942M-2.022M      4%  99%     4K  +244.0k*  +189.4k..+298.6k
+          C  6x1  2.171M-2.259M      4%  99%     4K  +477.0k*  +420.1k..+533.9k
         12 CCDs, 1 CPU each zap
-          A  5  2.242M-2.334M      4%  99%     4K
-          B  5  2.497M-2.599M      4%  99%     4K  +260.0k*  +188.8k..+331.2k
-          C  5  2.890M-3.008M      4%  99%     4K  +661.0k*  +585.8k..+736.2k
+          A  6x1  2.242M-2.334M      4%  99%     4K
+          B  6x1  2.497M-2.599M      4%  99%     4K  +260.0k*  +188.8k..+331.2k
+          C  6x1  2.890M-3.008M      4%  99%     4K  +661.0k*  +585.8k..+736.2k
 
-        Rates: 4 KiB pages made present per wall-second, median of each label's
-        passes (for 4 KiB faults: faults/s, as pft reports; a 2 MiB fault counts
-        512). zap: threads write one shared anonymous mapping, each its own
-        slice, MADV_DONTNEED between passes; pft: a fresh mapping every pass;
-        huge: zap on a MADV_HUGEPAGE mapping. CPUs: the set the workers were
-        pinned to, one per CPU. gain = median / baseline's median - 1. cpu = the
-        workers' CPU time over their time in the passes (below 100%: preempted).
-        * = the 95% interval of the shift of the passes' rates excludes 0
-        (Hodges-Lehmann, Mann-Whitney; R: wilcox.test(x, y, conf.int = TRUE));
-        it needs 4 passes a side. n = passes; spread = (max - min) / median.
-        fault = bytes the kernel mapped per fault.
+        Rates: 4 KiB pages made present per wall-second, the median of each
+        label's round medians (for 4 KiB faults: faults/s, as pft reports; a 2
+        MiB fault counts 512). zap: threads write one shared anonymous mapping,
+        each its own slice, MADV_DONTNEED between passes; pft: a fresh mapping
+        every pass; huge: zap on a MADV_HUGEPAGE mapping. CPUs: the set the
+        workers were pinned to, one per CPU. gain = median / baseline's median -
+        1. n, rounds = rounds x passes; min-max and spread: of the round medians
+        ((max - min) / median). cpu = the workers' CPU time over their time in
+        the passes (below 100%: preempted). fault = bytes the kernel mapped per
+        fault. shift: Hodges-Lehmann shift of the round medians against the
+        baseline's, with its Mann-Whitney interval (R: wilcox.test(x, y,
+        conf.int = TRUE, conf.level = L)).
+        * = the interval excludes 0. Each column's marks hold together at 95%:
+        its rows' intervals are at 1 - 0.05 / rows (Bonferroni; B 3 row(s) at L
+        = 98.33%, C 3 row(s) at L = 98.33%): where no row differs, and rounds
+        vary as independent runs would, a column holds any mark at most 5% of
+        the time. The test is on rounds, not passes (passes of one round share
+        the machine's state); `few rounds`: too few a side for that level (6 a
+        side allow up to 23 rows), no mark.
         ");
     }
 
@@ -468,31 +532,31 @@ mod tests {
         | 7 CCDs, 1 CPU each | zap | 1.738M | 1.982M | 2.215M | +14.0%* | +27.4%* |
         | 12 CCDs, 1 CPU each | zap | 2.288M | 2.548M | 2.949M | +11.4%* | +28.9%* |
 
-        | CPUs | test | label | passes | min-max | spread | cpu | fault | shift | 95% CI |
-        |---|---|---|---:|---:|---:|---:|---:|---:|---:|
-        | 1 CCD, 7 CPUs | zap | base | 5 | 2.313M-2.407M | 4.0% | 99% | 4K |  |  |
-        | 1 CCD, 7 CPUs | zap | patch1 | 5 | 2.322M-2.416M | 4.0% | 99% | 4K | +9.0k | -61.9k..+79.9k |
-        | 1 CCD, 7 CPUs | zap | patch2 | 5 | 2.377M-2.474M | 4.0% | 99% | 4K | +65.0k | -6.5k..+136.4k |
-        | 7 CCDs, 1 CPU each | zap | base | 5 | 1.703M-1.773M | 4.0% | 99% | 4K |  |  |
-        | 7 CCDs, 1 CPU each | zap | patch1 | 5 | 1.942M-2.022M | 4.0% | 99% | 4K | +244.0k* | +189.4k..+298.6k |
-        | 7 CCDs, 1 CPU each | zap | patch2 | 5 | 2.171M-2.259M | 4.0% | 99% | 4K | +477.0k* | +420.1k..+533.9k |
-        | 12 CCDs, 1 CPU each | zap | base | 5 | 2.242M-2.334M | 4.0% | 99% | 4K |  |  |
-        | 12 CCDs, 1 CPU each | zap | patch1 | 5 | 2.497M-2.599M | 4.0% | 99% | 4K | +260.0k* | +188.8k..+331.2k |
-        | 12 CCDs, 1 CPU each | zap | patch2 | 5 | 2.890M-3.008M | 4.0% | 99% | 4K | +661.0k* | +585.8k..+736.2k |
+        | CPUs | test | label | rounds | rounds min-max | spread | passes min-max | cpu | fault | shift | interval |
+        |---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|
+        | 1 CCD, 7 CPUs | zap | base | 6x1 | 2.313M-2.407M | 4.0% | 2.313M-2.407M | 99% | 4K |  |  |
+        | 1 CCD, 7 CPUs | zap | patch1 | 6x1 | 2.322M-2.416M | 4.0% | 2.322M-2.416M | 99% | 4K | +9.0k | -61.9k..+79.9k |
+        | 1 CCD, 7 CPUs | zap | patch2 | 6x1 | 2.377M-2.474M | 4.0% | 2.377M-2.474M | 99% | 4K | +65.0k | -6.5k..+136.4k |
+        | 7 CCDs, 1 CPU each | zap | base | 6x1 | 1.703M-1.773M | 4.0% | 1.703M-1.773M | 99% | 4K |  |  |
+        | 7 CCDs, 1 CPU each | zap | patch1 | 6x1 | 1.942M-2.022M | 4.0% | 1.942M-2.022M | 99% | 4K | +244.0k* | +189.4k..+298.6k |
+        | 7 CCDs, 1 CPU each | zap | patch2 | 6x1 | 2.171M-2.259M | 4.0% | 2.171M-2.259M | 99% | 4K | +477.0k* | +420.1k..+533.9k |
+        | 12 CCDs, 1 CPU each | zap | base | 6x1 | 2.242M-2.334M | 4.0% | 2.242M-2.334M | 99% | 4K |  |  |
+        | 12 CCDs, 1 CPU each | zap | patch1 | 6x1 | 2.497M-2.599M | 4.0% | 2.497M-2.599M | 99% | 4K | +260.0k* | +188.8k..+331.2k |
+        | 12 CCDs, 1 CPU each | zap | patch2 | 6x1 | 2.890M-3.008M | 4.0% | 2.890M-3.008M | 99% | 4K | +661.0k* | +585.8k..+736.2k |
 
-        Rates: 4 KiB pages made present per wall-second, median of each label's passes (for 4 KiB faults: faults/s, as pft reports; a 2 MiB fault counts 512). zap: threads write one shared anonymous mapping, each its own slice, MADV_DONTNEED between passes; pft: a fresh mapping every pass; huge: zap on a MADV_HUGEPAGE mapping. CPUs: the set the workers were pinned to, one per CPU. gain = median / baseline's median - 1. cpu = the workers' CPU time over their time in the passes (below 100%: preempted). * = the 95% interval of the shift of the passes' rates excludes 0 (Hodges-Lehmann, Mann-Whitney; R: wilcox.test(x, y, conf.int = TRUE)); it needs 4 passes a side. n = passes; spread = (max - min) / median. fault = bytes the kernel mapped per fault.
+        Rates: 4 KiB pages made present per wall-second, the median of each label's round medians (for 4 KiB faults: faults/s, as pft reports; a 2 MiB fault counts 512). zap: threads write one shared anonymous mapping, each its own slice, MADV_DONTNEED between passes; pft: a fresh mapping every pass; huge: zap on a MADV_HUGEPAGE mapping. CPUs: the set the workers were pinned to, one per CPU. gain = median / baseline's median - 1. n, rounds = rounds x passes; min-max and spread: of the round medians ((max - min) / median). cpu = the workers' CPU time over their time in the passes (below 100%: preempted). fault = bytes the kernel mapped per fault. shift: Hodges-Lehmann shift of the round medians against the baseline's, with its Mann-Whitney interval (R: wilcox.test(x, y, conf.int = TRUE, conf.level = L)). * = the interval excludes 0. Each column's marks hold together at 95%: its rows' intervals are at 1 - 0.05 / rows (Bonferroni; B 3 row(s) at L = 98.33%, C 3 row(s) at L = 98.33%): where no row differs, and rounds vary as independent runs would, a column holds any mark at most 5% of the time. The test is on rounds, not passes (passes of one round share the machine's state); `few rounds`: too few a side for that level (6 a side allow up to 23 rows), no mark.
         ");
         insta::assert_snapshot!(render(&cmp, Format::Csv), @r#"
-        cpus,test,workers,label,baseline,pinned_to,passes,median_per_s,min_per_s,max_per_s,spread_pct,fault_bytes,cpu_share,gain_pct,shift_per_s,ci_low_per_s,ci_high_per_s,ci_confidence,testable,significant
-        "1 CCD, 7 CPUs",zap,7,base,true,0-6,5,2360000.0,2312800.0,2407200.0,4.0,4096.0,0.99,,,,,,false,false
-        "1 CCD, 7 CPUs",zap,7,patch1,false,0-6,5,2369000.0,2321620.0,2416380.0,4.0,4096.0,0.99,0.3813559322033866,9000.0,-61890.0,79890.0,0.9682539682539683,true,false
-        "1 CCD, 7 CPUs",zap,7,patch2,false,0-6,5,2425000.0,2376500.0,2473500.0,4.0,4096.0,0.99,2.754237288135597,65000.0,-6450.0,136450.0,0.9682539682539683,true,false
-        "7 CCDs, 1 CPU each",zap,7,base,true,"0,7,14,21,28,35,42",5,1738000.0,1703240.0,1772760.0,4.0,4096.0,0.99,,,,,,false,false
-        "7 CCDs, 1 CPU each",zap,7,patch1,false,"0,7,14,21,28,35,42",5,1982000.0,1942360.0,2021640.0,4.0,4096.0,0.99,14.039125431530497,244000.0,189420.0,298580.0,0.9682539682539683,true,true
-        "7 CCDs, 1 CPU each",zap,7,patch2,false,"0,7,14,21,28,35,42",5,2215000.0,2170700.0,2259300.0,4.0,4096.0,0.99,27.445339470655927,477000.0,420090.0,533910.0,0.9682539682539683,true,true
-        "12 CCDs, 1 CPU each",zap,12,base,true,"0,7,14,21,28,35,42,49,56,63,70,77",5,2288000.0,2242240.0,2333760.0,4.0,4096.0,0.99,,,,,,false,false
-        "12 CCDs, 1 CPU each",zap,12,patch1,false,"0,7,14,21,28,35,42,49,56,63,70,77",5,2548000.0,2497040.0,2598960.0,4.0,4096.0,0.99,11.363636363636353,260000.0,188760.0,331240.0,0.9682539682539683,true,true
-        "12 CCDs, 1 CPU each",zap,12,patch2,false,"0,7,14,21,28,35,42,49,56,63,70,77",5,2949000.0,2890020.0,3007980.0,4.0,4096.0,0.99,28.889860139860147,661000.0,585750.0,736250.0,0.9682539682539683,true,true
+        cpus,test,workers,label,baseline,pinned_to,rounds,passes,median_per_s,round_min_per_s,round_max_per_s,round_spread_pct,min_per_s,max_per_s,spread_pct,fault_bytes,cpu_share,gain_pct,shift_per_s,ci_low_per_s,ci_high_per_s,ci_confidence,testable,significant
+        "1 CCD, 7 CPUs",zap,7,base,true,0-6,6,6,2360000.0,2312800.0,2407200.0,4.0,2312800.0,2407200.0,4.0,4096.0,0.99,,,,,,false,false
+        "1 CCD, 7 CPUs",zap,7,patch1,false,0-6,6,6,2369000.0,2321620.0,2416380.0,4.0,2321620.0,2416380.0,4.0,4096.0,0.99,0.3813559322033866,9000.0,-61890.0,79890.0,0.9833333333333333,true,false
+        "1 CCD, 7 CPUs",zap,7,patch2,false,0-6,6,6,2425000.0,2376500.0,2473500.0,4.0,2376500.0,2473500.0,4.0,4096.0,0.99,2.754237288135597,65000.0,-6450.0,136450.0,0.9833333333333333,true,false
+        "7 CCDs, 1 CPU each",zap,7,base,true,"0,7,14,21,28,35,42",6,6,1738000.0,1703240.0,1772760.0,4.0,1703240.0,1772760.0,4.0,4096.0,0.99,,,,,,false,false
+        "7 CCDs, 1 CPU each",zap,7,patch1,false,"0,7,14,21,28,35,42",6,6,1982000.0,1942360.0,2021640.0,4.0,1942360.0,2021640.0,4.0,4096.0,0.99,14.039125431530497,244000.0,189420.0,298580.0,0.9833333333333333,true,true
+        "7 CCDs, 1 CPU each",zap,7,patch2,false,"0,7,14,21,28,35,42",6,6,2215000.0,2170700.0,2259300.0,4.0,2170700.0,2259300.0,4.0,4096.0,0.99,27.445339470655927,477000.0,420090.0,533910.0,0.9833333333333333,true,true
+        "12 CCDs, 1 CPU each",zap,12,base,true,"0,7,14,21,28,35,42,49,56,63,70,77",6,6,2288000.0,2242240.0,2333760.0,4.0,2242240.0,2333760.0,4.0,4096.0,0.99,,,,,,false,false
+        "12 CCDs, 1 CPU each",zap,12,patch1,false,"0,7,14,21,28,35,42,49,56,63,70,77",6,6,2548000.0,2497040.0,2598960.0,4.0,2497040.0,2598960.0,4.0,4096.0,0.99,11.363636363636353,260000.0,188760.0,331240.0,0.9833333333333333,true,true
+        "12 CCDs, 1 CPU each",zap,12,patch2,false,"0,7,14,21,28,35,42,49,56,63,70,77",6,6,2949000.0,2890020.0,3007980.0,4.0,2890020.0,3007980.0,4.0,4096.0,0.99,28.889860139860147,661000.0,585750.0,736250.0,0.9833333333333333,true,true
         "#);
     }
 
