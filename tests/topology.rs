@@ -342,3 +342,65 @@ fn calibrate_interleaves_rounds_and_holds_guest_memory_when_asked() {
         );
     }
 }
+
+#[test]
+fn an_interrupted_calibration_keeps_its_whole_rounds_and_restores_the_knob() {
+    use std::io::BufRead;
+    let _jvms = jvm_lock();
+    let dir = tempfile::tempdir().unwrap();
+    let results = dir.path().join("results");
+    let knob = Path::new("/sys/module/page_reporting/parameters/page_reporting_order");
+    let before = std::fs::read_to_string(knob).ok();
+    // SAFETY: geteuid has no preconditions.
+    let root = unsafe { libc::geteuid() } == 0;
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("pretouch"));
+    cmd.args([
+        "calibrate",
+        "--label",
+        "i",
+        "--layout",
+        "shared",
+        "--threads",
+        "1",
+    ])
+    .args(["--size", "16m", "--passes", "1", "--rounds", "1000"])
+    .arg("--results")
+    .arg(&results)
+    .stdout(std::process::Stdio::piped())
+    .stderr(std::process::Stdio::piped());
+    if root {
+        cmd.arg("--comparable-memory");
+    }
+    let mut child = cmd.spawn().unwrap();
+    let mut lines = std::io::BufReader::new(child.stderr.take().unwrap()).lines();
+    let mut seen = Vec::new();
+    for line in lines.by_ref() {
+        let line = line.unwrap();
+        let third = line.contains("round 3/1000");
+        seen.push(line);
+        if third {
+            break;
+        }
+    }
+    // SAFETY: signals a child this test spawned and has not reaped.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let rest: Vec<String> = lines.map(Result::unwrap).collect();
+    let status = child.wait().unwrap();
+    let stderr = [seen, rest].concat().join("\n");
+    assert_eq!(status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("SIGINT after"), "{stderr}");
+    assert!(stderr.contains("stored the whole rounds"), "{stderr}");
+    assert_eq!(std::fs::read_to_string(knob).ok(), before, "{stderr}");
+    let file = std::fs::read_dir(results.join("i"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+    let rounds = json["rounds"].as_u64().unwrap();
+    assert!((2..1000).contains(&rounds), "{json}");
+    let passes = json["results"][0]["faults_per_s"].as_array().unwrap().len() as u64;
+    assert_eq!(passes, rounds, "one pass a round, whole rounds only");
+}

@@ -72,7 +72,25 @@ pub(crate) fn cmd_calibrate(args: CalibrateArgs) -> anyhow::Result<u8> {
         passes: args.passes,
         rounds: args.rounds,
     };
+    // Refused before anything runs: a configuration with less than a page per worker.
+    let page = calibrate::page_size();
+    if let Some(s) = plan
+        .setups
+        .iter()
+        .find(|s| args.size.0 / page < s.workers as u64)
+    {
+        return Err(bad(calibrate::CalibrateError::TooSmall {
+            size: args.size,
+            workers: s.workers,
+        }));
+    }
     crate::cmd::preflight::restore_leftover();
+    // From here a signal stops the calibration between two configurations, so that the
+    // guard below is dropped and restores page_reporting_order.
+    let interrupt = Interrupt::new();
+    interrupt
+        .install_signal_handlers()
+        .context("installing the signal handlers")?;
     let guest = GuestInfo::read();
     let mut memory = MemoryDuring {
         reporting: guest.reporting_text(),
@@ -87,11 +105,22 @@ pub(crate) fn cmd_calibrate(args: CalibrateArgs) -> anyhow::Result<u8> {
                 eprintln!("calibrate: --comparable-memory: touching {size} once first")
             })
             .map_err(bad)?;
-        eprintln!("  {}", record.note);
         memory.stopped = record
             .order_before
             .zip(record.order_during)
             .map(|(a, b)| [a, b]);
+        eprintln!(
+            "  {}; {} touched in {}",
+            match memory.stopped {
+                Some([before, during]) => format!(
+                    "free page reporting stopped for the calibration (page_reporting_order \
+                     {before} -> {during}, restored afterwards)"
+                ),
+                None => format!("free page reporting was not on ({})", memory.reporting),
+            },
+            record.touched,
+            record.touch_ns
+        );
         guard
     } else {
         if guest.reporting_on() {
@@ -105,10 +134,6 @@ pub(crate) fn cmd_calibrate(args: CalibrateArgs) -> anyhow::Result<u8> {
         }
         None
     };
-    let interrupt = Interrupt::new();
-    interrupt
-        .install_signal_handlers()
-        .context("installing the signal handlers")?;
     let started = std::time::SystemTime::now();
     let rounds = plan.rounds;
     let mut announced = 0;
@@ -147,24 +172,39 @@ pub(crate) fn cmd_calibrate(args: CalibrateArgs) -> anyhow::Result<u8> {
         Err(calibrate::RunError::Calibrate(e @ calibrate::CalibrateError::TooSmall { .. })) => {
             return Err(bad(e));
         }
-        Err(calibrate::RunError::Stopped { rounds }) => {
+        Err(calibrate::RunError::Stopped { rounds, whole }) => {
             let signal = interrupt.signal().unwrap_or(libc::SIGINT);
             eprintln!(
-                "calibrate: {} after {rounds} whole round(s); nothing stored (a calibration \
-                 is short: run it again)",
-                interrupt::signal_name(signal)
+                "calibrate: {} after {rounds} whole round(s) of {}",
+                interrupt::signal_name(signal),
+                plan.rounds
             );
+            if let Some(c) = whole {
+                print!("{}", calibrate::to_text(&c));
+                if !args.no_save {
+                    let path = save(&c, &args, started)?;
+                    eprintln!("stored the whole rounds: {}", path.display());
+                }
+            }
             return Ok(interrupt::exit_code(signal));
         }
         Err(e) => return Err(e.into()),
     };
     print!("{}", calibrate::to_text(&c));
     if !args.no_save {
-        let utc = humantime::format_rfc3339_seconds(started).to_string();
-        let stamp: String = utc.chars().filter(|c| *c != '-' && *c != ':').collect();
-        let path = calibrate::save(&c, &args.results.join(&label), &stamp)
-            .context("writing the calibration")?;
+        let path = save(&c, &args, started)?;
         eprintln!("stored: {}", path.display());
     }
     Ok(0)
+}
+
+/// Stores a calibration under `<results>/<label>/calibrate-<UTC start>.json`.
+fn save(
+    c: &calibrate::Calibration,
+    args: &CalibrateArgs,
+    started: std::time::SystemTime,
+) -> anyhow::Result<std::path::PathBuf> {
+    let utc = humantime::format_rfc3339_seconds(started).to_string();
+    let stamp: String = utc.chars().filter(|c| *c != '-' && *c != ':').collect();
+    calibrate::save(c, &args.results.join(&c.label), &stamp).context("writing the calibration")
 }

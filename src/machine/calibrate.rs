@@ -325,6 +325,7 @@ fn thread_cpu_ns() -> u64 {
 
 /// What the counted passes gave: their wall times, the faults the kernel counted, and
 /// the workers' CPU time over their own time in the passes (summed over workers).
+#[derive(Clone)]
 struct Counts {
     times: Vec<Nanos>,
     faults: u64,
@@ -875,9 +876,13 @@ impl Plan {
 pub enum RunError {
     #[error(transparent)]
     Calibrate(#[from] CalibrateError),
-    /// `stop` said so between two configurations (a signal arrived).
+    /// `stop` said so between two configurations (a signal arrived). `whole` is the
+    /// calibration of the rounds finished before it, when there was one.
     #[error("stopped after {rounds} whole round(s)")]
-    Stopped { rounds: u32 },
+    Stopped {
+        rounds: u32,
+        whole: Option<Box<Calibration>>,
+    },
 }
 
 /// Runs the plan, round by round, and returns the calibration. `progress` hears of each
@@ -894,11 +899,46 @@ pub fn run(
 ) -> Result<Calibration, RunError> {
     let started = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
     let reported_before = crate::machine::guest::GuestInfo::read().reported_kib;
+    let finish = |measured: Vec<Option<(u64, Counts)>>, rounds: u32| {
+        let reported_after = crate::machine::guest::GuestInfo::read().reported_kib;
+        let memory = memory.clone().map(|m| MemoryDuring {
+            reported_kib: reported_before
+                .zip(reported_after)
+                .map(|(a, b)| b.saturating_sub(a)),
+            ..m
+        });
+        let results = plan
+            .setups
+            .iter()
+            .zip(measured)
+            .filter_map(|(setup, m)| {
+                m.map(|(pages, counts)| config_result(setup, pages, counts, plan.passes * rounds))
+            })
+            .collect();
+        Calibration {
+            record: "calibrate".to_owned(),
+            label: label.to_owned(),
+            started_at: started.clone(),
+            env: Environment::read(),
+            size: plan.size,
+            page_size: Bytes(page_size()),
+            passes: plan.passes,
+            rounds,
+            results,
+            topology: topology.clone(),
+            memory,
+        }
+    };
     let mut measured: Vec<Option<(u64, Counts)>> = plan.setups.iter().map(|_| None).collect();
+    // What the whole rounds gave, kept for a stop in the middle of the next one.
+    let mut whole = measured.clone();
     for round in 0..plan.rounds.max(1) {
         for i in plan.order(round) {
             if stop() {
-                return Err(RunError::Stopped { rounds: round });
+                return Err(RunError::Stopped {
+                    rounds: round,
+                    whole: (round > 0).then(|| Box::new(finish(whole, round))),
+                });
             }
             let setup = &plan.setups[i];
             progress(round, setup);
@@ -908,36 +948,9 @@ pub fn run(
                 None => (pages, counts),
             });
         }
+        whole = measured.clone();
     }
-    let reported_after = crate::machine::guest::GuestInfo::read().reported_kib;
-    let memory = memory.map(|m| MemoryDuring {
-        reported_kib: reported_before
-            .zip(reported_after)
-            .map(|(a, b)| b.saturating_sub(a)),
-        ..m
-    });
-    let counted = plan.passes * plan.rounds.max(1);
-    let results = plan
-        .setups
-        .iter()
-        .zip(measured)
-        .filter_map(|(setup, m)| {
-            m.map(|(pages, counts)| config_result(setup, pages, counts, counted))
-        })
-        .collect();
-    Ok(Calibration {
-        record: "calibrate".to_owned(),
-        label: label.to_owned(),
-        started_at: started,
-        env: Environment::read(),
-        size: plan.size,
-        page_size: Bytes(page_size()),
-        passes: plan.passes,
-        rounds: plan.rounds.max(1),
-        results,
-        topology,
-        memory,
-    })
+    Ok(finish(measured, plan.rounds.max(1)))
 }
 
 /// `1234567.0` -> `1.23M`.
@@ -1148,7 +1161,16 @@ mod tests {
                 asked.get() > 3
             },
         );
-        assert!(matches!(stopped, Err(RunError::Stopped { rounds: 1 })));
+        // The whole round is kept: every configuration once, and nothing of the next.
+        let Err(RunError::Stopped {
+            rounds: 1,
+            whole: Some(c),
+        }) = stopped
+        else {
+            panic!("not stopped after one round");
+        };
+        assert_eq!((c.rounds, c.results.len()), (1, 2));
+        assert!(c.results.iter().all(|r| r.faults_per_s.len() == 2));
     }
 
     #[test]
