@@ -17,6 +17,7 @@
 
 use serde::Serialize;
 
+use crate::analyze::report::RunToRun;
 use crate::machine::calibrate::{Calibration, ConfigResult, Layout, Variant};
 use crate::machine::env::differences;
 use crate::stats::{Shift, hodges_lehmann, summarize};
@@ -140,6 +141,9 @@ pub struct CalibrationComparison {
     pub rows: Vec<Row>,
     /// Settings that differ between the labels' calibrations (THP mode, ...).
     pub env_differences: Vec<String>,
+    /// Per label with more than one calibration: its oldest against each later one, as
+    /// an A/A pair (`cells`: rows compared; `significant`: rows marked).
+    pub run_to_run: Vec<RunToRun>,
     pub warnings: Vec<String>,
 }
 
@@ -422,14 +426,66 @@ pub fn compare(
             env_differences.push(format!("{name} differs: {baseline}={a}, {label}={b}"));
         }
     }
+    let run_to_run: Vec<RunToRun> = labels
+        .iter()
+        .filter_map(|label| own_drift(&sorted, label))
+        .collect();
+    for r in run_to_run.iter().filter(|r| r.significant > 0) {
+        warnings.push(format!(
+            "{}: its own calibrations differ (the oldest against each later one marks {} \
+             of {} rows): the machine moved between them, and a mark against another \
+             label may say as much about that as about the kernel",
+            r.label, r.significant, r.cells
+        ));
+    }
     Ok(CalibrationComparison {
         columns,
         baseline,
         confidence: CONFIDENCE,
         rows,
         env_differences,
+        run_to_run,
         warnings,
     })
+}
+
+/// A label's own calibrations as A/A pairs: its oldest against each later one, with
+/// the same test as between labels. `None` with one calibration.
+fn own_drift(oldest_first: &[&Calibration], label: &str) -> Option<RunToRun> {
+    let own: Vec<&Calibration> = oldest_first
+        .iter()
+        .copied()
+        .filter(|c| c.label == label)
+        .collect();
+    let (oldest, later) = own.split_first()?;
+    if later.is_empty() {
+        return None;
+    }
+    let mut check = RunToRun {
+        label: label.to_owned(),
+        runs: own.len(),
+        cells: 0,
+        significant: 0,
+    };
+    for (i, c) in later.iter().enumerate() {
+        let (mut a, mut b) = ((*oldest).clone(), (*c).clone());
+        a.label = "oldest".to_owned();
+        b.label = format!("later {}", i + 1);
+        let options = Options {
+            labels: Some(vec![a.label.clone(), b.label.clone()]),
+            baseline: Some(a.label.clone()),
+        };
+        let Ok(pair) = compare(&[a, b], &options) else {
+            continue;
+        };
+        for e in pair.rows.iter().filter_map(|r| r.entries[1].as_ref()) {
+            if e.gain_pct.is_some() {
+                check.cells += 1;
+                check.significant += usize::from(e.significant);
+            }
+        }
+    }
+    Some(check)
 }
 
 #[cfg(test)]
@@ -693,6 +749,46 @@ mod tests {
             "by passes: {marked_by_passes}"
         );
         assert!(found * 10 >= 9 * tables, "real change: {found} of {tables}");
+    }
+
+    #[test]
+    fn a_label_calibrated_twice_is_its_own_a_a_pair() {
+        let rows = |m: f64| {
+            (0..3)
+                .map(|i| result(&format!("{} CPU", i + 1), Variant::Zap, &six(m)))
+                .collect::<Vec<_>>()
+        };
+        let steady = [
+            in_rounds("k", "1", 6, rows(1e6)),
+            in_rounds("k", "2", 6, rows(1e6)),
+            in_rounds("other", "3", 6, rows(1e6)),
+        ];
+        let c = compare(&steady, &Options::default()).unwrap();
+        assert_eq!(c.run_to_run.len(), 1);
+        let r = &c.run_to_run[0];
+        assert_eq!(
+            (r.label.as_str(), r.runs, r.cells, r.significant),
+            ("k", 2, 3, 0)
+        );
+        assert!(c.warnings.is_empty(), "{:?}", c.warnings);
+        // The later calibration of `k` moved by 20% in every row: said, with the rows.
+        let moved = [
+            in_rounds("k", "1", 6, rows(1e6)),
+            in_rounds("k", "2", 6, rows(1.2e6)),
+            in_rounds("other", "3", 6, rows(1e6)),
+        ];
+        let c = compare(&moved, &Options::default()).unwrap();
+        assert_eq!(c.run_to_run[0].significant, 3);
+        assert!(
+            c.warnings
+                .iter()
+                .any(|w| w.starts_with("k: its own calibrations differ (the oldest against each later one marks 3 of 3 rows)")),
+            "{:?}",
+            c.warnings
+        );
+        // The table itself still uses the newest calibration of each label.
+        let e = c.rows[0].entries[0].as_ref().unwrap();
+        assert!((e.median_per_s / 1.2e6 - 1.0025).abs() < 1e-9, "{e:?}");
     }
 
     #[test]

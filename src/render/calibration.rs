@@ -136,6 +136,20 @@ the passes (below 100%: preempted). fault = bytes the kernel mapped per fault. s
 Hodges-Lehmann shift of the round medians against the baseline's, with its \
 Mann-Whitney interval (R: wilcox.test(x, y, conf.int = TRUE, conf.level = L)).";
 
+/// One line per label calibrated more than once: its own A/A pairs.
+fn run_to_run(cmp: &CalibrationComparison) -> Vec<String> {
+    cmp.run_to_run
+        .iter()
+        .map(|r| {
+            format!(
+                "run-to-run check: `{}` has {} calibrations; its oldest against each later \
+                 one marks {} of {} rows",
+                r.label, r.runs, r.significant, r.cells
+            )
+        })
+        .collect()
+}
+
 /// What the mark means here: the family confidence and each column's row level.
 fn mark_note(cmp: &CalibrationComparison) -> String {
     let levels: Vec<String> = cmp
@@ -227,6 +241,9 @@ fn text(cmp: &CalibrationComparison) -> String {
     out.push('\n');
     out += &table::wrap(NOTE, 0);
     out += &table::wrap(&mark_note(cmp), 0);
+    for r in run_to_run(cmp) {
+        out += &table::wrap(&r, 2);
+    }
     for d in &cmp.env_differences {
         out += &table::wrap(&format!("environment: {d}"), 2);
     }
@@ -300,6 +317,9 @@ fn markdown(cmp: &CalibrationComparison) -> String {
     out.push(' ');
     out += &mark_note(cmp);
     out.push('\n');
+    for r in run_to_run(cmp) {
+        let _ = writeln!(out, "\n{r}");
+    }
     for d in &cmp.env_differences {
         let _ = writeln!(out, "\nenvironment: {d}");
     }
