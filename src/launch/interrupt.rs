@@ -34,6 +34,9 @@ pub enum StopBy {
     /// own children do the work (`vng`, whose QEMU is a grandchild; QEMU ends the guest
     /// at once on SIGTERM, and `vng` ignores SIGINT).
     Group,
+    /// SIGKILL to the child's process group: a JVM under a wrapper that forked it
+    /// (`perf record`), which SIGKILL to the wrapper alone would leave running.
+    KillGroup,
 }
 
 /// Keeps a child registered as running until dropped.
@@ -141,6 +144,7 @@ impl Interrupt {
                 }
                 StopBy::Forward => (false, libc::SIGINT),
                 StopBy::Group => (true, libc::SIGTERM),
+                StopBy::KillGroup => (true, libc::SIGKILL),
             };
             for pid in child.pids() {
                 if let Ok(pid) = libc::pid_t::try_from(pid) {

@@ -21,7 +21,7 @@ use std::time::Duration;
 
 use crate::launch::agent::{Stamps, agent_arg, agent_arg_for_main, parse_stamps};
 use crate::launch::child::{die_with_the_runner, read_tail};
-use crate::launch::interrupt::{Interrupt, signal_name};
+use crate::launch::interrupt::{Interrupt, StopBy, signal_name};
 use crate::launch::jvmlog::{JvmLog, unloggable, xlog_arg};
 use crate::launch::machine_counters::{MachineCounters, MachineWatch};
 use crate::launch::rusage::{ChildrenUsage, LaunchUsage};
@@ -267,6 +267,16 @@ impl Launcher for JvmLauncher {
                 Ok(())
             });
         }
+        // A wrapper (perf record) forks the JVM: both go in a process group of their
+        // own, so that a timeout or a signal ends the JVM too, not the wrapper alone.
+        let grouped = !self.wrapper.is_empty();
+        if grouped {
+            expression = expression.before_spawn(|command| {
+                use std::os::unix::process::CommandExt;
+                command.process_group(0);
+                Ok(())
+            });
+        }
 
         let ready = self.app.as_ref().and_then(|a| a.ready.as_ref());
         if let Some(ready) = ready {
@@ -291,10 +301,15 @@ impl Launcher for JvmLauncher {
         let mut server_reaped = None;
         let waited = expression.start().and_then(|handle| {
             let handle = std::sync::Arc::new(handle);
+            let stop = if grouped {
+                StopBy::KillGroup
+            } else {
+                StopBy::Kill
+            };
             let _tracked = self
                 .interrupt
                 .as_ref()
-                .map(|i| i.track(std::sync::Arc::clone(&handle)));
+                .map(|i| i.track_as(std::sync::Arc::clone(&handle), stop));
             if let (Some(ready), Some(run), Some(app)) =
                 (ready, outcome.server.as_mut(), self.app.as_ref())
             {
@@ -316,6 +331,9 @@ impl Launcher for JvmLauncher {
             match handle.wait_timeout(self.timeout)? {
                 Some(output) => Ok(Some(output.status)),
                 None => {
+                    if grouped {
+                        kill_groups(&handle);
+                    }
                     handle.kill()?;
                     handle.wait()?;
                     Ok(None)
@@ -545,6 +563,16 @@ pub fn utc_now_millis() -> String {
     humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string()
 }
 
+/// SIGKILL to the process group each of `handle`'s children leads.
+fn kill_groups(handle: &duct::Handle) {
+    for pid in handle.pids() {
+        if let Ok(pid) = libc::pid_t::try_from(pid) {
+            // SAFETY: kill(2) has no memory effects; a gone group gives ESRCH.
+            unsafe { libc::kill(-pid, libc::SIGKILL) };
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -562,6 +590,90 @@ mod tests {
             },
             ..LaunchOutcome::default()
         }
+    }
+
+    /// The state letter of a process (`Z`: a zombie), or `None` when it is gone.
+    fn state(pid: i32) -> Option<char> {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        stat.rsplit_once(')')?.1.trim_start().chars().next()
+    }
+
+    /// A `java` that never reaches main() and writes its pid to `pid`, and a launcher
+    /// that starts it under a wrapper that forks it and waits, as `perf record` does.
+    fn wrapped_sleeper(dir: &Path, timeout: Duration) -> (JvmLauncher, PathBuf, PathBuf) {
+        use std::os::unix::fs::PermissionsExt;
+        let pid_file = dir.join("pid");
+        let java = dir.join("java");
+        std::fs::write(
+            &java,
+            format!(
+                "#!/bin/sh\necho $$ > '{}'\nexec sleep 300\n",
+                pid_file.display()
+            ),
+        )
+        .unwrap();
+        std::fs::set_permissions(&java, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let mut launcher = JvmLauncher::new(dir.join("agent.so"), timeout).unwrap();
+        launcher.set_wrapper(
+            ["/bin/sh", "-c", "\"$@\"; exit $?", "wrapper"]
+                .map(str::to_owned)
+                .to_vec(),
+        );
+        (launcher, java, pid_file)
+    }
+
+    /// Waits until the process in `pid_file` is gone, or a zombie until init reaps it.
+    fn assert_ends(pid_file: &Path) {
+        let pid: i32 = std::fs::read_to_string(pid_file)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        while matches!(state(pid), Some(s) if s != 'Z') {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the JVM under the wrapper still runs: pid {pid}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    #[test]
+    fn a_timeout_ends_the_jvm_a_wrapper_forked() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut launcher, java, pid_file) = wrapped_sleeper(dir.path(), Duration::from_secs(1));
+        let outcome = launcher.launch(&java, &[]);
+        assert!(
+            outcome
+                .failure
+                .as_deref()
+                .is_some_and(|f| f.contains("not reached within 1s")),
+            "{outcome:?}"
+        );
+        assert_ends(&pid_file);
+    }
+
+    #[test]
+    fn a_signal_ends_the_jvm_a_wrapper_forked() {
+        let dir = tempfile::tempdir().unwrap();
+        let (launcher, java, pid_file) = wrapped_sleeper(dir.path(), Duration::from_secs(60));
+        let interrupt = Interrupt::new();
+        let mut launcher = launcher.with_interrupt(interrupt.clone());
+        let started = std::time::Instant::now();
+        let raised = std::thread::spawn({
+            let pid_file = pid_file.clone();
+            move || {
+                while !pid_file.exists() {
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                interrupt.raise(libc::SIGINT);
+            }
+        });
+        let outcome = launcher.launch(&java, &[]);
+        raised.join().unwrap();
+        assert!(started.elapsed() < Duration::from_secs(30), "{outcome:?}");
+        assert_ends(&pid_file);
     }
 
     #[test]
