@@ -615,16 +615,17 @@ fn threads(
                 for round in 0..rounds {
                     start.wait();
                     let (m, off, len) = work.read().map(|w| w[i].clone()).expect("never poisoned");
-                    let (f0, c0, t0) = (
-                        minflt(libc::RUSAGE_THREAD),
-                        thread_cpu_ns(),
-                        Nanos::monotonic_now(),
-                    );
+                    // The CPU-time readings go inside the wall-time ones, so that a
+                    // worker's CPU time never counts the clock reads around it.
+                    let f0 = minflt(libc::RUSAGE_THREAD);
+                    let t0 = Nanos::monotonic_now();
+                    let c0 = thread_cpu_ns();
                     m.touch(off, len, page as usize);
+                    let c1 = thread_cpu_ns();
+                    let t = Nanos::monotonic_now().since(t0).unwrap_or_default();
                     if round > 0 {
-                        let t = Nanos::monotonic_now().since(t0).unwrap_or_default();
                         busy_ns.fetch_add(t.0, Ordering::Relaxed);
-                        cpu_ns.fetch_add(thread_cpu_ns() - c0, Ordering::Relaxed);
+                        cpu_ns.fetch_add(c1 - c0, Ordering::Relaxed);
                         faults.fetch_add(minflt(libc::RUSAGE_THREAD) - f0, Ordering::Relaxed);
                     }
                     drop(m);
@@ -767,15 +768,16 @@ fn processes(
                     let (mut faults, mut cpu, mut busy) = (0, 0, 0);
                     for round in 0..rounds {
                         ok &= go.read_byte();
-                        let (f0, c0, t0) = (
-                            minflt(libc::RUSAGE_SELF),
-                            thread_cpu_ns(),
-                            Nanos::monotonic_now(),
-                        );
+                        // CPU-time readings inside the wall-time ones, as for threads.
+                        let f0 = minflt(libc::RUSAGE_SELF);
+                        let t0 = Nanos::monotonic_now();
+                        let c0 = thread_cpu_ns();
                         m.touch(0, len, page as usize);
+                        let c1 = thread_cpu_ns();
+                        let t = Nanos::monotonic_now().since(t0).unwrap_or_default();
                         if round > 0 {
-                            busy += Nanos::monotonic_now().since(t0).unwrap_or_default().0;
-                            cpu += thread_cpu_ns() - c0;
+                            busy += t.0;
+                            cpu += c1 - c0;
                             faults += minflt(libc::RUSAGE_SELF) - f0;
                         }
                         ok &= done.write_bytes(1);
