@@ -84,14 +84,10 @@ fn env_names_the_virtualization_and_free_page_reporting() {
     for field in ["virtualization", "page_reporting", "ksm"] {
         assert!(text.contains(field), "{field} missing:\n{text}");
     }
-    let json = pretouch().args(["env", "--json"]).output().unwrap();
-    let env: Value = serde_json::from_slice(&json.stdout).unwrap();
-    let guest = &env["guest"];
+    let (guest, reporting_on) = guest_reporting();
     // The words follow the flags read: a VM is named, bare metal is not.
     let vm = guest["hypervisor_flag"] == true;
     assert_eq!(!text.contains("none detected"), vm, "{text}");
-    let reporting_on = guest["balloon_reporting"] == true
-        && guest["page_reporting_order"].as_u64() <= guest["max_page_order"].as_u64();
     if reporting_on {
         assert!(text.contains("free page reporting"), "{text}");
     }
@@ -99,16 +95,13 @@ fn env_names_the_virtualization_and_free_page_reporting() {
 
 #[test]
 fn comparable_memory_is_refused_without_root_before_anything_starts() {
-    let env: Value =
-        serde_json::from_slice(&pretouch().args(["env", "--json"]).output().unwrap().stdout)
-            .unwrap();
-    let g = &env["guest"];
-    let reporting_on = g["balloon_reporting"] == true
-        && g["page_reporting_order"].as_u64() <= g["max_page_order"].as_u64();
-    // SAFETY: geteuid has no preconditions.
-    let root = unsafe { libc::geteuid() } == 0;
-    if !reporting_on || !root || !std::path::Path::new("/usr/bin/setpriv").exists() {
-        eprintln!("skipped: needs root, setpriv and free page reporting on");
+    let (_, reporting_on) = guest_reporting();
+    if !reporting_on || !is_root() || !std::path::Path::new("/usr/bin/setpriv").exists() {
+        skipped(
+            "comparable_memory_is_refused_without_root_before_anything_starts",
+            "root, setpriv and free page reporting on",
+            "the refusal as another user is not checked",
+        );
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -116,9 +109,7 @@ fn comparable_memory_is_refused_without_root_before_anything_starts() {
         dir.path(),
         "name: cm\ngcs: [g1]\nheaps: [64m]\nrepetitions: 1\ncomparable_memory: true\n",
     );
-    let before =
-        std::fs::read_to_string("/sys/module/page_reporting/parameters/page_reporting_order")
-            .unwrap();
+    let before = std::fs::read_to_string(PAGE_REPORTING_ORDER).unwrap();
     // As `nobody`: the matrix key asks for it, the runner refuses with the fix.
     let out = std::process::Command::new("/usr/bin/setpriv")
         .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
@@ -139,8 +130,6 @@ fn comparable_memory_is_refused_without_root_before_anything_starts() {
     );
     assert!(!stderr.contains("touching"), "nothing was done: {stderr}");
     assert!(jsonl_files(&dir.path().join("results")).is_empty());
-    let after =
-        std::fs::read_to_string("/sys/module/page_reporting/parameters/page_reporting_order")
-            .unwrap();
+    let after = std::fs::read_to_string(PAGE_REPORTING_ORDER).unwrap();
     assert_eq!(before, after);
 }

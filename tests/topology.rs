@@ -87,14 +87,7 @@ fn calibrations_of_two_labels_print_side_by_side() {
             .stdout(predicate::str::contains("pft   1 L3 domain"));
     }
     // The placement is stored with each configuration.
-    let file = std::fs::read_dir(results.join("first"))
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
-    let json: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+    let json = only_json(&results.join("first"));
     let first = &json["results"][0];
     assert_eq!(first["placement"]["set"], "1 CPU");
     assert_eq!(first["placement"]["cpus"].as_array().unwrap().len(), 1);
@@ -246,16 +239,10 @@ fn calibrate_interleaves_rounds_and_holds_guest_memory_when_asked() {
     let _jvms = jvm_lock();
     let dir = tempfile::tempdir().unwrap();
     let results = dir.path().join("results");
-    let knob = Path::new("/sys/module/page_reporting/parameters/page_reporting_order");
+    let knob = Path::new(PAGE_REPORTING_ORDER);
     let before = std::fs::read_to_string(knob).ok();
-    let env: serde_json::Value =
-        serde_json::from_slice(&pretouch().args(["env", "--json"]).output().unwrap().stdout)
-            .unwrap();
-    let g = &env["guest"];
-    let reporting_on = g["balloon_reporting"] == true
-        && g["page_reporting_order"].as_u64() <= g["max_page_order"].as_u64();
-    // SAFETY: geteuid has no preconditions.
-    let root = unsafe { libc::geteuid() } == 0;
+    let (g, reporting_on) = guest_reporting();
+    let root = is_root();
     let out = pretouch()
         .args(["calibrate", "--label", "r", "--layout", "shared"])
         .args(["--variant", "zap", "pft", "--threads", "1", "--size", "32m"])
@@ -294,14 +281,7 @@ fn calibrate_interleaves_rounds_and_holds_guest_memory_when_asked() {
     assert!(stderr.contains("round 3/3..."), "{stderr}");
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("3 round(s) of 2 passes"), "{stdout}");
-    let file = std::fs::read_dir(results.join("r"))
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
-    let json: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+    let json = only_json(&results.join("r"));
     assert_eq!(
         (json["rounds"].as_u64(), json["passes"].as_u64()),
         (Some(3), Some(2))
@@ -349,10 +329,9 @@ fn an_interrupted_calibration_keeps_its_whole_rounds_and_restores_the_knob() {
     let _jvms = jvm_lock();
     let dir = tempfile::tempdir().unwrap();
     let results = dir.path().join("results");
-    let knob = Path::new("/sys/module/page_reporting/parameters/page_reporting_order");
+    let knob = Path::new(PAGE_REPORTING_ORDER);
     let before = std::fs::read_to_string(knob).ok();
-    // SAFETY: geteuid has no preconditions.
-    let root = unsafe { libc::geteuid() } == 0;
+    let root = is_root();
     let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("pretouch"));
     cmd.args([
         "calibrate",
@@ -391,14 +370,7 @@ fn an_interrupted_calibration_keeps_its_whole_rounds_and_restores_the_knob() {
     assert!(stderr.contains("SIGINT after"), "{stderr}");
     assert!(stderr.contains("stored the whole rounds"), "{stderr}");
     assert_eq!(std::fs::read_to_string(knob).ok(), before, "{stderr}");
-    let file = std::fs::read_dir(results.join("i"))
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
-    let json: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+    let json = only_json(&results.join("i"));
     let rounds = json["rounds"].as_u64().unwrap();
     assert!((2..1000).contains(&rounds), "{json}");
     let passes = json["results"][0]["faults_per_s"].as_array().unwrap().len() as u64;

@@ -1108,6 +1108,23 @@ pub fn save(c: &Calibration, dir: &Path, utc_stamp: &str) -> std::io::Result<Pat
 mod tests {
     use super::*;
 
+    /// A calibration of one round of `passes` passes.
+    fn calibration(passes: u32, results: Vec<ConfigResult>) -> Calibration {
+        Calibration {
+            record: "calibrate".into(),
+            label: "k".into(),
+            started_at: String::new(),
+            env: Environment::default(),
+            size: Bytes(1),
+            page_size: Bytes(4096),
+            passes,
+            rounds: 1,
+            memory: None,
+            results,
+            topology: None,
+        }
+    }
+
     #[test]
     fn rounds_interleave_the_configurations_and_keep_every_pass() {
         let plan = Plan {
@@ -1177,19 +1194,7 @@ mod tests {
 
     #[test]
     fn files_from_before_rounds_read_as_one_round() {
-        let mut c = Calibration {
-            record: "calibrate".into(),
-            label: "k".into(),
-            started_at: String::new(),
-            env: Environment::default(),
-            size: Bytes(1),
-            page_size: Bytes(4096),
-            passes: 5,
-            rounds: 1,
-            memory: None,
-            results: Vec::new(),
-            topology: None,
-        };
+        let mut c = calibration(5, Vec::new());
         let mut json = serde_json::to_value(&c).unwrap();
         json.as_object_mut().unwrap().remove("rounds");
         c = serde_json::from_value(json).unwrap();
@@ -1306,23 +1311,14 @@ mod tests {
             placement: None,
             cpu_share: None,
         };
-        let c = Calibration {
-            record: "calibrate".into(),
-            label: "k".into(),
-            started_at: String::new(),
-            env: Environment::default(),
-            size: Bytes(1),
-            page_size: Bytes(4096),
-            passes: 1,
-            rounds: 1,
-            memory: None,
-            results: vec![
+        let c = calibration(
+            1,
+            vec![
                 r(Layout::Shared, 1, 1e6),
                 r(Layout::Shared, 2, 1.8e6),
                 r(Layout::PerThread, 2, 5e6),
             ],
-            topology: None,
-        };
+        );
         let (best, at) = c.ceiling().unwrap();
         assert_eq!((best, at.workers), (1.8e6, 2));
         assert_eq!(rate(1.8e6), "1.80M");

@@ -268,3 +268,36 @@ pub fn fake_jdk(root: &Path, feature: u32) -> (PathBuf, PathBuf) {
     .unwrap();
     (home, mark)
 }
+
+/// The knob free page reporting is stopped with (`--comparable-memory`).
+pub const PAGE_REPORTING_ORDER: &str = "/sys/module/page_reporting/parameters/page_reporting_order";
+
+/// Free page reporting as `pretouch env --json` sees it: the `guest` object, and whether
+/// reporting is on (a balloon that takes reports, an order some free block reaches).
+pub fn guest_reporting() -> (serde_json::Value, bool) {
+    let env: serde_json::Value =
+        serde_json::from_slice(&pretouch().args(["env", "--json"]).output().unwrap().stdout)
+            .unwrap();
+    let g = env["guest"].clone();
+    let on = g["balloon_reporting"] == true
+        && g["page_reporting_order"].as_u64() <= g["max_page_order"].as_u64();
+    (g, on)
+}
+
+/// The tests run as root (effective uid 0).
+pub fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// The one file in `dir` (a label folder with one calibration), parsed as JSON.
+pub fn only_json(dir: &Path) -> serde_json::Value {
+    let mut files = std::fs::read_dir(dir).unwrap();
+    let file = files.next().unwrap().unwrap().path();
+    assert!(
+        files.next().is_none(),
+        "more than one file in {}",
+        dir.display()
+    );
+    serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap()
+}
