@@ -11,9 +11,9 @@
 //! of 9 rows when their passes were tested. So the mark tests each label's round medians
 //! (the Mann-Whitney interval of the shift, as in [`crate::stats::hodges_lehmann`]), and
 //! holds for the whole column: with `k` rows compared, each row's interval is at
-//! `1 - 0.05 / k` (Bonferroni), so that an A/A pair marks any row of the table at most 5%
-//! of the time. With 6 rounds a side that allows up to 23 rows; fewer rounds print
-//! `few rounds` and no mark.
+//! `1 - 0.05 / k` (Bonferroni), so that where no row differs, and rounds vary as
+//! independent runs would, a column holds any mark at most 5% of the time. With 6
+//! rounds a side that allows up to 23 rows; fewer rounds print `few rounds` and no mark.
 
 use serde::Serialize;
 
@@ -157,6 +157,13 @@ impl CalibrationComparison {
 /// Bonferroni share of [`CONFIDENCE`].
 pub fn row_level(k: usize) -> f64 {
     1.0 - (1.0 - CONFIDENCE) / k.max(1) as f64
+}
+
+/// The smallest two-sided p-value the rank-sum test can give with `m` and `n` values a
+/// side: every value of one side above every value of the other, `2 / C(m + n, m)`.
+pub fn smallest_p(m: usize, n: usize) -> f64 {
+    let ways = (1..=m).fold(1.0, |c, i| c * (n + i) as f64 / i as f64);
+    (2.0 / ways).min(1.0)
 }
 
 fn letter(i: usize) -> String {
@@ -321,7 +328,10 @@ pub fn compare(
                         let level = row_level(compared[column]);
                         e.gain_pct = Some(100.0 * (rs.median / bs.median - 1.0));
                         e.shift = hodges_lehmann(&rounds, &base_rounds, level);
-                        e.testable = e.shift.is_some_and(|s| s.confidence >= level - 1e-9);
+                        // Ties switch the interval to the normal approximation, which
+                        // claims any level: the exact test's smallest p decides instead.
+                        e.testable = e.shift.is_some_and(|s| s.confidence >= level - 1e-9)
+                            && smallest_p(rounds.len(), base_rounds.len()) <= 1.0 - level;
                         e.significant = e.testable && e.shift.is_some_and(|s| s.significant());
                         let pinned =
                             |r: &ConfigResult| r.placement.as_ref().map(|p| p.cpus.clone());
@@ -608,6 +618,26 @@ mod tests {
             "{:?}",
             flagged.warnings
         );
+    }
+
+    #[test]
+    fn the_smallest_p_is_the_exact_tests() {
+        // R: 2 * pwilcox(0, m, n)
+        assert!((smallest_p(4, 4) - 2.0 / 70.0).abs() < 1e-12);
+        assert!((smallest_p(6, 6) - 2.0 / 924.0).abs() < 1e-12);
+        assert!((smallest_p(3, 5) - 2.0 / 56.0).abs() < 1e-12);
+        assert_eq!(smallest_p(1, 1), 1.0);
+        // Tied round medians cannot make two rounds a side testable.
+        let tied = |label: &str, at: &str, m: f64| {
+            in_rounds(label, at, 2, vec![result("1 CPU", Variant::Zap, &[m, m])])
+        };
+        let c = compare(
+            &[tied("a", "1", 1e6), tied("b", "2", 2e6)],
+            &Options::default(),
+        )
+        .unwrap();
+        let e = c.rows[0].entries[1].as_ref().unwrap();
+        assert!(!e.testable && !e.significant, "{e:?}");
     }
 
     #[test]
