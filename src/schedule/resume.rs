@@ -9,7 +9,9 @@ use sha2::{Digest, Sha256};
 
 use crate::machine::jdk::Jdk;
 use crate::schedule::plan::Plan;
+use crate::schedule::profile;
 use crate::schedule::run::cell_key;
+use crate::store::profile::{LabelledProfile, missing_profiles, read_profiles};
 use crate::store::{HostInfo, ResultFile, RunHeader, StoreError, read_results};
 
 /// SHA-256 of a matrix's text, hex, as stored in the run header.
@@ -72,6 +74,20 @@ pub enum ResumeError {
         seq: u64,
         detail: String,
     },
+    #[error(
+        "`{path}`, profiled launch {seq}: {detail}; the file does not match its own matrix and \
+         --profile-rounds, so it is not resumed"
+    )]
+    ProfileMismatch {
+        path: PathBuf,
+        seq: u64,
+        detail: String,
+    },
+    #[error(
+        "`{path}` was started without --profile: a resume runs only the launches its run planned\n  \
+         fix: resume without --profile, then profile in a run of its own: `pretouch run {origin} --profile`"
+    )]
+    ProfileAdded { path: PathBuf, origin: String },
 }
 
 /// An unfinished result file, read back.
@@ -102,7 +118,7 @@ pub fn find(path: &Path) -> Result<Unfinished, ResumeError> {
                 detail: results.warnings.join("; "),
             });
         };
-        if file.end.is_some() {
+        if finished(file) {
             return Err(ResumeError::Finished {
                 path: path.to_owned(),
             });
@@ -115,7 +131,7 @@ pub fn find(path: &Path) -> Result<Unfinished, ResumeError> {
     let newest = results
         .files
         .iter()
-        .filter(|f| f.end.is_none())
+        .filter(|f| !finished(f))
         .max_by(|a, b| (&a.header.started_at, &a.path).cmp(&(&b.header.started_at, &b.path)))
         .ok_or_else(|| ResumeError::NoneUnfinished {
             path: path.to_owned(),
@@ -124,6 +140,13 @@ pub fn find(path: &Path) -> Result<Unfinished, ResumeError> {
         warnings: warnings_of(&newest.path),
         file: newest.clone(),
     })
+}
+
+/// A file that ran to its end: its end record is written, and so is every profiled
+/// launch its header plans (the end record comes after the timed launches, before the
+/// profiled ones).
+pub fn finished(file: &ResultFile) -> bool {
+    file.end.is_some() && missing_profiles(file) == 0
 }
 
 /// Refuses to resume when the matrix text, the kernel release or the JDKs differ from
@@ -212,6 +235,66 @@ pub fn done_launches(plan: &Plan, file: &ResultFile) -> Result<BTreeSet<u64>, Re
     Ok(done)
 }
 
+/// The profiled rounds a resumed run owes: those its header records (`--profile-rounds`
+/// of the first run), or with `profile: true` in a file from before the header recorded
+/// them, `asked_rounds`. `--profile` on a run started without it is refused: the resume
+/// would add launches its run never planned.
+pub fn profile_rounds(
+    file: &ResultFile,
+    matrix_profile: bool,
+    asked: bool,
+    asked_rounds: u32,
+) -> Result<Option<u32>, ResumeError> {
+    match file.header.profile_rounds {
+        Some(rounds) => Ok(Some(rounds)),
+        None if matrix_profile => Ok(Some(asked_rounds)),
+        None if asked => Err(ResumeError::ProfileAdded {
+            path: file.path.clone(),
+            origin: file.header.matrix_origin.clone(),
+        }),
+        None => Ok(None),
+    }
+}
+
+/// The seqs of the profiled launches ([`profile::planned`]) the file already holds.
+/// Every stored profile record must be the planned one of its seq (round, cell,
+/// pretouch), and appear once.
+pub fn done_profiles(
+    plan: &Plan,
+    rounds: u32,
+    file: &ResultFile,
+) -> Result<BTreeSet<u64>, ResumeError> {
+    let planned = profile::planned(plan, rounds);
+    let mut done = BTreeSet::new();
+    for LabelledProfile { record, .. } in read_profiles(std::slice::from_ref(file)) {
+        let mismatch = |detail: String| ResumeError::ProfileMismatch {
+            path: file.path.clone(),
+            seq: record.seq,
+            detail,
+        };
+        let p = usize::try_from(record.seq)
+            .ok()
+            .and_then(|i| planned.get(i))
+            .ok_or_else(|| {
+                mismatch(format!(
+                    "the run plans only {} profiled launches",
+                    planned.len()
+                ))
+            })?;
+        let key = cell_key(&plan.cells[p.cell]);
+        if (record.round, record.pretouch, &record.cell) != (p.round, p.pretouch, &key) {
+            return Err(mismatch(format!(
+                "recorded as round {} {:?} pretouch {}, planned as round {} {:?} pretouch {}",
+                record.round, record.cell, record.pretouch, p.round, key, p.pretouch
+            )));
+        }
+        if !done.insert(record.seq) {
+            return Err(mismatch("recorded twice".to_owned()));
+        }
+    }
+    Ok(done)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -253,6 +336,7 @@ mod tests {
             vm: None,
             cpu_placements: Vec::new(),
             comparable_memory: None,
+            profile_rounds: None,
         }
     }
 
