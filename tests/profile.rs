@@ -277,7 +277,7 @@ fn sigint_in_the_profiled_rounds_then_resume_runs_each_missing_profiled_launch_o
         .args(["run", "--agent"])
         .arg(agent())
         .arg("--resume")
-        .arg(&results.join("prof"))
+        .arg(results.join("prof"))
         .output()
         .unwrap();
     let stderr = unwrapped(&output.stderr);

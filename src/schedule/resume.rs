@@ -475,4 +475,124 @@ mod tests {
             Err(ResumeError::NoneUnfinished { .. })
         ));
     }
+
+    fn profile(seq: u64, round: u32, gc: crate::matrix::Gc, pretouch: bool) -> String {
+        let record = crate::store::profile::ProfileRecord {
+            seq,
+            round,
+            cell: launch(0, gc, pretouch).cell,
+            pretouch,
+            command: vec![],
+            started_at: String::new(),
+            time_to_main_ns: None,
+            wall_ns: Nanos(1),
+            failure: None,
+            event: "cpu-clock".into(),
+            frequency_hz: 999,
+            call_graph: "fp".into(),
+            samples: 0,
+            folded: vec![],
+            perf_data: None,
+        };
+        serde_json::to_string(&crate::store::Record::Profile(record)).unwrap()
+    }
+
+    #[test]
+    fn a_run_stopped_in_its_profiled_rounds_owes_exactly_the_missing_ones() {
+        use crate::matrix::Gc::{G1, Parallel};
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.jsonl");
+        let plan = Plan::new(&Matrix::parse("m", MATRIX).unwrap(), &[jdk()]);
+        let write = |rounds: Option<u32>, profiles: &[String]| -> Result<ResultFile, ResumeError> {
+            let header = RunHeader {
+                profile_rounds: rounds,
+                ..header()
+            };
+            let mut lines =
+                vec![serde_json::to_string(&crate::store::Record::Run(header)).unwrap()];
+            for (seq, (gc, pretouch)) in
+                [(G1, false), (G1, true), (Parallel, false), (Parallel, true)]
+                    .into_iter()
+                    .enumerate()
+            {
+                let l = launch(seq as u64, gc, pretouch);
+                lines.push(serde_json::to_string(&crate::store::Record::Launch(l)).unwrap());
+            }
+            lines.push(r#"{"record":"end","finished_at":"t","launches":4,"failed":0}"#.into());
+            lines.extend(profiles.iter().cloned());
+            std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+            find(&path).map(|u| u.file)
+        };
+        // Round 0: g1 off, g1 on, parallel off, parallel on; round 1 on before off.
+        let file = write(
+            Some(2),
+            &[profile(0, 0, G1, false), profile(1, 0, G1, true)],
+        )
+        .unwrap();
+        assert!(!finished(&file));
+        assert_eq!(missing_profiles(&file), 6);
+        assert_eq!(
+            done_profiles(&plan, 2, &file).unwrap(),
+            BTreeSet::from([0, 1])
+        );
+        // Stored under another seq than planned, twice, or past the rounds: refused.
+        let file = write(Some(2), &[profile(0, 0, G1, true)]).unwrap();
+        let e = done_profiles(&plan, 2, &file).unwrap_err().to_string();
+        assert!(e.contains("profiled launch 0: recorded as round 0"), "{e}");
+        let file = write(
+            Some(2),
+            &[profile(0, 0, G1, false), profile(0, 0, G1, false)],
+        )
+        .unwrap();
+        assert!(
+            done_profiles(&plan, 2, &file)
+                .unwrap_err()
+                .to_string()
+                .contains("recorded twice")
+        );
+        let file = write(Some(1), &[profile(4, 1, G1, true)]).unwrap();
+        assert!(
+            done_profiles(&plan, 1, &file)
+                .unwrap_err()
+                .to_string()
+                .contains("only 4 profiled")
+        );
+        // Every planned profiled launch stored: finished, refused as such.
+        let all: Vec<String> = [(G1, false), (G1, true), (Parallel, false), (Parallel, true)]
+            .into_iter()
+            .enumerate()
+            .map(|(seq, (gc, on))| profile(seq as u64, 0, gc, on))
+            .collect();
+        let e = write(Some(1), &all);
+        assert!(matches!(e, Err(ResumeError::Finished { .. })), "{e:?}");
+        // A header without profile rounds (unprofiled, or older): its end record ends it.
+        let e = write(None, &[]);
+        assert!(matches!(e, Err(ResumeError::Finished { .. })), "{e:?}");
+    }
+
+    #[test]
+    fn the_profiled_rounds_owed_are_the_first_runs() {
+        let with = |rounds| ResultFile {
+            header: RunHeader {
+                profile_rounds: rounds,
+                ..header()
+            },
+            ..file(vec![])
+        };
+        // Started with --profile-rounds 2: 2, with or without --profile now.
+        for asked in [false, true] {
+            assert_eq!(
+                profile_rounds(&with(Some(2)), false, asked, 3).unwrap(),
+                Some(2)
+            );
+        }
+        assert_eq!(profile_rounds(&with(None), false, false, 3).unwrap(), None);
+        // `profile: true` in a file from before the header kept the rounds.
+        assert_eq!(
+            profile_rounds(&with(None), true, false, 3).unwrap(),
+            Some(3)
+        );
+        let e = profile_rounds(&with(None), false, true, 3).unwrap_err();
+        assert!(matches!(e, ResumeError::ProfileAdded { .. }), "{e:?}");
+    }
 }
