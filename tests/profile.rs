@@ -271,6 +271,21 @@ fn sigint_in_the_profiled_rounds_then_resume_runs_each_missing_profiled_launch_o
         "the signal came before the last profiled launch"
     );
     assert_eq!(lines_of(&file, "end"), 1);
+    // The report says what is missing.
+    let output = pretouch()
+        .args(["report", "--profile"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let text = unwrapped(&output.stdout);
+    assert!(
+        text.contains(&format!(
+            "profiled rounds unfinished, {} profiled launches missing",
+            cells * rounds * 2 - before
+        )),
+        "{text}"
+    );
 
     // Resumed without --profile: the run's own profiled rounds are completed, said so.
     let output = pretouch()
@@ -340,6 +355,18 @@ fn sigint_in_the_profiled_rounds_then_resume_runs_each_missing_profiled_launch_o
             "{c}"
         );
     }
+
+    let output = pretouch()
+        .args(["report", "--profile"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    let text = unwrapped(&output.stdout);
+    assert!(!text.contains("profiled rounds unfinished"), "{text}");
+    assert!(
+        text.contains(&format!("{rounds}+{rounds} profiled launches")),
+        "{text}"
+    );
 
     // Complete now: nothing more to resume.
     pretouch()
