@@ -432,3 +432,66 @@ fn resume_with_profile_of_a_run_started_without_it_is_refused() {
     assert_eq!(lines_of(&file, "end"), 1);
     assert_eq!(lines_of(&file, "profile"), 0);
 }
+
+#[test]
+fn sigint_before_the_profiled_rounds_then_resume_runs_them_all() {
+    let _jvms = jvm_lock();
+    let dir = tempfile::tempdir().unwrap();
+    let matrix = write_matrix(
+        dir.path(),
+        &format!(
+            "name: p\njdks: [{}]\ngcs: [g1]\nheaps: [64m]\nrepetitions: 3\n",
+            yaml_list(&jdks()[..1])
+        ),
+    );
+    let results = dir.path().join("results");
+    let mut child = spawn_run(
+        dir.path(),
+        &[
+            "--label".as_ref(),
+            "prof".as_ref(),
+            "--results".as_ref(),
+            results.as_os_str(),
+            matrix.as_os_str(),
+            "--profile".as_ref(),
+            "--profile-rounds".as_ref(),
+            "1".as_ref(),
+        ],
+    );
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(180);
+    let file = loop {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "timed out waiting for launches"
+        );
+        if let Some(f) = jsonl_files(&results).into_iter().next()
+            && lines_of(&f, "launch") >= 2
+        {
+            break f;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    // SAFETY: kill(2) of our own child with a valid signal number.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    assert!(
+        lines_of(&file, "launch") < 6,
+        "stopped in the timed launches"
+    );
+    assert_eq!(lines_of(&file, "profile"), 0);
+    assert_no_java_left();
+    // Resumed without --profile: the timed launches it lacks, then its profiled round.
+    pretouch()
+        .args(["run", "--agent"])
+        .arg(agent())
+        .arg("--resume")
+        .arg(&file)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("was started with --profile"));
+    assert_no_java_left();
+    assert_eq!(lines_of(&file, "launch"), 6);
+    assert_eq!(lines_of(&file, "end"), 1);
+    assert_eq!(lines_of(&file, "profile"), 2);
+}
