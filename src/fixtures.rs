@@ -108,6 +108,7 @@ pub fn file(label: &str, started_at: &str, host: HostInfo, cells: &[FakeCell<'_>
             vm: None,
             cpu_placements: Vec::new(),
             comparable_memory: None,
+            profile_rounds: None,
             host,
             started_at: started_at.into(),
             jdks: vec![Jdk {

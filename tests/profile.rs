@@ -188,3 +188,310 @@ fn profiled_launches_put_the_pretouch_in_the_kernel_and_stay_out_of_the_medians(
     let svgs = std::fs::read_dir(&fg).unwrap().count();
     assert_eq!(svgs, cells, "an SVG per cell of the one label");
 }
+
+/// The runner in the background, its output in files under `dir`.
+fn spawn_run(dir: &std::path::Path, args: &[&std::ffi::OsStr]) -> std::process::Child {
+    std::process::Command::new(env!("CARGO_BIN_EXE_pretouch"))
+        .arg("run")
+        .arg("--agent")
+        .arg(agent())
+        .args(args)
+        .env_remove("PRETOUCH_AGENT")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::fs::File::create(dir.join("stdout")).unwrap())
+        .stderr(std::fs::File::create(dir.join("stderr")).unwrap())
+        .spawn()
+        .unwrap()
+}
+
+fn lines_of(file: &std::path::Path, record: &str) -> usize {
+    let tag = format!(r#""record":"{record}""#);
+    std::fs::read_to_string(file)
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| l.contains(&tag))
+        .count()
+}
+
+#[test]
+fn sigint_in_the_profiled_rounds_then_resume_runs_each_missing_profiled_launch_once() {
+    let _jvms = jvm_lock();
+    let dir = tempfile::tempdir().unwrap();
+    let matrix = write_matrix(
+        dir.path(),
+        &format!(
+            "name: p\njdks: [{}]\ngcs: [g1, parallel]\nheaps: [64m]\nrepetitions: 1\n",
+            yaml_list(&jdks()[..1])
+        ),
+    );
+    let results = dir.path().join("results");
+    let (cells, rounds) = (2, 2);
+    let mut child = spawn_run(
+        dir.path(),
+        &[
+            "--label".as_ref(),
+            "prof".as_ref(),
+            "--results".as_ref(),
+            results.as_os_str(),
+            matrix.as_os_str(),
+            "--profile".as_ref(),
+            "--profile-rounds".as_ref(),
+            "2".as_ref(),
+        ],
+    );
+    // SIGINT once two profiled launches are stored: the timed launches and their end
+    // record are written, most profiled launches are not.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(180);
+    let file = loop {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "timed out waiting for profiled launches"
+        );
+        if let Some(f) = jsonl_files(&results).into_iter().next()
+            && lines_of(&f, "profile") >= 2
+        {
+            break f;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    // SAFETY: kill(2) of our own child with a valid signal number.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
+    let status = child.wait().unwrap();
+    let stderr = std::fs::read_to_string(dir.path().join("stderr")).unwrap();
+    assert_eq!(status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("during the profiled launches"), "{stderr}");
+    assert!(
+        stderr.contains(&format!("resume: pretouch run --resume {}", file.display())),
+        "{stderr}"
+    );
+    assert_no_java_left();
+    let before = lines_of(&file, "profile");
+    assert!(
+        before < cells * rounds * 2,
+        "the signal came before the last profiled launch"
+    );
+    assert_eq!(lines_of(&file, "end"), 1);
+    // The report says what is missing.
+    let output = pretouch()
+        .args(["report", "--profile"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let text = unwrapped(&output.stdout);
+    assert!(
+        text.contains(&format!(
+            "profiled rounds unfinished, {} profiled launches missing",
+            cells * rounds * 2 - before
+        )),
+        "{text}"
+    );
+
+    // Resumed without --profile: the run's own profiled rounds are completed, said so.
+    let output = pretouch()
+        .args(["run", "--agent"])
+        .arg(agent())
+        .arg("--resume")
+        .arg(results.join("prof"))
+        .output()
+        .unwrap();
+    let stderr = unwrapped(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("was started with --profile (2 profiled rounds per cell)"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!(
+            "{before} of {} profiled launches recorded, {} to go",
+            cells * rounds * 2,
+            cells * rounds * 2 - before
+        )),
+        "{stderr}"
+    );
+    assert_no_java_left();
+
+    // As an uninterrupted run: the timed launches once, every planned profiled launch
+    // (cell, round, with/without) exactly once, under its planned seq.
+    let records = records(&results);
+    let of =
+        |kind: &str| -> Vec<&Value> { records.iter().filter(|r| r["record"] == kind).collect() };
+    assert_eq!(of("launch").len(), cells * 2);
+    assert_eq!(of("end").len(), 1);
+    assert_eq!(of("resume").len(), 1);
+    let profiles = of("profile");
+    assert_eq!(profiles.len(), cells * rounds * 2);
+    let keys: std::collections::BTreeSet<(String, u64, bool)> = profiles
+        .iter()
+        .map(|p| {
+            (
+                p["gc"].as_str().unwrap().to_owned(),
+                p["round"].as_u64().unwrap(),
+                p["pretouch"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(keys.len(), cells * rounds * 2, "none twice: {keys:?}");
+    assert!(keys.iter().all(|(_, round, _)| *round < rounds as u64));
+    let seqs: Vec<u64> = profiles
+        .iter()
+        .map(|p| p["seq"].as_u64().unwrap())
+        .collect();
+    assert_eq!(seqs, (0..(cells * rounds * 2) as u64).collect::<Vec<_>>());
+
+    let output = pretouch()
+        .args(["report", "--profile", "--format", "json"])
+        .arg(&results)
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let json: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let reported = json["cells"].as_array().unwrap();
+    assert_eq!(reported.len(), cells);
+    for c in reported {
+        assert_eq!(
+            (c["launches_on"].as_u64(), c["launches_off"].as_u64()),
+            (Some(rounds as u64), Some(rounds as u64)),
+            "{c}"
+        );
+    }
+
+    let output = pretouch()
+        .args(["report", "--profile"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    let text = unwrapped(&output.stdout);
+    assert!(!text.contains("profiled rounds unfinished"), "{text}");
+    assert!(
+        text.contains(&format!("{rounds}+{rounds} profiled launches")),
+        "{text}"
+    );
+
+    // Complete now: nothing more to resume.
+    pretouch()
+        .args(["run", "--agent"])
+        .arg(agent())
+        .arg("--resume")
+        .arg(&file)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("ran to its end"));
+}
+
+#[test]
+fn resume_with_profile_of_a_run_started_without_it_is_refused() {
+    let _jvms = jvm_lock();
+    let dir = tempfile::tempdir().unwrap();
+    let matrix = write_matrix(
+        dir.path(),
+        &format!(
+            "name: p\njdks: [{}]\ngcs: [g1]\nheaps: [64m]\nrepetitions: 1\n",
+            yaml_list(&jdks()[..1])
+        ),
+    );
+    let results = dir.path().join("results");
+    run_labelled("noprof", &results)
+        .arg(&matrix)
+        .assert()
+        .success();
+    // Its end record cut away: an unfinished run, as if stopped before its end.
+    let file = jsonl_files(&results).remove(0);
+    let text = std::fs::read_to_string(&file).unwrap();
+    let kept: String = text
+        .lines()
+        .filter(|l| !l.contains(r#""record":"end""#))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(&file, &kept).unwrap();
+    pretouch()
+        .args(["run", "--agent"])
+        .arg(agent())
+        .arg("--resume")
+        .arg(&file)
+        .arg("--profile")
+        .assert()
+        .code(2)
+        .stderr(
+            predicate::str::contains("was started without --profile")
+                .and(predicate::str::contains("fix: resume without --profile")),
+        );
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        kept,
+        "nothing written"
+    );
+    // Without --profile it resumes, and profiles nothing.
+    pretouch()
+        .args(["run", "--agent"])
+        .arg(agent())
+        .arg("--resume")
+        .arg(&file)
+        .assert()
+        .success();
+    assert_eq!(lines_of(&file, "end"), 1);
+    assert_eq!(lines_of(&file, "profile"), 0);
+}
+
+#[test]
+fn sigint_before_the_profiled_rounds_then_resume_runs_them_all() {
+    let _jvms = jvm_lock();
+    let dir = tempfile::tempdir().unwrap();
+    let matrix = write_matrix(
+        dir.path(),
+        &format!(
+            "name: p\njdks: [{}]\ngcs: [g1]\nheaps: [64m]\nrepetitions: 3\n",
+            yaml_list(&jdks()[..1])
+        ),
+    );
+    let results = dir.path().join("results");
+    let mut child = spawn_run(
+        dir.path(),
+        &[
+            "--label".as_ref(),
+            "prof".as_ref(),
+            "--results".as_ref(),
+            results.as_os_str(),
+            matrix.as_os_str(),
+            "--profile".as_ref(),
+            "--profile-rounds".as_ref(),
+            "1".as_ref(),
+        ],
+    );
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(180);
+    let file = loop {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "timed out waiting for launches"
+        );
+        if let Some(f) = jsonl_files(&results).into_iter().next()
+            && lines_of(&f, "launch") >= 2
+        {
+            break f;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    // SAFETY: kill(2) of our own child with a valid signal number.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    assert!(
+        lines_of(&file, "launch") < 6,
+        "stopped in the timed launches"
+    );
+    assert_eq!(lines_of(&file, "profile"), 0);
+    assert_no_java_left();
+    // Resumed without --profile: the timed launches it lacks, then its profiled round.
+    pretouch()
+        .args(["run", "--agent"])
+        .arg(agent())
+        .arg("--resume")
+        .arg(&file)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("was started with --profile"));
+    assert_no_java_left();
+    assert_eq!(lines_of(&file, "launch"), 6);
+    assert_eq!(lines_of(&file, "end"), 1);
+    assert_eq!(lines_of(&file, "profile"), 2);
+}

@@ -95,6 +95,7 @@ fn file(label: &str, name: &str, started_at: &str, launches: Vec<LaunchRecord>) 
             vm: None,
             cpu_placements: Vec::new(),
             comparable_memory: None,
+            profile_rounds: None,
         },
         launches,
         end: None,

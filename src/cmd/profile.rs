@@ -1,7 +1,8 @@
 //! `pretouch run --profile`: the check that perf can see the kernel (before any JVM
 //! starts), and the profiled rounds after the timed launches.
 
-use std::path::{Path, PathBuf};
+use std::collections::BTreeSet;
+use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::Context;
@@ -26,8 +27,16 @@ pub(crate) fn preflight(args: &RunArgs, matrix: &Matrix) -> anyhow::Result<Optio
     perf::preflight().map(Some).map_err(bad)
 }
 
-/// The profiled rounds: every cell `--profile-rounds` times without and with pretouch,
-/// under perf, appended to the result file as profile records.
+/// The profiled rounds a run owes: perf, the rounds per cell, and (resumed) the seqs of
+/// the profiled launches the file already holds.
+pub(crate) struct Profiling {
+    pub perf: PathBuf,
+    pub rounds: u32,
+    pub done: BTreeSet<u64>,
+}
+
+/// The profiled rounds: every cell `rounds` times without and with pretouch, under
+/// perf, but the launches in `done`, appended to the result file as profile records.
 #[expect(
     clippy::too_many_arguments,
     reason = "the run's parts, passed down once"
@@ -40,7 +49,7 @@ pub(crate) fn run_profiled(
     app: Option<App>,
     store: &mut StoreWriter,
     interrupt: Option<&Interrupt>,
-    perf: &Path,
+    profiling: &Profiling,
 ) -> anyhow::Result<ProfileSummary> {
     let mut inner = JvmLauncher::new(agent, Duration::from_secs(args.timeout))
         .context("creating the launcher's scratch folder")?
@@ -57,19 +66,24 @@ pub(crate) fn run_profiled(
                 .map_or_else(|| "perf".into(), |s| s.to_owned()),
         )
     });
-    let mut launcher = PerfLauncher::new(inner, perf.to_owned(), keep)
+    let mut launcher = PerfLauncher::new(inner, profiling.perf.clone(), keep)
         .context("creating the folder for perf.data")?;
-    let total = u64::from(args.profile_rounds) * plan.cells.len() as u64 * 2;
+    let all = u64::from(profiling.rounds) * plan.cells.len() as u64 * 2;
+    let done_before = profiling.done.len() as u64;
     eprintln!(
-        "pretouch: {total} profiled launches ({} cells x {} rounds x with/without pretouch) under perf record -e {} -F {} -g; in no timing median",
+        "pretouch: {all} profiled launches ({} cells x {} rounds x with/without pretouch) under perf record -e {} -F {} -g; in no timing median{}",
         plan.cells.len(),
-        args.profile_rounds,
+        profiling.rounds,
         perf::EVENT,
-        perf::FREQUENCY_HZ
+        perf::FREQUENCY_HZ,
+        match done_before {
+            0 => String::new(),
+            n => format!("; {n} already in the file, {} to go", all.saturating_sub(n)),
+        }
     );
     // indicatif draws nothing when stderr is not a terminal.
     let bar = indicatif::ProgressBar::with_draw_target(
-        Some(total),
+        Some(all),
         indicatif::ProgressDrawTarget::stderr(),
     );
     bar.set_style(
@@ -78,11 +92,13 @@ pub(crate) fn run_profiled(
         )
         .expect("the template is valid"),
     );
-    let mut done = 0;
+    bar.set_position(done_before);
+    let mut done = done_before;
     let summary = profile::execute(
         plan,
         &matrix.jvm_args,
-        args.profile_rounds,
+        profiling.rounds,
+        &profiling.done,
         &mut launcher,
         store,
         interrupt,
@@ -92,7 +108,7 @@ pub(crate) fn run_profiled(
             if let Some(failure) = &record.failure {
                 bar.suspend(|| {
                     eprintln!(
-                        "warning: profiled launch {done} of {total} ({} {} {}, {}): {failure}",
+                        "warning: profiled launch {done} of {all} ({} {} {}, {}): {failure}",
                         crate::machine::jdk::short_jdk(&record.cell.jdk),
                         record.cell.gc,
                         record.cell.heap,

@@ -31,6 +31,17 @@ pub(crate) fn cmd_report(args: ReportArgs) -> anyhow::Result<u8> {
             file.path.display()
         ));
     }
+    // Timed launches complete, profiled rounds cut short (the end record comes between).
+    for file in results.files.iter().filter(|f| f.end.is_some()) {
+        let missing = crate::store::profile::missing_profiles(file);
+        if missing > 0 {
+            results.warnings.push(format!(
+                "{}: profiled rounds unfinished, {missing} profiled launches missing; `pretouch run --resume {}` completes them",
+                file.path.display(),
+                file.path.display()
+            ));
+        }
+    }
     if results.files.is_empty() {
         return Err(bad(anyhow::anyhow!(
             "no result files in {}\n  fix: run `pretouch run` first, or name the files or folders to report",

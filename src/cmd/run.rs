@@ -105,6 +105,7 @@ pub(crate) fn cmd_run(args: RunArgs) -> anyhow::Result<u8> {
             vm: vm_shape.map(Box::new),
             cpu_placements,
             comparable_memory,
+            profile_rounds: perf.as_ref().map(|_| args.profile_rounds),
         }))
         .context("writing the run header")?;
     if let Some(work) = &args.in_vm {
@@ -129,8 +130,13 @@ pub(crate) fn cmd_run(args: RunArgs) -> anyhow::Result<u8> {
         give_up_after: args.give_up_after,
         ..run::Options::default()
     };
+    let profiling = perf.map(|perf| profile::Profiling {
+        perf,
+        rounds: args.profile_rounds,
+        done: Default::default(),
+    });
     execute_and_report(
-        &args, &plan, &matrix, agent, app, &mut store, &options, perf,
+        &args, &plan, &matrix, agent, app, &mut store, &options, profiling, false,
     )
 }
 
@@ -162,7 +168,28 @@ pub(crate) fn cmd_resume(args: &RunArgs, path: &Path) -> anyhow::Result<u8> {
             Err(e) => return Err(bad(e)),
         },
     };
-    let perf = profile::preflight(args, &matrix)?;
+    // The profiled rounds are the first run's, whatever this command line says.
+    let profile_rounds =
+        resume::profile_rounds(file, matrix.profile, args.profile, args.profile_rounds)
+            .map_err(bad)?;
+    if let Some(rounds) = profile_rounds {
+        if !(args.profile || matrix.profile) {
+            eprintln!(
+                "note: `{}` was started with --profile ({rounds} profiled rounds per cell): the resume runs its missing profiled launches too",
+                file.path.display()
+            );
+        } else if args.profile && args.profile_rounds != rounds {
+            eprintln!(
+                "note: `{}` was started with --profile-rounds {rounds}: the resume keeps them (--profile-rounds {} does not change a resumed run)",
+                file.path.display(),
+                args.profile_rounds
+            );
+        }
+    }
+    let perf = match profile_rounds {
+        Some(_) => Some(crate::launch::perf::preflight().map_err(bad)?),
+        None => None,
+    };
     let host = host::host_info();
     let jdks = resolve_jdks(&matrix, true).map_err(bad)?;
     resume::check_same(&file.path, header, &matrix.text, &host, &jdks).map_err(bad)?;
@@ -182,6 +209,16 @@ pub(crate) fn cmd_resume(args: &RunArgs, path: &Path) -> anyhow::Result<u8> {
         Some(_) => file.launches.iter().map(|l| l.seq).collect(),
     };
     let failed_before = file.launches.iter().filter(|l| !l.ok()).count() as u64;
+    let profiling = match (perf, profile_rounds) {
+        (Some(perf), Some(rounds)) => Some(profile::Profiling {
+            perf,
+            rounds,
+            done: resume::done_profiles(&plan, rounds, file).map_err(bad)?,
+        }),
+        _ => None,
+    };
+    // The end record follows the timed launches: only profiled ones are missing.
+    let timed_ended = file.end.is_some();
 
     let interrupt = Interrupt::new();
     interrupt
@@ -221,11 +258,19 @@ pub(crate) fn cmd_resume(args: &RunArgs, path: &Path) -> anyhow::Result<u8> {
         }))
         .context("writing the resume record")?;
     eprintln!(
-        "pretouch: resuming `{}`: {} of {} launches recorded, {} to go, label `{}`",
+        "pretouch: resuming `{}`: {} of {} launches recorded, {} to go{}, label `{}`",
         file.path.display(),
         done.len(),
         plan.launches.len(),
         plan.launches.len().saturating_sub(done.len()),
+        profiling.as_ref().map_or(String::new(), |p| {
+            let all = u64::from(p.rounds) * plan.cells.len() as u64 * 2;
+            format!(
+                "; then {} of {all} profiled launches recorded, {} to go",
+                p.done.len(),
+                all.saturating_sub(p.done.len() as u64)
+            )
+        }),
         header.label
     );
     let options = run::Options {
@@ -237,11 +282,22 @@ pub(crate) fn cmd_resume(args: &RunArgs, path: &Path) -> anyhow::Result<u8> {
         give_up_after: args.give_up_after,
         earlier: &file.launches,
     };
-    execute_and_report(args, &plan, &matrix, agent, app, &mut store, &options, perf)
+    execute_and_report(
+        args,
+        &plan,
+        &matrix,
+        agent,
+        app,
+        &mut store,
+        &options,
+        profiling,
+        timed_ended,
+    )
 }
 
-/// Runs the plan's launches (then, with `perf`, the profiled rounds), then says how it
-/// ended: the report, or how to resume.
+/// Runs the plan's launches (none when `timed_ended`: a resumed run that stopped in its
+/// profiled rounds), then with `profiling` the profiled rounds, then says how it ended:
+/// the report, or how to resume.
 #[expect(
     clippy::too_many_arguments,
     reason = "the run's parts, passed down once"
@@ -254,7 +310,8 @@ pub(crate) fn execute_and_report(
     app: Option<App>,
     store: &mut StoreWriter,
     options: &run::Options<'_>,
-    perf: Option<PathBuf>,
+    profiling: Option<profile::Profiling>,
+    timed_ended: bool,
 ) -> anyhow::Result<u8> {
     let profiled_app = app.clone();
     let mut launcher = JvmLauncher::new(agent.clone(), Duration::from_secs(args.timeout))
@@ -266,6 +323,11 @@ pub(crate) fn execute_and_report(
         launcher = launcher.with_interrupt(interrupt.clone());
     }
     let summary = match matrix.adaptive {
+        _ if timed_ended => run::RunSummary {
+            launches: 0,
+            failed: 0,
+            stopped: None,
+        },
         None => {
             let mut progress = Progress::new(plan.launches.len() as u64);
             progress.set_done(options.done.len() as u64);
@@ -306,7 +368,7 @@ pub(crate) fn execute_and_report(
                 .0
         }
     };
-    if let Some(perf) = &perf
+    if let Some(profiling) = &profiling
         && summary.stopped.is_none()
     {
         let profiled = profile::run_profiled(
@@ -317,14 +379,17 @@ pub(crate) fn execute_and_report(
             profiled_app,
             store,
             options.interrupt,
-            perf,
+            profiling,
         )?;
         if let Some(signal) = profiled.interrupted {
-            // The timed run ended (its end record is written): nothing to resume.
+            // The timed run ended (its end record is written); `--resume` runs the
+            // profiled launches the file lacks.
+            let all = u64::from(profiling.rounds) * plan.cells.len() as u64 * 2;
             eprintln!(
-                "pretouch: interrupted by {} during the profiled launches; the timed launches are complete, and {} profiled launches are in {}\n  report: pretouch report {} --profile",
+                "pretouch: interrupted by {} during the profiled launches; the timed launches are complete, and {} of {all} profiled launches are in {}\n  resume: pretouch run --resume {}\n  report: pretouch report {} --profile",
                 interrupt::signal_name(signal),
-                profiled.launches,
+                profiling.done.len() as u64 + profiled.launches,
+                store.path().display(),
                 store.path().display(),
                 store.path().display()
             );
@@ -372,7 +437,7 @@ pub(crate) fn execute_and_report(
     }
     let report = analyze::build(&results);
     print!("{}", render_explained(&report, args.format, false));
-    if perf.is_some() && matches!(args.format, crate::render::common::Format::Text) {
+    if profiling.is_some() && matches!(args.format, crate::render::common::Format::Text) {
         print!("\n{}", profile::render_text(&results, &report));
     }
     eprintln!("results: {}", store.path().display());

@@ -14,6 +14,7 @@ use crate::launch::vm::{BOOTED_FILE, CONSOLE_FILE, EXIT_FILE, VmOutcome, VmReque
 use crate::machine::vm::{Accel, VmShape};
 use crate::store::kernels::{KernelSession, KernelState, KernelStatus};
 use crate::store::parse_result_file;
+use crate::store::profile::missing_profiles;
 use crate::units::Bytes;
 
 /// Written by `pretouch run --in-vm WORK` inside the guest: the result file it writes
@@ -270,12 +271,12 @@ fn classify(kernel: &mut KernelState, outcome: &VmOutcome) {
     kernel.message = message;
 }
 
-/// A result file that ran to its end (it has an end record).
+/// A result file that ran to its end (its end record, and every profiled launch it plans).
 pub fn finished(path: &Path) -> bool {
     std::fs::read(path).is_ok_and(|bytes| {
         parse_result_file(path, &bytes)
             .0
-            .is_some_and(|f| f.end.is_some())
+            .is_some_and(|f| f.end.is_some() && missing_profiles(&f) == 0)
     })
 }
 

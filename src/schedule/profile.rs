@@ -3,6 +3,8 @@
 //! Their records are of their own type and enter no timing statistic; the timed
 //! launches are the same as without `--profile`.
 
+use std::collections::BTreeSet;
+
 use crate::launch::interrupt::Interrupt;
 use crate::launch::perf::{self, PerfLauncher, ProfiledOutcome};
 use crate::schedule::plan::Plan;
@@ -46,80 +48,119 @@ impl ProfiledLaunch for PerfLauncher {
     }
 }
 
-/// Runs `rounds` profiled rounds over the plan's cells (cells in plan order; the pair's
-/// order alternates by round, as in the timed rounds), appending a [`ProfileRecord`]
-/// per launch. `each` sees every record once stored (progress).
-pub fn execute(
-    plan: &Plan,
-    matrix_args: &[String],
-    rounds: u32,
-    launcher: &mut dyn ProfiledLaunch,
-    store: &mut StoreWriter,
-    interrupt: Option<&Interrupt>,
-    each: &mut dyn FnMut(&ProfileRecord),
-) -> Result<ProfileSummary, StoreError> {
-    let mut summary = ProfileSummary::default();
-    let mut seq = 0;
+/// One profiled launch of the plan: `seq` is its position among the run's profiled
+/// launches, as stored in its [`ProfileRecord`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PlannedProfile {
+    pub seq: u64,
+    pub round: u32,
+    /// Index into the plan's cells.
+    pub cell: usize,
+    pub pretouch: bool,
+}
+
+/// The profiled launches of `rounds` rounds, in order: round by round, cells in plan
+/// order, the pair's order alternating by round (as in the timed rounds).
+pub fn planned(plan: &Plan, rounds: u32) -> Vec<PlannedProfile> {
+    let mut out = Vec::new();
     for round in 0..rounds {
-        for (index, cell) in plan.cells.iter().enumerate() {
+        for cell in 0..plan.cells.len() {
             let order = if round % 2 == 0 {
                 [false, true]
             } else {
                 [true, false]
             };
             for pretouch in order {
-                if let Some(signal) = interrupt.and_then(Interrupt::signal) {
-                    summary.interrupted = Some(signal);
-                    return Ok(summary);
-                }
-                let name = format!(
-                    "cell{index}-round{round}-{}",
-                    if pretouch { "on" } else { "off" }
-                );
-                let p = launcher.launch_profiled(
-                    &cell.jdk.java,
-                    &cell.jvm_args(matrix_args, pretouch),
-                    &launch_options(cell),
-                    &name,
-                );
-                if p.outcome.interrupted {
-                    summary.interrupted = Some(
-                        interrupt
-                            .and_then(Interrupt::signal)
-                            .unwrap_or(libc::SIGINT),
-                    );
-                    return Ok(summary);
-                }
-                let time_to_main_ns = p.outcome.time_to_main();
-                let failure = p.outcome.failure.clone().or(p.problem.clone());
-                let record = ProfileRecord {
-                    seq,
+                out.push(PlannedProfile {
+                    seq: out.len() as u64,
                     round,
-                    cell: cell_key(cell),
+                    cell,
                     pretouch,
-                    command: p.outcome.command,
-                    started_at: p.outcome.started_at,
-                    time_to_main_ns,
-                    wall_ns: p
-                        .outcome
-                        .reaped_ns
-                        .since(p.outcome.spawn_ns)
-                        .unwrap_or_default(),
-                    failure,
-                    event: perf::EVENT.to_owned(),
-                    frequency_hz: perf::FREQUENCY_HZ,
-                    call_graph: perf::CALL_GRAPH.to_owned(),
-                    samples: p.samples,
-                    folded: p.folded,
-                    perf_data: p.perf_data,
-                };
-                store.append(&Record::Profile(record.clone()))?;
-                seq += 1;
-                summary.launches += 1;
-                summary.failed += u64::from(!record.ok());
-                each(&record);
+                });
             }
         }
+    }
+    out
+}
+
+/// Runs the profiled launches of `rounds` rounds over the plan's cells ([`planned`])
+/// but those whose seq is in `done` (a resumed run), appending a [`ProfileRecord`] per
+/// launch. `each` sees every record once stored (progress).
+#[expect(
+    clippy::too_many_arguments,
+    reason = "the run's parts, passed down once"
+)]
+pub fn execute(
+    plan: &Plan,
+    matrix_args: &[String],
+    rounds: u32,
+    done: &BTreeSet<u64>,
+    launcher: &mut dyn ProfiledLaunch,
+    store: &mut StoreWriter,
+    interrupt: Option<&Interrupt>,
+    each: &mut dyn FnMut(&ProfileRecord),
+) -> Result<ProfileSummary, StoreError> {
+    let mut summary = ProfileSummary::default();
+    for planned in planned(plan, rounds) {
+        let PlannedProfile {
+            seq,
+            round,
+            cell: index,
+            pretouch,
+        } = planned;
+        if done.contains(&seq) {
+            continue;
+        }
+        let cell = &plan.cells[index];
+        if let Some(signal) = interrupt.and_then(Interrupt::signal) {
+            summary.interrupted = Some(signal);
+            return Ok(summary);
+        }
+        let name = format!(
+            "cell{index}-round{round}-{}",
+            if pretouch { "on" } else { "off" }
+        );
+        let p = launcher.launch_profiled(
+            &cell.jdk.java,
+            &cell.jvm_args(matrix_args, pretouch),
+            &launch_options(cell),
+            &name,
+        );
+        if p.outcome.interrupted {
+            summary.interrupted = Some(
+                interrupt
+                    .and_then(Interrupt::signal)
+                    .unwrap_or(libc::SIGINT),
+            );
+            return Ok(summary);
+        }
+        let time_to_main_ns = p.outcome.time_to_main();
+        let failure = p.outcome.failure.clone().or(p.problem.clone());
+        let record = ProfileRecord {
+            seq,
+            round,
+            cell: cell_key(cell),
+            pretouch,
+            command: p.outcome.command,
+            started_at: p.outcome.started_at,
+            time_to_main_ns,
+            wall_ns: p
+                .outcome
+                .reaped_ns
+                .since(p.outcome.spawn_ns)
+                .unwrap_or_default(),
+            failure,
+            event: perf::EVENT.to_owned(),
+            frequency_hz: perf::FREQUENCY_HZ,
+            call_graph: perf::CALL_GRAPH.to_owned(),
+            samples: p.samples,
+            folded: p.folded,
+            perf_data: p.perf_data,
+        };
+        store.append(&Record::Profile(record.clone()))?;
+        summary.launches += 1;
+        summary.failed += u64::from(!record.ok());
+        each(&record);
     }
     Ok(summary)
 }
@@ -182,9 +223,17 @@ mod tests {
         let mut store = StoreWriter::create(dir.path(), "t", "x").unwrap();
         let mut fake = Fake(Vec::new());
         let mut seen = 0;
-        let summary = execute(&plan, &[], 2, &mut fake, &mut store, None, &mut |_| {
-            seen += 1
-        })
+        let none = BTreeSet::new();
+        let summary = execute(
+            &plan,
+            &[],
+            2,
+            &none,
+            &mut fake,
+            &mut store,
+            None,
+            &mut |_| seen += 1,
+        )
         .unwrap();
         assert_eq!(summary.launches, 8);
         assert_eq!(summary.failed, 0);
@@ -194,6 +243,48 @@ mod tests {
         let written = std::fs::read_to_string(store.path()).unwrap();
         assert_eq!(written.lines().count(), 8);
         assert!(written.lines().all(|l| l.contains(r#""record":"profile""#)));
+    }
+
+    #[test]
+    fn a_resumed_profile_runs_only_the_missing_launches_under_their_planned_seq() {
+        let matrix = crate::matrix::Matrix::parse(
+            "m",
+            "name: t\ngcs: [g1, parallel]\nheaps: [64m]\nrepetitions: 1\n",
+        )
+        .unwrap();
+        let jdk = crate::fixtures::fake_jdk("17");
+        let plan = Plan::new(&matrix, std::slice::from_ref(&jdk));
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = StoreWriter::create(dir.path(), "t", "x").unwrap();
+        let mut fake = Fake(Vec::new());
+        let done = BTreeSet::from([0, 1, 2]);
+        let mut seqs = Vec::new();
+        let summary = execute(
+            &plan,
+            &[],
+            2,
+            &done,
+            &mut fake,
+            &mut store,
+            None,
+            &mut |r| seqs.push((r.seq, r.round, r.pretouch)),
+        )
+        .unwrap();
+        assert_eq!(summary.launches, 5);
+        // Seq 3 is cell 1's launch with pretouch in round 0; round 1 starts with pretouch.
+        assert_eq!(
+            seqs,
+            [
+                (3, 0, true),
+                (4, 1, true),
+                (5, 1, false),
+                (6, 1, true),
+                (7, 1, false)
+            ]
+        );
+        let all = planned(&plan, 2);
+        assert_eq!(all.len(), 8);
+        assert!(all.iter().enumerate().all(|(i, p)| p.seq == i as u64));
     }
 
     #[test]

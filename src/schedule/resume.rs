@@ -9,7 +9,9 @@ use sha2::{Digest, Sha256};
 
 use crate::machine::jdk::Jdk;
 use crate::schedule::plan::Plan;
+use crate::schedule::profile;
 use crate::schedule::run::cell_key;
+use crate::store::profile::{LabelledProfile, missing_profiles, read_profiles};
 use crate::store::{HostInfo, ResultFile, RunHeader, StoreError, read_results};
 
 /// SHA-256 of a matrix's text, hex, as stored in the run header.
@@ -72,6 +74,20 @@ pub enum ResumeError {
         seq: u64,
         detail: String,
     },
+    #[error(
+        "`{path}`, profiled launch {seq}: {detail}; the file does not match its own matrix and \
+         --profile-rounds, so it is not resumed"
+    )]
+    ProfileMismatch {
+        path: PathBuf,
+        seq: u64,
+        detail: String,
+    },
+    #[error(
+        "`{path}` was started without --profile: a resume runs only the launches its run planned\n  \
+         fix: resume without --profile, then profile in a run of its own: `pretouch run {origin} --profile`"
+    )]
+    ProfileAdded { path: PathBuf, origin: String },
 }
 
 /// An unfinished result file, read back.
@@ -102,7 +118,7 @@ pub fn find(path: &Path) -> Result<Unfinished, ResumeError> {
                 detail: results.warnings.join("; "),
             });
         };
-        if file.end.is_some() {
+        if finished(file) {
             return Err(ResumeError::Finished {
                 path: path.to_owned(),
             });
@@ -115,7 +131,7 @@ pub fn find(path: &Path) -> Result<Unfinished, ResumeError> {
     let newest = results
         .files
         .iter()
-        .filter(|f| f.end.is_none())
+        .filter(|f| !finished(f))
         .max_by(|a, b| (&a.header.started_at, &a.path).cmp(&(&b.header.started_at, &b.path)))
         .ok_or_else(|| ResumeError::NoneUnfinished {
             path: path.to_owned(),
@@ -124,6 +140,13 @@ pub fn find(path: &Path) -> Result<Unfinished, ResumeError> {
         warnings: warnings_of(&newest.path),
         file: newest.clone(),
     })
+}
+
+/// A file that ran to its end: its end record is written, and so is every profiled
+/// launch its header plans (the end record comes after the timed launches, before the
+/// profiled ones).
+pub fn finished(file: &ResultFile) -> bool {
+    file.end.is_some() && missing_profiles(file) == 0
 }
 
 /// Refuses to resume when the matrix text, the kernel release or the JDKs differ from
@@ -212,6 +235,66 @@ pub fn done_launches(plan: &Plan, file: &ResultFile) -> Result<BTreeSet<u64>, Re
     Ok(done)
 }
 
+/// The profiled rounds a resumed run owes: those its header records (`--profile-rounds`
+/// of the first run), or with `profile: true` in a file from before the header recorded
+/// them, `asked_rounds`. `--profile` on a run started without it is refused: the resume
+/// would add launches its run never planned.
+pub fn profile_rounds(
+    file: &ResultFile,
+    matrix_profile: bool,
+    asked: bool,
+    asked_rounds: u32,
+) -> Result<Option<u32>, ResumeError> {
+    match file.header.profile_rounds {
+        Some(rounds) => Ok(Some(rounds)),
+        None if matrix_profile => Ok(Some(asked_rounds)),
+        None if asked => Err(ResumeError::ProfileAdded {
+            path: file.path.clone(),
+            origin: file.header.matrix_origin.clone(),
+        }),
+        None => Ok(None),
+    }
+}
+
+/// The seqs of the profiled launches ([`profile::planned`]) the file already holds.
+/// Every stored profile record must be the planned one of its seq (round, cell,
+/// pretouch), and appear once.
+pub fn done_profiles(
+    plan: &Plan,
+    rounds: u32,
+    file: &ResultFile,
+) -> Result<BTreeSet<u64>, ResumeError> {
+    let planned = profile::planned(plan, rounds);
+    let mut done = BTreeSet::new();
+    for LabelledProfile { record, .. } in read_profiles(std::slice::from_ref(file)) {
+        let mismatch = |detail: String| ResumeError::ProfileMismatch {
+            path: file.path.clone(),
+            seq: record.seq,
+            detail,
+        };
+        let p = usize::try_from(record.seq)
+            .ok()
+            .and_then(|i| planned.get(i))
+            .ok_or_else(|| {
+                mismatch(format!(
+                    "the run plans only {} profiled launches",
+                    planned.len()
+                ))
+            })?;
+        let key = cell_key(&plan.cells[p.cell]);
+        if (record.round, record.pretouch, &record.cell) != (p.round, p.pretouch, &key) {
+            return Err(mismatch(format!(
+                "recorded as round {} {:?} pretouch {}, planned as round {} {:?} pretouch {}",
+                record.round, record.cell, record.pretouch, p.round, key, p.pretouch
+            )));
+        }
+        if !done.insert(record.seq) {
+            return Err(mismatch("recorded twice".to_owned()));
+        }
+    }
+    Ok(done)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -253,6 +336,7 @@ mod tests {
             vm: None,
             cpu_placements: Vec::new(),
             comparable_memory: None,
+            profile_rounds: None,
         }
     }
 
@@ -390,5 +474,125 @@ mod tests {
             find(dir.path()),
             Err(ResumeError::NoneUnfinished { .. })
         ));
+    }
+
+    fn profile(seq: u64, round: u32, gc: crate::matrix::Gc, pretouch: bool) -> String {
+        let record = crate::store::profile::ProfileRecord {
+            seq,
+            round,
+            cell: launch(0, gc, pretouch).cell,
+            pretouch,
+            command: vec![],
+            started_at: String::new(),
+            time_to_main_ns: None,
+            wall_ns: Nanos(1),
+            failure: None,
+            event: "cpu-clock".into(),
+            frequency_hz: 999,
+            call_graph: "fp".into(),
+            samples: 0,
+            folded: vec![],
+            perf_data: None,
+        };
+        serde_json::to_string(&crate::store::Record::Profile(record)).unwrap()
+    }
+
+    #[test]
+    fn a_run_stopped_in_its_profiled_rounds_owes_exactly_the_missing_ones() {
+        use crate::matrix::Gc::{G1, Parallel};
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.jsonl");
+        let plan = Plan::new(&Matrix::parse("m", MATRIX).unwrap(), &[jdk()]);
+        let write = |rounds: Option<u32>, profiles: &[String]| -> Result<ResultFile, ResumeError> {
+            let header = RunHeader {
+                profile_rounds: rounds,
+                ..header()
+            };
+            let mut lines =
+                vec![serde_json::to_string(&crate::store::Record::Run(header)).unwrap()];
+            for (seq, (gc, pretouch)) in
+                [(G1, false), (G1, true), (Parallel, false), (Parallel, true)]
+                    .into_iter()
+                    .enumerate()
+            {
+                let l = launch(seq as u64, gc, pretouch);
+                lines.push(serde_json::to_string(&crate::store::Record::Launch(l)).unwrap());
+            }
+            lines.push(r#"{"record":"end","finished_at":"t","launches":4,"failed":0}"#.into());
+            lines.extend(profiles.iter().cloned());
+            std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+            find(&path).map(|u| u.file)
+        };
+        // Round 0: g1 off, g1 on, parallel off, parallel on; round 1 on before off.
+        let file = write(
+            Some(2),
+            &[profile(0, 0, G1, false), profile(1, 0, G1, true)],
+        )
+        .unwrap();
+        assert!(!finished(&file));
+        assert_eq!(missing_profiles(&file), 6);
+        assert_eq!(
+            done_profiles(&plan, 2, &file).unwrap(),
+            BTreeSet::from([0, 1])
+        );
+        // Stored under another seq than planned, twice, or past the rounds: refused.
+        let file = write(Some(2), &[profile(0, 0, G1, true)]).unwrap();
+        let e = done_profiles(&plan, 2, &file).unwrap_err().to_string();
+        assert!(e.contains("profiled launch 0: recorded as round 0"), "{e}");
+        let file = write(
+            Some(2),
+            &[profile(0, 0, G1, false), profile(0, 0, G1, false)],
+        )
+        .unwrap();
+        assert!(
+            done_profiles(&plan, 2, &file)
+                .unwrap_err()
+                .to_string()
+                .contains("recorded twice")
+        );
+        let file = write(Some(1), &[profile(4, 1, G1, true)]).unwrap();
+        assert!(
+            done_profiles(&plan, 1, &file)
+                .unwrap_err()
+                .to_string()
+                .contains("only 4 profiled")
+        );
+        // Every planned profiled launch stored: finished, refused as such.
+        let all: Vec<String> = [(G1, false), (G1, true), (Parallel, false), (Parallel, true)]
+            .into_iter()
+            .enumerate()
+            .map(|(seq, (gc, on))| profile(seq as u64, 0, gc, on))
+            .collect();
+        let e = write(Some(1), &all);
+        assert!(matches!(e, Err(ResumeError::Finished { .. })), "{e:?}");
+        // A header without profile rounds (unprofiled, or older): its end record ends it.
+        let e = write(None, &[]);
+        assert!(matches!(e, Err(ResumeError::Finished { .. })), "{e:?}");
+    }
+
+    #[test]
+    fn the_profiled_rounds_owed_are_the_first_runs() {
+        let with = |rounds| ResultFile {
+            header: RunHeader {
+                profile_rounds: rounds,
+                ..header()
+            },
+            ..file(vec![])
+        };
+        // Started with --profile-rounds 2: 2, with or without --profile now.
+        for asked in [false, true] {
+            assert_eq!(
+                profile_rounds(&with(Some(2)), false, asked, 3).unwrap(),
+                Some(2)
+            );
+        }
+        assert_eq!(profile_rounds(&with(None), false, false, 3).unwrap(), None);
+        // `profile: true` in a file from before the header kept the rounds.
+        assert_eq!(
+            profile_rounds(&with(None), true, false, 3).unwrap(),
+            Some(3)
+        );
+        let e = profile_rounds(&with(None), false, true, 3).unwrap_err();
+        assert!(matches!(e, ResumeError::ProfileAdded { .. }), "{e:?}");
     }
 }

@@ -82,6 +82,11 @@ pub struct RunHeader {
     /// Absent when the option was not used.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub comparable_memory: Option<ComparableMemory>,
+    /// With `--profile` (or `profile: true`): the profiled rounds per cell the run was
+    /// started with (`--profile-rounds`), so that `--resume` runs those the file lacks.
+    /// Absent without profiling, and in files written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile_rounds: Option<u32>,
 }
 
 /// The machine a run was taken on (read by `machine::host`), stored in the run header.
