@@ -126,7 +126,14 @@ pub(crate) fn cmd_report(args: ReportArgs) -> anyhow::Result<u8> {
     }
     if let (Some(path), Some(profile)) = (&args.profile_csv, &profile) {
         write_output(path, &crate::render::profile::render(profile, Format::Csv))?;
-        eprintln!("profile: {}", path.display());
+        if profile.cells.is_empty() {
+            eprintln!(
+                "profile: no profiled launches in these results (run with `pretouch run --profile`): {} holds the header only",
+                path.display()
+            );
+        } else {
+            eprintln!("profile: {}", path.display());
+        }
     }
     if let Some(path) = &args.plot {
         plot::draw(&comparison, path).with_context(|| format!("drawing `{}`", path.display()))?;
