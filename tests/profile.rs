@@ -136,7 +136,23 @@ fn profiled_launches_put_the_pretouch_in_the_kernel_and_stay_out_of_the_medians(
         String::from_utf8_lossy(&output.stderr)
     );
     let json: Value = serde_json::from_slice(&output.stdout).unwrap();
-    let cells_json = json["cells"].as_array().unwrap();
+    // The one report document, the profile a key beside the report's own.
+    let plain = pretouch()
+        .args(["report", "--format", "json"])
+        .arg(&results)
+        .output()
+        .unwrap();
+    let plain: Value = serde_json::from_slice(&plain.stdout).unwrap();
+    assert!(plain.get("profile").is_none());
+    let keys = |v: &Value| {
+        let mut k: Vec<String> = v.as_object().unwrap().keys().cloned().collect();
+        k.retain(|k| k != "profile");
+        k
+    };
+    assert_eq!(keys(&json), keys(&plain));
+    assert_eq!(json["schema"], "pretouch-report");
+    assert_eq!(json["cells"].as_array().unwrap().len(), cells);
+    let cells_json = json["profile"]["cells"].as_array().unwrap();
     assert_eq!(cells_json.len(), cells);
     for c in cells_json {
         let pretouch = c["pretouch_samples"].as_u64().unwrap();
@@ -168,6 +184,43 @@ fn profiled_launches_put_the_pretouch_in_the_kernel_and_stay_out_of_the_medians(
         // perf's overhead is measured (profiled against timed time to main).
         assert!(c["profiled_on_ms"].as_f64().is_some() && c["timed_on_ms"].as_f64().is_some());
     }
+
+    // CSV: one table a file. `--profile` keeps the report's rows and says where the
+    // profile's go; `--profile-csv FILE` writes them.
+    let report_csv = pretouch()
+        .args(["report", "--format", "csv"])
+        .arg(&results)
+        .output()
+        .unwrap();
+    let profile_csv = dir.path().join("profile.csv");
+    let output = pretouch()
+        .args(["report", "--profile", "--format", "csv"])
+        .arg(&results)
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    assert_eq!(output.stdout, report_csv.stdout);
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("--profile-csv FILE"),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    pretouch()
+        .args(["report", "--format", "csv", "--profile-csv"])
+        .arg(&profile_csv)
+        .arg(&results)
+        .assert()
+        .success()
+        .stdout(predicate::eq(report_csv.stdout.as_slice()));
+    let rows = std::fs::read_to_string(&profile_csv).unwrap();
+    let mut rows = rows.lines();
+    assert!(rows.next().unwrap().starts_with("section,label,"));
+    let rows: Vec<&str> = rows.collect();
+    assert!(
+        rows.iter().all(|r| r.starts_with("profile,prof,")),
+        "{rows:?}"
+    );
+    assert!(rows.len() >= cells, "{rows:?}");
 
     // The text report fits a patch email; the flame graphs are drawn.
     let fg = dir.path().join("fg");

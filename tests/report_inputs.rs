@@ -1,6 +1,6 @@
 //! `pretouch report` on inputs it meets in the wild: a file that is not a result file,
 //! two labels whose costs are identical (a file copied under a second label), and the
-//! JSON shape whatever the number of labels.
+//! JSON shape whatever the number of labels, the profile a key of it.
 
 mod common;
 
@@ -119,4 +119,57 @@ fn json_has_one_shape_for_one_label_or_several() {
     assert_eq!(keys(&one["cells"][0]), keys(&two["cells"][0]));
     assert_eq!(two["cells"].as_array().unwrap().len(), 2);
     assert_eq!(two["comparison"]["changes"][1]["change_ms"], 0.0);
+}
+
+#[test]
+fn the_profile_is_a_json_key_and_csv_stays_one_table() {
+    let dir = tempfile::tempdir().unwrap();
+    identical_labels(dir.path(), &["base", "copy"]);
+    let report = |args: &[&str]| {
+        let out = pretouch()
+            .arg("report")
+            .arg(dir.path())
+            .args(args)
+            .assert()
+            .success();
+        let out = out.get_output();
+        (
+            out.stdout.clone(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let keys = |v: &serde_json::Value| -> Vec<String> {
+        let mut k: Vec<String> = v.as_object().unwrap().keys().cloned().collect();
+        k.sort();
+        k
+    };
+    // JSON, one label or several: the report's document, the profile one key more.
+    for labels in [&["--labels", "base"][..], &[]] {
+        let json = |profile: &[&str]| -> serde_json::Value {
+            let args = [labels, &["--format", "json"], profile].concat();
+            serde_json::from_slice(&report(&args).0).unwrap()
+        };
+        let plain = json(&[]);
+        let with = json(&["--profile"]);
+        assert!(plain.get("profile").is_none());
+        let mut expected = keys(&plain);
+        expected.push("profile".into());
+        expected.sort();
+        assert_eq!(keys(&with), expected);
+        assert_eq!(with["cells"], plain["cells"]);
+        assert_eq!(with["profile"]["baseline"], "base");
+        assert!(with["profile"]["cells"].as_array().unwrap().is_empty());
+    }
+    // CSV: the report's rows, and where the profile's go.
+    let (plain, _) = report(&["--format", "csv"]);
+    let (with, note) = report(&["--format", "csv", "--profile"]);
+    assert_eq!(with, plain);
+    assert!(note.contains("`--profile-csv FILE`"), "{note}");
+    let file = dir.path().join("profile.csv");
+    let (with, note) = report(&["--format", "csv", "--profile-csv", file.to_str().unwrap()]);
+    assert_eq!(with, plain);
+    assert!(note.contains("no profiled launches"), "{note}");
+    let rows = std::fs::read_to_string(&file).unwrap();
+    assert!(rows.starts_with("section,label,baseline,"), "{rows}");
+    assert_eq!(rows.lines().count(), 1, "the header alone: {rows}");
 }

@@ -320,6 +320,51 @@ fn the_pay_back_command_runs_against_the_ready_server() {
         "{csv}"
     );
     assert!(servers_left(port).is_empty() && port_is_free(port));
+
+    // Two labels compared (the same launches under a second label): CSV and JSON keep
+    // the server's figures for every label's row.
+    let results = dir.path().join("results");
+    let file = &jsonl_files(&results)[0];
+    let text = std::fs::read_to_string(file).unwrap();
+    let (head, rest) = text.split_once('\n').unwrap();
+    let mut head: serde_json::Value = serde_json::from_str(head).unwrap();
+    head["label"] = "t2".into();
+    std::fs::create_dir_all(results.join("t2")).unwrap();
+    std::fs::write(
+        results.join("t2").join(file.file_name().unwrap()),
+        format!("{head}\n{rest}"),
+    )
+    .unwrap();
+    let report = |format: &str| {
+        let out = pretouch()
+            .args(["report", "--format", format])
+            .arg(&results)
+            .assert()
+            .success();
+        String::from_utf8_lossy(&out.get_output().stdout).into_owned()
+    };
+    let compared = report("csv");
+    let mut rows = compared.lines();
+    let header: Vec<&str> = rows.next().unwrap().split(',').collect();
+    let col = |row: &[&str], name: &str| {
+        row[header.iter().position(|h| *h == name).unwrap()].parse::<f64>()
+    };
+    let rows: Vec<Vec<&str>> = rows.map(|r| r.split(',').collect()).collect();
+    assert_eq!(rows.len(), 2, "{compared}");
+    assert!(header.contains(&"change_ms"), "{compared}");
+    for row in &rows {
+        assert_eq!(col(row, "net_ms").unwrap(), net, "{compared}");
+        assert!(col(row, "ready_off_ms").is_ok(), "{compared}");
+    }
+    let json: Value = serde_json::from_str(&report("json")).unwrap();
+    let cells = json["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), 2);
+    assert!(json["comparison"].is_object());
+    for c in cells {
+        // serde_json reads floats to within an ulp or so.
+        let got = c["ready"]["net_ms"].as_f64().unwrap();
+        assert!((got - net).abs() < 1e-9, "{c}");
+    }
 }
 
 #[test]

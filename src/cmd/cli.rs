@@ -228,6 +228,10 @@ pub struct ReportArgs {
     /// columns: labels, with each label's gain against the baseline)
     #[arg(long, conflicts_with_all = ["phases", "plot", "exclude_outliers"])]
     pub calibrate: bool,
+    /// Write the profile's CSV into FILE (one row per figure, the rows of `--profile`),
+    /// whatever `--format` prints: CSV holds one table a file
+    #[arg(long, value_name = "FILE", conflicts_with = "calibrate")]
+    pub profile_csv: Option<PathBuf>,
 }
 
 #[cfg(test)]

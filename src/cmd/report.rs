@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
+use crate::analyze::profile::ProfileReport;
 use crate::analyze::{self, compare, report};
 use crate::cmd::cli::ReportArgs;
 use crate::cmd::error::bad;
@@ -88,14 +89,17 @@ pub(crate) fn cmd_report(args: ReportArgs) -> anyhow::Result<u8> {
     // Checks --labels and --baseline whether one label is shown or several.
     let comparison = compare::compare(&report, &options).map_err(bad)?;
     let profile = profile_report(&args, &results, &report, &comparison)?;
+    // `--profile`'s analysis in the report; `--profile-csv` writes its rows apart.
+    let shown = profile.as_ref().filter(|_| args.profile);
     let several = comparison.columns.len() > 1;
     let text = if args.format == Format::Json {
-        // One shape whatever the number of labels: the cells, and the comparison
-        // beside them when there is one.
+        // One shape whatever the number of labels: the cells, the comparison beside
+        // them when there is one, and the profile with `--profile`.
         if several {
-            crate::render::json::render(&report, Some(&comparison))
+            crate::render::json::render_with_profile(&report, Some(&comparison), shown)
         } else {
-            crate::render::json::render(&report.only(&comparison.baseline).map_err(bad)?, None)
+            let one = report.only(&comparison.baseline).map_err(bad)?;
+            crate::render::json::render_with_profile(&one, None, shown)
         }
     } else if several {
         // The explaining tables (faults, phases, environment differences) follow, as
@@ -119,12 +123,29 @@ pub(crate) fn cmd_report(args: ReportArgs) -> anyhow::Result<u8> {
             args.phases,
         )
     };
-    let text = match profile {
-        // CSV and JSON hold the profile alone: one document a file.
-        Some(profile) if matches!(args.format, Format::Csv | Format::Json) => profile,
-        Some(profile) => text + "\n" + &profile,
-        None => text,
+    let text = match shown {
+        Some(profile) if matches!(args.format, Format::Text | Format::Markdown) => {
+            text + "\n" + &crate::render::profile::render(profile, args.format)
+        }
+        _ => text,
     };
+    if args.profile && args.format == Format::Csv && args.profile_csv.is_none() {
+        // CSV holds one table a file: the report's rows here, the profile's apart.
+        eprintln!(
+            "note: --profile: the CSV printed holds the report's rows; `--profile-csv FILE` writes the profile's rows into FILE"
+        );
+    }
+    if let (Some(path), Some(profile)) = (&args.profile_csv, &profile) {
+        write_output(path, &crate::render::profile::render(profile, Format::Csv))?;
+        if profile.cells.is_empty() {
+            eprintln!(
+                "profile: no profiled launches in these results (run with `pretouch run --profile`): {} holds the header only",
+                path.display()
+            );
+        } else {
+            eprintln!("profile: {}", path.display());
+        }
+    }
     if let Some(path) = &args.plot {
         plot::draw(&comparison, path).with_context(|| format!("drawing `{}`", path.display()))?;
         eprintln!("plot: {}", path.display());
@@ -136,15 +157,15 @@ pub(crate) fn cmd_report(args: ReportArgs) -> anyhow::Result<u8> {
     Ok(0)
 }
 
-/// `--profile` and `--flamegraph DIR`: the profiled launches' report (rendered), and
-/// the flame graphs written.
+/// `--profile`, `--profile-csv FILE` and `--flamegraph DIR`: the profiled launches'
+/// analysis, and the flame graphs written.
 fn profile_report(
     args: &ReportArgs,
     results: &crate::store::Results,
     report: &report::Report,
     comparison: &compare::Comparison,
-) -> anyhow::Result<Option<String>> {
-    if !args.profile && args.flamegraph.is_none() {
+) -> anyhow::Result<Option<ProfileReport>> {
+    if !args.profile && args.flamegraph.is_none() && args.profile_csv.is_none() {
         return Ok(None);
     }
     let profiles = crate::store::profile::read_profiles(&results.files);
@@ -165,9 +186,7 @@ fn profile_report(
             .with_context(|| format!("writing flame graphs into `{}`", dir.display()))?;
         eprintln!("flame graphs: {} files in {}", written.len(), dir.display());
     }
-    Ok(args
-        .profile
-        .then(|| crate::render::profile::render(&analysis, args.format)))
+    Ok(Some(analysis))
 }
 
 pub(crate) fn write_output(path: &Path, text: &str) -> anyhow::Result<()> {

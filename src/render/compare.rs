@@ -404,14 +404,17 @@ struct CsvRow<'a> {
     outliers_excluded: bool,
 }
 
+/// Every (cell, label) a row. With server cells (`app:` with `ready:`), the time-to-ready
+/// columns follow, as in the single-label CSV (empty for cells that are no server).
 fn csv(cmp: &Comparison) -> String {
+    let servers = entries(cmp).any(|e| e.cell.ready.is_some());
     let mut w = csv::Writer::from_writer(Vec::new());
     for r in &cmp.rows {
         for (e, col) in r.entries.iter().zip(&cmp.columns) {
             let Some(e) = e else { continue };
             let c = &e.cell;
             let ch = e.change;
-            w.serialize(CsvRow {
+            let row = CsvRow {
                 jdk: &r.jdk,
                 gc: &r.gc,
                 heap: &r.heap,
@@ -438,8 +441,13 @@ fn csv(cmp: &Comparison) -> String {
                 significant: ch.map(|c| c.significant),
                 not_compared: e.not_compared.as_deref(),
                 outliers_excluded: cmp.outliers_excluded,
-            })
-            .expect("a comparison row always serializes");
+            };
+            let written = if servers {
+                w.serialize((row, c.ready.clone().unwrap_or_default()))
+            } else {
+                w.serialize(row)
+            };
+            written.expect("a comparison row always serializes");
         }
     }
     String::from_utf8(w.into_inner().expect("writing to memory cannot fail")).expect("csv is UTF-8")

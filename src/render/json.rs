@@ -10,6 +10,7 @@
 //!   "outliers_excluded": false,
 //!   "stops": [...], "run_to_run": [...],     only when there are any
 //!   "comparison": {...}      only with two labels or more
+//!   "profile": {...}         only with `--profile` (the kernel profile's analysis)
 //! }
 //! ```
 //!
@@ -20,6 +21,7 @@
 use serde::Serialize;
 
 use crate::analyze::compare::{Column, Comparison};
+use crate::analyze::profile::ProfileReport;
 use crate::analyze::report::Report;
 
 /// Raised when a key is removed or renamed, or changes meaning; not when one is added.
@@ -34,6 +36,10 @@ struct Document<'a> {
     report: &'a Report,
     #[serde(skip_serializing_if = "Option::is_none")]
     comparison: Option<ComparisonSection<'a>>,
+    /// `report --profile`: where the pretouch time goes in the kernel, per cell and
+    /// label, and each label's shift against the baseline.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    profile: Option<&'a ProfileReport>,
 }
 
 /// The labels side by side: each label's change against the baseline, per cell.
@@ -118,11 +124,21 @@ pub fn comparison(cmp: &Comparison) -> ComparisonSection<'_> {
 
 /// The report as JSON; `cmp`: the comparison of its labels, when there are several.
 pub fn render(report: &Report, cmp: Option<&Comparison>) -> String {
+    render_with_profile(report, cmp, None)
+}
+
+/// [`render`], with the profile analysis (`report --profile`) as the `profile` key.
+pub fn render_with_profile(
+    report: &Report,
+    cmp: Option<&Comparison>,
+    profile: Option<&ProfileReport>,
+) -> String {
     let document = Document {
         schema: "pretouch-report",
         schema_version: SCHEMA_VERSION,
         report,
         comparison: cmp.map(comparison),
+        profile,
     };
     serde_json::to_string_pretty(&document).expect("a report always serializes") + "\n"
 }
@@ -188,5 +204,29 @@ mod tests {
         assert_eq!(changes[1]["gc_threads"], "auto");
         assert_eq!(changes[1]["change_ms"], 0.0);
         assert!(changes[0]["change_ms"].is_null(), "the baseline");
+    }
+
+    #[test]
+    fn the_profile_is_a_key_of_the_same_document() {
+        let one = report(&["base"]);
+        let plain: serde_json::Value = serde_json::from_str(&render(&one, None)).unwrap();
+        let profile = ProfileReport {
+            baseline: "base".into(),
+            cells: Vec::new(),
+            shifts: Vec::new(),
+        };
+        let with: serde_json::Value =
+            serde_json::from_str(&render_with_profile(&one, None, Some(&profile))).unwrap();
+        // The report's keys, unchanged, and the profile beside them.
+        let mut expected = keys(&plain);
+        expected.push("profile".into());
+        expected.sort();
+        let mut got = keys(&with);
+        got.sort();
+        assert_eq!(got, expected);
+        assert_eq!(with["cells"], plain["cells"]);
+        assert_eq!(with["profile"]["baseline"], "base");
+        assert_eq!(keys(&with["profile"]), ["baseline", "cells", "shifts"]);
+        assert!(plain.get("profile").is_none(), "absent without --profile");
     }
 }

@@ -248,8 +248,16 @@ mod tests {
     use crate::store::Results;
 
     fn sample(workload: bool) -> Report {
+        crate::analyze::build(&Results {
+            files: vec![server_file("6.18.0-base", 0.0, workload)],
+            ..Default::default()
+        })
+    }
+
+    /// A label's server cell; `faster`: ms its pretouch takes less than the sample's.
+    fn server_file(label: &str, faster: f64, workload: bool) -> crate::store::ResultFile {
         let mut file = crate::fixtures::file(
-            "6.18.0-base",
+            label,
             "2026-11-30T07:00:00Z",
             crate::fixtures::host("vm"),
             &[],
@@ -258,7 +266,12 @@ mod tests {
             let w = f64::from(round);
             for (pretouch, main, ready, work) in [
                 (false, 90.0 + w, 560.0 + w, 240.0 - w),
-                (true, 320.0 + w, 790.0 + 2.0 * w, 200.0 + w),
+                (
+                    true,
+                    320.0 + w - faster,
+                    790.0 + 2.0 * w - faster,
+                    200.0 + w,
+                ),
             ] {
                 let mut l = server_launch(pretouch, main, ready, workload.then_some(work));
                 l.round = round;
@@ -266,10 +279,7 @@ mod tests {
                 file.launches.push(l);
             }
         }
-        crate::analyze::build(&Results {
-            files: vec![file],
-            ..Default::default()
-        })
+        file
     }
 
     #[test]
@@ -352,5 +362,51 @@ mod tests {
         let ready = &json["cells"][0]["ready"];
         assert_eq!(ready["ready_cost_ms"], 232.0);
         assert_eq!(ready["workload_change_ms"], -36.0);
+    }
+
+    #[test]
+    fn several_labels_csv_and_json_carry_the_server_columns() {
+        let report = crate::analyze::build(&Results {
+            files: vec![
+                server_file("6.18.0-base", 0.0, true),
+                server_file("6.18.0-patched", 100.0, true),
+            ],
+            ..Default::default()
+        });
+        let cmp = crate::analyze::compare::compare(&report, &Default::default()).unwrap();
+        assert_eq!(cmp.columns.len(), 2);
+        let csv = crate::render::compare::render(&cmp, Format::Csv);
+        let mut lines = csv.lines();
+        let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+        // The comparison's columns, then the server's, as in the single-label CSV.
+        let at = |name: &str| header.iter().position(|h| *h == name).unwrap();
+        assert!(at("change_ms") < at("ready_probe"), "{csv}");
+        assert_eq!(header.last(), Some(&"stop_ms"), "{csv}");
+        let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+        assert_eq!(rows.len(), 2, "{csv}");
+        let f = |row: &[&str], name: &str| row[at(name)].parse::<f64>().unwrap();
+        for row in &rows {
+            assert_eq!(row.len(), header.len());
+            assert_eq!(row[at("ready_probe")], "port 8080");
+        }
+        // The patched label's ready cost is 100 ms less, in CSV and in JSON.
+        let (base, patched) = (&rows[0], &rows[1]);
+        assert_eq!(
+            (base[at("label")], patched[at("label")]),
+            ("6.18.0-base", "6.18.0-patched")
+        );
+        assert_eq!(
+            f(base, "ready_cost_ms") - f(patched, "ready_cost_ms"),
+            100.0
+        );
+        let json: serde_json::Value =
+            serde_json::from_str(&crate::render::json::render(&report, Some(&cmp))).unwrap();
+        let cells = json["cells"].as_array().unwrap();
+        assert_eq!(cells.len(), 2);
+        for (cell, row) in cells.iter().zip(&rows) {
+            assert_eq!(cell["label"], row[at("label")]);
+            assert_eq!(cell["ready"]["ready_cost_ms"], f(row, "ready_cost_ms"));
+            assert_eq!(cell["ready"]["net_ms"], f(row, "net_ms"));
+        }
     }
 }
