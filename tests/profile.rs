@@ -399,7 +399,8 @@ fn sigint_in_the_profiled_rounds_then_resume_runs_each_missing_profiled_launch_o
         .unwrap();
     assert!(output.status.success());
     let json: Value = serde_json::from_slice(&output.stdout).unwrap();
-    let reported = json["cells"].as_array().unwrap();
+    // The profile is a key of the report's JSON document.
+    let reported = json["profile"]["cells"].as_array().unwrap();
     assert_eq!(reported.len(), cells);
     for c in reported {
         assert_eq!(
