@@ -266,6 +266,49 @@ fn lines_of(file: &std::path::Path, record: &str) -> usize {
         .count()
 }
 
+/// Starts `run --profile --profile-rounds ROUNDS` of `matrix` into `results`, sends it
+/// SIGINT once its result file holds `n` records of `kind`, and returns the file and
+/// how the runner ended.
+fn stop_profiled_run(
+    dir: &std::path::Path,
+    matrix: &std::path::Path,
+    results: &std::path::Path,
+    rounds: u32,
+    kind: &str,
+    n: usize,
+) -> (std::path::PathBuf, std::process::ExitStatus) {
+    let rounds = rounds.to_string();
+    let mut child = spawn_run(
+        dir,
+        &[
+            "--label".as_ref(),
+            "prof".as_ref(),
+            "--results".as_ref(),
+            results.as_os_str(),
+            matrix.as_os_str(),
+            "--profile".as_ref(),
+            "--profile-rounds".as_ref(),
+            rounds.as_ref(),
+        ],
+    );
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(180);
+    let file = loop {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "timed out waiting for {n} `{kind}` records"
+        );
+        if let Some(f) = jsonl_files(results).into_iter().next()
+            && lines_of(&f, kind) >= n
+        {
+            break f;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    // SAFETY: kill(2) of our own child with a valid signal number.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
+    (file, child.wait().unwrap())
+}
+
 #[test]
 fn sigint_in_the_profiled_rounds_then_resume_runs_each_missing_profiled_launch_once() {
     let _jvms = jvm_lock();
@@ -279,37 +322,9 @@ fn sigint_in_the_profiled_rounds_then_resume_runs_each_missing_profiled_launch_o
     );
     let results = dir.path().join("results");
     let (cells, rounds) = (2, 2);
-    let mut child = spawn_run(
-        dir.path(),
-        &[
-            "--label".as_ref(),
-            "prof".as_ref(),
-            "--results".as_ref(),
-            results.as_os_str(),
-            matrix.as_os_str(),
-            "--profile".as_ref(),
-            "--profile-rounds".as_ref(),
-            "2".as_ref(),
-        ],
-    );
     // SIGINT once two profiled launches are stored: the timed launches and their end
     // record are written, most profiled launches are not.
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(180);
-    let file = loop {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "timed out waiting for profiled launches"
-        );
-        if let Some(f) = jsonl_files(&results).into_iter().next()
-            && lines_of(&f, "profile") >= 2
-        {
-            break f;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    };
-    // SAFETY: kill(2) of our own child with a valid signal number.
-    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
-    let status = child.wait().unwrap();
+    let (file, status) = stop_profiled_run(dir.path(), &matrix, &results, 2, "profile", 2);
     let stderr = std::fs::read_to_string(dir.path().join("stderr")).unwrap();
     assert_eq!(status.code(), Some(130), "{stderr}");
     assert!(stderr.contains("during the profiled launches"), "{stderr}");
@@ -499,35 +514,7 @@ fn sigint_before_the_profiled_rounds_then_resume_runs_them_all() {
         ),
     );
     let results = dir.path().join("results");
-    let mut child = spawn_run(
-        dir.path(),
-        &[
-            "--label".as_ref(),
-            "prof".as_ref(),
-            "--results".as_ref(),
-            results.as_os_str(),
-            matrix.as_os_str(),
-            "--profile".as_ref(),
-            "--profile-rounds".as_ref(),
-            "1".as_ref(),
-        ],
-    );
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(180);
-    let file = loop {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "timed out waiting for launches"
-        );
-        if let Some(f) = jsonl_files(&results).into_iter().next()
-            && lines_of(&f, "launch") >= 2
-        {
-            break f;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    };
-    // SAFETY: kill(2) of our own child with a valid signal number.
-    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
-    let status = child.wait().unwrap();
+    let (file, status) = stop_profiled_run(dir.path(), &matrix, &results, 1, "launch", 2);
     assert_eq!(status.code(), Some(130));
     assert!(
         lines_of(&file, "launch") < 6,
