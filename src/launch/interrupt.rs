@@ -146,19 +146,25 @@ impl Interrupt {
                 StopBy::Group => (true, libc::SIGTERM),
                 StopBy::KillGroup => (true, libc::SIGKILL),
             };
-            for pid in child.pids() {
-                if let Ok(pid) = libc::pid_t::try_from(pid) {
-                    let target = if to_group { -pid } else { pid };
-                    // SAFETY: kill(2) has no memory effects; a reaped pid or a gone
-                    // group gives ESRCH.
-                    unsafe { libc::kill(target, signal) };
-                }
-            }
+            signal_children(child, signal, to_group);
         }
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Vec<(Arc<duct::Handle>, StopBy)>> {
         self.0.running.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// Sends `signal` to each of `child`'s processes, or with `to_group` to the process group
+/// each leads (a child started with `process_group(0)`).
+pub fn signal_children(child: &duct::Handle, signal: i32, to_group: bool) {
+    for pid in child.pids() {
+        if let Ok(pid) = libc::pid_t::try_from(pid) {
+            let target = if to_group { -pid } else { pid };
+            // SAFETY: kill(2) has no memory effects; a reaped pid or a gone group gives
+            // ESRCH.
+            unsafe { libc::kill(target, signal) };
+        }
     }
 }
 

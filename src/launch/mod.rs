@@ -21,7 +21,7 @@ use std::time::Duration;
 
 use crate::launch::agent::{Stamps, agent_arg, agent_arg_for_main, parse_stamps};
 use crate::launch::child::{die_with_the_runner, read_tail};
-use crate::launch::interrupt::{Interrupt, StopBy, signal_name};
+use crate::launch::interrupt::{Interrupt, StopBy, signal_children, signal_name};
 use crate::launch::jvmlog::{JvmLog, unloggable, xlog_arg};
 use crate::launch::machine_counters::{MachineCounters, MachineWatch};
 use crate::launch::rusage::{ChildrenUsage, LaunchUsage};
@@ -332,7 +332,7 @@ impl Launcher for JvmLauncher {
                 Some(output) => Ok(Some(output.status)),
                 None => {
                     if grouped {
-                        kill_groups(&handle);
+                        signal_children(&handle, libc::SIGKILL, true);
                     }
                     handle.kill()?;
                     handle.wait()?;
@@ -561,16 +561,6 @@ fn how_far(stamps: &Stamps) -> &'static str {
 /// UTC now, RFC 3339 with milliseconds.
 pub fn utc_now_millis() -> String {
     humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string()
-}
-
-/// SIGKILL to the process group each of `handle`'s children leads.
-fn kill_groups(handle: &duct::Handle) {
-    for pid in handle.pids() {
-        if let Ok(pid) = libc::pid_t::try_from(pid) {
-            // SAFETY: kill(2) has no memory effects; a gone group gives ESRCH.
-            unsafe { libc::kill(-pid, libc::SIGKILL) };
-        }
-    }
 }
 
 #[cfg(test)]
