@@ -827,11 +827,13 @@ mod tests {
         let mut b = in_rounds("b", "2", 6, vec![result("1 CPU", Variant::Zap, &six(1e6))]);
         a.memory = Some(crate::machine::calibrate::MemoryDuring {
             reporting: "on (balloon feature bit 5, order 9)".into(),
+            reporting_on: true,
             stopped: None,
             reported_kib: Some(300 << 10),
         });
         b.memory = Some(crate::machine::calibrate::MemoryDuring {
             reporting: "on (balloon feature bit 5, order 9)".into(),
+            reporting_on: true,
             stopped: Some([9, 11]),
             reported_kib: Some(0),
         });

@@ -73,17 +73,7 @@ pub(crate) fn cmd_calibrate(args: CalibrateArgs) -> anyhow::Result<u8> {
         rounds: args.rounds,
     };
     // Refused before anything runs: a configuration with less than a page per worker.
-    let page = calibrate::page_size();
-    if let Some(s) = plan
-        .setups
-        .iter()
-        .find(|s| args.size.0 / page < s.workers as u64)
-    {
-        return Err(bad(calibrate::CalibrateError::TooSmall {
-            size: args.size,
-            workers: s.workers,
-        }));
-    }
+    plan.check().map_err(bad)?;
     crate::cmd::preflight::restore_leftover();
     // From here a signal stops the calibration between two configurations, so that the
     // guard below is dropped and restores page_reporting_order.
@@ -94,6 +84,7 @@ pub(crate) fn cmd_calibrate(args: CalibrateArgs) -> anyhow::Result<u8> {
     let guest = GuestInfo::read();
     let mut memory = MemoryDuring {
         reporting: guest.reporting_text(),
+        reporting_on: guest.reporting_on(),
         stopped: None,
         reported_kib: None,
     };

@@ -225,6 +225,9 @@ pub struct MemoryDuring {
     /// Free page reporting at the start, in words (`on (...)`, `offered but idle: ...`,
     /// `no balloon device`).
     pub reporting: String,
+    /// Free page reporting was on at the start (before `--comparable-memory` stopped it).
+    #[serde(default)]
+    pub reporting_on: bool,
     /// `--comparable-memory`: `page_reporting_order` before the calibration and the
     /// value it ran with (nothing reported); restored afterwards.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -254,9 +257,7 @@ impl MemoryDuring {
     /// Memory may have gone to the host during the calibration: reporting was on, and
     /// either the kernel counted some or it cannot say.
     pub fn host_may_have_faulted(&self) -> bool {
-        self.stopped.is_none()
-            && self.reporting.starts_with("on")
-            && self.reported_kib.is_none_or(|k| k > 0)
+        self.stopped.is_none() && self.reporting_on && self.reported_kib.is_none_or(|k| k > 0)
     }
 }
 
@@ -496,15 +497,20 @@ pub fn measure_setup(
     Ok(config_result(setup, pages, counts, passes))
 }
 
+/// Refuses a size with less than one page per worker.
+fn check_size(size: Bytes, workers: usize) -> Result<(), CalibrateError> {
+    if workers == 0 || size.0 / page_size() < workers as u64 {
+        return Err(CalibrateError::TooSmall { size, workers });
+    }
+    Ok(())
+}
+
 /// One round of one configuration: the pages each pass writes, and what the counted
 /// passes gave.
 fn measure_round(setup: &Setup, size: Bytes, passes: u32) -> Result<(u64, Counts), CalibrateError> {
+    check_size(size, setup.workers)?;
     let page = page_size();
     let workers = setup.workers;
-    let pages = size.0 / page;
-    if workers == 0 || pages < workers as u64 {
-        return Err(CalibrateError::TooSmall { size, workers });
-    }
     let pins: Option<Vec<usize>> = setup.placement.as_ref().map(|p| p.cpus.clone());
     let granule = granule(setup.variant, size.0, workers, page);
     let parts = slices(size.0, workers, granule);
@@ -861,6 +867,14 @@ pub struct Plan {
 }
 
 impl Plan {
+    /// Refuses, before anything is measured, a configuration with less than a page per
+    /// worker.
+    pub fn check(&self) -> Result<(), CalibrateError> {
+        self.setups
+            .iter()
+            .try_for_each(|s| check_size(self.size, s.workers))
+    }
+
     /// The setups in the order round `round` (0-based) measures them: forward in even
     /// rounds, backward in odd ones, so that no configuration always runs first, or
     /// always right after the same other one.
@@ -902,7 +916,9 @@ pub fn run(
     let started = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
     let reported_before = crate::machine::guest::GuestInfo::read().reported_kib;
     let finish = |measured: Vec<Option<(u64, Counts)>>, rounds: u32| {
-        let reported_after = crate::machine::guest::GuestInfo::read().reported_kib;
+        // The environment at the end reads the guest, and with it the memory reported.
+        let env = Environment::read();
+        let reported_after = env.guest.as_ref().and_then(|g| g.reported_kib);
         let memory = memory.clone().map(|m| MemoryDuring {
             reported_kib: reported_before
                 .zip(reported_after)
@@ -921,7 +937,7 @@ pub fn run(
             record: "calibrate".to_owned(),
             label: label.to_owned(),
             started_at: started.clone(),
-            env: Environment::read(),
+            env,
             size: plan.size,
             page_size: Bytes(page_size()),
             passes: plan.passes,
@@ -983,11 +999,6 @@ pub fn to_text(c: &Calibration) -> String {
     if let Some(t) = &c.topology {
         let _ = writeln!(out, "machine: {t}");
     }
-    let range = |v: &[f64]| {
-        let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
-        let hi = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        format!("{}-{}", rate(lo), rate(hi))
-    };
     let rows: Vec<Vec<String>> = c
         .results
         .iter()
@@ -1002,10 +1013,9 @@ pub fn to_text(c: &Calibration) -> String {
                 s.map_or("-".to_owned(), |s| {
                     format!("{} ({}-{})", rate(s.median), rate(s.min), rate(s.max))
                 }),
-                match c.round_medians(r) {
-                    m if m.is_empty() => "-".to_owned(),
-                    m => range(&m),
-                },
+                summarize(&c.round_medians(r)).map_or("-".to_owned(), |m| {
+                    format!("{}-{}", rate(m.min), rate(m.max))
+                }),
                 r.faults_per_pass.to_string(),
                 fault_size(r.fault_bytes(c.page_size)),
                 r.cpu_share
