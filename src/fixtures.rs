@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 
+use crate::launch::Measurement;
 use crate::launch::agent::{Stamp, Stamps};
 use crate::machine::jdk::Jdk;
 use crate::matrix::Gc;
@@ -44,6 +45,38 @@ pub fn host(hostname: &str) -> HostInfo {
     }
 }
 
+/// The one builder of launch records in tests: a counted launch of the fixtures' cell
+/// (JDK [`JDK`], G1, 1g, no variant) in `round`, reaching main() after `ms` ms; NaN = a
+/// failed launch. Tests set what else they need on the result (`seq`, the cell,
+/// `measured.rusage`...), so that a new field of the record is written here once.
+pub fn launch(round: u32, pretouch: bool, ms: f64) -> LaunchRecord {
+    let ok = !ms.is_nan();
+    LaunchRecord {
+        seq: 0,
+        round,
+        warmup: false,
+        cell: CellKey {
+            jdk: JDK.into(),
+            gc: Gc::G1,
+            heap: "1g".into(),
+            variant: "default".into(),
+            gc_threads: crate::matrix::GC_THREADS_AUTO.into(),
+            cpus: crate::matrix::cpuset::ALL.into(),
+            app: None,
+        },
+        jdk_home: PathBuf::from("/usr/lib/jvm/java-17-openjdk-amd64"),
+        heap_bytes: Bytes(1 << 30),
+        pretouch,
+        measured: Measurement {
+            exit_code: Some(if ok { 0 } else { 1 }),
+            failure: (!ok).then(|| "exited with code 1 before main()".to_owned()),
+            ..Measurement::default()
+        },
+        time_to_main_ns: ok.then(|| Nanos((ms * 1e6).round() as u64)),
+        skipped: false,
+    }
+}
+
 /// One cell's counted rounds: (without, with) time to main in ms; NaN = a failed launch.
 pub struct FakeCell<'a> {
     pub gc: Gc,
@@ -56,41 +89,12 @@ pub fn file(label: &str, started_at: &str, host: HostInfo, cells: &[FakeCell<'_>
     for c in cells {
         for (round, (off, on)) in c.rounds.iter().enumerate() {
             for (pretouch, ms) in [(false, *off), (true, *on)] {
-                let ok = !ms.is_nan();
-                launches.push(LaunchRecord {
-                    seq: launches.len() as u64,
-                    round: round as u32,
-                    warmup: false,
-                    cell: CellKey {
-                        jdk: JDK.into(),
-                        gc: c.gc,
-                        heap: c.heap.into(),
-                        variant: "default".into(),
-                        gc_threads: crate::matrix::GC_THREADS_AUTO.into(),
-                        cpus: crate::matrix::cpuset::ALL.into(),
-                        app: None,
-                    },
-                    jdk_home: PathBuf::from("/usr/lib/jvm/java-17-openjdk-amd64"),
-                    heap_bytes: Bytes(1 << 30),
-                    pretouch,
-                    command: Vec::new(),
-                    started_at: started_at.into(),
-                    spawn_ns: Nanos(0),
-                    reaped_ns: Nanos(0),
-                    exit_code: Some(if ok { 0 } else { 1 }),
-                    signal: None,
-                    stamps: Stamps::default(),
-                    time_to_main_ns: ok.then(|| Nanos((ms * 1e6).round() as u64)),
-                    failure: (!ok).then(|| "exited with code 1 before main()".to_owned()),
-                    output_tail: None,
-                    affinity: None,
-                    rusage: None,
-                    jvm_log: None,
-                    server: None,
-                    machine: None,
-                    crash_files: Vec::new(),
-                    skipped: false,
-                });
+                let mut launch = launch(round as u32, pretouch, ms);
+                launch.seq = launches.len() as u64;
+                launch.cell.gc = c.gc;
+                launch.cell.heap = c.heap.into();
+                launch.measured.started_at = started_at.into();
+                launches.push(launch);
             }
         }
     }
@@ -195,15 +199,15 @@ pub fn server_launch(
     .launches
     .remove(usize::from(pretouch));
     launch.cell.app = Some("example.Server".into());
-    launch.stamps = Stamps {
+    launch.measured.stamps = Stamps {
         mechanism: Some("breakpoint".into()),
         agent_load: stamp(ns(main_ms / 4.0).0),
         vm_init: stamp(ns(main_ms / 2.0).0),
         main: stamp(ns(main_ms).0),
     };
-    launch.exit_code = Some(143);
-    launch.reaped_ns = ns(ready_ms + 150.0);
-    launch.server = Some(Box::new(ServerRun {
+    launch.measured.exit_code = Some(143);
+    launch.measured.reaped_ns = ns(ready_ms + 150.0);
+    launch.measured.server = Some(Box::new(ServerRun {
         probe: "port 8080".into(),
         ready_ns: Some(ns(ready_ms)),
         time_to_ready_ns: Some(ns(ready_ms)),

@@ -10,6 +10,7 @@ use std::path::PathBuf;
 
 use pretouch::analyze::report::{CellReport, Options, Report};
 use pretouch::analyze::{build, build_with};
+use pretouch::launch::Measurement;
 use pretouch::launch::agent::{Stamp, Stamps};
 use pretouch::launch::jvmlog::{JvmLog, PretouchLine};
 use pretouch::launch::rusage::LaunchUsage;
@@ -35,33 +36,17 @@ fn cell(gc: Gc) -> CellKey {
 
 /// A launch whose time to main is `ms` (NaN: it failed before main), without stamps.
 fn timed(seq: u64, round: u32, warmup: bool, pretouch: bool, ms: f64) -> LaunchRecord {
-    let ok = !ms.is_nan();
-    LaunchRecord {
-        seq,
-        round,
-        warmup,
-        cell: cell(Gc::G1),
-        jdk_home: PathBuf::from("/jdk"),
-        heap_bytes: Bytes(256 * MIB),
-        pretouch,
-        command: Vec::new(),
-        started_at: "2026-01-01T00:00:00.000Z".into(),
-        spawn_ns: Nanos(0),
-        reaped_ns: Nanos(0),
-        exit_code: Some(if ok { 0 } else { 1 }),
-        signal: None,
-        stamps: Stamps::default(),
-        time_to_main_ns: ok.then(|| Nanos((ms * 1e6).round() as u64)),
-        failure: (!ok).then(|| format!("launch {seq} exited with code 1 before main()")),
-        output_tail: None,
-        affinity: None,
-        rusage: None,
-        jvm_log: None,
-        server: None,
-        machine: None,
-        crash_files: Vec::new(),
-        skipped: false,
+    let mut launch = pretouch::fixtures::launch(round, pretouch, ms);
+    launch.seq = seq;
+    launch.warmup = warmup;
+    launch.cell = cell(Gc::G1);
+    launch.jdk_home = PathBuf::from("/jdk");
+    launch.heap_bytes = Bytes(256 * MIB);
+    launch.measured.started_at = "2026-01-01T00:00:00.000Z".into();
+    if ms.is_nan() {
+        launch.measured.failure = Some(format!("launch {seq} exited with code 1 before main()"));
     }
+    launch
 }
 
 /// Counted rounds `(without, with)` in ms, launches numbered in file order.
@@ -141,8 +126,8 @@ fn one_cell() -> Results {
     ]) {
         l.seq += 2;
         l.round += 1;
-        if l.failure.is_some() {
-            l.failure = Some(format!("launch {} exited with code 1 before main()", l.seq));
+        if l.measured.failure.is_some() {
+            l.measured.failure = Some(format!("launch {} exited with code 1 before main()", l.seq));
         }
         launches.push(l);
     }
@@ -331,7 +316,9 @@ fn explained(
     let spawn = 1000;
     let (load, init) = (spawn + phases[0], spawn + phases[0] + phases[1]);
     let main = init + phases[2];
-    LaunchRecord {
+    let mut launch = timed(seq, (seq / 2) as u32, false, pretouch, 0.0);
+    launch.time_to_main_ns = Some(Nanos((main - spawn) * MS));
+    launch.measured = Measurement {
         spawn_ns: Nanos(spawn * MS),
         reaped_ns: Nanos((main + 5) * MS),
         stamps: Stamps {
@@ -340,7 +327,6 @@ fn explained(
             vm_init: stamp(init, 1000 + faults / 2, 20 + rss_growth_mib),
             main: stamp(main, faults, 30 + rss_growth_mib),
         },
-        time_to_main_ns: Some(Nanos((main - spawn) * MS)),
         rusage: Some(LaunchUsage {
             minflt: faults,
             majflt: 0,
@@ -364,8 +350,9 @@ fn explained(
             create_vm_ns: Some(Nanos(genesis_ms * MS + 5 * MS)),
             warnings: Vec::new(),
         }),
-        ..timed(seq, (seq / 2) as u32, false, pretouch, 0.0)
-    }
+        ..launch.measured
+    };
+    launch
 }
 
 fn calibration(label: &str, shared_1: Vec<f64>) -> Calibration {

@@ -64,8 +64,9 @@ fn median(values: impl Iterator<Item = f64>) -> Option<f64> {
 
 /// Busy CPU time of other processes during the launch, ms.
 fn other_ms(r: &LaunchRecord) -> Option<f64> {
-    let m = r.machine.as_ref()?;
+    let m = r.measured.machine.as_ref()?;
     let jvm = r
+        .measured
         .rusage
         .map(|u| crate::units::Nanos(u.utime_ns.0 + u.stime_ns.0))?;
     m.other_busy(jvm).map(|n| n.as_ms())
@@ -76,28 +77,30 @@ fn peers(launches: &[&LaunchRecord]) -> Peers {
         median(
             launches
                 .iter()
-                .filter_map(|r| r.machine.as_ref()?.vm(name).map(|v| v as f64)),
+                .filter_map(|r| r.measured.machine.as_ref()?.vm(name).map(|v| v as f64)),
         )
     };
     Peers {
         stime_ms: median(
             launches
                 .iter()
-                .filter_map(|r| r.rusage.map(|u| u.stime_ns.as_ms())),
+                .filter_map(|r| r.measured.rusage.map(|u| u.stime_ns.as_ms())),
         ),
         faults: median(
             launches
                 .iter()
-                .filter_map(|r| r.rusage.map(|u| u.minflt as f64)),
+                .filter_map(|r| r.measured.rusage.map(|u| u.minflt as f64)),
         ),
         other_ms: median(launches.iter().filter_map(|r| other_ms(r))),
         thp_fallback: vm("thp_fault_fallback"),
         compact_stall: vm("compact_stall"),
-        involuntary: median(
-            launches
-                .iter()
-                .filter_map(|r| r.machine.as_ref()?.involuntary_switches.map(|v| v as f64)),
-        ),
+        involuntary: median(launches.iter().filter_map(|r| {
+            r.measured
+                .machine
+                .as_ref()?
+                .involuntary_switches
+                .map(|v| v as f64)
+        })),
     }
 }
 
@@ -114,7 +117,7 @@ fn secs(ns: u64) -> String {
 /// cause's kind (`steal`, `other processes`, `memory returned to host`, ...); empty when
 /// no counter stands out. `reporting_on`: free page reporting was on for the run.
 fn causes_against(r: &LaunchRecord, p: &Peers, reporting_on: bool) -> Vec<String> {
-    let Some(m) = &r.machine else {
+    let Some(m) = &r.measured.machine else {
         return Vec::new();
     };
     let mut out = Vec::new();
@@ -138,7 +141,7 @@ fn causes_against(r: &LaunchRecord, p: &Peers, reporting_on: bool) -> Vec<String
             b.0 / MIB
         ));
     } else if let (Some(u), Some(median_stime), Some(median_faults)) =
-        (r.rusage, p.stime_ms, p.faults)
+        (r.measured.rusage, p.stime_ms, p.faults)
     {
         let stime = u.stime_ns.as_ms();
         let same_faults = (u.minflt as f64) <= median_faults * 1.25 + 1000.0;
@@ -253,7 +256,7 @@ pub fn judge_cell(launches: &[Judged<'_>]) -> CellDisturbance {
                 .unwrap_or_default();
             let why = if !causes.is_empty() {
                 causes.join(", ")
-            } else if j.record.machine.is_none() {
+            } else if j.record.measured.machine.is_none() {
                 "no machine counters recorded (file written before they were)".to_owned()
             } else {
                 "no machine counter explains it".to_owned()
@@ -283,7 +286,8 @@ pub fn causes(r: &LaunchRecord, cell_mates: &[&LaunchRecord], reporting_on: bool
 
 /// Whether a record's counters are present at all (files of older versions lack them).
 pub fn has_counters(r: &LaunchRecord) -> bool {
-    r.machine
+    r.measured
+        .machine
         .as_ref()
         .is_some_and(|m: &MachineCounters| m.cpu.is_some())
 }
@@ -351,25 +355,17 @@ mod tests {
     /// A G1 2g THP launch with pretouch as the development VM makes it when nothing
     /// disturbs it: 0.3 s system CPU, 8k faults, a little other load, no steal.
     fn launch_record(round: u32, pretouch: bool, ms: f64) -> LaunchRecord {
-        use crate::fixtures::{FakeCell, file, host};
-        let f = file(
-            "k",
-            "t",
-            host("vm"),
-            &[FakeCell {
-                gc: crate::matrix::Gc::G1,
-                heap: "2g",
-                rounds: &[(ms, ms)],
-            }],
-        );
-        let mut l = f.launches[usize::from(pretouch)].clone();
+        let mut l = crate::fixtures::launch(round, pretouch, ms);
+        l.seq = u64::from(pretouch);
+        l.cell.heap = "2g".into();
+        l.measured.started_at = "t".into();
         l.round = round;
         l
     }
 
     fn quiet(round: u32) -> LaunchRecord {
         let mut l = launch_record(round, true, 160.0);
-        l.rusage = Some(LaunchUsage {
+        l.measured.rusage = Some(LaunchUsage {
             minflt: 8000,
             majflt: 0,
             utime_ns: ms(40.0),
@@ -380,7 +376,7 @@ mod tests {
         vmstat.insert("thp_fault_alloc".to_owned(), 1068);
         vmstat.insert("thp_fault_fallback".to_owned(), 0);
         vmstat.insert("compact_stall".to_owned(), 0);
-        l.machine = Some(MachineCounters {
+        l.measured.machine = Some(MachineCounters {
             idle_before_ns: Some(ms(60.0)),
             cpu: Some(CpuTime {
                 user_ns: ms(60.0),
@@ -430,10 +426,10 @@ mod tests {
     #[test]
     fn memory_returned_to_host_counted_by_the_kernel() {
         let mut slow = quiet(9);
-        let m = slow.machine.as_mut().unwrap();
+        let m = slow.measured.machine.as_mut().unwrap();
         m.idle_before_ns = Some(ms(12_300.0));
         m.reported_before = Some(Bytes(1960 * MIB));
-        slow.rusage.as_mut().unwrap().stime_ns = ms(4750.0);
+        slow.measured.rusage.as_mut().unwrap().stime_ns = ms(4750.0);
         let d = cell(slow, 2437.0, true);
         assert_eq!(d.disturbed, 1);
         assert_eq!(
@@ -448,11 +444,11 @@ mod tests {
     #[test]
     fn memory_returned_to_host_read_from_system_time() {
         let mut slow = quiet(9);
-        let m = slow.machine.as_mut().unwrap();
+        let m = slow.measured.machine.as_mut().unwrap();
         m.idle_before_ns = None;
         m.reported_before = None;
         m.reported_during = None;
-        slow.rusage.as_mut().unwrap().stime_ns = ms(4750.0);
+        slow.measured.rusage.as_mut().unwrap().stime_ns = ms(4750.0);
         let d = cell(slow.clone(), 2437.0, true);
         assert!(
             d.outlier_causes.ends_with(
@@ -463,14 +459,14 @@ mod tests {
         // Without free page reporting, more system time is not blamed on the host.
         assert_eq!(cell(slow.clone(), 2437.0, false).disturbed, 0);
         // Nor with many more faults: the JVM did more work.
-        slow.rusage.as_mut().unwrap().minflt = 500_000;
+        slow.measured.rusage.as_mut().unwrap().minflt = 500_000;
         assert_eq!(cell(slow, 2437.0, true).disturbed, 0);
     }
 
     #[test]
     fn steal_other_processes_and_the_allocator() {
         let mut slow = quiet(9);
-        let m = slow.machine.as_mut().unwrap();
+        let m = slow.measured.machine.as_mut().unwrap();
         let cpu = m.cpu.as_mut().unwrap();
         cpu.steal_ns = ms(84.0);
         // The JVM used 340 ms; the machine was busy for 650 ms.
@@ -500,7 +496,7 @@ mod tests {
         // disturbed.
         let busy = |round| {
             let mut l = quiet(round);
-            let cpu = l.machine.as_mut().unwrap().cpu.as_mut().unwrap();
+            let cpu = l.measured.machine.as_mut().unwrap().cpu.as_mut().unwrap();
             cpu.user_ns = ms(640.0);
             cpu.idle_ns = ms(50.0);
             l
@@ -526,7 +522,7 @@ mod tests {
     #[test]
     fn old_records_say_they_have_no_counters() {
         let mut slow = quiet(9);
-        slow.machine = None;
+        slow.measured.machine = None;
         let d = cell(slow, 900.0, true);
         assert!(
             d.outlier_causes
@@ -566,10 +562,10 @@ mod tests {
         f.header.env = Some(env);
         for l in &mut f.launches {
             let q = quiet(l.round);
-            l.rusage = q.rusage;
-            l.machine = q.machine;
+            l.measured.rusage = q.measured.rusage;
+            l.measured.machine = q.measured.machine;
             if l.round == 7 && l.pretouch {
-                let m = l.machine.as_mut().unwrap();
+                let m = l.measured.machine.as_mut().unwrap();
                 m.idle_before_ns = Some(ms(20_000.0));
                 m.reported_before = Some(Bytes(2000 * MIB));
             }

@@ -33,10 +33,10 @@ pub const PHASE_NAMES: [&str; 3] = ["exec->agent", "agent->init", "init->main"];
 
 impl Phases {
     pub fn of(launch: &LaunchRecord) -> Option<Phases> {
-        let s = &launch.stamps;
+        let s = &launch.measured.stamps;
         let (load, init, main) = (s.agent_load?.ns, s.vm_init?.ns, s.main?.ns);
         Some(Phases {
-            to_agent: load.since(launch.spawn_ns)?,
+            to_agent: load.since(launch.measured.spawn_ns)?,
             agent_to_init: init.since(load)?,
             init_to_main: main.since(init)?,
         })
@@ -51,14 +51,15 @@ impl Phases {
 /// agent's count at `main()`.
 pub fn total_faults(launch: &LaunchRecord) -> Option<u64> {
     launch
+        .measured
         .rusage
         .map(|r| r.minflt)
-        .or_else(|| launch.stamps.main.map(|m| m.minflt))
+        .or_else(|| launch.measured.stamps.main.map(|m| m.minflt))
 }
 
 /// RSS the process gained between agent load and VM init (the heap's creation).
 pub fn init_rss_growth(launch: &LaunchRecord) -> Option<u64> {
-    let s = &launch.stamps;
+    let s = &launch.measured.stamps;
     Some(s.vm_init?.rss.0.saturating_sub(s.agent_load?.rss.0))
 }
 
@@ -133,7 +134,7 @@ impl CellExplain {
 }
 
 fn log(l: &LaunchRecord) -> Option<&JvmLog> {
-    l.jvm_log.as_ref()
+    l.measured.jvm_log.as_ref()
 }
 
 fn med(values: impl Iterator<Item = f64>) -> Option<f64> {
@@ -208,8 +209,6 @@ mod tests {
     use crate::launch::agent::{Stamp, Stamps};
     use crate::launch::jvmlog::PretouchLine;
     use crate::launch::rusage::LaunchUsage;
-    use crate::matrix::Gc;
-    use crate::store::CellKey;
 
     const MIB: u64 = 1 << 20;
 
@@ -224,38 +223,21 @@ mod tests {
         };
         let load = 1000 * ms + phases[0] * ms;
         let init = load + phases[1] * ms;
-        LaunchRecord {
-            seq: 0,
-            round: 1,
-            warmup: false,
-            cell: CellKey {
-                jdk: "25".into(),
-                gc: Gc::G1,
-                heap: "1g".into(),
-                variant: "default".into(),
-                gc_threads: "auto".into(),
-                cpus: "all".into(),
-                app: None,
-            },
-            jdk_home: "/jdk".into(),
-            heap_bytes: Bytes(1024 * MIB),
-            pretouch,
-            command: vec![],
-            started_at: String::new(),
+        let mut launch =
+            crate::fixtures::launch(1, pretouch, (phases.iter().sum::<u64>() * ms) as f64 / 1e6);
+        launch.cell.jdk = "25".into();
+        launch.jdk_home = "/jdk".into();
+        launch.heap_bytes = Bytes(1024 * MIB);
+        launch.measured = crate::launch::Measurement {
             spawn_ns: Nanos(1000 * ms),
             reaped_ns: Nanos(init + phases[2] * ms + ms),
             exit_code: Some(0),
-            signal: None,
             stamps: Stamps {
                 mechanism: None,
                 agent_load: Some(stamp(load, 20 * MIB)),
                 vm_init: Some(stamp(init, 20 * MIB + rss_growth)),
                 main: Some(stamp(init + phases[2] * ms, 0)),
             },
-            time_to_main_ns: Some(Nanos((phases.iter().sum::<u64>()) * ms)),
-            failure: None,
-            output_tail: None,
-            affinity: None,
             rusage: Some(LaunchUsage {
                 minflt: faults,
                 majflt: 0,
@@ -274,11 +256,9 @@ mod tests {
                 }],
                 ..JvmLog::default()
             }),
-            server: None,
-            machine: None,
-            crash_files: Vec::new(),
-            skipped: false,
-        }
+            ..Default::default()
+        };
+        launch
     }
 
     #[test]

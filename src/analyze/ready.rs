@@ -62,7 +62,7 @@ pub fn cell_ready(off: &[LaunchRecord], on: &[LaunchRecord]) -> Option<CellReady
     let probe = off
         .iter()
         .chain(on)
-        .find_map(|l| l.server.as_ref())?
+        .find_map(|l| l.measured.server.as_ref())?
         .probe
         .clone();
     let ready = |ls: &[LaunchRecord]| -> Vec<f64> {
@@ -77,7 +77,7 @@ pub fn cell_ready(off: &[LaunchRecord], on: &[LaunchRecord]) -> Option<CellReady
     };
     let workloads = |ls: &[LaunchRecord]| -> Vec<f64> {
         ls.iter()
-            .filter_map(|l| l.server.as_ref()?.after_ready.as_ref())
+            .filter_map(|l| l.measured.server.as_ref()?.after_ready.as_ref())
             .filter(|w| w.ok())
             .map(|w| w.wall_ns.as_ms())
             .collect()
@@ -88,7 +88,7 @@ pub fn cell_ready(off: &[LaunchRecord], on: &[LaunchRecord]) -> Option<CellReady
     let failed: Vec<_> = off
         .iter()
         .chain(on)
-        .filter_map(|l| l.server.as_ref()?.after_ready.as_ref())
+        .filter_map(|l| l.measured.server.as_ref()?.after_ready.as_ref())
         .filter(|w| !w.ok())
         .collect();
     let ready_cost = r_on.zip(r_off).map(|(a, b)| a.median - b.median);
@@ -97,8 +97,8 @@ pub fn cell_ready(off: &[LaunchRecord], on: &[LaunchRecord]) -> Option<CellReady
         .iter()
         .chain(on)
         .filter_map(|l| {
-            let term = l.server.as_ref()?.sigterm_ns?;
-            Some(l.reaped_ns.since(term)?.as_ms())
+            let term = l.measured.server.as_ref()?.sigterm_ns?;
+            Some(l.measured.reaped_ns.since(term)?.as_ms())
         })
         .collect();
     Some(CellReady {
@@ -138,7 +138,12 @@ pub fn cell_ready(off: &[LaunchRecord], on: &[LaunchRecord]) -> Option<CellReady
         sigkills: off
             .iter()
             .chain(on)
-            .filter(|l| l.server.as_ref().is_some_and(|s| s.sigkill_ns.is_some()))
+            .filter(|l| {
+                l.measured
+                    .server
+                    .as_ref()
+                    .is_some_and(|s| s.sigkill_ns.is_some())
+            })
             .count(),
         stop_ms: median(&stops),
     })
@@ -175,7 +180,14 @@ mod tests {
     fn failed_workloads_enter_no_median_and_plain_launches_have_no_figures() {
         let mut off = vec![server_launch(false, 50.0, 600.0, Some(1000.0))];
         let mut bad = server_launch(false, 50.0, 600.0, Some(5.0));
-        let w = bad.server.as_mut().unwrap().after_ready.as_mut().unwrap();
+        let w = bad
+            .measured
+            .server
+            .as_mut()
+            .unwrap()
+            .after_ready
+            .as_mut()
+            .unwrap();
         w.failure = Some("exited with code 22".into());
         w.output_tail = Some("curl: (22) 404".into());
         off.push(bad);
@@ -190,7 +202,7 @@ mod tests {
         );
         assert_eq!((r.ready_cost_ms, r.net_ms), (None, None));
         let mut plain = server_launch(false, 50.0, 600.0, None);
-        plain.server = None;
+        plain.measured.server = None;
         assert!(cell_ready(&[plain], &[]).is_none());
     }
 }

@@ -432,7 +432,7 @@ pub fn build_rows(results: &Results, options: Options) -> Report {
                 None => {
                     samples.failed += 1;
                     if samples.first_failure.is_none() {
-                        samples.first_failure = launch.failure.clone();
+                        samples.first_failure = launch.measured.failure.clone();
                     }
                 }
             }
@@ -459,7 +459,9 @@ pub fn build_rows(results: &Results, options: Options) -> Report {
                 &results.calibrations,
                 &labels[label],
                 &key.cpus,
-                s.launches_on.iter().find_map(|l| l.affinity.as_deref()),
+                s.launches_on
+                    .iter()
+                    .find_map(|l| l.measured.affinity.as_deref()),
                 s.flags.as_deref(),
             );
             cell_report(labels[label].clone(), key, s, options, ceiling, &reporting)

@@ -19,6 +19,8 @@ use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use serde::{Deserialize, Serialize};
+
 use crate::launch::agent::{Stamps, agent_arg, agent_arg_for_main, parse_stamps};
 use crate::launch::child::{die_with_the_runner, read_tail};
 use crate::launch::interrupt::{Interrupt, StopBy, signal_children, signal_name};
@@ -30,41 +32,84 @@ use crate::matrix::app::App;
 use crate::matrix::cpuset;
 use crate::units::Nanos;
 
+/// What one launch measured: the one type a launch's data has, from the launcher to
+/// the file. [`crate::store::LaunchRecord`] embeds it (`#[serde(flatten)]`), so its
+/// fields are the record's keys: a new per-launch counter is one field here, read by the
+/// launcher and shown by the report.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Measurement {
+    /// The full command line, program first.
+    pub command: Vec<String>,
+    /// UTC wall-clock time of the spawn, RFC 3339 with milliseconds.
+    pub started_at: String,
+    /// CLOCK_MONOTONIC read just before the spawn.
+    pub spawn_ns: Nanos,
+    /// CLOCK_MONOTONIC read once the process was reaped.
+    pub reaped_ns: Nanos,
+    /// Exit code, when the JVM exited.
+    pub exit_code: Option<i32>,
+    /// Terminating signal, when the JVM was killed.
+    pub signal: Option<i32>,
+    /// The agent's stamps.
+    pub stamps: Stamps,
+    /// Why the launch failed; absent when it succeeded.
+    pub failure: Option<String>,
+    /// The end of the JVM's stdout and stderr (kept for failed launches).
+    pub output_tail: Option<String>,
+    /// The CPUs the JVM was allowed to run on, in the kernel's list syntax (`0-1`): the
+    /// `cpus:` set it was confined to, or for `all` the runner's own. Absent in files
+    /// written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub affinity: Option<String>,
+    /// The kernel's counters for the whole process, exec to exit: the difference of
+    /// `getrusage(RUSAGE_CHILDREN)` read just before the spawn and just after the reap
+    /// (launches never overlap). Absent in files written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rusage: Option<LaunchUsage>,
+    /// The JVM's own log (`-Xlog:gc+heap=debug,startuptime` with `tn`), parsed: pretouch
+    /// lines, Genesis and Create VM times. Absent when the run did not ask for it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jvm_log: Option<JvmLog>,
+    /// A server launch (`app:` with `ready:`): when the ready probe succeeded (exec ->
+    /// ready), the `after_ready` workload's time, the stop (SIGTERM, SIGKILL after the
+    /// grace) and when the port was free again. Absent for other launches.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server: Option<Box<ServerRun>>,
+    /// What the whole machine did while this JVM ran: CPU time by state (steal, other
+    /// processes), selected /proc/vmstat counters, PSI stalls, the JVM's context
+    /// switches, the idle gap before it and the memory handed back to the hypervisor
+    /// (see `launch/machine_counters.rs`). A counter the kernel lacks is absent inside
+    /// it; the whole field is absent in files written before it was recorded, and
+    /// `None` from launchers that do not read it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine: Option<MachineCounters>,
+    /// The JVM's crash files (`hs_err_pid*.log`, `replay_pid*.log`), kept beside the
+    /// result file in `<result file stem>-crashes/`. Each launch points them into the
+    /// runner's scratch folder (`-XX:ErrorFile`, `-XX:ReplayDataFile`), never the
+    /// current folder (see [`crash`]). Empty (and not written) when the JVM did not crash.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub crash_files: Vec<PathBuf>,
+}
+
+impl Measurement {
+    /// Time from the spawn to `main()`, when the launch succeeded.
+    pub fn time_to_main(&self) -> Option<Nanos> {
+        if self.failure.is_some() {
+            return None;
+        }
+        self.stamps.main?.ns.since(self.spawn_ns)
+    }
+}
+
 /// What one launch produced, before it becomes a record.
 #[derive(Debug, Clone, Default)]
 pub struct LaunchOutcome {
-    /// The full command line, program first.
-    pub command: Vec<String>,
-    /// UTC wall-clock time of the spawn.
-    pub started_at: String,
-    /// CLOCK_MONOTONIC just before the spawn.
-    pub spawn_ns: Nanos,
-    /// CLOCK_MONOTONIC once the process was reaped.
-    pub reaped_ns: Nanos,
-    pub exit_code: Option<i32>,
-    pub signal: Option<i32>,
-    pub stamps: Stamps,
-    /// Why the launch did not measure anything.
-    pub failure: Option<String>,
-    /// The end of the JVM's output, when it printed anything.
-    pub output_tail: Option<String>,
+    /// What was measured, stored as it is.
+    pub measured: Measurement,
     /// The run was interrupted (SIGINT, SIGTERM) while this JVM ran, and the launch
     /// failed (killed by the runner, or by the terminal's SIGINT): not a measurement, and
     /// not recorded (a resume runs it again).
     pub interrupted: bool,
-    /// The CPUs the JVM was allowed to run on (kernel list syntax).
-    pub affinity: Option<String>,
-    /// The kernel's counters for the process (see [`crate::launch::rusage`]).
-    pub rusage: Option<LaunchUsage>,
-    /// The JVM's own log, when the launcher asked for it.
-    pub jvm_log: Option<JvmLog>,
-    /// A server launch (`app:` with `ready:`): ready, the workload, the stop.
-    pub server: Option<ServerRun>,
-    /// What the whole machine did during the launch (see
-    /// [`crate::launch::machine_counters`]); `None` from launchers that do not read it.
-    pub machine: Option<MachineCounters>,
-    /// The JVM's crash files, where they were kept (see [`crash`]).
-    pub crash_files: Vec<PathBuf>,
 }
 
 /// What a launch needs beyond the JVM flags.
@@ -73,16 +118,6 @@ pub struct LaunchOptions {
     /// Confine the JVM to these CPUs (`sched_setaffinity` before exec); `None`: inherit
     /// the runner's.
     pub cpus: Option<Vec<usize>>,
-}
-
-impl LaunchOutcome {
-    /// Time from the spawn to `main()`, when the launch succeeded.
-    pub fn time_to_main(&self) -> Option<Nanos> {
-        if self.failure.is_some() {
-            return None;
-        }
-        self.stamps.main?.ns.since(self.spawn_ns)
-    }
 }
 
 /// Launches one JVM, waits until it is reaped, and reports what it measured.
@@ -229,20 +264,23 @@ impl Launcher for JvmLauncher {
         crash::clear(self.workdir.path());
         let args = self.arguments(jvm_args);
         let mut outcome = LaunchOutcome {
-            command: self
-                .wrapper
-                .iter()
-                .cloned()
-                .chain(std::iter::once(java.display().to_string()))
-                .chain(args.iter().cloned())
-                .collect(),
-            affinity: match &options.cpus {
-                Some(cpus) => Some(cpuset::format_list(cpus)),
-                None => cpuset::available()
-                    .ok()
-                    .map(|cpus| cpuset::format_list(&cpus)),
+            measured: Measurement {
+                command: self
+                    .wrapper
+                    .iter()
+                    .cloned()
+                    .chain(std::iter::once(java.display().to_string()))
+                    .chain(args.iter().cloned())
+                    .collect(),
+                affinity: match &options.cpus {
+                    Some(cpus) => Some(cpuset::format_list(cpus)),
+                    None => cpuset::available()
+                        .ok()
+                        .map(|cpus| cpuset::format_list(&cpus)),
+                },
+                ..Measurement::default()
             },
-            ..LaunchOutcome::default()
+            interrupted: false,
         };
         let mut expression = match self.wrapper.split_first() {
             None => duct::cmd(java, &args),
@@ -282,21 +320,21 @@ impl Launcher for JvmLauncher {
         if let Some(ready) = ready {
             // Never two servers at once, and never a probe answered by another process.
             if let Err(e) = server::check_port(ready) {
-                outcome.started_at = utc_now_millis();
-                outcome.failure = Some(e);
+                outcome.measured.started_at = utc_now_millis();
+                outcome.measured.failure = Some(e);
                 return outcome;
             }
-            outcome.server = Some(ServerRun {
+            outcome.measured.server = Some(Box::new(ServerRun {
                 probe: ready.probe.to_string(),
                 port: ready.probe.port(),
                 ..ServerRun::default()
-            });
+            }));
         }
         let oom_kills_before = oom_kills();
-        outcome.started_at = utc_now_millis();
+        outcome.measured.started_at = utc_now_millis();
         let machine_before = self.watch.before_spawn();
         let usage_before = ChildrenUsage::now();
-        outcome.spawn_ns = Nanos::monotonic_now();
+        outcome.measured.spawn_ns = Nanos::monotonic_now();
         let mut served_failure = None;
         let mut server_reaped = None;
         let waited = expression.start().and_then(|handle| {
@@ -311,7 +349,7 @@ impl Launcher for JvmLauncher {
                 .as_ref()
                 .map(|i| i.track_as(std::sync::Arc::clone(&handle), stop));
             if let (Some(ready), Some(run), Some(app)) =
-                (ready, outcome.server.as_mut(), self.app.as_ref())
+                (ready, outcome.measured.server.as_mut(), self.app.as_ref())
             {
                 let plan = ServerPlan {
                     ready,
@@ -320,7 +358,7 @@ impl Launcher for JvmLauncher {
                     default_timeout: self.timeout,
                     output: &output_path,
                     scratch: self.workdir.path(),
-                    spawn_ns: outcome.spawn_ns,
+                    spawn_ns: outcome.measured.spawn_ns,
                     interrupt: self.interrupt.as_ref(),
                 };
                 let served = server::serve(&handle, &plan, run)?;
@@ -341,53 +379,58 @@ impl Launcher for JvmLauncher {
             }
         });
         // A server's reap came before the wait for its port.
-        outcome.reaped_ns = server_reaped.unwrap_or_else(Nanos::monotonic_now);
+        outcome.measured.reaped_ns = server_reaped.unwrap_or_else(Nanos::monotonic_now);
         let oom_killed = oom_kills_before
             .zip(oom_kills())
             .map(|(before, after)| after > before);
-        outcome.rusage = Some(ChildrenUsage::now().since(&usage_before));
-        outcome.machine = Some(self.watch.after_reap(&machine_before));
+        outcome.measured.rusage = Some(ChildrenUsage::now().since(&usage_before));
+        outcome.measured.machine = Some(self.watch.after_reap(&machine_before));
         if self.jvm_log {
-            outcome.jvm_log = Some(match xlog_arg(&log_path) {
+            outcome.measured.jvm_log = Some(match xlog_arg(&log_path) {
                 Some(_) => JvmLog::read(&log_path),
                 None => unloggable(&log_path),
             });
         }
 
         match waited {
-            Err(e) => outcome.failure = Some(format!("cannot run `{}`: {e}", java.display())),
+            Err(e) => {
+                outcome.measured.failure = Some(format!("cannot run `{}`: {e}", java.display()))
+            }
             Ok(None) => {
-                outcome.failure = Some(format!(
+                outcome.measured.failure = Some(format!(
                     "main() not reached within {}s: killed (raise --timeout if this heap needs longer)",
                     self.timeout.as_secs()
                 ));
             }
             Ok(Some(status)) => {
-                outcome.exit_code = status.code();
-                outcome.signal = status.signal();
+                outcome.measured.exit_code = status.code();
+                outcome.measured.signal = status.signal();
             }
         }
-        outcome.output_tail = read_tail(&output_path);
+        outcome.measured.output_tail = read_tail(&output_path);
         match std::fs::read_to_string(&stamps_path) {
             Ok(text) => match parse_stamps(&text) {
-                Ok(stamps) => outcome.stamps = stamps,
+                Ok(stamps) => outcome.measured.stamps = stamps,
                 Err(e) => {
                     outcome
+                        .measured
                         .failure
                         .get_or_insert(format!("agent protocol: {e}"));
                 }
             },
-            Err(_) if outcome.failure.is_none() && outcome.exit_code == Some(0) => {
-                outcome.failure =
+            Err(_)
+                if outcome.measured.failure.is_none() && outcome.measured.exit_code == Some(0) =>
+            {
+                outcome.measured.failure =
                     Some("exited without writing stamps (did the agent load?)".to_owned());
             }
             Err(_) => {}
         }
         if let Some(failure) = served_failure {
-            outcome.failure.get_or_insert(failure);
+            outcome.measured.failure.get_or_insert(failure);
         }
-        if outcome.failure.is_none() {
-            outcome.failure = match &outcome.server {
+        if outcome.measured.failure.is_none() {
+            outcome.measured.failure = match &outcome.measured.server {
                 Some(run) => judge_server(&outcome, run),
                 None => judge(&outcome),
             };
@@ -396,14 +439,17 @@ impl Launcher for JvmLauncher {
             .interrupt
             .as_ref()
             .is_some_and(|i| i.signal().is_some());
-        outcome.crash_files = crash::keep(self.workdir.path(), self.crash_dir.as_deref());
-        if let Some(failure) = &mut outcome.failure {
-            if let Some(better) = explain_failure(&outcome.output_tail, outcome.signal, oom_killed)
-            {
+        outcome.measured.crash_files = crash::keep(self.workdir.path(), self.crash_dir.as_deref());
+        if let Some(failure) = &mut outcome.measured.failure {
+            if let Some(better) = explain_failure(
+                &outcome.measured.output_tail,
+                outcome.measured.signal,
+                oom_killed,
+            ) {
                 *failure = better;
             }
             // The JVM named its report in the scratch folder; it was moved since.
-            for kept in &outcome.crash_files {
+            for kept in &outcome.measured.crash_files {
                 if let Some(name) = kept.file_name() {
                     let scratch = self.workdir.path().join(name);
                     *failure = failure
@@ -414,7 +460,7 @@ impl Launcher for JvmLauncher {
         }
         // A server stopped by the signal, or a workload cut short by it, measured nothing
         // either, though the JVM reached ready.
-        if outcome.server.is_some() && signalled {
+        if outcome.measured.server.is_some() && signalled {
             outcome.interrupted = true;
         }
         outcome
@@ -480,7 +526,7 @@ pub fn explain_failure(
 
 /// Why a launch that ran to its end did not measure anything, if it did not.
 pub fn judge(outcome: &LaunchOutcome) -> Option<String> {
-    if let Some(signal) = outcome.signal {
+    if let Some(signal) = outcome.measured.signal {
         let hint = if signal == libc::SIGKILL {
             " (SIGKILL: the OOM killer? see `dmesg`)"
         } else {
@@ -488,10 +534,10 @@ pub fn judge(outcome: &LaunchOutcome) -> Option<String> {
         };
         return Some(format!("killed by signal {signal}{hint}"));
     }
-    match outcome.exit_code {
+    match outcome.measured.exit_code {
         Some(0) => {}
         // An application run on past main() (`exit_at_main: false`) can fail after it.
-        Some(code) if outcome.stamps.main.is_some() => {
+        Some(code) if outcome.measured.stamps.main.is_some() => {
             return Some(format!(
                 "the application exited with code {code} after main()"
             ));
@@ -499,17 +545,17 @@ pub fn judge(outcome: &LaunchOutcome) -> Option<String> {
         Some(code) => {
             return Some(format!(
                 "exited with code {code} before main(){}",
-                how_far(&outcome.stamps)
+                how_far(&outcome.measured.stamps)
             ));
         }
         None => return Some("no exit status".to_owned()),
     }
-    let s = &outcome.stamps;
+    let s = &outcome.measured.stamps;
     let Some(main) = s.main else {
         return Some(format!("exited without reaching main(){}", how_far(s)));
     };
     let order = [
-        Some(outcome.spawn_ns),
+        Some(outcome.measured.spawn_ns),
         s.agent_load.map(|x| x.ns),
         s.vm_init.map(|x| x.ns),
         Some(main.ns),
@@ -527,12 +573,12 @@ pub fn judge(outcome: &LaunchOutcome) -> Option<String> {
 /// (SIGTERM: exit code 143 or the signal; SIGKILL after the grace), so the exit status
 /// is recorded but not judged; the stamps must be complete, in order, and before ready.
 pub fn judge_server(outcome: &LaunchOutcome, run: &ServerRun) -> Option<String> {
-    let s = &outcome.stamps;
+    let s = &outcome.measured.stamps;
     let Some(ready) = run.ready_ns else {
         return Some(format!("never ready ({})", run.probe));
     };
     let order = [
-        Some(outcome.spawn_ns),
+        Some(outcome.measured.spawn_ns),
         s.agent_load.map(|x| x.ns),
         s.vm_init.map(|x| x.ns),
         s.main.map(|x| x.ns),
@@ -570,13 +616,16 @@ mod tests {
 
     fn outcome() -> LaunchOutcome {
         LaunchOutcome {
-            spawn_ns: Nanos(100),
-            exit_code: Some(0),
-            stamps: Stamps {
-                mechanism: None,
-                agent_load: stamp(110),
-                vm_init: stamp(120),
-                main: stamp(130),
+            measured: crate::launch::Measurement {
+                spawn_ns: Nanos(100),
+                exit_code: Some(0),
+                stamps: Stamps {
+                    mechanism: None,
+                    agent_load: stamp(110),
+                    vm_init: stamp(120),
+                    main: stamp(130),
+                },
+                ..crate::launch::Measurement::default()
             },
             ..LaunchOutcome::default()
         }
@@ -636,6 +685,7 @@ mod tests {
         let outcome = launcher.launch(&java, &[]);
         assert!(
             outcome
+                .measured
                 .failure
                 .as_deref()
                 .is_some_and(|f| f.contains("not reached within 1s")),
@@ -670,7 +720,7 @@ mod tests {
     fn a_server_launch_is_judged_by_ready_not_by_its_exit() {
         let mut o = outcome();
         // Stopped by the runner's SIGTERM: the JVM's exit code 143 is no failure.
-        o.exit_code = Some(143);
+        o.measured.exit_code = Some(143);
         let mut run = ServerRun {
             probe: "port 1".into(),
             ready_ns: Some(Nanos(140)),
@@ -686,7 +736,7 @@ mod tests {
         run.ready_ns = None;
         assert_eq!(judge_server(&o, &run).unwrap(), "never ready (port 1)");
         run.ready_ns = Some(Nanos(140));
-        o.stamps.main = None;
+        o.measured.stamps.main = None;
         assert!(judge_server(&o, &run).unwrap().contains("main() missing"));
     }
 
@@ -712,7 +762,7 @@ mod tests {
             .unwrap()
             .with_app(Some(app));
         let o = launcher.launch(Path::new("/nonexistent/java"), &[]);
-        let failure = o.failure.unwrap();
+        let failure = o.measured.failure.unwrap();
         assert!(
             failure.contains(&format!(
                 "port {port} is already in use by pid {}",
@@ -720,39 +770,43 @@ mod tests {
             )),
             "{failure}"
         );
-        assert_eq!((o.spawn_ns, o.exit_code), (Nanos(0), None), "never spawned");
+        assert_eq!(
+            (o.measured.spawn_ns, o.measured.exit_code),
+            (Nanos(0), None),
+            "never spawned"
+        );
     }
 
     #[test]
     fn a_complete_launch_measures_from_the_spawn() {
         let o = outcome();
         assert_eq!(judge(&o), None);
-        assert_eq!(o.time_to_main(), Some(Nanos(30)));
+        assert_eq!(o.measured.time_to_main(), Some(Nanos(30)));
     }
 
     #[test]
     fn failures_are_named() {
         let mut o = outcome();
-        o.exit_code = Some(1);
+        o.measured.exit_code = Some(1);
         assert!(judge(&o).unwrap().contains("code 1"));
-        o.stamps.main = None;
+        o.measured.stamps.main = None;
         assert!(judge(&o).unwrap().contains("code 1 before main"));
         let mut o = outcome();
-        o.exit_code = Some(2);
+        o.measured.exit_code = Some(2);
         assert!(judge(&o).unwrap().contains("code 2 after main"));
         let mut o = outcome();
-        o.exit_code = None;
-        o.signal = Some(9);
+        o.measured.exit_code = None;
+        o.measured.signal = Some(9);
         assert!(judge(&o).unwrap().contains("OOM killer"));
         let mut o = outcome();
-        o.stamps.main = None;
+        o.measured.stamps.main = None;
         assert!(judge(&o).unwrap().contains("without reaching main"));
         let mut o = outcome();
-        o.stamps.vm_init = stamp(200);
+        o.measured.stamps.vm_init = stamp(200);
         assert!(judge(&o).unwrap().contains("out of order"));
         let mut o = outcome();
-        o.failure = Some("x".into());
-        assert_eq!(o.time_to_main(), None);
+        o.measured.failure = Some("x".into());
+        assert_eq!(o.measured.time_to_main(), None);
     }
 
     #[test]

@@ -308,13 +308,16 @@ mod tests {
                 }
             };
             LaunchOutcome {
-                spawn_ns: Nanos(1_000),
-                exit_code: Some(0),
-                stamps: Stamps {
-                    mechanism: None,
-                    agent_load: stamp(2_000),
-                    vm_init: stamp(3_000),
-                    main: stamp(1_000 + (ms * 1e6) as u64),
+                measured: crate::launch::Measurement {
+                    spawn_ns: Nanos(1_000),
+                    exit_code: Some(0),
+                    stamps: Stamps {
+                        mechanism: None,
+                        agent_load: stamp(2_000),
+                        vm_init: stamp(3_000),
+                        main: stamp(1_000 + (ms * 1e6) as u64),
+                    },
+                    ..crate::launch::Measurement::default()
                 },
                 ..LaunchOutcome::default()
             }
@@ -521,9 +524,11 @@ mod tests {
             if self.calls == self.at {
                 self.interrupt.raise(libc::SIGINT);
                 return LaunchOutcome {
-                    failure: Some("killed".into()),
+                    measured: crate::launch::Measurement {
+                        failure: Some("killed".into()),
+                        ..crate::launch::Measurement::default()
+                    },
                     interrupted: true,
-                    ..LaunchOutcome::default()
                 };
             }
             self.calls += 1;

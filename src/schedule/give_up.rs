@@ -31,7 +31,7 @@ impl GiveUp {
     /// the reason when this launch made its cell given up.
     pub fn count(&mut self, record: &LaunchRecord) -> Option<String> {
         if record.skipped {
-            if let Some(reason) = &record.failure {
+            if let Some(reason) = &record.measured.failure {
                 self.given_up
                     .entry(record.cell.clone())
                     .or_insert_with(|| reason.clone());
@@ -45,7 +45,7 @@ impl GiveUp {
         }
         let streak = self.streaks.entry(key).or_insert((0, String::new()));
         streak.0 += 1;
-        streak.1 = record.failure.clone().unwrap_or_default();
+        streak.1 = record.measured.failure.clone().unwrap_or_default();
         if self.limit == 0 || streak.0 < self.limit || self.given_up.contains_key(&record.cell) {
             return None;
         }

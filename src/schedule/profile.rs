@@ -134,20 +134,21 @@ pub fn execute(
             );
             return Ok(summary);
         }
-        let time_to_main_ns = p.outcome.time_to_main();
-        let failure = p.outcome.failure.clone().or(p.problem.clone());
+        let time_to_main_ns = p.outcome.measured.time_to_main();
+        let failure = p.outcome.measured.failure.clone().or(p.problem.clone());
         let record = ProfileRecord {
             seq,
             round,
             cell: cell_key(cell),
             pretouch,
-            command: p.outcome.command,
-            started_at: p.outcome.started_at,
+            command: p.outcome.measured.command,
+            started_at: p.outcome.measured.started_at,
             time_to_main_ns,
             wall_ns: p
                 .outcome
+                .measured
                 .reaped_ns
-                .since(p.outcome.spawn_ns)
+                .since(p.outcome.measured.spawn_ns)
                 .unwrap_or_default(),
             failure,
             event: perf::EVENT.to_owned(),
@@ -186,18 +187,21 @@ mod tests {
             let on = jvm_args.iter().any(|a| a == "-XX:+AlwaysPreTouch");
             self.0.push(on);
             let mut outcome = LaunchOutcome {
-                spawn_ns: crate::units::Nanos(10),
-                reaped_ns: crate::units::Nanos(50),
-                exit_code: Some(0),
-                stamps: crate::launch::agent::Stamps {
-                    mechanism: None,
-                    agent_load: crate::fixtures::stamp(11),
-                    vm_init: crate::fixtures::stamp(12),
-                    main: crate::fixtures::stamp(13),
+                measured: crate::launch::Measurement {
+                    spawn_ns: crate::units::Nanos(10),
+                    reaped_ns: crate::units::Nanos(50),
+                    exit_code: Some(0),
+                    stamps: crate::launch::agent::Stamps {
+                        mechanism: None,
+                        agent_load: crate::fixtures::stamp(11),
+                        vm_init: crate::fixtures::stamp(12),
+                        main: crate::fixtures::stamp(13),
+                    },
+                    ..crate::launch::Measurement::default()
                 },
                 ..LaunchOutcome::default()
             };
-            outcome.failure = crate::launch::judge(&outcome);
+            outcome.measured.failure = crate::launch::judge(&outcome);
             ProfiledOutcome {
                 outcome,
                 folded: vec![format!(

@@ -70,7 +70,7 @@ impl Observer for Progress {
             Event::LaunchFinished { record, cell } => {
                 self.bar.inc(1);
                 if record.skipped && self.given_up_cells.insert(record.cell.clone()) {
-                    let why = record.failure.as_deref().unwrap_or("skipped");
+                    let why = record.measured.failure.as_deref().unwrap_or("skipped");
                     self.bar.suspend(|| {
                         eprintln!(
                             "warning: giving up {}: its remaining launches are recorded as skipped\n  {why}",
@@ -79,10 +79,11 @@ impl Observer for Progress {
                     });
                     return;
                 }
-                if let Some(failure) = &record.failure
+                if let Some(failure) = &record.measured.failure
                     && self.warned_cells.insert(record.cell.clone())
                 {
                     let tail = record
+                        .measured
                         .output_tail
                         .as_deref()
                         .map(|t| format!("\n  output: {}", t.replace('\n', "\n          ")))
@@ -93,7 +94,7 @@ impl Observer for Progress {
                                 record.seq,
                                 cell.describe(),
                                 if record.pretouch { "on" } else { "off" },
-                                record.command.join(" ")
+                                record.measured.command.join(" ")
                             )
                         });
                 }

@@ -299,7 +299,7 @@ pub fn done_profiles(
 mod tests {
     use super::*;
     use crate::matrix::Matrix;
-    use crate::store::{CellKey, LaunchRecord};
+    use crate::store::LaunchRecord;
     use crate::units::{Bytes, Nanos};
 
     const MATRIX: &str = "name: x\ngcs: [g1, parallel]\nheaps: [64m]\nrepetitions: 1\n";
@@ -341,40 +341,20 @@ mod tests {
     }
 
     fn launch(seq: u64, gc: crate::matrix::Gc, pretouch: bool) -> LaunchRecord {
-        LaunchRecord {
-            seq,
-            round: 0,
-            warmup: false,
-            cell: CellKey {
-                jdk: "17".into(),
-                gc,
-                heap: "64m".into(),
-                variant: "default".into(),
-                gc_threads: "auto".into(),
-                cpus: "all".into(),
-                app: None,
-            },
-            jdk_home: "/17".into(),
-            heap_bytes: Bytes(64 << 20),
-            pretouch,
-            command: vec![],
-            started_at: String::new(),
+        let mut launch = crate::fixtures::launch(0, pretouch, f64::NAN);
+        launch.seq = seq;
+        launch.cell.jdk = "17".into();
+        launch.cell.gc = gc;
+        launch.cell.heap = "64m".into();
+        launch.jdk_home = "/17".into();
+        launch.heap_bytes = Bytes(64 << 20);
+        launch.measured = crate::launch::Measurement {
             spawn_ns: Nanos(1),
             reaped_ns: Nanos(2),
             exit_code: Some(0),
-            signal: None,
-            stamps: Default::default(),
-            time_to_main_ns: None,
-            failure: None,
-            output_tail: None,
-            affinity: None,
-            rusage: None,
-            jvm_log: None,
-            server: None,
-            machine: None,
-            crash_files: Vec::new(),
-            skipped: false,
-        }
+            ..Default::default()
+        };
+        launch
     }
 
     fn file(launches: Vec<LaunchRecord>) -> ResultFile {

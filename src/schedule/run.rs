@@ -5,7 +5,7 @@
 use std::collections::BTreeSet;
 
 use crate::launch::interrupt::Interrupt;
-use crate::launch::{LaunchOptions, Launcher};
+use crate::launch::{LaunchOptions, Launcher, Measurement};
 use crate::matrix::cpuset::CpuSet;
 use crate::schedule::give_up::GiveUp;
 use crate::schedule::plan::{Cell, Plan, PlannedLaunch};
@@ -123,22 +123,8 @@ pub fn launch_one(
         jdk_home: cell.jdk.home.clone(),
         heap_bytes: cell.heap.bytes,
         pretouch: planned.pretouch,
-        time_to_main_ns: outcome.time_to_main(),
-        command: outcome.command,
-        started_at: outcome.started_at,
-        spawn_ns: outcome.spawn_ns,
-        reaped_ns: outcome.reaped_ns,
-        exit_code: outcome.exit_code,
-        signal: outcome.signal,
-        stamps: outcome.stamps,
-        failure: outcome.failure,
-        output_tail: outcome.output_tail,
-        affinity: outcome.affinity,
-        rusage: outcome.rusage,
-        jvm_log: outcome.jvm_log,
-        server: outcome.server.map(Box::new),
-        machine: outcome.machine,
-        crash_files: outcome.crash_files,
+        time_to_main_ns: outcome.measured.time_to_main(),
+        measured: outcome.measured,
         skipped: false,
     };
     store.append(&Record::Launch(record.clone()))?;
@@ -167,22 +153,12 @@ pub fn skip_one(
         jdk_home: cell.jdk.home.clone(),
         heap_bytes: cell.heap.bytes,
         pretouch: planned.pretouch,
-        command: Vec::new(),
-        started_at: crate::launch::utc_now_millis(),
-        spawn_ns: crate::units::Nanos(0),
-        reaped_ns: crate::units::Nanos(0),
-        exit_code: None,
-        signal: None,
-        stamps: Default::default(),
+        measured: Measurement {
+            started_at: crate::launch::utc_now_millis(),
+            failure: Some(reason.to_owned()),
+            ..Measurement::default()
+        },
         time_to_main_ns: None,
-        failure: Some(reason.to_owned()),
-        output_tail: None,
-        affinity: None,
-        rusage: None,
-        jvm_log: None,
-        server: None,
-        machine: None,
-        crash_files: Vec::new(),
         skipped: true,
     };
     store.append(&Record::Launch(record.clone()))?;
@@ -322,27 +298,30 @@ mod tests {
             let call = self.calls;
             self.calls += 1;
             let mut outcome = LaunchOutcome {
-                command: vec![java.display().to_string()],
-                spawn_ns: Nanos(100),
-                reaped_ns: Nanos(200),
-                exit_code: Some(0),
-                stamps: Stamps {
-                    mechanism: None,
-                    agent_load: stamp(110),
-                    vm_init: stamp(120),
-                    main: stamp(130),
+                measured: crate::launch::Measurement {
+                    command: vec![java.display().to_string()],
+                    spawn_ns: Nanos(100),
+                    reaped_ns: Nanos(200),
+                    exit_code: Some(0),
+                    stamps: Stamps {
+                        mechanism: None,
+                        agent_load: stamp(110),
+                        vm_init: stamp(120),
+                        main: stamp(130),
+                    },
+                    ..crate::launch::Measurement::default()
                 },
                 ..LaunchOutcome::default()
             };
             if self.fail_at == Some(call) {
-                outcome.exit_code = Some(1);
-                outcome.failure = Some("exited with code 1 before main()".into());
+                outcome.measured.exit_code = Some(1);
+                outcome.measured.failure = Some("exited with code 1 before main()".into());
             }
             if let Some((at, interrupt)) = &self.interrupt_at
                 && *at == call
             {
                 interrupt.raise(libc::SIGINT);
-                outcome.failure = Some("killed by signal 9".into());
+                outcome.measured.failure = Some("killed by signal 9".into());
                 outcome.interrupted = true;
             }
             outcome

@@ -31,16 +31,14 @@ mod tests {
             (old.cell.gc_threads.as_str(), old.cell.cpus.as_str()),
             ("auto", "all")
         );
-        assert_eq!((old.cell.app, old.affinity), (None, None));
+        assert_eq!((old.cell.app, old.measured.affinity), (None, None));
         // Written again, the defaults are explicit, and the absent ones stay absent.
-        let mut new = serde_json::to_value(Record::Launch(LaunchRecord {
-            affinity: Some("0-1".into()),
-            ..match serde_json::from_str(LAUNCH).unwrap() {
-                Record::Launch(l) => l,
-                _ => unreachable!(),
-            }
-        }))
-        .unwrap();
+        let mut launch = match serde_json::from_str(LAUNCH).unwrap() {
+            Record::Launch(l) => l,
+            _ => unreachable!(),
+        };
+        launch.measured.affinity = Some("0-1".into());
+        let mut new = serde_json::to_value(Record::Launch(launch)).unwrap();
         assert_eq!(new["gc_threads"], "auto");
         assert_eq!(new["cpus"], "all");
         assert_eq!(new["affinity"], "0-1");

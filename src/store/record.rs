@@ -5,11 +5,7 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use crate::launch::agent::Stamps;
-use crate::launch::jvmlog::JvmLog;
-use crate::launch::machine_counters::MachineCounters;
-use crate::launch::rusage::LaunchUsage;
-use crate::launch::server::ServerRun;
+use crate::launch::Measurement;
 use crate::machine::env::Environment;
 use crate::machine::guest_memory::ComparableMemory;
 use crate::machine::jdk::Jdk;
@@ -140,58 +136,11 @@ pub struct LaunchRecord {
     pub heap_bytes: Bytes,
     /// Launched with `-XX:+AlwaysPreTouch` (else with `-XX:-AlwaysPreTouch`).
     pub pretouch: bool,
-    /// The full command line, program first.
-    pub command: Vec<String>,
-    /// UTC wall-clock time of the spawn, RFC 3339 with milliseconds.
-    pub started_at: String,
-    /// CLOCK_MONOTONIC read just before the spawn.
-    pub spawn_ns: Nanos,
-    /// CLOCK_MONOTONIC read once the process was reaped.
-    pub reaped_ns: Nanos,
-    /// Exit code, when the JVM exited.
-    pub exit_code: Option<i32>,
-    /// Terminating signal, when the JVM was killed.
-    pub signal: Option<i32>,
-    /// The agent's stamps.
-    pub stamps: Stamps,
+    /// What the launch measured: its command, times, stamps, failure, counters.
+    #[serde(flatten)]
+    pub measured: Measurement,
     /// `stamps.main - spawn_ns`: the measurement. Absent when the launch failed.
     pub time_to_main_ns: Option<Nanos>,
-    /// Why the launch failed; absent when it succeeded.
-    pub failure: Option<String>,
-    /// The end of the JVM's stdout and stderr (kept for failed launches).
-    pub output_tail: Option<String>,
-    /// The CPUs the JVM was allowed to run on, in the kernel's list syntax (`0-1`): the
-    /// `cpus:` set it was confined to, or for `all` the runner's own. Absent in files
-    /// written before it was recorded.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub affinity: Option<String>,
-    /// The kernel's counters for the whole process, exec to exit: the difference of
-    /// `getrusage(RUSAGE_CHILDREN)` read just before the spawn and just after the reap
-    /// (launches never overlap). Absent in files written before it was recorded.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rusage: Option<LaunchUsage>,
-    /// The JVM's own log (`-Xlog:gc+heap=debug,startuptime` with `tn`), parsed: pretouch
-    /// lines, Genesis and Create VM times. Absent when the run did not ask for it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub jvm_log: Option<JvmLog>,
-    /// A server launch (`app:` with `ready:`): when the ready probe succeeded (exec ->
-    /// ready), the `after_ready` workload's time, the stop (SIGTERM, SIGKILL after the
-    /// grace) and when the port was free again. Absent for other launches.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub server: Option<Box<ServerRun>>,
-    /// What the whole machine did while this JVM ran: CPU time by state (steal, other
-    /// processes), selected /proc/vmstat counters, PSI stalls, the JVM's context
-    /// switches, the idle gap before it and the memory handed back to the hypervisor
-    /// (see `launch/machine_counters.rs`). A counter the kernel lacks is absent inside
-    /// it; the whole field is absent in files written before it was recorded.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub machine: Option<MachineCounters>,
-    /// The JVM's crash files (`hs_err_pid*.log`, `replay_pid*.log`), kept beside the
-    /// result file in `<result file stem>-crashes/`. Each launch points them into the
-    /// runner's scratch folder (`-XX:ErrorFile`, `-XX:ReplayDataFile`), never the
-    /// current folder. Empty (and not written) when the JVM did not crash.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub crash_files: Vec<PathBuf>,
     /// Not launched: its cell was given up after consecutive failures (`--give-up-after`);
     /// `failure` says why. Such a record has no command, stamps or times.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -200,7 +149,7 @@ pub struct LaunchRecord {
 
 impl LaunchRecord {
     pub fn ok(&self) -> bool {
-        self.failure.is_none() && self.time_to_main_ns.is_some()
+        self.measured.failure.is_none() && self.time_to_main_ns.is_some()
     }
 
     /// Exec to ready, for a server launch that became ready and succeeded.
@@ -208,12 +157,15 @@ impl LaunchRecord {
         if !self.ok() {
             return None;
         }
-        self.server.as_ref()?.time_to_ready_ns
+        self.measured.server.as_ref()?.time_to_ready_ns
     }
 
     /// Spawn to reap: what a whole-process timer would see.
     pub fn wall(&self) -> Nanos {
-        self.reaped_ns.since(self.spawn_ns).unwrap_or(Nanos(0))
+        self.measured
+            .reaped_ns
+            .since(self.measured.spawn_ns)
+            .unwrap_or(Nanos(0))
     }
 }
 

@@ -55,7 +55,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             None => {
                 // The command ends with `-agentpath:... -cp <scratch> PretouchMain`; the
                 // runner's own arguments (agent, JVM log) all name its scratch folder.
-                let command = &launch.command;
+                let command = &launch.measured.command;
                 let scratch = command[command.len().saturating_sub(2)].clone();
                 cells.push(Cell {
                     key: launch.cell.clone(),
@@ -66,6 +66,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
                         .cloned()
                         .collect(),
                     cpus: launch
+                        .measured
                         .affinity
                         .as_deref()
                         .and_then(|a| pretouch::matrix::cpuset::parse_list(a).ok()),

@@ -145,9 +145,9 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
                     .map_err(anyhow::Error::msg)?,
                     2 => {
                         let outcome = launcher.launch(&jdk.java, &base);
-                        outcome
-                            .time_to_main()
-                            .with_context(|| format!("launch failed: {:?}", outcome.failure))?
+                        outcome.measured.time_to_main().with_context(|| {
+                            format!("launch failed: {:?}", outcome.measured.failure)
+                        })?
                     }
                     _ => breakpoint_time_to_main(&jdk.java, &with_agent, &classes)?,
                 };
