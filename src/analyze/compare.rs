@@ -435,7 +435,7 @@ mod tests {
         assert_eq!(cmp.baseline, "a");
         assert_eq!(cmp.baseline_index(), 1);
         // Columns in the order asked for, the baseline (B) second.
-        let text = crate::render::compare::render(&cmp, crate::render::common::Format::Text);
+        let text = crate::render::compare::text(&cmp);
         let header = text.lines().find(|l| l.starts_with("gc ")).unwrap();
         assert!(header.ends_with("A   A-B        %    B"), "{text}");
         assert!(
@@ -500,7 +500,7 @@ mod tests {
             entry(2).not_compared.as_deref(),
             Some("other JVM flags (`-XX:+UseTransparentHugePages`, not ``)")
         );
-        let text = crate::render::compare::render(&cmp, crate::render::common::Format::Text);
+        let text = crate::render::compare::text(&cmp);
         assert!(text.contains("n/a"), "{text}");
         assert!(
             text.contains("`elsewhere` not compared with `base`"),
@@ -552,7 +552,7 @@ mod tests {
                 .collect(),
         );
         let cmp = compare(&report, &Options::default()).unwrap();
-        let text = crate::render::compare::render(&cmp, crate::render::common::Format::Text);
+        let text = crate::render::compare::text(&cmp);
         assert!(
             crate::render::table::width(&text) <= crate::render::table::WIDTH,
             "{text}"
@@ -584,7 +584,7 @@ mod tests {
             two_jdks(run("p2", "2026-11-30T10:00:00Z", "vm", 2000.0)),
         ]);
         let cmp = compare(&report, &Options::default()).unwrap();
-        let text = crate::render::compare::render(&cmp, crate::render::common::Format::Text);
+        let text = crate::render::compare::text(&cmp);
         assert!(
             crate::render::table::width(&text) <= crate::render::table::WIDTH,
             "{text}"
@@ -615,7 +615,7 @@ mod tests {
             }]
         );
         let cmp = compare(&report, &Options::default()).unwrap();
-        let text = crate::render::compare::render(&cmp, crate::render::common::Format::Text);
+        let text = crate::render::compare::text(&cmp);
         assert!(
             text.contains("differs significantly in 1 of 2 cells (50%)"),
             "{text}"

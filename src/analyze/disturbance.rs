@@ -575,18 +575,19 @@ mod tests {
             ..Default::default()
         };
         let report = crate::analyze::build(&results);
+        let doc = crate::analyze::document::build(results, &Default::default()).unwrap();
         let cause = "round 7 with pretouch 1284 ms, median 433: idle 20 s before: memory returned to host (2000 MiB reported)";
         assert_eq!(report.cells[0].outlier_causes, cause);
         assert_eq!(report.cells[0].disturbed, 1);
         for format in [Format::Text, Format::Markdown, Format::Csv, Format::Json] {
-            let out = crate::render::report::render(&report, format);
+            let out = crate::render::document::render(&doc, format);
             let flat = out.replace("\n  ", " ");
             assert!(
                 flat.contains("memory returned to host (2000 MiB reported)"),
                 "{format:?}: {out}"
             );
         }
-        let text = crate::render::report::render(&report, Format::Text).replace("\n  ", " ");
+        let text = crate::render::document::render(&doc, Format::Text).replace("\n  ", " ");
         assert!(text.contains("disturbed: base 17.0.15+6 g1 1g default: 1 of 20 launches (memory returned to host 1)"), "{text}");
         assert!(
             text.contains("machine: base ran on a VM whose free page reporting was on"),

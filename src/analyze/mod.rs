@@ -6,6 +6,7 @@ pub mod calibration;
 pub mod ceiling;
 pub mod compare;
 pub mod disturbance;
+pub mod document;
 pub mod explain;
 pub mod profile;
 pub mod ready;

@@ -3,7 +3,6 @@
 //! below `cmd` imports it.
 
 mod calibrate;
-mod calibration_report;
 mod checks;
 pub mod cli;
 mod env;
@@ -11,7 +10,7 @@ pub mod error;
 mod jdks;
 mod preflight;
 mod profile;
-mod report;
+pub(crate) mod report;
 mod run;
 mod server_checks;
 mod vm;

@@ -125,17 +125,3 @@ pub(crate) fn run_profiled(
     bar.finish_and_clear();
     Ok(summary?)
 }
-
-/// The profile of a run just made, as text (after its timing report).
-pub(crate) fn render_text(
-    results: &crate::store::Results,
-    report: &crate::analyze::report::Report,
-) -> String {
-    let profiles = crate::store::profile::read_profiles(&results.files);
-    let Some(label) = report.labels.first() else {
-        return String::new();
-    };
-    let analysis =
-        crate::analyze::profile::build(report, &profiles, std::slice::from_ref(label), label);
-    crate::render::profile::render(&analysis, crate::render::common::Format::Text)
-}

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 
-use crate::analyze;
+use crate::analyze::document;
 use crate::cmd::checks::{check_cpus, check_label, check_memory, resolve_app, resolve_jdks};
 use crate::cmd::cli::RunArgs;
 use crate::cmd::error::{bad, exit};
@@ -21,7 +21,7 @@ use crate::machine::{host, lock, memory};
 use crate::matrix::app::App;
 use crate::matrix::cpuset;
 use crate::matrix::{Matrix, MatrixError};
-use crate::render::report::render_explained;
+use crate::render::common::Format;
 use crate::schedule::plan::Plan;
 use crate::schedule::progress::Progress;
 use crate::schedule::run::Stop;
@@ -435,11 +435,16 @@ pub(crate) fn execute_and_report(
     {
         results.calibrations = found.calibrations;
     }
-    let report = analyze::build(&results);
-    print!("{}", render_explained(&report, args.format, false));
-    if profiling.is_some() && matches!(args.format, crate::render::common::Format::Text) {
-        print!("\n{}", profile::render_text(&results, &report));
-    }
+    // The profile follows the text table only; `pretouch report --profile` has it in
+    // every format.
+    let profiled = profiling.is_some() && args.format == Format::Text;
+    let options = document::Options {
+        profile: profiled,
+        show_profile: profiled,
+        ..document::Options::default()
+    };
+    let doc = document::build(results, &options)?;
+    print!("{}", crate::render::document::render(&doc, args.format));
     eprintln!("results: {}", store.path().display());
     if failed > 0 {
         eprintln!("{failed} of {recorded} launches failed; see the warnings above");

@@ -7,10 +7,10 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::Context;
-use clap::{Parser, ValueEnum};
+use clap::ValueEnum;
 
 use crate::cmd::checks::{resolve_app, resolve_jdks};
-use crate::cmd::cli::{Cli, RunArgs};
+use crate::cmd::cli::RunArgs;
 use crate::cmd::error::{bad, exit};
 use crate::launch::agent;
 use crate::launch::interrupt::{self, Interrupt};
@@ -439,19 +439,15 @@ fn run_and_report(
         );
         return Ok(interrupt::exit_code(signal));
     }
-    let files: Vec<String> = session
+    let files: Vec<PathBuf> = session
         .kernels
         .iter()
         .filter(|k| k.status == KernelStatus::Done)
-        .filter_map(|k| k.result_file.as_ref().map(|f| f.display().to_string()))
+        .filter_map(|k| k.result_file.clone())
         .collect();
     if !files.is_empty() {
         // The cross-kernel table, as `pretouch report` prints it for these files.
-        let mut report = vec!["pretouch".to_owned(), "report".to_owned()];
-        report.extend(files);
-        report.extend(["--format".to_owned(), format_name(args)]);
-        let cli = Cli::try_parse_from(report).context("building the report's command line")?;
-        crate::cmd::dispatch(cli.command)?;
+        crate::cmd::report::print_report(&files, args.format)?;
     }
     warn_emulated(vm);
     for k in &session.kernels {

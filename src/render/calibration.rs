@@ -7,17 +7,7 @@ use std::fmt::Write as _;
 use serde::Serialize;
 
 use crate::analyze::calibration::{CalibrationComparison, Entry, Row};
-use crate::render::common::Format;
 use crate::render::table::{self, name, num};
-
-pub fn render(cmp: &CalibrationComparison, format: Format) -> String {
-    match format {
-        Format::Text => text(cmp),
-        Format::Markdown => markdown(cmp),
-        Format::Csv => csv(cmp),
-        Format::Json => serde_json::to_string_pretty(cmp).expect("always serializes") + "\n",
-    }
-}
 
 /// `2.360M`, `323.4k`: four digits, as the cover letter prints them.
 pub fn rate(per_s: f64) -> String {
@@ -179,7 +169,8 @@ fn mark_note(cmp: &CalibrationComparison) -> String {
     )
 }
 
-fn text(cmp: &CalibrationComparison) -> String {
+/// The calibrations side by side as a text table.
+pub fn text(cmp: &CalibrationComparison) -> String {
     let mut out = String::from("anonymous write faults per wall-second, per label; gain against ");
     out += &cmp.columns[cmp.baseline_index()].letter;
     out += "\n";
@@ -253,7 +244,8 @@ fn text(cmp: &CalibrationComparison) -> String {
     out
 }
 
-fn markdown(cmp: &CalibrationComparison) -> String {
+/// The calibrations side by side as a Markdown table.
+pub fn markdown(cmp: &CalibrationComparison) -> String {
     let mut out = String::new();
     for c in &cmp.columns {
         let _ = writeln!(
@@ -357,7 +349,8 @@ struct CsvRow<'a> {
     significant: bool,
 }
 
-fn csv(cmp: &CalibrationComparison) -> String {
+/// The calibrations side by side, a CSV row each.
+pub fn csv(cmp: &CalibrationComparison) -> String {
     let mut w = csv::Writer::from_writer(Vec::new());
     for r in &cmp.rows {
         for (e, c) in r.entries.iter().zip(&cmp.columns) {
@@ -487,7 +480,7 @@ mod tests {
 
     #[test]
     fn text_is_the_cover_letter_table_within_72_columns() {
-        let text = render(&seeds(), Format::Text);
+        let text = text(&seeds());
         assert!(table::width(&text) <= table::WIDTH, "{text}");
         insta::assert_snapshot!(text, @"
         anonymous write faults per wall-second, per label; gain against A
@@ -541,7 +534,7 @@ mod tests {
     #[test]
     fn markdown_and_csv() {
         let cmp = seeds();
-        insta::assert_snapshot!(render(&cmp, Format::Markdown), @"
+        insta::assert_snapshot!(markdown(&cmp), @"
         - **A** base (baseline): 2026-11-30 07:00 UTC, kernel 6.19.0-base
         - **B** patch1: 2026-11-30 08:00 UTC, kernel 6.19.0-patch1
         - **C** patch2: 2026-11-30 09:00 UTC, kernel 6.19.0-patch2
@@ -566,7 +559,7 @@ mod tests {
 
         Rates: 4 KiB pages made present per wall-second, the median of each label's round medians (for 4 KiB faults: faults/s, as pft reports; a 2 MiB fault counts 512). zap: threads write one shared anonymous mapping, each its own slice, MADV_DONTNEED between passes; pft: a fresh mapping every pass; huge: zap on a MADV_HUGEPAGE mapping. CPUs: the set the workers were pinned to, one per CPU. gain = median / baseline's median - 1. n, rounds = rounds x passes; min-max and spread: of the round medians ((max - min) / median). cpu = the workers' CPU time over their time in the passes (below 100%: preempted). fault = bytes the kernel mapped per fault. shift: Hodges-Lehmann shift of the round medians against the baseline's, with its Mann-Whitney interval (R: wilcox.test(x, y, conf.int = TRUE, conf.level = L)). * = the interval excludes 0. Each column's marks hold together at 95%: its rows' intervals are at 1 - 0.05 / rows (Bonferroni; B 3 row(s) at L = 98.33%, C 3 row(s) at L = 98.33%): where no row differs, and rounds vary as independent runs would, a column holds any mark at most 5% of the time. The test is on rounds, not passes (passes of one round share the machine's state); `few rounds`: too few a side for that level (6 a side allow up to 23 rows), no mark.
         ");
-        insta::assert_snapshot!(render(&cmp, Format::Csv), @r#"
+        insta::assert_snapshot!(csv(&cmp), @r#"
         cpus,test,workers,label,baseline,pinned_to,rounds,passes,median_per_s,round_min_per_s,round_max_per_s,round_spread_pct,min_per_s,max_per_s,spread_pct,fault_bytes,cpu_share,gain_pct,shift_per_s,ci_low_per_s,ci_high_per_s,ci_confidence,testable,significant
         "1 CCD, 7 CPUs",zap,7,base,true,0-6,6,6,2360000.0,2312800.0,2407200.0,4.0,2312800.0,2407200.0,4.0,4096.0,0.99,,,,,,false,false
         "1 CCD, 7 CPUs",zap,7,patch1,false,0-6,6,6,2369000.0,2321620.0,2416380.0,4.0,2321620.0,2416380.0,4.0,4096.0,0.99,0.3813559322033866,9000.0,-61890.0,79890.0,0.9833333333333333,true,false
@@ -583,21 +576,21 @@ mod tests {
     #[test]
     fn every_format_carries_the_gain_and_the_mark() {
         let cmp = seeds();
-        let md = render(&cmp, Format::Markdown);
+        let md = markdown(&cmp);
         assert!(
             md.contains(
                 "| 7 CCDs, 1 CPU each | zap | 1.738M | 1.982M | 2.215M | +14.0%* | +27.4%* |"
             ),
             "{md}"
         );
-        let csv = render(&cmp, Format::Csv);
+        let csv = csv(&cmp);
         let line = csv
             .lines()
             .find(|l| l.starts_with("\"7 CCDs, 1 CPU each\",zap,7,patch2,"))
             .unwrap();
         assert!(line.ends_with(",true,true"), "{line}");
         assert!(line.contains(",\"0,7,14,21,28,35,42\","), "{line}");
-        let json: serde_json::Value = serde_json::from_str(&render(&cmp, Format::Json)).unwrap();
+        let json: serde_json::Value = serde_json::to_value(&cmp).unwrap();
         let e = &json["rows"][2]["entries"][2];
         assert_eq!(e["label"], "patch2");
         assert_eq!(e["significant"], true);

@@ -9,19 +9,10 @@ use crate::analyze::compare::{Comparison, Entry, Row};
 use crate::analyze::report::CellReport;
 use crate::machine::jdk::short_jdk;
 use crate::render::common::{
-    Format, KEY_HEADERS, failure_warnings, iqr, key_columns, key_values, outlier_note,
-    run_to_run_notes, spread,
+    KEY_HEADERS, failure_warnings, iqr, key_columns, key_values, outlier_note, run_to_run_notes,
+    spread,
 };
 use crate::render::table::{self, Col};
-
-pub fn render(cmp: &Comparison, format: Format) -> String {
-    match format {
-        Format::Text => text(cmp),
-        Format::Markdown => markdown(cmp),
-        Format::Csv => csv(cmp),
-        Format::Json => json(cmp),
-    }
-}
 
 fn percent(e: &Entry) -> String {
     match e.change {
@@ -213,7 +204,8 @@ fn details(cmp: &Comparison, cols: &[usize]) -> String {
     table::render_keyed(&key, &values, &rows)
 }
 
-fn text(cmp: &Comparison) -> String {
+/// The labels side by side as text tables.
+pub fn text(cmp: &Comparison) -> String {
     let mut out = String::new();
     out += &table::wrap(
         &format!(
@@ -304,7 +296,8 @@ fn notes(cmp: &Comparison) -> Vec<String> {
     notes
 }
 
-fn markdown(cmp: &Comparison) -> String {
+/// The labels side by side as Markdown tables.
+pub fn markdown(cmp: &Comparison) -> String {
     let base = cmp.baseline_index();
     let base_label = &cmp.columns[base].info.label;
     let mut out = String::from("| jdk | gc | heap | variant |");
@@ -406,7 +399,8 @@ struct CsvRow<'a> {
 
 /// Every (cell, label) a row. With server cells (`app:` with `ready:`), the time-to-ready
 /// columns follow, as in the single-label CSV (empty for cells that are no server).
-fn csv(cmp: &Comparison) -> String {
+/// The labels side by side, a CSV row per cell and label.
+pub fn csv(cmp: &Comparison) -> String {
     let servers = entries(cmp).any(|e| e.cell.ready.is_some());
     let mut w = csv::Writer::from_writer(Vec::new());
     for r in &cmp.rows {
@@ -451,14 +445,6 @@ fn csv(cmp: &Comparison) -> String {
         }
     }
     String::from_utf8(w.into_inner().expect("writing to memory cannot fail")).expect("csv is UTF-8")
-}
-
-/// The comparison section of the report's JSON ([`crate::render::json`]) alone; `report
-/// --format json` puts it beside the cells.
-fn json(cmp: &Comparison) -> String {
-    serde_json::to_string_pretty(&crate::render::json::comparison(cmp))
-        .expect("a comparison always serializes")
-        + "\n"
 }
 
 #[cfg(test)]
@@ -513,7 +499,7 @@ mod tests {
 
     #[test]
     fn text() {
-        let out = render(&sample(), Format::Text);
+        let out = super::text(&sample());
         assert!(table::width(&out) <= table::WIDTH, "{out}");
         insta::assert_snapshot!(out, @"
         pretouch cost in ms, per label; change against A (baseline)
@@ -550,7 +536,7 @@ mod tests {
 
     #[test]
     fn markdown() {
-        insta::assert_snapshot!(render(&sample(), Format::Markdown), @"
+        insta::assert_snapshot!(super::markdown(&sample()), @"
         | jdk | gc | heap | variant | 6.18.0-base | 6.18.0-vma-refcount | vs 6.18.0-base (ms) | % | 95% CI of shift (ms) |
         |---|---|---|---|---:|---:|---:|---:|---:|
         | 17.0.15+6 | g1 | 1g | default | 383 (374-393; IQR 10.0; 0 out) | 284 (276-937; IQR 8.6; 1 out) | -99.1 | -25.9%* | -105 .. -92.1 |
@@ -569,125 +555,12 @@ mod tests {
 
     #[test]
     fn csv() {
-        insta::assert_snapshot!(render(&sample(), Format::Csv), @"
+        insta::assert_snapshot!(super::csv(&sample()), @"
         jdk,gc,heap,variant,gc_threads,cpus,app,label,baseline,pretouch_ms,rounds,cost_min_ms,cost_q1_ms,cost_q3_ms,cost_max_ms,outliers,failed,change_ms,change_percent,shift_ms,ci_low_ms,ci_high_ms,ci_confidence,significant,not_compared,outliers_excluded
         17.0.15+6-Debian-1deb12u1,g1,1g,default,auto,all,,6.18.0-base,true,382.95,10,374.4,378.0416666666667,388.01666666666665,393.4,0,0,,,,,,,,,false
         17.0.15+6-Debian-1deb12u1,g1,1g,default,auto,all,,6.18.0-vma-refcount,false,283.85,10,275.9,279.98333333333335,288.6166666666667,937.3,1,0,-99.09999999999997,-25.878051965008478,-98.85000000000002,-105.19999999999999,-92.10000000000002,0.9567429474550218,true,,false
         17.0.15+6-Debian-1deb12u1,parallel,1g,default,auto,all,,6.18.0-base,true,395.9875,10,387.1,390.8854166666667,401.25416666666666,406.85,0,0,,,,,,,,,false
         17.0.15+6-Debian-1deb12u1,parallel,1g,default,auto,all,,6.18.0-vma-refcount,false,396.49,10,387.58,391.375,401.77,407.38,0,0,0.5024999999999977,0.1268979450108899,0.5024999999999977,-5.444999999999993,6.454999999999984,0.9567429474550218,false,,false
         ");
-    }
-
-    #[test]
-    fn json() {
-        insta::assert_snapshot!(render(&sample(), Format::Json), @r#"
-        {
-          "baseline": "6.18.0-base",
-          "confidence": 0.95,
-          "columns": [
-            {
-              "letter": "A",
-              "baseline": true,
-              "label": "6.18.0-base",
-              "hostname": "vm",
-              "cpu_model": "AMD EPYC 9B14",
-              "kernel_release": "6.18.0",
-              "oldest_run": "2026-11-30T07:00:00Z",
-              "files": 1,
-              "matrices": 1
-            },
-            {
-              "letter": "B",
-              "baseline": false,
-              "label": "6.18.0-vma-refcount",
-              "hostname": "vm",
-              "cpu_model": "AMD EPYC 9B14",
-              "kernel_release": "6.18.0",
-              "oldest_run": "2026-11-30T08:00:00Z",
-              "files": 1,
-              "matrices": 1
-            }
-          ],
-          "changes": [
-            {
-              "label": "6.18.0-base",
-              "jdk": "17.0.15+6-Debian-1deb12u1",
-              "gc": "g1",
-              "heap": "1g",
-              "variant": "default",
-              "gc_threads": "auto",
-              "cpus": "all",
-              "app": null,
-              "baseline": true,
-              "change_ms": null,
-              "change_percent": null,
-              "shift_ms": null,
-              "ci_low_ms": null,
-              "ci_high_ms": null,
-              "ci_confidence": null,
-              "significant": null,
-              "not_compared": null
-            },
-            {
-              "label": "6.18.0-vma-refcount",
-              "jdk": "17.0.15+6-Debian-1deb12u1",
-              "gc": "g1",
-              "heap": "1g",
-              "variant": "default",
-              "gc_threads": "auto",
-              "cpus": "all",
-              "app": null,
-              "baseline": false,
-              "change_ms": -99.09999999999997,
-              "change_percent": -25.878051965008478,
-              "shift_ms": -98.85000000000002,
-              "ci_low_ms": -105.19999999999999,
-              "ci_high_ms": -92.10000000000002,
-              "ci_confidence": 0.9567429474550218,
-              "significant": true,
-              "not_compared": null
-            },
-            {
-              "label": "6.18.0-base",
-              "jdk": "17.0.15+6-Debian-1deb12u1",
-              "gc": "parallel",
-              "heap": "1g",
-              "variant": "default",
-              "gc_threads": "auto",
-              "cpus": "all",
-              "app": null,
-              "baseline": true,
-              "change_ms": null,
-              "change_percent": null,
-              "shift_ms": null,
-              "ci_low_ms": null,
-              "ci_high_ms": null,
-              "ci_confidence": null,
-              "significant": null,
-              "not_compared": null
-            },
-            {
-              "label": "6.18.0-vma-refcount",
-              "jdk": "17.0.15+6-Debian-1deb12u1",
-              "gc": "parallel",
-              "heap": "1g",
-              "variant": "default",
-              "gc_threads": "auto",
-              "cpus": "all",
-              "app": null,
-              "baseline": false,
-              "change_ms": 0.5024999999999977,
-              "change_percent": 0.1268979450108899,
-              "shift_ms": 0.5024999999999977,
-              "ci_low_ms": -5.444999999999993,
-              "ci_high_ms": 6.454999999999984,
-              "ci_confidence": 0.9567429474550218,
-              "significant": false,
-              "not_compared": null
-            }
-          ],
-          "warnings": []
-        }
-        "#);
     }
 }

@@ -122,13 +122,9 @@ pub fn comparison(cmp: &Comparison) -> ComparisonSection<'_> {
     }
 }
 
-/// The report as JSON; `cmp`: the comparison of its labels, when there are several.
-pub fn render(report: &Report, cmp: Option<&Comparison>) -> String {
-    render_with_profile(report, cmp, None)
-}
-
-/// [`render`], with the profile analysis (`report --profile`) as the `profile` key.
-pub fn render_with_profile(
+/// The report as JSON; `cmp`: the comparison of its labels, when there are several;
+/// `profile`: the profile analysis (`report --profile`) as the `profile` key.
+pub fn render(
     report: &Report,
     cmp: Option<&Comparison>,
     profile: Option<&ProfileReport>,
@@ -182,10 +178,10 @@ mod tests {
     #[test]
     fn one_label_or_several_share_one_shape() {
         let one = report(&["base"]);
-        let one: serde_json::Value = serde_json::from_str(&render(&one, None)).unwrap();
+        let one: serde_json::Value = serde_json::from_str(&render(&one, None, None)).unwrap();
         let two = report(&["base", "new"]);
         let cmp = compare(&two, &Options::default()).unwrap();
-        let two: serde_json::Value = serde_json::from_str(&render(&two, Some(&cmp))).unwrap();
+        let two: serde_json::Value = serde_json::from_str(&render(&two, Some(&cmp), None)).unwrap();
         assert_eq!(one["schema_version"], SCHEMA_VERSION);
         assert_eq!(two["schema_version"], SCHEMA_VERSION);
         // The same keys, and the comparison beside them.
@@ -209,14 +205,14 @@ mod tests {
     #[test]
     fn the_profile_is_a_key_of_the_same_document() {
         let one = report(&["base"]);
-        let plain: serde_json::Value = serde_json::from_str(&render(&one, None)).unwrap();
+        let plain: serde_json::Value = serde_json::from_str(&render(&one, None, None)).unwrap();
         let profile = ProfileReport {
             baseline: "base".into(),
             cells: Vec::new(),
             shifts: Vec::new(),
         };
         let with: serde_json::Value =
-            serde_json::from_str(&render_with_profile(&one, None, Some(&profile))).unwrap();
+            serde_json::from_str(&render(&one, None, Some(&profile))).unwrap();
         // The report's keys, unchanged, and the profile beside them.
         let mut expected = keys(&plain);
         expected.push("profile".into());

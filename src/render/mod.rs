@@ -5,6 +5,7 @@ pub mod calibration;
 pub mod common;
 pub mod compare;
 pub mod disturbance;
+pub mod document;
 pub mod explain;
 pub mod flamegraph;
 pub mod json;

@@ -6,22 +6,12 @@ use std::fmt::Write as _;
 
 use crate::analyze::profile::{CellProfile, CellShift, ProfileReport, Share, Shift};
 use crate::machine::jdk::short_jdk;
-use crate::render::common::Format;
 use crate::render::table::{self, WIDTH, name, num};
 
 /// Functions listed per cell in text and Markdown (CSV and JSON have all).
 pub const TOP_FUNCTIONS: usize = 12;
 /// Movers listed per cell and label in text and Markdown.
 pub const TOP_MOVERS: usize = 10;
-
-pub fn render(report: &ProfileReport, format: Format) -> String {
-    match format {
-        Format::Text => text(report),
-        Format::Markdown => markdown(report),
-        Format::Csv => csv(report),
-        Format::Json => serde_json::to_string_pretty(report).expect("serializes") + "\n",
-    }
-}
 
 fn cell_title(key: &[String; 4]) -> String {
     format!("{} {} {} {}", short_jdk(&key[0]), key[1], key[2], key[3])
@@ -146,7 +136,8 @@ are in no median. cpu-clock is a timer: samples due while interrupts were off la
 where they are turned back on (exc_page_fault, *_irqrestore), so those leaves are \
 partly time of the code before them.";
 
-fn text(report: &ProfileReport) -> String {
+/// The profile's analysis as text tables.
+pub fn text(report: &ProfileReport) -> String {
     let mut out = String::new();
     if report.cells.is_empty() {
         return table::wrap(
@@ -256,7 +247,8 @@ fn md_table(headers: &[&str], rows: &[Vec<String>]) -> String {
     out + "\n"
 }
 
-fn markdown(report: &ProfileReport) -> String {
+/// The profile's analysis as Markdown tables.
+pub fn markdown(report: &ProfileReport) -> String {
     let mut out = String::from("## Where the pretouch time goes\n\n");
     if report.cells.is_empty() {
         out += "No profiled launches in these results (run `pretouch run --profile`).\n";
@@ -329,7 +321,8 @@ fn markdown(report: &ProfileReport) -> String {
     out
 }
 
-fn csv(report: &ProfileReport) -> String {
+/// The profile's analysis, a CSV row per figure (`--profile-csv`).
+pub fn csv(report: &ProfileReport) -> String {
     let mut w = csv::Writer::from_writer(Vec::new());
     w.write_record([
         "section",
@@ -546,7 +539,7 @@ mod tests {
             .find(|c| c.name == "huge-page zeroing")
             .unwrap();
         assert!((huge.delta_ms.unwrap() - 38.0).abs() < 1e-9);
-        let text = render(&report, Format::Text);
+        let text = text(&report);
         for line in text.lines() {
             assert!(line.chars().count() <= WIDTH, "too wide: {line:?}");
             assert_eq!(line, line.trim_end());
@@ -563,7 +556,7 @@ mod tests {
 
     #[test]
     fn text_reads_like_perf_diff() {
-        insta::assert_snapshot!(render(&two_labels(), Format::Text), @"
+        insta::assert_snapshot!(text(&two_labels()), @"
         where the pretouch time goes (perf, cpu-clock, call graphs)
 
         madvise  17.0.15+6 g1 1g default
@@ -625,7 +618,7 @@ mod tests {
     #[test]
     fn csv_json_and_markdown_hold_the_same_figures() {
         let report = two_labels();
-        let csv_text = render(&report, Format::Csv);
+        let csv_text = csv(&report);
         let mut reader = csv::Reader::from_reader(csv_text.as_bytes());
         let headers = reader.headers().unwrap().clone();
         let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
@@ -640,10 +633,10 @@ mod tests {
             .find(|r| &r[0] == "shift" && &r[8] == "page zeroing")
             .unwrap();
         assert_eq!(&shift[16], "-300.000");
-        let json: serde_json::Value = serde_json::from_str(&render(&report, Format::Json)).unwrap();
+        let json: serde_json::Value = serde_json::to_value(&report).unwrap();
         assert_eq!(json["cells"][0]["pretouch_samples"], 400);
         assert_eq!(json["shifts"][0]["categories"][0]["name"], "page zeroing");
-        let md = render(&report, Format::Markdown);
+        let md = markdown(&report);
         assert!(md.contains("| page zeroing | 300 | 75.0% | 300 |"), "{md}");
         assert!(md.contains("### Shift against the baseline `madvise`"));
     }

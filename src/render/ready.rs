@@ -244,7 +244,6 @@ pub fn csv(report: &Report) -> Option<String> {
 mod tests {
     use super::*;
     use crate::fixtures::server_launch;
-    use crate::render::common::Format;
     use crate::store::Results;
 
     fn sample(workload: bool) -> Report {
@@ -347,7 +346,7 @@ mod tests {
     #[test]
     fn csv_and_json_carry_the_server_columns() {
         let report = sample(true);
-        let csv = crate::render::report::render(&report, Format::Csv);
+        let csv = crate::render::report::csv(&report);
         let header = csv.lines().next().unwrap();
         assert!(header.ends_with(",ready_probe,ready_off_ms,ready_on_ms,ready_min_off_ms,ready_max_off_ms,ready_min_on_ms,ready_max_on_ms,ready_cost_ms,ready_share_pct,main_to_ready_off_ms,main_to_ready_on_ms,workload_runs_off,workload_runs_on,workload_failed,workload_first_failure,workload_off_ms,workload_on_ms,workload_change_ms,net_ms,sigkills,stop_ms"), "{header}");
         assert!(
@@ -358,7 +357,7 @@ mod tests {
             "{csv}"
         );
         let json: serde_json::Value =
-            serde_json::from_str(&crate::render::report::render(&report, Format::Json)).unwrap();
+            serde_json::from_str(&crate::render::json::render(&report, None, None)).unwrap();
         let ready = &json["cells"][0]["ready"];
         assert_eq!(ready["ready_cost_ms"], 232.0);
         assert_eq!(ready["workload_change_ms"], -36.0);
@@ -375,7 +374,7 @@ mod tests {
         });
         let cmp = crate::analyze::compare::compare(&report, &Default::default()).unwrap();
         assert_eq!(cmp.columns.len(), 2);
-        let csv = crate::render::compare::render(&cmp, Format::Csv);
+        let csv = crate::render::compare::csv(&cmp);
         let mut lines = csv.lines();
         let header: Vec<&str> = lines.next().unwrap().split(',').collect();
         // The comparison's columns, then the server's, as in the single-label CSV.
@@ -400,7 +399,7 @@ mod tests {
             100.0
         );
         let json: serde_json::Value =
-            serde_json::from_str(&crate::render::json::render(&report, Some(&cmp))).unwrap();
+            serde_json::from_str(&crate::render::json::render(&report, Some(&cmp), None)).unwrap();
         let cells = json["cells"].as_array().unwrap();
         assert_eq!(cells.len(), 2);
         for (cell, row) in cells.iter().zip(&rows) {

@@ -6,32 +6,10 @@ use std::fmt::Write as _;
 use crate::analyze::report::{CellReport, Report};
 use crate::machine::jdk::short_jdk;
 use crate::render::common::{
-    Format, KEY_HEADERS, cost, failure_warnings, iqr, key_columns, key_refs, key_values, ms,
-    outlier_note, run_to_run_notes, spread, stop_lines,
+    KEY_HEADERS, cost, failure_warnings, iqr, key_columns, key_refs, key_values, ms, outlier_note,
+    run_to_run_notes, spread, stop_lines,
 };
 use crate::render::table;
-
-pub fn render(report: &Report, format: Format) -> String {
-    match format {
-        // Server cells (`app:` with `ready:`) add their tables and columns.
-        Format::Text => text(report) + &crate::render::ready::text(report),
-        Format::Markdown => markdown(report) + &crate::render::ready::markdown(report),
-        Format::Csv => crate::render::ready::csv(report).unwrap_or_else(|| csv(report)),
-        Format::Json => json(report),
-    }
-}
-
-/// [`render`], then the tables that explain each cell (faults, rates, the JVM's own
-/// pretouch time, the touched check; the phases with `phases`). CSV and JSON already
-/// carry those numbers as columns.
-pub fn render_explained(report: &Report, format: Format, phases: bool) -> String {
-    let main = render(report, format);
-    match format {
-        Format::Text => main + &crate::render::explain::text(report, phases),
-        Format::Markdown => main + &crate::render::explain::markdown(report, phases),
-        Format::Csv | Format::Json => main,
-    }
-}
 
 fn by_label(report: &Report) -> Vec<(&str, Vec<&CellReport>)> {
     report
@@ -58,7 +36,8 @@ fn label_line(report: &Report, label: &str) -> String {
 
 const SINGLE_FOOTER: &str = "off, on: median time in ms from exec to main() without and with -XX:+AlwaysPreTouch over the counted launches; cost = on - off, the pretouch cost; runs = launches off+on; min-max and IQR: spread of the per-round costs (on - off, launched back to back in one round); out = launches flagged as outliers (modified z-score above 3.5).";
 
-fn text(report: &Report) -> String {
+/// One label's cells as text tables.
+pub fn text(report: &Report) -> String {
     let mut out = String::new();
     for (label, cells) in by_label(report) {
         let owned: Vec<[String; 4]> = cells.iter().map(|c| c.key()).collect();
@@ -151,7 +130,8 @@ fn md_spread(median: Option<f64>, min: Option<f64>, max: Option<f64>) -> String 
     }
 }
 
-fn markdown(report: &Report) -> String {
+/// One label's cells as Markdown tables.
+pub fn markdown(report: &Report) -> String {
     let mut out = String::new();
     for (label, cells) in by_label(report) {
         let _ = writeln!(out, "### {label}\n");
@@ -202,16 +182,17 @@ fn markdown(report: &Report) -> String {
     out
 }
 
-fn csv(report: &Report) -> String {
+/// One label's cells, a CSV row each; server cells add their columns
+/// ([`crate::render::ready::csv`]).
+pub fn csv(report: &Report) -> String {
+    if let Some(with_servers) = crate::render::ready::csv(report) {
+        return with_servers;
+    }
     let mut w = csv::Writer::from_writer(Vec::new());
     for c in &report.cells {
         w.serialize(c).expect("a report row always serializes");
     }
     String::from_utf8(w.into_inner().expect("writing to memory cannot fail")).expect("csv is UTF-8")
-}
-
-fn json(report: &Report) -> String {
-    crate::render::json::render(report, None)
 }
 
 #[cfg(test)]
@@ -299,7 +280,7 @@ mod tests {
 
     #[test]
     fn text_with_axes_and_stops() {
-        let out = render(&axes_sample(), Format::Text);
+        let out = super::text(&axes_sample());
         assert!(table::width(&out) <= table::WIDTH, "{out}");
         insta::assert_snapshot!(out, @"
         label: 6.18.0-base (host vm, kernel 6.18.0, AMD EPYC 9B14)
@@ -333,7 +314,7 @@ mod tests {
 
     #[test]
     fn markdown_with_axes_and_stops() {
-        insta::assert_snapshot!(render(&axes_sample(), Format::Markdown), @"
+        insta::assert_snapshot!(super::markdown(&axes_sample()), @"
         ### 6.18.0-base
 
         | jdk | gc | heap | variant | runs | without (min-max) | with (min-max) | pretouch | cost min-max | cost IQR | outliers | failed |
@@ -364,7 +345,7 @@ mod tests {
 
     #[test]
     fn text() {
-        let out = render(&sample(), Format::Text);
+        let out = super::text(&sample());
         assert!(table::width(&out) <= table::WIDTH);
         insta::assert_snapshot!(out, @"
         label: 6.18.0-base (host vm, kernel 6.18.0, AMD EPYC 9B14)
@@ -395,13 +376,13 @@ mod tests {
     fn text_with_outliers_excluded() {
         let mut report = sample();
         report.outliers_excluded = true;
-        let out = render(&report, Format::Text);
+        let out = super::text(&report);
         assert!(out.contains("--exclude-outliers was given"), "{out}");
     }
 
     #[test]
     fn markdown() {
-        insta::assert_snapshot!(render(&sample(), Format::Markdown), @"
+        insta::assert_snapshot!(super::markdown(&sample()), @"
         ### 6.18.0-base
 
         | jdk | gc | heap | variant | runs | without (min-max) | with (min-max) | pretouch | cost min-max | cost IQR | outliers | failed |
@@ -423,7 +404,7 @@ mod tests {
 
     #[test]
     fn csv() {
-        insta::assert_snapshot!(render(&sample(), Format::Csv), @r#"
+        insta::assert_snapshot!(super::csv(&sample()), @r#"
         label,jdk,gc,heap,variant,runs,runs_on,runs_off,failed,median_on_ms,min_on_ms,max_on_ms,median_off_ms,min_off_ms,max_off_ms,pretouch_ms,first_failure,gc_threads,cpus,app,exec_to_agent_off_ms,exec_to_agent_on_ms,agent_to_init_off_ms,agent_to_init_on_ms,init_to_main_off_ms,init_to_main_on_ms,pretouch_faults,expected_faults,fault_rate_per_s,ceiling_per_s,ceiling_pct,jvm_pretouch_ms,jvm_genesis_growth_ms,untouched,untouched_reason,untouched_launches,rounds,cost_min_ms,cost_q1_ms,cost_q3_ms,cost_max_ms,outliers,disturbed,disturbances,outlier_causes
         6.18.0-base,17.0.15+6-Debian-1deb12u1,g1,1g,default,20,10,10,0,434.73625000000004,422.87,1288.0275,48.375,47.25,49.75,386.36125000000004,,auto,all,,,,,,,,,262144,,,,,,0,,,10,375.62,381.18354166666666,392.94645833333334,1240.5275,1,0,,"round 7 with pretouch 1288 ms, median 435: no machine counters recorded (file written before they were)"
         6.18.0-base,17.0.15+6-Debian-1deb12u1,parallel,2g,default,10,0,10,10,,,,50.125,49.0,51.5,,exited with code 1 before main(),auto,all,,,,,,,,,262144,,,,,,0,,,0,,,,,0,0,,
@@ -432,7 +413,7 @@ mod tests {
 
     #[test]
     fn json() {
-        insta::assert_snapshot!(render(&sample(), Format::Json), @r#"
+        insta::assert_snapshot!(crate::render::json::render(&sample(), None, None), @r#"
         {
           "schema": "pretouch-report",
           "schema_version": 1,

@@ -1,0 +1,105 @@
+//! Stage 6, rendering: the one report document ([`crate::analyze::document`]) into
+//! bytes, one function per format, each walking the document's sections in the same
+//! order. A new format is one [`Format`] variant (its `--format` value comes with it),
+//! one arm in [`render`] and one function that walks the document.
+
+use crate::analyze::document::{Document, Launches};
+use crate::render::common::Format;
+use crate::render::{calibration, compare, explain, json, profile, ready, report};
+
+/// The document in `format`.
+pub fn render(doc: &Document, format: Format) -> String {
+    match format {
+        Format::Text => text(doc),
+        Format::Markdown => markdown(doc),
+        Format::Csv => csv(doc),
+        Format::Json => json(doc),
+    }
+}
+
+/// Plain text that fits a patch email: the cells (or the labels side by side), time to
+/// ready, what explains each cost, the profile; or the calibrations.
+fn text(doc: &Document) -> String {
+    let mut out = String::new();
+    if let Some(l) = &doc.launches {
+        out += &cells_text(l);
+        out += &ready::text(&l.report);
+        out += &explain::text(&l.report, l.phases);
+        if let Some(p) = l.shown_profile() {
+            out += "\n";
+            out += &profile::text(p);
+        }
+    }
+    if let Some(c) = &doc.calibration {
+        out += &calibration::text(c);
+    }
+    out
+}
+
+fn cells_text(l: &Launches) -> String {
+    if l.several() {
+        compare::text(&l.comparison)
+    } else {
+        report::text(&l.report)
+    }
+}
+
+/// Markdown: the sections of [`text`], as tables.
+fn markdown(doc: &Document) -> String {
+    let mut out = String::new();
+    if let Some(l) = &doc.launches {
+        out += &if l.several() {
+            compare::markdown(&l.comparison)
+        } else {
+            report::markdown(&l.report)
+        };
+        out += &ready::markdown(&l.report);
+        out += &explain::markdown(&l.report, l.phases);
+        if let Some(p) = l.shown_profile() {
+            out += "\n";
+            out += &profile::markdown(p);
+        }
+    }
+    if let Some(c) = &doc.calibration {
+        out += &calibration::markdown(c);
+    }
+    out
+}
+
+/// CSV holds one table: a row per cell (and label), its explaining figures as columns;
+/// server cells add theirs. The profile's rows go to a file of their own
+/// (`--profile-csv`, [`profile_csv`]).
+fn csv(doc: &Document) -> String {
+    let mut out = String::new();
+    if let Some(l) = &doc.launches {
+        out += &if l.several() {
+            compare::csv(&l.comparison)
+        } else {
+            report::csv(&l.report)
+        };
+    }
+    if let Some(c) = &doc.calibration {
+        out += &calibration::csv(c);
+    }
+    out
+}
+
+/// One JSON document whatever the number of labels: the cells, the comparison beside
+/// them when there are several labels, the profile when shown; or the calibrations.
+fn json(doc: &Document) -> String {
+    let mut out = String::new();
+    if let Some(l) = &doc.launches {
+        let cmp = l.several().then_some(&l.comparison);
+        out += &json::render(&l.report, cmp, l.shown_profile());
+    }
+    if let Some(c) = &doc.calibration {
+        out += &(serde_json::to_string_pretty(c).expect("a calibration always serializes") + "\n");
+    }
+    out
+}
+
+/// The profile's rows as CSV, for `--profile-csv FILE` (empty: no profile analyzed).
+pub fn profile_csv(doc: &Document) -> Option<String> {
+    let profile = doc.launches.as_ref()?.profile.as_ref()?;
+    Some(profile::csv(profile))
+}
