@@ -266,44 +266,56 @@ pub fn markdown(cmp: &CalibrationComparison) -> String {
     let mut head = vec!["CPUs".to_owned(), "test".to_owned()];
     head.extend(cmp.columns.iter().map(|c| c.label.clone()));
     head.extend(gains);
-    let _ = writeln!(out, "| {} |", head.join(" | "));
-    let _ = writeln!(
-        out,
-        "|{}",
-        head.iter()
-            .enumerate()
-            .map(|(i, _)| if i < 2 { "---|" } else { "---:|" })
-            .collect::<String>()
-    );
-    for r in &cmp.rows {
-        let mut cells = vec![r.cpus.clone(), r.test.clone()];
-        cells.extend(values(cmp, r));
-        let _ = writeln!(out, "| {} |", cells.join(" | "));
-    }
-    out += "\n| CPUs | test | label | rounds | rounds min-max | spread | passes min-max | cpu | fault | shift | interval |\n";
-    out += "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+    let head: Vec<&str> = head.iter().map(String::as_str).collect();
+    let rows: Vec<Vec<String>> = cmp
+        .rows
+        .iter()
+        .map(|r| {
+            let mut cells = vec![r.cpus.clone(), r.test.clone()];
+            cells.extend(values(cmp, r));
+            cells
+        })
+        .collect();
+    out += &table::markdown(&table::cols(&head, 2), &rows);
+    let mut detail = Vec::new();
     for r in &cmp.rows {
         for e in r.entries.iter().flatten() {
             let (s, ci) = shift(e);
-            let _ = writeln!(
-                out,
-                "| {} | {} | {} | {} | {}-{} | {:.1}% | {}-{} | {} | {} | {} | {} |",
-                r.cpus,
-                r.test,
-                e.label,
+            detail.push(vec![
+                r.cpus.clone(),
+                r.test.clone(),
+                e.label.clone(),
                 rounds(e),
-                rate(e.round_min_per_s),
-                rate(e.round_max_per_s),
-                e.round_spread_pct,
-                rate(e.min_per_s),
-                rate(e.max_per_s),
+                format!("{}-{}", rate(e.round_min_per_s), rate(e.round_max_per_s)),
+                format!("{:.1}%", e.round_spread_pct),
+                format!("{}-{}", rate(e.min_per_s), rate(e.max_per_s)),
                 cpu(e),
                 fault(e),
                 s,
-                ci
-            );
+                ci,
+            ]);
         }
     }
+    out.push('\n');
+    out += &table::markdown(
+        &table::cols(
+            &[
+                "CPUs",
+                "test",
+                "label",
+                "rounds",
+                "rounds min-max",
+                "spread",
+                "passes min-max",
+                "cpu",
+                "fault",
+                "shift",
+                "interval",
+            ],
+            3,
+        ),
+        &detail,
+    );
     out.push('\n');
     out += NOTE;
     out.push(' ');

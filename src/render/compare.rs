@@ -300,51 +300,41 @@ fn notes(cmp: &Comparison) -> Vec<String> {
 pub fn markdown(cmp: &Comparison) -> String {
     let base = cmp.baseline_index();
     let base_label = &cmp.columns[base].info.label;
-    let mut out = String::from("| jdk | gc | heap | variant |");
-    let mut rule = String::from("|---|---|---|---|");
+    let vs = format!("vs {base_label} (ms)");
+    let mut cols = table::cols(&["jdk", "gc", "heap", "variant"], 4);
     for (i, c) in cmp.columns.iter().enumerate() {
-        let _ = write!(out, " {} |", c.info.label);
-        rule += "---:|";
+        cols.push(table::num(&c.info.label));
         if i != base {
-            let _ = write!(out, " vs {base_label} (ms) | % | 95% CI of shift (ms) |");
-            rule += "---:|---:|---:|";
+            cols.extend(table::cols(&[&vs, "%", "95% CI of shift (ms)"], 0));
         }
     }
-    out += "\n";
-    out += &rule;
-    out += "\n";
+    let mut rows = Vec::new();
     for r in &cmp.rows {
-        let _ = write!(
-            out,
-            "| {} | {} | {} | {} |",
-            short_jdk(&r.jdk),
-            r.gc,
-            r.heap,
-            r.variant
-        );
+        let mut row = vec![
+            short_jdk(&r.jdk).to_owned(),
+            r.gc.clone(),
+            r.heap.clone(),
+            r.variant.clone(),
+        ];
         for (i, e) in r.entries.iter().enumerate() {
             let e = e.as_ref();
             let c = e.map(|e| &e.cell);
-            let _ = write!(
-                out,
-                " {} ({}; IQR {}; {} out) |",
+            row.push(format!(
+                "{} ({}; IQR {}; {} out)",
                 cell_cost(e),
                 c.map_or_else(|| "-".to_owned(), |c| spread(c.cost_min_ms, c.cost_max_ms)),
                 c.map_or_else(|| "-".to_owned(), iqr),
                 c.map_or(0, |c| c.outliers)
-            );
+            ));
             if i != base {
-                let _ = write!(
-                    out,
-                    " {} | {} | {} |",
-                    e.map_or_else(|| "-".to_owned(), change_ms),
-                    e.map_or_else(|| "-".to_owned(), percent),
-                    e.map_or_else(String::new, interval)
-                );
+                row.push(e.map_or_else(|| "-".to_owned(), change_ms));
+                row.push(e.map_or_else(|| "-".to_owned(), percent));
+                row.push(e.map_or_else(String::new, interval));
             }
         }
-        out += "\n";
+        rows.push(row);
     }
+    let mut out = table::markdown(&cols, &rows);
     out += "\nCost in ms: median(with) - median(without) pretouch, exec to `main()`; in brackets the min-max and IQR of the per-round costs and the launches flagged as outliers. Negative change = less startup time; `*` = the 95% interval of the Hodges-Lehmann shift (Mann-Whitney) excludes 0.\n";
     for c in &cmp.columns {
         let _ = write!(

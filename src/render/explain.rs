@@ -255,14 +255,7 @@ pub fn text(report: &Report, phases: bool) -> String {
 pub fn markdown(report: &Report, phases: bool) -> String {
     let mut out = String::new();
     let md = |out: &mut String, headers: &[&str], rows: Vec<Vec<String>>| {
-        let _ = writeln!(out, "| {} |", headers.join(" | "));
-        let align: Vec<&str> = (0..headers.len())
-            .map(|i| if i >= 4 { "---:" } else { "---" })
-            .collect();
-        let _ = writeln!(out, "|{}|", align.join("|"));
-        for r in rows {
-            let _ = writeln!(out, "| {} |", r.join(" | "));
-        }
+        *out += &table::markdown(&table::cols(headers, 4), &rows);
     };
     for (label, cells) in labels(report) {
         let _ = writeln!(out, "\n#### {label}: pretouch explained\n");

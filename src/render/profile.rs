@@ -236,15 +236,7 @@ fn shift_text(s: &CellShift, width: usize) -> String {
 }
 
 fn md_table(headers: &[&str], rows: &[Vec<String>]) -> String {
-    let mut out = format!("| {} |\n|", headers.join(" | "));
-    for (i, _) in headers.iter().enumerate() {
-        out += if i == 0 { "---|" } else { "---:|" };
-    }
-    out += "\n";
-    for r in rows {
-        writeln!(out, "| {} |", r.join(" | ").replace('\n', " ")).unwrap();
-    }
-    out + "\n"
+    table::markdown(&table::cols(headers, 1), rows) + "\n"
 }
 
 /// The profile's analysis as Markdown tables.

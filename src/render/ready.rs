@@ -163,8 +163,7 @@ pub fn markdown(report: &Report) -> String {
         return String::new();
     }
     let mut out = String::from("\n### Time to ready\n\n");
-    out += "| label | jdk | gc | heap | variant | runs | to main (min-max) | with | cost | to ready (min-max) | with (min-max) | cost | share |\n";
-    out += "|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+    let mut rows = Vec::new();
     for (c, r) in &cells {
         let row = [
             c.label.clone(),
@@ -181,15 +180,37 @@ pub fn markdown(report: &Report) -> String {
             ms(r.ready_cost_ms),
             pct(r.ready_share_pct),
         ];
-        let _ = writeln!(out, "| {} |", row.join(" | "));
+        rows.push(row.to_vec());
     }
+    out += &table::markdown(
+        &table::cols(
+            &[
+                "label",
+                "jdk",
+                "gc",
+                "heap",
+                "variant",
+                "runs",
+                "to main (min-max)",
+                "with",
+                "cost",
+                "to ready (min-max)",
+                "with (min-max)",
+                "cost",
+                "share",
+            ],
+            5,
+        ),
+        &rows,
+    );
     let _ = writeln!(out, "\n{READY_FOOTER}");
     let work: Vec<_> = cells
         .iter()
         .filter(|(_, r)| r.workload_runs_off + r.workload_runs_on + r.workload_failed > 0)
         .collect();
     if !work.is_empty() {
-        out += "\n### Pay-back\n\n| label | jdk | gc | heap | variant | startup + | work | with | change | net |\n|---|---|---|---|---|---:|---:|---:|---:|---:|\n";
+        out += "\n### Pay-back\n\n";
+        let mut rows = Vec::new();
         for (c, r) in work {
             let row = [
                 c.label.clone(),
@@ -203,8 +224,26 @@ pub fn markdown(report: &Report) -> String {
                 signed(r.workload_change_ms),
                 signed(r.net_ms),
             ];
-            let _ = writeln!(out, "| {} |", row.join(" | "));
+            rows.push(row.to_vec());
         }
+        out += &table::markdown(
+            &table::cols(
+                &[
+                    "label",
+                    "jdk",
+                    "gc",
+                    "heap",
+                    "variant",
+                    "startup +",
+                    "work",
+                    "with",
+                    "change",
+                    "net",
+                ],
+                5,
+            ),
+            &rows,
+        );
         let _ = writeln!(out, "\n{PAYBACK_FOOTER}");
     }
     for n in notes(&cells) {

@@ -135,11 +135,7 @@ pub fn markdown(report: &Report) -> String {
     let mut out = String::new();
     for (label, cells) in by_label(report) {
         let _ = writeln!(out, "### {label}\n");
-        let _ = writeln!(out, "| {} |", MD_HEADERS.join(" | "));
-        let _ = writeln!(
-            out,
-            "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"
-        );
+        let mut rows = Vec::new();
         for c in cells {
             let row = [
                 short_jdk(&c.jdk).to_owned(),
@@ -155,8 +151,9 @@ pub fn markdown(report: &Report) -> String {
                 c.outliers.to_string(),
                 c.failed.to_string(),
             ];
-            let _ = writeln!(out, "| {} |", row.join(" | "));
+            rows.push(row.to_vec());
         }
+        out += &table::markdown(&table::cols(&MD_HEADERS, 4), &rows);
         out.push('\n');
     }
     out += "Times in ms from exec to `main()`: median of the counted launches (min-max); pretouch = median(with) - median(without); cost min-max and IQR: spread of the per-round costs (with - without in one round); outliers: launches with a modified z-score above 3.5.\n";

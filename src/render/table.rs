@@ -1,5 +1,7 @@
-//! Plain-text tables that fit a patch email: at most [`WIDTH`] columns, names
-//! left-aligned, numbers right-aligned, no trailing spaces. Used by the exporters.
+//! The one table model of the report: columns ([`Col`]: a header, a name or a number)
+//! and rows of strings, printed as plain text that fits a patch email (at most
+//! [`WIDTH`] columns, names left-aligned, numbers right-aligned, no trailing spaces) by
+//! [`render`] and [`render_keyed`], or as a Markdown table by [`markdown`].
 
 /// The widest line a text report may print: what pastes cleanly into a patch email.
 pub const WIDTH: usize = 72;
@@ -58,6 +60,31 @@ fn render_gap(cols: &[Col<'_>], rows: &[Vec<String>], indent: usize, gap: usize)
         out += &line(&mut r.iter().map(String::as_str));
     }
     out
+}
+
+/// The columns and rows as a Markdown table: names left-aligned (`---`), numbers
+/// right-aligned (`---:`). A line break inside a cell becomes a space, since a
+/// Markdown row is one line.
+pub fn markdown(cols: &[Col<'_>], rows: &[Vec<String>]) -> String {
+    let headers: Vec<&str> = cols.iter().map(|c| c.header).collect();
+    let mut out = format!("| {} |\n|", headers.join(" | "));
+    for c in cols {
+        out += if c.numeric { "---:|" } else { "---|" };
+    }
+    out.push('\n');
+    for r in rows {
+        out += &format!("| {} |\n", r.join(" | ").replace('\n', " "));
+    }
+    out
+}
+
+/// Headers as columns: the first `names` are names, the others numbers.
+pub fn cols<'a>(headers: &[&'a str], names: usize) -> Vec<Col<'a>> {
+    headers
+        .iter()
+        .enumerate()
+        .map(|(i, h)| if i < names { name(h) } else { num(h) })
+        .collect()
 }
 
 /// The widest line of a rendered block.
@@ -175,6 +202,15 @@ mod tests {
         assert_eq!(
             render_keyed(&[name("jdk")], &[num("ms")], &short),
             "jdk   ms\n17   1.0\n"
+        );
+    }
+
+    #[test]
+    fn markdown_aligns_numbers_right() {
+        let rows = vec![vec!["g1".to_owned(), "1.0\n2".to_owned()]];
+        assert_eq!(
+            markdown(&[name("gc"), num("ms")], &rows),
+            "| gc | ms |\n|---|---:|\n| g1 | 1.0 2 |\n"
         );
     }
 
