@@ -149,6 +149,10 @@ fn cases() -> Vec<(String, Vec<String>)> {
             f(&["real/calibrations", "--calibrate"]),
         ));
         cases.push((
+            format!("calibrate--labels.{format}"),
+            f(&["real/calibrations", "--calibrate", "--labels", "k2,k1"]),
+        ));
+        cases.push((
             format!("calibrate-one.{format}"),
             f(&["real/calibrations/k1", "--calibrate"]),
         ));

@@ -17,7 +17,8 @@
 
 use serde::Serialize;
 
-use crate::analyze::report::RunToRun;
+use crate::analyze::labels::{Chosen, choose, letter};
+use crate::analyze::report::{CompareError, RunToRun};
 use crate::machine::calibrate::{Calibration, ConfigResult, Layout, Variant};
 use crate::machine::env::differences;
 use crate::stats::{Shift, hodges_lehmann, summarize};
@@ -39,7 +40,7 @@ pub const SHARE_RATIO: f64 = 1.25;
 pub struct Options {
     /// Labels to show, in this order; `None`: every label, oldest calibration first.
     pub labels: Option<Vec<String>>,
-    /// The label the others are compared with; `None`: the first label.
+    /// The label the others are compared with; `None`: the oldest label shown.
     pub baseline: Option<String>,
 }
 
@@ -51,6 +52,8 @@ pub enum CalibrationCompareError {
     Empty,
     #[error("no calibration of label `{label}`; calibrated labels: {known}")]
     UnknownLabel { label: String, known: String },
+    #[error(transparent)]
+    Labels(CompareError),
 }
 
 /// One label's column.
@@ -166,15 +169,6 @@ pub fn smallest_p(m: usize, n: usize) -> f64 {
     (2.0 / ways).min(1.0)
 }
 
-fn letter(i: usize) -> String {
-    let a = |k: usize| char::from(b'A' + (k % 26) as u8);
-    if i < 26 {
-        a(i).to_string()
-    } else {
-        format!("{}{}", a(i / 26 - 1), a(i))
-    }
-}
-
 fn key(r: &ConfigResult) -> (String, String) {
     (r.cpus_name(), r.test_name())
 }
@@ -196,24 +190,17 @@ pub fn compare(
             known.push(c.label.clone());
         }
     }
-    let unknown = |label: &String| CalibrationCompareError::UnknownLabel {
-        label: label.clone(),
-        known: known.join(", "),
-    };
-    let labels: Vec<String> = match &options.labels {
-        Some(wanted) => {
-            if let Some(missing) = wanted.iter().find(|w| !known.contains(w)) {
-                return Err(unknown(missing));
-            }
-            wanted.clone()
+    let Chosen { labels, baseline } = choose(
+        &known,
+        options.labels.as_deref(),
+        options.baseline.as_deref(),
+    )
+    .map_err(|e| match e {
+        CompareError::UnknownLabel { label, known } => {
+            CalibrationCompareError::UnknownLabel { label, known }
         }
-        None => known.clone(),
-    };
-    let baseline = match &options.baseline {
-        Some(b) if !labels.contains(b) => return Err(unknown(b)),
-        Some(b) => b.clone(),
-        None => labels[0].clone(),
-    };
+        other => CalibrationCompareError::Labels(other),
+    })?;
     // Newest first, so that the first match is the newest.
     let newest_first: Vec<&Calibration> = sorted.iter().rev().copied().collect();
     fn of<'a>(

@@ -12,7 +12,8 @@
 
 use serde::Serialize;
 
-pub use crate::analyze::report::CompareError;
+pub use crate::analyze::labels::{Chosen, choose, letter};
+use crate::analyze::report::CompareError;
 use crate::analyze::report::{self, CellReport, LabelInfo, Report, RunToRun};
 use crate::stats::{Shift, hodges_lehmann};
 use crate::store::{ResultFile, Results};
@@ -112,58 +113,12 @@ impl Comparison {
 }
 
 /// Letters for columns: A..Z, then AA, AB, ...
-fn letter(i: usize) -> String {
-    let a = |k: usize| char::from(b'A' + (k % 26) as u8);
-    if i < 26 {
-        a(i).to_string()
-    } else {
-        format!("{}{}", a(i / 26 - 1), a(i))
-    }
-}
-
 pub fn compare(report: &Report, options: &Options) -> Result<Comparison, CompareError> {
-    let known = || report.labels.join(", ");
-    let check = |label: &str| {
-        if report.labels.iter().any(|l| l == label) {
-            Ok(())
-        } else {
-            Err(CompareError::UnknownLabel {
-                label: label.to_owned(),
-                known: known(),
-            })
-        }
-    };
-    let labels: Vec<String> = match &options.labels {
-        Some(ls) => {
-            for (i, l) in ls.iter().enumerate() {
-                check(l)?;
-                if ls[..i].contains(l) {
-                    return Err(CompareError::Duplicate(l.clone()));
-                }
-            }
-            ls.clone()
-        }
-        None => report.labels.clone(),
-    };
-    let baseline = match &options.baseline {
-        Some(b) => {
-            check(b)?;
-            if !labels.contains(b) {
-                return Err(CompareError::BaselineNotShown {
-                    baseline: b.clone(),
-                    labels: labels.join(", "),
-                });
-            }
-            b.clone()
-        }
-        // Oldest first: report.labels is in that order.
-        None => report
-            .labels
-            .iter()
-            .find(|l| labels.contains(l))
-            .cloned()
-            .unwrap_or_default(),
-    };
+    let Chosen { labels, baseline } = choose(
+        &report.labels,
+        options.labels.as_deref(),
+        options.baseline.as_deref(),
+    )?;
     let columns: Vec<Column> = labels
         .iter()
         .enumerate()

@@ -8,6 +8,7 @@ pub mod compare;
 pub mod disturbance;
 pub mod document;
 pub mod explain;
+pub mod labels;
 pub mod profile;
 pub mod ready;
 pub mod report;
