@@ -171,7 +171,7 @@ pub(crate) fn cmd_calibrate(args: CalibrateArgs) -> anyhow::Result<u8> {
                 plan.rounds
             );
             if let Some(c) = whole {
-                print!("{}", calibrate::to_text(&c));
+                print!("{}", crate::render::calibration::run_text(&c));
                 if !args.no_save {
                     let path = save(&c, &args, started)?;
                     eprintln!("stored the whole rounds: {}", path.display());
@@ -181,7 +181,7 @@ pub(crate) fn cmd_calibrate(args: CalibrateArgs) -> anyhow::Result<u8> {
         }
         Err(e) => return Err(e.into()),
     };
-    print!("{}", calibrate::to_text(&c));
+    print!("{}", crate::render::calibration::run_text(&c));
     if !args.no_save {
         let path = save(&c, &args, started)?;
         eprintln!("stored: {}", path.display());
@@ -197,5 +197,6 @@ fn save(
 ) -> anyhow::Result<std::path::PathBuf> {
     let utc = humantime::format_rfc3339_seconds(started).to_string();
     let stamp: String = utc.chars().filter(|c| *c != '-' && *c != ':').collect();
-    calibrate::save(c, &args.results.join(&c.label), &stamp).context("writing the calibration")
+    crate::store::calibration::save(c, &args.results.join(&c.label), &stamp)
+        .context("writing the calibration")
 }

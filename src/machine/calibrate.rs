@@ -18,7 +18,6 @@
 //! unpinned (`--threads N`) or pinned one per CPU of a set (`--cpus`, a CPU list or a
 //! topology spec such as `1 L3 domain, 7 CPUs`); the set's CPUs and domains are recorded.
 
-use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Barrier};
 
@@ -971,149 +970,6 @@ pub fn run(
     Ok(finish(measured, plan.rounds.max(1)))
 }
 
-/// `1234567.0` -> `1.23M`.
-pub fn rate(per_s: f64) -> String {
-    if per_s >= 1e6 {
-        format!("{:.2}M", per_s / 1e6)
-    } else {
-        format!("{:.0}k", per_s / 1e3)
-    }
-}
-
-/// `4K`, `2M`, or `-` when the kernel counted no fault.
-pub fn fault_size(bytes: Option<f64>) -> String {
-    match bytes {
-        Some(b) if b >= 1.5 * (1 << 20) as f64 => format!("{:.0}M", b / (1 << 20) as f64),
-        Some(b) => format!("{:.0}K", b / 1024.0),
-        None => "-".to_owned(),
-    }
-}
-
-/// The table `pretouch calibrate` prints.
-pub fn to_text(c: &Calibration) -> String {
-    use std::fmt::Write as _;
-    let mut out = format!(
-        "label: {}  ({} per configuration, {} pages, {} round(s) of {} passes)\n",
-        c.label, c.size, c.page_size, c.rounds, c.passes
-    );
-    if let Some(t) = &c.topology {
-        let _ = writeln!(out, "machine: {t}");
-    }
-    let rows: Vec<Vec<String>> = c
-        .results
-        .iter()
-        .map(|r| {
-            let s = r.summary();
-            vec![
-                r.test_name(),
-                r.cpus_name(),
-                r.placement.as_ref().map_or("-".to_owned(), |p| {
-                    crate::matrix::cpuset::format_list(&p.cpus)
-                }),
-                s.map_or("-".to_owned(), |s| {
-                    format!("{} ({}-{})", rate(s.median), rate(s.min), rate(s.max))
-                }),
-                summarize(&c.round_medians(r)).map_or("-".to_owned(), |m| {
-                    format!("{}-{}", rate(m.min), rate(m.max))
-                }),
-                r.faults_per_pass.to_string(),
-                fault_size(r.fault_bytes(c.page_size)),
-                r.cpu_share
-                    .map_or_else(|| "-".to_owned(), |s| format!("{:.0}%", 100.0 * s)),
-            ]
-        })
-        .collect();
-    let head = [
-        "test",
-        "CPUs",
-        "pinned to",
-        "faults/s (min-max)",
-        "rounds",
-        "faults/pass",
-        "fault",
-        "cpu",
-    ];
-    let mut w = head.map(str::len);
-    for r in &rows {
-        for (w, cell) in w.iter_mut().zip(r) {
-            *w = (*w).max(cell.len());
-        }
-    }
-    // The first three columns are names (left-aligned), the rest numbers.
-    let line = |cells: &[&str]| {
-        let mut text = String::new();
-        for (i, (cell, w)) in cells.iter().zip(w).enumerate() {
-            if i > 0 {
-                text += "  ";
-            }
-            text += &if i < 3 {
-                format!("{cell:<w$}")
-            } else {
-                format!("{cell:>w$}")
-            };
-        }
-        text.trim_end().to_owned()
-    };
-    let _ = writeln!(out, "{}", line(&head));
-    for r in &rows {
-        let cells: Vec<&str> = r.iter().map(String::as_str).collect();
-        let _ = writeln!(out, "{}", line(&cells));
-    }
-    let _ = writeln!(
-        out,
-        "faults/s: median of all passes (min-max); rounds: the range of the rounds' medians"
-    );
-    let _ = writeln!(
-        out,
-        "cpu: the workers' CPU time over their time in the passes (below 100%: preempted)"
-    );
-    if let Some((best, r)) = c.ceiling() {
-        let _ = writeln!(
-            out,
-            "ceiling: {} faults/s (zap, shared mapping, {}; each pass writes {} pages)",
-            rate(best),
-            r.cpus_name(),
-            r.pages
-        );
-    }
-    let mut shown: Vec<&str> = Vec::new();
-    for p in c.results.iter().filter_map(|r| r.placement.as_ref()) {
-        if !shown.contains(&p.set.as_str()) {
-            shown.push(&p.set);
-            let _ = writeln!(out, "  {}: {}", p.set, p.describe());
-        }
-    }
-    if let Some(m) = &c.memory {
-        let _ = writeln!(out, "{}", m.describe());
-    }
-    out
-}
-
-/// File name of a calibration taken at `utc_stamp`.
-pub fn file_name(utc_stamp: &str) -> String {
-    format!("calibrate-{utc_stamp}.json")
-}
-
-/// Whether a file is a calibration file.
-pub fn is_calibration_file(path: &Path) -> bool {
-    path.file_name()
-        .and_then(|n| n.to_str())
-        .is_some_and(|n| n.starts_with("calibrate-") && n.ends_with(".json"))
-}
-
-/// Writes `dir/calibrate-<stamp>.json`; never overwrites.
-pub fn save(c: &Calibration, dir: &Path, utc_stamp: &str) -> std::io::Result<PathBuf> {
-    std::fs::create_dir_all(dir)?;
-    let path = dir.join(file_name(utc_stamp));
-    let text = serde_json::to_string_pretty(c).expect("a calibration always serializes");
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&path)?;
-    std::io::Write::write_all(&mut file, text.as_bytes())?;
-    Ok(path)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1331,7 +1187,5 @@ mod tests {
         );
         let (best, at) = c.ceiling().unwrap();
         assert_eq!((best, at.workers), (1.8e6, 2));
-        assert_eq!(rate(1.8e6), "1.80M");
-        assert_eq!(rate(950e3), "950k");
     }
 }

@@ -1,12 +1,15 @@
-//! The calibrations of several labels side by side (`pretouch report --calibrate`), as
-//! the reference series' microbenchmark table: text within 72 columns, Markdown, CSV,
-//! JSON. Reads `analyze::calibration`'s types; computes nothing.
+//! Stage 6, rendering: calibrations. The table `pretouch calibrate` prints for one
+//! ([`run_text`]), and several labels side by side (`pretouch report --calibrate`), as
+//! the reference series' microbenchmark table: text within 72 columns, Markdown, CSV.
+//! Every rate is written by [`rate`]. Reads `machine::calibrate`'s and
+//! `analyze::calibration`'s types; computes nothing.
 
 use std::fmt::Write as _;
 
 use serde::Serialize;
 
 use crate::analyze::calibration::{CalibrationComparison, Entry, Row};
+use crate::machine::calibrate::Calibration;
 use crate::render::table::{self, name, num};
 
 /// `2.360M`, `323.4k`: four digits, as the cover letter prints them.
@@ -33,7 +36,7 @@ fn cpu(e: &Entry) -> String {
 }
 
 fn fault(e: &Entry) -> String {
-    crate::machine::calibrate::fault_size(e.fault_bytes)
+    fault_size(e.fault_bytes)
 }
 
 fn shift(e: &Entry) -> (String, String) {
@@ -399,6 +402,92 @@ pub fn csv(cmp: &CalibrationComparison) -> String {
     String::from_utf8(w.into_inner().expect("writing to memory")).expect("csv is UTF-8")
 }
 
+/// `4K`, `2M`, or `-` when the kernel counted no fault.
+pub fn fault_size(bytes: Option<f64>) -> String {
+    match bytes {
+        Some(b) if b >= 1.5 * (1 << 20) as f64 => format!("{:.0}M", b / (1 << 20) as f64),
+        Some(b) => format!("{:.0}K", b / 1024.0),
+        None => "-".to_owned(),
+    }
+}
+
+/// The table `pretouch calibrate` prints for one calibration.
+pub fn run_text(c: &Calibration) -> String {
+    let mut out = format!(
+        "label: {}  ({} per configuration, {} pages, {} round(s) of {} passes)\n",
+        c.label, c.size, c.page_size, c.rounds, c.passes
+    );
+    if let Some(t) = &c.topology {
+        let _ = writeln!(out, "machine: {t}");
+    }
+    let rows: Vec<Vec<String>> = c
+        .results
+        .iter()
+        .map(|r| {
+            let s = r.summary();
+            vec![
+                r.test_name(),
+                r.cpus_name(),
+                r.placement.as_ref().map_or("-".to_owned(), |p| {
+                    crate::matrix::cpuset::format_list(&p.cpus)
+                }),
+                s.map_or("-".to_owned(), |s| {
+                    format!("{} ({}-{})", rate(s.median), rate(s.min), rate(s.max))
+                }),
+                crate::stats::summarize(&c.round_medians(r)).map_or("-".to_owned(), |m| {
+                    format!("{}-{}", rate(m.min), rate(m.max))
+                }),
+                r.faults_per_pass.to_string(),
+                fault_size(r.fault_bytes(c.page_size)),
+                r.cpu_share
+                    .map_or_else(|| "-".to_owned(), |s| format!("{:.0}%", 100.0 * s)),
+            ]
+        })
+        .collect();
+    let cols = table::cols(
+        &[
+            "test",
+            "CPUs",
+            "pinned to",
+            "faults/s (min-max)",
+            "rounds",
+            "faults/pass",
+            "fault",
+            "cpu",
+        ],
+        3,
+    );
+    out += &table::render(&cols, &rows, 0);
+    let _ = writeln!(
+        out,
+        "faults/s: median of all passes (min-max); rounds: the range of the rounds' medians"
+    );
+    let _ = writeln!(
+        out,
+        "cpu: the workers' CPU time over their time in the passes (below 100%: preempted)"
+    );
+    if let Some((best, r)) = c.ceiling() {
+        let _ = writeln!(
+            out,
+            "ceiling: {} faults/s (zap, shared mapping, {}; each pass writes {} pages)",
+            rate(best),
+            r.cpus_name(),
+            r.pages
+        );
+    }
+    let mut shown: Vec<&str> = Vec::new();
+    for p in c.results.iter().filter_map(|r| r.placement.as_ref()) {
+        if !shown.contains(&p.set.as_str()) {
+            shown.push(&p.set);
+            let _ = writeln!(out, "  {}: {}", p.set, p.describe());
+        }
+    }
+    if let Some(m) = &c.memory {
+        let _ = writeln!(out, "{}", m.describe());
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -601,6 +690,8 @@ mod tests {
             .find(|l| l.starts_with("\"7 CCDs, 1 CPU each\",zap,7,patch2,"))
             .unwrap();
         assert!(line.ends_with(",true,true"), "{line}");
+        assert_eq!(rate(1.8e6), "1.800M");
+        assert_eq!(rate(950e3), "950.0k");
         assert!(line.contains(",\"0,7,14,21,28,35,42\","), "{line}");
         let json: serde_json::Value = serde_json::to_value(&cmp).unwrap();
         let e = &json["rows"][2]["entries"][2];

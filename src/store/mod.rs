@@ -3,6 +3,7 @@
 //! last line when the run ends. This is the file format users keep; fields are only
 //! ever added. [`record`] holds the types, [`write`] the writer, [`read`] the reader.
 
+pub mod calibration;
 pub mod kernels;
 pub mod profile;
 pub mod read;

@@ -3,7 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::machine::calibrate::{Calibration, is_calibration_file};
+use crate::machine::calibrate::Calibration;
+use crate::store::calibration::is_calibration_file;
 use crate::store::record::{LaunchRecord, Record, RunEnd, RunHeader};
 use crate::store::write::StoreError;
 
