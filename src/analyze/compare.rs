@@ -1,4 +1,4 @@
-//! Stage 5b: the cross-kernel comparison. Rows of the report ([`crate::analyze::report`]) with the
+//! Stage 5: the cross-kernel comparison. Rows of the report ([`crate::analyze::report`]) with the
 //! same (JDK, GC, heap, variant) are set side by side, one column per label, and each
 //! label's change against the baseline is given with a 95% confidence interval.
 //!

@@ -1,4 +1,4 @@
-//! Stage 0, the machine: is this a virtual machine, and can its host take memory back?
+//! Stage 2, the machine: is this a virtual machine, and can its host take memory back?
 //! The hypervisor (CPUID, DMI), the virtio devices, the balloon and its free page
 //! reporting (the guest hands freed memory back to the host; the next touch of it pays
 //! the host's fault too), KSM. Stored in the run header's environment, printed by

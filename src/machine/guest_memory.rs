@@ -1,4 +1,4 @@
-//! Stage 0, the machine: `--comparable-memory`, every launch starting from the same
+//! Stage 2, the machine: `--comparable-memory`, every launch starting from the same
 //! guest-memory state on a VM with free page reporting.
 //!
 //! With reporting on, memory a JVM frees goes back to the host within seconds of idling

@@ -1,4 +1,4 @@
-//! Stage 0, the machine: what this machine is and can do, read before and beside a
+//! Stage 2, the machine: what this machine is and can do, read before and beside a
 //! run. Host facts and the environment (kernel, THP, cgroups), the memory check, the
 //! JDKs installed, the fault-rate ceiling (`calibrate`) and the one-run-at-a-time lock.
 //! Uses the matrix and units only.

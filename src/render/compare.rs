@@ -1,5 +1,6 @@
-//! Stage 6b: the cross-kernel comparison ([`crate::analyze::compare`]) turned into bytes: text
-//! that fits a patch email (72 columns), Markdown, CSV and JSON. Computes nothing.
+//! Stage 6: the cross-kernel comparison ([`crate::analyze::compare`]) turned into bytes: text
+//! that fits a patch email (72 columns), Markdown and CSV (its JSON is `render::json`'s
+//! `comparison` key). Computes nothing.
 
 use std::fmt::Write as _;
 

@@ -1,4 +1,4 @@
-//! Stage 6c: the one JSON shape of `pretouch report --format json` (and `run --format
+//! Stage 6: the one JSON shape of `pretouch report --format json` (and `run --format
 //! json`), whether one label is reported or several. Computes nothing.
 //!
 //! ```text

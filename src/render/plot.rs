@@ -1,4 +1,4 @@
-//! Stage 6c: the comparison drawn as an SVG file (plotters, SVG backend only). One panel
+//! Stage 6: the comparison drawn as an SVG file (plotters, SVG backend only). One panel
 //! per cell; in each, one column per label: every round's pretouch cost as a point
 //! (with - without, launched back to back), over a box from the lower to the upper
 //! quartile with the median marked and whiskers to the min and max. Rounds with an

@@ -1,4 +1,4 @@
-//! Stage 2, scheduling: the matrix into an ordered plan of launches ([`plan`]), run
+//! Stage 6, scheduling: the matrix into an ordered plan of launches ([`plan`]), run
 //! through the launcher into the store ([`run`]), with adaptive rounds, resume,
 //! progress and the dry run. Emits events; never renders a report.
 

@@ -1,4 +1,4 @@
-//! Stage 2: the matrix expanded into cells and the launches, in the order they run.
+//! Stage 6: the matrix expanded into cells and the launches, in the order they run.
 //!
 //! Order: the warm-up rounds, then the counted rounds. A round launches every cell once
 //! without and once with pretouch, cells in matrix order (JDK, GC, heap, variant, GC
