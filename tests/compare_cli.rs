@@ -50,6 +50,17 @@ fn two_labels(dir: &Path) {
     );
 }
 
+/// A CSV's header and rows, quoted fields (with commas inside) read as one.
+fn parse_csv(text: &str) -> (Vec<String>, Vec<Vec<String>>) {
+    let mut r = csv::Reader::from_reader(text.as_bytes());
+    let header = r.headers().unwrap().iter().map(str::to_owned).collect();
+    let rows = r
+        .records()
+        .map(|rec| rec.unwrap().iter().map(str::to_owned).collect())
+        .collect();
+    (header, rows)
+}
+
 fn pretouch() -> Command {
     let mut cmd = Command::cargo_bin("pretouch").unwrap();
     cmd.env_remove("PRETOUCH_AGENT");
@@ -116,11 +127,16 @@ fn every_format_and_the_outlier_choice_reach_the_output() {
         String::from_utf8(out.stdout).unwrap()
     };
     let csv = run(&["--format", "csv", "--baseline", "thp-always"]);
+    // Each row is the cell's row of the single-label CSV, then the comparison's columns.
+    assert!(csv.starts_with("label,jdk,gc,heap,variant,runs,"), "{csv}");
+    let (header, rows) = parse_csv(&csv);
+    let baseline = header.iter().position(|h| h == "baseline").unwrap();
+    assert_eq!(rows.len(), 4, "{csv}");
     assert!(
-        csv.starts_with("jdk,gc,heap,variant,gc_threads,cpus,app,label,baseline,"),
+        rows.iter()
+            .all(|f| (f[0] == "thp-always") == (f[baseline] == "true")),
         "{csv}"
     );
-    assert!(csv.contains(",thp-always,true,"), "{csv}");
     let json: serde_json::Value =
         serde_json::from_str(&run(&["--format", "json", "--exclude-outliers"])).unwrap();
     assert_eq!(json["outliers_excluded"], true);
@@ -217,12 +233,14 @@ fn real_runs_under_two_labels_are_compared_and_other_flags_are_not() {
     let lines: Vec<&str> = csv.lines().collect();
     assert_eq!(lines.len(), 4, "{csv}");
     // b against a: compared, with an interval around its shift.
-    let b: Vec<&str> = lines[2].split(',').collect();
-    assert_eq!(b[7], "b");
+    let (header, rows) = parse_csv(&csv);
+    let at = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let b = &rows[1];
+    assert_eq!(b[at("label")], "b");
     let (shift, low, high): (f64, f64, f64) = (
-        b[19].parse().unwrap(),
-        b[20].parse().unwrap(),
-        b[21].parse().unwrap(),
+        b[at("shift_ms")].parse().unwrap(),
+        b[at("ci_low_ms")].parse().unwrap(),
+        b[at("ci_high_ms")].parse().unwrap(),
     );
     // Recomputed here from the raw records, not by the code under test: each label's
     // per-round costs (with - without, ms), then every difference b - a. With 4 rounds a

@@ -344,14 +344,20 @@ fn the_pay_back_command_runs_against_the_ready_server() {
         String::from_utf8_lossy(&out.get_output().stdout).into_owned()
     };
     let compared = report("csv");
-    let mut rows = compared.lines();
-    let header: Vec<&str> = rows.next().unwrap().split(',').collect();
-    let col = |row: &[&str], name: &str| {
-        row[header.iter().position(|h| *h == name).unwrap()].parse::<f64>()
+    // Quoted fields (outlier causes) hold commas: read it as CSV.
+    let mut reader = csv::Reader::from_reader(compared.as_bytes());
+    let header: Vec<String> = reader
+        .headers()
+        .unwrap()
+        .iter()
+        .map(str::to_owned)
+        .collect();
+    let col = |row: &csv::StringRecord, name: &str| {
+        row[header.iter().position(|h| h == name).unwrap()].parse::<f64>()
     };
-    let rows: Vec<Vec<&str>> = rows.map(|r| r.split(',').collect()).collect();
+    let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
     assert_eq!(rows.len(), 2, "{compared}");
-    assert!(header.contains(&"change_ms"), "{compared}");
+    assert!(header.iter().any(|h| h == "change_ms"), "{compared}");
     for row in &rows {
         assert_eq!(col(row, "net_ms").unwrap(), net, "{compared}");
         assert!(col(row, "ready_off_ms").is_ok(), "{compared}");

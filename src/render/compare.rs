@@ -356,27 +356,10 @@ pub fn markdown(cmp: &Comparison) -> String {
     out
 }
 
-/// One CSV line: a label's entry in one cell.
+/// The comparison's columns of a CSV line, after the cell's own.
 #[derive(Serialize)]
-struct CsvRow<'a> {
-    jdk: &'a str,
-    gc: &'a str,
-    heap: &'a str,
-    /// The variant's name alone; the other axes have their own columns.
-    variant: &'a str,
-    gc_threads: &'a str,
-    cpus: &'a str,
-    app: Option<&'a str>,
-    label: &'a str,
+struct Change<'a> {
     baseline: bool,
-    pretouch_ms: Option<f64>,
-    rounds: usize,
-    cost_min_ms: Option<f64>,
-    cost_q1_ms: Option<f64>,
-    cost_q3_ms: Option<f64>,
-    cost_max_ms: Option<f64>,
-    outliers: usize,
-    failed: usize,
     change_ms: Option<f64>,
     change_percent: Option<f64>,
     shift_ms: Option<f64>,
@@ -388,35 +371,17 @@ struct CsvRow<'a> {
     outliers_excluded: bool,
 }
 
-/// Every (cell, label) a row. With server cells (`app:` with `ready:`), the time-to-ready
-/// columns follow, as in the single-label CSV (empty for cells that are no server).
-/// The labels side by side, a CSV row per cell and label.
+/// The labels side by side, a CSV row per cell and label: the cell's row as in the
+/// single-label CSV (every figure, the server's when any cell is one), then its change
+/// against the baseline.
 pub fn csv(cmp: &Comparison) -> String {
-    let servers = entries(cmp).any(|e| e.cell.ready.is_some());
-    let mut w = csv::Writer::from_writer(Vec::new());
+    let mut rows = Vec::new();
     for r in &cmp.rows {
         for (e, col) in r.entries.iter().zip(&cmp.columns) {
             let Some(e) = e else { continue };
-            let c = &e.cell;
             let ch = e.change;
-            let row = CsvRow {
-                jdk: &r.jdk,
-                gc: &r.gc,
-                heap: &r.heap,
-                variant: &c.variant,
-                gc_threads: &c.gc_threads,
-                cpus: &c.cpus,
-                app: c.app.as_deref(),
-                label: &e.label,
+            let change = Change {
                 baseline: col.baseline,
-                pretouch_ms: c.pretouch_ms,
-                rounds: c.rounds,
-                cost_min_ms: c.cost_min_ms,
-                cost_q1_ms: c.cost_q1_ms,
-                cost_q3_ms: c.cost_q3_ms,
-                cost_max_ms: c.cost_max_ms,
-                outliers: c.outliers,
-                failed: c.failed,
                 change_ms: ch.map(|c| c.ms),
                 change_percent: ch.and_then(|c| c.percent),
                 shift_ms: ch.map(|c| c.shift.estimate),
@@ -427,15 +392,10 @@ pub fn csv(cmp: &Comparison) -> String {
                 not_compared: e.not_compared.as_deref(),
                 outliers_excluded: cmp.outliers_excluded,
             };
-            let written = if servers {
-                w.serialize((row, c.ready.clone().unwrap_or_default()))
-            } else {
-                w.serialize(row)
-            };
-            written.expect("a comparison row always serializes");
+            rows.push((&e.cell, change));
         }
     }
-    String::from_utf8(w.into_inner().expect("writing to memory cannot fail")).expect("csv is UTF-8")
+    crate::render::report::cells_csv(&rows)
 }
 
 #[cfg(test)]
@@ -546,12 +506,12 @@ mod tests {
 
     #[test]
     fn csv() {
-        insta::assert_snapshot!(super::csv(&sample()), @"
-        jdk,gc,heap,variant,gc_threads,cpus,app,label,baseline,pretouch_ms,rounds,cost_min_ms,cost_q1_ms,cost_q3_ms,cost_max_ms,outliers,failed,change_ms,change_percent,shift_ms,ci_low_ms,ci_high_ms,ci_confidence,significant,not_compared,outliers_excluded
-        17.0.15+6-Debian-1deb12u1,g1,1g,default,auto,all,,6.18.0-base,true,382.95,10,374.4,378.0416666666667,388.01666666666665,393.4,0,0,,,,,,,,,false
-        17.0.15+6-Debian-1deb12u1,g1,1g,default,auto,all,,6.18.0-vma-refcount,false,283.85,10,275.9,279.98333333333335,288.6166666666667,937.3,1,0,-99.09999999999997,-25.878051965008478,-98.85000000000002,-105.19999999999999,-92.10000000000002,0.9567429474550218,true,,false
-        17.0.15+6-Debian-1deb12u1,parallel,1g,default,auto,all,,6.18.0-base,true,395.9875,10,387.1,390.8854166666667,401.25416666666666,406.85,0,0,,,,,,,,,false
-        17.0.15+6-Debian-1deb12u1,parallel,1g,default,auto,all,,6.18.0-vma-refcount,false,396.49,10,387.58,391.375,401.77,407.38,0,0,0.5024999999999977,0.1268979450108899,0.5024999999999977,-5.444999999999993,6.454999999999984,0.9567429474550218,false,,false
-        ");
+        insta::assert_snapshot!(super::csv(&sample()), @r#"
+        label,jdk,gc,heap,variant,runs,runs_on,runs_off,failed,median_on_ms,min_on_ms,max_on_ms,median_off_ms,min_off_ms,max_off_ms,pretouch_ms,first_failure,gc_threads,cpus,app,exec_to_agent_off_ms,exec_to_agent_on_ms,agent_to_init_off_ms,agent_to_init_on_ms,init_to_main_off_ms,init_to_main_on_ms,pretouch_faults,expected_faults,fault_rate_per_s,ceiling_per_s,ceiling_pct,jvm_pretouch_ms,jvm_genesis_growth_ms,untouched,untouched_reason,untouched_launches,rounds,cost_min_ms,cost_q1_ms,cost_q3_ms,cost_max_ms,outliers,disturbed,disturbances,outlier_causes,baseline,change_ms,change_percent,shift_ms,ci_low_ms,ci_high_ms,ci_confidence,significant,not_compared,outliers_excluded
+        6.18.0-base,17.0.15+6-Debian-1deb12u1,g1,1g,default,20,10,10,0,431.075,421.4,442.9,48.125,47.0,49.5,382.95,,auto,all,,,,,,,,,262144,,,,,,0,,,10,374.4,378.0416666666667,388.01666666666665,393.4,0,0,,,true,,,,,,,,,false
+        6.18.0-vma-refcount,17.0.15+6-Debian-1deb12u1,g1,1g,default,20,10,10,0,332.475,323.4,985.05,48.625,47.5,50.0,283.85,,auto,all,,,,,,,,,262144,,,,,,0,,,10,275.9,279.98333333333335,288.6166666666667,937.3,1,0,,"round 7 with pretouch 985 ms, median 332: no machine counters recorded (file written before they were)",false,-99.09999999999997,-25.878051965008478,-98.85000000000002,-105.19999999999999,-92.10000000000002,0.9567429474550218,true,,false
+        6.18.0-base,17.0.15+6-Debian-1deb12u1,parallel,1g,default,20,10,10,0,446.1125,436.1,458.35,50.125,49.0,51.5,395.9875,,auto,all,,,,,,,,,262144,,,,,,0,,,10,387.1,390.8854166666667,401.25416666666666,406.85,0,0,,,true,,,,,,,,,false
+        6.18.0-vma-refcount,17.0.15+6-Debian-1deb12u1,parallel,1g,default,20,10,10,0,447.115,437.08,459.38,50.625,49.5,52.0,396.49,,auto,all,,,,,,,,,262144,,,,,,0,,,10,387.58,391.375,401.77,407.38,0,0,,,false,0.5024999999999977,0.1268979450108899,0.5024999999999977,-5.444999999999993,6.454999999999984,0.9567429474550218,false,,false
+        "#);
     }
 }

@@ -259,26 +259,6 @@ fn md(median: Option<f64>, min: Option<f64>, max: Option<f64>) -> String {
     }
 }
 
-/// CSV of a report with server cells: every cell's row, then the server columns (empty
-/// for cells that are no server). `None` when no cell is a server: the plain CSV then.
-pub fn csv(report: &Report) -> Option<String> {
-    if server_cells(report).is_empty() {
-        return None;
-    }
-    let mut w = csv::Writer::from_writer(Vec::new());
-    for c in &report.cells {
-        let figures = c.ready.clone().unwrap_or_default();
-        let mut plain = c.clone();
-        plain.ready = None;
-        w.serialize((plain, figures))
-            .expect("a report row always serializes");
-    }
-    Some(
-        String::from_utf8(w.into_inner().expect("writing to memory cannot fail"))
-            .expect("csv is UTF-8"),
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -414,23 +394,30 @@ mod tests {
         let cmp = crate::analyze::compare::compare(&report, &Default::default()).unwrap();
         assert_eq!(cmp.columns.len(), 2);
         let csv = crate::render::compare::csv(&cmp);
-        let mut lines = csv.lines();
-        let header: Vec<&str> = lines.next().unwrap().split(',').collect();
-        // The comparison's columns, then the server's, as in the single-label CSV.
-        let at = |name: &str| header.iter().position(|h| *h == name).unwrap();
-        assert!(at("change_ms") < at("ready_probe"), "{csv}");
-        assert_eq!(header.last(), Some(&"stop_ms"), "{csv}");
-        let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+        // Quoted fields (outlier causes) may hold commas: read it as CSV.
+        let mut reader = csv::Reader::from_reader(csv.as_bytes());
+        let header: Vec<String> = reader
+            .headers()
+            .unwrap()
+            .iter()
+            .map(str::to_owned)
+            .collect();
+        // The cell's columns and the server's, as in the single-label CSV, then the
+        // comparison's.
+        let at = |name: &str| header.iter().position(|h| h == name).unwrap();
+        assert!(at("stop_ms") < at("change_ms"), "{csv}");
+        assert_eq!(header.last().map(String::as_str), Some("outliers_excluded"));
+        let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
         assert_eq!(rows.len(), 2, "{csv}");
-        let f = |row: &[&str], name: &str| row[at(name)].parse::<f64>().unwrap();
+        let f = |row: &csv::StringRecord, name: &str| row[at(name)].parse::<f64>().unwrap();
         for row in &rows {
             assert_eq!(row.len(), header.len());
-            assert_eq!(row[at("ready_probe")], "port 8080");
+            assert_eq!(&row[at("ready_probe")], "port 8080");
         }
         // The patched label's ready cost is 100 ms less, in CSV and in JSON.
         let (base, patched) = (&rows[0], &rows[1]);
         assert_eq!(
-            (base[at("label")], patched[at("label")]),
+            (&base[at("label")], &patched[at("label")]),
             ("6.18.0-base", "6.18.0-patched")
         );
         assert_eq!(

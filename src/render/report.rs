@@ -179,15 +179,33 @@ pub fn markdown(report: &Report) -> String {
     out
 }
 
-/// One label's cells, a CSV row each; server cells add their columns
-/// ([`crate::render::ready::csv`]).
+/// One label's cells, a CSV row each ([`cells_csv`]).
 pub fn csv(report: &Report) -> String {
-    if let Some(with_servers) = crate::render::ready::csv(report) {
-        return with_servers;
-    }
+    let rows: Vec<(&CellReport, NoColumns)> =
+        report.cells.iter().map(|c| (c, NoColumns {})).collect();
+    cells_csv(&rows)
+}
+
+/// No columns beyond the cell's.
+#[derive(serde::Serialize)]
+pub(crate) struct NoColumns {}
+
+/// The one CSV of cells: every figure of each cell's row ([`CellReport`]'s fields, so
+/// that a new figure of a cell is a new column of every CSV), its time-to-ready columns
+/// when any cell is a server (empty for the others), then `extra`'s columns (the
+/// comparison's, with several labels).
+pub(crate) fn cells_csv<E: serde::Serialize>(rows: &[(&CellReport, E)]) -> String {
+    let servers = rows.iter().any(|(c, _)| c.ready.is_some());
     let mut w = csv::Writer::from_writer(Vec::new());
-    for c in &report.cells {
-        w.serialize(c).expect("a report row always serializes");
+    for (c, extra) in rows {
+        let written = if servers {
+            let mut plain = (*c).clone();
+            let figures = plain.ready.take().unwrap_or_default();
+            w.serialize((plain, figures, extra))
+        } else {
+            w.serialize((c, extra))
+        };
+        written.expect("a report row always serializes");
     }
     String::from_utf8(w.into_inner().expect("writing to memory cannot fail")).expect("csv is UTF-8")
 }
