@@ -12,6 +12,6 @@ pub(crate) fn cmd_jdks() -> anyhow::Result<u8> {
             crate::machine::jdk::DEBIAN_JDK_INSTALL
         )));
     }
-    print!("{}", discover::render_table(&installed));
+    print!("{}", crate::render::jdks::table(&installed));
     Ok(0)
 }

@@ -276,43 +276,6 @@ pub fn environment_jdk_without_jvm() -> Result<Jdk, JdkError> {
         .and_then(|java| Jdk::resolve_without_jvm(&java.to_string_lossy()))
 }
 
-/// The `pretouch jdks` table.
-pub fn render_table(installed: &[Installed]) -> String {
-    let rows: Vec<[String; 5]> = installed
-        .iter()
-        .map(|j| {
-            [
-                j.feature.map_or_else(|| "?".to_owned(), |f| f.to_string()),
-                j.version.clone().unwrap_or_else(|| "unknown".to_owned()),
-                j.vendor.clone().unwrap_or_else(|| "unknown".to_owned()),
-                j.home.display().to_string(),
-                j.found_as.join(", "),
-            ]
-        })
-        .collect();
-    let headers = ["feature", "version", "vendor", "home", "found as"];
-    let mut widths = headers.map(str::len);
-    for r in &rows {
-        for (w, c) in widths.iter_mut().zip(r) {
-            *w = (*w).max(c.len());
-        }
-    }
-    let mut out = String::new();
-    let line = |cols: [&str; 5]| {
-        let s: Vec<String> = cols
-            .iter()
-            .zip(widths)
-            .map(|(c, w)| format!("{c:<w$}"))
-            .collect();
-        s.join("  ").trim_end().to_owned() + "\n"
-    };
-    out += &line(headers);
-    for r in &rows {
-        out += &line(r.each_ref().map(String::as_str));
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -431,7 +394,7 @@ mod tests {
     #[test]
     fn the_table_lists_every_jdk() {
         let (_dir, sources) = machine();
-        let table = render_table(&discover(&sources));
+        let table = crate::render::jdks::table(&discover(&sources));
         assert_eq!(table.lines().count(), 4, "{table}");
         assert!(table.starts_with("feature  version"), "{table}");
         assert!(table.contains("Eclipse Adoptium"), "{table}");
