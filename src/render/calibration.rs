@@ -12,15 +12,9 @@ use crate::analyze::calibration::{CalibrationComparison, Entry, Row};
 use crate::machine::calibrate::Calibration;
 use crate::render::table::{self, name, num};
 
-/// `2.360M`, `323.4k`: four digits, as the cover letter prints them.
+/// A rate, as every count is written: [`table::count`].
 pub fn rate(per_s: f64) -> String {
-    if per_s >= 1e6 {
-        format!("{:.3}M", per_s / 1e6)
-    } else if per_s >= 1e3 {
-        format!("{:.1}k", per_s / 1e3)
-    } else {
-        format!("{per_s:.0}")
-    }
+    table::count(per_s)
 }
 
 fn gain(e: &Entry) -> String {

@@ -28,7 +28,7 @@ pub(crate) fn cell_name(c: &CellReport) -> String {
 }
 
 pub(crate) fn ms(x: Option<f64>) -> String {
-    x.map_or_else(|| "-".to_owned(), table::ms)
+    table::opt_ms(x)
 }
 
 pub(crate) fn spread(min: Option<f64>, max: Option<f64>) -> String {

@@ -16,12 +16,7 @@ fn ms(x: Option<f64>) -> String {
 }
 
 fn count(x: Option<f64>) -> String {
-    match x {
-        None => "-".to_owned(),
-        Some(v) if v.abs() >= 1e6 => format!("{:.2}M", v / 1e6),
-        Some(v) if v.abs() >= 1e3 => format!("{:.1}k", v / 1e3),
-        Some(v) => format!("{v:.0}"),
-    }
+    x.map_or_else(|| "-".to_owned(), table::count)
 }
 
 fn touched(c: &CellReport) -> String {

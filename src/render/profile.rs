@@ -17,14 +17,6 @@ fn cell_title(key: &[String; 4]) -> String {
     format!("{} {} {} {}", short_jdk(&key[0]), key[1], key[2], key[3])
 }
 
-fn opt_ms(v: Option<f64>) -> String {
-    v.map_or_else(|| "-".to_owned(), table::ms)
-}
-
-fn opt_signed(v: Option<f64>) -> String {
-    v.map_or_else(|| "-".to_owned(), table::signed_ms)
-}
-
 fn pct(v: f64) -> String {
     format!("{v:.1}%")
 }
@@ -85,11 +77,11 @@ fn summary(c: &CellProfile) -> String {
             " perf's overhead on time to main: {} ms with pretouch ({} vs {} timed), {} ms \
              without ({} vs {}).",
             table::signed_ms(on),
-            opt_ms(c.profiled_on_ms),
-            opt_ms(c.timed_on_ms),
+            table::opt_ms(c.profiled_on_ms),
+            table::opt_ms(c.timed_on_ms),
             table::signed_ms(off),
-            opt_ms(c.profiled_off_ms),
-            opt_ms(c.timed_off_ms)
+            table::opt_ms(c.profiled_off_ms),
+            table::opt_ms(c.timed_off_ms)
         )
         .unwrap();
     }
@@ -105,7 +97,7 @@ fn share_rows(shares: &[Share], limit: usize, width: usize) -> Vec<Vec<String>> 
                 fit(&s.name, width),
                 s.samples.to_string(),
                 pct(s.pct),
-                opt_ms(s.est_ms),
+                table::opt_ms(s.est_ms),
             ]
         })
         .collect()
@@ -118,9 +110,9 @@ fn shift_rows(shifts: &[Shift], limit: usize, width: usize) -> Vec<Vec<String>> 
         .map(|s| {
             vec![
                 fit(&s.name, width),
-                opt_ms(s.base_ms),
-                opt_ms(s.ms),
-                opt_signed(s.delta_ms),
+                table::opt_ms(s.base_ms),
+                table::opt_ms(s.ms),
+                table::opt_signed_ms(s.delta_ms),
                 pp(s.delta_pp),
             ]
         })

@@ -18,10 +18,6 @@ fn server_cells(report: &Report) -> Vec<(&CellReport, &CellReady)> {
         .collect()
 }
 
-fn signed(x: Option<f64>) -> String {
-    x.map_or_else(|| "-".to_owned(), table::signed_ms)
-}
-
 fn pct(x: Option<f64>) -> String {
     x.map_or_else(|| "-".to_owned(), |p| format!("{p:.0}%"))
 }
@@ -103,11 +99,11 @@ pub fn text(report: &Report) -> String {
                 (
                     key_values(key_refs(&c.key()), &cols),
                     vec![
-                        signed(r.ready_cost_ms),
+                        table::opt_signed_ms(r.ready_cost_ms),
                         ms(r.workload_off_ms),
                         ms(r.workload_on_ms),
-                        signed(r.workload_change_ms),
-                        signed(r.net_ms),
+                        table::opt_signed_ms(r.workload_change_ms),
+                        table::opt_signed_ms(r.net_ms),
                     ],
                 )
             })
@@ -218,11 +214,11 @@ pub fn markdown(report: &Report) -> String {
                 c.gc.clone(),
                 c.heap.clone(),
                 c.variant_text(),
-                signed(r.ready_cost_ms),
+                table::opt_signed_ms(r.ready_cost_ms),
                 ms(r.workload_off_ms),
                 ms(r.workload_on_ms),
-                signed(r.workload_change_ms),
-                signed(r.net_ms),
+                table::opt_signed_ms(r.workload_change_ms),
+                table::opt_signed_ms(r.net_ms),
             ];
             rows.push(row.to_vec());
         }

@@ -168,6 +168,28 @@ pub fn signed_ms(v: f64) -> String {
     }
 }
 
+/// A count or a rate, four digits from a thousand on: `2.360M`, `323.4k`, `950`. Every
+/// fault count and faults/s of every report (calibrations, the explaining tables).
+pub fn count(v: f64) -> String {
+    if v.abs() >= 1e6 {
+        format!("{:.3}M", v / 1e6)
+    } else if v.abs() >= 1e3 {
+        format!("{:.1}k", v / 1e3)
+    } else {
+        format!("{v:.0}")
+    }
+}
+
+/// [`ms`], `-` when absent.
+pub fn opt_ms(v: Option<f64>) -> String {
+    v.map_or_else(|| "-".to_owned(), ms)
+}
+
+/// [`signed_ms`], `-` when absent.
+pub fn opt_signed_ms(v: Option<f64>) -> String {
+    v.map_or_else(|| "-".to_owned(), signed_ms)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -221,6 +243,9 @@ mod tests {
         assert_eq!(signed_ms(12.0), "+12.0");
         assert_eq!(signed_ms(-213.0), "-213");
         assert_eq!(signed_ms(0.0), "0.0");
+        assert_eq!(count(2.36e6), "2.360M");
+        assert_eq!(count(323_440.0), "323.4k");
+        assert_eq!(count(-950.0), "-950");
         assert!(
             wrap(&"word ".repeat(40), 2)
                 .lines()
