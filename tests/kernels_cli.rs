@@ -10,7 +10,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use common::{agent, jdks, jvm_lock, pretouch, records, unwrapped};
-use pretouch::machine::vm::{Accel, detect};
+use pretouch::machine::kernels::{Accel, detect};
 
 /// A folder with stand-ins for `vng` and `qemu-system-x86_64`. The fake vng logs the
 /// image it was asked to boot, then acts as its file says: `panic-<image name>` prints a

@@ -15,8 +15,8 @@ use std::process::Command;
 use std::time::Instant;
 
 use common::{agent, jdks, records};
-use pretouch::launch::vm::{locate_on_path, locate_vng};
-use pretouch::machine::vm::{Accel, detect, image_release};
+use pretouch::launch::kernels::{locate_on_path, locate_vng};
+use pretouch::machine::kernels::{Accel, detect, image_release};
 
 /// The newest installed kernel whose modules are installed too (virtme-ng loads the
 /// guest's modules from /lib/modules), or `$PRETOUCH_TEST_KERNEL`.

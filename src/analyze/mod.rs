@@ -8,11 +8,11 @@ pub mod compare;
 pub mod disturbance;
 pub mod document;
 pub mod explain;
+pub mod kernels;
 pub mod labels;
 pub mod profile;
 pub mod ready;
 pub mod report;
-pub mod vm;
 
 use crate::store::Results;
 
@@ -27,6 +27,6 @@ pub fn build_with(results: &Results, options: report::Options) -> report::Report
     let mut report = report::build_rows(results, options);
     report.run_to_run = compare::run_to_run(results, options);
     // Emulated labels first: no one should read past that.
-    report.warnings.splice(0..0, vm::warnings(results));
+    report.warnings.splice(0..0, kernels::warnings(results));
     report
 }

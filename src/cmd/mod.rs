@@ -8,12 +8,12 @@ pub mod cli;
 mod env;
 pub mod error;
 mod jdks;
+mod kernels;
 mod preflight;
 mod profile;
+mod ready_checks;
 pub(crate) mod report;
 mod run;
-mod server_checks;
-mod vm;
 
 use cli::Command;
 

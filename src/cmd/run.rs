@@ -10,9 +10,9 @@ use crate::analyze::document;
 use crate::cmd::checks::{check_cpus, check_label, check_memory, resolve_app, resolve_jdks};
 use crate::cmd::cli::RunArgs;
 use crate::cmd::error::{bad, exit};
+use crate::cmd::kernels;
 use crate::cmd::preflight;
 use crate::cmd::profile;
-use crate::cmd::vm;
 use crate::launch::interrupt::{self, Interrupt};
 use crate::launch::{JvmLauncher, agent};
 use crate::machine::env::Environment;
@@ -31,7 +31,7 @@ use crate::store::{FORMAT_VERSION, Record, RunHeader, RunResume, StoreWriter, re
 pub(crate) fn cmd_run(args: RunArgs) -> anyhow::Result<u8> {
     if let Some(path) = &args.resume {
         if let Some(session) = crate::store::kernels::session_file(path) {
-            return vm::cmd_resume_kernels(&args, &session);
+            return kernels::cmd_resume_kernels(&args, &session);
         }
         return cmd_resume(&args, path);
     }
@@ -41,13 +41,13 @@ pub(crate) fn cmd_run(args: RunArgs) -> anyhow::Result<u8> {
         None => Matrix::default_matrix(),
     };
     if args.in_vm.is_none() && (!args.kernel.is_empty() || !matrix.kernels.is_empty()) {
-        return vm::cmd_run_kernels(&args, matrix);
+        return kernels::cmd_run_kernels(&args, matrix);
     }
     // Inside a VM that `--kernel` booted: the VM's shape, and the label marked if emulated.
     let vm_shape = args
         .in_vm
         .as_deref()
-        .map(vm::guest_shape)
+        .map(kernels::guest_shape)
         .transpose()
         .map_err(bad)?;
     // perf, before any JVM starts (resolving the JDKs runs them).
@@ -68,7 +68,7 @@ pub(crate) fn cmd_run(args: RunArgs) -> anyhow::Result<u8> {
         .clone()
         .unwrap_or_else(|| host.kernel_release.clone());
     let label =
-        crate::machine::vm::mark_label(&label, vm_shape.as_ref().is_some_and(|v| v.emulated));
+        crate::machine::kernels::mark_label(&label, vm_shape.as_ref().is_some_and(|v| v.emulated));
     check_label(&label).map_err(bad)?;
     check_memory(&matrix, args.force)?;
     let plan = Plan::new(&matrix, &jdks).with_app(app.as_ref().map(|a| a.main.as_str()));
@@ -109,7 +109,7 @@ pub(crate) fn cmd_run(args: RunArgs) -> anyhow::Result<u8> {
         }))
         .context("writing the run header")?;
     if let Some(work) = &args.in_vm {
-        vm::note_result(work, store.path())?;
+        kernels::note_result(work, store.path())?;
     }
     eprintln!(
         "pretouch: {} launches ({} cells x {} rounds x with/without pretouch), label `{label}`\n  recording to {}",
@@ -228,11 +228,11 @@ pub(crate) fn cmd_resume(args: &RunArgs, path: &Path) -> anyhow::Result<u8> {
     let vm_shape = args
         .in_vm
         .as_deref()
-        .map(vm::guest_shape)
+        .map(kernels::guest_shape)
         .transpose()
         .map_err(bad)?;
     if let Some(work) = &args.in_vm {
-        vm::note_result(work, &file.path)?;
+        kernels::note_result(work, &file.path)?;
     }
     let comparable =
         args.comparable_memory || matrix.comparable_memory || header.comparable_memory.is_some();

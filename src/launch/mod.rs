@@ -7,13 +7,13 @@ pub mod classfile;
 pub mod crash;
 pub mod interrupt;
 pub mod jvmlog;
+pub mod kernels;
 pub mod machine_counters;
 pub mod perf;
 pub mod port;
+pub mod ready;
 pub mod reference;
 pub mod rusage;
-pub mod server;
-pub mod vm;
 
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
@@ -26,8 +26,8 @@ use crate::launch::child::{die_with_the_runner, read_tail};
 use crate::launch::interrupt::{Interrupt, StopBy, signal_children, signal_name};
 use crate::launch::jvmlog::{JvmLog, unloggable, xlog_arg};
 use crate::launch::machine_counters::{MachineCounters, MachineWatch};
+use crate::launch::ready::{ServerPlan, ServerRun};
 use crate::launch::rusage::{ChildrenUsage, LaunchUsage};
-use crate::launch::server::{ServerPlan, ServerRun};
 use crate::matrix::app::App;
 use crate::matrix::cpuset;
 use crate::units::Nanos;
@@ -319,7 +319,7 @@ impl Launcher for JvmLauncher {
         let ready = self.app.as_ref().and_then(|a| a.ready.as_ref());
         if let Some(ready) = ready {
             // Never two servers at once, and never a probe answered by another process.
-            if let Err(e) = server::check_port(ready) {
+            if let Err(e) = ready::check_port(ready) {
                 outcome.measured.started_at = utc_now_millis();
                 outcome.measured.failure = Some(e);
                 return outcome;
@@ -361,7 +361,7 @@ impl Launcher for JvmLauncher {
                     spawn_ns: outcome.measured.spawn_ns,
                     interrupt: self.interrupt.as_ref(),
                 };
-                let served = server::serve(&handle, &plan, run)?;
+                let served = ready::serve(&handle, &plan, run)?;
                 served_failure = served.failure;
                 server_reaped = Some(served.reaped_ns);
                 return Ok(Some(served.status));

@@ -11,7 +11,7 @@ pub mod guest;
 pub mod guest_memory;
 pub mod host;
 pub mod jdk;
+pub mod kernels;
 pub mod lock;
 pub mod memory;
 pub mod topology;
-pub mod vm;

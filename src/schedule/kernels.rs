@@ -10,8 +10,10 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::launch::interrupt::Interrupt;
-use crate::launch::vm::{BOOTED_FILE, CONSOLE_FILE, EXIT_FILE, VmOutcome, VmRequest, VmRunner};
-use crate::machine::vm::{Accel, VmShape};
+use crate::launch::kernels::{
+    BOOTED_FILE, CONSOLE_FILE, EXIT_FILE, VmOutcome, VmRequest, VmRunner,
+};
+use crate::machine::kernels::{Accel, VmShape};
 use crate::store::kernels::{KernelSession, KernelState, KernelStatus};
 use crate::store::parse_result_file;
 use crate::store::profile::missing_profiles;

@@ -9,7 +9,7 @@ use crate::launch::Measurement;
 use crate::machine::env::Environment;
 use crate::machine::guest_memory::ComparableMemory;
 use crate::machine::jdk::Jdk;
-use crate::machine::vm::VmShape;
+use crate::machine::kernels::VmShape;
 use crate::matrix::Gc;
 use crate::units::{Bytes, Nanos};
 

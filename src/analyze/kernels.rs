@@ -63,7 +63,7 @@ pub fn warnings(results: &Results) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::machine::vm::{Accel, VmShape};
+    use crate::machine::kernels::{Accel, VmShape};
     use crate::units::Bytes;
 
     fn shape(emulated: bool, vcpus: u32) -> VmShape {

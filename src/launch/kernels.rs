@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::launch::interrupt::{Interrupt, StopBy};
-use crate::machine::vm::Accel;
+use crate::machine::kernels::Accel;
 use crate::units::Bytes;
 
 /// Written by the guest before its command: its kernel release.

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use crate::launch::server;
+use crate::launch::ready;
 use crate::matrix::Matrix;
 use crate::matrix::app::App;
 
@@ -21,7 +21,7 @@ pub(crate) fn check_server(app: &App, matrix: &Matrix) -> anyhow::Result<()> {
         None => format!("matrix `{}`", matrix.origin),
     };
     if let Some(ready) = &app.ready
-        && let Err(e) = server::check_port(ready)
+        && let Err(e) = ready::check_port(ready)
     {
         anyhow::bail!("{}: ready: {e}", at("ready"));
     }

@@ -14,8 +14,8 @@ use crate::cmd::cli::RunArgs;
 use crate::cmd::error::{bad, exit};
 use crate::launch::agent;
 use crate::launch::interrupt::{self, Interrupt};
-use crate::launch::vm::{VmRequest, VngRunner, locate_vng};
-use crate::machine::vm::{
+use crate::launch::kernels::{VmRequest, VngRunner, locate_vng};
+use crate::machine::kernels::{
     Accel, EMULATED_MARK, VmShape, detect, guest_memory, image_release, tool_version,
 };
 use crate::machine::{host, lock, memory};
@@ -175,7 +175,7 @@ fn vm_plan(args: &RunArgs, matrix: &Matrix, vng: &Path) -> anyhow::Result<VmPlan
         eprintln!("warning: {e:#}\n  --force: running anyway");
     }
     let virt = detect();
-    let qemu = crate::launch::vm::locate_on_path(QEMU);
+    let qemu = crate::launch::kernels::locate_on_path(QEMU);
     let Some(qemu) = qemu else {
         return Err(bad(anyhow::anyhow!(
             "`{QEMU}` is not installed\n  fix: sudo apt-get install -y qemu-system-x86 (or scripts/setup-vm.sh)"
