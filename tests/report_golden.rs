@@ -145,6 +145,10 @@ fn cases() -> Vec<(String, Vec<String>)> {
             f(&["real/results", "real/calibrations"]),
         ));
         cases.push((
+            format!("real-cal-k1.{format}"),
+            f(&["real/results", "real/calibrations/k1"]),
+        ));
+        cases.push((
             format!("calibrate.{format}"),
             f(&["real/calibrations", "--calibrate"]),
         ));

@@ -196,14 +196,20 @@ pub(crate) struct NoColumns {}
 /// comparison's, with several labels).
 pub(crate) fn cells_csv<E: serde::Serialize>(rows: &[(&CellReport, E)]) -> String {
     let servers = rows.iter().any(|(c, _)| c.ready.is_some());
+    // `ceiling_from` is left out of a cell without a calibration; a CSV row needs every
+    // column as soon as one cell has it (labels calibrated and not, side by side).
+    let ceilings = rows.iter().any(|(c, _)| c.ceiling_from.is_some());
     let mut w = csv::Writer::from_writer(Vec::new());
     for (c, extra) in rows {
+        let mut plain = (*c).clone();
+        if ceilings && plain.ceiling_from.is_none() {
+            plain.ceiling_from = Some(String::new());
+        }
         let written = if servers {
-            let mut plain = (*c).clone();
             let figures = plain.ready.take().unwrap_or_default();
             w.serialize((plain, figures, extra))
         } else {
-            w.serialize((c, extra))
+            w.serialize((plain, extra))
         };
         written.expect("a report row always serializes");
     }
