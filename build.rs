@@ -7,8 +7,10 @@
 //! target folder of its own under OUT_DIR, because the outer one holds the lock of the
 //! workspace's. It builds with the outer build's profile and inherits its rustc flags
 //! (cargo reads `CARGO_ENCODED_RUSTFLAGS`, which it sets for build scripts), so that the
-//! embedded library is the one the workspace builds at `target/<profile>/`;
-//! `tests/install.rs` checks that they are the same bytes.
+//! embedded library is the one `cargo build -p pretouch-agent` makes at
+//! `target/<profile>/`: `tests/install.rs` checks that they are the same bytes. (A build
+//! of the whole workspace may not be: features unified with the other crates' change
+//! the agent's dependencies, and so its symbol hashes.)
 //!
 //! Also sets `PRETOUCH_AGENT_SHA256` and `PRETOUCH_GIT_COMMIT` for `pretouch --version`.
 

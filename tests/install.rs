@@ -31,17 +31,26 @@ fn the_embedded_agent_is_the_cdylib_the_build_made() {
         "the embedded bytes are not build.rs's cdylib"
     );
     assert_eq!(sha256_hex(EMBEDDED), EMBEDDED_SHA256);
-    // An ELF shared object (e_type ET_DYN) with the agent's entry points, the same ones
-    // as the workspace's own build of jvm-agent.
     assert_eq!(&EMBEDDED[..4], b"\x7fELF");
-    assert_eq!(u16::from_le_bytes([EMBEDDED[16], EMBEDDED[17]]), 3);
+    assert_eq!(
+        u16::from_le_bytes([EMBEDDED[16], EMBEDDED[17]]),
+        3,
+        "not ET_DYN"
+    );
     let entry_points = exported_entry_points(EMBEDDED);
     assert!(
         entry_points.contains(&"Agent_OnLoad".to_owned()),
         "{entry_points:?}"
     );
-    let workspace_build = std::fs::read(agent()).unwrap();
-    assert_eq!(entry_points, exported_entry_points(&workspace_build));
+    // `cargo build -p pretouch-agent`, as a user would build the file for --agent,
+    // makes the same bytes: build.rs builds that crate alone, with the same profile.
+    let file = std::fs::read(agent()).unwrap();
+    assert!(
+        file == EMBEDDED,
+        "{} (sha256 {}) differs from the embedded agent (sha256 {EMBEDDED_SHA256})",
+        agent().display(),
+        sha256_hex(&file)
+    );
 }
 
 #[test]
@@ -177,4 +186,60 @@ fn generates_the_man_pages_and_each_shell_completion() {
         let text = std::fs::read_to_string(dir.path().join("man1").join(page)).unwrap();
         assert!(text.starts_with(".ie"), "{page} is not roff");
     }
+}
+
+#[test]
+fn a_resume_with_another_agent_says_so_and_records_its_hash() {
+    let _jvms = jvm_lock();
+    let dir = tempfile::tempdir().unwrap();
+    let matrix = tiny_matrix(dir.path());
+    let results = dir.path().join("results");
+    // Another agent: the same library with bytes after its end, which the loader ignores.
+    let other = dir.path().join("other-agent.so");
+    let mut bytes = EMBEDDED.to_vec();
+    bytes.extend_from_slice(b"\0another build");
+    std::fs::write(&other, &bytes).unwrap();
+    pretouch()
+        .arg("run")
+        .arg("--agent")
+        .arg(&other)
+        .arg("--results")
+        .arg(&results)
+        .arg(&matrix)
+        .assert()
+        .success();
+    // As if stopped after the first launch: the second launch and the end record gone.
+    let file = jsonl_files(&results).pop().unwrap();
+    let text = std::fs::read_to_string(&file).unwrap();
+    let kept: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.contains(r#""record":"end""#))
+        .collect();
+    let launches: Vec<usize> = (0..kept.len())
+        .filter(|i| kept[*i].contains(r#""record":"launch""#))
+        .collect();
+    assert_eq!(launches.len(), 2, "{text}");
+    let cut = kept[..launches[1]].join("\n") + "\n";
+    std::fs::write(&file, cut).unwrap();
+
+    let out = pretouch()
+        .args(["run", "--resume"])
+        .arg(&file)
+        .assert()
+        .success();
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(
+        stderr.contains(&format!(
+            "was started with another agent (sha256 {})",
+            sha256_hex(&bytes)
+        )),
+        "{stderr}"
+    );
+    let records = records(&results);
+    let resume = records.iter().find(|r| r["record"] == "resume").unwrap();
+    assert_eq!(resume["agent_sha256"], EMBEDDED_SHA256);
+    assert_eq!(
+        records.iter().filter(|r| r["record"] == "launch").count(),
+        2
+    );
 }

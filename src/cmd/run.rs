@@ -201,6 +201,16 @@ pub(crate) fn cmd_resume(args: &RunArgs, path: &Path) -> anyhow::Result<u8> {
         .unwrap_or_else(|| PathBuf::from(&header.matrix_origin));
     let app = resolve_app(&matrix, Some(&matrix_file), &jdks, true).map_err(bad)?;
     let agent = agent::locate_agent(args.agent.as_deref()).map_err(bad)?;
+    // Launches of one file measured by two agents are worth a word: the stamps are
+    // taken by the agent's code.
+    if let Some(before) = (header.agent_sha256.as_ref()).filter(|h| **h != agent.sha256) {
+        eprintln!(
+            "warning: `{}` was started with another agent (sha256 {before}); its launches from here on use {} (sha256 {}), as its resume record says",
+            file.path.display(),
+            agent.path.display(),
+            agent.sha256
+        );
+    }
     check_memory(&matrix, args.force)?;
     let plan = Plan::new(&matrix, &jdks).with_app(app.as_ref().map(|a| a.main.as_str()));
     let done = match matrix.adaptive {
