@@ -124,6 +124,7 @@ pub fn file(label: &str, started_at: &str, host: HostInfo, cells: &[FakeCell<'_>
                 version_output: String::new(),
             }],
             agent: PathBuf::from("libpretouch_agent.so"),
+            agent_sha256: None,
             planned_launches: launches.len() as u64,
         },
         launches,

@@ -243,7 +243,9 @@ fn a_missing_agent_is_bad_input_with_the_fix() {
         .arg(dir.path())
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("cargo build --release"));
+        .stderr(predicate::str::contains(
+            "or neither to use the agent built into pretouch",
+        ));
     assert!(jsonl_files(dir.path()).is_empty());
 }
 

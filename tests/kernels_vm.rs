@@ -14,7 +14,7 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::time::Instant;
 
-use common::{agent, jdks, records};
+use common::{jdks, records};
 use pretouch::launch::kernels::{locate_on_path, locate_vng};
 use pretouch::machine::kernels::{Accel, detect, image_release};
 
@@ -80,8 +80,8 @@ fn a_real_kernel_boots_and_runs_the_matrix_in_its_vm() {
         .arg("--kernel")
         .arg(&image)
         .args(["--vm-cpus", "1"])
-        .arg("--agent")
-        .arg(agent())
+        // The agent built into pretouch: the guest's pretouch makes its own memfd of it.
+        .env_remove("PRETOUCH_AGENT")
         .arg("--results")
         .arg(&results)
         .env("PRETOUCH_VNG", &vng)
@@ -107,6 +107,16 @@ fn a_real_kernel_boots_and_runs_the_matrix_in_its_vm() {
     let header = records.iter().find(|r| r["record"] == "run").unwrap();
     // The guest's own kernel, and the VM's shape as the host saw it.
     assert_eq!(header["label"], label.as_str());
+    assert!(
+        header["agent"]
+            .as_str()
+            .unwrap()
+            .starts_with("/proc/self/fd/")
+    );
+    assert_eq!(
+        header["agent_sha256"],
+        pretouch::launch::agent::EMBEDDED_SHA256
+    );
     assert_eq!(header["host"]["kernel_release"], release.as_str());
     assert_eq!(header["env"]["kernel_release"], release.as_str());
     assert_eq!(header["env"]["cpus"], 1);

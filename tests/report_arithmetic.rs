@@ -75,6 +75,7 @@ fn file(label: &str, name: &str, started_at: &str, launches: Vec<LaunchRecord>) 
             started_at: started_at.into(),
             jdks: Vec::new(),
             agent: PathBuf::from("/a.so"),
+            agent_sha256: None,
             planned_launches: launches.len() as u64,
             env: None,
             vm: None,

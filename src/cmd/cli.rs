@@ -20,10 +20,21 @@ Exit codes:
        launch is on disk; `pretouch run --resume FILE` goes on
   143  interrupted by SIGTERM: as 130";
 
+/// `pretouch --version`: the version, the commit it was built from and the SHA-256 of
+/// the agent library built into it (each result file records the agent's hash too).
+const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (commit ",
+    env!("PRETOUCH_GIT_COMMIT"),
+    ", agent sha256 ",
+    env!("PRETOUCH_AGENT_SHA256"),
+    ")"
+);
+
 #[derive(Debug, Parser)]
 #[command(
     name = "pretouch",
-    version,
+    version = VERSION,
     about = "Measure what -XX:+AlwaysPreTouch costs a JVM at startup, and how a kernel change moves it",
     after_help = EXIT_CODES
 )]
@@ -46,6 +57,30 @@ pub enum Command {
     Env(EnvArgs),
     /// Measure this machine's anonymous write-fault rate (the ceiling pretouch is read against)
     Calibrate(CalibrateArgs),
+    /// Write the man pages into a folder, or print a shell's completion script; both are
+    /// made from these definitions (see docs/install.md)
+    #[command(hide = true)]
+    Generate(GenerateArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct GenerateArgs {
+    /// `man`: pretouch.1 and one page per command (pretouch-run.1, ...) into DIR; a
+    /// shell: its completion script on standard output
+    #[arg(value_enum)]
+    pub what: Generated,
+    /// Folder for the man pages
+    #[arg(default_value = ".")]
+    pub dir: PathBuf,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Generated {
+    /// The man pages, pretouch(1) and pretouch-COMMAND(1), in roff
+    Man,
+    Bash,
+    Zsh,
+    Fish,
 }
 
 #[derive(Debug, clap::Args)]
@@ -113,7 +148,7 @@ pub struct RunArgs {
     /// Folder of result files; each run writes <DIR>/<label>/<name>-<UTC time>.jsonl
     #[arg(long, default_value = "results")]
     pub results: PathBuf,
-    /// Agent library [default: $PRETOUCH_AGENT, else libpretouch_agent.so beside this binary]
+    /// Agent library file [default: $PRETOUCH_AGENT, else the agent built into pretouch]
     #[arg(long)]
     pub agent: Option<PathBuf>,
     /// Seconds a launch may take to reach main() before it is killed and recorded as failed

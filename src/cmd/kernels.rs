@@ -217,16 +217,20 @@ fn find_vng() -> anyhow::Result<PathBuf> {
 
 /// Options every guest run gets, from this run's.
 fn guest_command(args: &RunArgs, matrix_file: Option<&Path>) -> anyhow::Result<GuestCommand> {
+    // Checked here, before a boot; the guest's pretouch makes its own memfd of the
+    // built-in agent, and is passed an agent file only when one was given.
     let agent = agent::locate_agent(args.agent.as_deref()).map_err(bad)?;
-    let agent = std::path::absolute(&agent).unwrap_or(agent);
-    let mut options = vec![
-        "--agent".to_owned(),
-        agent.display().to_string(),
+    let mut options = Vec::new();
+    if agent::overridden(args.agent.as_deref()) {
+        let path = std::path::absolute(&agent.path).unwrap_or(agent.path);
+        options.extend(["--agent".to_owned(), path.display().to_string()]);
+    }
+    options.extend([
         "--timeout".to_owned(),
         args.timeout.to_string(),
         "--format".to_owned(),
         format_name(args),
-    ];
+    ]);
     for (on, flag) in [
         (args.no_jvm_log, "--no-jvm-log"),
         (args.force, "--force"),

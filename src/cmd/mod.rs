@@ -7,6 +7,7 @@ mod checks;
 pub mod cli;
 mod env;
 pub mod error;
+mod generate;
 mod jdks;
 mod kernels;
 mod preflight;
@@ -25,5 +26,6 @@ pub fn dispatch(command: Command) -> anyhow::Result<u8> {
         Command::Jdks => jdks::cmd_jdks(),
         Command::Env(args) => env::cmd_env(args),
         Command::Calibrate(args) => calibrate::cmd_calibrate(args),
+        Command::Generate(args) => generate::cmd_generate(&args),
     }
 }

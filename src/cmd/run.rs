@@ -99,7 +99,8 @@ pub(crate) fn cmd_run(args: RunArgs) -> anyhow::Result<u8> {
             host,
             started_at: utc,
             jdks: jdks.clone(),
-            agent: agent.clone(),
+            agent: agent.path.clone(),
+            agent_sha256: Some(agent.sha256.clone()),
             planned_launches: plan.launches.len() as u64,
             env: Some(Environment::read()),
             vm: vm_shape.map(Box::new),
@@ -136,7 +137,7 @@ pub(crate) fn cmd_run(args: RunArgs) -> anyhow::Result<u8> {
         done: Default::default(),
     });
     execute_and_report(
-        &args, &plan, &matrix, agent, app, &mut store, &options, profiling, false,
+        &args, &plan, &matrix, agent.path, app, &mut store, &options, profiling, false,
     )
 }
 
@@ -200,6 +201,16 @@ pub(crate) fn cmd_resume(args: &RunArgs, path: &Path) -> anyhow::Result<u8> {
         .unwrap_or_else(|| PathBuf::from(&header.matrix_origin));
     let app = resolve_app(&matrix, Some(&matrix_file), &jdks, true).map_err(bad)?;
     let agent = agent::locate_agent(args.agent.as_deref()).map_err(bad)?;
+    // Launches of one file measured by two agents are worth a word: the stamps are
+    // taken by the agent's code.
+    if let Some(before) = (header.agent_sha256.as_ref()).filter(|h| **h != agent.sha256) {
+        eprintln!(
+            "warning: `{}` was started with another agent (sha256 {before}); its launches from here on use {} (sha256 {}), as its resume record says",
+            file.path.display(),
+            agent.path.display(),
+            agent.sha256
+        );
+    }
     check_memory(&matrix, args.force)?;
     let plan = Plan::new(&matrix, &jdks).with_app(app.as_ref().map(|a| a.main.as_str()));
     let done = match matrix.adaptive {
@@ -251,7 +262,8 @@ pub(crate) fn cmd_resume(args: &RunArgs, path: &Path) -> anyhow::Result<u8> {
             resumed_at: crate::launch::utc_now_millis(),
             tool_version: env!("CARGO_PKG_VERSION").to_owned(),
             host,
-            agent: agent.clone(),
+            agent: agent.path.clone(),
+            agent_sha256: Some(agent.sha256.clone()),
             launches_before: file.launches.len() as u64,
             dropped_tail,
             vm: vm_shape.map(Box::new),
@@ -286,7 +298,7 @@ pub(crate) fn cmd_resume(args: &RunArgs, path: &Path) -> anyhow::Result<u8> {
         args,
         &plan,
         &matrix,
-        agent,
+        agent.path,
         app,
         &mut store,
         &options,
@@ -459,9 +471,9 @@ pub(crate) fn dry_run(
     jdks: &[Jdk],
     app: Option<App>,
 ) -> anyhow::Result<u8> {
-    // The agent need not be built yet to see the plan.
+    // A missing --agent file need not stop the plan from being shown.
     let agent = agent::locate_agent(args.agent.as_deref())
-        .unwrap_or_else(|_| PathBuf::from(agent::AGENT_FILE));
+        .map_or_else(|_| PathBuf::from(agent::AGENT_FILE), |a| a.path);
     let main = app.as_ref().map(|a| a.main.clone());
     let launcher = JvmLauncher::new(agent, Duration::from_secs(args.timeout))
         .context("creating a scratch folder")?

@@ -1,14 +1,36 @@
 //! The runner's side of the agent protocol: where the agent library is, how it is
 //! passed to the JVM, and the stamps file it writes (see `jvm-agent/src/lib.rs`).
+//!
+//! The library travels inside this binary (`build.rs` builds it). At run time it is
+//! written once to a sealed memfd that every child inherits, and the JVM loads it as
+//! `/proc/self/fd/N`, so that no file on a shared or predictable path is ever loaded.
 
+use std::io::Write;
+use std::os::fd::{FromRawFd, IntoRawFd, RawFd};
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
 
 use crate::units::{Bytes, Nanos};
 
-/// File name of the agent library that `cargo build` puts beside the runner.
+/// File name of the agent library that `cargo build` puts in `target/<profile>/`.
 pub const AGENT_FILE: &str = "libpretouch_agent.so";
+
+/// The agent library built with this binary by `build.rs`.
+pub static EMBEDDED: &[u8] = include_bytes!(env!("PRETOUCH_AGENT_LIB"));
+
+/// SHA-256 of [`EMBEDDED`], hex, computed when it was built.
+pub const EMBEDDED_SHA256: &str = env!("PRETOUCH_AGENT_SHA256");
+
+/// The agent a run loads: what `-agentpath` names, and the hash of its bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Agent {
+    /// `/proc/self/fd/N` for the embedded agent, else the file given.
+    pub path: PathBuf,
+    /// SHA-256 of the library's bytes, hex.
+    pub sha256: String,
+}
 
 /// One stamp taken by the agent: the clock, then the process's counters at that moment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -121,7 +143,7 @@ pub fn agent_arg_for_main(
 #[derive(Debug, thiserror::Error)]
 pub enum AgentLookupError {
     #[error(
-        "agent library `{0}` does not exist\n  fix: build it with `cargo build --release` in the pretouch source tree, or pass --agent PATH"
+        "agent library `{0}` does not exist\n  fix: pass an existing file with --agent PATH or PRETOUCH_AGENT, or neither to use the agent built into pretouch"
     )]
     Missing(PathBuf),
     #[error(
@@ -130,26 +152,22 @@ pub enum AgentLookupError {
     BadPath(PathBuf),
     #[error(
         "agent library `{0}` is not a shared library (no ELF header): every JVM would fail to load it\n  \
-         fix: pass the libpretouch_agent.so that `cargo build --release` builds, with --agent PATH"
+         fix: pass the libpretouch_agent.so that `cargo build --release -p pretouch-agent` builds, with --agent PATH, or neither to use the agent built into pretouch"
     )]
     NotALibrary(PathBuf),
+    #[error(
+        "cannot hand the built-in agent to the JVM: {0}\n  fix: pass an agent library with --agent PATH (`cargo build --release -p pretouch-agent` builds target/release/libpretouch_agent.so)"
+    )]
+    Memfd(String),
 }
 
-/// Finds the agent: `--agent`, else `PRETOUCH_AGENT`, else beside the runner binary.
-pub fn locate_agent(explicit: Option<&Path>) -> Result<PathBuf, AgentLookupError> {
+/// Finds the agent: `--agent`, else `PRETOUCH_AGENT`, else the one built into this binary.
+pub fn locate_agent(explicit: Option<&Path>) -> Result<Agent, AgentLookupError> {
     let candidate = match explicit {
         Some(p) => p.to_owned(),
         None => match std::env::var_os("PRETOUCH_AGENT") {
             Some(p) => PathBuf::from(p),
-            None => {
-                let exe = std::env::current_exe().unwrap_or_default();
-                let dir = exe.parent().unwrap_or(Path::new("."));
-                // Test binaries live in target/<profile>/deps, the agent in target/<profile>.
-                [dir.join(AGENT_FILE), dir.join("..").join(AGENT_FILE)]
-                    .into_iter()
-                    .find(|p| p.exists())
-                    .unwrap_or_else(|| dir.join(AGENT_FILE))
-            }
+            None => return embedded_agent(),
         },
     };
     let path = candidate
@@ -158,19 +176,95 @@ pub fn locate_agent(explicit: Option<&Path>) -> Result<PathBuf, AgentLookupError
     if path.to_string_lossy().contains('=') {
         return Err(AgentLookupError::BadPath(path));
     }
-    let mut magic = [0u8; 4];
-    let is_elf = std::fs::File::open(&path)
-        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut magic))
-        .is_ok_and(|()| magic == *b"\x7fELF");
-    if !is_elf {
+    let bytes = std::fs::read(&path).map_err(|_| AgentLookupError::Missing(path.clone()))?;
+    if !bytes.starts_with(b"\x7fELF") {
         return Err(AgentLookupError::NotALibrary(path));
     }
-    Ok(path)
+    Ok(Agent {
+        path,
+        sha256: sha256_hex(&bytes),
+    })
+}
+
+/// SHA-256 of `bytes`, hex.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    format!("{:x}", Sha256::digest(bytes))
+}
+
+/// Whether an `--agent` or `PRETOUCH_AGENT` overrides the built-in agent.
+pub fn overridden(explicit: Option<&Path>) -> bool {
+    explicit.is_some() || std::env::var_os("PRETOUCH_AGENT").is_some()
+}
+
+/// The embedded agent, in a memfd made once per process and kept open to its end.
+fn embedded_agent() -> Result<Agent, AgentLookupError> {
+    static MEMFD: OnceLock<Result<RawFd, String>> = OnceLock::new();
+    let fd = MEMFD
+        .get_or_init(|| write_memfd(EMBEDDED).map_err(|e| e.to_string()))
+        .clone()
+        .map_err(AgentLookupError::Memfd)?;
+    Ok(Agent {
+        path: PathBuf::from(format!("/proc/self/fd/{fd}")),
+        sha256: EMBEDDED_SHA256.to_owned(),
+    })
+}
+
+/// Writes `bytes` to a new memfd without close-on-exec, so that the JVM (and whatever
+/// wraps it: perf, a server's start script) inherits it at the same number, then seals it
+/// so that neither this process nor a child can change what later JVMs load.
+fn write_memfd(bytes: &[u8]) -> std::io::Result<RawFd> {
+    // SAFETY: the name is a NUL-terminated literal; the flags are valid memfd flags.
+    let fd = unsafe { libc::memfd_create(c"pretouch-agent".as_ptr(), libc::MFD_ALLOW_SEALING) };
+    if fd < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: `fd` was just returned by memfd_create and is owned by nothing else.
+    let mut file = unsafe { std::fs::File::from_raw_fd(fd) };
+    file.write_all(bytes)?;
+    let seals = libc::F_SEAL_SEAL | libc::F_SEAL_SHRINK | libc::F_SEAL_GROW | libc::F_SEAL_WRITE;
+    // SAFETY: F_ADD_SEALS on a memfd this process owns, with valid seal bits.
+    if unsafe { libc::fcntl(fd, libc::F_ADD_SEALS, seals) } < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // Kept open for the life of the process: every launch names it.
+    Ok(file.into_raw_fd())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_embedded_agent_is_a_sealed_inheritable_memfd_of_its_bytes() {
+        let agent = embedded_agent().unwrap();
+        assert_eq!(std::fs::read(&agent.path).unwrap(), EMBEDDED);
+        assert_eq!(sha256_hex(EMBEDDED), agent.sha256);
+        let fd: RawFd = agent
+            .path
+            .file_name()
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .parse()
+            .unwrap();
+        // SAFETY: fcntl queries on an fd this process keeps open.
+        let (flags, seals) = unsafe {
+            (
+                libc::fcntl(fd, libc::F_GETFD),
+                libc::fcntl(fd, libc::F_GET_SEALS),
+            )
+        };
+        assert_eq!(flags & libc::FD_CLOEXEC, 0, "a JVM child must inherit it");
+        assert_ne!(seals & libc::F_SEAL_WRITE, 0);
+        let rewrite = std::fs::OpenOptions::new()
+            .write(true)
+            .open(&agent.path)
+            .and_then(|mut f| f.write_all(b"x"));
+        assert!(rewrite.is_err(), "the sealed memfd took a write");
+        // Made once: a second lookup names the same fd.
+        assert_eq!(embedded_agent().unwrap(), agent);
+    }
 
     #[test]
     fn parses_a_complete_file() {

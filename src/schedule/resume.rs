@@ -331,6 +331,7 @@ mod tests {
             started_at: "2026-01-01T00:00:00Z".into(),
             jdks: vec![jdk()],
             agent: "/a.so".into(),
+            agent_sha256: None,
             planned_launches: 4,
             env: None,
             vm: None,

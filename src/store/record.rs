@@ -52,8 +52,12 @@ pub struct RunHeader {
     pub started_at: String,
     /// The JDKs of the matrix, resolved.
     pub jdks: Vec<Jdk>,
-    /// Agent library loaded with `-agentpath`.
+    /// Agent library loaded with `-agentpath`: `/proc/self/fd/N` is the one built into
+    /// `pretouch` (a memfd), any other path an `--agent` or `PRETOUCH_AGENT` file.
     pub agent: PathBuf,
+    /// SHA-256 of the agent library's bytes, hex. Absent in files written before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_sha256: Option<String>,
     /// Number of launches the plan holds, warm-ups included. With adaptive repetitions,
     /// those of the first `min` rounds; the end record says where each cell stopped.
     pub planned_launches: u64,
@@ -224,8 +228,11 @@ pub struct RunResume {
     pub tool_version: String,
     /// The kernel at the resume (its release was checked to equal the header's).
     pub host: HostInfo,
-    /// Agent library loaded with `-agentpath` from here on.
+    /// Agent library loaded with `-agentpath` from here on (see [`RunHeader::agent`]).
     pub agent: PathBuf,
+    /// SHA-256 of that library's bytes, hex. Absent in files written before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_sha256: Option<String>,
     /// Launches already in the file, warm-ups and failures included.
     pub launches_before: u64,
     /// The end of the file cut mid-line (the runner was killed while writing it),

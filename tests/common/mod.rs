@@ -7,8 +7,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-/// Builds the agent with the profile of the runner under test and returns its path.
-/// (`cargo test` builds the runner's binary but not the workspace's cdylib.)
+/// Builds the agent library as a file, with the profile of the runner under test, and
+/// returns its path: for the tests of `--agent` (by default the runner loads the agent
+/// built into it).
 pub fn agent() -> &'static Path {
     static AGENT: OnceLock<PathBuf> = OnceLock::new();
     AGENT.get_or_init(|| {
@@ -77,12 +78,11 @@ pub fn pretouch() -> assert_cmd::Command {
     cmd
 }
 
-/// `pretouch run --label LABEL --agent <this build's agent> --results RESULTS`; the
-/// caller adds the matrix and any other option.
+/// `pretouch run --label LABEL --results RESULTS`, with the agent built into pretouch
+/// (the one users run); the caller adds the matrix and any other option.
 pub fn run_labelled(label: &str, results: impl AsRef<std::ffi::OsStr>) -> assert_cmd::Command {
     let mut cmd = pretouch();
-    cmd.args(["run", "--label", label, "--agent"])
-        .arg(agent())
+    cmd.args(["run", "--label", label])
         .arg("--results")
         .arg(results);
     cmd

@@ -93,7 +93,7 @@ fn breakpoint_time_to_main(
 }
 
 pub fn run(args: &Args) -> anyhow::Result<()> {
-    let agent = locate_agent(args.agent.as_deref())?;
+    let agent = locate_agent(args.agent.as_deref())?.path;
     let jdks: Vec<String> = if args.jdk.is_empty() {
         super::installed_jdks()
             .iter()

@@ -1,0 +1,125 @@
+//! Builds the agent library (`jvm-agent/`, a cdylib) so that `pretouch` can carry it:
+//! `src/launch/agent.rs` embeds the file with `include_bytes!`, so that one binary, copied
+//! alone or installed by `cargo install`, measures as the built tree does.
+//!
+//! Cargo cannot depend on a cdylib's file on stable (artifact dependencies are
+//! nightly-only), so this script runs a second cargo on the agent crate. That cargo gets a
+//! target folder of its own under OUT_DIR, because the outer one holds the lock of the
+//! workspace's. It builds with the outer build's profile and inherits its rustc flags
+//! (cargo reads `CARGO_ENCODED_RUSTFLAGS`, which it sets for build scripts), so that the
+//! embedded library is the one `cargo build -p pretouch-agent` makes at
+//! `target/<profile>/`: `tests/install.rs` checks that they are the same bytes. (A build
+//! of the whole workspace may not be: features unified with the other crates' change
+//! the agent's dependencies, and so its symbol hashes.)
+//!
+//! Also sets `PRETOUCH_AGENT_SHA256` and `PRETOUCH_GIT_COMMIT` for `pretouch --version`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use sha2::{Digest, Sha256};
+
+fn main() {
+    let manifest_dir = PathBuf::from(env("CARGO_MANIFEST_DIR"));
+    let out_dir = PathBuf::from(env("OUT_DIR"));
+    for path in ["jvm-agent", "Cargo.lock", "Cargo.toml"] {
+        println!(
+            "cargo::rerun-if-changed={}",
+            manifest_dir.join(path).display()
+        );
+    }
+
+    let library = build_agent(&manifest_dir, &out_dir);
+    let bytes = std::fs::read(&library)
+        .unwrap_or_else(|e| panic!("reading the built agent {}: {e}", library.display()));
+    println!("cargo::rustc-env=PRETOUCH_AGENT_LIB={}", library.display());
+    println!(
+        "cargo::rustc-env=PRETOUCH_AGENT_SHA256={:x}",
+        Sha256::digest(&bytes)
+    );
+    println!(
+        "cargo::rustc-env=PRETOUCH_GIT_COMMIT={}",
+        git_commit(&manifest_dir)
+    );
+}
+
+fn env(name: &str) -> String {
+    std::env::var(name).unwrap_or_else(|_| panic!("cargo sets {name} for build scripts"))
+}
+
+/// Runs `cargo build` on the agent crate with the outer build's profile and target;
+/// returns the cdylib it wrote.
+fn build_agent(manifest_dir: &Path, out_dir: &Path) -> PathBuf {
+    // OUT_DIR is <target>/[<triple>/]<profile dir>/build/pretouch-<hash>/out; the profile
+    // folder is named after the profile, but `dev`'s is `debug`.
+    let profile_dir = out_dir
+        .ancestors()
+        .nth(3)
+        .and_then(Path::file_name)
+        .and_then(|n| n.to_str())
+        .expect("OUT_DIR is <target>/<profile>/build/<pkg>/out")
+        .to_owned();
+    let profile = match profile_dir.as_str() {
+        "debug" => "dev",
+        other => other,
+    };
+    let target_dir = out_dir.join("agent-target");
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut command = Command::new(cargo);
+    command
+        .arg("build")
+        .arg("--manifest-path")
+        .arg(manifest_dir.join("jvm-agent/Cargo.toml"))
+        .args(["--lib", "--profile", profile])
+        .arg("--target-dir")
+        .arg(&target_dir)
+        // `cargo clippy` sets a wrapper for the workspace's crates; the agent is linted
+        // by the outer clippy already, and this build must produce the library.
+        .env_remove("RUSTC_WORKSPACE_WRAPPER");
+    // Only a build given `--target` has the triple in its paths; passing `--target`
+    // otherwise would change the library's symbol hashes from the workspace build's.
+    let target = env("TARGET");
+    let mut built = target_dir.clone();
+    let cross = out_dir.ancestors().nth(4).and_then(Path::file_name) == Some(target.as_ref());
+    if cross {
+        command.args(["--target", &target]);
+        built.push(&target);
+    }
+    let status = command
+        .status()
+        .unwrap_or_else(|e| panic!("starting cargo to build the agent: {e}"));
+    assert!(
+        status.success(),
+        "building the agent crate (jvm-agent) failed: {status}"
+    );
+    built.join(&profile_dir).join("libpretouch_agent.so")
+}
+
+/// The commit the binary was built from; `unknown` outside a git checkout.
+fn git_commit(manifest_dir: &Path) -> String {
+    let git = |args: &[&str]| {
+        Command::new("git")
+            .arg("-C")
+            .arg(manifest_dir)
+            .args(args)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+    };
+    let Some(commit) = git(&["rev-parse", "--short=12", "HEAD"]) else {
+        return "unknown".to_owned();
+    };
+    // A new commit moves HEAD or the branch it names; rebuild then.
+    let mut watched = vec!["HEAD".to_owned()];
+    watched.extend(git(&["symbolic-ref", "-q", "HEAD"]));
+    for name in watched {
+        // A packed ref has no file of its own; watching a missing file reruns every build.
+        if let Some(p) = git(&["rev-parse", "--git-path", &name]).map(|p| manifest_dir.join(p))
+            && p.exists()
+        {
+            println!("cargo::rerun-if-changed={}", p.display());
+        }
+    }
+    commit
+}

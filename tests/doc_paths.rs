@@ -1,0 +1,251 @@
+//! The docs name only files that exist: every repository path in README.md and docs/,
+//! backticked (inline or in a code block) or linked, is checked against the tree.
+//!
+//! A repository path is a word that starts with one of the repository's folders
+//! (`src/`, `tests/`, `configs/`, ...) or is a top-level file name (`Cargo.toml`,
+//! `METHOD.md`); a link's target is read relative to the page, a backticked path
+//! relative to the repository. Placeholders are not paths: a word with `<`, `$`, `*`,
+//! `{` or `...`, and anything below `results/` (`results/<label>/quick-<UTC>.jsonl`).
+
+use std::path::{Path, PathBuf};
+
+use regex::Regex;
+
+const FOLDERS: &[&str] = &[
+    "src/",
+    "tests/",
+    "configs/",
+    "docs/",
+    "scripts/",
+    "bench/",
+    "jvm-agent/",
+    ".ci/",
+    "results/",
+    "lab/",
+];
+
+/// Files the build makes, which a fresh clone lacks: named in the docs as outputs.
+const BUILT: &[&str] = &["configs/app/hello.jar"];
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// README.md and every Markdown page under docs/.
+fn pages() -> Vec<PathBuf> {
+    let mut pages = vec![root().join("README.md")];
+    let mut folders = vec![root().join("docs")];
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(&folder).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                folders.push(path);
+            } else if path.extension().is_some_and(|e| e == "md") {
+                pages.push(path);
+            }
+        }
+    }
+    pages.sort();
+    pages
+}
+
+fn is_top_level_file_name(word: &str) -> bool {
+    let upper_md = word.ends_with(".md") && word.starts_with(|c: char| c.is_ascii_uppercase());
+    upper_md
+        || word.starts_with("LICENSE")
+        || ["Cargo.toml", "Cargo.lock", "build.rs"].contains(&word)
+}
+
+/// The word without what prose puts around a path: quotes, a trailing `:` or `,`, a
+/// `:LINE` suffix, a `#anchor`.
+fn trim(word: &str) -> &str {
+    let word = word.trim_matches(|c: char| "`\"'(),;:[]".contains(c));
+    let word = word.trim_end_matches(['.', ':']);
+    let word = word.split('#').next().unwrap_or(word);
+    match word.rsplit_once(':') {
+        Some((path, line)) if line.chars().all(|c| c.is_ascii_digit()) => path,
+        _ => word,
+    }
+}
+
+fn is_placeholder(word: &str) -> bool {
+    word.contains(['<', '$', '*', '{', '|']) || word.contains("...") || {
+        word.strip_prefix("results/")
+            .is_some_and(|rest| !rest.is_empty())
+    }
+}
+
+/// The byte ranges of Markdown's inline code spans, backticks included: a run of N
+/// backticks up to the next run of exactly N (``a `b` c`` is one span), within a
+/// paragraph; an unclosed run is literal text.
+fn code_spans(text: &str) -> Vec<(usize, usize)> {
+    let bytes = text.as_bytes();
+    let run_at = |i: usize| bytes[i..].iter().take_while(|b| **b == b'`').count();
+    let mut spans = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] != b'`' {
+            i += 1;
+            continue;
+        }
+        let n = run_at(i);
+        let paragraph_end = text[i..].find("\n\n").map_or(bytes.len(), |e| i + e);
+        let mut j = i + n;
+        let mut close = None;
+        while j < paragraph_end {
+            if bytes[j] == b'`' {
+                let m = run_at(j);
+                if m == n {
+                    close = Some(j + m);
+                    break;
+                }
+                j += m;
+            } else {
+                j += 1;
+            }
+        }
+        match close {
+            Some(end) => {
+                spans.push((i, end));
+                i = end;
+            }
+            None => i += n,
+        }
+    }
+    spans
+}
+
+/// Where the repository paths named in `text` point: (line, word, resolved path).
+fn named_paths(page: &Path, text: &str) -> Vec<(usize, String, PathBuf)> {
+    let page_dir = page.parent().unwrap();
+    // (line of the span's start, text): code blocks line by line; the prose between
+    // them kept whole, because an inline code span may wrap onto the next line.
+    let mut code = Vec::new();
+    let mut prose = String::new();
+    let mut in_block = false;
+    for (i, line) in text.lines().enumerate() {
+        if line.trim_start().starts_with("```") {
+            in_block = !in_block;
+            prose.push('\n');
+            continue;
+        }
+        if in_block {
+            code.push((i + 1, line));
+            prose.push('\n');
+        } else {
+            prose.push_str(line);
+            prose.push('\n');
+        }
+    }
+    let line_of = |offset: usize| prose[..offset].matches('\n').count() + 1;
+    let link = Regex::new(r"\]\(([^)\s]+)\)").unwrap();
+    // Top-level pages named in plain prose too: `see METHOD.md`.
+    let bare_page = Regex::new(r"\b[A-Z][A-Z_-]+\.md\b").unwrap();
+    let mut spans = code;
+    let mut without_code = String::new();
+    let mut rest = 0;
+    for (start, end) in code_spans(&prose) {
+        spans.push((line_of(start), prose[start..end].trim_matches('`')));
+        without_code.push_str(&prose[rest..start]);
+        without_code.push_str(&"\n".repeat(prose[start..end].matches('\n').count()));
+        rest = end;
+    }
+    without_code.push_str(&prose[rest..]);
+    let mut found = Vec::new();
+    let named = |line: usize, word: &str, found: &mut Vec<(usize, String, PathBuf)>| {
+        if is_placeholder(word) {
+            return;
+        }
+        if FOLDERS.iter().any(|f| word.starts_with(f)) {
+            found.push((line, word.to_owned(), root().join(word)));
+        } else if is_top_level_file_name(word) {
+            // A page beside this one (docs/install.md names `lab.md`) or the root.
+            let beside = page_dir.join(word);
+            let path = if beside.exists() {
+                beside
+            } else {
+                root().join(word)
+            };
+            found.push((line, word.to_owned(), path));
+        }
+    };
+    for (line, span) in spans {
+        for word in span.split_whitespace().map(trim) {
+            named(line, word, &mut found);
+        }
+    }
+    for m in bare_page.find_iter(&without_code) {
+        let line = without_code[..m.start()].matches('\n').count() + 1;
+        named(line, m.as_str(), &mut found);
+    }
+    for c in link.captures_iter(&without_code) {
+        let target = c.get(1).unwrap();
+        let t = target.as_str();
+        if t.contains("://") || t.starts_with(['#', '/']) || t.starts_with("mailto:") {
+            continue;
+        }
+        let line = without_code[..target.start()].matches('\n').count() + 1;
+        let t = trim(t);
+        if !is_placeholder(t) {
+            found.push((line, t.to_owned(), page_dir.join(t)));
+        }
+    }
+    found.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
+    found
+}
+
+#[test]
+fn every_path_the_docs_name_exists() {
+    let mut missing = Vec::new();
+    let mut checked = 0;
+    for page in pages() {
+        let text = std::fs::read_to_string(&page).unwrap();
+        let shown = page.strip_prefix(root()).unwrap().display().to_string();
+        for (line, word, path) in named_paths(&page, &text) {
+            checked += 1;
+            let built = BUILT.iter().any(|b| root().join(b) == path);
+            if !built && !path.exists() {
+                missing.push(format!("{shown}:{line}: `{word}` does not exist"));
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "paths named in the docs that are not in the repository (fix the path or drop the mention):\n{}",
+        missing.join("\n")
+    );
+    // The README alone names dozens; a parser that finds none checks nothing.
+    assert!(checked > 20, "only {checked} paths found");
+}
+
+#[test]
+fn the_check_sees_what_it_must_and_skips_placeholders() {
+    let page = root().join("docs/example.md");
+    let text = "\
+See `src/store.rs` and `METHOD.md:12`, run `bash scripts/nope.sh --x`,\n\
+read [the lab](lab.md) and [ripgrep](https://example.org/x.md).\n\
+`results/<label>/quick-<UTC>.jsonl`, `results/6.1/a.jsonl`, `src/{a,b}.rs`, `$HOME/x`.\n\
+```sh\n\
+bench/gone.sh\n\
+```\n\
+a span that wraps: `cargo run\n\
+tests/wrapped.rs` (see GUIDE.md), ``a `tests/x.rs` in doubles``.\n";
+    let mut words: Vec<(usize, String)> = named_paths(&page, text)
+        .into_iter()
+        .map(|(line, word, _)| (line, word))
+        .collect();
+    words.sort();
+    assert_eq!(
+        words,
+        [
+            (1, "METHOD.md".to_owned()),
+            (1, "scripts/nope.sh".to_owned()),
+            (1, "src/store.rs".to_owned()),
+            (2, "lab.md".to_owned()),
+            (5, "bench/gone.sh".to_owned()),
+            (7, "tests/wrapped.rs".to_owned()),
+            (8, "GUIDE.md".to_owned()),
+            (8, "tests/x.rs".to_owned()),
+        ]
+    );
+}
