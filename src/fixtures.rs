@@ -21,6 +21,7 @@ pub fn fake_jdk(version: &str) -> Jdk {
         version: version.into(),
         vendor: None,
         version_output: String::new(),
+        collectors: None,
     }
 }
 
@@ -118,6 +119,7 @@ pub fn file(label: &str, started_at: &str, host: HostInfo, cells: &[FakeCell<'_>
                 version: JDK.into(),
                 vendor: None,
                 version_output: String::new(),
+                collectors: None,
             }],
             agent: PathBuf::from("libpretouch_agent.so"),
             planned_launches: launches.len() as u64,
