@@ -90,6 +90,7 @@ pub fn file(label: &str, started_at: &str, host: HostInfo, cells: &[FakeCell<'_>
                     server: None,
                     machine: None,
                     crash_files: Vec::new(),
+                    heap_memory: None,
                     skipped: false,
                 });
             }

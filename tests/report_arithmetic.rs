@@ -60,6 +60,7 @@ fn timed(seq: u64, round: u32, warmup: bool, pretouch: bool, ms: f64) -> LaunchR
         server: None,
         machine: None,
         crash_files: Vec::new(),
+        heap_memory: None,
         skipped: false,
     }
 }

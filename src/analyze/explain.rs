@@ -277,6 +277,7 @@ mod tests {
             server: None,
             machine: None,
             crash_files: Vec::new(),
+            heap_memory: None,
             skipped: false,
         }
     }

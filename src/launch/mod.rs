@@ -5,6 +5,7 @@ pub mod agent;
 pub mod child;
 pub mod classfile;
 pub mod crash;
+pub mod heap_memory;
 pub mod interrupt;
 pub mod jvmlog;
 pub mod machine_counters;
@@ -65,6 +66,8 @@ pub struct LaunchOutcome {
     pub machine: Option<MachineCounters>,
     /// The JVM's crash files, where they were kept (see [`crash`]).
     pub crash_files: Vec<PathBuf>,
+    /// The heap's memory at `main()` (see [`heap_memory`]).
+    pub heap_memory: Option<heap_memory::HeapMemory>,
 }
 
 /// What a launch needs beyond the JVM flags.
@@ -225,6 +228,8 @@ impl Launcher for JvmLauncher {
         let output_path = self.workdir.path().join("output");
         let log_path = self.workdir.path().join("jvm.log");
         let _ = std::fs::remove_file(&stamps_path);
+        let smaps_path = heap_memory::copy_path(&stamps_path);
+        let _ = std::fs::remove_file(&smaps_path);
         let _ = std::fs::remove_file(&log_path);
         crash::clear(self.workdir.path());
         let args = self.arguments(jvm_args);
@@ -368,6 +373,11 @@ impl Launcher for JvmLauncher {
             }
         }
         outcome.output_tail = read_tail(&output_path);
+        // The agent's copy of /proc/self/smaps, made after the main stamp.
+        outcome.heap_memory = std::fs::read_to_string(&smaps_path)
+            .ok()
+            .zip(heap_memory::heap_of(jvm_args))
+            .and_then(|(smaps, heap)| heap_memory::read(&smaps, heap));
         match std::fs::read_to_string(&stamps_path) {
             Ok(text) => match parse_stamps(&text) {
                 Ok(stamps) => outcome.stamps = stamps,

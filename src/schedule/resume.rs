@@ -373,6 +373,7 @@ mod tests {
             server: None,
             machine: None,
             crash_files: Vec::new(),
+            heap_memory: None,
             skipped: false,
         }
     }

@@ -139,6 +139,7 @@ pub fn launch_one(
         server: outcome.server.map(Box::new),
         machine: outcome.machine,
         crash_files: outcome.crash_files,
+        heap_memory: outcome.heap_memory,
         skipped: false,
     };
     store.append(&Record::Launch(record.clone()))?;
@@ -183,6 +184,7 @@ pub fn skip_one(
         server: None,
         machine: None,
         crash_files: Vec::new(),
+        heap_memory: None,
         skipped: true,
     };
     store.append(&Record::Launch(record.clone()))?;

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 use crate::launch::agent::Stamps;
+use crate::launch::heap_memory::HeapMemory;
 use crate::launch::jvmlog::JvmLog;
 use crate::launch::machine_counters::MachineCounters;
 use crate::launch::rusage::LaunchUsage;
@@ -192,6 +193,14 @@ pub struct LaunchRecord {
     /// current folder. Empty (and not written) when the JVM did not crash.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub crash_files: Vec<PathBuf>,
+    /// What the heap's memory was at `main()`: anonymous or shared (memfd, shmem,
+    /// hugetlbfs), its page size, how much was resident (each page once) and in how many
+    /// mappings and views, from the JVM's `/proc/self/smaps` copied by the agent after
+    /// the `main` stamp (see `launch/heap_memory.rs`). Absent when the JVM did not reach
+    /// `main()`, when no mapping looked like the heap, and in files written before it
+    /// was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub heap_memory: Option<HeapMemory>,
     /// Not launched: its cell was given up after consecutive failures (`--give-up-after`);
     /// `failure` says why. Such a record has no command, stamps or times.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
