@@ -212,6 +212,53 @@ pub fn check_against_profile(method: PretouchMethod, evidence: ProfileEvidence) 
     }
 }
 
+/// What a collector writes about its pretouch in the JVM's log, for the JVM-log
+/// cross-check: checked with `-Xlog:all=trace` on OpenJDK 17.0.15 and Temurin 25.0.3
+/// (2026-12-01), `-Xms128m -Xmx128m -XX:+AlwaysPreTouch`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PretouchLogging {
+    /// `Running <G1|ParallelGC> PreTouch ... pre-touching <bytes>B.` under `gc+heap=debug`:
+    /// what the runner's log selection parses (`launch/jvmlog.rs`).
+    RunningPreTouchLines,
+    /// ZGC names its task under `gc+task=debug` only (`Executing Task: ZPreTouchTask,
+    /// Active Workers: 1` on 17, `Executing ZPreTouchTask using ZWorkerOld with 1
+    /// workers` on 25), without bytes or a time: the runner's selection does not
+    /// include it, so the cross-check has no JVM figure for ZGC.
+    TaskLineOnly,
+    /// Nothing beyond `Pre-touch: Enabled` (gc+init): Serial, Shenandoah, Epsilon.
+    None,
+}
+
+impl PretouchLogging {
+    pub fn of(gc: Gc) -> PretouchLogging {
+        match gc {
+            Gc::G1 | Gc::Parallel => PretouchLogging::RunningPreTouchLines,
+            Gc::Zgc | Gc::ZgcGenerational | Gc::ZgcNongenerational => PretouchLogging::TaskLineOnly,
+            Gc::Serial | Gc::Shenandoah | Gc::Epsilon => PretouchLogging::None,
+        }
+    }
+
+    /// The sentence a report prints for a cell whose log has no pretouch line.
+    pub fn explain(self, gc: Gc) -> String {
+        match self {
+            PretouchLogging::RunningPreTouchLines => {
+                format!(
+                    "{gc} logs `Running ... PreTouch` lines under gc+heap=debug, and these logs had none"
+                )
+            }
+            PretouchLogging::TaskLineOnly => format!(
+                "{gc} logs its pretouch only as a gc+task line without bytes or time: no JVM figure to check against"
+            ),
+            PretouchLogging::None => {
+                format!(
+                    "{gc} logs no pretouch line (only `Pre-touch: Enabled`): no JVM figure to check against"
+                )
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -258,6 +305,21 @@ mod tests {
         assert!(c.bugs.contains(&"JDK-8324817") && !c.notes.is_empty());
         let c = pretouch_method("25.0.3", Gc::Parallel, &[]);
         assert!(!c.bugs.contains(&"JDK-8324817"));
+    }
+
+    #[test]
+    fn each_collector_says_what_its_log_holds() {
+        assert_eq!(
+            PretouchLogging::of(Gc::G1),
+            PretouchLogging::RunningPreTouchLines
+        );
+        assert_eq!(
+            PretouchLogging::of(Gc::ZgcGenerational),
+            PretouchLogging::TaskLineOnly
+        );
+        assert_eq!(PretouchLogging::of(Gc::Shenandoah), PretouchLogging::None);
+        let s = PretouchLogging::of(Gc::Epsilon).explain(Gc::Epsilon);
+        assert!(s.starts_with("epsilon logs no pretouch line"), "{s}");
     }
 
     #[test]
