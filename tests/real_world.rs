@@ -285,7 +285,7 @@ fn gc_threads_and_cpu_sets_set_the_pretouch_workers() {
         .unwrap();
     let ncpus = std::thread::available_parallelism().unwrap().get();
     let dir = tempfile::tempdir().unwrap();
-    let installed = jdks();
+    let installed = few_jdks();
     let matrix = write_matrix(
         dir.path(),
         &format!(

@@ -80,6 +80,14 @@ pub fn jdks() -> Vec<PathBuf> {
     jdks
 }
 
+/// The first two of [`jdks`] (JAVA_HOME or Debian's 17, then the next): for the tests
+/// whose launches multiply with every axis (CPU sets, GC threads, profiles), so that the
+/// JDKs of `scripts/setup-jdks.sh` do not double the suite's time. The tests that check
+/// what differs between JDKs (agent edges, the example app, e2e) use every JDK.
+pub fn few_jdks() -> Vec<PathBuf> {
+    jdks().into_iter().take(2).collect()
+}
+
 /// Tests that launch JVMs take this lock: on a small machine, concurrent JVMs would
 /// disturb each other's timings, and the check for left-over JVMs needs to run alone.
 pub fn jvm_lock() -> std::sync::MutexGuard<'static, ()> {
