@@ -42,13 +42,18 @@ fn every_collector_runs_and_its_heap_memory_is_recorded_on_every_jdk() {
         } else {
             assert_eq!((kind, views), ("anonymous", 1), "{l}");
         }
-        assert!(
-            memory["mapped"].as_u64().unwrap() >= views * (64 << 20),
-            "{l}"
-        );
+        // JDK 11's ZGC maps only what it has committed, less than -Xms at main() (28 MiB
+        // of a 64m heap, 220 MiB of 256m, here); every other heap is mapped whole.
+        let heap = memory["mapped"].as_u64().unwrap() / views;
+        if feature == 11 && l["gc"] == "zgc" {
+            assert!((16 << 20..=64 << 20).contains(&heap), "{l}");
+        } else {
+            assert!(heap >= 64 << 20, "{l}");
+        }
         if l["pretouch"] == true {
             // Touched once, whatever the views: resident counts each page once.
-            assert!((60 << 20..=66 << 20).contains(&resident), "{l}");
+            assert!(resident * 10 >= heap.min(64 << 20) * 9, "{l}");
+            assert!(resident <= 66 << 20, "{l}");
             // Pss rounds to the kB per mapping, so the ratio is views within that.
             let ratio = memory["resident_mapped"].as_u64().unwrap() as f64 / resident as f64;
             assert_eq!(ratio.round() as u64, views, "{l}");
