@@ -194,11 +194,6 @@ fn installed_jdks() -> String {
 }
 
 impl Jdk {
-    /// The feature version (17 for `17.0.15+6-Debian`), from the version string.
-    pub fn feature(&self) -> Option<u32> {
-        crate::machine::discover::feature_version(&self.version)
-    }
-
     /// The flags that select `gc` on this JDK (`-XX:+UnlockExperimentalVMOptions` first
     /// where this JDK declares its flag experimental).
     pub fn gc_flags(&self, gc: crate::matrix::Gc) -> Vec<String> {
