@@ -22,6 +22,7 @@ pub fn fake_jdk(version: &str) -> Jdk {
         version: version.into(),
         vendor: None,
         version_output: String::new(),
+        collectors: None,
     }
 }
 
@@ -122,6 +123,7 @@ pub fn file(label: &str, started_at: &str, host: HostInfo, cells: &[FakeCell<'_>
                 version: JDK.into(),
                 vendor: None,
                 version_output: String::new(),
+                collectors: None,
             }],
             agent: PathBuf::from("libpretouch_agent.so"),
             agent_sha256: None,

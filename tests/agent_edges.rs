@@ -5,7 +5,6 @@
 mod common;
 
 use std::path::Path;
-use std::process::Command;
 
 use common::*;
 use serde_json::Value;
@@ -132,7 +131,7 @@ fn the_main_the_launcher_runs_is_the_one_stamped() {
         let src = dir.path().join("src");
         std::fs::create_dir_all(&src).unwrap();
         let cases: Vec<&Case> = CASES.iter().filter(|c| version >= 25 || c.jdk17).collect();
-        let mut javac = Command::new(jdk.join("bin/javac"));
+        let mut javac = javac_for(&jdk);
         javac.arg("-d").arg(dir.path().join("classes"));
         for case in &cases {
             let file = src.join(format!("{}.java", case.class));

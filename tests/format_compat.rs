@@ -106,3 +106,27 @@ fn report_reads_it_in_every_format() {
             .success();
     }
 }
+
+#[test]
+fn a_file_without_heap_memory_reads_and_one_with_it_round_trips() {
+    let results = read_results(&[old_file()]).unwrap();
+    let launches = &results.files[0].launches;
+    assert!(!launches.is_empty());
+    assert!(launches.iter().all(|l| l.measured.heap_memory.is_none()));
+    // Written by this binary: the field as `pretouch run` writes it for JDK 17 ZGC.
+    let mut line: serde_json::Value = serde_json::to_value(&launches[0]).unwrap();
+    assert!(
+        line.get("heap_memory").is_none(),
+        "absent, not null: {line}"
+    );
+    line["heap_memory"] = serde_json::json!({"kind": "shared-memfd", "page_size": 4096,
+        "huge": 0, "mapped": 402653184, "resident": 134215680,
+        "resident_mapped": 402653184, "mappings": 3, "views": 3});
+    let back: pretouch::store::LaunchRecord = serde_json::from_value(line.clone()).unwrap();
+    let memory = back.measured.heap_memory.unwrap();
+    assert_eq!((memory.views, memory.kind.name()), (3, "shared-memfd"));
+    assert_eq!(
+        serde_json::to_value(&back).unwrap()["heap_memory"],
+        line["heap_memory"]
+    );
+}

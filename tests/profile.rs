@@ -69,7 +69,7 @@ fn a_run_without_profile_never_needs_perf() {
 fn profiled_launches_put_the_pretouch_in_the_kernel_and_stay_out_of_the_medians() {
     let _jvms = jvm_lock();
     let dir = tempfile::tempdir().unwrap();
-    let jdks = jdks();
+    let jdks = few_jdks();
     let matrix = write_matrix(
         dir.path(),
         &format!(

@@ -285,7 +285,7 @@ fn gc_threads_and_cpu_sets_set_the_pretouch_workers() {
         .unwrap();
     let ncpus = std::thread::available_parallelism().unwrap().get();
     let dir = tempfile::tempdir().unwrap();
-    let installed = jdks();
+    let installed = few_jdks();
     let matrix = write_matrix(
         dir.path(),
         &format!(
@@ -368,7 +368,7 @@ fn gc_threads_and_cpu_sets_set_the_pretouch_workers() {
     }
 }
 
-/// Compiles a tiny application with the JDK's own javac: `static main(String[])` on
+/// Compiles a tiny application for the JDK (its own javac, or another's, `--release`): `static main(String[])` on
 /// JDK 17, an instance `void main()` on JDK 25 (JEP 512), which the agent also stamps.
 fn build_app(jdk: &Path, dir: &Path) -> (PathBuf, bool) {
     let instance_main = feature(jdk) >= 25;
@@ -385,7 +385,7 @@ fn build_app(jdk: &Path, dir: &Path) -> (PathBuf, bool) {
     )
     .unwrap();
     let classes = dir.join("classes");
-    let status = Command::new(jdk.join("bin/javac"))
+    let status = javac_for(jdk)
         .arg("-d")
         .arg(&classes)
         .arg(src.join("Main.java"))

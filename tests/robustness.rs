@@ -722,9 +722,9 @@ fn bad_inputs_are_refused_with_file_line_and_fix_before_anything_starts() {
             "pass --force to run anyway",
         ),
         (
-            base("gcs: [g1, zgc]"),
+            base("gcs: [g1, cms]"),
             "line 2",
-            "unknown variant `zgc`, expected one of `g1`, `parallel`, `serial`",
+            "unknown variant `cms`, expected one of `g1`, `parallel`, `serial`, `zgc`, `zgc-generational`, `zgc-nongenerational`, `shenandoah`, `epsilon`",
         ),
         (
             base("jdks: [/nonexistent/jdk]\ngcs: [g1]"),

@@ -185,8 +185,23 @@ fn main_reached(sample: stamp::Sample) {
     }
     let config = config();
     write_stamps_once(config);
+    copy_smaps(config);
     if config.exit_at_main {
         exit(0);
+    }
+}
+
+/// Copies `/proc/self/smaps` to `<out>.smaps`, for the runner to read what the heap's
+/// memory is at `main`. It runs after the `main` stamp is taken and written, never between
+/// stamps, so it costs the measurement nothing. A failure is not fatal: the runner then
+/// records the heap's memory as unknown.
+fn copy_smaps(config: &Config) {
+    use std::os::unix::ffi::OsStrExt;
+    let mut path = config.out_path().to_bytes().to_vec();
+    path.extend_from_slice(b".smaps");
+    let path = std::path::Path::new(std::ffi::OsStr::from_bytes(&path));
+    if let Ok(text) = std::fs::read("/proc/self/smaps") {
+        let _ = std::fs::write(path, text);
     }
 }
 

@@ -63,13 +63,35 @@ pub fn init_rss_growth(launch: &LaunchRecord) -> Option<u64> {
     Some(s.vm_init?.rss.0.saturating_sub(s.agent_load?.rss.0))
 }
 
-/// Why a launch with pretouch does not look touched: RSS must grow by about the heap
-/// during VM creation, beyond `baseline` (the median growth without pretouch in the
-/// same cell, which holds the JVM's other start-up memory). Faults are not required:
-/// with huge pages one fault maps 2 MiB, and RSS still counts every byte. Returns
-/// `None` when the heap was touched (or the launch has no pretouch, or no stamps).
+/// Why a launch with pretouch does not look touched. Where the record has the heap's
+/// memory at `main()` ([`HeapMemory`](crate::launch::heap_memory::HeapMemory)), about the
+/// heap (as far as it is mapped, one view) must be resident, each page counted once: JDK 17 ZGC's three views of one memfd
+/// triple its RSS, so RSS alone would pass a heap touched a third of the way. Otherwise
+/// (older records) RSS must grow by about the heap during VM creation, beyond `baseline`
+/// (the median growth without pretouch in the same cell, which holds the JVM's other
+/// start-up memory). Faults are not required: with huge pages one fault maps 2 MiB, and
+/// RSS still counts every byte. Returns `None` when the heap was touched (or the launch
+/// has no pretouch, or no stamps).
 pub fn untouched(launch: &LaunchRecord, baseline: Option<u64>) -> Option<String> {
     if !launch.pretouch {
+        return None;
+    }
+    if let Some(memory) = &launch.measured.heap_memory {
+        // ZGC maps only the memory it has committed, which on JDK 11 is less than -Xms
+        // at main() (28 MiB of a 64m heap, 220 MiB of 256m): that is the heap there is to touch.
+        let heap = launch
+            .heap_bytes
+            .0
+            .min(memory.mapped.0 / u64::from(memory.views.max(1)));
+        if (memory.resident.0 as f64) < TOUCHED_SHARE * heap as f64 {
+            return Some(format!(
+                "{} of the {} heap mapped ({} memory, {} view(s)) was resident at main(), expected about all of it",
+                memory.resident,
+                Bytes(heap),
+                memory.kind,
+                memory.views
+            ));
+        }
         return None;
     }
     let growth = init_rss_growth(launch)?;
@@ -95,7 +117,8 @@ pub struct CellExplain {
     pub phases_on_ms: [Option<f64>; 3],
     /// Median minor faults with minus without pretouch.
     pub pretouch_faults: Option<f64>,
-    /// heap / 4 KiB: the faults a pretouch with base pages takes.
+    /// heap / 4 KiB, times the heap's views (3 for JDK 17 ZGC): the faults a pretouch
+    /// with base pages takes.
     pub expected_faults: u64,
     /// pretouch_faults over the agent->init growth: faults per second of wall time.
     pub fault_rate_per_s: Option<f64>,
@@ -152,11 +175,10 @@ pub fn explain_cell(on: &[LaunchRecord], off: &[LaunchRecord]) -> CellExplain {
     let mut x = CellExplain {
         phases_off_ms: phases(off),
         phases_on_ms: phases(on),
-        expected_faults: on
-            .iter()
-            .chain(off)
-            .next()
-            .map_or(0, |l| l.heap_bytes.0 / BASE_PAGE),
+        // A fault per base page per view: JDK 17 ZGC touches its heap through three.
+        expected_faults: on.iter().chain(off).next().map_or(0, |l| {
+            l.heap_bytes.0 / BASE_PAGE * l.measured.heap_memory.map_or(1, |m| u64::from(m.views))
+        }),
         ..CellExplain::default()
     };
     x.pretouch_faults = faults(on).zip(faults(off)).map(|(a, b)| a - b);
@@ -313,5 +335,42 @@ mod tests {
         assert!(why.contains("542 MiB") && why.contains("1 GiB"), "{why}");
         // Without pretouch nothing is checked.
         assert_eq!(untouched(&off[0], None), None);
+    }
+    #[test]
+    fn a_multi_mapped_heap_counts_once_in_the_touched_check_and_the_faults() {
+        use crate::launch::heap_memory::{HeapMemory, MemoryKind};
+        let zgc17 = |resident: u64, rss_growth: u64| {
+            let mut l = launch(true, [10, 400, 25], 800_000, rss_growth);
+            l.measured.heap_memory = Some(HeapMemory {
+                kind: MemoryKind::SharedMemfd,
+                page_size: Bytes(4096),
+                huge: Bytes(0),
+                mapped: Bytes(3 << 30),
+                resident: Bytes(resident),
+                resident_mapped: Bytes(3 * resident),
+                mappings: 3,
+                views: 3,
+            });
+            l
+        };
+        let off = [launch(false, [10, 20, 25], 12_000, 30 * MIB)];
+        // RSS grew by the heap, but through three views: a third of the heap is resident.
+        let third = [zgc17((1 << 30) / 3, 1060 * MIB)];
+        let x = explain_cell(&third, &off);
+        assert_eq!(
+            x.untouched, 1,
+            "RSS over three views hid a heap touched in part"
+        );
+        assert!(x.untouched_reason.unwrap().contains("3 view(s)"));
+        let whole = [zgc17(1 << 30, 3 * 1060 * MIB)];
+        let x = explain_cell(&whole, &off);
+        assert_eq!(x.untouched, 0, "{:?}", x.untouched_reason);
+        assert_eq!(x.expected_faults, 3 * 262_144, "a fault per page per view");
+        // JDK 11 ZGC maps only what it committed: 860 MiB of 1g, all resident, is touched.
+        let mut jdk11 = zgc17(860 * MIB, 3 * 860 * MIB);
+        if let Some(m) = &mut jdk11.measured.heap_memory {
+            m.mapped = Bytes(3 * 860 * MIB);
+        }
+        assert_eq!(untouched(&jdk11, None), None);
     }
 }

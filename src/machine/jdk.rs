@@ -22,6 +22,10 @@ pub struct Jdk {
     pub vendor: Option<String>,
     /// The full output of `java -version`.
     pub version_output: String,
+    /// The collectors this JDK has, asked of it once per run before the first launch
+    /// (see [`crate::machine::collectors`]); `None` in dry runs and in older files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub collectors: Option<crate::machine::collectors::Collectors>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -81,6 +85,7 @@ impl Jdk {
             version,
             vendor: release_value(&release, "IMPLEMENTOR"),
             version_output,
+            collectors: None,
         })
     }
 
@@ -98,6 +103,7 @@ impl Jdk {
             home,
             java,
             version_output: String::new(),
+            collectors: None,
         })
     }
 
@@ -184,6 +190,18 @@ fn installed_jdks() -> String {
         format!("none under /usr/lib/jvm (`{DEBIAN_JDK_INSTALL}` installs one)")
     } else {
         homes.join(", ")
+    }
+}
+
+impl Jdk {
+    /// The flags that select `gc` on this JDK (`-XX:+UnlockExperimentalVMOptions` first
+    /// where this JDK declares its flag experimental).
+    pub fn gc_flags(&self, gc: crate::matrix::Gc) -> Vec<String> {
+        let experimental = self
+            .collectors
+            .as_ref()
+            .is_some_and(|c| c.is_experimental(gc));
+        gc.flags(experimental)
     }
 }
 

@@ -5,6 +5,7 @@
 
 pub mod app_build;
 pub mod calibrate;
+pub mod collectors;
 pub mod discover;
 pub mod env;
 pub mod guest;

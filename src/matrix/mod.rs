@@ -462,22 +462,71 @@ impl<'de> Deserialize<'de> for RunName {
     }
 }
 
-/// A garbage collector the matrix can select.
+/// A garbage collector the matrix can select (`gcs:`). Which of them a JDK has is asked
+/// of that JDK before the first launch ([`crate::machine::collectors`]).
+///
+/// `zgc` is ZGC as the JDK runs it by default: non-generational on JDK 11-20 and on 21
+/// and 22, generational on 23 and later. `zgc-generational` and `zgc-nongenerational`
+/// pick a mode with `-XX:±ZGenerational`; they exist only on the JDKs that have both
+/// modes (21, 22, 23), where `zgc` is also one of them under its other name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "kebab-case")]
 pub enum Gc {
     G1,
     Parallel,
     Serial,
+    Zgc,
+    ZgcGenerational,
+    ZgcNongenerational,
+    Shenandoah,
+    Epsilon,
 }
 
 impl Gc {
-    pub fn flag(self) -> &'static str {
+    /// Every value, in the order `gcs:` lists them in messages.
+    pub const ALL: [Gc; 8] = [
+        Gc::G1,
+        Gc::Parallel,
+        Gc::Serial,
+        Gc::Zgc,
+        Gc::ZgcGenerational,
+        Gc::ZgcNongenerational,
+        Gc::Shenandoah,
+        Gc::Epsilon,
+    ];
+
+    /// The HotSpot flag that selects this collector (`UseZGC` for every ZGC value).
+    pub fn use_flag(self) -> &'static str {
         match self {
-            Gc::G1 => "-XX:+UseG1GC",
-            Gc::Parallel => "-XX:+UseParallelGC",
-            Gc::Serial => "-XX:+UseSerialGC",
+            Gc::G1 => "UseG1GC",
+            Gc::Parallel => "UseParallelGC",
+            Gc::Serial => "UseSerialGC",
+            Gc::Zgc | Gc::ZgcGenerational | Gc::ZgcNongenerational => "UseZGC",
+            Gc::Shenandoah => "UseShenandoahGC",
+            Gc::Epsilon => "UseEpsilonGC",
         }
+    }
+
+    /// The JVM flags that select this collector. `experimental`: the JDK declares its
+    /// selection flag experimental (ZGC and Shenandoah on JDK 11, Epsilon everywhere), so
+    /// `-XX:+UnlockExperimentalVMOptions` comes first.
+    pub fn flags(self, experimental: bool) -> Vec<String> {
+        let mut flags = Vec::new();
+        if experimental || self == Gc::Epsilon {
+            flags.push("-XX:+UnlockExperimentalVMOptions".to_owned());
+        }
+        flags.push(format!("-XX:+{}", self.use_flag()));
+        match self {
+            Gc::ZgcGenerational => flags.push("-XX:+ZGenerational".to_owned()),
+            Gc::ZgcNongenerational => flags.push("-XX:-ZGenerational".to_owned()),
+            _ => {}
+        }
+        flags
+    }
+
+    /// ZGC in any of its modes: its heap is shared memory (a memfd), not anonymous.
+    pub fn is_zgc(self) -> bool {
+        matches!(self, Gc::Zgc | Gc::ZgcGenerational | Gc::ZgcNongenerational)
     }
 }
 
@@ -487,6 +536,11 @@ impl fmt::Display for Gc {
             Gc::G1 => "g1",
             Gc::Parallel => "parallel",
             Gc::Serial => "serial",
+            Gc::Zgc => "zgc",
+            Gc::ZgcGenerational => "zgc-generational",
+            Gc::ZgcNongenerational => "zgc-nongenerational",
+            Gc::Shenandoah => "shenandoah",
+            Gc::Epsilon => "epsilon",
         })
     }
 }
@@ -637,6 +691,21 @@ impl<'de> Deserialize<'de> for JvmArgs {
     }
 }
 
+/// The `gcs:` value a collector-selection flag in `jvm_args` stands for, if it is one.
+fn gc_selected_by(arg: &str) -> Option<&'static str> {
+    Some(match arg {
+        "-XX:+UseG1GC" => "g1",
+        "-XX:+UseParallelGC" | "-XX:+UseParallelOldGC" => "parallel",
+        "-XX:+UseSerialGC" => "serial",
+        "-XX:+UseZGC" => "zgc",
+        "-XX:+ZGenerational" => "zgc-generational",
+        "-XX:-ZGenerational" => "zgc-nongenerational",
+        "-XX:+UseShenandoahGC" => "shenandoah",
+        "-XX:+UseEpsilonGC" => "epsilon",
+        _ => return None,
+    })
+}
+
 /// Flags the runner sets itself: a user's copy would silently override the matrix.
 fn check_jvm_args(args: &[String]) -> Result<(), String> {
     for arg in args {
@@ -648,17 +717,11 @@ fn check_jvm_args(args: &[String]) -> Result<(), String> {
             Some("`heaps`")
         } else if arg.ends_with("AlwaysPreTouch") && arg.starts_with("-XX:") {
             Some("the runner (every cell runs with and without it)")
-        } else if [
-            "-XX:+UseG1GC",
-            "-XX:+UseParallelGC",
-            "-XX:+UseSerialGC",
-            "-XX:+UseZGC",
-            "-XX:+UseShenandoahGC",
-            "-XX:+UseEpsilonGC",
-        ]
-        .contains(&arg.as_str())
-        {
-            Some("`gcs`")
+        } else if let Some(gc) = gc_selected_by(arg) {
+            return Err(format!(
+                "jvm_args must not contain {arg:?}: the collector is set by `gcs`; \
+                 remove it here and list `{gc}` in `gcs:`"
+            ));
         } else if arg.starts_with("-agentpath:") && arg.contains("pretouch_agent") {
             Some("the runner")
         } else {
@@ -711,6 +774,52 @@ variants:
         assert_eq!((m.repetitions, m.warmup), (10, 1));
         assert_eq!(m.variants[0].name, "thp");
         assert_eq!(m.text, GOOD);
+    }
+
+    #[test]
+    fn every_collector_is_a_gcs_value_with_its_own_flags() {
+        let m = Matrix::parse(
+            "m.yaml",
+            "name: x\ngcs: [g1, parallel, serial, zgc, zgc-generational, zgc-nongenerational, shenandoah, epsilon]\nheaps: [64m]\nrepetitions: 1\n",
+        )
+        .unwrap();
+        assert_eq!(m.gcs, Gc::ALL);
+        for gc in Gc::ALL {
+            // Display is the YAML spelling, so that messages name a value the user can write.
+            let back: Gc = serde_yaml::from_str(&gc.to_string()).unwrap();
+            assert_eq!(back, gc);
+        }
+        assert_eq!(
+            Gc::Epsilon.flags(false)[0],
+            "-XX:+UnlockExperimentalVMOptions"
+        );
+        assert_eq!(
+            Gc::Zgc.flags(true),
+            ["-XX:+UnlockExperimentalVMOptions", "-XX:+UseZGC"]
+        );
+        assert_eq!(
+            Gc::ZgcNongenerational.flags(false),
+            ["-XX:+UseZGC", "-XX:-ZGenerational"]
+        );
+        assert_eq!(Gc::G1.flags(false), ["-XX:+UseG1GC"]);
+    }
+
+    #[test]
+    fn a_collector_flag_in_jvm_args_names_the_gcs_value() {
+        for (flag, value) in [
+            ("-XX:+UseZGC", "`zgc`"),
+            ("-XX:+UseShenandoahGC", "`shenandoah`"),
+            ("-XX:-ZGenerational", "`zgc-nongenerational`"),
+            ("-XX:+UseSerialGC", "`serial`"),
+        ] {
+            let e = err(&format!(
+                "name: x\ngcs: [g1]\nheaps: [64m]\nrepetitions: 1\njvm_args: [{flag}]\n"
+            ));
+            assert!(
+                e.contains(flag) && e.contains(value) && e.contains("gcs"),
+                "{e}"
+            );
+        }
     }
 
     #[test]
@@ -849,9 +958,9 @@ variants:
                 "at least 2m",
             ),
             (
-                "name: x\ngcs: [g1, zgc]\nheaps: [64m]\nrepetitions: 1\n",
+                "name: x\ngcs: [g1, cms]\nheaps: [64m]\nrepetitions: 1\n",
                 "line 2",
-                "unknown variant `zgc`",
+                "unknown variant `cms`",
             ),
             (
                 "name: x\ngcs: []\nheaps: [64m]\nrepetitions: 1\n",
@@ -935,8 +1044,12 @@ variants:
             (
                 pick(&["x", "a.b-c_1"], &["", ".x", "a/b", "[x]", "~", "'é'"]),
                 pick(
-                    &["[g1]", "[g1, parallel, serial]"],
-                    &["[zgc]", "[]", "g1", "[[g1]]"],
+                    &[
+                        "[g1]",
+                        "[g1, parallel, serial]",
+                        "[zgc, shenandoah, epsilon]",
+                    ],
+                    &["[cms]", "[]", "g1", "[[g1]]"],
                 ),
                 pick(
                     &["[64m]", "[64m, 1g, 32g]", "[2M]", "[4194304]"],

@@ -156,6 +156,7 @@ mod tests {
             version: "25.0.3+9-LTS".into(),
             vendor: None,
             version_output: String::new(),
+            collectors: None,
         }
     }
 

@@ -33,14 +33,16 @@ impl Cell {
         let mut args = vec![
             format!("-Xms{}", self.heap.text),
             format!("-Xmx{}", self.heap.text),
-            self.gc.flag().to_owned(),
+        ];
+        args.extend(self.jdk.gc_flags(self.gc));
+        args.push(
             if pretouch {
                 "-XX:+AlwaysPreTouch"
             } else {
                 "-XX:-AlwaysPreTouch"
             }
             .to_owned(),
-        ];
+        );
         args.extend(self.gc_threads.flag());
         args.extend(matrix_args.iter().cloned());
         args.extend(self.variant.jvm_args.iter().cloned());

