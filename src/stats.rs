@@ -1,6 +1,10 @@
 //! Statistics: pure functions over slices of milliseconds. Each names its method and
 //! its source, and is tested below against values computed with R (4.2, Debian).
 
+pub mod interval;
+#[cfg(test)]
+pub mod noise;
+
 use statrs::distribution::{ContinuousCDF, Normal};
 use statrs::statistics::{Data, OrderStatistics};
 
