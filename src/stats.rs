@@ -1,6 +1,7 @@
 //! Statistics: pure functions over slices of milliseconds. Each names its method and
 //! its source, and is tested below against values computed with R (4.2, Debian).
 
+pub mod family;
 pub mod interval;
 #[cfg(test)]
 pub mod noise;

@@ -112,6 +112,30 @@ fn batch_interval(costs: &[f64], level: f64, b: usize) -> Option<CostInterval> {
 
 /// [`batch_interval`], with or without the drift factor ([`short_batch_factor`]).
 fn batch_interval_with(costs: &[f64], level: f64, b: usize, drift: bool) -> Option<CostInterval> {
+    let e = batch_error(costs, b, drift)?;
+    let half = t_quantile(1.0 - (1.0 - level) / 2.0, e.df) * e.se;
+    Some(CostInterval {
+        estimate_ms: e.estimate,
+        low_ms: e.estimate - half,
+        high_ms: e.estimate + half,
+        confidence: level,
+        rounds: costs.len(),
+        batches: b,
+    })
+}
+
+/// A trimmed mean with its batch-means standard error and degrees of freedom.
+#[derive(Debug, Clone, Copy)]
+struct BatchError {
+    estimate: f64,
+    se: f64,
+    df: f64,
+}
+
+/// The trimmed mean of `costs` and its standard error from `b` batches:
+/// `factor * sd(batch trimmed means) / sqrt(b)` on `b - 1` degrees of freedom, the
+/// drift factor ([`short_batch_factor`]) applied when `drift`.
+fn batch_error(costs: &[f64], b: usize, drift: bool) -> Option<BatchError> {
     if b < 2 || costs.len() < b {
         return None;
     }
@@ -120,21 +144,58 @@ fn batch_interval_with(costs: &[f64], level: f64, b: usize, drift: bool) -> Opti
         .map(|batch| trimmed_mean(batch, TRIM).expect("non-empty batch"))
         .collect();
     let m = costs.len() / b;
-    let inflate = if !drift {
-        1.0
-    } else {
+    let inflate = if drift {
         short_batch_factor(lag1_corrected(&winsorized(costs, TRIM)), m)
+    } else {
+        1.0
     };
-    let half = inflate * t_quantile(1.0 - (1.0 - level) / 2.0, (b - 1) as f64) * sd(&means)
-        / (b as f64).sqrt();
-    Some(CostInterval {
+    Some(BatchError {
+        estimate,
+        se: inflate * sd(&means) / (b as f64).sqrt(),
+        df: (b - 1) as f64,
+    })
+}
+
+/// The difference of two cells' costs, `x - y`, with its interval at `level`: each
+/// side's trimmed mean and batch-means standard error as in [`cost_interval`]
+/// (independent runs), combined as Welch's (1947) interval, `t(df) * sqrt(se_x^2 +
+/// se_y^2)`, with the Welch-Satterthwaite degrees of freedom. `None` unless both sides
+/// have an interval of their own (10 rounds each). Rounds of one label drift together,
+/// which a rank test of the rounds ignores; this does not.
+pub fn difference_interval(x: &[f64], y: &[f64], level: f64) -> Option<Difference> {
+    let a = batch_error(x, batch_count(x.len()), true)?;
+    let b = batch_error(y, batch_count(y.len()), true)?;
+    let (va, vb) = (a.se * a.se, b.se * b.se);
+    let se = (va + vb).sqrt();
+    let df = if se > 0.0 {
+        (va + vb).powi(2) / (va * va / a.df + vb * vb / b.df)
+    } else {
+        a.df + b.df
+    };
+    let estimate = a.estimate - b.estimate;
+    let half = t_quantile(1.0 - (1.0 - level) / 2.0, df) * se;
+    Some(Difference {
         estimate_ms: estimate,
         low_ms: estimate - half,
         high_ms: estimate + half,
         confidence: level,
-        rounds: costs.len(),
-        batches: b,
     })
+}
+
+/// Two cells' cost difference with its interval ([`difference_interval`]).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct Difference {
+    pub estimate_ms: f64,
+    pub low_ms: f64,
+    pub high_ms: f64,
+    pub confidence: f64,
+}
+
+impl Difference {
+    /// The interval excludes zero.
+    pub fn significant(&self) -> bool {
+        self.low_ms > 0.0 || self.high_ms < 0.0
+    }
 }
 
 /// How far above its estimate the drift's lag-1 correlation is taken: the one-sided 95%
@@ -337,6 +398,30 @@ mod tests {
             "plain batch means should undercover under drift: {plain}"
         );
     }
+
+    #[test]
+    fn difference_is_welchs_on_the_batch_errors() {
+        // Two sides of 10 rounds without drift in their order (alternating, r < 0:
+        // factor 1). SciPy: the batch trimmed means ma, mb as in the test above; then
+        // va = var(ma, ddof=1) / 2 etc.; df = (va + vb)**2 / (va**2 + vb**2) (1 df each);
+        // half = t.ppf(0.975, df) * sqrt(va + vb).
+        let x = [
+            600.0, 640.0, 600.0, 640.0, 600.0, 660.0, 620.0, 660.0, 620.0, 660.0,
+        ];
+        let y = [
+            300.0, 310.0, 300.0, 310.0, 300.0, 305.0, 315.0, 305.0, 315.0, 305.0,
+        ];
+        let d = difference_interval(&x, &y, 0.95).unwrap();
+        assert!((d.estimate_ms - SCIPY_DIFF).abs() < 1e-9, "{d:?}");
+        assert!(
+            ((d.high_ms - d.low_ms) / 2.0 - SCIPY_DIFF_HALF).abs() < 1e-6,
+            "{d:?}"
+        );
+        assert!(d.significant());
+        assert!(difference_interval(&x[..9], &y, 0.95).is_none());
+    }
+    const SCIPY_DIFF: f64 = 324.1666666666667;
+    const SCIPY_DIFF_HALF: f64 = 193.54104445342054;
 
     #[test]
     fn the_drift_factor_matches_the_ar1_variances() {
