@@ -8,6 +8,7 @@ pub mod compare;
 pub mod disturbance;
 pub mod explain;
 pub mod interval;
+pub mod outliers;
 pub mod profile;
 pub mod ready;
 pub mod report;
