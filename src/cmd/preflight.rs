@@ -1,7 +1,7 @@
 //! What `pretouch run` does about the machine before the first launch: restore a
 //! setting a killed runner left changed, hold guest memory in the guest when asked
-//! (`--comparable-memory`), and warn when the machine is busy or hands memory back to
-//! its host.
+//! (`--comparable-memory`), and warn when the machine hands memory back to its host.
+//! Whether it is busy is judged over the run's first launch (`schedule::progress`).
 
 use crate::cmd::error::bad;
 use crate::machine::guest::GuestInfo;
