@@ -3,7 +3,7 @@
 
 pub mod family;
 pub mod interval;
-#[cfg(test)]
+#[cfg(any(test, feature = "test-support"))]
 pub mod noise;
 
 use statrs::distribution::{ContinuousCDF, Normal};
