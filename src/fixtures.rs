@@ -155,15 +155,7 @@ pub fn write_result_file(dir: &std::path::Path, f: &ResultFile) {
     std::fs::write(folder.join("fixed.jsonl"), text).unwrap();
 }
 
-/// A small deterministic generator (SplitMix64) for simulated measurements: uniform in
-/// [0, 1).
-pub fn uniform(state: &mut u64) -> f64 {
-    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
-}
+pub use crate::stats::noise::uniform;
 
 /// Ten rounds around `off` and `on`, with a fixed small wobble, and one slow launch
 /// with pretouch in round 7 when `slow` is set.

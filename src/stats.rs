@@ -1,6 +1,11 @@
 //! Statistics: pure functions over slices of milliseconds. Each names its method and
 //! its source, and is tested below against values computed with R (4.2, Debian).
 
+pub mod family;
+pub mod interval;
+#[cfg(any(test, feature = "test-support"))]
+pub mod noise;
+
 use statrs::distribution::{ContinuousCDF, Normal};
 use statrs::statistics::{Data, OrderStatistics};
 

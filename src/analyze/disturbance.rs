@@ -32,7 +32,7 @@ pub struct Judged<'a> {
 }
 
 /// What the cell's launches say about disturbances.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct CellDisturbance {
     /// Counted launches with at least one cause.
     pub disturbed: usize,
@@ -44,6 +44,24 @@ pub struct CellDisturbance {
     pub outlier_causes: String,
     /// The same, one entry per outlier, for the text report.
     pub outliers: Vec<String>,
+    /// The same as data, one per outlier in launch order: what
+    /// [`crate::analyze::outliers::OutlierSummary`] condenses.
+    pub outlier_launches: Vec<OutlierLaunch>,
+}
+
+/// One launch flagged as an outlier, and what the machine counters say caused it.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct OutlierLaunch {
+    pub round: u32,
+    pub pretouch: bool,
+    /// Its time to main(), ms.
+    pub ms: f64,
+    /// The median of its cell and setting, ms.
+    pub median_ms: Option<f64>,
+    /// Its causes (`other processes 812 ms CPU`); empty when none is found.
+    pub causes: Vec<String>,
+    /// Each cause's kind (`other processes`), or `unexplained` / `no machine counters`.
+    pub kinds: Vec<String>,
 }
 
 /// The medians a launch is compared with: its cell and setting.
@@ -265,6 +283,22 @@ pub fn judge_cell(launches: &[Judged<'_>]) -> CellDisturbance {
                 "round {} {setting} pretouch {:.0} ms{median}: {why}",
                 j.record.round, j.ms
             ));
+            let mut kinds: Vec<String> = if !causes.is_empty() {
+                causes.iter().map(|c| kind(c).to_owned()).collect()
+            } else if j.record.measured.machine.is_none() {
+                vec![NO_COUNTERS.to_owned()]
+            } else {
+                vec![UNEXPLAINED.to_owned()]
+            };
+            kinds.dedup();
+            result.outlier_launches.push(OutlierLaunch {
+                round: j.record.round,
+                pretouch: j.record.pretouch,
+                ms: j.ms,
+                median_ms: median_ms[&j.record.pretouch],
+                causes: causes.clone(),
+                kinds,
+            });
         }
     }
     let mut kinds: Vec<(String, usize)> = kinds.into_iter().collect();
@@ -277,6 +311,12 @@ pub fn judge_cell(launches: &[Judged<'_>]) -> CellDisturbance {
     result.outlier_causes = result.outliers.join("; ");
     result
 }
+
+/// The kind of an outlier no machine counter explains.
+pub const UNEXPLAINED: &str = "unexplained";
+
+/// The kind of an outlier from a file written before machine counters were recorded.
+pub const NO_COUNTERS: &str = "no machine counters";
 
 /// The causes of one launch against the given cell-mates (same cell and setting), for
 /// callers that judge a single launch (the scheduler's re-runs, tests).
@@ -439,6 +479,12 @@ mod tests {
             ]
         );
         assert_eq!(d.summary, "memory returned to host 1");
+        // The same outlier as data, for the summary of a cell with many.
+        let o = &d.outlier_launches[..];
+        assert_eq!(o.len(), 1);
+        assert_eq!((o[0].round, o[0].pretouch, o[0].ms), (9, true, 2437.0));
+        assert_eq!(o[0].kinds, ["memory returned to host"]);
+        assert_eq!(o[0].median_ms, Some(160.0));
     }
 
     #[test]

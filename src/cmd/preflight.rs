@@ -1,19 +1,13 @@
 //! What `pretouch run` does about the machine before the first launch: restore a
 //! setting a killed runner left changed, hold guest memory in the guest when asked
-//! (`--comparable-memory`), and warn when the machine is busy or hands memory back to
-//! its host.
-
-use std::time::Duration;
+//! (`--comparable-memory`), and warn when the machine hands memory back to its host.
+//! Whether it is busy is judged over the run's first launch (`schedule::progress`).
 
 use crate::cmd::error::bad;
-use crate::launch::machine_counters::{CounterSource, busy_share};
 use crate::machine::guest::GuestInfo;
 use crate::machine::guest_memory::{self, ComparableMemory, Knob, OrderGuard};
 use crate::matrix::Matrix;
 use crate::units::Bytes;
-
-/// Busy share of all CPUs, sampled for 0.25 s before a run, above which the run is warned about.
-const BUSY_WARNING: f64 = 0.25;
 
 /// Restores a `page_reporting_order` left changed by a runner that was killed.
 pub(crate) fn restore_leftover() {
@@ -77,8 +71,7 @@ pub(crate) fn comparable_memory_plan(matrix: &Matrix) -> String {
     }
 }
 
-/// Warns when the machine is busy (other processes will disturb the launches) or free
-/// page reporting is on without `--comparable-memory`.
+/// Warns when free page reporting is on without `--comparable-memory`.
 pub(crate) fn warn_about_the_machine(comparable: bool) {
     let guest = GuestInfo::read();
     if guest.reporting_on() && !comparable {
@@ -95,20 +88,6 @@ pub(crate) fn warn_about_the_machine(comparable: bool) {
             .replace('\n', "\n  ")
         );
     }
-    if let Some((busy, steal)) = busy_share(&CounterSource::default(), Duration::from_millis(250))
-        && (busy >= BUSY_WARNING || steal >= 0.05)
-    {
-        eprintln!(
-            "{}",
-            textwrap::fill(
-                &format!(
-                    "warning: the machine is busy: {:.0}% of all CPU time went to other processes and {:.0}% to steal over the last 0.25 s; launches will be disturbed (each record keeps the other processes' CPU time, and the report names the launches it slowed).",
-                    100.0 * busy,
-                    100.0 * steal
-                ),
-                80
-            )
-            .replace('\n', "\n  ")
-        );
-    }
+    // Whether the machine is busy is judged over the first launch (a warm-up, when the
+    // matrix has one) instead of a sample before it: see `schedule::progress`.
 }

@@ -287,6 +287,45 @@ pub fn counters_between(
 /// time that was busy (everything but idle, iowait and steal), and the share stolen by
 /// the hypervisor. `None` without `/proc/stat`. The runner sleeps meanwhile, so the
 /// busy time is other processes'.
+/// Share of all CPU time that went to other processes over a launch (its warm-up,
+/// first of a run), above which the run is warned about.
+pub const BUSY_WARNING: f64 = 0.25;
+
+/// Share of all CPU time that went to steal over a launch, above which the run is
+/// warned about.
+pub const STEAL_WARNING: f64 = 0.05;
+
+/// Over one launch: the share of all CPUs' time that other processes had (busy time
+/// less the JVM's own CPU time, `jvm_cpu`) and the share stolen by the host. `None`
+/// without the CPU counters.
+pub fn launch_busy_share(m: &MachineCounters, jvm_cpu: Nanos) -> Option<(f64, f64)> {
+    let cpu = m.cpu?;
+    let total = cpu.busy().0 + cpu.idle_ns.0 + cpu.iowait_ns.0 + cpu.steal_ns.0;
+    let other = m.other_busy(jvm_cpu)?;
+    (total > 0).then(|| {
+        (
+            other.0 as f64 / total as f64,
+            cpu.steal_ns.0 as f64 / total as f64,
+        )
+    })
+}
+
+/// The warning for a machine found busy over `over` (`the first launch, 0.31 s`);
+/// `None` below [`BUSY_WARNING`] and [`STEAL_WARNING`].
+pub fn busy_warning(busy: f64, steal: f64, over: &str) -> Option<String> {
+    (busy >= BUSY_WARNING || steal >= STEAL_WARNING).then(|| {
+        textwrap::fill(
+            &format!(
+                "warning: the machine is busy: {:.0}% of all CPU time went to other processes and {:.0}% to steal over {over}; launches will be disturbed (each record keeps the other processes' CPU time, and the report names the launches it slowed).",
+                100.0 * busy,
+                100.0 * steal
+            ),
+            80,
+        )
+        .replace('\n', "\n  ")
+    })
+}
+
 pub fn busy_share(source: &CounterSource, sample: std::time::Duration) -> Option<(f64, f64)> {
     let before = source.snapshot();
     std::thread::sleep(sample);
@@ -499,6 +538,37 @@ mod tests {
         assert_eq!(c.cpu, None);
         assert!(c.vmstat.is_empty() && c.psi_us.is_empty());
         assert_eq!(c.reported_during, None);
+    }
+
+    #[test]
+    fn a_launch_judges_the_machine_by_other_processes_cpu_time() {
+        // 0.4 s of two CPUs: 0.8 s in all; the JVM used 0.3 s of the 0.5 s busy.
+        let cpu = CpuTime {
+            user_ns: Nanos(400_000_000),
+            system_ns: Nanos(100_000_000),
+            idle_ns: Nanos(280_000_000),
+            steal_ns: Nanos(20_000_000),
+            ..CpuTime::default()
+        };
+        let m = MachineCounters {
+            cpu: Some(cpu),
+            ..MachineCounters::default()
+        };
+        let (busy, steal) = launch_busy_share(&m, Nanos(300_000_000)).unwrap();
+        assert!((busy - 0.25).abs() < 1e-9 && (steal - 0.025).abs() < 1e-9);
+        let warning = busy_warning(busy, steal, "the first launch (0.40 s)").unwrap();
+        assert!(
+            warning.contains("25% of all CPU time went to other processes"),
+            "{warning}"
+        );
+        // The JVM's own time is not load; without counters there is no judgement.
+        let (quiet, _) = launch_busy_share(&m, Nanos(500_000_000)).unwrap();
+        assert_eq!(quiet, 0.0);
+        assert_eq!(busy_warning(quiet, 0.0, "x"), None);
+        assert_eq!(
+            launch_busy_share(&MachineCounters::default(), Nanos(0)),
+            None
+        );
     }
 
     #[test]

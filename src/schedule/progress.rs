@@ -6,8 +6,9 @@ use std::collections::HashSet;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
+use crate::launch::machine_counters::{busy_warning, launch_busy_share};
 use crate::schedule::run::{Event, Observer};
-use crate::store::CellKey;
+use crate::store::{CellKey, LaunchRecord};
 
 pub struct Progress {
     bar: ProgressBar,
@@ -16,6 +17,8 @@ pub struct Progress {
     untouched_cells: HashSet<CellKey>,
     /// Cells already said to be given up (`--give-up-after`).
     given_up_cells: HashSet<CellKey>,
+    /// The machine's load was judged (over the first launch with its counters).
+    busy_checked: bool,
 }
 
 impl Progress {
@@ -37,6 +40,7 @@ impl Progress {
             warned_cells: HashSet::new(),
             untouched_cells: HashSet::new(),
             given_up_cells: HashSet::new(),
+            busy_checked: false,
         }
     }
 
@@ -47,6 +51,29 @@ impl Progress {
 
     pub fn finish(&self) {
         self.bar.finish_and_clear();
+    }
+}
+
+impl Progress {
+    /// Warns once when other processes or the host took a large share of the CPUs over
+    /// the run's first launch (a warm-up, when the matrix has one). Judged there rather
+    /// than over a sample before the run, which would delay the first launch; the
+    /// launches themselves are not moved, and each record keeps its own counters.
+    fn check_busy(&mut self, record: &LaunchRecord) {
+        if self.busy_checked {
+            return;
+        }
+        let (Some(m), Some(u)) = (&record.measured.machine, record.measured.rusage) else {
+            return;
+        };
+        self.busy_checked = true;
+        let jvm = crate::units::Nanos(u.utime_ns.0 + u.stime_ns.0);
+        let over = format!("the first launch ({:.2} s)", record.wall().as_ms() / 1e3);
+        if let Some((busy, steal)) = launch_busy_share(m, jvm)
+            && let Some(warning) = busy_warning(busy, steal, &over)
+        {
+            self.bar.suspend(|| eprintln!("{warning}"));
+        }
     }
 }
 
@@ -69,6 +96,7 @@ impl Observer for Progress {
             }
             Event::LaunchFinished { record, cell } => {
                 self.bar.inc(1);
+                self.check_busy(record);
                 if record.skipped && self.given_up_cells.insert(record.cell.clone()) {
                     let why = record.measured.failure.as_deref().unwrap_or("skipped");
                     self.bar.suspend(|| {

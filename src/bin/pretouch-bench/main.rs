@@ -10,6 +10,7 @@
 mod accuracy;
 mod crosscheck;
 mod overhead;
+mod run_overhead;
 mod runs;
 mod scaling;
 mod versus;
@@ -54,6 +55,8 @@ enum Command {
     Scaling(scaling::Args),
     /// Re-measure every cell of a result file without the agent and compare
     Crosscheck(crosscheck::Args),
+    /// `pretouch run`'s own time: wall over its launches' sum, start to first spawn
+    RunOverhead(run_overhead::Args),
 }
 
 /// SIGINT and SIGTERM, handled as `pretouch run` handles them: the child under way is
@@ -114,6 +117,7 @@ fn run(command: Command) -> anyhow::Result<()> {
         Command::Accuracy(args) => accuracy::run(&args),
         Command::Scaling(args) => scaling::run(&args),
         Command::Crosscheck(args) => crosscheck::run(&args),
+        Command::RunOverhead(args) => run_overhead::run(&args),
     }
 }
 

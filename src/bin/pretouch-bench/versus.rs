@@ -87,6 +87,8 @@ struct Pool {
     disturbed: usize,
     /// pretouch's counted launches.
     counted: usize,
+    /// pretouch's per-round costs (with - without of one round), in time order.
+    round_costs: Vec<f64>,
 }
 
 impl Pool {
@@ -140,8 +142,29 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             }
         }
     }
-    let pretouch = p.figures()?;
-    let hyperfine = h.figures()?;
+    let mut pretouch = p.figures()?;
+    let mut hyperfine = h.figures()?;
+    // The interval each tool states, in ms: pretouch's own (the trimmed mean of its
+    // per-round costs, batch means widened for drift: docs/statistics.md), whether
+    // wider or narrower than the Mann-Whitney one of the pooled launches (picking the
+    // narrower of two would overstate it); for hyperfine the better of the
+    // Mann-Whitney interval and Welch's of the mean difference (what its output gives
+    // a user), as issue 24 measured it.
+    let mann_whitney = [pretouch.figures.ci_half_ms, hyperfine.figures.ci_half_ms];
+    if let Some(c) = pretouch::stats::interval::cost_interval(&p.round_costs, 0.95) {
+        pretouch.figures.ci_half_ms = c.half_width_ms();
+    }
+    if let Some(w) = welch_half_ms(&h.on, &h.off) {
+        hyperfine.figures.ci_half_ms = hyperfine.figures.ci_half_ms.min(w);
+    }
+    println!(
+        "   95% half-widths, ms: pretouch Mann-Whitney {:.1}, per-round batch means {}; hyperfine Mann-Whitney {:.1}, Welch {}",
+        mann_whitney[0],
+        pretouch::stats::interval::cost_interval(&p.round_costs, 0.95)
+            .map_or("-".into(), |c| format!("{:.1}", c.half_width_ms())),
+        mann_whitney[1],
+        welch_half_ms(&h.on, &h.off).map_or("-".into(), |w| format!("{w:.1}"))
+    );
     let n = n * args.blocks;
 
     println!(
@@ -203,6 +226,22 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Half-width of Welch's (1947) 95% interval of `mean(on) - mean(off)`, ms: what
+/// hyperfine's mean +- sd output lets a user compute.
+fn welch_half_ms(on: &[f64], off: &[f64]) -> Option<f64> {
+    let var = |v: &[f64]| {
+        let n = v.len() as f64;
+        let m = v.iter().sum::<f64>() / n;
+        v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (n - 1.0)
+    };
+    if on.len() < 2 || off.len() < 2 {
+        return None;
+    }
+    let (a, b) = (var(on) / on.len() as f64, var(off) / off.len() as f64);
+    let df = (a + b).powi(2) / (a * a / (on.len() - 1) as f64 + b * b / (off.len() - 1) as f64);
+    Some(pretouch::stats::interval::t_quantile(0.975, df) * (a + b).sqrt())
+}
+
 /// One `pretouch run` of `n` counted launches per setting; returns the sum of its
 /// launches' own wall times.
 fn pretouch_block(jdk: &Jdk, heap: &str, n: usize, pool: &mut Pool) -> anyhow::Result<f64> {
@@ -212,6 +251,11 @@ fn pretouch_block(jdk: &Jdk, heap: &str, n: usize, pool: &mut Pool) -> anyhow::R
         jdk.home.display().to_string()
     );
     let run = run_pretouch(&yaml, scratch.path())?;
+    let records = &run.file.launches[..];
+    pool.round_costs
+        .extend(pretouch::analyze::interval::round_costs(&[records], |_| {
+            true
+        }));
     for l in run.file.launches.iter().filter(|l| !l.warmup) {
         let t = l.time_to_main_ns.context("a launch failed")?.as_ms();
         if l.pretouch {

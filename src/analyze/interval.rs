@@ -1,0 +1,100 @@
+//! A cell's cost with its 95% interval, from its stored launch records: the per-round
+//! costs (`with - without` of each counted round whose two launches reached `main()`),
+//! in round order, into [`crate::stats::interval::cost_interval`]. The report renders
+//! the [`CostInterval`]; the method is in `docs/statistics.md`.
+
+use std::collections::BTreeMap;
+
+use crate::stats::interval::{CostInterval, cost_interval};
+use crate::store::LaunchRecord;
+
+/// Confidence of a cell's interval.
+pub const CONFIDENCE: f64 = 0.95;
+
+/// The per-round costs of one cell, ms, in run then round order. `runs` holds the
+/// cell's records per result file (a label may pool several runs; rounds pair only
+/// within a run). Warm-ups, failed launches, and launches `keep` rejects (outliers,
+/// when the user leaves them out) never enter; a round missing either launch gives no
+/// cost.
+pub fn round_costs<'a>(
+    runs: &[&'a [LaunchRecord]],
+    keep: impl Fn(&'a LaunchRecord) -> bool,
+) -> Vec<f64> {
+    let mut pairs: BTreeMap<(usize, u32), [Option<f64>; 2]> = BTreeMap::new();
+    for (run, records) in runs.iter().enumerate() {
+        for r in records.iter().filter(|r| !r.warmup && r.ok() && keep(r)) {
+            if let Some(t) = r.time_to_main_ns {
+                pairs.entry((run, r.round)).or_default()[usize::from(r.pretouch)] = Some(t.as_ms());
+            }
+        }
+    }
+    pairs.values().filter_map(|p| Some(p[1]? - p[0]?)).collect()
+}
+
+/// The cell's cost and its interval; `None` with fewer than 10 rounds
+/// ([`crate::stats::interval::MIN_BATCH`] rounds in each of two batches).
+pub fn cell_interval<'a>(
+    runs: &[&'a [LaunchRecord]],
+    keep: impl Fn(&'a LaunchRecord) -> bool,
+) -> Option<CostInterval> {
+    cost_interval(&round_costs(runs, keep), CONFIDENCE)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fixtures::{FakeCell, file, host};
+    use crate::matrix::Gc;
+
+    fn records(rounds: &[(f64, f64)]) -> Vec<LaunchRecord> {
+        let cell = FakeCell {
+            gc: Gc::G1,
+            heap: "512m",
+            rounds,
+        };
+        file("a", "2026-12-01T08:00:00Z", host("vm"), &[cell]).launches
+    }
+
+    #[test]
+    fn pairs_the_launches_of_each_round() {
+        let rounds: Vec<(f64, f64)> = (0..12)
+            .map(|i| (100.0 + f64::from(i), 400.0 + 2.0 * f64::from(i)))
+            .collect();
+        let r = records(&rounds);
+        let costs = round_costs(&[&r], |_| true);
+        let want: Vec<f64> = (0..12).map(|i| 300.0 + f64::from(i)).collect();
+        assert_eq!(costs.len(), 12);
+        for (c, w) in costs.iter().zip(&want) {
+            assert!((c - w).abs() < 1e-6, "{costs:?}");
+        }
+        let s = cell_interval(&[&r], |_| true).unwrap();
+        assert_eq!((s.rounds, s.batches), (12, 2));
+        assert!(
+            s.low_ms < s.estimate_ms && s.estimate_ms < s.high_ms,
+            "{s:?}"
+        );
+        assert!(s.low_ms < 305.5 && 305.5 < s.high_ms, "{s:?}");
+    }
+
+    #[test]
+    fn failed_launches_break_their_round_and_runs_never_pair() {
+        let mut rounds: Vec<(f64, f64)> = (0..10).map(|_| (100.0, 400.0)).collect();
+        rounds[3].1 = f64::NAN;
+        let r = records(&rounds);
+        assert_eq!(round_costs(&[&r], |_| true).len(), 9);
+        assert!(
+            cell_interval(&[&r], |_| true).is_none(),
+            "9 rounds: no interval"
+        );
+        // Two runs of the same cell: rounds 0..9 of each pair within their run only.
+        let other = records(&[(100.0, 420.0); 10]);
+        let costs = round_costs(&[&r, &other], |_| true);
+        assert_eq!(costs.len(), 19);
+        assert_eq!(
+            costs.iter().filter(|c| (**c - 320.0).abs() < 1e-6).count(),
+            10
+        );
+        // What `keep` drops does not count.
+        assert_eq!(round_costs(&[&other], |l| l.round != 0).len(), 9);
+    }
+}
