@@ -10,6 +10,7 @@ mod env;
 pub mod error;
 mod jdks;
 mod preflight;
+mod probe;
 mod profile;
 mod report;
 mod run;

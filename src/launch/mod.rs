@@ -10,6 +10,7 @@ pub mod jvmlog;
 pub mod machine_counters;
 pub mod perf;
 pub mod port;
+pub mod probe;
 pub mod reference;
 pub mod rusage;
 pub mod server;

@@ -4,6 +4,7 @@
 //! ever added. [`record`] holds the types, [`write`] the writer, [`read`] the reader.
 
 pub mod kernels;
+pub mod probe;
 pub mod profile;
 pub mod read;
 pub mod record;

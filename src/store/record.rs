@@ -30,6 +30,9 @@ pub enum Record {
     Resume(RunResume),
     /// A launch under `perf record` (`pretouch run --profile`); in no timing statistic.
     Profile(ProfileRecord),
+    /// A launch whose faults and lock waits bpftrace timed (`pretouch run --probe`); in no
+    /// timing statistic. Boxed: it is much larger than the others.
+    Probe(Box<crate::store::probe::ProbeRecord>),
 }
 
 /// First line of a result file: what was run, where, when.
@@ -87,6 +90,11 @@ pub struct RunHeader {
     /// Absent without profiling, and in files written before it was recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub profile_rounds: Option<u32>,
+    /// With `--probe` (or `probe: true`): the probed rounds per cell the run was started
+    /// with (`--probe-rounds`), so that `--resume` runs those the file lacks. Absent
+    /// without probes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probe_rounds: Option<u32>,
 }
 
 /// The machine a run was taken on (read by `machine::host`), stored in the run header.
