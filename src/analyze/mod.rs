@@ -7,6 +7,7 @@ pub mod ceiling;
 pub mod compare;
 pub mod disturbance;
 pub mod explain;
+pub mod faults;
 pub mod profile;
 pub mod ready;
 pub mod report;
