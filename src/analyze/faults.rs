@@ -311,14 +311,17 @@ pub fn build(files: &[ResultFile], probes: &[LabelledProbe], baseline: &str) -> 
     let c2c = probes.first().map(|p| p.record.c2c.clone());
     for ((label, cell, pretouch), group) in &groups {
         let ok: Vec<_> = group.iter().filter(|p| p.record.ok()).collect();
-        let faults: Vec<&FaultLatency> = ok.iter().filter_map(|p| p.record.faults.as_ref()).collect();
+        let faults: Vec<&FaultLatency> =
+            ok.iter().filter_map(|p| p.record.faults.as_ref()).collect();
         let agreements: Vec<Agreement> = ok
             .iter()
             .filter_map(|p| agreement(p.record.faults.as_ref()?, p.record.main_faults))
             .collect();
         disagreeing += agreements.iter().filter(|a| !a.within()).count();
-        let contention: Vec<&Contention> =
-            ok.iter().filter_map(|p| p.record.contention.as_ref()).collect();
+        let contention: Vec<&Contention> = ok
+            .iter()
+            .filter_map(|p| p.record.contention.as_ref())
+            .collect();
         let locks = summarize_locks(&contention);
         if let Err(why) = &locks {
             locks_unsupported = Some(why.clone());
@@ -402,7 +405,11 @@ mod tests {
     fn histogram(values: &[u64]) -> Vec<LatencyBucket> {
         let mut counts = BTreeMap::<u64, u64>::new();
         for &v in values {
-            let l = if v <= 1 { 0 } else { 63 - u64::from(v.leading_zeros()) };
+            let l = if v <= 1 {
+                0
+            } else {
+                63 - u64::from(v.leading_zeros())
+            };
             let b = l * 8 + if l >= 3 { (v >> (l - 3)) & 7 } else { 0 };
             *counts.entry(b).or_default() += 1;
         }
@@ -433,7 +440,12 @@ mod tests {
         // 1..=1000 µs in ns: R's quantile(type = 1) gives 500, 900, 990 µs.
         let values: Vec<u64> = (1..=1000).map(|i| i * 1000).collect();
         let h = histogram(&values);
-        for (q, exact) in [(0.5, 500_000), (0.9, 900_000), (0.99, 990_000), (1.0, 1_000_000)] {
+        for (q, exact) in [
+            (0.5, 500_000),
+            (0.9, 900_000),
+            (0.99, 990_000),
+            (1.0, 1_000_000),
+        ] {
             let got = quantile(&h, q, Some(Nanos(1_000_000))).unwrap();
             assert!(
                 got.low.0 <= exact && exact < got.high.0,
@@ -509,7 +521,10 @@ mod tests {
         let no = Contention::Unsupported {
             why: LocksUnsupported::NoTracepoints,
         };
-        assert_eq!(summarize_locks(&[&a, &no]), Err(LocksUnsupported::NoTracepoints));
+        assert_eq!(
+            summarize_locks(&[&a, &no]),
+            Err(LocksUnsupported::NoTracepoints)
+        );
     }
 
     fn record(seq: u64, pretouch: bool, values: &[u64], ms: u64) -> ProbeRecord {
@@ -596,10 +611,16 @@ mod tests {
         assert!(p50.estimate < 0.0 && p50.significant(), "{p50:?}");
         assert_eq!(LatencyShift::mark(s.p50.as_ref()), "*");
         // The same launches on both sides: no shift, no mark.
-        let same = shifts(&[base.clone(), CellProbes {
-            label: "again".into(),
-            ..base.clone()
-        }], "base");
+        let same = shifts(
+            &[
+                base.clone(),
+                CellProbes {
+                    label: "again".into(),
+                    ..base.clone()
+                },
+            ],
+            "base",
+        );
         assert_eq!(LatencyShift::mark(same[0].p50.as_ref()), "");
     }
 }
