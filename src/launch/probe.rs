@@ -38,8 +38,9 @@ pub const SUB_BUCKETS: u32 = 8;
 pub const LOCK_STACK_DEPTH: u32 = 6;
 /// How long bpftrace may take to compile and attach before the launch is given up.
 const ATTACH_TIMEOUT: Duration = Duration::from_secs(60);
-/// How long bpftrace may take to print its maps once told to stop.
-const STOP_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long bpftrace may take to print its maps once told to stop (on a loaded machine
+/// its symbolizing of the lock stacks has taken over 30 s).
+const STOP_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// Where the kernel's tracing events are listed.
 const EVENTS: &str = "/sys/kernel/tracing/events";

@@ -6,10 +6,12 @@
 //! - `accuracy`: the agent's pretouch phase against the JVM's own log.
 //! - `scaling`: pretouch cost and the runner's memory over heap sizes.
 //! - `crosscheck`: does a result file agree with an agent-free measurement?
+//! - `probes`: the fault latency, lock waits and probe cost of `run --probe` results.
 
 mod accuracy;
 mod crosscheck;
 mod overhead;
+mod probes;
 mod runs;
 mod scaling;
 mod versus;
@@ -54,6 +56,8 @@ enum Command {
     Scaling(scaling::Args),
     /// Re-measure every cell of a result file without the agent and compare
     Crosscheck(crosscheck::Args),
+    /// Fault latency, lock waits and the probes' cost of `pretouch run --probe` results
+    Probes(probes::Args),
 }
 
 /// SIGINT and SIGTERM, handled as `pretouch run` handles them: the child under way is
@@ -114,6 +118,7 @@ fn run(command: Command) -> anyhow::Result<()> {
         Command::Accuracy(args) => accuracy::run(&args),
         Command::Scaling(args) => scaling::run(&args),
         Command::Crosscheck(args) => crosscheck::run(&args),
+        Command::Probes(args) => probes::run(&args),
     }
 }
 
