@@ -207,7 +207,7 @@ pub fn summarize_locks(contention: &[&Contention]) -> Result<Vec<LockSummary>, L
             per_launch_ns: total as f64 / launches,
         })
         .collect();
-    out.sort_by(|a, b| b.total.cmp(&a.total));
+    out.sort_by_key(|l| std::cmp::Reverse(l.total));
     Ok(out)
 }
 

@@ -641,6 +641,7 @@ impl ProbeLauncher {
         // SAFETY: kill has no memory preconditions; the pid is our unreaped child's.
         unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
         let started = Instant::now();
+        let mut stuck = String::new();
         let status = loop {
             match child.try_wait() {
                 Ok(Some(status)) => break Some(status),
@@ -648,6 +649,7 @@ impl ProbeLauncher {
                     std::thread::sleep(Duration::from_millis(20));
                 }
                 _ => {
+                    stuck = where_stuck(child.id());
                     let _ = child.kill();
                     let _ = child.wait();
                     break None;
@@ -658,8 +660,9 @@ impl ProbeLauncher {
         match (status, parse(&output, self.support.locks.clone())) {
             (None, _) => {
                 probed.problem = Some(format!(
-                    "bpftrace did not exit within {}s of SIGINT",
-                    STOP_TIMEOUT.as_secs()
+                    "bpftrace did not exit within {}s of SIGINT (killed; it was in {stuck}){}",
+                    STOP_TIMEOUT.as_secs(),
+                    stderr_note(&err)
                 ));
             }
             (Some(_), Ok(reading)) => probed.reading = Some(reading),
@@ -669,6 +672,30 @@ impl ProbeLauncher {
         }
         probed
     }
+}
+
+/// Where a process is stuck: its threads' kernel wait channels (`/proc/PID/task/*/wchan`).
+fn where_stuck(pid: u32) -> String {
+    let mut out = Vec::new();
+    for task in std::fs::read_dir(format!("/proc/{pid}/task"))
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
+        let wchan = std::fs::read_to_string(task.path().join("wchan")).unwrap_or_default();
+        let state = std::fs::read_to_string(task.path().join("stat"))
+            .ok()
+            .and_then(|s| {
+                s.rsplit_once(") ")
+                    .map(|(_, r)| r.chars().next().unwrap_or('?'))
+            })
+            .unwrap_or('?');
+        out.push(format!(
+            "{state}:{}",
+            if wchan.is_empty() { "-" } else { wchan.trim() }
+        ));
+    }
+    out.join(",")
 }
 
 /// Waits until bpftrace's BEGIN printed `ready` (every probe attached), or says why not.
