@@ -1,61 +1,14 @@
 //! Probe records (`pretouch run --probe`): one JVM launched while bpftrace timed its page
 //! faults and lock waits from exec to `main()`, apart from the timed launches and in no
 //! timing statistic. Stored as `"record":"probe"` lines in the run's result file, after
-//! its timed launches, like the profile records; read back here.
+//! its timed launches, like the profile records; read back here. The type,
+//! [`ProbeRecord`], is in `record.rs` with the others.
 
 use std::collections::BTreeSet;
 
-use serde::{Deserialize, Serialize};
-
-use crate::launch::probe::{C2cSupport, Contention, FaultLatency};
 use crate::store::read::ResultFile;
+pub use crate::store::record::ProbeRecord;
 use crate::store::record::{CellKey, Record};
-use crate::units::Nanos;
-
-/// One probed launch (`"record":"probe"`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ProbeRecord {
-    /// Position among the run's probed launches, from 0.
-    pub seq: u64,
-    /// Probed round of the cell, from 0. Each round launches the cell once without and
-    /// once with pretouch.
-    pub round: u32,
-    /// The cell, as in its launch records.
-    #[serde(flatten)]
-    pub cell: CellKey,
-    /// Launched with `-XX:+AlwaysPreTouch` (else with `-XX:-AlwaysPreTouch`).
-    pub pretouch: bool,
-    /// The JVM's command line, as in a launch record (the JVM is not under a wrapper).
-    pub command: Vec<String>,
-    /// The bpftrace command that probed it, started before the JVM and stopped after it.
-    pub probe_command: Vec<String>,
-    /// UTC wall-clock time of the JVM's spawn, RFC 3339 with milliseconds.
-    pub started_at: String,
-    /// Spawn to `main()`, as for a timed launch: set against the timed launches of the
-    /// same cell, the probes' cost. Absent when the launch failed.
-    pub time_to_main_ns: Option<Nanos>,
-    /// The agent's fault count at its main stamp (`getrusage` minor + major, exec to
-    /// main, the forked child's few included): what `faults` must agree with.
-    pub main_faults: Option<u64>,
-    /// Why the launch or its probe failed; absent when both succeeded.
-    pub failure: Option<String>,
-    /// The faults, timed one by one; absent when the probe read nothing.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub faults: Option<FaultLatency>,
-    /// The lock waits, or why this kernel cannot tell them; absent when the probe read
-    /// nothing.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub contention: Option<Contention>,
-    /// Whether `perf c2c` could run on this machine (it needs the PMU's memory-sampling
-    /// events); with them, `perf c2c record -g -- <command>` profiles the same launch.
-    pub c2c: C2cSupport,
-}
-
-impl ProbeRecord {
-    pub fn ok(&self) -> bool {
-        self.failure.is_none() && self.time_to_main_ns.is_some() && self.faults.is_some()
-    }
-}
 
 /// A probe record and the label of the file it was read from.
 #[derive(Debug, Clone)]
