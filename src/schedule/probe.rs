@@ -286,5 +286,18 @@ mod tests {
         );
         // One round of one cell plans two probed launches; one is here.
         assert_eq!(crate::store::probe::missing_probes(&results.files[0]), 1);
+        // Resumed: seq 0 of the plan is the cell without pretouch, not this record.
+        let matrix = crate::matrix::Matrix::parse(
+            "m",
+            "name: t\njdks: [17]\ngcs: [g1]\nheaps: [1g]\nrepetitions: 1\n",
+        )
+        .unwrap();
+        let mut jdk = crate::fixtures::fake_jdk("17");
+        jdk.version = record.cell.jdk.clone();
+        let plan = Plan::new(&matrix, std::slice::from_ref(&jdk));
+        let e = done_probes(&plan, 1, &results.files[0]).unwrap_err();
+        assert!(e.contains("probed launch 0: recorded as round 0"), "{e}");
+        let e = done_probes(&plan, 0, &results.files[0]).unwrap_err();
+        assert!(e.contains("plans only 0"), "{e}");
     }
 }
