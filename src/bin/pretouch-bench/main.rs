@@ -7,10 +7,12 @@
 //! - `scaling`: pretouch cost and the runner's memory over heap sizes.
 //! - `crosscheck`: does a result file agree with an agent-free measurement?
 //! - `probes`: the fault latency, lock waits and probe cost of `run --probe` results.
+//! - `probe-cost`: plain against probed launches in alternating pairs.
 
 mod accuracy;
 mod crosscheck;
 mod overhead;
+mod probecost;
 mod probes;
 mod runs;
 mod scaling;
@@ -58,6 +60,8 @@ enum Command {
     Crosscheck(crosscheck::Args),
     /// Fault latency, lock waits and the probes' cost of `pretouch run --probe` results
     Probes(probes::Args),
+    /// What --probe costs: plain against probed launches of one cell, in alternating pairs
+    ProbeCost(probecost::Args),
 }
 
 /// SIGINT and SIGTERM, handled as `pretouch run` handles them: the child under way is
@@ -119,6 +123,7 @@ fn run(command: Command) -> anyhow::Result<()> {
         Command::Scaling(args) => scaling::run(&args),
         Command::Crosscheck(args) => crosscheck::run(&args),
         Command::Probes(args) => probes::run(&args),
+        Command::ProbeCost(args) => probecost::run(&args),
     }
 }
 
