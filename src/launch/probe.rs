@@ -616,13 +616,16 @@ impl ProbeLauncher {
             probed.problem = Some(format!("cannot write `{}`: {e}", script.display()));
             return probed;
         }
+        // Killed with the runner, as the JVM is: its probes go with it.
         let spawned = std::fs::File::create(&err).and_then(|stderr| {
-            std::process::Command::new(&self.support.bpftrace)
+            let mut command = std::process::Command::new(&self.support.bpftrace);
+            command
                 .args(&probed.probe_command[1..])
                 .stdin(std::process::Stdio::null())
                 .stdout(std::process::Stdio::null())
-                .stderr(stderr)
-                .spawn()
+                .stderr(stderr);
+            crate::launch::child::die_with_the_runner(&mut command)?;
+            command.spawn()
         });
         let mut child = match spawned {
             Ok(child) => child,
