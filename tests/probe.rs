@@ -119,3 +119,85 @@ fn a_probed_run_times_every_fault_the_agent_counts_and_stays_out_of_the_medians(
     }
     assert_no_java_left();
 }
+
+#[test]
+fn sigint_in_the_probed_rounds_then_resume_runs_each_missing_probed_launch_once() {
+    if !can_probe("sigint_in_the_probed_rounds_then_resume") {
+        return;
+    }
+    let _jvms = jvm_lock();
+    let dir = tempfile::tempdir().unwrap();
+    let matrix = write_matrix(
+        dir.path(),
+        &format!(
+            "name: p\njdks: [{}]\ngcs: [g1]\nheaps: [64m]\nrepetitions: 1\n",
+            yaml_list(&jdks()[..1])
+        ),
+    );
+    let results = dir.path().join("results");
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("pretouch"))
+        .env_remove("PRETOUCH_AGENT")
+        .args(["run", "--label", "p", "--agent"])
+        .arg(agent())
+        .arg("--results")
+        .arg(&results)
+        .arg(&matrix)
+        .args(["--probe", "--probe-rounds", "2"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::fs::File::create(dir.path().join("stderr")).unwrap())
+        .spawn()
+        .unwrap();
+    let probes_in = |file: &std::path::Path| {
+        std::fs::read_to_string(file)
+            .unwrap_or_default()
+            .lines()
+            .filter(|l| l.contains(r#""record":"probe""#))
+            .count()
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(180);
+    let file = loop {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no probe record in 180 s"
+        );
+        if let Some(f) = jsonl_files(&results).into_iter().next()
+            && probes_in(&f) >= 1
+        {
+            break f;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    // SAFETY: kill(2) of our own child with a valid signal number.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
+    let status = child.wait().unwrap();
+    let stderr = std::fs::read_to_string(dir.path().join("stderr")).unwrap();
+    assert_eq!(status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("during the probed launches"), "{stderr}");
+    let before = probes_in(&file);
+    assert!(
+        before < 4,
+        "{before} of 4 probed launches before the resume"
+    );
+    pretouch()
+        .args(["run", "--agent"])
+        .arg(agent())
+        .arg("--resume")
+        .arg(&file)
+        .arg(&matrix)
+        .assert()
+        .success();
+    let records = records(&results);
+    let mut seqs: Vec<u64> = records
+        .iter()
+        .filter(|r| r["record"] == "probe")
+        .map(|r| r["seq"].as_u64().unwrap())
+        .collect();
+    seqs.sort();
+    assert_eq!(seqs, [0, 1, 2, 3], "each planned probed launch once");
+    assert_eq!(
+        records.iter().filter(|r| r["record"] == "launch").count(),
+        2,
+        "no timed launch again"
+    );
+    assert_no_java_left();
+}

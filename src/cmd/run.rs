@@ -205,7 +205,15 @@ pub(crate) fn cmd_resume(args: &RunArgs, path: &Path) -> anyhow::Result<u8> {
         Some(_) => Some(crate::launch::perf::preflight().map_err(bad)?),
         None => None,
     };
-    // The probed rounds too are the first run's.
+    // The probed rounds too are the first run's; a resume adds none to a run without.
+    if args.probe && file.header.probe_rounds.is_none() {
+        return Err(bad(anyhow::anyhow!(
+            "`{}` was started without --probe: a resume runs only the launches its run planned\n  \
+             fix: resume without --probe, then probe in a run of its own: `pretouch run {} --probe`",
+            file.path.display(),
+            header.matrix_origin
+        )));
+    }
     let probe_support = match file.header.probe_rounds {
         Some(rounds) => {
             if !probe::wanted(args, &matrix) {

@@ -16,7 +16,8 @@
 //!   (`sched:sched_process_exec`, parent = the runner), and counting stops when the agent
 //!   stamps `main()` (a uprobe on the agent's `pretouch_agent_main_reached`).
 //!
-//! bpftrace is started before the JVM and stopped after it is reaped, so the launch
+//! bpftrace is started before the JVM and stopped after it is reaped (the runner calls
+//! [`pretouch_probe_stop`], on which a uprobe calls bpftrace's `exit()`), so the launch
 //! itself (its spawn, its stamps, its rusage) is a plain one: its time to main is set
 //! against the timed launches' as the probes' cost.
 
@@ -31,6 +32,21 @@ use crate::units::Nanos;
 
 /// The agent's function the uprobe stops counting at (see `jvm-agent/src/lib.rs`).
 pub const MAIN_SYMBOL: &str = "pretouch_agent_main_reached";
+/// The runner's function whose call tells bpftrace to print its maps and exit (a uprobe
+/// and `exit()`): bpftrace 0.17 sometimes leaves SIGINT unanswered, sitting in its poll
+/// loop, so SIGINT is only the fallback.
+pub const STOP_SYMBOL: &str = "pretouch_probe_stop";
+/// How long bpftrace may take to exit after [`STOP_SYMBOL`] before it is sent SIGINT.
+const STOP_GRACE: Duration = Duration::from_secs(10);
+
+/// Called by the runner once the probed JVM is reaped: the uprobe on it ends bpftrace.
+/// It does nothing; `black_box` keeps the call from being optimised away.
+#[unsafe(no_mangle)]
+#[inline(never)]
+pub extern "C" fn pretouch_probe_stop() {
+    std::hint::black_box(());
+}
+
 /// Sub-buckets per power of two in the latency histogram: bucket width is 1/8 of its
 /// octave, so a quantile is known to 12.5% of its value.
 pub const SUB_BUCKETS: u32 = 8;
@@ -85,8 +101,8 @@ pub enum ProbeError {
     )]
     NoUprobes,
     #[error(
-        "the agent's path `{0}` holds a space or a colon, which a bpftrace uprobe cannot \
-         name\n  fix: build or copy the agent to a plain path and pass it with --agent"
+        "the path `{0}` (the agent, or this runner) holds a space or a colon, which a \
+         bpftrace uprobe cannot name\n  fix: build pretouch and its agent under a plain path"
     )]
     AgentPath(String),
 }
@@ -206,6 +222,10 @@ fn effective_caps() -> Option<u64> {
 pub fn preflight(agent: &Path) -> Result<ProbeSupport, ProbeError> {
     let support = ProbeSetting::read().check()?;
     check_agent_path(agent)?;
+    // The runner's own file carries the stop uprobe.
+    if let Ok(exe) = std::env::current_exe() {
+        check_agent_path(&exe)?;
+    }
     let output = std::process::Command::new(&support.bpftrace)
         .arg("--version")
         .output();
@@ -239,9 +259,10 @@ pub fn check_agent_path(agent: &Path) -> Result<(), ProbeError> {
 /// The bpftrace program for one launch: the JVM is the first process that `runner`
 /// execs, named `comm` (the java binary's name, as the kernel keeps it: 15 bytes at
 /// most); counting stops at the agent's main stamp in `agent`.
-pub fn program(runner: u32, comm: &str, agent: &Path, locks: bool) -> String {
+pub fn program(runner: u32, runner_exe: &Path, comm: &str, agent: &Path, locks: bool) -> String {
     let comm: String = comm.chars().take(15).collect();
     let agent = agent.display();
+    let runner_exe = runner_exe.display();
     let sub = SUB_BUCKETS.trailing_zeros();
     let mut p = format!(
         r#"BEGIN {{ printf("ready\n"); }}
@@ -272,6 +293,7 @@ software:minor-faults:1, software:major-faults:1 /@jvm != 0 && pid == @jvm/ {{
   }}
 }}
 uprobe:{agent}:{MAIN_SYMBOL} /pid == @jvm/ {{ @main_ns = nsecs; }}
+uprobe:{runner_exe}:{STOP_SYMBOL} /pid == {runner}/ {{ exit(); }}
 tracepoint:sched:sched_process_exit /@jvm != 0 && pid == @jvm/ {{
   @process_faults = sum(curtask->min_flt + curtask->maj_flt);
 }}
@@ -594,8 +616,10 @@ impl ProbeLauncher {
         let comm = java
             .file_name()
             .map_or_else(|| "java".into(), |n| n.to_string_lossy().into_owned());
+        let exe = std::env::current_exe().unwrap_or_default();
         let text = program(
             std::process::id(),
+            &exe,
             &comm,
             &self.agent,
             self.support.locks.is_ok(),
@@ -641,14 +665,20 @@ impl ProbeLauncher {
             return probed;
         }
         probed.outcome = self.inner.launch_with(java, jvm_args, options);
-        // SAFETY: kill has no memory preconditions; the pid is our unreaped child's.
-        unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+        pretouch_probe_stop();
         let started = Instant::now();
         let mut stuck = String::new();
+        let mut signalled = false;
         let status = loop {
             match child.try_wait() {
                 Ok(Some(status)) => break Some(status),
                 Ok(None) if started.elapsed() < STOP_TIMEOUT => {
+                    if !signalled && started.elapsed() > STOP_GRACE {
+                        // SAFETY: kill has no memory preconditions; the pid is our
+                        // unreaped child's.
+                        unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+                        signalled = true;
+                    }
                     std::thread::sleep(Duration::from_millis(20));
                 }
                 _ => {
@@ -663,7 +693,7 @@ impl ProbeLauncher {
         match (status, parse(&output, self.support.locks.clone())) {
             (None, _) => {
                 probed.problem = Some(format!(
-                    "bpftrace did not exit within {}s of SIGINT (killed; it was in {stuck}){}",
+                    "bpftrace did not exit within {}s of the stop (uprobe, then SIGINT; killed; it was in {stuck}){}",
                     STOP_TIMEOUT.as_secs(),
                     stderr_note(&err)
                 ));
@@ -995,12 +1025,19 @@ mod tests {
 
     #[test]
     fn the_program_filters_on_the_runner_and_stops_at_main() {
-        let p = program(42, "java-with-a-long-name", Path::new("/a/lib.so"), true);
+        let p = program(
+            42,
+            Path::new("/r/pretouch"),
+            "java-with-a-long-name",
+            Path::new("/a/lib.so"),
+            true,
+        );
+        assert!(p.contains("uprobe:/r/pretouch:pretouch_probe_stop /pid == 42/ { exit(); }"));
         assert!(p.contains("real_parent->tgid == 42"));
         assert!(p.contains(r#"comm == "java-with-a-lon""#), "15 bytes: {p}");
         assert!(p.contains("uprobe:/a/lib.so:pretouch_agent_main_reached"));
         assert!(p.contains("lock:contention_begin"));
-        let p = program(42, "java", Path::new("/a/lib.so"), false);
+        let p = program(42, Path::new("/r/p"), "java", Path::new("/a/lib.so"), false);
         assert!(!p.contains("lock:"));
     }
 
