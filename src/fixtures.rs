@@ -114,6 +114,7 @@ pub fn file(label: &str, started_at: &str, host: HostInfo, cells: &[FakeCell<'_>
             cpu_placements: Vec::new(),
             comparable_memory: None,
             profile_rounds: None,
+            probe_rounds: None,
             host,
             started_at: started_at.into(),
             jdks: vec![Jdk {

@@ -82,6 +82,7 @@ fn file(label: &str, name: &str, started_at: &str, launches: Vec<LaunchRecord>) 
             cpu_placements: Vec::new(),
             comparable_memory: None,
             profile_rounds: None,
+            probe_rounds: None,
         },
         launches,
         end: None,

@@ -178,8 +178,18 @@ pub extern "system" fn Java_PretouchMain_mark(_env: *mut JNIEnv, _class: jclass)
     guard(|| main_reached(stamp::take()));
 }
 
+/// Called once `main` is stamped, by either mechanism: `pretouch run --probe` stops
+/// counting faults here (a uprobe on this symbol, see `src/launch/probe.rs`). It does
+/// nothing; `black_box` keeps the call from being optimised away.
+#[unsafe(no_mangle)]
+#[inline(never)]
+pub extern "C" fn pretouch_agent_main_reached() {
+    core::hint::black_box(());
+}
+
 /// `main` was entered (at `sample`): record it, write the file, and exit if asked to.
 fn main_reached(sample: stamp::Sample) {
+    pretouch_agent_main_reached();
     if !stamp::MAIN.record(sample) {
         return;
     }

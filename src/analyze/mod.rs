@@ -8,6 +8,7 @@ pub mod compare;
 pub mod disturbance;
 pub mod document;
 pub mod explain;
+pub mod faults;
 pub mod interval;
 pub mod kernels;
 pub mod labels;

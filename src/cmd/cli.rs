@@ -198,6 +198,16 @@ pub struct RunArgs {
     #[arg(long, default_value_t = crate::schedule::profile::DEFAULT_ROUNDS,
           value_parser = clap::value_parser!(u32).range(1..=100))]
     pub profile_rounds: u32,
+    /// After the timed (and profiled) launches, a few probed rounds per cell (with and
+    /// without pretouch) in which bpftrace times every page fault and lock wait of the
+    /// JVM from exec to main(), stored apart and in no timing median; needs bpftrace, BTF
+    /// and root (see docs/fault-latency.md). Same as `probe: true` in the matrix
+    #[arg(long)]
+    pub probe: bool,
+    /// Probed rounds per cell with --probe (each: one launch without, one with pretouch)
+    #[arg(long, default_value_t = crate::schedule::probe::DEFAULT_ROUNDS,
+          value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub probe_rounds: u32,
     /// Keep each profiled launch's perf.data in DIR (default: deleted once its samples are
     /// folded into the result file)
     #[arg(long, value_name = "DIR")]

@@ -11,6 +11,7 @@ mod generate;
 mod jdks;
 mod kernels;
 mod preflight;
+mod probe;
 mod profile;
 mod ready_checks;
 pub(crate) mod report;

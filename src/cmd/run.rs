@@ -12,6 +12,7 @@ use crate::cmd::cli::RunArgs;
 use crate::cmd::error::{bad, exit};
 use crate::cmd::kernels;
 use crate::cmd::preflight;
+use crate::cmd::probe;
 use crate::cmd::profile;
 use crate::launch::interrupt::{self, Interrupt};
 use crate::launch::{JvmLauncher, agent};
@@ -54,6 +55,14 @@ pub(crate) fn cmd_run(args: RunArgs) -> anyhow::Result<u8> {
     let perf = match args.dry_run {
         true => None,
         false => profile::preflight(&args, &matrix)?,
+    };
+    // bpftrace, BTF, tracepoints and permissions, as well.
+    let probes = match args.dry_run || !probe::wanted(&args, &matrix) {
+        true => None,
+        false => {
+            let agent = agent::locate_agent(args.agent.as_deref()).map_err(bad)?;
+            probe::preflight(true, &agent.path)?
+        }
     };
     let jdks = resolve_jdks(&matrix, !args.dry_run).map_err(bad)?;
     let cpu_placements = check_cpus(&mut matrix).map_err(bad)?;
@@ -107,6 +116,7 @@ pub(crate) fn cmd_run(args: RunArgs) -> anyhow::Result<u8> {
             cpu_placements,
             comparable_memory,
             profile_rounds: perf.as_ref().map(|_| args.profile_rounds),
+            probe_rounds: probes.as_ref().map(|_| args.probe_rounds),
         }))
         .context("writing the run header")?;
     if let Some(work) = &args.in_vm {
@@ -136,8 +146,13 @@ pub(crate) fn cmd_run(args: RunArgs) -> anyhow::Result<u8> {
         rounds: args.profile_rounds,
         done: Default::default(),
     });
+    let probing = probes.map(|support| probe::Probing {
+        support,
+        rounds: args.probe_rounds,
+        done: Default::default(),
+    });
     execute_and_report(
-        &args, &plan, &matrix, agent.path, app, &mut store, &options, profiling, false,
+        &args, &plan, &matrix, agent.path, app, &mut store, &options, profiling, probing, false,
     )
 }
 
@@ -191,6 +206,28 @@ pub(crate) fn cmd_resume(args: &RunArgs, path: &Path) -> anyhow::Result<u8> {
         Some(_) => Some(crate::launch::perf::preflight().map_err(bad)?),
         None => None,
     };
+    // The probed rounds too are the first run's; a resume adds none to a run without.
+    if args.probe && file.header.probe_rounds.is_none() {
+        return Err(bad(anyhow::anyhow!(
+            "`{}` was started without --probe: a resume runs only the launches its run planned\n  \
+             fix: resume without --probe, then probe in a run of its own: `pretouch run {} --probe`",
+            file.path.display(),
+            header.matrix_origin
+        )));
+    }
+    let probe_support = match file.header.probe_rounds {
+        Some(rounds) => {
+            if !probe::wanted(args, &matrix) {
+                eprintln!(
+                    "note: `{}` was started with --probe ({rounds} probed rounds per cell): the resume runs its missing probed launches too",
+                    file.path.display()
+                );
+            }
+            let agent = agent::locate_agent(args.agent.as_deref()).map_err(bad)?;
+            probe::preflight(true, &agent.path)?
+        }
+        None => None,
+    };
     let host = host::host_info();
     let jdks = resolve_jdks(&matrix, true).map_err(bad)?;
     resume::check_same(&file.path, header, &matrix.text, &host, &jdks).map_err(bad)?;
@@ -228,7 +265,16 @@ pub(crate) fn cmd_resume(args: &RunArgs, path: &Path) -> anyhow::Result<u8> {
         }),
         _ => None,
     };
-    // The end record follows the timed launches: only profiled ones are missing.
+    let probing = match (probe_support, header.probe_rounds) {
+        (Some(support), Some(rounds)) => Some(probe::Probing {
+            support,
+            rounds,
+            done: crate::schedule::probe::done_probes(&plan, rounds, file)
+                .map_err(|e| bad(anyhow::anyhow!("`{}`, {e}", file.path.display())))?,
+        }),
+        _ => None,
+    };
+    // The end record follows the timed launches: only profiled or probed ones are missing.
     let timed_ended = file.end.is_some();
 
     let interrupt = Interrupt::new();
@@ -303,6 +349,7 @@ pub(crate) fn cmd_resume(args: &RunArgs, path: &Path) -> anyhow::Result<u8> {
         &mut store,
         &options,
         profiling,
+        probing,
         timed_ended,
     )
 }
@@ -323,9 +370,11 @@ pub(crate) fn execute_and_report(
     store: &mut StoreWriter,
     options: &run::Options<'_>,
     profiling: Option<profile::Profiling>,
+    probing: Option<probe::Probing>,
     timed_ended: bool,
 ) -> anyhow::Result<u8> {
     let profiled_app = app.clone();
+    let probed_app = app.clone();
     let mut launcher = JvmLauncher::new(agent.clone(), Duration::from_secs(args.timeout))
         .context("creating the launcher's scratch folder")?
         .with_app(app)
@@ -387,7 +436,7 @@ pub(crate) fn execute_and_report(
             args,
             plan,
             matrix,
-            agent,
+            agent.clone(),
             profiled_app,
             store,
             options.interrupt,
@@ -411,6 +460,37 @@ pub(crate) fn execute_and_report(
             eprintln!(
                 "warning: {} of {} profiled launches failed or have no samples; they are recorded and left out of the profile",
                 profiled.failed, profiled.launches
+            );
+        }
+    }
+    if let Some(probing) = &probing
+        && summary.stopped.is_none()
+    {
+        let probed = probe::run_probed(
+            args,
+            plan,
+            matrix,
+            agent.clone(),
+            probed_app,
+            store,
+            options.interrupt,
+            probing,
+        )?;
+        if let Some(signal) = probed.interrupted {
+            let all = u64::from(probing.rounds) * plan.cells.len() as u64 * 2;
+            eprintln!(
+                "pretouch: interrupted by {} during the probed launches; the timed launches are complete, and {} of {all} probed launches are in {}\n  resume: pretouch run --resume {}",
+                interrupt::signal_name(signal),
+                probing.done.len() as u64 + probed.launches,
+                store.path().display(),
+                store.path().display()
+            );
+            return Ok(interrupt::exit_code(signal));
+        }
+        if probed.failed > 0 {
+            eprintln!(
+                "warning: {} of {} probed launches failed or were not read by the probe; they are recorded with why",
+                probed.failed, probed.launches
             );
         }
     }
@@ -496,6 +576,14 @@ pub(crate) fn dry_run(
     println!(
         "($SCRATCH: a temporary folder made for the run; it holds the stamps file and the main class)"
     );
+    if probe::wanted(args, matrix) {
+        println!(
+            "then {} probed launches ({} cells x {} rounds x with/without pretouch) while bpftrace times each page fault and lock wait, in no median; a real run checks bpftrace first",
+            plan.cells.len() as u32 * args.probe_rounds * 2,
+            plan.cells.len(),
+            args.probe_rounds
+        );
+    }
     if args.profile || matrix.profile {
         println!(
             "then {} profiled launches ({} cells x {} rounds x with/without pretouch) under `perf record -e cpu-clock -g`, in no median; a real run checks perf first",

@@ -12,6 +12,7 @@ pub mod kernels;
 pub mod machine_counters;
 pub mod perf;
 pub mod port;
+pub mod probe;
 pub mod ready;
 pub mod reference;
 pub mod rusage;

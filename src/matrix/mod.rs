@@ -50,6 +50,9 @@ struct RawMatrix {
     /// Profiled rounds after the timed launches, as `pretouch run --profile`.
     #[serde(default)]
     profile: bool,
+    /// Probed rounds after the timed launches, as `pretouch run --probe`.
+    #[serde(default)]
+    probe: bool,
     /// Kernels to boot in a VM (virtme-ng) and run the matrix in, one after another.
     #[serde(default)]
     kernels: Option<crate::matrix::kernels::RawKernels>,
@@ -84,6 +87,8 @@ pub struct Matrix {
     pub adaptive: Option<crate::matrix::repetitions::Adaptive>,
     /// `profile: true`: profiled rounds after the timed launches (`run --profile`).
     pub profile: bool,
+    /// `probe: true`: probed rounds after the timed launches (`run --probe`).
+    pub probe: bool,
     /// `kernels:`: each booted in a VM that runs the matrix; empty: run on this kernel.
     pub kernels: Vec<crate::matrix::kernels::KernelSpec>,
     /// `comparable_memory: true`: every launch starts from the same guest-memory state
@@ -177,6 +182,7 @@ impl Matrix {
                 .map_or_else(|| vec![GcThreads::Auto], |g| g.0),
             app: raw.app.map(|a| a.0),
             profile: raw.profile,
+            probe: raw.probe,
             kernels: raw.kernels.map(|k| k.0).unwrap_or_default(),
             comparable_memory: raw.comparable_memory,
             warmup: raw.warmup,

@@ -7,6 +7,7 @@ pub mod dryrun;
 pub mod give_up;
 pub mod kernels;
 pub mod plan;
+pub mod probe;
 pub mod profile;
 pub mod progress;
 pub mod resume;

@@ -146,7 +146,9 @@ pub fn find(path: &Path) -> Result<Unfinished, ResumeError> {
 /// launch its header plans (the end record comes after the timed launches, before the
 /// profiled ones).
 pub fn finished(file: &ResultFile) -> bool {
-    file.end.is_some() && missing_profiles(file) == 0
+    file.end.is_some()
+        && missing_profiles(file) == 0
+        && crate::store::probe::missing_probes(file) == 0
 }
 
 /// Refuses to resume when the matrix text, the kernel release or the JDKs differ from
@@ -338,6 +340,7 @@ mod tests {
             cpu_placements: Vec::new(),
             comparable_memory: None,
             profile_rounds: None,
+            probe_rounds: None,
         }
     }
 

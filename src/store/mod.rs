@@ -5,6 +5,7 @@
 
 pub mod calibration;
 pub mod kernels;
+pub mod probe;
 pub mod profile;
 pub mod read;
 pub mod record;

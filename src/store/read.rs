@@ -149,8 +149,9 @@ pub fn parse_result_file(path: &Path, bytes: &[u8]) -> (Option<ResultFile>, Vec<
             Ok(Record::Run(_)) => warnings.push(format!("{at}: a second run header; skipped")),
             Ok(Record::Launch(l)) => launches.push(l),
             Ok(Record::End(e)) => end = Some(e),
-            // Read by `store::profile::read_profiles`, only when a report asks.
-            Ok(Record::Resume(_) | Record::Profile(_)) => {}
+            // Read by `store::profile::read_profiles` and `store::probe::read_probes`, only
+            // when a report asks.
+            Ok(Record::Resume(_) | Record::Profile(_) | Record::Probe(_)) => {}
             Err(_) if cut && i == last => warnings.push(format!(
                 "{at}: the last line is cut short (the run was killed while writing it); skipped"
             )),

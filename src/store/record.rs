@@ -26,6 +26,9 @@ pub enum Record {
     Resume(RunResume),
     /// A launch under `perf record` (`pretouch run --profile`); in no timing statistic.
     Profile(ProfileRecord),
+    /// A launch whose faults and lock waits bpftrace timed (`pretouch run --probe`); in no
+    /// timing statistic. Boxed: it is much larger than the others.
+    Probe(Box<ProbeRecord>),
 }
 
 /// First line of a result file: what was run, where, when.
@@ -87,6 +90,11 @@ pub struct RunHeader {
     /// Absent without profiling, and in files written before it was recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub profile_rounds: Option<u32>,
+    /// With `--probe` (or `probe: true`): the probed rounds per cell the run was started
+    /// with (`--probe-rounds`), so that `--resume` runs those the file lacks. Absent
+    /// without probes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probe_rounds: Option<u32>,
 }
 
 /// The machine a run was taken on (read by `machine::host`), stored in the run header.
@@ -290,5 +298,50 @@ pub struct ProfileRecord {
 impl ProfileRecord {
     pub fn ok(&self) -> bool {
         self.failure.is_none() && self.time_to_main_ns.is_some()
+    }
+}
+
+/// One probed launch (`"record":"probe"`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProbeRecord {
+    /// Position among the run's probed launches, from 0.
+    pub seq: u64,
+    /// Probed round of the cell, from 0. Each round launches the cell once without and
+    /// once with pretouch.
+    pub round: u32,
+    /// The cell, as in its launch records.
+    #[serde(flatten)]
+    pub cell: CellKey,
+    /// Launched with `-XX:+AlwaysPreTouch` (else with `-XX:-AlwaysPreTouch`).
+    pub pretouch: bool,
+    /// The JVM's command line, as in a launch record (the JVM is not under a wrapper).
+    pub command: Vec<String>,
+    /// The bpftrace command that probed it, started before the JVM and stopped after it.
+    pub probe_command: Vec<String>,
+    /// UTC wall-clock time of the JVM's spawn, RFC 3339 with milliseconds.
+    pub started_at: String,
+    /// Spawn to `main()`, as for a timed launch: set against the timed launches of the
+    /// same cell, the probes' cost. Absent when the launch failed.
+    pub time_to_main_ns: Option<Nanos>,
+    /// The agent's fault count at its main stamp (`getrusage` minor + major, exec to
+    /// main, the forked child's few included): what `faults` must agree with.
+    pub main_faults: Option<u64>,
+    /// Why the launch or its probe failed; absent when both succeeded.
+    pub failure: Option<String>,
+    /// The faults, timed one by one; absent when the probe read nothing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub faults: Option<crate::launch::probe::FaultLatency>,
+    /// The lock waits, or why this kernel cannot tell them; absent when the probe read
+    /// nothing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub contention: Option<crate::launch::probe::Contention>,
+    /// Whether `perf c2c` could run on this machine (it needs the PMU's memory-sampling
+    /// events); with them, `perf c2c record -g -- <command>` profiles the same launch.
+    pub c2c: crate::launch::probe::C2cSupport,
+}
+
+impl ProbeRecord {
+    pub fn ok(&self) -> bool {
+        self.failure.is_none() && self.time_to_main_ns.is_some() && self.faults.is_some()
     }
 }

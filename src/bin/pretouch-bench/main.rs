@@ -6,10 +6,14 @@
 //! - `accuracy`: the agent's pretouch phase against the JVM's own log.
 //! - `scaling`: pretouch cost and the runner's memory over heap sizes.
 //! - `crosscheck`: does a result file agree with an agent-free measurement?
+//! - `probes`: the fault latency, lock waits and probe cost of `run --probe` results.
+//! - `probe-cost`: plain against probed launches in alternating pairs.
 
 mod accuracy;
 mod crosscheck;
 mod overhead;
+mod probecost;
+mod probes;
 mod run_overhead;
 mod runs;
 mod scaling;
@@ -57,6 +61,10 @@ enum Command {
     Crosscheck(crosscheck::Args),
     /// `pretouch run`'s own time: wall over its launches' sum, start to first spawn
     RunOverhead(run_overhead::Args),
+    /// Fault latency, lock waits and the probes' cost of `pretouch run --probe` results
+    Probes(probes::Args),
+    /// What --probe costs: plain against probed launches of one cell, in alternating pairs
+    ProbeCost(probecost::Args),
 }
 
 /// SIGINT and SIGTERM, handled as `pretouch run` handles them: the child under way is
@@ -118,6 +126,8 @@ fn run(command: Command) -> anyhow::Result<()> {
         Command::Scaling(args) => scaling::run(&args),
         Command::Crosscheck(args) => crosscheck::run(&args),
         Command::RunOverhead(args) => run_overhead::run(&args),
+        Command::Probes(args) => probes::run(&args),
+        Command::ProbeCost(args) => probecost::run(&args),
     }
 }
 

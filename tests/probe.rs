@@ -1,0 +1,203 @@
+//! `run --probe`: bpftrace and its kernel support checked before any JVM, and a real
+//! probed run whose fault count is held against the agent's (needs root and bpftrace:
+//! `.ci/run` installs bpftrace and CI runs as root).
+
+mod common;
+
+use common::*;
+use predicates::prelude::*;
+use serde_json::Value;
+
+#[test]
+fn probe_without_bpftrace_says_the_fix_before_any_jvm_starts() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = tempfile::tempdir().unwrap();
+    let jdk = &jdks()[0];
+    for (yaml, args) in [("", &["--probe"][..]), ("probe: true\n", &[][..])] {
+        let matrix = write_matrix(
+            dir.path(),
+            &format!(
+                "name: p\njdks: [{}]\ngcs: [g1]\nheaps: [64m]\nrepetitions: 1\n{yaml}",
+                yaml_list(std::slice::from_ref(jdk))
+            ),
+        );
+        run_labelled("p", dir.path().join("results"))
+            .env("PATH", empty.path())
+            .arg(&matrix)
+            .args(args)
+            .assert()
+            .code(2)
+            .stderr(
+                predicate::str::contains("bpftrace")
+                    .and(predicate::str::contains("not on PATH"))
+                    .and(predicate::str::contains("apt-get install bpftrace")),
+            );
+        assert!(jsonl_files(&dir.path().join("results")).is_empty());
+    }
+}
+
+/// Whether this machine can probe: root and bpftrace on PATH. Else the skip is said.
+fn can_probe(test: &str) -> bool {
+    let bpftrace = std::env::var_os("PATH")
+        .is_some_and(|path| std::env::split_paths(&path).any(|d| d.join("bpftrace").is_file()));
+    if !(is_root() && bpftrace) {
+        skipped(
+            test,
+            "bpftrace",
+            "a probed run (needs root and bpftrace: apt-get install bpftrace)",
+        );
+        return false;
+    }
+    true
+}
+
+#[test]
+fn a_probed_run_times_every_fault_the_agent_counts_and_stays_out_of_the_medians() {
+    if !can_probe("a_probed_run_times_every_fault_the_agent_counts") {
+        return;
+    }
+    let _jvms = jvm_lock();
+    let dir = tempfile::tempdir().unwrap();
+    let matrix = write_matrix(
+        dir.path(),
+        &format!(
+            "name: p\njdks: [{}]\ngcs: [g1]\nheaps: [128m]\nrepetitions: 1\n",
+            yaml_list(&jdks()[..1])
+        ),
+    );
+    let results = dir.path().join("results");
+    run_labelled("p", &results)
+        .arg(&matrix)
+        .args(["--probe", "--probe-rounds", "1"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("2 probed launches"));
+    let records = records(&results);
+    let launches = records.iter().filter(|r| r["record"] == "launch").count();
+    assert_eq!(launches, 2, "the timed launches are the plan's, no more");
+    let probes: Vec<&Value> = records.iter().filter(|r| r["record"] == "probe").collect();
+    assert_eq!(probes.len(), 2);
+    let mut timed = [0u64; 2];
+    for p in &probes {
+        assert_eq!(p["failure"], Value::Null, "{p}");
+        let f = &p["faults"];
+        let count = f["count"].as_u64().unwrap();
+        let buckets = f["buckets"].as_array().unwrap();
+        let sum: u64 = buckets.iter().map(|b| b["count"].as_u64().unwrap()).sum();
+        assert_eq!(sum, count, "the histogram holds every timed fault");
+        assert!(
+            buckets
+                .windows(2)
+                .all(|w| w[0]["high_ns"].as_u64() <= w[1]["low_ns"].as_u64())
+        );
+        let max = f["max_ns"].as_u64().unwrap();
+        let last = buckets.last().unwrap();
+        assert!(last["low_ns"].as_u64().unwrap() <= max && max < last["high_ns"].as_u64().unwrap());
+        // The probe's count agrees with the agent's getrusage at main within 2%.
+        let probe = count + f["before_exec"].as_u64().unwrap();
+        let agent = p["main_faults"].as_u64().unwrap();
+        let diff = (probe as f64 - agent as f64).abs() / agent as f64;
+        assert!(diff <= 0.02, "probe {probe} against agent {agent}: {p}");
+        // Counting stopped at main: the uprobe fired before the JVM exited.
+        let main = f["main_ns"].as_u64().unwrap();
+        assert!(main > f["exec_ns"].as_u64().unwrap());
+        assert!(
+            ["measured", "unsupported"].contains(&p["contention"]["status"].as_str().unwrap()),
+            "{p}"
+        );
+        assert!(p["c2c"]["status"].is_string());
+        timed[usize::from(p["pretouch"] == true)] = count;
+    }
+    // With pretouch the JVM faults in the heap: at least the 128 MiB in 4 KiB pages more
+    // (or, with THP always, far fewer faults for the same heap).
+    let thp_always = thp_enabled() == "always";
+    if !thp_always {
+        assert!(
+            timed[1] >= timed[0] + (128 << 20) / 4096 * 9 / 10,
+            "{timed:?}"
+        );
+    }
+    assert_no_java_left();
+}
+
+#[test]
+fn sigint_in_the_probed_rounds_then_resume_runs_each_missing_probed_launch_once() {
+    if !can_probe("sigint_in_the_probed_rounds_then_resume") {
+        return;
+    }
+    let _jvms = jvm_lock();
+    let dir = tempfile::tempdir().unwrap();
+    let matrix = write_matrix(
+        dir.path(),
+        &format!(
+            "name: p\njdks: [{}]\ngcs: [g1]\nheaps: [64m]\nrepetitions: 1\n",
+            yaml_list(&jdks()[..1])
+        ),
+    );
+    let results = dir.path().join("results");
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("pretouch"))
+        .env_remove("PRETOUCH_AGENT")
+        .args(["run", "--label", "p", "--agent"])
+        .arg(agent())
+        .arg("--results")
+        .arg(&results)
+        .arg(&matrix)
+        .args(["--probe", "--probe-rounds", "2"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::fs::File::create(dir.path().join("stderr")).unwrap())
+        .spawn()
+        .unwrap();
+    let probes_in = |file: &std::path::Path| {
+        std::fs::read_to_string(file)
+            .unwrap_or_default()
+            .lines()
+            .filter(|l| l.contains(r#""record":"probe""#))
+            .count()
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(180);
+    let file = loop {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no probe record in 180 s"
+        );
+        if let Some(f) = jsonl_files(&results).into_iter().next()
+            && probes_in(&f) >= 1
+        {
+            break f;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    // SAFETY: kill(2) of our own child with a valid signal number.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
+    let status = child.wait().unwrap();
+    let stderr = std::fs::read_to_string(dir.path().join("stderr")).unwrap();
+    assert_eq!(status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("during the probed launches"), "{stderr}");
+    let before = probes_in(&file);
+    assert!(
+        before < 4,
+        "{before} of 4 probed launches before the resume"
+    );
+    pretouch()
+        .args(["run", "--agent"])
+        .arg(agent())
+        .arg("--resume")
+        .arg(&file)
+        .arg(&matrix)
+        .assert()
+        .success();
+    let records = records(&results);
+    let mut seqs: Vec<u64> = records
+        .iter()
+        .filter(|r| r["record"] == "probe")
+        .map(|r| r["seq"].as_u64().unwrap())
+        .collect();
+    seqs.sort();
+    assert_eq!(seqs, [0, 1, 2, 3], "each planned probed launch once");
+    assert_eq!(
+        records.iter().filter(|r| r["record"] == "launch").count(),
+        2,
+        "no timed launch again"
+    );
+    assert_no_java_left();
+}
