@@ -301,3 +301,27 @@ pub fn only_json(dir: &Path) -> serde_json::Value {
     );
     serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap()
 }
+
+/// The rows of a CSV report, each a map from column name to field, read with the csv
+/// crate: a field may hold a comma (`disturbances` lists its causes with ", " exactly
+/// when the machine was loaded), which the writer quotes and a split on ',' would shift.
+pub fn csv_rows(text: &str) -> Vec<std::collections::HashMap<String, String>> {
+    let mut reader = csv::Reader::from_reader(text.as_bytes());
+    let header: Vec<String> = reader
+        .headers()
+        .unwrap_or_else(|e| panic!("CSV header: {e}\n{text}"))
+        .iter()
+        .map(str::to_owned)
+        .collect();
+    reader
+        .records()
+        .map(|r| {
+            let r = r.unwrap_or_else(|e| panic!("CSV row: {e}\n{text}"));
+            header
+                .iter()
+                .cloned()
+                .zip(r.iter().map(str::to_owned))
+                .collect()
+        })
+        .collect()
+}
