@@ -813,3 +813,78 @@ fn bad_inputs_are_refused_with_file_line_and_fix_before_anything_starts() {
         .code(2)
         .stderr(predicate::str::contains("is not a shared library"));
 }
+
+/// Issue 23: one typo in a count must not take the machine's memory. Each matrix ran
+/// out of memory before (`repetitions: 1000000000` was killed by the OOM killer,
+/// `warmup: 100000000` aborted on a 6 GiB allocation); under a 1 GiB address-space limit
+/// each is now refused with exit code 2, its estimated duration and the fix, and no JVM
+/// starts (the JDK is a fake that leaves a mark when started).
+#[test]
+fn an_absurd_count_is_refused_with_its_duration_within_bounded_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let (home, mark) = fake_jdk(dir.path(), 17);
+    let bin = assert_cmd::cargo::cargo_bin("pretouch");
+    for (counts, line, key) in [
+        ("repetitions: 1000000000\n", "line 5", "repetitions"),
+        ("repetitions: 1\nwarmup: 100000000\n", "line 6", "warmup"),
+        (
+            "repetitions: {min: 5, max: 1000000000, ci_pct: 2}\n",
+            "line 5",
+            "repetitions",
+        ),
+    ] {
+        let matrix = write_matrix(
+            dir.path(),
+            &format!(
+                "name: typo\njdks: [{:?}]\ngcs: [g1]\nheaps: [64m]\n{counts}",
+                home.display().to_string()
+            ),
+        );
+        for dry in [true, false] {
+            let script = format!(
+                "ulimit -v 1048576; exec {:?} run {} --results {:?} {:?}",
+                bin,
+                if dry { "--dry-run" } else { "" },
+                dir.path().join("results"),
+                matrix
+            );
+            let out = Command::new("bash").args(["-c", &script]).output().unwrap();
+            let stderr = unwrapped(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{counts} dry={dry}: {stderr}");
+            assert!(stderr.contains(line), "{stderr}");
+            assert!(
+                stderr.contains("would take") && stderr.contains("at least"),
+                "{stderr}"
+            );
+            assert!(stderr.contains(&format!("fix: lower `{key}`")), "{stderr}");
+        }
+    }
+    assert!(!mark.exists(), "a JVM was started");
+}
+
+#[test]
+fn an_axis_value_given_twice_is_refused_naming_both_places() {
+    let dir = tempfile::tempdir().unwrap();
+    for (axes, want) in [
+        (
+            "gcs: [g1, g1]\nheaps: [64m]\n",
+            "line 3: gcs: `g1` is listed twice: first at item 1 (line 3), again at item 2 (line 3)",
+        ),
+        (
+            "gcs: [g1]\nheaps:\n  - 64m\n  - 64M\n",
+            "line 6: heaps: `64M` is `64m` again: first at item 1 (line 5), again at item 2 (line 6)",
+        ),
+    ] {
+        let matrix = write_matrix(dir.path(), &format!("name: twice\nrepetitions: 1\n{axes}"));
+        pretouch()
+            .args(["run", "--dry-run"])
+            .arg(&matrix)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(format!(
+                "matrix `{}`, {want}",
+                matrix.display()
+            )))
+            .stderr(predicate::str::contains("fix: list each value once"));
+    }
+}

@@ -40,6 +40,9 @@ pub(crate) fn cmd_run(args: RunArgs) -> anyhow::Result<u8> {
         Some(path) => Matrix::from_file(path).map_err(bad)?,
         None => Matrix::default_matrix(),
     };
+    // Before anything is planned or started: each `jdks:` entry is one JDK at least.
+    let entries = matrix.jdks.as_ref().map_or(1, Vec::len);
+    crate::schedule::plan::check_size(&matrix, entries).map_err(bad)?;
     if args.in_vm.is_none() && (!args.kernel.is_empty() || !matrix.kernels.is_empty()) {
         return vm::cmd_run_kernels(&args, matrix);
     }
@@ -56,6 +59,7 @@ pub(crate) fn cmd_run(args: RunArgs) -> anyhow::Result<u8> {
         false => profile::preflight(&args, &matrix)?,
     };
     let jdks = resolve_jdks(&matrix, !args.dry_run).map_err(bad)?;
+    crate::schedule::plan::check_size(&matrix, jdks.len()).map_err(bad)?;
     let cpu_placements = check_cpus(&mut matrix).map_err(bad)?;
     let app = resolve_app(&matrix, args.matrix.as_deref(), &jdks, !args.dry_run).map_err(bad)?;
     if args.dry_run {
@@ -201,6 +205,7 @@ pub(crate) fn cmd_resume(args: &RunArgs, path: &Path) -> anyhow::Result<u8> {
     let app = resolve_app(&matrix, Some(&matrix_file), &jdks, true).map_err(bad)?;
     let agent = agent::locate_agent(args.agent.as_deref()).map_err(bad)?;
     check_memory(&matrix, args.force)?;
+    crate::schedule::plan::check_size(&matrix, jdks.len()).map_err(bad)?;
     let plan = Plan::new(&matrix, &jdks).with_app(app.as_ref().map(|a| a.main.as_str()));
     let done = match matrix.adaptive {
         None => resume::done_launches(&plan, file).map_err(bad)?,
