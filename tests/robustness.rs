@@ -888,3 +888,119 @@ fn an_axis_value_given_twice_is_refused_naming_both_places() {
             .stderr(predicate::str::contains("fix: list each value once"));
     }
 }
+
+/// Issue 23: `_JAVA_OPTIONS=-XX:-AlwaysPreTouch` once turned every "with pretouch"
+/// launch into one without, behind command lines that said otherwise.
+#[test]
+fn a_jvm_option_variable_is_refused_before_any_jvm_starts() {
+    let dir = tempfile::tempdir().unwrap();
+    let (home, mark) = fake_jdk(dir.path(), 17);
+    let matrix = write_matrix(
+        dir.path(),
+        &format!(
+            "name: env\njdks: [{:?}]\ngcs: [g1]\nheaps: [64m]\nrepetitions: 1\n",
+            home.display().to_string()
+        ),
+    );
+    for name in ["_JAVA_OPTIONS", "JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS"] {
+        for dry in [false, true] {
+            let mut cmd = run_labelled("k", dir.path().join("results"));
+            if dry {
+                cmd.arg("--dry-run");
+            }
+            cmd.arg(&matrix)
+                .env(name, "-XX:-AlwaysPreTouch")
+                .assert()
+                .code(2)
+                .stderr(predicate::str::contains(format!(
+                    "{name} is set (\"-XX:-AlwaysPreTouch\")"
+                )))
+                .stderr(predicate::str::contains(format!(
+                    "fix: unset it (`unset {name}`)"
+                )))
+                .stderr(predicate::str::contains("--pass-java-options"));
+        }
+    }
+    assert!(!mark.exists(), "a JVM was started");
+    assert!(records(&dir.path().join("results")).is_empty());
+}
+
+/// A launch whose JVM says it picked options up from a variable (here a fake `java`
+/// that prints HotSpot's line and fails, as a wrapper setting the variable would make a
+/// real one) is warned about with that cause named.
+#[test]
+fn a_launch_that_picked_up_options_names_that_cause() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let (home, _) = fake_jdk(dir.path(), 17);
+    let java = home.join("bin/java");
+    std::fs::write(
+        &java,
+        "#!/bin/sh\nif [ \"$1\" = -version ]; then\n  echo 'openjdk version \"17.0.0\" 2021-09-14' >&2\n  exit 0\nfi\n\
+         echo 'Picked up _JAVA_OPTIONS: -XX:-AlwaysPreTouch' >&2\nexit 1\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&java, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let matrix = write_matrix(
+        dir.path(),
+        &format!(
+            "name: env\njdks: [{:?}]\ngcs: [g1]\nheaps: [64m]\nrepetitions: 1\n",
+            home.display().to_string()
+        ),
+    );
+    let out = run_labelled("k", dir.path().join("results"))
+        .arg(&matrix)
+        .output()
+        .unwrap();
+    let stderr = unwrapped(&out.stderr);
+    assert!(
+        stderr.contains(
+            "the JVM says `Picked up _JAVA_OPTIONS: -XX:-AlwaysPreTouch`: that variable changed this launch's flags"
+        ),
+        "{stderr}"
+    );
+}
+
+/// With --pass-java-options, the variable's options are on every launch's command line,
+/// after the cell's flags as HotSpot applies `_JAVA_OPTIONS`, and the JVM no longer
+/// reads the variable itself (it does not say "Picked up").
+#[test]
+fn passed_java_options_are_on_every_command_line() {
+    let _jvms = jvm_lock();
+    let dir = tempfile::tempdir().unwrap();
+    let matrix = write_matrix(
+        dir.path(),
+        &format!(
+            "name: env\njdks: [{:?}]\ngcs: [parallel]\nheaps: [64m]\nrepetitions: 1\n",
+            jdks()[0].display().to_string()
+        ),
+    );
+    run_labelled("k", dir.path().join("results"))
+        .arg(&matrix)
+        .arg("--pass-java-options")
+        .env("_JAVA_OPTIONS", "-Dpassed.on=1")
+        .env_remove("JAVA_TOOL_OPTIONS")
+        .env_remove("JDK_JAVA_OPTIONS")
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "--pass-java-options: _JAVA_OPTIONS=\"-Dpassed.on=1\" goes on every launch's command line",
+        ));
+    let records = records(&dir.path().join("results"));
+    let launches: Vec<&Value> = records.iter().filter(|r| r["record"] == "launch").collect();
+    assert_eq!(launches.len(), 2);
+    for l in launches {
+        let command: Vec<&str> = l["command"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c.as_str().unwrap())
+            .collect();
+        let at = command.iter().position(|c| *c == "-Dpassed.on=1");
+        let pretouch = command.iter().position(|c| c.contains("AlwaysPreTouch"));
+        assert!(at.is_some() && pretouch < at, "{command:?}");
+        let tail = l["output_tail"].as_str().unwrap_or("");
+        assert!(!tail.contains("Picked up"), "{tail}");
+    }
+    assert_no_java_left();
+}

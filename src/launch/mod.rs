@@ -6,6 +6,7 @@ pub mod child;
 pub mod classfile;
 pub mod crash;
 pub mod interrupt;
+pub mod java_env;
 pub mod jvmlog;
 pub mod machine_counters;
 pub mod perf;

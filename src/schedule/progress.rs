@@ -7,7 +7,7 @@ use std::collections::HashSet;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::schedule::run::{Event, Observer};
-use crate::store::CellKey;
+use crate::store::{CellKey, LaunchRecord};
 
 pub struct Progress {
     bar: ProgressBar,
@@ -82,6 +82,7 @@ impl Observer for Progress {
                 if let Some(failure) = &record.failure
                     && self.warned_cells.insert(record.cell.clone())
                 {
+                    let failure = failure.to_string() + &picked_up_cause(record);
                     let tail = record
                         .output_tail
                         .as_deref()
@@ -102,6 +103,7 @@ impl Observer for Progress {
                     && let Some(why) = crate::analyze::explain::untouched(record, None)
                     && self.untouched_cells.insert(record.cell.clone())
                 {
+                    let why = why + &picked_up_cause(record);
                     self.bar.suspend(|| {
                         eprintln!(
                             "warning: launch {} ({}) had -XX:+AlwaysPreTouch but its heap was not touched: {why}\n  (the report counts every such launch)",
@@ -113,6 +115,22 @@ impl Observer for Progress {
             }
         }
     }
+}
+
+/// The JVM's own word that a variable changed its flags (`Picked up _JAVA_OPTIONS: ...`
+/// in its output), as a clause to add to a warning; empty when it says nothing of it.
+fn picked_up_cause(record: &LaunchRecord) -> String {
+    record
+        .output_tail
+        .as_deref()
+        .and_then(crate::launch::java_env::picked_up)
+        .map(|line| {
+            format!(
+                "; the JVM says `{line}`: that variable changed this launch's flags \
+                 (unset it, or run with --pass-java-options to record them)"
+            )
+        })
+        .unwrap_or_default()
 }
 
 #[cfg(test)]
