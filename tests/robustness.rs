@@ -1004,3 +1004,205 @@ fn passed_java_options_are_on_every_command_line() {
     }
     assert_no_java_left();
 }
+
+/// The state letter of a process (`T` when stopped), from /proc/PID/stat.
+fn process_state(pid: u32) -> char {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    stat.rsplit_once(") ")
+        .and_then(|(_, rest)| rest.chars().next())
+        .unwrap_or('?')
+}
+
+/// Ctrl-Z, then `fg`: SIGTSTP to the run's process group (the runner and its JVM, as
+/// the terminal sends it), then SIGCONT. The launches under way during the stop have the
+/// stop in their times: each is recorded as not counted, saying why, and no other is.
+#[test]
+fn ctrl_z_then_fg_marks_the_stopped_launch_as_not_counted() {
+    use std::os::unix::process::CommandExt;
+    let _jvms = jvm_lock();
+    let dir = tempfile::tempdir().unwrap();
+    let matrix = resumable_matrix(dir.path());
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pretouch"))
+        .args(["run", "--label", "k", "--results", "results", "--agent"])
+        .arg(agent())
+        .arg(&matrix)
+        .current_dir(dir.path())
+        .env_remove("PRETOUCH_AGENT")
+        .env("TMPDIR", dir.path())
+        .stdin(Stdio::null())
+        .stdout(std::fs::File::create(dir.path().join("stdout")).unwrap())
+        .stderr(std::fs::File::create(dir.path().join("stderr")).unwrap())
+        .process_group(0)
+        .spawn()
+        .unwrap();
+    let group = child.id() as i32;
+    wait_for_launches(dir.path(), 3);
+    wait_for(60, "a JVM under way", || !java_pids().is_empty());
+    let stop = monotonic_ns();
+    // SAFETY: kill(2) to the process group our child leads, with a valid signal.
+    assert_eq!(unsafe { libc::kill(-group, libc::SIGTSTP) }, 0);
+    wait_for(10, "the runner to stop", || {
+        process_state(child.id()) == 'T'
+    });
+    std::thread::sleep(Duration::from_millis(500));
+    let cont = monotonic_ns();
+    // SAFETY: as above.
+    assert_eq!(unsafe { libc::kill(-group, libc::SIGCONT) }, 0);
+    let status = child.wait().unwrap();
+    let stderr = read(&dir.path().join("stderr"));
+    assert_ne!(status.code(), Some(130), "{stderr}");
+    assert_no_java_left();
+    let records = records(&dir.path().join("results"));
+    let launches: Vec<&Value> = records.iter().filter(|r| r["record"] == "launch").collect();
+    assert_eq!(launches.len(), PLANNED, "{stderr}");
+    let mut marked = 0;
+    for l in &launches {
+        let (spawn, reaped) = (ns_of(&l["spawn_ns"]), ns_of(&l["reaped_ns"]));
+        let during = spawn < cont && reaped > stop;
+        let said = l["failure"]
+            .as_str()
+            .is_some_and(|f| f.contains("stopped (Ctrl-Z or SIGSTOP) and continued"));
+        // 50 ms of slack: the stop may land between a reap's stamp and its check.
+        let near = spawn < cont + 50_000_000 && reaped + 50_000_000 > stop;
+        assert!(
+            !during || said,
+            "a launch under way during the stop was counted: {l}"
+        );
+        assert!(
+            !said || near,
+            "a launch outside the stop was not counted: {l}"
+        );
+        marked += usize::from(said);
+    }
+    assert!(marked >= 1, "no launch was under way during the stop");
+    assert!(stderr.contains("its times include the stop"), "{stderr}");
+}
+
+fn ns_of(v: &Value) -> u64 {
+    v.as_u64().unwrap_or_else(|| panic!("not a number: {v}"))
+}
+
+/// A second Ctrl-C while the first is being handled (the JVM killed, the file closed)
+/// changes nothing: the run ends with 130, no JVM is left, no line is cut, and the
+/// resume completes the plan.
+#[test]
+fn a_second_ctrl_c_while_the_first_is_handled_changes_nothing() {
+    let _jvms = jvm_lock();
+    let dir = tempfile::tempdir().unwrap();
+    let matrix = resumable_matrix(dir.path());
+    let mut child = spawn_run(
+        dir.path(),
+        &[
+            "--label",
+            "k",
+            "--results",
+            "results",
+            matrix.to_str().unwrap(),
+        ],
+    );
+    let file = wait_for_launches(dir.path(), 3);
+    wait_for(60, "a JVM under way", || !java_pids().is_empty());
+    signal(&child, libc::SIGINT);
+    std::thread::sleep(Duration::from_millis(5));
+    signal(&child, libc::SIGINT);
+    let status = child.wait().unwrap();
+    let stderr = read(&dir.path().join("stderr"));
+    assert_eq!(status.code(), Some(130), "{stderr}");
+    assert_no_java_left();
+    assert!(read(&file).ends_with('\n'), "a cut last line");
+    let before = launch_lines(&file);
+    assert!(
+        stderr.contains(&format!(
+            "interrupted by SIGINT after {before} of {PLANNED} launches"
+        )),
+        "{stderr}"
+    );
+    pretouch()
+        .current_dir(dir.path())
+        .env("TMPDIR", dir.path())
+        .args(["run", "--agent"])
+        .arg(agent())
+        .args(["--resume", "results/k"])
+        .assert()
+        .success();
+    assert_no_java_left();
+    assert_complete(&file);
+}
+
+/// `--resume` of a run interrupted after one of its cells was given up: the cell stays
+/// given up (no JVM of it starts again; its missing launches are recorded as skipped),
+/// and every planned launch is in the file exactly once.
+#[test]
+fn resume_of_a_run_with_a_given_up_cell_keeps_it_given_up() {
+    let _jvms = jvm_lock();
+    let dir = tempfile::tempdir().unwrap();
+    let matrix = write_matrix(
+        dir.path(),
+        &format!(
+            "name: g\njdks: [{}]\ngcs: [g1]\nheaps: [64m]\nrepetitions: 8\n\
+             variants: [{{name: ok}}, {{name: bad, jvm_args: [-XX:+NoSuchFlagAnywhere]}}]\n",
+            jdk_yaml()
+        ),
+    );
+    let planned = 2 * 8 * 2;
+    let mut child = spawn_run(
+        dir.path(),
+        &[
+            "--label",
+            "k",
+            "--results",
+            "results",
+            matrix.to_str().unwrap(),
+        ],
+    );
+    wait_for(120, "the bad cell given up", || {
+        std::fs::read_to_string(dir.path().join("stderr"))
+            .unwrap_or_default()
+            .contains("giving up")
+    });
+    signal(&child, libc::SIGINT);
+    let status = child.wait().unwrap();
+    let stderr = read(&dir.path().join("stderr"));
+    let file = jsonl_files(dir.path()).into_iter().next().unwrap();
+    let before = launch_lines(&file);
+    assert!(
+        status.code() == Some(130) && before < planned,
+        "the run was not interrupted mid-way ({before} launches): {stderr}"
+    );
+    let resumed = pretouch()
+        .current_dir(dir.path())
+        .env("TMPDIR", dir.path())
+        .args(["run", "--agent"])
+        .arg(agent())
+        .args(["--resume", "results/k"])
+        .output()
+        .unwrap();
+    let resumed_err = unwrapped(&resumed.stderr);
+    assert_no_java_left();
+    let text = read(&file);
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let resume_at = lines
+        .iter()
+        .position(|r| r["record"] == "resume")
+        .expect("a resume record");
+    let launches: Vec<&Value> = lines.iter().filter(|r| r["record"] == "launch").collect();
+    let mut seqs: Vec<u64> = launches.iter().map(|l| ns_of(&l["seq"])).collect();
+    seqs.sort();
+    assert_eq!(
+        seqs,
+        (0..planned as u64).collect::<Vec<_>>(),
+        "{resumed_err}"
+    );
+    for l in &lines[resume_at..] {
+        if l["record"] == "launch" && l["variant"] == "bad" {
+            assert_eq!(l["skipped"], true, "the given-up cell ran again: {l}");
+        }
+        if l["record"] == "launch" && l["variant"] == "ok" {
+            assert_eq!(l["failure"], Value::Null, "{l}");
+        }
+    }
+    assert!(lines.iter().any(|r| r["record"] == "end"), "{resumed_err}");
+}

@@ -294,6 +294,10 @@ impl Launcher for JvmLauncher {
             });
         }
         let oom_kills_before = oom_kills();
+        // Only a stop during this launch counts against it.
+        if let Some(i) = &self.interrupt {
+            i.take_continued();
+        }
         outcome.started_at = utc_now_millis();
         let machine_before = self.watch.before_spawn();
         let usage_before = ChildrenUsage::now();
@@ -392,6 +396,20 @@ impl Launcher for JvmLauncher {
                 Some(run) => judge_server(&outcome, run),
                 None => judge(&outcome),
             };
+        }
+        // Stopped and continued meanwhile (Ctrl-Z, then `fg`): the JVM, in the runner's
+        // process group, stood still with it, so its times hold the stop.
+        if outcome.failure.is_none()
+            && self
+                .interrupt
+                .as_ref()
+                .is_some_and(Interrupt::take_continued)
+        {
+            outcome.failure = Some(
+                "the run was stopped (Ctrl-Z or SIGSTOP) and continued during this launch: \
+                 its times include the stop, so it is not counted"
+                    .to_owned(),
+            );
         }
         let signalled = self
             .interrupt
