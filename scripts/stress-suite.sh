@@ -40,13 +40,14 @@ passed=0
 failed=0
 for i in $(seq 1 "$runs"); do
     start=$(date +%s)
-    if cargo test --workspace >"$logs/run-$i.log" 2>&1; then
+    # --no-fail-fast: a failed test binary does not hide the later ones' results.
+    if cargo test --workspace --no-fail-fast >"$logs/run-$i.log" 2>&1; then
         passed=$((passed + 1))
         result=passed
     else
         failed=$((failed + 1))
-        result="FAILED ($(grep -c '^test .* FAILED$' "$logs/run-$i.log" || true) test(s);"
-        result+=" $(grep -m1 -o '^test .* FAILED$' "$logs/run-$i.log" || echo 'see the log'))"
+        names=$(sed -n 's/^test \(.*\) \.\.\. FAILED$/\1/p' "$logs/run-$i.log" | sort -u | paste -sd, -)
+        result="FAILED: ${names:-see the log}"
     fi
     echo "stress-suite: run $i of $runs: $result in $(( $(date +%s) - start )) s ($logs/run-$i.log)"
 done

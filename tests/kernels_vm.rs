@@ -5,8 +5,11 @@
 //! (`scripts/setup-vm.sh` installs them), or when PRETOUCH_SKIP_VM_TEST is set.
 //!
 //! On a 2-vCPU VM without hardware virtualization this takes one to two minutes, most of
-//! it the emulated boot; the guest gets one vCPU and runs under `nice -n 19`, so the rest
-//! of the machine stays responsive.
+//! it the emulated boot; the guest gets one vCPU. It runs at normal priority, with a boot
+//! timeout of 30 minutes: under `nice -n 19` beside `stress-ng --cpu 2` started from the
+//! same session (scripts/stress-suite.sh), QEMU got about 1% of a CPU and the boot
+//! outlasted the default 10-minute timeout (2026-12-01), a failure by load, not by the
+//! code.
 
 mod common;
 
@@ -76,10 +79,9 @@ fn a_real_kernel_boots_and_runs_the_matrix_in_its_vm() {
     .unwrap();
     let results = dir.path().join("results");
     let start = Instant::now();
-    let out = Command::new("nice")
-        .args(["-n", "19"])
-        .arg(env!("CARGO_BIN_EXE_pretouch"))
+    let out = Command::new(env!("CARGO_BIN_EXE_pretouch"))
         .arg("run")
+        .args(["--vm-boot-timeout", "1800"])
         .arg(&matrix)
         .arg("--kernel")
         .arg(&image)
