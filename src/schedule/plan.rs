@@ -89,6 +89,10 @@ pub struct Plan {
 /// from everything else on it.
 pub const MAX_LAUNCHES: u128 = 100_000;
 
+/// The most cells a run plans: each is 344 bytes plus the text of its JDK and variant,
+/// so this many stay a few MiB.
+pub const MAX_CELLS: u128 = 10_000;
+
 /// The fewest milliseconds a launch takes: the JVM's start and exit, without pretouch.
 const FASTEST_LAUNCH_MS: u128 = 100;
 
@@ -106,6 +110,18 @@ pub fn check_size(matrix: &Matrix, jdks: usize) -> Result<(), MatrixError> {
     .iter()
     .map(|&n| n as u128)
     .product::<u128>();
+    if cells > MAX_CELLS {
+        return Err(MatrixError::Invalid {
+            origin: matrix.origin.clone(),
+            line: None,
+            column: None,
+            message: format!(
+                "this matrix has {cells} cells (JDKs x gcs x heaps x variants x gc_threads \
+                 x cpus); a run has at most {MAX_CELLS}\n  fix: list fewer values on its \
+                 axes, or split the matrix into several runs"
+            ),
+        });
+    }
     let max_rounds = matrix.adaptive.map_or(matrix.repetitions, |a| a.max);
     let rounds = u128::from(matrix.warmup) + u128::from(max_rounds);
     let launches = cells * rounds * 2;
@@ -356,6 +372,19 @@ mod tests {
         assert!(check_size(&m, 2).is_err());
         let bytes = std::mem::size_of::<PlannedLaunch>() as u128 * MAX_LAUNCHES;
         assert!(bytes <= 4 << 20, "{bytes} bytes");
+        // Axes whose product is absurd are refused by their cell count.
+        let many: Vec<String> = (0..110).map(|i| format!("{}m", 64 + i)).collect();
+        let m = parse(&format!(
+            "name: x\ngcs: [g1]\nheaps: [{}]\nrepetitions: 1\ngc_threads: [{}]\n",
+            many.join(", "),
+            (1..=100)
+                .map(|i| i.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+        let e = check_size(&m, 1).unwrap_err().to_string();
+        assert!(e.contains("has 11000 cells"), "{e}");
+        assert!(std::mem::size_of::<Cell>() as u128 * MAX_CELLS <= 4 << 20);
     }
 
     #[test]
