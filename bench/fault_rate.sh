@@ -6,5 +6,10 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 out=${CARGO_TARGET_DIR:-$here/../target}/fault_rate
 mkdir -p "$(dirname "$out")"
-cc -O2 -Wall -Wextra -pthread -o "$out" "$here/fault_rate.c"
+# Built once per source change, into a temporary name first, so a run never starts a
+# half-written binary.
+if [ ! -x "$out" ] || [ "$here/fault_rate.c" -nt "$out" ]; then
+    cc -O2 -Wall -Wextra -pthread -o "$out.tmp.$$" "$here/fault_rate.c"
+    mv -f "$out.tmp.$$" "$out"
+fi
 exec "$out" "${1:-$(nproc)}" "${2:-1024}" "${3:-5}"

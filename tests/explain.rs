@@ -316,6 +316,8 @@ fn explains_g1_pretouch_with_and_without_huge_pages() {
 
 #[test]
 fn env_prints_what_a_run_records() {
+    // `env` starts each JDK's `java` to read its version.
+    let _jvms = jvm_lock();
     pretouch()
         .arg("env")
         .assert()
@@ -334,20 +336,19 @@ fn env_prints_what_a_run_records() {
     assert!(env["cpus"].as_u64().unwrap() >= 1);
 }
 
-/// Builds bench/fault_rate.c and runs it: (its fastest pass in faults/s, faults counted
-/// per pass).
+/// Runs bench/fault_rate.c (built once per source change by bench/fault_rate.sh, into
+/// this checkout's target folder, never a folder other checkouts share): (pages written
+/// per second of the worker's own CPU time, faults counted per pass).
 fn c_fault_rate(threads: usize, size_mib: u64, passes: u32) -> (f64, u64) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let target = Path::new(env!("CARGO_BIN_EXE_pretouch")).parent().unwrap();
     let out = Command::new(root.join("bench/fault_rate.sh"))
         .args([
             threads.to_string(),
             size_mib.to_string(),
             passes.to_string(),
         ])
-        .env(
-            "CARGO_TARGET_DIR",
-            std::env::temp_dir().join("pretouch-bench"),
-        )
+        .env("CARGO_TARGET_DIR", target)
         .output()
         .expect("running bench/fault_rate.sh (needs cc)");
     assert!(
@@ -363,46 +364,58 @@ fn c_fault_rate(threads: usize, size_mib: u64, passes: u32) -> (f64, u64) {
             .parse()
             .unwrap()
     };
-    (field("max"), field("faults_per_pass") as u64)
+    (field("faults_per_cpu_s"), field("faults_per_pass") as u64)
 }
 
+/// Both sides are compared on pages written per second of the worker's own CPU time,
+/// one worker each: time other work on the machine takes from the worker lowers a
+/// wall-clock rate (two workers on two vCPUs under `stress-ng --cpu 2` were 26% apart at
+/// their best wall-clock passes) but not the rate per CPU-second, which is what the
+/// kernel's fault path costs. A systematic gap between the two programs still fails.
 #[test]
 fn calibrate_agrees_with_the_c_microbenchmark() {
     use pretouch::machine::calibrate::{Layout, measure};
     use pretouch::units::Bytes;
     let _jvms = jvm_lock();
-    let threads = 2;
+    let (threads, passes) = (1, 5);
     let (mut best_c, mut best_rust) = (0f64, 0f64);
-    // Alternate the two, and keep each one's fastest pass: the machine is shared and
-    // noisy, and others' load only ever slows a pass down, so the fastest is the least
-    // disturbed (a best median failed under `stress-ng --cpu 2`: 26% apart). Stop once
-    // the bests agree (at least two trials each, at most ten): a systematic gap still
-    // fails.
-    for trial in 0..10 {
-        let (c, c_faults) = c_fault_rate(threads, 256, 5);
+    // Alternated, each one's best kept: at least two trials each, at most six.
+    for trial in 0..6 {
+        let (c, c_faults) = c_fault_rate(threads, 256, passes);
         assert_eq!(
             c_faults, 65536,
             "the C benchmark did not fault each page once"
         );
-        let r = measure(Layout::Shared, threads, Bytes(256 << 20), 5).unwrap();
+        let r = measure(Layout::Shared, threads, Bytes(256 << 20), passes).unwrap();
         assert_eq!(
             r.faults_per_pass, 65536,
             "calibrate did not fault each page once: {r:?}"
         );
+        // One worker: its CPU time is cpu_share times the passes' time, which is the
+        // sum of pages / rate over the passes.
+        let share = r
+            .cpu_share
+            .expect("calibrate records the workers' CPU share");
+        let seconds: f64 = r
+            .faults_per_s
+            .iter()
+            .map(|rate| r.pages as f64 / rate)
+            .sum();
+        let rust = r.pages as f64 * r.faults_per_s.len() as f64 / (seconds * share);
         best_c = best_c.max(c);
-        best_rust = best_rust.max(r.summary().unwrap().max);
+        best_rust = best_rust.max(rust);
         if trial >= 1 && (best_rust - best_c).abs() / best_c <= 0.25 {
             break;
         }
     }
     let diff = (best_rust - best_c).abs() / best_c;
     eprintln!(
-        "calibrate {best_rust:.0} faults/s, C {best_c:.0} faults/s: {:.1}% apart",
+        "calibrate {best_rust:.0} faults per CPU-second, C {best_c:.0}: {:.1}% apart",
         diff * 100.0
     );
     assert!(
         diff <= 0.25,
-        "calibrate {best_rust:.0}/s vs C {best_c:.0}/s: {:.0}% apart",
+        "calibrate {best_rust:.0}/CPU-s vs C {best_c:.0}/CPU-s: {:.0}% apart",
         diff * 100.0
     );
 }

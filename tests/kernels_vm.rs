@@ -5,8 +5,11 @@
 //! (`scripts/setup-vm.sh` installs them), or when PRETOUCH_SKIP_VM_TEST is set.
 //!
 //! On a 2-vCPU VM without hardware virtualization this takes one to two minutes, most of
-//! it the emulated boot; the guest gets one vCPU and runs under `nice -n 19`, so the rest
-//! of the machine stays responsive.
+//! it the emulated boot; the guest gets one vCPU. It runs at normal priority, with a boot
+//! timeout of 30 minutes: under `nice -n 19` beside `stress-ng --cpu 2` started from the
+//! same session (scripts/stress-suite.sh), QEMU got about 1% of a CPU and the boot
+//! outlasted the default 10-minute timeout (2026-12-01), a failure by load, not by the
+//! code.
 
 mod common;
 
@@ -16,7 +19,7 @@ use std::time::Instant;
 
 use common::{jdks, records};
 use pretouch::launch::kernels::{locate_on_path, locate_vng};
-use pretouch::machine::kernels::{Accel, detect, image_release};
+use pretouch::machine::kernels::image_release;
 
 /// The newest installed kernel whose modules are installed too (virtme-ng loads the
 /// guest's modules from /lib/modules), or `$PRETOUCH_TEST_KERNEL`.
@@ -39,26 +42,30 @@ fn kernel_image() -> Option<(PathBuf, String)> {
     found.pop()
 }
 
-fn skip(why: &str) {
-    eprintln!(
-        "SKIPPED kernels_vm: {why}; scripts/setup-vm.sh installs QEMU, virtme-ng and two \
-         Debian kernels (unset PRETOUCH_SKIP_VM_TEST to run it)"
+/// Counted as every skip is (`common::skipped`, read by `.ci/run`): `needs` names what
+/// is missing, which scripts/setup-vm.sh installs.
+fn skip(needs: &str) {
+    common::skipped(
+        "a_real_kernel_boots_and_runs_the_matrix_in_its_vm",
+        needs,
+        "no kernel is booted in a VM; scripts/setup-vm.sh installs QEMU, virtme-ng and two \
+         Debian kernels (unset PRETOUCH_SKIP_VM_TEST to run it)",
     );
 }
 
 #[test]
 fn a_real_kernel_boots_and_runs_the_matrix_in_its_vm() {
     if std::env::var_os("PRETOUCH_SKIP_VM_TEST").is_some() {
-        return skip("PRETOUCH_SKIP_VM_TEST is set");
+        return skip("PRETOUCH_SKIP_VM_TEST unset");
     }
     let Some(vng) = locate_vng() else {
-        return skip("virtme-ng (vng) is not installed");
+        return skip("virtme-ng");
     };
     if locate_on_path("qemu-system-x86_64").is_none() {
-        return skip("qemu-system-x86_64 is not installed");
+        return skip("qemu-system-x86_64");
     }
     let Some((image, release)) = kernel_image() else {
-        return skip("no /boot/vmlinuz-* with its /lib/modules");
+        return skip("a /boot/vmlinuz-* with its /lib/modules");
     };
     let dir = tempfile::tempdir().unwrap();
     let matrix = dir.path().join("tiny.yaml");
@@ -72,10 +79,9 @@ fn a_real_kernel_boots_and_runs_the_matrix_in_its_vm() {
     .unwrap();
     let results = dir.path().join("results");
     let start = Instant::now();
-    let out = Command::new("nice")
-        .args(["-n", "19"])
-        .arg(env!("CARGO_BIN_EXE_pretouch"))
+    let out = Command::new(env!("CARGO_BIN_EXE_pretouch"))
         .arg("run")
+        .args(["--vm-boot-timeout", "1800"])
         .arg(&matrix)
         .arg("--kernel")
         .arg(&image)
@@ -95,7 +101,8 @@ fn a_real_kernel_boots_and_runs_the_matrix_in_its_vm() {
     );
     assert!(out.status.success(), "{stderr}");
 
-    let emulated = detect().accel == Accel::Tcg;
+    // From /proc/cpuinfo and /dev/kvm, read by the test, not by the detection under test.
+    let emulated = !common::kvm_usable();
     let label = if emulated {
         format!("{release}-EMULATED")
     } else {

@@ -303,6 +303,7 @@ fn gc_threads_and_cpu_sets_set_the_pretouch_workers() {
     let launches = launches(&records);
     assert_eq!(launches.len(), installed.len() * 8 * 3 * 2);
     let mut times: HashMap<(String, String, String, String, bool), Vec<f64>> = HashMap::new();
+    let mut oracle: HashMap<(PathBuf, String), u64> = HashMap::new();
     for l in &launches {
         assert_eq!(l["failure"], Value::Null, "{l}");
         let command: Vec<&str> = l["command"]
@@ -316,12 +317,32 @@ fn gc_threads_and_cpu_sets_set_the_pretouch_workers() {
         let want_affinity = if l["cpus"] == "0" { "0" } else { &available };
         assert_eq!(l["affinity"], want_affinity, "{l}");
         if l["pretouch"] == true {
-            // One worker with one GC thread or one CPU; else HotSpot's default count.
+            // One worker with one GC thread or one CPU; else the count HotSpot itself
+            // reports for this JDK and GC on all the CPUs (-XX:+PrintFlagsFinal), not
+            // the runner's own formula.
             let workers = if l["gc_threads"] == "1" || l["cpus"] == "0" {
                 1
             } else {
-                pretouch::schedule::dryrun::default_gc_threads(ncpus)
+                let gc = l["gc"].as_str().unwrap().to_owned();
+                let home = PathBuf::from(l["jdk_home"].as_str().unwrap());
+                *oracle.entry((home.clone(), gc.clone())).or_insert_with(|| {
+                    let flag = match gc.as_str() {
+                        "g1" => "-XX:+UseG1GC",
+                        "parallel" => "-XX:+UseParallelGC",
+                        other => panic!("no flag for gc {other}"),
+                    };
+                    hotspot_flag(&home, &[flag], "ParallelGCThreads")
+                })
             };
+            assert_eq!(
+                workers as usize,
+                if l["gc_threads"] == "1" || l["cpus"] == "0" {
+                    1
+                } else {
+                    pretouch::schedule::dryrun::default_gc_threads(ncpus)
+                },
+                "the runner's worker count differs from HotSpot's: {l}"
+            );
             let log = l["output_tail"].as_str().unwrap_or("");
             let first = log
                 .lines()

@@ -813,3 +813,396 @@ fn bad_inputs_are_refused_with_file_line_and_fix_before_anything_starts() {
         .code(2)
         .stderr(predicate::str::contains("is not a shared library"));
 }
+
+/// Issue 23: one typo in a count must not take the machine's memory. Each matrix ran
+/// out of memory before (`repetitions: 1000000000` was killed by the OOM killer,
+/// `warmup: 100000000` aborted on a 6 GiB allocation); under a 1 GiB address-space limit
+/// each is now refused with exit code 2, its estimated duration and the fix, and no JVM
+/// starts (the JDK is a fake that leaves a mark when started).
+#[test]
+fn an_absurd_count_is_refused_with_its_duration_within_bounded_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let (home, mark) = fake_jdk(dir.path(), 17);
+    let bin = assert_cmd::cargo::cargo_bin("pretouch");
+    for (counts, line, key) in [
+        ("repetitions: 1000000000\n", "line 5", "repetitions"),
+        ("repetitions: 1\nwarmup: 100000000\n", "line 6", "warmup"),
+        (
+            "repetitions: {min: 5, max: 1000000000, ci_pct: 2}\n",
+            "line 5",
+            "repetitions",
+        ),
+    ] {
+        let matrix = write_matrix(
+            dir.path(),
+            &format!(
+                "name: typo\njdks: [{:?}]\ngcs: [g1]\nheaps: [64m]\n{counts}",
+                home.display().to_string()
+            ),
+        );
+        for dry in [true, false] {
+            let script = format!(
+                "ulimit -v 1048576; exec {:?} run {} --results {:?} {:?}",
+                bin,
+                if dry { "--dry-run" } else { "" },
+                dir.path().join("results"),
+                matrix
+            );
+            let out = Command::new("bash").args(["-c", &script]).output().unwrap();
+            let stderr = unwrapped(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{counts} dry={dry}: {stderr}");
+            assert!(stderr.contains(line), "{stderr}");
+            assert!(
+                stderr.contains("would take") && stderr.contains("at least"),
+                "{stderr}"
+            );
+            assert!(stderr.contains(&format!("fix: lower `{key}`")), "{stderr}");
+        }
+    }
+    assert!(!mark.exists(), "a JVM was started");
+}
+
+#[test]
+fn an_axis_value_given_twice_is_refused_naming_both_places() {
+    let dir = tempfile::tempdir().unwrap();
+    for (axes, want) in [
+        (
+            "gcs: [g1, g1]\nheaps: [64m]\n",
+            "line 3: gcs: `g1` is listed twice: first at item 1 (line 3), again at item 2 (line 3)",
+        ),
+        (
+            "gcs: [g1]\nheaps:\n  - 64m\n  - 64M\n",
+            "line 6: heaps: `64M` is `64m` again: first at item 1 (line 5), again at item 2 (line 6)",
+        ),
+    ] {
+        let matrix = write_matrix(dir.path(), &format!("name: twice\nrepetitions: 1\n{axes}"));
+        pretouch()
+            .args(["run", "--dry-run"])
+            .arg(&matrix)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(format!(
+                "matrix `{}`, {want}",
+                matrix.display()
+            )))
+            .stderr(predicate::str::contains("fix: list each value once"));
+    }
+}
+
+/// Issue 23: `_JAVA_OPTIONS=-XX:-AlwaysPreTouch` once turned every "with pretouch"
+/// launch into one without, behind command lines that said otherwise.
+#[test]
+fn a_jvm_option_variable_is_refused_before_any_jvm_starts() {
+    let dir = tempfile::tempdir().unwrap();
+    let (home, mark) = fake_jdk(dir.path(), 17);
+    let matrix = write_matrix(
+        dir.path(),
+        &format!(
+            "name: env\njdks: [{:?}]\ngcs: [g1]\nheaps: [64m]\nrepetitions: 1\n",
+            home.display().to_string()
+        ),
+    );
+    for name in ["_JAVA_OPTIONS", "JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS"] {
+        for dry in [false, true] {
+            let mut cmd = run_labelled("k", dir.path().join("results"));
+            if dry {
+                cmd.arg("--dry-run");
+            }
+            cmd.arg(&matrix)
+                .env(name, "-XX:-AlwaysPreTouch")
+                .assert()
+                .code(2)
+                .stderr(predicate::str::contains(format!(
+                    "{name} is set (\"-XX:-AlwaysPreTouch\")"
+                )))
+                .stderr(predicate::str::contains(format!(
+                    "fix: unset it (`unset {name}`)"
+                )))
+                .stderr(predicate::str::contains("--pass-java-options"));
+        }
+    }
+    assert!(!mark.exists(), "a JVM was started");
+    assert!(records(&dir.path().join("results")).is_empty());
+}
+
+/// A launch whose JVM says it picked options up from a variable (here a fake `java`
+/// that prints HotSpot's line and fails, as a wrapper setting the variable would make a
+/// real one) is warned about with that cause named.
+#[test]
+fn a_launch_that_picked_up_options_names_that_cause() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let (home, _) = fake_jdk(dir.path(), 17);
+    let java = home.join("bin/java");
+    std::fs::write(
+        &java,
+        "#!/bin/sh\nif [ \"$1\" = -version ]; then\n  echo 'openjdk version \"17.0.0\" 2021-09-14' >&2\n  exit 0\nfi\n\
+         echo 'Picked up _JAVA_OPTIONS: -XX:-AlwaysPreTouch' >&2\nexit 1\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&java, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let matrix = write_matrix(
+        dir.path(),
+        &format!(
+            "name: env\njdks: [{:?}]\ngcs: [g1]\nheaps: [64m]\nrepetitions: 1\n",
+            home.display().to_string()
+        ),
+    );
+    let out = run_labelled("k", dir.path().join("results"))
+        .arg(&matrix)
+        .output()
+        .unwrap();
+    let stderr = unwrapped(&out.stderr);
+    assert!(
+        stderr.contains(
+            "the JVM says `Picked up _JAVA_OPTIONS: -XX:-AlwaysPreTouch`: that variable changed this launch's flags"
+        ),
+        "{stderr}"
+    );
+}
+
+/// With --pass-java-options, the variable's options are on every launch's command line,
+/// after the cell's flags as HotSpot applies `_JAVA_OPTIONS`, and the JVM no longer
+/// reads the variable itself (it does not say "Picked up").
+#[test]
+fn passed_java_options_are_on_every_command_line() {
+    let _jvms = jvm_lock();
+    let dir = tempfile::tempdir().unwrap();
+    let matrix = write_matrix(
+        dir.path(),
+        &format!(
+            "name: env\njdks: [{:?}]\ngcs: [parallel]\nheaps: [64m]\nrepetitions: 1\n",
+            jdks()[0].display().to_string()
+        ),
+    );
+    run_labelled("k", dir.path().join("results"))
+        .arg(&matrix)
+        .arg("--pass-java-options")
+        .env("_JAVA_OPTIONS", "-Dpassed.on=1")
+        .env_remove("JAVA_TOOL_OPTIONS")
+        .env_remove("JDK_JAVA_OPTIONS")
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "--pass-java-options: _JAVA_OPTIONS=\"-Dpassed.on=1\" goes on every launch's command line",
+        ));
+    let records = records(&dir.path().join("results"));
+    let launches: Vec<&Value> = records.iter().filter(|r| r["record"] == "launch").collect();
+    assert_eq!(launches.len(), 2);
+    for l in launches {
+        let command: Vec<&str> = l["command"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c.as_str().unwrap())
+            .collect();
+        let at = command.iter().position(|c| *c == "-Dpassed.on=1");
+        let pretouch = command.iter().position(|c| c.contains("AlwaysPreTouch"));
+        assert!(at.is_some() && pretouch < at, "{command:?}");
+        let tail = l["output_tail"].as_str().unwrap_or("");
+        assert!(!tail.contains("Picked up"), "{tail}");
+    }
+    assert_no_java_left();
+}
+
+/// The state letter of a process (`T` when stopped), from /proc/PID/stat.
+fn process_state(pid: u32) -> char {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    stat.rsplit_once(") ")
+        .and_then(|(_, rest)| rest.chars().next())
+        .unwrap_or('?')
+}
+
+/// Ctrl-Z, then `fg`: SIGTSTP to the run's process group (the runner and its JVM, as
+/// the terminal sends it), then SIGCONT. The launches under way during the stop have the
+/// stop in their times: each is recorded as not counted, saying why, and no other is.
+#[test]
+fn ctrl_z_then_fg_marks_the_stopped_launch_as_not_counted() {
+    use std::os::unix::process::CommandExt;
+    let _jvms = jvm_lock();
+    let dir = tempfile::tempdir().unwrap();
+    let matrix = resumable_matrix(dir.path());
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pretouch"))
+        .args(["run", "--label", "k", "--results", "results", "--agent"])
+        .arg(agent())
+        .arg(&matrix)
+        .current_dir(dir.path())
+        .env_remove("PRETOUCH_AGENT")
+        .env("TMPDIR", dir.path())
+        .stdin(Stdio::null())
+        .stdout(std::fs::File::create(dir.path().join("stdout")).unwrap())
+        .stderr(std::fs::File::create(dir.path().join("stderr")).unwrap())
+        .process_group(0)
+        .spawn()
+        .unwrap();
+    let group = child.id() as i32;
+    wait_for_launches(dir.path(), 3);
+    wait_for(60, "a JVM under way", || !java_pids().is_empty());
+    let stop = monotonic_ns();
+    // SAFETY: kill(2) to the process group our child leads, with a valid signal.
+    assert_eq!(unsafe { libc::kill(-group, libc::SIGTSTP) }, 0);
+    wait_for(10, "the runner to stop", || {
+        process_state(child.id()) == 'T'
+    });
+    std::thread::sleep(Duration::from_millis(500));
+    let cont = monotonic_ns();
+    // SAFETY: as above.
+    assert_eq!(unsafe { libc::kill(-group, libc::SIGCONT) }, 0);
+    let status = child.wait().unwrap();
+    let stderr = read(&dir.path().join("stderr"));
+    assert_ne!(status.code(), Some(130), "{stderr}");
+    assert_no_java_left();
+    let records = records(&dir.path().join("results"));
+    let launches: Vec<&Value> = records.iter().filter(|r| r["record"] == "launch").collect();
+    assert_eq!(launches.len(), PLANNED, "{stderr}");
+    let mut marked = 0;
+    for l in &launches {
+        let (spawn, reaped) = (ns_of(&l["spawn_ns"]), ns_of(&l["reaped_ns"]));
+        let during = spawn < cont && reaped > stop;
+        let said = l["failure"]
+            .as_str()
+            .is_some_and(|f| f.contains("stopped (Ctrl-Z or SIGSTOP) and continued"));
+        // 50 ms of slack: the stop may land between a reap's stamp and its check.
+        let near = spawn < cont + 50_000_000 && reaped + 50_000_000 > stop;
+        assert!(
+            !during || said,
+            "a launch under way during the stop was counted: {l}"
+        );
+        assert!(
+            !said || near,
+            "a launch outside the stop was not counted: {l}"
+        );
+        marked += usize::from(said);
+    }
+    assert!(marked >= 1, "no launch was under way during the stop");
+    assert!(stderr.contains("its times include the stop"), "{stderr}");
+}
+
+fn ns_of(v: &Value) -> u64 {
+    v.as_u64().unwrap_or_else(|| panic!("not a number: {v}"))
+}
+
+/// A second Ctrl-C while the first is being handled (the JVM killed, the file closed)
+/// changes nothing: the run ends with 130, no JVM is left, no line is cut, and the
+/// resume completes the plan.
+#[test]
+fn a_second_ctrl_c_while_the_first_is_handled_changes_nothing() {
+    let _jvms = jvm_lock();
+    let dir = tempfile::tempdir().unwrap();
+    let matrix = resumable_matrix(dir.path());
+    let mut child = spawn_run(
+        dir.path(),
+        &[
+            "--label",
+            "k",
+            "--results",
+            "results",
+            matrix.to_str().unwrap(),
+        ],
+    );
+    let file = wait_for_launches(dir.path(), 3);
+    wait_for(60, "a JVM under way", || !java_pids().is_empty());
+    signal(&child, libc::SIGINT);
+    std::thread::sleep(Duration::from_millis(5));
+    signal(&child, libc::SIGINT);
+    let status = child.wait().unwrap();
+    let stderr = read(&dir.path().join("stderr"));
+    assert_eq!(status.code(), Some(130), "{stderr}");
+    assert_no_java_left();
+    assert!(read(&file).ends_with('\n'), "a cut last line");
+    let before = launch_lines(&file);
+    assert!(
+        stderr.contains(&format!(
+            "interrupted by SIGINT after {before} of {PLANNED} launches"
+        )),
+        "{stderr}"
+    );
+    pretouch()
+        .current_dir(dir.path())
+        .env("TMPDIR", dir.path())
+        .args(["run", "--agent"])
+        .arg(agent())
+        .args(["--resume", "results/k"])
+        .assert()
+        .success();
+    assert_no_java_left();
+    assert_complete(&file);
+}
+
+/// `--resume` of a run interrupted after one of its cells was given up: the cell stays
+/// given up (no JVM of it starts again; its missing launches are recorded as skipped),
+/// and every planned launch is in the file exactly once.
+#[test]
+fn resume_of_a_run_with_a_given_up_cell_keeps_it_given_up() {
+    let _jvms = jvm_lock();
+    let dir = tempfile::tempdir().unwrap();
+    let matrix = write_matrix(
+        dir.path(),
+        &format!(
+            "name: g\njdks: [{}]\ngcs: [g1]\nheaps: [64m]\nrepetitions: 8\n\
+             variants: [{{name: ok}}, {{name: bad, jvm_args: [-XX:+NoSuchFlagAnywhere]}}]\n",
+            jdk_yaml()
+        ),
+    );
+    let planned = 2 * 8 * 2;
+    let mut child = spawn_run(
+        dir.path(),
+        &[
+            "--label",
+            "k",
+            "--results",
+            "results",
+            matrix.to_str().unwrap(),
+        ],
+    );
+    wait_for(120, "the bad cell given up", || {
+        std::fs::read_to_string(dir.path().join("stderr"))
+            .unwrap_or_default()
+            .contains("giving up")
+    });
+    signal(&child, libc::SIGINT);
+    let status = child.wait().unwrap();
+    let stderr = read(&dir.path().join("stderr"));
+    let file = jsonl_files(dir.path()).into_iter().next().unwrap();
+    let before = launch_lines(&file);
+    assert!(
+        status.code() == Some(130) && before < planned,
+        "the run was not interrupted mid-way ({before} launches): {stderr}"
+    );
+    let resumed = pretouch()
+        .current_dir(dir.path())
+        .env("TMPDIR", dir.path())
+        .args(["run", "--agent"])
+        .arg(agent())
+        .args(["--resume", "results/k"])
+        .output()
+        .unwrap();
+    let resumed_err = unwrapped(&resumed.stderr);
+    assert_no_java_left();
+    let text = read(&file);
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let resume_at = lines
+        .iter()
+        .position(|r| r["record"] == "resume")
+        .expect("a resume record");
+    let launches: Vec<&Value> = lines.iter().filter(|r| r["record"] == "launch").collect();
+    let mut seqs: Vec<u64> = launches.iter().map(|l| ns_of(&l["seq"])).collect();
+    seqs.sort();
+    assert_eq!(
+        seqs,
+        (0..planned as u64).collect::<Vec<_>>(),
+        "{resumed_err}"
+    );
+    for l in &lines[resume_at..] {
+        if l["record"] == "launch" && l["variant"] == "bad" {
+            assert_eq!(l["skipped"], true, "the given-up cell ran again: {l}");
+        }
+        if l["record"] == "launch" && l["variant"] == "ok" {
+            assert_eq!(l["failure"], Value::Null, "{l}");
+        }
+    }
+    assert!(lines.iter().any(|r| r["record"] == "end"), "{resumed_err}");
+}

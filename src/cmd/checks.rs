@@ -14,6 +14,30 @@ use crate::matrix::app::App;
 use crate::matrix::cpuset;
 use crate::matrix::{Gc, Matrix};
 
+/// Refuses (bad input) a run while a variable the JVM reads options from is set, unless
+/// `pass`: then its options go into the matrix's flags, before the command line's or
+/// after the variant's as the JVM places them, and the variable leaves this process's
+/// environment, so that no JVM started from here reads it as well.
+pub(crate) fn check_java_env(matrix: &mut Matrix, pass: bool) -> anyhow::Result<()> {
+    use crate::launch::java_env;
+    let options = java_env::read(|name| std::env::var(name).ok(), pass).map_err(bad)?;
+    if options.set.is_empty() {
+        return Ok(());
+    }
+    for (name, value) in &options.set {
+        eprintln!("--pass-java-options: {name}={value:?} goes on every launch's command line");
+        // SAFETY: called before the run starts any thread (the signal handlers, the
+        // progress bar and the launches come later), so nothing reads the environment
+        // while it changes.
+        unsafe { std::env::remove_var(name) };
+    }
+    matrix.jvm_args.splice(0..0, options.front.iter().cloned());
+    for variant in &mut matrix.variants {
+        variant.jvm_args.extend(options.back.iter().cloned());
+    }
+    Ok(())
+}
+
 /// Refuses (bad input) a matrix whose largest heap does not fit in the available
 /// memory, unless `force`.
 pub(crate) fn check_memory(matrix: &Matrix, force: bool) -> anyhow::Result<()> {

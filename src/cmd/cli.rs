@@ -241,6 +241,12 @@ pub struct RunArgs {
     /// reason, and the run goes on with the other cells; 0: never give up
     #[arg(long, value_name = "N", default_value_t = 3)]
     pub give_up_after: u32,
+    /// Run although _JAVA_OPTIONS, JAVA_TOOL_OPTIONS or JDK_JAVA_OPTIONS is set: their
+    /// options are put on every launch's command line (where the JVM would apply them,
+    /// and where the record shows them) and the variables are not passed on. Without
+    /// it, a run refuses to start while one is set
+    #[arg(long)]
+    pub pass_java_options: bool,
 }
 
 #[derive(Debug, clap::Args)]

@@ -7,7 +7,7 @@ use std::time::Duration;
 use anyhow::Context;
 
 use crate::analyze::document;
-use crate::cmd::checks::{check_cpus, check_label, check_memory, resolve_app, resolve_jdks};
+use crate::cmd::checks::{self, check_cpus, check_label, check_memory, resolve_app, resolve_jdks};
 use crate::cmd::cli::RunArgs;
 use crate::cmd::error::{bad, exit};
 use crate::cmd::kernels;
@@ -41,6 +41,19 @@ pub(crate) fn cmd_run(args: RunArgs) -> anyhow::Result<u8> {
         Some(path) => Matrix::from_file(path).map_err(bad)?,
         None => Matrix::default_matrix(),
     };
+    if args.pass_java_options
+        && args.in_vm.is_none()
+        && (!args.kernel.is_empty() || !matrix.kernels.is_empty())
+    {
+        return Err(bad(anyhow::anyhow!(
+            "--pass-java-options does not reach the JVMs in a kernel's VM\n  \
+             fix: unset the variable and put its options in the matrix's jvm_args"
+        )));
+    }
+    checks::check_java_env(&mut matrix, args.pass_java_options)?;
+    // Before anything is planned or started: each `jdks:` entry is one JDK at least.
+    let entries = matrix.jdks.as_ref().map_or(1, Vec::len);
+    crate::schedule::plan::check_size(&matrix, entries).map_err(bad)?;
     if args.in_vm.is_none() && (!args.kernel.is_empty() || !matrix.kernels.is_empty()) {
         return kernels::cmd_run_kernels(&args, matrix);
     }
@@ -65,6 +78,7 @@ pub(crate) fn cmd_run(args: RunArgs) -> anyhow::Result<u8> {
         }
     };
     let jdks = resolve_jdks(&matrix, !args.dry_run).map_err(bad)?;
+    crate::schedule::plan::check_size(&matrix, jdks.len()).map_err(bad)?;
     let cpu_placements = check_cpus(&mut matrix).map_err(bad)?;
     let app = resolve_app(&matrix, args.matrix.as_deref(), &jdks, !args.dry_run).map_err(bad)?;
     if args.dry_run {
@@ -184,6 +198,7 @@ pub(crate) fn cmd_resume(args: &RunArgs, path: &Path) -> anyhow::Result<u8> {
             Err(e) => return Err(bad(e)),
         },
     };
+    checks::check_java_env(&mut matrix, args.pass_java_options)?;
     // The profiled rounds are the first run's, whatever this command line says.
     let profile_rounds =
         resume::profile_rounds(file, matrix.profile, args.profile, args.profile_rounds)
@@ -249,6 +264,7 @@ pub(crate) fn cmd_resume(args: &RunArgs, path: &Path) -> anyhow::Result<u8> {
         );
     }
     check_memory(&matrix, args.force)?;
+    crate::schedule::plan::check_size(&matrix, jdks.len()).map_err(bad)?;
     let plan = Plan::new(&matrix, &jdks).with_app(app.as_ref().map(|a| a.main.as_str()));
     let done = match matrix.adaptive {
         None => resume::done_launches(&plan, file).map_err(bad)?,

@@ -17,6 +17,10 @@ pub struct Interrupt(Arc<Inner>);
 struct Inner {
     /// The signal received, 0 while none was.
     signal: Arc<AtomicUsize>,
+    /// 1 once SIGCONT came since [`Interrupt::take_continued`] last looked: the run was
+    /// stopped (Ctrl-Z, SIGTSTP or SIGSTOP) and continued (`fg`), and a launch under way
+    /// then has the stop in its times.
+    continued: Arc<AtomicUsize>,
     /// The children under way (the JVM, a server's `after_ready` command), each with how
     /// a signal stops it.
     running: Mutex<Vec<(Arc<duct::Handle>, StopBy)>>,
@@ -61,8 +65,9 @@ impl Interrupt {
     /// Routes SIGINT and SIGTERM here for the rest of the process's life: they no longer
     /// end it, the scheduler does. SIGHUP is ignored (see [`ignore_hangup`]).
     pub fn install_signal_handlers(&self) -> std::io::Result<()> {
-        use signal_hook::consts::{SIGINT, SIGTERM};
+        use signal_hook::consts::{SIGCONT, SIGINT, SIGTERM};
         ignore_hangup()?;
+        signal_hook::flag::register_usize(SIGCONT, Arc::clone(&self.0.continued), 1)?;
         for signal in [SIGINT, SIGTERM] {
             signal_hook::flag::register_usize(signal, Arc::clone(&self.0.signal), signal as usize)?;
         }
@@ -84,6 +89,11 @@ impl Interrupt {
             .signal
             .store(usize::try_from(signal).unwrap_or(1), Ordering::SeqCst);
         self.kill_running();
+    }
+
+    /// Whether the run was continued after a stop since the last call (and forgets it).
+    pub fn take_continued(&self) -> bool {
+        self.0.continued.swap(0, Ordering::SeqCst) != 0
     }
 
     /// The signal received, if any.

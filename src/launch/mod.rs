@@ -7,6 +7,7 @@ pub mod classfile;
 pub mod crash;
 pub mod heap_memory;
 pub mod interrupt;
+pub mod java_env;
 pub mod jvmlog;
 pub mod kernels;
 pub mod machine_counters;
@@ -366,6 +367,10 @@ impl Launcher for JvmLauncher {
             }));
         }
         let oom_kills_before = oom_kills();
+        // Only a stop during this launch counts against it.
+        if let Some(i) = &self.interrupt {
+            i.take_continued();
+        }
         outcome.measured.started_at = utc_now_millis();
         let machine_before = self.watch.before_spawn();
         let usage_before = ChildrenUsage::now();
@@ -474,6 +479,20 @@ impl Launcher for JvmLauncher {
                 Some(run) => judge_server(&outcome, run),
                 None => judge(&outcome),
             };
+        }
+        // Stopped and continued meanwhile (Ctrl-Z, then `fg`): the JVM, in the runner's
+        // process group, stood still with it, so its times hold the stop.
+        if outcome.measured.failure.is_none()
+            && self
+                .interrupt
+                .as_ref()
+                .is_some_and(Interrupt::take_continued)
+        {
+            outcome.measured.failure = Some(
+                "the run was stopped (Ctrl-Z or SIGSTOP) and continued during this launch: \
+                 its times include the stop, so it is not counted"
+                    .to_owned(),
+            );
         }
         let signalled = self
             .interrupt

@@ -40,10 +40,10 @@ struct RawMatrix {
     variants: Option<Variants>,
     /// CPU sets, one more axis; absent: `all`.
     #[serde(default)]
-    cpus: Option<Distinct<CpuSet>>,
+    cpus: Option<NonEmpty<CpuSet>>,
     /// `-XX:ParallelGCThreads`, one more axis; absent: `auto` (the JVM's choice).
     #[serde(default)]
-    gc_threads: Option<Distinct<GcThreads>>,
+    gc_threads: Option<NonEmpty<GcThreads>>,
     /// A real application whose `main()` is stamped instead of the built-in one.
     #[serde(default)]
     app: Option<crate::matrix::app::RawApp>,
@@ -166,6 +166,61 @@ impl Matrix {
                 });
             }
         }
+        // A value given twice would run the same cell twice: `64m` and `64M` too.
+        let invalid = |line: Option<usize>, message: String| MatrixError::Invalid {
+            origin: origin.to_owned(),
+            line,
+            column: None,
+            message,
+        };
+        let gcs: Vec<String> = raw.gcs.0.iter().map(|g| format!("{g:?}")).collect();
+        let heaps: Vec<String> = raw.heaps.0.iter().map(|h| h.bytes.0.to_string()).collect();
+        let shown_gcs: Vec<String> = raw.gcs.0.iter().map(ToString::to_string).collect();
+        let shown_heaps: Vec<String> = raw.heaps.0.iter().map(|h| h.text.clone()).collect();
+        let mut axes = vec![("gcs", gcs, shown_gcs), ("heaps", heaps, shown_heaps)];
+        if let Some(c) = &raw.cpus {
+            // The same CPUs however written; a topology spec is resolved later, by its text.
+            let same: Vec<String> =
+                c.0.iter()
+                    .map(|c| match c {
+                        CpuSet::All => "all".to_owned(),
+                        CpuSet::List { cpus, .. } => format!("{cpus:?}"),
+                        CpuSet::Spec { text, .. } => text.clone(),
+                    })
+                    .collect();
+            axes.push(("cpus", same, c.0.iter().map(ToString::to_string).collect()));
+        }
+        if let Some(g) = &raw.gc_threads {
+            let same: Vec<String> = g.0.iter().map(|g| format!("{g:?}")).collect();
+            axes.push((
+                "gc_threads",
+                same,
+                g.0.iter().map(ToString::to_string).collect(),
+            ));
+        }
+        for (key, same, shown) in &axes {
+            if let Some((first, again)) = repeated(same) {
+                let lines = item_lines(text, key);
+                let line = |i: usize| lines.get(i).copied().or_else(|| key_line(text, key));
+                let at = |i: usize| line(i).map_or_else(String::new, |l| format!(" (line {l})"));
+                let what = if shown[first] == shown[again] {
+                    format!("`{}` is listed twice", shown[again])
+                } else {
+                    format!("`{}` is `{}` again", shown[again], shown[first])
+                };
+                return Err(invalid(
+                    line(again),
+                    format!(
+                        "{key}: {what}: first at item {}{}, again at item {}{}; the same cell \
+                         would run twice\n  fix: list each value once",
+                        first + 1,
+                        at(first),
+                        again + 1,
+                        at(again)
+                    ),
+                ));
+            }
+        }
         let (repetitions, adaptive) = raw.repetitions.into_parts();
         Ok(Matrix {
             origin: origin.to_owned(),
@@ -223,6 +278,77 @@ fn with_fix(message: String) -> String {
         return message;
     };
     format!("{message}\n  fix: {fix}")
+}
+
+/// The first pair of equal values, as (first index, second index).
+fn repeated(values: &[String]) -> Option<(usize, usize)> {
+    values.iter().enumerate().find_map(|(i, v)| {
+        values[..i]
+            .iter()
+            .position(|w| w == v)
+            .map(|first| (first, i))
+    })
+}
+
+/// The line of a top-level `key:`.
+fn key_line(text: &str, key: &str) -> Option<usize> {
+    let prefix = format!("{key}:");
+    text.lines()
+        .position(|l| l.starts_with(&prefix))
+        .map(|i| i + 1)
+}
+
+/// The line of each item of the top-level list `key:`, in order: a flow list
+/// (`[a, b]`, over one line or more) or a block list (`- a` lines). Scalars only, as the
+/// axes are; quoted items may hold commas. Empty when the list is not found as expected.
+fn item_lines(text: &str, key: &str) -> Vec<usize> {
+    let Some(start) = key_line(text, key) else {
+        return Vec::new();
+    };
+    let lines: Vec<&str> = text.lines().collect();
+    let rest = lines[start - 1][key.len() + 1..].trim_start();
+    let mut items = Vec::new();
+    if rest.starts_with('[') {
+        let (mut quote, mut expect_item) = (None, true);
+        let mut first = true;
+        for (n, line) in lines.iter().enumerate().skip(start - 1) {
+            let body = if first { rest } else { line };
+            first = false;
+            for c in body.chars() {
+                match (quote, c) {
+                    (Some(q), c) if c == q => quote = None,
+                    (Some(_), _) => {}
+                    (None, '[') => expect_item = true,
+                    (None, ']') => return items,
+                    (None, ',') => expect_item = true,
+                    (None, '#') => break,
+                    (None, c) if c.is_whitespace() => {}
+                    (None, c) => {
+                        if expect_item {
+                            items.push(n + 1);
+                            expect_item = false;
+                        }
+                        if c == '"' || c == '\'' {
+                            quote = Some(c);
+                        }
+                    }
+                }
+            }
+        }
+        return Vec::new();
+    }
+    for (n, line) in lines.iter().enumerate().skip(start) {
+        let trimmed = line.trim_start();
+        if trimmed.is_empty() || trimmed.starts_with('#') {
+            continue;
+        }
+        if trimmed.starts_with("- ") || trimmed == "-" {
+            items.push(n + 1);
+        } else if !line.starts_with(char::is_whitespace) {
+            break;
+        }
+    }
+    items
 }
 
 /// The line a value is written on, for errors found after parsing.
@@ -319,24 +445,6 @@ struct NonEmpty<T>(Vec<T>);
 impl<'de, T: Deserialize<'de>> Deserialize<'de> for NonEmpty<T> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         checked_seq(d, |_| Ok(())).map(NonEmpty)
-    }
-}
-
-/// A non-empty list without repeated values: a repeated value would be one cell twice.
-#[derive(Debug)]
-struct Distinct<T>(Vec<T>);
-
-impl<'de, T: Deserialize<'de> + PartialEq + fmt::Display> Deserialize<'de> for Distinct<T> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        fn distinct<T: PartialEq + fmt::Display>(items: &[T]) -> Result<(), String> {
-            for (i, item) in items.iter().enumerate() {
-                if items[..i].contains(item) {
-                    return Err(format!("`{item}` is listed twice; list each value once"));
-                }
-            }
-            Ok(())
-        }
-        checked_seq(d, distinct::<T>).map(Distinct)
     }
 }
 
@@ -919,6 +1027,43 @@ variants:
             e.contains("line 6") && e.contains("set by `gc_threads`"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn a_value_given_twice_is_refused_naming_both_lines() {
+        let base = "name: x\nrepetitions: 1\n";
+        for (axes, want) in [
+            (
+                "gcs: [g1, g1]\nheaps: [64m]\n",
+                "line 3: gcs: `g1` is listed twice: first at item 1 (line 3), again at item 2 (line 3)",
+            ),
+            (
+                "gcs: [g1]\nheaps:\n  - 64m\n  # same\n  - 64M\n",
+                "line 7: heaps: `64M` is `64m` again: first at item 1 (line 5), again at item 2 (line 7)",
+            ),
+            (
+                "gcs: [g1]\nheaps: [64m, 65536k,\n   128m]\n",
+                "line 4: heaps: `65536k` is `64m` again: first at item 1 (line 4)",
+            ),
+            (
+                "gcs: [g1]\nheaps: [64m]\ncpus: [\"0,1\", \"0-1\", 0]\n",
+                "cpus: `0-1` is `0,1` again: first at item 1 (line 5), again at item 2 (line 5)",
+            ),
+            (
+                "gcs: [g1]\nheaps: [64m]\ngc_threads: [auto, 2, auto]\n",
+                "`auto` is listed twice: first at item 1 (line 5), again at item 3",
+            ),
+        ] {
+            let e = err(&format!("{base}{axes}"));
+            assert!(e.contains(want), "{axes}: {e}");
+            assert!(e.contains("fix: list each value once"), "{e}");
+        }
+        // Distinct values pass.
+        Matrix::parse(
+            "m",
+            "name: x\nrepetitions: 1\ngcs: [g1, parallel]\nheaps: [64m, 64g]\n",
+        )
+        .unwrap();
     }
 
     #[test]

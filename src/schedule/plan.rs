@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::machine::jdk::Jdk;
 use crate::matrix::cpuset::CpuSet;
-use crate::matrix::{Gc, GcThreads, HeapSize, Matrix, Variant};
+use crate::matrix::{Gc, GcThreads, HeapSize, Matrix, MatrixError, Variant};
 
 /// One configuration: everything but the pretouch setting.
 #[derive(Debug, Clone)]
@@ -82,6 +82,82 @@ pub struct PlannedLaunch {
 pub struct Plan {
     pub cells: Vec<Cell>,
     pub launches: Vec<PlannedLaunch>,
+}
+
+/// The most launches a run plans. The plan is built whole before the first launch, 32
+/// bytes a launch (about 3 MiB here); at 100 ms a launch, the fastest a JVM starts, this
+/// many take 2.8 hours at least, so a larger count is far more likely a typo (an extra
+/// digit in `repetitions:`) than a plan, and building it could take the machine's memory
+/// from everything else on it.
+pub const MAX_LAUNCHES: u128 = 100_000;
+
+/// The most cells a run plans: each is 344 bytes plus the text of its JDK and variant,
+/// so this many stay a few MiB.
+pub const MAX_CELLS: u128 = 10_000;
+
+/// The fewest milliseconds a launch takes: the JVM's start and exit, without pretouch.
+const FASTEST_LAUNCH_MS: u128 = 100;
+
+/// Refuses a matrix whose plan would exceed [`MAX_LAUNCHES`] with `jdks` JDKs, before
+/// anything is allocated for it: counted in `u128`, so no product of axes overflows.
+pub fn check_size(matrix: &Matrix, jdks: usize) -> Result<(), MatrixError> {
+    let cells = [
+        jdks.max(1),
+        matrix.gcs.len(),
+        matrix.heaps.len(),
+        matrix.variants.len(),
+        matrix.gc_threads.len(),
+        matrix.cpus.len(),
+    ]
+    .iter()
+    .map(|&n| n as u128)
+    .product::<u128>();
+    if cells > MAX_CELLS {
+        return Err(MatrixError::Invalid {
+            origin: matrix.origin.clone(),
+            line: None,
+            column: None,
+            message: format!(
+                "this matrix has {cells} cells (JDKs x gcs x heaps x variants x gc_threads \
+                 x cpus); a run has at most {MAX_CELLS}\n  fix: list fewer values on its \
+                 axes, or split the matrix into several runs"
+            ),
+        });
+    }
+    let max_rounds = matrix.adaptive.map_or(matrix.repetitions, |a| a.max);
+    let rounds = u128::from(matrix.warmup) + u128::from(max_rounds);
+    let launches = cells * rounds * 2;
+    if launches <= MAX_LAUNCHES {
+        return Ok(());
+    }
+    let seconds = launches * FASTEST_LAUNCH_MS / 1000;
+    let at_least = match u64::try_from(seconds) {
+        Ok(s) if s < 100 * 365 * 86_400 => {
+            humantime::format_duration(std::time::Duration::from_secs(s)).to_string()
+        }
+        _ => "over a century".to_owned(),
+    };
+    let key = if matrix.warmup > max_rounds {
+        "warmup"
+    } else {
+        "repetitions"
+    };
+    let line = matrix
+        .text
+        .lines()
+        .position(|l| l.starts_with(&format!("{key}:")))
+        .map(|i| i + 1);
+    Err(MatrixError::Invalid {
+        origin: matrix.origin.clone(),
+        line,
+        column: None,
+        message: format!(
+            "this matrix plans {launches} launches ({cells} cells x {rounds} rounds x \
+             with/without pretouch), which would take {at_least} at least \
+             ({FASTEST_LAUNCH_MS} ms a launch); a run plans at most {MAX_LAUNCHES}\n  \
+             fix: lower `{key}` (or the axes), or split the matrix into several runs"
+        ),
+    })
 }
 
 impl Plan {
@@ -274,6 +350,43 @@ mod tests {
                 .any(|a| a.contains("ParallelGCThreads"))
         );
         assert_eq!(plan.launches.len(), 16 * 2);
+    }
+
+    #[test]
+    fn an_absurd_count_is_refused_before_anything_is_planned() {
+        let parse = |text: &str| Matrix::parse("m.yaml", text).unwrap();
+        let m = parse("name: x\ngcs: [g1]\nheaps: [64m]\nrepetitions: 1000000000\n");
+        let e = check_size(&m, 1).unwrap_err().to_string();
+        assert!(e.contains("m.yaml`, line 4"), "{e}");
+        assert!(e.contains("plans 2000000000 launches"), "{e}");
+        assert!(e.contains("would take 6years"), "{e}");
+        assert!(e.contains("fix: lower `repetitions`"), "{e}");
+        let m = parse("name: x\ngcs: [g1]\nheaps: [64m]\nrepetitions: 1\nwarmup: 100000000\n");
+        let e = check_size(&m, 2).unwrap_err().to_string();
+        assert!(e.contains("line 5") && e.contains("lower `warmup`"), "{e}");
+        let m = parse(
+            "name: x\ngcs: [g1]\nheaps: [64m]\nrepetitions: {min: 5, max: 4000000000, ci_pct: 2}\n",
+        );
+        assert!(check_size(&m, 1).is_err());
+        // The largest plan allowed stays a few MiB.
+        let m = parse("name: x\ngcs: [g1]\nheaps: [64m]\nrepetitions: 50000\n");
+        check_size(&m, 1).unwrap();
+        assert!(check_size(&m, 2).is_err());
+        let bytes = std::mem::size_of::<PlannedLaunch>() as u128 * MAX_LAUNCHES;
+        assert!(bytes <= 4 << 20, "{bytes} bytes");
+        // Axes whose product is absurd are refused by their cell count.
+        let many: Vec<String> = (0..110).map(|i| format!("{}m", 64 + i)).collect();
+        let m = parse(&format!(
+            "name: x\ngcs: [g1]\nheaps: [{}]\nrepetitions: 1\ngc_threads: [{}]\n",
+            many.join(", "),
+            (1..=100)
+                .map(|i| i.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+        let e = check_size(&m, 1).unwrap_err().to_string();
+        assert!(e.contains("has 11000 cells"), "{e}");
+        assert!(std::mem::size_of::<Cell>() as u128 * MAX_CELLS <= 4 << 20);
     }
 
     #[test]

@@ -110,6 +110,7 @@ impl Observer for Progress {
                 if let Some(failure) = &record.measured.failure
                     && self.warned_cells.insert(record.cell.clone())
                 {
+                    let failure = failure.to_string() + &picked_up_cause(record);
                     let tail = record
                         .measured
                         .output_tail
@@ -131,6 +132,7 @@ impl Observer for Progress {
                     && let Some(why) = crate::analyze::explain::untouched(record, None)
                     && self.untouched_cells.insert(record.cell.clone())
                 {
+                    let why = why + &picked_up_cause(record);
                     self.bar.suspend(|| {
                         eprintln!(
                             "warning: launch {} ({}) had -XX:+AlwaysPreTouch but its heap was not touched: {why}\n  (the report counts every such launch)",
@@ -142,6 +144,23 @@ impl Observer for Progress {
             }
         }
     }
+}
+
+/// The JVM's own word that a variable changed its flags (`Picked up _JAVA_OPTIONS: ...`
+/// in its output), as a clause to add to a warning; empty when it says nothing of it.
+fn picked_up_cause(record: &LaunchRecord) -> String {
+    record
+        .measured
+        .output_tail
+        .as_deref()
+        .and_then(crate::launch::java_env::picked_up)
+        .map(|line| {
+            format!(
+                "; the JVM says `{line}`: that variable changed this launch's flags \
+                 (unset it, or run with --pass-java-options to record them)"
+            )
+        })
+        .unwrap_or_default()
 }
 
 #[cfg(test)]

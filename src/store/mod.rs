@@ -47,6 +47,32 @@ mod tests {
         assert!(new.as_object_mut().unwrap().remove("app").is_none());
     }
 
+    #[test]
+    fn a_newer_format_is_refused_naming_both_versions_and_older_ones_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let newer = dir.path().join("newer.jsonl");
+        let next = FORMAT_VERSION + 1;
+        let header = HEADER.replace("\"format\":1", &format!("\"format\":{next}"));
+        std::fs::write(&newer, format!("{header}\n{LAUNCH}\n")).unwrap();
+        let err = read_results(std::slice::from_ref(&newer)).unwrap_err();
+        let text = err.to_string();
+        assert!(matches!(err, StoreError::NewerFormat { found, known, .. }
+            if found == u64::from(next) && known == FORMAT_VERSION));
+        assert!(text.contains(&format!("format {next}")), "{text}");
+        assert!(text.contains(&format!("format {FORMAT_VERSION}")), "{text}");
+        assert!(text.contains("newer.jsonl"), "{text}");
+        // Found inside a folder, it is refused too, not skipped in silence.
+        assert!(read_results(&[dir.path().to_owned()]).is_err());
+        // Every format up to this build's reads.
+        for format in 1..=FORMAT_VERSION {
+            let old = dir.path().join(format!("old-{format}.jsonl"));
+            let header = HEADER.replace("\"format\":1", &format!("\"format\":{format}"));
+            std::fs::write(&old, format!("{header}\n{LAUNCH}\n")).unwrap();
+            let results = read_results(&[old]).unwrap();
+            assert_eq!(results.files[0].launches.len(), 1);
+        }
+    }
+
     fn parse(text: &[u8]) -> (Option<ResultFile>, Vec<String>) {
         parse_result_file(Path::new("r.jsonl"), text)
     }

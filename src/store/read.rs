@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use crate::machine::calibrate::Calibration;
 use crate::store::calibration::is_calibration_file;
-use crate::store::record::{LaunchRecord, Record, RunEnd, RunHeader};
+use crate::store::record::{FORMAT_VERSION, LaunchRecord, Record, RunEnd, RunHeader};
 use crate::store::write::StoreError;
 
 /// A result file read back.
@@ -94,10 +94,30 @@ fn read_file(path: &Path, results: &mut Results) -> Result<(), StoreError> {
         path: path.to_owned(),
         source,
     })?;
+    check_format(path, &bytes)?;
     let (file, warnings) = parse_result_file(path, &bytes);
     results.files.extend(file);
     results.warnings.extend(warnings);
     Ok(())
+}
+
+/// Refuses a file whose run header says a newer record format than this build knows:
+/// its fields may mean what this build does not know, so reading what happens to parse
+/// would report figures the file does not hold. Every older format still reads.
+pub fn check_format(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
+    let header = bytes
+        .split(|&b| b == b'\n')
+        .filter_map(|line| serde_json::from_slice::<serde_json::Value>(line).ok())
+        .find(|v| v["record"] == "run");
+    let found = header.as_ref().and_then(|h| h["format"].as_u64());
+    match found {
+        Some(found) if found > u64::from(FORMAT_VERSION) => Err(StoreError::NewerFormat {
+            path: path.to_owned(),
+            found,
+            known: FORMAT_VERSION,
+        }),
+        _ => Ok(()),
+    }
 }
 
 /// Why `bytes` are not a result file: its first line that is not a record (number,

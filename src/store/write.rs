@@ -70,6 +70,18 @@ pub enum StoreError {
         /// Its first bad line, with its number and why it is not a record.
         why: String,
     },
+    #[error(
+        "`{path}` has record format {found}, newer than format {known}, the newest this \
+         pretouch reads\n  fix: read it with the pretouch that wrote it (its run header's \
+         tool_version), or a newer one"
+    )]
+    NewerFormat {
+        path: PathBuf,
+        /// The `format` in the file's run header.
+        found: u64,
+        /// [`FORMAT_VERSION`](crate::store::record::FORMAT_VERSION) of this build.
+        known: u32,
+    },
 }
 
 impl StoreWriter {

@@ -341,3 +341,95 @@ pub fn only_json(dir: &Path) -> serde_json::Value {
     );
     serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap()
 }
+
+/// The rows of a CSV report, each a map from column name to field, read with the csv
+/// crate: a field may hold a comma (`disturbances` lists its causes with ", " exactly
+/// when the machine was loaded), which the writer quotes and a split on ',' would shift.
+pub fn csv_rows(text: &str) -> Vec<std::collections::HashMap<String, String>> {
+    let mut reader = csv::Reader::from_reader(text.as_bytes());
+    let header: Vec<String> = reader
+        .headers()
+        .unwrap_or_else(|e| panic!("CSV header: {e}\n{text}"))
+        .iter()
+        .map(str::to_owned)
+        .collect();
+    reader
+        .records()
+        .map(|r| {
+            let r = r.unwrap_or_else(|e| panic!("CSV row: {e}\n{text}"));
+            header
+                .iter()
+                .cloned()
+                .zip(r.iter().map(str::to_owned))
+                .collect()
+        })
+        .collect()
+}
+
+/// Whether a QEMU guest here runs under KVM, read by the test itself (not through
+/// `pretouch`'s detection): a `vmx` (Intel) or `svm` (AMD) flag in /proc/cpuinfo, and a
+/// /dev/kvm this process can open for writing. Otherwise guests are emulated (TCG).
+pub fn kvm_usable() -> bool {
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let hardware = cpuinfo
+        .lines()
+        .filter(|l| l.starts_with("flags"))
+        .any(|l| l.split_whitespace().any(|f| f == "vmx" || f == "svm"));
+    hardware
+        && std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open("/dev/kvm")
+            .is_ok()
+}
+
+/// Whether /proc/cpuinfo's flags name `flag` (`hypervisor`: the kernel runs in a VM).
+pub fn cpuinfo_flag(flag: &str) -> bool {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| l.starts_with("flags"))
+        .any(|l| l.split_whitespace().any(|f| f == flag))
+}
+
+/// HotSpot's own value of an integer flag, `java <args> -XX:+PrintFlagsFinal -version`:
+/// the oracle for figures the runner derives (the GC's worker count, say). Run under the
+/// caller's affinity, which HotSpot sizes its defaults by.
+pub fn hotspot_flag(jdk: &Path, args: &[&str], flag: &str) -> u64 {
+    let out = Command::new(jdk.join("bin/java"))
+        .args(args)
+        .args(["-XX:+PrintFlagsFinal", "-version"])
+        .env_remove("_JAVA_OPTIONS")
+        .env_remove("JAVA_TOOL_OPTIONS")
+        .env_remove("JDK_JAVA_OPTIONS")
+        .output()
+        .expect("running java -XX:+PrintFlagsFinal");
+    let text = String::from_utf8_lossy(&out.stdout);
+    text.lines()
+        .find_map(|l| {
+            let mut words = l.split_whitespace();
+            let _type = words.next()?;
+            (words.next()? == flag).then_some(())?;
+            words.nth(1)?.parse().ok()
+        })
+        .unwrap_or_else(|| {
+            panic!(
+                "no {flag} in {} -XX:+PrintFlagsFinal:\n{text}",
+                jdk.display()
+            )
+        })
+}
+
+/// Fails unless the spans (spawn, reaped), sorted by start, follow one another: each
+/// starts after the one before it ended.
+pub fn assert_no_overlap(mut spans: Vec<(u64, u64)>) {
+    spans.sort();
+    for pair in spans.windows(2) {
+        assert!(
+            pair[0].1 < pair[1].0,
+            "launches overlapped: {:?} then {:?}",
+            pair[0],
+            pair[1]
+        );
+    }
+}

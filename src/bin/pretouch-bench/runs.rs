@@ -110,3 +110,20 @@ pub fn print_machine(jdk_spec: Option<&str>) -> anyhow::Result<()> {
     println!();
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_cost_is_the_median_pairwise_difference_and_its_width_in_both_units() {
+        // Every on - off difference: 8, 9, 9, 10, 10, 10, 11, 11, 12; their median is 10.
+        let f = cost_figures(&[11.0, 12.0, 13.0], &[1.0, 2.0, 3.0]).unwrap();
+        assert_eq!(f.n, 3);
+        assert!((f.cost - 10.0).abs() < 1e-9, "{}", f.cost);
+        assert!(f.ci_half_ms > 0.0);
+        assert!((f.ci_half_pct - f.ci_half_ms / 10.0 * 100.0).abs() < 1e-9);
+        assert!(f.rel_spread > 0.0 && f.rel_spread < 2.0 / 12.0 + 1e-9);
+        assert!(cost_figures(&[], &[1.0]).is_err());
+    }
+}

@@ -54,11 +54,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             .first()
             .ok_or_else(|| anyhow::anyhow!("no cell"))?;
         let cost = cell.pretouch_ms.unwrap_or(f64::NAN);
-        let gib = pretouch::matrix::HeapSize::parse(heap)
-            .map_err(anyhow::Error::msg)?
-            .bytes
-            .0 as f64
-            / (1u64 << 30) as f64;
+        let gib = gib(heap)?;
         per_gib.push(cost / gib);
         let rss = run.file.end.as_ref().and_then(|e| e.runner_max_rss);
         println!(
@@ -67,13 +63,40 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             rss.map_or("-".to_owned(), |r| r.to_string())
         );
     }
-    let (lo, hi) = per_gib
-        .iter()
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| {
-            (lo.min(x), hi.max(x))
-        });
+    let (lo, hi) = range(&per_gib);
     println!(
         "   cost per GiB ranges {lo:.0}-{hi:.0} ms (linear growth: the same cost per GiB at every heap)\n"
     );
     Ok(())
+}
+
+/// A heap size in GiB (`512m` is 0.5).
+fn gib(heap: &str) -> anyhow::Result<f64> {
+    let bytes = pretouch::matrix::HeapSize::parse(heap)
+        .map_err(anyhow::Error::msg)?
+        .bytes;
+    Ok(bytes.0 as f64 / (1u64 << 30) as f64)
+}
+
+/// The smallest and largest of `xs` (NaN, a heap whose cost is missing, is left out).
+fn range(xs: &[f64]) -> (f64, f64) {
+    xs.iter()
+        .filter(|x| !x.is_nan())
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| {
+            (lo.min(x), hi.max(x))
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_cost_per_gib_and_its_range() {
+        assert_eq!(gib("512m").unwrap(), 0.5);
+        assert_eq!(gib("4g").unwrap(), 4.0);
+        assert!(gib("4x").is_err());
+        let per_gib = [100.0 / 0.5, 800.0 / 4.0, f64::NAN, 330.0 / 1.0];
+        assert_eq!(range(&per_gib), (200.0, 330.0));
+    }
 }

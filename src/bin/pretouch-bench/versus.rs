@@ -76,6 +76,51 @@ impl ToolFigures {
     }
 }
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Tool {
+    Pretouch,
+    Hyperfine,
+}
+
+/// The tools of block `block` in the order they run: ABBA (pretouch, hyperfine, then
+/// hyperfine, pretouch, ...), so that a drift of the machine over the comparison falls
+/// on both tools alike.
+fn block_order(block: usize) -> [Tool; 2] {
+    if block.is_multiple_of(2) {
+        [Tool::Pretouch, Tool::Hyperfine]
+    } else {
+        [Tool::Hyperfine, Tool::Pretouch]
+    }
+}
+
+/// The samples of hyperfine's `--export-json` file, in ms: (with pretouch, without),
+/// the first command being the one with `-XX:+AlwaysPreTouch`, as `hyperfine_block`
+/// passes them. Refuses a file whose commands are not in that order.
+fn hyperfine_samples(json: &str) -> anyhow::Result<(Vec<f64>, Vec<f64>)> {
+    let exported: serde_json::Value =
+        serde_json::from_str(json).context("hyperfine's JSON does not parse")?;
+    let mut samples = [Vec::new(), Vec::new()];
+    for (i, (flag, out)) in ["-XX:+AlwaysPreTouch", "-XX:-AlwaysPreTouch"]
+        .iter()
+        .zip(&mut samples)
+        .enumerate()
+    {
+        let result = &exported["results"][i];
+        let command = result["command"].as_str().unwrap_or_default();
+        if !command.split_whitespace().any(|w| w == *flag) {
+            bail!("hyperfine's result {i} is not the command with {flag}: `{command}`");
+        }
+        let times = result["times"]
+            .as_array()
+            .context("hyperfine JSON without times")?;
+        for t in times {
+            out.push(t.as_f64().context("a time that is not a number")? * 1e3);
+        }
+    }
+    let [on, off] = samples;
+    Ok((on, off))
+}
+
 /// Samples of one tool, pooled over blocks.
 #[derive(Default)]
 struct Pool {
@@ -129,16 +174,10 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     let (mut p, mut h) = (Pool::default(), Pool::default());
     let mut launch_wall_s = 0.0;
     for block in 0..args.blocks {
-        let tools = if block % 2 == 0 {
-            [true, false]
-        } else {
-            [false, true]
-        };
-        for is_pretouch in tools {
-            if is_pretouch {
-                launch_wall_s += pretouch_block(&jdk, heap, n, &mut p)?;
-            } else {
-                hyperfine_block(&jdk, heap, n, &classes, &mut h)?;
+        for tool in block_order(block) {
+            match tool {
+                Tool::Pretouch => launch_wall_s += pretouch_block(&jdk, heap, n, &mut p)?,
+                Tool::Hyperfine => hyperfine_block(&jdk, heap, n, &classes, &mut h)?,
             }
         }
     }
@@ -322,13 +361,66 @@ fn hyperfine_block(
     if !out.status.success() {
         bail!("hyperfine failed: {}", String::from_utf8_lossy(&out.stderr));
     }
-    let exported: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json)?)?;
-    for (i, samples) in [&mut pool.on, &mut pool.off].into_iter().enumerate() {
-        let times = exported["results"][i]["times"]
-            .as_array()
-            .context("hyperfine JSON without times")?;
-        samples.extend(times.iter().filter_map(|t| t.as_f64()).map(|s| s * 1e3));
-    }
+    let (on, off) = hyperfine_samples(&std::fs::read_to_string(&json)?)?;
+    pool.on.extend(on);
+    pool.off.extend(off);
     pool.launches += 2 * (n + 1);
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Written by `hyperfine -N --warmup 1 --runs 3 --export-json` (1.15.0) for two
+    /// commands, the command strings then replaced by the two this benchmark passes.
+    const FIXTURE: &str = include_str!("testdata/hyperfine-1.15.json");
+
+    #[test]
+    fn hyperfine_json_gives_each_setting_its_times_in_ms() {
+        let (on, off) = hyperfine_samples(FIXTURE).unwrap();
+        let close = |a: &[f64], b: &[f64]| a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-9);
+        assert!(close(&on, &[23.831235, 28.425038, 21.054747]), "{on:?}");
+        assert!(close(&off, &[10.956634, 11.083242, 10.940039]), "{off:?}");
+        // Swapped commands, or a file without times, are refused rather than misread.
+        let swapped = FIXTURE
+            .replace("+AlwaysPreTouch", "=swap=")
+            .replace("-XX:-AlwaysPreTouch", "-XX:+AlwaysPreTouch")
+            .replace("=swap=", "-AlwaysPreTouch");
+        let e = hyperfine_samples(&swapped).unwrap_err().to_string();
+        assert!(
+            e.contains("is not the command with -XX:+AlwaysPreTouch"),
+            "{e}"
+        );
+        assert!(hyperfine_samples(r#"{"results": []}"#).is_err());
+        assert!(hyperfine_samples("not json").is_err());
+    }
+
+    #[test]
+    fn blocks_run_in_abba_order() {
+        use Tool::{Hyperfine as H, Pretouch as P};
+        let order: Vec<Tool> = (0..4).flat_map(block_order).collect();
+        assert_eq!(order, [P, H, H, P, P, H, H, P]);
+    }
+
+    #[test]
+    fn the_launches_for_a_target_width_grow_with_the_square_of_the_ratio() {
+        let tool = ToolFigures {
+            wall_s: 30.0,
+            launches: 60,
+            figures: CostFigures {
+                n: 20,
+                cost: 100.0,
+                rel_spread: 0.1,
+                ci_half_pct: 20.0,
+                ci_half_ms: 20.0,
+            },
+        };
+        // Half as wide an interval needs four times the launches.
+        assert!((tool.launches_for(10.0) - 80.0).abs() < 1e-9);
+        assert!((tool.launches_for(20.0) - 20.0).abs() < 1e-9);
+        assert!((tool.launches_for(40.0) - 5.0).abs() < 1e-9);
+        // At this tool's pace, 0.5 s a launch, for both settings: 80 x 2 x 0.5 s.
+        assert!((tool.seconds_for(10.0) - 80.0).abs() < 1e-9);
+    }
 }
