@@ -89,14 +89,26 @@ fn explains_g1_pretouch_with_and_without_huge_pages() {
              variants:\n  - name: default\n  - name: thp\n    jvm_args: [-XX:+UseTransparentHugePages]\n"
         ),
     );
-    run_labelled("test-kernel", &results)
+    let run = run_labelled("test-kernel", &results)
         .arg(&matrix)
         .assert()
         .success()
         .stdout(predicate::str::contains(
             "pretouch explained, label: test-kernel",
-        ))
-        .stderr(predicate::str::contains("not touched").not());
+        ));
+    // Every launch touches its heap but one kind, which the check is right to warn about:
+    // JDK 11 steps its pretouch by the large page size under THP, so where the kernel
+    // falls back to 4 KiB pages (no free 2 MiB block, as on a loaded machine) only one
+    // page in 512 is touched. Later JDKs step by the small page "as the OS will initially
+    // always use small pages" (the code quoted in JDK-8259380's review); seen here: JDK 11
+    // G1 256m THP had 164 of 256 MiB resident at main().
+    let stderr = String::from_utf8_lossy(&run.get_output().stderr).into_owned();
+    for line in stderr.lines().filter(|l| l.contains("not touched")) {
+        assert!(
+            line.contains(" thp)") && line.contains("(11."),
+            "a launch other than JDK 11 with THP was not touched: {line}\n{stderr}"
+        );
+    }
     assert_no_java_left();
 
     let records = records(&results);
