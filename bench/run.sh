@@ -16,7 +16,7 @@ fi
 cargo build --release --quiet
 # As root, the hyperfine comparison stops free page reporting (on VMs that have it)
 # for its duration, both tools alike, and restores it: launches then start from the
-# same guest-memory state (see README, "The tool's own cost and accuracy").
+# same guest-memory state (see docs/measuring.md, "The tool's own cost and accuracy").
 extra=()
 if [ "$(id -u)" = 0 ]; then
     extra+=(--comparable-memory)

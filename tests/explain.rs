@@ -213,7 +213,7 @@ fn explains_g1_pretouch_with_and_without_huge_pages() {
             "{init_growth}: {c}"
         );
 
-        // What the THP mode implies (README, "Transparent huge pages"): the `thp` variant
+        // What the THP mode implies (docs/testing.md, "THP modes"): the `thp` variant
         // maps the heap with 2 MiB pages unless THP is `never` (the JVM then warns and
         // uses 4 KiB pages); without the flag, 4 KiB pages unless THP is `always`.
         let huge_possible = if c["variant"] == "thp" {

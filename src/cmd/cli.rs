@@ -134,7 +134,7 @@ pub struct CalibrateArgs {
     pub no_save: bool,
     /// CPU sets, each measured with one worker pinned to each of its CPUs: a CPU list
     /// (`0-6`), `all`, or a topology spec (`"1 L3 domain, 7 CPUs"`, `"7 L3 domains, 1 CPU
-    /// each"`, `"2 NUMA nodes"`, `"1 core, 2 CPUs"`, `"4 CPUs"`); see README.md, "CPU sets"
+    /// each"`, `"2 NUMA nodes"`, `"1 core, 2 CPUs"`, `"4 CPUs"`); see docs/matrix.md, "CPU sets by topology"
     #[arg(long, num_args = 1.., value_name = "SET")]
     pub cpus: Vec<String>,
     /// What each pass does: zap (one mapping, MADV_DONTNEED between passes), pft (a fresh

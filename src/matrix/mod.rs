@@ -262,7 +262,7 @@ fn with_fix(message: String) -> String {
     } else if message.contains("invalid type") {
         "write the value as the expected type"
     } else if message.contains("missing field") {
-        "add the key (the README lists every key of a matrix)"
+        "add the key (docs/matrix.md lists every key of a matrix)"
     } else if [
         "while scanning",
         "while parsing",

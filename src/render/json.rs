@@ -16,7 +16,7 @@
 //!
 //! Sections are added as new keys beside `cells` (readers ignore keys they do not
 //! know); `schema_version` changes only when a key is removed or renamed, or its
-//! meaning changes. README.md ("JSON report") documents every key.
+//! meaning changes. docs/json.md documents every key.
 
 use serde::Serialize;
 

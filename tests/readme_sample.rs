@@ -1,0 +1,79 @@
+//! README.md's sample report is real: the block between its sample markers is, byte for
+//! byte, what `pretouch report` prints today for the result file kept in
+//! `docs/measurements/sample/`. When the report's format changes, this test fails and
+//! says so; `PRETOUCH_README=write cargo test --test readme_sample` then rewrites the
+//! block from the new output (read the diff before committing it).
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+/// The result file of the sample run, relative to the repository.
+const SAMPLE: &str = "docs/measurements/sample/6.18.44-fc-v669/quick-20261201T094015Z.jsonl";
+const START: &str = "<!-- sample report: ";
+const END: &str = "<!-- end of sample report -->";
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// README.md split around the sample block: (before, the block's text, after); the
+/// block is the fenced code between the two markers.
+fn split(readme: &str) -> (&str, &str, &str) {
+    let start = readme
+        .find(START)
+        .expect("README.md has no sample marker `<!-- sample report: `");
+    let open = start
+        + readme[start..]
+            .find("```\n")
+            .expect("no ``` after the marker")
+        + 4;
+    let end = open + readme[open..].find(END).expect("no end-of-sample marker");
+    let close = open + readme[open..end].rfind("```").expect("no closing ```");
+    (&readme[..open], &readme[open..close], &readme[close..])
+}
+
+fn report() -> String {
+    let out = common::pretouch()
+        .current_dir(root())
+        .args(["report", SAMPLE])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "pretouch report {SAMPLE} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn readme_sample_is_the_report_of_the_kept_result_file() {
+    let path: PathBuf = root().join("README.md");
+    let readme = std::fs::read_to_string(&path).unwrap();
+    let (before, block, after) = split(&readme);
+    assert!(
+        before.contains(&format!("`pretouch report {SAMPLE}`")),
+        "the sample marker in README.md names another file than {SAMPLE}"
+    );
+    let got = report();
+    if std::env::var("PRETOUCH_README").as_deref() == Ok("write") {
+        std::fs::write(&path, format!("{before}{got}{after}")).unwrap();
+        return;
+    }
+    assert!(
+        block == got,
+        "README.md's sample report differs from `pretouch report {SAMPLE}` (the report \
+         changed?). Rewrite it with `PRETOUCH_README=write cargo test --test readme_sample` \
+         and read the diff.\n--- README.md\n{block}--- pretouch report\n{got}"
+    );
+}
+
+#[test]
+fn the_block_is_found_between_its_markers() {
+    let text = "a\n<!-- sample report: `x` -->\n```\nline 1\nline 2\n```\n<!-- end of sample report -->\nb\n";
+    let (before, block, after) = split(text);
+    assert_eq!(block, "line 1\nline 2\n");
+    assert!(before.ends_with("```\n"));
+    assert!(after.starts_with("```\n<!-- end"));
+}
