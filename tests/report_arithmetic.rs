@@ -167,6 +167,10 @@ fn medians_spreads_and_costs_of_one_cell() {
     // p = .75: h = 3.58333 -> 370 + 0.58333 * (1940 - 370) = 1285.8333...
     assert_close("q1", c.cost_q1_ms, 351.25);
     assert_close("q3", c.cost_q3_ms, 370.0 + 7.0 / 12.0 * 1570.0);
+    // 20% trimmed mean of 4 costs: floor(0.8) = 0 cut, the plain mean 753.75; 4 rounds
+    // are too few for an interval (10 at least).
+    assert_close("trimmed mean", c.cost_tmean_ms, 3015.0 / 4.0);
+    assert_eq!(c.cost_interval(), None);
     // Outliers, within each setting. With: median 410, |x - 410| = 20 10 10 1590, MAD
     // 15; 2000 scores 0.6745 * 1590 / 15 = 71.5 > 3.5; 390 scores 0.9. Without: median
     // 50, MAD 5; 60 scores 0.6745 * 10 / 5 = 1.35. One outlier: round 3 with pretouch.
@@ -198,6 +202,7 @@ fn leaving_outliers_out_recomputes_every_figure() {
     assert_close("cost max", c.cost_max_ms, 370.0);
     assert_close("q1", c.cost_q1_ms, 347.5);
     assert_close("q3", c.cost_q3_ms, 360.0 + 50.0 / 6.0);
+    assert_close("trimmed mean", c.cost_tmean_ms, 1075.0 / 3.0);
 }
 
 #[test]

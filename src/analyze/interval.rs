@@ -97,4 +97,47 @@ mod tests {
         // What `keep` drops does not count.
         assert_eq!(round_costs(&[&other], |l| l.round != 0).len(), 9);
     }
+
+    #[test]
+    fn the_report_states_each_cells_interval_and_none_with_few_rounds() {
+        use crate::store::Results;
+        // 12 rounds of a drifting cost: an interval; 9 rounds: none, the cost still.
+        let many: Vec<(f64, f64)> = (0..12)
+            .map(|i| (100.0, 400.0 + 7.0 * f64::from(i % 5)))
+            .collect();
+        let few: Vec<(f64, f64)> = (0..9).map(|_| (100.0, 400.0)).collect();
+        let cells = [
+            FakeCell {
+                gc: Gc::G1,
+                heap: "512m",
+                rounds: &many,
+            },
+            FakeCell {
+                gc: Gc::Parallel,
+                heap: "512m",
+                rounds: &few,
+            },
+        ];
+        let f = file("a", "2026-12-01T08:00:00Z", host("vm"), &cells);
+        let want = cell_interval(&[&f.launches], |l| l.cell.gc == Gc::G1).unwrap();
+        let report = crate::analyze::build(&Results {
+            files: vec![f],
+            warnings: vec![],
+            calibrations: vec![],
+        });
+        let [g1, parallel] = &report.cells[..] else {
+            panic!("{:?}", report.cells);
+        };
+        assert_eq!(
+            g1.cost_interval(),
+            Some((want.estimate_ms, want.low_ms, want.high_ms))
+        );
+        assert_eq!(g1.cost_ci_batches, Some(want.batches));
+        let (estimate, low, high) = g1.cost_interval().unwrap();
+        assert!(low < estimate && estimate < high, "{g1:?}");
+        assert_eq!(parallel.rounds, 9);
+        assert_eq!(parallel.cost_interval(), None);
+        assert_eq!(parallel.cost_ci_batches, None);
+        assert_eq!(parallel.cost_tmean_ms, Some(300.0));
+    }
 }

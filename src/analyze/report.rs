@@ -122,6 +122,16 @@ pub struct CellReport {
     pub cost_q3_ms: Option<f64>,
     /// Largest per-round cost.
     pub cost_max_ms: Option<f64>,
+    /// The 20% trimmed mean of the per-round costs (`docs/statistics.md`); absent
+    /// without a round.
+    pub cost_tmean_ms: Option<f64>,
+    /// Its 95% interval, drift-aware batch means ([`crate::analyze::interval`]);
+    /// absent with fewer than 10 rounds (`few rounds` in the text and Markdown).
+    pub cost_ci_low_ms: Option<f64>,
+    pub cost_ci_high_ms: Option<f64>,
+    /// The batches of consecutive rounds the interval comes from (`batches - 1`
+    /// degrees of freedom).
+    pub cost_ci_batches: Option<usize>,
     /// Launches flagged as outliers (both settings), whether excluded or not.
     pub outliers: usize,
     /// The per-round costs, in round order.
@@ -152,6 +162,21 @@ pub struct CellReport {
     /// The same, one entry per outlier.
     #[serde(skip)]
     pub outlier_lines: Vec<String>,
+    /// The same as data, in the order of `outlier_lines`: what the text report
+    /// condenses when there are many ([`crate::analyze::outliers::OutlierSummary`]).
+    #[serde(skip)]
+    pub outlier_launches: Vec<crate::analyze::disturbance::OutlierLaunch>,
+}
+
+impl CellReport {
+    /// The cost's 95% interval, when the cell has one.
+    pub fn cost_interval(&self) -> Option<(f64, f64, f64)> {
+        Some((
+            self.cost_tmean_ms?,
+            self.cost_ci_low_ms?,
+            self.cost_ci_high_ms?,
+        ))
+    }
 }
 
 impl CellReport {
@@ -551,6 +576,8 @@ fn cell_report(
     let cost_values: Vec<f64> = costs.iter().map(|c| c.ms).collect();
     let cost = summarize(&cost_values);
     let quart = quartiles(&cost_values);
+    let interval =
+        crate::stats::interval::cost_interval(&cost_values, crate::analyze::interval::CONFIDENCE);
     let pick = |x: Option<Summary>, f: fn(Summary) -> f64| x.map(f);
     let x = explain_cell(&launches_on, &launches_off);
     let ready = crate::analyze::ready::cell_ready(&launches_off, &launches_on);
@@ -616,6 +643,13 @@ fn cell_report(
         cost_q1_ms: quart.map(|q| q.0),
         cost_q3_ms: quart.map(|q| q.1),
         cost_max_ms: pick(cost, |x| x.max),
+        cost_tmean_ms: crate::stats::interval::trimmed_mean(
+            &cost_values,
+            crate::stats::interval::TRIM,
+        ),
+        cost_ci_low_ms: interval.map(|i| i.low_ms),
+        cost_ci_high_ms: interval.map(|i| i.high_ms),
+        cost_ci_batches: interval.map(|i| i.batches),
         outliers: flagged.iter().filter(|f| **f).count(),
         costs,
         flags: s.flags,
@@ -625,6 +659,7 @@ fn cell_report(
         disturbances: disturbance.summary,
         outlier_causes: disturbance.outlier_causes,
         outlier_lines: disturbance.outliers,
+        outlier_launches: disturbance.outlier_launches,
     }
 }
 

@@ -56,6 +56,25 @@ pub(crate) fn cost(c: &CellReport) -> String {
     }
 }
 
+/// The cell's cost as its 20% trimmed mean with the half-width of its 95% interval,
+/// `376 ±4.2`; `few rounds` when it has rounds but fewer than an interval needs.
+pub(crate) fn cost_ci(c: &CellReport) -> String {
+    match c.cost_interval() {
+        Some((estimate, low, high)) => {
+            format!("{} ±{}", table::ms(estimate), table::ms((high - low) / 2.0))
+        }
+        None if c.rounds > 0 => FEW_ROUNDS.to_owned(),
+        None => "-".to_owned(),
+    }
+}
+
+/// What a cell without an interval shows instead.
+pub(crate) const FEW_ROUNDS: &str = "few rounds";
+
+/// The header of [`cost_ci`]'s column in the text tables, and what the footers say of it.
+pub(crate) const COST_CI_HEADER: &str = "tmean ±95%";
+pub(crate) const COST_CI_NOTE: &str = "tmean ±95% = the 20% trimmed mean of the per-round costs and the half-width of its 95% interval (batch means widened for drift, docs/statistics.md); few rounds = under 10 rounds, too few for an interval.";
+
 /// Lines saying where each cell stopped under adaptive repetitions, and why.
 pub(crate) fn stop_lines(report: &Report) -> String {
     let mut out = String::new();

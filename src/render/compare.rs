@@ -10,8 +10,8 @@ use crate::analyze::compare::{Comparison, Entry, Row};
 use crate::analyze::report::CellReport;
 use crate::machine::jdk::short_jdk;
 use crate::render::common::{
-    KEY_HEADERS, failure_warnings, iqr, key_columns, key_values, outlier_note, run_to_run_notes,
-    spread,
+    COST_CI_HEADER, COST_CI_NOTE, KEY_HEADERS, cost_ci, failure_warnings, iqr, key_columns,
+    key_values, outlier_note, run_to_run_notes, spread,
 };
 use crate::render::table::{self, Col};
 
@@ -170,6 +170,7 @@ fn details(cmp: &Comparison, cols: &[usize]) -> String {
     let values = [
         table::name(""),
         table::num("rounds"),
+        table::num(COST_CI_HEADER),
         table::num("min-max"),
         table::num("IQR"),
         table::num("out"),
@@ -193,6 +194,7 @@ fn details(cmp: &Comparison, cols: &[usize]) -> String {
                 vec![
                     col.letter.clone(),
                     c.rounds.to_string(),
+                    cost_ci(c),
                     spread(c.cost_min_ms, c.cost_max_ms),
                     iqr(c),
                     c.outliers.to_string(),
@@ -269,7 +271,7 @@ pub fn text(cmp: &Comparison) -> String {
     let level = (cmp.confidence * 100.0).round();
     out += &table::wrap(
         &format!(
-            "cost = median(with) - median(without) pretouch, ms from exec to main(). Negative change = less startup time. * = the {level}% interval of the shift excludes 0: shift = Hodges-Lehmann estimate of the per-round costs' difference to the baseline, interval from the Mann-Whitney test (R: wilcox.test(x, y, conf.int = TRUE)). rounds, min-max, IQR: per-round costs (with - without, back to back in one round). out = launches flagged as outliers (modified z-score above 3.5)."
+            "cost = median(with) - median(without) pretouch, ms from exec to main(). Negative change = less startup time. * = the {level}% interval of the shift excludes 0: shift = Hodges-Lehmann estimate of the per-round costs' difference to the baseline, interval from the Mann-Whitney test (R: wilcox.test(x, y, conf.int = TRUE)). rounds, min-max, IQR: per-round costs (with - without, back to back in one round). out = launches flagged as outliers (modified z-score above 3.5). {COST_CI_NOTE}"
         ),
         0,
     );
@@ -321,11 +323,12 @@ pub fn markdown(cmp: &Comparison) -> String {
             let e = e.as_ref();
             let c = e.map(|e| &e.cell);
             row.push(format!(
-                "{} ({}; IQR {}; {} out)",
+                "{} ({}; IQR {}; {} out; tmean {})",
                 cell_cost(e),
                 c.map_or_else(|| "-".to_owned(), |c| spread(c.cost_min_ms, c.cost_max_ms)),
                 c.map_or_else(|| "-".to_owned(), iqr),
-                c.map_or(0, |c| c.outliers)
+                c.map_or(0, |c| c.outliers),
+                c.map_or_else(|| "-".to_owned(), cost_ci)
             ));
             if i != base {
                 row.push(e.map_or_else(|| "-".to_owned(), change_ms));
@@ -336,7 +339,7 @@ pub fn markdown(cmp: &Comparison) -> String {
         rows.push(row);
     }
     let mut out = table::markdown(&cols, &rows);
-    out += "\nCost in ms: median(with) - median(without) pretouch, exec to `main()`; in brackets the min-max and IQR of the per-round costs and the launches flagged as outliers. Negative change = less startup time; `*` = the 95% interval of the Hodges-Lehmann shift (Mann-Whitney) excludes 0.\n";
+    out += "\nCost in ms: median(with) - median(without) pretouch, exec to `main()`; in brackets the min-max and IQR of the per-round costs, the launches flagged as outliers, and tmean: the 20% trimmed mean of the per-round costs with the half-width of its 95% interval (batch means widened for drift, `docs/statistics.md`; `few rounds` under 10 rounds). Negative change = less startup time; `*` = the 95% interval of the Hodges-Lehmann shift (Mann-Whitney) excludes 0.\n";
     for c in &cmp.columns {
         let _ = write!(
             out,
@@ -452,7 +455,7 @@ mod tests {
     fn text() {
         let out = super::text(&sample());
         assert!(table::width(&out) <= table::WIDTH, "{out}");
-        insta::assert_snapshot!(out, @"
+        insta::assert_snapshot!(out, @r#"
         pretouch cost in ms, per label; change against A (baseline)
         A  6.18.0-base (baseline): 2026-11-30 07:00 UTC
         B  6.18.0-vma-refcount: 2026-11-30 08:00 UTC
@@ -463,11 +466,11 @@ mod tests {
         g1        1g    383  284  -99.1  -25.9%*
         parallel  1g    396  396   +0.5    +0.1%
 
-        gc        heap     rounds  min-max   IQR  out   shift         95% CI
-        g1        1g    A      10  374-393  10.0    0
-                        B      10  276-937   8.6    1  -98.9*  -105 .. -92.1
-        parallel  1g    A      10  387-407  10.4    0
-                        B      10  388-407  10.4    0    +0.5   -5.4 .. +6.5
+        gc       heap   rounds tmean ±95% min-max  IQR out  shift        95% CI
+        g1       1g   A     10   383 ±4.0 374-393 10.0   0
+                      B     10  284 ±25.7 276-937  8.6   1 -98.9* -105 .. -92.1
+        parallel 1g   A     10   396 ±4.2 387-407 10.4   0
+                      B     10   396 ±4.2 388-407 10.4   0   +0.5  -5.4 .. +6.5
 
         cost = median(with) - median(without) pretouch, ms from exec to main().
         Negative change = less startup time. * = the 95% interval of the shift
@@ -475,25 +478,28 @@ mod tests {
         difference to the baseline, interval from the Mann-Whitney test (R:
         wilcox.test(x, y, conf.int = TRUE)). rounds, min-max, IQR: per-round
         costs (with - without, back to back in one round). out = launches
-        flagged as outliers (modified z-score above 3.5).
+        flagged as outliers (modified z-score above 3.5). tmean ±95% = the 20%
+        trimmed mean of the per-round costs and the half-width of its 95%
+        interval (batch means widened for drift, docs/statistics.md); few rounds
+        = under 10 rounds, too few for an interval.
         warning: 1 launch(es) lie far from their cell's median (column out:
           modified z-score above 3.5); they are kept in every figure.
           --exclude-outliers leaves them out.
         outlier: 6.18.0-vma-refcount 17.0.15+6 g1 1g default: round 7 with
           pretouch 985 ms, median 332: no machine counters recorded (file
           written before they were)
-        ");
+        "#);
     }
 
     #[test]
     fn markdown() {
-        insta::assert_snapshot!(super::markdown(&sample()), @"
+        insta::assert_snapshot!(super::markdown(&sample()), @r#"
         | jdk | gc | heap | variant | 6.18.0-base | 6.18.0-vma-refcount | vs 6.18.0-base (ms) | % | 95% CI of shift (ms) |
         |---|---|---|---|---:|---:|---:|---:|---:|
-        | 17.0.15+6 | g1 | 1g | default | 383 (374-393; IQR 10.0; 0 out) | 284 (276-937; IQR 8.6; 1 out) | -99.1 | -25.9%* | -105 .. -92.1 |
-        | 17.0.15+6 | parallel | 1g | default | 396 (387-407; IQR 10.4; 0 out) | 396 (388-407; IQR 10.4; 0 out) | +0.5 | +0.1% | -5.4 .. +6.5 |
+        | 17.0.15+6 | g1 | 1g | default | 383 (374-393; IQR 10.0; 0 out; tmean 383 ±4.0) | 284 (276-937; IQR 8.6; 1 out; tmean 284 ±25.7) | -99.1 | -25.9%* | -105 .. -92.1 |
+        | 17.0.15+6 | parallel | 1g | default | 396 (387-407; IQR 10.4; 0 out; tmean 396 ±4.2) | 396 (388-407; IQR 10.4; 0 out; tmean 396 ±4.2) | +0.5 | +0.1% | -5.4 .. +6.5 |
 
-        Cost in ms: median(with) - median(without) pretouch, exec to `main()`; in brackets the min-max and IQR of the per-round costs and the launches flagged as outliers. Negative change = less startup time; `*` = the 95% interval of the Hodges-Lehmann shift (Mann-Whitney) excludes 0.
+        Cost in ms: median(with) - median(without) pretouch, exec to `main()`; in brackets the min-max and IQR of the per-round costs, the launches flagged as outliers, and tmean: the 20% trimmed mean of the per-round costs with the half-width of its 95% interval (batch means widened for drift, `docs/statistics.md`; `few rounds` under 10 rounds). Negative change = less startup time; `*` = the 95% interval of the Hodges-Lehmann shift (Mann-Whitney) excludes 0.
 
         - `6.18.0-base` (baseline): host vm, AMD EPYC 9B14, kernel 6.18.0, oldest run 2026-11-30T07:00:00Z
         - `6.18.0-vma-refcount`: host vm, AMD EPYC 9B14, kernel 6.18.0, oldest run 2026-11-30T08:00:00Z
@@ -501,17 +507,17 @@ mod tests {
         > warning: 1 launch(es) lie far from their cell's median (column out: modified z-score above 3.5); they are kept in every figure. --exclude-outliers leaves them out.
 
         > outlier: 6.18.0-vma-refcount 17.0.15+6 g1 1g default: round 7 with pretouch 985 ms, median 332: no machine counters recorded (file written before they were)
-        ");
+        "#);
     }
 
     #[test]
     fn csv() {
         insta::assert_snapshot!(super::csv(&sample()), @r#"
-        label,jdk,gc,heap,variant,runs,runs_on,runs_off,failed,median_on_ms,min_on_ms,max_on_ms,median_off_ms,min_off_ms,max_off_ms,pretouch_ms,first_failure,gc_threads,cpus,app,exec_to_agent_off_ms,exec_to_agent_on_ms,agent_to_init_off_ms,agent_to_init_on_ms,init_to_main_off_ms,init_to_main_on_ms,pretouch_faults,expected_faults,fault_rate_per_s,ceiling_per_s,ceiling_pct,jvm_pretouch_ms,jvm_genesis_growth_ms,untouched,untouched_reason,untouched_launches,rounds,cost_min_ms,cost_q1_ms,cost_q3_ms,cost_max_ms,outliers,disturbed,disturbances,outlier_causes,baseline,change_ms,change_percent,shift_ms,ci_low_ms,ci_high_ms,ci_confidence,significant,not_compared,outliers_excluded
-        6.18.0-base,17.0.15+6-Debian-1deb12u1,g1,1g,default,20,10,10,0,431.075,421.4,442.9,48.125,47.0,49.5,382.95,,auto,all,,,,,,,,,262144,,,,,,0,,,10,374.4,378.0416666666667,388.01666666666665,393.4,0,0,,,true,,,,,,,,,false
-        6.18.0-vma-refcount,17.0.15+6-Debian-1deb12u1,g1,1g,default,20,10,10,0,332.475,323.4,985.05,48.625,47.5,50.0,283.85,,auto,all,,,,,,,,,262144,,,,,,0,,,10,275.9,279.98333333333335,288.6166666666667,937.3,1,0,,"round 7 with pretouch 985 ms, median 332: no machine counters recorded (file written before they were)",false,-99.09999999999997,-25.878051965008478,-98.85000000000002,-105.19999999999999,-92.10000000000002,0.9567429474550218,true,,false
-        6.18.0-base,17.0.15+6-Debian-1deb12u1,parallel,1g,default,20,10,10,0,446.1125,436.1,458.35,50.125,49.0,51.5,395.9875,,auto,all,,,,,,,,,262144,,,,,,0,,,10,387.1,390.8854166666667,401.25416666666666,406.85,0,0,,,true,,,,,,,,,false
-        6.18.0-vma-refcount,17.0.15+6-Debian-1deb12u1,parallel,1g,default,20,10,10,0,447.115,437.08,459.38,50.625,49.5,52.0,396.49,,auto,all,,,,,,,,,262144,,,,,,0,,,10,387.58,391.375,401.77,407.38,0,0,,,false,0.5024999999999977,0.1268979450108899,0.5024999999999977,-5.444999999999993,6.454999999999984,0.9567429474550218,false,,false
+        label,jdk,gc,heap,variant,runs,runs_on,runs_off,failed,median_on_ms,min_on_ms,max_on_ms,median_off_ms,min_off_ms,max_off_ms,pretouch_ms,first_failure,gc_threads,cpus,app,exec_to_agent_off_ms,exec_to_agent_on_ms,agent_to_init_off_ms,agent_to_init_on_ms,init_to_main_off_ms,init_to_main_on_ms,pretouch_faults,expected_faults,fault_rate_per_s,ceiling_per_s,ceiling_pct,jvm_pretouch_ms,jvm_genesis_growth_ms,untouched,untouched_reason,untouched_launches,rounds,cost_min_ms,cost_q1_ms,cost_q3_ms,cost_max_ms,cost_tmean_ms,cost_ci_low_ms,cost_ci_high_ms,cost_ci_batches,outliers,disturbed,disturbances,outlier_causes,baseline,change_ms,change_percent,shift_ms,ci_low_ms,ci_high_ms,ci_confidence,significant,not_compared,outliers_excluded
+        6.18.0-base,17.0.15+6-Debian-1deb12u1,g1,1g,default,20,10,10,0,431.075,421.4,442.9,48.125,47.0,49.5,382.95,,auto,all,,,,,,,,,262144,,,,,,0,,,10,374.4,378.0416666666667,388.01666666666665,393.4,382.95,378.92636850021177,386.9736314997882,2,0,0,,,true,,,,,,,,,false
+        6.18.0-vma-refcount,17.0.15+6-Debian-1deb12u1,g1,1g,default,20,10,10,0,332.475,323.4,985.05,48.625,47.5,50.0,283.85,,auto,all,,,,,,,,,262144,,,,,,0,,,10,275.9,279.98333333333335,288.6166666666667,937.3,283.8333333333333,258.123756245967,309.5429104206996,2,1,0,,"round 7 with pretouch 985 ms, median 332: no machine counters recorded (file written before they were)",false,-99.09999999999997,-25.878051965008478,-98.85000000000002,-105.19999999999999,-92.10000000000002,0.9567429474550218,true,,false
+        6.18.0-base,17.0.15+6-Debian-1deb12u1,parallel,1g,default,20,10,10,0,446.1125,436.1,458.35,50.125,49.0,51.5,395.9875,,auto,all,,,,,,,,,262144,,,,,,0,,,10,387.1,390.8854166666667,401.25416666666666,406.85,395.9875,391.805040941009,400.169959058991,2,0,0,,,true,,,,,,,,,false
+        6.18.0-vma-refcount,17.0.15+6-Debian-1deb12u1,parallel,1g,default,20,10,10,0,447.115,437.08,459.38,50.625,49.5,52.0,396.49,,auto,all,,,,,,,,,262144,,,,,,0,,,10,387.58,391.375,401.77,407.38,396.49,392.29695243706254,400.6830475629375,2,0,0,,,false,0.5024999999999977,0.1268979450108899,0.5024999999999977,-5.444999999999993,6.454999999999984,0.9567429474550218,false,,false
         "#);
     }
 }

@@ -2,8 +2,14 @@
 //! each outlier, the cells whose launches the machine disturbed, and what the machine
 //! was (free page reporting on a VM). Computed in `analyze/disturbance.rs`.
 
+use crate::analyze::outliers::{OutlierSummary, WORST};
 use crate::analyze::report::{CellReport, Report};
 use crate::render::common::cell_name;
+
+/// A report with more outlier lines than this summarizes the outliers of each cell
+/// with more than [`WORST`] of them (how many, their causes, the worst [`WORST`]);
+/// the CSV and JSON keep every one (`outlier_causes`).
+pub(crate) const OUTLIER_LINES_MAX: usize = 10;
 
 /// One note per outlier with its likely cause, one per disturbed cell, then the
 /// machine notes.
@@ -14,13 +20,43 @@ pub(crate) fn notes(report: &Report) -> Vec<String> {
     out
 }
 
-/// One note per outlier with its likely cause, one per disturbed cell.
+/// One note per outlier with its likely cause (a summary per cell when the report
+/// has more than [`OUTLIER_LINES_MAX`]), one per disturbed cell.
 pub(crate) fn cell_notes(cells: &[&CellReport]) -> Vec<String> {
     let mut out = Vec::new();
+    let total: usize = cells.iter().map(|c| c.outlier_lines.len()).sum();
+    let mut summarized = 0;
     for c in cells {
-        for line in &c.outlier_lines {
-            out.push(format!("outlier: {}: {line}", cell_name(c)));
+        let condense = total > OUTLIER_LINES_MAX
+            && c.outlier_lines.len() > WORST
+            && c.outlier_launches.len() == c.outlier_lines.len();
+        if !condense {
+            for line in &c.outlier_lines {
+                out.push(format!("outlier: {}: {line}", cell_name(c)));
+            }
+            continue;
         }
+        summarized += c.outlier_lines.len();
+        let s = OutlierSummary::of(&c.outlier_launches);
+        let worst: Vec<&str> = s
+            .worst
+            .iter()
+            .filter_map(|w| {
+                let i = c.outlier_launches.iter().position(|o| o == w)?;
+                Some(c.outlier_lines[i].as_str())
+            })
+            .collect();
+        out.push(format!(
+            "outliers: {}: {}; worst: {}",
+            cell_name(c),
+            s.headline(),
+            worst.join("; ")
+        ));
+    }
+    if summarized > 0 {
+        out.push(format!(
+            "note: {total} outliers in this report, more than {OUTLIER_LINES_MAX}: those of cells with more than {WORST} are summarized ({summarized} of them); --format csv or json lists every one (outlier_causes)."
+        ));
     }
     for c in cells {
         if c.disturbed > 0 {
@@ -77,5 +113,80 @@ mod tests {
                 "machine: base ran on a VM",
             ]
         );
+    }
+
+    fn cell_with_outliers(gc: &str, n: u32) -> CellReport {
+        use crate::analyze::disturbance::OutlierLaunch;
+        let mut c = CellReport {
+            label: "base".into(),
+            jdk: "25.0.3+9".into(),
+            gc: gc.into(),
+            heap: "2g".into(),
+            variant: "default".into(),
+            gc_threads: "auto".into(),
+            cpus: "all".into(),
+            ..CellReport::default()
+        };
+        for round in 0..n {
+            // Round 2 is the worst (5 times its median), then round 1 (4 times).
+            let ms = match round {
+                1 => 2400.0,
+                2 => 3000.0,
+                _ => 900.0 + f64::from(round),
+            };
+            let kind = if round == 2 {
+                "steal"
+            } else {
+                "other processes"
+            };
+            c.outlier_lines.push(format!(
+                "round {round} with pretouch {ms:.0} ms, median 600: {kind}"
+            ));
+            c.outlier_launches.push(OutlierLaunch {
+                round,
+                pretouch: true,
+                ms,
+                median_ms: Some(600.0),
+                causes: vec![kind.into()],
+                kinds: vec![kind.into()],
+            });
+        }
+        c
+    }
+
+    #[test]
+    fn many_outliers_are_summarized_per_cell_and_few_listed() {
+        let (many, few) = (cell_with_outliers("g1", 12), cell_with_outliers("zgc", 3));
+        let notes = cell_notes(&[&many, &few]);
+        assert_eq!(
+            notes[0],
+            "outliers: base 25.0.3+9 g1 2g default: 12 outliers (12 with pretouch): other processes 11, steal 1; worst: round 2 with pretouch 3000 ms, median 600: steal; round 1 with pretouch 2400 ms, median 600: other processes; round 11 with pretouch 911 ms, median 600: other processes"
+        );
+        // A cell with no more than WORST outliers keeps a line each.
+        assert_eq!(notes[1..4].len(), WORST);
+        assert!(
+            notes[1..4]
+                .iter()
+                .all(|n| n.starts_with("outlier: base 25.0.3+9 zgc 2g default: round ")),
+            "{notes:?}"
+        );
+        assert!(notes[4].contains("15 outliers in this report"), "{notes:?}");
+        assert!(notes[4].contains("(12 of them)"), "{notes:?}");
+        assert_eq!(notes.len(), 5, "{notes:?}");
+
+        // At the threshold nothing is summarized: 10 lines, one each.
+        let (a, b) = (cell_with_outliers("g1", 6), cell_with_outliers("zgc", 4));
+        let notes = cell_notes(&[&a, &b]);
+        assert_eq!(notes.len(), OUTLIER_LINES_MAX, "{notes:?}");
+        assert!(
+            notes.iter().all(|n| n.starts_with("outlier: ")),
+            "{notes:?}"
+        );
+        // One more and both cells with more than WORST are summarized.
+        let a = cell_with_outliers("g1", 7);
+        let notes = cell_notes(&[&a, &b]);
+        assert_eq!(notes.len(), 3, "{notes:?}");
+        assert!(notes[0].starts_with("outliers: base 25.0.3+9 g1 2g default: 7 outliers"));
+        assert!(notes[1].starts_with("outliers: base 25.0.3+9 zgc 2g default: 4 outliers"));
     }
 }

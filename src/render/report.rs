@@ -6,8 +6,8 @@ use std::fmt::Write as _;
 use crate::analyze::report::{CellReport, Report};
 use crate::machine::jdk::short_jdk;
 use crate::render::common::{
-    KEY_HEADERS, cost, failure_warnings, iqr, key_columns, key_refs, key_values, ms, outlier_note,
-    run_to_run_notes, spread, stop_lines,
+    COST_CI_HEADER, COST_CI_NOTE, KEY_HEADERS, cost, cost_ci, failure_warnings, iqr, key_columns,
+    key_refs, key_values, ms, outlier_note, run_to_run_notes, spread, stop_lines,
 };
 use crate::render::table;
 
@@ -50,6 +50,7 @@ pub fn text(report: &Report) -> String {
             table::num("off"),
             table::num("on"),
             table::num("cost"),
+            table::num(COST_CI_HEADER),
             table::num("min-max"),
             table::num("IQR"),
             table::num("out"),
@@ -65,6 +66,7 @@ pub fn text(report: &Report) -> String {
                     ms(c.median_off_ms),
                     ms(c.median_on_ms),
                     cost(c),
+                    cost_ci(c),
                     spread(c.cost_min_ms, c.cost_max_ms),
                     iqr(c),
                     c.outliers.to_string(),
@@ -85,6 +87,8 @@ pub fn text(report: &Report) -> String {
     let any_failed = report.cells.iter().any(|c| c.failed > 0);
     out += &table::wrap(
         &(SINGLE_FOOTER.to_owned()
+            + " "
+            + COST_CI_NOTE
             + if any_failed {
                 " fail = failed launches, in no figure."
             } else {
@@ -108,7 +112,7 @@ pub fn text(report: &Report) -> String {
     out
 }
 
-const MD_HEADERS: [&str; 12] = [
+const MD_HEADERS: [&str; 13] = [
     "jdk",
     "gc",
     "heap",
@@ -117,6 +121,7 @@ const MD_HEADERS: [&str; 12] = [
     "without (min-max)",
     "with (min-max)",
     "pretouch",
+    "20% trimmed mean ±95%",
     "cost min-max",
     "cost IQR",
     "outliers",
@@ -146,6 +151,7 @@ pub fn markdown(report: &Report) -> String {
                 md_spread(c.median_off_ms, c.min_off_ms, c.max_off_ms),
                 md_spread(c.median_on_ms, c.min_on_ms, c.max_on_ms),
                 cost(c),
+                cost_ci(c),
                 spread(c.cost_min_ms, c.cost_max_ms),
                 iqr(c),
                 c.outliers.to_string(),
@@ -156,7 +162,7 @@ pub fn markdown(report: &Report) -> String {
         out += &table::markdown(&table::cols(&MD_HEADERS, 4), &rows);
         out.push('\n');
     }
-    out += "Times in ms from exec to `main()`: median of the counted launches (min-max); pretouch = median(with) - median(without); cost min-max and IQR: spread of the per-round costs (with - without in one round); outliers: launches with a modified z-score above 3.5.\n";
+    out += "Times in ms from exec to `main()`: median of the counted launches (min-max); pretouch = median(with) - median(without); 20% trimmed mean ±95%: of the per-round costs (with - without in one round), with the half-width of its 95% interval (batch means widened for drift, `docs/statistics.md`), `few rounds` under 10 rounds; cost min-max and IQR: spread of the per-round costs; outliers: launches with a modified z-score above 3.5.\n";
     let cells: Vec<&CellReport> = report.cells.iter().collect();
     let mut notes = failure_warnings(&cells);
     notes.extend(outlier_note(
@@ -303,20 +309,23 @@ mod tests {
     fn text_with_axes_and_stops() {
         let out = super::text(&axes_sample());
         assert!(table::width(&out) <= table::WIDTH, "{out}");
-        insta::assert_snapshot!(out, @"
+        insta::assert_snapshot!(out, @r#"
         label: 6.18.0-base (host vm, kernel 6.18.0, AMD EPYC 9B14)
         jdk 17.0.15+6
-           runs   off   on  cost   min-max   IQR  out
+           runs   off   on  cost  tmean ±95%   min-max   IQR  out
         g1 1g default
-          10+10  48.4  435   386  376-1241  11.8    1
+          10+10  48.4  435   386   386 ±35.0  376-1241  11.8    1
         g1 1g default gc_threads=1 cpus=0 app=com.example.Main
-          10+10  48.4  900   852  376-1241  11.8    1
+          10+10  48.4  900   852   386 ±35.0  376-1241  11.8    1
 
         off, on: median time in ms from exec to main() without and with
         -XX:+AlwaysPreTouch over the counted launches; cost = on - off, the
         pretouch cost; runs = launches off+on; min-max and IQR: spread of the
         per-round costs (on - off, launched back to back in one round); out =
-        launches flagged as outliers (modified z-score above 3.5).
+        launches flagged as outliers (modified z-score above 3.5). tmean ±95% =
+        the 20% trimmed mean of the per-round costs and the half-width of its
+        95% interval (batch means widened for drift, docs/statistics.md); few
+        rounds = under 10 rounds, too few for an interval.
         warning: 2 launch(es) lie far from their cell's median (column out:
           modified z-score above 3.5); they are kept in every figure.
           --exclude-outliers leaves them out.
@@ -330,20 +339,20 @@ mod tests {
         outlier: 6.18.0-base 17.0.15+6 g1 1g default gc_threads=1 cpus=0
           app=com.example.Main: round 7 with pretouch 1288 ms, median 435: no
           machine counters recorded (file written before they were)
-        ");
+        "#);
     }
 
     #[test]
     fn markdown_with_axes_and_stops() {
-        insta::assert_snapshot!(super::markdown(&axes_sample()), @"
+        insta::assert_snapshot!(super::markdown(&axes_sample()), @r#"
         ### 6.18.0-base
 
-        | jdk | gc | heap | variant | runs | without (min-max) | with (min-max) | pretouch | cost min-max | cost IQR | outliers | failed |
-        |---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|
-        | 17.0.15+6 | g1 | 1g | default | 10+10 | 48.4 (47.2-49.8) | 435 (423-1288) | 386 | 376-1241 | 11.8 | 1 | 0 |
-        | 17.0.15+6 | g1 | 1g | default gc_threads=1 cpus=0 app=com.example.Main | 10+10 | 48.4 (47.2-49.8) | 900 (880-990) | 852 | 376-1241 | 11.8 | 1 | 0 |
+        | jdk | gc | heap | variant | runs | without (min-max) | with (min-max) | pretouch | 20% trimmed mean ±95% | cost min-max | cost IQR | outliers | failed |
+        |---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|
+        | 17.0.15+6 | g1 | 1g | default | 10+10 | 48.4 (47.2-49.8) | 435 (423-1288) | 386 | 386 ±35.0 | 376-1241 | 11.8 | 1 | 0 |
+        | 17.0.15+6 | g1 | 1g | default gc_threads=1 cpus=0 app=com.example.Main | 10+10 | 48.4 (47.2-49.8) | 900 (880-990) | 852 | 386 ±35.0 | 376-1241 | 11.8 | 1 | 0 |
 
-        Times in ms from exec to `main()`: median of the counted launches (min-max); pretouch = median(with) - median(without); cost min-max and IQR: spread of the per-round costs (with - without in one round); outliers: launches with a modified z-score above 3.5.
+        Times in ms from exec to `main()`: median of the counted launches (min-max); pretouch = median(with) - median(without); 20% trimmed mean ±95%: of the per-round costs (with - without in one round), with the half-width of its 95% interval (batch means widened for drift, `docs/statistics.md`), `few rounds` under 10 rounds; cost min-max and IQR: spread of the per-round costs; outliers: launches with a modified z-score above 3.5.
 
         - adaptive: 6.18.0-base 17.0.15+6 g1 1g default: stopped early after 5 of 30 rounds: 95% interval [380.1, 389.0] ms, ±1.5%, within ±2%
         - adaptive: 6.18.0-base 17.0.15+6 g1 1g default gc_threads=1 cpus=0: ran all 30 rounds: 95% interval [801.0, 870.2] ms, ±5.8%, wider than ±2%
@@ -353,7 +362,7 @@ mod tests {
         > outlier: 6.18.0-base 17.0.15+6 g1 1g default: round 7 with pretouch 1288 ms, median 435: no machine counters recorded (file written before they were)
 
         > outlier: 6.18.0-base 17.0.15+6 g1 1g default gc_threads=1 cpus=0 app=com.example.Main: round 7 with pretouch 1288 ms, median 435: no machine counters recorded (file written before they were)
-        ");
+        "#);
     }
 
     #[test]
@@ -368,18 +377,21 @@ mod tests {
     fn text() {
         let out = super::text(&sample());
         assert!(table::width(&out) <= table::WIDTH);
-        insta::assert_snapshot!(out, @"
+        insta::assert_snapshot!(out, @r#"
         label: 6.18.0-base (host vm, kernel 6.18.0, AMD EPYC 9B14)
         jdk 17.0.15+6, variant default
-        gc        heap   runs   off   on    cost   min-max   IQR  out  fail
-        g1        1g    10+10  48.4  435     386  376-1241  11.8    1     0
-        parallel  2g     10+0  50.1    -  FAILED         -     -    0    10
+        gc       heap  runs  off  on   cost tmean ±95%  min-max  IQR out fail
+        g1       1g   10+10 48.4 435    386  386 ±35.0 376-1241 11.8   1    0
+        parallel 2g    10+0 50.1   - FAILED          -        -    -   0   10
 
         off, on: median time in ms from exec to main() without and with
         -XX:+AlwaysPreTouch over the counted launches; cost = on - off, the
         pretouch cost; runs = launches off+on; min-max and IQR: spread of the
         per-round costs (on - off, launched back to back in one round); out =
-        launches flagged as outliers (modified z-score above 3.5). fail = failed
+        launches flagged as outliers (modified z-score above 3.5). tmean ±95% =
+        the 20% trimmed mean of the per-round costs and the half-width of its
+        95% interval (batch means widened for drift, docs/statistics.md); few
+        rounds = under 10 rounds, too few for an interval. fail = failed
         launches, in no figure.
         warning: 6.18.0-base 17.0.15+6 parallel 2g default: 10 launch(es)
           failed, first: exited with code 1 before main()
@@ -390,7 +402,7 @@ mod tests {
         outlier: 6.18.0-base 17.0.15+6 g1 1g default: round 7 with pretouch 1288
           ms, median 435: no machine counters recorded (file written before they
           were)
-        ");
+        "#);
     }
 
     #[test]
@@ -403,15 +415,15 @@ mod tests {
 
     #[test]
     fn markdown() {
-        insta::assert_snapshot!(super::markdown(&sample()), @"
+        insta::assert_snapshot!(super::markdown(&sample()), @r#"
         ### 6.18.0-base
 
-        | jdk | gc | heap | variant | runs | without (min-max) | with (min-max) | pretouch | cost min-max | cost IQR | outliers | failed |
-        |---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|
-        | 17.0.15+6 | g1 | 1g | default | 10+10 | 48.4 (47.2-49.8) | 435 (423-1288) | 386 | 376-1241 | 11.8 | 1 | 0 |
-        | 17.0.15+6 | parallel | 2g | default | 10+0 | 50.1 (49.0-51.5) | - | FAILED | - | - | 0 | 10 |
+        | jdk | gc | heap | variant | runs | without (min-max) | with (min-max) | pretouch | 20% trimmed mean ±95% | cost min-max | cost IQR | outliers | failed |
+        |---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|
+        | 17.0.15+6 | g1 | 1g | default | 10+10 | 48.4 (47.2-49.8) | 435 (423-1288) | 386 | 386 ±35.0 | 376-1241 | 11.8 | 1 | 0 |
+        | 17.0.15+6 | parallel | 2g | default | 10+0 | 50.1 (49.0-51.5) | - | FAILED | - | - | - | 0 | 10 |
 
-        Times in ms from exec to `main()`: median of the counted launches (min-max); pretouch = median(with) - median(without); cost min-max and IQR: spread of the per-round costs (with - without in one round); outliers: launches with a modified z-score above 3.5.
+        Times in ms from exec to `main()`: median of the counted launches (min-max); pretouch = median(with) - median(without); 20% trimmed mean ±95%: of the per-round costs (with - without in one round), with the half-width of its 95% interval (batch means widened for drift, `docs/statistics.md`), `few rounds` under 10 rounds; cost min-max and IQR: spread of the per-round costs; outliers: launches with a modified z-score above 3.5.
 
         > warning: 6.18.0-base 17.0.15+6 parallel 2g default: 10 launch(es) failed, first: exited with code 1 before main()
 
@@ -420,15 +432,15 @@ mod tests {
         > warning: results/x.jsonl:7: unreadable line skipped (EOF while parsing)
 
         > outlier: 6.18.0-base 17.0.15+6 g1 1g default: round 7 with pretouch 1288 ms, median 435: no machine counters recorded (file written before they were)
-        ");
+        "#);
     }
 
     #[test]
     fn csv() {
         insta::assert_snapshot!(super::csv(&sample()), @r#"
-        label,jdk,gc,heap,variant,runs,runs_on,runs_off,failed,median_on_ms,min_on_ms,max_on_ms,median_off_ms,min_off_ms,max_off_ms,pretouch_ms,first_failure,gc_threads,cpus,app,exec_to_agent_off_ms,exec_to_agent_on_ms,agent_to_init_off_ms,agent_to_init_on_ms,init_to_main_off_ms,init_to_main_on_ms,pretouch_faults,expected_faults,fault_rate_per_s,ceiling_per_s,ceiling_pct,jvm_pretouch_ms,jvm_genesis_growth_ms,untouched,untouched_reason,untouched_launches,rounds,cost_min_ms,cost_q1_ms,cost_q3_ms,cost_max_ms,outliers,disturbed,disturbances,outlier_causes
-        6.18.0-base,17.0.15+6-Debian-1deb12u1,g1,1g,default,20,10,10,0,434.73625000000004,422.87,1288.0275,48.375,47.25,49.75,386.36125000000004,,auto,all,,,,,,,,,262144,,,,,,0,,,10,375.62,381.18354166666666,392.94645833333334,1240.5275,1,0,,"round 7 with pretouch 1288 ms, median 435: no machine counters recorded (file written before they were)"
-        6.18.0-base,17.0.15+6-Debian-1deb12u1,parallel,2g,default,10,0,10,10,,,,50.125,49.0,51.5,,exited with code 1 before main(),auto,all,,,,,,,,,262144,,,,,,0,,,0,,,,,0,0,,
+        label,jdk,gc,heap,variant,runs,runs_on,runs_off,failed,median_on_ms,min_on_ms,max_on_ms,median_off_ms,min_off_ms,max_off_ms,pretouch_ms,first_failure,gc_threads,cpus,app,exec_to_agent_off_ms,exec_to_agent_on_ms,agent_to_init_off_ms,agent_to_init_on_ms,init_to_main_off_ms,init_to_main_on_ms,pretouch_faults,expected_faults,fault_rate_per_s,ceiling_per_s,ceiling_pct,jvm_pretouch_ms,jvm_genesis_growth_ms,untouched,untouched_reason,untouched_launches,rounds,cost_min_ms,cost_q1_ms,cost_q3_ms,cost_max_ms,cost_tmean_ms,cost_ci_low_ms,cost_ci_high_ms,cost_ci_batches,outliers,disturbed,disturbances,outlier_causes
+        6.18.0-base,17.0.15+6-Debian-1deb12u1,g1,1g,default,20,10,10,0,434.73625000000004,422.87,1288.0275,48.375,47.25,49.75,386.36125000000004,,auto,all,,,,,,,,,262144,,,,,,0,,,10,375.62,381.18354166666666,392.94645833333334,1240.5275,386.42916666666673,351.3998678851295,421.458465448204,2,1,0,,"round 7 with pretouch 1288 ms, median 435: no machine counters recorded (file written before they were)"
+        6.18.0-base,17.0.15+6-Debian-1deb12u1,parallel,2g,default,10,0,10,10,,,,50.125,49.0,51.5,,exited with code 1 before main(),auto,all,,,,,,,,,262144,,,,,,0,,,0,,,,,,,,,0,0,,
         "#);
     }
 
@@ -481,6 +493,10 @@ mod tests {
               "cost_q1_ms": 381.18354166666666,
               "cost_q3_ms": 392.94645833333334,
               "cost_max_ms": 1240.5275,
+              "cost_tmean_ms": 386.42916666666673,
+              "cost_ci_low_ms": 351.3998678851295,
+              "cost_ci_high_ms": 421.458465448204,
+              "cost_ci_batches": 2,
               "outliers": 1,
               "disturbed": 0,
               "disturbances": "",
@@ -528,6 +544,10 @@ mod tests {
               "cost_q1_ms": null,
               "cost_q3_ms": null,
               "cost_max_ms": null,
+              "cost_tmean_ms": null,
+              "cost_ci_low_ms": null,
+              "cost_ci_high_ms": null,
+              "cost_ci_batches": null,
               "outliers": 0,
               "disturbed": 0,
               "disturbances": "",

@@ -8,7 +8,9 @@
 //! - `crosscheck`: does a result file agree with an agent-free measurement?
 //! - `probes`: the fault latency, lock waits and probe cost of `run --probe` results.
 //! - `probe-cost`: plain against probed launches in alternating pairs.
+//! - `aa-intervals`: the same cells run twice in a row: do their stated intervals agree?
 
+mod aa;
 mod accuracy;
 mod crosscheck;
 mod overhead;
@@ -65,6 +67,8 @@ enum Command {
     Probes(probes::Args),
     /// What --probe costs: plain against probed launches of one cell, in alternating pairs
     ProbeCost(probecost::Args),
+    /// The same cells as A and A', run after each other: do their 95% intervals agree?
+    AaIntervals(aa::Args),
 }
 
 /// SIGINT and SIGTERM, handled as `pretouch run` handles them: the child under way is
@@ -128,6 +132,7 @@ fn run(command: Command) -> anyhow::Result<()> {
         Command::RunOverhead(args) => run_overhead::run(&args),
         Command::Probes(args) => probes::run(&args),
         Command::ProbeCost(args) => probecost::run(&args),
+        Command::AaIntervals(args) => aa::run(&args),
     }
 }
 

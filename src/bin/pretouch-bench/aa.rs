@@ -1,0 +1,143 @@
+//! The A/A check of the report's intervals on this machine (issue 24, item 1): the same
+//! matrix run twice in a row, A then A', `--repetitions` times. Nothing differs between
+//! A and A' but time, so each cell's two stated 95% intervals (the 20% trimmed mean of
+//! the per-round costs, batch means widened for drift, `docs/statistics.md`) should
+//! overlap, and the interval of their difference should hold 0, in at least 95% of the
+//! pairs. Prints each pair and the counts; also the Mann-Whitney interval of the shift
+//! that the several-label comparison shows today, for contrast.
+
+use pretouch::analyze::interval::CONFIDENCE;
+use pretouch::analyze::report::CellReport;
+use pretouch::stats::hodges_lehmann;
+use pretouch::stats::interval::difference_interval;
+
+use crate::runs::{jdk, run_pretouch};
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// JDK (JAVA_HOME) [default: JAVA_HOME, then java on PATH]
+    #[arg(long)]
+    pub jdk: Option<String>,
+    /// Heap of every launch
+    #[arg(long, default_value = "512m")]
+    pub heap: String,
+    /// Collectors, one cell each
+    #[arg(long, value_delimiter = ',', default_value = "g1,parallel")]
+    pub gcs: Vec<String>,
+    /// Counted rounds of each run (10 at least for an interval)
+    #[arg(long, default_value_t = 10)]
+    pub rounds: usize,
+    /// A/A pairs of runs
+    #[arg(long, default_value_t = 3)]
+    pub repetitions: usize,
+}
+
+/// One cell of one A/A pair.
+struct Pair {
+    rep: usize,
+    cell: String,
+    a: (f64, f64, f64),
+    b: (f64, f64, f64),
+    /// Drift-aware interval of the difference (A' - A) holds 0.
+    diff: Option<(f64, f64)>,
+    /// Mann-Whitney interval of the shift holds 0.
+    mann_whitney: Option<(f64, f64)>,
+    disturbed: usize,
+}
+
+fn costs(c: &CellReport) -> Vec<f64> {
+    c.costs.iter().map(|r| r.ms).collect()
+}
+
+fn holds_zero(i: Option<(f64, f64)>) -> bool {
+    i.is_some_and(|(lo, hi)| lo <= 0.0 && 0.0 <= hi)
+}
+
+pub fn run(args: &Args) -> anyhow::Result<()> {
+    let jdk = jdk(args.jdk.as_deref())?;
+    let home = jdk.home.display().to_string();
+    let yaml = format!(
+        "name: aa\njdks: [{home:?}]\ngcs: [{}]\nheaps: [{}]\nrepetitions: {}\nwarmup: 1\n",
+        args.gcs.join(", "),
+        args.heap,
+        args.rounds
+    );
+    println!(
+        "A/A check of the stated 95% intervals: {} pairs of runs (A then A'), {} rounds each, {} at {} ({})",
+        args.repetitions,
+        args.rounds,
+        args.gcs.join(", "),
+        args.heap,
+        jdk.version
+    );
+    println!(
+        "{:<4} {:<10} {:>16} {:>16} {:>7} {:>22} {:>22} {:>5}",
+        "pair",
+        "cell",
+        "A tmean ±95%",
+        "A' tmean ±95%",
+        "overlap",
+        "A'-A drift-aware",
+        "A'-A Mann-Whitney",
+        "dist."
+    );
+    let mut pairs = Vec::new();
+    for rep in 1..=args.repetitions {
+        let a = run_pretouch(&yaml, tempfile::tempdir()?.path())?;
+        let b = run_pretouch(&yaml, tempfile::tempdir()?.path())?;
+        for ca in &a.report.cells {
+            let Some(cb) = b.report.cells.iter().find(|c| c.key() == ca.key()) else {
+                continue;
+            };
+            let (Some(ia), Some(ib)) = (ca.cost_interval(), cb.cost_interval()) else {
+                println!("{rep:<4} {:<10} few rounds: no interval", ca.gc);
+                continue;
+            };
+            let (xa, xb) = (costs(ca), costs(cb));
+            let pair = Pair {
+                rep,
+                cell: ca.gc.clone(),
+                a: ia,
+                b: ib,
+                diff: difference_interval(&xb, &xa, CONFIDENCE).map(|d| (d.low_ms, d.high_ms)),
+                mann_whitney: hodges_lehmann(&xb, &xa, CONFIDENCE).map(|s| (s.low, s.high)),
+                disturbed: ca.disturbed + cb.disturbed,
+            };
+            let shown = |i: (f64, f64, f64)| format!("{:.1} ±{:.1}", i.0, (i.2 - i.1) / 2.0);
+            let range = |i: Option<(f64, f64)>| {
+                i.map_or_else(
+                    || "-".to_owned(),
+                    |(lo, hi)| format!("{lo:+.1} .. {hi:+.1}"),
+                )
+            };
+            println!(
+                "{:<4} {:<10} {:>16} {:>16} {:>7} {:>22} {:>22} {:>5}",
+                pair.rep,
+                pair.cell,
+                shown(pair.a),
+                shown(pair.b),
+                if overlap(&pair) { "yes" } else { "NO" },
+                range(pair.diff),
+                range(pair.mann_whitney),
+                pair.disturbed
+            );
+            pairs.push(pair);
+        }
+    }
+    let n = pairs.len();
+    let count = |f: &dyn Fn(&Pair) -> bool| pairs.iter().filter(|p| f(p)).count();
+    println!(
+        "intervals of A and A' overlap: {} of {n}; drift-aware interval of A'-A holds 0: {} of {n}; Mann-Whitney interval holds 0: {} of {n}",
+        count(&overlap),
+        count(&|p| holds_zero(p.diff)),
+        count(&|p| holds_zero(p.mann_whitney)),
+    );
+    println!(
+        "dist. = launches of the pair whose machine counters show a disturbance (analyze/disturbance.rs)\n"
+    );
+    Ok(())
+}
+
+fn overlap(p: &Pair) -> bool {
+    p.a.1 <= p.b.2 && p.b.1 <= p.a.2
+}
