@@ -449,7 +449,7 @@ mod tests {
                 event: "cpu-clock".into(),
                 frequency_hz: 1000,
                 call_graph: "fp".into(),
-                samples: crate::launch::perf::folded_samples(folded),
+                samples: crate::launch::profile::folded_samples(folded),
                 folded: folded.to_vec(),
                 perf_data: None,
             },
