@@ -19,14 +19,18 @@ pub fn rate(per_s: f64) -> String {
 
 fn gain(e: &Entry) -> String {
     match e.gain_pct {
-        Some(g) => format!("{g:+.1}%{}", if e.significant { "*" } else { "" }),
+        Some(g) => format!(
+            "{}{}",
+            table::signed_pct(g),
+            if e.significant { "*" } else { "" }
+        ),
         None => "-".to_owned(),
     }
 }
 
 fn cpu(e: &Entry) -> String {
     e.cpu_share
-        .map_or_else(|| "-".to_owned(), |s| format!("{:.0}%", 100.0 * s))
+        .map_or_else(|| "-".to_owned(), |s| table::pct(100.0 * s, 0))
 }
 
 fn fault(e: &Entry) -> String {
@@ -42,7 +46,11 @@ fn shift(e: &Entry) -> (String, String) {
                 rate(s.estimate.abs()),
                 if e.significant { "*" } else { "" }
             ),
-            format!("{}..{}", signed(s.low), signed(s.high)),
+            format!(
+                "{}..{}",
+                table::signed_count(s.low),
+                table::signed_count(s.high)
+            ),
         ),
         Some(_) => ("few rounds".to_owned(), String::new()),
         None => (String::new(), String::new()),
@@ -52,10 +60,6 @@ fn shift(e: &Entry) -> (String, String) {
 /// `6x3`: rounds x passes per round.
 fn rounds(e: &Entry) -> String {
     format!("{}x{}", e.rounds, e.passes / e.rounds.max(1))
-}
-
-fn signed(v: f64) -> String {
-    format!("{}{}", if v >= 0.0 { "+" } else { "-" }, rate(v.abs()))
 }
 
 /// The gain columns: one per label but the baseline.
@@ -203,7 +207,7 @@ pub fn text(cmp: &CalibrationComparison) -> String {
                     c.letter.clone(),
                     rounds(e),
                     format!("{}-{}", rate(e.round_min_per_s), rate(e.round_max_per_s)),
-                    format!("{:.0}%", e.round_spread_pct),
+                    table::pct(e.round_spread_pct, 0),
                     cpu(e),
                     fault(e),
                     s,
@@ -284,7 +288,7 @@ pub fn markdown(cmp: &CalibrationComparison) -> String {
                 e.label.clone(),
                 rounds(e),
                 format!("{}-{}", rate(e.round_min_per_s), rate(e.round_max_per_s)),
-                format!("{:.1}%", e.round_spread_pct),
+                table::pct(e.round_spread_pct, 1),
                 format!("{}-{}", rate(e.min_per_s), rate(e.max_per_s)),
                 cpu(e),
                 fault(e),
@@ -434,7 +438,7 @@ pub fn run_text(c: &Calibration) -> String {
                 r.faults_per_pass.to_string(),
                 fault_size(r.fault_bytes(c.page_size)),
                 r.cpu_share
-                    .map_or_else(|| "-".to_owned(), |s| format!("{:.0}%", 100.0 * s)),
+                    .map_or_else(|| "-".to_owned(), |s| table::pct(100.0 * s, 0)),
             ]
         })
         .collect();

@@ -20,7 +20,7 @@ fn percent(e: &Entry) -> String {
         Some(c) => format!(
             "{}{}",
             c.percent
-                .map_or_else(|| "n/a".to_owned(), |p| format!("{p:+.1}%")),
+                .map_or_else(|| "n/a".to_owned(), table::signed_pct),
             if c.significant { "*" } else { "" }
         ),
         None => "n/a".to_owned(),
@@ -28,22 +28,17 @@ fn percent(e: &Entry) -> String {
 }
 
 fn change_ms(e: &Entry) -> String {
-    e.change.map_or_else(|| "n/a".to_owned(), |c| signed(c.ms))
-}
-
-/// A change, always signed: no change at all reads `+0.0`, as its `+0.0%` does.
-fn signed(v: f64) -> String {
-    let s = table::signed_ms(v);
-    if s.starts_with(['+', '-']) {
-        s
-    } else {
-        format!("+{s}")
-    }
+    e.change
+        .map_or_else(|| "n/a".to_owned(), |c| table::change_ms(c.ms))
 }
 
 fn interval(e: &Entry) -> String {
     match e.change.map(|c| c.difference) {
-        Some(Some(d)) => format!("{} .. {}", signed(d.low_ms), signed(d.high_ms)),
+        Some(Some(d)) => format!(
+            "{} .. {}",
+            table::change_ms(d.low_ms),
+            table::change_ms(d.high_ms)
+        ),
         Some(None) => "few rounds".to_owned(),
         None => String::new(),
     }
@@ -54,7 +49,7 @@ fn shift(e: &Entry) -> String {
         Some(c) => c.difference.map_or_else(String::new, |d| {
             format!(
                 "{}{}",
-                signed(d.estimate_ms),
+                table::change_ms(d.estimate_ms),
                 if c.significant { "*" } else { "" }
             )
         }),
