@@ -9,7 +9,9 @@ use std::fmt::Write as _;
 use serde::Serialize;
 
 use crate::analyze::calibration::{CalibrationComparison, Entry, Row};
-use crate::machine::calibrate::Calibration;
+use crate::machine::calibrate::{Calibration, MemoryDuring};
+use crate::machine::topology::Placement;
+use crate::matrix::cpuset::format_list;
 use crate::render::table::{self, name, num};
 
 /// A rate, as every count is written: [`table::count`].
@@ -477,13 +479,40 @@ pub fn run_text(c: &Calibration) -> String {
     for p in c.results.iter().filter_map(|r| r.placement.as_ref()) {
         if !shown.contains(&p.set.as_str()) {
             shown.push(&p.set);
-            let _ = writeln!(out, "  {}: {}", p.set, p.describe());
+            let _ = writeln!(out, "  {}: {}", p.set, placement(p));
         }
     }
     if let Some(m) = &c.memory {
-        let _ = writeln!(out, "{}", m.describe());
+        let _ = writeln!(out, "{}", memory_during(m));
     }
     out
+}
+
+/// `CPUs 0-6: 1 L3 domain(s) 0, node(s) 0, 7 core(s)`.
+fn placement(p: &Placement) -> String {
+    format!(
+        "CPUs {}: {} L3 domain(s) {}, node(s) {}, {} core(s)",
+        format_list(&p.cpus),
+        p.l3_domains.len(),
+        format_list(&p.l3_domains),
+        format_list(&p.nodes),
+        p.cores
+    )
+}
+
+/// The guest memory during a calibration, one line.
+fn memory_during(m: &MemoryDuring) -> String {
+    let reported = m
+        .reported_kib
+        .map(|k| format!("; {} MiB reported to the host meanwhile", k / 1024))
+        .unwrap_or_default();
+    match m.stopped {
+        Some([before, during]) => format!(
+            "free page reporting: stopped for the calibration (page_reporting_order \
+             {before} -> {during}, restored){reported}"
+        ),
+        None => format!("free page reporting: {}{reported}", m.reporting),
+    }
 }
 
 #[cfg(test)]
