@@ -39,7 +39,7 @@ fn identical_costs_show_no_change_with_an_interval() {
         .unwrap_or_else(|| panic!("no change row:\n{text}"));
     assert!(row.contains("+0.0  +0.0%"), "{row}\n{text}");
     assert!(!row.contains("n/a"), "{row}");
-    // The shift and its interval: `+0.0  -5.6 .. +5.6`.
+    // The difference and its interval: `+0.0  +0.0 .. +0.0`.
     let b = text
         .lines()
         .find(|l| l.trim_start().starts_with("B ") && l.contains(" .. "))

@@ -159,7 +159,7 @@ impl CalibrationComparison {
 /// The confidence of each row's interval in a column of `k` compared rows: the
 /// Bonferroni share of [`CONFIDENCE`].
 pub fn row_level(k: usize) -> f64 {
-    1.0 - (1.0 - CONFIDENCE) / k.max(1) as f64
+    crate::stats::family::cell_level(k, CONFIDENCE)
 }
 
 /// The smallest two-sided p-value the rank-sum test can give with `m` and `n` values a

@@ -20,7 +20,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::analyze::report::{CellReport, Report};
-use crate::launch::perf::{KERNEL_SUFFIX, split_folded};
+use crate::launch::profile::{KERNEL_SUFFIX, split_folded};
 use crate::stats::median;
 use crate::store::CellKey;
 use crate::store::profile::LabelledProfile;
@@ -594,7 +594,7 @@ pub fn cell_profile(
     let samples_off: u64 = off.iter().map(|r| r.samples).sum();
     let frequency = ok
         .first()
-        .map_or(crate::launch::perf::FREQUENCY_HZ, |r| r.frequency_hz);
+        .map_or(crate::launch::profile::FREQUENCY_HZ, |r| r.frequency_hz);
     let period_ms = 1000.0 / f64::from(frequency.max(1));
     let per_launch = |samples: u64, n: usize| (n > 0).then(|| samples as f64 / n as f64);
     let cost_ms = timed.and_then(|t| t.pretouch_ms);
@@ -634,7 +634,7 @@ pub fn cell_profile(
         timed_off_ms: timed.and_then(|t| t.median_off_ms),
         categories: shares(&categories, with.pretouch, cost_ms),
         functions: shares(&with.functions, with.pretouch, cost_ms),
-        stacks: crate::launch::perf::merge_threads(
+        stacks: crate::launch::profile::merge_threads(
             on.iter().flat_map(|r| r.folded.iter().map(String::as_str)),
         ),
     }
@@ -883,7 +883,7 @@ mod tests {
             event: "cpu-clock".into(),
             frequency_hz: 1000,
             call_graph: "fp".into(),
-            samples: crate::launch::perf::folded_samples(&folded),
+            samples: crate::launch::profile::folded_samples(&folded),
             folded,
             perf_data: None,
         }

@@ -16,7 +16,7 @@ use crate::launch::agent;
 use crate::launch::interrupt::{self, Interrupt};
 use crate::launch::kernels::{VmRequest, VngRunner, locate_vng};
 use crate::machine::kernels::{
-    Accel, EMULATED_MARK, VmShape, detect, guest_memory, image_release, tool_version,
+    Accel, EMULATED_MARK, VmShape, detect, image_release, tool_version, vm_memory,
 };
 use crate::machine::{host, lock, memory};
 use crate::matrix::Matrix;
@@ -33,7 +33,7 @@ use crate::store::kernels::{
 /// The QEMU virtme-ng starts on x86-64.
 const QEMU: &str = "qemu-system-x86_64";
 
-/// Memory left to the guest's kernel and init, besides the JVM ([`guest_memory`]).
+/// Memory left to the guest's kernel and init, besides the JVM ([`vm_memory`]).
 const GUEST_OWN: u64 = 768 << 20;
 
 /// The guest's side: the VM's shape the host wrote into the work folder.
@@ -150,7 +150,7 @@ fn vm_plan(args: &RunArgs, matrix: &Matrix, vng: &Path) -> anyhow::Result<VmPlan
         .map(|h| h.bytes)
         .max()
         .unwrap_or(crate::units::Bytes(0));
-    let memory = args.vm_memory.unwrap_or_else(|| guest_memory(largest));
+    let memory = args.vm_memory.unwrap_or_else(|| vm_memory(largest));
     let for_jvm = crate::units::Bytes(memory.0.saturating_sub(GUEST_OWN));
     if let Err(e) = memory::check(matrix, for_jvm) {
         let e = anyhow::anyhow!(

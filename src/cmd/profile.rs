@@ -11,7 +11,7 @@ use crate::cmd::cli::RunArgs;
 use crate::cmd::error::bad;
 use crate::launch::JvmLauncher;
 use crate::launch::interrupt::Interrupt;
-use crate::launch::perf::{self, PerfLauncher};
+use crate::launch::profile::{EVENT, FREQUENCY_HZ, PerfLauncher};
 use crate::matrix::Matrix;
 use crate::matrix::app::App;
 use crate::schedule::plan::Plan;
@@ -24,7 +24,7 @@ pub(crate) fn preflight(args: &RunArgs, matrix: &Matrix) -> anyhow::Result<Optio
     if !(args.profile || matrix.profile) {
         return Ok(None);
     }
-    perf::preflight().map(Some).map_err(bad)
+    crate::launch::profile::preflight().map(Some).map_err(bad)
 }
 
 /// The profiled rounds a run owes: perf, the rounds per cell, and (resumed) the seqs of
@@ -74,8 +74,8 @@ pub(crate) fn run_profiled(
         "pretouch: {all} profiled launches ({} cells x {} rounds x with/without pretouch) under perf record -e {} -F {} -g; in no timing median{}",
         plan.cells.len(),
         profiling.rounds,
-        perf::EVENT,
-        perf::FREQUENCY_HZ,
+        EVENT,
+        FREQUENCY_HZ,
         match done_before {
             0 => String::new(),
             n => format!("; {n} already in the file, {} to go", all.saturating_sub(n)),

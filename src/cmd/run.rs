@@ -218,7 +218,7 @@ pub(crate) fn cmd_resume(args: &RunArgs, path: &Path) -> anyhow::Result<u8> {
         }
     }
     let perf = match profile_rounds {
-        Some(_) => Some(crate::launch::perf::preflight().map_err(bad)?),
+        Some(_) => Some(crate::launch::profile::preflight().map_err(bad)?),
         None => None,
     };
     // The probed rounds too are the first run's; a resume adds none to a run without.

@@ -11,9 +11,8 @@ pub mod java_env;
 pub mod jvmlog;
 pub mod kernels;
 pub mod machine_counters;
-pub mod perf;
-pub mod port;
 pub mod probe;
+pub mod profile;
 pub mod ready;
 pub mod reference;
 pub mod rusage;
@@ -261,7 +260,7 @@ impl JvmLauncher {
         args
     }
     /// Starts the next JVMs under this command (`perf record ... --`, see
-    /// [`crate::launch::perf`]); its spawn is then the launch's start. Empty: none.
+    /// [`crate::launch::profile`]); its spawn is then the launch's start. Empty: none.
     pub fn set_wrapper(&mut self, wrapper: Vec<String>) {
         self.wrapper = wrapper;
     }

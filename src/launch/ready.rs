@@ -3,6 +3,8 @@
 //! until it is reaped and its port is free, so that the next launch finds the machine as
 //! this one did. [`ServerRun`] is what the launch record keeps of it.
 
+pub mod port;
+
 use std::io::{Read, Seek, SeekFrom};
 use std::net::{Ipv4Addr, SocketAddr, TcpStream};
 use std::path::Path;
@@ -13,7 +15,6 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 use crate::launch::interrupt::Interrupt;
-use crate::launch::port;
 use crate::matrix::ready::{AfterReady, Probe, Ready};
 use crate::units::Nanos;
 

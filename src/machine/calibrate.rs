@@ -238,21 +238,6 @@ pub struct MemoryDuring {
 }
 
 impl MemoryDuring {
-    /// One line for the calibration's table.
-    pub fn describe(&self) -> String {
-        let reported = self
-            .reported_kib
-            .map(|k| format!("; {} MiB reported to the host meanwhile", k / 1024))
-            .unwrap_or_default();
-        match self.stopped {
-            Some([before, during]) => format!(
-                "free page reporting: stopped for the calibration (page_reporting_order \
-                 {before} -> {during}, restored){reported}"
-            ),
-            None => format!("free page reporting: {}{reported}", self.reporting),
-        }
-    }
-
     /// Memory may have gone to the host during the calibration: reporting was on, and
     /// either the kernel counted some or it cannot say.
     pub fn host_may_have_faulted(&self) -> bool {

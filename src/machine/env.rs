@@ -1,10 +1,9 @@
 //! The environment a result set was taken in: kernel, boot command line, CPUs, NUMA,
 //! memory, THP and mTHP modes, cgroup limits, CPU frequency governor. Stored in each run
-//! header, printed by `pretouch env`, and compared between labels by the report, so that
+//! header, printed by `pretouch env` (`render::env`), and compared between labels by the report, so that
 //! "THP mode differs" shows next to the numbers it explains.
 
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
@@ -165,15 +164,6 @@ impl Environment {
             ),
         ]
     }
-
-    /// `name: value` lines, for `pretouch env`.
-    pub fn to_text(&self) -> String {
-        let mut out = String::new();
-        for (name, value) in self.fields() {
-            let _ = writeln!(out, "{name:<18} {value}");
-        }
-        out
-    }
 }
 
 /// The fields whose values differ between two environments: (name, a, b). The kernel's
@@ -287,7 +277,7 @@ mod tests {
         let env = Environment::read();
         assert!(env.cpus >= 1);
         assert!(env.cmdline.is_some() && env.mem_total.is_some(), "{env:?}");
-        assert!(env.to_text().contains("thp_enabled"));
+        assert!(env.fields().iter().any(|(name, _)| *name == "thp_enabled"));
     }
 
     #[test]

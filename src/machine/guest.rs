@@ -2,7 +2,7 @@
 //! The hypervisor (CPUID, DMI), the virtio devices, the balloon and its free page
 //! reporting (the guest hands freed memory back to the host; the next touch of it pays
 //! the host's fault too), KSM. Stored in the run header's environment, printed by
-//! `pretouch env` with what each means for the numbers.
+//! `pretouch env` with what each means for the numbers (`render::env`).
 
 use std::path::Path;
 
@@ -173,12 +173,6 @@ impl GuestInfo {
         s
     }
 
-    /// Memory reported to the host since boot, in words, where the kernel counts it.
-    pub fn reported_text(&self) -> Option<String> {
-        self.reported_kib
-            .map(|k| format!("{} MiB since boot (page_reporting reported_kib)", k / 1024))
-    }
-
     /// The balloon and free page reporting in words.
     pub fn reporting_text(&self) -> String {
         if !self.balloon {
@@ -218,27 +212,6 @@ impl GuestInfo {
             Some(other) => format!("run={other}"),
             None => "-".to_owned(),
         }
-    }
-
-    /// What these settings mean for the numbers, one sentence each; empty on a machine
-    /// where none applies.
-    pub fn meaning(&self) -> Vec<String> {
-        let mut out = Vec::new();
-        if self.reporting_on() {
-            out.push(
-                "free page reporting is on: memory the guest frees goes back to the host within seconds of idling, and the next launch that touches it also pays the host's faults (on the Firecracker guest README.md describes: G1 2g with THP, 0.15 s back to back, 2.4 s after 15 s idle). Launches after idle gaps, and the first cell of a round, come out slow. `pretouch run --comparable-memory` (root) stops the reporting for the run and restores it afterwards."
-                    .to_owned(),
-            );
-        } else if self.balloon {
-            out.push("a memory balloon is present: if the host inflates it during a run, the guest reclaims memory and launches slow down; balloon_inflate in each launch's counters shows it.".to_owned());
-        }
-        if self.hypervisor_flag {
-            out.push("this is a virtual machine: steal time (another guest on the vCPU) and the host's own memory management can slow single launches; each launch's record keeps its steal and the machine's CPU time, and the report names the likely cause of each outlier.".to_owned());
-        }
-        if matches!(self.ksm_run.as_deref(), Some("1")) {
-            out.push("KSM is merging pages: a write to a merged page copies it first, so touched memory can cost more than a fresh fault.".to_owned());
-        }
-        out
     }
 }
 
@@ -374,12 +347,10 @@ mod tests {
             g.virtualization(),
             "KVM (CPUID KVMKVMKVM), no DMI tables: likely Firecracker (a KVM guest without DMI, virtio devices only)"
         );
-        assert!(g.meaning()[0].starts_with("free page reporting is on"));
         // Order 11, above the largest buddy order 10: nothing qualifies.
         g.page_reporting_order = Some(11);
         assert!(!g.reporting_on());
         assert!(g.reporting_text().starts_with("offered but idle"));
-        assert!(!g.meaning()[0].starts_with("free page reporting"));
     }
 
     #[test]
@@ -392,7 +363,6 @@ mod tests {
         assert_eq!(g.virtualization(), "none detected (no hypervisor CPU flag)");
         assert_eq!(g.reporting_text(), "no balloon device");
         assert_eq!(g.dmi.as_deref(), Some("Dell Inc."));
-        assert!(g.meaning().is_empty());
     }
 
     #[test]

@@ -150,7 +150,7 @@ pub fn mark_label(label: &str, emulated: bool) -> String {
 /// JVM's own memory ([`crate::machine::memory::jvm_overhead`]), and 768 MiB for the
 /// guest's kernel, its init and page cache (an idle virtme-ng guest uses about 130 MiB
 /// of 1 GiB), rounded up to 256 MiB.
-pub fn guest_memory(heap: Bytes) -> Bytes {
+pub fn vm_memory(heap: Bytes) -> Bytes {
     const STEP: u64 = 256 << 20;
     let need = heap.0 + crate::machine::memory::jvm_overhead(heap).0 + (768 << 20);
     Bytes(need.div_ceil(STEP) * STEP)
@@ -241,8 +241,8 @@ mod tests {
 
     #[test]
     fn guest_memory_grows_with_the_heap_and_leaves_room_for_the_guest() {
-        let small = guest_memory(Bytes(64 << 20));
-        let large = guest_memory(Bytes(32 << 30));
+        let small = vm_memory(Bytes(64 << 20));
+        let large = vm_memory(Bytes(32 << 30));
         assert_eq!(small.0 % (256 << 20), 0);
         assert!(small.0 >= (64 << 20) + (768 << 20), "{small}");
         assert!(large.0 > (32u64 << 30) + (2u64 << 30), "{large}");

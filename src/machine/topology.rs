@@ -365,20 +365,6 @@ pub struct Placement {
     pub cores: usize,
 }
 
-impl Placement {
-    /// `0-6 (1 L3 domain, 7 cores)`.
-    pub fn describe(&self) -> String {
-        format!(
-            "CPUs {}: {} L3 domain(s) {}, node(s) {}, {} core(s)",
-            format_list(&self.cpus),
-            self.l3_domains.len(),
-            format_list(&self.l3_domains),
-            format_list(&self.nodes),
-            self.cores
-        )
-    }
-}
-
 /// Resolves a CPU set against this machine: a topology spec picks its CPUs, a list is
 /// checked against `available`, `all` is `available`. The error says what the machine
 /// has; nothing has run yet.

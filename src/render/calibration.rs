@@ -9,7 +9,9 @@ use std::fmt::Write as _;
 use serde::Serialize;
 
 use crate::analyze::calibration::{CalibrationComparison, Entry, Row};
-use crate::machine::calibrate::Calibration;
+use crate::machine::calibrate::{Calibration, MemoryDuring};
+use crate::machine::topology::Placement;
+use crate::matrix::cpuset::format_list;
 use crate::render::table::{self, name, num};
 
 /// A rate, as every count is written: [`table::count`].
@@ -19,14 +21,18 @@ pub fn rate(per_s: f64) -> String {
 
 fn gain(e: &Entry) -> String {
     match e.gain_pct {
-        Some(g) => format!("{g:+.1}%{}", if e.significant { "*" } else { "" }),
+        Some(g) => format!(
+            "{}{}",
+            table::signed_pct(g),
+            if e.significant { "*" } else { "" }
+        ),
         None => "-".to_owned(),
     }
 }
 
 fn cpu(e: &Entry) -> String {
     e.cpu_share
-        .map_or_else(|| "-".to_owned(), |s| format!("{:.0}%", 100.0 * s))
+        .map_or_else(|| "-".to_owned(), |s| table::pct(100.0 * s, 0))
 }
 
 fn fault(e: &Entry) -> String {
@@ -42,7 +48,11 @@ fn shift(e: &Entry) -> (String, String) {
                 rate(s.estimate.abs()),
                 if e.significant { "*" } else { "" }
             ),
-            format!("{}..{}", signed(s.low), signed(s.high)),
+            format!(
+                "{}..{}",
+                table::signed_count(s.low),
+                table::signed_count(s.high)
+            ),
         ),
         Some(_) => ("few rounds".to_owned(), String::new()),
         None => (String::new(), String::new()),
@@ -52,10 +62,6 @@ fn shift(e: &Entry) -> (String, String) {
 /// `6x3`: rounds x passes per round.
 fn rounds(e: &Entry) -> String {
     format!("{}x{}", e.rounds, e.passes / e.rounds.max(1))
-}
-
-fn signed(v: f64) -> String {
-    format!("{}{}", if v >= 0.0 { "+" } else { "-" }, rate(v.abs()))
 }
 
 /// The gain columns: one per label but the baseline.
@@ -203,7 +209,7 @@ pub fn text(cmp: &CalibrationComparison) -> String {
                     c.letter.clone(),
                     rounds(e),
                     format!("{}-{}", rate(e.round_min_per_s), rate(e.round_max_per_s)),
-                    format!("{:.0}%", e.round_spread_pct),
+                    table::pct(e.round_spread_pct, 0),
                     cpu(e),
                     fault(e),
                     s,
@@ -284,7 +290,7 @@ pub fn markdown(cmp: &CalibrationComparison) -> String {
                 e.label.clone(),
                 rounds(e),
                 format!("{}-{}", rate(e.round_min_per_s), rate(e.round_max_per_s)),
-                format!("{:.1}%", e.round_spread_pct),
+                table::pct(e.round_spread_pct, 1),
                 format!("{}-{}", rate(e.min_per_s), rate(e.max_per_s)),
                 cpu(e),
                 fault(e),
@@ -434,7 +440,7 @@ pub fn run_text(c: &Calibration) -> String {
                 r.faults_per_pass.to_string(),
                 fault_size(r.fault_bytes(c.page_size)),
                 r.cpu_share
-                    .map_or_else(|| "-".to_owned(), |s| format!("{:.0}%", 100.0 * s)),
+                    .map_or_else(|| "-".to_owned(), |s| table::pct(100.0 * s, 0)),
             ]
         })
         .collect();
@@ -473,13 +479,40 @@ pub fn run_text(c: &Calibration) -> String {
     for p in c.results.iter().filter_map(|r| r.placement.as_ref()) {
         if !shown.contains(&p.set.as_str()) {
             shown.push(&p.set);
-            let _ = writeln!(out, "  {}: {}", p.set, p.describe());
+            let _ = writeln!(out, "  {}: {}", p.set, placement(p));
         }
     }
     if let Some(m) = &c.memory {
-        let _ = writeln!(out, "{}", m.describe());
+        let _ = writeln!(out, "{}", memory_during(m));
     }
     out
+}
+
+/// `CPUs 0-6: 1 L3 domain(s) 0, node(s) 0, 7 core(s)`.
+fn placement(p: &Placement) -> String {
+    format!(
+        "CPUs {}: {} L3 domain(s) {}, node(s) {}, {} core(s)",
+        format_list(&p.cpus),
+        p.l3_domains.len(),
+        format_list(&p.l3_domains),
+        format_list(&p.nodes),
+        p.cores
+    )
+}
+
+/// The guest memory during a calibration, one line.
+fn memory_during(m: &MemoryDuring) -> String {
+    let reported = m
+        .reported_kib
+        .map(|k| format!("; {} MiB reported to the host meanwhile", k / 1024))
+        .unwrap_or_default();
+    match m.stopped {
+        Some([before, during]) => format!(
+            "free page reporting: stopped for the calibration (page_reporting_order \
+             {before} -> {during}, restored){reported}"
+        ),
+        None => format!("free page reporting: {}{reported}", m.reporting),
+    }
 }
 
 #[cfg(test)]

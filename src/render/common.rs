@@ -95,10 +95,17 @@ pub(crate) fn stop_lines(report: &Report) -> String {
         }
         let stop = &s.stop;
         let interval = match (stop.ci_low_ms, stop.ci_high_ms, stop.ci_half_width_pct) {
-            (Some(lo), Some(hi), Some(pct)) => {
-                format!("95% interval [{lo:.1}, {hi:.1}] ms, ±{pct:.1}%")
-            }
-            (Some(lo), Some(hi), None) => format!("95% interval [{lo:.1}, {hi:.1}] ms"),
+            (Some(lo), Some(hi), Some(pct)) => format!(
+                "95% interval [{}, {}] ms, ±{}",
+                table::ms_tenths(lo),
+                table::ms_tenths(hi),
+                table::pct(pct, 1)
+            ),
+            (Some(lo), Some(hi), None) => format!(
+                "95% interval [{}, {}] ms",
+                table::ms_tenths(lo),
+                table::ms_tenths(hi)
+            ),
             _ => "no 95% interval".to_owned(),
         };
         let target = format!("±{}%", stop.target_pct);
@@ -185,7 +192,10 @@ pub(crate) fn run_to_run_notes(checks: &[crate::analyze::report::RunToRun]) -> V
         .iter()
         .map(|r| {
             let share = if r.cells > 0 {
-                format!(" ({:.0}%)", 100.0 * r.significant as f64 / r.cells as f64)
+                format!(
+                    " ({})",
+                    table::pct(100.0 * r.significant as f64 / r.cells as f64, 0)
+                )
             } else {
                 String::new()
             };

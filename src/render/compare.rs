@@ -20,7 +20,7 @@ fn percent(e: &Entry) -> String {
         Some(c) => format!(
             "{}{}",
             c.percent
-                .map_or_else(|| "n/a".to_owned(), |p| format!("{p:+.1}%")),
+                .map_or_else(|| "n/a".to_owned(), table::signed_pct),
             if c.significant { "*" } else { "" }
         ),
         None => "n/a".to_owned(),
@@ -28,35 +28,65 @@ fn percent(e: &Entry) -> String {
 }
 
 fn change_ms(e: &Entry) -> String {
-    e.change.map_or_else(|| "n/a".to_owned(), |c| signed(c.ms))
-}
-
-/// A change, always signed: no change at all reads `+0.0`, as its `+0.0%` does.
-fn signed(v: f64) -> String {
-    let s = table::signed_ms(v);
-    if s.starts_with(['+', '-']) {
-        s
-    } else {
-        format!("+{s}")
-    }
+    e.change
+        .map_or_else(|| "n/a".to_owned(), |c| table::change_ms(c.ms))
 }
 
 fn interval(e: &Entry) -> String {
-    match e.change {
-        Some(c) => format!("{} .. {}", signed(c.shift.low), signed(c.shift.high)),
+    match e.change.map(|c| c.difference) {
+        Some(Some(d)) => format!(
+            "{} .. {}",
+            table::change_ms(d.low_ms),
+            table::change_ms(d.high_ms)
+        ),
+        Some(None) => "few rounds".to_owned(),
         None => String::new(),
     }
 }
 
 fn shift(e: &Entry) -> String {
     match e.change {
-        Some(c) => format!(
-            "{}{}",
-            signed(c.shift.estimate),
-            if c.significant { "*" } else { "" }
-        ),
+        Some(c) => c.difference.map_or_else(String::new, |d| {
+            format!(
+                "{}{}",
+                table::change_ms(d.estimate_ms),
+                if c.significant { "*" } else { "" }
+            )
+        }),
         None => String::new(),
     }
+}
+
+/// What the mark means, said once: the family confidence and each column's cell level.
+fn mark_note(cmp: &Comparison) -> String {
+    let levels: Vec<String> = cmp
+        .columns
+        .iter()
+        .filter(|c| !c.baseline)
+        .map(|c| match c.cell_confidence {
+            Some(level) => format!(
+                "{} {} cell(s) at {:.2}%",
+                c.letter,
+                c.compared_cells,
+                100.0 * level
+            ),
+            None => format!("{} no cell", c.letter),
+        })
+        .collect();
+    format!(
+        "* = the interval excludes 0. Each column's marks hold together at {:.0}%: its \
+         cells' intervals are at 1 - {:.2} / cells (Bonferroni; {}), so that where no \
+         cell differs a column carries any mark at most {:.0}% of the time. diff, CI: \
+         the difference of the labels' {:.0}%-trimmed mean per-round costs, with Welch's \
+         interval of their batch-means errors, which allows for the drift of a label's \
+         rounds (docs/statistics.md); `few rounds`: fewer than 10 a side, no interval \
+         and no mark.",
+        100.0 * cmp.confidence,
+        1.0 - cmp.confidence,
+        levels.join(", "),
+        100.0 * (1.0 - cmp.confidence),
+        100.0 * crate::stats::interval::TRIM
+    )
 }
 
 fn cell_cost(e: Option<&Entry>) -> String {
@@ -174,8 +204,8 @@ fn details(cmp: &Comparison, cols: &[usize]) -> String {
         table::num("min-max"),
         table::num("IQR"),
         table::num("out"),
-        table::num("shift"),
-        table::num("95% CI"),
+        table::num("diff"),
+        table::num("CI"),
     ];
     let mut rows = Vec::new();
     for r in &cmp.rows {
@@ -268,13 +298,13 @@ pub fn text(cmp: &Comparison) -> String {
     out.push('\n');
     out += &details(cmp, &cols);
     out.push('\n');
-    let level = (cmp.confidence * 100.0).round();
     out += &table::wrap(
         &format!(
-            "cost = median(with) - median(without) pretouch, ms from exec to main(). Negative change = less startup time. * = the {level}% interval of the shift excludes 0: shift = Hodges-Lehmann estimate of the per-round costs' difference to the baseline, interval from the Mann-Whitney test (R: wilcox.test(x, y, conf.int = TRUE)). rounds, min-max, IQR: per-round costs (with - without, back to back in one round). out = launches flagged as outliers (modified z-score above 3.5). {COST_CI_NOTE}"
+            "cost = median(with) - median(without) pretouch, ms from exec to main(). Negative change = less startup time. rounds, min-max, IQR: per-round costs (with - without, back to back in one round). out = launches flagged as outliers (modified z-score above 3.5). {COST_CI_NOTE}"
         ),
         0,
     );
+    out += &table::wrap(&mark_note(cmp), 0);
     for n in notes(cmp) {
         out += &table::wrap(&n, 2);
     }
@@ -308,7 +338,7 @@ pub fn markdown(cmp: &Comparison) -> String {
     for (i, c) in cmp.columns.iter().enumerate() {
         cols.push(table::num(&c.info.label));
         if i != base {
-            cols.extend(table::cols(&[&vs, "%", "95% CI of shift (ms)"], 0));
+            cols.extend(table::cols(&[&vs, "%", "CI of diff (ms)"], 0));
         }
     }
     let mut rows = Vec::new();
@@ -339,7 +369,9 @@ pub fn markdown(cmp: &Comparison) -> String {
         rows.push(row);
     }
     let mut out = table::markdown(&cols, &rows);
-    out += "\nCost in ms: median(with) - median(without) pretouch, exec to `main()`; in brackets the min-max and IQR of the per-round costs, the launches flagged as outliers, and tmean: the 20% trimmed mean of the per-round costs with the half-width of its 95% interval (batch means widened for drift, `docs/statistics.md`; `few rounds` under 10 rounds). Negative change = less startup time; `*` = the 95% interval of the Hodges-Lehmann shift (Mann-Whitney) excludes 0.\n";
+    out += "\nCost in ms: median(with) - median(without) pretouch, exec to `main()`; in brackets the min-max and IQR of the per-round costs, the launches flagged as outliers, and tmean: the 20% trimmed mean of the per-round costs with the half-width of its 95% interval (batch means widened for drift, `docs/statistics.md`; `few rounds` under 10 rounds). Negative change = less startup time.\n\n";
+    out += &mark_note(cmp);
+    out += "\n";
     for c in &cmp.columns {
         let _ = write!(
             out,
@@ -387,10 +419,10 @@ pub fn csv(cmp: &Comparison) -> String {
                 baseline: col.baseline,
                 change_ms: ch.map(|c| c.ms),
                 change_percent: ch.and_then(|c| c.percent),
-                shift_ms: ch.map(|c| c.shift.estimate),
-                ci_low_ms: ch.map(|c| c.shift.low),
-                ci_high_ms: ch.map(|c| c.shift.high),
-                ci_confidence: ch.map(|c| c.shift.confidence),
+                shift_ms: ch.and_then(|c| c.difference).map(|d| d.estimate_ms),
+                ci_low_ms: ch.and_then(|c| c.difference).map(|d| d.low_ms),
+                ci_high_ms: ch.and_then(|c| c.difference).map(|d| d.high_ms),
+                ci_confidence: ch.and_then(|c| c.difference).map(|d| d.confidence),
                 significant: ch.map(|c| c.significant),
                 not_compared: e.not_compared.as_deref(),
                 outliers_excluded: cmp.outliers_excluded,
@@ -456,68 +488,74 @@ mod tests {
         let out = super::text(&sample());
         assert!(table::width(&out) <= table::WIDTH, "{out}");
         insta::assert_snapshot!(out, @r#"
-        pretouch cost in ms, per label; change against A (baseline)
-        A  6.18.0-base (baseline): 2026-11-30 07:00 UTC
-        B  6.18.0-vma-refcount: 2026-11-30 08:00 UTC
-        host vm (AMD EPYC 9B14), kernel 6.18.0
-        jdk 17.0.15+6, variant default
+            pretouch cost in ms, per label; change against A (baseline)
+            A  6.18.0-base (baseline): 2026-11-30 07:00 UTC
+            B  6.18.0-vma-refcount: 2026-11-30 08:00 UTC
+            host vm (AMD EPYC 9B14), kernel 6.18.0
+            jdk 17.0.15+6, variant default
 
-        gc        heap    A    B    B-A        %
-        g1        1g    383  284  -99.1  -25.9%*
-        parallel  1g    396  396   +0.5    +0.1%
+            gc        heap    A    B    B-A        %
+            g1        1g    383  284  -99.1  -25.9%*
+            parallel  1g    396  396   +0.5    +0.1%
 
-        gc       heap   rounds tmean ±95% min-max  IQR out  shift        95% CI
-        g1       1g   A     10   383 ±4.0 374-393 10.0   0
-                      B     10  284 ±25.7 276-937  8.6   1 -98.9* -105 .. -92.1
-        parallel 1g   A     10   396 ±4.2 387-407 10.4   0
-                      B     10   396 ±4.2 388-407 10.4   0   +0.5  -5.4 .. +6.5
+            gc       heap   rounds tmean ±95% min-max  IQR out   diff            CI
+            g1       1g   A     10   383 ±4.0 374-393 10.0   0
+                          B     10  284 ±25.7 276-937  8.6   1 -99.1* -144 .. -53.9
+            parallel 1g   A     10   396 ±4.2 387-407 10.4   0
+                          B     10   396 ±4.2 388-407 10.4   0   +0.5  -2.4 .. +3.4
 
-        cost = median(with) - median(without) pretouch, ms from exec to main().
-        Negative change = less startup time. * = the 95% interval of the shift
-        excludes 0: shift = Hodges-Lehmann estimate of the per-round costs'
-        difference to the baseline, interval from the Mann-Whitney test (R:
-        wilcox.test(x, y, conf.int = TRUE)). rounds, min-max, IQR: per-round
-        costs (with - without, back to back in one round). out = launches
-        flagged as outliers (modified z-score above 3.5). tmean ±95% = the 20%
-        trimmed mean of the per-round costs and the half-width of its 95%
-        interval (batch means widened for drift, docs/statistics.md); few rounds
-        = under 10 rounds, too few for an interval.
-        warning: 1 launch(es) lie far from their cell's median (column out:
-          modified z-score above 3.5); they are kept in every figure.
-          --exclude-outliers leaves them out.
-        outlier: 6.18.0-vma-refcount 17.0.15+6 g1 1g default: round 7 with
-          pretouch 985 ms, median 332: no machine counters recorded (file
-          written before they were)
+            cost = median(with) - median(without) pretouch, ms from exec to main().
+            Negative change = less startup time. rounds, min-max, IQR: per-round
+            costs (with - without, back to back in one round). out = launches
+            flagged as outliers (modified z-score above 3.5). tmean ±95% = the 20%
+            trimmed mean of the per-round costs and the half-width of its 95%
+            interval (batch means widened for drift, docs/statistics.md); few rounds
+            = under 10 rounds, too few for an interval.
+            * = the interval excludes 0. Each column's marks hold together at 95%:
+            its cells' intervals are at 1 - 0.05 / cells (Bonferroni; B 2 cell(s) at
+            97.50%), so that where no cell differs a column carries any mark at most
+            5% of the time. diff, CI: the difference of the labels' 20%-trimmed mean
+            per-round costs, with Welch's interval of their batch-means errors,
+            which allows for the drift of a label's rounds (docs/statistics.md);
+            `few rounds`: fewer than 10 a side, no interval and no mark.
+            warning: 1 launch(es) lie far from their cell's median (column out:
+              modified z-score above 3.5); they are kept in every figure.
+              --exclude-outliers leaves them out.
+            outlier: 6.18.0-vma-refcount 17.0.15+6 g1 1g default: round 7 with
+              pretouch 985 ms, median 332: no machine counters recorded (file
+              written before they were)
         "#);
     }
 
     #[test]
     fn markdown() {
         insta::assert_snapshot!(super::markdown(&sample()), @r#"
-        | jdk | gc | heap | variant | 6.18.0-base | 6.18.0-vma-refcount | vs 6.18.0-base (ms) | % | 95% CI of shift (ms) |
-        |---|---|---|---|---:|---:|---:|---:|---:|
-        | 17.0.15+6 | g1 | 1g | default | 383 (374-393; IQR 10.0; 0 out; tmean 383 ±4.0) | 284 (276-937; IQR 8.6; 1 out; tmean 284 ±25.7) | -99.1 | -25.9%* | -105 .. -92.1 |
-        | 17.0.15+6 | parallel | 1g | default | 396 (387-407; IQR 10.4; 0 out; tmean 396 ±4.2) | 396 (388-407; IQR 10.4; 0 out; tmean 396 ±4.2) | +0.5 | +0.1% | -5.4 .. +6.5 |
+            | jdk | gc | heap | variant | 6.18.0-base | 6.18.0-vma-refcount | vs 6.18.0-base (ms) | % | CI of diff (ms) |
+            |---|---|---|---|---:|---:|---:|---:|---:|
+            | 17.0.15+6 | g1 | 1g | default | 383 (374-393; IQR 10.0; 0 out; tmean 383 ±4.0) | 284 (276-937; IQR 8.6; 1 out; tmean 284 ±25.7) | -99.1 | -25.9%* | -144 .. -53.9 |
+            | 17.0.15+6 | parallel | 1g | default | 396 (387-407; IQR 10.4; 0 out; tmean 396 ±4.2) | 396 (388-407; IQR 10.4; 0 out; tmean 396 ±4.2) | +0.5 | +0.1% | -2.4 .. +3.4 |
 
-        Cost in ms: median(with) - median(without) pretouch, exec to `main()`; in brackets the min-max and IQR of the per-round costs, the launches flagged as outliers, and tmean: the 20% trimmed mean of the per-round costs with the half-width of its 95% interval (batch means widened for drift, `docs/statistics.md`; `few rounds` under 10 rounds). Negative change = less startup time; `*` = the 95% interval of the Hodges-Lehmann shift (Mann-Whitney) excludes 0.
+            Cost in ms: median(with) - median(without) pretouch, exec to `main()`; in brackets the min-max and IQR of the per-round costs, the launches flagged as outliers, and tmean: the 20% trimmed mean of the per-round costs with the half-width of its 95% interval (batch means widened for drift, `docs/statistics.md`; `few rounds` under 10 rounds). Negative change = less startup time.
 
-        - `6.18.0-base` (baseline): host vm, AMD EPYC 9B14, kernel 6.18.0, oldest run 2026-11-30T07:00:00Z
-        - `6.18.0-vma-refcount`: host vm, AMD EPYC 9B14, kernel 6.18.0, oldest run 2026-11-30T08:00:00Z
+            * = the interval excludes 0. Each column's marks hold together at 95%: its cells' intervals are at 1 - 0.05 / cells (Bonferroni; B 2 cell(s) at 97.50%), so that where no cell differs a column carries any mark at most 5% of the time. diff, CI: the difference of the labels' 20%-trimmed mean per-round costs, with Welch's interval of their batch-means errors, which allows for the drift of a label's rounds (docs/statistics.md); `few rounds`: fewer than 10 a side, no interval and no mark.
 
-        > warning: 1 launch(es) lie far from their cell's median (column out: modified z-score above 3.5); they are kept in every figure. --exclude-outliers leaves them out.
+            - `6.18.0-base` (baseline): host vm, AMD EPYC 9B14, kernel 6.18.0, oldest run 2026-11-30T07:00:00Z
+            - `6.18.0-vma-refcount`: host vm, AMD EPYC 9B14, kernel 6.18.0, oldest run 2026-11-30T08:00:00Z
 
-        > outlier: 6.18.0-vma-refcount 17.0.15+6 g1 1g default: round 7 with pretouch 985 ms, median 332: no machine counters recorded (file written before they were)
+            > warning: 1 launch(es) lie far from their cell's median (column out: modified z-score above 3.5); they are kept in every figure. --exclude-outliers leaves them out.
+
+            > outlier: 6.18.0-vma-refcount 17.0.15+6 g1 1g default: round 7 with pretouch 985 ms, median 332: no machine counters recorded (file written before they were)
         "#);
     }
 
     #[test]
     fn csv() {
         insta::assert_snapshot!(super::csv(&sample()), @r#"
-        label,jdk,gc,heap,variant,runs,runs_on,runs_off,failed,median_on_ms,min_on_ms,max_on_ms,median_off_ms,min_off_ms,max_off_ms,pretouch_ms,first_failure,gc_threads,cpus,app,exec_to_agent_off_ms,exec_to_agent_on_ms,agent_to_init_off_ms,agent_to_init_on_ms,init_to_main_off_ms,init_to_main_on_ms,pretouch_faults,expected_faults,fault_rate_per_s,ceiling_per_s,ceiling_pct,jvm_pretouch_ms,jvm_genesis_growth_ms,untouched,untouched_reason,untouched_launches,rounds,cost_min_ms,cost_q1_ms,cost_q3_ms,cost_max_ms,cost_tmean_ms,cost_ci_low_ms,cost_ci_high_ms,cost_ci_batches,outliers,disturbed,disturbances,outlier_causes,baseline,change_ms,change_percent,shift_ms,ci_low_ms,ci_high_ms,ci_confidence,significant,not_compared,outliers_excluded
-        6.18.0-base,17.0.15+6-Debian-1deb12u1,g1,1g,default,20,10,10,0,431.075,421.4,442.9,48.125,47.0,49.5,382.95,,auto,all,,,,,,,,,262144,,,,,,0,,,10,374.4,378.0416666666667,388.01666666666665,393.4,382.95,378.92636850021177,386.9736314997882,2,0,0,,,true,,,,,,,,,false
-        6.18.0-vma-refcount,17.0.15+6-Debian-1deb12u1,g1,1g,default,20,10,10,0,332.475,323.4,985.05,48.625,47.5,50.0,283.85,,auto,all,,,,,,,,,262144,,,,,,0,,,10,275.9,279.98333333333335,288.6166666666667,937.3,283.8333333333333,258.123756245967,309.5429104206996,2,1,0,,"round 7 with pretouch 985 ms, median 332: no machine counters recorded (file written before they were)",false,-99.09999999999997,-25.878051965008478,-98.85000000000002,-105.19999999999999,-92.10000000000002,0.9567429474550218,true,,false
-        6.18.0-base,17.0.15+6-Debian-1deb12u1,parallel,1g,default,20,10,10,0,446.1125,436.1,458.35,50.125,49.0,51.5,395.9875,,auto,all,,,,,,,,,262144,,,,,,0,,,10,387.1,390.8854166666667,401.25416666666666,406.85,395.9875,391.805040941009,400.169959058991,2,0,0,,,true,,,,,,,,,false
-        6.18.0-vma-refcount,17.0.15+6-Debian-1deb12u1,parallel,1g,default,20,10,10,0,447.115,437.08,459.38,50.625,49.5,52.0,396.49,,auto,all,,,,,,,,,262144,,,,,,0,,,10,387.58,391.375,401.77,407.38,396.49,392.29695243706254,400.6830475629375,2,0,0,,,false,0.5024999999999977,0.1268979450108899,0.5024999999999977,-5.444999999999993,6.454999999999984,0.9567429474550218,false,,false
+            label,jdk,gc,heap,variant,runs,runs_on,runs_off,failed,median_on_ms,min_on_ms,max_on_ms,median_off_ms,min_off_ms,max_off_ms,pretouch_ms,first_failure,gc_threads,cpus,app,exec_to_agent_off_ms,exec_to_agent_on_ms,agent_to_init_off_ms,agent_to_init_on_ms,init_to_main_off_ms,init_to_main_on_ms,pretouch_faults,expected_faults,fault_rate_per_s,ceiling_per_s,ceiling_pct,jvm_pretouch_ms,jvm_genesis_growth_ms,untouched,untouched_reason,untouched_launches,rounds,cost_min_ms,cost_q1_ms,cost_q3_ms,cost_max_ms,cost_tmean_ms,cost_ci_low_ms,cost_ci_high_ms,cost_ci_batches,outliers,disturbed,disturbances,outlier_causes,baseline,change_ms,change_percent,shift_ms,ci_low_ms,ci_high_ms,ci_confidence,significant,not_compared,outliers_excluded
+            6.18.0-base,17.0.15+6-Debian-1deb12u1,g1,1g,default,20,10,10,0,431.075,421.4,442.9,48.125,47.0,49.5,382.95,,auto,all,,,,,,,,,262144,,,,,,0,,,10,374.4,378.0416666666667,388.01666666666665,393.4,382.95,378.92636850021177,386.9736314997882,2,0,0,,,true,,,,,,,,,false
+            6.18.0-vma-refcount,17.0.15+6-Debian-1deb12u1,g1,1g,default,20,10,10,0,332.475,323.4,985.05,48.625,47.5,50.0,283.85,,auto,all,,,,,,,,,262144,,,,,,0,,,10,275.9,279.98333333333335,288.6166666666667,937.3,283.8333333333333,258.123756245967,309.5429104206996,2,1,0,,"round 7 with pretouch 985 ms, median 332: no machine counters recorded (file written before they were)",false,-99.09999999999997,-25.878051965008478,-99.11666666666667,-144.36345504531397,-53.86987828801938,0.975,true,,false
+            6.18.0-base,17.0.15+6-Debian-1deb12u1,parallel,1g,default,20,10,10,0,446.1125,436.1,458.35,50.125,49.0,51.5,395.9875,,auto,all,,,,,,,,,262144,,,,,,0,,,10,387.1,390.8854166666667,401.25416666666666,406.85,395.9875,391.805040941009,400.169959058991,2,0,0,,,true,,,,,,,,,false
+            6.18.0-vma-refcount,17.0.15+6-Debian-1deb12u1,parallel,1g,default,20,10,10,0,447.115,437.08,459.38,50.625,49.5,52.0,396.49,,auto,all,,,,,,,,,262144,,,,,,0,,,10,387.58,391.375,401.77,407.38,396.49,392.29695243706254,400.6830475629375,2,0,0,,,false,0.5024999999999977,0.1268979450108899,0.5024999999999977,-2.389845323329126,3.3948453233291214,0.975,false,,false
         "#);
     }
 }

@@ -11,14 +11,6 @@ use crate::machine::jdk::short_jdk;
 use crate::render::common::cell_name;
 use crate::render::table::{self, name, num};
 
-fn ms(x: Option<f64>) -> String {
-    x.map_or_else(|| "-".to_owned(), |v| format!("{v:.1}"))
-}
-
-fn count(x: Option<f64>) -> String {
-    x.map_or_else(|| "-".to_owned(), table::count)
-}
-
 fn touched(c: &CellReport) -> String {
     if c.runs_on == 0 {
         "-".to_owned()
@@ -52,14 +44,14 @@ fn explain_row(c: &CellReport) -> [String; 13] {
         c.heap.clone(),
         c.variant_text(),
         c.explain.grew_most().unwrap_or("-").to_owned(),
-        ms(c.explain.init_growth_ms()),
-        ms(c.jvm_pretouch_ms),
-        ms(c.jvm_genesis_growth_ms),
-        count(c.pretouch_faults),
-        count(Some(c.expected_faults as f64)),
-        count(c.fault_rate_per_s),
+        table::opt_ms_tenths(c.explain.init_growth_ms()),
+        table::opt_ms_tenths(c.jvm_pretouch_ms),
+        table::opt_ms_tenths(c.jvm_genesis_growth_ms),
+        table::opt_count(c.pretouch_faults),
+        table::opt_count(Some(c.expected_faults as f64)),
+        table::opt_count(c.fault_rate_per_s),
         c.ceiling_pct
-            .map_or_else(|| "-".to_owned(), |p| format!("{p:.0}%")),
+            .map_or_else(|| "-".to_owned(), |p| table::pct(p, 0)),
         touched(c),
     ]
 }
@@ -76,8 +68,17 @@ const PHASE_HEADERS: [&str; 7] = [
 
 fn phase(off: Option<f64>, on: Option<f64>) -> String {
     match (off, on) {
-        (Some(a), Some(b)) => format!("{a:.1} -> {b:.1} ({:+.1})", b - a),
-        _ => format!("{} -> {}", ms(off), ms(on)),
+        (Some(a), Some(b)) => format!(
+            "{} -> {} ({})",
+            table::ms_tenths(a),
+            table::ms_tenths(b),
+            table::signed_ms_tenths(b - a)
+        ),
+        _ => format!(
+            "{} -> {}",
+            table::opt_ms_tenths(off),
+            table::opt_ms_tenths(on)
+        ),
     }
 }
 

@@ -72,11 +72,13 @@ pub struct ChangeRow<'a> {
     pub change_ms: Option<f64>,
     /// `change_ms` in % of the baseline's cost (null when that cost is not positive).
     pub change_percent: Option<f64>,
-    /// Hodges-Lehmann shift of the per-round costs, and its interval, ms.
+    /// The drift-aware difference of the per-round costs (trimmed means, label -
+    /// baseline), and its interval, ms; null with fewer than 10 rounds on a side.
     pub shift_ms: Option<f64>,
     pub ci_low_ms: Option<f64>,
     pub ci_high_ms: Option<f64>,
-    /// Confidence the interval reaches (at least `confidence` where exact).
+    /// The interval's confidence: the column's cell level, `1 - (1 - confidence) / k`
+    /// for its `k` compared cells, so that its marks hold together at `confidence`.
     pub ci_confidence: Option<f64>,
     /// The interval excludes zero.
     pub significant: Option<bool>,
@@ -104,10 +106,10 @@ pub fn comparison(cmp: &Comparison) -> ComparisonSection<'_> {
                 baseline: column.baseline,
                 change_ms: ch.map(|c| c.ms),
                 change_percent: ch.and_then(|c| c.percent),
-                shift_ms: ch.map(|c| c.shift.estimate),
-                ci_low_ms: ch.map(|c| c.shift.low),
-                ci_high_ms: ch.map(|c| c.shift.high),
-                ci_confidence: ch.map(|c| c.shift.confidence),
+                shift_ms: ch.and_then(|c| c.difference).map(|d| d.estimate_ms),
+                ci_low_ms: ch.and_then(|c| c.difference).map(|d| d.low_ms),
+                ci_high_ms: ch.and_then(|c| c.difference).map(|d| d.high_ms),
+                ci_confidence: ch.and_then(|c| c.difference).map(|d| d.confidence),
                 significant: ch.map(|c| c.significant),
                 not_compared: e.not_compared.as_deref(),
             });

@@ -6,6 +6,7 @@ pub mod common;
 pub mod compare;
 pub mod disturbance;
 pub mod document;
+pub mod env;
 pub mod explain;
 pub mod flamegraph;
 pub mod jdks;

@@ -183,8 +183,8 @@ where
             .map_or_else(|| "failed".to_owned(), |v| format!("{v:.0} ms"));
         let change = e.change.and_then(|ch| {
             Some(format!(
-                "{:+.1}%{}",
-                ch.percent?,
+                "{}{}",
+                crate::render::table::signed_pct(ch.percent?),
                 if ch.significant { "*" } else { "" }
             ))
         });

@@ -17,18 +17,6 @@ fn cell_title(key: &[String; 4]) -> String {
     format!("{} {} {} {}", short_jdk(&key[0]), key[1], key[2], key[3])
 }
 
-fn pct(v: f64) -> String {
-    format!("{v:.1}%")
-}
-
-fn pp(v: f64) -> String {
-    if v > 0.05 {
-        format!("+{v:.1}")
-    } else {
-        format!("{v:.1}")
-    }
-}
-
 /// Cuts a name to `max` characters, marking the cut with `..`.
 fn fit(name: &str, max: usize) -> String {
     if name.chars().count() <= max {
@@ -52,7 +40,10 @@ fn summary(c: &CellProfile) -> String {
         },
         c.samples_on,
         c.pretouch_samples,
-        pct(100.0 * c.pretouch_samples as f64 / c.samples_on.max(1) as f64),
+        table::pct(
+            100.0 * c.pretouch_samples as f64 / c.samples_on.max(1) as f64,
+            1
+        ),
         c.heap_pretouch_samples
     );
     if let Some(cpu) = c.pretouch_cpu_ms {
@@ -96,7 +87,7 @@ fn share_rows(shares: &[Share], limit: usize, width: usize) -> Vec<Vec<String>> 
             vec![
                 fit(&s.name, width),
                 s.samples.to_string(),
-                pct(s.pct),
+                table::pct(s.pct, 1),
                 table::opt_ms(s.est_ms),
             ]
         })
@@ -113,7 +104,7 @@ fn shift_rows(shifts: &[Shift], limit: usize, width: usize) -> Vec<Vec<String>> 
                 table::opt_ms(s.base_ms),
                 table::opt_ms(s.ms),
                 table::opt_signed_ms(s.delta_ms),
-                pp(s.delta_pp),
+                table::pp(s.delta_pp),
             ]
         })
         .collect()
@@ -449,7 +440,7 @@ mod tests {
                 event: "cpu-clock".into(),
                 frequency_hz: 1000,
                 call_graph: "fp".into(),
-                samples: crate::launch::perf::folded_samples(folded),
+                samples: crate::launch::profile::folded_samples(folded),
                 folded: folded.to_vec(),
                 perf_data: None,
             },

@@ -18,10 +18,6 @@ fn server_cells(report: &Report) -> Vec<(&CellReport, &CellReady)> {
         .collect()
 }
 
-fn pct(x: Option<f64>) -> String {
-    x.map_or_else(|| "-".to_owned(), |p| format!("{p:.0}%"))
-}
-
 const READY_FOOTER: &str = "main, ready: median time in ms from exec to main() and from exec to ready (the `ready:` probe first succeeding) without -XX:+AlwaysPreTouch; with: the same with it; cost = with - without; share = the ready cost as a part of the time to ready with pretouch.";
 
 const PAYBACK_FOOTER: &str = "startup + = the ready cost above; work, with: median wall time in ms of the `after_ready` command against the ready server, without and with pretouch; change = with - without (negative: pretouch made the workload faster); net = startup + plus change: pretouch paid back where net is negative.";
@@ -66,7 +62,7 @@ pub fn text(report: &Report) -> String {
                         ms(r.ready_off_ms),
                         ms(r.ready_on_ms),
                         ms(r.ready_cost_ms),
-                        pct(r.ready_share_pct),
+                        table::opt_pct(r.ready_share_pct, 0),
                     ],
                 )
             })
@@ -174,7 +170,7 @@ pub fn markdown(report: &Report) -> String {
             md(r.ready_off_ms, r.ready_min_off_ms, r.ready_max_off_ms),
             md(r.ready_on_ms, r.ready_min_on_ms, r.ready_max_on_ms),
             ms(r.ready_cost_ms),
-            pct(r.ready_share_pct),
+            table::opt_pct(r.ready_share_pct, 0),
         ];
         rows.push(row.to_vec());
     }

@@ -148,6 +148,16 @@ pub fn wrap(text: &str, indent: usize) -> String {
     textwrap::fill(text, options) + "\n"
 }
 
+// Numbers. Every figure the text and Markdown reports print is written by one of the
+// functions below, so that one quantity reads the same in every table.
+//
+// Milliseconds have two rules, on purpose. [`ms`] writes costs and times a reader
+// compares across rows and labels: whole numbers from 100 ms on, since a tenth of a
+// millisecond in 1866 is noise. [`ms_tenths`] writes the explaining tables' figures
+// (a phase's growth with pretouch, the JVM log's pretouch and Genesis times), always
+// to a tenth: they are small parts of a cost, read beside each other, where 312.4
+// and 312.0 are different claims about where the time went.
+
 /// Milliseconds for a table: whole numbers from 100 ms on (a reviewer reads 1866, not
 /// 1866.0), one decimal below.
 pub fn ms(v: f64) -> String {
@@ -158,6 +168,16 @@ pub fn ms(v: f64) -> String {
     }
 }
 
+/// Milliseconds always to a tenth: the explaining tables' figures (see above).
+pub fn ms_tenths(v: f64) -> String {
+    format!("{v:.1}")
+}
+
+/// [`ms_tenths`] always signed: `+0.0`, `-2.5`.
+pub fn signed_ms_tenths(v: f64) -> String {
+    format!("{v:+.1}")
+}
+
 /// [`ms`] with a `+` on positive values, for changes.
 pub fn signed_ms(v: f64) -> String {
     let s = ms(v);
@@ -165,6 +185,17 @@ pub fn signed_ms(v: f64) -> String {
         format!("+{s}")
     } else {
         s
+    }
+}
+
+/// A change across labels in ms, always signed: no change at all reads `+0.0`, as its
+/// `+0.0%` does ([`signed_pct`]).
+pub fn change_ms(v: f64) -> String {
+    let s = signed_ms(v);
+    if s.starts_with(['+', '-']) {
+        s
+    } else {
+        format!("+{s}")
     }
 }
 
@@ -180,9 +211,39 @@ pub fn count(v: f64) -> String {
     }
 }
 
+/// [`count`] always signed, for a change of a rate: `+1.200M`, `-950`.
+pub fn signed_count(v: f64) -> String {
+    format!("{}{}", if v >= 0.0 { "+" } else { "-" }, count(v.abs()))
+}
+
+/// A percentage to `decimals` places: `12%`, `12.3%`.
+pub fn pct(v: f64, decimals: usize) -> String {
+    format!("{v:.decimals$}%")
+}
+
+/// A change in percent, always signed, to a tenth: `-25.9%`, `+0.0%`.
+pub fn signed_pct(v: f64) -> String {
+    format!("{v:+.1}%")
+}
+
+/// A change of a share in percentage points, to a tenth, `+` from +0.1 on (the
+/// kernel test robot's `%change` of a profile share).
+pub fn pp(v: f64) -> String {
+    if v > 0.05 {
+        format!("+{v:.1}")
+    } else {
+        format!("{v:.1}")
+    }
+}
+
 /// [`ms`], `-` when absent.
 pub fn opt_ms(v: Option<f64>) -> String {
     v.map_or_else(|| "-".to_owned(), ms)
+}
+
+/// [`ms_tenths`], `-` when absent.
+pub fn opt_ms_tenths(v: Option<f64>) -> String {
+    v.map_or_else(|| "-".to_owned(), ms_tenths)
 }
 
 /// [`signed_ms`], `-` when absent.
@@ -190,9 +251,42 @@ pub fn opt_signed_ms(v: Option<f64>) -> String {
     v.map_or_else(|| "-".to_owned(), signed_ms)
 }
 
+/// [`count`], `-` when absent.
+pub fn opt_count(v: Option<f64>) -> String {
+    v.map_or_else(|| "-".to_owned(), count)
+}
+
+/// [`pct`], `-` when absent.
+pub fn opt_pct(v: Option<f64>, decimals: usize) -> String {
+    v.map_or_else(|| "-".to_owned(), |v| pct(v, decimals))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_two_millisecond_rules_and_the_signed_forms() {
+        assert_eq!(
+            (ms(312.44), ms_tenths(312.44)),
+            ("312".into(), "312.4".into())
+        );
+        assert_eq!(
+            (ms(99.94), ms_tenths(99.94)),
+            ("99.9".into(), "99.9".into())
+        );
+        assert_eq!(signed_ms(0.0), "0.0");
+        assert_eq!(change_ms(0.0), "+0.0");
+        assert_eq!(change_ms(-318.2), "-318");
+        assert_eq!(signed_ms_tenths(-0.04), "-0.0");
+        assert_eq!(signed_count(-1.2e6), "-1.200M");
+        assert_eq!(
+            (pct(12.34, 0), pct(12.34, 1)),
+            ("12%".into(), "12.3%".into())
+        );
+        assert_eq!(signed_pct(0.0), "+0.0%");
+        assert_eq!((pp(0.04), pp(0.06)), ("0.0".into(), "+0.1".into()));
+    }
 
     #[test]
     fn keyed_tables_fold_when_too_wide() {

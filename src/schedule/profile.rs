@@ -6,7 +6,7 @@
 use std::collections::BTreeSet;
 
 use crate::launch::interrupt::Interrupt;
-use crate::launch::perf::{self, PerfLauncher, ProfiledOutcome};
+use crate::launch::profile::{self, PerfLauncher, ProfiledOutcome};
 use crate::schedule::plan::Plan;
 use crate::schedule::run::{cell_key, launch_options};
 use crate::store::profile::ProfileRecord;
@@ -151,9 +151,9 @@ pub fn execute(
                 .since(p.outcome.measured.spawn_ns)
                 .unwrap_or_default(),
             failure,
-            event: perf::EVENT.to_owned(),
-            frequency_hz: perf::FREQUENCY_HZ,
-            call_graph: perf::CALL_GRAPH.to_owned(),
+            event: profile::EVENT.to_owned(),
+            frequency_hz: profile::FREQUENCY_HZ,
+            call_graph: profile::CALL_GRAPH.to_owned(),
             samples: p.samples,
             folded: p.folded,
             perf_data: p.perf_data,
