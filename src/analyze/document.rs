@@ -5,6 +5,7 @@
 
 use crate::analyze::calibration::{self, CalibrationCompareError, CalibrationComparison};
 use crate::analyze::compare::{self, Comparison};
+use crate::analyze::faults::ProbeAnalysis;
 use crate::analyze::profile::ProfileReport;
 use crate::analyze::report::{self, CompareError, Report};
 use crate::store::Results;
@@ -55,6 +56,9 @@ pub struct Launches {
     pub show_profile: bool,
     /// Whether the startup phases' table is shown.
     pub phases: bool,
+    /// The probed launches' fault latency and lock contention (`run --probe`), of the
+    /// labels shown; absent when the results hold no probe record.
+    pub probes: Option<ProbeAnalysis>,
 }
 
 impl Launches {
@@ -119,6 +123,7 @@ pub fn build(mut results: Results, options: &Options) -> Result<Document, Docume
             .collect();
         crate::analyze::profile::build(&report, &profiles, &labels, &comparison.baseline)
     });
+    let probes = probe_analysis(&results, &comparison);
     let report = if comparison.columns.len() > 1 || report.labels.is_empty() {
         report
     } else {
@@ -131,9 +136,30 @@ pub fn build(mut results: Results, options: &Options) -> Result<Document, Docume
             profile,
             show_profile: options.show_profile,
             phases: options.phases,
+            probes,
         }),
         calibration: None,
     })
+}
+
+/// The probe records' analysis, of the labels the comparison shows; `None` without any.
+fn probe_analysis(results: &Results, comparison: &Comparison) -> Option<ProbeAnalysis> {
+    let labels: Vec<&str> = comparison
+        .columns
+        .iter()
+        .map(|c| c.info.label.as_str())
+        .collect();
+    let probes: Vec<_> = crate::store::probe::read_probes(&results.files)
+        .into_iter()
+        .filter(|p| labels.contains(&p.label.as_str()))
+        .collect();
+    if probes.is_empty() {
+        return None;
+    }
+    let mut analysis = crate::analyze::faults::build(&results.files, &probes, &comparison.baseline);
+    let order: Vec<String> = labels.iter().map(|l| (*l).to_owned()).collect();
+    analysis.order_labels(&order);
+    Some(analysis)
 }
 
 /// Keeps the files of the labels asked for: their environment is compared, their runs
