@@ -355,10 +355,9 @@ fn indent(block: &str) -> String {
     block.lines().map(|l| format!("  {l}\n")).collect()
 }
 
-fn md_table(key: &[&str], headers: &[&str], rows: Vec<(Vec<String>, Vec<String>)>) -> String {
-    let all: Vec<&str> = key.iter().chain(headers).copied().collect();
+fn md_table(cols: &[table::Col<'_>], rows: Vec<(Vec<String>, Vec<String>)>) -> String {
     let rows: Vec<Vec<String>> = rows.into_iter().map(|(k, v)| [k, v].concat()).collect();
-    table::markdown(&table::cols(&all, key.len()), &rows) + "\n"
+    table::markdown(cols, &rows) + "\n"
 }
 
 /// The probes as Markdown tables.
@@ -379,8 +378,7 @@ pub fn markdown(a: &ProbeAnalysis) -> String {
             .copied()
             .collect();
         out += &md_table(
-            &["label", "pt"],
-            &headers,
+            &table::cols(&[&["label", "pt"][..], &headers].concat(), 2),
             keyed(&|c| [summary_row(c), latency_row(c)].concat()),
         );
         for c in &cells {
@@ -403,7 +401,11 @@ pub fn markdown(a: &ProbeAnalysis) -> String {
                     (k, v)
                 })
                 .collect();
-            out += &md_table(&LOCK_KEY, &LOCK_HEADERS, rows);
+            let cols: Vec<table::Col<'_>> = table::cols(&LOCK_KEY, 2)
+                .into_iter()
+                .chain(lock_value_cols())
+                .collect();
+            out += &md_table(&cols, rows);
         }
         for line in cells.iter().filter_map(|c| c2c_lines(c)) {
             let (what, cmd) = line.split_once(": ").unwrap_or((&line, ""));
@@ -423,7 +425,11 @@ pub fn markdown(a: &ProbeAnalysis) -> String {
                 .into_iter()
                 .map(|r| (vec![s.label.clone(), cell_title(&s.cell)], r))
                 .collect();
-            out += &md_table(&["label", "cell"], &SHIFT_HEADERS, rows);
+            let cols: Vec<table::Col<'_>> = [name("label"), name("cell")]
+                .into_iter()
+                .chain(shift_cols())
+                .collect();
+            out += &md_table(&cols, rows);
         }
     }
     out += LEGEND;
