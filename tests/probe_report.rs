@@ -133,3 +133,89 @@ fn probe_files_without_probe_records_are_refused_with_the_fix() {
         .success()
         .stdout(predicate::str::contains("fault latency").not());
 }
+
+#[test]
+fn the_json_report_holds_the_probes_beside_the_cells() {
+    let out = common::pretouch()
+        .current_dir(inputs())
+        .args(["report", "probe", "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let probes = &v["probes"];
+    let cells = probes["cells"].as_array().unwrap();
+    // Two labels x without/with pretouch, the baseline first in each pair.
+    assert_eq!(cells.len(), 4);
+    assert_eq!(cells[0]["label"], "6.18.0-base");
+    assert_eq!(cells[1]["label"], "6.18.0-new");
+    for c in cells {
+        assert!(c["locks"].is_array(), "measured here: {c}");
+        let l = &c["latency"];
+        assert!(l["p50"]["low"].as_u64() <= l["p99"]["low"].as_u64());
+        let sum: u64 = l["histogram"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| b["count"].as_u64().unwrap())
+            .sum();
+        assert_eq!(sum, l["count"].as_u64().unwrap());
+    }
+    assert_eq!(probes["shifts"].as_array().unwrap().len(), 2);
+    assert_eq!(probes["disagreeing"], 1);
+    assert_eq!(
+        probes["labels"],
+        serde_json::json!(["6.18.0-base", "6.18.0-new"])
+    );
+    // Without probe records, no key.
+    let out = common::pretouch()
+        .current_dir(inputs())
+        .args(["report", "fixed", "--format", "json"])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(v.get("probes").is_none());
+}
+
+#[test]
+fn a_label_split_by_machine_names_its_probes_as_its_launches() {
+    use pretouch::fixtures::{FakeCell, append_probes, file, host, probe_record, rounds};
+    let dir = tempfile::tempdir().unwrap();
+    let timed = rounds(50.0, 400.0, false);
+    for machine in ["vm-a", "vm-b"] {
+        let f = file(
+            "k",
+            "2026-12-01T08:00:00Z",
+            host(machine),
+            &[FakeCell {
+                gc: pretouch::matrix::Gc::G1,
+                heap: "1g",
+                rounds: &timed[..3],
+            }],
+        );
+        let sub = dir.path().join(machine);
+        pretouch::fixtures::write_result_file(&sub, &f);
+        let cell = f.launches[0].cell.clone();
+        let values: Vec<u64> = (0..100).map(|j| 1_000 + j * 10).collect();
+        let probes: Vec<_> = (0..2)
+            .map(|seq| probe_record(&cell, seq, seq == 1, 60.0, &values, 103, Vec::new()))
+            .collect();
+        append_probes(&sub, "k", &probes);
+    }
+    let out = common::pretouch()
+        .current_dir(dir.path())
+        .args(["report", "vm-a", "vm-b"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let section = text.split_once("fault latency and lock waits").unwrap().1;
+    for label in ["k@vm-a", "k@vm-b"] {
+        assert!(section.contains(&format!("{label}  on")), "{section}");
+    }
+    assert!(section.contains("k@vm-b against k@vm-a"), "{section}");
+}

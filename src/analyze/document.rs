@@ -143,23 +143,44 @@ pub fn build(mut results: Results, options: &Options) -> Result<Document, Docume
 }
 
 /// The probe records' analysis, of the labels the comparison shows; `None` without any.
+/// A label split by machine (`label@host`) names its files' probes as it does their
+/// timed launches.
 fn probe_analysis(results: &Results, comparison: &Comparison) -> Option<ProbeAnalysis> {
-    let labels: Vec<&str> = comparison
+    let labels: Vec<String> = comparison
         .columns
         .iter()
-        .map(|c| c.info.label.as_str())
+        .map(|c| c.info.label.clone())
         .collect();
-    let probes: Vec<_> = crate::store::probe::read_probes(&results.files)
-        .into_iter()
-        .filter(|p| labels.contains(&p.label.as_str()))
+    let files: Vec<crate::store::read::ResultFile> = results
+        .files
+        .iter()
+        .filter_map(|f| {
+            let label = shown_label(f, &labels)?;
+            let mut f = f.clone();
+            f.header.label = label;
+            Some(f)
+        })
         .collect();
+    let probes = crate::store::probe::read_probes(&files);
     if probes.is_empty() {
         return None;
     }
-    let mut analysis = crate::analyze::faults::build(&results.files, &probes, &comparison.baseline);
-    let order: Vec<String> = labels.iter().map(|l| (*l).to_owned()).collect();
-    analysis.order_labels(&order);
+    let mut analysis = crate::analyze::faults::build(&files, &probes, &comparison.baseline);
+    analysis.order_labels(&labels);
     Some(analysis)
+}
+
+/// The label `file` is shown under among `labels`: its own, or `label@hostname` (with
+/// the CPU model when one hostname had two), as the report splits a label by machine.
+fn shown_label(file: &crate::store::read::ResultFile, labels: &[String]) -> Option<String> {
+    let own = &file.header.label;
+    let host = &file.header.host;
+    let split = format!("{own}@{}", host.hostname);
+    let split_cpu = format!("{split} ({})", host.cpu_model);
+    [own, &split_cpu, &split]
+        .into_iter()
+        .find(|l| labels.contains(l))
+        .cloned()
 }
 
 /// Keeps the files of the labels asked for: their environment is compared, their runs
