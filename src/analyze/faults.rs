@@ -294,7 +294,8 @@ pub struct ProbeAnalysis {
     /// probe counted fewer: JDK 22+ pretouches THP with `madvise(MADV_POPULATE_WRITE)`,
     /// whose faults raise no exception, so no probe sees them (getrusage counts them).
     pub disagreeing_populate: usize,
-    /// Probed launches read, all cells and labels.
+    /// Probed launches read (not failed), all cells and labels: those whose count is
+    /// held against the agent's.
     pub launches: usize,
     /// The labels, in the report's order (the baseline first by default).
     pub labels: Vec<String>,
@@ -431,7 +432,7 @@ pub fn build(files: &[ResultFile], probes: &[LabelledProbe], baseline: &str) -> 
         c2c,
         disagreeing,
         disagreeing_populate,
-        launches: probes.len(),
+        launches: probes.iter().filter(|p| p.record.ok()).count(),
         labels: groups
             .keys()
             .map(|k| k.0.clone())

@@ -236,8 +236,8 @@ fn notes(a: &ProbeAnalysis) -> Vec<String> {
             "fault count: every probed launch within {AGREEMENT_PCT}% of the agent's count."
         ),
         n => format!(
-            "fault count: {n} of {} probed launches more than {AGREEMENT_PCT}% from the agent's \
-             count.",
+            "fault count: {n} of {} probed launches read more than {AGREEMENT_PCT}% from the \
+             agent's count.",
             a.launches
         ),
     };
@@ -263,6 +263,44 @@ fn c2c_lines(c: &CellProbes) -> Option<String> {
         c.label,
         pt(c.pretouch),
         cmd.join(" ")
+    ))
+}
+
+/// The widest line of the lock table, which names its locks and callers after the
+/// figures, as `perf lock contention` does (the brief's 80 columns, not the tables' 72).
+const LOCK_WIDTH: usize = 80;
+
+/// A cell's lock waits as text: one line a lock, the figures first, then the lock (its
+/// kind, and its symbol when it has one) and the caller; when a name makes that wider
+/// than [`LOCK_WIDTH`], each lock's name goes on a line above its figures.
+fn lock_text(locks: &[LockSummary]) -> String {
+    let rows = lock_rows(locks, TOP_LOCKS);
+    let flat: Vec<Vec<String>> = rows
+        .iter()
+        .map(|(k, v)| {
+            let lock = match k[1].as_str() {
+                "(no symbol)" => k[0].clone(),
+                symbol => format!("{} {symbol}", k[0]),
+            };
+            [&v[..4], &[lock, v[4].clone()]].concat()
+        })
+        .collect();
+    let cols = [
+        num(LOCK_HEADERS[0]),
+        num(LOCK_HEADERS[1]),
+        num(LOCK_HEADERS[2]),
+        num(LOCK_HEADERS[3]),
+        name("lock"),
+        name(LOCK_HEADERS[4]),
+    ];
+    let table = table::render(&cols, &flat, 4);
+    if table::width(&table) <= LOCK_WIDTH {
+        return table;
+    }
+    indent(&table::render_keyed(
+        &table::cols(&LOCK_KEY, 2),
+        &lock_value_cols(),
+        &rows,
     ))
 }
 
@@ -311,11 +349,7 @@ pub fn text(a: &ProbeAnalysis) -> String {
                 }
             )
             .unwrap();
-            out += &indent(&table::render_keyed(
-                &table::cols(&LOCK_KEY, 2),
-                &lock_value_cols(),
-                &lock_rows(locks, TOP_LOCKS),
-            ));
+            out += &lock_text(locks);
         }
         for line in cells.iter().filter_map(|c| c2c_lines(c)) {
             out += &table::wrap(&format!("  {line}"), 4);
