@@ -115,11 +115,22 @@ where
         .filter_map(|c| {
             let l = c.latency.as_ref()?;
             let total = l.count.max(1) as f64;
-            let mut points = Vec::new();
+            let mut points: Vec<(f64, f64)> = Vec::new();
+            let mut last_high = None;
             for b in &l.histogram {
+                let (low, high) = (
+                    b.low_ns.max(1) as f64 / 1000.0,
+                    b.high_ns.max(2) as f64 / 1000.0,
+                );
+                // Empty buckets are not stored: the line drops to zero across them.
+                if let Some(prev) = last_high.filter(|p| *p < low) {
+                    points.push((prev, 0.0));
+                    points.push((low, 0.0));
+                }
                 let pct = 100.0 * b.count as f64 / total;
-                points.push((b.low_ns.max(1) as f64 / 1000.0, pct));
-                points.push((b.high_ns.max(2) as f64 / 1000.0, pct));
+                points.push((low, pct));
+                points.push((high, pct));
+                last_high = Some(high);
             }
             // Down to zero at both ends, so each step line reads as a histogram.
             let first = points.first()?.0;
