@@ -321,3 +321,52 @@ fn kernels_that_cannot_run_are_refused_before_any_boot() {
     assert!(stdout.contains("--label patched"), "{stdout}");
     assert!(boots(d).is_empty());
 }
+
+#[test]
+fn probe_reaches_every_guest_and_a_resume_cannot_add_it_to_a_session_without() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let bin = fakes(d);
+    // The dry run shows the guest's command: --probe and its rounds are passed on.
+    let mut cmd = run_command(d, &bin);
+    cmd.args(["--dry-run", "--probe", "--probe-rounds", "2"]);
+    let out = cmd.output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let guests: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.contains("guest runs:"))
+        .collect();
+    assert_eq!(guests.len(), 2, "{stdout}");
+    for g in &guests {
+        assert!(
+            g.contains("--probe-rounds 2") && g.contains(" --probe "),
+            "{g}"
+        );
+    }
+    // A session started without --probe (its kernels do not boot, so nothing ran)...
+    for image in ["img-a", "img-b"] {
+        std::fs::write(d.join(format!("panic-{image}")), "").unwrap();
+    }
+    let out = run_command(d, &bin).output().unwrap();
+    assert!(!out.status.success());
+    assert!(session(d)["probe_rounds"].is_null());
+    let booted = boots(d).len();
+    // ...is not resumed with probes: refused before any boot, with the fix.
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_pretouch"));
+    cmd.arg("run")
+        .arg("--resume")
+        .arg(session_dir(d))
+        .arg("--probe");
+    with_fakes(&mut cmd, &bin);
+    let out = cmd.output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("was started without --probe"), "{stderr}");
+    assert!(stderr.contains("fix: resume without --probe"), "{stderr}");
+    assert_eq!(boots(d).len(), booted, "no boot");
+}

@@ -201,3 +201,40 @@ fn sigint_in_the_probed_rounds_then_resume_runs_each_missing_probed_launch_once(
     );
     assert_no_java_left();
 }
+
+#[test]
+fn resume_with_probe_of_a_run_started_without_says_why_and_the_fix() {
+    // A run cut short before its end record, started without --probe: refused before
+    // bpftrace is looked for and before any JVM.
+    let dir = tempfile::tempdir().unwrap();
+    let f = pretouch::fixtures::file(
+        "p",
+        "2026-12-01T08:00:00Z",
+        pretouch::fixtures::host("vm"),
+        &[pretouch::fixtures::FakeCell {
+            gc: pretouch::matrix::Gc::G1,
+            heap: "1g",
+            rounds: &[(50.0, 400.0)],
+        }],
+    );
+    pretouch::fixtures::write_result_file(dir.path(), &f);
+    let path = dir.path().join("p/fixed.jsonl");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let cut: String = text
+        .lines()
+        .filter(|l| !l.contains(r#""record":"end""#))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(&path, cut).unwrap();
+    std::fs::write(dir.path().join("fixed.yaml"), pretouch::fixtures::MATRIX).unwrap();
+    pretouch()
+        .current_dir(dir.path())
+        .args(["run", "--resume", "p/fixed.jsonl", "--probe"])
+        .assert()
+        .code(2)
+        .stderr(
+            predicate::str::contains("was started without --probe")
+                .and(predicate::str::contains("plans no probed rounds"))
+                .and(predicate::str::contains("fix: resume without --probe")),
+        );
+}

@@ -13,7 +13,10 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use pretouch::fixtures::{FakeCell, file, host, rounds, server_launch, write_result_file};
+use pretouch::fixtures::{
+    FakeCell, append_probes, file, host, lock_wait, probe_record, rounds, server_launch,
+    write_result_file,
+};
 use pretouch::matrix::Gc;
 
 fn root() -> PathBuf {
@@ -89,12 +92,99 @@ fn write_inputs(inputs: &Path) {
         f.header.planned_launches = f.launches.len() as u64;
         write_result_file(&server, &f);
     }
+    write_probe_inputs(&inputs.join("probe"));
+}
+
+/// Two labels of probed launches (`run --probe`) beside their timed ones: the new
+/// kernel faults faster with pretouch and waits less on the zone lock; one of its probed
+/// launches failed, and one of the base's counts 5% fewer faults than its agent.
+fn write_probe_inputs(dir: &Path) {
+    let _ = std::fs::remove_dir_all(dir);
+    for (label, started, on_ms, base) in [
+        ("6.18.0-base", "2026-11-30T09:00:00Z", 420.0, true),
+        ("6.18.0-new", "2026-11-30T09:30:00Z", 300.0, false),
+    ] {
+        let timed = rounds(50.0, on_ms, false);
+        let mut f = file(
+            label,
+            started,
+            host("vm"),
+            &[FakeCell {
+                gc: Gc::G1,
+                heap: "1g",
+                rounds: &timed[..4],
+            }],
+        );
+        f.header.probe_rounds = Some(3);
+        write_result_file(dir, &f);
+        let cell = f.launches[0].cell.clone();
+        let probes: Vec<_> = (0..6u64)
+            .map(|seq| {
+                let pretouch = seq % 2 == 1;
+                let values: Vec<u64> = match (pretouch, base) {
+                    (false, _) => (0..800)
+                        .map(|j| 2_500 + (j * 37 + seq * 11) % 1_500)
+                        .collect(),
+                    (true, true) => (0..3_000)
+                        .map(|j| match j % 50 {
+                            0 => 40_000 + j * 10,
+                            _ => 1_800 + seq * 60 + (j * 37) % 900,
+                        })
+                        .collect(),
+                    (true, false) => (0..3_000)
+                        .map(|j| match j % 50 {
+                            0 => 20_000 + j * 5,
+                            _ => 1_300 + seq * 40 + (j * 37) % 600,
+                        })
+                        .collect(),
+                };
+                let agent = if base && seq == 5 {
+                    (values.len() as f64 * 1.05) as u64
+                } else {
+                    values.len() as u64 + 3 + seq
+                };
+                let ms = match (pretouch, base, seq) {
+                    (_, false, 4) => f64::NAN,
+                    (false, _, _) => 55.0 + seq as f64,
+                    (true, _, _) => on_ms * 1.15 + seq as f64,
+                };
+                let locks = match (pretouch, base) {
+                    (false, _) => Vec::new(),
+                    (true, true) => vec![
+                        lock_wait(
+                            "0xffff88810a1c2d40",
+                            "rmqueue_bulk+0x5b",
+                            40,
+                            400_000 + seq * 1_000,
+                            30_000,
+                        ),
+                        lock_wait(
+                            "contig_page_data",
+                            "free_pcppages_bulk+0x46",
+                            5,
+                            20_000,
+                            8_000,
+                        ),
+                    ],
+                    (true, false) => vec![lock_wait(
+                        "0xffff88810b2e4a00",
+                        "rmqueue_bulk+0x5b",
+                        10,
+                        60_000 + seq * 500,
+                        9_000,
+                    )],
+                };
+                probe_record(&cell, seq, pretouch, ms, &values, agent, locks)
+            })
+            .collect();
+        append_probes(dir, label, &probes);
+    }
 }
 
 /// Every report kept: a name, and `pretouch report`'s arguments (run in the inputs folder).
 fn cases() -> Vec<(String, Vec<String>)> {
     let mut cases = Vec::new();
-    let sets: [(&str, &[&str]); 7] = [
+    let sets: [(&str, &[&str]); 9] = [
         ("fixed-one", &["fixed/thp-madvise"]),
         ("fixed", &["fixed"]),
         ("server-one", &["server/6.18.0-base"]),
@@ -102,6 +192,8 @@ fn cases() -> Vec<(String, Vec<String>)> {
         ("real-one", &["real/results/k1"]),
         ("real", &["real/results"]),
         ("format1", &["../../format-1-before-restructure.jsonl"]),
+        ("probe-one", &["probe/6.18.0-base"]),
+        ("probe", &["probe"]),
     ];
     let formats = ["text", "markdown", "csv", "json"];
     for (set, paths) in sets {
@@ -164,12 +256,20 @@ fn cases() -> Vec<(String, Vec<String>)> {
             format!("real--profile-csv.{format}"),
             f(&["real/results", "--profile-csv", "/dev/stdout"]),
         ));
+        cases.push((
+            format!("probe--probe-csv.{format}"),
+            f(&["probe", "--probe-csv", "/dev/stdout"]),
+        ));
     }
     cases.push((
         "bad-label.text".into(),
         vec!["fixed".into(), "--labels".into(), "nope".into()],
     ));
     cases.push(("empty.text".into(), vec!["fixed/none".into()]));
+    cases.push((
+        "fixed--probe-csv.text".into(),
+        vec!["fixed".into(), "--probe-csv".into(), "/dev/null".into()],
+    ));
     cases
 }
 
@@ -241,6 +341,8 @@ fn fixture_inputs_are_what_the_fixtures_write() {
         "fixed/thp-always",
         "server/6.18.0-base",
         "server/6.18.0-new",
+        "probe/6.18.0-base",
+        "probe/6.18.0-new",
     ] {
         let kept = records(root().join("inputs").join(sub).join("fixed.jsonl"));
         let now = records(dir.path().join(sub).join("fixed.jsonl"));

@@ -5,6 +5,7 @@
 
 use crate::analyze::calibration::{self, CalibrationCompareError, CalibrationComparison};
 use crate::analyze::compare::{self, Comparison};
+use crate::analyze::faults::ProbeAnalysis;
 use crate::analyze::profile::ProfileReport;
 use crate::analyze::report::{self, CompareError, Report};
 use crate::store::Results;
@@ -55,6 +56,9 @@ pub struct Launches {
     pub show_profile: bool,
     /// Whether the startup phases' table is shown.
     pub phases: bool,
+    /// The probed launches' fault latency and lock contention (`run --probe`), of the
+    /// labels shown; absent when the results hold no probe record.
+    pub probes: Option<ProbeAnalysis>,
 }
 
 impl Launches {
@@ -119,6 +123,7 @@ pub fn build(mut results: Results, options: &Options) -> Result<Document, Docume
             .collect();
         crate::analyze::profile::build(&report, &profiles, &labels, &comparison.baseline)
     });
+    let probes = probe_analysis(&results, &comparison);
     let report = if comparison.columns.len() > 1 || report.labels.is_empty() {
         report
     } else {
@@ -131,9 +136,51 @@ pub fn build(mut results: Results, options: &Options) -> Result<Document, Docume
             profile,
             show_profile: options.show_profile,
             phases: options.phases,
+            probes,
         }),
         calibration: None,
     })
+}
+
+/// The probe records' analysis, of the labels the comparison shows; `None` without any.
+/// A label split by machine (`label@host`) names its files' probes as it does their
+/// timed launches.
+fn probe_analysis(results: &Results, comparison: &Comparison) -> Option<ProbeAnalysis> {
+    let labels: Vec<String> = comparison
+        .columns
+        .iter()
+        .map(|c| c.info.label.clone())
+        .collect();
+    let files: Vec<crate::store::read::ResultFile> = results
+        .files
+        .iter()
+        .filter_map(|f| {
+            let label = shown_label(f, &labels)?;
+            let mut f = f.clone();
+            f.header.label = label;
+            Some(f)
+        })
+        .collect();
+    let probes = crate::store::probe::read_probes(&files);
+    if probes.is_empty() {
+        return None;
+    }
+    let mut analysis = crate::analyze::faults::build(&files, &probes, &comparison.baseline);
+    analysis.order_labels(&labels);
+    Some(analysis)
+}
+
+/// The label `file` is shown under among `labels`: its own, or `label@hostname` (with
+/// the CPU model when one hostname had two), as the report splits a label by machine.
+fn shown_label(file: &crate::store::read::ResultFile, labels: &[String]) -> Option<String> {
+    let own = &file.header.label;
+    let host = &file.header.host;
+    let split = format!("{own}@{}", host.hostname);
+    let split_cpu = format!("{split} ({})", host.cpu_model);
+    [own, &split_cpu, &split]
+        .into_iter()
+        .find(|l| labels.contains(l))
+        .cloned()
 }
 
 /// Keeps the files of the labels asked for: their environment is compared, their runs

@@ -239,6 +239,8 @@ pub struct CellProbes {
     pub failed: usize,
     pub latency: Option<LatencySummary>,
     /// `Err`: the kernel cannot tell (said once, in [`ProbeAnalysis::locks_unsupported`]).
+    /// In JSON the list, or `null` when not measured.
+    #[serde(serialize_with = "locks_or_null")]
     pub locks: Result<Vec<LockSummary>, LocksUnsupported>,
     pub cost: Option<ProbeCost>,
     /// The launch whose count is furthest from the agent's.
@@ -246,6 +248,13 @@ pub struct CellProbes {
     /// `perf c2c record -g --` and a probed launch's command: the same launch under
     /// perf c2c, where this machine has the PMU events for it.
     pub c2c_command: Option<Vec<String>>,
+}
+
+fn locks_or_null<S: serde::Serializer>(
+    locks: &Result<Vec<LockSummary>, LocksUnsupported>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    serde::Serialize::serialize(&locks.as_ref().ok(), s)
 }
 
 /// The shift of p50 and p99 from the baseline label to another, one cell and pretouch.
@@ -281,6 +290,52 @@ pub struct ProbeAnalysis {
     pub c2c: Option<C2cSupport>,
     /// Launches whose count is more than [`AGREEMENT_PCT`] from the agent's.
     pub disagreeing: usize,
+    /// Of those, the launches with pretouch and `-XX:+UseTransparentHugePages` whose
+    /// probe counted fewer: JDK 22+ pretouches THP with `madvise(MADV_POPULATE_WRITE)`,
+    /// whose faults raise no exception, so no probe sees them (getrusage counts them).
+    pub disagreeing_populate: usize,
+    /// Probed launches read (not failed), all cells and labels: those whose count is
+    /// held against the agent's.
+    pub launches: usize,
+    /// The labels, in the report's order (the baseline first by default).
+    pub labels: Vec<String>,
+}
+
+impl ProbeAnalysis {
+    /// Puts the labels in the report's order: `cells` by cell, then without before with
+    /// pretouch, then by label in `labels`' order; `shifts` likewise.
+    pub fn order_labels(&mut self, labels: &[String]) {
+        let at = |l: &str| labels.iter().position(|x| x == l).unwrap_or(usize::MAX);
+        self.cells.sort_by(|a, b| {
+            (&a.cell, a.pretouch, at(&a.label)).cmp(&(&b.cell, b.pretouch, at(&b.label)))
+        });
+        self.shifts.sort_by(|a, b| {
+            (&a.cell, a.pretouch, at(&a.label)).cmp(&(&b.cell, b.pretouch, at(&b.label)))
+        });
+        self.labels = labels
+            .iter()
+            .filter(|l| self.cells.iter().any(|c| &c.label == *l))
+            .cloned()
+            .collect();
+    }
+
+    /// The cells probed, each once, in order.
+    pub fn cell_keys(&self) -> Vec<&CellKey> {
+        let mut keys: Vec<&CellKey> = self.cells.iter().map(|c| &c.cell).collect();
+        keys.dedup();
+        keys
+    }
+}
+
+/// Whether a probed launch's shortfall is the one [`ProbeAnalysis::disagreeing_populate`]
+/// explains: pretouch with THP, the probe counting fewer than the agent.
+fn populate_shortfall(record: &crate::store::probe::ProbeRecord, a: &Agreement) -> bool {
+    record.pretouch
+        && a.diff_pct < 0.0
+        && record
+            .command
+            .iter()
+            .any(|arg| arg == "-XX:+UseTransparentHugePages")
 }
 
 /// [`ProbeAnalysis`] of the probe records of `files` (`probes`, read from them), their
@@ -307,6 +362,7 @@ pub fn build(files: &[ResultFile], probes: &[LabelledProbe], baseline: &str) -> 
     }
     let mut cells = Vec::new();
     let mut disagreeing = 0;
+    let mut disagreeing_populate = 0;
     let mut locks_unsupported = None;
     let c2c = probes.first().map(|p| p.record.c2c.clone());
     for ((label, cell, pretouch), group) in &groups {
@@ -315,9 +371,15 @@ pub fn build(files: &[ResultFile], probes: &[LabelledProbe], baseline: &str) -> 
             ok.iter().filter_map(|p| p.record.faults.as_ref()).collect();
         let agreements: Vec<Agreement> = ok
             .iter()
-            .filter_map(|p| agreement(p.record.faults.as_ref()?, p.record.main_faults))
+            .filter_map(|p| {
+                let a = agreement(p.record.faults.as_ref()?, p.record.main_faults)?;
+                if !a.within() {
+                    disagreeing += 1;
+                    disagreeing_populate += usize::from(populate_shortfall(&p.record, &a));
+                }
+                Some(a)
+            })
             .collect();
-        disagreeing += agreements.iter().filter(|a| !a.within()).count();
         let contention: Vec<&Contention> = ok
             .iter()
             .filter_map(|p| p.record.contention.as_ref())
@@ -369,6 +431,14 @@ pub fn build(files: &[ResultFile], probes: &[LabelledProbe], baseline: &str) -> 
         locks_unsupported,
         c2c,
         disagreeing,
+        disagreeing_populate,
+        launches: probes.iter().filter(|p| p.record.ok()).count(),
+        labels: groups
+            .keys()
+            .map(|k| k.0.clone())
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect(),
     }
 }
 

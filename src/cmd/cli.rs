@@ -292,6 +292,14 @@ pub struct ReportArgs {
     /// whatever `--format` prints: CSV holds one table a file
     #[arg(long, value_name = "FILE", conflicts_with = "calibrate")]
     pub profile_csv: Option<PathBuf>,
+    /// Write the probed launches' CSV into FILE (one row per figure: fault latency,
+    /// histogram buckets, lock waits, shifts; `run --probe`), whatever `--format` prints
+    #[arg(long, value_name = "FILE", conflicts_with = "calibrate")]
+    pub probe_csv: Option<PathBuf>,
+    /// Draw the probed launches' fault latency into DIR: an SVG per cell overlaying the
+    /// labels' histograms, without and with pretouch (`run --probe`)
+    #[arg(long, value_name = "DIR", conflicts_with = "calibrate")]
+    pub probe_svg: Option<PathBuf>,
 }
 
 #[cfg(test)]

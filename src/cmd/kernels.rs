@@ -216,7 +216,11 @@ fn find_vng() -> anyhow::Result<PathBuf> {
 }
 
 /// Options every guest run gets, from this run's.
-fn guest_command(args: &RunArgs, matrix_file: Option<&Path>) -> anyhow::Result<GuestCommand> {
+fn guest_command(
+    args: &RunArgs,
+    matrix_file: Option<&Path>,
+    probe_rounds: Option<u32>,
+) -> anyhow::Result<GuestCommand> {
     // Checked here, before a boot; the guest's pretouch makes its own memfd of the
     // built-in agent, and is passed an agent file only when one was given.
     let agent = agent::locate_agent(args.agent.as_deref()).map_err(bad)?;
@@ -231,10 +235,18 @@ fn guest_command(args: &RunArgs, matrix_file: Option<&Path>) -> anyhow::Result<G
         "--format".to_owned(),
         format_name(args),
     ]);
+    // The probes run inside each guest, on its kernel: the guest's pretouch checks
+    // bpftrace, BTF and the tracepoints there before its first JVM. `probe: true` in the
+    // matrix reaches the guest through the matrix file, `--probe` through the session.
+    options.extend([
+        "--probe-rounds".to_owned(),
+        probe_rounds.unwrap_or(args.probe_rounds).to_string(),
+    ]);
     for (on, flag) in [
         (args.no_jvm_log, "--no-jvm-log"),
         (args.force, "--force"),
         (args.fail_fast, "--fail-fast"),
+        (probe_rounds.is_some(), "--probe"),
     ] {
         if on {
             options.push(flag.to_owned());
@@ -263,7 +275,8 @@ pub(crate) fn cmd_run_kernels(args: &RunArgs, matrix: Matrix) -> anyhow::Result<
     resolve_app(&matrix, args.matrix.as_deref(), &jdks, true).map_err(bad)?;
     let vng = find_vng()?;
     let vm = vm_plan(args, &matrix, &vng)?;
-    let guest = guest_command(args, args.matrix.as_deref())?;
+    let probe_rounds = args.probe.then_some(args.probe_rounds);
+    let guest = guest_command(args, args.matrix.as_deref(), probe_rounds)?;
     let results = std::path::absolute(&args.results).unwrap_or_else(|_| args.results.clone());
     let started = std::time::SystemTime::now();
     let utc = humantime::format_rfc3339_seconds(started).to_string();
@@ -297,6 +310,7 @@ pub(crate) fn cmd_run_kernels(args: &RunArgs, matrix: Matrix) -> anyhow::Result<
                 console: None,
             })
             .collect(),
+        probe_rounds,
     };
     if args.dry_run {
         return dry_run(&session, &dir, &vng, &vm, &guest);
@@ -334,10 +348,21 @@ pub(crate) fn cmd_resume_kernels(args: &RunArgs, path: &Path) -> anyhow::Result<
             path.display()
         )));
     }
+    // The probed rounds are the session's, as a result file's are its run's.
+    if args.probe && session.probe_rounds.is_none() && !matrix.probe {
+        return Err(bad(anyhow::anyhow!(
+            "`{}` was started without --probe: its resume runs the kernels as the first ones ran, \
+             and a probed kernel beside unprobed ones compares nothing\n  \
+             fix: resume without --probe, then probe the kernels in a run of their own: \
+             `pretouch run {} --kernel ... --probe`",
+            path.display(),
+            session.matrix_origin
+        )));
+    }
     resolve_jdks(&matrix, true).map_err(bad)?;
     let vng = find_vng()?;
     let vm = vm_plan(args, &matrix, &vng)?;
-    let guest = guest_command(args, matrix_file.as_deref())?;
+    let guest = guest_command(args, matrix_file.as_deref(), session.probe_rounds)?;
     eprintln!(
         "pretouch: resuming `{}`: {} of {} kernels done",
         path.display(),

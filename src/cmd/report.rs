@@ -59,6 +59,7 @@ pub(crate) fn cmd_report(args: ReportArgs) -> anyhow::Result<u8> {
             eprintln!("profile: {}", path.display());
         }
     }
+    write_probe_files(&args, &doc)?;
     if let (Some(path), Some(launches)) = (&args.plot, &doc.launches) {
         plot::draw(&launches.comparison, path)
             .with_context(|| format!("drawing `{}`", path.display()))?;
@@ -114,6 +115,38 @@ fn read_launches(paths: &[PathBuf]) -> anyhow::Result<Results> {
         )));
     }
     Ok(results)
+}
+
+/// `--probe-csv FILE` and `--probe-svg DIR`: the probed launches' rows and histograms;
+/// a bad-input error when the results hold no probe record. With `--format csv` and
+/// probes but no `--probe-csv`, a note says where their rows go.
+fn write_probe_files(args: &ReportArgs, doc: &document::Document) -> anyhow::Result<()> {
+    let probes = doc.launches.as_ref().and_then(|l| l.probes.as_ref());
+    let none = |flag: &str| {
+        bad(anyhow::anyhow!(
+            "{flag}: no probed launches in these results\n  fix: record some with `pretouch run --probe`"
+        ))
+    };
+    if let Some(path) = &args.probe_csv {
+        let csv = crate::render::document::probe_csv(doc).ok_or_else(|| none("--probe-csv"))?;
+        write_output(path, &csv)?;
+        eprintln!("probes: {}", path.display());
+    } else if probes.is_some() && args.format == Format::Csv {
+        eprintln!(
+            "note: the CSV printed holds the report's rows; `--probe-csv FILE` writes the probed launches' rows into FILE"
+        );
+    }
+    if let Some(dir) = &args.probe_svg {
+        let probes = probes.ok_or_else(|| none("--probe-svg"))?;
+        let written = crate::render::probe_plot::write_all(dir, probes)
+            .with_context(|| format!("drawing into `{}`", dir.display()))?;
+        eprintln!(
+            "fault latency: {} files in {}",
+            written.len(),
+            dir.display()
+        );
+    }
+    Ok(())
 }
 
 /// `--flamegraph DIR`: an SVG per cell and label, a differential one per cell.

@@ -224,7 +224,9 @@ pub(crate) fn cmd_resume(args: &RunArgs, path: &Path) -> anyhow::Result<u8> {
     // The probed rounds too are the first run's; a resume adds none to a run without.
     if args.probe && file.header.probe_rounds.is_none() {
         return Err(bad(anyhow::anyhow!(
-            "`{}` was started without --probe: a resume runs only the launches its run planned\n  \
+            "`{}` was started without --probe: a resume runs only the launches its run planned \
+             (its header plans no probed rounds, so nothing would tell the probed launches owed \
+             from those done)\n  \
              fix: resume without --probe, then probe in a run of its own: `pretouch run {} --probe`",
             file.path.display(),
             header.matrix_origin

@@ -5,7 +5,7 @@
 
 use crate::analyze::document::{Document, Launches};
 use crate::render::common::Format;
-use crate::render::{calibration, compare, explain, json, profile, ready, report};
+use crate::render::{calibration, compare, explain, json, probe, profile, ready, report};
 
 /// The document in `format`.
 pub fn render(doc: &Document, format: Format) -> String {
@@ -28,6 +28,9 @@ fn text(doc: &Document) -> String {
         if let Some(p) = l.shown_profile() {
             out += "\n";
             out += &profile::text(p);
+        }
+        if let Some(p) = &l.probes {
+            out += &probe::text(p);
         }
     }
     if let Some(c) = &doc.calibration {
@@ -59,6 +62,9 @@ fn markdown(doc: &Document) -> String {
             out += "\n";
             out += &profile::markdown(p);
         }
+        if let Some(p) = &l.probes {
+            out += &probe::markdown(p);
+        }
     }
     if let Some(c) = &doc.calibration {
         out += &calibration::markdown(c);
@@ -68,7 +74,8 @@ fn markdown(doc: &Document) -> String {
 
 /// CSV holds one table: a row per cell (and label), its explaining figures as columns;
 /// server cells add theirs. The profile's rows go to a file of their own
-/// (`--profile-csv`, [`profile_csv`]).
+/// (`--profile-csv`, [`profile_csv`]), and so do the probes' (`--probe-csv`,
+/// [`probe_csv`]).
 fn csv(doc: &Document) -> String {
     let mut out = String::new();
     if let Some(l) = &doc.launches {
@@ -90,7 +97,7 @@ fn json(doc: &Document) -> String {
     let mut out = String::new();
     if let Some(l) = &doc.launches {
         let cmp = l.several().then_some(&l.comparison);
-        out += &json::render(&l.report, cmp, l.shown_profile());
+        out += &json::render_with_probes(&l.report, cmp, l.shown_profile(), l.probes.as_ref());
     }
     if let Some(c) = &doc.calibration {
         out += &(serde_json::to_string_pretty(c).expect("a calibration always serializes") + "\n");
@@ -102,4 +109,10 @@ fn json(doc: &Document) -> String {
 pub fn profile_csv(doc: &Document) -> Option<String> {
     let profile = doc.launches.as_ref()?.profile.as_ref()?;
     Some(profile::csv(profile))
+}
+
+/// The probes' rows as CSV, for `--probe-csv FILE` (`None`: no probe records).
+pub fn probe_csv(doc: &Document) -> Option<String> {
+    let probes = doc.launches.as_ref()?.probes.as_ref()?;
+    Some(probe::csv(probes))
 }

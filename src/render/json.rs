@@ -11,6 +11,7 @@
 //!   "stops": [...], "run_to_run": [...],     only when there are any
 //!   "comparison": {...}      only with two labels or more
 //!   "profile": {...}         only with `--profile` (the kernel profile's analysis)
+//!   "probes": {...}          only when the results hold probe records (`run --probe`)
 //! }
 //! ```
 //!
@@ -21,6 +22,7 @@
 use serde::Serialize;
 
 use crate::analyze::compare::{Column, Comparison};
+use crate::analyze::faults::ProbeAnalysis;
 use crate::analyze::profile::ProfileReport;
 use crate::analyze::report::Report;
 
@@ -40,6 +42,10 @@ struct Document<'a> {
     /// label, and each label's shift against the baseline.
     #[serde(skip_serializing_if = "Option::is_none")]
     profile: Option<&'a ProfileReport>,
+    /// `run --probe`: fault latency and lock waits per cell, label and pretouch, the
+    /// labels' shifts of p50 and p99, and what was not measured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    probes: Option<&'a ProbeAnalysis>,
 }
 
 /// The labels side by side: each label's change against the baseline, per cell.
@@ -131,12 +137,23 @@ pub fn render(
     cmp: Option<&Comparison>,
     profile: Option<&ProfileReport>,
 ) -> String {
+    render_with_probes(report, cmp, profile, None)
+}
+
+/// [`render`], with the probes' analysis as the `probes` key when there is one.
+pub fn render_with_probes(
+    report: &Report,
+    cmp: Option<&Comparison>,
+    profile: Option<&ProfileReport>,
+    probes: Option<&ProbeAnalysis>,
+) -> String {
     let document = Document {
         schema: "pretouch-report",
         schema_version: SCHEMA_VERSION,
         report,
         comparison: cmp.map(comparison),
         profile,
+        probes,
     };
     serde_json::to_string_pretty(&document).expect("a report always serializes") + "\n"
 }

@@ -12,6 +12,8 @@ pub mod flamegraph;
 pub mod jdks;
 pub mod json;
 pub mod plot;
+pub mod probe;
+pub mod probe_plot;
 pub mod profile;
 pub mod ready;
 pub mod report;

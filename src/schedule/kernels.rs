@@ -16,6 +16,7 @@ use crate::launch::kernels::{
 use crate::machine::kernels::{Accel, VmShape};
 use crate::store::kernels::{KernelSession, KernelState, KernelStatus};
 use crate::store::parse_result_file;
+use crate::store::probe::missing_probes;
 use crate::store::profile::missing_profiles;
 use crate::units::Bytes;
 
@@ -273,12 +274,13 @@ fn classify(kernel: &mut KernelState, outcome: &VmOutcome) {
     kernel.message = message;
 }
 
-/// A result file that ran to its end (its end record, and every profiled launch it plans).
+/// A result file that ran to its end (its end record, and every profiled and probed
+/// launch it plans).
 pub fn finished(path: &Path) -> bool {
     std::fs::read(path).is_ok_and(|bytes| {
-        parse_result_file(path, &bytes)
-            .0
-            .is_some_and(|f| f.end.is_some() && missing_profiles(&f) == 0)
+        parse_result_file(path, &bytes).0.is_some_and(|f| {
+            f.end.is_some() && missing_profiles(&f) == 0 && missing_probes(&f) == 0
+        })
     })
 }
 
@@ -433,6 +435,7 @@ mod tests {
                     console: None,
                 })
                 .collect(),
+            probe_rounds: None,
         }
     }
 

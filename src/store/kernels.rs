@@ -32,6 +32,11 @@ pub struct KernelSession {
     pub results: PathBuf,
     /// The kernels, in the order they run.
     pub kernels: Vec<KernelState>,
+    /// `--probe`: the probed rounds per cell every guest runs, so that a resume probes
+    /// the kernels still to run as the first ones were; absent: no `--probe` (a matrix's
+    /// `probe: true` reaches the guests through the matrix).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probe_rounds: Option<u32>,
 }
 
 /// One kernel of a session, and how far it got.
@@ -150,6 +155,7 @@ mod tests {
                 message: None,
                 console: None,
             }],
+            probe_rounds: None,
         };
         session.save(&path).unwrap();
         session.kernels[0].status = KernelStatus::Done;
