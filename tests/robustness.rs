@@ -936,7 +936,12 @@ fn a_launch_that_picked_up_options_names_that_cause() {
     let java = home.join("bin/java");
     std::fs::write(
         &java,
-        "#!/bin/sh\nif [ \"$1\" = -version ]; then\n  echo 'openjdk version \"17.0.0\" 2021-09-14' >&2\n  exit 0\nfi\n\
+        // `-version` alone (the JDK query), the collector query (`... -XX:+PrintFlagsFinal
+        // -version`) and one trial start a collector (`-XX:+UseG1GC ... -version`) answer
+        // as a JDK 17 does; a launch prints the line and fails.
+        "#!/bin/sh\nfor last; do :; done\nif [ \"$last\" = -version ]; then\n  \
+         case \"$*\" in *PrintFlagsFinal*) echo '     bool UseG1GC    = true    {product} {ergonomic}' ;; esac\n  \
+         echo 'openjdk version \"17.0.0\" 2021-09-14' >&2\n  exit 0\nfi\n\
          echo 'Picked up _JAVA_OPTIONS: -XX:-AlwaysPreTouch' >&2\nexit 1\n",
     )
     .unwrap();
