@@ -80,6 +80,10 @@ pub struct CellReport {
     /// Where the cost went: phases, faults, the JVM's own account, the touched check.
     #[serde(skip)]
     pub explain: CellExplain,
+    /// The heap's memory, the pretouch method (with its source and, under `--profile`,
+    /// its check against the profile) and what the collector logs. The CSV gives it as
+    /// flat columns (`analyze::heap::HeapColumns`), JSON as this object.
+    pub heap_and_method: Option<crate::analyze::heap::CellHeap>,
     /// Median exec->agent load without pretouch, ms.
     pub exec_to_agent_off_ms: Option<f64>,
     /// Median exec->agent load with pretouch, ms.
@@ -553,6 +557,8 @@ fn cell_report(
     let quart = quartiles(&cost_values);
     let pick = |x: Option<Summary>, f: fn(Summary) -> f64| x.map(f);
     let x = explain_cell(&launches_on, &launches_off);
+    let heap_and_method =
+        crate::analyze::heap::cell_heap(&key.jdk, key.gc, &launches_on, &launches_off);
     let ready = crate::analyze::ready::cell_ready(&launches_off, &launches_on);
     // Every counted launch is judged, outliers left out of the figures included.
     let judged: Vec<Judged<'_>> = (0..s.timed.len())
@@ -611,6 +617,7 @@ fn cell_report(
             .collect::<Vec<_>>()
             .join(" "),
         explain: x,
+        heap_and_method: Some(heap_and_method),
         rounds: costs.len(),
         cost_min_ms: pick(cost, |x| x.min),
         cost_q1_ms: quart.map(|q| q.0),

@@ -108,9 +108,10 @@ grew most = the startup phase whose median grew most with pretouch;
 init +ms = agent load->VM init with minus without pretouch (where pretouch lands);
 jvm ms (jvm pretouch) = the JVM log's pretouch time (each `PreTouch` line to the next
 line), gen. +ms (genesis +ms) = its Genesis time with minus without; faults + = median
-minor faults of a launch with minus without; expected = heap / 4 KiB; faults/s =
+minor faults of a launch with minus without; expected = heap / 4 KiB x views; faults/s =
 faults + / init +; %ceil (% ceiling) = of this label's `pretouch calibrate`; touched =
-RSS grew by the heap.
+80% of the heap (as mapped, per view) resident at main, each page once; RSS growth for
+older records.
 ";
 
 fn notes(report: &Report, prefix: &str) -> String {
@@ -133,9 +134,12 @@ fn notes(report: &Report, prefix: &str) -> String {
     {
         let _ = writeln!(
             out,
-            "{prefix}note: {}: {} JVM log(s) without a pretouch line (this JDK or GC logs none)",
+            "{prefix}note: {}: {} JVM log(s) without a pretouch line: {}",
             cell_name(c),
-            c.explain.jvm_log_missing
+            c.explain.jvm_log_missing,
+            c.heap_and_method
+                .as_ref()
+                .map_or("this JDK or GC logs none", |h| h.logging_note.as_str())
         );
     }
     for c in report

@@ -8,6 +8,7 @@ pub mod disturbance;
 pub mod document;
 pub mod explain;
 pub mod flamegraph;
+pub mod heap;
 pub mod jdks;
 pub mod json;
 pub mod plot;

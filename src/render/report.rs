@@ -1,6 +1,7 @@
 //! Stage 6: finished reports turned into bytes: text for the terminal and email,
 //! Markdown, CSV and JSON. Exporters compute nothing.
 
+use crate::analyze::heap::HeapColumns;
 use std::fmt::Write as _;
 
 use crate::analyze::report::{CellReport, Report};
@@ -192,7 +193,8 @@ pub(crate) struct NoColumns {}
 
 /// The one CSV of cells: every figure of each cell's row ([`CellReport`]'s fields, so
 /// that a new figure of a cell is a new column of every CSV), its time-to-ready columns
-/// when any cell is a server (empty for the others), then `extra`'s columns (the
+/// when any cell is a server (empty for the others), the heap's memory and the pretouch
+/// method ([`HeapColumns`]), then `extra`'s columns (the
 /// comparison's, with several labels).
 pub(crate) fn cells_csv<E: serde::Serialize>(rows: &[(&CellReport, E)]) -> String {
     let servers = rows.iter().any(|(c, _)| c.ready.is_some());
@@ -205,11 +207,16 @@ pub(crate) fn cells_csv<E: serde::Serialize>(rows: &[(&CellReport, E)]) -> Strin
         if ceilings && plain.ceiling_from.is_none() {
             plain.ceiling_from = Some(String::new());
         }
+        // The heap and method as flat columns: a CSV row holds no nested object.
+        let heap = plain
+            .heap_and_method
+            .take()
+            .map_or_else(Default::default, |h| HeapColumns::of(&h));
         let written = if servers {
             let figures = plain.ready.take().unwrap_or_default();
-            w.serialize((plain, figures, extra))
+            w.serialize((plain, figures, heap, extra))
         } else {
-            w.serialize((plain, extra))
+            w.serialize((plain, heap, extra))
         };
         written.expect("a report row always serializes");
     }
