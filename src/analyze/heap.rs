@@ -69,7 +69,7 @@ pub struct CellHeap {
     /// What the collector logs of its pretouch.
     pub logging: PretouchLogging,
     /// The sentence a report prints for a JVM log without a pretouch line.
-    pub logging_note: String,
+    pub missing_log_line: String,
 }
 
 impl CellHeap {
@@ -134,7 +134,7 @@ pub fn cell_heap(jdk: &str, gc: Gc, on: &[LaunchRecord], off: &[LaunchRecord]) -
         method: pretouch_method(jdk, gc, command),
         check: None,
         logging,
-        logging_note: logging.explain(gc),
+        missing_log_line: logging.explain(gc),
     }
 }
 
@@ -227,7 +227,7 @@ mod tests {
         assert_eq!(m.launches, 3);
         assert_eq!(h.method.method, PretouchMethod::Store);
         assert!(
-            h.logging_note
+            h.missing_log_line
                 .starts_with("zgc logs its pretouch only as a gc+task line")
         );
         assert_eq!(check_word(h.check.as_ref()), "-");

@@ -83,6 +83,7 @@ pub struct CellReport {
     /// The heap's memory, the pretouch method (with its source and, under `--profile`,
     /// its check against the profile) and what the collector logs. The CSV gives it as
     /// flat columns (`analyze::heap::HeapColumns`), JSON as this object.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub heap_and_method: Option<crate::analyze::heap::CellHeap>,
     /// Median exec->agent load without pretouch, ms.
     pub exec_to_agent_off_ms: Option<f64>,

@@ -161,3 +161,244 @@ pub fn markdown(report: &Report) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::analyze::document::{self, Options};
+    use crate::fixtures::{FakeCell, file, host, rounds};
+    use crate::launch::heap_memory::{HeapMemory, MemoryKind};
+    use crate::matrix::Gc;
+    use crate::render::common::Format;
+    use crate::store::Results;
+    use crate::units::Bytes;
+
+    const MIB: u64 = 1 << 20;
+
+    /// A JDK 17 ZGC cell (a memfd mapped three times) and a JDK 25 G1 cell with
+    /// transparent huge pages (anonymous memory, populated by madvise), 64m each.
+    fn results() -> Results {
+        let (z, g) = (rounds(1000.0, 1030.0, false), rounds(50.0, 70.0, false));
+        let mut f = file(
+            "k",
+            "2026-12-01T08:00:00Z",
+            host("vm"),
+            &[
+                FakeCell {
+                    gc: Gc::Zgc,
+                    heap: "64m",
+                    rounds: &z,
+                },
+                FakeCell {
+                    gc: Gc::G1,
+                    heap: "64m",
+                    rounds: &g,
+                },
+            ],
+        );
+        for l in &mut f.launches {
+            l.heap_bytes = Bytes(64 * MIB);
+            let zgc = l.cell.gc == Gc::Zgc;
+            if !zgc {
+                l.cell.jdk = "25.0.3+9-LTS".into();
+            }
+            let flags: &[&str] = if zgc {
+                &["java", "-Xms64m", "-XX:+UseZGC"]
+            } else {
+                &[
+                    "java",
+                    "-Xms64m",
+                    "-XX:+UseG1GC",
+                    "-XX:+UseTransparentHugePages",
+                ]
+            };
+            l.measured.command = flags.iter().map(|s| (*s).to_owned()).collect();
+            // ZGC's log has no `PreTouch` line: the explaining notes say why.
+            if zgc {
+                l.measured.jvm_log = Some(crate::launch::jvmlog::JvmLog::default());
+            }
+            let resident = if l.pretouch { 64 * MIB } else { 2 * MIB };
+            let views = if zgc { 3 } else { 1 };
+            l.measured.heap_memory = Some(HeapMemory {
+                kind: if zgc {
+                    MemoryKind::SharedMemfd
+                } else {
+                    MemoryKind::Anonymous
+                },
+                page_size: Bytes(4096),
+                huge: Bytes(if zgc || !l.pretouch { 0 } else { 60 * MIB }),
+                mapped: Bytes(views * 64 * MIB),
+                resident: Bytes(resident),
+                resident_mapped: Bytes(views * resident),
+                mappings: views as u32,
+                views: views as u32,
+            });
+        }
+        Results {
+            files: vec![f],
+            ..Default::default()
+        }
+    }
+
+    fn render(format: Format) -> String {
+        let doc = document::build(results(), &Options::default()).unwrap();
+        crate::render::document::render(&doc, format)
+    }
+
+    #[test]
+    fn text_names_each_cells_memory_and_method() {
+        let out = render(Format::Text);
+        assert!(
+            out.replace("\n  ", " ").contains("10 JVM log(s) without a pretouch line: zgc logs its pretouch only as a gc+task line"),
+            "{out}"
+        );
+        let section = &out[out.find("heap and pretouch method").unwrap()..];
+        insta::assert_snapshot!(section, @r#"
+        heap and pretouch method, label: k
+          memory                  page   resident          method            profile
+        17.0.15+6 zgc 64m default
+          shared-memfd x3         4 KiB  64 MiB of 64 MiB  store             -
+        25.0.3+9 g1 64m default
+          anonymous, 60 MiB huge  4 KiB  64 MiB of 64 MiB  madvise populate  -
+
+        memory = what backs the heap at main() (xN: N views of the same memory,
+        as JDK 11/17 ZGC maps it; shared memory faults take shmem_fault, not the
+        anonymous-fault path), with transparent huge-page bytes; page = the
+        kernel page size of its mappings; resident = median of the heap resident
+        at main(), each page once, of the heap; method = how the JVM touches
+        each page, from its version and flags; profile = the method checked
+        against the kernel profile (a populate shows no fault-entry frames).
+        method: k 17.0.15+6 zgc 64m default: store, from JDK 17, before JDK 18
+          (JDK-8272807)
+        method: k 25.0.3+9 g1 64m default: madvise populate, from JDK 25.0.3
+          with -XX:+UseTransparentHugePages (JDK-8315923)
+        note: k 25.0.3+9 g1 64m default: the JVM touches pages itself instead
+          where the kernel refuses MADV_POPULATE_WRITE (before Linux 5.14)
+        "#);
+    }
+
+    #[test]
+    fn markdown_names_each_cells_memory_and_method() {
+        let out = render(Format::Markdown);
+        let section = &out[out.find("#### k: heap and pretouch method").unwrap()..];
+        insta::assert_snapshot!(section, @r#"
+        #### k: heap and pretouch method
+
+        | jdk | gc | heap | variant | memory | page | resident | method | profile |
+        |---|---|---|---|---|---|---|---|---|
+        | 17.0.15+6 | zgc | 64m | default | shared-memfd x3 | 4 KiB | 64 MiB of 64 MiB | store | - |
+        | 25.0.3+9 | g1 | 64m | default | anonymous, 60 MiB huge | 4 KiB | 64 MiB of 64 MiB | madvise populate | - |
+
+        memory = what backs the heap at main() (xN: N views of the same memory, as JDK 11/17 ZGC maps it; shared memory faults take shmem_fault, not the anonymous-fault path), with transparent huge-page bytes; page = the kernel page size of its mappings; resident = median of the heap resident at main(), each page once, of the heap; method = how the JVM touches each page, from its version and flags; profile = the method checked against the kernel profile (a populate shows no fault-entry frames).
+
+        > method: k 17.0.15+6 zgc 64m default: store, from JDK 17, before JDK 18 (JDK-8272807)
+
+        > method: k 25.0.3+9 g1 64m default: madvise populate, from JDK 25.0.3 with -XX:+UseTransparentHugePages (JDK-8315923)
+
+        > note: k 25.0.3+9 g1 64m default: the JVM touches pages itself instead where the kernel refuses MADV_POPULATE_WRITE (before Linux 5.14)
+        "#);
+    }
+
+    #[test]
+    fn csv_has_each_cells_memory_and_method_columns() {
+        let out = render(Format::Csv);
+        let mut r = csv::Reader::from_reader(out.as_bytes());
+        let headers = r.headers().unwrap().clone();
+        let wanted = [
+            "jdk",
+            "gc",
+            "heap_memory",
+            "heap_views",
+            "heap_page_size_bytes",
+            "heap_huge_bytes",
+            "heap_resident_bytes",
+            "pretouch_method",
+            "method_source",
+            "method_bugs",
+            "method_check",
+            "pretouch_logging",
+        ];
+        let idx: Vec<usize> = wanted
+            .iter()
+            .map(|w| headers.iter().position(|h| h == *w).unwrap())
+            .collect();
+        let mut lines = vec![wanted.join(" | ")];
+        for row in r.records() {
+            let row = row.unwrap();
+            lines.push(idx.iter().map(|&i| &row[i]).collect::<Vec<_>>().join(" | "));
+        }
+        insta::assert_snapshot!(lines.join("\n"), @r#"
+        jdk | gc | heap_memory | heap_views | heap_page_size_bytes | heap_huge_bytes | heap_resident_bytes | pretouch_method | method_source | method_bugs | method_check | pretouch_logging
+        17.0.15+6-Debian-1deb12u1 | zgc | shared-memfd x3 | 3 | 4096 | 0 | 67108864 | store | JDK 17, before JDK 18 | JDK-8272807 |  | task-line-only
+        25.0.3+9-LTS | g1 | anonymous, 60 MiB huge | 1 | 4096 | 62914560 | 67108864 | madvise populate | JDK 25.0.3 with -XX:+UseTransparentHugePages | JDK-8315923 |  | running-pre-touch-lines
+        "#);
+    }
+
+    #[test]
+    fn json_keeps_the_structured_fields() {
+        let out: serde_json::Value = serde_json::from_str(&render(Format::Json)).unwrap();
+        let cells: Vec<serde_json::Value> = out["cells"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| serde_json::json!({"jdk": c["jdk"], "gc": c["gc"], "heap_and_method": c["heap_and_method"]}))
+            .collect();
+        insta::assert_snapshot!(serde_json::to_string_pretty(&cells).unwrap(), @r#"
+        [
+          {
+            "gc": "zgc",
+            "heap_and_method": {
+              "check": null,
+              "logging": "task-line-only",
+              "memory": {
+                "heap": 67108864,
+                "huge": 0,
+                "kind": "shared-memfd",
+                "launches": 10,
+                "page_size": 4096,
+                "resident": 67108864,
+                "views": 3
+              },
+              "method": {
+                "bugs": [
+                  "JDK-8272807"
+                ],
+                "method": "store",
+                "notes": [],
+                "source": "JDK 17, before JDK 18"
+              },
+              "missing_log_line": "zgc logs its pretouch only as a gc+task line without bytes or time: no JVM figure to check against"
+            },
+            "jdk": "17.0.15+6-Debian-1deb12u1"
+          },
+          {
+            "gc": "g1",
+            "heap_and_method": {
+              "check": null,
+              "logging": "running-pre-touch-lines",
+              "memory": {
+                "heap": 67108864,
+                "huge": 62914560,
+                "kind": "anonymous",
+                "launches": 10,
+                "page_size": 4096,
+                "resident": 67108864,
+                "views": 1
+              },
+              "method": {
+                "bugs": [
+                  "JDK-8315923"
+                ],
+                "method": "madvise-populate",
+                "notes": [
+                  "the JVM touches pages itself instead where the kernel refuses MADV_POPULATE_WRITE (before Linux 5.14)"
+                ],
+                "source": "JDK 25.0.3 with -XX:+UseTransparentHugePages"
+              },
+              "missing_log_line": "g1 logs `Running ... PreTouch` lines under gc+heap=debug, and these logs had none"
+            },
+            "jdk": "25.0.3+9-LTS"
+          }
+        ]
+        "#);
+    }
+}
