@@ -45,8 +45,9 @@ fn cells(report: &Report) -> Vec<(&CellReport, &CellHeap)> {
 const LEGEND: &str = "\
 memory = what backs the heap at main() (xN: N views of the same memory, as JDK 11/17 \
 ZGC maps it; shared memory faults take shmem_fault, not the anonymous-fault path), \
-with transparent huge-page bytes; page = the kernel page size of its mappings; \
-resident = median of the heap resident at main(), each page once, of the heap; \
+with transparent huge-page bytes (`-`: records from before the heap's memory was read); \
+page = the kernel page size of its mappings; resident = median of the heap resident \
+at main(), each page once, of the heap; \
 method = how the JVM touches each page, from its version and flags; profile = the \
 method checked against the kernel profile (a populate shows no fault-entry frames).";
 
@@ -262,11 +263,12 @@ mod tests {
 
         memory = what backs the heap at main() (xN: N views of the same memory,
         as JDK 11/17 ZGC maps it; shared memory faults take shmem_fault, not the
-        anonymous-fault path), with transparent huge-page bytes; page = the
-        kernel page size of its mappings; resident = median of the heap resident
-        at main(), each page once, of the heap; method = how the JVM touches
-        each page, from its version and flags; profile = the method checked
-        against the kernel profile (a populate shows no fault-entry frames).
+        anonymous-fault path), with transparent huge-page bytes (`-`: records
+        from before the heap's memory was read); page = the kernel page size of
+        its mappings; resident = median of the heap resident at main(), each
+        page once, of the heap; method = how the JVM touches each page, from its
+        version and flags; profile = the method checked against the kernel
+        profile (a populate shows no fault-entry frames).
         method: k 17.0.15+6 zgc 64m default: store, from JDK 17, before JDK 18
           (JDK-8272807)
         method: k 25.0.3+9 g1 64m default: madvise populate, from JDK 25.0.3
@@ -288,7 +290,7 @@ mod tests {
         | 17.0.15+6 | zgc | 64m | default | shared-memfd x3 | 4 KiB | 64 MiB of 64 MiB | store | - |
         | 25.0.3+9 | g1 | 64m | default | anonymous, 60 MiB huge | 4 KiB | 64 MiB of 64 MiB | madvise populate | - |
 
-        memory = what backs the heap at main() (xN: N views of the same memory, as JDK 11/17 ZGC maps it; shared memory faults take shmem_fault, not the anonymous-fault path), with transparent huge-page bytes; page = the kernel page size of its mappings; resident = median of the heap resident at main(), each page once, of the heap; method = how the JVM touches each page, from its version and flags; profile = the method checked against the kernel profile (a populate shows no fault-entry frames).
+        memory = what backs the heap at main() (xN: N views of the same memory, as JDK 11/17 ZGC maps it; shared memory faults take shmem_fault, not the anonymous-fault path), with transparent huge-page bytes (`-`: records from before the heap's memory was read); page = the kernel page size of its mappings; resident = median of the heap resident at main(), each page once, of the heap; method = how the JVM touches each page, from its version and flags; profile = the method checked against the kernel profile (a populate shows no fault-entry frames).
 
         > method: k 17.0.15+6 zgc 64m default: store, from JDK 17, before JDK 18 (JDK-8272807)
 
