@@ -100,7 +100,7 @@ pub fn build(mut results: Results, options: &Options) -> Result<Document, Docume
     if let Some(wanted) = &options.labels {
         select_labels(&mut results, wanted)?;
     }
-    let report = crate::analyze::build_with(
+    let mut report = crate::analyze::build_with(
         &results,
         report::Options {
             exclude_outliers: options.exclude_outliers,
@@ -124,6 +124,9 @@ pub fn build(mut results: Results, options: &Options) -> Result<Document, Docume
         crate::analyze::profile::build(&report, &profiles, &labels, &comparison.baseline)
     });
     let probes = probe_analysis(&results, &comparison);
+    if let Some(profile) = &profile {
+        check_methods(&mut report, profile);
+    }
     let report = if comparison.columns.len() > 1 || report.labels.is_empty() {
         report
     } else {
@@ -181,6 +184,24 @@ fn shown_label(file: &crate::store::read::ResultFile, labels: &[String]) -> Opti
         .into_iter()
         .find(|l| labels.contains(l))
         .cloned()
+}
+
+/// Checks each profiled cell's pretouch method against its profile: a populate shows no
+/// fault-entry frames, a store or an atomic add no `madvise`.
+fn check_methods(report: &mut Report, profile: &ProfileReport) {
+    for cell in &mut report.cells {
+        let key = cell.key();
+        let label = cell.label.clone();
+        if let (Some(h), Some(p)) = (
+            cell.heap_and_method.as_mut(),
+            profile
+                .cells
+                .iter()
+                .find(|p| p.label == label && p.key == key && p.launches_on > 0),
+        ) {
+            h.check_with(p.evidence);
+        }
+    }
 }
 
 /// Keeps the files of the labels asked for: their environment is compared, their runs

@@ -3,12 +3,14 @@
 //! side with intervals ([`compare`]). Reads the store; computes, never prints.
 
 pub mod calibration;
+pub mod cds;
 pub mod ceiling;
 pub mod compare;
 pub mod disturbance;
 pub mod document;
 pub mod explain;
 pub mod faults;
+pub mod heap;
 pub mod interval;
 pub mod kernels;
 pub mod labels;
@@ -32,5 +34,6 @@ pub fn build_with(results: &Results, options: report::Options) -> report::Report
     report.run_to_run = compare::run_to_run(results, options);
     // Emulated labels first: no one should read past that.
     report.warnings.splice(0..0, kernels::warnings(results));
+    report.warnings.extend(cds::warnings(results));
     report
 }

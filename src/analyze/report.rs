@@ -80,6 +80,11 @@ pub struct CellReport {
     /// Where the cost went: phases, faults, the JVM's own account, the touched check.
     #[serde(skip)]
     pub explain: CellExplain,
+    /// The heap's memory, the pretouch method (with its source and, under `--profile`,
+    /// its check against the profile) and what the collector logs. The CSV gives it as
+    /// flat columns (`analyze::heap::HeapColumns`), JSON as this object.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub heap_and_method: Option<crate::analyze::heap::CellHeap>,
     /// Median exec->agent load without pretouch, ms.
     pub exec_to_agent_off_ms: Option<f64>,
     /// Median exec->agent load with pretouch, ms.
@@ -580,6 +585,8 @@ fn cell_report(
         crate::stats::interval::cost_interval(&cost_values, crate::analyze::interval::CONFIDENCE);
     let pick = |x: Option<Summary>, f: fn(Summary) -> f64| x.map(f);
     let x = explain_cell(&launches_on, &launches_off);
+    let heap_and_method =
+        crate::analyze::heap::cell_heap(&key.jdk, key.gc, &launches_on, &launches_off);
     let ready = crate::analyze::ready::cell_ready(&launches_off, &launches_on);
     // Every counted launch is judged, outliers left out of the figures included.
     let judged: Vec<Judged<'_>> = (0..s.timed.len())
@@ -638,6 +645,7 @@ fn cell_report(
             .collect::<Vec<_>>()
             .join(" "),
         explain: x,
+        heap_and_method: Some(heap_and_method),
         rounds: costs.len(),
         cost_min_ms: pick(cost, |x| x.min),
         cost_q1_ms: quart.map(|q| q.0),

@@ -90,6 +90,36 @@ pub(crate) fn resolve_jdks(matrix: &Matrix, probe: bool) -> anyhow::Result<Vec<J
     Ok(jdks)
 }
 
+/// For a dry run: asks each JDK for its collectors as the real run does, when the
+/// matrix names a collector whose flags depend on the JDK (ZGC and Shenandoah are
+/// experimental on JDK 11), so that the command lines shown are those a run launches
+/// and a collector a JDK lacks is refused here too. A JDK that cannot be asked (not
+/// runnable here) keeps the flags of a JDK where the collector is a product, and the
+/// returned note says so.
+pub(crate) fn dry_run_collectors(matrix: &Matrix, jdks: &mut [Jdk]) -> anyhow::Result<Vec<String>> {
+    let mut notes = Vec::new();
+    if !matrix
+        .gcs
+        .iter()
+        .any(|gc| gc.is_zgc() || *gc == Gc::Shenandoah)
+    {
+        return Ok(notes);
+    }
+    for jdk in jdks {
+        match collectors::probe(&jdk.java) {
+            Ok(c) => {
+                check_collectors(matrix, jdk, &c)?;
+                jdk.collectors = Some(c);
+            }
+            Err(e) => notes.push(format!(
+                "note: JDK {}: its collectors could not be asked ({e}): the collector flags shown assume they are not experimental",
+                jdk.home.display()
+            )),
+        }
+    }
+    Ok(notes)
+}
+
 /// Refuses a `gcs:` value that `jdk` does not have, naming the JDK and what it has.
 fn check_collectors(matrix: &Matrix, jdk: &Jdk, collectors: &Collectors) -> anyhow::Result<()> {
     let Some(&missing) = matrix.gcs.iter().find(|gc| !collectors.has(**gc)) else {

@@ -77,11 +77,19 @@ pub(crate) fn cmd_run(args: RunArgs) -> anyhow::Result<u8> {
             probe::preflight(true, &agent.path)?
         }
     };
-    let jdks = resolve_jdks(&matrix, !args.dry_run).map_err(bad)?;
+    let mut jdks = resolve_jdks(&matrix, !args.dry_run).map_err(bad)?;
+    let dry_notes = if args.dry_run {
+        crate::cmd::checks::dry_run_collectors(&matrix, &mut jdks)?
+    } else {
+        Vec::new()
+    };
     crate::schedule::plan::check_size(&matrix, jdks.len()).map_err(bad)?;
     let cpu_placements = check_cpus(&mut matrix).map_err(bad)?;
     let app = resolve_app(&matrix, args.matrix.as_deref(), &jdks, !args.dry_run).map_err(bad)?;
     if args.dry_run {
+        for note in &dry_notes {
+            println!("{note}");
+        }
         return dry_run(&args, &matrix, &jdks, app);
     }
     let agent = agent::locate_agent(args.agent.as_deref()).map_err(bad)?;

@@ -2,6 +2,7 @@
 //! that the scheduler, store and statistics are tested without a JVM.
 
 pub mod agent;
+pub mod cds;
 pub mod child;
 pub mod classfile;
 pub mod crash;
@@ -99,6 +100,12 @@ pub struct Measurement {
     /// was recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub heap_memory: Option<heap_memory::HeapMemory>,
+    /// Whether the launch ran with class data sharing: off, the JDK's default archive,
+    /// none (the home has no `lib/server/classes.jsa`), or a custom archive; from the
+    /// command and the JDK home at launch (see [`cds`]). Absent in files written before
+    /// it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cds: Option<cds::Cds>,
 }
 
 impl Measurement {
@@ -317,6 +324,11 @@ impl Launcher for JvmLauncher {
             },
             interrupted: false,
         };
+        // Before the spawn, so the stat costs the launch nothing it is measured by.
+        let real_java = std::fs::canonicalize(java).unwrap_or_else(|_| java.to_path_buf());
+        if let Some(home) = real_java.parent().and_then(Path::parent) {
+            outcome.measured.cds = Some(cds::of(home, &args));
+        }
         let mut expression = match self.wrapper.split_first() {
             None => duct::cmd(java, &args),
             Some((program, wrapper_args)) => duct::cmd(

@@ -5,7 +5,7 @@
 
 use crate::analyze::document::{Document, Launches};
 use crate::render::common::Format;
-use crate::render::{calibration, compare, explain, json, probe, profile, ready, report};
+use crate::render::{calibration, compare, explain, heap, json, probe, profile, ready, report};
 
 /// The document in `format`.
 pub fn render(doc: &Document, format: Format) -> String {
@@ -18,13 +18,15 @@ pub fn render(doc: &Document, format: Format) -> String {
 }
 
 /// Plain text that fits a patch email: the cells (or the labels side by side), time to
-/// ready, what explains each cost, the profile; or the calibrations.
+/// ready, what explains each cost, the heap and pretouch method, the profile; or the
+/// calibrations.
 fn text(doc: &Document) -> String {
     let mut out = String::new();
     if let Some(l) = &doc.launches {
         out += &cells_text(l);
         out += &ready::text(&l.report);
         out += &explain::text(&l.report, l.phases);
+        out += &heap::text(&l.report);
         if let Some(p) = l.shown_profile() {
             out += "\n";
             out += &profile::text(p);
@@ -58,6 +60,7 @@ fn markdown(doc: &Document) -> String {
         };
         out += &ready::markdown(&l.report);
         out += &explain::markdown(&l.report, l.phases);
+        out += &heap::markdown(&l.report);
         if let Some(p) = l.shown_profile() {
             out += "\n";
             out += &profile::markdown(p);

@@ -109,9 +109,10 @@ grew most = the startup phase whose median grew most with pretouch;
 init +ms = agent load->VM init with minus without pretouch (where pretouch lands);
 jvm ms (jvm pretouch) = the JVM log's pretouch time (each `PreTouch` line to the next
 line), gen. +ms (genesis +ms) = its Genesis time with minus without; faults + = median
-minor faults of a launch with minus without; expected = heap / 4 KiB; faults/s =
+minor faults of a launch with minus without; expected = heap / 4 KiB x views; faults/s =
 faults + / init +; %ceil (% ceiling) = of this label's `pretouch calibrate`; touched =
-RSS grew by the heap.
+80% of the heap (as mapped, per view) resident at main, each page once; RSS growth for
+older records.
 ";
 
 fn notes(report: &Report, prefix: &str) -> String {
@@ -134,9 +135,12 @@ fn notes(report: &Report, prefix: &str) -> String {
     {
         let _ = writeln!(
             out,
-            "{prefix}note: {}: {} JVM log(s) without a pretouch line (this JDK or GC logs none)",
+            "{prefix}note: {}: {} JVM log(s) without a pretouch line: {}",
             cell_name(c),
-            c.explain.jvm_log_missing
+            c.explain.jvm_log_missing,
+            c.heap_and_method
+                .as_ref()
+                .map_or("this JDK or GC logs none", |h| h.missing_log_line.as_str())
         );
     }
     for c in report
@@ -390,16 +394,17 @@ mod tests {
         lands); jvm ms (jvm pretouch) = the JVM log's pretouch time (each
         `PreTouch` line to the next line), gen. +ms (genesis +ms) = its Genesis
         time with minus without; faults + = median minor faults of a launch with
-        minus without; expected = heap / 4 KiB; faults/s = faults + / init +;
-        %ceil (% ceiling) = of this label's `pretouch calibrate`; touched = RSS
-        grew by the heap.
+        minus without; expected = heap / 4 KiB x views; faults/s = faults + /
+        init +; %ceil (% ceiling) = of this label's `pretouch calibrate`;
+        touched = 80% of the heap (as mapped, per view) resident at main, each
+        page once; RSS growth for older records.
         warning: 6.18.0-base 25.0.3+9 parallel 1g thp: PRETOUCH DID NOT HAPPEN
           in 3 of 10 launches (quick-20261130T071303Z.jsonl#4
           quick-20261130T071303Z.jsonl#9 quick-20261130T071303Z.jsonl#17);
           first: RSS grew 542 MiB during VM creation (512 MiB beyond a launch
           without pretouch), expected about the heap, 1 GiB
         note: 6.18.0-base 25.0.3+9 parallel 1g thp: 10 JVM log(s) without a
-          pretouch line (this JDK or GC logs none)
+          pretouch line: this JDK or GC logs none
         warning: 6.18.0-base 25.0.3+9 parallel 1g thp: 1 JVM log(s) not fully
           understood, first: unrecognised Genesis line: "[9ns] Genesis, soon"
         environment: thp_enabled differs: 6.18.0-base=madvise,
@@ -418,11 +423,11 @@ mod tests {
         | 25.0.3+9 | g1 | 1g | default | agent->init | 397.5 | 405.1 | 395.9 | 262.9k | 262.1k | 661.4k | 55% | yes |
         | 25.0.3+9 | parallel | 1g | thp | agent->init | 397.5 | - | 395.9 | 140.0k | 262.1k | 661.4k | 55% | NO (3 of 10) |
 
-        grew most = the startup phase whose median grew most with pretouch; init +ms = agent load->VM init with minus without pretouch (where pretouch lands); jvm ms (jvm pretouch) = the JVM log's pretouch time (each `PreTouch` line to the next line), gen. +ms (genesis +ms) = its Genesis time with minus without; faults + = median minor faults of a launch with minus without; expected = heap / 4 KiB; faults/s = faults + / init +; %ceil (% ceiling) = of this label's `pretouch calibrate`; touched = RSS grew by the heap.
+        grew most = the startup phase whose median grew most with pretouch; init +ms = agent load->VM init with minus without pretouch (where pretouch lands); jvm ms (jvm pretouch) = the JVM log's pretouch time (each `PreTouch` line to the next line), gen. +ms (genesis +ms) = its Genesis time with minus without; faults + = median minor faults of a launch with minus without; expected = heap / 4 KiB x views; faults/s = faults + / init +; %ceil (% ceiling) = of this label's `pretouch calibrate`; touched = 80% of the heap (as mapped, per view) resident at main, each page once; RSS growth for older records.
 
         > warning: 6.18.0-base 25.0.3+9 parallel 1g thp: PRETOUCH DID NOT HAPPEN in 3 of 10 launches (quick-20261130T071303Z.jsonl#4 quick-20261130T071303Z.jsonl#9 quick-20261130T071303Z.jsonl#17); first: RSS grew 542 MiB during VM creation (512 MiB beyond a launch without pretouch), expected about the heap, 1 GiB
 
-        > note: 6.18.0-base 25.0.3+9 parallel 1g thp: 10 JVM log(s) without a pretouch line (this JDK or GC logs none)
+        > note: 6.18.0-base 25.0.3+9 parallel 1g thp: 10 JVM log(s) without a pretouch line: this JDK or GC logs none
 
         > warning: 6.18.0-base 25.0.3+9 parallel 1g thp: 1 JVM log(s) not fully understood, first: unrecognised Genesis line: "[9ns] Genesis, soon"
 

@@ -5,7 +5,9 @@
 //! {
 //!   "schema": "pretouch-report",
 //!   "schema_version": 1,
-//!   "cells": [...],          every label's cells, one object each (the CSV's columns)
+//!   "cells": [...],          every label's cells, one object each (the CSV's columns,
+//!                            with `heap_and_method` as one object where the CSV has
+//!                            its flat `heap_*`/`method_*` columns)
 //!   "labels": [...], "label_info": [...], "warnings": [...], "env_differences": [...],
 //!   "outliers_excluded": false,
 //!   "stops": [...], "run_to_run": [...],     only when there are any

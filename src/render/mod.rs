@@ -9,6 +9,7 @@ pub mod document;
 pub mod env;
 pub mod explain;
 pub mod flamegraph;
+pub mod heap;
 pub mod jdks;
 pub mod json;
 pub mod plot;

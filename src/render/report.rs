@@ -1,6 +1,7 @@
 //! Stage 6: finished reports turned into bytes: text for the terminal and email,
 //! Markdown, CSV and JSON. Exporters compute nothing.
 
+use crate::analyze::heap::HeapColumns;
 use std::fmt::Write as _;
 
 use crate::analyze::report::{CellReport, Report};
@@ -197,8 +198,9 @@ pub fn csv(report: &Report) -> String {
 pub(crate) struct NoColumns {}
 
 /// The one CSV of cells: every figure of each cell's row ([`CellReport`]'s fields, so
-/// that a new figure of a cell is a new column of every CSV), its time-to-ready columns
-/// when any cell is a server (empty for the others), then `extra`'s columns (the
+/// that a new figure of a cell is a new column of every CSV), the heap's memory and the
+/// pretouch method ([`HeapColumns`]), its time-to-ready columns when any cell is a
+/// server (empty for the others), then `extra`'s columns (the
 /// comparison's, with several labels).
 pub(crate) fn cells_csv<E: serde::Serialize>(rows: &[(&CellReport, E)]) -> String {
     let servers = rows.iter().any(|(c, _)| c.ready.is_some());
@@ -211,11 +213,16 @@ pub(crate) fn cells_csv<E: serde::Serialize>(rows: &[(&CellReport, E)]) -> Strin
         if ceilings && plain.ceiling_from.is_none() {
             plain.ceiling_from = Some(String::new());
         }
+        // The heap and method as flat columns: a CSV row holds no nested object.
+        let heap = plain
+            .heap_and_method
+            .take()
+            .map_or_else(Default::default, |h| HeapColumns::of(&h));
         let written = if servers {
             let figures = plain.ready.take().unwrap_or_default();
-            w.serialize((plain, figures, extra))
+            w.serialize((plain, heap, figures, extra))
         } else {
-            w.serialize((plain, extra))
+            w.serialize((plain, heap, extra))
         };
         written.expect("a report row always serializes");
     }
@@ -438,9 +445,9 @@ mod tests {
     #[test]
     fn csv() {
         insta::assert_snapshot!(super::csv(&sample()), @r#"
-        label,jdk,gc,heap,variant,runs,runs_on,runs_off,failed,median_on_ms,min_on_ms,max_on_ms,median_off_ms,min_off_ms,max_off_ms,pretouch_ms,first_failure,gc_threads,cpus,app,exec_to_agent_off_ms,exec_to_agent_on_ms,agent_to_init_off_ms,agent_to_init_on_ms,init_to_main_off_ms,init_to_main_on_ms,pretouch_faults,expected_faults,fault_rate_per_s,ceiling_per_s,ceiling_pct,jvm_pretouch_ms,jvm_genesis_growth_ms,untouched,untouched_reason,untouched_launches,rounds,cost_min_ms,cost_q1_ms,cost_q3_ms,cost_max_ms,cost_tmean_ms,cost_ci_low_ms,cost_ci_high_ms,cost_ci_batches,outliers,disturbed,disturbances,outlier_causes
-        6.18.0-base,17.0.15+6-Debian-1deb12u1,g1,1g,default,20,10,10,0,434.73625000000004,422.87,1288.0275,48.375,47.25,49.75,386.36125000000004,,auto,all,,,,,,,,,262144,,,,,,0,,,10,375.62,381.18354166666666,392.94645833333334,1240.5275,386.42916666666673,351.3998678851295,421.458465448204,2,1,0,,"round 7 with pretouch 1288 ms, median 435: no machine counters recorded (file written before they were)"
-        6.18.0-base,17.0.15+6-Debian-1deb12u1,parallel,2g,default,10,0,10,10,,,,50.125,49.0,51.5,,exited with code 1 before main(),auto,all,,,,,,,,,262144,,,,,,0,,,0,,,,,,,,,0,0,,
+            label,jdk,gc,heap,variant,runs,runs_on,runs_off,failed,median_on_ms,min_on_ms,max_on_ms,median_off_ms,min_off_ms,max_off_ms,pretouch_ms,first_failure,gc_threads,cpus,app,exec_to_agent_off_ms,exec_to_agent_on_ms,agent_to_init_off_ms,agent_to_init_on_ms,init_to_main_off_ms,init_to_main_on_ms,pretouch_faults,expected_faults,fault_rate_per_s,ceiling_per_s,ceiling_pct,jvm_pretouch_ms,jvm_genesis_growth_ms,untouched,untouched_reason,untouched_launches,rounds,cost_min_ms,cost_q1_ms,cost_q3_ms,cost_max_ms,cost_tmean_ms,cost_ci_low_ms,cost_ci_high_ms,cost_ci_batches,outliers,disturbed,disturbances,outlier_causes,heap_memory,heap_views,heap_page_size_bytes,heap_huge_bytes,heap_resident_bytes,pretouch_method,method_source,method_bugs,method_notes,method_check,method_check_detail,pretouch_logging
+            6.18.0-base,17.0.15+6-Debian-1deb12u1,g1,1g,default,20,10,10,0,434.73625000000004,422.87,1288.0275,48.375,47.25,49.75,386.36125000000004,,auto,all,,,,,,,,,262144,,,,,,0,,,10,375.62,381.18354166666666,392.94645833333334,1240.5275,386.42916666666673,351.3998678851295,421.458465448204,2,1,0,,"round 7 with pretouch 1288 ms, median 435: no machine counters recorded (file written before they were)",,,,,,store,"JDK 17, before JDK 18",JDK-8272807,,,,running-pre-touch-lines
+            6.18.0-base,17.0.15+6-Debian-1deb12u1,parallel,2g,default,10,0,10,10,,,,50.125,49.0,51.5,,exited with code 1 before main(),auto,all,,,,,,,,,262144,,,,,,0,,,0,,,,,,,,,0,0,,,,,,,,store,"JDK 17, before JDK 18",JDK-8272807 JDK-8324817,"Parallel GC could leave part of its heap untouched without THP `always` before JDK-8324817 (JDK 23, backported to 21u): the touched check says whether it did here",,,running-pre-touch-lines
         "#);
     }
 
@@ -472,6 +479,20 @@ mod tests {
               "gc_threads": "auto",
               "cpus": "all",
               "app": null,
+              "heap_and_method": {
+                "memory": null,
+                "method": {
+                  "method": "store",
+                  "source": "JDK 17, before JDK 18",
+                  "bugs": [
+                    "JDK-8272807"
+                  ],
+                  "notes": []
+                },
+                "check": null,
+                "logging": "running-pre-touch-lines",
+                "missing_log_line": "g1 logs `Running ... PreTouch` lines under gc+heap=debug, and these logs had none"
+              },
               "exec_to_agent_off_ms": null,
               "exec_to_agent_on_ms": null,
               "agent_to_init_off_ms": null,
@@ -523,6 +544,23 @@ mod tests {
               "gc_threads": "auto",
               "cpus": "all",
               "app": null,
+              "heap_and_method": {
+                "memory": null,
+                "method": {
+                  "method": "store",
+                  "source": "JDK 17, before JDK 18",
+                  "bugs": [
+                    "JDK-8272807",
+                    "JDK-8324817"
+                  ],
+                  "notes": [
+                    "Parallel GC could leave part of its heap untouched without THP `always` before JDK-8324817 (JDK 23, backported to 21u): the touched check says whether it did here"
+                  ]
+                },
+                "check": null,
+                "logging": "running-pre-touch-lines",
+                "missing_log_line": "parallel logs `Running ... PreTouch` lines under gc+heap=debug, and these logs had none"
+              },
               "exec_to_agent_off_ms": null,
               "exec_to_agent_on_ms": null,
               "agent_to_init_off_ms": null,

@@ -1,0 +1,406 @@
+//! Stage 6: the heap and pretouch method section. Per cell, what backs the heap (kind,
+//! views, page size, huge-page bytes), how much of it was resident at `main()`, how the
+//! JVM pretouches it with the source of that (JDK version and flags, JDK bug ids), and
+//! the method's check against the profile. Text and Markdown; CSV and JSON carry the
+//! same fields with the cells. Computes nothing.
+
+use std::fmt::Write as _;
+
+use crate::analyze::heap::{CellHeap, check_word};
+use crate::analyze::method::MethodCheck;
+use crate::analyze::report::{CellReport, Report};
+use crate::machine::jdk::short_jdk;
+use crate::render::common::cell_name;
+use crate::render::table::{self, name};
+
+const HEADERS: [&str; 9] = [
+    "jdk", "gc", "heap", "variant", "memory", "page", "resident", "method", "profile",
+];
+
+fn row(c: &CellReport, h: &CellHeap) -> [String; 9] {
+    let m = h.memory.as_ref();
+    let dash = || "-".to_owned();
+    [
+        short_jdk(&c.jdk).to_owned(),
+        c.gc.clone(),
+        c.heap.clone(),
+        c.variant_text(),
+        m.map_or_else(dash, |m| m.summary()),
+        m.and_then(|m| m.page_size)
+            .map_or_else(dash, |p| p.to_string()),
+        m.map_or_else(dash, |m| m.resident_of_heap()),
+        h.method.method.name().to_owned(),
+        check_word(h.check.as_ref()),
+    ]
+}
+
+fn cells(report: &Report) -> Vec<(&CellReport, &CellHeap)> {
+    report
+        .cells
+        .iter()
+        .filter_map(|c| Some((c, c.heap_and_method.as_ref()?)))
+        .collect()
+}
+
+const LEGEND: &str = "\
+memory = what backs the heap at main() (xN: N views of the same memory, as JDK 11/17 \
+ZGC maps it; shared memory faults take shmem_fault, not the anonymous-fault path), \
+with transparent huge-page bytes (`-`: records from before the heap's memory was read); \
+page = the kernel page size of its mappings; resident = median of the heap resident \
+at main(), each page once, of the heap; \
+method = how the JVM touches each page, from its version and flags; profile = the \
+method checked against the kernel profile (a populate shows no fault-entry frames).";
+
+/// `what: cells` lines, one per distinct `what`, in the order first met.
+fn grouped(items: impl Iterator<Item = (String, String)>) -> Vec<String> {
+    let mut out: Vec<(String, Vec<String>)> = Vec::new();
+    for (what, cell) in items {
+        match out.iter_mut().find(|(w, _)| *w == what) {
+            Some((_, cells)) => cells.push(cell),
+            None => out.push((what, vec![cell])),
+        }
+    }
+    out.into_iter()
+        .map(|(what, cells)| format!("{}: {what}", cells.join(", ")))
+        .collect()
+}
+
+/// The lines under the table: each method's source and bugs, the notes, the checks
+/// that disagree or settle nothing.
+fn notes(report: &Report) -> Vec<String> {
+    let cells = cells(report);
+    let mut out: Vec<String> = grouped(cells.iter().map(|(c, h)| {
+        let bugs = if h.method.bugs.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", h.method.bugs.join(", "))
+        };
+        (
+            format!("{}, from {}{bugs}", h.method.method.name(), h.method.source),
+            cell_name(c),
+        )
+    }))
+    .into_iter()
+    .map(|l| format!("method: {l}"))
+    .collect();
+    out.extend(
+        grouped(
+            cells
+                .iter()
+                .flat_map(|(c, h)| h.method.notes.iter().map(|n| (n.clone(), cell_name(c)))),
+        )
+        .into_iter()
+        .map(|l| format!("note: {l}")),
+    );
+    for (c, h) in &cells {
+        match &h.check {
+            Some(MethodCheck::Disagrees { seen }) => out.push(format!(
+                "warning: {}: the profile DISAGREES with the method {}: it looks like {}",
+                cell_name(c),
+                h.method.method.name(),
+                seen.name()
+            )),
+            Some(MethodCheck::Inconclusive { why }) => out.push(format!(
+                "note: {}: the profile does not settle the method: {why}",
+                cell_name(c)
+            )),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The section for the terminal and email: one table per label, the legend, the notes.
+pub fn text(report: &Report) -> String {
+    let all = cells(report);
+    if all.is_empty() {
+        return String::new();
+    }
+    let key = [name("jdk"), name("gc"), name("heap"), name("variant")];
+    let values: Vec<_> = HEADERS[4..].iter().map(|h| name(h)).collect();
+    let mut out = String::new();
+    for label in &report.labels {
+        let rows: Vec<(Vec<String>, Vec<String>)> = all
+            .iter()
+            .filter(|(c, _)| c.label == *label)
+            .map(|(c, h)| {
+                let r = row(c, h);
+                (r[..4].to_vec(), r[4..].to_vec())
+            })
+            .collect();
+        out += "\n";
+        out += &table::wrap(&format!("heap and pretouch method, label: {label}"), 2);
+        out += &table::render_keyed(&key, &values, &rows);
+    }
+    out.push('\n');
+    out += &table::wrap(LEGEND, 0);
+    for note in notes(report) {
+        out += &table::wrap(&note, 2);
+    }
+    out
+}
+
+/// The same as Markdown tables.
+pub fn markdown(report: &Report) -> String {
+    let all = cells(report);
+    if all.is_empty() {
+        return String::new();
+    }
+    let mut out = String::new();
+    for label in &report.labels {
+        let rows: Vec<Vec<String>> = all
+            .iter()
+            .filter(|(c, _)| c.label == *label)
+            .map(|(c, h)| row(c, h).to_vec())
+            .collect();
+        let _ = writeln!(out, "\n#### {label}: heap and pretouch method\n");
+        out += &table::markdown(&table::cols(&HEADERS, 9), &rows);
+    }
+    let _ = writeln!(out, "\n{LEGEND}");
+    for line in notes(report) {
+        let _ = writeln!(out, "\n> {line}");
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::analyze::document::{self, Options};
+    use crate::fixtures::{FakeCell, file, host, rounds};
+    use crate::launch::heap_memory::{HeapMemory, MemoryKind};
+    use crate::matrix::Gc;
+    use crate::render::common::Format;
+    use crate::store::Results;
+    use crate::units::Bytes;
+
+    const MIB: u64 = 1 << 20;
+
+    /// A JDK 17 ZGC cell (a memfd mapped three times) and a JDK 25 G1 cell with
+    /// transparent huge pages (anonymous memory, populated by madvise), 64m each.
+    fn results() -> Results {
+        let (z, g) = (rounds(1000.0, 1030.0, false), rounds(50.0, 70.0, false));
+        let mut f = file(
+            "k",
+            "2026-12-01T08:00:00Z",
+            host("vm"),
+            &[
+                FakeCell {
+                    gc: Gc::Zgc,
+                    heap: "64m",
+                    rounds: &z,
+                },
+                FakeCell {
+                    gc: Gc::G1,
+                    heap: "64m",
+                    rounds: &g,
+                },
+            ],
+        );
+        for l in &mut f.launches {
+            l.heap_bytes = Bytes(64 * MIB);
+            let zgc = l.cell.gc == Gc::Zgc;
+            if !zgc {
+                l.cell.jdk = "25.0.3+9-LTS".into();
+            }
+            let flags: &[&str] = if zgc {
+                &["java", "-Xms64m", "-XX:+UseZGC"]
+            } else {
+                &[
+                    "java",
+                    "-Xms64m",
+                    "-XX:+UseG1GC",
+                    "-XX:+UseTransparentHugePages",
+                ]
+            };
+            l.measured.command = flags.iter().map(|s| (*s).to_owned()).collect();
+            // ZGC's log has no `PreTouch` line: the explaining notes say why.
+            if zgc {
+                l.measured.jvm_log = Some(crate::launch::jvmlog::JvmLog::default());
+            }
+            let resident = if l.pretouch { 64 * MIB } else { 2 * MIB };
+            let views = if zgc { 3 } else { 1 };
+            l.measured.heap_memory = Some(HeapMemory {
+                kind: if zgc {
+                    MemoryKind::SharedMemfd
+                } else {
+                    MemoryKind::Anonymous
+                },
+                page_size: Bytes(4096),
+                huge: Bytes(if zgc || !l.pretouch { 0 } else { 60 * MIB }),
+                mapped: Bytes(views * 64 * MIB),
+                resident: Bytes(resident),
+                resident_mapped: Bytes(views * resident),
+                mappings: views as u32,
+                views: views as u32,
+            });
+        }
+        Results {
+            files: vec![f],
+            ..Default::default()
+        }
+    }
+
+    fn render(format: Format) -> String {
+        let doc = document::build(results(), &Options::default()).unwrap();
+        crate::render::document::render(&doc, format)
+    }
+
+    #[test]
+    fn text_names_each_cells_memory_and_method() {
+        let out = render(Format::Text);
+        assert!(
+            out.replace("\n  ", " ").contains("10 JVM log(s) without a pretouch line: zgc logs its pretouch only as a gc+task line"),
+            "{out}"
+        );
+        let section = &out[out.find("heap and pretouch method").unwrap()..];
+        insta::assert_snapshot!(section, @r#"
+        heap and pretouch method, label: k
+          memory                  page   resident          method            profile
+        17.0.15+6 zgc 64m default
+          shared-memfd x3         4 KiB  64 MiB of 64 MiB  store             -
+        25.0.3+9 g1 64m default
+          anonymous, 60 MiB huge  4 KiB  64 MiB of 64 MiB  madvise populate  -
+
+        memory = what backs the heap at main() (xN: N views of the same memory,
+        as JDK 11/17 ZGC maps it; shared memory faults take shmem_fault, not the
+        anonymous-fault path), with transparent huge-page bytes (`-`: records
+        from before the heap's memory was read); page = the kernel page size of
+        its mappings; resident = median of the heap resident at main(), each
+        page once, of the heap; method = how the JVM touches each page, from its
+        version and flags; profile = the method checked against the kernel
+        profile (a populate shows no fault-entry frames).
+        method: k 17.0.15+6 zgc 64m default: store, from JDK 17, before JDK 18
+          (JDK-8272807)
+        method: k 25.0.3+9 g1 64m default: madvise populate, from JDK 25.0.3
+          with -XX:+UseTransparentHugePages (JDK-8315923)
+        note: k 25.0.3+9 g1 64m default: the JVM touches pages itself instead
+          where the kernel refuses MADV_POPULATE_WRITE (before Linux 5.14)
+        "#);
+    }
+
+    #[test]
+    fn markdown_names_each_cells_memory_and_method() {
+        let out = render(Format::Markdown);
+        let section = &out[out.find("#### k: heap and pretouch method").unwrap()..];
+        insta::assert_snapshot!(section, @r#"
+        #### k: heap and pretouch method
+
+        | jdk | gc | heap | variant | memory | page | resident | method | profile |
+        |---|---|---|---|---|---|---|---|---|
+        | 17.0.15+6 | zgc | 64m | default | shared-memfd x3 | 4 KiB | 64 MiB of 64 MiB | store | - |
+        | 25.0.3+9 | g1 | 64m | default | anonymous, 60 MiB huge | 4 KiB | 64 MiB of 64 MiB | madvise populate | - |
+
+        memory = what backs the heap at main() (xN: N views of the same memory, as JDK 11/17 ZGC maps it; shared memory faults take shmem_fault, not the anonymous-fault path), with transparent huge-page bytes (`-`: records from before the heap's memory was read); page = the kernel page size of its mappings; resident = median of the heap resident at main(), each page once, of the heap; method = how the JVM touches each page, from its version and flags; profile = the method checked against the kernel profile (a populate shows no fault-entry frames).
+
+        > method: k 17.0.15+6 zgc 64m default: store, from JDK 17, before JDK 18 (JDK-8272807)
+
+        > method: k 25.0.3+9 g1 64m default: madvise populate, from JDK 25.0.3 with -XX:+UseTransparentHugePages (JDK-8315923)
+
+        > note: k 25.0.3+9 g1 64m default: the JVM touches pages itself instead where the kernel refuses MADV_POPULATE_WRITE (before Linux 5.14)
+        "#);
+    }
+
+    #[test]
+    fn csv_has_each_cells_memory_and_method_columns() {
+        let out = render(Format::Csv);
+        let mut r = csv::Reader::from_reader(out.as_bytes());
+        let headers = r.headers().unwrap().clone();
+        let wanted = [
+            "jdk",
+            "gc",
+            "heap_memory",
+            "heap_views",
+            "heap_page_size_bytes",
+            "heap_huge_bytes",
+            "heap_resident_bytes",
+            "pretouch_method",
+            "method_source",
+            "method_bugs",
+            "method_check",
+            "pretouch_logging",
+        ];
+        let idx: Vec<usize> = wanted
+            .iter()
+            .map(|w| headers.iter().position(|h| h == *w).unwrap())
+            .collect();
+        let mut lines = vec![wanted.join(" | ")];
+        for row in r.records() {
+            let row = row.unwrap();
+            lines.push(idx.iter().map(|&i| &row[i]).collect::<Vec<_>>().join(" | "));
+        }
+        insta::assert_snapshot!(lines.join("\n"), @r#"
+        jdk | gc | heap_memory | heap_views | heap_page_size_bytes | heap_huge_bytes | heap_resident_bytes | pretouch_method | method_source | method_bugs | method_check | pretouch_logging
+        17.0.15+6-Debian-1deb12u1 | zgc | shared-memfd x3 | 3 | 4096 | 0 | 67108864 | store | JDK 17, before JDK 18 | JDK-8272807 |  | task-line-only
+        25.0.3+9-LTS | g1 | anonymous, 60 MiB huge | 1 | 4096 | 62914560 | 67108864 | madvise populate | JDK 25.0.3 with -XX:+UseTransparentHugePages | JDK-8315923 |  | running-pre-touch-lines
+        "#);
+    }
+
+    #[test]
+    fn json_keeps_the_structured_fields() {
+        let out: serde_json::Value = serde_json::from_str(&render(Format::Json)).unwrap();
+        let cells: Vec<serde_json::Value> = out["cells"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| serde_json::json!({"jdk": c["jdk"], "gc": c["gc"], "heap_and_method": c["heap_and_method"]}))
+            .collect();
+        insta::assert_snapshot!(serde_json::to_string_pretty(&cells).unwrap(), @r#"
+        [
+          {
+            "gc": "zgc",
+            "heap_and_method": {
+              "check": null,
+              "logging": "task-line-only",
+              "memory": {
+                "heap": 67108864,
+                "huge": 0,
+                "kind": "shared-memfd",
+                "launches": 10,
+                "page_size": 4096,
+                "resident": 67108864,
+                "views": 3
+              },
+              "method": {
+                "bugs": [
+                  "JDK-8272807"
+                ],
+                "method": "store",
+                "notes": [],
+                "source": "JDK 17, before JDK 18"
+              },
+              "missing_log_line": "zgc logs its pretouch only as a gc+task line without bytes or time: no JVM figure to check against"
+            },
+            "jdk": "17.0.15+6-Debian-1deb12u1"
+          },
+          {
+            "gc": "g1",
+            "heap_and_method": {
+              "check": null,
+              "logging": "running-pre-touch-lines",
+              "memory": {
+                "heap": 67108864,
+                "huge": 62914560,
+                "kind": "anonymous",
+                "launches": 10,
+                "page_size": 4096,
+                "resident": 67108864,
+                "views": 1
+              },
+              "method": {
+                "bugs": [
+                  "JDK-8315923"
+                ],
+                "method": "madvise-populate",
+                "notes": [
+                  "the JVM touches pages itself instead where the kernel refuses MADV_POPULATE_WRITE (before Linux 5.14)"
+                ],
+                "source": "JDK 25.0.3 with -XX:+UseTransparentHugePages"
+              },
+              "missing_log_line": "g1 logs `Running ... PreTouch` lines under gc+heap=debug, and these logs had none"
+            },
+            "jdk": "25.0.3+9-LTS"
+          }
+        ]
+        "#);
+    }
+}
