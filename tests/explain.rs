@@ -180,7 +180,6 @@ fn explains_g1_pretouch_with_and_without_huge_pages() {
     let ceiling = raw_ceiling(&results);
     let thp = thp_enabled();
     for c in cells {
-        assert_eq!(c["untouched"], 0, "a false 'pretouch did not happen': {c}");
         assert_eq!(u(&c["expected_faults"]), HEAP_PAGES as u64);
         let of_cell = |pretouch: bool| -> Vec<&Value> {
             launches
@@ -195,6 +194,19 @@ fn explains_g1_pretouch_with_and_without_huge_pages() {
         };
         let (on, off) = (of_cell(true), of_cell(false));
         assert_eq!((on.len(), off.len()), (3, 3), "{c}");
+        // The kernel's own word that a huge page fault fell back to 4 KiB pages during a
+        // launch (no free 2 MiB block: a loaded or fragmented machine): then a THP heap
+        // takes up to 512 times more faults, and JDK 11 (see above) leaves most of it
+        // untouched, rightly reported so.
+        let fell_back = on.iter().any(|l| {
+            l["machine"]["vmstat"]["thp_fault_fallback"]
+                .as_u64()
+                .is_some_and(|n| n > 0)
+        });
+        let jdk11 = c["jdk"].as_str().is_some_and(|j| j.starts_with("11."));
+        if !(fell_back && jdk11 && c["variant"] == "thp") {
+            assert_eq!(c["untouched"], 0, "a false 'pretouch did not happen': {c}");
+        }
         let med =
             |ls: &[&Value], f: &dyn Fn(&Value) -> f64| median(ls.iter().map(|l| f(l)).collect());
         let extra = |f: &dyn Fn(&Value) -> f64| med(&on, f) - med(&off, f);
@@ -221,7 +233,7 @@ fn explains_g1_pretouch_with_and_without_huge_pages() {
         } else {
             thp == "always"
         };
-        let huge_certain = c["variant"] == "thp" && thp != "never";
+        let huge_certain = c["variant"] == "thp" && thp != "never" && !fell_back;
         let least = if huge_possible {
             HEAP_PAGES / 512.0
         } else {
