@@ -198,6 +198,16 @@ pub fn parse_result_file(path: &Path, bytes: &[u8]) -> (Option<ResultFile>, Vec<
     }
 }
 
+/// One line's record. A launch line as the writer puts it (its tag first) is read as a
+/// launch directly: the same fields, without the copy of the whole line that serde makes
+/// to find an internally tagged enum's variant.
+fn parse_record(text: &str) -> serde_json::Result<Record> {
+    if text.starts_with(r#"{"record":"launch","#) {
+        return serde_json::from_str::<LaunchRecord>(text).map(Record::Launch);
+    }
+    serde_json::from_str::<Record>(text)
+}
+
 /// Reads a result file a line at a time, keeping of each launch what `keep` says.
 /// Refuses a newer format (see [`check_format`]) as soon as its header is met;
 /// otherwise as [`parse_result_file`]: an error only when the file cannot be read.
@@ -240,7 +250,7 @@ fn parse_lines(
         let at = || format!("{}:{number}", path.display());
         let record = std::str::from_utf8(&line)
             .map_err(|e| e.to_string())
-            .and_then(|text| serde_json::from_str::<Record>(text).map_err(|e| e.to_string()));
+            .and_then(|text| parse_record(text).map_err(|e| e.to_string()));
         match record {
             Ok(Record::Run(h)) if header.is_none() => header = Some(h),
             Ok(Record::Run(_)) => warnings.push(format!("{}: a second run header; skipped", at())),
