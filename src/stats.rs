@@ -202,11 +202,24 @@ impl Differences {
         count
     }
 
+    /// The keys of the smallest and the largest difference.
+    fn key_range(&self) -> (i64, i64) {
+        let (x, y) = (&self.x, &self.y);
+        (
+            order_key(x[0] - y[y.len() - 1]),
+            order_key(x[x.len() - 1] - y[0]),
+        )
+    }
+
     /// The k-th smallest difference, from 0.
     fn kth(&self, k: usize) -> f64 {
-        let (x, y) = (&self.x, &self.y);
-        let mut lo = order_key(x[0] - y[y.len() - 1]);
-        let mut hi = order_key(x[x.len() - 1] - y[0]);
+        let (lo, hi) = self.key_range();
+        self.kth_within(k, lo, hi)
+    }
+
+    /// The k-th smallest difference, known to have a key in `lo..=hi`: the narrower, the
+    /// fewer counts.
+    fn kth_within(&self, k: usize, mut lo: i64, mut hi: i64) -> f64 {
         while lo < hi {
             // The floor of the mean, in i128: the keys span the whole i64 range.
             let mid = ((i128::from(lo) + i128::from(hi)) >> 1) as i64;
@@ -219,10 +232,17 @@ impl Differences {
         f64::from_bits(order_key(f64::from_bits(lo as u64)) as u64)
     }
 
-    /// The smallest difference above `v`, if any.
-    fn next_above(&self, v: f64) -> Option<f64> {
-        let at_most = self.count_at_most(order_key(v));
-        (at_most < self.len()).then(|| self.kth(at_most))
+    /// The smallest difference above `v`, if any; at most the key `below` when `v` is
+    /// under it.
+    fn next_above(&self, v: f64, below: i64) -> Option<f64> {
+        let key = order_key(v);
+        let at_most = self.count_at_most(key);
+        let hi = if key < below {
+            below
+        } else {
+            self.key_range().1
+        };
+        (at_most < self.len()).then(|| self.kth_within(at_most, key + 1, hi))
     }
 
     /// statrs' median of the differences: the middle one, or the mean of the two.
@@ -269,21 +289,25 @@ fn hodges_lehmann_implicit(x: &[f64], y: &[f64], level: f64) -> Shift {
             if wdiff(x, y, hi, zq) >= 0.0 {
                 return hi;
             }
-            let below = |r: usize| {
-                let v = d.kth(r);
-                d.next_above(v)
-                    .is_none_or(|w| wdiff(x, y, (v + w) / 2.0, zq) <= 0.0)
-            };
+            // The differences of ranks a..=b have keys in lk..=hk, narrowed as a and b
+            // close in, so that each order statistic takes fewer counts.
+            let (mut lk, mut hk) = d.key_range();
             let (mut a, mut b) = (0, d.len() - 1);
             while a < b {
                 let r = a + (b - a) / 2;
-                if below(r) {
+                let v = d.kth_within(r, lk, hk);
+                let below = d
+                    .next_above(v, hk)
+                    .is_none_or(|w| wdiff(x, y, (v + w) / 2.0, zq) <= 0.0);
+                if below {
                     b = r;
+                    hk = order_key(v);
                 } else {
                     a = r + 1;
+                    lk = order_key(v);
                 }
             }
-            d.kth(a)
+            d.kth_within(a, lk, hk)
         };
         (root(z), root(-z))
     };
