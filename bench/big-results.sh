@@ -11,7 +11,7 @@
 # grew past 22 GB and was killed by the kernel's OOM killer, on a machine shared with
 # others; the limit makes it fail alone instead (the line says so).
 # needs: a release build (cargo build --release), python3, GNU time (/usr/bin/time -v).
-# Prints, for one label and for all labels: the wall time and max RSS of
+# Prints, for one label and for all labels: the wall time, CPU time and max RSS of
 # `pretouch report --format text` (output to /dev/null), and of --format json.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -106,10 +106,13 @@ measure() { # what, paths...
     local what=$1; shift
     local out rc=0
     out=$( { (ulimit -v $((mem_limit_mb * 1024)); exec /usr/bin/time -v "$pretouch" report "$@") > /dev/null; } 2>&1 ) || rc=$?
-    local wall rss
+    local wall rss cpu
     wall=$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' <<<"$out")
     rss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' <<<"$out")
-    printf '%-22s wall %8s  max RSS %6d MB' "$what" "$wall" $((${rss:-0} / 1024))
+    # CPU time (user + system): on a machine shared with other work the wall time is
+    # mostly the wait for a CPU; this is what the report itself costs.
+    cpu=$(awk -F': ' '/User time \(seconds\)|System time \(seconds\)/ {s += $2} END {printf "%.2f", s}' <<<"$out")
+    printf '%-22s wall %8s  cpu %6s s  max RSS %6d MB' "$what" "$wall" "$cpu" $((${rss:-0} / 1024))
     if [ "$rc" != 0 ]; then
         printf '  FAILED (exit %s; limit %d MB): %s' "$rc" "$mem_limit_mb" \
             "$(grep -m1 -iE 'memory|signal|error' <<<"$out" | tr -s ' ')"

@@ -20,6 +20,24 @@ const MIB: u64 = 1 << 20;
 /// development VM: above ~200 MiB every 2g THP launch was slow; 64 MiB leaves margin).
 const REPORTED_MIN: u64 = 64 * MIB;
 
+/// The vmstat counters [`causes`] reads (with every `allocstall_*`, see
+/// [`MachineCounters::allocstalls`]), and the PSI one.
+const VMSTAT_READ: [&str; 5] = [
+    "thp_fault_fallback",
+    "compact_stall",
+    "pgscan_direct",
+    "pswpin",
+    "pswpout",
+];
+const PSI_READ: &str = "memory_some";
+
+/// Whether this analysis reads the vmstat or PSI counter `name`: a report's reader
+/// keeps only those ([`crate::store::LaunchRecord::for_report`]). A counter read below
+/// must be named here.
+pub fn reads_counter(name: &str) -> bool {
+    VMSTAT_READ.contains(&name) || name.starts_with("allocstall_") || name == PSI_READ
+}
+
 /// One counted launch of a cell, as the cell's analysis sees it.
 pub struct Judged<'a> {
     pub record: &'a LaunchRecord,
@@ -209,7 +227,7 @@ fn causes_against(r: &LaunchRecord, p: &Peers, reporting_on: bool) -> Vec<String
     if swapped > 0 {
         out.push(format!("swap {swapped} pages"));
     }
-    if let Some(us) = m.psi_us.get("memory_some")
+    if let Some(us) = m.psi_us.get(PSI_READ)
         && *us >= 10_000
     {
         out.push(format!("memory pressure stall {} ms", us / 1000));
@@ -533,6 +551,61 @@ mod tests {
             d.summary,
             "THP fallback 1, compaction stalls 1, direct reclaim 1, other processes 1, preempted 1, steal 1"
         );
+    }
+
+    #[test]
+    fn the_reports_reader_keeps_every_counter_a_cause_reads() {
+        // Every cause the counters can give, in one slow launch among quiet ones, with
+        // counters no cause reads beside them.
+        let mut slow = quiet(9);
+        let m = slow.measured.machine.as_mut().unwrap();
+        m.cpu.as_mut().unwrap().steal_ns = ms(84.0);
+        for (name, n) in [
+            ("thp_fault_fallback", 412),
+            ("compact_stall", 30),
+            ("allocstall_normal", 2),
+            ("pgscan_direct", 5000),
+            ("pswpin", 7),
+            ("pswpout", 3),
+            ("pgfault", 9000),
+        ] {
+            m.vmstat.insert(name.into(), n);
+        }
+        m.psi_us.insert("memory_some".into(), 25_000);
+        m.psi_us.insert("cpu_some".into(), 90_000);
+        m.involuntary_switches = Some(900);
+        let whole = cell(slow.clone(), 900.0, true);
+        for cause in [
+            "steal",
+            "THP fallback",
+            "compaction",
+            "direct reclaim",
+            "swap 10",
+            "memory pressure stall 25 ms",
+        ] {
+            assert!(whole.outlier_causes.contains(cause), "{cause}: {whole:?}");
+        }
+        let slim = slow.for_report();
+        let m = slim.measured.machine.as_ref().unwrap();
+        assert!(!m.vmstat.contains_key("pgfault") && !m.vmstat.contains_key("thp_fault_alloc"));
+        assert!(!m.psi_us.contains_key("cpu_some"));
+        let quiet: Vec<LaunchRecord> = (0..9).map(|r| quiet(r).for_report()).collect();
+        let mut judged: Vec<Judged<'_>> = quiet
+            .iter()
+            .map(|r| Judged {
+                record: r,
+                ms: 160.0,
+                outlier: false,
+                reporting_on: true,
+            })
+            .collect();
+        judged.push(Judged {
+            record: &slim,
+            ms: 900.0,
+            outlier: true,
+            reporting_on: true,
+        });
+        assert_eq!(judge_cell(&judged), whole);
     }
 
     #[test]

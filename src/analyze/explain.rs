@@ -3,6 +3,8 @@
 //! touched; per cell, the extra faults, their rate against the machine's ceiling, the
 //! phase that grew, and the JVM's own pretouch time. Pure functions over stored records.
 
+use std::borrow::Borrow;
+
 use serde::Serialize;
 
 use crate::launch::jvmlog::JvmLog;
@@ -165,13 +167,17 @@ fn med(values: impl Iterator<Item = f64>) -> Option<f64> {
 }
 
 /// Explains one cell from its launches with (`on`) and without (`off`) pretouch; only
-/// launches that reached `main()` should be passed.
-pub fn explain_cell(on: &[LaunchRecord], off: &[LaunchRecord]) -> CellExplain {
-    let phases = |ls: &[LaunchRecord]| -> [Option<f64>; 3] {
-        let p: Vec<Phases> = ls.iter().filter_map(Phases::of).collect();
+/// launches that reached `main()` should be passed (records, or references to them).
+pub fn explain_cell<R: Borrow<LaunchRecord>>(on: &[R], off: &[R]) -> CellExplain {
+    let on: Vec<&LaunchRecord> = on.iter().map(Borrow::borrow).collect();
+    let off: Vec<&LaunchRecord> = off.iter().map(Borrow::borrow).collect();
+    let (on, off) = (on.as_slice(), off.as_slice());
+    let phases = |ls: &[&LaunchRecord]| -> [Option<f64>; 3] {
+        let p: Vec<Phases> = ls.iter().filter_map(|l| Phases::of(l)).collect();
         [0, 1, 2].map(|i| med(p.iter().map(|x| x.as_array()[i].as_ms())))
     };
-    let faults = |ls: &[LaunchRecord]| med(ls.iter().filter_map(total_faults).map(|f| f as f64));
+    let faults =
+        |ls: &[&LaunchRecord]| med(ls.iter().filter_map(|l| total_faults(l)).map(|f| f as f64));
     let mut x = CellExplain {
         phases_off_ms: phases(off),
         phases_on_ms: phases(on),
@@ -191,7 +197,7 @@ pub fn explain_cell(on: &[LaunchRecord], off: &[LaunchRecord]) -> CellExplain {
         .iter()
         .filter_map(|l| log(l)?.pretouch_ns())
         .map(Nanos::as_ms));
-    let genesis = |ls: &[LaunchRecord]| {
+    let genesis = |ls: &[&LaunchRecord]| {
         med(ls
             .iter()
             .filter_map(|l| log(l)?.genesis_ns)
@@ -202,7 +208,7 @@ pub fn explain_cell(on: &[LaunchRecord], off: &[LaunchRecord]) -> CellExplain {
         .iter()
         .filter(|l| log(l).is_some_and(|j| j.pretouches.is_empty()))
         .count();
-    for j in on.iter().chain(off).filter_map(log) {
+    for j in on.iter().chain(off).filter_map(|l| log(l)) {
         if let Some(w) = j.warnings.first() {
             x.jvm_log_warnings += 1;
             x.first_jvm_log_warning.get_or_insert_with(|| w.clone());
@@ -210,7 +216,7 @@ pub fn explain_cell(on: &[LaunchRecord], off: &[LaunchRecord]) -> CellExplain {
     }
     let baseline = median(
         &off.iter()
-            .filter_map(init_rss_growth)
+            .filter_map(|l| init_rss_growth(l))
             .map(|g| g as f64)
             .collect::<Vec<_>>(),
     )

@@ -3,6 +3,8 @@
 //! much (pay-back). From the same launches as the cell's row (counted, reached ready,
 //! outliers left out on request); a workload that failed enters no median.
 
+use std::borrow::Borrow;
+
 use serde::Serialize;
 
 use crate::stats::summarize;
@@ -58,24 +60,27 @@ pub struct CellReady {
 
 /// The server figures of a cell from its launches without and with pretouch (those that
 /// entered its row); `None` when they are no server launches.
-pub fn cell_ready(off: &[LaunchRecord], on: &[LaunchRecord]) -> Option<CellReady> {
+pub fn cell_ready<R: Borrow<LaunchRecord>>(off: &[R], on: &[R]) -> Option<CellReady> {
+    let off: Vec<&LaunchRecord> = off.iter().map(Borrow::borrow).collect();
+    let on: Vec<&LaunchRecord> = on.iter().map(Borrow::borrow).collect();
+    let (off, on) = (off.as_slice(), on.as_slice());
     let probe = off
         .iter()
         .chain(on)
         .find_map(|l| l.measured.server.as_ref())?
         .probe
         .clone();
-    let ready = |ls: &[LaunchRecord]| -> Vec<f64> {
+    let ready = |ls: &[&LaunchRecord]| -> Vec<f64> {
         ls.iter()
             .filter_map(|l| l.time_to_ready().map(|t| t.as_ms()))
             .collect()
     };
-    let main_to_ready = |ls: &[LaunchRecord]| -> Vec<f64> {
+    let main_to_ready = |ls: &[&LaunchRecord]| -> Vec<f64> {
         ls.iter()
             .filter_map(|l| Some(l.time_to_ready()?.as_ms() - l.time_to_main_ns?.as_ms()))
             .collect()
     };
-    let workloads = |ls: &[LaunchRecord]| -> Vec<f64> {
+    let workloads = |ls: &[&LaunchRecord]| -> Vec<f64> {
         ls.iter()
             .filter_map(|l| l.measured.server.as_ref()?.after_ready.as_ref())
             .filter(|w| w.ok())

@@ -282,12 +282,14 @@ pub struct LabelledStop {
     pub stop: CellStop,
 }
 
+/// A cell's launches, borrowed from the records read (never copied: a campaign holds
+/// millions).
 #[derive(Default)]
-struct Samples {
+struct Samples<'a> {
     failed: usize,
     first_failure: Option<String>,
-    launches_on: Vec<LaunchRecord>,
-    launches_off: Vec<LaunchRecord>,
+    launches_on: Vec<&'a LaunchRecord>,
+    launches_off: Vec<&'a LaunchRecord>,
     /// `<file name>#<seq>` of each of `launches_on`, to point at raw records.
     where_on: Vec<String>,
     /// (file index, round, pretouch, time in ms) of each ok launch, in reading order.
@@ -453,7 +455,7 @@ pub fn build_rows(results: &Results, options: Options) -> Report {
                     } else {
                         &mut samples.launches_off
                     };
-                    list.push((*launch).clone());
+                    list.push(launch);
                     samples.record.push(list.len() - 1);
                     samples
                         .timed
@@ -520,10 +522,10 @@ pub fn build_rows(results: &Results, options: Options) -> Report {
     }
 }
 
-fn cell_report(
+fn cell_report<'a>(
     label: String,
     key: CellKey,
-    s: Samples,
+    s: Samples<'a>,
     options: Options,
     ceiling: Option<crate::analyze::ceiling::Ceiling>,
     reporting: &[bool],
@@ -552,12 +554,13 @@ fn cell_report(
     let on = summarize(&on_times);
     let off = summarize(&off_times);
     // The records that entered the statistics, for the explanation of the cell.
-    let records = |setting: bool, all: &[LaunchRecord]| -> (Vec<LaunchRecord>, Vec<usize>) {
-        (0..s.timed.len())
-            .filter(|&i| kept(i) && s.timed[i].2 == setting)
-            .map(|i| (all[s.record[i]].clone(), s.record[i]))
-            .unzip()
-    };
+    let records =
+        |setting: bool, all: &[&'a LaunchRecord]| -> (Vec<&'a LaunchRecord>, Vec<usize>) {
+            (0..s.timed.len())
+                .filter(|&i| kept(i) && s.timed[i].2 == setting)
+                .map(|i| (all[s.record[i]], s.record[i]))
+                .unzip()
+        };
     let (launches_on, on_index) = records(true, &s.launches_on);
     let (launches_off, _) = records(false, &s.launches_off);
 
@@ -594,7 +597,7 @@ fn cell_report(
             let (file, _, on, ms) = s.timed[i];
             let all = if on { &s.launches_on } else { &s.launches_off };
             Judged {
-                record: &all[s.record[i]],
+                record: all[s.record[i]],
                 ms,
                 outlier: flagged[i],
                 reporting_on: reporting.get(file).copied().unwrap_or(false),

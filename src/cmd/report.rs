@@ -11,7 +11,7 @@ use crate::cmd::error::bad;
 use crate::render::common::Format;
 use crate::render::document::render as render_document;
 use crate::render::plot;
-use crate::store::{Results, read_results};
+use crate::store::{Results, read_for_report};
 
 pub(crate) fn cmd_report(args: ReportArgs) -> anyhow::Result<u8> {
     let paths = if args.paths.is_empty() {
@@ -29,7 +29,7 @@ pub(crate) fn cmd_report(args: ReportArgs) -> anyhow::Result<u8> {
         calibrate: args.calibrate,
     };
     let doc = if args.calibrate {
-        let results = read_results(&paths).map_err(bad)?;
+        let results = read_for_report(&paths).map_err(bad)?;
         for w in &results.warnings {
             eprintln!("warning: {w}");
         }
@@ -83,7 +83,7 @@ pub(crate) fn print_report(paths: &[PathBuf], format: Format) -> anyhow::Result<
 /// The result files under `paths`, with a warning for each run left unfinished; a
 /// bad-input error when there are none.
 fn read_launches(paths: &[PathBuf]) -> anyhow::Result<Results> {
-    let mut results = read_results(paths).map_err(bad)?;
+    let mut results = read_for_report(paths).map_err(bad)?;
     for file in results.files.iter().filter(|f| f.end.is_none()) {
         results.warnings.push(format!(
             "{}: unfinished run, {} of {} launches (interrupted, or still running); `pretouch run --resume {}` completes it",

@@ -27,7 +27,7 @@ use crate::schedule::plan::Plan;
 use crate::schedule::progress::Progress;
 use crate::schedule::run::Stop;
 use crate::schedule::{adaptive, dryrun, resume, run};
-use crate::store::{FORMAT_VERSION, Record, RunHeader, RunResume, StoreWriter, read_results};
+use crate::store::{FORMAT_VERSION, Record, RunHeader, RunResume, StoreWriter, read_for_report};
 
 pub(crate) fn cmd_run(args: RunArgs) -> anyhow::Result<u8> {
     if let Some(path) = &args.resume {
@@ -546,10 +546,10 @@ pub(crate) fn execute_and_report(
         None => {}
     }
 
-    let mut results = read_results(&[store.path().to_owned()])?;
+    let mut results = read_for_report(&[store.path().to_owned()])?;
     // This label's calibrations (beside the result file), for the report's % of the ceiling.
     if let Some(label_dir) = store.path().parent()
-        && let Ok(found) = read_results(&[label_dir.to_owned()])
+        && let Ok(found) = read_for_report(&[label_dir.to_owned()])
     {
         results.calibrations = found.calibrations;
     }

@@ -1,6 +1,10 @@
 //! Reading result files back: every record that parses, and a warning naming the file
-//! and line for each that does not.
+//! and line for each that does not. A file is read a line at a time, never whole: a
+//! campaign's files are gigabytes. [`read_for_report`] also drops, from each launch
+//! record, what no report reads ([`LaunchRecord::for_report`]), so that a report holds
+//! a few hundred bytes a launch instead of the record's few kilobytes.
 
+use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
 use crate::machine::calibrate::Calibration;
@@ -27,9 +31,28 @@ pub struct Results {
     pub calibrations: Vec<Calibration>,
 }
 
+/// How much of each launch record to keep.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Keep {
+    /// The record as stored (`--resume`, tools that rewrite records).
+    Whole,
+    /// What the report reads ([`LaunchRecord::for_report`]).
+    Report,
+}
+
 /// Reads result files, and folders of them recursively (`*.jsonl`), in name order.
 /// A line that does not parse (a run cut mid-write) is reported and skipped.
 pub fn read_results(paths: &[PathBuf]) -> Result<Results, StoreError> {
+    read_results_keeping(paths, Keep::Whole)
+}
+
+/// [`read_results`] keeping of each launch only what the report reads: the same report,
+/// in a fraction of the memory.
+pub fn read_for_report(paths: &[PathBuf]) -> Result<Results, StoreError> {
+    read_results_keeping(paths, Keep::Report)
+}
+
+fn read_results_keeping(paths: &[PathBuf], keep: Keep) -> Result<Results, StoreError> {
     let mut files = Vec::new();
     for path in paths {
         collect_jsonl(path, &mut files)?;
@@ -43,7 +66,7 @@ pub fn read_results(paths: &[PathBuf]) -> Result<Results, StoreError> {
     let mut results = Results::default();
     for path in files {
         let before = results.files.len();
-        read_file(&path, &mut results)?;
+        read_file(&path, keep, &mut results)?;
         // A file named on the command line was meant to be read: say why it was not.
         if results.files.len() == before && paths.contains(&path) {
             let bytes = std::fs::read(&path).unwrap_or_default();
@@ -89,27 +112,45 @@ fn collect_jsonl(path: &Path, out: &mut Vec<PathBuf>) -> Result<(), StoreError> 
     Ok(())
 }
 
-fn read_file(path: &Path, results: &mut Results) -> Result<(), StoreError> {
-    let bytes = std::fs::read(path).map_err(|source| StoreError::Read {
+fn read_file(path: &Path, keep: Keep, results: &mut Results) -> Result<(), StoreError> {
+    let read_err = |source| StoreError::Read {
         path: path.to_owned(),
         source,
-    })?;
-    check_format(path, &bytes)?;
-    let (file, warnings) = parse_result_file(path, &bytes);
+    };
+    let file = std::fs::File::open(path).map_err(read_err)?;
+    let (file, warnings) =
+        parse_lines(path, std::io::BufReader::with_capacity(1 << 16, file), keep)?;
     results.files.extend(file);
     results.warnings.extend(warnings);
     Ok(())
+}
+
+/// The part of a line that says what record it is and, for a run header, its format.
+#[derive(serde::Deserialize)]
+struct Kind {
+    record: Option<String>,
+    format: Option<serde_json::Value>,
 }
 
 /// Refuses a file whose run header says a newer record format than this build knows:
 /// its fields may mean what this build does not know, so reading what happens to parse
 /// would report figures the file does not hold. Every older format still reads.
 pub fn check_format(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
-    let header = bytes
-        .split(|&b| b == b'\n')
-        .filter_map(|line| serde_json::from_slice::<serde_json::Value>(line).ok())
-        .find(|v| v["record"] == "run");
-    let found = header.as_ref().and_then(|h| h["format"].as_u64());
+    for line in bytes.split(|&b| b == b'\n') {
+        if let Some(found) = header_format(line) {
+            return format_known(path, found);
+        }
+    }
+    Ok(())
+}
+
+/// `Some(format)` when `line` is a run header (`Some(None)` without a numeric format).
+fn header_format(line: &[u8]) -> Option<Option<u64>> {
+    let kind = serde_json::from_slice::<Kind>(line).ok()?;
+    (kind.record.as_deref() == Some("run")).then(|| kind.format.and_then(|f| f.as_u64()))
+}
+
+fn format_known(path: &Path, found: Option<u64>) -> Result<(), StoreError> {
     match found {
         Some(found) if found > u64::from(FORMAT_VERSION) => Err(StoreError::NewerFormat {
             path: path.to_owned(),
@@ -149,35 +190,86 @@ fn first_bad_line(bytes: &[u8]) -> String {
 /// not parse (cut by a crash mid-write, damaged, not UTF-8) is skipped with a warning
 /// naming the file and line; a file without a run header is skipped with a warning.
 pub fn parse_result_file(path: &Path, bytes: &[u8]) -> (Option<ResultFile>, Vec<String>) {
+    let mut bytes = bytes;
+    match parse_lines(path, &mut bytes, Keep::Whole) {
+        Ok(parsed) => parsed,
+        // Only a read from a file can fail, never one from memory.
+        Err(e) => (None, vec![e.to_string()]),
+    }
+}
+
+/// One line's record. A launch line as the writer puts it (its tag first) is read as a
+/// launch directly: the same fields, without the copy of the whole line that serde makes
+/// to find an internally tagged enum's variant.
+fn parse_record(text: &str) -> serde_json::Result<Record> {
+    if text.starts_with(r#"{"record":"launch","#) {
+        return serde_json::from_str::<LaunchRecord>(text).map(Record::Launch);
+    }
+    serde_json::from_str::<Record>(text)
+}
+
+/// Reads a result file a line at a time, keeping of each launch what `keep` says.
+/// Refuses a newer format (see [`check_format`]) as soon as its header is met;
+/// otherwise as [`parse_result_file`]: an error only when the file cannot be read.
+fn parse_lines(
+    path: &Path,
+    mut reader: impl BufRead,
+    keep: Keep,
+) -> Result<(Option<ResultFile>, Vec<String>), StoreError> {
     let mut warnings = Vec::new();
     let mut header = None;
+    let mut format_checked = false;
     let mut launches = Vec::new();
     let mut end = None;
-    let cut = !bytes.is_empty() && !bytes.ends_with(b"\n");
-    let lines: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();
-    let last = lines.len().saturating_sub(1);
-    for (i, line) in lines.iter().enumerate() {
-        let at = format!("{}:{}", path.display(), i + 1);
+    let mut line = Vec::new();
+    let mut number = 0;
+    loop {
+        line.clear();
+        let read = reader
+            .read_until(b'\n', &mut line)
+            .map_err(|source| StoreError::Read {
+                path: path.to_owned(),
+                source,
+            })?;
+        if read == 0 {
+            break;
+        }
+        number += 1;
+        // Only the last line can lack its newline: the run was killed while writing it.
+        let cut = line.last() != Some(&b'\n');
+        if !cut {
+            line.pop();
+        }
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        let record = std::str::from_utf8(line)
+        if !format_checked && let Some(found) = header_format(&line) {
+            format_known(path, found)?;
+            format_checked = true;
+        }
+        let at = || format!("{}:{number}", path.display());
+        let record = std::str::from_utf8(&line)
             .map_err(|e| e.to_string())
-            .and_then(|text| serde_json::from_str::<Record>(text).map_err(|e| e.to_string()));
+            .and_then(|text| parse_record(text).map_err(|e| e.to_string()));
         match record {
             Ok(Record::Run(h)) if header.is_none() => header = Some(h),
-            Ok(Record::Run(_)) => warnings.push(format!("{at}: a second run header; skipped")),
-            Ok(Record::Launch(l)) => launches.push(l),
+            Ok(Record::Run(_)) => warnings.push(format!("{}: a second run header; skipped", at())),
+            Ok(Record::Launch(l)) => launches.push(match keep {
+                Keep::Whole => l,
+                Keep::Report => l.for_report(),
+            }),
             Ok(Record::End(e)) => end = Some(e),
             // Read by `store::profile::read_profiles` and `store::probe::read_probes`, only
             // when a report asks.
             Ok(Record::Resume(_) | Record::Profile(_) | Record::Probe(_)) => {}
-            Err(_) if cut && i == last => warnings.push(format!(
-                "{at}: the last line is cut short (the run was killed while writing it); skipped"
+            Err(_) if cut => warnings.push(format!(
+                "{}: the last line is cut short (the run was killed while writing it); skipped",
+                at()
             )),
-            Err(e) => warnings.push(format!("{at}: unreadable line skipped ({e})")),
+            Err(e) => warnings.push(format!("{}: unreadable line skipped ({e})", at())),
         }
     }
+    launches.shrink_to_fit();
     let file = match header {
         Some(header) => Some(ResultFile {
             path: path.to_owned(),
@@ -193,5 +285,5 @@ pub fn parse_result_file(path: &Path, bytes: &[u8]) -> (Option<ResultFile>, Vec<
             None
         }
     };
-    (file, warnings)
+    Ok((file, warnings))
 }

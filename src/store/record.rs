@@ -172,6 +172,31 @@ impl LaunchRecord {
         self.measured.server.as_ref()?.time_to_ready_ns
     }
 
+    /// The record as a report reads it (see [`crate::store::read_for_report`]): without
+    /// what no report shows (the command line, the spawn's wall-clock time, JAVA_HOME,
+    /// the output's tail of a launch that did not fail, the crash files, the agent's stamp mechanism) and with only the
+    /// machine counters [`crate::analyze::disturbance`] reads
+    /// ([`crate::analyze::disturbance::reads_counter`]). A server launch's record of its
+    /// ready probe and workload is kept whole. The report of such records is the report
+    /// of the whole ones (`analyze::document` tests it on the kept inputs).
+    pub fn for_report(mut self) -> LaunchRecord {
+        use crate::analyze::disturbance::reads_counter;
+        let m = &mut self.measured;
+        m.command = Vec::new();
+        m.started_at = String::new();
+        if m.failure.is_none() {
+            m.output_tail = None;
+        }
+        m.crash_files = Vec::new();
+        m.stamps.mechanism = None;
+        self.jdk_home = PathBuf::new();
+        if let Some(machine) = &mut m.machine {
+            machine.vmstat.retain(|name, _| reads_counter(name));
+            machine.psi_us.retain(|name, _| reads_counter(name));
+        }
+        self
+    }
+
     /// Spawn to reap: what a whole-process timer would see.
     pub fn wall(&self) -> Nanos {
         self.measured
