@@ -77,7 +77,7 @@ fn the_compact_records_drop_what_no_report_reads() {
     let first = |r: &pretouch::store::Results| r.files[0].launches[0].clone();
     let (w, c) = (first(&whole), first(&compact));
     // The real runs' records hold each of these; the report's reader drops them.
-    assert!(!w.measured.command.is_empty() && c.measured.command.is_empty());
+    assert!(w.measured.command.len() > c.measured.command.len());
     assert!(!w.measured.started_at.is_empty() && c.measured.started_at.is_empty());
     let counters = |l: &pretouch::store::LaunchRecord| {
         l.measured.machine.as_ref().map_or(0, |m| m.vmstat.len())
@@ -92,4 +92,35 @@ fn the_compact_records_drop_what_no_report_reads() {
     assert_eq!(w.time_to_main_ns, c.time_to_main_ns);
     assert_eq!(w.measured.rusage, c.measured.rusage);
     assert_eq!(w.cell, c.cell);
+    assert_eq!(
+        w.jdk_home, c.jdk_home,
+        "the CDS check of old records reads it"
+    );
+}
+
+/// The pretouch method depends on the THP flag, and the CDS state of old records on the
+/// CDS flags: the compact record keeps exactly those words of the command line.
+#[test]
+fn the_compact_record_keeps_the_flags_the_method_and_cds_read() {
+    let mut l = pretouch::fixtures::launch(0, true, 500.0);
+    l.measured.command = [
+        "/jdk/bin/java",
+        "-Xms1g",
+        "-XX:+UseTransparentHugePages",
+        "-Xshare:auto",
+        "-XX:SharedArchiveFile=/a.jsa",
+        "-XX:+AlwaysPreTouch",
+        "example.Hello",
+    ]
+    .map(String::from)
+    .to_vec();
+    let kept = l.for_report().measured.command;
+    assert_eq!(
+        kept,
+        [
+            "-XX:+UseTransparentHugePages",
+            "-Xshare:auto",
+            "-XX:SharedArchiveFile=/a.jsa"
+        ]
+    );
 }

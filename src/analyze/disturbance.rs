@@ -20,23 +20,7 @@ const MIB: u64 = 1 << 20;
 /// development VM: above ~200 MiB every 2g THP launch was slow; 64 MiB leaves margin).
 const REPORTED_MIN: u64 = 64 * MIB;
 
-/// The vmstat counters [`causes`] reads (with every `allocstall_*`, see
-/// [`MachineCounters::allocstalls`]), and the PSI one.
-const VMSTAT_READ: [&str; 5] = [
-    "thp_fault_fallback",
-    "compact_stall",
-    "pgscan_direct",
-    "pswpin",
-    "pswpout",
-];
-const PSI_READ: &str = "memory_some";
-
-/// Whether this analysis reads the vmstat or PSI counter `name`: a report's reader
-/// keeps only those ([`crate::store::LaunchRecord::for_report`]). A counter read below
-/// must be named here.
-pub fn reads_counter(name: &str) -> bool {
-    VMSTAT_READ.contains(&name) || name.starts_with("allocstall_") || name == PSI_READ
-}
+pub use crate::launch::machine_counters::{PSI_READ, reads_counter};
 
 /// One counted launch of a cell, as the cell's analysis sees it.
 pub struct Judged<'a> {

@@ -4,6 +4,8 @@
 //! command, the pretouch method ([`crate::analyze::method`]) and what the collector
 //! logs of it; and, where a profile was taken, the method checked against it.
 
+use std::borrow::Borrow;
+
 use serde::Serialize;
 
 use crate::analyze::method::{
@@ -90,10 +92,11 @@ pub fn check_word(check: Option<&MethodCheck>) -> String {
     }
 }
 
-fn memory_of(on: &[LaunchRecord]) -> Option<CellMemory> {
+fn memory_of<L: Borrow<LaunchRecord>>(on: &[L]) -> Option<CellMemory> {
     let measured: Vec<(&LaunchRecord, &HeapMemory)> = on
         .iter()
-        .filter_map(|l| Some((l, l.measured.heap_memory.as_ref()?)))
+        .map(Borrow::borrow)
+        .filter_map(|l: &LaunchRecord| Some((l, l.measured.heap_memory.as_ref()?)))
         .collect();
     let (first, m0) = measured.first()?;
     let same = |a: &HeapMemory, b: &HeapMemory| {
@@ -122,12 +125,12 @@ fn memory_of(on: &[LaunchRecord]) -> Option<CellMemory> {
 
 /// The heap and method of a cell of `jdk` and `gc`, from its counted launches with
 /// (`on`) and without (`off`) pretouch that reached `main()`.
-pub fn cell_heap(jdk: &str, gc: Gc, on: &[LaunchRecord], off: &[LaunchRecord]) -> CellHeap {
+pub fn cell_heap<L: Borrow<LaunchRecord>>(jdk: &str, gc: Gc, on: &[L], off: &[L]) -> CellHeap {
     let command = on
         .iter()
         .chain(off)
         .next()
-        .map_or(&[][..], |l| l.measured.command.as_slice());
+        .map_or(&[][..], |l| l.borrow().measured.command.as_slice());
     let logging = PretouchLogging::of(gc, feature_update(jdk).map(|(f, _)| f));
     CellHeap {
         memory: memory_of(on),
@@ -256,7 +259,7 @@ mod tests {
 
     #[test]
     fn the_profile_check_is_kept_with_its_detail() {
-        let mut h = cell_heap("25.0.3", Gc::G1, &[], &[]);
+        let mut h = cell_heap::<LaunchRecord>("25.0.3", Gc::G1, &[], &[]);
         h.check_with(ProfileEvidence {
             fault_entry_samples: 0,
             populate_samples: 400,

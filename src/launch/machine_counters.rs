@@ -16,6 +16,25 @@ use serde::{Deserialize, Serialize};
 
 use crate::units::{Bytes, Nanos};
 
+/// The vmstat counters the report's disturbance analysis (`analyze::disturbance`)
+/// reads (with every `allocstall_*`, see [`MachineCounters::allocstalls`]), and the PSI
+/// one. They are named here, beside the counters recorded, because the report's reader
+/// (`store::LaunchRecord::for_report`) keeps only these: a counter the analysis starts
+/// reading must be named here too.
+const VMSTAT_READ: [&str; 5] = [
+    "thp_fault_fallback",
+    "compact_stall",
+    "pgscan_direct",
+    "pswpin",
+    "pswpout",
+];
+pub const PSI_READ: &str = "memory_some";
+
+/// Whether the report reads the vmstat or PSI counter `name` (see [`VMSTAT_READ`]).
+pub fn reads_counter(name: &str) -> bool {
+    VMSTAT_READ.contains(&name) || name.starts_with("allocstall_") || name == PSI_READ
+}
+
 /// The `/proc/vmstat` counters recorded per launch: faults, THP allocation and its
 /// fallbacks, compaction and direct reclaim (the allocator stalling the faulting
 /// thread), balloon moves, swap. Only these, to keep the records small.

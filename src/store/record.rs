@@ -159,6 +159,17 @@ pub struct LaunchRecord {
     pub skipped: bool,
 }
 
+/// The words of a launch's command line that the report reads, as prefixes: the THP
+/// flag decides the pretouch method (`analyze::method`), the CDS flags the CDS state of
+/// records written before it was recorded (`analyze::cds`, which also reads the JDK
+/// home). [`LaunchRecord::for_report`] keeps these and drops the rest.
+pub const REPORT_FLAGS: [&str; 4] = [
+    "-XX:+UseTransparentHugePages",
+    "-XX:-UseTransparentHugePages",
+    "-Xshare:",
+    "-XX:SharedArchiveFile=",
+];
+
 impl LaunchRecord {
     pub fn ok(&self) -> bool {
         self.measured.failure.is_none() && self.time_to_main_ns.is_some()
@@ -173,23 +184,25 @@ impl LaunchRecord {
     }
 
     /// The record as a report reads it (see [`crate::store::read_for_report`]): without
-    /// what no report shows (the command line, the spawn's wall-clock time, JAVA_HOME,
-    /// the output's tail of a launch that did not fail, the crash files, the agent's stamp mechanism) and with only the
-    /// machine counters [`crate::analyze::disturbance`] reads
-    /// ([`crate::analyze::disturbance::reads_counter`]). A server launch's record of its
-    /// ready probe and workload is kept whole. The report of such records is the report
-    /// of the whole ones (`analyze::document` tests it on the kept inputs).
+    /// what no report shows (the command line but for the flags [`REPORT_FLAGS`] names,
+    /// the spawn's wall-clock time, the output's tail of a launch that did not fail, the
+    /// crash files, the agent's stamp mechanism) and with only the machine counters the
+    /// report reads ([`crate::launch::machine_counters::reads_counter`]). A server
+    /// launch's record of its ready probe and workload is kept whole. The report of such
+    /// records is the report of the whole ones (`tests/report_streaming.rs` checks it on
+    /// the kept inputs).
     pub fn for_report(mut self) -> LaunchRecord {
-        use crate::analyze::disturbance::reads_counter;
+        use crate::launch::machine_counters::reads_counter;
         let m = &mut self.measured;
-        m.command = Vec::new();
+        m.command
+            .retain(|a| REPORT_FLAGS.iter().any(|f| a.starts_with(f)));
+        m.command.shrink_to_fit();
         m.started_at = String::new();
         if m.failure.is_none() {
             m.output_tail = None;
         }
         m.crash_files = Vec::new();
         m.stamps.mechanism = None;
-        self.jdk_home = PathBuf::new();
         if let Some(machine) = &mut m.machine {
             machine.vmstat.retain(|name, _| reads_counter(name));
             machine.psi_us.retain(|name, _| reads_counter(name));
