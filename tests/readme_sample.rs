@@ -9,7 +9,7 @@ mod common;
 use std::path::{Path, PathBuf};
 
 /// The result file of the sample run, relative to the repository.
-const SAMPLE: &str = "docs/measurements/sample/6.18.44-fc-v669/quick-20261201T094015Z.jsonl";
+const SAMPLE: &str = "docs/measurements/sample/6.18.44-fc-v669/quick-20261201T102457Z.jsonl";
 const START: &str = "<!-- sample report: ";
 const END: &str = "<!-- end of sample report -->";
 
