@@ -123,15 +123,15 @@ pub(crate) fn run_probed(
             if let Some(failure) = &record.failure {
                 bar.suspend(|| {
                     eprintln!(
-                        "warning: probed launch {done} of {all} ({} {} {}, {}): {failure}",
-                        crate::machine::jdk::short_jdk(&record.cell.jdk),
-                        record.cell.gc,
-                        record.cell.heap,
-                        if record.pretouch {
-                            "with pretouch"
-                        } else {
-                            "without"
-                        }
+                        "{}",
+                        crate::cmd::profile::failed_launch_warning(
+                            "probed",
+                            done,
+                            all,
+                            &record.cell,
+                            record.pretouch,
+                            failure
+                        )
                     )
                 });
             }

@@ -108,15 +108,15 @@ pub(crate) fn run_profiled(
             if let Some(failure) = &record.failure {
                 bar.suspend(|| {
                     eprintln!(
-                        "warning: profiled launch {done} of {all} ({} {} {}, {}): {failure}",
-                        crate::machine::jdk::short_jdk(&record.cell.jdk),
-                        record.cell.gc,
-                        record.cell.heap,
-                        if record.pretouch {
-                            "with pretouch"
-                        } else {
-                            "without"
-                        }
+                        "{}",
+                        crate::cmd::profile::failed_launch_warning(
+                            "profiled",
+                            done,
+                            all,
+                            &record.cell,
+                            record.pretouch,
+                            failure
+                        )
                     )
                 });
             }
@@ -124,4 +124,23 @@ pub(crate) fn run_profiled(
     );
     bar.finish_and_clear();
     Ok(summary?)
+}
+
+/// The warning for a failed launch of the extra rounds (profiled or probed) of a run:
+/// `warning: profiled launch 3 of 8 (17.0.15+6 g1 1g, with pretouch): why`.
+pub(crate) fn failed_launch_warning(
+    kind: &str,
+    done: u64,
+    all: u64,
+    cell: &crate::store::CellKey,
+    pretouch: bool,
+    failure: &str,
+) -> String {
+    format!(
+        "warning: {kind} launch {done} of {all} ({} {} {}, {}): {failure}",
+        crate::machine::jdk::short_jdk(&cell.jdk),
+        cell.gc,
+        cell.heap,
+        if pretouch { "with pretouch" } else { "without" }
+    )
 }
