@@ -163,6 +163,12 @@ impl VngRunner {
         ];
         if request.accel == Accel::Tcg {
             args.push("--disable-kvm".to_owned());
+            // Under emulation a loaded host delays the guest's timer ticks, and the
+            // kernel's boot check of the IO-APIC timer then panics ("IO-APIC + timer
+            // doesn't work!"; seen beside stress-ng). The check only looks for broken
+            // timer hardware, which QEMU's is not.
+            args.push("--append".to_owned());
+            args.push("no_timer_check".to_owned());
         }
         if let Some(cmdline) = &request.cmdline {
             args.push("--append".to_owned());
@@ -317,8 +323,10 @@ mod tests {
         assert!(tcg.contains(&"--disable-kvm".to_owned()));
         assert!(text.contains("--append transparent_hugepage=always --rwdir /r/vm"));
         assert!(text.ends_with("-- /bin/sh /r/vm/w/guest.sh"), "{text}");
+        assert!(text.contains("--disable-kvm --append no_timer_check --append"));
         let kvm = runner.arguments(&request(work, Accel::Kvm));
         assert!(!kvm.contains(&"--disable-kvm".to_owned()));
+        assert!(!kvm.contains(&"no_timer_check".to_owned()));
     }
 
     #[test]
