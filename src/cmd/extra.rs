@@ -19,6 +19,23 @@ use crate::schedule::extra::{self, ExtraRecord, Rounds};
 use crate::schedule::plan::Plan;
 use crate::store::StoreWriter;
 
+/// The extra launches of one kind a run owes: the rounds per cell, and (resumed) the
+/// seqs of those the file already holds.
+pub(crate) struct Owed {
+    pub rounds: u32,
+    pub done: BTreeSet<u64>,
+}
+
+impl Owed {
+    /// A new run's: every launch of `rounds` rounds.
+    pub fn all(rounds: u32) -> Owed {
+        Owed {
+            rounds,
+            done: BTreeSet::new(),
+        }
+    }
+}
+
 /// What one kind of extra round brings to the driver.
 pub(crate) trait Instrument {
     /// The scheduler's side of the kind: the wrapped launcher and its records.
@@ -30,11 +47,8 @@ pub(crate) trait Instrument {
     /// Why a launch counts as failed besides failing, after "failed or ".
     const FAILED: &'static str;
 
-    /// The rounds per cell.
-    fn rounds(&self) -> u32;
-
-    /// The seqs of the launches the file already holds (a resumed run).
-    fn done(&self) -> &BTreeSet<u64>;
+    /// The launches of this kind the run owes.
+    fn owed(&self) -> &Owed;
 
     /// `inner` wrapped in the instrument, for the run recording to `results`; and lines
     /// to print after the announcement.
@@ -80,12 +94,13 @@ pub(crate) fn run<I: Instrument>(
         inner = inner.with_interrupt(interrupt.clone());
     }
     let (mut rounds, notes) = instrument.wrap(inner, store.path(), agent)?;
-    let all = extra::count(plan, instrument.rounds());
-    let done_before = instrument.done().len() as u64;
+    let owed = instrument.owed();
+    let all = extra::count(plan, owed.rounds);
+    let done_before = owed.done.len() as u64;
     eprintln!(
         "pretouch: {all} {name} launches ({} cells x {} rounds x with/without pretouch){}; in no timing median{}",
         plan.cells.len(),
-        instrument.rounds(),
+        owed.rounds,
         instrument.how(),
         match done_before {
             0 => String::new(),
@@ -111,8 +126,8 @@ pub(crate) fn run<I: Instrument>(
     let summary = extra::execute(
         plan,
         &matrix.jvm_args,
-        instrument.rounds(),
-        instrument.done(),
+        owed.rounds,
+        &owed.done,
         &mut rounds,
         store,
         interrupt,

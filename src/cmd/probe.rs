@@ -2,14 +2,13 @@
 //! JVM starts), and what the probed rounds after the timed launches bring to the extra
 //! rounds' driver ([`crate::cmd::extra`]).
 
-use std::collections::BTreeSet;
 use std::path::Path;
 
 use anyhow::Context;
 
 use crate::cmd::cli::RunArgs;
 use crate::cmd::error::bad;
-use crate::cmd::extra::Instrument;
+use crate::cmd::extra::{Instrument, Owed};
 use crate::launch::JvmLauncher;
 use crate::launch::probe::{self, C2cSupport, ProbeLauncher, ProbeSupport};
 use crate::matrix::Matrix;
@@ -37,13 +36,11 @@ pub(crate) fn preflight(
     Ok(Some(support))
 }
 
-/// The probed rounds a run owes: what the probes can do, the rounds per cell, and
-/// (resumed) the seqs of the probed launches the file already holds. Run by
+/// The probed rounds a run owes, with what the probes can do here. Run by
 /// [`crate::cmd::extra::run`].
 pub(crate) struct Probing {
     pub support: ProbeSupport,
-    pub rounds: u32,
-    pub done: BTreeSet<u64>,
+    pub owed: Owed,
 }
 
 impl Instrument for Probing {
@@ -51,12 +48,8 @@ impl Instrument for Probing {
     const NAME: &'static str = "probed";
     const FAILED: &'static str = "were not read by the probe; they are recorded with why";
 
-    fn rounds(&self) -> u32 {
-        self.rounds
-    }
-
-    fn done(&self) -> &BTreeSet<u64> {
-        &self.done
+    fn owed(&self) -> &Owed {
+        &self.owed
     }
 
     /// Also keeps the crash files of the probed JVMs beside the result file, and asks

@@ -2,14 +2,13 @@
 //! starts), and what the profiled rounds after the timed launches bring to the extra
 //! rounds' driver ([`crate::cmd::extra`]).
 
-use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
 use crate::cmd::cli::RunArgs;
 use crate::cmd::error::bad;
-use crate::cmd::extra::Instrument;
+use crate::cmd::extra::{Instrument, Owed};
 use crate::launch::JvmLauncher;
 use crate::launch::profile::{EVENT, FREQUENCY_HZ, PerfLauncher};
 use crate::matrix::Matrix;
@@ -24,13 +23,11 @@ pub(crate) fn preflight(args: &RunArgs, matrix: &Matrix) -> anyhow::Result<Optio
     crate::launch::profile::preflight().map(Some).map_err(bad)
 }
 
-/// The profiled rounds a run owes: perf, the rounds per cell, (resumed) the seqs of the
-/// profiled launches the file already holds, and where perf.data is kept, if asked
+/// The profiled rounds a run owes, with perf and where perf.data is kept, if asked
 /// (`--keep-perf-data`). Run by [`crate::cmd::extra::run`].
 pub(crate) struct Profiling {
     pub perf: PathBuf,
-    pub rounds: u32,
-    pub done: BTreeSet<u64>,
+    pub owed: Owed,
     pub keep_perf_data: Option<PathBuf>,
 }
 
@@ -39,12 +36,8 @@ impl Instrument for Profiling {
     const NAME: &'static str = "profiled";
     const FAILED: &'static str = "have no samples; they are recorded and left out of the profile";
 
-    fn rounds(&self) -> u32 {
-        self.rounds
-    }
-
-    fn done(&self) -> &BTreeSet<u64> {
-        &self.done
+    fn owed(&self) -> &Owed {
+        &self.owed
     }
 
     fn wrap(

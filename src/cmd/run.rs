@@ -166,14 +166,12 @@ pub(crate) fn cmd_run(args: RunArgs) -> anyhow::Result<u8> {
     };
     let profiling = perf.map(|perf| profile::Profiling {
         perf,
-        rounds: args.profile_rounds,
-        done: Default::default(),
+        owed: extra::Owed::all(args.profile_rounds),
         keep_perf_data: args.keep_perf_data.clone(),
     });
     let probing = probes.map(|support| probe::Probing {
         support,
-        rounds: args.probe_rounds,
-        done: Default::default(),
+        owed: extra::Owed::all(args.probe_rounds),
     });
     execute_and_report(
         &args, &plan, &matrix, agent.path, app, &mut store, &options, profiling, probing, false,
@@ -288,8 +286,10 @@ pub(crate) fn cmd_resume(args: &RunArgs, path: &Path) -> anyhow::Result<u8> {
     let profiling = match (perf, profile_rounds) {
         (Some(perf), Some(rounds)) => Some(profile::Profiling {
             perf,
-            rounds,
-            done: resume::done_profiles(&plan, rounds, file).map_err(bad)?,
+            owed: extra::Owed {
+                rounds,
+                done: resume::done_profiles(&plan, rounds, file).map_err(bad)?,
+            },
             keep_perf_data: args.keep_perf_data.clone(),
         }),
         _ => None,
@@ -297,9 +297,11 @@ pub(crate) fn cmd_resume(args: &RunArgs, path: &Path) -> anyhow::Result<u8> {
     let probing = match (probe_support, header.probe_rounds) {
         (Some(support), Some(rounds)) => Some(probe::Probing {
             support,
-            rounds,
-            done: crate::schedule::probe::done_probes(&plan, rounds, file)
-                .map_err(|e| bad(anyhow::anyhow!("`{}`, {e}", file.path.display())))?,
+            owed: extra::Owed {
+                rounds,
+                done: crate::schedule::probe::done_probes(&plan, rounds, file)
+                    .map_err(|e| bad(anyhow::anyhow!("`{}`, {e}", file.path.display())))?,
+            },
         }),
         _ => None,
     };
@@ -351,11 +353,11 @@ pub(crate) fn cmd_resume(args: &RunArgs, path: &Path) -> anyhow::Result<u8> {
         plan.launches.len(),
         plan.launches.len().saturating_sub(done.len()),
         profiling.as_ref().map_or(String::new(), |p| {
-            let all = u64::from(p.rounds) * plan.cells.len() as u64 * 2;
+            let all = crate::schedule::extra::count(&plan, p.owed.rounds);
             format!(
                 "; then {} of {all} profiled launches recorded, {} to go",
-                p.done.len(),
-                all.saturating_sub(p.done.len() as u64)
+                p.owed.done.len(),
+                all.saturating_sub(p.owed.done.len() as u64)
             )
         }),
         header.label
