@@ -39,13 +39,7 @@ fn a_probed_run_times_every_fault_the_agent_counts_and_stays_out_of_the_medians(
     }
     let _jvms = jvm_lock();
     let dir = tempfile::tempdir().unwrap();
-    let matrix = write_matrix(
-        dir.path(),
-        &format!(
-            "name: p\njdks: [{}]\ngcs: [g1]\nheaps: [128m]\nrepetitions: 1\n",
-            yaml_list(&jdks()[..1])
-        ),
-    );
+    let matrix = first_jdk_matrix(dir.path(), "g1", "128m", 1);
     let results = dir.path().join("results");
     run_labelled("p", &results)
         .arg(&matrix)
@@ -108,13 +102,7 @@ fn sigint_in_the_probed_rounds_then_resume_runs_each_missing_probed_launch_once(
     }
     let _jvms = jvm_lock();
     let dir = tempfile::tempdir().unwrap();
-    let matrix = write_matrix(
-        dir.path(),
-        &format!(
-            "name: p\njdks: [{}]\ngcs: [g1]\nheaps: [64m]\nrepetitions: 1\n",
-            yaml_list(&jdks()[..1])
-        ),
-    );
+    let matrix = first_jdk_matrix(dir.path(), "g1", "64m", 1);
     let results = dir.path().join("results");
     // SIGINT once one probed launch is stored: the timed launches are written.
     let (file, status) = stop_run_at(

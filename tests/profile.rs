@@ -26,13 +26,7 @@ fn a_run_without_profile_never_needs_perf() {
     let _jvms = jvm_lock();
     let dir = tempfile::tempdir().unwrap();
     let path = empty_path();
-    let matrix = write_matrix(
-        dir.path(),
-        &format!(
-            "name: p\njdks: [{}]\ngcs: [g1]\nheaps: [64m]\nrepetitions: 1\n",
-            yaml_list(&jdks()[..1])
-        ),
-    );
+    let matrix = first_jdk_matrix(dir.path(), "g1", "64m", 1);
     run_labelled("p", dir.path().join("results"))
         .env("PATH", path.path())
         .arg(&matrix)
@@ -297,13 +291,7 @@ fn stop_profiled_run(
 fn sigint_in_the_profiled_rounds_then_resume_runs_each_missing_profiled_launch_once() {
     let _jvms = jvm_lock();
     let dir = tempfile::tempdir().unwrap();
-    let matrix = write_matrix(
-        dir.path(),
-        &format!(
-            "name: p\njdks: [{}]\ngcs: [g1, parallel]\nheaps: [64m]\nrepetitions: 1\n",
-            yaml_list(&jdks()[..1])
-        ),
-    );
+    let matrix = first_jdk_matrix(dir.path(), "g1, parallel", "64m", 1);
     let results = dir.path().join("results");
     let (cells, rounds) = (2, 2);
     // SIGINT once two profiled launches are stored: the timed launches and their end
@@ -436,13 +424,7 @@ fn sigint_in_the_profiled_rounds_then_resume_runs_each_missing_profiled_launch_o
 fn resume_with_profile_of_a_run_started_without_it_is_refused() {
     let _jvms = jvm_lock();
     let dir = tempfile::tempdir().unwrap();
-    let matrix = write_matrix(
-        dir.path(),
-        &format!(
-            "name: p\njdks: [{}]\ngcs: [g1]\nheaps: [64m]\nrepetitions: 1\n",
-            yaml_list(&jdks()[..1])
-        ),
-    );
+    let matrix = first_jdk_matrix(dir.path(), "g1", "64m", 1);
     let results = dir.path().join("results");
     run_labelled("noprof", &results)
         .arg(&matrix)
@@ -484,13 +466,7 @@ fn resume_with_profile_of_a_run_started_without_it_is_refused() {
 fn sigint_before_the_profiled_rounds_then_resume_runs_them_all() {
     let _jvms = jvm_lock();
     let dir = tempfile::tempdir().unwrap();
-    let matrix = write_matrix(
-        dir.path(),
-        &format!(
-            "name: p\njdks: [{}]\ngcs: [g1]\nheaps: [64m]\nrepetitions: 3\n",
-            yaml_list(&jdks()[..1])
-        ),
-    );
+    let matrix = first_jdk_matrix(dir.path(), "g1", "64m", 3);
     let results = dir.path().join("results");
     let (file, status) = stop_profiled_run(dir.path(), &matrix, &results, 1, "launch", 2);
     assert_eq!(status.code(), Some(130));

@@ -150,6 +150,18 @@ pub fn write_matrix(dir: &Path, yaml: &str) -> PathBuf {
     path
 }
 
+/// Writes the matrix `name: p` of the first JDK ([`jdks`]) into `dir`, with `gcs` (a
+/// YAML flow list's inside: `g1, parallel`), one heap and `repetitions`; returns its path.
+pub fn first_jdk_matrix(dir: &Path, gcs: &str, heap: &str, repetitions: u32) -> PathBuf {
+    write_matrix(
+        dir,
+        &format!(
+            "name: p\njdks: [{}]\ngcs: [{gcs}]\nheaps: [{heap}]\nrepetitions: {repetitions}\n",
+            yaml_list(&jdks()[..1])
+        ),
+    )
+}
+
 /// The JSON lines of every result file under `dir`.
 pub fn records(dir: &Path) -> Vec<serde_json::Value> {
     let mut out = Vec::new();
