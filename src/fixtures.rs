@@ -107,6 +107,21 @@ pub struct FakeCell<'a> {
     pub rounds: &'a [(f64, f64)],
 }
 
+/// A result file of `label` holding one round of one cell (G1 1g, 40 ms without and
+/// 400 ms with pretouch), for the tests of what follows the timed launches.
+pub fn one_cell_file(label: &str) -> ResultFile {
+    file(
+        label,
+        "2026-01-01T00:00:00Z",
+        host("h"),
+        &[FakeCell {
+            gc: Gc::G1,
+            heap: "1g",
+            rounds: &[(40.0, 400.0)],
+        }],
+    )
+}
+
 pub fn file(label: &str, started_at: &str, host: HostInfo, cells: &[FakeCell<'_>]) -> ResultFile {
     let mut launches = Vec::new();
     for c in cells {

@@ -201,16 +201,7 @@ mod tests {
     #[test]
     fn probe_records_read_back_beside_the_launches_and_count_what_is_missing() {
         let dir = tempfile::tempdir().unwrap();
-        let mut file = crate::fixtures::file(
-            "k",
-            "2026-01-01T00:00:00Z",
-            crate::fixtures::host("h"),
-            &[crate::fixtures::FakeCell {
-                gc: crate::matrix::Gc::G1,
-                heap: "1g",
-                rounds: &[(40.0, 400.0)],
-            }],
-        );
+        let mut file = crate::fixtures::one_cell_file("k");
         file.header.probe_rounds = Some(1);
         let cell = file.launches[0].cell.clone();
         let path = dir.path().join("r.jsonl");

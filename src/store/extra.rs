@@ -75,16 +75,7 @@ mod tests {
     #[test]
     fn each_kind_reads_its_own_lines_past_a_damaged_one_and_counts_what_is_missing() {
         let dir = tempfile::tempdir().unwrap();
-        let mut file = crate::fixtures::file(
-            "k",
-            "2026-01-01T00:00:00Z",
-            crate::fixtures::host("h"),
-            &[crate::fixtures::FakeCell {
-                gc: crate::matrix::Gc::G1,
-                heap: "1g",
-                rounds: &[(40.0, 400.0)],
-            }],
-        );
+        let mut file = crate::fixtures::one_cell_file("k");
         file.header.probe_rounds = Some(2);
         file.path = dir.path().join("r.jsonl");
         let cell = file.launches[0].cell.clone();
