@@ -348,27 +348,7 @@ fn probe_reaches_every_guest_and_a_resume_cannot_add_it_to_a_session_without() {
             "{g}"
         );
     }
-    // A session started without --probe (its kernels do not boot, so nothing ran)...
-    for image in ["img-a", "img-b"] {
-        std::fs::write(d.join(format!("panic-{image}")), "").unwrap();
-    }
-    let out = run_command(d, &bin).output().unwrap();
-    assert!(!out.status.success());
-    assert!(session(d)["probe_rounds"].is_null());
-    let booted = boots(d).len();
-    // ...is not resumed with probes: refused before any boot, with the fix.
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_pretouch"));
-    cmd.arg("run")
-        .arg("--resume")
-        .arg(session_dir(d))
-        .arg("--probe");
-    with_fakes(&mut cmd, &bin);
-    let out = cmd.output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
-    assert!(stderr.contains("was started without --probe"), "{stderr}");
-    assert!(stderr.contains("fix: resume without --probe"), "{stderr}");
-    assert_eq!(boots(d).len(), booted, "no boot");
+    resume_cannot_add(d, &bin, "--probe", "probe_rounds");
 }
 
 #[test]
@@ -436,25 +416,33 @@ fn profile_reaches_every_guest_with_its_rounds_and_a_resume_cannot_add_it_to_a_s
     );
     assert!(boots(d).is_empty(), "a dry run boots nothing");
 
-    // A session started without --profile (its kernels do not boot, so nothing ran)...
+    resume_cannot_add(d, &bin, "--profile", "profile_rounds");
+}
+
+/// A session started without an extra round's `flag` (its kernels do not boot, so
+/// nothing ran; its session file has no `key`) is not resumed with `flag`: refused
+/// before any boot, with the fix.
+fn resume_cannot_add(d: &Path, bin: &Path, flag: &str, key: &str) {
     for image in ["img-a", "img-b"] {
         std::fs::write(d.join(format!("panic-{image}")), "").unwrap();
     }
-    let out = run_command(d, &bin).output().unwrap();
+    let out = run_command(d, bin).output().unwrap();
     assert!(!out.status.success());
-    assert!(session(d)["profile_rounds"].is_null());
+    assert!(session(d)[key].is_null());
     let booted = boots(d).len();
-    // ...is not resumed with a profile: refused before any boot, with the fix.
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_pretouch"));
-    cmd.arg("run")
-        .arg("--resume")
-        .arg(session_dir(d))
-        .arg("--profile");
-    with_fakes(&mut cmd, &bin);
+    cmd.arg("run").arg("--resume").arg(session_dir(d)).arg(flag);
+    with_fakes(&mut cmd, bin);
     let out = cmd.output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
-    assert!(stderr.contains("was started without --profile"), "{stderr}");
-    assert!(stderr.contains("fix: resume without --profile"), "{stderr}");
+    assert!(
+        stderr.contains(&format!("was started without {flag}")),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("fix: resume without {flag}")),
+        "{stderr}"
+    );
     assert_eq!(boots(d).len(), booted, "no boot");
 }
