@@ -36,6 +36,28 @@ pub fn stamp(ns: u64) -> Option<Stamp> {
     })
 }
 
+/// A launch that exited 0 after reaching `main()` (spawned at 10 ns, stamps at 11-13,
+/// reaped at 50), judged as the launcher judges it: what a fake launcher answers.
+pub fn reached_main() -> crate::launch::LaunchOutcome {
+    let mut outcome = crate::launch::LaunchOutcome {
+        measured: Measurement {
+            spawn_ns: Nanos(10),
+            reaped_ns: Nanos(50),
+            exit_code: Some(0),
+            stamps: Stamps {
+                mechanism: None,
+                agent_load: stamp(11),
+                vm_init: stamp(12),
+                main: stamp(13),
+            },
+            ..Measurement::default()
+        },
+        ..crate::launch::LaunchOutcome::default()
+    };
+    outcome.measured.failure = crate::launch::judge(&outcome);
+    outcome
+}
+
 pub fn host(hostname: &str) -> HostInfo {
     HostInfo {
         kernel_release: "6.18.0".into(),
@@ -83,6 +105,21 @@ pub struct FakeCell<'a> {
     pub gc: Gc,
     pub heap: &'a str,
     pub rounds: &'a [(f64, f64)],
+}
+
+/// A result file of `label` holding one round of one cell (G1 1g, 40 ms without and
+/// 400 ms with pretouch), for the tests of what follows the timed launches.
+pub fn one_cell_file(label: &str) -> ResultFile {
+    file(
+        label,
+        "2026-01-01T00:00:00Z",
+        host("h"),
+        &[FakeCell {
+            gc: Gc::G1,
+            heap: "1g",
+            rounds: &[(40.0, 400.0)],
+        }],
+    )
 }
 
 pub fn file(label: &str, started_at: &str, host: HostInfo, cells: &[FakeCell<'_>]) -> ResultFile {

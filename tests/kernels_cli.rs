@@ -348,25 +348,101 @@ fn probe_reaches_every_guest_and_a_resume_cannot_add_it_to_a_session_without() {
             "{g}"
         );
     }
-    // A session started without --probe (its kernels do not boot, so nothing ran)...
+    resume_cannot_add(d, &bin, "--probe", "probe_rounds");
+}
+
+#[test]
+fn profile_reaches_every_guest_with_its_rounds_and_a_resume_cannot_add_it_to_a_session_without() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let bin = fakes(d);
+    let guests = |extra: &[&std::ffi::OsStr]| {
+        let mut cmd = run_command(d, &bin);
+        cmd.arg("--dry-run").args(extra);
+        let out = cmd.output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        let lines: Vec<String> = stdout
+            .lines()
+            .filter(|l| l.contains("guest runs:"))
+            .map(str::to_owned)
+            .collect();
+        (out.status.code(), lines, stderr)
+    };
+    // The dry run shows the guest's command: --profile and its rounds are passed on.
+    let (code, lines, stderr) = guests(&[
+        "--profile".as_ref(),
+        "--profile-rounds".as_ref(),
+        "2".as_ref(),
+    ]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    for g in &lines {
+        assert!(
+            g.contains("--profile-rounds 2") && g.contains(" --profile"),
+            "{g}"
+        );
+        assert!(!g.contains("--keep-perf-data"), "{g}");
+    }
+    // Without it, the guests profile nothing.
+    let (code, lines, stderr) = guests(&[]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(lines.iter().all(|g| !g.contains("--profile")), "{lines:?}");
+    // perf.data kept where a guest can write it, the results folder: passed on, absolute.
+    let kept = d.join("results").join("perf");
+    let (code, lines, stderr) = guests(&[
+        "--profile".as_ref(),
+        "--keep-perf-data".as_ref(),
+        kept.as_os_str(),
+    ]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let wanted = format!("--keep-perf-data {}", kept.display());
+    assert!(lines.iter().all(|g| g.contains(&wanted)), "{lines:?}");
+    // Elsewhere it would be lost with the VM: refused before any boot, with the fix.
+    let elsewhere = d.join("perf");
+    let (code, _, stderr) = guests(&[
+        "--profile".as_ref(),
+        "--keep-perf-data".as_ref(),
+        elsewhere.as_os_str(),
+    ]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("outside the results folder"), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "fix: keep it under the results folder, e.g. --keep-perf-data {}",
+            d.join("results").join("perf-data").display()
+        )),
+        "{stderr}"
+    );
+    assert!(boots(d).is_empty(), "a dry run boots nothing");
+
+    resume_cannot_add(d, &bin, "--profile", "profile_rounds");
+}
+
+/// A session started without an extra round's `flag` (its kernels do not boot, so
+/// nothing ran; its session file has no `key`) is not resumed with `flag`: refused
+/// before any boot, with the fix.
+fn resume_cannot_add(d: &Path, bin: &Path, flag: &str, key: &str) {
     for image in ["img-a", "img-b"] {
         std::fs::write(d.join(format!("panic-{image}")), "").unwrap();
     }
-    let out = run_command(d, &bin).output().unwrap();
+    let out = run_command(d, bin).output().unwrap();
     assert!(!out.status.success());
-    assert!(session(d)["probe_rounds"].is_null());
+    assert!(session(d)[key].is_null());
     let booted = boots(d).len();
-    // ...is not resumed with probes: refused before any boot, with the fix.
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_pretouch"));
-    cmd.arg("run")
-        .arg("--resume")
-        .arg(session_dir(d))
-        .arg("--probe");
-    with_fakes(&mut cmd, &bin);
+    cmd.arg("run").arg("--resume").arg(session_dir(d)).arg(flag);
+    with_fakes(&mut cmd, bin);
     let out = cmd.output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
-    assert!(stderr.contains("was started without --probe"), "{stderr}");
-    assert!(stderr.contains("fix: resume without --probe"), "{stderr}");
+    assert!(
+        stderr.contains(&format!("was started without {flag}")),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("fix: resume without {flag}")),
+        "{stderr}"
+    );
     assert_eq!(boots(d).len(), booted, "no boot");
 }

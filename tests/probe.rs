@@ -10,30 +10,11 @@ use serde_json::Value;
 
 #[test]
 fn probe_without_bpftrace_says_the_fix_before_any_jvm_starts() {
-    let dir = tempfile::tempdir().unwrap();
-    let empty = tempfile::tempdir().unwrap();
-    let jdk = &jdks()[0];
-    for (yaml, args) in [("", &["--probe"][..]), ("probe: true\n", &[][..])] {
-        let matrix = write_matrix(
-            dir.path(),
-            &format!(
-                "name: p\njdks: [{}]\ngcs: [g1]\nheaps: [64m]\nrepetitions: 1\n{yaml}",
-                yaml_list(std::slice::from_ref(jdk))
-            ),
-        );
-        run_labelled("p", dir.path().join("results"))
-            .env("PATH", empty.path())
-            .arg(&matrix)
-            .args(args)
-            .assert()
-            .code(2)
-            .stderr(
-                predicate::str::contains("bpftrace")
-                    .and(predicate::str::contains("not on PATH"))
-                    .and(predicate::str::contains("apt-get install bpftrace")),
-            );
-        assert!(jsonl_files(&dir.path().join("results")).is_empty());
-    }
+    refused_without_its_tool(
+        "--probe",
+        "probe",
+        &["bpftrace", "not on PATH", "apt-get install bpftrace"],
+    );
 }
 
 /// Whether this machine can probe: root and bpftrace on PATH. Else the skip is said.
@@ -58,13 +39,7 @@ fn a_probed_run_times_every_fault_the_agent_counts_and_stays_out_of_the_medians(
     }
     let _jvms = jvm_lock();
     let dir = tempfile::tempdir().unwrap();
-    let matrix = write_matrix(
-        dir.path(),
-        &format!(
-            "name: p\njdks: [{}]\ngcs: [g1]\nheaps: [128m]\nrepetitions: 1\n",
-            yaml_list(&jdks()[..1])
-        ),
-    );
+    let matrix = first_jdk_matrix(dir.path(), "g1", "128m", 1);
     let results = dir.path().join("results");
     run_labelled("p", &results)
         .arg(&matrix)
@@ -127,53 +102,29 @@ fn sigint_in_the_probed_rounds_then_resume_runs_each_missing_probed_launch_once(
     }
     let _jvms = jvm_lock();
     let dir = tempfile::tempdir().unwrap();
-    let matrix = write_matrix(
-        dir.path(),
-        &format!(
-            "name: p\njdks: [{}]\ngcs: [g1]\nheaps: [64m]\nrepetitions: 1\n",
-            yaml_list(&jdks()[..1])
-        ),
-    );
+    let matrix = first_jdk_matrix(dir.path(), "g1", "64m", 1);
     let results = dir.path().join("results");
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("pretouch"))
-        .env_remove("PRETOUCH_AGENT")
-        .args(["run", "--label", "p", "--agent"])
-        .arg(agent())
-        .arg("--results")
-        .arg(&results)
-        .arg(&matrix)
-        .args(["--probe", "--probe-rounds", "2"])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::fs::File::create(dir.path().join("stderr")).unwrap())
-        .spawn()
-        .unwrap();
-    let probes_in = |file: &std::path::Path| {
-        std::fs::read_to_string(file)
-            .unwrap_or_default()
-            .lines()
-            .filter(|l| l.contains(r#""record":"probe""#))
-            .count()
-    };
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(180);
-    let file = loop {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "no probe record in 180 s"
-        );
-        if let Some(f) = jsonl_files(&results).into_iter().next()
-            && probes_in(&f) >= 1
-        {
-            break f;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    };
-    // SAFETY: kill(2) of our own child with a valid signal number.
-    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
-    let status = child.wait().unwrap();
+    // SIGINT once one probed launch is stored: the timed launches are written.
+    let (file, status) = stop_run_at(
+        dir.path(),
+        &[
+            "--label".as_ref(),
+            "p".as_ref(),
+            "--results".as_ref(),
+            results.as_os_str(),
+            matrix.as_os_str(),
+            "--probe".as_ref(),
+            "--probe-rounds".as_ref(),
+            "2".as_ref(),
+        ],
+        &results,
+        "probe",
+        1,
+    );
     let stderr = std::fs::read_to_string(dir.path().join("stderr")).unwrap();
     assert_eq!(status.code(), Some(130), "{stderr}");
     assert!(stderr.contains("during the probed launches"), "{stderr}");
-    let before = probes_in(&file);
+    let before = lines_of(&file, "probe");
     assert!(
         before < 4,
         "{before} of 4 probed launches before the resume"
@@ -218,14 +169,7 @@ fn resume_with_probe_of_a_run_started_without_says_why_and_the_fix() {
         }],
     );
     pretouch::fixtures::write_result_file(dir.path(), &f);
-    let path = dir.path().join("p/fixed.jsonl");
-    let text = std::fs::read_to_string(&path).unwrap();
-    let cut: String = text
-        .lines()
-        .filter(|l| !l.contains(r#""record":"end""#))
-        .map(|l| format!("{l}\n"))
-        .collect();
-    std::fs::write(&path, cut).unwrap();
+    cut_end_record(&dir.path().join("p/fixed.jsonl"));
     std::fs::write(dir.path().join("fixed.yaml"), pretouch::fixtures::MATRIX).unwrap();
     pretouch()
         .current_dir(dir.path())

@@ -14,33 +14,11 @@ fn empty_path() -> tempfile::TempDir {
 
 #[test]
 fn profile_without_perf_says_the_fix_before_any_jvm_starts() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = empty_path();
-    let jdk = &jdks()[0];
-    for (yaml, args) in [("", &["--profile"][..]), ("profile: true\n", &[][..])] {
-        let matrix = write_matrix(
-            dir.path(),
-            &format!(
-                "name: p\njdks: [{}]\ngcs: [g1]\nheaps: [64m]\nrepetitions: 1\n{yaml}",
-                yaml_list(std::slice::from_ref(jdk))
-            ),
-        );
-        run_labelled("p", dir.path().join("results"))
-            .env("PATH", path.path())
-            .arg(&matrix)
-            .args(args)
-            .assert()
-            .code(2)
-            .stderr(
-                predicate::str::contains("perf")
-                    .and(predicate::str::contains("not on PATH"))
-                    .and(predicate::str::contains("apt-get install linux-perf")),
-            );
-        assert!(
-            jsonl_files(&dir.path().join("results")).is_empty(),
-            "nothing was recorded"
-        );
-    }
+    refused_without_its_tool(
+        "--profile",
+        "profile",
+        &["perf", "not on PATH", "apt-get install linux-perf"],
+    );
 }
 
 #[test]
@@ -48,13 +26,7 @@ fn a_run_without_profile_never_needs_perf() {
     let _jvms = jvm_lock();
     let dir = tempfile::tempdir().unwrap();
     let path = empty_path();
-    let matrix = write_matrix(
-        dir.path(),
-        &format!(
-            "name: p\njdks: [{}]\ngcs: [g1]\nheaps: [64m]\nrepetitions: 1\n",
-            yaml_list(&jdks()[..1])
-        ),
-    );
+    let matrix = first_jdk_matrix(dir.path(), "g1", "64m", 1);
     run_labelled("p", dir.path().join("results"))
         .env("PATH", path.path())
         .arg(&matrix)
@@ -285,30 +257,6 @@ fn profiled_launches_put_the_pretouch_in_the_kernel_and_stay_out_of_the_medians(
     assert_eq!(svgs, cells, "an SVG per cell of the one label");
 }
 
-/// The runner in the background, its output in files under `dir`.
-fn spawn_run(dir: &std::path::Path, args: &[&std::ffi::OsStr]) -> std::process::Child {
-    std::process::Command::new(env!("CARGO_BIN_EXE_pretouch"))
-        .arg("run")
-        .arg("--agent")
-        .arg(agent())
-        .args(args)
-        .env_remove("PRETOUCH_AGENT")
-        .stdin(std::process::Stdio::null())
-        .stdout(std::fs::File::create(dir.join("stdout")).unwrap())
-        .stderr(std::fs::File::create(dir.join("stderr")).unwrap())
-        .spawn()
-        .unwrap()
-}
-
-fn lines_of(file: &std::path::Path, record: &str) -> usize {
-    let tag = format!(r#""record":"{record}""#);
-    std::fs::read_to_string(file)
-        .unwrap_or_default()
-        .lines()
-        .filter(|l| l.contains(&tag))
-        .count()
-}
-
 /// Starts `run --profile --profile-rounds ROUNDS` of `matrix` into `results`, sends it
 /// SIGINT once its result file holds `n` records of `kind`, and returns the file and
 /// how the runner ended.
@@ -321,7 +269,7 @@ fn stop_profiled_run(
     n: usize,
 ) -> (std::path::PathBuf, std::process::ExitStatus) {
     let rounds = rounds.to_string();
-    let mut child = spawn_run(
+    stop_run_at(
         dir,
         &[
             "--label".as_ref(),
@@ -333,36 +281,17 @@ fn stop_profiled_run(
             "--profile-rounds".as_ref(),
             rounds.as_ref(),
         ],
-    );
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(180);
-    let file = loop {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "timed out waiting for {n} `{kind}` records"
-        );
-        if let Some(f) = jsonl_files(results).into_iter().next()
-            && lines_of(&f, kind) >= n
-        {
-            break f;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    };
-    // SAFETY: kill(2) of our own child with a valid signal number.
-    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
-    (file, child.wait().unwrap())
+        results,
+        kind,
+        n,
+    )
 }
 
 #[test]
 fn sigint_in_the_profiled_rounds_then_resume_runs_each_missing_profiled_launch_once() {
     let _jvms = jvm_lock();
     let dir = tempfile::tempdir().unwrap();
-    let matrix = write_matrix(
-        dir.path(),
-        &format!(
-            "name: p\njdks: [{}]\ngcs: [g1, parallel]\nheaps: [64m]\nrepetitions: 1\n",
-            yaml_list(&jdks()[..1])
-        ),
-    );
+    let matrix = first_jdk_matrix(dir.path(), "g1, parallel", "64m", 1);
     let results = dir.path().join("results");
     let (cells, rounds) = (2, 2);
     // SIGINT once two profiled launches are stored: the timed launches and their end
@@ -495,13 +424,7 @@ fn sigint_in_the_profiled_rounds_then_resume_runs_each_missing_profiled_launch_o
 fn resume_with_profile_of_a_run_started_without_it_is_refused() {
     let _jvms = jvm_lock();
     let dir = tempfile::tempdir().unwrap();
-    let matrix = write_matrix(
-        dir.path(),
-        &format!(
-            "name: p\njdks: [{}]\ngcs: [g1]\nheaps: [64m]\nrepetitions: 1\n",
-            yaml_list(&jdks()[..1])
-        ),
-    );
+    let matrix = first_jdk_matrix(dir.path(), "g1", "64m", 1);
     let results = dir.path().join("results");
     run_labelled("noprof", &results)
         .arg(&matrix)
@@ -509,13 +432,7 @@ fn resume_with_profile_of_a_run_started_without_it_is_refused() {
         .success();
     // Its end record cut away: an unfinished run, as if stopped before its end.
     let file = jsonl_files(&results).remove(0);
-    let text = std::fs::read_to_string(&file).unwrap();
-    let kept: String = text
-        .lines()
-        .filter(|l| !l.contains(r#""record":"end""#))
-        .map(|l| format!("{l}\n"))
-        .collect();
-    std::fs::write(&file, &kept).unwrap();
+    let kept = cut_end_record(&file);
     pretouch()
         .args(["run", "--agent"])
         .arg(agent())
@@ -549,13 +466,7 @@ fn resume_with_profile_of_a_run_started_without_it_is_refused() {
 fn sigint_before_the_profiled_rounds_then_resume_runs_them_all() {
     let _jvms = jvm_lock();
     let dir = tempfile::tempdir().unwrap();
-    let matrix = write_matrix(
-        dir.path(),
-        &format!(
-            "name: p\njdks: [{}]\ngcs: [g1]\nheaps: [64m]\nrepetitions: 3\n",
-            yaml_list(&jdks()[..1])
-        ),
-    );
+    let matrix = first_jdk_matrix(dir.path(), "g1", "64m", 3);
     let results = dir.path().join("results");
     let (file, status) = stop_profiled_run(dir.path(), &matrix, &results, 1, "launch", 2);
     assert_eq!(status.code(), Some(130));

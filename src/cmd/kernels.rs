@@ -215,11 +215,15 @@ fn find_vng() -> anyhow::Result<PathBuf> {
     })
 }
 
-/// Options every guest run gets, from this run's.
+/// Options every guest run gets, from this run's: the session's probed and profiled
+/// rounds among them. A guest writes only into `results` (the rest of its root is a
+/// copy-on-write view that ends with the VM), so `--keep-perf-data` elsewhere is refused.
 fn guest_command(
     args: &RunArgs,
     matrix_file: Option<&Path>,
+    results: &Path,
     probe_rounds: Option<u32>,
+    profile_rounds: Option<u32>,
 ) -> anyhow::Result<GuestCommand> {
     // Checked here, before a boot; the guest's pretouch makes its own memfd of the
     // built-in agent, and is passed an agent file only when one was given.
@@ -242,11 +246,23 @@ fn guest_command(
         "--probe-rounds".to_owned(),
         probe_rounds.unwrap_or(args.probe_rounds).to_string(),
     ]);
+    // The profile too runs inside each guest (perf's software clock samples there under
+    // KVM and TCG alike), checked by the guest's pretouch before its first JVM.
+    if let Some(rounds) = profile_rounds {
+        options.extend(["--profile-rounds".to_owned(), rounds.to_string()]);
+        if let Some(keep) = &args.keep_perf_data {
+            options.extend([
+                "--keep-perf-data".to_owned(),
+                kept_in_results(keep, results)?.display().to_string(),
+            ]);
+        }
+    }
     for (on, flag) in [
         (args.no_jvm_log, "--no-jvm-log"),
         (args.force, "--force"),
         (args.fail_fast, "--fail-fast"),
         (probe_rounds.is_some(), "--probe"),
+        (profile_rounds.is_some(), "--profile"),
     ] {
         if on {
             options.push(flag.to_owned());
@@ -258,6 +274,23 @@ fn guest_command(
         matrix,
         options,
     })
+}
+
+/// `--keep-perf-data DIR` of a kernel run, absolute, when the guests can write it: DIR
+/// must lie in the results folder, the one folder a guest writes to the host.
+fn kept_in_results(keep: &Path, results: &Path) -> anyhow::Result<PathBuf> {
+    let keep = std::path::absolute(keep).unwrap_or_else(|_| keep.to_owned());
+    if keep.starts_with(results) {
+        return Ok(keep);
+    }
+    Err(bad(anyhow::anyhow!(
+        "--keep-perf-data `{}` is outside the results folder `{}`: a kernel's VM writes only \
+         into the results folder, so its perf.data would be lost with the VM\n  \
+         fix: keep it under the results folder, e.g. --keep-perf-data {}",
+        keep.display(),
+        results.display(),
+        results.join("perf-data").display()
+    )))
 }
 
 fn format_name(args: &RunArgs) -> String {
@@ -276,8 +309,15 @@ pub(crate) fn cmd_run_kernels(args: &RunArgs, matrix: Matrix) -> anyhow::Result<
     let vng = find_vng()?;
     let vm = vm_plan(args, &matrix, &vng)?;
     let probe_rounds = args.probe.then_some(args.probe_rounds);
-    let guest = guest_command(args, args.matrix.as_deref(), probe_rounds)?;
+    let profile_rounds = (args.profile || matrix.profile).then_some(args.profile_rounds);
     let results = std::path::absolute(&args.results).unwrap_or_else(|_| args.results.clone());
+    let guest = guest_command(
+        args,
+        args.matrix.as_deref(),
+        &results,
+        probe_rounds,
+        profile_rounds,
+    )?;
     let started = std::time::SystemTime::now();
     let utc = humantime::format_rfc3339_seconds(started).to_string();
     let stamp: String = utc.chars().filter(|c| *c != '-' && *c != ':').collect();
@@ -311,6 +351,7 @@ pub(crate) fn cmd_run_kernels(args: &RunArgs, matrix: Matrix) -> anyhow::Result<
             })
             .collect(),
         probe_rounds,
+        profile_rounds,
     };
     if args.dry_run {
         return dry_run(&session, &dir, &vng, &vm, &guest);
@@ -359,10 +400,27 @@ pub(crate) fn cmd_resume_kernels(args: &RunArgs, path: &Path) -> anyhow::Result<
             session.matrix_origin
         )));
     }
+    // So are the profiled rounds; a matrix's `profile: true` reaches the guests anyway.
+    if args.profile && session.profile_rounds.is_none() && !matrix.profile {
+        return Err(bad(anyhow::anyhow!(
+            "`{}` was started without --profile: its resume runs the kernels as the first ones \
+             ran, and a profiled kernel beside unprofiled ones compares nothing\n  \
+             fix: resume without --profile, then profile the kernels in a run of their own: \
+             `pretouch run {} --kernel ... --profile`",
+            path.display(),
+            session.matrix_origin
+        )));
+    }
     resolve_jdks(&matrix, true).map_err(bad)?;
     let vng = find_vng()?;
     let vm = vm_plan(args, &matrix, &vng)?;
-    let guest = guest_command(args, matrix_file.as_deref(), session.probe_rounds)?;
+    let guest = guest_command(
+        args,
+        matrix_file.as_deref(),
+        &session.results,
+        session.probe_rounds,
+        session.profile_rounds,
+    )?;
     eprintln!(
         "pretouch: resuming `{}`: {} of {} kernels done",
         path.display(),

@@ -7,6 +7,7 @@ mod checks;
 pub mod cli;
 mod env;
 pub mod error;
+mod extra;
 mod generate;
 mod jdks;
 mod kernels;

@@ -10,6 +10,7 @@ use crate::analyze::document;
 use crate::cmd::checks::{self, check_cpus, check_label, check_memory, resolve_app, resolve_jdks};
 use crate::cmd::cli::RunArgs;
 use crate::cmd::error::{bad, exit};
+use crate::cmd::extra;
 use crate::cmd::kernels;
 use crate::cmd::preflight;
 use crate::cmd::probe;
@@ -165,13 +166,12 @@ pub(crate) fn cmd_run(args: RunArgs) -> anyhow::Result<u8> {
     };
     let profiling = perf.map(|perf| profile::Profiling {
         perf,
-        rounds: args.profile_rounds,
-        done: Default::default(),
+        owed: extra::Owed::all(args.profile_rounds),
+        keep_perf_data: args.keep_perf_data.clone(),
     });
     let probing = probes.map(|support| probe::Probing {
         support,
-        rounds: args.probe_rounds,
-        done: Default::default(),
+        owed: extra::Owed::all(args.probe_rounds),
     });
     execute_and_report(
         &args, &plan, &matrix, agent.path, app, &mut store, &options, profiling, probing, false,
@@ -286,17 +286,22 @@ pub(crate) fn cmd_resume(args: &RunArgs, path: &Path) -> anyhow::Result<u8> {
     let profiling = match (perf, profile_rounds) {
         (Some(perf), Some(rounds)) => Some(profile::Profiling {
             perf,
-            rounds,
-            done: resume::done_profiles(&plan, rounds, file).map_err(bad)?,
+            owed: extra::Owed {
+                rounds,
+                done: resume::done_profiles(&plan, rounds, file).map_err(bad)?,
+            },
+            keep_perf_data: args.keep_perf_data.clone(),
         }),
         _ => None,
     };
     let probing = match (probe_support, header.probe_rounds) {
         (Some(support), Some(rounds)) => Some(probe::Probing {
             support,
-            rounds,
-            done: crate::schedule::probe::done_probes(&plan, rounds, file)
-                .map_err(|e| bad(anyhow::anyhow!("`{}`, {e}", file.path.display())))?,
+            owed: extra::Owed {
+                rounds,
+                done: crate::schedule::probe::done_probes(&plan, rounds, file)
+                    .map_err(|e| bad(anyhow::anyhow!("`{}`, {e}", file.path.display())))?,
+            },
         }),
         _ => None,
     };
@@ -348,11 +353,11 @@ pub(crate) fn cmd_resume(args: &RunArgs, path: &Path) -> anyhow::Result<u8> {
         plan.launches.len(),
         plan.launches.len().saturating_sub(done.len()),
         profiling.as_ref().map_or(String::new(), |p| {
-            let all = u64::from(p.rounds) * plan.cells.len() as u64 * 2;
+            let all = crate::schedule::extra::count(&plan, p.owed.rounds);
             format!(
                 "; then {} of {all} profiled launches recorded, {} to go",
-                p.done.len(),
-                all.saturating_sub(p.done.len() as u64)
+                p.owed.done.len(),
+                all.saturating_sub(p.owed.done.len() as u64)
             )
         }),
         header.label
@@ -381,8 +386,8 @@ pub(crate) fn cmd_resume(args: &RunArgs, path: &Path) -> anyhow::Result<u8> {
 }
 
 /// Runs the plan's launches (none when `timed_ended`: a resumed run that stopped in its
-/// profiled rounds), then with `profiling` the profiled rounds, then says how it ended:
-/// the report, or how to resume.
+/// extra rounds), then with `profiling` the profiled rounds and with `probing` the
+/// probed ones, then says how it ended: the report, or how to resume.
 #[expect(
     clippy::too_many_arguments,
     reason = "the run's parts, passed down once"
@@ -399,8 +404,7 @@ pub(crate) fn execute_and_report(
     probing: Option<probe::Probing>,
     timed_ended: bool,
 ) -> anyhow::Result<u8> {
-    let profiled_app = app.clone();
-    let probed_app = app.clone();
+    let extra_app = app.clone();
     let mut launcher = JvmLauncher::new(agent.clone(), Duration::from_secs(args.timeout))
         .context("creating the launcher's scratch folder")?
         .with_app(app)
@@ -455,69 +459,35 @@ pub(crate) fn execute_and_report(
                 .0
         }
     };
-    if let Some(profiling) = &profiling
-        && summary.stopped.is_none()
-    {
-        let profiled = profile::run_profiled(
-            args,
-            plan,
-            matrix,
-            agent.clone(),
-            profiled_app,
-            store,
-            options.interrupt,
-            profiling,
-        )?;
-        if let Some(signal) = profiled.interrupted {
-            // The timed run ended (its end record is written); `--resume` runs the
-            // profiled launches the file lacks.
-            let all = u64::from(profiling.rounds) * plan.cells.len() as u64 * 2;
-            eprintln!(
-                "pretouch: interrupted by {} during the profiled launches; the timed launches are complete, and {} of {all} profiled launches are in {}\n  resume: pretouch run --resume {}\n  report: pretouch report {} --profile",
-                interrupt::signal_name(signal),
-                profiling.done.len() as u64 + profiled.launches,
-                store.path().display(),
-                store.path().display(),
-                store.path().display()
-            );
-            return Ok(interrupt::exit_code(signal));
+    if summary.stopped.is_none() {
+        // The profiled rounds, then the probed ones; a signal in either ends the run.
+        let mut stopped = None;
+        if let Some(profiling) = &profiling {
+            stopped = extra::run(
+                args,
+                plan,
+                matrix,
+                &agent,
+                extra_app.clone(),
+                store,
+                options.interrupt,
+                profiling,
+            )?;
         }
-        if profiled.failed > 0 {
-            eprintln!(
-                "warning: {} of {} profiled launches failed or have no samples; they are recorded and left out of the profile",
-                profiled.failed, profiled.launches
-            );
+        if let Some(probing) = probing.as_ref().filter(|_| stopped.is_none()) {
+            stopped = extra::run(
+                args,
+                plan,
+                matrix,
+                &agent,
+                extra_app,
+                store,
+                options.interrupt,
+                probing,
+            )?;
         }
-    }
-    if let Some(probing) = &probing
-        && summary.stopped.is_none()
-    {
-        let probed = probe::run_probed(
-            args,
-            plan,
-            matrix,
-            agent.clone(),
-            probed_app,
-            store,
-            options.interrupt,
-            probing,
-        )?;
-        if let Some(signal) = probed.interrupted {
-            let all = u64::from(probing.rounds) * plan.cells.len() as u64 * 2;
-            eprintln!(
-                "pretouch: interrupted by {} during the probed launches; the timed launches are complete, and {} of {all} probed launches are in {}\n  resume: pretouch run --resume {}",
-                interrupt::signal_name(signal),
-                probing.done.len() as u64 + probed.launches,
-                store.path().display(),
-                store.path().display()
-            );
-            return Ok(interrupt::exit_code(signal));
-        }
-        if probed.failed > 0 {
-            eprintln!(
-                "warning: {} of {} probed launches failed or were not read by the probe; they are recorded with why",
-                probed.failed, probed.launches
-            );
+        if let Some(code) = stopped {
+            return Ok(code);
         }
     }
     let recorded = options.done.len() as u64 + summary.launches;

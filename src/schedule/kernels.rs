@@ -436,6 +436,7 @@ mod tests {
                 })
                 .collect(),
             probe_rounds: None,
+            profile_rounds: None,
         }
     }
 

@@ -4,6 +4,7 @@
 
 pub mod adaptive;
 pub mod dryrun;
+pub mod extra;
 pub mod give_up;
 pub mod kernels;
 pub mod plan;

@@ -1,18 +1,16 @@
-//! Probed rounds (`pretouch run --probe`): after the timed launches (and the profiled
-//! ones), a few rounds in which every cell is launched once without and once with
-//! pretouch while bpftrace times its faults and lock waits. Their records are of their
-//! own type and enter no timing statistic; the timed launches are the same as without
-//! `--probe`. The rounds' order is the profiled rounds' ([`profile::planned`]).
+//! Probed rounds (`pretouch run --probe`), one kind of extra round
+//! ([`crate::schedule::extra`]), after the timed launches and the profiled ones: every
+//! cell launched once without and once with pretouch while bpftrace times its faults
+//! and lock waits, stored as a probe record.
 
 use std::collections::BTreeSet;
 
-use crate::launch::interrupt::Interrupt;
 use crate::launch::probe::{C2cSupport, ProbeLauncher, ProbedOutcome};
-use crate::schedule::plan::Plan;
-use crate::schedule::profile::{self, PlannedProfile, ProfileSummary};
+use crate::schedule::extra::{self, ExtraRecord, Mismatch, Planned, Rounds};
+use crate::schedule::plan::{Cell, Plan};
 use crate::schedule::run::{cell_key, launch_options};
 use crate::store::probe::ProbeRecord;
-use crate::store::{Record, StoreError, StoreWriter};
+use crate::store::{CellKey, Record};
 
 /// Probed rounds per cell unless told otherwise.
 pub const DEFAULT_ROUNDS: u32 = 3;
@@ -38,116 +36,85 @@ impl ProbedLaunch for ProbeLauncher {
     }
 }
 
-/// Runs the probed launches of `rounds` rounds over the plan's cells but those whose
-/// seq is in `done` (a resumed run), appending a [`ProbeRecord`] per launch. `each` sees
-/// every record once stored (progress). `c2c` is stored in each record.
-#[expect(
-    clippy::too_many_arguments,
-    reason = "the run's parts, passed down once"
-)]
-pub fn execute(
-    plan: &Plan,
-    matrix_args: &[String],
-    rounds: u32,
-    done: &BTreeSet<u64>,
-    launcher: &mut dyn ProbedLaunch,
-    store: &mut StoreWriter,
-    interrupt: Option<&Interrupt>,
-    c2c: &C2cSupport,
-    each: &mut dyn FnMut(&ProbeRecord),
-) -> Result<ProfileSummary, StoreError> {
-    let mut summary = ProfileSummary::default();
-    for PlannedProfile {
-        seq,
-        round,
-        cell: index,
-        pretouch,
-    } in profile::planned(plan, rounds)
-    {
-        if done.contains(&seq) {
-            continue;
-        }
-        let cell = &plan.cells[index];
-        if let Some(signal) = interrupt.and_then(Interrupt::signal) {
-            summary.interrupted = Some(signal);
-            return Ok(summary);
-        }
-        let p = launcher.launch_probed(
-            &cell.jdk.java,
-            &cell.jvm_args(matrix_args, pretouch),
-            &launch_options(cell),
-        );
-        if p.outcome.interrupted {
-            summary.interrupted = Some(
-                interrupt
-                    .and_then(Interrupt::signal)
-                    .unwrap_or(libc::SIGINT),
-            );
-            return Ok(summary);
-        }
-        let main = p.outcome.measured.stamps.main;
-        let failure = p.outcome.measured.failure.clone().or(p.problem.clone());
-        let time_to_main_ns = p.outcome.measured.time_to_main();
-        let record = ProbeRecord {
-            seq,
-            round,
-            cell: cell_key(cell),
-            pretouch,
-            command: p.outcome.measured.command,
-            probe_command: p.probe_command,
-            started_at: p.outcome.measured.started_at,
-            time_to_main_ns,
-            main_faults: main.map(|m| m.minflt + m.majflt),
-            failure,
-            faults: p.reading.as_ref().map(|r| r.faults.clone()),
-            contention: p.reading.map(|r| r.contention),
-            c2c: c2c.clone(),
-        };
-        store.append(&Record::Probe(Box::new(record.clone())))?;
-        summary.launches += 1;
-        summary.failed += u64::from(!record.ok());
-        each(&record);
-    }
-    Ok(summary)
+/// The probed rounds, for [`extra::execute`]: each launch under bpftrace, stored as a
+/// [`ProbeRecord`] that also holds `c2c`, whether `perf c2c` can run here.
+pub struct Probed<L> {
+    pub launcher: L,
+    pub c2c: C2cSupport,
 }
 
-/// The seqs of the probed launches the file already holds. Every stored probe record
-/// must be the planned one of its seq (round, cell, pretouch): else the file does not
-/// match its own matrix and `--probe-rounds`, and is not resumed.
+impl<L: ProbedLaunch> Rounds for Probed<L> {
+    type Record = ProbeRecord;
+
+    fn launch(&mut self, at: &Planned, cell: &Cell, jvm_args: &[String]) -> Option<ProbeRecord> {
+        let p = self
+            .launcher
+            .launch_probed(&cell.jdk.java, jvm_args, &launch_options(cell));
+        if p.outcome.interrupted {
+            return None;
+        }
+        let measured = p.outcome.measured;
+        Some(ProbeRecord {
+            seq: at.seq,
+            round: at.round,
+            cell: cell_key(cell),
+            pretouch: at.pretouch,
+            time_to_main_ns: measured.time_to_main(),
+            main_faults: measured.stamps.main.map(|m| m.minflt + m.majflt),
+            failure: measured.failure.or(p.problem),
+            command: measured.command,
+            probe_command: p.probe_command,
+            started_at: measured.started_at,
+            faults: p.reading.as_ref().map(|r| r.faults.clone()),
+            contention: p.reading.map(|r| r.contention),
+            c2c: self.c2c.clone(),
+        })
+    }
+}
+
+impl ExtraRecord for ProbeRecord {
+    fn planned_as(&self) -> (u64, u32, &CellKey, bool) {
+        (self.seq, self.round, &self.cell, self.pretouch)
+    }
+    fn failure(&self) -> Option<&str> {
+        self.failure.as_deref()
+    }
+    fn ok(&self) -> bool {
+        ProbeRecord::ok(self)
+    }
+    fn to_record(&self) -> Record {
+        Record::Probe(Box::new(self.clone()))
+    }
+}
+
+/// The seqs of the probed launches the file already holds ([`extra::done`]), or why the
+/// file is not resumed.
 pub fn done_probes(
     plan: &Plan,
     rounds: u32,
     file: &crate::store::ResultFile,
 ) -> Result<BTreeSet<u64>, String> {
-    let planned = profile::planned(plan, rounds);
-    let mut done = BTreeSet::new();
-    for probe in crate::store::probe::read_probes(std::slice::from_ref(file)) {
-        let r = &probe.record;
-        let Some(p) = planned.get(r.seq as usize) else {
-            return Err(format!(
-                "probed launch {}: the run plans only {} probed launches",
-                r.seq,
-                planned.len()
-            ));
+    let probes = crate::store::probe::read_probes(std::slice::from_ref(file));
+    extra::done(plan, rounds, probes.iter().map(|p| &p.record)).map_err(|e| {
+        let (seq, round) = match e {
+            Mismatch::Unplanned { seq, planned } => {
+                return format!("probed launch {seq}: the run plans only {planned} probed launches");
+            }
+            Mismatch::Misplaced { seq, recorded, .. } => (seq, recorded.0),
+            Mismatch::Twice { seq, round } => (seq, round),
         };
-        if (p.round, &cell_key(&plan.cells[p.cell]), p.pretouch) != (r.round, &r.cell, r.pretouch)
-            || !done.insert(r.seq)
-        {
-            return Err(format!(
-                "probed launch {}: recorded as round {} of another cell or twice; the file does \
-                 not match its own matrix and --probe-rounds, so it is not resumed",
-                r.seq, r.round
-            ));
-        }
-    }
-    Ok(done)
+        format!(
+            "probed launch {seq}: recorded as round {round} of another cell or twice; the file does \
+             not match its own matrix and --probe-rounds, so it is not resumed"
+        )
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::launch::LaunchOptions;
     use crate::launch::probe::{Contention, FaultLatency, LatencyBucket, ProbeReading};
-    use crate::launch::{LaunchOptions, LaunchOutcome};
     use crate::store::probe::read_probes;
     use std::path::Path;
 
@@ -164,22 +131,7 @@ mod tests {
             let on = jvm_args.iter().any(|a| a == "-XX:+AlwaysPreTouch");
             self.0.push(on);
             let count = if on { 100 } else { 10 };
-            let mut outcome = LaunchOutcome {
-                measured: crate::launch::Measurement {
-                    spawn_ns: crate::units::Nanos(10),
-                    reaped_ns: crate::units::Nanos(50),
-                    exit_code: Some(0),
-                    stamps: crate::launch::agent::Stamps {
-                        mechanism: None,
-                        agent_load: crate::fixtures::stamp(11),
-                        vm_init: crate::fixtures::stamp(12),
-                        main: crate::fixtures::stamp(13),
-                    },
-                    ..Default::default()
-                },
-                ..LaunchOutcome::default()
-            };
-            outcome.measured.failure = crate::launch::judge(&outcome);
+            let outcome = crate::fixtures::reached_main();
             ProbedOutcome {
                 outcome,
                 probe_command: vec!["bpftrace".into()],
@@ -201,7 +153,7 @@ mod tests {
     }
 
     #[test]
-    fn probed_rounds_alternate_resume_and_are_stored_as_probe_records() {
+    fn probed_rounds_are_stored_as_probe_records_with_their_reading_and_c2c() {
         let matrix = crate::matrix::Matrix::parse(
             "m",
             "name: t\ngcs: [g1, parallel]\nheaps: [64m]\nrepetitions: 1\n",
@@ -210,30 +162,38 @@ mod tests {
         let jdk = crate::fixtures::fake_jdk("17");
         let plan = Plan::new(&matrix, std::slice::from_ref(&jdk));
         let dir = tempfile::tempdir().unwrap();
-        let mut store = StoreWriter::create(dir.path(), "t", "x").unwrap();
-        let mut fake = Fake(Vec::new());
-        let mut seqs = Vec::new();
-        let c2c = C2cSupport::Unavailable { why: "vm".into() };
-        let summary = execute(
+        let mut store = crate::store::StoreWriter::create(dir.path(), "t", "x").unwrap();
+        let mut kind = Probed {
+            launcher: Fake(Vec::new()),
+            c2c: C2cSupport::Unavailable { why: "vm".into() },
+        };
+        let mut seen = Vec::new();
+        let summary = extra::execute(
             &plan,
             &[],
             2,
             &BTreeSet::from([0, 1, 2]),
-            &mut fake,
+            &mut kind,
             &mut store,
             None,
-            &c2c,
-            &mut |r| seqs.push((r.seq, r.pretouch)),
+            &mut |r| seen.push((r.seq, r.pretouch, r.faults.as_ref().map(|f| f.count))),
         )
         .unwrap();
         assert_eq!((summary.launches, summary.failed), (5, 0));
         // Seq 3 is cell 1 with pretouch in round 0; round 1 starts with pretouch.
         assert_eq!(
-            seqs,
-            [(3, true), (4, true), (5, false), (6, true), (7, false)]
+            seen,
+            [
+                (3, true, Some(100)),
+                (4, true, Some(100)),
+                (5, false, Some(10)),
+                (6, true, Some(100)),
+                (7, false, Some(10))
+            ]
         );
-        assert_eq!(fake.0, [true, true, false, true, false]);
+        assert_eq!(kind.launcher.0, [true, true, false, true, false]);
         let written = std::fs::read_to_string(store.path()).unwrap();
+        assert_eq!(written.lines().count(), 5);
         assert!(written.lines().all(|l| l.contains(r#""record":"probe""#)));
         assert!(written.contains(r#""status":"unavailable""#), "{written}");
     }
@@ -241,16 +201,7 @@ mod tests {
     #[test]
     fn probe_records_read_back_beside_the_launches_and_count_what_is_missing() {
         let dir = tempfile::tempdir().unwrap();
-        let mut file = crate::fixtures::file(
-            "k",
-            "2026-01-01T00:00:00Z",
-            crate::fixtures::host("h"),
-            &[crate::fixtures::FakeCell {
-                gc: crate::matrix::Gc::G1,
-                heap: "1g",
-                rounds: &[(40.0, 400.0)],
-            }],
-        );
+        let mut file = crate::fixtures::one_cell_file("k");
         file.header.probe_rounds = Some(1);
         let cell = file.launches[0].cell.clone();
         let path = dir.path().join("r.jsonl");

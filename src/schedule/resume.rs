@@ -8,10 +8,10 @@ use std::path::{Path, PathBuf};
 use sha2::{Digest, Sha256};
 
 use crate::machine::jdk::Jdk;
+use crate::schedule::extra::{self, Mismatch};
 use crate::schedule::plan::Plan;
-use crate::schedule::profile;
 use crate::schedule::run::cell_key;
-use crate::store::profile::{LabelledProfile, missing_profiles, read_profiles};
+use crate::store::profile::{missing_profiles, read_profiles};
 use crate::store::{HostInfo, ResultFile, RunHeader, StoreError, read_results};
 
 /// SHA-256 of a matrix's text, hex, as stored in the run header.
@@ -258,43 +258,43 @@ pub fn profile_rounds(
     }
 }
 
-/// The seqs of the profiled launches ([`profile::planned`]) the file already holds.
-/// Every stored profile record must be the planned one of its seq (round, cell,
-/// pretouch), and appear once.
+/// The seqs of the profiled launches the file already holds ([`extra::done`]): every
+/// stored profile record must be the planned one of its seq (round, cell, pretouch),
+/// and appear once.
 pub fn done_profiles(
     plan: &Plan,
     rounds: u32,
     file: &ResultFile,
 ) -> Result<BTreeSet<u64>, ResumeError> {
-    let planned = profile::planned(plan, rounds);
-    let mut done = BTreeSet::new();
-    for LabelledProfile { record, .. } in read_profiles(std::slice::from_ref(file)) {
-        let mismatch = |detail: String| ResumeError::ProfileMismatch {
-            path: file.path.clone(),
-            seq: record.seq,
-            detail,
+    let profiles = read_profiles(std::slice::from_ref(file));
+    extra::done(plan, rounds, profiles.iter().map(|p| &p.record)).map_err(|e| {
+        let (seq, detail) = match e {
+            Mismatch::Unplanned { seq, planned } => (
+                seq,
+                format!("the run plans only {planned} profiled launches"),
+            ),
+            Mismatch::Misplaced {
+                seq,
+                recorded,
+                planned,
+            } => {
+                let (round, cell, pretouch) = *recorded;
+                let (p_round, key, p_pretouch) = *planned;
+                (
+                    seq,
+                    format!(
+                        "recorded as round {round} {cell:?} pretouch {pretouch}, planned as round {p_round} {key:?} pretouch {p_pretouch}"
+                    ),
+                )
+            }
+            Mismatch::Twice { seq, .. } => (seq, "recorded twice".to_owned()),
         };
-        let p = usize::try_from(record.seq)
-            .ok()
-            .and_then(|i| planned.get(i))
-            .ok_or_else(|| {
-                mismatch(format!(
-                    "the run plans only {} profiled launches",
-                    planned.len()
-                ))
-            })?;
-        let key = cell_key(&plan.cells[p.cell]);
-        if (record.round, record.pretouch, &record.cell) != (p.round, p.pretouch, &key) {
-            return Err(mismatch(format!(
-                "recorded as round {} {:?} pretouch {}, planned as round {} {:?} pretouch {}",
-                record.round, record.cell, record.pretouch, p.round, key, p.pretouch
-            )));
+        ResumeError::ProfileMismatch {
+            path: file.path.clone(),
+            seq,
+            detail,
         }
-        if !done.insert(record.seq) {
-            return Err(mismatch("recorded twice".to_owned()));
-        }
-    }
-    Ok(done)
+    })
 }
 
 #[cfg(test)]

@@ -37,6 +37,13 @@ pub struct KernelSession {
     /// `probe: true` reaches the guests through the matrix).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub probe_rounds: Option<u32>,
+    /// `--profile` or `profile: true`: the profiled rounds per cell every guest runs, so
+    /// that a resume profiles the kernels still to run as the first ones were; absent:
+    /// no profiling, or a session of a version that did not pass `--profile` on (there a
+    /// matrix's `profile: true` reached the guests through the matrix, with their
+    /// default rounds).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile_rounds: Option<u32>,
 }
 
 /// One kernel of a session, and how far it got.
@@ -156,6 +163,7 @@ mod tests {
                 console: None,
             }],
             probe_rounds: None,
+            profile_rounds: None,
         };
         session.save(&path).unwrap();
         session.kernels[0].status = KernelStatus::Done;

@@ -4,54 +4,30 @@
 //! its timed launches, like the profile records; read back here. The type,
 //! [`ProbeRecord`], is in `record.rs` with the others.
 
-use std::collections::BTreeSet;
-
+use crate::store::extra::{self, Labelled};
 use crate::store::read::ResultFile;
 pub use crate::store::record::ProbeRecord;
-use crate::store::record::{CellKey, Record};
+use crate::store::record::Record;
 
 /// A probe record and the label of the file it was read from.
-#[derive(Debug, Clone)]
-pub struct LabelledProbe {
-    pub label: String,
-    pub record: ProbeRecord,
-}
+pub type LabelledProbe = Labelled<ProbeRecord>;
 
-/// The probe records of result files already read (their lines are read again; lines
-/// that do not parse were warned about when the files were read).
+/// The probe records of result files already read ([`extra::read`]).
 pub fn read_probes(files: &[ResultFile]) -> Vec<LabelledProbe> {
-    let mut out = Vec::new();
-    for file in files {
-        let Ok(text) = std::fs::read_to_string(&file.path) else {
-            continue;
-        };
-        out.extend(
-            text.lines()
-                .filter(|l| l.contains(r#""record":"probe""#))
-                .filter_map(|l| match serde_json::from_str::<Record>(l) {
-                    Ok(Record::Probe(record)) => Some(LabelledProbe {
-                        label: file.header.label.clone(),
-                        record: *record,
-                    }),
-                    _ => None,
-                }),
-        );
-    }
-    out
+    extra::read(files, "probe", |r| match r {
+        Record::Probe(record) => Some(*record),
+        _ => None,
+    })
 }
 
-/// Probed launches a file still lacks: those its header's `probe_rounds` plan (every
-/// cell of its launches, each round once without and once with pretouch) and that no
-/// probe record holds. 0 for a run started without probes.
+/// Probed launches a file still lacks: those its header's `probe_rounds` plan and that
+/// no probe record holds ([`extra::missing`]). 0 for a run started without probes.
 pub fn missing_probes(file: &ResultFile) -> u64 {
-    let Some(rounds) = file.header.probe_rounds else {
-        return 0;
-    };
-    let cells: BTreeSet<&CellKey> = file.launches.iter().map(|l| &l.cell).collect();
-    let present: BTreeSet<(CellKey, u32, bool)> = read_probes(std::slice::from_ref(file))
-        .into_iter()
-        .map(|p| (p.record.cell, p.record.round, p.record.pretouch))
-        .filter(|(cell, round, _)| *round < rounds && cells.contains(cell))
-        .collect();
-    (cells.len() as u64 * u64::from(rounds) * 2).saturating_sub(present.len() as u64)
+    extra::missing(
+        file,
+        file.header.probe_rounds,
+        read_probes(std::slice::from_ref(file))
+            .into_iter()
+            .map(|p| (p.record.cell, p.record.round, p.record.pretouch)),
+    )
 }

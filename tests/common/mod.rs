@@ -150,6 +150,18 @@ pub fn write_matrix(dir: &Path, yaml: &str) -> PathBuf {
     path
 }
 
+/// Writes the matrix `name: p` of the first JDK ([`jdks`]) into `dir`, with `gcs` (a
+/// YAML flow list's inside: `g1, parallel`), one heap and `repetitions`; returns its path.
+pub fn first_jdk_matrix(dir: &Path, gcs: &str, heap: &str, repetitions: u32) -> PathBuf {
+    write_matrix(
+        dir,
+        &format!(
+            "name: p\njdks: [{}]\ngcs: [{gcs}]\nheaps: [{heap}]\nrepetitions: {repetitions}\n",
+            yaml_list(&jdks()[..1])
+        ),
+    )
+}
+
 /// The JSON lines of every result file under `dir`.
 pub fn records(dir: &Path) -> Vec<serde_json::Value> {
     let mut out = Vec::new();
@@ -432,4 +444,106 @@ pub fn assert_no_overlap(mut spans: Vec<(u64, u64)>) {
             pair[1]
         );
     }
+}
+
+/// Runs a one-cell matrix asking for an extra round's `flag` (`--profile`, `--probe`),
+/// then the same through its matrix key (`profile: true`), with nothing on PATH: each run
+/// must stop with exit 2 before any JVM starts, its message holding every one of `says`
+/// (the tool, and the command that installs it), and record nothing.
+pub fn refused_without_its_tool(flag: &str, key: &str, says: &[&str]) {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = tempfile::tempdir().unwrap();
+    let jdk = &jdks()[0];
+    let in_matrix = format!("{key}: true\n");
+    for (yaml, args) in [("", &[flag][..]), (in_matrix.as_str(), &[][..])] {
+        let matrix = write_matrix(
+            dir.path(),
+            &format!(
+                "name: p\njdks: [{}]\ngcs: [g1]\nheaps: [64m]\nrepetitions: 1\n{yaml}",
+                yaml_list(std::slice::from_ref(jdk))
+            ),
+        );
+        let refused = run_labelled("p", dir.path().join("results"))
+            .env("PATH", empty.path())
+            .arg(&matrix)
+            .args(args)
+            .assert()
+            .code(2);
+        let stderr = String::from_utf8_lossy(&refused.get_output().stderr);
+        for s in says {
+            assert!(stderr.contains(s), "`{s}` not in: {stderr}");
+        }
+        assert!(
+            jsonl_files(&dir.path().join("results")).is_empty(),
+            "nothing was recorded"
+        );
+    }
+}
+
+/// The runner in the background (`pretouch run --agent AGENT ARGS`), its output in the
+/// files `stdout` and `stderr` under `dir`.
+pub fn spawn_run(dir: &Path, args: &[&std::ffi::OsStr]) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_pretouch"))
+        .arg("run")
+        .arg("--agent")
+        .arg(agent())
+        .args(args)
+        .env_remove("PRETOUCH_AGENT")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::fs::File::create(dir.join("stdout")).unwrap())
+        .stderr(std::fs::File::create(dir.join("stderr")).unwrap())
+        .spawn()
+        .unwrap()
+}
+
+/// How many lines of `file` are records of `record` (`launch`, `profile`, `probe`, ...).
+pub fn lines_of(file: &Path, record: &str) -> usize {
+    let tag = format!(r#""record":"{record}""#);
+    std::fs::read_to_string(file)
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| l.contains(&tag))
+        .count()
+}
+
+/// Starts `pretouch run` with `args` ([`spawn_run`]) recording into `results`, sends it
+/// SIGINT once its result file holds `n` records of `record`, and returns the file and
+/// how the runner ended.
+pub fn stop_run_at(
+    dir: &Path,
+    args: &[&std::ffi::OsStr],
+    results: &Path,
+    record: &str,
+    n: usize,
+) -> (PathBuf, std::process::ExitStatus) {
+    let mut child = spawn_run(dir, args);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(180);
+    let file = loop {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "timed out waiting for {n} `{record}` records"
+        );
+        if let Some(f) = jsonl_files(results).into_iter().next()
+            && lines_of(&f, record) >= n
+        {
+            break f;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    // SAFETY: kill(2) of our own child with a valid signal number.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
+    (file, child.wait().unwrap())
+}
+
+/// Removes the end record of a result file, as if its run had stopped before the end,
+/// and returns the text kept.
+pub fn cut_end_record(file: &Path) -> String {
+    let text = std::fs::read_to_string(file).unwrap();
+    let kept: String = text
+        .lines()
+        .filter(|l| !l.contains(r#""record":"end""#))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(file, &kept).unwrap();
+    kept
 }

@@ -1,0 +1,190 @@
+//! `pretouch run`'s extra rounds (`--profile`, `--probe`), after the timed launches: the
+//! one driver both kinds run through. It makes the launcher, says what the rounds will
+//! do, draws the progress bar, warns about each failed launch, and says how the rounds
+//! ended. Each kind ([`crate::cmd::profile`], [`crate::cmd::probe`]) supplies only what
+//! differs, as an [`Instrument`].
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::time::Duration;
+
+use anyhow::Context;
+
+use crate::cmd::cli::RunArgs;
+use crate::launch::JvmLauncher;
+use crate::launch::interrupt::{self, Interrupt};
+use crate::matrix::Matrix;
+use crate::matrix::app::App;
+use crate::schedule::extra::{self, ExtraRecord, Rounds};
+use crate::schedule::plan::Plan;
+use crate::store::StoreWriter;
+
+/// The extra launches of one kind a run owes: the rounds per cell, and (resumed) the
+/// seqs of those the file already holds.
+pub(crate) struct Owed {
+    pub rounds: u32,
+    pub done: BTreeSet<u64>,
+}
+
+impl Owed {
+    /// A new run's: every launch of `rounds` rounds.
+    pub fn all(rounds: u32) -> Owed {
+        Owed {
+            rounds,
+            done: BTreeSet::new(),
+        }
+    }
+}
+
+/// What one kind of extra round brings to the driver.
+pub(crate) trait Instrument {
+    /// The scheduler's side of the kind: the wrapped launcher and its records.
+    type Rounds: Rounds;
+
+    /// What its launches are called in every line about them: `profiled`, `probed`.
+    const NAME: &'static str;
+
+    /// Why a launch counts as failed besides failing, after "failed or ".
+    const FAILED: &'static str;
+
+    /// The launches of this kind the run owes.
+    fn owed(&self) -> &Owed;
+
+    /// `inner` wrapped in the instrument, for the run recording to `results`; and lines
+    /// to print after the announcement.
+    fn wrap(
+        &self,
+        inner: JvmLauncher,
+        results: &Path,
+        agent: &Path,
+    ) -> anyhow::Result<(Self::Rounds, Vec<String>)>;
+
+    /// What each launch does, as the announcement says it after the count of launches.
+    fn how(&self) -> String;
+
+    /// More lines for a run interrupted in these rounds, after how to resume it.
+    fn interrupted_hint(&self, _results: &Path) -> String {
+        String::new()
+    }
+}
+
+/// Runs the extra rounds of one kind: every cell `rounds` times without and with
+/// pretouch under the instrument, but the launches in `done`, appended to the result
+/// file. `Some(exit code)` when a signal stopped them, the way to resume said.
+#[expect(
+    clippy::too_many_arguments,
+    reason = "the run's parts, passed down once"
+)]
+pub(crate) fn run<I: Instrument>(
+    args: &RunArgs,
+    plan: &Plan,
+    matrix: &Matrix,
+    agent: &Path,
+    app: Option<App>,
+    store: &mut StoreWriter,
+    interrupt: Option<&Interrupt>,
+    instrument: &I,
+) -> anyhow::Result<Option<u8>> {
+    let name = I::NAME;
+    let mut inner = JvmLauncher::new(agent.to_owned(), Duration::from_secs(args.timeout))
+        .context("creating the launcher's scratch folder")?
+        .with_app(app)
+        .with_jvm_log(!args.no_jvm_log);
+    if let Some(interrupt) = interrupt {
+        inner = inner.with_interrupt(interrupt.clone());
+    }
+    let (mut rounds, notes) = instrument.wrap(inner, store.path(), agent)?;
+    let owed = instrument.owed();
+    let all = extra::count(plan, owed.rounds);
+    let done_before = owed.done.len() as u64;
+    eprintln!(
+        "pretouch: {all} {name} launches ({} cells x {} rounds x with/without pretouch){}; in no timing median{}",
+        plan.cells.len(),
+        owed.rounds,
+        instrument.how(),
+        match done_before {
+            0 => String::new(),
+            n => format!("; {n} already in the file, {} to go", all.saturating_sub(n)),
+        }
+    );
+    for note in notes {
+        eprintln!("{note}");
+    }
+    // indicatif draws nothing when stderr is not a terminal.
+    let bar = indicatif::ProgressBar::with_draw_target(
+        Some(all),
+        indicatif::ProgressDrawTarget::stderr(),
+    );
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(&format!(
+            "{{bar:30}} {{pos}}/{{len}} {name} launches, ETA {{eta}}"
+        ))
+        .expect("the template is valid"),
+    );
+    bar.set_position(done_before);
+    let mut done = done_before;
+    let summary = extra::execute(
+        plan,
+        &matrix.jvm_args,
+        owed.rounds,
+        &owed.done,
+        &mut rounds,
+        store,
+        interrupt,
+        &mut |record| {
+            done += 1;
+            bar.inc(1);
+            if let Some(failure) = record.failure() {
+                let (_, _, cell, pretouch) = record.planned_as();
+                bar.suspend(|| {
+                    eprintln!(
+                        "{}",
+                        failed_launch_warning(name, done, all, cell, pretouch, failure)
+                    )
+                });
+            }
+        },
+    );
+    bar.finish_and_clear();
+    let summary = summary?;
+    let results = store.path().display();
+    if let Some(signal) = summary.interrupted {
+        // The timed run ended (its end record is written); `--resume` runs the extra
+        // launches the file lacks.
+        eprintln!(
+            "pretouch: interrupted by {} during the {name} launches; the timed launches are complete, and {} of {all} {name} launches are in {results}\n  resume: pretouch run --resume {results}{}",
+            interrupt::signal_name(signal),
+            done_before + summary.launches,
+            instrument.interrupted_hint(store.path()),
+        );
+        return Ok(Some(interrupt::exit_code(signal)));
+    }
+    if summary.failed > 0 {
+        eprintln!(
+            "warning: {} of {} {name} launches failed or {}",
+            summary.failed,
+            summary.launches,
+            I::FAILED
+        );
+    }
+    Ok(None)
+}
+
+/// The warning for a failed launch of the extra rounds of a run:
+/// `warning: profiled launch 3 of 8 (17.0.15+6 g1 1g, with pretouch): why`.
+fn failed_launch_warning(
+    kind: &str,
+    done: u64,
+    all: u64,
+    cell: &crate::store::CellKey,
+    pretouch: bool,
+    failure: &str,
+) -> String {
+    format!(
+        "warning: {kind} launch {done} of {all} ({} {} {}, {}): {failure}",
+        crate::machine::jdk::short_jdk(&cell.jdk),
+        cell.gc,
+        cell.heap,
+        if pretouch { "with pretouch" } else { "without" }
+    )
+}

@@ -1,0 +1,361 @@
+//! Extra rounds (`pretouch run --profile`, `--probe`): after the timed launches, a few
+//! rounds in which every cell is launched once without and once with pretouch under an
+//! instrument (perf, bpftrace). Their records are of their own type and enter no timing
+//! statistic; the timed launches are the same as without them.
+//!
+//! This file is what the kinds share: the order of the launches ([`planned`]), running
+//! them into the store ([`execute`]) and, for a resumed run, which of them the file
+//! already holds ([`done`]). Each kind ([`super::profile`], [`super::probe`]) supplies
+//! only what differs, as a [`Rounds`]: what wraps the launch, and the record it stores.
+
+use std::collections::BTreeSet;
+
+use crate::launch::interrupt::Interrupt;
+use crate::schedule::plan::{Cell, Plan};
+use crate::schedule::run::cell_key;
+use crate::store::{CellKey, Record, StoreError, StoreWriter};
+
+/// One launch of the extra rounds: `seq` is its position among the run's launches of
+/// its kind, as stored in its record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Planned {
+    pub seq: u64,
+    pub round: u32,
+    /// Index into the plan's cells.
+    pub cell: usize,
+    pub pretouch: bool,
+}
+
+/// The launches of `rounds` rounds, in order: round by round, cells in plan order, the
+/// pair's order alternating by round (as in the timed rounds).
+pub fn planned(plan: &Plan, rounds: u32) -> Vec<Planned> {
+    let mut out = Vec::new();
+    for round in 0..rounds {
+        for cell in 0..plan.cells.len() {
+            let order = if round % 2 == 0 {
+                [false, true]
+            } else {
+                [true, false]
+            };
+            for pretouch in order {
+                out.push(Planned {
+                    seq: out.len() as u64,
+                    round,
+                    cell,
+                    pretouch,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// The launches `rounds` rounds plan: every cell once without and once with pretouch
+/// a round.
+pub fn count(plan: &Plan, rounds: u32) -> u64 {
+    u64::from(rounds) * plan.cells.len() as u64 * 2
+}
+
+/// How the extra rounds ended.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Summary {
+    pub launches: u64,
+    /// Launches that failed, or whose instrument read nothing.
+    pub failed: u64,
+    /// The signal that stopped them, when one did.
+    pub interrupted: Option<i32>,
+}
+
+/// The record of one extra launch, as the shared code reads it.
+pub trait ExtraRecord {
+    /// Seq, round, cell and pretouch: where the launch stands in [`planned`].
+    fn planned_as(&self) -> (u64, u32, &CellKey, bool);
+    /// Why the launch failed or its instrument read nothing, when so.
+    fn failure(&self) -> Option<&str>;
+    /// Whether the record counts: launched, measured and read by its instrument.
+    fn ok(&self) -> bool;
+    /// The line of the result file that holds it.
+    fn to_record(&self) -> Record;
+}
+
+/// What one kind of extra round supplies: how a planned launch is made, and its record.
+pub trait Rounds {
+    type Record: ExtraRecord;
+
+    /// Launches `cell` as `at` plans, with `jvm_args`. `None` when the launch was
+    /// interrupted (killed by us on a signal): not a measurement, not stored.
+    fn launch(&mut self, at: &Planned, cell: &Cell, jvm_args: &[String]) -> Option<Self::Record>;
+}
+
+/// Runs the launches of `rounds` rounds over the plan's cells ([`planned`]) but those
+/// whose seq is in `done` (a resumed run), appending a record per launch. `each` sees
+/// every record once stored (progress).
+#[expect(
+    clippy::too_many_arguments,
+    reason = "the run's parts, passed down once"
+)]
+pub fn execute<R: Rounds>(
+    plan: &Plan,
+    matrix_args: &[String],
+    rounds: u32,
+    done: &BTreeSet<u64>,
+    kind: &mut R,
+    store: &mut StoreWriter,
+    interrupt: Option<&Interrupt>,
+    each: &mut dyn FnMut(&R::Record),
+) -> Result<Summary, StoreError> {
+    let mut summary = Summary::default();
+    for at in planned(plan, rounds) {
+        if done.contains(&at.seq) {
+            continue;
+        }
+        let cell = &plan.cells[at.cell];
+        if let Some(signal) = interrupt.and_then(Interrupt::signal) {
+            summary.interrupted = Some(signal);
+            return Ok(summary);
+        }
+        let Some(record) = kind.launch(&at, cell, &cell.jvm_args(matrix_args, at.pretouch)) else {
+            summary.interrupted = Some(
+                interrupt
+                    .and_then(Interrupt::signal)
+                    .unwrap_or(libc::SIGINT),
+            );
+            return Ok(summary);
+        };
+        store.append(&record.to_record())?;
+        summary.launches += 1;
+        summary.failed += u64::from(!record.ok());
+        each(&record);
+    }
+    Ok(summary)
+}
+
+/// Why a stored extra record is not the planned launch of its seq.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Mismatch {
+    /// Its seq is past the plan's `planned` launches.
+    Unplanned { seq: u64, planned: usize },
+    /// Its round, cell or pretouch (`recorded`) are not those planned for its seq.
+    Misplaced {
+        seq: u64,
+        recorded: Box<(u32, CellKey, bool)>,
+        planned: Box<(u32, CellKey, bool)>,
+    },
+    /// Its seq is stored twice (`round` as recorded).
+    Twice { seq: u64, round: u32 },
+}
+
+/// The seqs of the extra launches of `rounds` rounds that `records` (one file's, of one
+/// kind) already hold. Every record must be the planned one of its seq (round, cell,
+/// pretouch), and appear once: else the file does not match its own matrix and rounds,
+/// and is not resumed.
+pub fn done<'a, T: ExtraRecord + 'a>(
+    plan: &Plan,
+    rounds: u32,
+    records: impl IntoIterator<Item = &'a T>,
+) -> Result<BTreeSet<u64>, Mismatch> {
+    let planned = planned(plan, rounds);
+    let mut done = BTreeSet::new();
+    for record in records {
+        let (seq, round, cell, pretouch) = record.planned_as();
+        let p = usize::try_from(seq)
+            .ok()
+            .and_then(|i| planned.get(i))
+            .ok_or(Mismatch::Unplanned {
+                seq,
+                planned: planned.len(),
+            })?;
+        let key = cell_key(&plan.cells[p.cell]);
+        if (round, pretouch, cell) != (p.round, p.pretouch, &key) {
+            return Err(Mismatch::Misplaced {
+                seq,
+                recorded: Box::new((round, cell.clone(), pretouch)),
+                planned: Box::new((p.round, key, p.pretouch)),
+            });
+        }
+        if !done.insert(seq) {
+            return Err(Mismatch::Twice { seq, round });
+        }
+    }
+    Ok(done)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A record that only says where it stands, stored as an end record would be.
+    #[derive(Debug, Clone)]
+    struct Stood {
+        seq: u64,
+        round: u32,
+        cell: CellKey,
+        pretouch: bool,
+        fail: bool,
+    }
+
+    impl ExtraRecord for Stood {
+        fn planned_as(&self) -> (u64, u32, &CellKey, bool) {
+            (self.seq, self.round, &self.cell, self.pretouch)
+        }
+        fn failure(&self) -> Option<&str> {
+            self.fail.then_some("failed")
+        }
+        fn ok(&self) -> bool {
+            !self.fail
+        }
+        fn to_record(&self) -> Record {
+            Record::End(crate::store::RunEnd {
+                finished_at: format!("seq {}", self.seq),
+                launches: self.seq,
+                failed: 0,
+                runner_max_rss: None,
+                stops: Vec::new(),
+            })
+        }
+    }
+
+    /// Launches what it is asked, failing every launch with pretouch in round 1, and
+    /// is interrupted at its `stop`th launch when told to.
+    struct Fake {
+        seen: Vec<(u64, bool)>,
+        stop: Option<usize>,
+    }
+
+    impl Rounds for Fake {
+        type Record = Stood;
+        fn launch(&mut self, at: &Planned, cell: &Cell, jvm_args: &[String]) -> Option<Stood> {
+            if self.stop == Some(self.seen.len()) {
+                return None;
+            }
+            let on = jvm_args.iter().any(|a| a == "-XX:+AlwaysPreTouch");
+            assert_eq!(on, at.pretouch);
+            self.seen.push((at.seq, on));
+            Some(Stood {
+                seq: at.seq,
+                round: at.round,
+                cell: cell_key(cell),
+                pretouch: at.pretouch,
+                fail: at.round == 1 && at.pretouch,
+            })
+        }
+    }
+
+    fn plan() -> Plan {
+        let matrix = crate::matrix::Matrix::parse(
+            "m",
+            "name: t\ngcs: [g1, parallel]\nheaps: [64m]\nrepetitions: 1\n",
+        )
+        .unwrap();
+        Plan::new(&matrix, &[crate::fixtures::fake_jdk("17")])
+    }
+
+    #[test]
+    fn extra_rounds_alternate_by_round_and_resume_under_their_planned_seq() {
+        let plan = plan();
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = StoreWriter::create(dir.path(), "t", "x").unwrap();
+        let mut fake = Fake {
+            seen: Vec::new(),
+            stop: None,
+        };
+        let mut each = Vec::new();
+        let summary = execute(
+            &plan,
+            &[],
+            2,
+            &BTreeSet::from([0, 1, 2]),
+            &mut fake,
+            &mut store,
+            None,
+            &mut |r| each.push(r.seq),
+        )
+        .unwrap();
+        // Seq 3 is cell 1 with pretouch in round 0; round 1 starts with pretouch.
+        assert_eq!(
+            fake.seen,
+            [(3, true), (4, true), (5, false), (6, true), (7, false)]
+        );
+        assert_eq!(each, [3, 4, 5, 6, 7]);
+        assert_eq!(
+            summary,
+            Summary {
+                launches: 5,
+                failed: 2,
+                interrupted: None
+            }
+        );
+        let written = std::fs::read_to_string(store.path()).unwrap();
+        assert_eq!(written.lines().count(), 5);
+        let all = planned(&plan, 2);
+        assert_eq!(all.len() as u64, count(&plan, 2));
+        assert!(all.iter().enumerate().all(|(i, p)| p.seq == i as u64));
+    }
+
+    #[test]
+    fn an_interrupted_launch_stops_the_rounds_and_is_not_stored() {
+        let plan = plan();
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = StoreWriter::create(dir.path(), "t", "x").unwrap();
+        let mut fake = Fake {
+            seen: Vec::new(),
+            stop: Some(2),
+        };
+        let none = BTreeSet::new();
+        let summary = execute(
+            &plan,
+            &[],
+            2,
+            &none,
+            &mut fake,
+            &mut store,
+            None,
+            &mut |_| {},
+        )
+        .unwrap();
+        assert_eq!(
+            (summary.launches, summary.interrupted),
+            (2, Some(libc::SIGINT))
+        );
+        let written = std::fs::read_to_string(store.path()).unwrap();
+        assert_eq!(written.lines().count(), 2);
+    }
+
+    #[test]
+    fn done_takes_each_planned_launch_once_and_names_what_does_not_match() {
+        let plan = plan();
+        let at = |seq: u64| {
+            let p = planned(&plan, 2)[seq as usize];
+            Stood {
+                seq,
+                round: p.round,
+                cell: cell_key(&plan.cells[p.cell]),
+                pretouch: p.pretouch,
+                fail: false,
+            }
+        };
+        assert_eq!(
+            done(&plan, 2, &[at(0), at(5)]).unwrap(),
+            BTreeSet::from([0, 5])
+        );
+        assert_eq!(
+            done(&plan, 1, &[at(5)]).unwrap_err(),
+            Mismatch::Unplanned { seq: 5, planned: 4 }
+        );
+        assert_eq!(
+            done(&plan, 2, &[at(1), at(1)]).unwrap_err(),
+            Mismatch::Twice { seq: 1, round: 0 }
+        );
+        let mut moved = at(0);
+        moved.pretouch = true;
+        let key = cell_key(&plan.cells[0]);
+        assert_eq!(
+            done(&plan, 2, &[moved]).unwrap_err(),
+            Mismatch::Misplaced {
+                seq: 0,
+                recorded: Box::new((0, key.clone(), true)),
+                planned: Box::new((0, key, false))
+            }
+        );
+    }
+}
