@@ -26,6 +26,7 @@ use serde::Serialize;
 use crate::analyze::compare::{Column, Comparison};
 use crate::analyze::faults::ProbeAnalysis;
 use crate::analyze::profile::ProfileReport;
+use crate::analyze::report::LabelInfo;
 use crate::analyze::report::Report;
 
 /// Raised when a key is removed or renamed, or changes meaning; not when one is added.
@@ -57,11 +58,38 @@ pub struct ComparisonSection<'a> {
     /// Confidence level of the intervals.
     pub confidence: f64,
     /// One per label, in the order asked for (`--labels`), with its letter in text.
-    pub columns: &'a [Column],
+    pub columns: Vec<ColumnView<'a>>,
     /// One per (label, cell), the baseline's included (its change fields null).
     pub changes: Vec<ChangeRow<'a>>,
     /// Cells not compared, and why.
     pub warnings: &'a [String],
+}
+
+/// One label's column: its letter, what it was run on, and its family.
+#[derive(Serialize)]
+pub struct ColumnView<'a> {
+    pub letter: &'a str,
+    pub baseline: bool,
+    #[serde(flatten)]
+    pub info: &'a LabelInfo,
+    /// Cells with an interval against the baseline (10 rounds a side): the family the
+    /// column's marks hold for; 0 for the baseline.
+    pub compared_cells: usize,
+    /// The confidence of each cell's interval in this column (`1 - 0.05 /
+    /// compared_cells`); absent for the baseline and where no cell has an interval.
+    pub cell_confidence: Option<f64>,
+}
+
+impl<'a> From<&'a Column> for ColumnView<'a> {
+    fn from(c: &'a Column) -> ColumnView<'a> {
+        ColumnView {
+            letter: &c.letter,
+            baseline: c.baseline,
+            info: &c.info,
+            compared_cells: c.compared,
+            cell_confidence: c.level,
+        }
+    }
 }
 
 /// A cell of one label against the baseline's. The key fields are those of `cells`.
@@ -98,12 +126,12 @@ pub struct ChangeRow<'a> {
 pub fn comparison(cmp: &Comparison) -> ComparisonSection<'_> {
     let mut changes = Vec::new();
     for row in &cmp.rows {
-        for (entry, column) in row.entries.iter().zip(&cmp.columns) {
-            let Some(e) = entry else { continue };
-            let c = &e.cell;
+        for (column, e) in cmp.entries(row) {
+            let c = &e.measured;
             let ch = e.change;
+            let interval = ch.and_then(|c| c.interval);
             changes.push(ChangeRow {
-                label: &e.label,
+                label: &column.label,
                 jdk: &c.jdk,
                 gc: &c.gc,
                 heap: &c.heap,
@@ -112,12 +140,12 @@ pub fn comparison(cmp: &Comparison) -> ComparisonSection<'_> {
                 cpus: &c.cpus,
                 app: c.app.as_deref(),
                 baseline: column.baseline,
-                change_ms: ch.map(|c| c.ms),
+                change_ms: ch.map(|c| c.delta),
                 change_percent: ch.and_then(|c| c.percent),
-                shift_ms: ch.and_then(|c| c.difference).map(|d| d.estimate_ms),
-                ci_low_ms: ch.and_then(|c| c.difference).map(|d| d.low_ms),
-                ci_high_ms: ch.and_then(|c| c.difference).map(|d| d.high_ms),
-                ci_confidence: ch.and_then(|c| c.difference).map(|d| d.confidence),
+                shift_ms: interval.map(|d| d.estimate),
+                ci_low_ms: interval.map(|d| d.low),
+                ci_high_ms: interval.map(|d| d.high),
+                ci_confidence: interval.map(|d| d.confidence),
                 significant: ch.map(|c| c.significant),
                 not_compared: e.not_compared.as_deref(),
             });
@@ -126,7 +154,7 @@ pub fn comparison(cmp: &Comparison) -> ComparisonSection<'_> {
     ComparisonSection {
         baseline: &cmp.baseline,
         confidence: cmp.confidence,
-        columns: &cmp.columns,
+        columns: cmp.columns.iter().map(ColumnView::from).collect(),
         changes,
         warnings: &cmp.warnings,
     }
