@@ -17,10 +17,10 @@
 
 use serde::Serialize;
 
+use crate::analyze::env::differences;
 use crate::analyze::labels::{self, Change, Chosen, choose, count_run_to_run};
 use crate::analyze::report::{CompareError, RunToRun};
 use crate::machine::calibrate::{Calibration, ConfigResult, Layout, Variant};
-use crate::machine::env::differences;
 use crate::stats::{hodges_lehmann, summarize};
 
 /// Confidence that a column holds no false mark (each row's interval is at

@@ -8,6 +8,7 @@ pub mod ceiling;
 pub mod compare;
 pub mod disturbance;
 pub mod document;
+pub mod env;
 pub mod explain;
 pub mod faults;
 pub mod heap;

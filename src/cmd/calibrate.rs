@@ -83,7 +83,7 @@ pub(crate) fn cmd_calibrate(args: CalibrateArgs) -> anyhow::Result<u8> {
         .context("installing the signal handlers")?;
     let guest = GuestInfo::read();
     let mut memory = MemoryDuring {
-        reporting: guest.reporting_text(),
+        reporting: guest.reporting().to_string(),
         reporting_on: guest.reporting_on(),
         stopped: None,
         reported_kib: None,
@@ -120,7 +120,7 @@ pub(crate) fn cmd_calibrate(args: CalibrateArgs) -> anyhow::Result<u8> {
                  can go back to the VM host, and the pass that takes it again pays the \
                  host's faults too\n  fix: --comparable-memory stops it for the calibration \
                  (root; restored afterwards)",
-                guest.reporting_text()
+                guest.reporting().to_string()
             );
         }
         None

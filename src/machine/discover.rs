@@ -32,8 +32,9 @@ pub struct Installed {
 }
 
 impl Installed {
-    /// A one-line description for lists in messages.
-    pub fn describe(&self) -> String {
+    /// A one-line description for this module's errors (`NoSuchFeature`, `Ambiguous`),
+    /// which are raised here, in the machine stage, and so are worded here.
+    fn describe(&self) -> String {
         format!(
             "{} ({} {})",
             self.home.display(),
