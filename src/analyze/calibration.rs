@@ -1,8 +1,9 @@
-//! Calibrations of several labels (kernels) side by side, in the shape of the reference
-//! series' microbenchmark table: one row per CPU placement and test (`7 L3 domains, 1
-//! CPU each` x `zap`), one column per label, each label's median rate, its gain against
-//! the baseline, the min-max spread of its rounds, and `*` where the rounds tell the two
-//! apart. Computes; `render::calibration` prints.
+//! Stage 5, analysis: calibrations of several labels (kernels) side by side, in the
+//! shape of the reference series' microbenchmark table: one row per CPU placement and
+//! test (`7 L3 domains, 1 CPU each` x `zap`), one column per label, each label's median
+//! rate, its gain against the baseline, the min-max spread of its rounds, and `*` where
+//! the rounds tell the two apart. The comparison's shape is `analyze::labels`'s, as the
+//! launches' table's is. Computes; `render::calibration` prints.
 //!
 //! The unit of the test is the round, not the pass: passes a fraction of a second apart
 //! share the state of the machine (which physical pages, how the VM host backs them, what
@@ -20,7 +21,7 @@ use serde::Serialize;
 use crate::analyze::env::differences;
 use crate::analyze::labels::{self, Change, Chosen, choose, count_run_to_run};
 use crate::analyze::report::{CompareError, RunToRun};
-use crate::machine::calibrate::{Calibration, ConfigResult, Layout, Variant};
+use crate::machine::calibration::{Calibration, ConfigResult, Layout, Variant};
 use crate::stats::{hodges_lehmann, summarize};
 
 /// Confidence that a column holds no false mark (each row's interval is at
@@ -462,7 +463,7 @@ fn own_drift(oldest_first: &[&Calibration], label: &str) -> Option<RunToRun> {
 mod tests {
     use super::*;
     use crate::fixtures::uniform;
-    use crate::machine::calibrate::Layout;
+    use crate::machine::calibration::Layout;
     use crate::machine::env::Environment;
     use crate::machine::topology::Placement;
     use crate::units::Bytes;
@@ -804,13 +805,13 @@ mod tests {
     fn memory_handed_to_the_host_is_warned_about() {
         let mut a = in_rounds("a", "1", 6, vec![result("1 CPU", Variant::Zap, &six(1e6))]);
         let mut b = in_rounds("b", "2", 6, vec![result("1 CPU", Variant::Zap, &six(1e6))]);
-        a.memory = Some(crate::machine::calibrate::MemoryDuring {
+        a.memory = Some(crate::machine::calibration::MemoryDuring {
             reporting: "on (balloon feature bit 5, order 9)".into(),
             reporting_on: true,
             stopped: None,
             reported_kib: Some(300 << 10),
         });
-        b.memory = Some(crate::machine::calibrate::MemoryDuring {
+        b.memory = Some(crate::machine::calibration::MemoryDuring {
             reporting: "on (balloon feature bit 5, order 9)".into(),
             reporting_on: true,
             stopped: Some([9, 11]),

@@ -1,7 +1,7 @@
 //! Stage 6, rendering: calibrations. The table `pretouch calibrate` prints for one
 //! ([`run_text`]), and several labels side by side (`pretouch report --calibrate`), as
 //! the reference series' microbenchmark table: text within 72 columns, Markdown, CSV.
-//! Every rate is written by [`rate`]. Reads `machine::calibrate`'s and
+//! Every rate is written by [`rate`]. Reads `machine::calibration`'s and
 //! `analyze::calibration`'s types; computes nothing.
 
 use std::fmt::Write as _;
@@ -11,7 +11,7 @@ use serde::Serialize;
 use crate::analyze::calibration::{CalibrationComparison, Entry, Row};
 use crate::analyze::labels::Interval;
 use crate::analyze::report::RunToRun;
-use crate::machine::calibrate::{Calibration, Layout, MemoryDuring, Variant};
+use crate::machine::calibration::{Calibration, Layout, MemoryDuring, Variant};
 use crate::machine::topology::Placement;
 use crate::matrix::cpuset::format_list;
 use crate::render::labels::{self, detail_rows, legend_line, levels, minute};
@@ -626,7 +626,7 @@ fn memory_during(m: &MemoryDuring) -> String {
 mod tests {
     use super::*;
     use crate::analyze::calibration::{Options, compare};
-    use crate::machine::calibrate::{Calibration, ConfigResult, Layout, Variant};
+    use crate::machine::calibration::{Calibration, ConfigResult, Layout, Variant};
     use crate::machine::env::Environment;
     use crate::machine::topology::Placement;
     use crate::units::Bytes;

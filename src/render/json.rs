@@ -24,7 +24,7 @@
 use serde::Serialize;
 
 use crate::analyze::compare::{Column, Comparison};
-use crate::analyze::faults::ProbeAnalysis;
+use crate::analyze::probe::ProbeAnalysis;
 use crate::analyze::profile::ProfileReport;
 use crate::analyze::report::LabelInfo;
 use crate::analyze::report::Report;
