@@ -72,8 +72,10 @@ pub struct Calibrated {
     pub passes: u32,
 }
 
-/// One label's measurement of one row.
-#[derive(Debug, Clone, PartialEq)]
+/// One label's measurement of one row. Serialized as the keys of an entry of
+/// `report --calibrate --format json` (`render::calibration::json`), which writes
+/// `cpu_share` after the change's keys, where that file has always had it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Rates {
     /// Counted passes, all rounds.
     pub passes: usize,
@@ -99,6 +101,7 @@ pub struct Rates {
     /// The CPUs the workers were pinned to (kernel list syntax); absent: unpinned.
     pub cpus: Option<String>,
     /// The workers' CPU time over their time in the passes (1.0: never preempted).
+    #[serde(skip)]
     pub cpu_share: Option<f64>,
 }
 

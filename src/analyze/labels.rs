@@ -167,6 +167,16 @@ pub struct Interval {
     pub confidence: f64,
 }
 
+impl Interval {
+    /// An interval's four columns in CSV and JSON, estimate, low, high and confidence;
+    /// all empty without one.
+    pub fn columns(interval: Option<Interval>) -> [Option<f64>; 4] {
+        interval.map_or([None; 4], |i| {
+            [i.estimate, i.low, i.high, i.confidence].map(Some)
+        })
+    }
+}
+
 impl From<crate::stats::interval::Difference> for Interval {
     fn from(d: crate::stats::interval::Difference) -> Interval {
         Interval {

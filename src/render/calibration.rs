@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use crate::analyze::calibration::{CalibrationComparison, Entry, Row};
+use crate::analyze::calibration::{CalibrationComparison, Entry, Rates, Row};
 use crate::analyze::labels::Interval;
 use crate::analyze::report::RunToRun;
 use crate::machine::calibration::{Calibration, Layout, MemoryDuring, Variant};
@@ -342,7 +342,8 @@ pub fn csv(cmp: &CalibrationComparison) -> String {
         for (c, e) in cmp.entries(r) {
             let m = &e.measured;
             let ch = e.change;
-            let shift = ch.and_then(|c| c.interval);
+            let [shift_per_s, ci_low_per_s, ci_high_per_s, ci_confidence] =
+                Interval::columns(ch.and_then(|c| c.interval));
             w.serialize(CsvRow {
                 cpus: &r.key.cpus,
                 test: &r.key.test,
@@ -362,10 +363,10 @@ pub fn csv(cmp: &CalibrationComparison) -> String {
                 fault_bytes: m.fault_bytes,
                 cpu_share: m.cpu_share,
                 gain_pct: ch.and_then(|c| c.percent),
-                shift_per_s: shift.map(|s| s.estimate),
-                ci_low_per_s: shift.map(|s| s.low),
-                ci_high_per_s: shift.map(|s| s.high),
-                ci_confidence: shift.map(|s| s.confidence),
+                shift_per_s,
+                ci_low_per_s,
+                ci_high_per_s,
+                ci_confidence,
                 testable: ch.is_some_and(|c| c.testable),
                 significant: ch.is_some_and(|c| c.significant),
             })
@@ -422,17 +423,7 @@ pub fn json(cmp: &CalibrationComparison) -> String {
                         let ch = e.change;
                         Some(JsonEntry {
                             label: &c.label,
-                            passes: m.passes,
-                            rounds: m.rounds,
-                            median_per_s: m.median_per_s,
-                            round_min_per_s: m.round_min_per_s,
-                            round_max_per_s: m.round_max_per_s,
-                            round_spread_pct: m.round_spread_pct,
-                            min_per_s: m.min_per_s,
-                            max_per_s: m.max_per_s,
-                            spread_pct: m.spread_pct,
-                            fault_bytes: m.fault_bytes,
-                            cpus: m.cpus.as_deref(),
+                            rates: m,
                             gain_pct: ch.and_then(|c| c.percent),
                             shift: ch.and_then(|c| c.interval),
                             cpu_share: m.cpu_share,
@@ -491,17 +482,8 @@ struct JsonRow<'a> {
 #[derive(Serialize)]
 struct JsonEntry<'a> {
     label: &'a str,
-    passes: usize,
-    rounds: usize,
-    median_per_s: f64,
-    round_min_per_s: f64,
-    round_max_per_s: f64,
-    round_spread_pct: f64,
-    min_per_s: f64,
-    max_per_s: f64,
-    spread_pct: f64,
-    fault_bytes: Option<f64>,
-    cpus: Option<&'a str>,
+    #[serde(flatten)]
+    rates: &'a Rates,
     gain_pct: Option<f64>,
     shift: Option<Interval>,
     cpu_share: Option<f64>,

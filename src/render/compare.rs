@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use crate::analyze::compare::{Comparison, Entry};
+use crate::analyze::compare::{Column, Comparison, Entry, Interval};
 use crate::analyze::report::CellReport;
 use crate::machine::jdk::short_jdk;
 use crate::render::common::{
@@ -339,18 +339,51 @@ pub fn markdown(cmp: &Comparison) -> String {
     out
 }
 
-/// The comparison's columns of a CSV line, after the cell's own.
+/// A cell's change against the baseline as the CSV's columns after the cell's own, and
+/// as the JSON's `comparison.changes` keys after the cell's key (`render::json`).
 #[derive(Serialize)]
-struct Change<'a> {
+pub struct ChangeColumns<'a> {
     baseline: bool,
+    /// cost(label) - cost(baseline), ms.
     change_ms: Option<f64>,
+    /// `change_ms` in % of the baseline's cost (null when that cost is not positive).
     change_percent: Option<f64>,
+    /// The drift-aware difference of the per-round costs (trimmed means, label -
+    /// baseline), and its interval, ms; null with fewer than 10 rounds on a side.
     shift_ms: Option<f64>,
     ci_low_ms: Option<f64>,
     ci_high_ms: Option<f64>,
+    /// The interval's confidence: the column's cell level, `1 - (1 - confidence) / k`
+    /// for its `k` compared cells, so that its marks hold together at `confidence`.
     ci_confidence: Option<f64>,
+    /// The interval excludes zero.
     significant: Option<bool>,
+    /// Why this cell was not compared with the baseline's.
     not_compared: Option<&'a str>,
+}
+
+impl<'a> ChangeColumns<'a> {
+    pub fn of(column: &Column, e: &'a Entry) -> ChangeColumns<'a> {
+        let ch = e.change;
+        let [shift_ms, ci_low_ms, ci_high_ms, ci_confidence] =
+            Interval::columns(ch.and_then(|c| c.interval));
+        ChangeColumns {
+            baseline: column.baseline,
+            change_ms: ch.map(|c| c.delta),
+            change_percent: ch.and_then(|c| c.percent),
+            shift_ms,
+            ci_low_ms,
+            ci_high_ms,
+            ci_confidence,
+            significant: ch.map(|c| c.significant),
+            not_compared: e.not_compared.as_deref(),
+        }
+    }
+}
+
+/// The CSV's last column: whether outliers were left out of every figure.
+#[derive(Serialize)]
+struct Excluded {
     outliers_excluded: bool,
 }
 
@@ -361,21 +394,10 @@ pub fn csv(cmp: &Comparison) -> String {
     let mut rows = Vec::new();
     for r in &cmp.rows {
         for (col, e) in cmp.entries(r) {
-            let ch = e.change;
-            let interval = ch.and_then(|c| c.interval);
-            let change = Change {
-                baseline: col.baseline,
-                change_ms: ch.map(|c| c.delta),
-                change_percent: ch.and_then(|c| c.percent),
-                shift_ms: interval.map(|d| d.estimate),
-                ci_low_ms: interval.map(|d| d.low),
-                ci_high_ms: interval.map(|d| d.high),
-                ci_confidence: interval.map(|d| d.confidence),
-                significant: ch.map(|c| c.significant),
-                not_compared: e.not_compared.as_deref(),
+            let excluded = Excluded {
                 outliers_excluded: cmp.outliers_excluded,
             };
-            rows.push((&e.measured, change));
+            rows.push((&e.measured, (ChangeColumns::of(col, e), excluded)));
         }
     }
     crate::render::report::cells_csv(&rows)

@@ -28,6 +28,7 @@ use crate::analyze::probe::ProbeAnalysis;
 use crate::analyze::profile::ProfileReport;
 use crate::analyze::report::LabelInfo;
 use crate::analyze::report::Report;
+use crate::render::compare::ChangeColumns;
 
 /// Raised when a key is removed or renamed, or changes meaning; not when one is added.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -103,23 +104,8 @@ pub struct ChangeRow<'a> {
     pub gc_threads: &'a str,
     pub cpus: &'a str,
     pub app: Option<&'a str>,
-    pub baseline: bool,
-    /// cost(label) - cost(baseline), ms.
-    pub change_ms: Option<f64>,
-    /// `change_ms` in % of the baseline's cost (null when that cost is not positive).
-    pub change_percent: Option<f64>,
-    /// The drift-aware difference of the per-round costs (trimmed means, label -
-    /// baseline), and its interval, ms; null with fewer than 10 rounds on a side.
-    pub shift_ms: Option<f64>,
-    pub ci_low_ms: Option<f64>,
-    pub ci_high_ms: Option<f64>,
-    /// The interval's confidence: the column's cell level, `1 - (1 - confidence) / k`
-    /// for its `k` compared cells, so that its marks hold together at `confidence`.
-    pub ci_confidence: Option<f64>,
-    /// The interval excludes zero.
-    pub significant: Option<bool>,
-    /// Why this cell was not compared with the baseline's.
-    pub not_compared: Option<&'a str>,
+    #[serde(flatten)]
+    pub change: ChangeColumns<'a>,
 }
 
 /// The comparison section of `cmp`.
@@ -128,8 +114,6 @@ pub fn comparison(cmp: &Comparison) -> ComparisonSection<'_> {
     for row in &cmp.rows {
         for (column, e) in cmp.entries(row) {
             let c = &e.measured;
-            let ch = e.change;
-            let interval = ch.and_then(|c| c.interval);
             changes.push(ChangeRow {
                 label: &column.label,
                 jdk: &c.jdk,
@@ -139,15 +123,7 @@ pub fn comparison(cmp: &Comparison) -> ComparisonSection<'_> {
                 gc_threads: &c.gc_threads,
                 cpus: &c.cpus,
                 app: c.app.as_deref(),
-                baseline: column.baseline,
-                change_ms: ch.map(|c| c.delta),
-                change_percent: ch.and_then(|c| c.percent),
-                shift_ms: interval.map(|d| d.estimate),
-                ci_low_ms: interval.map(|d| d.low),
-                ci_high_ms: interval.map(|d| d.high),
-                ci_confidence: interval.map(|d| d.confidence),
-                significant: ch.map(|c| c.significant),
-                not_compared: e.not_compared.as_deref(),
+                change: ChangeColumns::of(column, e),
             });
         }
     }
