@@ -282,6 +282,40 @@ mod tests {
     }
 
     #[test]
+    fn an_a_a_pair_counts_its_changes_and_marks() {
+        let cmp = crate::fixtures::two_labels(&[Some(true), None, Some(false)]);
+        assert_eq!(cmp.baseline_index(), 0);
+        assert_eq!(
+            cmp.columns.iter().map(|c| c.baseline).collect::<Vec<_>>(),
+            [true, false]
+        );
+        let mut check = RunToRun {
+            label: "a".into(),
+            runs: 2,
+            cells: 0,
+            significant: 0,
+        };
+        count_run_to_run(&mut check, &cmp);
+        assert_eq!((check.cells, check.significant), (2, 1));
+        let second: Vec<(&str, f64)> = cmp
+            .entries(&cmp.rows[1])
+            .map(|(c, e)| (c.letter.as_str(), e.measured))
+            .collect();
+        assert_eq!(second, [("A", 1.0), ("B", 2.0)]);
+        let i = Interval {
+            estimate: 1.0,
+            low: 0.5,
+            high: 1.5,
+            confidence: 0.975,
+        };
+        assert_eq!(
+            Interval::columns(Some(i)),
+            [Some(1.0), Some(0.5), Some(1.5), Some(0.975)]
+        );
+        assert_eq!(Interval::columns(None), [None; 4]);
+    }
+
+    #[test]
     fn letters_go_on_past_z() {
         assert_eq!(
             [0, 25, 26, 27, 51].map(letter),

@@ -98,3 +98,40 @@ pub fn detail_rows<K, I, M>(
     }
     rows
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fixtures::two_labels;
+
+    #[test]
+    fn both_tables_print_a_comparison_alike() {
+        let mut cmp = two_labels(&[Some(true), Some(false)]);
+        assert_eq!(levels(&cmp, "cell", ""), "B no cell");
+        cmp.columns[1].compared = 2;
+        cmp.columns[1].level = Some(0.975);
+        assert_eq!(levels(&cmp, "row", "L = "), "B 2 row(s) at L = 97.50%");
+        let change = |r: usize| cmp.rows[r].entries[1].as_ref().unwrap().change;
+        assert_eq!(percent(change(0).as_ref(), "-"), "+100.0%*");
+        assert_eq!(percent(None, "-"), "-");
+        // No interval: no estimate, whatever the mark.
+        assert_eq!(estimate(change(0).as_ref(), table::change_ms), "");
+        let rows = detail_rows(
+            &cmp,
+            |k| vec![k.to_string()],
+            |e| vec![e.measured.to_string()],
+        );
+        let lines: Vec<(Vec<String>, Vec<String>)> = [
+            (["0"], ["A", "1"]),
+            ([""], ["B", "2"]),
+            (["1"], ["A", "1"]),
+            ([""], ["B", "2"]),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.map(String::from).to_vec(), v.map(String::from).to_vec()))
+        .collect();
+        assert_eq!(rows, lines);
+        assert_eq!(minute("2026-11-30T07:00:00Z"), "2026-11-30 07:00");
+        assert!(legend_line(&cmp.columns[0], "x").starts_with("A  a (baseline): x"));
+    }
+}
