@@ -8,10 +8,10 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use crate::analyze::calibration::{CalibrationComparison, Entry, Rates, Row};
+use crate::analyze::calibration::{CalibrationComparison, Config, Entry, Rates, Row};
 use crate::analyze::labels::Interval;
 use crate::analyze::report::RunToRun;
-use crate::machine::calibration::{Calibration, Layout, MemoryDuring, Variant};
+use crate::machine::calibration::{Calibration, MemoryDuring};
 use crate::machine::topology::Placement;
 use crate::matrix::cpuset::format_list;
 use crate::render::labels::{self, detail_rows, legend_line, levels, minute};
@@ -408,11 +408,7 @@ pub fn json(cmp: &CalibrationComparison) -> String {
             .rows
             .iter()
             .map(|r| JsonRow {
-                cpus: &r.key.cpus,
-                test: &r.key.test,
-                variant: r.key.variant,
-                layout: r.key.layout,
-                workers: r.key.workers,
+                config: &r.key,
                 entries: r
                     .entries
                     .iter()
@@ -471,11 +467,8 @@ struct JsonColumn<'a> {
 
 #[derive(Serialize)]
 struct JsonRow<'a> {
-    cpus: &'a str,
-    test: &'a str,
-    variant: Variant,
-    layout: Layout,
-    workers: usize,
+    #[serde(flatten)]
+    config: &'a Config,
     entries: Vec<Option<JsonEntry<'a>>>,
 }
 
