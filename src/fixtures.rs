@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 
+use crate::analyze::labels::{Change, Column, Comparison, Entry, Row};
 use crate::launch::Measurement;
 use crate::launch::agent::{Stamp, Stamps};
 use crate::machine::jdk::Jdk;
@@ -382,5 +383,46 @@ pub fn append_probes(
         let line =
             serde_json::to_string(&crate::store::Record::Probe(Box::new(p.clone()))).unwrap();
         writeln!(f, "{line}").unwrap();
+    }
+}
+
+/// Two labels `a` (the baseline) and `b` side by side, a row per `marked`: `b`'s change
+/// in it marked or not, or none.
+pub fn two_labels(marked: &[Option<bool>]) -> Comparison<usize, (), f64> {
+    let column = |i, label: &str| Column::new(i, label, "a", ());
+    Comparison {
+        columns: vec![column(0, "a"), column(1, "b")],
+        baseline: "a".into(),
+        confidence: 0.95,
+        rows: marked
+            .iter()
+            .enumerate()
+            .map(|(key, m)| Row {
+                key,
+                entries: vec![
+                    Some(Entry {
+                        measured: 1.0,
+                        change: None,
+                        not_compared: None,
+                    }),
+                    Some(Entry {
+                        measured: 2.0,
+                        change: m.map(|significant| Change {
+                            delta: 1.0,
+                            percent: Some(100.0),
+                            interval: None,
+                            testable: true,
+                            significant,
+                        }),
+                        not_compared: None,
+                    }),
+                ],
+            })
+            .collect(),
+        warnings: Vec::new(),
+        run_to_run: Vec::new(),
+        env_differences: Vec::new(),
+        machine_notes: Vec::new(),
+        outliers_excluded: false,
     }
 }

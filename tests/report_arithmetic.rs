@@ -14,7 +14,7 @@ use pretouch::launch::Measurement;
 use pretouch::launch::agent::{Stamp, Stamps};
 use pretouch::launch::jvmlog::{JvmLog, PretouchLine};
 use pretouch::launch::rusage::LaunchUsage;
-use pretouch::machine::calibrate::{Calibration, ConfigResult, Layout};
+use pretouch::machine::calibration::{Calibration, ConfigResult, Layout};
 use pretouch::matrix::Gc;
 use pretouch::store::{CellKey, LaunchRecord, ResultFile, Results, RunHeader};
 use pretouch::units::{Bytes, Nanos};

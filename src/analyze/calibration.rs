@@ -1,8 +1,9 @@
-//! Calibrations of several labels (kernels) side by side, in the shape of the reference
-//! series' microbenchmark table: one row per CPU placement and test (`7 L3 domains, 1
-//! CPU each` x `zap`), one column per label, each label's median rate, its gain against
-//! the baseline, the min-max spread of its rounds, and `*` where the rounds tell the two
-//! apart. Computes; `render::calibration` prints.
+//! Stage 5, analysis: calibrations of several labels (kernels) side by side, in the
+//! shape of the reference series' microbenchmark table: one row per CPU placement and
+//! test (`7 L3 domains, 1 CPU each` x `zap`), one column per label, each label's median
+//! rate, its gain against the baseline, the min-max spread of its rounds, and `*` where
+//! the rounds tell the two apart. The comparison's shape is `analyze::labels`'s, as the
+//! launches' table's is. Computes; `render::calibration` prints.
 //!
 //! The unit of the test is the round, not the pass: passes a fraction of a second apart
 //! share the state of the machine (which physical pages, how the VM host backs them, what
@@ -17,11 +18,11 @@
 
 use serde::Serialize;
 
-use crate::analyze::labels::{Chosen, choose, letter};
+use crate::analyze::env::differences;
+use crate::analyze::labels::{self, Change, Chosen, choose, count_run_to_run};
 use crate::analyze::report::{CompareError, RunToRun};
-use crate::machine::calibrate::{Calibration, ConfigResult, Layout, Variant};
-use crate::machine::env::differences;
-use crate::stats::{Shift, hodges_lehmann, summarize};
+use crate::machine::calibration::{Calibration, ConfigResult, Layout, Variant};
+use crate::stats::{hodges_lehmann, summarize};
 
 /// Confidence that a column holds no false mark (each row's interval is at
 /// `1 - (1 - CONFIDENCE) / k` for the `k` rows compared).
@@ -56,35 +57,26 @@ pub enum CalibrationCompareError {
     Labels(CompareError),
 }
 
-/// One label's column.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Column {
-    /// `A`, `B`, ...: the label in the text table, named in its legend.
-    pub letter: String,
-    pub label: String,
-    pub baseline: bool,
-    /// When its newest calibration started (UTC, RFC 3339).
+/// What a column knows of its label's newest calibration.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Calibrated {
+    /// When it started (UTC, RFC 3339).
     pub started_at: String,
     /// The CPU model it ran on.
     pub cpu_model: String,
     pub kernel: String,
     /// Its machine's topology line, when recorded.
     pub topology: Option<String>,
-    /// Rows where this label and the baseline both have a calibration: the family the
-    /// column's marks hold for; 0 for the baseline.
-    pub compared_rows: usize,
-    /// The confidence of each row's interval in this column (`1 - 0.05 / compared_rows`);
-    /// absent for the baseline.
-    pub row_confidence: Option<f64>,
-    /// Rounds and passes per round of its newest calibration.
+    /// Rounds and passes per round.
     pub rounds: u32,
     pub passes: u32,
 }
 
-/// One label's measurement of one row.
+/// One label's measurement of one row. Serialized as the keys of an entry of
+/// `report --calibrate --format json` (`render::calibration::json`), which writes
+/// `cpu_share` after the change's keys, where that file has always had it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Entry {
-    pub label: String,
+pub struct Rates {
     /// Counted passes, all rounds.
     pub passes: usize,
     /// Rounds: the units the mark tests.
@@ -108,22 +100,14 @@ pub struct Entry {
     pub fault_bytes: Option<f64>,
     /// The CPUs the workers were pinned to (kernel list syntax); absent: unpinned.
     pub cpus: Option<String>,
-    /// median / baseline's median - 1, %; absent for the baseline.
-    pub gain_pct: Option<f64>,
-    /// Hodges-Lehmann shift of the round medians against the baseline's, with its
-    /// interval at the column's row confidence; absent for the baseline.
-    pub shift: Option<Shift>,
     /// The workers' CPU time over their time in the passes (1.0: never preempted).
+    #[serde(skip)]
     pub cpu_share: Option<f64>,
-    /// Enough rounds on both sides for an interval at the column's row confidence.
-    pub testable: bool,
-    /// Testable, and the interval excludes 0.
-    pub significant: bool,
 }
 
-/// One CPU placement and test, every label side by side.
+/// One CPU placement and test: what names a row.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Row {
+pub struct Config {
     /// The CPU set as asked for (`1 L3 domain, 7 CPUs`), or `N threads` (unpinned).
     pub cpus: String,
     /// `zap`, `pft`, `huge`, with the layout unless shared (`zap per-thread`).
@@ -131,30 +115,16 @@ pub struct Row {
     pub variant: Variant,
     pub layout: Layout,
     pub workers: usize,
-    /// One per column; `None` where a label has no such configuration.
-    pub entries: Vec<Option<Entry>>,
 }
 
-#[derive(Debug, Clone, Serialize)]
-pub struct CalibrationComparison {
-    pub columns: Vec<Column>,
-    pub baseline: String,
-    /// Confidence that a column holds no false mark.
-    pub confidence: f64,
-    pub rows: Vec<Row>,
-    /// Settings that differ between the labels' calibrations (THP mode, ...).
-    pub env_differences: Vec<String>,
-    /// Per label with more than one calibration: its oldest against each later one, as
-    /// an A/A pair (`cells`: rows compared; `significant`: rows marked).
-    pub run_to_run: Vec<RunToRun>,
-    pub warnings: Vec<String>,
-}
-
-impl CalibrationComparison {
-    pub fn baseline_index(&self) -> usize {
-        self.columns.iter().position(|c| c.baseline).unwrap_or(0)
-    }
-}
+/// The labels' calibrations side by side: a row per CPU placement and test, an entry per
+/// label with its [`Rates`]. A change is median(label) - median(baseline) in pages per
+/// second, its `percent` the gain; its interval the Hodges-Lehmann shift of the round
+/// medians, `testable` when it reaches the column's row level.
+pub type CalibrationComparison = labels::Comparison<Config, Calibrated, Rates>;
+pub type Column = labels::Column<Calibrated>;
+pub type Row = labels::Row<Config, Rates>;
+pub type Entry = labels::Entry<Rates>;
 
 /// The confidence of each row's interval in a column of `k` compared rows: the
 /// Bonferroni share of [`CONFIDENCE`].
@@ -252,19 +222,18 @@ pub fn compare(
             let c = of(&newest_first, label)
                 .next()
                 .expect("every label has a calibration");
-            Column {
-                letter: letter(i),
-                label: label.clone(),
-                baseline: *label == baseline,
+            let info = Calibrated {
                 started_at: c.started_at.clone(),
                 cpu_model: c.env.cpu_model.clone(),
                 kernel: c.env.kernel_release.clone(),
                 topology: c.topology.clone(),
-                compared_rows: compared[i],
-                row_confidence: (*label != baseline).then(|| row_level(compared[i])),
                 rounds: c.rounds,
                 passes: c.passes,
-            }
+            };
+            let mut column = Column::new(i, label, &baseline, info);
+            column.compared = compared[i];
+            column.level = (*label != baseline).then(|| row_level(compared[i]));
+            column
         })
         .collect();
     let mut warnings = Vec::new();
@@ -285,90 +254,100 @@ pub fn compare(
                     let s = summarize(&r.faults_per_s)?;
                     let rounds = c.round_medians(r);
                     let rs = summarize(&rounds)?;
+                    let cpus = r
+                        .placement
+                        .as_ref()
+                        .map(|p| crate::matrix::cpuset::format_list(&p.cpus));
                     let mut e = Entry {
-                        label: label.clone(),
-                        passes: s.n,
-                        rounds: rs.n,
-                        median_per_s: rs.median,
-                        round_min_per_s: rs.min,
-                        round_max_per_s: rs.max,
-                        round_spread_pct: 100.0 * (rs.max - rs.min) / rs.median,
-                        min_per_s: s.min,
-                        max_per_s: s.max,
-                        spread_pct: 100.0 * (s.max - s.min) / s.median,
-                        fault_bytes: r.fault_bytes(c.page_size),
-                        cpus: r
-                            .placement
-                            .as_ref()
-                            .map(|p| crate::matrix::cpuset::format_list(&p.cpus)),
-                        gain_pct: None,
-                        shift: None,
-                        cpu_share: r.cpu_share,
-                        testable: false,
-                        significant: false,
+                        measured: Rates {
+                            passes: s.n,
+                            rounds: rs.n,
+                            median_per_s: rs.median,
+                            round_min_per_s: rs.min,
+                            round_max_per_s: rs.max,
+                            round_spread_pct: 100.0 * (rs.max - rs.min) / rs.median,
+                            min_per_s: s.min,
+                            max_per_s: s.max,
+                            spread_pct: 100.0 * (s.max - s.min) / s.median,
+                            fault_bytes: r.fault_bytes(c.page_size),
+                            cpus,
+                            cpu_share: r.cpu_share,
+                        },
+                        change: None,
+                        not_compared: None,
                     };
-                    if *label != baseline
-                        && let Some((bc, b)) = base
+                    if *label == baseline {
+                        return Some(e);
+                    }
+                    let Some((bc, b)) = base else {
+                        e.not_compared = Some("the baseline has no such configuration".into());
+                        return Some(e);
+                    };
+                    let base_rounds = bc.round_medians(b);
+                    let bs = summarize(&base_rounds)?;
+                    let level = row_level(compared[column]);
+                    let shift = hodges_lehmann(&rounds, &base_rounds, level);
+                    // Ties switch the interval to the normal approximation, which
+                    // claims any level: the exact test's smallest p decides instead.
+                    let testable = shift.is_some_and(|s| s.confidence >= level - 1e-9)
+                        && smallest_p(rounds.len(), base_rounds.len()) <= 1.0 - level;
+                    let change = Change {
+                        delta: rs.median - bs.median,
+                        percent: Some(100.0 * (rs.median / bs.median - 1.0)),
+                        interval: shift.map(Into::into),
+                        testable,
+                        significant: testable && shift.is_some_and(|s| s.significant()),
+                    };
+                    e.change = Some(change);
+                    let pinned = |r: &ConfigResult| r.placement.as_ref().map(|p| p.cpus.clone());
+                    if pinned(r) != pinned(b) {
+                        warnings.push(format!(
+                            "`{}` {}: {label} ran on CPUs {}, {baseline} on {}",
+                            k.0,
+                            k.1,
+                            e.measured.cpus.as_deref().unwrap_or("unpinned"),
+                            pinned(b).map_or("unpinned".into(), |c| {
+                                crate::matrix::cpuset::format_list(&c)
+                            })
+                        ));
+                    }
+                    if let (Some(a), Some(b)) = (r.cpu_share, b.cpu_share)
+                        && change.significant
+                        && (a / b > SHARE_RATIO || b / a > SHARE_RATIO)
                     {
-                        let base_rounds = bc.round_medians(b);
-                        let bs = summarize(&base_rounds)?;
-                        let level = row_level(compared[column]);
-                        e.gain_pct = Some(100.0 * (rs.median / bs.median - 1.0));
-                        e.shift = hodges_lehmann(&rounds, &base_rounds, level);
-                        // Ties switch the interval to the normal approximation, which
-                        // claims any level: the exact test's smallest p decides instead.
-                        e.testable = e.shift.is_some_and(|s| s.confidence >= level - 1e-9)
-                            && smallest_p(rounds.len(), base_rounds.len()) <= 1.0 - level;
-                        e.significant = e.testable && e.shift.is_some_and(|s| s.significant());
-                        let pinned =
-                            |r: &ConfigResult| r.placement.as_ref().map(|p| p.cpus.clone());
-                        if pinned(r) != pinned(b) {
-                            warnings.push(format!(
-                                "`{}` {}: {label} ran on CPUs {}, {baseline} on {}",
-                                k.0,
-                                k.1,
-                                e.cpus.as_deref().unwrap_or("unpinned"),
-                                pinned(b).map_or("unpinned".into(), |c| {
-                                    crate::matrix::cpuset::format_list(&c)
-                                })
-                            ));
-                        }
-                        if let (Some(a), Some(b)) = (r.cpu_share, b.cpu_share)
-                            && e.significant
-                            && (a / b > SHARE_RATIO || b / a > SHARE_RATIO)
-                        {
-                            warnings.push(format!(
-                                "`{}` {}: marked, but {label}'s workers had their CPUs {:.0}% \
-                                 of the time and {baseline}'s {:.0}%: the machine's load \
-                                 differed between the two, and may explain the change",
-                                k.0,
-                                k.1,
-                                100.0 * a,
-                                100.0 * b
-                            ));
-                        }
-                        if c.env.cpu_model != bc.env.cpu_model {
-                            warnings.push(format!(
-                                "`{}` {}: {label} was calibrated on a {}, {baseline} on a {}",
-                                k.0, k.1, c.env.cpu_model, bc.env.cpu_model
-                            ));
-                        }
-                        if c.size != bc.size {
-                            warnings.push(format!(
-                                "`{}` {}: {label} faulted {} a pass, {baseline} {}",
-                                k.0, k.1, c.size, bc.size
-                            ));
-                        }
+                        warnings.push(format!(
+                            "`{}` {}: marked, but {label}'s workers had their CPUs {:.0}% \
+                             of the time and {baseline}'s {:.0}%: the machine's load \
+                             differed between the two, and may explain the change",
+                            k.0,
+                            k.1,
+                            100.0 * a,
+                            100.0 * b
+                        ));
+                    }
+                    if c.env.cpu_model != bc.env.cpu_model {
+                        warnings.push(format!(
+                            "`{}` {}: {label} was calibrated on a {}, {baseline} on a {}",
+                            k.0, k.1, c.env.cpu_model, bc.env.cpu_model
+                        ));
+                    }
+                    if c.size != bc.size {
+                        warnings.push(format!(
+                            "`{}` {}: {label} faulted {} a pass, {baseline} {}",
+                            k.0, k.1, c.size, bc.size
+                        ));
                     }
                     Some(e)
                 })
                 .collect();
             Row {
-                cpus: k.0.clone(),
-                test: k.1.clone(),
-                variant: first.variant,
-                layout: first.layout,
-                workers: first.workers,
+                key: Config {
+                    cpus: k.0.clone(),
+                    test: k.1.clone(),
+                    variant: first.variant,
+                    layout: first.layout,
+                    workers: first.workers,
+                },
                 entries,
             }
         })
@@ -379,8 +358,9 @@ pub fn compare(
         let busy: Vec<String> = rows
             .iter()
             .filter_map(|r: &Row| {
-                let share = r.entries[i].as_ref()?.cpu_share?;
-                (share < BUSY_SHARE).then(|| format!("{} {} {:.0}%", r.cpus, r.test, 100.0 * share))
+                let share = r.entries[i].as_ref()?.measured.cpu_share?;
+                (share < BUSY_SHARE)
+                    .then(|| format!("{} {} {:.0}%", r.key.cpus, r.key.test, 100.0 * share))
             })
             .collect();
         if !busy.is_empty() {
@@ -440,9 +420,11 @@ pub fn compare(
         baseline,
         confidence: CONFIDENCE,
         rows,
-        env_differences,
-        run_to_run,
         warnings,
+        run_to_run,
+        env_differences,
+        machine_notes: Vec::new(),
+        outliers_excluded: false,
     })
 }
 
@@ -475,12 +457,7 @@ fn own_drift(oldest_first: &[&Calibration], label: &str) -> Option<RunToRun> {
         let Ok(pair) = compare(&[a, b], &options) else {
             continue;
         };
-        for e in pair.rows.iter().filter_map(|r| r.entries[1].as_ref()) {
-            if e.gain_pct.is_some() {
-                check.cells += 1;
-                check.significant += usize::from(e.significant);
-            }
-        }
+        count_run_to_run(&mut check, &pair);
     }
     Some(check)
 }
@@ -489,10 +466,18 @@ fn own_drift(oldest_first: &[&Calibration], label: &str) -> Option<RunToRun> {
 mod tests {
     use super::*;
     use crate::fixtures::uniform;
-    use crate::machine::calibrate::Layout;
+    use crate::machine::calibration::Layout;
     use crate::machine::env::Environment;
     use crate::machine::topology::Placement;
     use crate::units::Bytes;
+
+    fn testable(e: &Entry) -> bool {
+        e.change.is_some_and(|c| c.testable)
+    }
+
+    fn significant(e: &Entry) -> bool {
+        e.change.is_some_and(|c| c.significant)
+    }
 
     fn result(set: &str, variant: Variant, rates: &[f64]) -> ConfigResult {
         ConfigResult {
@@ -573,23 +558,28 @@ mod tests {
         assert_eq!(c.columns[0].label, "base");
         assert_eq!(c.rows.len(), 2);
         // Two rows compared: each interval at 97.5%, the column's marks together at 95%.
-        assert_eq!(c.columns[1].compared_rows, 2);
-        assert!((c.columns[1].row_confidence.unwrap() - 0.975).abs() < 1e-12);
-        assert_eq!(c.columns[0].row_confidence, None);
+        assert_eq!(c.columns[1].compared, 2);
+        assert!((c.columns[1].level.unwrap() - 0.975).abs() < 1e-12);
+        assert_eq!(c.columns[0].level, None);
         let zap = c.rows[0].entries[1].as_ref().unwrap();
-        assert!((zap.gain_pct.unwrap() - 100.0 * (2.6 / 2.36 - 1.0)).abs() < 1e-9);
-        assert!(zap.testable && zap.significant, "{zap:?}");
-        assert!(zap.shift.unwrap().confidence >= 0.975, "{zap:?}");
-        assert_eq!((zap.rounds, zap.passes), (6, 6));
+        assert!(
+            (zap.change.and_then(|c| c.percent).unwrap() - 100.0 * (2.6 / 2.36 - 1.0)).abs() < 1e-9
+        );
+        assert!(testable(zap) && significant(zap), "{zap:?}");
+        assert!(
+            zap.change.unwrap().interval.unwrap().confidence >= 0.975,
+            "{zap:?}"
+        );
+        assert_eq!((zap.measured.rounds, zap.measured.passes), (6, 6));
         let pft = c.rows[1].entries[1].as_ref().unwrap();
-        assert!(pft.testable && !pft.significant, "{pft:?}");
-        assert!(c.rows[0].entries[0].as_ref().unwrap().gain_pct.is_none());
+        assert!(testable(pft) && !significant(pft), "{pft:?}");
+        assert!(c.rows[0].entries[0].as_ref().unwrap().change.is_none());
 
         // The same rates, but the patched run's workers had half the CPU: flagged.
         let mut busy = patched.clone();
         busy.results[0].cpu_share = Some(0.5);
         let flagged = compare(&[busy, base.clone()], &Options::default()).unwrap();
-        assert!(flagged.rows[0].entries[1].as_ref().unwrap().significant);
+        assert!(flagged.rows[0].entries[1].as_ref().is_some_and(significant));
         assert!(
             flagged
                 .warnings
@@ -624,7 +614,7 @@ mod tests {
         )
         .unwrap();
         let e = c.rows[0].entries[1].as_ref().unwrap();
-        assert!(!e.testable && !e.significant, "{e:?}");
+        assert!(!testable(e) && !significant(e), "{e:?}");
     }
 
     #[test]
@@ -648,12 +638,15 @@ mod tests {
         )
         .unwrap();
         let e = c.rows[0].entries[1].as_ref().unwrap();
-        assert_eq!((e.rounds, e.passes), (1, 5));
-        assert!(!e.testable && !e.significant, "{e:?}");
-        assert!((e.gain_pct.unwrap() - 10.0).abs() < 1e-9);
+        assert_eq!((e.measured.rounds, e.measured.passes), (1, 5));
+        assert!(!testable(e) && !significant(e), "{e:?}");
+        assert!((e.change.and_then(|c| c.percent).unwrap() - 10.0).abs() < 1e-9);
         // The median is the median of the round medians, here of the one round's passes.
-        assert_eq!(e.median_per_s, 1.1e6);
-        assert_eq!((e.round_min_per_s, e.round_max_per_s), (1.1e6, 1.1e6));
+        assert_eq!(e.measured.median_per_s, 1.1e6);
+        assert_eq!(
+            (e.measured.round_min_per_s, e.measured.round_max_per_s),
+            (1.1e6, 1.1e6)
+        );
     }
 
     #[test]
@@ -677,17 +670,17 @@ mod tests {
         )
         .unwrap();
         let e = c.rows[0].entries[1].as_ref().unwrap();
-        assert!(e.testable && e.significant, "{e:?}");
+        assert!(testable(e) && significant(e), "{e:?}");
         // Nine rows: each at 1 - 0.05/9 = 99.44%, beyond what 4 a side can reach.
         let c = compare(
             &[table(9, "a", "1", 1e6), table(9, "b", "2", 2e6)],
             &Options::default(),
         )
         .unwrap();
-        assert_eq!(c.columns[1].compared_rows, 9);
+        assert_eq!(c.columns[1].compared, 9);
         for r in &c.rows {
             let e = r.entries[1].as_ref().unwrap();
-            assert!(!e.testable && !e.significant, "{e:?}");
+            assert!(!testable(e) && !significant(e), "{e:?}");
         }
         // Six a side reach it (1 - 2 x 2/924 = 99.57%).
         let six_rows = |label: &str, at: &str, m: f64| {
@@ -708,7 +701,7 @@ mod tests {
         assert!(
             c.rows
                 .iter()
-                .all(|r| r.entries[1].as_ref().unwrap().significant)
+                .all(|r| r.entries[1].as_ref().is_some_and(significant))
         );
     }
 
@@ -743,7 +736,7 @@ mod tests {
             marked += usize::from(
                 c.rows
                     .iter()
-                    .any(|r| r.entries[1].as_ref().unwrap().significant),
+                    .any(|r| r.entries[1].as_ref().is_some_and(significant)),
             );
             // What testing the passes at 95% a row would have said.
             marked_by_passes += usize::from(a.results.iter().zip(&b.results).any(|(x, y)| {
@@ -754,7 +747,7 @@ mod tests {
             let mut d = simulated(&mut state, "d", 9, 1e6);
             d.results[0] = simulated(&mut state, "d", 1, 1.15e6).results.remove(0);
             let c = compare(&[a, d], &Options::default()).unwrap();
-            found += usize::from(c.rows[0].entries[1].as_ref().unwrap().significant);
+            found += usize::from(c.rows[0].entries[1].as_ref().is_some_and(significant));
         }
         eprintln!(
             "simulated A/A tables of 9 rows: {marked} of {tables} marked (by passes: \
@@ -805,20 +798,23 @@ mod tests {
         );
         // The table itself still uses the newest calibration of each label.
         let e = c.rows[0].entries[0].as_ref().unwrap();
-        assert!((e.median_per_s / 1.2e6 - 1.0025).abs() < 1e-9, "{e:?}");
+        assert!(
+            (e.measured.median_per_s / 1.2e6 - 1.0025).abs() < 1e-9,
+            "{e:?}"
+        );
     }
 
     #[test]
     fn memory_handed_to_the_host_is_warned_about() {
         let mut a = in_rounds("a", "1", 6, vec![result("1 CPU", Variant::Zap, &six(1e6))]);
         let mut b = in_rounds("b", "2", 6, vec![result("1 CPU", Variant::Zap, &six(1e6))]);
-        a.memory = Some(crate::machine::calibrate::MemoryDuring {
+        a.memory = Some(crate::machine::calibration::MemoryDuring {
             reporting: "on (balloon feature bit 5, order 9)".into(),
             reporting_on: true,
             stopped: None,
             reported_kib: Some(300 << 10),
         });
-        b.memory = Some(crate::machine::calibrate::MemoryDuring {
+        b.memory = Some(crate::machine::calibration::MemoryDuring {
             reporting: "on (balloon feature bit 5, order 9)".into(),
             reporting_on: true,
             stopped: Some([9, 11]),

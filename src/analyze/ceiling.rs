@@ -3,7 +3,7 @@
 //! cell ran with `-XX:+UseTransparentHugePages`; else the label's best shared-mapping
 //! zap rate. Always the label's newest calibration that has the configuration.
 
-use crate::machine::calibrate::{Calibration, ConfigResult, Layout, Variant};
+use crate::machine::calibration::{Calibration, ConfigResult, Layout, Variant};
 use crate::matrix::cpuset::{ALL, format_list, parse_list};
 
 /// A ceiling and where it comes from.

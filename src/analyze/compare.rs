@@ -15,13 +15,11 @@
 //! zero. Cells that differ in anything but the label (machine, CPU model, the JVM flags
 //! the matrix adds) are not compared, and the report says why.
 
-use serde::Serialize;
-
-pub use crate::analyze::labels::{Chosen, choose, letter};
+use crate::analyze::labels::{self, count_run_to_run};
+pub use crate::analyze::labels::{Change, Chosen, Interval, choose, letter};
 use crate::analyze::report::CompareError;
 use crate::analyze::report::{self, CellReport, LabelInfo, Report, RunToRun};
 use crate::stats::family::{cell_level, table_marks};
-use crate::stats::interval::Difference;
 use crate::store::{ResultFile, Results};
 
 /// Confidence that a column holds no false mark (each cell's interval is at
@@ -37,96 +35,16 @@ pub struct Options {
     pub baseline: Option<String>,
 }
 
-/// One label's column.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Column {
-    /// `A`, `B`, ...: the label's name in plain-text tables, explained in their legend.
-    pub letter: String,
-    pub baseline: bool,
-    #[serde(flatten)]
-    pub info: LabelInfo,
-    /// Cells with an interval against the baseline (10 rounds a side): the family the
-    /// column's marks hold for; 0 for the baseline.
-    pub compared_cells: usize,
-    /// The confidence of each cell's interval in this column (`1 - 0.05 /
-    /// compared_cells`); absent for the baseline and where no cell has an interval.
-    pub cell_confidence: Option<f64>,
-}
+/// The launches' cells side by side: a row per (JDK, GC, heap, variant with its axes,
+/// [`CellReport::key`]), an entry per label with its [`CellReport`]. A change is
+/// cost(label) - cost(baseline), ms; its interval the drift-aware difference of the
+/// per-round costs at the column's level; `testable` whenever it has one.
+pub type Comparison = labels::Comparison<[String; 4], LabelInfo, CellReport>;
+pub type Column = labels::Column<LabelInfo>;
+pub type Row = labels::Row<[String; 4], CellReport>;
+pub type Entry = labels::Entry<CellReport>;
 
-/// A label's change against the baseline in one cell.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct Change {
-    /// cost(label) - cost(baseline).
-    pub ms: f64,
-    /// `ms` as a percentage of the baseline's cost; absent when that cost is not
-    /// positive (tiny heaps on a noisy machine).
-    pub percent: Option<f64>,
-    /// The drift-aware difference of the per-round costs (label - baseline) at the
-    /// column's cell confidence; absent with fewer than 10 rounds on a side.
-    pub difference: Option<Difference>,
-    /// The interval excludes zero.
-    pub significant: bool,
-}
-
-/// One label's entry in a row.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Entry {
-    pub label: String,
-    pub cell: CellReport,
-    /// Against the baseline; absent for the baseline itself and when not compared.
-    pub change: Option<Change>,
-    /// Why this cell was not compared with the baseline's.
-    pub not_compared: Option<String>,
-}
-
-/// One (JDK, GC, heap, variant), every label side by side.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Row {
-    pub jdk: String,
-    pub gc: String,
-    pub heap: String,
-    /// The variant, with the axes that differ from their default (`gc_threads=1`, ...).
-    pub variant: String,
-    /// One per column, in column order; `None` where a label has no such cell.
-    pub entries: Vec<Option<Entry>>,
-}
-
-impl Row {
-    pub fn key(&self) -> [String; 4] {
-        [
-            self.jdk.clone(),
-            self.gc.clone(),
-            self.heap.clone(),
-            self.variant.clone(),
-        ]
-    }
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct Comparison {
-    pub columns: Vec<Column>,
-    pub baseline: String,
-    /// Confidence that a column holds no false mark.
-    pub confidence: f64,
-    pub outliers_excluded: bool,
-    pub rows: Vec<Row>,
-    pub warnings: Vec<String>,
-    /// The A/A check of each label run more than once.
-    pub run_to_run: Vec<RunToRun>,
-    /// Settings that differ between the labels (THP mode, ...), from the run headers.
-    pub env_differences: Vec<String>,
-    /// What the machine was during each label's runs (see [`Report::machine_notes`]).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub machine_notes: Vec<String>,
-}
-
-impl Comparison {
-    pub fn baseline_index(&self) -> usize {
-        self.columns.iter().position(|c| c.baseline).unwrap_or(0)
-    }
-}
-
-/// Letters for columns: A..Z, then AA, AB, ...
+/// The labels of `report` side by side against the baseline, as `options` chooses them.
 pub fn compare(report: &Report, options: &Options) -> Result<Comparison, CompareError> {
     let Chosen { labels, baseline } = choose(
         &report.labels,
@@ -136,17 +54,14 @@ pub fn compare(report: &Report, options: &Options) -> Result<Comparison, Compare
     let mut columns: Vec<Column> = labels
         .iter()
         .enumerate()
-        .map(|(i, l)| Column {
-            letter: letter(i),
-            baseline: *l == baseline,
-            compared_cells: 0,
-            cell_confidence: None,
-            info: report
+        .map(|(i, l)| {
+            let info = report
                 .label_info
                 .iter()
                 .find(|info| info.label == *l)
                 .cloned()
-                .expect("every label has its info"),
+                .expect("every label has its info");
+            Column::new(i, l, &baseline, info)
         })
         .collect();
     let base_index = labels.iter().position(|l| *l == baseline).unwrap_or(0);
@@ -166,27 +81,22 @@ pub fn compare(report: &Report, options: &Options) -> Result<Comparison, Compare
     for label in &labels {
         for cell in report.cells.iter().filter(|c| c.label == *label) {
             let key = cell.key();
-            if !rows.iter().any(|r| r.key() == key) {
-                let [jdk, gc, heap, variant] = key;
+            if !rows.iter().any(|r| r.key == key) {
                 rows.push(Row {
-                    jdk,
-                    gc,
-                    heap,
-                    variant,
+                    key,
                     entries: Vec::new(),
                 });
             }
         }
     }
     for row in &mut rows {
-        let key = row.key();
         let cells: Vec<Option<&CellReport>> = labels
             .iter()
             .map(|l| {
                 report
                     .cells
                     .iter()
-                    .find(|c| c.label == *l && c.key() == key)
+                    .find(|c| c.label == *l && c.key() == row.key)
             })
             .collect();
         let base = cells[base_index];
@@ -196,8 +106,7 @@ pub fn compare(report: &Report, options: &Options) -> Result<Comparison, Compare
             .map(|(cell, col)| {
                 let cell = (*cell)?;
                 let mut entry = Entry {
-                    label: col.info.label.clone(),
-                    cell: cell.clone(),
+                    measured: cell.clone(),
                     change: None,
                     not_compared: None,
                 };
@@ -220,15 +129,13 @@ pub fn compare(report: &Report, options: &Options) -> Result<Comparison, Compare
                 Some(entry)
             })
             .collect();
-        for e in row.entries.iter().flatten() {
-            if let Some(why) = &e.not_compared {
+        let [jdk, gc, heap, variant] = &row.key;
+        for (col, e) in columns.iter().zip(&row.entries) {
+            if let Some(why) = e.as_ref().and_then(|e| e.not_compared.as_ref()) {
                 warnings.push(format!(
-                    "{} {} {} {}: `{}` not compared with `{baseline}`: {why}",
-                    crate::machine::jdk::short_jdk(&row.jdk),
-                    row.gc,
-                    row.heap,
-                    row.variant,
-                    e.label
+                    "{} {gc} {heap} {variant}: `{}` not compared with `{baseline}`: {why}",
+                    crate::machine::jdk::short_jdk(jdk),
+                    col.label
                 ));
             }
         }
@@ -282,9 +189,10 @@ fn differs(
 fn change(base: &CellReport, cell: &CellReport) -> Option<Change> {
     let (b, c) = (base.pretouch_ms?, cell.pretouch_ms?);
     Some(Change {
-        ms: c - b,
+        delta: c - b,
         percent: (b > 0.0).then(|| 100.0 * (c - b) / b),
-        difference: None,
+        interval: None,
+        testable: false,
         significant: false,
     })
 }
@@ -305,17 +213,18 @@ fn mark(columns: &mut [Column], rows: &mut [Row]) {
             .filter_map(|(r, row)| {
                 let e = row.entries[i].as_ref().filter(|e| e.change.is_some())?;
                 let b = row.entries[base].as_ref()?;
-                Some((r, rounds(&e.cell), rounds(&b.cell)))
+                Some((r, rounds(&e.measured), rounds(&b.measured)))
             })
             .collect();
         let cells: Vec<(&[f64], &[f64])> = sides.iter().map(|(_, x, y)| (&x[..], &y[..])).collect();
         let marks = table_marks(&cells, CONFIDENCE);
         let k = marks.iter().flatten().count();
-        column.compared_cells = k;
-        column.cell_confidence = (k > 0).then(|| cell_level(k, CONFIDENCE));
+        column.compared = k;
+        column.level = (k > 0).then(|| cell_level(k, CONFIDENCE));
         for ((r, _, _), m) in sides.iter().zip(marks) {
             if let Some(change) = rows[*r].entries[i].as_mut().and_then(|e| e.change.as_mut()) {
-                change.difference = m.map(|m| m.difference);
+                change.interval = m.map(|m| m.difference.into());
+                change.testable = m.is_some();
                 change.significant = m.is_some_and(|m| m.marked);
             }
         }
@@ -367,14 +276,7 @@ fn run_to_run_check(
         let Ok(cmp) = compare(&report, &Options::default()) else {
             continue;
         };
-        for row in &cmp.rows {
-            for e in row.entries.iter().flatten() {
-                if let Some(change) = e.change {
-                    check.cells += 1;
-                    check.significant += usize::from(change.significant);
-                }
-            }
-        }
+        count_run_to_run(&mut check, &cmp);
     }
     Some(check)
 }
@@ -423,11 +325,11 @@ mod tests {
         assert_eq!(order, ["b", "a", "c"]);
         let a = cmp.rows[0].entries[1].as_ref().unwrap().change.unwrap();
         assert!(
-            a.significant && a.ms < 0.0 && (a.percent.unwrap() - -28.57).abs() < 0.01,
+            a.significant && a.delta < 0.0 && (a.percent.unwrap() - -28.57).abs() < 0.01,
             "{a:?}"
         );
         let c = cmp.rows[0].entries[2].as_ref().unwrap().change.unwrap();
-        assert!(!c.significant && c.ms.abs() < 1e-9, "{c:?}");
+        assert!(!c.significant && c.delta.abs() < 1e-9, "{c:?}");
 
         let options = Options {
             labels: Some(vec!["c".into(), "a".into()]),
@@ -664,10 +566,10 @@ mod tests {
                 let marks = cmp
                     .rows
                     .iter()
-                    .filter_map(|r| r.entries[1].as_ref()?.change)
+                    .filter_map(|r| r.entries[1].as_ref()?.change.as_ref())
                     .filter(|c| c.significant)
                     .count();
-                (marks, cmp.columns[1].compared_cells)
+                (marks, cmp.columns[1].compared)
             })
             .collect()
     }

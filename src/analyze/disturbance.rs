@@ -365,7 +365,7 @@ pub fn machine_notes(results: &crate::store::Results) -> Vec<String> {
                 "reporting",
                 format!(
                     "machine: {label} ran on a VM whose free page reporting was on ({}): memory freed between launches went back to the host, and launches that touched it again paid the host's faults too; cells marked disturbed show where. `pretouch run --comparable-memory` (root) keeps guest memory in the guest for a run.",
-                    guest.virtualization()
+                    crate::analyze::env::virtualization(guest.virtualization().as_ref())
                 ),
             );
         } else if guest.hypervisor_flag {
@@ -374,8 +374,8 @@ pub fn machine_notes(results: &crate::store::Results) -> Vec<String> {
                 "vm",
                 format!(
                     "machine: {label} ran on a VM ({}; free page reporting: {}).",
-                    guest.virtualization(),
-                    guest.reporting_text()
+                    crate::analyze::env::virtualization(guest.virtualization().as_ref()),
+                    guest.reporting()
                 ),
             );
         }

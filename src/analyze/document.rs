@@ -5,7 +5,7 @@
 
 use crate::analyze::calibration::{self, CalibrationCompareError, CalibrationComparison};
 use crate::analyze::compare::{self, Comparison};
-use crate::analyze::faults::ProbeAnalysis;
+use crate::analyze::probe::ProbeAnalysis;
 use crate::analyze::profile::ProfileReport;
 use crate::analyze::report::{self, CompareError, Report};
 use crate::store::Results;
@@ -168,7 +168,7 @@ fn probe_analysis(results: &Results, comparison: &Comparison) -> Option<ProbeAna
     if probes.is_empty() {
         return None;
     }
-    let mut analysis = crate::analyze::faults::build(&files, &probes, &comparison.baseline);
+    let mut analysis = crate::analyze::probe::build(&files, &probes, &comparison.baseline);
     analysis.order_labels(&labels);
     Some(analysis)
 }

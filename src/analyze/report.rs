@@ -11,8 +11,8 @@ use std::collections::{BTreeMap, HashMap};
 use serde::Serialize;
 
 use crate::analyze::disturbance::{Judged, judge_cell};
+use crate::analyze::env::differences;
 use crate::analyze::explain::{CellExplain, explain_cell};
-use crate::machine::env::differences;
 use crate::matrix::Matrix;
 use crate::stats::{Summary, outliers, quartiles, summarize};
 use crate::store::{CellKey, CellStop, HostInfo, LaunchRecord, ResultFile, Results};

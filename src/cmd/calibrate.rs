@@ -6,7 +6,7 @@ use crate::cmd::checks::check_label;
 use crate::cmd::cli::CalibrateArgs;
 use crate::cmd::error::bad;
 use crate::launch::interrupt::{self, Interrupt};
-use crate::machine::calibrate::{self, Layout, MemoryDuring, Plan, Setup, Variant};
+use crate::machine::calibration::{self, Layout, MemoryDuring, Plan, Setup, Variant};
 use crate::machine::guest::GuestInfo;
 use crate::machine::guest_memory::{self, Knob};
 use crate::machine::host;
@@ -83,7 +83,7 @@ pub(crate) fn cmd_calibrate(args: CalibrateArgs) -> anyhow::Result<u8> {
         .context("installing the signal handlers")?;
     let guest = GuestInfo::read();
     let mut memory = MemoryDuring {
-        reporting: guest.reporting_text(),
+        reporting: guest.reporting().to_string(),
         reporting_on: guest.reporting_on(),
         stopped: None,
         reported_kib: None,
@@ -120,7 +120,7 @@ pub(crate) fn cmd_calibrate(args: CalibrateArgs) -> anyhow::Result<u8> {
                  can go back to the VM host, and the pass that takes it again pays the \
                  host's faults too\n  fix: --comparable-memory stops it for the calibration \
                  (root; restored afterwards)",
-                guest.reporting_text()
+                guest.reporting().to_string()
             );
         }
         None
@@ -128,7 +128,7 @@ pub(crate) fn cmd_calibrate(args: CalibrateArgs) -> anyhow::Result<u8> {
     let started = std::time::SystemTime::now();
     let rounds = plan.rounds;
     let mut announced = 0;
-    let c = calibrate::run(
+    let c = calibration::run(
         &label,
         &plan,
         machine,
@@ -160,10 +160,10 @@ pub(crate) fn cmd_calibrate(args: CalibrateArgs) -> anyhow::Result<u8> {
     );
     let c = match c {
         Ok(c) => c,
-        Err(calibrate::RunError::Calibrate(e @ calibrate::CalibrateError::TooSmall { .. })) => {
+        Err(calibration::RunError::Calibrate(e @ calibration::CalibrateError::TooSmall { .. })) => {
             return Err(bad(e));
         }
-        Err(calibrate::RunError::Stopped { rounds, whole }) => {
+        Err(calibration::RunError::Stopped { rounds, whole }) => {
             let signal = interrupt.signal().unwrap_or(libc::SIGINT);
             eprintln!(
                 "calibrate: {} after {rounds} whole round(s) of {}",
@@ -191,7 +191,7 @@ pub(crate) fn cmd_calibrate(args: CalibrateArgs) -> anyhow::Result<u8> {
 
 /// Stores a calibration under `<results>/<label>/calibrate-<UTC start>.json`.
 fn save(
-    c: &calibrate::Calibration,
+    c: &calibration::Calibration,
     args: &CalibrateArgs,
     started: std::time::SystemTime,
 ) -> anyhow::Result<std::path::PathBuf> {

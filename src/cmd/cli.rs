@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
-use crate::machine::calibrate::{Layout, Variant};
+use crate::machine::calibration::{Layout, Variant};
 use crate::render::common::Format;
 use crate::units::Bytes;
 

@@ -62,11 +62,11 @@ pub(crate) fn comparable_memory_plan(matrix: &Matrix) -> String {
         ),
         (true, _) => format!(
             "note: a real run would stop here: --comparable-memory needs root on this machine (free page reporting: {})",
-            guest.reporting_text()
+            guest.reporting()
         ),
         (false, _) => format!(
             "--comparable-memory: free page reporting is not on ({}); a real run would only touch {touch} before the first launch",
-            guest.reporting_text()
+            guest.reporting()
         ),
     }
 }
@@ -80,8 +80,8 @@ pub(crate) fn warn_about_the_machine(comparable: bool) {
             textwrap::fill(
                 &format!(
                     "warning: free page reporting is on ({}; {}): memory freed between launches goes back to the host within seconds, and launches that touch it again pay the host's faults too (several times slower). Such launches are marked in the report; --comparable-memory (root) stops the reporting for the run.",
-                    guest.virtualization(),
-                    guest.reporting_text()
+                    crate::analyze::env::virtualization(guest.virtualization().as_ref()),
+                    guest.reporting()
                 ),
                 80
             )

@@ -1,4 +1,5 @@
-//! Before stage 2: which garbage collectors a JDK has, asked of that JDK once per run.
+//! Stage 2, the machine: which garbage collectors a JDK has, asked of that JDK once per
+//! run.
 //!
 //! Nothing here is keyed on the version number. The JDK prints its flags
 //! (`-XX:+UnlockExperimentalVMOptions -XX:+PrintFlagsFinal -version`), which says which

@@ -1,5 +1,6 @@
-//! Before stage 2: every JDK installed on this machine (`jdks: [auto]`, `pretouch jdks`),
-//! and the matrix's `jdks:` entries (paths, feature versions, `auto`) resolved against them.
+//! Stage 2, the machine: every JDK installed on this machine (`jdks: [auto]`, `pretouch
+//! jdks`), and the matrix's `jdks:` entries (paths, feature versions, `auto`) resolved
+//! against them.
 //!
 //! JDKs are found under `/usr/lib/jvm`, at `JAVA_HOME` and through `java` on PATH, and
 //! deduplicated by real path (Debian links `java-1.17.0-openjdk-amd64` and `openjdk-17` to
@@ -32,8 +33,9 @@ pub struct Installed {
 }
 
 impl Installed {
-    /// A one-line description for lists in messages.
-    pub fn describe(&self) -> String {
+    /// A one-line description for this module's errors (`NoSuchFeature`, `Ambiguous`),
+    /// which are raised here, in the machine stage, and so are worded here.
+    fn describe(&self) -> String {
         format!(
             "{} ({} {})",
             self.home.display(),

@@ -1,14 +1,15 @@
 //! The environment a result set was taken in: kernel, boot command line, CPUs, NUMA,
 //! memory, THP and mTHP modes, cgroup limits, CPU frequency governor. Stored in each run
-//! header, printed by `pretouch env` (`render::env`), and compared between labels by the report, so that
-//! "THP mode differs" shows next to the numbers it explains.
+//! header, compared between labels and worded by `analyze::env` (so that "THP mode
+//! differs" shows next to the numbers it explains), printed by `pretouch env`
+//! (`render::env`).
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::machine::guest::GuestInfo;
+use crate::machine::guest::{GuestInfo, Reporting, Virtualization};
 use crate::machine::host::host_info;
 use crate::units::Bytes;
 
@@ -107,76 +108,69 @@ impl Environment {
         }
     }
 
-    /// The mTHP sizes that are not `never`, e.g. `64kB(inherit) 2048kB(madvise)`.
-    pub fn mthp_enabled(&self) -> String {
-        let on: Vec<String> = self
-            .mthp
-            .iter()
-            .filter(|(_, mode)| *mode != "never")
-            .map(|(size, mode)| format!("{size}({mode})"))
-            .collect();
-        if on.is_empty() {
-            "none".to_owned()
-        } else {
-            on.join(" ")
+    /// Each setting by name, as recorded, in declaration order: what labels are
+    /// compared on and `pretouch env` prints a line of (worded by `analyze::env`).
+    pub fn settings(&self) -> Vec<(&'static str, Setting<'_>)> {
+        fn text(v: &Option<String>) -> Setting<'_> {
+            Setting::Text(v.as_deref())
         }
-    }
-
-    /// Field name and printed value, in declaration order.
-    pub fn fields(&self) -> Vec<(&'static str, String)> {
-        let opt = |v: &Option<String>| v.clone().unwrap_or_else(|| "-".to_owned());
+        let guest = self.guest.as_ref();
         vec![
-            ("kernel_release", self.kernel_release.clone()),
-            ("kernel_version", self.kernel_version.clone()),
-            ("cmdline", opt(&self.cmdline)),
-            ("cpu_model", self.cpu_model.clone()),
-            ("cpus_online", opt(&self.cpus_online)),
-            ("cpus", self.cpus.to_string()),
-            ("numa_nodes", opt(&self.numa_nodes)),
+            ("kernel_release", Setting::Text(Some(&self.kernel_release))),
+            ("kernel_version", Setting::Text(Some(&self.kernel_version))),
+            ("cmdline", text(&self.cmdline)),
+            ("cpu_model", Setting::Text(Some(&self.cpu_model))),
+            ("cpus_online", text(&self.cpus_online)),
+            ("cpus", Setting::Count(self.cpus)),
+            ("numa_nodes", text(&self.numa_nodes)),
+            ("mem_total", Setting::Size(self.mem_total)),
+            ("thp_enabled", text(&self.thp_enabled)),
+            ("thp_defrag", text(&self.thp_defrag)),
             (
-                "mem_total",
-                self.mem_total
-                    .map_or_else(|| "-".to_owned(), |b| b.to_string()),
+                "mthp_enabled",
+                Setting::Mthp(
+                    self.mthp
+                        .iter()
+                        .filter(|(_, mode)| *mode != "never")
+                        .map(|(size, mode)| (size.as_str(), mode.as_str()))
+                        .collect(),
+                ),
             ),
-            ("thp_enabled", opt(&self.thp_enabled)),
-            ("thp_defrag", opt(&self.thp_defrag)),
-            ("mthp_enabled", self.mthp_enabled()),
-            ("cgroup_cpu_max", opt(&self.cgroup_cpu_max)),
-            ("cgroup_memory_max", opt(&self.cgroup_memory_max)),
-            ("cpu_governor", opt(&self.cpu_governor)),
+            ("cgroup_cpu_max", text(&self.cgroup_cpu_max)),
+            ("cgroup_memory_max", text(&self.cgroup_memory_max)),
+            ("cpu_governor", text(&self.cpu_governor)),
             (
                 "virtualization",
-                self.guest
-                    .as_ref()
-                    .map_or_else(|| "-".to_owned(), GuestInfo::virtualization),
+                Setting::Virtualization(guest.map(GuestInfo::virtualization)),
             ),
             (
                 "page_reporting",
-                self.guest
-                    .as_ref()
-                    .map_or_else(|| "-".to_owned(), GuestInfo::reporting_text),
+                Setting::Reporting(guest.map(GuestInfo::reporting)),
             ),
             (
                 "ksm",
-                self.guest
-                    .as_ref()
-                    .map_or_else(|| "-".to_owned(), GuestInfo::ksm_text),
+                Setting::Ksm(guest.and_then(|g| g.ksm_run.as_deref())),
             ),
         ]
     }
 }
 
-/// The fields whose values differ between two environments: (name, a, b). The kernel's
-/// identity is left out: that is what the labels compare on purpose.
-pub fn differences(a: &Environment, b: &Environment) -> Vec<(&'static str, String, String)> {
-    a.fields()
-        .into_iter()
-        .zip(b.fields())
-        .filter(|((name, x), (_, y))| {
-            x != y && !matches!(*name, "kernel_release" | "kernel_version")
-        })
-        .map(|((name, x), (_, y))| (name, x, y))
-        .collect()
+/// One setting of an [`Environment`] as recorded: two labels differ in it when these
+/// differ.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Setting<'a> {
+    /// A value read as text; absent where it could not be read.
+    Text(Option<&'a str>),
+    Count(usize),
+    Size(Option<Bytes>),
+    /// The mTHP sizes that are not `never`, with their mode, by size.
+    Mthp(Vec<(&'a str, &'a str)>),
+    /// Absent: not recorded (files before it was); `Some(None)`: no VM detected.
+    Virtualization(Option<Option<Virtualization<'a>>>),
+    /// Absent: not recorded.
+    Reporting(Option<Reporting>),
+    /// `/sys/kernel/mm/ksm/run`; absent when not recorded or not readable.
+    Ksm(Option<&'a str>),
 }
 
 /// The bracketed choice of a sysfs mode list: `always [madvise] never` -> `madvise`.
@@ -268,7 +262,14 @@ mod tests {
         assert_eq!(env.numa_nodes.as_deref(), Some("0-1"));
         assert_eq!(env.thp_enabled.as_deref(), Some("madvise"));
         assert_eq!(env.thp_defrag.as_deref(), Some("madvise"));
-        assert_eq!(env.mthp_enabled(), "2048kB(inherit)");
+        let mthp = env
+            .settings()
+            .into_iter()
+            .find(|(n, _)| *n == "mthp_enabled");
+        assert_eq!(
+            mthp,
+            Some(("mthp_enabled", Setting::Mthp(vec![("2048kB", "inherit")])))
+        );
         assert_eq!(env.cpu_governor, None);
     }
 
@@ -277,25 +278,10 @@ mod tests {
         let env = Environment::read();
         assert!(env.cpus >= 1);
         assert!(env.cmdline.is_some() && env.mem_total.is_some(), "{env:?}");
-        assert!(env.fields().iter().any(|(name, _)| *name == "thp_enabled"));
-    }
-
-    #[test]
-    fn differences_leave_the_kernel_out() {
-        let a = Environment {
-            kernel_release: "6.18.0-base".into(),
-            thp_enabled: Some("madvise".into()),
-            ..Environment::default()
-        };
-        let b = Environment {
-            kernel_release: "6.18.0-patched".into(),
-            thp_enabled: Some("always".into()),
-            ..Environment::default()
-        };
-        assert_eq!(
-            differences(&a, &b),
-            [("thp_enabled", "madvise".to_owned(), "always".to_owned())]
+        assert!(
+            env.settings()
+                .iter()
+                .any(|(name, _)| *name == "thp_enabled")
         );
-        assert!(differences(&a, &a).is_empty());
     }
 }

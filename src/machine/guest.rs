@@ -1,8 +1,9 @@
 //! Stage 2, the machine: is this a virtual machine, and can its host take memory back?
 //! The hypervisor (CPUID, DMI), the virtio devices, the balloon and its free page
 //! reporting (the guest hands freed memory back to the host; the next touch of it pays
-//! the host's fault too), KSM. Stored in the run header's environment, printed by
-//! `pretouch env` with what each means for the numbers (`render::env`).
+//! the host's fault too), KSM. Stored in the run header's environment, worded and
+//! compared by `analyze::env`, printed by `pretouch env` with what each means for the
+//! numbers (`render::env`).
 
 use std::path::Path;
 
@@ -136,81 +137,116 @@ impl GuestInfo {
             }
     }
 
-    /// One line naming the virtualization, e.g. `KVM (CPUID KVMKVMKVM), no DMI, virtio
-    /// only: likely Firecracker`.
-    pub fn virtualization(&self) -> String {
+    /// The hypervisor as detected, or `None` on no VM (no hypervisor CPU flag, no
+    /// signature). `analyze::env::virtualization` words it.
+    pub fn virtualization(&self) -> Option<Virtualization<'_>> {
         if !self.hypervisor_flag && self.cpuid_signature.is_none() {
-            return "none detected (no hypervisor CPU flag)".to_owned();
+            return None;
         }
-        let vendor = match self.cpuid_signature.as_deref() {
-            Some("KVMKVMKVM") => "KVM".to_owned(),
-            Some("Microsoft Hv") => "Hyper-V".to_owned(),
-            Some("VMwareVMware") => "VMware".to_owned(),
-            Some("XenVMMXenVMM") => "Xen".to_owned(),
-            Some("TCGTCGTCGTCG") => "QEMU TCG (emulated, no KVM)".to_owned(),
-            Some(other) => format!("hypervisor `{other}`"),
-            None => "a hypervisor".to_owned(),
+        let firecracker = if self.firecracker_hint {
+            Firecracker::Named
+        } else if self.dmi.is_none()
+            && self.cpuid_signature.as_deref() == Some("KVMKVMKVM")
+            && !self.virtio.is_empty()
+        {
+            Firecracker::Likely
+        } else {
+            Firecracker::No
         };
-        let mut s = match &self.cpuid_signature {
-            Some(sig) => format!("{vendor} (CPUID {sig})"),
-            None => format!("{vendor} (hypervisor CPU flag)"),
-        };
-        match &self.dmi {
-            Some(dmi) => s += &format!(", DMI {dmi}"),
-            None => s += ", no DMI tables",
-        }
-        let firecracker = self.firecracker_hint
-            || (self.dmi.is_none()
-                && self.cpuid_signature.as_deref() == Some("KVMKVMKVM")
-                && !self.virtio.is_empty());
-        if firecracker {
-            s += if self.firecracker_hint {
-                ": Firecracker (named by the init process)"
-            } else {
-                ": likely Firecracker (a KVM guest without DMI, virtio devices only)"
-            };
-        }
-        s
+        Some(Virtualization {
+            signature: self.cpuid_signature.as_deref(),
+            dmi: self.dmi.as_deref(),
+            firecracker,
+        })
     }
 
-    /// The balloon and free page reporting in words.
-    pub fn reporting_text(&self) -> String {
+    /// The balloon and its free page reporting, as one of the states that tell runs
+    /// apart.
+    pub fn reporting(&self) -> Reporting {
         if !self.balloon {
-            return match self.page_reporting_order {
-                Some(order) => format!("no balloon device (page_reporting_order {order})"),
-                None => "no balloon device".to_owned(),
+            return Reporting::NoBalloon {
+                order: self.page_reporting_order,
             };
         }
         if !self.balloon_reporting {
-            return "balloon without free page reporting".to_owned();
+            return Reporting::NotOffered;
         }
-        let order = self
-            .page_reporting_order
-            .map_or_else(|| "?".to_owned(), |o| o.to_string());
-        let size = self
-            .page_reporting_order
-            .filter(|o| *o < 30)
-            .map(|o| format!(", blocks of {} KiB and larger", 4u64 << o))
-            .unwrap_or_default();
         if self.reporting_on() {
-            format!("on (balloon feature bit 5, order {order}{size})")
+            Reporting::On {
+                order: self.page_reporting_order,
+            }
         } else {
-            format!(
-                "offered but idle: order {order} is above the largest buddy order {}",
-                self.max_page_order
-                    .map_or_else(|| "?".to_owned(), |m| m.to_string())
-            )
+            Reporting::Idle {
+                order: self.page_reporting_order,
+                max: self.max_page_order,
+            }
         }
     }
+}
 
-    /// KSM in words.
-    pub fn ksm_text(&self) -> String {
-        match self.ksm_run.as_deref() {
-            Some("0") => "off".to_owned(),
-            Some("1") => "merging (run=1)".to_owned(),
-            Some("2") => "unmerging (run=2)".to_owned(),
-            Some(other) => format!("run={other}"),
-            None => "-".to_owned(),
+/// A VM as seen from inside: what the report and `pretouch env` compare and word.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Virtualization<'a> {
+    /// The hypervisor's CPUID signature; absent with the CPU flag alone.
+    pub signature: Option<&'a str>,
+    /// DMI vendor and product; absent without DMI tables.
+    pub dmi: Option<&'a str>,
+    pub firecracker: Firecracker,
+}
+
+/// Whether the VM is Firecracker, which looks like any KVM guest from inside.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Firecracker {
+    No,
+    /// A KVM guest without DMI, virtio devices only.
+    Likely,
+    /// The init process's command line names it.
+    Named,
+}
+
+/// The state of free page reporting. Worded by its `Display`, here in the machine
+/// stage because `guest_memory`'s errors and its stored note (stage 2) print it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reporting {
+    /// No balloon device; the module's order when it is loaded anyway.
+    NoBalloon { order: Option<u32> },
+    /// A balloon that does not offer free page reporting.
+    NotOffered,
+    /// Free blocks of 2^order pages and larger go back to the host.
+    On { order: Option<u32> },
+    /// Offered, but the order is above the largest buddy order: nothing qualifies.
+    Idle {
+        order: Option<u32>,
+        max: Option<u32>,
+    },
+}
+
+impl std::fmt::Display for Reporting {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let known = |v: &Option<u32>| v.map_or_else(|| "?".to_owned(), |o| o.to_string());
+        match self {
+            Reporting::NoBalloon { order: Some(order) } => {
+                write!(f, "no balloon device (page_reporting_order {order})")
+            }
+            Reporting::NoBalloon { order: None } => write!(f, "no balloon device"),
+            Reporting::NotOffered => write!(f, "balloon without free page reporting"),
+            Reporting::On { order } => {
+                let size = order
+                    .filter(|o| *o < 30)
+                    .map(|o| format!(", blocks of {} KiB and larger", 4u64 << o))
+                    .unwrap_or_default();
+                write!(
+                    f,
+                    "on (balloon feature bit 5, order {}{size})",
+                    known(order)
+                )
+            }
+            Reporting::Idle { order, max } => write!(
+                f,
+                "offered but idle: order {} is above the largest buddy order {}",
+                known(order),
+                known(max)
+            ),
         }
     }
 }
@@ -338,19 +374,30 @@ mod tests {
         );
         assert!(g.reporting_on());
         assert_eq!(
-            g.reporting_text(),
+            g.reporting().to_string(),
             "on (balloon feature bit 5, order 9, blocks of 2048 KiB and larger)"
         );
-        assert_eq!(g.ksm_text(), "off");
+        assert_eq!(g.ksm_run.as_deref(), Some("0"));
         g.cpuid_signature = Some("KVMKVMKVM".into());
         assert_eq!(
             g.virtualization(),
-            "KVM (CPUID KVMKVMKVM), no DMI tables: likely Firecracker (a KVM guest without DMI, virtio devices only)"
+            Some(Virtualization {
+                signature: Some("KVMKVMKVM"),
+                dmi: None,
+                firecracker: Firecracker::Likely
+            })
         );
         // Order 11, above the largest buddy order 10: nothing qualifies.
         g.page_reporting_order = Some(11);
         assert!(!g.reporting_on());
-        assert!(g.reporting_text().starts_with("offered but idle"));
+        assert_eq!(
+            g.reporting(),
+            Reporting::Idle {
+                order: Some(11),
+                max: Some(10)
+            }
+        );
+        assert!(g.reporting().to_string().starts_with("offered but idle"));
     }
 
     #[test]
@@ -360,8 +407,8 @@ mod tests {
         write(dir.path(), "sys/class/dmi/id/sys_vendor", "Dell Inc.\n");
         let g = GuestInfo::read_from(dir.path());
         assert!(!g.hypervisor_flag && !g.balloon && !g.reporting_on());
-        assert_eq!(g.virtualization(), "none detected (no hypervisor CPU flag)");
-        assert_eq!(g.reporting_text(), "no balloon device");
+        assert_eq!(g.virtualization(), None);
+        assert_eq!(g.reporting().to_string(), "no balloon device");
         assert_eq!(g.dmi.as_deref(), Some("Dell Inc."));
     }
 
@@ -374,9 +421,9 @@ mod tests {
     #[test]
     fn reads_this_machine() {
         let g = GuestInfo::read();
-        // Whatever it is, the words exist and agree with the flag.
+        // Whatever it is, it agrees with the flag.
         assert_eq!(
-            g.virtualization().starts_with("none"),
+            g.virtualization().is_none(),
             !g.hypervisor_flag && g.cpuid_signature.is_none()
         );
     }

@@ -30,7 +30,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::machine::guest::{GuestInfo, PAGE_REPORTING};
+use crate::machine::guest::{GuestInfo, PAGE_REPORTING, Reporting};
 use crate::units::{Bytes, Nanos};
 
 /// What `--comparable-memory` did, stored in the run header.
@@ -57,7 +57,7 @@ pub enum GuestMemoryError {
     #[error(
         "--comparable-memory must write {path} (free page reporting: {reporting}), which needs root\n  fix: run as root (sudo), or leave out --comparable-memory / `comparable_memory: true` and read the report's `disturbed` notes"
     )]
-    NotRoot { path: String, reporting: String },
+    NotRoot { path: String, reporting: Reporting },
     #[error("--comparable-memory: cannot write {value} to {path}: {source}")]
     Write {
         path: String,
@@ -162,7 +162,7 @@ pub fn stop_reporting(
     if !is_root {
         return Err(GuestMemoryError::NotRoot {
             path,
-            reporting: guest.reporting_text(),
+            reporting: guest.reporting(),
         });
     }
     let old = before.to_string();
@@ -291,7 +291,7 @@ pub fn hold(
                 touch_ns,
                 note: format!(
                     "free page reporting was not on ({}): nothing to change; {touched} touched before the first launch, in {touch_ns}",
-                    guest.reporting_text()
+                    guest.reporting()
                 ),
             },
         ),

@@ -1,10 +1,10 @@
 //! Stage 2, the machine: what this machine is and can do, read before and beside a
 //! run. Host facts and the environment (kernel, THP, cgroups), the memory check, the
-//! JDKs installed, the fault-rate ceiling (`calibrate`) and the one-run-at-a-time lock.
+//! JDKs installed, the fault-rate ceiling (`calibration`, run by `pretouch calibrate`) and the one-run-at-a-time lock.
 //! Uses the matrix and units only.
 
 pub mod app_build;
-pub mod calibrate;
+pub mod calibration;
 pub mod collectors;
 pub mod discover;
 pub mod env;

@@ -1,17 +1,20 @@
 //! Stage 6, rendering: calibrations. The table `pretouch calibrate` prints for one
 //! ([`run_text`]), and several labels side by side (`pretouch report --calibrate`), as
 //! the reference series' microbenchmark table: text within 72 columns, Markdown, CSV.
-//! Every rate is written by [`rate`]. Reads `machine::calibrate`'s and
+//! Every rate is written by [`rate`]. Reads `machine::calibration`'s and
 //! `analyze::calibration`'s types; computes nothing.
 
 use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use crate::analyze::calibration::{CalibrationComparison, Entry, Row};
-use crate::machine::calibrate::{Calibration, MemoryDuring};
+use crate::analyze::calibration::{CalibrationComparison, Config, Entry, Rates, Row};
+use crate::analyze::labels::Interval;
+use crate::analyze::report::RunToRun;
+use crate::machine::calibration::{Calibration, MemoryDuring};
 use crate::machine::topology::Placement;
 use crate::matrix::cpuset::format_list;
+use crate::render::labels::{self, detail_rows, legend_line, levels, minute};
 use crate::render::table::{self, name, num};
 
 /// A rate, as every count is written: [`table::count`].
@@ -20,48 +23,42 @@ pub fn rate(per_s: f64) -> String {
 }
 
 fn gain(e: &Entry) -> String {
-    match e.gain_pct {
-        Some(g) => format!(
-            "{}{}",
-            table::signed_pct(g),
-            if e.significant { "*" } else { "" }
-        ),
-        None => "-".to_owned(),
-    }
+    labels::percent(e.change.as_ref(), "-")
 }
 
 fn cpu(e: &Entry) -> String {
-    e.cpu_share
+    e.measured
+        .cpu_share
         .map_or_else(|| "-".to_owned(), |s| table::pct(100.0 * s, 0))
 }
 
 fn fault(e: &Entry) -> String {
-    fault_size(e.fault_bytes)
+    fault_size(e.measured.fault_bytes)
 }
 
+/// The shift with its mark and its interval; `few rounds` where the interval does not
+/// reach the column's level.
 fn shift(e: &Entry) -> (String, String) {
-    match e.shift {
-        Some(s) if e.testable => (
-            format!(
-                "{}{}{}",
-                if s.estimate >= 0.0 { "+" } else { "-" },
-                rate(s.estimate.abs()),
-                if e.significant { "*" } else { "" }
-            ),
-            format!(
-                "{}..{}",
-                table::signed_count(s.low),
-                table::signed_count(s.high)
-            ),
+    match e.change {
+        Some(c) if c.testable => (
+            labels::estimate(Some(&c), table::signed_count),
+            c.interval.map_or_else(String::new, |s| {
+                format!(
+                    "{}..{}",
+                    table::signed_count(s.low),
+                    table::signed_count(s.high)
+                )
+            }),
         ),
-        Some(_) => ("few rounds".to_owned(), String::new()),
-        None => (String::new(), String::new()),
+        Some(c) if c.interval.is_some() => ("few rounds".to_owned(), String::new()),
+        _ => (String::new(), String::new()),
     }
 }
 
 /// `6x3`: rounds x passes per round.
 fn rounds(e: &Entry) -> String {
-    format!("{}x{}", e.rounds, e.passes / e.rounds.max(1))
+    let m = &e.measured;
+    format!("{}x{}", m.rounds, m.passes / m.rounds.max(1))
 }
 
 /// The gain columns: one per label but the baseline.
@@ -83,7 +80,10 @@ fn values(cmp: &CalibrationComparison, r: &Row) -> Vec<String> {
     let mut v: Vec<String> = r
         .entries
         .iter()
-        .map(|e| e.as_ref().map_or("-".to_owned(), |e| rate(e.median_per_s)))
+        .map(|e| {
+            e.as_ref()
+                .map_or("-".to_owned(), |e| rate(e.measured.median_per_s))
+        })
         .collect();
     for (e, c) in r.entries.iter().zip(&cmp.columns) {
         if !c.baseline {
@@ -96,22 +96,18 @@ fn values(cmp: &CalibrationComparison, r: &Row) -> Vec<String> {
 fn legend(cmp: &CalibrationComparison) -> String {
     let mut out = String::new();
     for c in &cmp.columns {
-        let date = c.started_at.get(..16).unwrap_or(&c.started_at);
-        out += &table::wrap(
+        out += &legend_line(
+            c,
             &format!(
-                "{}  {}{}: {} UTC, kernel {}",
-                c.letter,
-                c.label,
-                if c.baseline { " (baseline)" } else { "" },
-                date.replace('T', " "),
-                c.kernel
+                "{} UTC, kernel {}",
+                minute(&c.info.started_at),
+                c.info.kernel
             ),
-            3,
         );
     }
     let first = &cmp.columns[0];
-    let mut machine = first.cpu_model.clone();
-    if let Some(t) = &first.topology {
+    let mut machine = first.info.cpu_model.clone();
+    if let Some(t) = &first.info.topology {
         machine += &format!("; {t}");
     }
     out += &table::wrap(&format!("machine: {machine}"), 2);
@@ -145,19 +141,6 @@ fn run_to_run(cmp: &CalibrationComparison) -> Vec<String> {
 
 /// What the mark means here: the family confidence and each column's row level.
 fn mark_note(cmp: &CalibrationComparison) -> String {
-    let levels: Vec<String> = cmp
-        .columns
-        .iter()
-        .filter_map(|c| {
-            let level = c.row_confidence?;
-            Some(format!(
-                "{} {} row(s) at L = {:.2}%",
-                c.letter,
-                c.compared_rows,
-                100.0 * level
-            ))
-        })
-        .collect();
     format!(
         "* = the interval excludes 0. Each column's marks hold together at {:.0}%: its \
          rows' intervals are at 1 - {:.2} / rows (Bonferroni; {}): where no row differs, \
@@ -167,7 +150,7 @@ fn mark_note(cmp: &CalibrationComparison) -> String {
          up to 23 rows), no mark.",
         100.0 * cmp.confidence,
         1.0 - cmp.confidence,
-        levels.join(", "),
+        levels(cmp, "row", "L = "),
         100.0 * (1.0 - cmp.confidence)
     )
 }
@@ -186,38 +169,28 @@ pub fn text(cmp: &CalibrationComparison) -> String {
     let rows: Vec<(Vec<String>, Vec<String>)> = cmp
         .rows
         .iter()
-        .map(|r| (vec![r.cpus.clone(), r.test.clone()], values(cmp, r)))
+        .map(|r| (config(r), values(cmp, r)))
         .collect();
     out += &table::render_keyed(&[name("CPUs"), name("test")], &value_cols, &rows);
     out.push('\n');
     // The spread and the interval, per row and label.
-    let mut detail: Vec<(Vec<String>, Vec<String>)> = Vec::new();
-    for r in &cmp.rows {
-        let mut first = true;
-        for (e, c) in r.entries.iter().zip(&cmp.columns) {
-            let Some(e) = e else { continue };
+    let detail = detail_rows(
+        cmp,
+        |k| vec![k.cpus.clone(), k.test.clone()],
+        |e| {
             let (s, ci) = shift(e);
-            let key = if first {
-                vec![r.cpus.clone(), r.test.clone()]
-            } else {
-                vec![String::new(), String::new()]
-            };
-            first = false;
-            detail.push((
-                key,
-                vec![
-                    c.letter.clone(),
-                    rounds(e),
-                    format!("{}-{}", rate(e.round_min_per_s), rate(e.round_max_per_s)),
-                    table::pct(e.round_spread_pct, 0),
-                    cpu(e),
-                    fault(e),
-                    s,
-                    ci,
-                ],
-            ));
-        }
-    }
+            let m = &e.measured;
+            vec![
+                rounds(e),
+                format!("{}-{}", rate(m.round_min_per_s), rate(m.round_max_per_s)),
+                table::pct(m.round_spread_pct, 0),
+                cpu(e),
+                fault(e),
+                s,
+                ci,
+            ]
+        },
+    );
     out += &table::render_keyed(
         &[name("CPUs"), name("test")],
         &[
@@ -257,11 +230,8 @@ pub fn markdown(cmp: &CalibrationComparison) -> String {
             c.letter,
             c.label,
             if c.baseline { " (baseline)" } else { "" },
-            c.started_at
-                .get(..16)
-                .unwrap_or(&c.started_at)
-                .replace('T', " "),
-            c.kernel
+            minute(&c.info.started_at),
+            c.info.kernel
         );
     }
     out.push('\n');
@@ -274,7 +244,7 @@ pub fn markdown(cmp: &CalibrationComparison) -> String {
         .rows
         .iter()
         .map(|r| {
-            let mut cells = vec![r.cpus.clone(), r.test.clone()];
+            let mut cells = config(r);
             cells.extend(values(cmp, r));
             cells
         })
@@ -282,21 +252,22 @@ pub fn markdown(cmp: &CalibrationComparison) -> String {
     out += &table::markdown(&table::cols(&head, 2), &rows);
     let mut detail = Vec::new();
     for r in &cmp.rows {
-        for e in r.entries.iter().flatten() {
+        for (c, e) in cmp.entries(r) {
             let (s, ci) = shift(e);
-            detail.push(vec![
-                r.cpus.clone(),
-                r.test.clone(),
-                e.label.clone(),
+            let m = &e.measured;
+            let mut line = config(r);
+            line.extend([
+                c.label.clone(),
                 rounds(e),
-                format!("{}-{}", rate(e.round_min_per_s), rate(e.round_max_per_s)),
-                table::pct(e.round_spread_pct, 1),
-                format!("{}-{}", rate(e.min_per_s), rate(e.max_per_s)),
+                format!("{}-{}", rate(m.round_min_per_s), rate(m.round_max_per_s)),
+                table::pct(m.round_spread_pct, 1),
+                format!("{}-{}", rate(m.min_per_s), rate(m.max_per_s)),
                 cpu(e),
                 fault(e),
                 s,
                 ci,
             ]);
+            detail.push(line);
         }
     }
     out.push('\n');
@@ -368,38 +339,149 @@ struct CsvRow<'a> {
 pub fn csv(cmp: &CalibrationComparison) -> String {
     let mut w = csv::Writer::from_writer(Vec::new());
     for r in &cmp.rows {
-        for (e, c) in r.entries.iter().zip(&cmp.columns) {
-            let Some(e) = e else { continue };
+        for (c, e) in cmp.entries(r) {
+            let m = &e.measured;
+            let ch = e.change;
+            let [shift_per_s, ci_low_per_s, ci_high_per_s, ci_confidence] =
+                Interval::columns(ch.and_then(|c| c.interval));
             w.serialize(CsvRow {
-                cpus: &r.cpus,
-                test: &r.test,
-                workers: r.workers,
-                label: &e.label,
+                cpus: &r.key.cpus,
+                test: &r.key.test,
+                workers: r.key.workers,
+                label: &c.label,
                 baseline: c.baseline,
-                pinned_to: e.cpus.as_deref(),
-                rounds: e.rounds,
-                passes: e.passes,
-                median_per_s: e.median_per_s,
-                round_min_per_s: e.round_min_per_s,
-                round_max_per_s: e.round_max_per_s,
-                round_spread_pct: e.round_spread_pct,
-                min_per_s: e.min_per_s,
-                max_per_s: e.max_per_s,
-                spread_pct: e.spread_pct,
-                fault_bytes: e.fault_bytes,
-                cpu_share: e.cpu_share,
-                gain_pct: e.gain_pct,
-                shift_per_s: e.shift.map(|s| s.estimate),
-                ci_low_per_s: e.shift.map(|s| s.low),
-                ci_high_per_s: e.shift.map(|s| s.high),
-                ci_confidence: e.shift.map(|s| s.confidence),
-                testable: e.testable,
-                significant: e.significant,
+                pinned_to: m.cpus.as_deref(),
+                rounds: m.rounds,
+                passes: m.passes,
+                median_per_s: m.median_per_s,
+                round_min_per_s: m.round_min_per_s,
+                round_max_per_s: m.round_max_per_s,
+                round_spread_pct: m.round_spread_pct,
+                min_per_s: m.min_per_s,
+                max_per_s: m.max_per_s,
+                spread_pct: m.spread_pct,
+                fault_bytes: m.fault_bytes,
+                cpu_share: m.cpu_share,
+                gain_pct: ch.and_then(|c| c.percent),
+                shift_per_s,
+                ci_low_per_s,
+                ci_high_per_s,
+                ci_confidence,
+                testable: ch.is_some_and(|c| c.testable),
+                significant: ch.is_some_and(|c| c.significant),
             })
             .expect("writing to memory");
         }
     }
     String::from_utf8(w.into_inner().expect("writing to memory")).expect("csv is UTF-8")
+}
+
+/// A row's key columns: its CPU set and test.
+fn config(r: &Row) -> Vec<String> {
+    vec![r.key.cpus.clone(), r.key.test.clone()]
+}
+
+/// The calibrations side by side as JSON, in the keys `report --calibrate --format
+/// json` has always written (docs/json.md).
+pub fn json(cmp: &CalibrationComparison) -> String {
+    let doc = JsonComparison {
+        columns: cmp
+            .columns
+            .iter()
+            .map(|c| JsonColumn {
+                letter: &c.letter,
+                label: &c.label,
+                baseline: c.baseline,
+                started_at: &c.info.started_at,
+                cpu_model: &c.info.cpu_model,
+                kernel: &c.info.kernel,
+                topology: c.info.topology.as_deref(),
+                compared_rows: c.compared,
+                row_confidence: c.level,
+                rounds: c.info.rounds,
+                passes: c.info.passes,
+            })
+            .collect(),
+        baseline: &cmp.baseline,
+        confidence: cmp.confidence,
+        rows: cmp
+            .rows
+            .iter()
+            .map(|r| JsonRow {
+                config: &r.key,
+                entries: r
+                    .entries
+                    .iter()
+                    .zip(&cmp.columns)
+                    .map(|(e, c)| {
+                        let e = e.as_ref()?;
+                        let m = &e.measured;
+                        let ch = e.change;
+                        Some(JsonEntry {
+                            label: &c.label,
+                            rates: m,
+                            gain_pct: ch.and_then(|c| c.percent),
+                            shift: ch.and_then(|c| c.interval),
+                            cpu_share: m.cpu_share,
+                            testable: ch.is_some_and(|c| c.testable),
+                            significant: ch.is_some_and(|c| c.significant),
+                        })
+                    })
+                    .collect(),
+            })
+            .collect(),
+        env_differences: &cmp.env_differences,
+        run_to_run: &cmp.run_to_run,
+        warnings: &cmp.warnings,
+    };
+    serde_json::to_string_pretty(&doc).expect("a calibration always serializes") + "\n"
+}
+
+/// The JSON of [`json`]: its keys are a file format, kept as they were when each entry
+/// held its own gain and shift.
+#[derive(Serialize)]
+struct JsonComparison<'a> {
+    columns: Vec<JsonColumn<'a>>,
+    baseline: &'a str,
+    confidence: f64,
+    rows: Vec<JsonRow<'a>>,
+    env_differences: &'a [String],
+    run_to_run: &'a [RunToRun],
+    warnings: &'a [String],
+}
+
+#[derive(Serialize)]
+struct JsonColumn<'a> {
+    letter: &'a str,
+    label: &'a str,
+    baseline: bool,
+    started_at: &'a str,
+    cpu_model: &'a str,
+    kernel: &'a str,
+    topology: Option<&'a str>,
+    compared_rows: usize,
+    row_confidence: Option<f64>,
+    rounds: u32,
+    passes: u32,
+}
+
+#[derive(Serialize)]
+struct JsonRow<'a> {
+    #[serde(flatten)]
+    config: &'a Config,
+    entries: Vec<Option<JsonEntry<'a>>>,
+}
+
+#[derive(Serialize)]
+struct JsonEntry<'a> {
+    label: &'a str,
+    #[serde(flatten)]
+    rates: &'a Rates,
+    gain_pct: Option<f64>,
+    shift: Option<Interval>,
+    cpu_share: Option<f64>,
+    testable: bool,
+    significant: bool,
 }
 
 /// `4K`, `2M`, or `-` when the kernel counted no fault.
@@ -519,7 +601,7 @@ fn memory_during(m: &MemoryDuring) -> String {
 mod tests {
     use super::*;
     use crate::analyze::calibration::{Options, compare};
-    use crate::machine::calibrate::{Calibration, ConfigResult, Layout, Variant};
+    use crate::machine::calibration::{Calibration, ConfigResult, Layout, Variant};
     use crate::machine::env::Environment;
     use crate::machine::topology::Placement;
     use crate::units::Bytes;
@@ -720,7 +802,7 @@ mod tests {
         assert_eq!(rate(1.8e6), "1.800M");
         assert_eq!(rate(950e3), "950.0k");
         assert!(line.contains(",\"0,7,14,21,28,35,42\","), "{line}");
-        let json: serde_json::Value = serde_json::to_value(&cmp).unwrap();
+        let json: serde_json::Value = serde_json::from_str(&json(&cmp)).unwrap();
         let e = &json["rows"][2]["entries"][2];
         assert_eq!(e["label"], "patch2");
         assert_eq!(e["significant"], true);

@@ -6,38 +6,31 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use crate::analyze::compare::{Comparison, Entry, Row};
+use crate::analyze::compare::{Column, Comparison, Entry, Interval};
 use crate::analyze::report::CellReport;
 use crate::machine::jdk::short_jdk;
 use crate::render::common::{
     COST_CI_HEADER, COST_CI_NOTE, KEY_HEADERS, cost_ci, failure_warnings, iqr, key_columns,
     key_values, outlier_note, run_to_run_notes, spread,
 };
+use crate::render::labels::{self, detail_rows, legend_line, levels, minute};
 use crate::render::table::{self, Col};
 
 fn percent(e: &Entry) -> String {
-    match e.change {
-        Some(c) => format!(
-            "{}{}",
-            c.percent
-                .map_or_else(|| "n/a".to_owned(), table::signed_pct),
-            if c.significant { "*" } else { "" }
-        ),
-        None => "n/a".to_owned(),
-    }
+    labels::percent(e.change.as_ref(), "n/a")
 }
 
 fn change_ms(e: &Entry) -> String {
     e.change
-        .map_or_else(|| "n/a".to_owned(), |c| table::change_ms(c.ms))
+        .map_or_else(|| "n/a".to_owned(), |c| table::change_ms(c.delta))
 }
 
 fn interval(e: &Entry) -> String {
-    match e.change.map(|c| c.difference) {
+    match e.change.map(|c| c.interval) {
         Some(Some(d)) => format!(
             "{} .. {}",
-            table::change_ms(d.low_ms),
-            table::change_ms(d.high_ms)
+            table::change_ms(d.low),
+            table::change_ms(d.high)
         ),
         Some(None) => "few rounds".to_owned(),
         None => String::new(),
@@ -45,34 +38,11 @@ fn interval(e: &Entry) -> String {
 }
 
 fn shift(e: &Entry) -> String {
-    match e.change {
-        Some(c) => c.difference.map_or_else(String::new, |d| {
-            format!(
-                "{}{}",
-                table::change_ms(d.estimate_ms),
-                if c.significant { "*" } else { "" }
-            )
-        }),
-        None => String::new(),
-    }
+    labels::estimate(e.change.as_ref(), table::change_ms)
 }
 
 /// What the mark means, said once: the family confidence and each column's cell level.
 fn mark_note(cmp: &Comparison) -> String {
-    let levels: Vec<String> = cmp
-        .columns
-        .iter()
-        .filter(|c| !c.baseline)
-        .map(|c| match c.cell_confidence {
-            Some(level) => format!(
-                "{} {} cell(s) at {:.2}%",
-                c.letter,
-                c.compared_cells,
-                100.0 * level
-            ),
-            None => format!("{} no cell", c.letter),
-        })
-        .collect();
     format!(
         "* = the interval excludes 0. Each column's marks hold together at {:.0}%: its \
          cells' intervals are at 1 - {:.2} / cells (Bonferroni; {}), so that where no \
@@ -83,7 +53,7 @@ fn mark_note(cmp: &Comparison) -> String {
          and no mark.",
         100.0 * cmp.confidence,
         1.0 - cmp.confidence,
-        levels.join(", "),
+        levels(cmp, "cell", ""),
         100.0 * (1.0 - cmp.confidence),
         100.0 * crate::stats::interval::TRIM
     )
@@ -92,7 +62,7 @@ fn mark_note(cmp: &Comparison) -> String {
 fn cell_cost(e: Option<&Entry>) -> String {
     match e {
         Some(e) => e
-            .cell
+            .measured
             .pretouch_ms
             .map_or_else(|| "FAILED".to_owned(), table::ms),
         None => "-".to_owned(),
@@ -100,14 +70,12 @@ fn cell_cost(e: Option<&Entry>) -> String {
 }
 
 fn keys(cmp: &Comparison) -> Vec<(&str, &str, &str, &str)> {
-    cmp.rows
-        .iter()
-        .map(|r| (&*r.jdk, &*r.gc, &*r.heap, &*r.variant))
-        .collect()
+    cmp.rows.iter().map(|r| key_parts(&r.key)).collect()
 }
 
-fn row_key(r: &Row) -> (&str, &str, &str, &str) {
-    (&r.jdk, &r.gc, &r.heap, &r.variant)
+/// A row's (JDK, GC, heap, variant), as the key columns take it.
+fn key_parts([jdk, gc, heap, variant]: &[String; 4]) -> (&str, &str, &str, &str) {
+    (jdk, gc, heap, variant)
 }
 
 /// The main table: key, then per label in label order its cost, and for the labels
@@ -156,7 +124,7 @@ fn main_tables(cmp: &Comparison, cols: &[usize]) -> String {
                         v.push(e.map_or_else(|| "-".to_owned(), percent));
                     }
                 }
-                (key_values(row_key(r), cols), v)
+                (key_values(key_parts(&r.key), cols), v)
             })
             .collect();
         (value_cols, rows)
@@ -207,33 +175,22 @@ fn details(cmp: &Comparison, cols: &[usize]) -> String {
         table::num("diff"),
         table::num("CI"),
     ];
-    let mut rows = Vec::new();
-    for r in &cmp.rows {
-        let mut first = true;
-        for (e, col) in r.entries.iter().zip(&cmp.columns) {
-            let Some(e) = e else { continue };
-            let c: &CellReport = &e.cell;
-            let k = if first {
-                key_values(row_key(r), cols)
-            } else {
-                vec![String::new(); cols.len()]
-            };
-            first = false;
-            rows.push((
-                k,
-                vec![
-                    col.letter.clone(),
-                    c.rounds.to_string(),
-                    cost_ci(c),
-                    spread(c.cost_min_ms, c.cost_max_ms),
-                    iqr(c),
-                    c.outliers.to_string(),
-                    shift(e),
-                    interval(e),
-                ],
-            ));
-        }
-    }
+    let rows = detail_rows(
+        cmp,
+        |k| key_values(key_parts(k), cols),
+        |e| {
+            let c: &CellReport = &e.measured;
+            vec![
+                c.rounds.to_string(),
+                cost_ci(c),
+                spread(c.cost_min_ms, c.cost_max_ms),
+                iqr(c),
+                c.outliers.to_string(),
+                shift(e),
+                interval(e),
+            ]
+        },
+    );
     table::render_keyed(&key, &values, &rows)
 }
 
@@ -262,18 +219,8 @@ pub fn text(cmp: &Comparison) -> String {
         if !same_kernel && c.info.kernel_release != c.info.label {
             facts.push(format!("kernel {}", c.info.kernel_release));
         }
-        let date = c.info.oldest_run.get(..16).unwrap_or(&c.info.oldest_run);
-        facts.push(format!("{} UTC", date.replace('T', " ")));
-        out += &table::wrap(
-            &format!(
-                "{}  {}{}: {}",
-                c.letter,
-                c.info.label,
-                if c.baseline { " (baseline)" } else { "" },
-                facts.join(", ")
-            ),
-            3,
-        );
+        facts.push(format!("{} UTC", minute(&c.info.oldest_run)));
+        out += &legend_line(c, &facts.join(", "));
     }
     if let Some(first) = cmp.columns.first().filter(|_| same_host) {
         let kernel = if same_kernel {
@@ -311,12 +258,12 @@ pub fn text(cmp: &Comparison) -> String {
     out
 }
 
-fn entries(cmp: &Comparison) -> impl Iterator<Item = &Entry> {
-    cmp.rows.iter().flat_map(|r| r.entries.iter().flatten())
-}
-
 fn notes(cmp: &Comparison) -> Vec<String> {
-    let cells: Vec<&CellReport> = entries(cmp).map(|e| &e.cell).collect();
+    let cells: Vec<&CellReport> = cmp
+        .rows
+        .iter()
+        .flat_map(|r| cmp.entries(r).map(|(_, e)| &e.measured))
+        .collect();
     let mut notes = failure_warnings(&cells);
     notes.extend(outlier_note(
         cells.iter().map(|c| c.outliers).sum(),
@@ -343,15 +290,16 @@ pub fn markdown(cmp: &Comparison) -> String {
     }
     let mut rows = Vec::new();
     for r in &cmp.rows {
+        let [jdk, gc, heap, variant] = &r.key;
         let mut row = vec![
-            short_jdk(&r.jdk).to_owned(),
-            r.gc.clone(),
-            r.heap.clone(),
-            r.variant.clone(),
+            short_jdk(jdk).to_owned(),
+            gc.clone(),
+            heap.clone(),
+            variant.clone(),
         ];
         for (i, e) in r.entries.iter().enumerate() {
             let e = e.as_ref();
-            let c = e.map(|e| &e.cell);
+            let c = e.map(|e| &e.measured);
             row.push(format!(
                 "{} ({}; IQR {}; {} out; tmean {})",
                 cell_cost(e),
@@ -391,18 +339,51 @@ pub fn markdown(cmp: &Comparison) -> String {
     out
 }
 
-/// The comparison's columns of a CSV line, after the cell's own.
+/// A cell's change against the baseline as the CSV's columns after the cell's own, and
+/// as the JSON's `comparison.changes` keys after the cell's key (`render::json`).
 #[derive(Serialize)]
-struct Change<'a> {
+pub struct ChangeColumns<'a> {
     baseline: bool,
+    /// cost(label) - cost(baseline), ms.
     change_ms: Option<f64>,
+    /// `change_ms` in % of the baseline's cost (null when that cost is not positive).
     change_percent: Option<f64>,
+    /// The drift-aware difference of the per-round costs (trimmed means, label -
+    /// baseline), and its interval, ms; null with fewer than 10 rounds on a side.
     shift_ms: Option<f64>,
     ci_low_ms: Option<f64>,
     ci_high_ms: Option<f64>,
+    /// The interval's confidence: the column's cell level, `1 - (1 - confidence) / k`
+    /// for its `k` compared cells, so that its marks hold together at `confidence`.
     ci_confidence: Option<f64>,
+    /// The interval excludes zero.
     significant: Option<bool>,
+    /// Why this cell was not compared with the baseline's.
     not_compared: Option<&'a str>,
+}
+
+impl<'a> ChangeColumns<'a> {
+    pub fn of(column: &Column, e: &'a Entry) -> ChangeColumns<'a> {
+        let ch = e.change;
+        let [shift_ms, ci_low_ms, ci_high_ms, ci_confidence] =
+            Interval::columns(ch.and_then(|c| c.interval));
+        ChangeColumns {
+            baseline: column.baseline,
+            change_ms: ch.map(|c| c.delta),
+            change_percent: ch.and_then(|c| c.percent),
+            shift_ms,
+            ci_low_ms,
+            ci_high_ms,
+            ci_confidence,
+            significant: ch.map(|c| c.significant),
+            not_compared: e.not_compared.as_deref(),
+        }
+    }
+}
+
+/// The CSV's last column: whether outliers were left out of every figure.
+#[derive(Serialize)]
+struct Excluded {
     outliers_excluded: bool,
 }
 
@@ -412,22 +393,11 @@ struct Change<'a> {
 pub fn csv(cmp: &Comparison) -> String {
     let mut rows = Vec::new();
     for r in &cmp.rows {
-        for (e, col) in r.entries.iter().zip(&cmp.columns) {
-            let Some(e) = e else { continue };
-            let ch = e.change;
-            let change = Change {
-                baseline: col.baseline,
-                change_ms: ch.map(|c| c.ms),
-                change_percent: ch.and_then(|c| c.percent),
-                shift_ms: ch.and_then(|c| c.difference).map(|d| d.estimate_ms),
-                ci_low_ms: ch.and_then(|c| c.difference).map(|d| d.low_ms),
-                ci_high_ms: ch.and_then(|c| c.difference).map(|d| d.high_ms),
-                ci_confidence: ch.and_then(|c| c.difference).map(|d| d.confidence),
-                significant: ch.map(|c| c.significant),
-                not_compared: e.not_compared.as_deref(),
+        for (col, e) in cmp.entries(r) {
+            let excluded = Excluded {
                 outliers_excluded: cmp.outliers_excluded,
             };
-            rows.push((&e.cell, change));
+            rows.push((&e.measured, (ChangeColumns::of(col, e), excluded)));
         }
     }
     crate::render::report::cells_csv(&rows)

@@ -103,7 +103,7 @@ fn json(doc: &Document) -> String {
         out += &json::render_with_probes(&l.report, cmp, l.shown_profile(), l.probes.as_ref());
     }
     if let Some(c) = &doc.calibration {
-        out += &(serde_json::to_string_pretty(c).expect("a calibration always serializes") + "\n");
+        out += &calibration::json(c);
     }
     out
 }

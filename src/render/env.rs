@@ -16,7 +16,7 @@ const NAME: usize = 18;
 /// or why none was.
 pub fn text(env: &Environment, jdk: Result<&Jdk, String>) -> String {
     let mut out = String::new();
-    for (name, value) in env.fields() {
+    for (name, value) in crate::analyze::env::fields(env) {
         let _ = writeln!(out, "{name:<NAME$} {value}");
     }
     if let Some(guest) = &env.guest {

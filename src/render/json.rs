@@ -24,9 +24,11 @@
 use serde::Serialize;
 
 use crate::analyze::compare::{Column, Comparison};
-use crate::analyze::faults::ProbeAnalysis;
+use crate::analyze::probe::ProbeAnalysis;
 use crate::analyze::profile::ProfileReport;
+use crate::analyze::report::LabelInfo;
 use crate::analyze::report::Report;
+use crate::render::compare::ChangeColumns;
 
 /// Raised when a key is removed or renamed, or changes meaning; not when one is added.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -57,11 +59,38 @@ pub struct ComparisonSection<'a> {
     /// Confidence level of the intervals.
     pub confidence: f64,
     /// One per label, in the order asked for (`--labels`), with its letter in text.
-    pub columns: &'a [Column],
+    pub columns: Vec<ColumnView<'a>>,
     /// One per (label, cell), the baseline's included (its change fields null).
     pub changes: Vec<ChangeRow<'a>>,
     /// Cells not compared, and why.
     pub warnings: &'a [String],
+}
+
+/// One label's column: its letter, what it was run on, and its family.
+#[derive(Serialize)]
+pub struct ColumnView<'a> {
+    pub letter: &'a str,
+    pub baseline: bool,
+    #[serde(flatten)]
+    pub info: &'a LabelInfo,
+    /// Cells with an interval against the baseline (10 rounds a side): the family the
+    /// column's marks hold for; 0 for the baseline.
+    pub compared_cells: usize,
+    /// The confidence of each cell's interval in this column (`1 - 0.05 /
+    /// compared_cells`); absent for the baseline and where no cell has an interval.
+    pub cell_confidence: Option<f64>,
+}
+
+impl<'a> From<&'a Column> for ColumnView<'a> {
+    fn from(c: &'a Column) -> ColumnView<'a> {
+        ColumnView {
+            letter: &c.letter,
+            baseline: c.baseline,
+            info: &c.info,
+            compared_cells: c.compared,
+            cell_confidence: c.level,
+        }
+    }
 }
 
 /// A cell of one label against the baseline's. The key fields are those of `cells`.
@@ -75,35 +104,18 @@ pub struct ChangeRow<'a> {
     pub gc_threads: &'a str,
     pub cpus: &'a str,
     pub app: Option<&'a str>,
-    pub baseline: bool,
-    /// cost(label) - cost(baseline), ms.
-    pub change_ms: Option<f64>,
-    /// `change_ms` in % of the baseline's cost (null when that cost is not positive).
-    pub change_percent: Option<f64>,
-    /// The drift-aware difference of the per-round costs (trimmed means, label -
-    /// baseline), and its interval, ms; null with fewer than 10 rounds on a side.
-    pub shift_ms: Option<f64>,
-    pub ci_low_ms: Option<f64>,
-    pub ci_high_ms: Option<f64>,
-    /// The interval's confidence: the column's cell level, `1 - (1 - confidence) / k`
-    /// for its `k` compared cells, so that its marks hold together at `confidence`.
-    pub ci_confidence: Option<f64>,
-    /// The interval excludes zero.
-    pub significant: Option<bool>,
-    /// Why this cell was not compared with the baseline's.
-    pub not_compared: Option<&'a str>,
+    #[serde(flatten)]
+    pub change: ChangeColumns<'a>,
 }
 
 /// The comparison section of `cmp`.
 pub fn comparison(cmp: &Comparison) -> ComparisonSection<'_> {
     let mut changes = Vec::new();
     for row in &cmp.rows {
-        for (entry, column) in row.entries.iter().zip(&cmp.columns) {
-            let Some(e) = entry else { continue };
-            let c = &e.cell;
-            let ch = e.change;
+        for (column, e) in cmp.entries(row) {
+            let c = &e.measured;
             changes.push(ChangeRow {
-                label: &e.label,
+                label: &column.label,
                 jdk: &c.jdk,
                 gc: &c.gc,
                 heap: &c.heap,
@@ -111,22 +123,14 @@ pub fn comparison(cmp: &Comparison) -> ComparisonSection<'_> {
                 gc_threads: &c.gc_threads,
                 cpus: &c.cpus,
                 app: c.app.as_deref(),
-                baseline: column.baseline,
-                change_ms: ch.map(|c| c.ms),
-                change_percent: ch.and_then(|c| c.percent),
-                shift_ms: ch.and_then(|c| c.difference).map(|d| d.estimate_ms),
-                ci_low_ms: ch.and_then(|c| c.difference).map(|d| d.low_ms),
-                ci_high_ms: ch.and_then(|c| c.difference).map(|d| d.high_ms),
-                ci_confidence: ch.and_then(|c| c.difference).map(|d| d.confidence),
-                significant: ch.map(|c| c.significant),
-                not_compared: e.not_compared.as_deref(),
+                change: ChangeColumns::of(column, e),
             });
         }
     }
     ComparisonSection {
         baseline: &cmp.baseline,
         confidence: cmp.confidence,
-        columns: &cmp.columns,
+        columns: cmp.columns.iter().map(ColumnView::from).collect(),
         changes,
         warnings: &cmp.warnings,
     }

@@ -12,6 +12,7 @@ pub mod flamegraph;
 pub mod heap;
 pub mod jdks;
 pub mod json;
+pub mod labels;
 pub mod plot;
 pub mod probe;
 pub mod probe_plot;

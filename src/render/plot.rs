@@ -89,7 +89,7 @@ where
         .entries
         .iter()
         .flatten()
-        .flat_map(|e| e.cell.costs.iter().map(|c| c.ms))
+        .flat_map(|e| e.measured.costs.iter().map(|c| c.ms))
         .collect();
     let (lo, hi) = all
         .iter()
@@ -110,13 +110,8 @@ where
             }
         })
         .collect();
-    let caption = format!(
-        "{} {} {} {}",
-        short_jdk(&row.jdk),
-        row.gc,
-        row.heap,
-        row.variant
-    );
+    let [jdk, gc, heap, variant] = &row.key;
+    let caption = format!("{} {gc} {heap} {variant}", short_jdk(jdk));
     let mut chart = ChartBuilder::on(area)
         .caption(caption, ("sans-serif", 15))
         .margin(8)
@@ -145,7 +140,7 @@ where
     for (i, entry) in row.entries.iter().enumerate() {
         let Some(e) = entry else { continue };
         let x = i as f64;
-        let c = &e.cell;
+        let c = &e.measured;
         let values: Vec<f64> = c.costs.iter().map(|r| r.ms).collect();
         if let (Some(q1), Some(q3), Some(min), Some(max), Some(med)) = (
             c.cost_q1_ms,

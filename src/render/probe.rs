@@ -6,7 +6,7 @@
 
 use std::fmt::Write as _;
 
-use crate::analyze::faults::{
+use crate::analyze::probe::{
     AGREEMENT_PCT, CellProbes, LatencyShift, LockSummary, ProbeAnalysis, Quantile,
 };
 use crate::launch::probe::C2cSupport;
@@ -685,7 +685,7 @@ mod tests {
                 }
             })
             .collect::<Vec<_>>();
-        crate::analyze::faults::build(&files, &probes, "base")
+        crate::analyze::probe::build(&files, &probes, "base")
     }
 
     #[test]

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use plotters::prelude::*;
 
-use crate::analyze::faults::{CellProbes, ProbeAnalysis};
+use crate::analyze::probe::{CellProbes, ProbeAnalysis};
 use crate::render::probe::cell_title;
 use crate::store::CellKey;
 

@@ -1,4 +1,4 @@
-//! Between stages 2 and 3: adaptive repetitions. `repetitions: {min: 5, max: 30, ci_pct: 2}`
+//! Stage 6, scheduling: adaptive repetitions, between the plan and the launches. `repetitions: {min: 5, max: 30, ci_pct: 2}`
 //! runs `min` counted rounds, then adds rounds for the cells whose 95% confidence interval
 //! of the pretouch cost is not yet within ±`ci_pct`% of the cost, until `max`.
 //!

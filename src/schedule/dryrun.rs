@@ -1,6 +1,6 @@
-//! `pretouch run --dry-run`: the plan (stage 2) printed instead of launched: how many
-//! launches, each cell's command lines, and a rough duration estimated from the heap
-//! sizes. No JVM starts.
+//! Stage 6, scheduling: `pretouch run --dry-run`, the plan (`schedule::plan`) printed
+//! instead of launched: how many launches, each cell's command lines, and a rough
+//! duration estimated from the heap sizes. No JVM starts.
 
 use std::fmt::Write as _;
 use std::time::Duration;

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::machine::calibrate::Calibration;
+use crate::machine::calibration::Calibration;
 
 /// File name of a calibration taken at `utc_stamp`.
 pub fn file_name(utc_stamp: &str) -> String {

@@ -7,7 +7,7 @@
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
-use crate::machine::calibrate::Calibration;
+use crate::machine::calibration::Calibration;
 use crate::store::calibration::is_calibration_file;
 use crate::store::record::{FORMAT_VERSION, LaunchRecord, Record, RunEnd, RunHeader};
 use crate::store::write::StoreError;

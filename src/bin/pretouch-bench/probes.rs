@@ -1,12 +1,12 @@
 //! Probe figures of result files written with `pretouch run --probe`, one line a cell:
 //! the fault latency, the probe's count against the agent's, what the probes cost
 //! (probed against timed time to main, same cell) and the locks waited on most. A plain
-//! printout of `pretouch::analyze::faults` for the measurements in `docs/measurements/`,
+//! printout of `pretouch::analyze::probe` for the measurements in `docs/measurements/`,
 //! until `pretouch report` renders the probes.
 
 use std::path::PathBuf;
 
-use pretouch::analyze::faults::{self, Quantile};
+use pretouch::analyze::probe::{self, Quantile};
 use pretouch::store::probe::read_probes;
 use pretouch::store::read_results;
 
@@ -35,7 +35,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         .first()
         .map(|f| f.header.label.clone())
         .unwrap_or_default();
-    let analysis = faults::build(&results.files, &probes, &baseline);
+    let analysis = probe::build(&results.files, &probes, &baseline);
     println!(
         "label | jdk gc heap variant threads | pretouch | launches | faults/launch | p50 us | p90 us | p99 us | max us | probe vs agent | probed ms | timed ms | cost"
     );
@@ -119,7 +119,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
                     s.estimate / 1e3,
                     s.low / 1e3,
                     s.high / 1e3,
-                    faults::LatencyShift::mark(Some(s))
+                    probe::LatencyShift::mark(Some(s))
                 )
             })
         };
@@ -139,7 +139,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     println!(
         "{} launches whose count is more than {}% from the agent's",
         analysis.disagreeing,
-        faults::AGREEMENT_PCT
+        probe::AGREEMENT_PCT
     );
     Ok(())
 }

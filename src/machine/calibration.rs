@@ -1,5 +1,5 @@
-//! `pretouch calibrate`: the machine's ceiling for anonymous write faults, the number a
-//! cell's pretouch fault rate is read against.
+//! Stage 2, the machine: `pretouch calibrate`, the machine's ceiling for anonymous write
+//! faults, the number a cell's pretouch fault rate is read against.
 //!
 //! The shape of the microbenchmark the reference measurement quotes: threads write one
 //! byte in each 4 KiB page of one shared anonymous mapping, each thread its own slice,
