@@ -20,15 +20,21 @@ pub struct LabelledProbe {
 /// The probe records of result files already read (their lines are read again; lines
 /// that do not parse were warned about when the files were read).
 pub fn read_probes(files: &[ResultFile]) -> Vec<LabelledProbe> {
+    use std::io::BufRead as _;
     let mut out = Vec::new();
     for file in files {
-        let Ok(text) = std::fs::read_to_string(&file.path) else {
+        let Ok(f) = std::fs::File::open(&file.path) else {
             continue;
         };
+        // A line at a time, as `store::profile::read_profiles` does: the file's launch
+        // records may be gigabytes, and reading it whole held all of them at once.
         out.extend(
-            text.lines()
+            std::io::BufReader::new(f)
+                .split(b'\n')
+                .map_while(Result::ok)
+                .filter_map(|l| String::from_utf8(l).ok())
                 .filter(|l| l.contains(r#""record":"probe""#))
-                .filter_map(|l| match serde_json::from_str::<Record>(l) {
+                .filter_map(|l| match serde_json::from_str::<Record>(&l) {
                     Ok(Record::Probe(record)) => Some(LabelledProbe {
                         label: file.header.label.clone(),
                         record: *record,
