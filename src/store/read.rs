@@ -71,7 +71,7 @@ fn read_results_keeping(paths: &[PathBuf], keep: Keep) -> Result<Results, StoreE
         results.warnings.extend(warnings);
         // A file named on the command line was meant to be read: say why it was not.
         if !found && paths.contains(path) {
-            let bytes = std::fs::read(&path).unwrap_or_default();
+            let bytes = std::fs::read(path).unwrap_or_default();
             return Err(StoreError::NotResults {
                 why: first_bad_line(&bytes),
                 path: path.clone(),
