@@ -20,30 +20,14 @@ pub struct LabelledProbe {
 /// The probe records of result files already read (their lines are read again; lines
 /// that do not parse were warned about when the files were read).
 pub fn read_probes(files: &[ResultFile]) -> Vec<LabelledProbe> {
-    use std::io::BufRead as _;
-    let mut out = Vec::new();
-    for file in files {
-        let Ok(f) = std::fs::File::open(&file.path) else {
-            continue;
-        };
-        // A line at a time, as `store::profile::read_profiles` does: the file's launch
-        // records may be gigabytes, and reading it whole held all of them at once.
-        out.extend(
-            std::io::BufReader::new(f)
-                .split(b'\n')
-                .map_while(Result::ok)
-                .filter_map(|l| String::from_utf8(l).ok())
-                .filter(|l| l.contains(r#""record":"probe""#))
-                .filter_map(|l| match serde_json::from_str::<Record>(&l) {
-                    Ok(Record::Probe(record)) => Some(LabelledProbe {
-                        label: file.header.label.clone(),
-                        record: *record,
-                    }),
-                    _ => None,
-                }),
-        );
-    }
-    out
+    let probe = |r| match r {
+        Record::Probe(record) => Some(*record),
+        _ => None,
+    };
+    crate::store::read::reread(files, r#""record":"probe""#, probe)
+        .into_iter()
+        .map(|(label, record)| LabelledProbe { label, record })
+        .collect()
 }
 
 /// Probed launches a file still lacks: those its header's `probe_rounds` plan (every

@@ -37,27 +37,12 @@ pub struct LabelledProfile {
 /// The profile records of result files already read (their lines are read again; lines
 /// that do not parse were warned about when the files were read).
 pub fn read_profiles(files: &[ResultFile]) -> Vec<LabelledProfile> {
-    use std::io::BufRead as _;
-    let mut out = Vec::new();
-    for file in files {
-        let Ok(f) = std::fs::File::open(&file.path) else {
-            continue;
-        };
-        // A line at a time: the file's launch records may be gigabytes.
-        out.extend(
-            std::io::BufReader::new(f)
-                .split(b'\n')
-                .map_while(Result::ok)
-                .filter_map(|l| String::from_utf8(l).ok())
-                .filter(|l| l.contains(r#""record":"profile""#))
-                .filter_map(|l| match serde_json::from_str::<Record>(&l) {
-                    Ok(Record::Profile(record)) => Some(LabelledProfile {
-                        label: file.header.label.clone(),
-                        record,
-                    }),
-                    _ => None,
-                }),
-        );
-    }
-    out
+    let profile = |r| match r {
+        Record::Profile(record) => Some(record),
+        _ => None,
+    };
+    crate::store::read::reread(files, r#""record":"profile""#, profile)
+        .into_iter()
+        .map(|(label, record)| LabelledProfile { label, record })
+        .collect()
 }

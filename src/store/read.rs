@@ -114,6 +114,34 @@ fn collect_jsonl(path: &Path, out: &mut Vec<PathBuf>) -> Result<(), StoreError> 
     Ok(())
 }
 
+/// The records of result files already read that `pick` takes from the lines holding
+/// `marker`, each with its file's label. The lines are read again a line at a time,
+/// because a file's launch records may be gigabytes; lines that do not parse were warned
+/// about when the files were read.
+pub fn reread<T>(
+    files: &[ResultFile],
+    marker: &str,
+    pick: impl Fn(Record) -> Option<T>,
+) -> Vec<(String, T)> {
+    let mut out = Vec::new();
+    for file in files {
+        let Ok(f) = std::fs::File::open(&file.path) else {
+            continue;
+        };
+        out.extend(
+            std::io::BufReader::new(f)
+                .split(b'\n')
+                .map_while(Result::ok)
+                .filter_map(|l| String::from_utf8(l).ok())
+                .filter(|l| l.contains(marker))
+                .filter_map(|l| serde_json::from_str::<Record>(&l).ok())
+                .filter_map(&pick)
+                .map(|record| (file.header.label.clone(), record)),
+        );
+    }
+    out
+}
+
 /// One file read, or why it could not be.
 type FileRead = Result<(Option<ResultFile>, Vec<String>), StoreError>;
 
