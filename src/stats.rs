@@ -342,21 +342,9 @@ fn hodges_lehmann_implicit(x: &[f64], y: &[f64], level: f64) -> Shift {
 /// sum statistic there is `c - m*n/2` and `ties` is the tie term of `x` and `y`.
 fn above_limit(m: usize, n: usize, ties: f64, zq: f64) -> usize {
     let (mf, nf) = (m as f64, n as f64);
-    let big_n = mf + nf;
-    let sigma = ((mf * nf / 12.0) * ((big_n + 1.0) - ties / (big_n * (big_n - 1.0)))).sqrt();
-    let f = |c: usize| {
-        let dz = (mf * (mf + 1.0) / 2.0 + c as f64) - mf * (mf + 1.0) / 2.0 - mf * nf / 2.0;
-        let correction = 0.5
-            * if dz > 0.0 {
-                1.0
-            } else if dz < 0.0 {
-                -1.0
-            } else {
-                0.0
-            };
-        (dz - correction) / sigma - zq
-    };
+    let f = |c: usize| rank_sum_z(mf * (mf + 1.0) / 2.0 + c as f64, mf, nf, ties) - zq;
     // f rises with c; start at the normal quantile's count and step to the last c <= 0.
+    let sigma = rank_sum_sigma(mf, nf, ties);
     let mut c = (mf * nf / 2.0 + zq * sigma).round().clamp(0.0, mf * nf) as usize;
     while c < m * n && f(c + 1) <= 0.0 {
         c += 1;
@@ -407,6 +395,13 @@ fn wdiff(x: &[f64], y: &[f64], d: f64, zq: f64) -> f64 {
     let pooled: Vec<f64> = x.iter().map(|a| a - d).chain(y.iter().copied()).collect();
     let (ranks, ties) = midranks(&pooled);
     let rank_sum: f64 = ranks[..x.len()].iter().sum();
+    rank_sum_z(rank_sum, m, n, ties) - zq
+}
+
+/// `wdiff`'s statistic: the rank sum of the `m` values of `x - d` among the `m + n`
+/// pooled ones, centred, continuity-corrected and divided by its tie-corrected standard
+/// deviation (`ties` is `sum(t^3 - t)` over the pooled sample's groups of ties).
+fn rank_sum_z(rank_sum: f64, m: f64, n: f64, ties: f64) -> f64 {
     let dz = rank_sum - m * (m + 1.0) / 2.0 - m * n / 2.0;
     let correction = 0.5
         * if dz > 0.0 {
@@ -416,9 +411,14 @@ fn wdiff(x: &[f64], y: &[f64], d: f64, zq: f64) -> f64 {
         } else {
             0.0
         };
+    (dz - correction) / rank_sum_sigma(m, n, ties)
+}
+
+/// The standard deviation of the rank sum of `m` values among `m + n` with the tie term
+/// `ties`, as in R's `wilcox.test`.
+fn rank_sum_sigma(m: f64, n: f64, ties: f64) -> f64 {
     let big_n = m + n;
-    let sigma = ((m * n / 12.0) * ((big_n + 1.0) - ties / (big_n * (big_n - 1.0)))).sqrt();
-    (dz - correction) / sigma - zq
+    ((m * n / 12.0) * ((big_n + 1.0) - ties / (big_n * (big_n - 1.0)))).sqrt()
 }
 
 /// The interval R's `wilcox.test` gives when its exact test does not apply: each end is
