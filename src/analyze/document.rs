@@ -154,21 +154,32 @@ fn probe_analysis(results: &Results, comparison: &Comparison) -> Option<ProbeAna
         .iter()
         .map(|c| c.info.label.clone())
         .collect();
-    let files: Vec<crate::store::read::ResultFile> = results
+    // Each file under the label it is shown under. The probes are read from copies
+    // without the launches, because a campaign's launches are gigabytes; the timed
+    // launches are read from the files themselves.
+    let shown: Vec<(String, &crate::store::read::ResultFile)> = results
         .files
         .iter()
-        .filter_map(|f| {
-            let label = shown_label(f, &labels)?;
-            let mut f = f.clone();
-            f.header.label = label;
-            Some(f)
+        .filter_map(|f| Some((shown_label(f, &labels)?, f)))
+        .collect();
+    let headers: Vec<crate::store::read::ResultFile> = shown
+        .iter()
+        .map(|(label, f)| {
+            let mut header = f.header.clone();
+            header.label = label.clone();
+            crate::store::read::ResultFile {
+                path: f.path.clone(),
+                header,
+                launches: Vec::new(),
+                end: f.end.clone(),
+            }
         })
         .collect();
-    let probes = crate::store::probe::read_probes(&files);
+    let probes = crate::store::probe::read_probes(&headers);
     if probes.is_empty() {
         return None;
     }
-    let mut analysis = crate::analyze::probe::build(&files, &probes, &comparison.baseline);
+    let mut analysis = crate::analyze::probe::build_shown(&shown, &probes, &comparison.baseline);
     analysis.order_labels(&labels);
     Some(analysis)
 }

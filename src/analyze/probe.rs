@@ -341,6 +341,18 @@ fn populate_shortfall(record: &crate::store::probe::ProbeRecord, a: &Agreement) 
 /// [`ProbeAnalysis`] of the probe records of `files` (`probes`, read from them), their
 /// labels compared with `baseline`.
 pub fn build(files: &[ResultFile], probes: &[LabelledProbe], baseline: &str) -> ProbeAnalysis {
+    let shown: Vec<(String, &ResultFile)> =
+        files.iter().map(|f| (f.header.label.clone(), f)).collect();
+    build_shown(&shown, probes, baseline)
+}
+
+/// [`build`] of files each shown under the label paired with it (`label@host` when the
+/// report splits a label by machine) instead of its header's.
+pub fn build_shown(
+    files: &[(String, &ResultFile)],
+    probes: &[LabelledProbe],
+    baseline: &str,
+) -> ProbeAnalysis {
     type Key = (String, CellKey, bool);
     let mut groups = BTreeMap::<Key, Vec<&LabelledProbe>>::new();
     for p in probes {
@@ -350,11 +362,11 @@ pub fn build(files: &[ResultFile], probes: &[LabelledProbe], baseline: &str) -> 
             .push(p);
     }
     let mut timed = BTreeMap::<Key, Vec<f64>>::new();
-    for f in files {
+    for (label, f) in files {
         for l in f.launches.iter().filter(|l| !l.warmup && l.ok()) {
             if let Some(t) = l.time_to_main_ns {
                 timed
-                    .entry((f.header.label.clone(), l.cell.clone(), l.pretouch))
+                    .entry((label.clone(), l.cell.clone(), l.pretouch))
                     .or_default()
                     .push(t.as_ms());
             }

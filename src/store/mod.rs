@@ -88,6 +88,47 @@ mod tests {
     }
 
     #[test]
+    fn files_read_side_by_side_come_back_in_name_order_with_their_warnings() {
+        // More files than the machine has CPUs, of different lengths, so that the readers
+        // finish out of order; each file has a damaged line naming it.
+        let dir = tempfile::tempdir().unwrap();
+        let names: Vec<String> = (0..7).map(|i| format!("l{i}")).collect();
+        for (i, name) in names.iter().enumerate().rev() {
+            let folder = dir.path().join(name);
+            std::fs::create_dir_all(&folder).unwrap();
+            let header = HEADER.replace(r#""label":"k""#, &format!(r#""label":"{name}""#));
+            let launches = format!("{LAUNCH}\n").repeat(1 + 300 * (i % 3));
+            let text = format!("{header}\n{launches}not json\n{LAUNCH}\n");
+            std::fs::write(folder.join("r.jsonl"), text).unwrap();
+        }
+        let results = read_results(&[dir.path().to_owned()]).unwrap();
+        let labels: Vec<&str> = results
+            .files
+            .iter()
+            .map(|f| f.header.label.as_str())
+            .collect();
+        assert_eq!(labels, names);
+        for (i, f) in results.files.iter().enumerate() {
+            assert_eq!(f.launches.len(), 2 + 300 * (i % 3), "{}", f.header.label);
+        }
+        let named: Vec<String> = results
+            .warnings
+            .iter()
+            .map(|w| w.split('/').rev().nth(1).unwrap().to_owned())
+            .collect();
+        assert_eq!(named, names, "{:?}", results.warnings);
+        // The first failure in name order is the one told, as when read one by one.
+        for name in ["l2", "l5"] {
+            let newer = HEADER.replace(r#""format":1"#, r#""format":99"#);
+            std::fs::write(dir.path().join(name).join("r.jsonl"), newer + "\n").unwrap();
+        }
+        let err = read_results(&[dir.path().to_owned()])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("l2"), "{err}");
+    }
+
+    #[test]
     fn a_cut_last_line_is_reported_and_skipped() {
         let text = format!("{HEADER}\n{LAUNCH}\n{}", &LAUNCH[..100]);
         let (file, warnings) = parse(text.as_bytes());

@@ -64,15 +64,17 @@ fn read_results_keeping(paths: &[PathBuf], keep: Keep) -> Result<Results, StoreE
     calibrations.sort();
     calibrations.dedup();
     let mut results = Results::default();
-    for path in files {
-        let before = results.files.len();
-        read_file(&path, keep, &mut results)?;
+    for (path, read) in files.iter().zip(read_each(&files, keep)) {
+        let (file, warnings) = read?;
+        let found = file.is_some();
+        results.files.extend(file);
+        results.warnings.extend(warnings);
         // A file named on the command line was meant to be read: say why it was not.
-        if results.files.len() == before && paths.contains(&path) {
-            let bytes = std::fs::read(&path).unwrap_or_default();
+        if !found && paths.contains(path) {
+            let bytes = std::fs::read(path).unwrap_or_default();
             return Err(StoreError::NotResults {
                 why: first_bad_line(&bytes),
-                path,
+                path: path.clone(),
             });
         }
     }
@@ -112,17 +114,55 @@ fn collect_jsonl(path: &Path, out: &mut Vec<PathBuf>) -> Result<(), StoreError> 
     Ok(())
 }
 
-fn read_file(path: &Path, keep: Keep, results: &mut Results) -> Result<(), StoreError> {
+/// One file read, or why it could not be.
+type FileRead = Result<(Option<ResultFile>, Vec<String>), StoreError>;
+
+/// [`read_file`] of each of `files`, in their order, on as many threads as the machine
+/// has CPUs: parsing the lines is most of a campaign report's time, and each file is
+/// parsed on its own. Every file is read even after one fails; the caller takes the
+/// first failure in order, as reading them one after the other would.
+fn read_each(files: &[PathBuf], keep: Keep) -> Vec<FileRead> {
+    use std::sync::Mutex;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(files.len());
+    if threads <= 1 {
+        return files.iter().map(|p| read_file(p, keep)).collect();
+    }
+    let next = AtomicUsize::new(0);
+    let slots: Vec<Mutex<Option<FileRead>>> = files.iter().map(|_| Mutex::new(None)).collect();
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(path) = files.get(i) else {
+                        break;
+                    };
+                    let read = read_file(path, keep);
+                    *slots[i].lock().expect("no reader panics holding it") = Some(read);
+                }
+            });
+        }
+    });
+    slots
+        .into_iter()
+        .map(|slot| {
+            slot.into_inner()
+                .expect("no reader panics holding it")
+                .expect("every file is read")
+        })
+        .collect()
+}
+
+fn read_file(path: &Path, keep: Keep) -> FileRead {
     let read_err = |source| StoreError::Read {
         path: path.to_owned(),
         source,
     };
     let file = std::fs::File::open(path).map_err(read_err)?;
-    let (file, warnings) =
-        parse_lines(path, std::io::BufReader::with_capacity(1 << 16, file), keep)?;
-    results.files.extend(file);
-    results.warnings.extend(warnings);
-    Ok(())
+    parse_lines(path, std::io::BufReader::with_capacity(1 << 16, file), keep)
 }
 
 /// The part of a line that says what record it is and, for a run header, its format.
