@@ -709,6 +709,9 @@ mod tests {
 
     /// A `java` that never reaches main() and writes its pid to `pid`, and a launcher
     /// that starts it under a wrapper that forks it and waits, as `perf record` does.
+    /// The pid file appears whole (written aside, then renamed): a test that waited for
+    /// it to exist and then signalled once read it empty, the signal having come between
+    /// the shell's open and its write (seen under load).
     fn wrapped_sleeper(dir: &Path, timeout: Duration) -> (JvmLauncher, PathBuf, PathBuf) {
         use std::os::unix::fs::PermissionsExt;
         let pid_file = dir.join("pid");
@@ -716,8 +719,9 @@ mod tests {
         std::fs::write(
             &java,
             format!(
-                "#!/bin/sh\necho $$ > '{}'\nexec sleep 300\n",
-                pid_file.display()
+                "#!/bin/sh\necho $$ > '{tmp}'\nmv '{tmp}' '{pid}'\nexec sleep 300\n",
+                tmp = dir.join("pid.tmp").display(),
+                pid = pid_file.display()
             ),
         )
         .unwrap();
