@@ -379,14 +379,7 @@ mod tests {
         );
         // The report's interval of a cell (`analyze::interval::cell_interval`, which
         // `analyze::interval`'s tests check against the built report), from the file.
-        let launches: Vec<LaunchRecord> = std::fs::read_to_string(&path)
-            .unwrap()
-            .lines()
-            .filter_map(|l| match serde_json::from_str(l).unwrap() {
-                Record::Launch(l) => Some(l),
-                _ => None,
-            })
-            .collect();
+        let launches = launch_records(&path);
         let stated = crate::analyze::interval::cell_interval(&[&launches], |_| true).unwrap();
         let stop = &stops[0];
         assert_eq!(stop.rounds, 13);
@@ -478,6 +471,18 @@ mod tests {
         assert_eq!(std::fs::read_to_string(store.path()).unwrap(), "");
     }
 
+    /// The launch records of a result file, in file order.
+    fn launch_records(path: &std::path::Path) -> Vec<LaunchRecord> {
+        std::fs::read_to_string(path)
+            .unwrap()
+            .lines()
+            .filter_map(|l| match serde_json::from_str(l).unwrap() {
+                Record::Launch(l) => Some(l),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// A launch as the test compares it: seq, round, cell, pretouch.
     type Shape = (u64, u32, String, bool);
 
@@ -551,14 +556,7 @@ mod tests {
             )
             .unwrap();
             assert!(summary.stopped.is_some());
-            let earlier: Vec<LaunchRecord> = std::fs::read_to_string(store.path())
-                .unwrap()
-                .lines()
-                .filter_map(|l| match serde_json::from_str(l).unwrap() {
-                    Record::Launch(l) => Some(l),
-                    _ => None,
-                })
-                .collect();
+            let earlier = launch_records(store.path());
             let header_free = earlier.len() as u64;
             assert_eq!(header_free, stop_at);
             // The resumed launcher goes on with the same script (the calls it already made).
