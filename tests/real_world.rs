@@ -489,8 +489,8 @@ fn an_app_main_is_stamped_on_every_jdk() {
 
 /// Real launches under an unreachable target (±0.01%): every cell runs to max, the extra
 /// rounds keep alternating, and the report and the end record say why. (Stopping early
-/// is tested with a scripted launcher in src/adaptive.rs: on a shared 2-core machine no
-/// real target is met reliably.)
+/// is tested with a scripted launcher in src/schedule/adaptive.rs: on a shared 2-core
+/// machine no real target is met reliably.)
 #[test]
 fn adaptive_repetitions_run_to_max_and_say_why() {
     let _jvms = jvm_lock();
@@ -499,7 +499,7 @@ fn adaptive_repetitions_run_to_max_and_say_why() {
     let matrix = write_matrix(
         dir.path(),
         &format!(
-            "name: adaptive\njdks: [{:?}]\ngcs: [parallel]\nheaps: [128m]\nrepetitions: {{min: 5, max: 7, ci_pct: 0.01}}\n",
+            "name: adaptive\njdks: [{:?}]\ngcs: [parallel]\nheaps: [128m]\nrepetitions: {{min: 10, max: 12, ci_pct: 0.01}}\n",
             jdk.display().to_string()
         ),
     );
@@ -509,12 +509,12 @@ fn adaptive_repetitions_run_to_max_and_say_why() {
         .success();
     // The text report wraps its notes at 72 columns: read them unwrapped.
     let text = unwrapped(&out.get_output().stdout);
-    assert!(text.contains("ran all 7 rounds: 95% interval ["), "{text}");
+    assert!(text.contains("ran all 12 rounds: 95% interval ["), "{text}");
     let records = records(dir.path());
     let launches = launches(&records);
-    assert_eq!(launches.len(), 14);
-    // Rounds 5 and 6 were added, the pair's order still alternating.
-    let extra: Vec<(u64, bool)> = launches[10..]
+    assert_eq!(launches.len(), 24);
+    // Rounds 10 and 11 were added, the pair's order still alternating.
+    let extra: Vec<(u64, bool)> = launches[20..]
         .iter()
         .map(|l| {
             (
@@ -523,55 +523,34 @@ fn adaptive_repetitions_run_to_max_and_say_why() {
             )
         })
         .collect();
-    assert_eq!(extra, [(5, true), (5, false), (6, false), (6, true)]);
+    assert_eq!(extra, [(10, false), (10, true), (11, true), (11, false)]);
     let end = records.last().unwrap();
     assert_eq!(end["stops"][0]["reason"], "max_reached", "{end}");
-    assert_eq!(end["stops"][0]["rounds"], 7);
-    // The interval at the stop, recomputed here from the raw launches: every difference
-    // with - without of the 7 + 7 counted launches, sorted. Without ties (nanosecond
-    // times) the exact 95% interval runs from the 9th smallest to the 9th largest: the
-    // published two-tailed critical value of U for 7 and 7 at 0.05 is 8. With a tie the
-    // ends are still two of the differences.
-    let times = |pretouch: bool| -> Vec<f64> {
-        launches
-            .iter()
-            .filter(|l| l["warmup"] == false && l["pretouch"] == pretouch)
-            .map(|l| l["time_to_main_ns"].as_f64().unwrap() / 1e6)
-            .collect()
-    };
-    let (with, without) = (times(true), times(false));
-    assert_eq!((with.len(), without.len()), (7, 7));
-    let mut diffs: Vec<f64> = with
-        .iter()
-        .flat_map(|a| without.iter().map(move |b| a - b))
-        .collect();
-    diffs.sort_by(f64::total_cmp);
-    let stop = &end["stops"][0];
-    let (low, high) = (
-        stop["ci_low_ms"].as_f64().unwrap(),
-        stop["ci_high_ms"].as_f64().unwrap(),
-    );
-    let mut pooled: Vec<f64> = with.iter().chain(&without).copied().collect();
-    pooled.sort_by(f64::total_cmp);
-    if pooled.windows(2).all(|w| w[0] != w[1]) {
-        assert!(
-            (low - diffs[8]).abs() < 1e-6,
-            "{low} vs {}: {stop}",
-            diffs[8]
-        );
-        assert!(
-            (high - diffs[40]).abs() < 1e-6,
-            "{high} vs {}: {stop}",
-            diffs[40]
-        );
-    } else {
-        assert!(diffs.iter().any(|d| (d - low).abs() < 1e-6), "{stop}");
-        assert!(diffs.iter().any(|d| (d - high).abs() < 1e-6), "{stop}");
+    assert_eq!(end["stops"][0]["rounds"], 12);
+    // The interval at the stop is the one the report states, recomputed here from the
+    // raw launches: each round's with - without, in round order, into the drift-aware
+    // interval of `stats::interval` (2 batches of 6 rounds).
+    let mut pairs: HashMap<u64, [Option<f64>; 2]> = HashMap::new();
+    for l in launches.iter().filter(|l| l["warmup"] == false) {
+        let ms = l["time_to_main_ns"].as_f64().unwrap() / 1e6;
+        pairs.entry(l["round"].as_u64().unwrap()).or_default()
+            [usize::from(l["pretouch"].as_bool().unwrap())] = Some(ms);
     }
-    let cost = median(with) - median(without);
-    assert!(
-        (stop["cost_ms"].as_f64().unwrap() - cost).abs() < 1e-6,
-        "{cost}: {stop}"
-    );
+    let costs: Vec<f64> = (0..12)
+        .map(|r| {
+            let [off, on] = pairs[&r];
+            on.unwrap() - off.unwrap()
+        })
+        .collect();
+    let want = pretouch::stats::interval::cost_interval(&costs, 0.95).unwrap();
+    let stop = &end["stops"][0];
+    let close = |key: &str, v: f64| {
+        let got = stop[key].as_f64().unwrap();
+        assert!((got - v).abs() < 1e-6, "{key} {got} vs {v}: {stop}");
+    };
+    close("cost_ms", want.estimate_ms);
+    close("ci_low_ms", want.low_ms);
+    close("ci_high_ms", want.high_ms);
+    assert_eq!(stop["ci_batches"], 2);
     assert_no_java_left();
 }

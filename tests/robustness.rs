@@ -705,6 +705,17 @@ fn bad_inputs_are_refused_with_file_line_and_fix_before_anything_starts() {
         ),
         (base("gcs: g1"), "line 2", "invalid type"),
         (
+            "name: x\ngcs: [g1]\nheaps: [64m]\nrepetitions: {min: 10, max: 30, ci_ms: 0}\n"
+                .to_owned(),
+            "line 4",
+            "ci_ms must be a half-width in ms above 0 (e.g. ci_ms: 10)",
+        ),
+        (
+            "name: x\ngcs: [g1]\nheaps: [64m]\nrepetitions: {min: 10, max: 30}\n".to_owned(),
+            "line 4",
+            "needs a target: `ci_pct`",
+        ),
+        (
             base("gcs: []"),
             "line 2",
             "empty list: give at least one value",
@@ -760,6 +771,8 @@ fn bad_inputs_are_refused_with_file_line_and_fix_before_anything_starts() {
         "fix: correct the YAML syntax there: indent with spaces",
         "fix: correct the key's spelling",
         "fix: write the value as the expected type",
+        "above 0 (e.g. ci_ms: 10)",
+        "or `ci_ms` (half-width in ms, e.g. ci_ms: 10), or both",
         "give at least one value, or remove the key where it is optional",
         "write a whole number with an optional k, m, g or t suffix, like 256m",
         "write a whole number with an optional k, m, g or t suffix, like 256m",

@@ -20,15 +20,44 @@ pub fn round_costs<'a>(
     runs: &[&'a [LaunchRecord]],
     keep: impl Fn(&'a LaunchRecord) -> bool,
 ) -> Vec<f64> {
-    let mut pairs: BTreeMap<(usize, u32), [Option<f64>; 2]> = BTreeMap::new();
+    let mut pairs = RoundPairs::default();
     for (run, records) in runs.iter().enumerate() {
-        for r in records.iter().filter(|r| !r.warmup && r.ok() && keep(r)) {
-            if let Some(t) = r.time_to_main_ns {
-                pairs.entry((run, r.round)).or_default()[usize::from(r.pretouch)] = Some(t.as_ms());
-            }
+        for r in records.iter().filter(|r| keep(r)) {
+            pairs.add(run, r);
         }
     }
-    pairs.values().filter_map(|p| Some(p[1]? - p[0]?)).collect()
+    pairs.costs()
+}
+
+/// A cell's launches paired by round as they come: what [`round_costs`] reads from a
+/// file, and what the adaptive stop (`schedule/adaptive.rs`) keeps while a run goes on,
+/// so that both compute the interval from the same costs.
+#[derive(Debug, Clone, Default)]
+pub struct RoundPairs {
+    /// (run, round) -> time to main() without and with pretouch, ms.
+    pairs: BTreeMap<(usize, u32), [Option<f64>; 2]>,
+}
+
+impl RoundPairs {
+    /// Adds one launch of run `run`; warm-ups and failed launches are left out.
+    pub fn add(&mut self, run: usize, r: &LaunchRecord) {
+        if r.warmup || !r.ok() {
+            return;
+        }
+        if let Some(t) = r.time_to_main_ns {
+            self.pairs.entry((run, r.round)).or_default()[usize::from(r.pretouch)] =
+                Some(t.as_ms());
+        }
+    }
+
+    /// The per-round costs (`with - without`), in run then round order; a round missing
+    /// either launch gives none.
+    pub fn costs(&self) -> Vec<f64> {
+        self.pairs
+            .values()
+            .filter_map(|p| Some(p[1]? - p[0]?))
+            .collect()
+    }
 }
 
 /// The cell's cost and its interval; `None` with fewer than 10 rounds

@@ -154,8 +154,9 @@ pub(crate) fn cmd_run(args: RunArgs) -> anyhow::Result<u8> {
     );
     if let Some(a) = matrix.adaptive {
         eprintln!(
-            "  adaptive: then more rounds for the cells whose 95% interval is wider than ±{}%, up to {} rounds",
-            a.ci_pct, a.max
+            "  adaptive: then more rounds for the cells whose 95% interval is wider than {}, up to {} rounds",
+            a.target(),
+            a.max
         );
     }
     let options = run::Options {

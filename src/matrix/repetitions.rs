@@ -1,5 +1,6 @@
 //! Stage 1: `repetitions:` as the matrix writes it, a count or an adaptive policy's
-//! settings `{min, max, ci_pct}`. The policy itself runs in `schedule::adaptive`.
+//! settings `{min, max, ci_pct}`, `{min, max, ci_ms}` or both targets. The policy itself
+//! runs in `schedule::adaptive`.
 
 use std::fmt;
 
@@ -13,10 +14,40 @@ pub struct Adaptive {
     /// Counted rounds no cell exceeds.
     pub max: u32,
     /// Stop a cell once its 95% interval lies within ±ci_pct% of its pretouch cost.
-    pub ci_pct: f64,
+    pub ci_pct: Option<f64>,
+    /// Stop a cell once its 95% interval is at most ±ci_ms wide. With `ci_pct` too, a
+    /// cell stops when both hold. At least one of the two is given.
+    pub ci_ms: Option<f64>,
 }
 
-/// `repetitions:` as written: a count, or `{min, max, ci_pct}`. A hand-written
+impl Adaptive {
+    /// Whether an interval of half-width `half_ms` around `cost_ms` meets every target
+    /// given.
+    pub fn met(&self, cost_ms: f64, half_ms: f64) -> bool {
+        let pct_ok = self
+            .ci_pct
+            .is_none_or(|t| cost_ms != 0.0 && 100.0 * half_ms / cost_ms.abs() <= t);
+        let ms_ok = self.ci_ms.is_none_or(|t| half_ms <= t);
+        pct_ok && ms_ok
+    }
+
+    /// The targets as the run and the report print them: `±2%`, `±10 ms`, `±2% and ±10 ms`.
+    pub fn target(&self) -> String {
+        target_text(self.ci_pct, self.ci_ms)
+    }
+}
+
+/// `ci_pct` and `ci_ms` as printed: `±2%`, `±10 ms`, `±2% and ±10 ms`.
+pub fn target_text(ci_pct: Option<f64>, ci_ms: Option<f64>) -> String {
+    match (ci_pct, ci_ms) {
+        (Some(pct), Some(ms)) => format!("±{pct}% and ±{ms} ms"),
+        (Some(pct), None) => format!("±{pct}%"),
+        (None, Some(ms)) => format!("±{ms} ms"),
+        (None, None) => "no target".to_owned(),
+    }
+}
+
+/// `repetitions:` as written: a count, or `{min, max, ci_pct}` / `{min, max, ci_ms}`. A hand-written
 /// Deserialize rather than `#[serde(untagged)]`, so that errors say what is wrong.
 #[derive(Debug)]
 pub enum RawRepetitions {
@@ -42,7 +73,9 @@ impl<'de> Deserialize<'de> for RawRepetitions {
             type Value = RawRepetitions;
 
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a number of repetitions, or {min: 5, max: 30, ci_pct: 2}")
+                f.write_str(
+                    "a number of repetitions, or {min: 10, max: 30, ci_pct: 2} (or ci_ms: 10 for a target in ms)",
+                )
             }
 
             fn visit_u64<E: de::Error>(self, v: u64) -> Result<RawRepetitions, E> {
@@ -68,21 +101,27 @@ impl<'de> Deserialize<'de> for RawRepetitions {
                 self,
                 mut map: A,
             ) -> Result<RawRepetitions, A::Error> {
-                let (mut min, mut max, mut ci_pct) = (None, None, None);
+                const FIELDS: &[&str] = &["min", "max", "ci_pct", "ci_ms"];
+                let (mut min, mut max, mut ci_pct, mut ci_ms) = (None, None, None, None);
                 while let Some(key) = map.next_key::<String>()? {
                     match key.as_str() {
                         "min" if min.is_none() => min = Some(map.next_value::<u32>()?),
                         "max" if max.is_none() => max = Some(map.next_value::<u32>()?),
                         "ci_pct" if ci_pct.is_none() => ci_pct = Some(map.next_value::<f64>()?),
-                        "min" | "max" | "ci_pct" => {
+                        "ci_ms" if ci_ms.is_none() => ci_ms = Some(map.next_value::<f64>()?),
+                        "min" | "max" | "ci_pct" | "ci_ms" => {
                             return Err(de::Error::custom(format!("`{key}` given twice")));
                         }
-                        _ => return Err(de::Error::unknown_field(&key, &["min", "max", "ci_pct"])),
+                        _ => return Err(de::Error::unknown_field(&key, FIELDS)),
                     }
                 }
                 let min = min.ok_or_else(|| de::Error::missing_field("min"))?;
                 let max = max.ok_or_else(|| de::Error::missing_field("max"))?;
-                let ci_pct = ci_pct.ok_or_else(|| de::Error::missing_field("ci_pct"))?;
+                if ci_pct.is_none() && ci_ms.is_none() {
+                    return Err(de::Error::custom(
+                        "repetitions needs a target: `ci_pct` (half-width in % of the cost, e.g. ci_pct: 2) or `ci_ms` (half-width in ms, e.g. ci_ms: 10), or both",
+                    ));
+                }
                 if min < MIN_ROUNDS {
                     return Err(de::Error::custom(format!(
                         "repetitions min must be at least {MIN_ROUNDS}: below that no 95% interval is narrower than the samples' range"
@@ -93,12 +132,26 @@ impl<'de> Deserialize<'de> for RawRepetitions {
                         "repetitions max ({max}) is below min ({min})"
                     )));
                 }
-                if !(ci_pct > 0.0 && ci_pct < 100.0) {
+                if let Some(ci_pct) = ci_pct
+                    && !(ci_pct > 0.0 && ci_pct < 100.0)
+                {
                     return Err(de::Error::custom(format!(
                         "repetitions ci_pct must be a percentage above 0 and below 100, not {ci_pct}"
                     )));
                 }
-                Ok(RawRepetitions::Adaptive(Adaptive { min, max, ci_pct }))
+                if let Some(ci_ms) = ci_ms
+                    && !(ci_ms > 0.0 && ci_ms.is_finite())
+                {
+                    return Err(de::Error::custom(format!(
+                        "repetitions ci_ms must be a half-width in ms above 0 (e.g. ci_ms: 10), not {ci_ms}"
+                    )));
+                }
+                Ok(RawRepetitions::Adaptive(Adaptive {
+                    min,
+                    max,
+                    ci_pct,
+                    ci_ms,
+                }))
             }
         }
 
@@ -106,8 +159,10 @@ impl<'de> Deserialize<'de> for RawRepetitions {
     }
 }
 
-/// With 4 launches a side the exact 95% interval is the whole range of differences
-/// (`qwilcox(0.025, 4, 4) = 1` in R); 5 is the first count that can stop early.
+/// The least `min` a matrix may give. The stop's interval needs 10 rounds (two batches
+/// of 5, `stats::interval::MIN_BATCH`), so a cell cannot stop before 10 rounds; 5 is
+/// still accepted, as matrices written for the earlier Mann-Whitney stop (which needed
+/// 5 launches a side) give it.
 pub const MIN_ROUNDS: u32 = 5;
 
 #[cfg(test)]
@@ -128,19 +183,40 @@ mod tests {
                     Adaptive {
                         min: 5,
                         max: 30,
-                        ci_pct: 2.0
+                        ci_pct: Some(2.0),
+                        ci_ms: None,
                     }
                 )
             }
             other => panic!("{other:?}"),
         }
+        match parse("{min: 10, max: 30, ci_ms: 10}") {
+            Ok(RawRepetitions::Adaptive(a)) => {
+                assert_eq!((a.ci_pct, a.ci_ms), (None, Some(10.0)))
+            }
+            other => panic!("{other:?}"),
+        }
+        match parse("{min: 10, max: 30, ci_ms: 10, ci_pct: 2}") {
+            Ok(RawRepetitions::Adaptive(a)) => {
+                assert_eq!((a.ci_pct, a.ci_ms), (Some(2.0), Some(10.0)))
+            }
+            other => panic!("{other:?}"),
+        }
         let cases = [
             ("0", "at least 1"),
-            ("ten", "a number of repetitions, or {min: 5"),
-            ("{min: 5, max: 30}", "missing field `ci_pct`"),
+            ("ten", "a number of repetitions, or {min: 10"),
+            ("{min: 5, max: 30}", "needs a target: `ci_pct`"),
+            (
+                "{min: 10, max: 30, ci_ms: 0}",
+                "ci_ms must be a half-width in ms above 0",
+            ),
+            ("{min: 10, max: 30, ci_ms: -3}", "above 0"),
+            ("{min: 10, max: 30, ci_ms: .inf}", "above 0"),
+            ("{min: 10, max: 30, ci_ms: 10ms}", "invalid type"),
+            ("{min: 10, max: 30, ci_ms: 1, ci_ms: 2}", "given twice"),
             (
                 "{min: 5, max: 30, ci_pct: 2, typo: 1}",
-                "unknown field `typo`",
+                "unknown field `typo`, expected one of `min`, `max`, `ci_pct`, `ci_ms`",
             ),
             ("{min: 9, max: 8, ci_pct: 2}", "below min"),
             ("{min: 2, max: 8, ci_pct: 2}", "at least 5"),
@@ -151,5 +227,26 @@ mod tests {
             let e = parse(text).unwrap_err();
             assert!(e.contains(want), "{text}: {e}");
         }
+    }
+
+    #[test]
+    fn a_policy_is_met_when_every_target_it_gives_is() {
+        let policy = |ci_pct, ci_ms| Adaptive {
+            min: 10,
+            max: 30,
+            ci_pct,
+            ci_ms,
+        };
+        // 600 ms +- 9: 1.5% and 9 ms.
+        assert!(policy(Some(2.0), None).met(600.0, 9.0));
+        assert!(!policy(Some(1.0), None).met(600.0, 9.0));
+        assert!(policy(None, Some(10.0)).met(600.0, 9.0));
+        assert!(!policy(None, Some(8.0)).met(600.0, 9.0));
+        assert!(policy(Some(2.0), Some(10.0)).met(600.0, 9.0));
+        assert!(!policy(Some(2.0), Some(8.0)).met(600.0, 9.0));
+        assert!(!policy(Some(1.0), Some(10.0)).met(600.0, 9.0));
+        // A zero cost meets no percentage, but may meet a target in ms.
+        assert!(!policy(Some(2.0), None).met(0.0, 1.0));
+        assert!(policy(None, Some(2.0)).met(0.0, 1.0));
     }
 }

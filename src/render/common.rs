@@ -108,7 +108,14 @@ pub(crate) fn stop_lines(report: &Report) -> String {
             ),
             _ => "no 95% interval".to_owned(),
         };
-        let target = format!("±{}%", stop.target_pct);
+        // Files written before the stop used the report's interval stopped on the
+        // Mann-Whitney one of the launches; say so where it is shown.
+        let interval = if stop.ci_batches.is_none() && stop.ci_low_ms.is_some() {
+            interval + " (Mann-Whitney, as this file's runner stopped on)"
+        } else {
+            interval
+        };
+        let target = crate::matrix::repetitions::target_text(stop.target_pct, stop.target_ms);
         let why = match stop.reason.as_str() {
             "converged" if stop.rounds < stop.max_rounds => {
                 format!(
@@ -125,7 +132,7 @@ pub(crate) fn stop_lines(report: &Report) -> String {
                 stop.rounds
             ),
             "no_interval" => format!(
-                "ran all {} rounds: too few successful launches for an interval",
+                "ran all {} rounds: fewer than 10 rounds with both launches, too few for an interval",
                 stop.rounds
             ),
             "given_up" => format!(

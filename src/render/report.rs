@@ -296,12 +296,14 @@ mod tests {
                     },
                     rounds,
                     max_rounds: 30,
-                    target_pct: 2.0,
+                    target_pct: Some(2.0),
+                    target_ms: None,
                     reason: reason.into(),
                     cost_ms: cell.pretouch_ms,
                     ci_low_ms: Some(lo),
                     ci_high_ms: Some(hi),
                     ci_half_width_pct: Some(pct),
+                    ci_batches: Some(2),
                 },
             }
         };

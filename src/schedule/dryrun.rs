@@ -86,8 +86,10 @@ pub fn render(
         let extra = (a.max - a.min) as usize * cells * 2;
         let _ = writeln!(
             out,
-            "adaptive repetitions: {} to {} rounds a cell, until its 95% interval is within ±{}%: up to {extra} more launches",
-            a.min, a.max, a.ci_pct
+            "adaptive repetitions: {} to {} rounds a cell, until its 95% interval is within {}: up to {extra} more launches",
+            a.min,
+            a.max,
+            a.target()
         );
         estimate += &format!(
             " (up to {} if every cell runs {} rounds)",

@@ -249,19 +249,33 @@ pub struct CellStop {
     /// The policy's `max` rounds.
     pub max_rounds: u32,
     /// The policy's `ci_pct`: the target half-width of the interval, in % of the cost.
-    pub target_pct: f64,
-    /// `converged` (interval within ±ci_pct%), `max_reached`, `given_up` (the cell kept
-    /// failing, see `--give-up-after`), or `no_interval` (too few
-    /// successful launches for an interval).
+    /// Absent when the policy gave only `ci_ms`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_pct: Option<f64>,
+    /// The policy's `ci_ms`: the target half-width of the interval, ms. Absent when the
+    /// policy gave none, and in files written before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_ms: Option<f64>,
+    /// `converged` (the interval met every target), `max_reached`, `given_up` (the cell
+    /// kept failing, see `--give-up-after`), or `no_interval` (too few rounds with both
+    /// launches for an interval).
     pub reason: String,
-    /// median(with) - median(without) at the stop, ms.
+    /// The cost at the stop, ms: the 20% trimmed mean of the per-round costs (files with
+    /// `ci_batches`), or median(with) - median(without) (files written before).
     pub cost_ms: Option<f64>,
-    /// Low end of the 95% interval of the shift at the stop (see `src/adaptive.rs`), ms.
+    /// Low end of the 95% interval at the stop, ms: the drift-aware interval the report
+    /// states (`stats::interval::cost_interval`, files with `ci_batches`), or in files
+    /// written before the Mann-Whitney interval of the shift between the launches.
     pub ci_low_ms: Option<f64>,
     /// High end of that interval, ms.
     pub ci_high_ms: Option<f64>,
     /// The interval's larger distance from the cost, in % of the cost.
     pub ci_half_width_pct: Option<f64>,
+    /// Batches of consecutive rounds of the drift-aware interval (`batches - 1` degrees
+    /// of freedom). Absent without an interval, and in files written before the stop
+    /// used that interval.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ci_batches: Option<usize>,
 }
 
 /// The run was interrupted, then resumed with `pretouch run --resume`: the launches after

@@ -132,8 +132,13 @@ struct Pool {
     disturbed: usize,
     /// pretouch's counted launches.
     counted: usize,
-    /// pretouch's per-round costs (with - without of one round), in time order.
-    round_costs: Vec<f64>,
+    /// pretouch's blocks, each one `pretouch run`'s scratch folder (its matrix and
+    /// results), kept until the end so that the tool's own report reads them all as one
+    /// label.
+    blocks: Vec<tempfile::TempDir>,
+    /// pretouch's launches with pretouch: time from the `main` stamp to the reap, ms
+    /// (the smaps copy, the `_exit` and the kernel's teardown of the heap).
+    after_main_ms: Vec<f64>,
 }
 
 impl Pool {
@@ -183,26 +188,36 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     }
     let mut pretouch = p.figures()?;
     let mut hyperfine = h.figures()?;
-    // The interval each tool states, in ms: pretouch's own (the trimmed mean of its
-    // per-round costs, batch means widened for drift: docs/statistics.md), whether
-    // wider or narrower than the Mann-Whitney one of the pooled launches (picking the
-    // narrower of two would overstate it); for hyperfine the better of the
-    // Mann-Whitney interval and Welch's of the mean difference (what its output gives
-    // a user), as issue 24 measured it.
+    // The interval each tool states, in ms. For pretouch the one its own report states
+    // for the cell, all blocks read as one label: the trimmed mean of the per-round
+    // costs, batch means widened for drift (docs/statistics.md); never the narrower
+    // Mann-Whitney one of the pooled launches, and no figure at all without it. For
+    // hyperfine the better of the Mann-Whitney interval and Welch's of the mean
+    // difference (what its output gives a user), as issue 24 measured it.
     let mann_whitney = [pretouch.figures.ci_half_ms, hyperfine.figures.ci_half_ms];
-    if let Some(c) = pretouch::stats::interval::cost_interval(&p.round_costs, 0.95) {
-        pretouch.figures.ci_half_ms = c.half_width_ms();
-    }
-    if let Some(w) = welch_half_ms(&h.on, &h.off) {
+    let stated = stated_interval(&p.blocks, n * args.blocks)?;
+    pretouch.figures.cost = stated.estimate_ms;
+    pretouch.figures.ci_half_ms = stated.half_width_ms();
+    pretouch.figures.ci_half_pct = 100.0 * stated.half_width_ms() / stated.estimate_ms.abs();
+    let welch = welch_half_ms(&h.on, &h.off);
+    if let Some(w) = welch {
         hyperfine.figures.ci_half_ms = hyperfine.figures.ci_half_ms.min(w);
+        hyperfine.figures.ci_half_pct =
+            100.0 * hyperfine.figures.ci_half_ms / hyperfine.figures.cost.abs();
     }
     println!(
-        "   95% half-widths, ms: pretouch Mann-Whitney {:.1}, per-round batch means {}; hyperfine Mann-Whitney {:.1}, Welch {}",
+        "   95% half-widths, ms: pretouch as its report states it {:.1} (trimmed mean {:.1} ms, {} rounds, {} batches), Mann-Whitney of the pooled launches {:.1}; hyperfine Mann-Whitney {:.1}, Welch {}",
+        stated.half_width_ms(),
+        stated.estimate_ms,
+        stated.rounds,
+        stated.batches,
         mann_whitney[0],
-        pretouch::stats::interval::cost_interval(&p.round_costs, 0.95)
-            .map_or("-".into(), |c| format!("{:.1}", c.half_width_ms())),
         mann_whitney[1],
-        welch_half_ms(&h.on, &h.off).map_or("-".into(), |w| format!("{w:.1}"))
+        welch.map_or("-".into(), |w| format!("{w:.1}"))
+    );
+    println!(
+        "   pretouch, launches with pretouch: main() stamp to reap (smaps copy, _exit, the heap's teardown) median {:.1} ms",
+        pretouch::stats::median(&p.after_main_ms).unwrap_or(f64::NAN)
     );
     let n = n * args.blocks;
 
@@ -251,7 +266,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         );
     }
     println!(
-        "   time to a 95% interval of +-{half} ms, pretouch / hyperfine = {:.2} (goal <= 0.6)",
+        "   time to a 95% interval of +-{half} ms, pretouch / hyperfine = {:.2} (goal <= 0.5)",
         pretouch.seconds_for(half) / hyperfine.seconds_for(half)
     );
     println!(
@@ -281,6 +296,47 @@ fn welch_half_ms(on: &[f64], off: &[f64]) -> Option<f64> {
     Some(pretouch::stats::interval::t_quantile(0.975, df) * (a + b).sqrt())
 }
 
+/// The cost interval pretouch's own report states for the one cell of `blocks` (each a
+/// `pretouch run`'s scratch folder, read together as one label), as `pretouch report`
+/// would print it; an error without one, or when the report does not hold exactly the
+/// one cell with `rounds` rounds.
+fn stated_interval(
+    blocks: &[tempfile::TempDir],
+    rounds: usize,
+) -> anyhow::Result<pretouch::stats::interval::CostInterval> {
+    let dirs: Vec<std::path::PathBuf> = blocks.iter().map(|b| b.path().join("results")).collect();
+    let results = pretouch::store::read_results(&dirs)?;
+    let report = pretouch::analyze::build(&results);
+    let [cell] = &report.cells[..] else {
+        bail!(
+            "pretouch's report of the blocks has {} cells, not 1",
+            report.cells.len()
+        );
+    };
+    if cell.rounds != rounds {
+        bail!(
+            "pretouch's report of the blocks has {} rounds, not {rounds}",
+            cell.rounds
+        );
+    }
+    let (Some((estimate_ms, low_ms, high_ms)), Some(batches)) =
+        (cell.cost_interval(), cell.cost_ci_batches)
+    else {
+        bail!(
+            "pretouch's report states no interval for the cell ({} rounds)",
+            cell.rounds
+        );
+    };
+    Ok(pretouch::stats::interval::CostInterval {
+        estimate_ms,
+        low_ms,
+        high_ms,
+        confidence: 0.95,
+        rounds: cell.rounds,
+        batches,
+    })
+}
+
 /// One `pretouch run` of `n` counted launches per setting; returns the sum of its
 /// launches' own wall times.
 fn pretouch_block(jdk: &Jdk, heap: &str, n: usize, pool: &mut Pool) -> anyhow::Result<f64> {
@@ -290,14 +346,14 @@ fn pretouch_block(jdk: &Jdk, heap: &str, n: usize, pool: &mut Pool) -> anyhow::R
         jdk.home.display().to_string()
     );
     let run = run_pretouch(&yaml, scratch.path())?;
-    let records = &run.file.launches[..];
-    pool.round_costs
-        .extend(pretouch::analyze::interval::round_costs(&[records], |_| {
-            true
-        }));
+    pool.blocks.push(scratch);
     for l in run.file.launches.iter().filter(|l| !l.warmup) {
         let t = l.time_to_main_ns.context("a launch failed")?.as_ms();
         if l.pretouch {
+            if let Some(main) = l.measured.stamps.main {
+                pool.after_main_ms
+                    .push(l.measured.reaped_ns.0.saturating_sub(main.ns.0) as f64 / 1e6);
+            }
             &mut pool.on
         } else {
             &mut pool.off
