@@ -342,6 +342,9 @@ mod tests {
           30 rounds: 95% interval [380.1, 389.0] ms, ±1.5%, within ±2%
         adaptive: 6.18.0-base 17.0.15+6 g1 1g default gc_threads=1 cpus=0: ran
           all 30 rounds: 95% interval [801.0, 870.2] ms, ±5.8%, wider than ±2%
+        adaptive: a cell's interval at the round it stopped on holds the cost
+          less often than 95% (77-88% in docs/statistics.md's simulation); for a
+          95% interval, run a fixed count of rounds
         outlier: 6.18.0-base 17.0.15+6 g1 1g default: round 7 with pretouch 1288
           ms, median 435: no machine counters recorded (file written before they
           were)
@@ -365,6 +368,7 @@ mod tests {
 
         - adaptive: 6.18.0-base 17.0.15+6 g1 1g default: stopped early after 5 of 30 rounds: 95% interval [380.1, 389.0] ms, ±1.5%, within ±2%
         - adaptive: 6.18.0-base 17.0.15+6 g1 1g default gc_threads=1 cpus=0: ran all 30 rounds: 95% interval [801.0, 870.2] ms, ±5.8%, wider than ±2%
+        - adaptive: a cell's interval at the round it stopped on holds the cost less often than 95% (77-88% in docs/statistics.md's simulation); for a 95% interval, run a fixed count of rounds
 
         > warning: 2 launch(es) lie far from their cell's median (column out: modified z-score above 3.5); they are kept in every figure. --exclude-outliers leaves them out.
 
