@@ -156,7 +156,6 @@ pub(crate) fn stop_lines(report: &Report) -> String {
 /// `schedule/adaptive.rs`, docs/statistics.md).
 const ADAPTIVE_COVERAGE_NOTE: &str = "adaptive: a cell's interval at the round it stopped on holds the cost less often than 95% (77-88% in docs/statistics.md's simulation); for a 95% interval, run a fixed count of rounds";
 
-
 /// The key columns that vary among `cells` (gc and heap always), and a line naming the
 /// parts every cell shares.
 pub(crate) fn key_columns(cells: &[(&str, &str, &str, &str)]) -> (Vec<usize>, Option<String>) {
