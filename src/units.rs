@@ -137,72 +137,11 @@ pub mod word {
         }
         d.deserialize_str(V)
     }
-
-    /// The same for an `Option<Word>`: absent or `null` is `None`.
-    pub mod option {
-        use serde::{Deserializer, Serializer};
-
-        use super::Word;
-
-        pub fn serialize<S: Serializer>(w: &Option<Word>, s: S) -> Result<S::Ok, S::Error> {
-            match w {
-                Some(w) => s.serialize_some(&**w),
-                None => s.serialize_none(),
-            }
-        }
-
-        pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Word>, D::Error> {
-            struct V;
-            impl<'de> serde::de::Visitor<'de> for V {
-                type Value = Option<Word>;
-                fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                    f.write_str("a string or null")
-                }
-                fn visit_none<E: serde::de::Error>(self) -> Result<Option<Word>, E> {
-                    Ok(None)
-                }
-                fn visit_unit<E: serde::de::Error>(self) -> Result<Option<Word>, E> {
-                    Ok(None)
-                }
-                fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Option<Word>, D::Error> {
-                    super::deserialize(d).map(Some)
-                }
-            }
-            d.deserialize_option(V)
-        }
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn an_optional_word_reads_as_the_optional_string_it_replaces() {
-        #[derive(Debug, PartialEq, Serialize, Deserialize)]
-        struct S {
-            #[serde(
-                default,
-                skip_serializing_if = "Option::is_none",
-                with = "word::option"
-            )]
-            a: Option<Word>,
-        }
-        let read = |t: &str| serde_json::from_str::<S>(t).unwrap().a;
-        assert_eq!(read("{}"), None);
-        assert_eq!(read(r#"{"a":null}"#), None);
-        let (x, y) = (
-            read(r#"{"a":"0-1"}"#).unwrap(),
-            read(r#"{"a":"0-1"}"#).unwrap(),
-        );
-        assert!(std::sync::Arc::ptr_eq(&x, &y), "shared");
-        assert_eq!(
-            serde_json::to_string(&S { a: Some(x) }).unwrap(),
-            r#"{"a":"0-1"}"#
-        );
-        assert_eq!(serde_json::to_string(&S { a: None }).unwrap(), "{}");
-        assert!(serde_json::from_str::<S>(r#"{"a":1}"#).is_err());
-    }
 
     #[test]
     fn monotonic_clock_moves_forward() {

@@ -62,13 +62,8 @@ pub struct Measurement {
     /// The CPUs the JVM was allowed to run on, in the kernel's list syntax (`0-1`): the
     /// `cpus:` set it was confined to, or for `all` the runner's own. Absent in files
     /// written before it was recorded.
-    /// Shared by the launches of a file that ran on the same CPUs.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        with = "crate::units::word::option"
-    )]
-    pub affinity: Option<crate::units::Word>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub affinity: Option<String>,
     /// The kernel's counters for the whole process, exec to exit: the difference of
     /// `getrusage(RUSAGE_CHILDREN)` read just before the spawn and just after the reap
     /// (launches never overlap). Absent in files written before it was recorded.
@@ -320,10 +315,10 @@ impl Launcher for JvmLauncher {
                     .chain(args.iter().cloned())
                     .collect(),
                 affinity: match &options.cpus {
-                    Some(cpus) => Some(cpuset::format_list(cpus).into()),
+                    Some(cpus) => Some(cpuset::format_list(cpus)),
                     None => cpuset::available()
                         .ok()
-                        .map(|cpus| cpuset::format_list(&cpus).into()),
+                        .map(|cpus| cpuset::format_list(&cpus)),
                 },
                 ..Measurement::default()
             },

