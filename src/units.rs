@@ -1,5 +1,6 @@
 //! Units shared by every stage: monotonic nanoseconds and byte sizes, printed in the
-//! unit a reader expects and stored as plain integers.
+//! unit a reader expects and stored as plain integers; and the shared strings
+//! ([`Word`]) that every record of a cell repeats.
 
 use std::fmt;
 
@@ -79,6 +80,62 @@ impl fmt::Display for Bytes {
         } else {
             write!(f, "{value:.1} {}", UNITS[unit])
         }
+    }
+}
+
+/// A string many records repeat (a cell's JDK, heap...), shared: stored as the plain
+/// JSON string, and read through [`word`], which gives equal words of the records a
+/// thread reads one allocation.
+pub type Word = std::sync::Arc<str>;
+
+/// (De)serializes a [`Word`] as a plain string. Reading looks the string up in the words
+/// this thread has read ([`word::forget`] empties them after a file), so that the
+/// 120,000 launches of a cell share its strings instead of holding a copy each.
+pub mod word {
+    use std::cell::RefCell;
+    use std::collections::HashSet;
+
+    use serde::{Deserializer, Serializer};
+
+    use super::Word;
+
+    thread_local! {
+        static SEEN: RefCell<HashSet<Word>> = RefCell::new(HashSet::new());
+    }
+
+    /// The shared copy of `s`.
+    pub fn intern(s: &str) -> Word {
+        SEEN.with_borrow_mut(|seen| {
+            if let Some(w) = seen.get(s) {
+                return w.clone();
+            }
+            let w: Word = s.into();
+            seen.insert(w.clone());
+            w
+        })
+    }
+
+    /// Drops this thread's table; the words already given out live on.
+    pub fn forget() {
+        SEEN.with_borrow_mut(HashSet::clear);
+    }
+
+    pub fn serialize<S: Serializer>(w: &Word, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(w)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Word, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = Word;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Word, E> {
+                Ok(intern(s))
+            }
+        }
+        d.deserialize_str(V)
     }
 }
 

@@ -414,10 +414,13 @@ mod tests {
             stime_ns: ms(300.0),
             maxrss: None,
         });
-        let mut vmstat = BTreeMap::new();
-        vmstat.insert("thp_fault_alloc".to_owned(), 1068);
-        vmstat.insert("thp_fault_fallback".to_owned(), 0);
-        vmstat.insert("compact_stall".to_owned(), 0);
+        let vmstat = [
+            ("thp_fault_alloc", 1068),
+            ("thp_fault_fallback", 0),
+            ("compact_stall", 0),
+        ]
+        .into_iter()
+        .collect();
         l.measured.machine = Some(MachineCounters {
             idle_before_ns: Some(ms(60.0)),
             cpu: Some(CpuTime {
@@ -519,10 +522,10 @@ mod tests {
         cpu.steal_ns = ms(84.0);
         // The JVM used 340 ms; the machine was busy for 650 ms.
         cpu.user_ns = ms(340.0);
-        m.vmstat.insert("thp_fault_fallback".into(), 412);
-        m.vmstat.insert("compact_stall".into(), 30);
-        m.vmstat.insert("allocstall_movable".into(), 2);
-        m.vmstat.insert("pgscan_direct".into(), 5000);
+        m.vmstat.insert("thp_fault_fallback", 412);
+        m.vmstat.insert("compact_stall", 30);
+        m.vmstat.insert("allocstall_movable", 2);
+        m.vmstat.insert("pgscan_direct", 5000);
         m.involuntary_switches = Some(900);
         let d = cell(slow, 900.0, true);
         assert_eq!(
@@ -553,10 +556,10 @@ mod tests {
             ("pswpout", 3),
             ("pgfault", 9000),
         ] {
-            m.vmstat.insert(name.into(), n);
+            m.vmstat.insert(name, n);
         }
-        m.psi_us.insert("memory_some".into(), 25_000);
-        m.psi_us.insert("cpu_some".into(), 90_000);
+        m.psi_us.insert("memory_some", 25_000);
+        m.psi_us.insert("cpu_some", 90_000);
         m.involuntary_switches = Some(900);
         let whole = cell(slow.clone(), 900.0, true);
         for cause in [

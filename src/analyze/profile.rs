@@ -532,20 +532,20 @@ pub struct ProfileReport {
 
 /// The cell key as [`CellReport::key`] writes it.
 pub fn key_of(cell: &CellKey) -> [String; 4] {
-    let mut variant = cell.variant.clone();
-    if cell.gc_threads != crate::matrix::GC_THREADS_AUTO {
+    let mut variant = cell.variant.to_string();
+    if &*cell.gc_threads != crate::matrix::GC_THREADS_AUTO {
         variant += &format!(" gc_threads={}", cell.gc_threads);
     }
-    if cell.cpus != crate::matrix::cpuset::ALL {
+    if &*cell.cpus != crate::matrix::cpuset::ALL {
         variant += &format!(" cpus={}", cell.cpus);
     }
     if let Some(app) = &cell.app {
         variant += &format!(" app={app}");
     }
     [
-        cell.jdk.clone(),
+        cell.jdk.to_string(),
         cell.gc.to_string(),
-        cell.heap.clone(),
+        cell.heap.to_string(),
         variant,
     ]
 }

@@ -423,7 +423,7 @@ pub fn build_rows(results: &Results, options: Options) -> Report {
             let samples = by_cell.entry(key).or_default();
             let cell_flags = flags
                 .as_ref()
-                .and_then(|f| f.get(&launch.cell.variant).cloned());
+                .and_then(|f| f.get(&*launch.cell.variant).cloned());
             if samples.flag_sets == 0 || samples.flags != cell_flags {
                 if samples.flag_sets > 0 {
                     warnings.push(format!(
@@ -607,10 +607,10 @@ fn cell_report<'a>(
     let disturbance = judge_cell(&judged);
     CellReport {
         label,
-        jdk: key.jdk,
+        jdk: key.jdk.to_string(),
         gc: key.gc.to_string(),
-        heap: key.heap,
-        variant: key.variant,
+        heap: key.heap.to_string(),
+        variant: key.variant.to_string(),
         runs: on_times.len() + off_times.len(),
         runs_on: on_times.len(),
         runs_off: off_times.len(),
@@ -623,8 +623,8 @@ fn cell_report<'a>(
         max_off_ms: pick(off, |x| x.max),
         pretouch_ms: on.zip(off).map(|(on, off)| on.median - off.median),
         first_failure: s.first_failure,
-        gc_threads: key.gc_threads,
-        cpus: key.cpus,
+        gc_threads: key.gc_threads.to_string(),
+        cpus: key.cpus.to_string(),
         app: key.app,
         exec_to_agent_off_ms: x.phases_off_ms[0],
         exec_to_agent_on_ms: x.phases_on_ms[0],

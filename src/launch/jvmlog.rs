@@ -22,7 +22,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::units::{Bytes, Nanos};
+use crate::units::{Bytes, Nanos, Word};
 
 /// The `-Xlog` selection the launcher passes.
 pub const XLOG_SELECTION: &str = "gc+heap=debug,startuptime";
@@ -51,8 +51,10 @@ pub fn unloggable(path: &Path) -> JvmLog {
 pub struct PretouchLine {
     /// The line's `tn` decorator: the JVM's nanoTime (CLOCK_MONOTONIC) when the pretouch started.
     pub at_ns: Nanos,
-    /// What the JVM says it pretouches, e.g. `G1 PreTouch` or `ParallelGC PreTouch head`.
-    pub what: String,
+    /// What the JVM says it pretouches, e.g. `G1 PreTouch` or `ParallelGC PreTouch head`;
+    /// shared by the lines that say the same.
+    #[serde(with = "crate::units::word")]
+    pub what: Word,
     /// Worker threads the JVM used.
     pub workers: u32,
     /// Work units (chunks of `PreTouchParallelChunkSize`).
@@ -188,7 +190,7 @@ fn parse_pretouch(at: Nanos, message: &str) -> Option<PretouchLine> {
     let bytes = rest.trim_end_matches('.').strip_suffix('B')?;
     Some(PretouchLine {
         at_ns: at,
-        what: what.to_owned(),
+        what: what.into(),
         workers: workers.trim().parse().ok()?,
         work_units: units.trim().parse().ok()?,
         bytes: Bytes(bytes.trim().parse().ok()?),
@@ -230,7 +232,7 @@ mod tests {
         assert_eq!(log.warnings, Vec::<String>::new());
         assert_eq!(log.pretouches.len(), 4);
         let heap = &log.pretouches[0];
-        assert_eq!(heap.what, "G1 PreTouch");
+        assert_eq!(&*heap.what, "G1 PreTouch");
         assert_eq!((heap.workers, heap.work_units), (2, 256));
         assert_eq!(heap.bytes, Bytes(1 << 30));
         assert_eq!(heap.took_ns, Some(Nanos(668915946160 - 668492438003)));
@@ -253,7 +255,7 @@ mod tests {
         let log = parse(JDK25_PARALLEL);
         assert!(log.warnings.is_empty(), "{:?}", log.warnings);
         assert_eq!(log.pretouches.len(), 4);
-        assert_eq!(log.pretouches[0].what, "ParallelGC PreTouch head");
+        assert_eq!(&*log.pretouches[0].what, "ParallelGC PreTouch head");
         assert_eq!(log.pretouches[3].bytes, Bytes(716177408));
         assert_eq!(log.pretouch_bytes(), Bytes(1 << 30));
         assert_eq!(log.genesis_ns, Some(Nanos(480_784_400)));

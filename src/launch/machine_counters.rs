@@ -69,6 +69,183 @@ const PSI_RESOURCES: &[&str] = &["cpu", "memory", "io"];
 /// `page_reporting_order`. Absent elsewhere, and then so is the figure.
 pub const REPORTED_KIB: &str = "sys/module/page_reporting/parameters/reported_kib";
 
+/// The PSI lines recorded, as [`Counters`] names them: `<resource>_<some|full>`.
+const PSI_NAMES: [&str; 6] = [
+    "cpu_some",
+    "cpu_full",
+    "memory_some",
+    "memory_full",
+    "io_some",
+    "io_full",
+];
+
+/// Names of counters that are neither in [`VMSTAT_COUNTERS`] nor in [`PSI_NAMES`]
+/// (a file of another version may hold them), each leaked once for the process's life.
+/// There are only as many as distinct names, so the leak is bounded.
+static OTHER_NAMES: std::sync::RwLock<Vec<&'static str>> = std::sync::RwLock::new(Vec::new());
+
+/// A counter's name as a small number: an index into [`VMSTAT_COUNTERS`] then
+/// [`PSI_NAMES`], then into [`OTHER_NAMES`]. Two bytes instead of a `String` a counter a
+/// launch, because a campaign's report holds millions of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct CounterId(u16);
+
+impl CounterId {
+    fn of(name: &str) -> CounterId {
+        let known = VMSTAT_COUNTERS.iter().chain(PSI_NAMES.iter());
+        if let Some(i) = known.clone().position(|&n| n == name) {
+            return CounterId(i as u16);
+        }
+        let first_other = known.count();
+        let found = |others: &[&str]| others.iter().position(|&n| n == name);
+        let mut others = OTHER_NAMES.write().unwrap_or_else(|e| e.into_inner());
+        let i = found(&others).unwrap_or_else(|| {
+            others.push(Box::leak(name.to_owned().into_boxed_str()));
+            others.len() - 1
+        });
+        CounterId(u16::try_from(first_other + i).expect("fewer than 65536 counter names"))
+    }
+
+    fn name(self) -> &'static str {
+        let i = usize::from(self.0);
+        let known = VMSTAT_COUNTERS.len() + PSI_NAMES.len();
+        match i.checked_sub(known) {
+            None => VMSTAT_COUNTERS
+                .get(i)
+                .copied()
+                .unwrap_or_else(|| PSI_NAMES[i - VMSTAT_COUNTERS.len()]),
+            Some(other) => OTHER_NAMES.read().unwrap_or_else(|e| e.into_inner())[other],
+        }
+    }
+}
+
+/// Counters by kernel name, stored as the map `{"name": value, ...}` in name order (as a
+/// `BTreeMap<String, u64>` is), held in memory as a sorted boxed slice of
+/// (name number, value) pairs: 16 bytes a counter and one allocation a map, so that
+/// the report of a campaign (millions of launches) fits in memory.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Counters(Box<[(CounterId, u64)]>);
+
+impl Counters {
+    /// The counter `name`'s value, when it is there.
+    pub fn get(&self, name: &str) -> Option<&u64> {
+        self.0
+            .iter()
+            .find(|(id, _)| id.name() == name)
+            .map(|(_, v)| v)
+    }
+
+    pub fn contains_key(&self, name: &str) -> bool {
+        self.get(name).is_some()
+    }
+
+    /// Sets `name` to `value`, replacing its value if it is there.
+    pub fn insert(&mut self, name: &str, value: u64) {
+        let mut v = std::mem::take(&mut self.0).into_vec();
+        match v.iter_mut().find(|(id, _)| id.name() == name) {
+            Some(entry) => entry.1 = value,
+            None => v.push((CounterId::of(name), value)),
+        }
+        v.sort_by_key(|(id, _)| id.name());
+        self.0 = v.into_boxed_slice();
+    }
+
+    /// Keeps the counters for which `keep` is true.
+    pub fn retain(&mut self, mut keep: impl FnMut(&str, u64) -> bool) {
+        let mut v = std::mem::take(&mut self.0).into_vec();
+        v.retain(|(id, value)| keep(id.name(), *value));
+        self.0 = v.into_boxed_slice();
+    }
+
+    /// (name, value) in name order.
+    pub fn iter(&self) -> impl Iterator<Item = (&'static str, u64)> + '_ {
+        self.0.iter().map(|(id, v)| (id.name(), *v))
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl std::ops::Index<&str> for Counters {
+    type Output = u64;
+
+    fn index(&self, name: &str) -> &u64 {
+        self.get(name)
+            .unwrap_or_else(|| panic!("no counter {name}"))
+    }
+}
+
+impl<K: AsRef<str>> FromIterator<(K, u64)> for Counters {
+    /// A name given twice keeps its last value, as a map's insert does.
+    fn from_iter<I: IntoIterator<Item = (K, u64)>>(iter: I) -> Counters {
+        let mut v: Vec<(CounterId, u64)> = Vec::new();
+        for (name, value) in iter {
+            let id = CounterId::of(name.as_ref());
+            match v.iter_mut().find(|(i, _)| *i == id) {
+                Some(entry) => entry.1 = value,
+                None => v.push((id, value)),
+            }
+        }
+        v.sort_by_key(|(id, _)| id.name());
+        Counters(v.into_boxed_slice())
+    }
+}
+
+impl Serialize for Counters {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_map(self.iter())
+    }
+}
+
+impl<'de> Deserialize<'de> for Counters {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Counters, D::Error> {
+        struct Name(CounterId);
+        impl<'de> Deserialize<'de> for Name {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Name, D::Error> {
+                struct V;
+                impl serde::de::Visitor<'_> for V {
+                    type Value = Name;
+                    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                        f.write_str("a string")
+                    }
+                    // Without a `String` a counter: the name is looked up where it lies.
+                    fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Name, E> {
+                        Ok(Name(CounterId::of(s)))
+                    }
+                }
+                d.deserialize_str(V)
+            }
+        }
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Counters;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a map")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Counters, A::Error> {
+                let mut v: Vec<(CounterId, u64)> = Vec::new();
+                while let Some((Name(id), value)) = map.next_entry::<Name, u64>()? {
+                    match v.iter_mut().find(|(i, _)| *i == id) {
+                        Some(entry) => entry.1 = value,
+                        None => v.push((id, value)),
+                    }
+                }
+                v.sort_by_key(|(id, _)| id.name());
+                Ok(Counters(v.into_boxed_slice()))
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
 /// CPU time of all CPUs by state, from the first line of `/proc/stat`, converted from
 /// clock ticks (`USER_HZ`, usually 10 ms) to nanoseconds.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -120,13 +297,13 @@ pub struct MachineCounters {
     pub cpu: Option<CpuTime>,
     /// The increase of each of [`VMSTAT_COUNTERS`] during the launch, by its kernel
     /// name; a counter this kernel lacks is not in the map.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub vmstat: BTreeMap<String, u64>,
+    #[serde(default, skip_serializing_if = "Counters::is_empty")]
+    pub vmstat: Counters,
     /// The increase of PSI stall totals during the launch, in microseconds, keyed
     /// `cpu_some`, `memory_some`, `memory_full`, `io_some`, `io_full`; empty without
     /// `/proc/pressure` (a kernel without CONFIG_PSI, or booted with `psi=0`).
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub psi_us: BTreeMap<String, u64>,
+    #[serde(default, skip_serializing_if = "Counters::is_empty")]
+    pub psi_us: Counters,
     /// The JVM's voluntary context switches (it blocked), all threads, exec to exit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub voluntary_switches: Option<u64>,
@@ -159,7 +336,7 @@ impl MachineCounters {
             .vmstat
             .iter()
             .filter(|(k, _)| k.starts_with("allocstall_"))
-            .map(|(_, v)| *v)
+            .map(|(_, v)| v)
             .collect();
         (!stalls.is_empty()).then(|| stalls.iter().sum())
     }
@@ -281,9 +458,9 @@ pub fn counters_between(
     before: &Snapshot,
     after: &Snapshot,
 ) -> MachineCounters {
-    let diff = |a: &BTreeMap<String, u64>, b: &BTreeMap<String, u64>| -> BTreeMap<String, u64> {
+    let diff = |a: &BTreeMap<String, u64>, b: &BTreeMap<String, u64>| -> Counters {
         b.iter()
-            .filter_map(|(k, after)| Some((k.clone(), after.saturating_sub(*a.get(k)?))))
+            .filter_map(|(k, after)| Some((k, after.saturating_sub(*a.get(k)?))))
             .collect()
     };
     let reported = |from: Option<u64>, to: Option<u64>| {
@@ -466,7 +643,7 @@ mod tests {
         assert_eq!(v["pgfault"], 88040272);
         assert!(!v.contains_key("thp_fault_fallback"), "absent, not zero");
         let c = MachineCounters {
-            vmstat: v,
+            vmstat: v.iter().map(|(k, v)| (k, *v)).collect(),
             ..MachineCounters::default()
         };
         assert_eq!(c.allocstalls(), Some(478));
@@ -605,6 +782,50 @@ mod tests {
             ),
             None
         );
+    }
+
+    #[test]
+    fn counters_are_stored_as_the_map_they_replace() {
+        // Names out of order, one given twice, one no version of this tool records.
+        let text =
+            r#"{"pswpout":3,"allocstall_normal":2,"zz_from_elsewhere":9,"pgfault":1,"pswpout":4}"#;
+        let map: BTreeMap<String, u64> = serde_json::from_str(text).unwrap();
+        let counters: Counters = serde_json::from_str(text).unwrap();
+        assert_eq!(
+            serde_json::to_string(&counters).unwrap(),
+            serde_json::to_string(&map).unwrap()
+        );
+        assert_eq!(counters.len(), 4);
+        assert_eq!(counters["pswpout"], 4, "the last value, as the map keeps");
+        assert_eq!(counters.get("zz_from_elsewhere"), Some(&9));
+        assert_eq!(counters.get("pgmajfault"), None);
+        let collected: Counters = map.iter().map(|(k, v)| (k, *v)).collect();
+        assert_eq!(collected, counters);
+        let mut kept = counters.clone();
+        kept.retain(|name, _| name.starts_with('p'));
+        assert_eq!(
+            kept.iter().collect::<Vec<_>>(),
+            [("pgfault", 1), ("pswpout", 4)]
+        );
+        kept.insert("compact_stall", 5);
+        kept.insert("pgfault", 6);
+        assert_eq!(
+            serde_json::to_string(&kept).unwrap(),
+            r#"{"compact_stall":5,"pgfault":6,"pswpout":4}"#
+        );
+        // What is not a map of counts is refused as the map refused it.
+        for bad in [r#"{"pgfault":-1}"#, r#"[1]"#, r#"{"pgfault":"x"}"#] {
+            let map = serde_json::from_str::<BTreeMap<String, u64>>(bad).unwrap_err();
+            let counters = serde_json::from_str::<Counters>(bad).unwrap_err();
+            assert_eq!(counters.to_string(), map.to_string(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_counter_is_sixteen_bytes() {
+        // The report holds about a dozen a launch, for millions of launches.
+        assert_eq!(std::mem::size_of::<(CounterId, u64)>(), 16);
+        assert_eq!(std::mem::size_of::<Counters>(), 16);
     }
 
     #[test]

@@ -87,10 +87,10 @@ pub(crate) fn stop_lines(report: &Report) -> String {
             cell.heap,
             cell.variant
         );
-        if cell.gc_threads != crate::matrix::GC_THREADS_AUTO {
+        if &*cell.gc_threads != crate::matrix::GC_THREADS_AUTO {
             name += &format!(" gc_threads={}", cell.gc_threads);
         }
-        if cell.cpus != crate::matrix::cpuset::ALL {
+        if &*cell.cpus != crate::matrix::cpuset::ALL {
             name += &format!(" cpus={}", cell.cpus);
         }
         let stop = &s.stop;

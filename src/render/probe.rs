@@ -21,10 +21,10 @@ pub const TOP_LOCKS: usize = 5;
 /// A cell as the other sections name it, plus the axes that are not at their default.
 pub fn cell_title(c: &CellKey) -> String {
     let mut s = format!("{} {} {} {}", short_jdk(&c.jdk), c.gc, c.heap, c.variant);
-    if c.gc_threads != crate::matrix::GC_THREADS_AUTO {
+    if &*c.gc_threads != crate::matrix::GC_THREADS_AUTO {
         write!(s, " gc_threads={}", c.gc_threads).unwrap();
     }
-    if c.cpus != crate::matrix::cpuset::ALL {
+    if &*c.cpus != crate::matrix::cpuset::ALL {
         write!(s, " cpus={}", c.cpus).unwrap();
     }
     if let Some(app) = &c.app {
@@ -516,12 +516,12 @@ pub fn csv(a: &ProbeAnalysis) -> String {
         let (low, high) = range.unwrap_or_default();
         let cell_fields: [String; 8] = match cell {
             Some((c, pretouch)) => [
-                c.jdk.clone(),
+                c.jdk.to_string(),
                 c.gc.to_string(),
-                c.heap.clone(),
-                c.variant.clone(),
-                c.gc_threads.clone(),
-                c.cpus.clone(),
+                c.heap.to_string(),
+                c.variant.to_string(),
+                c.gc_threads.to_string(),
+                c.cpus.to_string(),
                 c.app.clone().unwrap_or_default(),
                 pretouch.to_string(),
             ],

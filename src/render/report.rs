@@ -286,12 +286,12 @@ mod tests {
                 label: cell.label.clone(),
                 stop: crate::store::CellStop {
                     cell: crate::store::CellKey {
-                        jdk: cell.jdk.clone(),
+                        jdk: cell.jdk.as_str().into(),
                         gc: crate::matrix::Gc::G1,
-                        heap: cell.heap.clone(),
-                        variant: cell.variant.clone(),
-                        gc_threads: cell.gc_threads.clone(),
-                        cpus: cell.cpus.clone(),
+                        heap: cell.heap.as_str().into(),
+                        variant: cell.variant.as_str().into(),
+                        gc_threads: cell.gc_threads.as_str().into(),
+                        cpus: cell.cpus.as_str().into(),
                         app: cell.app.clone(),
                     },
                     rounds,

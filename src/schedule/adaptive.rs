@@ -355,7 +355,7 @@ mod tests {
         assert_eq!(summary.launches, (11 * 2 + 4) * 2);
         let got: Vec<(&str, u32, &str)> = stops
             .iter()
-            .map(|s| (s.cell.jdk.as_str(), s.rounds, s.reason.as_str()))
+            .map(|s| (&*s.cell.jdk, s.rounds, s.reason.as_str()))
             .collect();
         assert_eq!(
             got,
@@ -494,7 +494,9 @@ mod tests {
         let mut end = None;
         for line in text.lines() {
             match serde_json::from_str(line).unwrap() {
-                Record::Launch(l) => launches.push((l.seq, l.round, l.cell.jdk, l.pretouch)),
+                Record::Launch(l) => {
+                    launches.push((l.seq, l.round, l.cell.jdk.to_string(), l.pretouch))
+                }
                 Record::End(e) => end = Some(e),
                 _ => {}
             }

@@ -247,7 +247,7 @@ mod tests {
         )
         .unwrap();
         let mut jdk = crate::fixtures::fake_jdk("17");
-        jdk.version = record.cell.jdk.clone();
+        jdk.version = record.cell.jdk.to_string();
         let plan = Plan::new(&matrix, std::slice::from_ref(&jdk));
         let e = done_probes(&plan, 1, &results.files[0]).unwrap_err();
         assert!(e.contains("probed launch 0: recorded as round 0"), "{e}");

@@ -72,12 +72,12 @@ pub struct Options<'a> {
 
 pub fn cell_key(cell: &Cell) -> CellKey {
     CellKey {
-        jdk: cell.jdk.version.clone(),
+        jdk: cell.jdk.version.as_str().into(),
         gc: cell.gc,
-        heap: cell.heap.text.clone(),
-        variant: cell.variant.name.clone(),
-        gc_threads: cell.gc_threads.to_string(),
-        cpus: cell.cpus.to_string(),
+        heap: cell.heap.text.as_str().into(),
+        variant: cell.variant.name.as_str().into(),
+        gc_threads: cell.gc_threads.to_string().into(),
+        cpus: cell.cpus.to_string().into(),
         app: cell.app.clone(),
     }
 }

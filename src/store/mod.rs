@@ -30,10 +30,7 @@ mod tests {
         let Record::Launch(old) = serde_json::from_str(LAUNCH).unwrap() else {
             panic!("not a launch");
         };
-        assert_eq!(
-            (old.cell.gc_threads.as_str(), old.cell.cpus.as_str()),
-            ("auto", "all")
-        );
+        assert_eq!((&*old.cell.gc_threads, &*old.cell.cpus), ("auto", "all"));
         assert_eq!((old.cell.app, old.measured.affinity), (None, None));
         // Written again, the defaults are explicit, and the absent ones stay absent.
         let mut launch = match serde_json::from_str(LAUNCH).unwrap() {

@@ -162,7 +162,10 @@ fn read_file(path: &Path, keep: Keep) -> FileRead {
         source,
     };
     let file = std::fs::File::open(path).map_err(read_err)?;
-    parse_lines(path, std::io::BufReader::with_capacity(1 << 16, file), keep)
+    let read = parse_lines(path, std::io::BufReader::with_capacity(1 << 16, file), keep);
+    // The file's launches share their cells' words; the next file has its own.
+    crate::units::word::forget();
+    read
 }
 
 /// The part of a line that says what record it is and, for a run header, its format.

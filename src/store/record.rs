@@ -11,7 +11,7 @@ use crate::machine::guest_memory::ComparableMemory;
 use crate::machine::jdk::Jdk;
 use crate::machine::kernels::VmShape;
 use crate::matrix::Gc;
-use crate::units::{Bytes, Nanos};
+use crate::units::{Bytes, Nanos, Word, word};
 
 /// Version of the record format, in every run header.
 pub const FORMAT_VERSION: u32 = 1;
@@ -100,35 +100,39 @@ pub struct RunHeader {
 /// The machine a run was taken on (read by `machine::host`), stored in the run header.
 pub use crate::machine::host::HostInfo;
 
-/// What identifies a cell across runs and kernels.
+/// What identifies a cell across runs and kernels. Its words are shared ([`Word`]):
+/// every launch of a cell holds the same ones, and a report holds millions of launches.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct CellKey {
     /// The JDK's runtime version, e.g. `17.0.15+6-Debian-1deb12u1`.
-    pub jdk: String,
+    #[serde(with = "word")]
+    pub jdk: Word,
     pub gc: Gc,
     /// The heap as written in the matrix, e.g. `1g`.
-    pub heap: String,
+    #[serde(with = "word")]
+    pub heap: Word,
     /// The variant's name (`default` when the matrix has none).
-    pub variant: String,
+    #[serde(with = "word")]
+    pub variant: Word,
     /// `-XX:ParallelGCThreads` as written in `gc_threads:`; `auto` (the JVM's choice) when
     /// the matrix has no such axis, and in files written before it existed.
-    #[serde(default = "gc_threads_auto")]
-    pub gc_threads: String,
+    #[serde(with = "word", default = "gc_threads_auto")]
+    pub gc_threads: Word,
     /// The CPU set as written in `cpus:`; `all` (not confined) when the matrix has no
     /// such axis, and in files written before it existed.
-    #[serde(default = "cpus_all")]
-    pub cpus: String,
+    #[serde(with = "word", default = "cpus_all")]
+    pub cpus: Word,
     /// Binary name of the `app:` main class stamped; absent for the built-in main class.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub app: Option<String>,
 }
 
-fn gc_threads_auto() -> String {
-    crate::matrix::GC_THREADS_AUTO.to_owned()
+fn gc_threads_auto() -> Word {
+    word::intern(crate::matrix::GC_THREADS_AUTO)
 }
 
-fn cpus_all() -> String {
-    crate::matrix::cpuset::ALL.to_owned()
+fn cpus_all() -> Word {
+    word::intern(crate::matrix::cpuset::ALL)
 }
 
 /// One launch of a JVM.
@@ -395,5 +399,40 @@ pub struct ProbeRecord {
 impl ProbeRecord {
     pub fn ok(&self) -> bool {
         self.failure.is_none() && self.time_to_main_ns.is_some() && self.faults.is_some()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_launch_record_stays_small_inline() {
+        // A report holds every launch of a campaign (millions): a field that grows the
+        // record grows its memory by that much a launch. Box what is large and rare.
+        let size = std::mem::size_of::<LaunchRecord>();
+        assert!(size <= 896, "LaunchRecord is {size} bytes inline");
+    }
+
+    #[test]
+    fn the_launches_of_a_cell_share_its_words_and_store_them_as_strings() {
+        let line = serde_json::to_string(&Record::Launch(crate::fixtures::launch(0, true, 100.0)))
+            .unwrap();
+        let read = || match serde_json::from_str::<Record>(&line).unwrap() {
+            Record::Launch(l) => l,
+            _ => panic!("not a launch"),
+        };
+        let (a, b) = (read(), read());
+        assert!(std::sync::Arc::ptr_eq(&a.cell.jdk, &b.cell.jdk));
+        assert!(std::sync::Arc::ptr_eq(&a.cell.heap, &b.cell.heap));
+        assert_eq!(
+            serde_json::to_string(&Record::Launch(b)).unwrap(),
+            line,
+            "written back as read"
+        );
+        word::forget();
+        assert!(!std::sync::Arc::ptr_eq(&read().cell.jdk, &a.cell.jdk));
+        let old: serde_json::Value = serde_json::from_str(&line).unwrap();
+        assert!(old["jdk"].is_string() && old["gc_threads"].is_string());
     }
 }
