@@ -480,39 +480,15 @@ pub fn shifts(cells: &[CellProbes], baseline: &str) -> Vec<LatencyShift> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::launch::probe::{LockWait, bucket_bounds};
+    use crate::fixtures::latency_histogram;
+    use crate::launch::probe::LockWait;
     use crate::store::probe::ProbeRecord;
-
-    /// A histogram of `values` (ns) in the probe's buckets, as the program would fill it.
-    fn histogram(values: &[u64]) -> Vec<LatencyBucket> {
-        let mut counts = BTreeMap::<u64, u64>::new();
-        for &v in values {
-            let l = if v <= 1 {
-                0
-            } else {
-                63 - u64::from(v.leading_zeros())
-            };
-            let b = l * 8 + if l >= 3 { (v >> (l - 3)) & 7 } else { 0 };
-            *counts.entry(b).or_default() += 1;
-        }
-        counts
-            .into_iter()
-            .map(|(b, count)| {
-                let (low_ns, high_ns) = bucket_bounds(b);
-                LatencyBucket {
-                    low_ns,
-                    high_ns,
-                    count,
-                }
-            })
-            .collect()
-    }
 
     fn faults(values: &[u64]) -> FaultLatency {
         FaultLatency {
             count: values.len() as u64,
             max_ns: Nanos(*values.iter().max().unwrap()),
-            buckets: histogram(values),
+            buckets: latency_histogram(values),
             ..FaultLatency::default()
         }
     }
@@ -521,7 +497,7 @@ mod tests {
     fn a_quantile_is_the_bucket_holding_the_value_of_nearest_rank() {
         // 1..=1000 µs in ns: R's quantile(type = 1) gives 500, 900, 990 µs.
         let values: Vec<u64> = (1..=1000).map(|i| i * 1000).collect();
-        let h = histogram(&values);
+        let h = latency_histogram(&values);
         for (q, exact) in [
             (0.5, 500_000),
             (0.9, 900_000),
@@ -538,7 +514,7 @@ mod tests {
         }
         assert_eq!(quantile(&[], 0.5, None), None);
         // The max clamps the top bucket to the exact longest fault.
-        let q = quantile(&histogram(&[1000, 1001]), 1.0, Some(Nanos(1001))).unwrap();
+        let q = quantile(&latency_histogram(&[1000, 1001]), 1.0, Some(Nanos(1001))).unwrap();
         assert_eq!(q.high, Nanos(1002));
     }
 
