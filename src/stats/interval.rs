@@ -399,6 +399,58 @@ mod tests {
         );
     }
 
+    /// The limit of an interval from one run's rounds: under the quiet machine's spells
+    /// ([`Noise::quiet_spells`], measured 2026-12-01) the cost moves between two levels
+    /// 60 ms apart for 14 rounds at a time on average, longer than a batch, and a run of
+    /// 100 rounds sees only about seven spells. No batch count or drift factor fitted
+    /// to the run's own rounds makes up for spells it did not see (docs/statistics.md
+    /// lists the ones tried), so the stated interval holds the long-run cost in fewer
+    /// than 95% of cells: at 100 rounds in 80-90%, which is what docs/statistics.md
+    /// states. Asserted both ways, so that a change to the interval that covers spells,
+    /// or one that covers them less, shows here.
+    #[test]
+    fn the_quiet_machines_spells_are_covered_less_often() {
+        let spells = Noise::quiet_spells();
+        let truth = long_run(&spells);
+        let mut results = Vec::new();
+        for (rounds, seed) in [(10, 11), (20, 12), (40, 13), (100, 14)] {
+            let c = coverage(&spells, truth, rounds, seed);
+            let plain = coverage_with(&spells, truth, rounds, seed, false);
+            eprintln!(
+                "quiet spells, {rounds} rounds: covers the long-run cost ({truth:.1} ms) in {:.1}%, plain batch means {:.1}%",
+                100.0 * c,
+                100.0 * plain
+            );
+            results.push((rounds, c, plain));
+        }
+        // Fewer, longer batches: closer, and still short.
+        let mut fewer = Vec::new();
+        for (rounds, b) in [(100, 5), (100, 4), (200, 4)] {
+            let mut state = 20 + b as u64;
+            let trials = 4000;
+            let covered = (0..trials)
+                .filter(|_| {
+                    let costs = simulate_cell(&spells, rounds, &mut state).costs();
+                    let s = batch_interval(&costs, 0.95, b).unwrap();
+                    s.low_ms <= truth && truth <= s.high_ms
+                })
+                .count();
+            let c = covered as f64 / trials as f64;
+            eprintln!(
+                "quiet spells, {rounds} rounds, {b} batches: covers the long-run cost in {:.1}%",
+                100.0 * c
+            );
+            fewer.push(c);
+        }
+        assert!(fewer.iter().all(|c| *c < 0.95), "{fewer:?}");
+        let (_, at_100, plain_100) = results[3];
+        assert!((0.80..0.90).contains(&at_100), "{results:?}");
+        assert!(plain_100 < at_100, "{results:?}");
+        for (rounds, c, _) in &results {
+            assert!(*c < 0.95, "quiet spells, {rounds} rounds: coverage {c}");
+        }
+    }
+
     /// Why at most 10 batches (issue 24, item 2: could more batches narrow the interval
     /// at 100 rounds?). More batches give more degrees of freedom but shorter batches,
     /// whose trimmed means a slow launch or a burst moves more. Under this machine's

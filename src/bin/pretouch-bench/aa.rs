@@ -5,11 +5,20 @@
 //! overlap, and the interval of their difference should hold 0, in at least 95% of the
 //! pairs. Prints each pair and the counts; also the Mann-Whitney interval of the shift
 //! that the several-label comparison shows today, for contrast.
+//!
+//! Coverage of the truth: no run knows a cell's true cost, but every other run of the
+//! same cell estimates it. For each run, the truth is taken as the 20% trimmed mean of
+//! the per-round costs of all the other runs of that cell pooled (leave one out, so a
+//! run is never judged against itself), and the count is of runs whose stated interval
+//! holds it. With many runs the pooled value's own error is small beside one run's
+//! interval; it is not zero, so the count is a slight underestimate of the coverage
+//! when the runs agree, and the test is of the interval against the spread between
+//! runs minutes apart, which is what a user who reruns the matrix sees.
 
 use pretouch::analyze::interval::CONFIDENCE;
 use pretouch::analyze::report::CellReport;
 use pretouch::stats::hodges_lehmann;
-use pretouch::stats::interval::difference_interval;
+use pretouch::stats::interval::{TRIM, difference_interval, trimmed_mean};
 
 use crate::runs::{jdk, run_pretouch};
 
@@ -82,6 +91,8 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         "dist."
     );
     let mut pairs = Vec::new();
+    // Every run's stated interval and per-round costs, by cell, for the coverage count.
+    let mut runs = Vec::new();
     for rep in 1..=args.repetitions {
         let a = run_pretouch(&yaml, tempfile::tempdir()?.path())?;
         let b = run_pretouch(&yaml, tempfile::tempdir()?.path())?;
@@ -94,6 +105,16 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
                 continue;
             };
             let (xa, xb) = (costs(ca), costs(cb));
+            runs.push(Run {
+                cell: ca.gc.clone(),
+                interval: ia,
+                costs: xa.clone(),
+            });
+            runs.push(Run {
+                cell: ca.gc.clone(),
+                interval: ib,
+                costs: xb.clone(),
+            });
             let pair = Pair {
                 rep,
                 cell: ca.gc.clone(),
@@ -133,11 +154,87 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         count(&|p| holds_zero(p.mann_whitney)),
     );
     println!(
-        "dist. = launches of the pair whose machine counters show a disturbance (analyze/disturbance.rs)\n"
+        "dist. = launches of the pair whose machine counters show a disturbance (analyze/disturbance.rs)"
+    );
+    let (held, judged, per_cell) = loo_coverage(&runs);
+    for (cell, held, judged) in per_cell {
+        println!(
+            "{cell}: the stated interval holds the other runs' pooled trimmed mean in {held} of {judged} runs"
+        );
+    }
+    println!(
+        "all cells: the stated interval holds the other runs' pooled trimmed mean in {held} of {judged} runs\n"
     );
     Ok(())
 }
 
+/// One run of one cell, for the coverage count.
+struct Run {
+    cell: String,
+    /// The stated interval: estimate, low, high.
+    interval: (f64, f64, f64),
+    /// Per-round costs, ms.
+    costs: Vec<f64>,
+}
+
+/// Leave-one-out coverage (module doc): of `runs`, how many intervals hold the trimmed
+/// mean of the other runs' costs of their cell pooled; in all and per cell (cell,
+/// held, judged), in the order cells first appear. A cell with one run is not judged.
+fn loo_coverage(runs: &[Run]) -> (usize, usize, Vec<(String, usize, usize)>) {
+    let mut per_cell: Vec<(String, usize, usize)> = Vec::new();
+    for (i, run) in runs.iter().enumerate() {
+        let (cell, (_, lo, hi)) = (&run.cell, run.interval);
+        let others: Vec<f64> = runs
+            .iter()
+            .enumerate()
+            .filter(|(j, r)| *j != i && r.cell == *cell)
+            .flat_map(|(_, r)| r.costs.iter().copied())
+            .collect();
+        let Some(truth) = trimmed_mean(&others, TRIM) else {
+            continue;
+        };
+        let slot = match per_cell.iter().position(|c| c.0 == *cell) {
+            Some(k) => k,
+            None => {
+                per_cell.push((cell.clone(), 0, 0));
+                per_cell.len() - 1
+            }
+        };
+        per_cell[slot].2 += 1;
+        if lo <= truth && truth <= hi {
+            per_cell[slot].1 += 1;
+        }
+    }
+    let held = per_cell.iter().map(|c| c.1).sum();
+    let judged = per_cell.iter().map(|c| c.2).sum();
+    (held, judged, per_cell)
+}
+
 fn overlap(p: &Pair) -> bool {
     p.a.1 <= p.b.2 && p.b.1 <= p.a.2
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_run_is_judged_against_the_others_alone() {
+        let run = |cell: &str, lo: f64, hi: f64, costs: &[f64]| Run {
+            cell: cell.to_owned(),
+            interval: ((lo + hi) / 2.0, lo, hi),
+            costs: costs.to_vec(),
+        };
+        let runs = [
+            // Judged against 20 (the other g1 run): held.
+            run("g1", 5.0, 25.0, &[10.0; 5]),
+            // Judged against 10: not held, though its own costs sit inside it.
+            run("g1", 15.0, 25.0, &[20.0; 5]),
+            // Alone in its cell: not judged.
+            run("parallel", 0.0, 1.0, &[100.0; 5]),
+        ];
+        let (held, judged, per_cell) = loo_coverage(&runs);
+        assert_eq!((held, judged), (1, 2));
+        assert_eq!(per_cell, [("g1".to_owned(), 1, 2)]);
+    }
 }
