@@ -38,13 +38,28 @@ fn server_classes() -> (&'static Path, &'static Path) {
     (jdk, dir.path())
 }
 
-/// A port nothing listens on now.
+/// A port nothing listens on now, and that nothing else is likely to take before the
+/// server binds it: one below the kernel's ephemeral range, from which every
+/// `connect()` and `bind(0)` on the machine draws (so a port the kernel handed this
+/// test and took back could go to any of them in between), distinct within this test
+/// binary, and spread by process id between binaries run at once.
 fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
+    use std::sync::atomic::{AtomicU16, Ordering};
+    static NEXT: AtomicU16 = AtomicU16::new(0);
+    let ephemeral_low: u16 = std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range")
+        .ok()
+        .and_then(|r| r.split_whitespace().next()?.parse().ok())
+        .unwrap_or(32768);
+    assert!(
+        ephemeral_low > 12000,
+        "ip_local_port_range starts at {ephemeral_low}: no room below it for the test ports"
+    );
+    let span = ephemeral_low - 11000;
+    let base = 10000 + (std::process::id() % u32::from(span / 64)) as u16 * 64;
+    (0..64)
+        .map(|_| base + NEXT.fetch_add(1, Ordering::Relaxed) % 64)
+        .find(|&port| TcpListener::bind(("127.0.0.1", port)).is_ok())
+        .unwrap_or_else(|| panic!("ports {base}-{}: all 64 in use", base + 63))
 }
 
 /// A one-cell server matrix (serial GC, 64m, one round) with `app` lines added.
