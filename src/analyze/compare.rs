@@ -11,7 +11,9 @@
 //! needs 10 rounds a side. A column's cells are one family: with `k` cells compared,
 //! each cell's interval is at `1 - 0.05 / k` (Bonferroni, [`crate::stats::family`]), so
 //! that where no cell differs the column carries any mark at most 5% of the time, as
-//! the calibration table's columns do. A change is marked when its interval excludes
+//! the calibration table's columns do, for drift like the simulated development VM's
+//! (not under the quiet machine's spells: `stats::family`'s tests, docs/statistics.md).
+//! A change is marked when its interval excludes
 //! zero. Cells that differ in anything but the label (machine, CPU model, the JVM flags
 //! the matrix adds) are not compared, and the report says why.
 
