@@ -20,7 +20,7 @@ pub use crate::analyze::labels::{Change, Chosen, Interval, choose, letter};
 use crate::analyze::report::CompareError;
 use crate::analyze::report::{self, CellReport, LabelInfo, Report, RunToRun};
 use crate::stats::family::{cell_level, table_marks};
-use crate::store::{ResultFile, Results};
+use crate::store::ResultFile;
 
 /// Confidence that a column holds no false mark (each cell's interval is at
 /// `1 - (1 - CONFIDENCE) / k` for the `k` cells the column compares).
@@ -231,16 +231,8 @@ fn mark(columns: &mut [Column], rows: &mut [Row]) {
     }
 }
 
-/// The run-to-run check ([`RunToRun`]) of every label run more than once: its oldest
-/// run compared with each later one, as two labels would be.
-pub fn run_to_run(results: &Results, options: report::Options) -> Vec<RunToRun> {
-    report::runs_by_label(results)
-        .iter()
-        .filter_map(|(label, runs)| run_to_run_check(label, runs, options))
-        .collect()
-}
-
-/// [`RunToRun`] for one label's files, oldest first; `None` for a single run. Each
+/// The run-to-run check ([`RunToRun`]) of a label's files, oldest first: its oldest run
+/// compared with each later one, as two labels would be; `None` for a single run. Each
 /// pair is compared as two labels of one machine would be: the oldest run's cells
 /// against each later run's, computed from each file's launches once.
 pub fn run_to_run_check(

@@ -343,7 +343,7 @@ fn populate_shortfall(record: &crate::store::probe::ProbeRecord, a: &Agreement) 
 pub fn build(files: &[ResultFile], probes: &[LabelledProbe], baseline: &str) -> ProbeAnalysis {
     let shown: Vec<(String, &ResultFile)> =
         files.iter().map(|f| (f.header.label.clone(), f)).collect();
-    build_shown(&shown, probes, baseline)
+    build_timed(probes, &timed_medians(&shown), baseline)
 }
 
 /// The median time to main() of each (label, cell, pretouch) of the timed launches that
@@ -369,16 +369,6 @@ pub fn timed_medians(files: &[(String, &ResultFile)]) -> TimedMedians {
         .into_iter()
         .filter_map(|(key, times)| Some((key, median(&times)?)))
         .collect()
-}
-
-/// [`build`] of files each shown under the label paired with it (`label@host` when the
-/// report splits a label by machine) instead of its header's.
-pub fn build_shown(
-    files: &[(String, &ResultFile)],
-    probes: &[LabelledProbe],
-    baseline: &str,
-) -> ProbeAnalysis {
-    build_timed(probes, &timed_medians(files), baseline)
 }
 
 /// [`build`] of probe records against the timed launches' medians ([`timed_medians`]).

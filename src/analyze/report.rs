@@ -282,8 +282,8 @@ pub struct LabelledStop {
     pub stop: CellStop,
 }
 
-/// A cell's launches, borrowed from the records read (never copied: a campaign holds
-/// millions).
+/// A cell's launches, borrowed from the records read (never copied: a label of a
+/// campaign holds a hundred thousand).
 #[derive(Default)]
 struct Samples<'a> {
     failed: usize,
