@@ -400,3 +400,31 @@ fn a_label_at_a_time_refuses_what_reading_every_file_refuses() {
         err(build_read(catalog_for_report(&paths).unwrap(), &unknown))
     );
 }
+
+#[test]
+fn report_calibrate_warns_of_the_same_lines_without_keeping_a_launch() {
+    let dir = tempfile::tempdir().unwrap();
+    awkward_results(dir.path());
+    std::fs::write(dir.path().join("a/calibrate-20261201T000000Z.json"), "{").unwrap();
+    for paths in [vec![dir.path().to_owned()], vec![inputs().join("real")]] {
+        let whole = read_for_report(&paths).unwrap();
+        let catalog = catalog_for_report(&paths).unwrap();
+        let warnings = catalog.read_warnings().unwrap();
+        assert_eq!(warnings, whole.warnings, "{paths:?}");
+        assert_eq!(catalog.results.calibrations.len(), whole.calibrations.len());
+        assert!(catalog.results.files.iter().all(|f| f.launches.is_empty()));
+    }
+    let catalog = catalog_for_report(&[dir.path().to_owned()]).unwrap();
+    let warnings = catalog.read_warnings().unwrap();
+    assert!(
+        warnings.iter().any(|w| w.contains("b/1.jsonl:4")),
+        "{warnings:#?}"
+    );
+    assert!(
+        warnings
+            .last()
+            .unwrap()
+            .contains("unreadable calibration skipped"),
+        "{warnings:#?}"
+    );
+}

@@ -12,7 +12,6 @@ use crate::render::common::Format;
 use crate::render::document::render as render_document;
 use crate::render::plot;
 use crate::store::read::{Catalog, catalog_for_report};
-use crate::store::read_for_report;
 
 pub(crate) fn cmd_report(args: ReportArgs) -> anyhow::Result<u8> {
     let paths = if args.paths.is_empty() {
@@ -30,11 +29,12 @@ pub(crate) fn cmd_report(args: ReportArgs) -> anyhow::Result<u8> {
         calibrate: args.calibrate,
     };
     let doc = if args.calibrate {
-        let results = read_for_report(&paths).map_err(bad)?;
-        for w in &results.warnings {
+        // The result files' damaged lines are warned about, their launches never kept.
+        let catalog = catalog_for_report(&paths).map_err(bad)?;
+        for w in catalog.read_warnings().map_err(bad)? {
             eprintln!("warning: {w}");
         }
-        document::build(results, &options).map_err(bad)?
+        document::build_read(catalog, &options).map_err(bad)?
     } else {
         document::build_read(catalog(&paths)?, &options).map_err(bad)?
     };

@@ -41,6 +41,8 @@ pub enum Keep {
     /// No launch: the file is read up to its run header only (the whole file when it
     /// has none, for the warnings).
     Header,
+    /// No launch: every line is read and checked, for the warnings only.
+    Nothing,
 }
 
 /// Reads result files, and folders of them recursively (`*.jsonl`), in name order.
@@ -117,6 +119,20 @@ impl Catalog {
             end: None,
             ..file.clone()
         })
+    }
+
+    /// The warnings of reading every file whole, as [`read_for_report`] gives them
+    /// (each file's lines in name order, then the calibrations'), keeping no launch:
+    /// what `report --calibrate` prints of the result files beside the calibrations.
+    pub fn read_warnings(&self) -> Result<Vec<String>, StoreError> {
+        let paths: Vec<PathBuf> = self.results.files.iter().map(|f| f.path.clone()).collect();
+        let mut by_path = std::collections::HashMap::new();
+        for (path, read) in paths.iter().zip(read_each(&paths, Keep::Nothing)) {
+            by_path.insert(path.clone(), read?.1);
+        }
+        let mut out = self.warnings(&by_path);
+        out.extend(self.results.warnings.iter().cloned());
+        Ok(out)
     }
 
     /// The reading warnings of every file in name order, as [`read_for_report`] gives
@@ -412,7 +428,7 @@ fn parse_lines(
             Ok(Record::Launch(l)) => match keep {
                 Keep::Whole => launches.push(l),
                 Keep::Report => launches.push(l.for_report()),
-                Keep::Header => {}
+                Keep::Header | Keep::Nothing => {}
             },
             Ok(Record::End(e)) => end = Some(e),
             // Read by `store::profile::read_profiles` and `store::probe::read_probes`, only
