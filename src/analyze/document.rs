@@ -10,8 +10,8 @@
 //! are then put together in label order. What depends on more than one label (the
 //! labels and their order, the comparison, the environment's differences, the machine
 //! notes) reads only the files' headers and end records and the pieces. So a campaign's
-//! report holds one label's launch records at a time (one per CPU when there are more
-//! labels than CPUs), not all of them.
+//! report holds one label's launch records at a time on each of at most two CPUs
+//! ([`LABELS_AT_ONCE`]), not all of them.
 
 use crate::analyze::calibration::{self, CalibrationCompareError, CalibrationComparison};
 use crate::analyze::compare::{self, Comparison};
@@ -205,6 +205,11 @@ fn build_from(
     })
 }
 
+/// At most this many labels' launches are read and held at once (one a CPU, on a
+/// machine with fewer CPUs): the report's memory is that many labels', whatever the
+/// machine's CPUs.
+const LABELS_AT_ONCE: usize = 2;
+
 /// What reading and analyzing every label left: the labels' pieces, in label order; the
 /// probed launches' timed medians; and, when the files were read here, each file's
 /// reading warnings (by path) and what its completeness warnings need.
@@ -239,7 +244,7 @@ struct Done {
 }
 
 /// Reads (from `catalog`, else takes from memory) and analyzes each label's launches,
-/// one label at a time on each CPU, dropping them once analyzed; puts `results.files`
+/// [`LABELS_AT_ONCE`] labels side by side, dropping them once analyzed; puts `results.files`
 /// back without their launches (their end records read). `others`: files of labels not
 /// shown, read for their warnings when `catalog` is given, else dropped.
 fn read_labels(
@@ -277,8 +282,9 @@ fn read_labels(
     let calibrations = &results.calibrations;
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
+        .min(LABELS_AT_ONCE)
         .min(work.len());
-    // One label per CPU when there are enough; else a label's files read side by side.
+    // Labels side by side when there are several; else a label's files.
     let parallel_files = threads <= 1;
     let done = each_on_threads(work, threads.max(1), |w| {
         do_work(
