@@ -104,12 +104,11 @@ pub fn build(results: Results, options: &Options) -> Result<Document, DocumentEr
 
 /// The report of the result files of `catalog` with `options`, their launches read here
 /// one label at a time and dropped once analyzed. Its warnings are [`build`]'s of the
-/// files read whole, followed by one for each run left unfinished and each file whose
-/// profiled rounds are ([`store::complete::completeness_warnings`]).
+/// files read whole, followed by one for each run left unfinished and for each file
+/// whose profiled rounds were cut short ([`store::complete::completeness_warnings`]).
 ///
 /// [`store::complete::completeness_warnings`]: crate::store::complete::completeness_warnings
-pub fn build_read(catalog: Catalog, options: &Options) -> Result<Document, DocumentError> {
-    let mut catalog = catalog;
+pub fn build_read(mut catalog: Catalog, options: &Options) -> Result<Document, DocumentError> {
     let results = std::mem::take(&mut catalog.results);
     build_from(results, Some(&catalog), options)
 }

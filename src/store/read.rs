@@ -106,19 +106,9 @@ impl Catalog {
             .zip(read)
             .map(|(file, read)| {
                 let (read, warnings) = read.map_err(|e| (file.path.clone(), e))?;
-                Ok((self.kept(file, read), warnings))
+                Ok((read.unwrap_or_else(|| header_only(file)), warnings))
             })
             .collect()
-    }
-
-    /// `read`, or `file`'s header without launches when the file lost its header since
-    /// it was first read (rewritten under the report).
-    fn kept(&self, file: &ResultFile, read: Option<ResultFile>) -> ResultFile {
-        read.unwrap_or_else(|| ResultFile {
-            launches: Vec::new(),
-            end: None,
-            ..file.clone()
-        })
     }
 
     /// The warnings of reading every file whole, as [`read_for_report`] gives them
@@ -153,12 +143,22 @@ impl Catalog {
     }
 }
 
+/// `file`'s header without launches: what [`Catalog::read`] keeps of a file that lost
+/// its run header since it was first read (rewritten under the report).
+fn header_only(file: &ResultFile) -> ResultFile {
+    ResultFile {
+        launches: Vec::new(),
+        end: None,
+        ..file.clone()
+    }
+}
+
 fn read_results_keeping(paths: &[PathBuf], keep: Keep) -> Result<Results, StoreError> {
     read_results_with(paths, keep, |_, _| {})
 }
 
-/// [`read_results_keeping`], each file's reading warnings also given to `each_file` with
-/// its path, in name order.
+/// [`read_results_keeping`]; with [`Keep::Header`], each file's reading warnings are
+/// given to `each_file` with its path, in name order, instead of kept in the results.
 fn read_results_with(
     paths: &[PathBuf],
     keep: Keep,
@@ -182,7 +182,6 @@ fn read_results_with(
         if keep == Keep::Header {
             each_file(path, warnings);
         } else {
-            each_file(path, warnings.clone());
             results.warnings.extend(warnings);
         }
         // A file named on the command line was meant to be read: say why it was not.
