@@ -6,46 +6,50 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::launch::cds::{self, Cds};
-use crate::store::Results;
+use crate::store::{ResultFile, Results};
 
 /// One warning per label whose JDKs' launches differ in CDS. A record without its CDS
 /// state (written before it was recorded) is judged by its command and its JDK home as
 /// it is now, and the warning says so.
 pub fn warnings(results: &Results) -> Vec<String> {
-    let mut out = Vec::new();
-    for (label, files) in crate::analyze::report::runs_by_label(results) {
-        let mut by_jdk: BTreeMap<&str, BTreeSet<Cds>> = BTreeMap::new();
-        let mut guessed = false;
-        for launch in files.iter().flat_map(|f| &f.launches) {
-            let state = launch.measured.cds.unwrap_or_else(|| {
-                guessed = true;
-                cds::of(&launch.jdk_home, &launch.measured.command)
-            });
-            by_jdk.entry(&launch.cell.jdk).or_default().insert(state);
-        }
-        let mut states = by_jdk.values();
-        let Some(first) = states.next() else { continue };
-        if states.all(|s| s == first) {
-            continue;
-        }
-        let each: Vec<String> = by_jdk
-            .iter()
-            .map(|(jdk, s)| {
-                let names: Vec<&str> = s.iter().map(|c| c.name()).collect();
-                format!("{jdk} {}", names.join(" and "))
-            })
-            .collect();
-        out.push(format!(
-            "label `{label}`: CDS differs between its JDKs' launches ({}{}): their times to main() differ by class loading too; to compare JDKs, run `java -Xshare:dump` once in each home without lib/server/classes.jsa, or add -Xshare:off to every JDK's launches",
-            each.join("; "),
-            if guessed {
-                "; for records older than the CDS field, from the command and the JDK home as it is now"
-            } else {
-                ""
-            }
-        ));
+    crate::analyze::report::runs_by_label(results)
+        .into_iter()
+        .filter_map(|(label, files)| label_warning(&label, &files))
+        .collect()
+}
+
+/// The warning of one label, from its files' launches; `None` when its JDKs agree.
+pub fn label_warning(label: &str, files: &[&ResultFile]) -> Option<String> {
+    let mut by_jdk: BTreeMap<&str, BTreeSet<Cds>> = BTreeMap::new();
+    let mut guessed = false;
+    for launch in files.iter().flat_map(|f| &f.launches) {
+        let state = launch.measured.cds.unwrap_or_else(|| {
+            guessed = true;
+            cds::of(&launch.jdk_home, &launch.measured.command)
+        });
+        by_jdk.entry(&launch.cell.jdk).or_default().insert(state);
     }
-    out
+    let mut states = by_jdk.values();
+    let first = states.next()?;
+    if states.all(|s| s == first) {
+        return None;
+    }
+    let each: Vec<String> = by_jdk
+        .iter()
+        .map(|(jdk, s)| {
+            let names: Vec<&str> = s.iter().map(|c| c.name()).collect();
+            format!("{jdk} {}", names.join(" and "))
+        })
+        .collect();
+    Some(format!(
+        "label `{label}`: CDS differs between its JDKs' launches ({}{}): their times to main() differ by class loading too; to compare JDKs, run `java -Xshare:dump` once in each home without lib/server/classes.jsa, or add -Xshare:off to every JDK's launches",
+        each.join("; "),
+        if guessed {
+            "; for records older than the CDS field, from the command and the JDK home as it is now"
+        } else {
+            ""
+        }
+    ))
 }
 
 #[cfg(test)]

@@ -22,7 +22,7 @@ pub use crate::analyze::labels::{Change, Chosen, Interval, choose, letter};
 use crate::analyze::report::CompareError;
 use crate::analyze::report::{self, CellReport, LabelInfo, Report, RunToRun};
 use crate::stats::family::{cell_level, table_marks};
-use crate::store::{ResultFile, Results};
+use crate::store::ResultFile;
 
 /// Confidence that a column holds no false mark (each cell's interval is at
 /// `1 - (1 - CONFIDENCE) / k` for the `k` cells the column compares).
@@ -233,17 +233,11 @@ fn mark(columns: &mut [Column], rows: &mut [Row]) {
     }
 }
 
-/// The run-to-run check ([`RunToRun`]) of every label run more than once: its oldest
-/// run compared with each later one, as two labels would be.
-pub fn run_to_run(results: &Results, options: report::Options) -> Vec<RunToRun> {
-    report::runs_by_label(results)
-        .iter()
-        .filter_map(|(label, runs)| run_to_run_check(label, runs, options))
-        .collect()
-}
-
-/// [`RunToRun`] for one label's files, oldest first; `None` for a single run.
-fn run_to_run_check(
+/// The run-to-run check ([`RunToRun`]) of a label's files, oldest first: its oldest run
+/// compared with each later one, as two labels would be; `None` for a single run. Each
+/// pair is compared as two labels of one machine would be: the oldest run's cells
+/// against each later run's, computed from each file's launches once.
+pub fn run_to_run_check(
     label: &str,
     runs: &[&ResultFile],
     options: report::Options,
@@ -258,23 +252,37 @@ fn run_to_run_check(
         cells: 0,
         significant: 0,
     };
-    for (i, other) in later.iter().enumerate() {
-        let relabel = |f: &ResultFile, name: String| {
-            let mut f = f.clone();
-            f.header.label = name;
+    let side = |file: &ResultFile, name: &str| {
+        let rows = report::label_rows(name, &[(0, file)], &[], options);
+        let h = &file.header;
+        let info = LabelInfo {
+            label: name.to_owned(),
             // One machine by construction: the label was split by host before.
-            f.header.host.hostname = String::new();
-            f
+            hostname: String::new(),
+            cpu_model: h.host.cpu_model.clone(),
+            kernel_release: h.host.kernel_release.clone(),
+            oldest_run: h.started_at.clone(),
+            files: 1,
+            matrices: 1,
+            matrix: h.matrix.clone(),
         };
-        let pair = Results {
-            files: vec![
-                relabel(first, "oldest".into()),
-                relabel(other, format!("run {i}")),
-            ],
+        (rows.cells, info)
+    };
+    let (oldest_cells, oldest_info) = side(first, "oldest");
+    for (i, other) in later.iter().enumerate() {
+        let name = format!("run {i}");
+        let (cells, info) = side(other, &name);
+        let report = Report {
+            cells: oldest_cells.iter().cloned().chain(cells).collect(),
+            labels: vec![oldest_info.label.clone(), name],
             warnings: Vec::new(),
-            ..Default::default()
+            env_differences: Vec::new(),
+            stops: Vec::new(),
+            outliers_excluded: options.exclude_outliers,
+            label_info: vec![oldest_info.clone(), info],
+            run_to_run: Vec::new(),
+            machine_notes: Vec::new(),
         };
-        let report = report::build_rows(&pair, options);
         let Ok(cmp) = compare(&report, &Options::default()) else {
             continue;
         };

@@ -1,14 +1,26 @@
 //! Stage 5, analysis: the one report document. `pretouch run`, `pretouch report` and
-//! `pretouch run --kernel` all build it here from stored records, with [`build`]; each
+//! `pretouch run --kernel` all build it here from stored records, with [`build`] (records
+//! in memory) or [`build_read`] (result files read here, one label at a time); each
 //! output format only walks it (`render::document`). A new section of the report is
 //! one field of [`Document`] (or of [`Launches`]), filled here and printed there.
+//!
+//! Either way the report is built a label at a time: each label's launches give its
+//! piece ([`crate::analyze::LabelPiece`]: the cells' rows, the A/A check of its runs,
+//! its CDS warning) and the probed launches' timed medians, and are dropped; the pieces
+//! are then put together in label order. What depends on more than one label (the
+//! labels and their order, the comparison, the environment's differences, the machine
+//! notes) reads only the files' headers and end records and the pieces. So a campaign's
+//! report holds one label's launch records at a time on each of at most two CPUs
+//! ([`LABELS_AT_ONCE`]), not all of them.
 
 use crate::analyze::calibration::{self, CalibrationCompareError, CalibrationComparison};
 use crate::analyze::compare::{self, Comparison};
 use crate::analyze::probe::ProbeAnalysis;
+use crate::analyze::probe::TimedMedians;
 use crate::analyze::profile::ProfileReport;
-use crate::analyze::report::{self, CompareError, Report};
-use crate::store::Results;
+use crate::analyze::report::{self, CompareError, Labelling, Report};
+use crate::store::read::Catalog;
+use crate::store::{ResultFile, Results, StoreError};
 
 /// What the report shows, and of which labels.
 #[derive(Debug, Clone, Default)]
@@ -80,10 +92,32 @@ pub enum DocumentError {
     Labels(#[from] CompareError),
     #[error(transparent)]
     Calibration(#[from] CalibrationCompareError),
+    /// A result file could not be read (`build_read`).
+    #[error(transparent)]
+    Store(#[from] StoreError),
 }
 
-/// The report of `results` with `options`: the one function every command calls.
-pub fn build(mut results: Results, options: &Options) -> Result<Document, DocumentError> {
+/// The report of `results` (their launches in memory) with `options`.
+pub fn build(results: Results, options: &Options) -> Result<Document, DocumentError> {
+    build_from(results, None, options)
+}
+
+/// The report of the result files of `catalog` with `options`, their launches read here
+/// one label at a time and dropped once analyzed. Its warnings are [`build`]'s of the
+/// files read whole, followed by one for each run left unfinished and for each file
+/// whose profiled rounds were cut short ([`store::complete::completeness_warnings`]).
+///
+/// [`store::complete::completeness_warnings`]: crate::store::complete::completeness_warnings
+pub fn build_read(mut catalog: Catalog, options: &Options) -> Result<Document, DocumentError> {
+    let results = std::mem::take(&mut catalog.results);
+    build_from(results, Some(&catalog), options)
+}
+
+fn build_from(
+    mut results: Results,
+    catalog: Option<&Catalog>,
+    options: &Options,
+) -> Result<Document, DocumentError> {
     if options.calibrate {
         let cmp = calibration::compare(
             &results.calibrations,
@@ -97,15 +131,40 @@ pub fn build(mut results: Results, options: &Options) -> Result<Document, Docume
             calibration: Some(cmp),
         });
     }
-    if let Some(wanted) = &options.labels {
-        select_labels(&mut results, wanted)?;
+    let others = match &options.labels {
+        Some(wanted) => select_labels(&mut results, wanted)?,
+        None => Vec::new(),
+    };
+    let labelling = Labelling::of(&results);
+    // The labels shown, as the comparison will choose them (it refuses the same
+    // selections), to name each file's probes before its launches are dropped.
+    let chosen = compare::choose(
+        &labelling.labels,
+        options.labels.as_deref(),
+        options.baseline.as_deref(),
+    )?;
+    let report_options = report::Options {
+        exclude_outliers: options.exclude_outliers,
+    };
+    let read = read_labels(
+        &mut results,
+        others,
+        catalog,
+        &labelling,
+        &chosen.labels,
+        report_options,
+    )?;
+    if let Some(catalog) = catalog {
+        // As reading every file whole gives them: each file's lines in name order, the
+        // calibrations', then the runs left unfinished.
+        let calibrations = std::mem::take(&mut results.warnings);
+        results.warnings = catalog.warnings(&read.warnings);
+        results.warnings.extend(calibrations);
+        results
+            .warnings
+            .extend(crate::store::complete::completeness_warnings(&read.files));
     }
-    let mut report = crate::analyze::build_with(
-        &results,
-        report::Options {
-            exclude_outliers: options.exclude_outliers,
-        },
-    );
+    let mut report = crate::analyze::assemble(&results, labelling, read.pieces, report_options);
     // Checks --labels and --baseline whether one label is shown or several.
     let comparison = compare::compare(
         &report,
@@ -123,7 +182,7 @@ pub fn build(mut results: Results, options: &Options) -> Result<Document, Docume
             .collect();
         crate::analyze::profile::build(&report, &profiles, &labels, &comparison.baseline)
     });
-    let probes = probe_analysis(&results, &comparison);
+    let probes = probe_analysis(&results, &comparison, &read.timed);
     if let Some(profile) = &profile {
         check_methods(&mut report, profile);
     }
@@ -145,41 +204,273 @@ pub fn build(mut results: Results, options: &Options) -> Result<Document, Docume
     })
 }
 
+/// At most this many labels' launches are read and held at once (one a CPU, on a
+/// machine with fewer CPUs): the report's memory is that many labels', whatever the
+/// machine's CPUs.
+const LABELS_AT_ONCE: usize = 2;
+
+/// What reading and analyzing every label left: the labels' pieces, in label order; the
+/// probed launches' timed medians; and, when the files were read here, each file's
+/// reading warnings (by path) and what its completeness warnings need.
+struct Read {
+    pieces: Vec<crate::analyze::LabelPiece>,
+    timed: TimedMedians,
+    warnings: std::collections::HashMap<std::path::PathBuf, Vec<String>>,
+    /// Every file read here (the labels not shown included), in name order, with its
+    /// launches counted and its missing profiled launches.
+    files: Vec<(ResultFile, crate::store::complete::Launched)>,
+}
+
+/// The files of one label (or, for `label` `None`, one file of a label not shown, read
+/// for its warnings only), each with its position in [`Labelling::order`] and its index
+/// into `results.files`.
+struct Work {
+    label: Option<usize>,
+    files: Vec<(usize, usize, ResultFile)>,
+}
+
+/// One [`Work`] done: its label's piece and timed medians, and its files without their
+/// launches, each with its reading warnings and what its completeness warnings need.
+struct Done {
+    piece: Option<crate::analyze::LabelPiece>,
+    timed: TimedMedians,
+    files: Vec<(
+        usize,
+        ResultFile,
+        Vec<String>,
+        crate::store::complete::Launched,
+    )>,
+}
+
+/// Reads (from `catalog`, else takes from memory) and analyzes each label's launches,
+/// [`LABELS_AT_ONCE`] labels side by side, dropping them once analyzed; puts `results.files`
+/// back without their launches (their end records read). `others`: files of labels not
+/// shown, read for their warnings when `catalog` is given, else dropped.
+fn read_labels(
+    results: &mut Results,
+    others: Vec<ResultFile>,
+    catalog: Option<&Catalog>,
+    labelling: &Labelling,
+    shown: &[String],
+    options: report::Options,
+) -> Result<Read, StoreError> {
+    let mut slots: Vec<Option<ResultFile>> = std::mem::take(&mut results.files)
+        .into_iter()
+        .map(Some)
+        .collect();
+    let mut work: Vec<Work> = (0..labelling.labels.len())
+        .map(|label| Work {
+            label: Some(label),
+            files: labelling
+                .runs(label)
+                .into_iter()
+                .map(|(position, index)| {
+                    let file = slots[index].take().expect("each file is in one label");
+                    (position, index, file)
+                })
+                .collect(),
+        })
+        .collect();
+    let n = slots.len();
+    if catalog.is_some() {
+        work.extend(others.into_iter().enumerate().map(|(i, f)| Work {
+            label: None,
+            files: vec![(0, n + i, f)],
+        }));
+    }
+    let calibrations = &results.calibrations;
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(LABELS_AT_ONCE)
+        .min(work.len());
+    // Labels side by side when there are several; else a label's files.
+    let parallel_files = threads <= 1;
+    let done = each_on_threads(work, threads.max(1), |w| {
+        do_work(
+            w,
+            catalog,
+            labelling,
+            calibrations,
+            shown,
+            options,
+            parallel_files,
+        )
+    });
+    let mut read = Read {
+        pieces: Vec::new(),
+        timed: TimedMedians::new(),
+        warnings: Default::default(),
+        files: Vec::new(),
+    };
+    let mut back: Vec<(usize, ResultFile, crate::store::complete::Launched)> = Vec::new();
+    let mut first_error: Option<(std::path::PathBuf, StoreError)> = None;
+    for d in done {
+        let d = match d {
+            Ok(d) => d,
+            Err((path, e)) => {
+                // The first failure in name order, as reading the files one by one.
+                if first_error.as_ref().is_none_or(|(p, _)| path < *p) {
+                    first_error = Some((path, e));
+                }
+                continue;
+            }
+        };
+        read.pieces.extend(d.piece);
+        read.timed.extend(d.timed);
+        for (index, file, warnings, launched) in d.files {
+            read.warnings.insert(file.path.clone(), warnings);
+            back.push((index, file, launched));
+        }
+    }
+    if let Some((_, e)) = first_error {
+        return Err(e);
+    }
+    back.sort_by(|a, b| a.1.path.cmp(&b.1.path));
+    for (index, file, launched) in back {
+        if index < n {
+            read.files.push((file.clone(), launched));
+            slots[index] = Some(file);
+        } else {
+            read.files.push((file, launched));
+        }
+    }
+    results.files = slots.into_iter().flatten().collect();
+    Ok(read)
+}
+
+/// Reads one [`Work`]'s files (in memory already without `catalog`), computes its
+/// label's piece and timed medians, and drops the launches.
+fn do_work(
+    work: Work,
+    catalog: Option<&Catalog>,
+    labelling: &Labelling,
+    calibrations: &[crate::machine::calibration::Calibration],
+    shown: &[String],
+    options: report::Options,
+    parallel_files: bool,
+) -> Result<Done, (std::path::PathBuf, StoreError)> {
+    let files: Vec<(usize, usize, ResultFile, Vec<String>)> = match catalog {
+        None => work
+            .files
+            .into_iter()
+            .map(|(p, i, f)| (p, i, f, Vec::new()))
+            .collect(),
+        Some(catalog) => {
+            let headers: Vec<&ResultFile> = work.files.iter().map(|(_, _, f)| f).collect();
+            let read = catalog.read(&headers, parallel_files)?;
+            work.files
+                .iter()
+                .zip(read)
+                .map(|((p, i, _), (f, w))| (*p, *i, f, w))
+                .collect()
+        }
+    };
+    let mut piece = None;
+    let mut timed = TimedMedians::new();
+    if let Some(label) = work.label {
+        let runs: Vec<(usize, &ResultFile)> = files.iter().map(|(p, _, f, _)| (*p, f)).collect();
+        piece = Some(crate::analyze::label_piece(
+            &labelling.labels[label],
+            &runs,
+            calibrations,
+            options,
+        ));
+        let shown_files: Vec<(String, &ResultFile)> = files
+            .iter()
+            .filter_map(|(_, _, f, _)| Some((shown_label(f, shown)?, f)))
+            .collect();
+        timed = crate::analyze::probe::timed_medians(&shown_files);
+    }
+    let files = files
+        .into_iter()
+        .map(|(_, index, mut file, warnings)| {
+            let launched = if catalog.is_some() {
+                crate::store::complete::Launched::of(&file)
+            } else {
+                Default::default()
+            };
+            file.launches = Vec::new();
+            (index, file, warnings, launched)
+        })
+        .collect();
+    Ok(Done {
+        piece,
+        timed,
+        files,
+    })
+}
+
+/// `f` of each of `work`, on `threads` threads, results in the order of `work`.
+fn each_on_threads<W: Send, R: Send>(
+    work: Vec<W>,
+    threads: usize,
+    f: impl Fn(W) -> R + Sync,
+) -> Vec<R> {
+    use std::sync::Mutex;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    if threads <= 1 {
+        return work.into_iter().map(f).collect();
+    }
+    let work: Vec<Mutex<Option<W>>> = work.into_iter().map(|w| Mutex::new(Some(w))).collect();
+    let done: Vec<Mutex<Option<R>>> = work.iter().map(|_| Mutex::new(None)).collect();
+    let next = AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(slot) = work.get(i) else {
+                        break;
+                    };
+                    let w = slot.lock().expect("no worker panics holding it").take();
+                    let r = f(w.expect("each work is taken once"));
+                    *done[i].lock().expect("no worker panics holding it") = Some(r);
+                }
+            });
+        }
+    });
+    done.into_iter()
+        .map(|d| {
+            d.into_inner()
+                .expect("no worker panics holding it")
+                .expect("every work is done")
+        })
+        .collect()
+}
+
 /// The probe records' analysis, of the labels the comparison shows; `None` without any.
 /// A label split by machine (`label@host`) names its files' probes as it does their
-/// timed launches.
-fn probe_analysis(results: &Results, comparison: &Comparison) -> Option<ProbeAnalysis> {
+/// timed launches, whose medians (`timed`) were taken while they were read.
+fn probe_analysis(
+    results: &Results,
+    comparison: &Comparison,
+    timed: &TimedMedians,
+) -> Option<ProbeAnalysis> {
     let labels: Vec<String> = comparison
         .columns
         .iter()
         .map(|c| c.info.label.clone())
         .collect();
-    // Each file under the label it is shown under. The probes are read from copies
-    // without the launches, because a campaign's launches are gigabytes; the timed
-    // launches are read from the files themselves.
-    let shown: Vec<(String, &crate::store::read::ResultFile)> = results
+    // Each file under the label it is shown under (the files hold no launch by now).
+    let headers: Vec<ResultFile> = results
         .files
         .iter()
-        .filter_map(|f| Some((shown_label(f, &labels)?, f)))
-        .collect();
-    let headers: Vec<crate::store::read::ResultFile> = shown
-        .iter()
-        .map(|(label, f)| {
+        .filter_map(|f| {
             let mut header = f.header.clone();
-            header.label = label.clone();
-            crate::store::read::ResultFile {
+            header.label = shown_label(f, &labels)?;
+            Some(ResultFile {
                 path: f.path.clone(),
                 header,
                 launches: Vec::new(),
                 end: f.end.clone(),
-            }
+            })
         })
         .collect();
     let probes = crate::store::probe::read_probes(&headers);
     if probes.is_empty() {
         return None;
     }
-    let mut analysis = crate::analyze::probe::build_shown(&shown, &probes, &comparison.baseline);
+    let mut analysis = crate::analyze::probe::build_timed(&probes, timed, &comparison.baseline);
     analysis.order_labels(&labels);
     Some(analysis)
 }
@@ -216,8 +507,11 @@ fn check_methods(report: &mut Report, profile: &ProfileReport) {
 }
 
 /// Keeps the files of the labels asked for: their environment is compared, their runs
-/// checked. `label@host` names a label split by machine.
-fn select_labels(results: &mut Results, wanted: &[String]) -> Result<(), CompareError> {
+/// checked; returns the others. `label@host` names a label split by machine.
+fn select_labels(
+    results: &mut Results,
+    wanted: &[String],
+) -> Result<Vec<ResultFile>, CompareError> {
     let names = |w: &str, label: &str| {
         w == label || w.strip_prefix(label).is_some_and(|r| r.starts_with('@'))
     };
@@ -234,8 +528,9 @@ fn select_labels(results: &mut Results, wanted: &[String]) -> Result<(), Compare
             known: known.join(", "),
         });
     }
-    results
-        .files
-        .retain(|f| wanted.iter().any(|w| names(w, &f.header.label)));
-    Ok(())
+    let (kept, others) = std::mem::take(&mut results.files)
+        .into_iter()
+        .partition(|f| wanted.iter().any(|w| names(w, &f.header.label)));
+    results.files = kept;
+    Ok(others)
 }

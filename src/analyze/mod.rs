@@ -21,7 +21,9 @@ pub mod profile;
 pub mod ready;
 pub mod report;
 
-use crate::store::Results;
+use crate::analyze::report::{LabelRows, Labelling, RunToRun};
+use crate::machine::calibration::Calibration;
+use crate::store::{ResultFile, Results};
 
 /// The report of stored results with default options: every cell's row, and the
 /// run-to-run check of labels run more than once.
@@ -29,12 +31,69 @@ pub fn build(results: &Results) -> report::Report {
     build_with(results, report::Options::default())
 }
 
-/// [`build`] with options (outliers left out).
+/// [`build`] with options (outliers left out): each label's piece ([`label_piece`]) from
+/// its files, then the pieces together ([`assemble`]).
 pub fn build_with(results: &Results, options: report::Options) -> report::Report {
-    let mut report = report::build_rows(results, options);
-    report.run_to_run = compare::run_to_run(results, options);
+    let labelling = Labelling::of(results);
+    let pieces = (0..labelling.labels.len())
+        .map(|i| {
+            let files: Vec<(usize, &ResultFile)> = labelling
+                .runs(i)
+                .into_iter()
+                .map(|(position, index)| (position, &results.files[index]))
+                .collect();
+            label_piece(&labelling.labels[i], &files, &results.calibrations, options)
+        })
+        .collect();
+    assemble(results, labelling, pieces, options)
+}
+
+/// What the report keeps of one label once its launches are dropped: its cells' rows,
+/// the A/A check of its runs, its CDS warning. Each comes from that label's launches
+/// alone, so a report can read, analyze and drop one label's launches at a time.
+#[derive(Debug, Clone, Default)]
+pub struct LabelPiece {
+    pub rows: LabelRows,
+    pub run_to_run: Option<RunToRun>,
+    pub cds: Option<String>,
+}
+
+/// The piece of the label `label`, from its files with their launches (oldest first,
+/// each with its position in [`Labelling::order`]).
+pub fn label_piece(
+    label: &str,
+    files: &[(usize, &ResultFile)],
+    calibrations: &[Calibration],
+    options: report::Options,
+) -> LabelPiece {
+    let runs: Vec<&ResultFile> = files.iter().map(|(_, f)| *f).collect();
+    LabelPiece {
+        rows: report::label_rows(label, files, calibrations, options),
+        run_to_run: compare::run_to_run_check(label, &runs, options),
+        cds: cds::label_warning(label, &runs),
+    }
+}
+
+/// The report of the labels' pieces (in the order of `labelling.labels`) and of what
+/// `results`' headers and end records say; `results` need hold no launch.
+pub fn assemble(
+    results: &Results,
+    labelling: Labelling,
+    pieces: Vec<LabelPiece>,
+    options: report::Options,
+) -> report::Report {
+    let mut rows = Vec::with_capacity(pieces.len());
+    let mut run_to_run = Vec::new();
+    let mut cds = Vec::new();
+    for piece in pieces {
+        rows.push(piece.rows);
+        run_to_run.extend(piece.run_to_run);
+        cds.extend(piece.cds);
+    }
+    let mut report = report::assemble(results, labelling, rows, options);
+    report.run_to_run = run_to_run;
     // Emulated labels first: no one should read past that.
     report.warnings.splice(0..0, kernels::warnings(results));
-    report.warnings.extend(cds::warnings(results));
+    report.warnings.extend(cds);
     report
 }

@@ -343,25 +343,18 @@ fn populate_shortfall(record: &crate::store::probe::ProbeRecord, a: &Agreement) 
 pub fn build(files: &[ResultFile], probes: &[LabelledProbe], baseline: &str) -> ProbeAnalysis {
     let shown: Vec<(String, &ResultFile)> =
         files.iter().map(|f| (f.header.label.clone(), f)).collect();
-    build_shown(&shown, probes, baseline)
+    build_timed(probes, &timed_medians(&shown), baseline)
 }
 
-/// [`build`] of files each shown under the label paired with it (`label@host` when the
-/// report splits a label by machine) instead of its header's.
-pub fn build_shown(
-    files: &[(String, &ResultFile)],
-    probes: &[LabelledProbe],
-    baseline: &str,
-) -> ProbeAnalysis {
-    type Key = (String, CellKey, bool);
-    let mut groups = BTreeMap::<Key, Vec<&LabelledProbe>>::new();
-    for p in probes {
-        groups
-            .entry((p.label.clone(), p.record.cell.clone(), p.record.pretouch))
-            .or_default()
-            .push(p);
-    }
-    let mut timed = BTreeMap::<Key, Vec<f64>>::new();
+/// The median time to main() of each (label, cell, pretouch) of the timed launches that
+/// reached it, of files each shown under the label paired with it: what a probed
+/// launch's cost is measured against ([`build_timed`]). A report computes it a label at
+/// a time, while that label's launches are read.
+pub type TimedMedians = BTreeMap<(String, CellKey, bool), f64>;
+
+/// [`TimedMedians`] of `files`.
+pub fn timed_medians(files: &[(String, &ResultFile)]) -> TimedMedians {
+    let mut timed = BTreeMap::<(String, CellKey, bool), Vec<f64>>::new();
     for (label, f) in files {
         for l in f.launches.iter().filter(|l| !l.warmup && l.ok()) {
             if let Some(t) = l.time_to_main_ns {
@@ -371,6 +364,26 @@ pub fn build_shown(
                     .push(t.as_ms());
             }
         }
+    }
+    timed
+        .into_iter()
+        .filter_map(|(key, times)| Some((key, median(&times)?)))
+        .collect()
+}
+
+/// [`build`] of probe records against the timed launches' medians ([`timed_medians`]).
+pub fn build_timed(
+    probes: &[LabelledProbe],
+    timed: &TimedMedians,
+    baseline: &str,
+) -> ProbeAnalysis {
+    type Key = (String, CellKey, bool);
+    let mut groups = BTreeMap::<Key, Vec<&LabelledProbe>>::new();
+    for p in probes {
+        groups
+            .entry((p.label.clone(), p.record.cell.clone(), p.record.pretouch))
+            .or_default()
+            .push(p);
     }
     let mut cells = Vec::new();
     let mut disagreeing = 0;
@@ -408,7 +421,7 @@ pub fn build_shown(
             median(&probed_ms),
             timed
                 .get(&(label.clone(), cell.clone(), *pretouch))
-                .and_then(|t| median(t)),
+                .copied(),
         ) {
             (Some(probed_ms), Some(timed_ms)) => Some(ProbeCost {
                 probed_ms,

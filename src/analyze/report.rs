@@ -282,8 +282,8 @@ pub struct LabelledStop {
     pub stop: CellStop,
 }
 
-/// A cell's launches, borrowed from the records read (never copied: a campaign holds
-/// millions).
+/// A cell's launches, borrowed from the records read (never copied: a label of a
+/// campaign holds a hundred thousand).
 #[derive(Default)]
 struct Samples<'a> {
     failed: usize,
@@ -360,73 +360,133 @@ fn variant_flags(file: &ResultFile) -> Option<HashMap<String, Vec<String>>> {
     )
 }
 
-/// Every cell's row, the labels and the notes; without the run-to-run check, which
-/// needs the comparison: [`crate::analyze::build_with`] adds it.
-pub fn build_rows(results: &Results, options: Options) -> Report {
-    let mut warnings = Vec::new();
-    let mut files: Vec<&ResultFile> = results.files.iter().collect();
-    files.sort_by(|a, b| a.header.started_at.cmp(&b.header.started_at));
-    let file_labels = effective_labels(&files, &mut warnings);
+/// Which label each result file is reported under, and the labels in order with where
+/// they ran: what the report knows from the files' run headers alone, before any launch
+/// is read. A report built a label at a time ([`crate::analyze::document`]) reads each
+/// label's launches after this.
+#[derive(Debug, Clone)]
+pub struct Labelling {
+    /// Indices into `results.files`, oldest run first.
+    pub order: Vec<usize>,
+    /// The label each file of `order` is reported under ([`effective_labels`]).
+    pub file_labels: Vec<String>,
+    /// Labels in the order of their oldest result.
+    pub labels: Vec<String>,
+    /// Where and when each label was run, in the order of `labels`.
+    pub label_info: Vec<LabelInfo>,
+    /// Labels that mix machines, labels that pool matrices.
+    pub warnings: Vec<String>,
+}
 
-    // Labels oldest first, with where they ran.
-    let mut labels: Vec<String> = Vec::new();
-    let mut label_info: Vec<LabelInfo> = Vec::new();
-    for (n, (file, label)) in files.iter().zip(&file_labels).enumerate() {
-        match labels.iter().position(|l| l == label) {
-            Some(i) => {
-                let info = &mut label_info[i];
-                info.files += 1;
-                let seen = files[..n]
-                    .iter()
-                    .zip(&file_labels)
-                    .any(|(f, l)| l == label && f.header.matrix == file.header.matrix);
-                if !seen {
-                    info.matrices += 1;
+impl Labelling {
+    /// The labelling of `results`' files, from their headers (their launches are not read).
+    pub fn of(results: &Results) -> Labelling {
+        let mut warnings = Vec::new();
+        let mut order: Vec<usize> = (0..results.files.len()).collect();
+        order.sort_by(|&a, &b| {
+            let at = |i: usize| &results.files[i].header.started_at;
+            at(a).cmp(at(b))
+        });
+        let files: Vec<&ResultFile> = order.iter().map(|&i| &results.files[i]).collect();
+        let file_labels = effective_labels(&files, &mut warnings);
+        let mut labels: Vec<String> = Vec::new();
+        let mut label_info: Vec<LabelInfo> = Vec::new();
+        for (n, (file, label)) in files.iter().zip(&file_labels).enumerate() {
+            match labels.iter().position(|l| l == label) {
+                Some(i) => {
+                    let info = &mut label_info[i];
+                    info.files += 1;
+                    let seen = files[..n]
+                        .iter()
+                        .zip(&file_labels)
+                        .any(|(f, l)| l == label && f.header.matrix == file.header.matrix);
+                    if !seen {
+                        info.matrices += 1;
+                    }
+                }
+                None => {
+                    labels.push(label.clone());
+                    let h = &file.header.host;
+                    label_info.push(LabelInfo {
+                        label: label.clone(),
+                        hostname: h.hostname.clone(),
+                        cpu_model: h.cpu_model.clone(),
+                        kernel_release: h.kernel_release.clone(),
+                        oldest_run: file.header.started_at.clone(),
+                        files: 1,
+                        matrices: 1,
+                        matrix: file.header.matrix.clone(),
+                    });
                 }
             }
-            None => {
-                labels.push(label.clone());
-                let h = &file.header.host;
-                label_info.push(LabelInfo {
-                    label: label.clone(),
-                    hostname: h.hostname.clone(),
-                    cpu_model: h.cpu_model.clone(),
-                    kernel_release: h.kernel_release.clone(),
-                    oldest_run: file.header.started_at.clone(),
-                    files: 1,
-                    matrices: 1,
-                    matrix: file.header.matrix.clone(),
-                });
+        }
+        for info in &label_info {
+            if info.matrices > 1 {
+                warnings.push(format!(
+                    "label `{}` pools {} files run from {} different matrices; a cell's launches are pooled only when its flags agree",
+                    info.label, info.files, info.matrices
+                ));
             }
         }
-    }
-    for info in &label_info {
-        if info.matrices > 1 {
-            warnings.push(format!(
-                "label `{}` pools {} files run from {} different matrices; a cell's launches are pooled only when its flags agree",
-                info.label, info.files, info.matrices
-            ));
+        Labelling {
+            order,
+            file_labels,
+            labels,
+            label_info,
+            warnings,
         }
     }
 
-    // Cells in the order first met: labels oldest first, then the matrix's own order.
-    let mut order: Vec<(usize, CellKey)> = Vec::new();
-    let mut by_cell: HashMap<(usize, CellKey), Samples> = HashMap::new();
-    for (file_index, (file, label)) in files.iter().zip(&file_labels).enumerate() {
-        let label_index = labels.iter().position(|l| l == label).unwrap_or(0);
+    /// The files of the `label`-th label, oldest first: their positions in `order` and
+    /// their indices into `results.files`.
+    pub fn runs(&self, label: usize) -> Vec<(usize, usize)> {
+        let name = &self.labels[label];
+        self.order
+            .iter()
+            .zip(&self.file_labels)
+            .enumerate()
+            .filter(|(_, (_, l))| *l == name)
+            .map(|(position, (&index, _))| (position, index))
+            .collect()
+    }
+}
+
+/// One label's rows, computed from its files' launches alone.
+#[derive(Debug, Clone, Default)]
+pub struct LabelRows {
+    /// Its cells, in the order first met in its files (oldest first).
+    pub cells: Vec<CellReport>,
+    /// Cells run with other flags in a later file, each with the position of that file
+    /// in [`Labelling::order`], so that the labels' warnings merge in the order of the
+    /// files, as one pass over every file gives them.
+    pub warnings: Vec<(usize, String)>,
+}
+
+/// The rows of the label `label`, from its files (oldest first, each with its position
+/// in [`Labelling::order`]) and the calibrations the ceilings come from.
+pub fn label_rows(
+    label: &str,
+    files: &[(usize, &ResultFile)],
+    calibrations: &[crate::machine::calibration::Calibration],
+    options: Options,
+) -> LabelRows {
+    let mut warnings = Vec::new();
+    // Cells in the order first met: the matrix's own order.
+    let mut order: Vec<CellKey> = Vec::new();
+    let mut by_cell: HashMap<CellKey, Samples> = HashMap::new();
+    for (file_index, (position, file)) in files.iter().enumerate() {
         let flags = variant_flags(file);
         for launch in file.launches.iter().filter(|l| !l.warmup) {
-            let key = (label_index, launch.cell.clone());
-            if !by_cell.contains_key(&key) {
-                order.push(key.clone());
+            if !by_cell.contains_key(&launch.cell) {
+                order.push(launch.cell.clone());
             }
-            let samples = by_cell.entry(key).or_default();
+            let samples = by_cell.entry(launch.cell.clone()).or_default();
             let cell_flags = flags
                 .as_ref()
                 .and_then(|f| f.get(&*launch.cell.variant).cloned());
             if samples.flag_sets == 0 || samples.flags != cell_flags {
                 if samples.flag_sets > 0 {
-                    warnings.push(format!(
+                    warnings.push((*position, format!(
                         "label `{label}`: cell {} {} {} {} was run with different flags in `{}` ({}); pooled",
                         launch.cell.jdk,
                         launch.cell.gc,
@@ -436,7 +496,7 @@ pub fn build_rows(results: &Results, options: Options) -> Report {
                         cell_flags
                             .as_deref()
                             .map_or("unknown".into(), |f| f.join(" "))
-                    ));
+                    )));
                 }
                 samples.flags = cell_flags;
                 samples.flag_sets += 1;
@@ -470,11 +530,10 @@ pub fn build_rows(results: &Results, options: Options) -> Report {
             }
         }
     }
-    order.sort_by_key(|(label, _)| *label);
     // Per file: whether free page reporting was on during its run.
     let reporting: Vec<bool> = files
         .iter()
-        .map(|f| {
+        .map(|(_, f)| {
             f.header
                 .env
                 .as_ref()
@@ -484,21 +543,65 @@ pub fn build_rows(results: &Results, options: Options) -> Report {
         .collect();
     let cells = order
         .into_iter()
-        .map(|(label, key)| {
-            let s = by_cell.remove(&(label, key.clone())).unwrap_or_default();
+        .map(|key| {
+            let s = by_cell.remove(&key).unwrap_or_default();
             // Against the calibration of the same CPUs (and pages) where there is one.
             let ceiling = crate::analyze::ceiling::for_cell(
-                &results.calibrations,
-                &labels[label],
+                calibrations,
+                label,
                 &key.cpus,
                 s.launches_on
                     .iter()
                     .find_map(|l| l.measured.affinity.as_deref()),
                 s.flags.as_deref(),
             );
-            cell_report(labels[label].clone(), key, s, options, ceiling, &reporting)
+            cell_report(label.to_owned(), key, s, options, ceiling, &reporting)
         })
         .collect();
+    LabelRows { cells, warnings }
+}
+
+/// Every cell's row, the labels and the notes; without the run-to-run check, which
+/// needs the comparison: [`crate::analyze::build_with`] adds it.
+pub fn build_rows(results: &Results, options: Options) -> Report {
+    let labelling = Labelling::of(results);
+    let rows = (0..labelling.labels.len())
+        .map(|i| {
+            let files: Vec<(usize, &ResultFile)> = labelling
+                .runs(i)
+                .into_iter()
+                .map(|(position, index)| (position, &results.files[index]))
+                .collect();
+            label_rows(&labelling.labels[i], &files, &results.calibrations, options)
+        })
+        .collect();
+    assemble(results, labelling, rows, options)
+}
+
+/// The report of the labels' rows (each label's computed from its launches alone, in
+/// the order of `labelling.labels`) and what the files' headers and end records say.
+/// `results` needs no launch: their figures are in `rows`.
+pub fn assemble(
+    results: &Results,
+    labelling: Labelling,
+    rows: Vec<LabelRows>,
+    options: Options,
+) -> Report {
+    let Labelling {
+        labels,
+        label_info,
+        mut warnings,
+        ..
+    } = labelling;
+    let mut cells = Vec::new();
+    let mut flagged = Vec::new();
+    for r in rows {
+        cells.extend(r.cells);
+        flagged.extend(r.warnings);
+    }
+    // In the order of the files that raised them (a stable sort: a file's own in order).
+    flagged.sort_by_key(|(position, _)| *position);
+    warnings.extend(flagged.into_iter().map(|(_, w)| w));
     let mut stops = Vec::new();
     for file in &results.files {
         if let Some(end) = &file.end {
@@ -718,17 +821,16 @@ fn env_differences(results: &Results, labels: &[String]) -> Vec<String> {
 
 /// Each label's result files, oldest first, labels in the order they first ran.
 pub(crate) fn runs_by_label(results: &Results) -> Vec<(String, Vec<&ResultFile>)> {
-    let mut files: Vec<&ResultFile> = results.files.iter().collect();
-    files.sort_by(|a, b| a.header.started_at.cmp(&b.header.started_at));
-    let file_labels = effective_labels(&files, &mut Vec::new());
-    let mut out: Vec<(String, Vec<&ResultFile>)> = Vec::new();
-    for (file, label) in files.into_iter().zip(file_labels) {
-        match out.iter_mut().find(|(l, _)| *l == label) {
-            Some((_, runs)) => runs.push(file),
-            None => out.push((label, vec![file])),
-        }
-    }
-    out
+    let labelling = Labelling::of(results);
+    (0..labelling.labels.len())
+        .map(|i| {
+            let runs = labelling.runs(i);
+            (
+                labelling.labels[i].clone(),
+                runs.into_iter().map(|(_, f)| &results.files[f]).collect(),
+            )
+        })
+        .collect()
 }
 
 impl Report {

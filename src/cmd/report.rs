@@ -11,7 +11,7 @@ use crate::cmd::error::bad;
 use crate::render::common::Format;
 use crate::render::document::render as render_document;
 use crate::render::plot;
-use crate::store::{Results, read_for_report};
+use crate::store::read::{Catalog, catalog_for_report};
 
 pub(crate) fn cmd_report(args: ReportArgs) -> anyhow::Result<u8> {
     let paths = if args.paths.is_empty() {
@@ -29,13 +29,14 @@ pub(crate) fn cmd_report(args: ReportArgs) -> anyhow::Result<u8> {
         calibrate: args.calibrate,
     };
     let doc = if args.calibrate {
-        let results = read_for_report(&paths).map_err(bad)?;
-        for w in &results.warnings {
+        // The result files' damaged lines are warned about, their launches never kept.
+        let catalog = catalog_for_report(&paths).map_err(bad)?;
+        for w in catalog.read_warnings().map_err(bad)? {
             eprintln!("warning: {w}");
         }
-        document::build(results, &options).map_err(bad)?
+        document::build_read(catalog, &options).map_err(bad)?
     } else {
-        document::build(read_launches(&paths)?, &options).map_err(bad)?
+        document::build_read(catalog(&paths)?, &options).map_err(bad)?
     };
     let profile = doc.launches.as_ref().and_then(|l| l.profile.as_ref());
     if let (Some(dir), Some(profile)) = (&args.flamegraph, profile) {
@@ -75,36 +76,17 @@ pub(crate) fn cmd_report(args: ReportArgs) -> anyhow::Result<u8> {
 /// `pretouch report FILES --format FORMAT` with nothing else asked: what `run --kernel`
 /// prints across its kernels once they are done.
 pub(crate) fn print_report(paths: &[PathBuf], format: Format) -> anyhow::Result<()> {
-    let doc = document::build(read_launches(paths)?, &Options::default()).map_err(bad)?;
+    let doc = document::build_read(catalog(paths)?, &Options::default()).map_err(bad)?;
     print!("{}", render_document(&doc, format));
     Ok(())
 }
 
-/// The result files under `paths`, with a warning for each run left unfinished; a
-/// bad-input error when there are none.
-fn read_launches(paths: &[PathBuf]) -> anyhow::Result<Results> {
-    let mut results = read_for_report(paths).map_err(bad)?;
-    for file in results.files.iter().filter(|f| f.end.is_none()) {
-        results.warnings.push(format!(
-            "{}: unfinished run, {} of {} launches (interrupted, or still running); `pretouch run --resume {}` completes it",
-            file.path.display(),
-            file.launches.len(),
-            file.header.planned_launches,
-            file.path.display()
-        ));
-    }
-    // Timed launches complete, profiled rounds cut short (the end record comes between).
-    for file in results.files.iter().filter(|f| f.end.is_some()) {
-        let missing = crate::store::profile::missing_profiles(file);
-        if missing > 0 {
-            results.warnings.push(format!(
-                "{}: profiled rounds unfinished, {missing} profiled launches missing; `pretouch run --resume {}` completes them",
-                file.path.display(),
-                file.path.display()
-            ));
-        }
-    }
-    if results.files.is_empty() {
+/// The result files under `paths`, their headers read (their launches are read a label
+/// at a time by `document::build_read`, which also warns of each run left unfinished);
+/// a bad-input error when there are none.
+fn catalog(paths: &[PathBuf]) -> anyhow::Result<Catalog> {
+    let catalog = catalog_for_report(paths).map_err(bad)?;
+    if catalog.results.files.is_empty() {
         return Err(bad(anyhow::anyhow!(
             "no result files in {}\n  fix: run `pretouch run` first, or name the files or folders to report",
             paths
@@ -114,7 +96,7 @@ fn read_launches(paths: &[PathBuf]) -> anyhow::Result<Results> {
                 .join(", ")
         )));
     }
-    Ok(results)
+    Ok(catalog)
 }
 
 /// `--probe-csv FILE` and `--probe-svg DIR`: the probed launches' rows and histograms;

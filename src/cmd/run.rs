@@ -518,11 +518,12 @@ pub(crate) fn execute_and_report(
     }
 
     let mut results = read_for_report(&[store.path().to_owned()])?;
-    // This label's calibrations (beside the result file), for the report's % of the ceiling.
+    // This label's calibrations (beside the result file), for the report's % of the ceiling;
+    // the label's other result files are read up to their headers only.
     if let Some(label_dir) = store.path().parent()
-        && let Ok(found) = read_for_report(&[label_dir.to_owned()])
+        && let Ok(found) = crate::store::read::catalog_for_report(&[label_dir.to_owned()])
     {
-        results.calibrations = found.calibrations;
+        results.calibrations = found.results.calibrations;
     }
     // The profile follows the text table only; `pretouch report --profile` has it in
     // every format.

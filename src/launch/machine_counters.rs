@@ -86,7 +86,8 @@ static OTHER_NAMES: std::sync::RwLock<Vec<&'static str>> = std::sync::RwLock::ne
 
 /// A counter's name as a small number: an index into [`VMSTAT_COUNTERS`] then
 /// [`PSI_NAMES`], then into [`OTHER_NAMES`]. Two bytes instead of a `String` a counter a
-/// launch, because a campaign's report holds millions of them.
+/// launch, because a campaign's report holds a label's launches at a time, a hundred
+/// thousand of them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct CounterId(u16);
 

@@ -38,6 +38,11 @@ pub enum Keep {
     Whole,
     /// What the report reads ([`LaunchRecord::for_report`]).
     Report,
+    /// No launch: the file is read up to its run header only (the whole file when it
+    /// has none, for the warnings).
+    Header,
+    /// No launch: every line is read and checked, for the warnings only.
+    Nothing,
 }
 
 /// Reads result files, and folders of them recursively (`*.jsonl`), in name order.
@@ -52,7 +57,113 @@ pub fn read_for_report(paths: &[PathBuf]) -> Result<Results, StoreError> {
     read_results_keeping(paths, Keep::Report)
 }
 
+/// A result file read whole, with the warnings of its lines that do not parse.
+pub type ReadWhole = (ResultFile, Vec<String>);
+
+/// Result files found for a report, each read only up to its run header; their launches
+/// are read later, a few files at a time ([`Catalog::read`]), so that a report need
+/// never hold more than one label's launch records. Reading every file with
+/// [`Catalog::read`] gives the same files and warnings as [`read_for_report`].
+#[derive(Debug, Default)]
+pub struct Catalog {
+    /// The files with a run header, in name order, without their launches and end
+    /// records (read by [`Catalog::read`]); the calibrations found; no warning yet.
+    pub results: Results,
+    /// Every result file found, in name order, with the warnings of reading those that
+    /// have no run header (read whole already; none for the others yet).
+    found: Vec<(PathBuf, Vec<String>)>,
+}
+
+/// Each result file's headers under `paths`: [`read_for_report`]'s files and errors,
+/// without reading their launches yet. A file named on the command line that holds no
+/// run header is refused here, as there.
+pub fn catalog_for_report(paths: &[PathBuf]) -> Result<Catalog, StoreError> {
+    let mut catalog = Catalog::default();
+    catalog.results = read_results_with(paths, Keep::Header, |path, warnings| {
+        catalog.found.push((path.to_owned(), warnings))
+    })?;
+    Ok(catalog)
+}
+
+impl Catalog {
+    /// Each of `files` (of `results.files`) read whole, keeping what the report reads
+    /// of each launch, with the warnings of its lines that do not parse, each naming
+    /// the file and line; side by side on the machine's CPUs when `parallel`. The first
+    /// failure in their order, with its file.
+    pub fn read(
+        &self,
+        files: &[&ResultFile],
+        parallel: bool,
+    ) -> Result<Vec<ReadWhole>, (PathBuf, StoreError)> {
+        let paths: Vec<PathBuf> = files.iter().map(|f| f.path.clone()).collect();
+        let read = if parallel {
+            read_each(&paths, Keep::Report)
+        } else {
+            paths.iter().map(|p| read_file(p, Keep::Report)).collect()
+        };
+        files
+            .iter()
+            .zip(read)
+            .map(|(file, read)| {
+                let (read, warnings) = read.map_err(|e| (file.path.clone(), e))?;
+                Ok((read.unwrap_or_else(|| header_only(file)), warnings))
+            })
+            .collect()
+    }
+
+    /// The warnings of reading every file whole, as [`read_for_report`] gives them
+    /// (each file's lines in name order, then the calibrations'), keeping no launch:
+    /// what `report --calibrate` prints of the result files beside the calibrations.
+    pub fn read_warnings(&self) -> Result<Vec<String>, StoreError> {
+        let paths: Vec<PathBuf> = self.results.files.iter().map(|f| f.path.clone()).collect();
+        let mut by_path = std::collections::HashMap::new();
+        for (path, read) in paths.iter().zip(read_each(&paths, Keep::Nothing)) {
+            by_path.insert(path.clone(), read?.1);
+        }
+        let mut out = self.warnings(&by_path);
+        out.extend(self.results.warnings.iter().cloned());
+        Ok(out)
+    }
+
+    /// The reading warnings of every file in name order, as [`read_for_report`] gives
+    /// them: those of `read_back` (each file's [`Catalog::read`] warnings, by path) for
+    /// the files with a header, the ones already read for the others.
+    pub fn warnings(
+        &self,
+        read_back: &std::collections::HashMap<PathBuf, Vec<String>>,
+    ) -> Vec<String> {
+        let mut out = Vec::new();
+        for (path, warnings) in &self.found {
+            match read_back.get(path) {
+                Some(w) => out.extend(w.iter().cloned()),
+                None => out.extend(warnings.iter().cloned()),
+            }
+        }
+        out
+    }
+}
+
+/// `file`'s header without launches: what [`Catalog::read`] keeps of a file that lost
+/// its run header since it was first read (rewritten under the report).
+fn header_only(file: &ResultFile) -> ResultFile {
+    ResultFile {
+        launches: Vec::new(),
+        end: None,
+        ..file.clone()
+    }
+}
+
 fn read_results_keeping(paths: &[PathBuf], keep: Keep) -> Result<Results, StoreError> {
+    read_results_with(paths, keep, |_, _| {})
+}
+
+/// [`read_results_keeping`]; with [`Keep::Header`], each file's reading warnings are
+/// given to `each_file` with its path, in name order, instead of kept in the results.
+fn read_results_with(
+    paths: &[PathBuf],
+    keep: Keep,
+    mut each_file: impl FnMut(&Path, Vec<String>),
+) -> Result<Results, StoreError> {
     let mut files = Vec::new();
     for path in paths {
         collect_jsonl(path, &mut files)?;
@@ -68,7 +179,11 @@ fn read_results_keeping(paths: &[PathBuf], keep: Keep) -> Result<Results, StoreE
         let (file, warnings) = read?;
         let found = file.is_some();
         results.files.extend(file);
-        results.warnings.extend(warnings);
+        if keep == Keep::Header {
+            each_file(path, warnings);
+        } else {
+            results.warnings.extend(warnings);
+        }
         // A file named on the command line was meant to be read: say why it was not.
         if !found && paths.contains(path) {
             let bytes = std::fs::read(path).unwrap_or_default();
@@ -295,12 +410,25 @@ fn parse_lines(
             .map_err(|e| e.to_string())
             .and_then(|text| parse_record(text).map_err(|e| e.to_string()));
         match record {
+            Ok(Record::Run(h)) if keep == Keep::Header => {
+                // Its other lines are read, and warned about, with its launches.
+                return Ok((
+                    Some(ResultFile {
+                        path: path.to_owned(),
+                        header: h,
+                        launches: Vec::new(),
+                        end: None,
+                    }),
+                    Vec::new(),
+                ));
+            }
             Ok(Record::Run(h)) if header.is_none() => header = Some(h),
             Ok(Record::Run(_)) => warnings.push(format!("{}: a second run header; skipped", at())),
-            Ok(Record::Launch(l)) => launches.push(match keep {
-                Keep::Whole => l,
-                Keep::Report => l.for_report(),
-            }),
+            Ok(Record::Launch(l)) => match keep {
+                Keep::Whole => launches.push(l),
+                Keep::Report => launches.push(l.for_report()),
+                Keep::Header | Keep::Nothing => {}
+            },
             Ok(Record::End(e)) => end = Some(e),
             // Read by `store::profile::read_profiles` and `store::probe::read_probes`, only
             // when a report asks.

@@ -408,8 +408,9 @@ mod tests {
 
     #[test]
     fn a_launch_record_stays_small_inline() {
-        // A report holds every launch of a campaign (millions): a field that grows the
-        // record grows its memory by that much a launch. Box what is large and rare.
+        // A report holds every launch of a label (120,000 in a campaign's, one or two
+        // labels at a time): a field that grows the record grows its memory by that
+        // much a launch. Box what is large and rare.
         let size = std::mem::size_of::<LaunchRecord>();
         assert!(size <= 896, "LaunchRecord is {size} bytes inline");
     }
