@@ -533,8 +533,10 @@ fn run_and_report(
         .filter_map(|k| k.result_file.clone())
         .collect();
     if !files.is_empty() {
-        // The cross-kernel table, as `pretouch report` prints it for these files.
-        crate::cmd::report::print_report(&files, args.format)?;
+        // The cross-kernel table, as `pretouch report` prints it for these files; with
+        // the profile's section across kernels when the guests profiled, as
+        // `pretouch report --profile` would.
+        crate::cmd::report::print_report(&files, args.format, session.profile_rounds.is_some())?;
     }
     warn_emulated(vm);
     for k in &session.kernels {

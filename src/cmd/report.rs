@@ -73,10 +73,19 @@ pub(crate) fn cmd_report(args: ReportArgs) -> anyhow::Result<u8> {
     Ok(0)
 }
 
-/// `pretouch report FILES --format FORMAT` with nothing else asked: what `run --kernel`
-/// prints across its kernels once they are done.
-pub(crate) fn print_report(paths: &[PathBuf], format: Format) -> anyhow::Result<()> {
-    let doc = document::build_read(catalog(paths)?, &Options::default()).map_err(bad)?;
+/// `pretouch report FILES --format FORMAT`, with `--profile` when `profiled`: what
+/// `run --kernel` prints across its kernels once they are done.
+pub(crate) fn print_report(
+    paths: &[PathBuf],
+    format: Format,
+    profiled: bool,
+) -> anyhow::Result<()> {
+    let options = Options {
+        profile: profiled,
+        show_profile: profiled,
+        ..Options::default()
+    };
+    let doc = document::build_read(catalog(paths)?, &options).map_err(bad)?;
     print!("{}", render_document(&doc, format));
     Ok(())
 }
