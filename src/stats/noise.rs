@@ -69,7 +69,9 @@ impl Noise {
     /// 864-1345 ms for the same 542,000 faults, tracking the time), no steal, no other
     /// counter that moved with them; within a spell sd about 10 ms. Modelled as the
     /// burst chain with long spells (14 rounds on average, half the rounds in one)
-    /// and nothing slow; its test checks the measured shape (costs' lag-1
+    /// and nothing slow. The chain draws each slow round's amount afresh (30-90 ms),
+    /// so its slow spells are noisier than the measured ones; the model is fitted to,
+    /// and its test checks, the runs' whole shape instead (costs' lag-1
     /// autocorrelation 0.55 and 0.74, sd 31 and 35 ms, sd of ten batch trimmed
     /// means 25 and 26 ms).
     pub fn quiet_spells() -> Noise {
