@@ -285,7 +285,7 @@ fn read_labels(
         .min(work.len());
     // Labels side by side when there are several; else a label's files.
     let parallel_files = threads <= 1;
-    let done = each_on_threads(work, threads.max(1), |w| {
+    let done = crate::store::each_on_threads(work, threads.max(1), |w| {
         do_work(
             w,
             catalog,
@@ -398,44 +398,6 @@ fn do_work(
         timed,
         files,
     })
-}
-
-/// `f` of each of `work`, on `threads` threads, results in the order of `work`.
-fn each_on_threads<W: Send, R: Send>(
-    work: Vec<W>,
-    threads: usize,
-    f: impl Fn(W) -> R + Sync,
-) -> Vec<R> {
-    use std::sync::Mutex;
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    if threads <= 1 {
-        return work.into_iter().map(f).collect();
-    }
-    let work: Vec<Mutex<Option<W>>> = work.into_iter().map(|w| Mutex::new(Some(w))).collect();
-    let done: Vec<Mutex<Option<R>>> = work.iter().map(|_| Mutex::new(None)).collect();
-    let next = AtomicUsize::new(0);
-    std::thread::scope(|scope| {
-        for _ in 0..threads {
-            scope.spawn(|| {
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(slot) = work.get(i) else {
-                        break;
-                    };
-                    let w = slot.lock().expect("no worker panics holding it").take();
-                    let r = f(w.expect("each work is taken once"));
-                    *done[i].lock().expect("no worker panics holding it") = Some(r);
-                }
-            });
-        }
-    });
-    done.into_iter()
-        .map(|d| {
-            d.into_inner()
-                .expect("no worker panics holding it")
-                .expect("every work is done")
-        })
-        .collect()
 }
 
 /// The probe records' analysis, of the labels the comparison shows; `None` without any.

@@ -237,36 +237,48 @@ type FileRead = Result<(Option<ResultFile>, Vec<String>), StoreError>;
 /// parsed on its own. Every file is read even after one fails; the caller takes the
 /// first failure in order, as reading them one after the other would.
 fn read_each(files: &[PathBuf], keep: Keep) -> Vec<FileRead> {
-    use std::sync::Mutex;
-    use std::sync::atomic::{AtomicUsize, Ordering};
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(files.len());
+    each_on_threads(files.iter().collect(), threads, |p| read_file(p, keep))
+}
+
+/// `f` of each of `work`, on `threads` threads (each takes the next item left), results
+/// in the order of `work`; in this thread when `threads` is at most 1. What reads files
+/// side by side uses it: [`read_each`] here, the report's labels in `analyze::document`.
+pub fn each_on_threads<W: Send, R: Send>(
+    work: Vec<W>,
+    threads: usize,
+    f: impl Fn(W) -> R + Sync,
+) -> Vec<R> {
+    use std::sync::Mutex;
+    use std::sync::atomic::{AtomicUsize, Ordering};
     if threads <= 1 {
-        return files.iter().map(|p| read_file(p, keep)).collect();
+        return work.into_iter().map(f).collect();
     }
+    let work: Vec<Mutex<Option<W>>> = work.into_iter().map(|w| Mutex::new(Some(w))).collect();
+    let done: Vec<Mutex<Option<R>>> = work.iter().map(|_| Mutex::new(None)).collect();
     let next = AtomicUsize::new(0);
-    let slots: Vec<Mutex<Option<FileRead>>> = files.iter().map(|_| Mutex::new(None)).collect();
     std::thread::scope(|scope| {
         for _ in 0..threads {
             scope.spawn(|| {
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(path) = files.get(i) else {
+                    let Some(slot) = work.get(i) else {
                         break;
                     };
-                    let read = read_file(path, keep);
-                    *slots[i].lock().expect("no reader panics holding it") = Some(read);
+                    let w = slot.lock().expect("no worker panics holding it").take();
+                    let r = f(w.expect("each work is taken once"));
+                    *done[i].lock().expect("no worker panics holding it") = Some(r);
                 }
             });
         }
     });
-    slots
-        .into_iter()
-        .map(|slot| {
-            slot.into_inner()
-                .expect("no reader panics holding it")
-                .expect("every file is read")
+    done.into_iter()
+        .map(|d| {
+            d.into_inner()
+                .expect("no worker panics holding it")
+                .expect("every work is done")
         })
         .collect()
 }
