@@ -37,11 +37,7 @@ pub fn build_with(results: &Results, options: report::Options) -> report::Report
     let labelling = Labelling::of(results);
     let pieces = (0..labelling.labels.len())
         .map(|i| {
-            let files: Vec<(usize, &ResultFile)> = labelling
-                .runs(i)
-                .into_iter()
-                .map(|(position, index)| (position, &results.files[index]))
-                .collect();
+            let files = labelling.files(i, results);
             label_piece(&labelling.labels[i], &files, &results.calibrations, options)
         })
         .collect();

@@ -437,6 +437,15 @@ impl Labelling {
         }
     }
 
+    /// The files of the `label`-th label in `results` (the results this labelling is
+    /// of), oldest first, each with its position in `order`.
+    pub fn files<'r>(&self, label: usize, results: &'r Results) -> Vec<(usize, &'r ResultFile)> {
+        self.runs(label)
+            .into_iter()
+            .map(|(position, index)| (position, &results.files[index]))
+            .collect()
+    }
+
     /// The files of the `label`-th label, oldest first: their positions in `order` and
     /// their indices into `results.files`.
     pub fn runs(&self, label: usize) -> Vec<(usize, usize)> {
@@ -567,11 +576,7 @@ pub fn build_rows(results: &Results, options: Options) -> Report {
     let labelling = Labelling::of(results);
     let rows = (0..labelling.labels.len())
         .map(|i| {
-            let files: Vec<(usize, &ResultFile)> = labelling
-                .runs(i)
-                .into_iter()
-                .map(|(position, index)| (position, &results.files[index]))
-                .collect();
+            let files = labelling.files(i, results);
             label_rows(&labelling.labels[i], &files, &results.calibrations, options)
         })
         .collect();
@@ -824,10 +829,10 @@ pub(crate) fn runs_by_label(results: &Results) -> Vec<(String, Vec<&ResultFile>)
     let labelling = Labelling::of(results);
     (0..labelling.labels.len())
         .map(|i| {
-            let runs = labelling.runs(i);
+            let files = labelling.files(i, results);
             (
                 labelling.labels[i].clone(),
-                runs.into_iter().map(|(_, f)| &results.files[f]).collect(),
+                files.into_iter().map(|(_, f)| f).collect(),
             )
         })
         .collect()
