@@ -9,7 +9,7 @@
 
 use std::path::PathBuf;
 
-use pretouch::analyze::document::{Options, build, build_read};
+use pretouch::analyze::document::{Document, Options, build, build_read};
 use pretouch::render::common::Format;
 use pretouch::render::document::render;
 use pretouch::store::read::catalog_for_report;
@@ -19,24 +19,31 @@ fn inputs() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/report-golden/inputs")
 }
 
+fn format_1() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/format-1-before-restructure.jsonl")
+}
+
+/// Two reports in every format, side by side.
+fn in_every_format(a: &Document, b: &Document) -> Vec<(Format, String, String)> {
+    [Format::Text, Format::Markdown, Format::Csv, Format::Json]
+        .into_iter()
+        .map(|f| (f, render(a, f), render(b, f)))
+        .collect()
+}
+
 fn reports(paths: &[PathBuf], options: &Options) -> Vec<(Format, String, String)> {
     let whole = build(read_results(paths).unwrap(), options).unwrap();
     let compact = build(read_for_report(paths).unwrap(), options).unwrap();
-    [Format::Text, Format::Markdown, Format::Csv, Format::Json]
-        .into_iter()
-        .map(|f| (f, render(&whole, f), render(&compact, f)))
-        .collect()
+    in_every_format(&whole, &compact)
 }
 
 #[test]
 fn the_compact_records_give_the_same_report_as_the_whole_ones() {
-    let format_1 = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/format-1-before-restructure.jsonl");
     let sets = [
         vec![inputs().join("fixed")],
         vec![inputs().join("server")],
         vec![inputs().join("real")],
-        vec![format_1],
+        vec![format_1()],
     ];
     let options = [
         Options::default(),
@@ -148,22 +155,17 @@ fn read_whole(paths: &[PathBuf]) -> pretouch::store::Results {
 fn both(paths: &[PathBuf], options: &Options) -> Vec<(Format, String, String)> {
     let whole = build(read_whole(paths), options).unwrap();
     let streamed = build_read(catalog_for_report(paths).unwrap(), options).unwrap();
-    [Format::Text, Format::Markdown, Format::Csv, Format::Json]
-        .into_iter()
-        .map(|f| (f, render(&whole, f), render(&streamed, f)))
-        .collect()
+    in_every_format(&whole, &streamed)
 }
 
 #[test]
 fn a_report_read_a_label_at_a_time_is_the_report_of_every_file_read_whole() {
-    let format_1 = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/format-1-before-restructure.jsonl");
     let sets = [
         vec![inputs().join("fixed")],
         vec![inputs().join("server")],
         vec![inputs().join("real")],
         vec![inputs().join("probe")],
-        vec![format_1],
+        vec![format_1()],
         vec![inputs().join("fixed"), inputs().join("server")],
     ];
     let options = [

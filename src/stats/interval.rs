@@ -53,7 +53,7 @@ pub fn t_quantile(p: f64, df: f64) -> f64 {
 }
 
 /// The sample standard deviation (n - 1), R's `sd()`.
-fn sd(values: &[f64]) -> f64 {
+pub(crate) fn sd(values: &[f64]) -> f64 {
     let n = values.len() as f64;
     let mean = values.iter().sum::<f64>() / n;
     (values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt()
@@ -328,12 +328,24 @@ mod tests {
     }
 
     fn coverage_with(noise: &Noise, truth: f64, rounds: usize, seed: u64, drift: bool) -> f64 {
+        coverage_in(noise, truth, rounds, batch_count(rounds), seed, drift)
+    }
+
+    /// [`coverage_with`] with `b` batches.
+    fn coverage_in(
+        noise: &Noise,
+        truth: f64,
+        rounds: usize,
+        b: usize,
+        seed: u64,
+        drift: bool,
+    ) -> f64 {
         let mut state = seed;
         let trials = 4000;
         let mut covered = 0;
         for _ in 0..trials {
             let costs = simulate_cell(noise, rounds, &mut state).costs();
-            let s = batch_interval_with(&costs, 0.95, batch_count(rounds), drift).unwrap();
+            let s = batch_interval_with(&costs, 0.95, b, drift).unwrap();
             covered += usize::from(s.low_ms <= truth && truth <= s.high_ms);
         }
         covered as f64 / trials as f64
@@ -426,16 +438,7 @@ mod tests {
         // Fewer, longer batches: closer, and still short.
         let mut fewer = Vec::new();
         for (rounds, b) in [(100, 5), (100, 4), (200, 4)] {
-            let mut state = 20 + b as u64;
-            let trials = 4000;
-            let covered = (0..trials)
-                .filter(|_| {
-                    let costs = simulate_cell(&spells, rounds, &mut state).costs();
-                    let s = batch_interval(&costs, 0.95, b).unwrap();
-                    s.low_ms <= truth && truth <= s.high_ms
-                })
-                .count();
-            let c = covered as f64 / trials as f64;
+            let c = coverage_in(&spells, truth, rounds, b, 20 + b as u64, true);
             eprintln!(
                 "quiet spells, {rounds} rounds, {b} batches: covers the long-run cost in {:.1}%",
                 100.0 * c

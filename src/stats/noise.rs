@@ -168,6 +168,7 @@ pub fn simulate_cell(noise: &Noise, rounds: usize, state: &mut u64) -> Rounds {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::stats::interval::sd;
 
     fn lag1(x: &[f64]) -> f64 {
         let n = x.len() as f64;
@@ -192,10 +193,6 @@ mod tests {
             let r = simulate_cell(&noise, 40, &mut state);
             let on: Vec<f64> = r.0.iter().map(|x| x.1).collect();
             let off: Vec<f64> = r.0.iter().map(|x| x.0).collect();
-            let sd = |v: &[f64]| {
-                let m = v.iter().sum::<f64>() / v.len() as f64;
-                (v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (v.len() - 1) as f64).sqrt()
-            };
             sd_on += sd(&on) / cells as f64;
             sd_off += sd(&off) / cells as f64;
             rho += lag1(&r.costs()) / cells as f64;
@@ -213,14 +210,7 @@ mod tests {
     #[test]
     fn the_spells_model_has_the_quiet_runs_shape() {
         use crate::stats::interval::{TRIM, trimmed_mean};
-        let sd = |v: &[f64]| {
-            let m = v.iter().sum::<f64>() / v.len() as f64;
-            (v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (v.len() - 1) as f64).sqrt()
-        };
-        let median = |mut v: Vec<f64>| {
-            v.sort_by(f64::total_cmp);
-            v[v.len() / 2]
-        };
+        let median = |v: Vec<f64>| crate::stats::median(&v).unwrap();
         let mut state = 5;
         let (mut lags, mut sds, mut batch_sds) = (vec![], vec![], vec![]);
         for _ in 0..2000 {
