@@ -21,7 +21,8 @@ use crate::analyze::labels::{self, count_run_to_run};
 pub use crate::analyze::labels::{Change, Chosen, Interval, choose, letter};
 use crate::analyze::report::CompareError;
 use crate::analyze::report::{self, CellReport, LabelInfo, Report, RunToRun};
-use crate::stats::family::{cell_level, table_marks};
+use crate::stats::family::{Sides, cell_level, table_marks};
+use crate::stats::interval::as_runs;
 use crate::store::ResultFile;
 
 /// Confidence that a column holds no false mark (each cell's interval is at
@@ -199,26 +200,31 @@ fn change(base: &CellReport, cell: &CellReport) -> Option<Change> {
     })
 }
 
+/// A cell's per-round costs by run ([`CellReport::run_costs`]).
+type RunCosts = Vec<Vec<f64>>;
+
 /// Each column's changes get their interval at the column's level
 /// ([`table_marks`]), and their mark.
 fn mark(columns: &mut [Column], rows: &mut [Row]) {
     let base = columns.iter().position(|c| c.baseline).unwrap_or(0);
-    let rounds = |c: &CellReport| c.costs.iter().map(|r| r.ms).collect::<Vec<f64>>();
     for (i, column) in columns.iter_mut().enumerate() {
         if i == base {
             continue;
         }
         // The compared cells of this column, with the row each is in.
-        let sides: Vec<(usize, Vec<f64>, Vec<f64>)> = rows
+        let sides: Vec<(usize, RunCosts, RunCosts)> = rows
             .iter()
             .enumerate()
             .filter_map(|(r, row)| {
                 let e = row.entries[i].as_ref().filter(|e| e.change.is_some())?;
                 let b = row.entries[base].as_ref()?;
-                Some((r, rounds(&e.measured), rounds(&b.measured)))
+                Some((r, e.measured.run_costs(), b.measured.run_costs()))
             })
             .collect();
-        let cells: Vec<(&[f64], &[f64])> = sides.iter().map(|(_, x, y)| (&x[..], &y[..])).collect();
+        let cells: Vec<Sides<'_>> = sides
+            .iter()
+            .map(|(_, x, y)| (as_runs(x), as_runs(y)))
+            .collect();
         let marks = table_marks(&cells, CONFIDENCE);
         let k = marks.iter().flatten().count();
         column.compared = k;

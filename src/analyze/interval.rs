@@ -128,6 +128,75 @@ mod tests {
     }
 
     #[test]
+    fn a_label_of_several_runs_gets_the_interval_over_its_runs() {
+        use crate::stats::interval::{TRIM, as_runs, runs_interval, trimmed_mean};
+        use crate::store::Results;
+        // Three runs of one label, at three levels: the interval is over the runs, its
+        // estimate the mean of the runs' trimmed means; a fourth run of 9 rounds puts
+        // the cell back on its rounds' batches.
+        let run = |level: f64| -> Vec<(f64, f64)> {
+            (0..12)
+                .map(|i| (100.0, 100.0 + level + f64::from(i % 3)))
+                .collect()
+        };
+        let levels = [300.0, 330.0, 360.0];
+        let rounds: Vec<Vec<(f64, f64)>> = levels.iter().map(|l| run(*l)).collect();
+        let files = |rounds: &[Vec<(f64, f64)>]| -> Vec<crate::store::ResultFile> {
+            rounds
+                .iter()
+                .enumerate()
+                .map(|(i, r)| {
+                    let cell = FakeCell {
+                        gc: Gc::G1,
+                        heap: "512m",
+                        rounds: r,
+                    };
+                    let mut f = file("a", &format!("2026-12-01T0{i}:00:00Z"), host("vm"), &[cell]);
+                    f.path = format!("a-{i}.jsonl").into();
+                    f
+                })
+                .collect()
+        };
+        let report = |files| {
+            crate::analyze::build(&Results {
+                files,
+                warnings: vec![],
+                calibrations: vec![],
+            })
+        };
+        let three = report(files(&rounds));
+        let [cell] = &three.cells[..] else {
+            panic!("{:?}", three.cells);
+        };
+        let costs: Vec<Vec<f64>> = rounds
+            .iter()
+            .map(|r| r.iter().map(|(off, on)| on - off).collect())
+            .collect();
+        let want = runs_interval(&as_runs(&costs), CONFIDENCE).unwrap();
+        assert_eq!((cell.cost_ci_runs, cell.cost_ci_batches), (Some(3), None));
+        assert_eq!(cell.run_costs(), costs);
+        assert_eq!(
+            cell.cost_interval(),
+            Some((want.estimate_ms, want.low_ms, want.high_ms))
+        );
+        let mean_of_runs = costs
+            .iter()
+            .map(|c| trimmed_mean(c, TRIM).unwrap())
+            .sum::<f64>()
+            / 3.0;
+        assert!((want.estimate_ms - mean_of_runs).abs() < 1e-9);
+        // The runs' spread (their trimmed means 30 ms apart) is the interval, far wider
+        // than each run's steady rounds: t(0.975, 2) * 30 / sqrt(3).
+        let between = crate::stats::interval::t_quantile(0.975, 2.0) * 30.0 / 3f64.sqrt();
+        assert!((want.half_width_ms() - between).abs() < 1e-9, "{want:?}");
+        let mut four = rounds.clone();
+        four.push(run(330.0)[..9].to_vec());
+        let short = report(files(&four));
+        assert_eq!(short.cells[0].cost_ci_runs, None);
+        assert_eq!(short.cells[0].cost_ci_batches, Some(9));
+    }
+
+    #[test]
     fn the_report_states_each_cells_interval_and_none_with_few_rounds() {
         use crate::store::Results;
         // 12 rounds of a drifting cost: an interval; 9 rounds: none, the cost still.

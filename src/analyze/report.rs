@@ -42,6 +42,9 @@ pub struct RoundCost {
     pub ms: f64,
     /// One of the two launches is an outlier.
     pub outlier: bool,
+    /// The round's run (result file), as an index among the files read: the rounds of
+    /// one run share it.
+    pub run: usize,
 }
 
 /// One row of the report.
@@ -135,8 +138,12 @@ pub struct CellReport {
     pub cost_ci_low_ms: Option<f64>,
     pub cost_ci_high_ms: Option<f64>,
     /// The batches of consecutive rounds the interval comes from (`batches - 1`
-    /// degrees of freedom).
+    /// degrees of freedom); absent when it is over runs.
     pub cost_ci_batches: Option<usize>,
+    /// The runs (result files) the interval is over, when the label has two or more of
+    /// 10 rounds each (`runs - 1` degrees of freedom; `stats::interval::runs_interval`);
+    /// its estimate, `cost_tmean_ms`, is then the mean of the runs' trimmed means.
+    pub cost_ci_runs: Option<usize>,
     /// Launches flagged as outliers (both settings), whether excluded or not.
     pub outliers: usize,
     /// The per-round costs, in round order.
@@ -173,7 +180,24 @@ pub struct CellReport {
     pub outlier_launches: Vec<crate::analyze::disturbance::OutlierLaunch>,
 }
 
+/// Per-round costs by run, in run then round order: one vector a run that has a cost.
+pub fn run_costs(costs: &[RoundCost]) -> Vec<Vec<f64>> {
+    let mut runs: Vec<(usize, Vec<f64>)> = Vec::new();
+    for c in costs {
+        match runs.last_mut() {
+            Some((run, v)) if *run == c.run => v.push(c.ms),
+            _ => runs.push((c.run, vec![c.ms])),
+        }
+    }
+    runs.into_iter().map(|(_, v)| v).collect()
+}
+
 impl CellReport {
+    /// The per-round costs by run ([`run_costs`]).
+    pub fn run_costs(&self) -> Vec<Vec<f64>> {
+        run_costs(&self.costs)
+    }
+
     /// The cost's 95% interval, when the cell has one.
     pub fn cost_interval(&self) -> Option<(f64, f64, f64)> {
         Some((
@@ -685,6 +709,7 @@ fn cell_report<'a>(
             [Some(off), Some(on)] => Some(RoundCost {
                 ms: s.timed[on].3 - s.timed[off].3,
                 outlier: flagged[on] || flagged[off],
+                run: s.timed[on].0,
             }),
             _ => None,
         })
@@ -692,8 +717,11 @@ fn cell_report<'a>(
     let cost_values: Vec<f64> = costs.iter().map(|c| c.ms).collect();
     let cost = summarize(&cost_values);
     let quart = quartiles(&cost_values);
-    let interval =
-        crate::stats::interval::cost_interval(&cost_values, crate::analyze::interval::CONFIDENCE);
+    let by_run = run_costs(&costs);
+    let interval = crate::stats::interval::runs_interval(
+        &crate::stats::interval::as_runs(&by_run),
+        crate::analyze::interval::CONFIDENCE,
+    );
     let pick = |x: Option<Summary>, f: fn(Summary) -> f64| x.map(f);
     let x = explain_cell(&launches_on, &launches_off);
     let heap_and_method =
@@ -762,13 +790,14 @@ fn cell_report<'a>(
         cost_q1_ms: quart.map(|q| q.0),
         cost_q3_ms: quart.map(|q| q.1),
         cost_max_ms: pick(cost, |x| x.max),
-        cost_tmean_ms: crate::stats::interval::trimmed_mean(
-            &cost_values,
-            crate::stats::interval::TRIM,
-        ),
+        // Over runs the interval is about the mean of the runs' trimmed means.
+        cost_tmean_ms: interval.map(|i| i.estimate_ms).or_else(|| {
+            crate::stats::interval::trimmed_mean(&cost_values, crate::stats::interval::TRIM)
+        }),
         cost_ci_low_ms: interval.map(|i| i.low_ms),
         cost_ci_high_ms: interval.map(|i| i.high_ms),
-        cost_ci_batches: interval.map(|i| i.batches),
+        cost_ci_batches: interval.filter(|i| i.runs == 1).map(|i| i.batches),
+        cost_ci_runs: interval.filter(|i| i.runs > 1).map(|i| i.runs),
         outliers: flagged.iter().filter(|f| **f).count(),
         costs,
         flags: s.flags,

@@ -57,11 +57,16 @@ pub(crate) fn cost(c: &CellReport) -> String {
 }
 
 /// The cell's cost as its 20% trimmed mean with the half-width of its 95% interval,
-/// `376 ±4.2`; `few rounds` when it has rounds but fewer than an interval needs.
+/// `376 ±4.2`, and `376 ±12.0 (3 runs)` when the interval is over the label's runs;
+/// `few rounds` when it has rounds but fewer than an interval needs.
 pub(crate) fn cost_ci(c: &CellReport) -> String {
     match c.cost_interval() {
         Some((estimate, low, high)) => {
-            format!("{} ±{}", table::ms(estimate), table::ms((high - low) / 2.0))
+            let shown = format!("{} ±{}", table::ms(estimate), table::ms((high - low) / 2.0));
+            match c.cost_ci_runs {
+                Some(runs) => format!("{shown} ({runs} runs)"),
+                None => shown,
+            }
         }
         None if c.rounds > 0 => FEW_ROUNDS.to_owned(),
         None => "-".to_owned(),
@@ -74,6 +79,16 @@ pub(crate) const FEW_ROUNDS: &str = "few rounds";
 /// The header of [`cost_ci`]'s column in the text tables, and what the footers say of it.
 pub(crate) const COST_CI_HEADER: &str = "tmean ±95%";
 pub(crate) const COST_CI_NOTE: &str = "tmean ±95% = the 20% trimmed mean of the per-round costs and the half-width of its 95% interval (batch means widened for drift, docs/statistics.md); few rounds = under 10 rounds, too few for an interval.";
+
+/// What the footers add when a cell's interval is over its label's runs ([`cost_ci`]),
+/// with a leading space; empty otherwise.
+pub(crate) fn over_runs_note<'a>(mut cells: impl Iterator<Item = &'a CellReport>) -> &'static str {
+    if cells.any(|c| c.cost_ci_runs.is_some()) {
+        " (N runs) = the label ran the cell N times (result files), and the interval is over those runs: the mean of their trimmed means ±t(N - 1) times their spread, never narrower than the rounds' own interval (docs/statistics.md)."
+    } else {
+        ""
+    }
+}
 
 /// Lines saying where each cell stopped under adaptive repetitions, and why.
 pub(crate) fn stop_lines(report: &Report) -> String {

@@ -11,7 +11,7 @@ use crate::analyze::report::CellReport;
 use crate::machine::jdk::short_jdk;
 use crate::render::common::{
     COST_CI_HEADER, COST_CI_NOTE, KEY_HEADERS, cost_ci, failure_warnings, iqr, key_columns,
-    key_values, outlier_note, run_to_run_notes, spread,
+    key_values, outlier_note, over_runs_note, run_to_run_notes, spread,
 };
 use crate::render::labels::{self, detail_rows, legend_line, levels, minute};
 use crate::render::table::{self, Col};
@@ -248,7 +248,8 @@ pub fn text(cmp: &Comparison) -> String {
     out.push('\n');
     out += &table::wrap(
         &format!(
-            "cost = median(with) - median(without) pretouch, ms from exec to main(). Negative change = less startup time. rounds, min-max, IQR: per-round costs (with - without, back to back in one round). out = launches flagged as outliers (modified z-score above 3.5). {COST_CI_NOTE}"
+            "cost = median(with) - median(without) pretouch, ms from exec to main(). Negative change = less startup time. rounds, min-max, IQR: per-round costs (with - without, back to back in one round). out = launches flagged as outliers (modified z-score above 3.5). {COST_CI_NOTE}{}",
+            over_runs_note(compared_cells(cmp))
         ),
         0,
     );
@@ -257,6 +258,13 @@ pub fn text(cmp: &Comparison) -> String {
         out += &table::wrap(&n, 2);
     }
     out
+}
+
+/// Every cell the comparison shows.
+fn compared_cells(cmp: &Comparison) -> impl Iterator<Item = &CellReport> {
+    cmp.rows
+        .iter()
+        .flat_map(|r| r.entries.iter().flatten().map(|e| &e.measured))
 }
 
 fn notes(cmp: &Comparison) -> Vec<String> {
@@ -318,7 +326,9 @@ pub fn markdown(cmp: &Comparison) -> String {
         rows.push(row);
     }
     let mut out = table::markdown(&cols, &rows);
-    out += "\nCost in ms: median(with) - median(without) pretouch, exec to `main()`; in brackets the min-max and IQR of the per-round costs, the launches flagged as outliers, and tmean: the 20% trimmed mean of the per-round costs with the half-width of its 95% interval (batch means widened for drift, `docs/statistics.md`; `few rounds` under 10 rounds). Negative change = less startup time.\n\n";
+    out += "\nCost in ms: median(with) - median(without) pretouch, exec to `main()`; in brackets the min-max and IQR of the per-round costs, the launches flagged as outliers, and tmean: the 20% trimmed mean of the per-round costs with the half-width of its 95% interval (batch means widened for drift, `docs/statistics.md`; `few rounds` under 10 rounds). Negative change = less startup time.";
+    out += over_runs_note(compared_cells(cmp));
+    out += "\n\n";
     out += &mark_note(cmp);
     out += "\n";
     for c in &cmp.columns {
@@ -524,11 +534,11 @@ mod tests {
     #[test]
     fn csv() {
         insta::assert_snapshot!(super::csv(&sample()), @r#"
-            label,jdk,gc,heap,variant,runs,runs_on,runs_off,failed,median_on_ms,min_on_ms,max_on_ms,median_off_ms,min_off_ms,max_off_ms,pretouch_ms,first_failure,gc_threads,cpus,app,exec_to_agent_off_ms,exec_to_agent_on_ms,agent_to_init_off_ms,agent_to_init_on_ms,init_to_main_off_ms,init_to_main_on_ms,pretouch_faults,expected_faults,fault_rate_per_s,ceiling_per_s,ceiling_pct,jvm_pretouch_ms,jvm_genesis_growth_ms,untouched,untouched_reason,untouched_launches,rounds,cost_min_ms,cost_q1_ms,cost_q3_ms,cost_max_ms,cost_tmean_ms,cost_ci_low_ms,cost_ci_high_ms,cost_ci_batches,outliers,disturbed,disturbances,outlier_causes,heap_memory,heap_views,heap_page_size_bytes,heap_huge_bytes,heap_resident_bytes,pretouch_method,method_source,method_bugs,method_notes,method_check,method_check_detail,pretouch_logging,baseline,change_ms,change_percent,shift_ms,ci_low_ms,ci_high_ms,ci_confidence,significant,not_compared,outliers_excluded
-            6.18.0-base,17.0.15+6-Debian-1deb12u1,g1,1g,default,20,10,10,0,431.075,421.4,442.9,48.125,47.0,49.5,382.95,,auto,all,,,,,,,,,262144,,,,,,0,,,10,374.4,378.0416666666667,388.01666666666665,393.4,382.95,378.92636850021177,386.9736314997882,2,0,0,,,,,,,,store,"JDK 17, before JDK 18",JDK-8272807,,,,running-pre-touch-lines,true,,,,,,,,,false
-            6.18.0-vma-refcount,17.0.15+6-Debian-1deb12u1,g1,1g,default,20,10,10,0,332.475,323.4,985.05,48.625,47.5,50.0,283.85,,auto,all,,,,,,,,,262144,,,,,,0,,,10,275.9,279.98333333333335,288.6166666666667,937.3,283.8333333333333,258.123756245967,309.5429104206996,2,1,0,,"round 7 with pretouch 985 ms, median 332: no machine counters recorded (file written before they were)",,,,,,store,"JDK 17, before JDK 18",JDK-8272807,,,,running-pre-touch-lines,false,-99.09999999999997,-25.878051965008478,-99.11666666666667,-144.36345504531397,-53.86987828801938,0.975,true,,false
-            6.18.0-base,17.0.15+6-Debian-1deb12u1,parallel,1g,default,20,10,10,0,446.1125,436.1,458.35,50.125,49.0,51.5,395.9875,,auto,all,,,,,,,,,262144,,,,,,0,,,10,387.1,390.8854166666667,401.25416666666666,406.85,395.9875,391.805040941009,400.169959058991,2,0,0,,,,,,,,store,"JDK 17, before JDK 18",JDK-8272807 JDK-8324817,"Parallel GC could leave part of its heap untouched without THP `always` before JDK-8324817 (JDK 23, backported to 21u): the touched check says whether it did here",,,running-pre-touch-lines,true,,,,,,,,,false
-            6.18.0-vma-refcount,17.0.15+6-Debian-1deb12u1,parallel,1g,default,20,10,10,0,447.115,437.08,459.38,50.625,49.5,52.0,396.49,,auto,all,,,,,,,,,262144,,,,,,0,,,10,387.58,391.375,401.77,407.38,396.49,392.29695243706254,400.6830475629375,2,0,0,,,,,,,,store,"JDK 17, before JDK 18",JDK-8272807 JDK-8324817,"Parallel GC could leave part of its heap untouched without THP `always` before JDK-8324817 (JDK 23, backported to 21u): the touched check says whether it did here",,,running-pre-touch-lines,false,0.5024999999999977,0.1268979450108899,0.5024999999999977,-2.389845323329126,3.3948453233291214,0.975,false,,false
+            label,jdk,gc,heap,variant,runs,runs_on,runs_off,failed,median_on_ms,min_on_ms,max_on_ms,median_off_ms,min_off_ms,max_off_ms,pretouch_ms,first_failure,gc_threads,cpus,app,exec_to_agent_off_ms,exec_to_agent_on_ms,agent_to_init_off_ms,agent_to_init_on_ms,init_to_main_off_ms,init_to_main_on_ms,pretouch_faults,expected_faults,fault_rate_per_s,ceiling_per_s,ceiling_pct,jvm_pretouch_ms,jvm_genesis_growth_ms,untouched,untouched_reason,untouched_launches,rounds,cost_min_ms,cost_q1_ms,cost_q3_ms,cost_max_ms,cost_tmean_ms,cost_ci_low_ms,cost_ci_high_ms,cost_ci_batches,cost_ci_runs,outliers,disturbed,disturbances,outlier_causes,heap_memory,heap_views,heap_page_size_bytes,heap_huge_bytes,heap_resident_bytes,pretouch_method,method_source,method_bugs,method_notes,method_check,method_check_detail,pretouch_logging,baseline,change_ms,change_percent,shift_ms,ci_low_ms,ci_high_ms,ci_confidence,significant,not_compared,outliers_excluded
+            6.18.0-base,17.0.15+6-Debian-1deb12u1,g1,1g,default,20,10,10,0,431.075,421.4,442.9,48.125,47.0,49.5,382.95,,auto,all,,,,,,,,,262144,,,,,,0,,,10,374.4,378.0416666666667,388.01666666666665,393.4,382.95,378.92636850021177,386.9736314997882,2,,0,0,,,,,,,,store,"JDK 17, before JDK 18",JDK-8272807,,,,running-pre-touch-lines,true,,,,,,,,,false
+            6.18.0-vma-refcount,17.0.15+6-Debian-1deb12u1,g1,1g,default,20,10,10,0,332.475,323.4,985.05,48.625,47.5,50.0,283.85,,auto,all,,,,,,,,,262144,,,,,,0,,,10,275.9,279.98333333333335,288.6166666666667,937.3,283.8333333333333,258.123756245967,309.5429104206996,2,,1,0,,"round 7 with pretouch 985 ms, median 332: no machine counters recorded (file written before they were)",,,,,,store,"JDK 17, before JDK 18",JDK-8272807,,,,running-pre-touch-lines,false,-99.09999999999997,-25.878051965008478,-99.11666666666667,-144.36345504531397,-53.86987828801938,0.975,true,,false
+            6.18.0-base,17.0.15+6-Debian-1deb12u1,parallel,1g,default,20,10,10,0,446.1125,436.1,458.35,50.125,49.0,51.5,395.9875,,auto,all,,,,,,,,,262144,,,,,,0,,,10,387.1,390.8854166666667,401.25416666666666,406.85,395.9875,391.805040941009,400.169959058991,2,,0,0,,,,,,,,store,"JDK 17, before JDK 18",JDK-8272807 JDK-8324817,"Parallel GC could leave part of its heap untouched without THP `always` before JDK-8324817 (JDK 23, backported to 21u): the touched check says whether it did here",,,running-pre-touch-lines,true,,,,,,,,,false
+            6.18.0-vma-refcount,17.0.15+6-Debian-1deb12u1,parallel,1g,default,20,10,10,0,447.115,437.08,459.38,50.625,49.5,52.0,396.49,,auto,all,,,,,,,,,262144,,,,,,0,,,10,387.58,391.375,401.77,407.38,396.49,392.29695243706254,400.6830475629375,2,,0,0,,,,,,,,store,"JDK 17, before JDK 18",JDK-8272807 JDK-8324817,"Parallel GC could leave part of its heap untouched without THP `always` before JDK-8324817 (JDK 23, backported to 21u): the touched check says whether it did here",,,running-pre-touch-lines,false,0.5024999999999977,0.1268979450108899,0.5024999999999977,-2.389845323329126,3.3948453233291214,0.975,false,,false
         "#);
     }
 }

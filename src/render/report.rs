@@ -8,7 +8,7 @@ use crate::analyze::report::{CellReport, Report};
 use crate::machine::jdk::short_jdk;
 use crate::render::common::{
     COST_CI_HEADER, COST_CI_NOTE, KEY_HEADERS, cost, cost_ci, failure_warnings, iqr, key_columns,
-    key_refs, key_values, ms, outlier_note, run_to_run_notes, spread, stop_lines,
+    key_refs, key_values, ms, outlier_note, over_runs_note, run_to_run_notes, spread, stop_lines,
 };
 use crate::render::table;
 
@@ -90,6 +90,7 @@ pub fn text(report: &Report) -> String {
         &(SINGLE_FOOTER.to_owned()
             + " "
             + COST_CI_NOTE
+            + over_runs_note(report.cells.iter())
             + if any_failed {
                 " fail = failed launches, in no figure."
             } else {
@@ -163,7 +164,9 @@ pub fn markdown(report: &Report) -> String {
         out += &table::markdown(&table::cols(&MD_HEADERS, 4), &rows);
         out.push('\n');
     }
-    out += "Times in ms from exec to `main()`: median of the counted launches (min-max); pretouch = median(with) - median(without); 20% trimmed mean ±95%: of the per-round costs (with - without in one round), with the half-width of its 95% interval (batch means widened for drift, `docs/statistics.md`), `few rounds` under 10 rounds; cost min-max and IQR: spread of the per-round costs; outliers: launches with a modified z-score above 3.5.\n";
+    out += "Times in ms from exec to `main()`: median of the counted launches (min-max); pretouch = median(with) - median(without); 20% trimmed mean ±95%: of the per-round costs (with - without in one round), with the half-width of its 95% interval (batch means widened for drift, `docs/statistics.md`), `few rounds` under 10 rounds; cost min-max and IQR: spread of the per-round costs; outliers: launches with a modified z-score above 3.5.";
+    out += over_runs_note(report.cells.iter());
+    out.push('\n');
     let cells: Vec<&CellReport> = report.cells.iter().collect();
     let mut notes = failure_warnings(&cells);
     notes.extend(outlier_note(
@@ -419,6 +422,26 @@ mod tests {
     }
 
     #[test]
+    fn an_interval_over_runs_says_so_in_text_and_markdown() {
+        let mut report = sample();
+        let plain = super::text(&report);
+        assert!(
+            !plain.contains("runs)") && !plain.contains("(N runs)"),
+            "{plain}"
+        );
+        report.cells[0].cost_ci_runs = Some(3);
+        report.cells[0].cost_ci_batches = None;
+        for out in [super::text(&report), super::markdown(&report)] {
+            assert!(out.contains("386 ±35.0 (3 runs)"), "{out}");
+            let flat = out.split_whitespace().collect::<Vec<_>>().join(" ");
+            assert!(
+                flat.contains("(N runs) = the label ran the cell N times"),
+                "{out}"
+            );
+        }
+    }
+
+    #[test]
     fn text_with_outliers_excluded() {
         let mut report = sample();
         report.outliers_excluded = true;
@@ -451,9 +474,9 @@ mod tests {
     #[test]
     fn csv() {
         insta::assert_snapshot!(super::csv(&sample()), @r#"
-            label,jdk,gc,heap,variant,runs,runs_on,runs_off,failed,median_on_ms,min_on_ms,max_on_ms,median_off_ms,min_off_ms,max_off_ms,pretouch_ms,first_failure,gc_threads,cpus,app,exec_to_agent_off_ms,exec_to_agent_on_ms,agent_to_init_off_ms,agent_to_init_on_ms,init_to_main_off_ms,init_to_main_on_ms,pretouch_faults,expected_faults,fault_rate_per_s,ceiling_per_s,ceiling_pct,jvm_pretouch_ms,jvm_genesis_growth_ms,untouched,untouched_reason,untouched_launches,rounds,cost_min_ms,cost_q1_ms,cost_q3_ms,cost_max_ms,cost_tmean_ms,cost_ci_low_ms,cost_ci_high_ms,cost_ci_batches,outliers,disturbed,disturbances,outlier_causes,heap_memory,heap_views,heap_page_size_bytes,heap_huge_bytes,heap_resident_bytes,pretouch_method,method_source,method_bugs,method_notes,method_check,method_check_detail,pretouch_logging
-            6.18.0-base,17.0.15+6-Debian-1deb12u1,g1,1g,default,20,10,10,0,434.73625000000004,422.87,1288.0275,48.375,47.25,49.75,386.36125000000004,,auto,all,,,,,,,,,262144,,,,,,0,,,10,375.62,381.18354166666666,392.94645833333334,1240.5275,386.42916666666673,351.3998678851295,421.458465448204,2,1,0,,"round 7 with pretouch 1288 ms, median 435: no machine counters recorded (file written before they were)",,,,,,store,"JDK 17, before JDK 18",JDK-8272807,,,,running-pre-touch-lines
-            6.18.0-base,17.0.15+6-Debian-1deb12u1,parallel,2g,default,10,0,10,10,,,,50.125,49.0,51.5,,exited with code 1 before main(),auto,all,,,,,,,,,262144,,,,,,0,,,0,,,,,,,,,0,0,,,,,,,,store,"JDK 17, before JDK 18",JDK-8272807 JDK-8324817,"Parallel GC could leave part of its heap untouched without THP `always` before JDK-8324817 (JDK 23, backported to 21u): the touched check says whether it did here",,,running-pre-touch-lines
+            label,jdk,gc,heap,variant,runs,runs_on,runs_off,failed,median_on_ms,min_on_ms,max_on_ms,median_off_ms,min_off_ms,max_off_ms,pretouch_ms,first_failure,gc_threads,cpus,app,exec_to_agent_off_ms,exec_to_agent_on_ms,agent_to_init_off_ms,agent_to_init_on_ms,init_to_main_off_ms,init_to_main_on_ms,pretouch_faults,expected_faults,fault_rate_per_s,ceiling_per_s,ceiling_pct,jvm_pretouch_ms,jvm_genesis_growth_ms,untouched,untouched_reason,untouched_launches,rounds,cost_min_ms,cost_q1_ms,cost_q3_ms,cost_max_ms,cost_tmean_ms,cost_ci_low_ms,cost_ci_high_ms,cost_ci_batches,cost_ci_runs,outliers,disturbed,disturbances,outlier_causes,heap_memory,heap_views,heap_page_size_bytes,heap_huge_bytes,heap_resident_bytes,pretouch_method,method_source,method_bugs,method_notes,method_check,method_check_detail,pretouch_logging
+            6.18.0-base,17.0.15+6-Debian-1deb12u1,g1,1g,default,20,10,10,0,434.73625000000004,422.87,1288.0275,48.375,47.25,49.75,386.36125000000004,,auto,all,,,,,,,,,262144,,,,,,0,,,10,375.62,381.18354166666666,392.94645833333334,1240.5275,386.42916666666673,351.3998678851295,421.458465448204,2,,1,0,,"round 7 with pretouch 1288 ms, median 435: no machine counters recorded (file written before they were)",,,,,,store,"JDK 17, before JDK 18",JDK-8272807,,,,running-pre-touch-lines
+            6.18.0-base,17.0.15+6-Debian-1deb12u1,parallel,2g,default,10,0,10,10,,,,50.125,49.0,51.5,,exited with code 1 before main(),auto,all,,,,,,,,,262144,,,,,,0,,,0,,,,,,,,,,0,0,,,,,,,,store,"JDK 17, before JDK 18",JDK-8272807 JDK-8324817,"Parallel GC could leave part of its heap untouched without THP `always` before JDK-8324817 (JDK 23, backported to 21u): the touched check says whether it did here",,,running-pre-touch-lines
         "#);
     }
 
@@ -524,6 +547,7 @@ mod tests {
               "cost_ci_low_ms": 351.3998678851295,
               "cost_ci_high_ms": 421.458465448204,
               "cost_ci_batches": 2,
+              "cost_ci_runs": null,
               "outliers": 1,
               "disturbed": 0,
               "disturbances": "",
@@ -592,6 +616,7 @@ mod tests {
               "cost_ci_low_ms": null,
               "cost_ci_high_ms": null,
               "cost_ci_batches": null,
+              "cost_ci_runs": null,
               "outliers": 0,
               "disturbed": 0,
               "disturbances": "",

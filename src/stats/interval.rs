@@ -70,8 +70,12 @@ pub struct CostInterval {
     pub confidence: f64,
     /// Per-round costs it is computed from.
     pub rounds: usize,
-    /// Batches of consecutive rounds (the interval has `batches - 1` degrees of freedom).
+    /// Batches of consecutive rounds (the interval has `batches - 1` degrees of
+    /// freedom); 0 when the interval is over runs.
     pub batches: usize,
+    /// Runs (result files) the interval is over ([`runs_interval`]: `runs - 1`
+    /// degrees of freedom); 1 when it is from the rounds' batches.
+    pub runs: usize,
 }
 
 impl CostInterval {
@@ -110,6 +114,89 @@ fn batch_interval(costs: &[f64], level: f64, b: usize) -> Option<CostInterval> {
     batch_interval_with(costs, level, b, true)
 }
 
+/// Fewest runs an interval over runs takes ([`runs_interval`]).
+pub const MIN_RUNS: usize = 2;
+
+/// The cost and its interval at `level` from a label's several runs of a cell: `runs`
+/// holds each run's per-round costs in round order (rounds pair only within a run).
+///
+/// A run's rounds see only the minute it ran in; on the quiet machine the cost moves
+/// in spells longer than a batch (`docs/statistics.md`), which no interval from one
+/// run's rounds sees. So when a cell has [`MIN_RUNS`] runs or more and every one has
+/// an interval of its own (10 rounds), the runs are the replicates, as in Kalibera and
+/// Jones, "Rigorous benchmarking in reasonable time" (ISMM 2013), which takes the
+/// variation at the highest level that was repeated: the estimate is the mean of the
+/// runs' trimmed means, and the interval `t(R - 1) * sd(run trimmed means) / sqrt(R)`
+/// about it. It is never narrower than what the rounds themselves say: if the runs'
+/// own batch-means errors combined, `sqrt(sum se_i^2) / R` on their Welch-Satterthwaite
+/// degrees of freedom, give a wider interval, that one is stated (the modification of
+/// the Hartung-Knapp interval that keeps it at least as wide as the fixed-effect one;
+/// Knapp and Hartung, Statistics in Medicine 22, 2003; Röver, Knapp and Friede, BMC
+/// Medical Research Methodology 15:99, 2015), so that runs that agree by chance do not
+/// narrow it. Two runs give 1 degree of freedom (`t = 12.7`), so it is wide; three give
+/// 4.30, five 2.78. Otherwise (one run, or a run of fewer than 10 rounds) it is
+/// [`cost_interval`] of the runs' rounds one after the other.
+pub fn runs_interval(runs: &[&[f64]], level: f64) -> Option<CostInterval> {
+    let e = label_error(runs, level)?;
+    let half = t_quantile(1.0 - (1.0 - level) / 2.0, e.df) * e.se;
+    Some(CostInterval {
+        estimate_ms: e.estimate,
+        low_ms: e.estimate - half,
+        high_ms: e.estimate + half,
+        confidence: level,
+        rounds: runs.iter().map(|r| r.len()).sum(),
+        batches: e.batches,
+        runs: e.runs,
+    })
+}
+
+/// Each run's costs as a slice, as [`runs_interval`] and [`difference_interval`] take
+/// them.
+pub fn as_runs(runs: &[Vec<f64>]) -> Vec<&[f64]> {
+    runs.iter().map(Vec::as_slice).collect()
+}
+
+/// Whether [`runs_interval`] is over the runs: [`MIN_RUNS`] of them, each with an
+/// interval of its own.
+fn over_runs(runs: &[&[f64]]) -> bool {
+    runs.len() >= MIN_RUNS && runs.iter().all(|r| batch_count(r.len()) >= 2)
+}
+
+/// The estimate, standard error and degrees of freedom of [`runs_interval`] at
+/// `level`.
+fn label_error(runs: &[&[f64]], level: f64) -> Option<BatchError> {
+    if !over_runs(runs) {
+        let costs = runs.concat();
+        let b = batch_count(costs.len());
+        return batch_error(&costs, b, true);
+    }
+    let each: Vec<BatchError> = runs
+        .iter()
+        .map(|r| batch_error(r, batch_count(r.len()), true))
+        .collect::<Option<_>>()?;
+    let r = each.len() as f64;
+    let estimates: Vec<f64> = each.iter().map(|e| e.estimate).collect();
+    let between = sd(&estimates) / r.sqrt();
+    let v: Vec<f64> = each.iter().map(|e| e.se * e.se / (r * r)).collect();
+    let within = v.iter().sum::<f64>().sqrt();
+    // The rounds' own interval, on its Welch-Satterthwaite degrees of freedom.
+    let within_df = if within > 0.0 {
+        within.powi(4) / v.iter().zip(&each).map(|(v, e)| v * v / e.df).sum::<f64>()
+    } else {
+        each.iter().map(|e| e.df).sum()
+    };
+    // The wider of the two intervals at `level`, as one standard error on `r - 1` df.
+    let t = |df: f64| t_quantile(1.0 - (1.0 - level) / 2.0, df);
+    let floor = within * t(within_df) / t(r - 1.0);
+    Some(BatchError {
+        estimate: estimates.iter().sum::<f64>() / r,
+        se: between.max(floor),
+        df: r - 1.0,
+        batches: 0,
+        runs: each.len(),
+    })
+}
+
 /// [`batch_interval`], with or without the drift factor ([`short_batch_factor`]).
 fn batch_interval_with(costs: &[f64], level: f64, b: usize, drift: bool) -> Option<CostInterval> {
     let e = batch_error(costs, b, drift)?;
@@ -121,6 +208,7 @@ fn batch_interval_with(costs: &[f64], level: f64, b: usize, drift: bool) -> Opti
         confidence: level,
         rounds: costs.len(),
         batches: b,
+        runs: 1,
     })
 }
 
@@ -130,6 +218,9 @@ struct BatchError {
     estimate: f64,
     se: f64,
     df: f64,
+    /// Batches it is from (0 when over runs), and runs (1 when from batches).
+    batches: usize,
+    runs: usize,
 }
 
 /// The trimmed mean of `costs` and its standard error from `b` batches:
@@ -153,18 +244,21 @@ fn batch_error(costs: &[f64], b: usize, drift: bool) -> Option<BatchError> {
         estimate,
         se: inflate * sd(&means) / (b as f64).sqrt(),
         df: (b - 1) as f64,
+        batches: b,
+        runs: 1,
     })
 }
 
 /// The difference of two cells' costs, `x - y`, with its interval at `level`: each
-/// side's trimmed mean and batch-means standard error as in [`cost_interval`]
-/// (independent runs), combined as Welch's (1947) interval, `t(df) * sqrt(se_x^2 +
-/// se_y^2)`, with the Welch-Satterthwaite degrees of freedom. `None` unless both sides
-/// have an interval of their own (10 rounds each). Rounds of one label drift together,
-/// which a rank test of the rounds ignores; this does not.
-pub fn difference_interval(x: &[f64], y: &[f64], level: f64) -> Option<Difference> {
-    let a = batch_error(x, batch_count(x.len()), true)?;
-    let b = batch_error(y, batch_count(y.len()), true)?;
+/// side given as its runs' per-round costs (one slice a run, as in [`runs_interval`]),
+/// each side's estimate and standard error as in [`runs_interval`] (over its runs when
+/// it has several, else its rounds' batch means), combined as Welch's (1947) interval,
+/// `t(df) * sqrt(se_x^2 + se_y^2)`, with the Welch-Satterthwaite degrees of freedom.
+/// `None` unless both sides have an interval of their own (10 rounds each). Rounds of
+/// one label drift together, which a rank test of the rounds ignores; this does not.
+pub fn difference_interval(x: &[&[f64]], y: &[&[f64]], level: f64) -> Option<Difference> {
+    let a = label_error(x, level)?;
+    let b = label_error(y, level)?;
     let (va, vb) = (a.se * a.se, b.se * b.se);
     let se = (va + vb).sqrt();
     let df = if se > 0.0 {
@@ -252,7 +346,7 @@ fn short_batch_factor(rho: f64, m: usize) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stats::noise::{Noise, simulate_cell};
+    use crate::stats::noise::{Machine, Noise, simulate_cell};
 
     #[test]
     fn trimmed_mean_matches_scipy() {
@@ -499,6 +593,143 @@ mod tests {
     }
 
     #[test]
+    fn over_runs_the_runs_spread_counts_on_runs_minus_one_df() {
+        // Three runs of 10 rounds, far apart, each steady within (alternating, r < 0:
+        // no drift factor). SciPy: t = [trim_mean(r, 0.2) for r in runs];
+        // mean(t), t.ppf(0.975, 2) * std(t, ddof=1) / sqrt(3).
+        let base = [0.0, 4.0, 0.0, 4.0, 0.0, 6.0, 2.0, 6.0, 2.0, 6.0];
+        let run = |level: f64| base.map(|v| level + v);
+        let (a, b, c) = (run(600.0), run(640.0), run(700.0));
+        let s = runs_interval(&[&a, &b, &c], 0.95).unwrap();
+        assert_eq!((s.runs, s.batches, s.rounds), (3, 0, 30));
+        assert!((s.estimate_ms - SCIPY_RUNS_E).abs() < 1e-9, "{s:?}");
+        assert!((s.half_width_ms() - SCIPY_RUNS_H).abs() < 1e-6, "{s:?}");
+        // Runs that agree are never held tighter than their own rounds say: the
+        // within-run errors combined are the floor.
+        let same = runs_interval(&[&a, &a, &a], 0.95).unwrap();
+        let own = batch_error(&a, 2, true).unwrap();
+        // Three runs' errors of 1 df each: 3 df (Welch-Satterthwaite).
+        let floor = t_quantile(0.975, 3.0) * (3.0 * own.se * own.se).sqrt() / 3.0;
+        assert!(same.half_width_ms() > 0.0);
+        assert!((same.half_width_ms() - floor).abs() < 1e-9, "{same:?}");
+    }
+    const SCIPY_RUNS_E: f64 = 649.6666666666666;
+    const SCIPY_RUNS_H: f64 = 125.0321895875155;
+
+    #[test]
+    fn one_run_or_a_short_run_gives_the_rounds_interval() {
+        let x: Vec<f64> = (0..23).map(|i| 600.0 + f64::from(i % 7)).collect();
+        assert_eq!(runs_interval(&[&x], 0.95), cost_interval(&x, 0.95));
+        // A run of 9 rounds has no interval of its own: the rounds, one run after the
+        // other, as before.
+        let both = [&x[..], &x[..9]].concat();
+        assert_eq!(
+            runs_interval(&[&x, &x[..9]], 0.95),
+            cost_interval(&both, 0.95)
+        );
+        assert_eq!(runs_interval(&[&x, &x[..9]], 0.95).unwrap().runs, 1);
+        assert!(runs_interval(&[&x[..9]], 0.95).is_none());
+        assert_eq!(runs_interval(&[&x, &x], 0.95).unwrap().runs, 2);
+    }
+
+    /// The trimmed mean of 50,000 rounds of one machine under `noise`, past its start:
+    /// what the runs of a long campaign converge to.
+    fn stationary_long_run(noise: &Noise) -> f64 {
+        let mut state = 98;
+        let mut m = Machine::new(noise, &mut state);
+        m.skip(500, &mut state);
+        trimmed_mean(&m.rounds(50_000, &mut state).costs(), TRIM).unwrap()
+    }
+
+    /// `runs` runs of `rounds` rounds each from one machine, `gap` rounds of other work
+    /// between them, past the machine's start.
+    fn label_runs(
+        noise: &Noise,
+        runs: usize,
+        rounds: usize,
+        gap: usize,
+        state: &mut u64,
+    ) -> Vec<Vec<f64>> {
+        let mut m = Machine::new(noise, state);
+        m.skip(200, state);
+        (0..runs)
+            .map(|_| {
+                let r = m.rounds(rounds, state).costs();
+                m.skip(gap, state);
+                r
+            })
+            .collect()
+    }
+
+    /// Coverage of `truth` by the interval over `runs` runs ([`label_runs`], another
+    /// run's worth of rounds between them), and the median half-width, ms.
+    fn runs_coverage(
+        noise: &Noise,
+        truth: f64,
+        runs: usize,
+        rounds: usize,
+        seed: u64,
+    ) -> (f64, f64) {
+        let mut state = seed;
+        let trials = 4000;
+        let mut covered = 0;
+        let mut halves = Vec::with_capacity(trials);
+        for _ in 0..trials {
+            let r = label_runs(noise, runs, rounds, rounds, &mut state);
+            let s = runs_interval(&as_runs(&r), 0.95).unwrap();
+            assert_eq!(s.runs, runs);
+            covered += usize::from(s.low_ms <= truth && truth <= s.high_ms);
+            halves.push(s.half_width_ms());
+        }
+        halves.sort_by(f64::total_cmp);
+        (covered as f64 / trials as f64, halves[trials / 2])
+    }
+
+    /// What a label's several runs buy (issue 24, item 1; docs/statistics.md): the
+    /// interval over runs, each run's rounds drawn from one machine with a run of the
+    /// other label's rounds between them (the cover-letter workflow's A B A B). Under
+    /// the development VM's noise it holds the long-run cost in at least 95% of 4,000
+    /// labels at 2, 3 and 5 runs of 10, 20 and 40 rounds (99.4-99.9%: the floor of
+    /// the rounds' own interval makes it wide there). Under the quiet machine's spells,
+    /// which one run's rounds cover in 66-84% (above), it holds it in at least 95% from
+    /// 3 runs of 20 rounds; 2 runs, or runs of 10 rounds, come to 94-96% (asserted at
+    /// least 93.5%, as measured, so that a change shows here).
+    #[test]
+    fn an_interval_over_runs_covers_the_spells_between_them() {
+        let mut rows = Vec::new();
+        for (name, noise) in [
+            ("development VM", Noise::development_vm()),
+            ("quiet spells", Noise::quiet_spells()),
+        ] {
+            let truth = stationary_long_run(&noise);
+            for (runs, rounds) in [
+                (2, 10),
+                (2, 20),
+                (3, 10),
+                (3, 20),
+                (3, 40),
+                (5, 20),
+                (5, 40),
+            ] {
+                let seed = 100 * runs as u64 + rounds as u64;
+                let (c, half) = runs_coverage(&noise, truth, runs, rounds, seed);
+                eprintln!(
+                    "{name}, {runs} runs of {rounds} rounds: covers the long-run cost ({truth:.1} ms) in {:.1}%, median half-width {half:.1} ms",
+                    100.0 * c
+                );
+                rows.push((name, runs, rounds, c));
+            }
+        }
+        for &(name, runs, rounds, c) in &rows {
+            if name == "development VM" || (runs >= 3 && rounds >= 20) {
+                assert!(c >= 0.95, "{name}, {runs} x {rounds}: {c}");
+            } else {
+                assert!(c >= 0.935, "{name}, {runs} x {rounds}: {c}");
+            }
+        }
+    }
+
+    #[test]
     fn difference_is_welchs_on_the_batch_errors() {
         // Two sides of 10 rounds without drift in their order (alternating, r < 0:
         // factor 1). SciPy: the batch trimmed means ma, mb as in the test above; then
@@ -510,14 +741,14 @@ mod tests {
         let y = [
             300.0, 310.0, 300.0, 310.0, 300.0, 305.0, 315.0, 305.0, 315.0, 305.0,
         ];
-        let d = difference_interval(&x, &y, 0.95).unwrap();
+        let d = difference_interval(&[&x], &[&y], 0.95).unwrap();
         assert!((d.estimate_ms - SCIPY_DIFF).abs() < 1e-9, "{d:?}");
         assert!(
             ((d.high_ms - d.low_ms) / 2.0 - SCIPY_DIFF_HALF).abs() < 1e-6,
             "{d:?}"
         );
         assert!(d.significant());
-        assert!(difference_interval(&x[..9], &y, 0.95).is_none());
+        assert!(difference_interval(&[&x[..9]], &[&y], 0.95).is_none());
     }
     const SCIPY_DIFF: f64 = 324.1666666666667;
     const SCIPY_DIFF_HALF: f64 = 193.54104445342054;

@@ -129,40 +129,74 @@ impl Ar1 {
     }
 }
 
-/// `rounds` rounds of one cell under `noise`.
+/// `rounds` rounds of one cell under `noise`, from a fresh machine
+/// ([`Machine::new`]).
 pub fn simulate_cell(noise: &Noise, rounds: usize, state: &mut u64) -> Rounds {
-    let mut on = Ar1::new(noise.sd_on_ms, noise.rho, state);
-    let mut off = Ar1::new(noise.sd_off_ms, noise.rho, state);
-    let mut shared = Ar1::new(noise.shared_sd_ms, 0.95, state);
-    let mut burst = false;
-    let slow = |t: f64, state: &mut u64| {
-        if uniform(state) < noise.slow {
-            t * (2.0 + 2.0 * uniform(state))
-        } else {
-            t
+    Machine::new(noise, state).rounds(rounds, state)
+}
+
+/// One simulated machine running one cell, round after round: its drift, its shared
+/// drift and its burst (or spell) chain carry on from one call of [`Machine::rounds`]
+/// to the next, so that runs drawn from it with rounds skipped between them
+/// ([`Machine::skip`]) are as far apart as those rounds, as a label's runs are.
+pub struct Machine {
+    noise: Noise,
+    on: Ar1,
+    off: Ar1,
+    shared: Ar1,
+    burst: bool,
+}
+
+impl Machine {
+    /// A machine out of a burst, its drifts at their stationary distribution.
+    pub fn new(noise: &Noise, state: &mut u64) -> Machine {
+        Machine {
+            noise: *noise,
+            on: Ar1::new(noise.sd_on_ms, noise.rho, state),
+            off: Ar1::new(noise.sd_off_ms, noise.rho, state),
+            shared: Ar1::new(noise.shared_sd_ms, 0.95, state),
+            burst: false,
         }
-    };
-    let r = (0..rounds)
-        .map(|_| {
-            burst = uniform(state)
-                < if burst {
-                    noise.burst_stay
-                } else {
-                    noise.burst_start
-                };
-            let (b_on, b_off) = if burst {
-                let k = 0.5 + uniform(state);
-                (k * noise.burst_on_ms, k * noise.burst_off_ms)
+    }
+
+    /// The next `rounds` rounds.
+    pub fn rounds(&mut self, rounds: usize, state: &mut u64) -> Rounds {
+        Rounds((0..rounds).map(|_| self.round(state)).collect())
+    }
+
+    /// Lets `rounds` rounds go by unmeasured (another label's run, a reboot).
+    pub fn skip(&mut self, rounds: usize, state: &mut u64) {
+        for _ in 0..rounds {
+            self.round(state);
+        }
+    }
+
+    fn round(&mut self, state: &mut u64) -> (f64, f64) {
+        let noise = self.noise;
+        let slow = |t: f64, state: &mut u64| {
+            if uniform(state) < noise.slow {
+                t * (2.0 + 2.0 * uniform(state))
             } else {
-                (0.0, 0.0)
+                t
+            }
+        };
+        self.burst = uniform(state)
+            < if self.burst {
+                noise.burst_stay
+            } else {
+                noise.burst_start
             };
-            let s = shared.next(state);
-            let t_off = noise.off_ms + s + off.next(state) + b_off;
-            let t_on = noise.off_ms + noise.cost_ms + s + on.next(state) + b_on;
-            (slow(t_off, state), slow(t_on, state))
-        })
-        .collect();
-    Rounds(r)
+        let (b_on, b_off) = if self.burst {
+            let k = 0.5 + uniform(state);
+            (k * noise.burst_on_ms, k * noise.burst_off_ms)
+        } else {
+            (0.0, 0.0)
+        };
+        let s = self.shared.next(state);
+        let t_off = noise.off_ms + s + self.off.next(state) + b_off;
+        let t_on = noise.off_ms + noise.cost_ms + s + self.on.next(state) + b_on;
+        (slow(t_off, state), slow(t_on, state))
+    }
 }
 
 #[cfg(test)]

@@ -14,11 +14,14 @@
 //! interval; it is not zero, so the count is a slight underestimate of the coverage
 //! when the runs agree, and the test is of the interval against the spread between
 //! runs minutes apart, which is what a user who reruns the matrix sees.
+//!
+//! Over runs (`--group`): the pairs, a few at a time, taken as a label's several runs,
+//! as the report takes a label of several result files ([`over_runs`]).
 
 use pretouch::analyze::interval::CONFIDENCE;
 use pretouch::analyze::report::CellReport;
 use pretouch::stats::hodges_lehmann;
-use pretouch::stats::interval::{TRIM, difference_interval, trimmed_mean};
+use pretouch::stats::interval::{TRIM, difference_interval, runs_interval, trimmed_mean};
 
 use crate::runs::{jdk, run_pretouch};
 
@@ -39,6 +42,9 @@ pub struct Args {
     /// A/A pairs of runs
     #[arg(long, default_value_t = 3)]
     pub repetitions: usize,
+    /// Pairs taken together as one label's several runs, for the interval over runs
+    #[arg(long, default_value_t = 3)]
+    pub group: usize,
 }
 
 /// One cell of one A/A pair.
@@ -52,6 +58,8 @@ struct Pair {
     /// Mann-Whitney interval of the shift holds 0.
     mann_whitney: Option<(f64, f64)>,
     disturbed: usize,
+    /// The per-round costs of A and A'.
+    costs: (Vec<f64>, Vec<f64>),
 }
 
 fn costs(c: &CellReport) -> Vec<f64> {
@@ -120,9 +128,11 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
                 cell: ca.gc.clone(),
                 a: ia,
                 b: ib,
-                diff: difference_interval(&xb, &xa, CONFIDENCE).map(|d| (d.low_ms, d.high_ms)),
+                diff: difference_interval(&[&xb], &[&xa], CONFIDENCE)
+                    .map(|d| (d.low_ms, d.high_ms)),
                 mann_whitney: hodges_lehmann(&xb, &xa, CONFIDENCE).map(|s| (s.low, s.high)),
                 disturbed: ca.disturbed + cb.disturbed,
+                costs: (xa, xb),
             };
             let shown = |i: (f64, f64, f64)| format!("{:.1} ±{:.1}", i.0, (i.2 - i.1) / 2.0);
             let range = |i: Option<(f64, f64)>| {
@@ -163,9 +173,103 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         );
     }
     println!(
-        "all cells: the stated interval holds the other runs' pooled trimmed mean in {held} of {judged} runs\n"
+        "all cells: the stated interval holds the other runs' pooled trimmed mean in {held} of {judged} runs"
     );
+    if args.group >= 2 {
+        for spread in [false, true] {
+            let c = over_runs(&pairs, args.group, spread);
+            println!(
+                "over runs, {} pairs a group {}: the difference A'-A holds 0 in {} of {}; A's interval over its {} runs holds the pooled trimmed mean of the runs outside the group in {} of {} (A' in {} of {}); median half-width {:.1} ms",
+                args.group,
+                if spread {
+                    "spread over the whole run (pairs i, i + k, ...)"
+                } else {
+                    "of consecutive pairs"
+                },
+                c.diff_held,
+                c.groups,
+                args.group,
+                c.a_held,
+                c.groups,
+                c.b_held,
+                c.groups,
+                c.median_half
+            );
+        }
+    }
+    println!();
     Ok(())
+}
+
+/// The check of the interval over runs ([`over_runs`]).
+#[derive(Debug, PartialEq)]
+struct OverRuns {
+    groups: usize,
+    diff_held: usize,
+    a_held: usize,
+    b_held: usize,
+    median_half: f64,
+}
+
+/// The pairs of each cell, `group` at a time, taken as two labels A and A' that each
+/// ran `group` times, interleaved (A A' A A' ...): the interval over runs of A' - A
+/// (`stats::interval::difference_interval`) should hold 0, and each side's interval
+/// over its runs (`runs_interval`) the trimmed mean of all the cell's runs outside the
+/// group pooled. The groups are consecutive pairs, or, when `spread`, pairs `k` apart
+/// for `k = pairs / group`, so that each group spans the whole A/A run as a label's runs
+/// span a campaign.
+fn over_runs(pairs: &[Pair], group: usize, spread: bool) -> OverRuns {
+    let mut out = OverRuns {
+        groups: 0,
+        diff_held: 0,
+        a_held: 0,
+        b_held: 0,
+        median_half: f64::NAN,
+    };
+    let mut halves = Vec::new();
+    let mut cells: Vec<&str> = pairs.iter().map(|p| p.cell.as_str()).collect();
+    cells.dedup();
+    cells.sort_unstable();
+    cells.dedup();
+    for cell in cells {
+        let mine: Vec<&Pair> = pairs.iter().filter(|p| p.cell == cell).collect();
+        let k = mine.len() / group;
+        for g in 0..k {
+            let members: Vec<usize> = if spread {
+                (0..group).map(|j| g + j * k).collect()
+            } else {
+                (g * group..(g + 1) * group).collect()
+            };
+            let a: Vec<&[f64]> = members.iter().map(|&i| &mine[i].costs.0[..]).collect();
+            let b: Vec<&[f64]> = members.iter().map(|&i| &mine[i].costs.1[..]).collect();
+            let outside: Vec<f64> = (0..mine.len())
+                .filter(|i| !members.contains(i))
+                .flat_map(|i| mine[i].costs.0.iter().chain(&mine[i].costs.1).copied())
+                .collect();
+            let (Some(d), Some(ia), Some(ib), Some(truth)) = (
+                difference_interval(&b, &a, CONFIDENCE),
+                runs_interval(&a, CONFIDENCE),
+                runs_interval(&b, CONFIDENCE),
+                trimmed_mean(&outside, TRIM),
+            ) else {
+                continue;
+            };
+            let holds = |i: &pretouch::stats::interval::CostInterval| {
+                i.low_ms <= truth && truth <= i.high_ms
+            };
+            out.groups += 1;
+            out.diff_held += usize::from(d.low_ms <= 0.0 && 0.0 <= d.high_ms);
+            out.a_held += usize::from(holds(&ia));
+            out.b_held += usize::from(holds(&ib));
+            halves.push(ia.half_width_ms());
+            halves.push(ib.half_width_ms());
+        }
+    }
+    if !halves.is_empty() {
+        halves.sort_by(f64::total_cmp);
+        out.median_half = halves[halves.len() / 2];
+    }
+    out
 }
 
 /// One run of one cell, for the coverage count.
@@ -217,6 +321,51 @@ fn overlap(p: &Pair) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn groups_are_consecutive_or_spread_over_the_run() {
+        // Six pairs of one cell; the cost steps from 100 to 200 ms halfway. A group of
+        // three consecutive pairs sits on one level and misses the others' cost; a
+        // group spread over the run holds it. A and A' agree throughout.
+        let pair = |rep: usize, level: f64| {
+            let costs: Vec<f64> = (0..10).map(|i| level + f64::from(i % 2)).collect();
+            Pair {
+                rep,
+                cell: "g1".to_owned(),
+                a: (level, level, level),
+                b: (level, level, level),
+                diff: None,
+                mann_whitney: None,
+                disturbed: 0,
+                costs: (costs.clone(), costs),
+            }
+        };
+        let pairs: Vec<Pair> = (0..6)
+            .map(|i| pair(i + 1, if i < 3 { 100.0 } else { 200.0 }))
+            .collect();
+        let consecutive = over_runs(&pairs, 3, false);
+        assert_eq!(
+            (
+                consecutive.groups,
+                consecutive.diff_held,
+                consecutive.a_held
+            ),
+            (2, 2, 0),
+            "{consecutive:?}"
+        );
+        let spread = over_runs(&pairs, 3, true);
+        assert_eq!(
+            (
+                spread.groups,
+                spread.diff_held,
+                spread.a_held,
+                spread.b_held
+            ),
+            (2, 2, 2, 2),
+            "{spread:?}"
+        );
+        assert!(spread.median_half > consecutive.median_half);
+    }
 
     #[test]
     fn each_run_is_judged_against_the_others_alone() {

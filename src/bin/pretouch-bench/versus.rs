@@ -334,6 +334,7 @@ fn stated_interval(
         confidence: 0.95,
         rounds: cell.rounds,
         batches,
+        runs: 1,
     })
 }
 
