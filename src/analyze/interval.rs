@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::stats::interval::{CostInterval, cost_interval};
+use crate::stats::interval::{CostInterval, as_runs, runs_interval};
 use crate::store::LaunchRecord;
 
 /// Confidence of a cell's interval.
@@ -20,13 +20,21 @@ pub fn round_costs<'a>(
     runs: &[&'a [LaunchRecord]],
     keep: impl Fn(&'a LaunchRecord) -> bool,
 ) -> Vec<f64> {
+    pairs_of(runs, keep).costs()
+}
+
+/// The launches of `runs` that `keep` keeps, paired by run and round.
+fn pairs_of<'a>(
+    runs: &[&'a [LaunchRecord]],
+    keep: impl Fn(&'a LaunchRecord) -> bool,
+) -> RoundPairs {
     let mut pairs = RoundPairs::default();
     for (run, records) in runs.iter().enumerate() {
         for r in records.iter().filter(|r| keep(r)) {
             pairs.add(run, r);
         }
     }
-    pairs.costs()
+    pairs
 }
 
 /// A cell's launches paired by round as they come: what [`round_costs`] reads from a
@@ -58,15 +66,32 @@ impl RoundPairs {
             .filter_map(|p| Some(p[1]? - p[0]?))
             .collect()
     }
+
+    /// The same costs by run: one vector a run that has a cost, in run order.
+    pub fn run_costs(&self) -> Vec<Vec<f64>> {
+        let mut runs: Vec<(usize, Vec<f64>)> = Vec::new();
+        for (&(run, _), p) in &self.pairs {
+            let Some(cost) = p[1].zip(p[0]).map(|(on, off)| on - off) else {
+                continue;
+            };
+            match runs.last_mut() {
+                Some((r, v)) if *r == run => v.push(cost),
+                _ => runs.push((run, vec![cost])),
+            }
+        }
+        runs.into_iter().map(|(_, v)| v).collect()
+    }
 }
 
-/// The cell's cost and its interval; `None` with fewer than 10 rounds
+/// The cell's cost and its interval, as the report states it: over the runs when
+/// there are several of 10 rounds each, else from the rounds
+/// ([`crate::stats::interval::runs_interval`]); `None` with fewer than 10 rounds
 /// ([`crate::stats::interval::MIN_BATCH`] rounds in each of two batches).
 pub fn cell_interval<'a>(
     runs: &[&'a [LaunchRecord]],
     keep: impl Fn(&'a LaunchRecord) -> bool,
 ) -> Option<CostInterval> {
-    cost_interval(&round_costs(runs, keep), CONFIDENCE)
+    runs_interval(&as_runs(&pairs_of(runs, keep).run_costs()), CONFIDENCE)
 }
 
 #[cfg(test)]
@@ -164,7 +189,10 @@ mod tests {
                 calibrations: vec![],
             })
         };
-        let three = report(files(&rounds));
+        let three_files = files(&rounds);
+        let launches: Vec<&[LaunchRecord]> = three_files.iter().map(|f| &f.launches[..]).collect();
+        let from_records = cell_interval(&launches, |_| true).unwrap();
+        let three = report(three_files.clone());
         let [cell] = &three.cells[..] else {
             panic!("{:?}", three.cells);
         };
@@ -185,6 +213,7 @@ mod tests {
             .sum::<f64>()
             / 3.0;
         assert!((want.estimate_ms - mean_of_runs).abs() < 1e-9);
+        assert_eq!(from_records, want);
         // The runs' spread (their trimmed means 30 ms apart) is the interval, far wider
         // than each run's steady rounds: t(0.975, 2) * 30 / sqrt(3).
         let between = crate::stats::interval::t_quantile(0.975, 2.0) * 30.0 / 3f64.sqrt();

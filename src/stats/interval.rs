@@ -662,27 +662,34 @@ mod tests {
     }
 
     /// Coverage of `truth` by the interval over `runs` runs ([`label_runs`], another
-    /// run's worth of rounds between them), and the median half-width, ms.
+    /// run's worth of rounds between them) and its median half-width, ms; then the
+    /// same for the batch-means interval of the same rounds one run after the other
+    /// (what a label of several runs got before the interval over runs).
     fn runs_coverage(
         noise: &Noise,
         truth: f64,
         runs: usize,
         rounds: usize,
         seed: u64,
-    ) -> (f64, f64) {
+    ) -> [(f64, f64); 2] {
         let mut state = seed;
         let trials = 4000;
-        let mut covered = 0;
-        let mut halves = Vec::with_capacity(trials);
+        let mut covered = [0; 2];
+        let mut halves = [Vec::with_capacity(trials), Vec::with_capacity(trials)];
         for _ in 0..trials {
             let r = label_runs(noise, runs, rounds, rounds, &mut state);
-            let s = runs_interval(&as_runs(&r), 0.95).unwrap();
-            assert_eq!(s.runs, runs);
-            covered += usize::from(s.low_ms <= truth && truth <= s.high_ms);
-            halves.push(s.half_width_ms());
+            let over = runs_interval(&as_runs(&r), 0.95).unwrap();
+            assert_eq!(over.runs, runs);
+            let pooled = cost_interval(&r.concat(), 0.95).unwrap();
+            for (k, s) in [over, pooled].iter().enumerate() {
+                covered[k] += usize::from(s.low_ms <= truth && truth <= s.high_ms);
+                halves[k].push(s.half_width_ms());
+            }
         }
-        halves.sort_by(f64::total_cmp);
-        (covered as f64 / trials as f64, halves[trials / 2])
+        [0, 1].map(|k| {
+            halves[k].sort_by(f64::total_cmp);
+            (covered[k] as f64 / trials as f64, halves[k][trials / 2])
+        })
     }
 
     /// What a label's several runs buy (issue 24, item 1; docs/statistics.md): the
@@ -712,10 +719,11 @@ mod tests {
                 (5, 40),
             ] {
                 let seed = 100 * runs as u64 + rounds as u64;
-                let (c, half) = runs_coverage(&noise, truth, runs, rounds, seed);
+                let [(c, half), (pc, phalf)] = runs_coverage(&noise, truth, runs, rounds, seed);
                 eprintln!(
-                    "{name}, {runs} runs of {rounds} rounds: covers the long-run cost ({truth:.1} ms) in {:.1}%, median half-width {half:.1} ms",
-                    100.0 * c
+                    "{name}, {runs} runs of {rounds} rounds: covers the long-run cost ({truth:.1} ms) in {:.1}%, median half-width {half:.1} ms; their rounds' batch means {:.1}%, {phalf:.1} ms",
+                    100.0 * c,
+                    100.0 * pc
                 );
                 rows.push((name, runs, rounds, c));
             }
