@@ -232,7 +232,7 @@ pub(crate) fn run_to_run_notes(checks: &[crate::analyze::report::RunToRun]) -> V
                 String::new()
             };
             let verdict = if r.cells > 0 && r.significant * 10 >= r.cells {
-                "warning: its runs differ by more than chance: the machine drifted between runs, and intervals from one run's rounds understate the uncertainty."
+                "warning: its runs differ by more than chance: the machine drifted between runs, which intervals from one run's rounds do not see; a cell shown with `(N runs)` has its interval over the runs, which allows for it."
             } else {
                 "about 5% is chance."
             };

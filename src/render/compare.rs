@@ -48,10 +48,12 @@ fn mark_note(cmp: &Comparison) -> String {
          cells' intervals are at 1 - {:.2} / cells (Bonferroni; {}), so that where no \
          cell differs a column carries any mark at most {:.0}% of the time. diff, CI: \
          the difference of the labels' {:.0}%-trimmed mean per-round costs, with Welch's \
-         interval of their batch-means errors, which allows for the drift of a label's \
-         rounds (docs/statistics.md); a cost that moves in spells longer than a run is \
-         marked more often (docs/statistics.md, \"Not under the quiet machine's \
-         spells\"); `few rounds`: fewer than 10 a side, no interval and no mark.",
+         interval of their errors: batch means, which allow for the drift of a label's \
+         rounds, or for a label of several runs the spread of its runs \
+         (docs/statistics.md); a cost that moves in spells longer than a run is marked \
+         more often unless each label has three runs or more (docs/statistics.md, \
+         \"Not under the quiet machine's spells\"); `few rounds`: fewer than 10 a side, \
+         no interval and no mark.",
         100.0 * cmp.confidence,
         1.0 - cmp.confidence,
         levels(cmp, "cell", ""),
@@ -496,11 +498,12 @@ mod tests {
             its cells' intervals are at 1 - 0.05 / cells (Bonferroni; B 2 cell(s) at
             97.50%), so that where no cell differs a column carries any mark at most
             5% of the time. diff, CI: the difference of the labels' 20%-trimmed mean
-            per-round costs, with Welch's interval of their batch-means errors,
-            which allows for the drift of a label's rounds (docs/statistics.md); a
-            cost that moves in spells longer than a run is marked more often
-            (docs/statistics.md, "Not under the quiet machine's spells"); `few
-            rounds`: fewer than 10 a side, no interval and no mark.
+            per-round costs, with Welch's interval of their errors: batch means,
+            which allow for the drift of a label's rounds, or for a label of several
+            runs the spread of its runs (docs/statistics.md); a cost that moves in
+            spells longer than a run is marked more often unless each label has
+            three runs or more (docs/statistics.md, "Not under the quiet machine's
+            spells"); `few rounds`: fewer than 10 a side, no interval and no mark.
             warning: 1 launch(es) lie far from their cell's median (column out:
               modified z-score above 3.5); they are kept in every figure.
               --exclude-outliers leaves them out.
@@ -520,7 +523,7 @@ mod tests {
 
             Cost in ms: median(with) - median(without) pretouch, exec to `main()`; in brackets the min-max and IQR of the per-round costs, the launches flagged as outliers, and tmean: the 20% trimmed mean of the per-round costs with the half-width of its 95% interval (batch means widened for drift, `docs/statistics.md`; `few rounds` under 10 rounds). Negative change = less startup time.
 
-            * = the interval excludes 0. Each column's marks hold together at 95%: its cells' intervals are at 1 - 0.05 / cells (Bonferroni; B 2 cell(s) at 97.50%), so that where no cell differs a column carries any mark at most 5% of the time. diff, CI: the difference of the labels' 20%-trimmed mean per-round costs, with Welch's interval of their batch-means errors, which allows for the drift of a label's rounds (docs/statistics.md); a cost that moves in spells longer than a run is marked more often (docs/statistics.md, "Not under the quiet machine's spells"); `few rounds`: fewer than 10 a side, no interval and no mark.
+            * = the interval excludes 0. Each column's marks hold together at 95%: its cells' intervals are at 1 - 0.05 / cells (Bonferroni; B 2 cell(s) at 97.50%), so that where no cell differs a column carries any mark at most 5% of the time. diff, CI: the difference of the labels' 20%-trimmed mean per-round costs, with Welch's interval of their errors: batch means, which allow for the drift of a label's rounds, or for a label of several runs the spread of its runs (docs/statistics.md); a cost that moves in spells longer than a run is marked more often unless each label has three runs or more (docs/statistics.md, "Not under the quiet machine's spells"); `few rounds`: fewer than 10 a side, no interval and no mark.
 
             - `6.18.0-base` (baseline): host vm, AMD EPYC 9B14, kernel 6.18.0, oldest run 2026-11-30T07:00:00Z
             - `6.18.0-vma-refcount`: host vm, AMD EPYC 9B14, kernel 6.18.0, oldest run 2026-11-30T08:00:00Z
