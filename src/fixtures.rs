@@ -176,6 +176,11 @@ pub fn file(label: &str, started_at: &str, host: HostInfo, cells: &[FakeCell<'_>
 /// Writes `f` as `<dir>/<label>/fixed.jsonl`: its header, launches and an end record,
 /// as `pretouch run` would have.
 pub fn write_result_file(dir: &std::path::Path, f: &ResultFile) {
+    write_result_file_as(dir, f, "fixed.jsonl");
+}
+
+/// [`write_result_file`] under the file name `name`, so that a label can hold several.
+pub fn write_result_file_as(dir: &std::path::Path, f: &ResultFile, name: &str) {
     let folder = dir.join(&f.header.label);
     std::fs::create_dir_all(&folder).unwrap();
     let mut text =
@@ -191,7 +196,7 @@ pub fn write_result_file(dir: &std::path::Path, f: &ResultFile) {
         stops: Vec::new(),
     };
     text += &(serde_json::to_string(&crate::store::Record::End(end)).unwrap() + "\n");
-    std::fs::write(folder.join("fixed.jsonl"), text).unwrap();
+    std::fs::write(folder.join(name), text).unwrap();
 }
 
 pub use crate::stats::noise::uniform;

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 use pretouch::fixtures::{
     FakeCell, append_probes, file, host, lock_wait, probe_record, rounds, server_launch,
-    write_result_file,
+    write_result_file, write_result_file_as,
 };
 use pretouch::matrix::Gc;
 
@@ -93,6 +93,39 @@ fn write_inputs(inputs: &Path) {
         write_result_file(&server, &f);
     }
     write_probe_inputs(&inputs.join("probe"));
+    write_runs_inputs(&inputs.join("runs"));
+}
+
+/// Two labels of three runs each, in turn (base, patch, base, ...), 10 rounds a run:
+/// each cell's interval is over its label's runs. The patch's G1 cost is 40 ms lower in
+/// every run; its Parallel cost the same as the base's, a run's level moving by a few ms.
+fn write_runs_inputs(dir: &Path) {
+    let _ = std::fs::remove_dir_all(dir);
+    for run in 0..3u32 {
+        let drift = [0.0, 6.0, -4.0][run as usize];
+        for (k, (label, g1_on)) in [("6.18.0-base", 420.0), ("6.18.0-patch", 380.0)]
+            .into_iter()
+            .enumerate()
+        {
+            let g1 = rounds(50.0, g1_on + drift, false);
+            let par = rounds(52.0, 430.0 - drift, false);
+            let cells = [
+                FakeCell {
+                    gc: Gc::G1,
+                    heap: "1g",
+                    rounds: &g1,
+                },
+                FakeCell {
+                    gc: Gc::Parallel,
+                    heap: "1g",
+                    rounds: &par,
+                },
+            ];
+            let started = format!("2026-11-30T0{}:{}0:00Z", 7 + run, 3 * k);
+            let f = file(label, &started, host("vm"), &cells);
+            write_result_file_as(dir, &f, &format!("run-{run}.jsonl"));
+        }
+    }
 }
 
 /// Two labels of probed launches (`run --probe`) beside their timed ones: the new
@@ -184,7 +217,7 @@ fn write_probe_inputs(dir: &Path) {
 /// Every report kept: a name, and `pretouch report`'s arguments (run in the inputs folder).
 fn cases() -> Vec<(String, Vec<String>)> {
     let mut cases = Vec::new();
-    let sets: [(&str, &[&str]); 9] = [
+    let sets: [(&str, &[&str]); 11] = [
         ("fixed-one", &["fixed/thp-madvise"]),
         ("fixed", &["fixed"]),
         ("server-one", &["server/6.18.0-base"]),
@@ -194,6 +227,8 @@ fn cases() -> Vec<(String, Vec<String>)> {
         ("format1", &["../../format-1-before-restructure.jsonl"]),
         ("probe-one", &["probe/6.18.0-base"]),
         ("probe", &["probe"]),
+        ("runs-one", &["runs/6.18.0-base"]),
+        ("runs", &["runs"]),
     ];
     let formats = ["text", "markdown", "csv", "json"];
     for (set, paths) in sets {
