@@ -23,6 +23,22 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/report-golden")
 }
 
+/// A G1 and a Parallel cell at 1g with these rounds.
+fn cells<'a>(g1: &'a [(f64, f64)], par: &'a [(f64, f64)]) -> [FakeCell<'a>; 2] {
+    [
+        FakeCell {
+            gc: Gc::G1,
+            heap: "1g",
+            rounds: g1,
+        },
+        FakeCell {
+            gc: Gc::Parallel,
+            heap: "1g",
+            rounds: par,
+        },
+    ]
+}
+
 /// The fixture inputs: two labels of fixed numbers (one with a failed launch and a slow
 /// one), and two labels of server launches (time to ready, pay-back).
 fn write_inputs(inputs: &Path) {
@@ -33,20 +49,6 @@ fn write_inputs(inputs: &Path) {
     let mut par = rounds(52.0, 430.0, false);
     par[3].1 = f64::NAN;
     let par_fast = rounds(52.0, 110.0, false);
-    let cells = |g1, par| {
-        [
-            FakeCell {
-                gc: Gc::G1,
-                heap: "1g",
-                rounds: g1,
-            },
-            FakeCell {
-                gc: Gc::Parallel,
-                heap: "1g",
-                rounds: par,
-            },
-        ]
-    };
     write_result_file(
         &fixed,
         &file(
@@ -109,20 +111,8 @@ fn write_runs_inputs(dir: &Path) {
         {
             let g1 = rounds(50.0, g1_on + drift, false);
             let par = rounds(52.0, 430.0 - drift, false);
-            let cells = [
-                FakeCell {
-                    gc: Gc::G1,
-                    heap: "1g",
-                    rounds: &g1,
-                },
-                FakeCell {
-                    gc: Gc::Parallel,
-                    heap: "1g",
-                    rounds: &par,
-                },
-            ];
             let started = format!("2026-11-30T0{}:{}0:00Z", 7 + run, 3 * k);
-            let f = file(label, &started, host("vm"), &cells);
+            let f = file(label, &started, host("vm"), &cells(&g1, &par));
             write_result_file_as(dir, &f, &format!("run-{run}.jsonl"));
         }
     }

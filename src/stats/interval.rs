@@ -137,17 +137,8 @@ pub const MIN_RUNS: usize = 2;
 /// 4.30, five 2.78. Otherwise (one run, or a run of fewer than 10 rounds) it is
 /// [`cost_interval`] of the runs' rounds one after the other.
 pub fn runs_interval(runs: &[&[f64]], level: f64) -> Option<CostInterval> {
-    let e = label_error(runs, level)?;
-    let half = t_quantile(1.0 - (1.0 - level) / 2.0, e.df) * e.se;
-    Some(CostInterval {
-        estimate_ms: e.estimate,
-        low_ms: e.estimate - half,
-        high_ms: e.estimate + half,
-        confidence: level,
-        rounds: runs.iter().map(|r| r.len()).sum(),
-        batches: e.batches,
-        runs: e.runs,
-    })
+    let rounds = runs.iter().map(|r| r.len()).sum();
+    Some(label_error(runs, level)?.interval(level, rounds))
 }
 
 /// Each run's costs as a slice, as [`runs_interval`] and [`difference_interval`] take
@@ -199,17 +190,7 @@ fn label_error(runs: &[&[f64]], level: f64) -> Option<BatchError> {
 
 /// [`batch_interval`], with or without the drift factor ([`short_batch_factor`]).
 fn batch_interval_with(costs: &[f64], level: f64, b: usize, drift: bool) -> Option<CostInterval> {
-    let e = batch_error(costs, b, drift)?;
-    let half = t_quantile(1.0 - (1.0 - level) / 2.0, e.df) * e.se;
-    Some(CostInterval {
-        estimate_ms: e.estimate,
-        low_ms: e.estimate - half,
-        high_ms: e.estimate + half,
-        confidence: level,
-        rounds: costs.len(),
-        batches: b,
-        runs: 1,
-    })
+    Some(batch_error(costs, b, drift)?.interval(level, costs.len()))
 }
 
 /// A trimmed mean with its batch-means standard error and degrees of freedom.
@@ -221,6 +202,22 @@ struct BatchError {
     /// Batches it is from (0 when over runs), and runs (1 when from batches).
     batches: usize,
     runs: usize,
+}
+
+impl BatchError {
+    /// The interval at `level`, `estimate +- t(df) * se`, of `rounds` per-round costs.
+    fn interval(&self, level: f64, rounds: usize) -> CostInterval {
+        let half = t_quantile(1.0 - (1.0 - level) / 2.0, self.df) * self.se;
+        CostInterval {
+            estimate_ms: self.estimate,
+            low_ms: self.estimate - half,
+            high_ms: self.estimate + half,
+            confidence: level,
+            rounds,
+            batches: self.batches,
+            runs: self.runs,
+        }
+    }
 }
 
 /// The trimmed mean of `costs` and its standard error from `b` batches:
