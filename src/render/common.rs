@@ -80,14 +80,25 @@ pub(crate) const FEW_ROUNDS: &str = "few rounds";
 pub(crate) const COST_CI_HEADER: &str = "tmean ±95%";
 pub(crate) const COST_CI_NOTE: &str = "tmean ±95% = the 20% trimmed mean of the per-round costs and the half-width of its 95% interval (batch means widened for drift, docs/statistics.md); few rounds = under 10 rounds, too few for an interval.";
 
-/// What the footers add when a cell's interval is over its label's runs ([`cost_ci`]),
-/// with a leading space; empty otherwise.
-pub(crate) fn over_runs_note<'a>(mut cells: impl Iterator<Item = &'a CellReport>) -> &'static str {
-    if cells.any(|c| c.cost_ci_runs.is_some()) {
-        " (N runs) = the label ran the cell N times (result files), and the interval is over those runs: the mean of their trimmed means ±t(N - 1) times their spread, never narrower than the rounds' own interval (docs/statistics.md)."
-    } else {
-        ""
+/// What the footers add, with a leading space, about what each interval shown is
+/// from: one run's rounds (it does not see the machine move between runs), or a
+/// label's runs ([`cost_ci`]'s `(N runs)`); empty when no cell has an interval.
+pub(crate) fn interval_basis_note<'a>(cells: impl Iterator<Item = &'a CellReport>) -> String {
+    let (mut one_run, mut over_runs) = (false, false);
+    for c in cells.filter(|c| c.cost_interval().is_some()) {
+        match c.cost_ci_runs {
+            Some(_) => over_runs = true,
+            None => one_run = true,
+        }
     }
+    let mut note = String::new();
+    if one_run {
+        note += " From one run's rounds, the interval does not see the machine move between runs; a label of three runs or more gets one over its runs that does (docs/statistics.md).";
+    }
+    if over_runs {
+        note += " (N runs) = the label ran the cell N times (result files), and the interval is over those runs: the mean of their trimmed means ±t(N - 1) times their spread, never narrower than the rounds' own interval (docs/statistics.md).";
+    }
+    note
 }
 
 /// Lines saying where each cell stopped under adaptive repetitions, and why.

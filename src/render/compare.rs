@@ -10,8 +10,8 @@ use crate::analyze::compare::{Column, Comparison, Entry, Interval};
 use crate::analyze::report::CellReport;
 use crate::machine::jdk::short_jdk;
 use crate::render::common::{
-    COST_CI_HEADER, COST_CI_NOTE, KEY_HEADERS, cost_ci, failure_warnings, iqr, key_columns,
-    key_values, outlier_note, over_runs_note, run_to_run_notes, spread,
+    COST_CI_HEADER, COST_CI_NOTE, KEY_HEADERS, cost_ci, failure_warnings, interval_basis_note, iqr,
+    key_columns, key_values, outlier_note, run_to_run_notes, spread,
 };
 use crate::render::labels::{self, detail_rows, legend_line, levels, minute};
 use crate::render::table::{self, Col};
@@ -251,7 +251,7 @@ pub fn text(cmp: &Comparison) -> String {
     out += &table::wrap(
         &format!(
             "cost = median(with) - median(without) pretouch, ms from exec to main(). Negative change = less startup time. rounds, min-max, IQR: per-round costs (with - without, back to back in one round). out = launches flagged as outliers (modified z-score above 3.5). {COST_CI_NOTE}{}",
-            over_runs_note(compared_cells(cmp))
+            interval_basis_note(compared_cells(cmp))
         ),
         0,
     );
@@ -329,7 +329,7 @@ pub fn markdown(cmp: &Comparison) -> String {
     }
     let mut out = table::markdown(&cols, &rows);
     out += "\nCost in ms: median(with) - median(without) pretouch, exec to `main()`; in brackets the min-max and IQR of the per-round costs, the launches flagged as outliers, and tmean: the 20% trimmed mean of the per-round costs with the half-width of its 95% interval (batch means widened for drift, `docs/statistics.md`; `few rounds` under 10 rounds). Negative change = less startup time.";
-    out += over_runs_note(compared_cells(cmp));
+    out += &interval_basis_note(compared_cells(cmp));
     out += "\n\n";
     out += &mark_note(cmp);
     out += "\n";
@@ -493,7 +493,9 @@ mod tests {
             flagged as outliers (modified z-score above 3.5). tmean ±95% = the 20%
             trimmed mean of the per-round costs and the half-width of its 95%
             interval (batch means widened for drift, docs/statistics.md); few rounds
-            = under 10 rounds, too few for an interval.
+            = under 10 rounds, too few for an interval. From one run's rounds, the
+            interval does not see the machine move between runs; a label of three
+            runs or more gets one over its runs that does (docs/statistics.md).
             * = the interval excludes 0. Each column's marks hold together at 95%:
             its cells' intervals are at 1 - 0.05 / cells (Bonferroni; B 2 cell(s) at
             97.50%), so that where no cell differs a column carries any mark at most
@@ -521,7 +523,7 @@ mod tests {
             | 17.0.15+6 | g1 | 1g | default | 383 (374-393; IQR 10.0; 0 out; tmean 383 ±4.0) | 284 (276-937; IQR 8.6; 1 out; tmean 284 ±25.7) | -99.1 | -25.9%* | -144 .. -53.9 |
             | 17.0.15+6 | parallel | 1g | default | 396 (387-407; IQR 10.4; 0 out; tmean 396 ±4.2) | 396 (388-407; IQR 10.4; 0 out; tmean 396 ±4.2) | +0.5 | +0.1% | -2.4 .. +3.4 |
 
-            Cost in ms: median(with) - median(without) pretouch, exec to `main()`; in brackets the min-max and IQR of the per-round costs, the launches flagged as outliers, and tmean: the 20% trimmed mean of the per-round costs with the half-width of its 95% interval (batch means widened for drift, `docs/statistics.md`; `few rounds` under 10 rounds). Negative change = less startup time.
+            Cost in ms: median(with) - median(without) pretouch, exec to `main()`; in brackets the min-max and IQR of the per-round costs, the launches flagged as outliers, and tmean: the 20% trimmed mean of the per-round costs with the half-width of its 95% interval (batch means widened for drift, `docs/statistics.md`; `few rounds` under 10 rounds). Negative change = less startup time. From one run's rounds, the interval does not see the machine move between runs; a label of three runs or more gets one over its runs that does (docs/statistics.md).
 
             * = the interval excludes 0. Each column's marks hold together at 95%: its cells' intervals are at 1 - 0.05 / cells (Bonferroni; B 2 cell(s) at 97.50%), so that where no cell differs a column carries any mark at most 5% of the time. diff, CI: the difference of the labels' 20%-trimmed mean per-round costs, with Welch's interval of their errors: batch means, which allow for the drift of a label's rounds, or for a label of several runs the spread of its runs (docs/statistics.md); a cost that moves in spells longer than a run is marked more often unless each label has three runs or more (docs/statistics.md, "Not under the quiet machine's spells"); `few rounds`: fewer than 10 a side, no interval and no mark.
 

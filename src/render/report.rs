@@ -7,8 +7,9 @@ use std::fmt::Write as _;
 use crate::analyze::report::{CellReport, Report};
 use crate::machine::jdk::short_jdk;
 use crate::render::common::{
-    COST_CI_HEADER, COST_CI_NOTE, KEY_HEADERS, cost, cost_ci, failure_warnings, iqr, key_columns,
-    key_refs, key_values, ms, outlier_note, over_runs_note, run_to_run_notes, spread, stop_lines,
+    COST_CI_HEADER, COST_CI_NOTE, KEY_HEADERS, cost, cost_ci, failure_warnings,
+    interval_basis_note, iqr, key_columns, key_refs, key_values, ms, outlier_note,
+    run_to_run_notes, spread, stop_lines,
 };
 use crate::render::table;
 
@@ -90,7 +91,7 @@ pub fn text(report: &Report) -> String {
         &(SINGLE_FOOTER.to_owned()
             + " "
             + COST_CI_NOTE
-            + over_runs_note(report.cells.iter())
+            + &interval_basis_note(report.cells.iter())
             + if any_failed {
                 " fail = failed launches, in no figure."
             } else {
@@ -165,7 +166,7 @@ pub fn markdown(report: &Report) -> String {
         out.push('\n');
     }
     out += "Times in ms from exec to `main()`: median of the counted launches (min-max); pretouch = median(with) - median(without); 20% trimmed mean ±95%: of the per-round costs (with - without in one round), with the half-width of its 95% interval (batch means widened for drift, `docs/statistics.md`), `few rounds` under 10 rounds; cost min-max and IQR: spread of the per-round costs; outliers: launches with a modified z-score above 3.5.";
-    out += over_runs_note(report.cells.iter());
+    out += &interval_basis_note(report.cells.iter());
     out.push('\n');
     let cells: Vec<&CellReport> = report.cells.iter().collect();
     let mut notes = failure_warnings(&cells);
@@ -337,7 +338,10 @@ mod tests {
         launches flagged as outliers (modified z-score above 3.5). tmean ±95% =
         the 20% trimmed mean of the per-round costs and the half-width of its
         95% interval (batch means widened for drift, docs/statistics.md); few
-        rounds = under 10 rounds, too few for an interval.
+        rounds = under 10 rounds, too few for an interval. From one run's
+        rounds, the interval does not see the machine move between runs; a label
+        of three runs or more gets one over its runs that does
+        (docs/statistics.md).
         warning: 2 launch(es) lie far from their cell's median (column out:
           modified z-score above 3.5); they are kept in every figure.
           --exclude-outliers leaves them out.
@@ -367,7 +371,7 @@ mod tests {
         | 17.0.15+6 | g1 | 1g | default | 10+10 | 48.4 (47.2-49.8) | 435 (423-1288) | 386 | 386 ±35.0 | 376-1241 | 11.8 | 1 | 0 |
         | 17.0.15+6 | g1 | 1g | default gc_threads=1 cpus=0 app=com.example.Main | 10+10 | 48.4 (47.2-49.8) | 900 (880-990) | 852 | 386 ±35.0 | 376-1241 | 11.8 | 1 | 0 |
 
-        Times in ms from exec to `main()`: median of the counted launches (min-max); pretouch = median(with) - median(without); 20% trimmed mean ±95%: of the per-round costs (with - without in one round), with the half-width of its 95% interval (batch means widened for drift, `docs/statistics.md`), `few rounds` under 10 rounds; cost min-max and IQR: spread of the per-round costs; outliers: launches with a modified z-score above 3.5.
+        Times in ms from exec to `main()`: median of the counted launches (min-max); pretouch = median(with) - median(without); 20% trimmed mean ±95%: of the per-round costs (with - without in one round), with the half-width of its 95% interval (batch means widened for drift, `docs/statistics.md`), `few rounds` under 10 rounds; cost min-max and IQR: spread of the per-round costs; outliers: launches with a modified z-score above 3.5. From one run's rounds, the interval does not see the machine move between runs; a label of three runs or more gets one over its runs that does (docs/statistics.md).
 
         - adaptive: 6.18.0-base 17.0.15+6 g1 1g default: stopped early after 5 of 30 rounds: 95% interval [380.1, 389.0] ms, ±1.5%, within ±2%
         - adaptive: 6.18.0-base 17.0.15+6 g1 1g default gc_threads=1 cpus=0: ran all 30 rounds: 95% interval [801.0, 870.2] ms, ±5.8%, wider than ±2%
@@ -407,8 +411,10 @@ mod tests {
         launches flagged as outliers (modified z-score above 3.5). tmean ±95% =
         the 20% trimmed mean of the per-round costs and the half-width of its
         95% interval (batch means widened for drift, docs/statistics.md); few
-        rounds = under 10 rounds, too few for an interval. fail = failed
-        launches, in no figure.
+        rounds = under 10 rounds, too few for an interval. From one run's
+        rounds, the interval does not see the machine move between runs; a label
+        of three runs or more gets one over its runs that does
+        (docs/statistics.md). fail = failed launches, in no figure.
         warning: 6.18.0-base 17.0.15+6 parallel 2g default: 10 launch(es)
           failed, first: exited with code 1 before main()
         warning: 1 launch(es) lie far from their cell's median (column out:
@@ -424,20 +430,22 @@ mod tests {
     #[test]
     fn an_interval_over_runs_says_so_in_text_and_markdown() {
         let mut report = sample();
+        let flat = |out: &str| out.split_whitespace().collect::<Vec<_>>().join(" ");
+        let one_run = "From one run's rounds, the interval does not see the machine move";
         let plain = super::text(&report);
-        assert!(
-            !plain.contains("runs)") && !plain.contains("(N runs)"),
-            "{plain}"
-        );
+        assert!(!plain.contains("(N runs)"), "{plain}");
+        assert!(flat(&plain).contains(one_run), "{plain}");
+        // The sample's one cell with an interval, now over 3 runs: the note says so,
+        // and no longer the one-run sentence.
         report.cells[0].cost_ci_runs = Some(3);
         report.cells[0].cost_ci_batches = None;
         for out in [super::text(&report), super::markdown(&report)] {
             assert!(out.contains("386 ±35.0 (3 runs)"), "{out}");
-            let flat = out.split_whitespace().collect::<Vec<_>>().join(" ");
             assert!(
-                flat.contains("(N runs) = the label ran the cell N times"),
+                flat(&out).contains("(N runs) = the label ran the cell N times"),
                 "{out}"
             );
+            assert!(!flat(&out).contains(one_run), "{out}");
         }
     }
 
@@ -459,7 +467,7 @@ mod tests {
         | 17.0.15+6 | g1 | 1g | default | 10+10 | 48.4 (47.2-49.8) | 435 (423-1288) | 386 | 386 ±35.0 | 376-1241 | 11.8 | 1 | 0 |
         | 17.0.15+6 | parallel | 2g | default | 10+0 | 50.1 (49.0-51.5) | - | FAILED | - | - | - | 0 | 10 |
 
-        Times in ms from exec to `main()`: median of the counted launches (min-max); pretouch = median(with) - median(without); 20% trimmed mean ±95%: of the per-round costs (with - without in one round), with the half-width of its 95% interval (batch means widened for drift, `docs/statistics.md`), `few rounds` under 10 rounds; cost min-max and IQR: spread of the per-round costs; outliers: launches with a modified z-score above 3.5.
+        Times in ms from exec to `main()`: median of the counted launches (min-max); pretouch = median(with) - median(without); 20% trimmed mean ±95%: of the per-round costs (with - without in one round), with the half-width of its 95% interval (batch means widened for drift, `docs/statistics.md`), `few rounds` under 10 rounds; cost min-max and IQR: spread of the per-round costs; outliers: launches with a modified z-score above 3.5. From one run's rounds, the interval does not see the machine move between runs; a label of three runs or more gets one over its runs that does (docs/statistics.md).
 
         > warning: 6.18.0-base 17.0.15+6 parallel 2g default: 10 launch(es) failed, first: exited with code 1 before main()
 
