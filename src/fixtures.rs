@@ -108,6 +108,22 @@ pub struct FakeCell<'a> {
     pub rounds: &'a [(f64, f64)],
 }
 
+/// A G1 and a Parallel cell at 1g with these rounds: the two cells most fixtures hold.
+pub fn g1_and_parallel<'a>(g1: &'a [(f64, f64)], par: &'a [(f64, f64)]) -> [FakeCell<'a>; 2] {
+    [
+        FakeCell {
+            gc: Gc::G1,
+            heap: "1g",
+            rounds: g1,
+        },
+        FakeCell {
+            gc: Gc::Parallel,
+            heap: "1g",
+            rounds: par,
+        },
+    ]
+}
+
 /// A result file of `label` holding one round of one cell (G1 1g, 40 ms without and
 /// 400 ms with pretouch), for the tests of what follows the timed launches.
 pub fn one_cell_file(label: &str) -> ResultFile {

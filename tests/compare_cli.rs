@@ -7,7 +7,9 @@ use std::path::Path;
 
 use assert_cmd::Command;
 use predicates::prelude::*;
-use pretouch::fixtures::{FakeCell, file, host, rounds, write_result_file as write};
+use pretouch::fixtures::{
+    FakeCell, file, g1_and_parallel, host, rounds, write_result_file as write,
+};
 use pretouch::matrix::Gc;
 
 /// A base kernel and THP `always`: G1 and Parallel at 1g, pretouch about 4x cheaper.
@@ -16,27 +18,13 @@ fn two_labels(dir: &Path) {
     let fast = rounds(50.0, 105.0, false);
     let par = rounds(52.0, 430.0, false);
     let par_fast = rounds(52.0, 110.0, false);
-    let cells = |g1, par| {
-        [
-            FakeCell {
-                gc: Gc::G1,
-                heap: "1g",
-                rounds: g1,
-            },
-            FakeCell {
-                gc: Gc::Parallel,
-                heap: "1g",
-                rounds: par,
-            },
-        ]
-    };
     write(
         dir,
         &file(
             "thp-madvise",
             "2026-11-30T08:00:00Z",
             host("vm"),
-            &cells(&slow, &par),
+            &g1_and_parallel(&slow, &par),
         ),
     );
     write(
@@ -45,7 +33,7 @@ fn two_labels(dir: &Path) {
             "thp-always",
             "2026-11-30T08:10:00Z",
             host("vm"),
-            &cells(&fast, &par_fast),
+            &g1_and_parallel(&fast, &par_fast),
         ),
     );
 }

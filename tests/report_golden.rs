@@ -14,29 +14,13 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use pretouch::fixtures::{
-    FakeCell, append_probes, file, host, lock_wait, probe_record, rounds, server_launch,
-    write_result_file, write_result_file_as,
+    FakeCell, append_probes, file, g1_and_parallel, host, lock_wait, probe_record, rounds,
+    server_launch, write_result_file, write_result_file_as,
 };
 use pretouch::matrix::Gc;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/report-golden")
-}
-
-/// A G1 and a Parallel cell at 1g with these rounds.
-fn cells<'a>(g1: &'a [(f64, f64)], par: &'a [(f64, f64)]) -> [FakeCell<'a>; 2] {
-    [
-        FakeCell {
-            gc: Gc::G1,
-            heap: "1g",
-            rounds: g1,
-        },
-        FakeCell {
-            gc: Gc::Parallel,
-            heap: "1g",
-            rounds: par,
-        },
-    ]
 }
 
 /// The fixture inputs: two labels of fixed numbers (one with a failed launch and a slow
@@ -55,7 +39,7 @@ fn write_inputs(inputs: &Path) {
             "thp-madvise",
             "2026-11-30T08:00:00Z",
             host("vm"),
-            &cells(&slow, &par),
+            &g1_and_parallel(&slow, &par),
         ),
     );
     write_result_file(
@@ -64,7 +48,7 @@ fn write_inputs(inputs: &Path) {
             "thp-always",
             "2026-11-30T08:10:00Z",
             host("vm"),
-            &cells(&fast, &par_fast),
+            &g1_and_parallel(&fast, &par_fast),
         ),
     );
     let server = inputs.join("server");
@@ -112,7 +96,7 @@ fn write_runs_inputs(dir: &Path) {
             let g1 = rounds(50.0, g1_on + drift, false);
             let par = rounds(52.0, 430.0 - drift, false);
             let started = format!("2026-11-30T0{}:{}0:00Z", 7 + run, 3 * k);
-            let f = file(label, &started, host("vm"), &cells(&g1, &par));
+            let f = file(label, &started, host("vm"), &g1_and_parallel(&g1, &par));
             write_result_file_as(dir, &f, &format!("run-{run}.jsonl"));
         }
     }

@@ -420,8 +420,7 @@ pub fn csv(cmp: &Comparison) -> String {
 mod tests {
     use super::*;
     use crate::analyze::compare::{Options, compare};
-    use crate::fixtures::{FakeCell, file, host, rounds};
-    use crate::matrix::Gc;
+    use crate::fixtures::{file, g1_and_parallel, host, rounds};
     use crate::store::Results;
 
     /// A baseline kernel and a patched one about 25% faster at pretouch, one slow
@@ -431,33 +430,19 @@ mod tests {
         let base_par = rounds(50.0, 445.0, false);
         let new_g1 = rounds(48.5, 330.0, true);
         let new_par = rounds(50.5, 446.0, false);
-        fn cells<'a>(g1: &'a [(f64, f64)], par: &'a [(f64, f64)]) -> Vec<FakeCell<'a>> {
-            vec![
-                FakeCell {
-                    gc: Gc::G1,
-                    heap: "1g",
-                    rounds: g1,
-                },
-                FakeCell {
-                    gc: Gc::Parallel,
-                    heap: "1g",
-                    rounds: par,
-                },
-            ]
-        }
         let results = Results {
             files: vec![
                 file(
                     "6.18.0-base",
                     "2026-11-30T07:00:00Z",
                     host("vm"),
-                    &cells(&base_g1, &base_par),
+                    &g1_and_parallel(&base_g1, &base_par),
                 ),
                 file(
                     "6.18.0-vma-refcount",
                     "2026-11-30T08:00:00Z",
                     host("vm"),
-                    &cells(&new_g1, &new_par),
+                    &g1_and_parallel(&new_g1, &new_par),
                 ),
             ],
             warnings: Vec::new(),
