@@ -56,11 +56,12 @@ fn is_top_level_file_name(word: &str) -> bool {
         || ["Cargo.toml", "Cargo.lock", "build.rs"].contains(&word)
 }
 
-/// The word without what prose puts around a path: quotes, a trailing `:` or `,`, a
-/// `:LINE` suffix, a `#anchor`.
+/// The word without what prose puts around a path: quotes, brackets, a trailing `:`,
+/// `,` or `.` (after a bracket too: `(docs/x.md).`), a `:LINE` suffix, a `#anchor`.
 fn trim(word: &str) -> &str {
-    let word = word.trim_matches(|c: char| "`\"'(),;:[]".contains(c));
-    let word = word.trim_end_matches(['.', ':']);
+    let around = |c: char| "`\"'(),;:[]".contains(c);
+    let word = word.trim_matches(around);
+    let word = word.trim_end_matches(['.', ':']).trim_end_matches(around);
     let word = word.split('#').next().unwrap_or(word);
     match word.rsplit_once(':') {
         Some((path, line)) if line.chars().all(|c| c.is_ascii_digit()) => path,
@@ -229,7 +230,11 @@ read [the lab](lab.md) and [ripgrep](https://example.org/x.md).\n\
 bench/gone.sh\n\
 ```\n\
 a span that wraps: `cargo run\n\
-tests/wrapped.rs` (see GUIDE.md), ``a `tests/x.rs` in doubles``.\n";
+tests/wrapped.rs` (see GUIDE.md), ``a `tests/x.rs` in doubles``.\n\
+```text\n\
+output whose sentence ends on a bracketed path\n\
+(docs/statistics.md).\n\
+```\n";
     let mut words: Vec<(usize, String)> = named_paths(&page, text)
         .into_iter()
         .map(|(line, word, _)| (line, word))
@@ -246,6 +251,7 @@ tests/wrapped.rs` (see GUIDE.md), ``a `tests/x.rs` in doubles``.\n";
             (7, "tests/wrapped.rs".to_owned()),
             (8, "GUIDE.md".to_owned()),
             (8, "tests/x.rs".to_owned()),
+            (11, "docs/statistics.md".to_owned()),
         ]
     );
 }
