@@ -594,19 +594,6 @@ pub fn label_rows(
     LabelRows { cells, warnings }
 }
 
-/// Every cell's row, the labels and the notes; without the run-to-run check, which
-/// needs the comparison: [`crate::analyze::build_with`] adds it.
-pub fn build_rows(results: &Results, options: Options) -> Report {
-    let labelling = Labelling::of(results);
-    let rows = (0..labelling.labels.len())
-        .map(|i| {
-            let files = labelling.files(i, results);
-            label_rows(&labelling.labels[i], &files, &results.calibrations, options)
-        })
-        .collect();
-    assemble(results, labelling, rows, options)
-}
-
 /// The report of the labels' rows (each label's computed from its launches alone, in
 /// the order of `labelling.labels`) and what the files' headers and end records say.
 /// `results` needs no launch: their figures are in `rows`.
