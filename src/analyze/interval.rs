@@ -67,20 +67,27 @@ impl RoundPairs {
             .collect()
     }
 
-    /// The same costs by run: one vector a run that has a cost, in run order.
+    /// The same costs by run ([`by_run`]).
     pub fn run_costs(&self) -> Vec<Vec<f64>> {
-        let mut runs: Vec<(usize, Vec<f64>)> = Vec::new();
-        for (&(run, _), p) in &self.pairs {
-            let Some(cost) = p[1].zip(p[0]).map(|(on, off)| on - off) else {
-                continue;
-            };
-            match runs.last_mut() {
-                Some((r, v)) if *r == run => v.push(cost),
-                _ => runs.push((run, vec![cost])),
-            }
-        }
-        runs.into_iter().map(|(_, v)| v).collect()
+        by_run(
+            self.pairs
+                .iter()
+                .filter_map(|(&(run, _), p)| Some((run, p[1]? - p[0]?))),
+        )
     }
+}
+
+/// `(run, cost)` pairs in run order, one vector of costs a run: what
+/// [`crate::stats::interval::runs_interval`] takes (through `as_runs`).
+pub fn by_run(costs: impl IntoIterator<Item = (usize, f64)>) -> Vec<Vec<f64>> {
+    let mut runs: Vec<(usize, Vec<f64>)> = Vec::new();
+    for (run, cost) in costs {
+        match runs.last_mut() {
+            Some((r, v)) if *r == run => v.push(cost),
+            _ => runs.push((run, vec![cost])),
+        }
+    }
+    runs.into_iter().map(|(_, v)| v).collect()
 }
 
 /// The cell's cost and its interval, as the report states it: over the runs when

@@ -181,19 +181,12 @@ pub struct CellReport {
 }
 
 /// Per-round costs by run, in run then round order: one vector a run that has a cost.
-pub fn run_costs(costs: &[RoundCost]) -> Vec<Vec<f64>> {
-    let mut runs: Vec<(usize, Vec<f64>)> = Vec::new();
-    for c in costs {
-        match runs.last_mut() {
-            Some((run, v)) if *run == c.run => v.push(c.ms),
-            _ => runs.push((c.run, vec![c.ms])),
-        }
-    }
-    runs.into_iter().map(|(_, v)| v).collect()
+fn run_costs(costs: &[RoundCost]) -> Vec<Vec<f64>> {
+    crate::analyze::interval::by_run(costs.iter().map(|c| (c.run, c.ms)))
 }
 
 impl CellReport {
-    /// The per-round costs by run ([`run_costs`]).
+    /// The per-round costs by run, in run then round order.
     pub fn run_costs(&self) -> Vec<Vec<f64>> {
         run_costs(&self.costs)
     }
