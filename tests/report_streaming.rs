@@ -24,6 +24,24 @@ fn format_1() -> PathBuf {
 }
 
 /// Two reports in every format, side by side.
+/// The options both equivalence tests read each set with: plain; outliers left out
+/// with the phases; the profile.
+fn report_options() -> Vec<Options> {
+    vec![
+        Options::default(),
+        Options {
+            exclude_outliers: true,
+            phases: true,
+            ..Options::default()
+        },
+        Options {
+            profile: true,
+            show_profile: true,
+            ..Options::default()
+        },
+    ]
+}
+
 fn in_every_format(a: &Document, b: &Document) -> Vec<(Format, String, String)> {
     [Format::Text, Format::Markdown, Format::Csv, Format::Json]
         .into_iter()
@@ -45,23 +63,11 @@ fn the_compact_records_give_the_same_report_as_the_whole_ones() {
         vec![inputs().join("real")],
         vec![format_1()],
     ];
-    let options = [
-        Options::default(),
-        Options {
-            exclude_outliers: true,
-            phases: true,
-            ..Options::default()
-        },
-        Options {
-            profile: true,
-            show_profile: true,
-            ..Options::default()
-        },
-        Options {
-            calibrate: true,
-            ..Options::default()
-        },
-    ];
+    let mut options = report_options();
+    options.push(Options {
+        calibrate: true,
+        ..Options::default()
+    });
     let mut compared = 0;
     for paths in &sets {
         for o in &options {
@@ -168,19 +174,7 @@ fn a_report_read_a_label_at_a_time_is_the_report_of_every_file_read_whole() {
         vec![format_1()],
         vec![inputs().join("fixed"), inputs().join("server")],
     ];
-    let options = [
-        Options::default(),
-        Options {
-            exclude_outliers: true,
-            phases: true,
-            ..Options::default()
-        },
-        Options {
-            profile: true,
-            show_profile: true,
-            ..Options::default()
-        },
-    ];
+    let options = report_options();
     let mut compared = 0;
     for paths in &sets {
         for o in &options {
