@@ -228,7 +228,6 @@ fn over_runs(pairs: &[Pair], group: usize, spread: bool) -> OverRuns {
     };
     let mut halves = Vec::new();
     let mut cells: Vec<&str> = pairs.iter().map(|p| p.cell.as_str()).collect();
-    cells.dedup();
     cells.sort_unstable();
     cells.dedup();
     for cell in cells {
