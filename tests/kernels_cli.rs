@@ -319,7 +319,104 @@ fn kernels_that_cannot_run_are_refused_before_any_boot() {
         "{stdout}"
     );
     assert!(stdout.contains("--label patched"), "{stdout}");
+    // With --runs, every kernel's boots are planned in turn.
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_pretouch"));
+    cmd.arg("run")
+        .arg(&m)
+        .arg("--dry-run")
+        .args(["--vm-cpus", "1", "--runs", "2"]);
+    with_fakes(&mut cmd, &bin);
+    let out = cmd.output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    assert!(stdout.contains("2 kernel(s) x 2 runs, in turn"), "{stdout}");
+    let order: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.starts_with("kernel "))
+        .collect();
+    assert_eq!(order.len(), 4, "{stdout}");
+    for (line, (run, image)) in
+        order
+            .iter()
+            .zip([(1, "img-a"), (1, "img-b"), (2, "img-a"), (2, "img-b")])
+    {
+        assert!(line.contains(&format!("(run {run} of 2)")), "{line}");
+        assert!(line.ends_with(image), "{line}");
+    }
     assert!(boots(d).is_empty());
+    // Without kernels, --runs has nothing to repeat: the fix says what does the same.
+    let out = pretouch()
+        .args(["run", "--runs", "3", "--dry-run"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("--runs 3 repeats the kernels of a `--kernel` run")
+            && stderr.contains("run `pretouch run` 3 times"),
+        "{stderr}"
+    );
+}
+
+/// `--runs 2`: the kernels boot in turn (A B A B), each boot a new result file of its
+/// kernel's label, and the cross-kernel table states each cell's interval over the
+/// label's two runs.
+#[test]
+fn runs_boot_the_kernels_in_turn_and_the_table_is_over_their_runs() {
+    let _jvms = jvm_lock();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let bin = fakes(d);
+    // Ten rounds a run: the least for an interval of its own, which the interval over
+    // runs needs of every run.
+    let m = d.join("matrix.yaml");
+    std::fs::write(
+        &m,
+        format!(
+            "name: vmq\njdks: [{:?}]\ngcs: [parallel]\nheaps: [64m]\nrepetitions: 10\nwarmup: 0\n\
+             kernels:\n  - {{image: img-a, label: base}}\n  - {{image: img-b, label: patched}}\n",
+            jdks()[0].display().to_string()
+        ),
+    )
+    .unwrap();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_pretouch"));
+    cmd.arg("run")
+        .arg(&m)
+        .arg("--agent")
+        .arg(agent())
+        .arg("--results")
+        .arg(d.join("results"))
+        .args(["--vm-cpus", "1", "--runs", "2"]);
+    with_fakes(&mut cmd, &bin);
+    let out = cmd.output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert_eq!(boots(d), ["img-a", "img-b", "img-a", "img-b"]);
+    assert!(stderr.contains("2 kernel(s) x 2 runs, in turn"), "{stderr}");
+    assert!(
+        stderr.contains("kernel 4 of 4 (run 2 of 2): booting"),
+        "{stderr}"
+    );
+    let s = session(d);
+    assert_eq!(s["runs"], 2);
+    let kernels = s["kernels"].as_array().unwrap();
+    let runs: Vec<_> = kernels.iter().map(|k| k["run"].as_u64().unwrap()).collect();
+    assert_eq!(runs, [1, 1, 2, 2]);
+    assert!(kernels.iter().all(|k| k["status"] == "done"), "{s}");
+    let mut files: Vec<&str> = kernels
+        .iter()
+        .map(|k| k["result_file"].as_str().unwrap())
+        .collect();
+    files.sort_unstable();
+    files.dedup();
+    assert_eq!(files.len(), 4, "each boot its own result file: {files:?}");
+    for label in ["base", "patched"] {
+        let dir = d.join("results").join(format!("{label}{}", mark()));
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 2, "{dir:?}");
+    }
+    // The table at the end: each label's cell over its two runs.
+    let stdout = unwrapped(&out.stdout);
+    assert_eq!(stdout.matches("(2 runs)").count(), 2, "{stdout}");
 }
 
 #[test]

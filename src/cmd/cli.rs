@@ -218,6 +218,13 @@ pub struct RunArgs {
     /// `kernels:`. Without hardware virtualization the guests are emulated, and marked so
     #[arg(long, value_name = "IMAGE", conflicts_with = "resume")]
     pub kernel: Vec<PathBuf>,
+    /// With --kernel or `kernels:`: run the matrix N times in each kernel, in turn (A B
+    /// A B ...), each time a new boot and a new run of its label, so that a kernel's cost
+    /// gets an interval over its runs, which sees the machine move between them (three
+    /// or more; see docs/statistics.md)
+    #[arg(long, value_name = "N", default_value_t = 1,
+          value_parser = clap::value_parser!(u32).range(1..=100), conflicts_with = "resume")]
+    pub runs: u32,
     /// vCPUs of each kernel's VM [default: this machine's online CPUs]
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub vm_cpus: Option<u32>,

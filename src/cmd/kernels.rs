@@ -336,22 +336,10 @@ pub(crate) fn cmd_run_kernels(args: &RunArgs, matrix: Matrix) -> anyhow::Result<
         matrix_sha256: matrix_sha256(&matrix.text),
         started_at: utc,
         results,
-        kernels: specs
-            .into_iter()
-            .map(|s| KernelState {
-                image: PathBuf::from(s.image),
-                cmdline: s.cmdline,
-                label: s.label,
-                status: KernelStatus::Pending,
-                result_file: None,
-                release: None,
-                boots: 0,
-                message: None,
-                console: None,
-            })
-            .collect(),
+        kernels: in_turn(&specs, args.runs),
         probe_rounds,
         profile_rounds,
+        runs: (args.runs > 1).then_some(args.runs),
     };
     if args.dry_run {
         return dry_run(&session, &dir, &vng, &vm, &guest);
@@ -361,6 +349,28 @@ pub(crate) fn cmd_run_kernels(args: &RunArgs, matrix: Matrix) -> anyhow::Result<
         .and_then(|()| session.save(&path))
         .map_err(|e| bad(anyhow::anyhow!("cannot write `{}`: {e}", path.display())))?;
     run_and_report(args, &mut session, &path, &vng, &vm, &guest)
+}
+
+/// The session's kernels: `specs` `runs` times over, in turn (A B A B ...), so that each
+/// kernel's runs are spread over the session as the cover-letter workflow spreads them
+/// (docs/comparing.md), each a new boot and a new result file of its label.
+fn in_turn(specs: &[KernelSpec], runs: u32) -> Vec<KernelState> {
+    (1..=runs)
+        .flat_map(|run| {
+            specs.iter().map(move |s| KernelState {
+                image: PathBuf::from(&s.image),
+                cmdline: s.cmdline.clone(),
+                label: s.label.clone(),
+                status: KernelStatus::Pending,
+                result_file: None,
+                release: None,
+                boots: 0,
+                message: None,
+                console: None,
+                run: (runs > 1).then_some(run),
+            })
+        })
+        .collect()
 }
 
 /// `pretouch run --resume results/vm-runs/<name>-<UTC>[/session.json] [MATRIX]`.
@@ -422,10 +432,11 @@ pub(crate) fn cmd_resume_kernels(args: &RunArgs, path: &Path) -> anyhow::Result<
         session.profile_rounds,
     )?;
     eprintln!(
-        "pretouch: resuming `{}`: {} of {} kernels done",
+        "pretouch: resuming `{}`: {} of {} {} done",
         path.display(),
         session.kernels.len() - session.unfinished().count(),
-        session.kernels.len()
+        session.kernels.len(),
+        entries(&session)
     );
     run_and_report(args, &mut session, path, &vng, &vm, &guest)
 }
@@ -439,8 +450,8 @@ fn dry_run(
 ) -> anyhow::Result<u8> {
     let runner = VngRunner::new(vng.to_owned());
     println!(
-        "{} kernel(s), each in a VM of {} vCPU(s) and {} (preallocated), accelerator {}",
-        session.kernels.len(),
+        "{}, each in a VM of {} vCPU(s) and {} (preallocated), accelerator {}",
+        boots(session),
         vm.cpus,
         vm.memory,
         vm.accel
@@ -458,7 +469,12 @@ fn dry_run(
             command: guest.fresh(k.label.as_deref(), &session.results, &work),
             boot_timeout: vm.boot_timeout,
         };
-        println!("\nkernel {}: {}", i + 1, k.image.display());
+        println!(
+            "\nkernel {}{}: {}",
+            i + 1,
+            which_run(k, session.runs),
+            k.image.display()
+        );
         println!(
             "  {} {}",
             vng.display(),
@@ -497,14 +513,15 @@ fn run_and_report(
         .context("installing the SIGINT/SIGTERM handlers")?;
     let _machine = lock::acquire_or_warn();
     eprintln!(
-        "pretouch: {} kernel(s), each in a VM of {} vCPU(s) and {} (preallocated), {}\n  session: {}",
-        session.kernels.len(),
+        "pretouch: {}, each in a VM of {} vCPU(s) and {} (preallocated), {}\n  session: {}",
+        boots(session),
         vm.cpus,
         vm.memory,
         vm.accel,
         path.display()
     );
     let mut runner = VngRunner::new(vng.to_owned()).with_interrupt(interrupt.clone());
+    let runs = session.runs;
     let summary = run_session(
         session,
         path,
@@ -512,16 +529,17 @@ fn run_and_report(
         guest,
         vm,
         Some(&interrupt),
-        &mut print_event,
+        &mut |event| print_event(event, runs),
     )
     .with_context(|| format!("writing `{}`", path.display()))?;
 
     if let Some(signal) = summary.interrupted {
         eprintln!(
-            "pretouch: interrupted by {}; {} of {} kernels done, every finished launch is on disk\n  resume: pretouch run --resume {}",
+            "pretouch: interrupted by {}; {} of {} {} done, every finished launch is on disk\n  resume: pretouch run --resume {}",
             interrupt::signal_name(signal),
             summary.done,
             session.kernels.len(),
+            entries(session),
             path.parent().unwrap_or(path).display()
         );
         return Ok(interrupt::exit_code(signal));
@@ -545,16 +563,18 @@ fn run_and_report(
             .and_then(|v| v.as_str().map(str::to_owned))
             .unwrap_or_default();
         eprintln!(
-            "  {status:<12} {} {}",
+            "  {status:<12} {}{} {}",
             k.image.display(),
+            which_run(k, session.runs),
             k.message.as_deref().unwrap_or_default()
         );
     }
     if summary.failed > 0 {
         eprintln!(
-            "pretouch: {} of {} kernels failed (their console logs are named above)\n  retry them: pretouch run --resume {}",
+            "pretouch: {} of {} {} failed (their console logs are named above)\n  retry them: pretouch run --resume {}",
             summary.failed,
             session.kernels.len(),
+            entries(session),
             path.parent().unwrap_or(path).display()
         );
         return Ok(exit::FAILED_LAUNCHES);
@@ -565,7 +585,36 @@ fn run_and_report(
     Ok(0)
 }
 
-fn print_event(event: KernelEvent<'_>) {
+/// The session's boots as the first line names them: `2 kernel(s)`, or with `--runs`
+/// `2 kernel(s) x 3 runs, in turn`.
+fn boots(session: &KernelSession) -> String {
+    match session.runs {
+        Some(runs) => format!(
+            "{} kernel(s) x {runs} runs, in turn",
+            session.kernels.len() / runs.max(1) as usize
+        ),
+        None => format!("{} kernel(s)", session.kernels.len()),
+    }
+}
+
+/// What the session's entries are called in counts: kernels, or with `--runs` kernel
+/// runs.
+fn entries(session: &KernelSession) -> &'static str {
+    match session.runs {
+        Some(_) => "kernel runs",
+        None => "kernels",
+    }
+}
+
+/// ` (run 2 of 3)` for a kernel of a session with `--runs`; empty otherwise.
+fn which_run(kernel: &KernelState, runs: Option<u32>) -> String {
+    match (kernel.run, runs) {
+        (Some(run), Some(runs)) => format!(" (run {run} of {runs})"),
+        _ => String::new(),
+    }
+}
+
+fn print_event(event: KernelEvent<'_>, runs: Option<u32>) {
     match event {
         KernelEvent::Booting {
             index,
@@ -573,8 +622,9 @@ fn print_event(event: KernelEvent<'_>) {
             kernel,
             resuming,
         } => eprintln!(
-            "pretouch: kernel {} of {total}: booting {}{}{}",
+            "pretouch: kernel {} of {total}{}: booting {}{}{}",
             index + 1,
+            which_run(kernel, runs),
             kernel.image.display(),
             kernel
                 .cmdline

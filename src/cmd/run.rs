@@ -51,6 +51,15 @@ pub(crate) fn cmd_run(args: RunArgs) -> anyhow::Result<u8> {
              fix: unset the variable and put its options in the matrix's jvm_args"
         )));
     }
+    if args.runs > 1 && args.in_vm.is_none() && args.kernel.is_empty() && matrix.kernels.is_empty()
+    {
+        return Err(bad(anyhow::anyhow!(
+            "--runs {n} repeats the kernels of a `--kernel` run, and none is given\n  \
+             fix: on this machine's own kernel, run `pretouch run` {n} times: each run is a \
+             result file of its label, and `pretouch report` reads them as one label of {n} runs",
+            n = args.runs
+        )));
+    }
     checks::check_java_env(&mut matrix, args.pass_java_options)?;
     // Before anything is planned or started: each `jdks:` entry is one JDK at least.
     let entries = matrix.jdks.as_ref().map_or(1, Vec::len);

@@ -433,10 +433,12 @@ mod tests {
                     boots: 0,
                     message: None,
                     console: None,
+                    run: None,
                 })
                 .collect(),
             probe_rounds: None,
             profile_rounds: None,
+            runs: None,
         }
     }
 

@@ -44,6 +44,10 @@ pub struct KernelSession {
     /// default rounds).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub profile_rounds: Option<u32>,
+    /// `--runs N` above 1: each kernel appears N times in `kernels`, in turn (A B A B),
+    /// each time a new run of its label; absent: once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runs: Option<u32>,
 }
 
 /// One kernel of a session, and how far it got.
@@ -73,6 +77,10 @@ pub struct KernelState {
     /// The console log of its last boot.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub console: Option<PathBuf>,
+    /// Which of the session's runs of this kernel it is, from 1 (`--runs N`: every kernel
+    /// N times, in turn); absent: the kernel runs once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<u32>,
 }
 
 /// Where a kernel stands.
@@ -161,9 +169,11 @@ mod tests {
                 boots: 0,
                 message: None,
                 console: None,
+                run: None,
             }],
             probe_rounds: None,
             profile_rounds: None,
+            runs: None,
         };
         session.save(&path).unwrap();
         session.kernels[0].status = KernelStatus::Done;
