@@ -480,7 +480,8 @@ mod tests {
             interval (batch means widened for drift, docs/statistics.md); few rounds
             = under 10 rounds, too few for an interval. From one run's rounds, the
             interval does not see the machine move between runs; a label of three
-            runs or more gets one over its runs that does (docs/statistics.md).
+            runs or more, run in turn with the others (`run --kernel ... --runs 3`
+            in VMs), gets one over its runs that does (docs/statistics.md).
             * = the interval excludes 0. Each column's marks hold together at 95%:
             its cells' intervals are at 1 - 0.05 / cells (Bonferroni; B 2 cell(s) at
             97.50%), so that where no cell differs a column carries any mark at most
@@ -508,7 +509,7 @@ mod tests {
             | 17.0.15+6 | g1 | 1g | default | 383 (374-393; IQR 10.0; 0 out; tmean 383 ±4.0) | 284 (276-937; IQR 8.6; 1 out; tmean 284 ±25.7) | -99.1 | -25.9%* | -144 .. -53.9 |
             | 17.0.15+6 | parallel | 1g | default | 396 (387-407; IQR 10.4; 0 out; tmean 396 ±4.2) | 396 (388-407; IQR 10.4; 0 out; tmean 396 ±4.2) | +0.5 | +0.1% | -2.4 .. +3.4 |
 
-            Cost in ms: median(with) - median(without) pretouch, exec to `main()`; in brackets the min-max and IQR of the per-round costs, the launches flagged as outliers, and tmean: the 20% trimmed mean of the per-round costs with the half-width of its 95% interval (batch means widened for drift, `docs/statistics.md`; `few rounds` under 10 rounds). Negative change = less startup time. From one run's rounds, the interval does not see the machine move between runs; a label of three runs or more gets one over its runs that does (docs/statistics.md).
+            Cost in ms: median(with) - median(without) pretouch, exec to `main()`; in brackets the min-max and IQR of the per-round costs, the launches flagged as outliers, and tmean: the 20% trimmed mean of the per-round costs with the half-width of its 95% interval (batch means widened for drift, `docs/statistics.md`; `few rounds` under 10 rounds). Negative change = less startup time. From one run's rounds, the interval does not see the machine move between runs; a label of three runs or more, run in turn with the others (`run --kernel ... --runs 3` in VMs), gets one over its runs that does (docs/statistics.md).
 
             * = the interval excludes 0. Each column's marks hold together at 95%: its cells' intervals are at 1 - 0.05 / cells (Bonferroni; B 2 cell(s) at 97.50%), so that where no cell differs a column carries any mark at most 5% of the time. diff, CI: the difference of the labels' 20%-trimmed mean per-round costs, with Welch's interval of their errors: batch means, which allow for the drift of a label's rounds, or for a label of several runs the spread of its runs (docs/statistics.md); a cost that moves in spells longer than a run is marked more often unless each label has three runs or more (docs/statistics.md, "Not under the quiet machine's spells"); `few rounds`: fewer than 10 a side, no interval and no mark.
 
