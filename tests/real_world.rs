@@ -510,6 +510,7 @@ fn adaptive_repetitions_run_to_max_and_say_why() {
     // The text report wraps its notes at 72 columns: read them unwrapped.
     let text = unwrapped(&out.get_output().stdout);
     assert!(text.contains("ran all 12 rounds: 95% interval ["), "{text}");
+    assert!(text.contains("(each of 2 looks at 97.50%)"), "{text}");
     let records = records(dir.path());
     let launches = launches(&records);
     assert_eq!(launches.len(), 24);
@@ -529,7 +530,8 @@ fn adaptive_repetitions_run_to_max_and_say_why() {
     assert_eq!(end["stops"][0]["rounds"], 12);
     // The interval at the stop is the one the report states, recomputed here from the
     // raw launches: each round's with - without, in round order, into the drift-aware
-    // interval of `stats::interval` (2 batches of 6 rounds).
+    // interval of `stats::interval` (2 batches of 6 rounds), at the level of each of the
+    // policy's 2 looks (rounds 10 and 12): 1 - 0.05 / 2.
     let mut pairs: HashMap<u64, [Option<f64>; 2]> = HashMap::new();
     for l in launches.iter().filter(|l| l["warmup"] == false) {
         let ms = l["time_to_main_ns"].as_f64().unwrap() / 1e6;
@@ -542,7 +544,7 @@ fn adaptive_repetitions_run_to_max_and_say_why() {
             on.unwrap() - off.unwrap()
         })
         .collect();
-    let want = pretouch::stats::interval::cost_interval(&costs, 0.95).unwrap();
+    let want = pretouch::stats::interval::cost_interval(&costs, 0.975).unwrap();
     let stop = &end["stops"][0];
     let close = |key: &str, v: f64| {
         let got = stop[key].as_f64().unwrap();
@@ -552,5 +554,6 @@ fn adaptive_repetitions_run_to_max_and_say_why() {
     close("ci_low_ms", want.low_ms);
     close("ci_high_ms", want.high_ms);
     assert_eq!(stop["ci_batches"], 2);
+    assert_eq!(stop["looks"], 2);
     assert_no_java_left();
 }

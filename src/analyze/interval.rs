@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::stats::interval::{CostInterval, as_runs, runs_interval};
+use crate::stats::interval::{CostInterval, as_runs, look_level, runs_interval};
 use crate::store::LaunchRecord;
 
 /// Confidence of a cell's interval.
@@ -88,6 +88,24 @@ pub fn by_run(costs: impl IntoIterator<Item = (usize, f64)>) -> Vec<Vec<f64>> {
         }
     }
     runs.into_iter().map(|(_, v)| v).collect()
+}
+
+/// The interval the report states for a cell's per-round costs by run: over the runs
+/// when there are several of 10 rounds each, at 95%; else from the rounds, at 95%, or
+/// when its run stopped under adaptive repetitions with `looks` planned looks at
+/// `1 - 0.05 / looks` (the level the stop checked it at, so that the interval it
+/// stopped on holds 95%; `schedule::adaptive`). Returns the looks when they set the
+/// level.
+pub fn stated(runs: &[Vec<f64>], looks: Option<u32>) -> (Option<CostInterval>, Option<u32>) {
+    let runs = as_runs(runs);
+    let interval = runs_interval(&runs, CONFIDENCE);
+    match looks {
+        Some(k) if interval.is_none_or(|i| i.runs == 1) => (
+            runs_interval(&runs, look_level(CONFIDENCE, k as usize)),
+            Some(k),
+        ),
+        _ => (interval, None),
+    }
 }
 
 /// The cell's cost and its interval, as the report states it: over the runs when

@@ -144,6 +144,11 @@ pub struct CellReport {
     /// 10 rounds each (`runs - 1` degrees of freedom; `stats::interval::runs_interval`);
     /// its estimate, `cost_tmean_ms`, is then the mean of the runs' trimmed means.
     pub cost_ci_runs: Option<usize>,
+    /// When the cell's run stopped under adaptive repetitions checked at planned looks
+    /// (`schedule::adaptive`): how many, and the interval from its rounds is at
+    /// `1 - 0.05 / looks`, so that it holds 95% however the stop fell. Absent for a
+    /// fixed count, for files written before the looks, and over runs.
+    pub cost_ci_looks: Option<u32>,
     /// Launches flagged as outliers (both settings), whether excluded or not.
     pub outliers: usize,
     /// The per-round costs, in round order.
@@ -567,10 +572,21 @@ pub fn label_rows(
                 .is_some_and(|g| g.reporting_on())
         })
         .collect();
+    // Per cell: the looks of the adaptive rule its runs stopped at, the most of any run.
+    let mut looks: HashMap<&CellKey, u32> = HashMap::new();
+    for (_, f) in files {
+        for stop in f.end.iter().flat_map(|e| &e.stops) {
+            if let Some(k) = stop.looks {
+                let most = looks.entry(&stop.cell).or_default();
+                *most = (*most).max(k);
+            }
+        }
+    }
     let cells = order
         .into_iter()
         .map(|key| {
             let s = by_cell.remove(&key).unwrap_or_default();
+            let looks = looks.get(&key).copied();
             // Against the calibration of the same CPUs (and pages) where there is one.
             let ceiling = crate::analyze::ceiling::for_cell(
                 calibrations,
@@ -581,7 +597,15 @@ pub fn label_rows(
                     .find_map(|l| l.measured.affinity.as_deref()),
                 s.flags.as_deref(),
             );
-            cell_report(label.to_owned(), key, s, options, ceiling, &reporting)
+            cell_report(
+                label.to_owned(),
+                key,
+                s,
+                options,
+                ceiling,
+                &reporting,
+                looks,
+            )
         })
         .collect();
     LabelRows { cells, warnings }
@@ -641,6 +665,7 @@ fn cell_report<'a>(
     options: Options,
     ceiling: Option<crate::analyze::ceiling::Ceiling>,
     reporting: &[bool],
+    looks: Option<u32>,
 ) -> CellReport {
     let ceiling_from = ceiling.as_ref().map(|c| c.from.clone());
     let ceiling = ceiling.map(|c| c.per_s);
@@ -698,10 +723,7 @@ fn cell_report<'a>(
     let cost = summarize(&cost_values);
     let quart = quartiles(&cost_values);
     let by_run = run_costs(&costs);
-    let interval = crate::stats::interval::runs_interval(
-        &crate::stats::interval::as_runs(&by_run),
-        crate::analyze::interval::CONFIDENCE,
-    );
+    let (interval, looks) = crate::analyze::interval::stated(&by_run, looks);
     let pick = |x: Option<Summary>, f: fn(Summary) -> f64| x.map(f);
     let x = explain_cell(&launches_on, &launches_off);
     let heap_and_method =
@@ -778,6 +800,7 @@ fn cell_report<'a>(
         cost_ci_high_ms: interval.map(|i| i.high_ms),
         cost_ci_batches: interval.filter(|i| i.runs == 1).map(|i| i.batches),
         cost_ci_runs: interval.filter(|i| i.runs > 1).map(|i| i.runs),
+        cost_ci_looks: looks,
         outliers: flagged.iter().filter(|f| **f).count(),
         costs,
         flags: s.flags,

@@ -35,7 +35,38 @@ impl Adaptive {
     pub fn target(&self) -> String {
         target_text(self.ci_pct, self.ci_ms)
     }
+
+    /// The counted rounds at which the rule checks a cell's interval, planned before the
+    /// run: from `min` (10 at least, the fewest an interval has), doubling, to `max`.
+    /// `{min: 10, max: 30}` checks at 10, 20 and 30; `{min: 10, max: 100}` at 10, 20, 40,
+    /// 80 and 100. Empty when `max` is under 10: no interval, every cell runs to `max`.
+    /// A few planned looks rather than every round: each look is at [`Adaptive::level`],
+    /// and fewer looks make it less wide.
+    pub fn looks(&self) -> Vec<u32> {
+        if self.max < INTERVAL_ROUNDS {
+            return Vec::new();
+        }
+        let mut looks = vec![self.min.clamp(INTERVAL_ROUNDS, self.max)];
+        while let Some(&last) = looks.last().filter(|&&l| l < self.max) {
+            looks.push((2 * last).min(self.max));
+        }
+        looks
+    }
+
+    /// The level of the interval at each look, for the interval the rule stops on to
+    /// hold 95% however the stop fell: `1 - 0.05 / looks` (0.9833 for 3 looks, 0.99 for
+    /// 5; [`crate::stats::interval::look_level`]).
+    pub fn level(&self) -> f64 {
+        crate::stats::interval::look_level(LEVEL, self.looks().len())
+    }
 }
+
+/// The fewest counted rounds with an interval: two batches of
+/// [`crate::stats::interval::MIN_BATCH`].
+const INTERVAL_ROUNDS: u32 = 2 * crate::stats::interval::MIN_BATCH as u32;
+
+/// The level the interval a rule stops on holds.
+pub const LEVEL: f64 = 0.95;
 
 /// `ci_pct` and `ci_ms` as printed: `±2%`, `±10 ms`, `±2% and ±10 ms`.
 pub fn target_text(ci_pct: Option<f64>, ci_ms: Option<f64>) -> String {
@@ -248,5 +279,29 @@ mod tests {
         // A zero cost meets no percentage, but may meet a target in ms.
         assert!(!policy(Some(2.0), None).met(0.0, 1.0));
         assert!(policy(None, Some(2.0)).met(0.0, 1.0));
+    }
+
+    #[test]
+    fn looks_double_from_min_to_max_and_share_the_5_percent() {
+        let looks = |min, max| {
+            let p = Adaptive {
+                min,
+                max,
+                ci_pct: Some(2.0),
+                ci_ms: None,
+            };
+            (p.looks(), p.level())
+        };
+        let (l, level) = looks(10, 30);
+        assert_eq!(l, [10, 20, 30]);
+        assert!((level - (1.0 - 0.05 / 3.0)).abs() < 1e-12);
+        assert_eq!(looks(10, 100).0, [10, 20, 40, 80, 100]);
+        assert!((looks(10, 100).1 - 0.99).abs() < 1e-12);
+        // Under 10 rounds there is no interval to look at.
+        assert_eq!(looks(5, 40).0, [10, 20, 40]);
+        assert_eq!(looks(5, 8).0, Vec::<u32>::new());
+        assert_eq!(looks(10, 10).0, [10]);
+        assert!((looks(10, 10).1 - 0.95).abs() < 1e-12);
+        assert_eq!(looks(25, 30).0, [25, 30]);
     }
 }

@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 use crate::analyze::report::{CellReport, Report};
 use crate::machine::jdk::short_jdk;
 use crate::render::table;
+use crate::stats::interval::look_level;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
@@ -136,10 +137,15 @@ pub(crate) fn stop_lines(report: &Report) -> String {
         };
         // Files written before the stop used the report's interval stopped on the
         // Mann-Whitney one of the launches; say so where it is shown.
-        let interval = if stop.ci_batches.is_none() && stop.ci_low_ms.is_some() {
-            interval + " (Mann-Whitney, as this file's runner stopped on)"
-        } else {
-            interval
+        let interval = match stop.looks {
+            _ if stop.ci_batches.is_none() && stop.ci_low_ms.is_some() => {
+                interval + " (Mann-Whitney, as this file's runner stopped on)"
+            }
+            Some(looks) if stop.ci_low_ms.is_some() => format!(
+                "{interval} (each of {looks} looks at {})",
+                table::pct(100.0 * look_level(0.95, looks as usize), 2)
+            ),
+            _ => interval,
         };
         let target = crate::matrix::repetitions::target_text(stop.target_pct, stop.target_ms);
         let why = match stop.reason.as_str() {
@@ -169,18 +175,32 @@ pub(crate) fn stop_lines(report: &Report) -> String {
         };
         let _ = writeln!(out, "adaptive: {} {name}: {why}", s.label);
     }
-    if report.stops.iter().any(|s| s.stop.reason == "converged") {
+    let converged = |looks: bool| {
+        report
+            .stops
+            .iter()
+            .any(|s| s.stop.reason == "converged" && s.stop.looks.is_some() == looks)
+    };
+    if converged(false) {
         out.push_str(ADAPTIVE_COVERAGE_NOTE);
+        out.push('\n');
+    }
+    if report.stops.iter().any(|s| s.stop.looks.is_some()) {
+        out.push_str(ADAPTIVE_LOOKS_NOTE);
         out.push('\n');
     }
     out
 }
 
-/// Under the stop lines when a cell stopped on its interval: stopping when the interval
-/// first looks narrow enough picks a lucky spell, so that interval holds the cost less
-/// often than it says (`an_adaptive_stop_covers_less_than_a_fixed_count` in
+/// Under the stop lines when a cell of a file written before the looks stopped on its
+/// interval: stopping when the interval first looks narrow enough picks a lucky spell,
+/// so that interval holds the cost less often than it says
+/// (`an_adaptive_stop_covers_95_percent_at_planned_looks_not_every_round` in
 /// `schedule/adaptive.rs`, docs/statistics.md).
-const ADAPTIVE_COVERAGE_NOTE: &str = "adaptive: a cell's interval at the round it stopped on holds the cost less often than 95% (77-88% in docs/statistics.md's simulation); for a 95% interval, run a fixed count of rounds";
+const ADAPTIVE_COVERAGE_NOTE: &str = "adaptive: in a file written before the planned looks, a cell's interval at the round it stopped on holds the cost less often than 95% (77-88% in docs/statistics.md's simulation); for a 95% interval, run a fixed count of rounds";
+
+/// Under the stop lines of a run checked at planned looks.
+const ADAPTIVE_LOOKS_NOTE: &str = "adaptive: each cell was checked only at planned rounds (from min, doubling, to max), each time at 1 - 0.05 / looks, so that the interval it stopped on holds 95% however the stop fell (Bonferroni over the looks; docs/statistics.md); the table states that interval";
 
 /// The key columns that vary among `cells` (gc and heap always), and a line naming the
 /// parts every cell shares.

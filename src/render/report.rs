@@ -308,6 +308,7 @@ mod tests {
                     ci_high_ms: Some(hi),
                     ci_half_width_pct: Some(pct),
                     ci_batches: Some(2),
+                    looks: None,
                 },
             }
         };
@@ -316,6 +317,29 @@ mod tests {
             stop(&report.cells[1], 30, "max_reached", 801.0, 870.2, 5.8),
         ];
         report
+    }
+
+    /// A run checked at planned looks: each stop line names its looks and their level,
+    /// and the note says the interval it stopped on holds 95%; the old note is not shown.
+    #[test]
+    fn stops_at_planned_looks_name_them() {
+        let mut report = axes_sample();
+        for s in &mut report.stops {
+            s.stop.rounds = 20;
+            s.stop.looks = Some(3);
+        }
+        let out = super::text(&report);
+        assert!(table::width(&out) <= table::WIDTH, "{out}");
+        let out = out.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(
+            out.contains("stopped early after 20 of 30 rounds: 95% interval [380.1, 389.0] ms, ±1.5% (each of 3 looks at 98.33%), within ±2%"),
+            "{out}"
+        );
+        assert!(
+            out.contains("so that the interval it stopped on holds 95%"),
+            "{out}"
+        );
+        assert!(!out.contains("written before the planned looks"), "{out}");
     }
 
     #[test]
@@ -350,9 +374,10 @@ mod tests {
           30 rounds: 95% interval [380.1, 389.0] ms, ±1.5%, within ±2%
         adaptive: 6.18.0-base 17.0.15+6 g1 1g default gc_threads=1 cpus=0: ran
           all 30 rounds: 95% interval [801.0, 870.2] ms, ±5.8%, wider than ±2%
-        adaptive: a cell's interval at the round it stopped on holds the cost
-          less often than 95% (77-88% in docs/statistics.md's simulation); for a
-          95% interval, run a fixed count of rounds
+        adaptive: in a file written before the planned looks, a cell's interval
+          at the round it stopped on holds the cost less often than 95% (77-88%
+          in docs/statistics.md's simulation); for a 95% interval, run a fixed
+          count of rounds
         outlier: 6.18.0-base 17.0.15+6 g1 1g default: round 7 with pretouch 1288
           ms, median 435: no machine counters recorded (file written before they
           were)
@@ -376,7 +401,7 @@ mod tests {
 
         - adaptive: 6.18.0-base 17.0.15+6 g1 1g default: stopped early after 5 of 30 rounds: 95% interval [380.1, 389.0] ms, ±1.5%, within ±2%
         - adaptive: 6.18.0-base 17.0.15+6 g1 1g default gc_threads=1 cpus=0: ran all 30 rounds: 95% interval [801.0, 870.2] ms, ±5.8%, wider than ±2%
-        - adaptive: a cell's interval at the round it stopped on holds the cost less often than 95% (77-88% in docs/statistics.md's simulation); for a 95% interval, run a fixed count of rounds
+        - adaptive: in a file written before the planned looks, a cell's interval at the round it stopped on holds the cost less often than 95% (77-88% in docs/statistics.md's simulation); for a 95% interval, run a fixed count of rounds
 
         > warning: 2 launch(es) lie far from their cell's median (column out: modified z-score above 3.5); they are kept in every figure. --exclude-outliers leaves them out.
 
@@ -484,9 +509,9 @@ mod tests {
     #[test]
     fn csv() {
         insta::assert_snapshot!(super::csv(&sample()), @r#"
-        label,jdk,gc,heap,variant,runs,runs_on,runs_off,failed,median_on_ms,min_on_ms,max_on_ms,median_off_ms,min_off_ms,max_off_ms,pretouch_ms,first_failure,gc_threads,cpus,app,exec_to_agent_off_ms,exec_to_agent_on_ms,agent_to_init_off_ms,agent_to_init_on_ms,init_to_main_off_ms,init_to_main_on_ms,pretouch_faults,expected_faults,fault_rate_per_s,ceiling_per_s,ceiling_pct,jvm_pretouch_ms,jvm_genesis_growth_ms,untouched,untouched_reason,untouched_launches,rounds,cost_min_ms,cost_q1_ms,cost_q3_ms,cost_max_ms,cost_tmean_ms,cost_ci_low_ms,cost_ci_high_ms,cost_ci_batches,cost_ci_runs,outliers,disturbed,disturbances,outlier_causes,heap_memory,heap_views,heap_page_size_bytes,heap_huge_bytes,heap_resident_bytes,pretouch_method,method_source,method_bugs,method_notes,method_check,method_check_detail,pretouch_logging
-        6.18.0-base,17.0.15+6-Debian-1deb12u1,g1,1g,default,20,10,10,0,434.73625000000004,422.87,1288.0275,48.375,47.25,49.75,386.36125000000004,,auto,all,,,,,,,,,262144,,,,,,0,,,10,375.62,381.18354166666666,392.94645833333334,1240.5275,386.42916666666673,351.3998678851295,421.458465448204,2,,1,0,,"round 7 with pretouch 1288 ms, median 435: no machine counters recorded (file written before they were)",,,,,,store,"JDK 17, before JDK 18",JDK-8272807,,,,running-pre-touch-lines
-        6.18.0-base,17.0.15+6-Debian-1deb12u1,parallel,2g,default,10,0,10,10,,,,50.125,49.0,51.5,,exited with code 1 before main(),auto,all,,,,,,,,,262144,,,,,,0,,,0,,,,,,,,,,0,0,,,,,,,,store,"JDK 17, before JDK 18",JDK-8272807 JDK-8324817,"Parallel GC could leave part of its heap untouched without THP `always` before JDK-8324817 (JDK 23, backported to 21u): the touched check says whether it did here",,,running-pre-touch-lines
+        label,jdk,gc,heap,variant,runs,runs_on,runs_off,failed,median_on_ms,min_on_ms,max_on_ms,median_off_ms,min_off_ms,max_off_ms,pretouch_ms,first_failure,gc_threads,cpus,app,exec_to_agent_off_ms,exec_to_agent_on_ms,agent_to_init_off_ms,agent_to_init_on_ms,init_to_main_off_ms,init_to_main_on_ms,pretouch_faults,expected_faults,fault_rate_per_s,ceiling_per_s,ceiling_pct,jvm_pretouch_ms,jvm_genesis_growth_ms,untouched,untouched_reason,untouched_launches,rounds,cost_min_ms,cost_q1_ms,cost_q3_ms,cost_max_ms,cost_tmean_ms,cost_ci_low_ms,cost_ci_high_ms,cost_ci_batches,cost_ci_runs,cost_ci_looks,outliers,disturbed,disturbances,outlier_causes,heap_memory,heap_views,heap_page_size_bytes,heap_huge_bytes,heap_resident_bytes,pretouch_method,method_source,method_bugs,method_notes,method_check,method_check_detail,pretouch_logging
+        6.18.0-base,17.0.15+6-Debian-1deb12u1,g1,1g,default,20,10,10,0,434.73625000000004,422.87,1288.0275,48.375,47.25,49.75,386.36125000000004,,auto,all,,,,,,,,,262144,,,,,,0,,,10,375.62,381.18354166666666,392.94645833333334,1240.5275,386.42916666666673,351.3998678851295,421.458465448204,2,,,1,0,,"round 7 with pretouch 1288 ms, median 435: no machine counters recorded (file written before they were)",,,,,,store,"JDK 17, before JDK 18",JDK-8272807,,,,running-pre-touch-lines
+        6.18.0-base,17.0.15+6-Debian-1deb12u1,parallel,2g,default,10,0,10,10,,,,50.125,49.0,51.5,,exited with code 1 before main(),auto,all,,,,,,,,,262144,,,,,,0,,,0,,,,,,,,,,,0,0,,,,,,,,store,"JDK 17, before JDK 18",JDK-8272807 JDK-8324817,"Parallel GC could leave part of its heap untouched without THP `always` before JDK-8324817 (JDK 23, backported to 21u): the touched check says whether it did here",,,running-pre-touch-lines
         "#);
     }
 
@@ -558,6 +583,7 @@ mod tests {
               "cost_ci_high_ms": 421.458465448204,
               "cost_ci_batches": 2,
               "cost_ci_runs": null,
+              "cost_ci_looks": null,
               "outliers": 1,
               "disturbed": 0,
               "disturbances": "",
@@ -627,6 +653,7 @@ mod tests {
               "cost_ci_high_ms": null,
               "cost_ci_batches": null,
               "cost_ci_runs": null,
+              "cost_ci_looks": null,
               "outliers": 0,
               "disturbed": 0,
               "disturbances": "",

@@ -114,6 +114,15 @@ fn batch_interval(costs: &[f64], level: f64, b: usize) -> Option<CostInterval> {
     batch_interval_with(costs, level, b, true)
 }
 
+/// The level each of `looks` checks of one interval must be at for the interval a rule
+/// stops on to hold `level`: `1 - (1 - level) / looks` (Bonferroni over the looks). The
+/// interval the rule stops on misses only if the interval at some look misses, and the
+/// chance of that is at most the sum of the looks' chances, whatever the rounds'
+/// dependence between looks. At least one look.
+pub fn look_level(level: f64, looks: usize) -> f64 {
+    1.0 - (1.0 - level) / looks.max(1) as f64
+}
+
 /// Fewest runs an interval over runs takes ([`runs_interval`]).
 pub const MIN_RUNS: usize = 2;
 

@@ -267,9 +267,12 @@ pub struct CellStop {
     /// The cost at the stop, ms: the 20% trimmed mean of the per-round costs (files with
     /// `ci_batches`), or median(with) - median(without) (files written before).
     pub cost_ms: Option<f64>,
-    /// Low end of the 95% interval at the stop, ms: the drift-aware interval the report
-    /// states (`stats::interval::cost_interval`, files with `ci_batches`), or in files
-    /// written before the Mann-Whitney interval of the shift between the launches.
+    /// Low end of the interval at the stop, ms: the drift-aware interval the report
+    /// states (`stats::interval::cost_interval`, files with `ci_batches`) at the level
+    /// of each look (files with `looks`: 1 - 0.05 / looks, so that the interval stopped
+    /// on holds 95%; before, 95% at every round, which the stop weakened), or in files
+    /// written before `ci_batches` the Mann-Whitney interval of the shift between the
+    /// launches.
     pub ci_low_ms: Option<f64>,
     /// High end of that interval, ms.
     pub ci_high_ms: Option<f64>,
@@ -280,6 +283,11 @@ pub struct CellStop {
     /// used that interval.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ci_batches: Option<usize>,
+    /// How many planned rounds the rule checked the interval at
+    /// (`matrix::repetitions::Adaptive::looks`), each at 1 - 0.05 / looks. Absent in
+    /// files written before the looks, whose rule checked every round at 95%.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub looks: Option<u32>,
 }
 
 /// The run was interrupted, then resumed with `pretouch run --resume`: the launches after
