@@ -358,16 +358,8 @@ fn in_turn(specs: &[KernelSpec], runs: u32) -> Vec<KernelState> {
     (1..=runs)
         .flat_map(|run| {
             specs.iter().map(move |s| KernelState {
-                image: PathBuf::from(&s.image),
-                cmdline: s.cmdline.clone(),
-                label: s.label.clone(),
-                status: KernelStatus::Pending,
-                result_file: None,
-                release: None,
-                boots: 0,
-                message: None,
-                console: None,
                 run: (runs > 1).then_some(run),
+                ..KernelState::pending(PathBuf::from(&s.image), s.cmdline.clone(), s.label.clone())
             })
         })
         .collect()

@@ -423,18 +423,7 @@ mod tests {
             results: results.to_owned(),
             kernels: images
                 .iter()
-                .map(|i| KernelState {
-                    image: PathBuf::from("/boot").join(i),
-                    cmdline: None,
-                    label: None,
-                    status: KernelStatus::Pending,
-                    result_file: None,
-                    release: None,
-                    boots: 0,
-                    message: None,
-                    console: None,
-                    run: None,
-                })
+                .map(|i| KernelState::pending(PathBuf::from("/boot").join(i), None, None))
                 .collect(),
             probe_rounds: None,
             profile_rounds: None,

@@ -102,6 +102,24 @@ pub enum KernelStatus {
     Interrupted,
 }
 
+impl KernelState {
+    /// A kernel not started yet: its image, boot parameters and label.
+    pub fn pending(image: PathBuf, cmdline: Option<String>, label: Option<String>) -> KernelState {
+        KernelState {
+            image,
+            cmdline,
+            label,
+            status: KernelStatus::Pending,
+            result_file: None,
+            release: None,
+            boots: 0,
+            message: None,
+            console: None,
+            run: None,
+        }
+    }
+}
+
 impl KernelSession {
     pub fn load(path: &Path) -> Result<KernelSession, String> {
         let text = std::fs::read_to_string(path)
@@ -159,18 +177,7 @@ mod tests {
             matrix_sha256: "ab".into(),
             started_at: "2026-11-30T00:00:00Z".into(),
             results: "/r".into(),
-            kernels: vec![KernelState {
-                image: "/boot/a".into(),
-                cmdline: None,
-                label: None,
-                status: KernelStatus::Pending,
-                result_file: None,
-                release: None,
-                boots: 0,
-                message: None,
-                console: None,
-                run: None,
-            }],
+            kernels: vec![KernelState::pending("/boot/a".into(), None, None)],
             probe_rounds: None,
             profile_rounds: None,
             runs: None,
