@@ -7,8 +7,10 @@
 //! median(with) - median(without) as in the single-label report; negative means less
 //! startup time. Its interval is the drift-aware difference of the two labels'
 //! per-round costs ([`crate::stats::interval::difference_interval`]: each side's
-//! trimmed mean and batch-means standard error, combined as Welch's interval), which
-//! needs 10 rounds a side. A column's cells are one family: with `k` cells compared,
+//! trimmed mean and batch-means standard error, combined as Welch's interval; for a
+//! side whose run stopped at adaptive looks, the sum of the two sides' intervals over
+//! their looks, [`crate::stats::interval::difference_interval_looks`]), which needs 10
+//! rounds a side. A column's cells are one family: with `k` cells compared,
 //! each cell's interval is at `1 - 0.05 / k` (Bonferroni, [`crate::stats::family`]), so
 //! that where no cell differs the column carries any mark at most 5% of the time, as
 //! the calibration table's columns do, for drift like the simulated development VM's
@@ -21,7 +23,7 @@ use crate::analyze::labels::{self, count_run_to_run};
 pub use crate::analyze::labels::{Change, Chosen, Interval, choose, letter};
 use crate::analyze::report::CompareError;
 use crate::analyze::report::{self, CellReport, LabelInfo, Report, RunToRun};
-use crate::stats::family::{Sides, cell_level, table_marks};
+use crate::stats::family::{Sides, cell_level, table_marks_looks};
 use crate::stats::interval::as_runs;
 use crate::store::ResultFile;
 
@@ -204,32 +206,35 @@ fn change(base: &CellReport, cell: &CellReport) -> Option<Change> {
 type RunCosts = Vec<Vec<f64>>;
 
 /// Each column's changes get their interval at the column's level
-/// ([`table_marks`]), and their mark.
+/// ([`table_marks_looks`]), and their mark.
 fn mark(columns: &mut [Column], rows: &mut [Row]) {
     let base = columns.iter().position(|c| c.baseline).unwrap_or(0);
     for (i, column) in columns.iter_mut().enumerate() {
         if i == base {
             continue;
         }
-        // The compared cells of this column, with the row each is in.
-        let sides: Vec<(usize, RunCosts, RunCosts)> = rows
+        // The compared cells of this column, with the row each is in, and the looks
+        // of each side's adaptive stop (`stats::interval::difference_interval_looks`).
+        let sides: Vec<(usize, RunCosts, RunCosts, [Option<usize>; 2])> = rows
             .iter()
             .enumerate()
             .filter_map(|(r, row)| {
                 let e = row.entries[i].as_ref().filter(|e| e.change.is_some())?;
                 let b = row.entries[base].as_ref()?;
-                Some((r, e.measured.run_costs(), b.measured.run_costs()))
+                let looks = [&e.measured, &b.measured].map(|c| c.cost_ci_looks.map(|k| k as usize));
+                Some((r, e.measured.run_costs(), b.measured.run_costs(), looks))
             })
             .collect();
         let cells: Vec<Sides<'_>> = sides
             .iter()
-            .map(|(_, x, y)| (as_runs(x), as_runs(y)))
+            .map(|(_, x, y, _)| (as_runs(x), as_runs(y)))
             .collect();
-        let marks = table_marks(&cells, CONFIDENCE);
+        let looks: Vec<[Option<usize>; 2]> = sides.iter().map(|s| s.3).collect();
+        let marks = table_marks_looks(&cells, &looks, CONFIDENCE);
         let k = marks.iter().flatten().count();
         column.compared = k;
         column.level = (k > 0).then(|| cell_level(k, CONFIDENCE));
-        for ((r, _, _), m) in sides.iter().zip(marks) {
+        for ((r, ..), m) in sides.iter().zip(marks) {
             if let Some(change) = rows[*r].entries[i].as_mut().and_then(|e| e.change.as_mut()) {
                 change.interval = m.map(|m| m.difference.into());
                 change.testable = m.is_some();
