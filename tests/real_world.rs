@@ -235,7 +235,9 @@ fn dry_run_starts_no_jvm() {
         "{text}"
     );
     assert!(
-        text.contains("5 to 7 rounds a cell") && text.contains("up to 32 more launches"),
+        text.contains("5 to 7 rounds a cell")
+            && text.contains("never checked (no interval under 10 rounds)")
+            && text.contains("up to 32 more launches"),
         "{text}"
     );
     assert!(text.contains("confined to CPUs 0"), "{text}");

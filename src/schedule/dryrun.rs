@@ -84,12 +84,21 @@ pub fn render(
     let mut estimate = format!("estimated duration: {}", human(per_round * rounds));
     if let Some(a) = matrix.adaptive {
         let extra = (a.max - a.min) as usize * cells * 2;
+        let looks: Vec<String> = a.looks().iter().map(u32::to_string).collect();
+        let checks = match looks.is_empty() {
+            true => "never checked (no interval under 10 rounds)".to_owned(),
+            false => format!(
+                "checked at rounds {} (each at {:.2}%)",
+                looks.join(", "),
+                100.0 * a.level()
+            ),
+        };
         let _ = writeln!(
             out,
-            "adaptive repetitions: {} to {} rounds a cell, until its 95% interval is within {}: up to {extra} more launches",
+            "adaptive repetitions: {} to {} rounds a cell, until its 95% interval is within {}, {checks}: up to {extra} more launches",
             a.min,
             a.max,
-            a.target()
+            a.target(),
         );
         estimate += &format!(
             " (up to {} if every cell runs {} rounds)",
