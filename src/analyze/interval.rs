@@ -100,7 +100,7 @@ pub fn stated(runs: &[Vec<f64>], looks: Option<u32>) -> (Option<CostInterval>, O
     let runs = as_runs(runs);
     let interval = runs_interval(&runs, CONFIDENCE);
     match looks {
-        Some(k) if interval.is_none_or(|i| i.runs == 1) => (
+        Some(k) if interval.is_some_and(|i| i.runs == 1) => (
             runs_interval(&runs, look_level(CONFIDENCE, k as usize)),
             Some(k),
         ),

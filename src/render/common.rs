@@ -200,7 +200,7 @@ pub(crate) fn stop_lines(report: &Report) -> String {
 const ADAPTIVE_COVERAGE_NOTE: &str = "adaptive: in a file written before the planned looks, a cell's interval at the round it stopped on holds the cost less often than 95% (77-88% in docs/statistics.md's simulation); for a 95% interval, run a fixed count of rounds";
 
 /// Under the stop lines of a run checked at planned looks.
-const ADAPTIVE_LOOKS_NOTE: &str = "adaptive: each cell was checked only at planned rounds (from min, doubling, to max), each time at 1 - 0.05 / looks, so that the interval it stopped on holds 95% however the stop fell (Bonferroni over the looks; docs/statistics.md); the table states that interval";
+const ADAPTIVE_LOOKS_NOTE: &str = "adaptive: each cell was checked only at planned rounds (from min, doubling, to max), each time at 1 - 0.05 / looks, so that the interval it stopped on holds 95% however the stop fell (Bonferroni over the looks; docs/statistics.md); the table states that interval, and a comparison of such a cell adds the two sides' intervals over their looks, wider than Welch's";
 
 /// The key columns that vary among `cells` (gc and heap always), and a line naming the
 /// parts every cell shares.

@@ -245,7 +245,7 @@ pub fn execute(
                         ci_high_ms: v.map(|v| v.high),
                         ci_half_width_pct: v.map(|v| v.half_width_pct).filter(|p| p.is_finite()),
                         ci_batches: v.map(|v| v.batches),
-                        looks: Some(looks.len() as u32),
+                        looks: (!looks.is_empty()).then_some(looks.len() as u32),
                     })
                 }
                 None => pending.push(cell),
