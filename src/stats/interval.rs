@@ -274,9 +274,9 @@ pub fn difference_interval(x: &[&[f64]], y: &[&[f64]], level: f64) -> Option<Dif
 /// `a_a_tables_of_adaptive_cells_hold_5_percent_with_their_looks`); Welch's with each
 /// adaptive side's error widened to its looks' level still carried 3-8% in a scratch
 /// simulation, not kept. When either side has looks, the interval is instead the sum
-/// of the two sides' own
-/// half-widths, each at `1 - (1 - level) / 2` over its looks (at `1 - (1 - level) / (2
-/// looks)` at each look; a fixed side at `1 - (1 - level) / 2`): the difference misses
+/// of the two sides' own half-widths, each at `1 - (1 - level) / 2` over its looks (at
+/// `1 - (1 - level) / (2 looks)` at each look; a fixed side at `1 - (1 - level) / 2`):
+/// the difference misses
 /// only if one side's interval misses its cost, and those chances add up to at most
 /// `1 - level` however each side stopped (Bonferroni). Much wider than Welch's: by up
 /// to `sqrt(2)`, and by the looks' levels, which few batches make costly (`t(3)` at
@@ -871,6 +871,35 @@ mod tests {
                 _ => assert!(plain >= 0.935 && plain < floor, "{name}: {plain} {floor}"),
             }
         }
+    }
+
+    #[test]
+    fn an_adaptive_side_adds_the_sides_intervals_over_its_looks() {
+        let x: Vec<f64> = (0..20).map(|i| 400.0 + f64::from(i % 7)).collect();
+        let y: Vec<f64> = (0..12).map(|i| 300.0 + f64::from(i % 5)).collect();
+        let (a, b) = (
+            batch_error(&x, batch_count(20), true).unwrap(),
+            batch_error(&y, batch_count(12), true).unwrap(),
+        );
+        // x stopped at the 3rd of 5 looks; y ran a fixed count. At 99%: each side at
+        // 99.5%, x's at 1 - 0.005 / 5 at its looks.
+        let d = difference_interval_looks(&[&x], &[&y], [Some(5), None], 0.99).unwrap();
+        let want = t_quantile(1.0 - 0.005 / 10.0, a.df) * a.se
+            + t_quantile(1.0 - 0.005 / 2.0, b.df) * b.se;
+        assert!((d.estimate_ms - (a.estimate - b.estimate)).abs() < 1e-9);
+        assert!(((d.high_ms - d.low_ms) / 2.0 - want).abs() < 1e-9, "{d:?}");
+        // Wider than Welch's of the same sides; without looks, Welch's.
+        let welch = difference_interval(&[&x], &[&y], 0.99).unwrap();
+        assert!(d.low_ms < welch.low_ms && welch.high_ms < d.high_ms);
+        assert_eq!(
+            difference_interval_looks(&[&x], &[&y], [None, None], 0.99),
+            Some(welch)
+        );
+        // A side of several runs is over its runs: its looks do not count.
+        assert_eq!(
+            difference_interval_looks(&[&x, &x], &[&y], [Some(5), None], 0.99),
+            difference_interval(&[&x, &x], &[&y], 0.99)
+        );
     }
 
     #[test]
