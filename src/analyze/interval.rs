@@ -8,8 +8,7 @@ use std::collections::BTreeMap;
 use crate::stats::interval::{CostInterval, as_runs, look_level, runs_interval};
 use crate::store::LaunchRecord;
 
-/// Confidence of a cell's interval.
-pub const CONFIDENCE: f64 = 0.95;
+pub use crate::stats::interval::CONFIDENCE;
 
 /// The per-round costs of one cell, ms, in run then round order. `runs` holds the
 /// cell's records per result file (a label may pool several runs; rounds pair only
@@ -108,15 +107,15 @@ pub fn stated(runs: &[Vec<f64>], looks: Option<u32>) -> (Option<CostInterval>, O
     }
 }
 
-/// The cell's cost and its interval, as the report states it: over the runs when
-/// there are several of 10 rounds each, else from the rounds
-/// ([`crate::stats::interval::runs_interval`]); `None` with fewer than 10 rounds
-/// ([`crate::stats::interval::MIN_BATCH`] rounds in each of two batches).
+/// The cell's cost and its interval, as the report states it for a fixed count
+/// ([`stated`] without looks): over the runs when there are several of 10 rounds each,
+/// else from the rounds ([`crate::stats::interval::runs_interval`]); `None` with fewer
+/// than 10 rounds ([`crate::stats::interval::MIN_BATCH`] rounds in each of two batches).
 pub fn cell_interval<'a>(
     runs: &[&'a [LaunchRecord]],
     keep: impl Fn(&'a LaunchRecord) -> bool,
 ) -> Option<CostInterval> {
-    runs_interval(&as_runs(&pairs_of(runs, keep).run_costs()), CONFIDENCE)
+    stated(&pairs_of(runs, keep).run_costs(), None).0
 }
 
 #[cfg(test)]

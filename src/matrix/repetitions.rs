@@ -57,16 +57,13 @@ impl Adaptive {
     /// hold 95% however the stop fell: `1 - 0.05 / looks` (0.9833 for 3 looks, 0.99 for
     /// 5; [`crate::stats::interval::look_level`]).
     pub fn level(&self) -> f64 {
-        crate::stats::interval::look_level(LEVEL, self.looks().len())
+        crate::stats::interval::look_level(crate::stats::interval::CONFIDENCE, self.looks().len())
     }
 }
 
 /// The fewest counted rounds with an interval: two batches of
 /// [`crate::stats::interval::MIN_BATCH`].
 const INTERVAL_ROUNDS: u32 = 2 * crate::stats::interval::MIN_BATCH as u32;
-
-/// The level the interval a rule stops on holds.
-pub const LEVEL: f64 = 0.95;
 
 /// `ci_pct` and `ci_ms` as printed: `±2%`, `±10 ms`, `±2% and ±10 ms`.
 pub fn target_text(ci_pct: Option<f64>, ci_ms: Option<f64>) -> String {

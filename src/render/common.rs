@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use crate::analyze::report::{CellReport, Report};
 use crate::machine::jdk::short_jdk;
 use crate::render::table;
-use crate::stats::interval::look_level;
+use crate::stats::interval::{CONFIDENCE, look_level};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
@@ -143,7 +143,7 @@ pub(crate) fn stop_lines(report: &Report) -> String {
             }
             Some(looks) if stop.ci_low_ms.is_some() => format!(
                 "{interval} (each of {looks} looks at {})",
-                table::pct(100.0 * look_level(0.95, looks as usize), 2)
+                table::pct(100.0 * look_level(CONFIDENCE, looks as usize), 2)
             ),
             _ => interval,
         };

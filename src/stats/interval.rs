@@ -22,6 +22,9 @@
 
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
+/// Confidence of a cell's interval: what the report states and the adaptive stop holds.
+pub const CONFIDENCE: f64 = 0.95;
+
 /// Share trimmed at each end.
 pub const TRIM: f64 = 0.2;
 
