@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the whole suite (`cargo test --workspace`, the README's test command) N times
+# Runs the whole suite (`cargo test --workspace --no-fail-fast`, the README's test command) N times
 # beside a real load, `stress-ng --cpu 2 --vm 1 --vm-bytes 2g`, and prints how many runs
 # passed and failed. A suite that fails by chance under load blocks landings and teaches
 # people to rerun instead of read; this is how to tell. stress-ng is installed when

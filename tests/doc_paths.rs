@@ -255,3 +255,35 @@ output whose sentence ends on a bracketed path\n\
         ]
     );
 }
+
+/// The README's test command is the one CI runs, word for word: a user who runs the
+/// README's command gets CI's verdict (issue 34 made both `--no-fail-fast`).
+#[test]
+fn the_readme_s_test_command_is_the_one_ci_runs() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let command = readme
+        .lines()
+        .find(|l| l.starts_with("cargo test") && l.contains("# the test suite"))
+        .and_then(|l| l.split('#').next())
+        .map(str::trim)
+        .expect("README.md's install block has a `cargo test ... # the test suite` line");
+    let ci = std::fs::read_to_string(root().join(".ci/run")).unwrap();
+    let runs = ci
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.starts_with('#'))
+        .any(|l| {
+            l.split_whitespace()
+                .collect::<Vec<_>>()
+                .windows(command.split_whitespace().count())
+                .any(|w| w.join(" ") == command)
+        });
+    assert!(
+        runs,
+        "`.ci/run` does not run README.md's test command `{command}`"
+    );
+    assert!(
+        command.contains("--no-fail-fast"),
+        "one failing test binary would hide the others' results: `{command}`"
+    );
+}
