@@ -4,7 +4,7 @@
 //! a folder, and imports run one way, from the commands down to the units:
 //!
 //! `cmd` -> `schedule`, `render` -> `analyze` -> `store` -> `launch` -> `machine` ->
-//! `matrix` -> `units`, `stats`.
+//! `matrix` -> `units`, `stats`, `access`.
 //!
 //! `tests/architecture.rs` fails on an import against that order or a cycle.
 
@@ -12,6 +12,7 @@
 #[macro_use]
 mod console;
 
+pub mod access;
 pub mod analyze;
 pub mod cmd;
 pub mod launch;

@@ -14,6 +14,7 @@ use std::path::Path;
 const STAGES: &[(&str, u8)] = &[
     ("units", 0),
     ("stats", 0),
+    ("access", 0),
     ("matrix", 1),
     ("machine", 2),
     ("launch", 3),

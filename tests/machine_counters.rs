@@ -108,22 +108,24 @@ fn comparable_memory_is_refused_without_root_before_anything_starts() {
         );
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
+    // The runner, the agent and the matrix where `nobody` can read them, wherever this
+    // checkout is (a clone in a folder only root can read is not).
+    let copies = AsNobody::new();
+    let dir = copies.dir();
     let matrix = write_matrix(
-        dir.path(),
+        dir,
         "name: cm\ngcs: [g1]\nheaps: [64m]\nrepetitions: 1\ncomparable_memory: true\n",
     );
     let before = std::fs::read_to_string(PAGE_REPORTING_ORDER).unwrap();
     // As `nobody`: the matrix key asks for it, the runner refuses with the fix.
-    let out = std::process::Command::new("/usr/bin/setpriv")
-        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
-        .arg(assert_cmd::cargo::cargo_bin("pretouch"))
+    let out = copies
+        .command()
         .arg("run")
         .arg(&matrix)
         .arg("--agent")
-        .arg(agent())
+        .arg(&copies.agent)
         .arg("--results")
-        .arg(dir.path().join("results"))
+        .arg(dir.join("results"))
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -133,7 +135,7 @@ fn comparable_memory_is_refused_without_root_before_anything_starts() {
         "{stderr}"
     );
     assert!(!stderr.contains("touching"), "nothing was done: {stderr}");
-    assert!(jsonl_files(&dir.path().join("results")).is_empty());
+    assert!(jsonl_files(&dir.join("results")).is_empty());
     let after = std::fs::read_to_string(PAGE_REPORTING_ORDER).unwrap();
     assert_eq!(before, after);
 }

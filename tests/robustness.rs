@@ -1232,3 +1232,143 @@ fn resume_of_a_run_with_a_given_up_cell_keeps_it_given_up() {
     }
     assert!(lines.iter().any(|r| r["record"] == "end"), "{resumed_err}");
 }
+
+/// A path the runner cannot reach for want of permission (the agent, the matrix, a JDK,
+/// the results folder) is reported as a permission denial naming the path, the folder
+/// that stops it and the user, never as a missing file; a file that is really missing
+/// still is one. Run as `nobody`, where root's rights hide nothing.
+#[test]
+fn a_permission_denial_names_the_path_the_folder_and_the_user() {
+    use std::os::unix::fs::PermissionsExt;
+    let test = "a_permission_denial_names_the_path_the_folder_and_the_user";
+    if !is_root() || !Path::new("/usr/bin/setpriv").exists() {
+        skipped(
+            test,
+            "root and setpriv",
+            "permission denials are not checked",
+        );
+        return;
+    }
+    let _jvms = jvm_lock();
+    let copies = AsNobody::new();
+    let open = copies.dir();
+    // A folder only root can enter, holding what the runs below name.
+    let closed = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(closed.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
+    let hidden = closed.path().display().to_string();
+    std::fs::copy(&copies.agent, closed.path().join("agent.so")).unwrap();
+    let jdk = jdks()[0].clone();
+    let yaml = format!(
+        "name: denied\njdks: [{}]\ngcs: [g1]\nheaps: [64m]\nrepetitions: 1\n",
+        yaml_list(std::slice::from_ref(&jdk))
+    );
+    let matrix = write_matrix(open, &yaml);
+    std::fs::write(closed.path().join("matrix.yaml"), &yaml).unwrap();
+    std::os::unix::fs::symlink(&jdk, closed.path().join("jdk")).unwrap();
+    let jdk_matrix = open.join("jdk.yaml");
+    std::fs::write(
+        &jdk_matrix,
+        yaml.replace(
+            &format!("{:?}", jdk.display().to_string()),
+            &format!("{hidden}/jdk"),
+        ),
+    )
+    .unwrap();
+    let writable = tempfile::tempdir_in(open).unwrap();
+    std::fs::set_permissions(writable.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
+
+    let refused = |what: &str, args: &[&std::ffi::OsStr]| {
+        let out = copies.command().args(args).output().unwrap();
+        let stderr = unwrapped(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{what}: {stderr}");
+        assert!(!stderr.contains("does not exist"), "{what}: {stderr}");
+        stderr
+    };
+    let results = writable.path().join("results");
+    let agent = closed.path().join("agent.so");
+    let hidden_matrix = closed.path().join("matrix.yaml");
+    let r = results.as_os_str();
+    for (what, args, path) in [
+        (
+            "agent",
+            vec![
+                "run".as_ref(),
+                matrix.as_os_str(),
+                "--agent".as_ref(),
+                agent.as_os_str(),
+                "--results".as_ref(),
+                r,
+            ],
+            agent.clone(),
+        ),
+        (
+            "matrix",
+            vec![
+                "run".as_ref(),
+                hidden_matrix.as_os_str(),
+                "--results".as_ref(),
+                r,
+            ],
+            hidden_matrix.clone(),
+        ),
+        (
+            "jdk",
+            vec![
+                "run".as_ref(),
+                jdk_matrix.as_os_str(),
+                "--results".as_ref(),
+                r,
+            ],
+            closed.path().join("jdk"),
+        ),
+    ] {
+        let stderr = refused(what, &args);
+        let path = path.display().to_string();
+        for word in [
+            "permission denied",
+            "user nobody",
+            &path,
+            &format!("cannot search `{hidden}`"),
+            "mode 0700",
+            "fix:",
+        ] {
+            assert!(stderr.contains(word), "{what}: `{word}` missing: {stderr}");
+        }
+    }
+    // A results folder in a folder `nobody` may not write: the folder is named.
+    let stderr = refused(
+        "results",
+        &[
+            "run".as_ref(),
+            matrix.as_os_str(),
+            "--results".as_ref(),
+            open.join("results").as_os_str(),
+        ],
+    );
+    for word in [
+        "permission denied",
+        "user nobody",
+        &format!("cannot write `{}`", open.display()),
+        "--results DIR",
+    ] {
+        assert!(stderr.contains(word), "results: `{word}` missing: {stderr}");
+    }
+    // Missing is still missing.
+    let out = copies
+        .command()
+        .arg("run")
+        .arg(&matrix)
+        .arg("--agent")
+        .arg(open.join("no-such-agent.so"))
+        .arg("--results")
+        .arg(&results)
+        .output()
+        .unwrap();
+    let stderr = unwrapped(&out.stderr);
+    assert!(
+        stderr.contains("does not exist") && !stderr.contains("permission denied"),
+        "{stderr}"
+    );
+    assert!(jsonl_files(&results).is_empty(), "nothing ran");
+    assert_no_java_left();
+}

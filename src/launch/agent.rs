@@ -12,6 +12,7 @@ use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
 
+use crate::access::Need;
 use crate::units::{Bytes, Nanos};
 
 /// File name of the agent library that `cargo build` puts in `target/<profile>/`.
@@ -147,6 +148,14 @@ pub enum AgentLookupError {
     )]
     Missing(PathBuf),
     #[error(
+        "agent library `{}`: {denied}\n  fix: {}, or pass neither --agent nor PRETOUCH_AGENT to use the agent built into pretouch",
+        path.display(), denied.fix()
+    )]
+    Denied {
+        path: PathBuf,
+        denied: Box<crate::access::Denied>,
+    },
+    #[error(
         "agent library path `{0}` contains `=`, which -agentpath cannot pass\n  fix: move it to a path without `=`"
     )]
     BadPath(PathBuf),
@@ -170,13 +179,22 @@ pub fn locate_agent(explicit: Option<&Path>) -> Result<Agent, AgentLookupError> 
             None => return embedded_agent(),
         },
     };
+    // A folder on the way that this user may not search makes the file look missing.
+    let lookup = |path: &Path, e: std::io::Error| match crate::access::denied(path, &e, Need::Read)
+    {
+        Some(denied) => AgentLookupError::Denied {
+            path: path.to_owned(),
+            denied,
+        },
+        None => AgentLookupError::Missing(path.to_owned()),
+    };
     let path = candidate
         .canonicalize()
-        .map_err(|_| AgentLookupError::Missing(candidate.clone()))?;
+        .map_err(|e| lookup(&candidate, e))?;
     if path.to_string_lossy().contains('=') {
         return Err(AgentLookupError::BadPath(path));
     }
-    let bytes = std::fs::read(&path).map_err(|_| AgentLookupError::Missing(path.clone()))?;
+    let bytes = std::fs::read(&path).map_err(|e| lookup(&path, e))?;
     if !bytes.starts_with(b"\x7fELF") {
         return Err(AgentLookupError::NotALibrary(path));
     }

@@ -4,6 +4,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::access::{self, Need};
+
 /// The package that provides a JDK on Debian, for messages.
 pub const DEBIAN_JDK_INSTALL: &str = "sudo apt-get install -y openjdk-17-jdk-headless";
 
@@ -39,6 +41,11 @@ pub enum JdkError {
         "JDK `{spec}` from the matrix does not exist\n  fix: give a JAVA_HOME folder or a `java` binary; installed: {installed}"
     )]
     Missing { spec: String, installed: String },
+    #[error("JDK `{spec}`: {denied}\n  fix: {}", denied.fix())]
+    Denied {
+        spec: String,
+        denied: Box<crate::access::Denied>,
+    },
     #[error(
         "JDK `{spec}` is not a JDK: no executable `bin/java` in `{home}`\n  fix: give a JAVA_HOME folder (it holds bin/java) or a `java` binary"
     )]
@@ -125,7 +132,11 @@ impl Jdk {
 /// folder or as a `java` binary.
 fn locate(spec: &str) -> Result<(PathBuf, PathBuf), JdkError> {
     let path = Path::new(spec);
-    if !path.exists() {
+    let denied = |denied| JdkError::Denied {
+        spec: spec.to_owned(),
+        denied,
+    };
+    if !access::reach(path, Need::Read).map_err(denied)? {
         return Err(JdkError::Missing {
             spec: spec.to_owned(),
             installed: installed_jdks(),
@@ -142,6 +153,10 @@ fn locate(spec: &str) -> Result<(PathBuf, PathBuf), JdkError> {
             .unwrap_or(real)
     };
     let java = home.join("bin").join("java");
+    // There, but not this user's to run: say so, not "not a JDK".
+    if java.is_file() {
+        access::reach(&java, Need::Execute).map_err(denied)?;
+    }
     if !is_executable(&java) {
         return Err(JdkError::NotAJdk {
             spec: spec.to_owned(),

@@ -98,6 +98,11 @@ pub struct Matrix {
 
 #[derive(Debug, thiserror::Error)]
 pub enum MatrixError {
+    #[error("cannot read matrix `{}`: {denied}\n  fix: {}", path.display(), denied.fix())]
+    Denied {
+        path: PathBuf,
+        denied: Box<crate::access::Denied>,
+    },
     #[error("cannot read matrix `{path}`")]
     Read {
         path: PathBuf,
@@ -123,9 +128,17 @@ fn location(line: Option<usize>, column: Option<usize>) -> String {
 
 impl Matrix {
     pub fn from_file(path: &Path) -> Result<Matrix, MatrixError> {
-        let text = std::fs::read_to_string(path).map_err(|source| MatrixError::Read {
-            path: path.to_owned(),
-            source,
+        let text = std::fs::read_to_string(path).map_err(|source| {
+            match crate::access::denied(path, &source, crate::access::Need::Read) {
+                Some(denied) => MatrixError::Denied {
+                    path: path.to_owned(),
+                    denied,
+                },
+                None => MatrixError::Read {
+                    path: path.to_owned(),
+                    source,
+                },
+            }
         })?;
         Matrix::parse(&path.display().to_string(), &text)
     }

@@ -42,6 +42,11 @@ pub enum StoreError {
         #[source]
         source: std::io::Error,
     },
+    #[error("cannot write results in `{}`: {denied}\n  fix: {}, or choose another folder with --results DIR", path.display(), denied.fix())]
+    Denied {
+        path: PathBuf,
+        denied: Box<crate::access::Denied>,
+    },
     #[error(
         "cannot write results file `{path}`\n  fix: check the folder's permissions and free space, or choose another with --results DIR"
     )]
@@ -84,12 +89,25 @@ pub enum StoreError {
     },
 }
 
+/// The store's error for a permission denial on `path`, when `error` was one.
+fn denied(path: &Path, error: &std::io::Error) -> Option<StoreError> {
+    crate::access::denied(path, error, crate::access::Need::Write).map(|denied| {
+        StoreError::Denied {
+            path: path.to_owned(),
+            denied,
+        }
+    })
+}
+
 impl StoreWriter {
     /// Creates `dir/<name>-<UTC timestamp>.jsonl`; never overwrites a file.
     pub fn create(dir: &Path, name: &str, utc_stamp: &str) -> Result<StoreWriter, StoreError> {
-        std::fs::create_dir_all(dir).map_err(|source| StoreError::CreateDir {
-            path: dir.to_owned(),
-            source,
+        std::fs::create_dir_all(dir).map_err(|source| match denied(dir, &source) {
+            Some(e) => e,
+            None => StoreError::CreateDir {
+                path: dir.to_owned(),
+                source,
+            },
         })?;
         let mut n = 0;
         loop {
@@ -104,7 +122,11 @@ impl StoreWriter {
                     return Ok(StoreWriter::new(file, path));
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => n += 1,
-                Err(source) => return Err(StoreError::Write { path, source }),
+                Err(source) => {
+                    return Err(
+                        denied(&path, &source).unwrap_or(StoreError::Write { path, source })
+                    );
+                }
             }
         }
     }
@@ -113,9 +135,11 @@ impl StoreWriter {
     /// process writes it. A last line cut mid-write is removed (it is returned, so that the
     /// caller can keep it in a [`RunResume`] record): new records start on a fresh line.
     pub fn open_append(path: &Path) -> Result<(StoreWriter, Option<String>), StoreError> {
-        let write_err = |source| StoreError::Write {
-            path: path.to_owned(),
-            source,
+        let write_err = |source| {
+            denied(path, &source).unwrap_or(StoreError::Write {
+                path: path.to_owned(),
+                source,
+            })
         };
         let file = OpenOptions::new()
             .read(true)

@@ -547,3 +547,79 @@ pub fn cut_end_record(file: &Path) -> String {
     std::fs::write(file, &kept).unwrap();
     kept
 }
+
+/// `pretouch` and the agent library copied where the unprivileged user `nobody` can run
+/// and read them, for the tests that run the runner as `nobody` (with `setpriv`): a clone
+/// in a folder only root can read (root's home, `mktemp -d`) holds them where `nobody`
+/// cannot reach them.
+pub struct AsNobody {
+    dir: tempfile::TempDir,
+    pub pretouch: PathBuf,
+    pub agent: PathBuf,
+}
+
+impl AsNobody {
+    /// Copies the binary and the agent into a new folder of mode 0755 under the first of
+    /// `$TMPDIR`, /tmp, /var/tmp and /dev/shm that `nobody` can reach; panics, naming
+    /// them, when none is.
+    pub fn new() -> AsNobody {
+        use std::os::unix::fs::PermissionsExt;
+        let bases = [
+            std::env::temp_dir(),
+            "/tmp".into(),
+            "/var/tmp".into(),
+            "/dev/shm".into(),
+        ];
+        let base = bases
+            .iter()
+            .find(|b| {
+                nobody_can(&[
+                    "test",
+                    "-d",
+                    &b.display().to_string(),
+                    "-a",
+                    "-x",
+                    &b.display().to_string(),
+                ])
+            })
+            .unwrap_or_else(|| panic!("none of {bases:?} is a folder user nobody can reach"));
+        let dir = tempfile::tempdir_in(base).unwrap();
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        let copy = |from: &Path, mode: u32| {
+            let to = dir.path().join(from.file_name().unwrap());
+            std::fs::copy(from, &to).unwrap();
+            std::fs::set_permissions(&to, std::fs::Permissions::from_mode(mode)).unwrap();
+            to
+        };
+        let pretouch = copy(&assert_cmd::cargo::cargo_bin("pretouch"), 0o755);
+        let agent = copy(agent(), 0o644);
+        AsNobody {
+            dir,
+            pretouch,
+            agent,
+        }
+    }
+
+    /// A folder `nobody` can read (not write), for matrices.
+    pub fn dir(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// The copy of `pretouch`, run as `nobody` (uid and gid 65534, no other groups).
+    pub fn command(&self) -> Command {
+        let mut cmd = Command::new("/usr/bin/setpriv");
+        cmd.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(&self.pretouch)
+            .env_remove("PRETOUCH_AGENT");
+        cmd
+    }
+}
+
+/// Whether `argv` run as `nobody` succeeds.
+pub fn nobody_can(argv: &[&str]) -> bool {
+    Command::new("/usr/bin/setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+        .args(argv)
+        .status()
+        .is_ok_and(|s| s.success())
+}
