@@ -58,6 +58,9 @@ pub enum Command {
     Env(EnvArgs),
     /// Measure this machine's anonymous write-fault rate (the ceiling pretouch is read against)
     Calibrate(CalibrateArgs),
+    /// The campaign across reboots that `pretouch run --boot` started: its status, or
+    /// stop it
+    Campaign(CampaignArgs),
     /// Write the man pages into a folder, or print a shell's completion script; both are
     /// made from these definitions (see docs/install.md)
     #[command(hide = true)]
@@ -147,7 +150,7 @@ fn parse_size(text: &str) -> Result<Bytes, String> {
     crate::matrix::HeapSize::parse(text).map(|h| h.bytes)
 }
 
-#[derive(Debug, clap::Args)]
+#[derive(Debug, Clone, clap::Args)]
 pub struct RunArgs {
     /// Matrix YAML file; without it, the built-in `quick` matrix (configs/quick.yaml)
     pub matrix: Option<PathBuf>,
@@ -255,6 +258,49 @@ pub struct RunArgs {
     /// it, a run refuses to start while one is set
     #[arg(long)]
     pub pass_java_options: bool,
+    /// Run the kernels (`--kernel` or `kernels:`, `--runs` times, in turn) on this
+    /// machine, one boot per run, unattended: a systemd unit continues the campaign at
+    /// each boot. kexec boots each kernel with `kexec -l` and `systemctl kexec`; reboot
+    /// sets the bootloader's one-shot entry (`grub-reboot`), for machines where kexec is
+    /// not safe. Root only; checks everything, prints the plan and asks before the
+    /// first boot (see docs/bare-metal.md, and `pretouch campaign status|stop`)
+    #[arg(long, value_enum, value_name = "HOW", conflicts_with_all = ["resume", "in_vm"])]
+    pub boot: Option<crate::machine::boot::BootMethod>,
+    /// With --boot: start without asking (needed without a terminal)
+    #[arg(long, requires = "boot")]
+    pub yes: bool,
+    /// With --boot: install the campaign under this folder instead of `/` (tests)
+    #[arg(long, hide = true, value_name = "DIR", requires = "boot")]
+    pub campaign_root: Option<PathBuf>,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct CampaignArgs {
+    #[command(subcommand)]
+    pub action: CampaignAction,
+    /// The folder the campaign is installed under instead of `/` (tests)
+    #[arg(
+        long,
+        hide = true,
+        global = true,
+        value_name = "DIR",
+        default_value = "/"
+    )]
+    pub campaign_root: PathBuf,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Subcommand)]
+pub enum CampaignAction {
+    /// Where the campaign stands: step k of n, the runs of each label, the boots that
+    /// failed, the time left
+    Status,
+    /// End the campaign now: the run under way is stopped (its finished launches are
+    /// kept), the unit removed and the default boot restored; the report of what ran
+    /// is written beside the results
+    Stop,
+    /// What the campaign's systemd unit runs at each boot
+    #[command(hide = true)]
+    Continue,
 }
 
 #[derive(Debug, clap::Args)]

@@ -57,7 +57,7 @@ pub(crate) fn note_result(work: &Path, file: &Path) -> anyhow::Result<()> {
 
 /// The kernels to run: `--kernel` (relative to the current folder) or the matrix's
 /// `kernels:` (relative to the matrix file), as absolute paths that exist.
-fn kernels_to_run(args: &RunArgs, matrix: &Matrix) -> anyhow::Result<Vec<KernelSpec>> {
+pub(crate) fn kernels_to_run(args: &RunArgs, matrix: &Matrix) -> anyhow::Result<Vec<KernelSpec>> {
     let (specs, base) = if args.kernel.is_empty() {
         let base = args
             .matrix
@@ -218,7 +218,7 @@ fn find_vng() -> anyhow::Result<PathBuf> {
 /// Options every guest run gets, from this run's: the session's probed and profiled
 /// rounds among them. A guest writes only into `results` (the rest of its root is a
 /// copy-on-write view that ends with the VM), so `--keep-perf-data` elsewhere is refused.
-fn guest_command(
+pub(crate) fn guest_command(
     args: &RunArgs,
     matrix_file: Option<&Path>,
     results: &Path,

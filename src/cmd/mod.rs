@@ -3,6 +3,7 @@
 //! below `cmd` imports it.
 
 mod calibrate;
+mod campaign;
 mod checks;
 pub mod cli;
 mod env;
@@ -28,6 +29,7 @@ pub fn dispatch(command: Command) -> anyhow::Result<u8> {
         Command::Jdks(args) => jdks::cmd_jdks(&args),
         Command::Env(args) => env::cmd_env(args),
         Command::Calibrate(args) => calibrate::cmd_calibrate(args),
+        Command::Campaign(args) => campaign::cmd_campaign(&args),
         Command::Generate(args) => generate::cmd_generate(&args),
     }
 }

@@ -80,14 +80,24 @@ pub(crate) fn print_report(
     format: Format,
     profiled: bool,
 ) -> anyhow::Result<()> {
+    print!("{}", report_text(paths, format, profiled)?);
+    Ok(())
+}
+
+/// What `pretouch report PATHS --format FORMAT` (with `--profile` when `profiled`)
+/// prints.
+pub(crate) fn report_text(
+    paths: &[PathBuf],
+    format: Format,
+    profiled: bool,
+) -> anyhow::Result<String> {
     let options = Options {
         profile: profiled,
         show_profile: profiled,
         ..Options::default()
     };
     let doc = document::build_read(catalog(paths)?, &options).map_err(bad)?;
-    print!("{}", render_document(&doc, format));
-    Ok(())
+    Ok(render_document(&doc, format))
 }
 
 /// The result files under `paths`, their headers read (their launches are read a label

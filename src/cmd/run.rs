@@ -64,6 +64,9 @@ pub(crate) fn cmd_run(args: RunArgs) -> anyhow::Result<u8> {
     // Before anything is planned or started: each `jdks:` entry is one JDK at least.
     let entries = matrix.jdks.as_ref().map_or(1, Vec::len);
     crate::schedule::plan::check_size(&matrix, entries).map_err(bad)?;
+    if args.boot.is_some() {
+        return crate::cmd::campaign::cmd_start(&args, matrix);
+    }
     if args.in_vm.is_none() && (!args.kernel.is_empty() || !matrix.kernels.is_empty()) {
         return kernels::cmd_run_kernels(&args, matrix);
     }

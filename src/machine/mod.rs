@@ -4,6 +4,7 @@
 //! Uses the matrix and units only.
 
 pub mod app_build;
+pub mod boot;
 pub mod calibration;
 pub mod collectors;
 pub mod discover;
@@ -16,3 +17,4 @@ pub mod kernels;
 pub mod lock;
 pub mod memory;
 pub mod topology;
+pub mod unit;

@@ -41,6 +41,22 @@ pub struct GuestCommand {
 impl GuestCommand {
     /// A new run of the matrix, under `label` (absent: the guest's kernel release).
     pub fn fresh(&self, label: Option<&str>, results: &Path, work: &Path) -> Vec<String> {
+        self.fresh_in(label, results, Some(work))
+    }
+
+    /// The rest of an interrupted run of the matrix, appended to its result file.
+    pub fn resume(&self, file: &Path, work: &Path) -> Vec<String> {
+        self.resume_in(file, Some(work))
+    }
+
+    /// [`GuestCommand::fresh`] in a VM (`work`: its work folder) or, with `None`, on
+    /// this machine (a campaign's boot).
+    pub fn fresh_in(
+        &self,
+        label: Option<&str>,
+        results: &Path,
+        work: Option<&Path>,
+    ) -> Vec<String> {
         let mut args = vec![self.program.display().to_string(), "run".to_owned()];
         args.extend(self.matrix.iter().map(|m| m.display().to_string()));
         if let Some(label) = label {
@@ -50,8 +66,8 @@ impl GuestCommand {
         self.finish(args, work)
     }
 
-    /// The rest of an interrupted run of the matrix, appended to its result file.
-    pub fn resume(&self, file: &Path, work: &Path) -> Vec<String> {
+    /// [`GuestCommand::resume`] in a VM or, with `None`, on this machine.
+    pub fn resume_in(&self, file: &Path, work: Option<&Path>) -> Vec<String> {
         let mut args = vec![
             self.program.display().to_string(),
             "run".to_owned(),
@@ -62,9 +78,11 @@ impl GuestCommand {
         self.finish(args, work)
     }
 
-    fn finish(&self, mut args: Vec<String>, work: &Path) -> Vec<String> {
+    fn finish(&self, mut args: Vec<String>, work: Option<&Path>) -> Vec<String> {
         args.extend(self.options.iter().cloned());
-        args.extend(["--in-vm".to_owned(), work.display().to_string()]);
+        if let Some(work) = work {
+            args.extend(["--in-vm".to_owned(), work.display().to_string()]);
+        }
         args
     }
 }

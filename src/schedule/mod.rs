@@ -3,6 +3,7 @@
 //! progress and the dry run. Emits events; never renders a report.
 
 pub mod adaptive;
+pub mod campaign;
 pub mod dryrun;
 pub mod extra;
 pub mod give_up;

@@ -134,13 +134,7 @@ impl KernelSession {
 
     /// Writes the session whole: to a temporary file beside it, then renamed over it.
     pub fn save(&self, path: &Path) -> std::io::Result<()> {
-        let dir = path.parent().unwrap_or(Path::new("."));
-        std::fs::create_dir_all(dir)?;
-        let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
-        serde_json::to_writer_pretty(&mut tmp, self)?;
-        tmp.as_file().sync_all()?;
-        tmp.persist(path).map_err(|e| e.error)?;
-        Ok(())
+        save_json(path, self)
     }
 
     /// Kernels not yet done, in order: what a resume runs.
@@ -151,6 +145,18 @@ impl KernelSession {
             .filter(|(_, k)| k.status != KernelStatus::Done)
             .map(|(i, _)| i)
     }
+}
+
+/// Writes `value` whole as JSON: to a temporary file beside `path`, synced, renamed over
+/// it, and the folder synced, so that a power cut leaves the old file or the new one.
+pub fn save_json<T: Serialize>(path: &Path, value: &T) -> std::io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir)?;
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
+    serde_json::to_writer_pretty(&mut tmp, value)?;
+    tmp.as_file().sync_all()?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    std::fs::File::open(dir)?.sync_all()
 }
 
 /// The session file `path` names: the file itself, or the session folder holding it.

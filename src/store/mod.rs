@@ -4,6 +4,7 @@
 //! ever added. [`record`] holds the types, [`write`] the writer, [`read`] the reader.
 
 pub mod calibration;
+pub mod campaign;
 pub mod complete;
 pub mod extra;
 pub mod kernels;

@@ -1,0 +1,737 @@
+//! `pretouch run --boot kexec|reboot`: a campaign of kernels on this machine, one boot
+//! per run, continued at each boot by a systemd unit. Everything is checked before the
+//! first boot (root, the kernels loadable, the matrix and its memory, disk space, a way
+//! back, folders no other user can write), the plan printed and confirmed; then root's
+//! copy of `pretouch`, the matrix and the state go into the root-owned campaign folder,
+//! the unit is installed and the first kernel booted. `pretouch campaign continue` (the
+//! unit) does one boot's part; at the end the report is written beside the results,
+//! everything installed is removed and the default kernel booted. `pretouch campaign
+//! status` and `stop`.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::Context;
+use sha2::Digest;
+
+use crate::cmd::checks::{check_label, check_memory, resolve_app, resolve_jdks};
+use crate::cmd::cli::{CampaignAction, CampaignArgs, RunArgs};
+use crate::cmd::error::bad;
+use crate::machine::boot::{
+    self, BootLoader, BootMethod, BootTarget, GrubReboot, Running, installed_initrd, kexec_cmdline,
+};
+use crate::machine::kernels::image_release;
+use crate::machine::unit::{self, Layout, PID_FILE, STATE_FILE, STOP_FILE};
+use crate::matrix::Matrix;
+use crate::render::common::Format;
+use crate::schedule::campaign::{
+    Boot, CampaignEvent, Stand, StepOutcome, StepRunner, at_boot, step_command,
+};
+use crate::schedule::dryrun::estimate_launch;
+use crate::schedule::plan::Plan;
+use crate::schedule::resume::matrix_sha256;
+use crate::store::campaign::{CAMPAIGN_FORMAT, Campaign, TimeSpent};
+use crate::store::kernels::{KernelSession, KernelState, KernelStatus, SESSION_FORMAT};
+
+/// Boot times the plan assumes until the campaign has timed its own.
+const KEXEC_BOOT_SECS: f64 = 60.0;
+const REBOOT_BOOT_SECS: f64 = 180.0;
+
+/// Result bytes a launch writes at most, for the disk check (a quick-matrix launch
+/// writes about 10 KiB).
+const BYTES_PER_LAUNCH: u64 = 64 << 10;
+
+/// Names of what the end writes beside the results.
+pub const REPORT_TEXT: &str = "campaign-report.txt";
+pub const REPORT_JSON: &str = "campaign-report.json";
+pub const STATE_COPY: &str = "campaign.json";
+
+/// The fake boot loader's log, under the campaign root (tests).
+const FAKE_LOG: &str = "fake-boot.jsonl";
+
+fn euid() -> u32 {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    unsafe { libc::geteuid() }
+}
+
+fn loader_for(method: BootMethod, layout: &Layout) -> Box<dyn BootLoader> {
+    boot::loader(method, &layout.root.join(FAKE_LOG))
+}
+
+/// `pretouch run MATRIX --kernel A --kernel B --runs 3 --boot kexec`.
+pub(crate) fn cmd_start(args: &RunArgs, matrix: Matrix) -> anyhow::Result<u8> {
+    let t0 = Instant::now();
+    let method = args.boot.expect("--boot");
+    let root = args.campaign_root.clone().unwrap_or_else(|| "/".into());
+    let layout = Layout::new(&root);
+    if euid() != 0 {
+        return Err(bad(anyhow::anyhow!(
+            "--boot runs the campaign as root at every boot\n  fix: sudo pretouch run ... --boot {method}"
+        )));
+    }
+    if layout.dir().exists() {
+        return Err(bad(anyhow::anyhow!(
+            "a campaign is installed already (`{}`)\n  fix: `pretouch campaign status` says where it \
+             stands; `pretouch campaign stop` ends it",
+            layout.dir().display()
+        )));
+    }
+    if args.campaign_root.is_none() && !Path::new("/run/systemd/system").is_dir() {
+        return Err(bad(anyhow::anyhow!(
+            "systemd is not this machine's init: the campaign goes on at each boot through a systemd unit"
+        )));
+    }
+    let running = Running::read();
+    let loader = loader_for(method, &layout);
+    let specs = campaign_kernels(args, &matrix)?;
+    let mut targets = Vec::new();
+    let mut labels = Vec::new();
+    let grub = (method == BootMethod::Reboot)
+        .then(|| std::fs::read_to_string(&GrubReboot::default().config).unwrap_or_default());
+    for spec in &specs {
+        let image = PathBuf::from(&spec.image);
+        let release = image_release(&image).ok_or_else(|| {
+            bad(anyhow::anyhow!(
+                "cannot read the release from `{}` (not a bzImage?)\n  fix: name an x86 kernel image",
+                image.display()
+            ))
+        })?;
+        let bytes =
+            std::fs::read(&image).with_context(|| format!("reading `{}`", image.display()))?;
+        let target = BootTarget {
+            initrd: installed_initrd(&image),
+            cmdline: kexec_cmdline(&running.cmdline, spec.cmdline.as_deref()),
+            entry: grub
+                .as_deref()
+                .and_then(|g| GrubReboot::entry_for(g, &release)),
+            image_sha256: hex(&sha2::Sha256::digest(&bytes)),
+            image,
+            release: release.clone(),
+        };
+        if method == BootMethod::Reboot && spec.cmdline.is_some() {
+            return Err(bad(anyhow::anyhow!(
+                "kernel `{}`: --boot reboot boots the bootloader's entry, with its own command line\n  \
+                 fix: --boot kexec, or an entry of its own in the bootloader",
+                spec.image
+            )));
+        }
+        loader.check(&target).map_err(|e| {
+            bad(anyhow::anyhow!(
+                "kernel `{}` cannot be booted: {e}",
+                target.image.display()
+            ))
+        })?;
+        let label = spec.label.clone().unwrap_or_else(|| release.clone());
+        check_label(&label).map_err(bad)?;
+        labels.push(label);
+        targets.push(target);
+    }
+    if let Err(e) = loader.way_back() {
+        if !args.force {
+            return Err(bad(anyhow::anyhow!("no way back: {e}")));
+        }
+        eprintln!("warning: {e}\n  --force: going on");
+    }
+    // The matrix, as each boot's run will check it.
+    let jdks = resolve_jdks(&matrix, true).map_err(bad)?;
+    for jdk in &jdks {
+        unit::root_only(&jdk.java).map_err(|e| {
+            bad(anyhow::anyhow!(
+                "JDK `{}`: {e}; the campaign runs it as root at every boot\n  fix: a JDK only root can change",
+                jdk.spec
+            ))
+        })?;
+    }
+    resolve_app(&matrix, args.matrix.as_deref(), &jdks, true).map_err(bad)?;
+    check_memory(&matrix, args.force)?;
+    let plan = Plan::new(&matrix, &jdks);
+    let cpus = crate::machine::host::host_info().cpus;
+    let per_round: f64 = plan
+        .cells
+        .iter()
+        .map(|c| (estimate_launch(c, false, cpus) + estimate_launch(c, true, cpus)).as_secs_f64())
+        .sum();
+    let run_secs = per_round * f64::from(matrix.warmup + matrix.repetitions);
+    let boot_secs = match method {
+        BootMethod::Reboot => REBOOT_BOOT_SECS,
+        _ => KEXEC_BOOT_SECS,
+    };
+    // The results: a folder of this campaign's own, that only root can change.
+    let started = std::time::SystemTime::now();
+    let utc = humantime::format_rfc3339_seconds(started).to_string();
+    let stamp: String = utc.chars().filter(|c| *c != '-' && *c != ':').collect();
+    let results = std::path::absolute(&args.results)
+        .unwrap_or_else(|_| args.results.clone())
+        .join(format!("campaign-{}-{stamp}", matrix.name));
+    unit::root_only(&results).map_err(|e| {
+        bad(anyhow::anyhow!(
+            "results: {e}; the campaign writes there as root at every boot\n  fix: --results \
+             a folder only root can write, e.g. /var/lib/pretouch-results (copy the results \
+             out at the end)"
+        ))
+    })?;
+    let steps = specs.len() * args.runs as usize;
+    let needed = steps as u64 * plan.launches.len() as u64 * BYTES_PER_LAUNCH + (64 << 20);
+    if let Some(free) = free_bytes(&results)
+        && free < needed
+    {
+        return Err(bad(anyhow::anyhow!(
+            "the results need up to {} and `{}` has {} free\n  fix: free space, or --results elsewhere",
+            crate::units::Bytes(needed),
+            results.display(),
+            crate::units::Bytes(free)
+        )));
+    }
+    let dir_in_system = Layout::dir_in_system();
+    let probe_rounds = args.probe.then_some(args.probe_rounds);
+    let profile_rounds = (args.profile || matrix.profile).then_some(args.profile_rounds);
+    // The options each boot's run gets; an agent file given is copied with the rest.
+    let mut guest_args = args.clone();
+    let agent_copy = args.agent.as_ref().map(|_| layout.dir().join("agent.so"));
+    if crate::launch::agent::overridden(args.agent.as_deref()) {
+        guest_args.agent = Some(layout.dir().join("agent.so"));
+    }
+    let options = crate::cmd::kernels::guest_command(
+        &guest_args,
+        None,
+        &results,
+        probe_rounds,
+        profile_rounds,
+    )
+    .or_else(|_| {
+        crate::cmd::kernels::guest_command(args, None, &results, probe_rounds, profile_rounds)
+    })?
+    .options;
+    let order: Vec<usize> = (0..args.runs).flat_map(|_| 0..specs.len()).collect();
+    let kernels: Vec<KernelState> = order
+        .iter()
+        .enumerate()
+        .map(|(i, &t)| KernelState {
+            run: Some(i as u32 / specs.len() as u32 + 1),
+            ..KernelState::pending(
+                targets[t].image.clone(),
+                specs[t].cmdline.clone(),
+                Some(labels[t].clone()),
+            )
+        })
+        .collect();
+    let mut campaign = Campaign {
+        format: CAMPAIGN_FORMAT,
+        session: KernelSession {
+            format: SESSION_FORMAT,
+            name: matrix.name.clone(),
+            matrix_origin: matrix.origin.clone(),
+            matrix_sha256: matrix_sha256(&matrix.text),
+            started_at: utc,
+            results: results.clone(),
+            kernels,
+            probe_rounds,
+            profile_rounds,
+            runs: Some(args.runs),
+        },
+        boot: method,
+        targets,
+        order,
+        program: layout.under(&dir_in_system.join(unit::BINARY)),
+        matrix: layout.under(&dir_in_system.join(unit::MATRIX)),
+        options,
+        default_release: running.release.clone(),
+        in_flight: None,
+        failed_boots: vec![],
+        spawned_at: vec![],
+        time: TimeSpent::default(),
+        estimate_run_secs: run_secs,
+        estimate_boot_secs: boot_secs,
+        finished_at: None,
+        stopped_at: None,
+    };
+    print_plan(&campaign, &matrix, plan.launches.len());
+    if args.dry_run {
+        return Ok(0);
+    }
+    if !args.yes {
+        if !std::io::stdin().is_terminal() {
+            return Err(bad(anyhow::anyhow!(
+                "the campaign reboots this machine {} times, and no terminal is there to confirm\n  fix: --yes",
+                campaign.session.kernels.len()
+            )));
+        }
+        eprint!("Start the campaign? This machine reboots now. [y/N] ");
+        let mut answer = String::new();
+        std::io::stdin().read_line(&mut answer)?;
+        if !matches!(answer.trim(), "y" | "Y" | "yes") {
+            eprintln!("pretouch: nothing installed, nothing booted");
+            return Ok(0);
+        }
+    }
+    // Root's copies: the unit runs these, never the files the campaign started from.
+    std::fs::create_dir_all(&results)
+        .with_context(|| format!("creating `{}`", results.display()))?;
+    let exe = std::env::current_exe().context("locating this pretouch binary")?;
+    unit::make_dir(&layout, &exe, matrix.text.as_bytes())
+        .with_context(|| format!("making `{}`", layout.dir().display()))?;
+    if let (Some(copy), Some(agent)) = (&agent_copy, &args.agent)
+        && crate::launch::agent::overridden(args.agent.as_deref())
+    {
+        std::fs::copy(agent, copy).with_context(|| format!("copying `{}`", agent.display()))?;
+    }
+    let path = layout.dir().join(STATE_FILE);
+    campaign.time.own += t0.elapsed().as_secs_f64();
+    campaign.save(&path)?;
+    unit::install(&layout).context("installing the systemd unit")?;
+    eprintln!(
+        "pretouch: campaign installed ({}), unit {}\n  status: pretouch campaign status; stop: pretouch campaign stop",
+        layout.dir().display(),
+        layout.unit().display()
+    );
+    continue_here(&layout, &mut campaign, &running, &*loader)
+}
+
+/// The kernels: `--kernel` (a path, or an installed release: /boot/vmlinuz-RELEASE) or
+/// the matrix's `kernels:`, checked as a VM run checks them.
+fn campaign_kernels(
+    args: &RunArgs,
+    matrix: &Matrix,
+) -> anyhow::Result<Vec<crate::matrix::kernels::KernelSpec>> {
+    let mut args = args.clone();
+    for k in &mut args.kernel {
+        let installed = Path::new("/boot").join(format!("vmlinuz-{}", k.display()));
+        if !k.exists() && k.components().count() == 1 && installed.is_file() {
+            *k = installed;
+        }
+    }
+    if args.kernel.is_empty() && matrix.kernels.is_empty() {
+        return Err(bad(anyhow::anyhow!(
+            "--boot runs kernels, and none is given\n  fix: --kernel IMAGE (or an installed \
+             release) for each, or `kernels:` in the matrix"
+        )));
+    }
+    crate::cmd::kernels::kernels_to_run(&args, matrix).map_err(bad)
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Free bytes on the file system that holds `path` (or its nearest existing parent).
+fn free_bytes(path: &Path) -> Option<u64> {
+    let existing = path.ancestors().find(|p| p.exists())?;
+    let c = std::ffi::CString::new(existing.as_os_str().as_encoded_bytes()).ok()?;
+    // SAFETY: statvfs is plain old data, for which all-zero bytes are a valid value.
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: `c` is a NUL-terminated path and `st` a valid statvfs to fill.
+    let rc = unsafe { libc::statvfs(c.as_ptr(), &raw mut st) };
+    (rc == 0).then(|| st.f_bavail as u64 * st.f_frsize as u64)
+}
+
+fn human(secs: f64) -> String {
+    let secs = secs.max(0.0).round() as u64;
+    match secs {
+        s if s >= 3600 => format!("{}h{:02}m", s / 3600, s % 3600 / 60),
+        s if s >= 60 => format!("{}m{:02}s", s / 60, s % 60),
+        s => format!("{s}s"),
+    }
+}
+
+fn print_plan(c: &Campaign, matrix: &Matrix, launches: usize) {
+    let steps = c.session.kernels.len();
+    println!(
+        "campaign `{}`: {} kernel(s) x {} run(s), in turn, by {}: {steps} boots, {} launches",
+        matrix.name,
+        c.targets.len(),
+        c.session.runs.unwrap_or(1),
+        c.boot,
+        steps * launches
+    );
+    for (i, k) in c.session.kernels.iter().enumerate() {
+        let t = c.target(i);
+        println!(
+            "  step {:>2}: {} (run {} of {}): {} {}",
+            i + 1,
+            c.label(i),
+            k.run.unwrap_or(1),
+            c.session.runs.unwrap_or(1),
+            t.release,
+            match c.boot {
+                BootMethod::Reboot => format!("entry `{}`", t.entry.as_deref().unwrap_or("?")),
+                _ => format!("{} [{}]", t.image.display(), t.cmdline),
+            }
+        );
+    }
+    println!(
+        "  each boot: {launches} launches, about {} (estimated), and the boot about {} (assumed)",
+        human(c.estimate_run_secs),
+        human(c.estimate_boot_secs)
+    );
+    println!(
+        "estimated duration: {}; results: {}",
+        human(c.seconds_left()),
+        c.session.results.display()
+    );
+    println!(
+        "at the end: the report in {}, the unit removed, the default kernel ({}) booted",
+        c.session.results.join(REPORT_TEXT).display(),
+        c.default_release
+    );
+}
+
+/// Runs a step's command, its output the unit's.
+struct ProcessRunner;
+
+impl StepRunner for ProcessRunner {
+    fn run(&mut self, command: &[String]) -> StepOutcome {
+        let status = std::process::Command::new(&command[0])
+            .args(&command[1..])
+            .stdin(std::process::Stdio::null())
+            .status();
+        StepOutcome {
+            exit_code: status.ok().and_then(|s| s.code()),
+        }
+    }
+}
+
+/// `pretouch campaign status|stop|continue`.
+pub(crate) fn cmd_campaign(args: &CampaignArgs) -> anyhow::Result<u8> {
+    let layout = Layout::new(&args.campaign_root);
+    let path = layout.dir().join(STATE_FILE);
+    if !path.is_file() {
+        if args.action == CampaignAction::Continue {
+            // The unit's condition keeps this from happening; nothing to do.
+            return Ok(0);
+        }
+        return Err(bad(anyhow::anyhow!(
+            "no campaign is installed on this machine (`{}`)\n  fix: start one with `pretouch run \
+             MATRIX --kernel A --kernel B --boot kexec`; an ended campaign's record is \
+             {STATE_COPY} in its results folder",
+            path.display()
+        )));
+    }
+    let mut campaign = Campaign::load(&path).map_err(|e| bad(anyhow::anyhow!(e)))?;
+    match args.action {
+        CampaignAction::Status => {
+            print!("{}", status_text(&campaign));
+            Ok(0)
+        }
+        CampaignAction::Stop => stop(&layout, &path),
+        CampaignAction::Continue => {
+            let loader = loader_for(campaign.boot, &layout);
+            continue_here(&layout, &mut campaign, &Running::read(), &*loader)
+        }
+    }
+}
+
+/// This boot's part: [`at_boot`], then the end when every step ran.
+fn continue_here(
+    layout: &Layout,
+    campaign: &mut Campaign,
+    running: &Running,
+    loader: &dyn BootLoader,
+) -> anyhow::Result<u8> {
+    let dir = layout.dir();
+    let path = dir.join(STATE_FILE);
+    std::fs::write(dir.join(PID_FILE), std::process::id().to_string())?;
+    let stop_file = dir.join(STOP_FILE);
+    let mut runner = ProcessRunner;
+    let mut boot = Boot {
+        path: &path,
+        running,
+        loader,
+        runner: &mut runner,
+        stop_asked: &|| stop_file.exists(),
+    };
+    let total = campaign.session.kernels.len();
+    let labels: Vec<String> = (0..total).map(|i| campaign.label(i).to_owned()).collect();
+    let stand = at_boot(campaign, &mut boot, &mut |e| {
+        print_event(&e, &labels, total)
+    })?;
+    match stand {
+        Stand::Booting(_) => Ok(0),
+        Stand::Stopped => Ok(0),
+        Stand::Finished => {
+            finish(layout, campaign, loader, "finished")?;
+            loader
+                .boot_default()
+                .map_err(|e| anyhow::anyhow!("booting the default kernel: {e}"))?;
+            Ok(0)
+        }
+    }
+}
+
+fn print_event(e: &CampaignEvent<'_>, labels: &[String], total: usize) {
+    match e {
+        CampaignEvent::Booted { step, release } => eprintln!(
+            "pretouch campaign: step {} of {total} ({}): {release} came up as asked",
+            step + 1,
+            labels[*step]
+        ),
+        CampaignEvent::BootFailed(f) => eprintln!(
+            "pretouch campaign: step {} ({}): FAILED BOOT: expected {}, found {}: {}",
+            f.step + 1,
+            f.label,
+            f.expected,
+            f.found,
+            f.why
+        ),
+        CampaignEvent::RunCut { step, given_up } => eprintln!(
+            "pretouch campaign: step {} ({}): its boot ended during its run; {}",
+            step + 1,
+            labels[*step],
+            if *given_up {
+                "given up"
+            } else {
+                "booted again, its run resumed"
+            }
+        ),
+        CampaignEvent::Running {
+            step,
+            command,
+            resuming,
+        } => eprintln!(
+            "pretouch campaign: step {} of {total} ({}){}: {}",
+            step + 1,
+            labels[*step],
+            if *resuming { ", resuming" } else { "" },
+            command.join(" ")
+        ),
+        CampaignEvent::StepEnded { step, status } => eprintln!(
+            "pretouch campaign: step {} ({}) ended: {}",
+            step + 1,
+            labels[*step],
+            status_name(*status)
+        ),
+        CampaignEvent::Booting { step } => eprintln!(
+            "pretouch campaign: booting step {} of {total} ({})",
+            step + 1,
+            labels[*step]
+        ),
+    }
+}
+
+fn status_name(status: KernelStatus) -> String {
+    serde_json::to_value(status)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default()
+}
+
+/// The end (or a stop): the report of what ran beside the results, the state copied
+/// there, then everything installed removed and the boot loader restored. Each part
+/// can be done again, so a cut during it is finished by the next boot or a `stop`.
+fn finish(
+    layout: &Layout,
+    campaign: &mut Campaign,
+    loader: &dyn BootLoader,
+    how: &str,
+) -> anyhow::Result<()> {
+    let t = Instant::now();
+    let results = campaign.session.results.clone();
+    let has_results = campaign
+        .session
+        .kernels
+        .iter()
+        .any(|k| k.result_file.is_some());
+    if has_results {
+        let profiled = campaign.session.profile_rounds.is_some();
+        for (name, format) in [(REPORT_TEXT, Format::Text), (REPORT_JSON, Format::Json)] {
+            match crate::cmd::report::report_text(std::slice::from_ref(&results), format, profiled)
+            {
+                Ok(text) => std::fs::write(results.join(name), text)
+                    .with_context(|| format!("writing `{}`", results.join(name).display()))?,
+                Err(e) => eprintln!("warning: the campaign's report: {e:#}"),
+            }
+        }
+    }
+    campaign.time.own += t.elapsed().as_secs_f64();
+    let copy = results.join(STATE_COPY);
+    std::fs::create_dir_all(&results)?;
+    campaign.save(&copy)?;
+    if let Err(e) = loader.restore() {
+        eprintln!("warning: restoring the default boot: {e}");
+    }
+    unit::remove(layout).context("removing the systemd unit")?;
+    match std::fs::remove_dir_all(layout.dir()) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            return Err(e).context("removing the campaign folder");
+        }
+        _ => {}
+    }
+    let whole = campaign.time.runs + campaign.time.boots + campaign.time.own;
+    eprintln!(
+        "pretouch campaign: {how}: {} of {} steps done, {} failed boot(s)\n  report: {}\n  \
+         the campaign's own time: {:.1} s of {:.0} s ({:.2}%)",
+        campaign.done(),
+        campaign.session.kernels.len(),
+        campaign.failed_boots.len(),
+        results.join(REPORT_TEXT).display(),
+        campaign.time.own,
+        whole,
+        if whole > 0.0 {
+            100.0 * campaign.time.own / whole
+        } else {
+            0.0
+        }
+    );
+    Ok(())
+}
+
+/// `pretouch campaign stop`: the `continue` under way (if any) is stopped with its run,
+/// then the end's cleanup; no boot.
+fn stop(layout: &Layout, path: &Path) -> anyhow::Result<u8> {
+    let dir = layout.dir();
+    std::fs::File::create(dir.join(STOP_FILE))?.sync_all()?;
+    if let Some(pid) = std::fs::read_to_string(dir.join(PID_FILE))
+        .ok()
+        .and_then(|p| p.trim().parse::<i32>().ok())
+    {
+        stop_process(pid);
+    }
+    let mut campaign = Campaign::load(path).map_err(|e| anyhow::anyhow!(e))?;
+    campaign.stopped_at =
+        Some(humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string());
+    campaign.in_flight = None;
+    for k in &mut campaign.session.kernels {
+        if k.status == KernelStatus::Running {
+            k.status = KernelStatus::Interrupted;
+        }
+    }
+    let loader = loader_for(campaign.boot, layout);
+    finish(layout, &mut campaign, &*loader, "stopped")?;
+    eprintln!("  the next boot is the default kernel's; nothing of the campaign is installed");
+    Ok(0)
+}
+
+/// SIGTERM to the process group of `pid` when it is a `campaign continue` other than
+/// this process, then waits for it to end (2 minutes at most, then SIGKILL).
+fn stop_process(pid: i32) {
+    let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+    let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+    if !cmdline.contains("campaign continue") && !cmdline.contains(" run ") {
+        return;
+    }
+    // SAFETY: getpgid, getpgrp and kill take plain ids and have no memory effects.
+    unsafe {
+        let group = libc::getpgid(pid);
+        let target = if group > 0 && group != libc::getpgrp() {
+            -group
+        } else {
+            pid
+        };
+        libc::kill(target, libc::SIGTERM);
+        for _ in 0..1200 {
+            if libc::kill(pid, 0) != 0 || zombie(pid) {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        libc::kill(target, libc::SIGKILL);
+    }
+}
+
+fn zombie(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
+        s.rsplit(')')
+            .next()
+            .is_some_and(|r| r.trim_start().starts_with('Z'))
+    })
+}
+
+/// What `campaign status` prints.
+fn status_text(c: &Campaign) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    let total = c.session.kernels.len();
+    let now = match &c.in_flight {
+        Some(f) => format!(
+            "step {} of {total} ({}), {}",
+            f.step + 1,
+            c.label(f.step),
+            match f.phase {
+                crate::store::campaign::Phase::Booting => "its kernel booting",
+                crate::store::campaign::Phase::Running => "running",
+            }
+        ),
+        None if c.finished_at.is_some() => "finished".to_owned(),
+        None => format!("between steps, {} of {total} done", c.done()),
+    };
+    let _ = writeln!(
+        out,
+        "campaign `{}` by {}, started {}: {now}",
+        c.session.name, c.boot, c.session.started_at
+    );
+    let mut seen: Vec<&str> = Vec::new();
+    for i in 0..total {
+        let label = c.label(i);
+        if seen.contains(&label) {
+            continue;
+        }
+        seen.push(label);
+        let steps: Vec<&KernelState> = (0..total)
+            .filter(|&j| c.label(j) == label)
+            .map(|j| &c.session.kernels[j])
+            .collect();
+        let done = steps
+            .iter()
+            .filter(|k| k.status == KernelStatus::Done)
+            .count();
+        let failed = c.failed_boots.iter().filter(|f| f.label == label).count();
+        let _ = writeln!(
+            out,
+            "  {label:<24} {done} of {} runs done{}",
+            steps.len(),
+            match failed {
+                0 => String::new(),
+                n => format!(", {n} failed boot(s)"),
+            }
+        );
+    }
+    if !c.failed_boots.is_empty() {
+        let _ = writeln!(out, "failed boots:");
+        for f in &c.failed_boots {
+            let _ = writeln!(
+                out,
+                "  step {} ({}) at {}: expected {}, found {}: {}",
+                f.step + 1,
+                f.label,
+                f.at,
+                f.expected,
+                f.found,
+                f.why
+            );
+        }
+    }
+    for (i, k) in c.session.kernels.iter().enumerate() {
+        if matches!(
+            k.status,
+            KernelStatus::RunFailed | KernelStatus::Interrupted
+        ) {
+            let _ = writeln!(
+                out,
+                "  step {} ({}): {}: {}",
+                i + 1,
+                c.label(i),
+                status_name(k.status),
+                k.message.as_deref().unwrap_or_default()
+            );
+        }
+    }
+    let _ = writeln!(
+        out,
+        "time left: about {} ({} step(s) timed so far)",
+        human(c.seconds_left()),
+        c.time.steps_timed
+    );
+    let next = c
+        .in_flight
+        .as_ref()
+        .map(|f| f.step)
+        .or_else(|| c.next_step());
+    if let Some(step) = next {
+        let _ = writeln!(
+            out,
+            "this step's command: {}",
+            step_command(c, step).0.join(" ")
+        );
+    }
+    out
+}

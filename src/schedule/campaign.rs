@@ -1,0 +1,692 @@
+//! A campaign across reboots, one boot at a time: what `pretouch campaign continue`
+//! (the systemd unit, at every boot) does with the state it finds. It checks that the
+//! kernel that came up is the one asked for (its release and, with kexec, the token on
+//! its command line), runs that boot's step (`pretouch run` of the matrix under the
+//! step's label, or `--resume` of the step's own result file), and asks the boot
+//! loader for the next step's kernel. A boot that brought up another kernel (a panic or
+//! hang that the watchdog or `panic=N` ended, the wrong kernel) is a failed boot of its
+//! label, tried once more at the end; a boot that ended during its run (a power cut) is
+//! booted again and its run resumed. The state is saved before every act, so a cut at
+//! any point loses at most the launch in flight. Emits [`CampaignEvent`]s; never prints.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use crate::machine::boot::{BootLoader, Running};
+use crate::schedule::kernels::{GuestCommand, finished};
+use crate::store::campaign::{Campaign, FailedBoot, InFlight, MAX_BOOTS, Phase};
+use crate::store::kernels::KernelStatus;
+use crate::store::parse_result_file;
+
+/// How a step's run ended.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct StepOutcome {
+    /// Its exit code, if it exited.
+    pub exit_code: Option<i32>,
+}
+
+/// Runs a step's command line (`pretouch run ...`) to its end.
+pub trait StepRunner {
+    fn run(&mut self, command: &[String]) -> StepOutcome;
+}
+
+/// What happened, for the command to print.
+#[derive(Debug)]
+pub enum CampaignEvent<'a> {
+    /// The kernel asked for came up; its step runs now.
+    Booted { step: usize, release: &'a str },
+    /// Another kernel came up.
+    BootFailed(&'a FailedBoot),
+    /// The boot of a step ended during its run; the step is booted again.
+    RunCut { step: usize, given_up: bool },
+    /// A step's run starts.
+    Running {
+        step: usize,
+        command: &'a [String],
+        resuming: bool,
+    },
+    /// A step's run ended.
+    StepEnded { step: usize, status: KernelStatus },
+    /// The next kernel is asked for.
+    Booting { step: usize },
+}
+
+/// Where the campaign stands when this boot's work is done.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Stand {
+    /// A boot was asked for: this process has nothing more to do.
+    Booting(usize),
+    /// Every step ran (or was given up): the report and the cleanup are next.
+    Finished,
+    /// `campaign stop` ended it.
+    Stopped,
+}
+
+/// Errors a campaign meets at a boot.
+#[derive(Debug, thiserror::Error)]
+pub enum CampaignError {
+    #[error("writing the campaign state `{path}`")]
+    Save {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("the boot loader: {0}")]
+    Boot(String),
+}
+
+/// What a boot needs beside the state.
+pub struct Boot<'a> {
+    /// The state file.
+    pub path: &'a Path,
+    pub running: &'a Running,
+    pub loader: &'a dyn BootLoader,
+    pub runner: &'a mut dyn StepRunner,
+    /// Whether `campaign stop` asked to end (checked before each boot and run).
+    pub stop_asked: &'a dyn Fn() -> bool,
+}
+
+fn now_secs() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64())
+}
+
+fn utc() -> String {
+    humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
+}
+
+/// The command a step's boot runs: generated from the campaign, never written by hand.
+pub fn step_command(c: &Campaign, step: usize) -> (Vec<String>, bool) {
+    let guest = GuestCommand {
+        program: c.program.clone(),
+        matrix: Some(c.matrix.clone()),
+        options: c.options.clone(),
+    };
+    let kernel = &c.session.kernels[step];
+    match kernel.result_file.as_deref().filter(|f| f.is_file()) {
+        Some(file) => (guest.resume_in(file, None), true),
+        None => (
+            guest.fresh_in(kernel.label.as_deref(), &c.session.results, None),
+            false,
+        ),
+    }
+}
+
+/// Does this boot's part of the campaign.
+pub fn at_boot(
+    c: &mut Campaign,
+    boot: &mut Boot<'_>,
+    events: &mut dyn FnMut(CampaignEvent<'_>),
+) -> Result<Stand, CampaignError> {
+    let started = Instant::now();
+    let path = boot.path;
+    let save = |c: &Campaign| {
+        c.save(path).map_err(|source| CampaignError::Save {
+            path: path.to_owned(),
+            source,
+        })
+    };
+    if c.stopped_at.is_some() || (boot.stop_asked)() {
+        return Ok(Stand::Stopped);
+    }
+    if c.finished_at.is_some() {
+        return Ok(Stand::Finished);
+    }
+    let running = boot.running.clone();
+    let mut run_secs = 0.0;
+    let stand = loop {
+        let Some(f) = c.in_flight.clone() else {
+            match c.next_step() {
+                Some(step) => {
+                    if (boot.stop_asked)() {
+                        break Stand::Stopped;
+                    }
+                    let k = &mut c.session.kernels[step];
+                    k.boots += 1;
+                    let token = format!("s{}b{}", step + 1, k.boots);
+                    c.in_flight = Some(InFlight {
+                        step,
+                        phase: Phase::Booting,
+                        boot_id: running.boot_id.clone(),
+                        token: token.clone(),
+                        asked_at: now_secs(),
+                    });
+                    c.time.own += started.elapsed().as_secs_f64() - run_secs;
+                    save(c)?;
+                    events(CampaignEvent::Booting { step });
+                    boot.loader
+                        .boot(c.target(step), &token)
+                        .map_err(CampaignError::Boot)?;
+                    return Ok(Stand::Booting(step));
+                }
+                None => {
+                    c.finished_at = Some(utc());
+                    break Stand::Finished;
+                }
+            }
+        };
+        let step = f.step;
+        match f.phase {
+            // No boot since the request (this process was cut before the machine went
+            // down, or the loader failed): ask again.
+            Phase::Booting if running.boot_id == f.boot_id => {
+                c.session.kernels[step].boots -= 1;
+                c.in_flight = None;
+            }
+            Phase::Booting => {
+                c.time.boots += (now_secs() - f.asked_at).max(0.0);
+                let target = c.target(step).clone();
+                let token_ok = match c.boot {
+                    crate::machine::boot::BootMethod::Reboot => true,
+                    _ => running.token() == Some(f.token.as_str()),
+                };
+                if running.release == target.release && token_ok {
+                    c.in_flight = Some(InFlight {
+                        phase: Phase::Running,
+                        boot_id: running.boot_id.clone(),
+                        ..f
+                    });
+                    let k = &mut c.session.kernels[step];
+                    k.release = Some(running.release.clone());
+                    k.status = KernelStatus::Running;
+                    save(c)?;
+                    events(CampaignEvent::Booted {
+                        step,
+                        release: &running.release,
+                    });
+                } else {
+                    let why = failed_boot_cause(c, &running, &target.release, &f.token);
+                    let failed = FailedBoot {
+                        step,
+                        label: c.label(step).to_owned(),
+                        expected: target.release.clone(),
+                        found: running.release.clone(),
+                        why,
+                        at: utc(),
+                    };
+                    let k = &mut c.session.kernels[step];
+                    k.status = KernelStatus::BootFailed;
+                    k.message = Some(format!(
+                        "boot {} brought up {} instead of {}: {}",
+                        k.boots, failed.found, failed.expected, failed.why
+                    ));
+                    c.failed_boots.push(failed);
+                    c.in_flight = None;
+                    save(c)?;
+                    events(CampaignEvent::BootFailed(
+                        c.failed_boots.last().expect("just pushed"),
+                    ));
+                }
+            }
+            // The boot the step ran in is over: a power cut, a panic or a hang mid-run.
+            Phase::Running if running.boot_id != f.boot_id => {
+                claim_result_file(c, step);
+                let k = &mut c.session.kernels[step];
+                let given_up = k.boots >= MAX_BOOTS;
+                k.status = if given_up {
+                    KernelStatus::RunFailed
+                } else {
+                    KernelStatus::Interrupted
+                };
+                k.message = Some(format!(
+                    "boot {} ended during its run (a power loss, a panic or a hang){}",
+                    k.boots,
+                    if given_up { "; given up" } else { "" }
+                ));
+                c.in_flight = None;
+                save(c)?;
+                events(CampaignEvent::RunCut { step, given_up });
+            }
+            Phase::Running => {
+                if (boot.stop_asked)() {
+                    break Stand::Stopped;
+                }
+                let t = Instant::now();
+                run_step(c, step, boot, events, &save)?;
+                let secs = t.elapsed().as_secs_f64();
+                run_secs += secs;
+                c.time.runs += secs;
+                c.time.steps_timed += 1;
+                save(c)?;
+            }
+        }
+    };
+    c.time.own += started.elapsed().as_secs_f64() - run_secs;
+    save(c)?;
+    Ok(stand)
+}
+
+/// Why the boot for `expected` brought up `running`.
+fn failed_boot_cause(c: &Campaign, running: &Running, expected: &str, token: &str) -> String {
+    if running.release == c.default_release && running.token() != Some(token) {
+        "the default kernel came up: the kernel asked for panicked or hung (the watchdog or \
+         panic=N rebooted the machine), or the power went"
+            .to_owned()
+    } else if running.release != expected {
+        format!("the wrong kernel came up (`{}`)", running.release)
+    } else {
+        "the right release came up, without this boot's token: another boot of it".to_owned()
+    }
+}
+
+/// Runs a step in this boot: its result file resumed if it has one.
+fn run_step(
+    c: &mut Campaign,
+    step: usize,
+    boot: &mut Boot<'_>,
+    events: &mut dyn FnMut(CampaignEvent<'_>),
+    save: &dyn Fn(&Campaign) -> Result<(), CampaignError>,
+) -> Result<(), CampaignError> {
+    claim_result_file(c, step);
+    let done = c.session.kernels[step]
+        .result_file
+        .as_deref()
+        .is_some_and(finished);
+    let mut outcome = StepOutcome { exit_code: Some(0) };
+    if !done {
+        let (command, resuming) = step_command(c, step);
+        if !resuming {
+            if c.spawned_at.len() < c.session.kernels.len() {
+                c.spawned_at.resize(c.session.kernels.len(), None);
+            }
+            c.spawned_at[step] = Some(utc());
+            save(c)?;
+        }
+        events(CampaignEvent::Running {
+            step,
+            command: &command,
+            resuming,
+        });
+        outcome = boot.runner.run(&command);
+        claim_result_file(c, step);
+    }
+    let finished_file = c.session.kernels[step]
+        .result_file
+        .as_deref()
+        .is_some_and(finished);
+    let k = &mut c.session.kernels[step];
+    let (status, message) = match outcome.exit_code {
+        Some(0) if finished_file => (KernelStatus::Done, None),
+        Some(3) if finished_file => (
+            KernelStatus::Done,
+            Some("some launches failed (recorded, in no median)".to_owned()),
+        ),
+        Some(130 | 143) | None => (
+            KernelStatus::Interrupted,
+            Some("its run was interrupted".to_owned()),
+        ),
+        Some(code) => (
+            KernelStatus::RunFailed,
+            Some(format!("`pretouch run` exited with code {code}")),
+        ),
+    };
+    k.status = status;
+    k.message = message;
+    c.in_flight = None;
+    events(CampaignEvent::StepEnded { step, status });
+    Ok(())
+}
+
+/// Finds the result file a step's run wrote, if it is not known yet: the first file
+/// of its label started at or after its run, that no other step has.
+fn claim_result_file(c: &mut Campaign, step: usize) {
+    if c.session.kernels[step].result_file.is_some() {
+        return;
+    }
+    let Some(Some(since)) = c.spawned_at.get(step).cloned() else {
+        return;
+    };
+    let dir = c.session.results.join(c.label(step));
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return;
+    };
+    let taken: Vec<PathBuf> = c
+        .session
+        .kernels
+        .iter()
+        .filter_map(|k| k.result_file.clone())
+        .collect();
+    let mut candidates: Vec<(String, PathBuf)> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl") && !taken.contains(p))
+        .filter_map(|p| {
+            let bytes = std::fs::read(&p).ok()?;
+            let started = parse_result_file(&p, &bytes).0?.header.started_at.clone();
+            (started >= since).then_some((started, p))
+        })
+        .collect();
+    candidates.sort();
+    if let Some((_, file)) = candidates.into_iter().next() {
+        c.session.kernels[step].result_file = Some(file);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::machine::boot::{BootMethod, BootTarget};
+    use crate::store::campaign::{CAMPAIGN_FORMAT, TimeSpent};
+    use crate::store::kernels::{KernelSession, KernelState, SESSION_FORMAT};
+    use crate::store::{Record, RunEnd};
+    use std::cell::RefCell;
+
+    /// Boots nothing: remembers what was asked.
+    #[derive(Default)]
+    struct Loader {
+        asked: RefCell<Vec<(String, String)>>,
+    }
+
+    impl BootLoader for Loader {
+        fn check(&self, _: &BootTarget) -> Result<(), String> {
+            Ok(())
+        }
+        fn way_back(&self) -> Result<(), String> {
+            Ok(())
+        }
+        fn boot(&self, target: &BootTarget, token: &str) -> Result<(), String> {
+            self.asked
+                .borrow_mut()
+                .push((target.release.clone(), token.to_owned()));
+            Ok(())
+        }
+        fn restore(&self) -> Result<(), String> {
+            Ok(())
+        }
+        fn boot_default(&self) -> Result<(), String> {
+            Ok(())
+        }
+    }
+
+    /// Writes a finished result file of the label the command names.
+    struct Runner {
+        results: PathBuf,
+        commands: Vec<Vec<String>>,
+        code: i32,
+    }
+
+    fn arg_after<'a>(command: &'a [String], flag: &str) -> Option<&'a str> {
+        let at = command.iter().position(|a| a == flag)?;
+        command.get(at + 1).map(String::as_str)
+    }
+
+    impl StepRunner for Runner {
+        fn run(&mut self, command: &[String]) -> StepOutcome {
+            self.commands.push(command.to_vec());
+            let path = match arg_after(command, "--resume") {
+                Some(f) => PathBuf::from(f),
+                None => {
+                    let label = arg_after(command, "--label").unwrap();
+                    let n = self.commands.len();
+                    self.results.join(label).join(format!("quick-{n}.jsonl"))
+                }
+            };
+            let label = path
+                .parent()
+                .unwrap()
+                .file_name()
+                .unwrap()
+                .to_str()
+                .unwrap();
+            let mut fake = crate::fixtures::file(label, "t", crate::fixtures::host("m"), &[]);
+            fake.header.started_at = utc();
+            let end = RunEnd {
+                finished_at: "t".into(),
+                launches: 0,
+                failed: 0,
+                runner_max_rss: None,
+                stops: vec![],
+            };
+            let text = serde_json::to_string(&Record::Run(fake.header)).unwrap()
+                + "\n"
+                + &serde_json::to_string(&Record::End(end)).unwrap()
+                + "\n";
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, text).unwrap();
+            StepOutcome {
+                exit_code: Some(self.code),
+            }
+        }
+    }
+
+    fn campaign(results: &Path) -> Campaign {
+        let targets: Vec<BootTarget> = ["a", "b"]
+            .iter()
+            .map(|l| BootTarget {
+                image: format!("/boot/vmlinuz-{l}").into(),
+                initrd: None,
+                cmdline: "ro".into(),
+                release: format!("6.1-{l}"),
+                image_sha256: "00".into(),
+                entry: None,
+            })
+            .collect();
+        let mut kernels = Vec::new();
+        for run in 1..=2 {
+            for l in ["a", "b"] {
+                kernels.push(KernelState {
+                    run: Some(run),
+                    ..KernelState::pending(
+                        format!("/boot/vmlinuz-{l}").into(),
+                        None,
+                        Some(l.into()),
+                    )
+                });
+            }
+        }
+        Campaign {
+            format: CAMPAIGN_FORMAT,
+            session: KernelSession {
+                format: SESSION_FORMAT,
+                name: "quick".into(),
+                matrix_origin: "m.yaml".into(),
+                matrix_sha256: "00".into(),
+                started_at: "2026-12-01T00:00:00Z".into(),
+                results: results.to_owned(),
+                kernels,
+                probe_rounds: None,
+                profile_rounds: None,
+                runs: Some(2),
+            },
+            boot: BootMethod::Kexec,
+            targets,
+            order: vec![0, 1, 0, 1],
+            program: "/c/pretouch".into(),
+            matrix: "/c/matrix.yaml".into(),
+            options: vec!["--timeout".into(), "300".into()],
+            default_release: "6.1-default".into(),
+            in_flight: None,
+            failed_boots: vec![],
+            spawned_at: vec![],
+            time: TimeSpent::default(),
+            estimate_run_secs: 1.0,
+            estimate_boot_secs: 1.0,
+            finished_at: None,
+            stopped_at: None,
+        }
+    }
+
+    fn at(
+        c: &mut Campaign,
+        path: &Path,
+        running: &Running,
+        loader: &Loader,
+        runner: &mut Runner,
+    ) -> Stand {
+        let mut boot = Boot {
+            path,
+            running,
+            loader,
+            runner,
+            stop_asked: &|| false,
+        };
+        at_boot(c, &mut boot, &mut |_| {}).unwrap()
+    }
+
+    fn running(release: &str, boot_id: &str, token: &str) -> Running {
+        Running {
+            release: release.into(),
+            boot_id: boot_id.into(),
+            cmdline: format!("ro pretouch.campaign={token}"),
+        }
+    }
+
+    #[test]
+    fn each_boot_runs_its_step_and_asks_for_the_next_kernel_in_turn() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("campaign.json");
+        let mut c = campaign(dir.path());
+        c.save(&path).unwrap();
+        let loader = Loader::default();
+        let mut runner = Runner {
+            results: dir.path().into(),
+            commands: vec![],
+            code: 0,
+        };
+        // The start: the default kernel runs; the first step's kernel is asked for.
+        let start = running("6.1-default", "boot0", "");
+        assert_eq!(
+            at(&mut c, &path, &start, &loader, &mut runner),
+            Stand::Booting(0)
+        );
+        let mut n = 0;
+        loop {
+            let (release, token) = loader.asked.borrow().last().cloned().unwrap();
+            n += 1;
+            let up = running(&release, &format!("boot{n}"), &token);
+            // Each boot reads the state back from disk, as a new process does.
+            let mut read = Campaign::load(&path).unwrap();
+            match at(&mut read, &path, &up, &loader, &mut runner) {
+                Stand::Booting(_) => {}
+                Stand::Finished => break,
+                Stand::Stopped => unreachable!(),
+            }
+        }
+        let asked: Vec<String> = loader.asked.borrow().iter().map(|a| a.0.clone()).collect();
+        assert_eq!(asked, ["6.1-a", "6.1-b", "6.1-a", "6.1-b"]);
+        let labels: Vec<&str> = runner
+            .commands
+            .iter()
+            .map(|c| arg_after(c, "--label").unwrap())
+            .collect();
+        assert_eq!(labels, ["a", "b", "a", "b"]);
+        assert_eq!(runner.commands[0][0], "/c/pretouch");
+        assert_eq!(runner.commands[0][2], "/c/matrix.yaml");
+        assert!(!runner.commands[0].contains(&"--in-vm".to_owned()));
+        let c = Campaign::load(&path).unwrap();
+        assert_eq!(c.done(), 4);
+        assert!(c.finished_at.is_some());
+        let files: std::collections::BTreeSet<_> = c
+            .session
+            .kernels
+            .iter()
+            .map(|k| k.result_file.clone().unwrap())
+            .collect();
+        assert_eq!(files.len(), 4, "each step its own file");
+    }
+
+    #[test]
+    fn a_wrong_kernel_is_a_failed_boot_tried_again_at_the_end_and_a_cut_run_resumes() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("campaign.json");
+        let mut c = campaign(dir.path());
+        let loader = Loader::default();
+        let mut runner = Runner {
+            results: dir.path().into(),
+            commands: vec![],
+            code: 0,
+        };
+        at(
+            &mut c,
+            &path,
+            &running("6.1-default", "b0", ""),
+            &loader,
+            &mut runner,
+        );
+        // The default kernel comes up instead of a: a hang or panic, recorded.
+        let stand = at(
+            &mut c,
+            &path,
+            &running("6.1-default", "b1", ""),
+            &loader,
+            &mut runner,
+        );
+        assert_eq!(stand, Stand::Booting(1), "b goes on");
+        assert_eq!(c.failed_boots.len(), 1);
+        assert!(
+            c.failed_boots[0].why.contains("default kernel"),
+            "{:?}",
+            c.failed_boots
+        );
+        assert_eq!(c.session.kernels[0].status, KernelStatus::BootFailed);
+        // b comes up, and its run is cut by a power loss: the state says Running.
+        let token = loader.asked.borrow().last().unwrap().1.clone();
+        c.in_flight = Some(InFlight {
+            phase: Phase::Running,
+            boot_id: "b2".into(),
+            ..c.in_flight.clone().unwrap()
+        });
+        c.session.kernels[1].status = KernelStatus::Running;
+        c.save(&path).unwrap();
+        // The default kernel comes up after the cut: b is booted again.
+        let stand = at(
+            &mut c,
+            &path,
+            &running("6.1-default", "b3", ""),
+            &loader,
+            &mut runner,
+        );
+        assert_eq!(stand, Stand::Booting(1));
+        assert_eq!(c.session.kernels[1].status, KernelStatus::Interrupted);
+        assert_ne!(
+            loader.asked.borrow().last().unwrap().1,
+            token,
+            "a new token"
+        );
+        // The rest runs; a is tried again last.
+        loop {
+            let (release, token) = loader.asked.borrow().last().cloned().unwrap();
+            let id = format!("x{}", loader.asked.borrow().len());
+            match at(
+                &mut c,
+                &path,
+                &running(&release, &id, &token),
+                &loader,
+                &mut runner,
+            ) {
+                Stand::Booting(_) => {}
+                _ => break,
+            }
+        }
+        let asked: Vec<String> = loader.asked.borrow().iter().map(|a| a.0.clone()).collect();
+        assert_eq!(
+            asked,
+            ["6.1-a", "6.1-b", "6.1-b", "6.1-a", "6.1-b", "6.1-a"]
+        );
+        assert_eq!(c.done(), 4);
+        assert_eq!(c.session.kernels[0].boots, 2);
+    }
+
+    #[test]
+    fn a_cut_before_the_machine_went_down_asks_for_the_same_boot_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("campaign.json");
+        let mut c = campaign(dir.path());
+        let loader = Loader::default();
+        let mut runner = Runner {
+            results: dir.path().into(),
+            commands: vec![],
+            code: 0,
+        };
+        let start = running("6.1-default", "b0", "");
+        at(&mut c, &path, &start, &loader, &mut runner);
+        let mut c = Campaign::load(&path).unwrap();
+        at(&mut c, &path, &start, &loader, &mut runner);
+        let asked = loader.asked.borrow().clone();
+        assert_eq!(asked.len(), 2);
+        assert_eq!(asked[0], asked[1], "the same kernel and token");
+        assert_eq!(c.session.kernels[0].boots, 1);
+        assert!(runner.commands.is_empty());
+    }
+}
