@@ -269,7 +269,7 @@ pub(crate) fn cmd_start(args: &RunArgs, matrix: Matrix) -> anyhow::Result<u8> {
     std::fs::create_dir_all(&results)
         .with_context(|| format!("creating `{}`", results.display()))?;
     let exe = std::env::current_exe().context("locating this pretouch binary")?;
-    unit::make_dir(&layout, &exe, matrix.text.as_bytes())
+    unit::make_dir(&layout, &exe, boot_matrix(&matrix)?.as_bytes())
         .with_context(|| format!("making `{}`", layout.dir().display()))?;
     if let (Some(copy), Some(agent)) = (&agent_copy, &args.agent)
         && crate::launch::agent::overridden(args.agent.as_deref())
@@ -308,6 +308,20 @@ fn campaign_kernels(
         )));
     }
     crate::cmd::kernels::kernels_to_run(&args, matrix).map_err(bad)
+}
+
+/// The matrix each boot runs: the campaign's, less its `kernels:` (which would make
+/// each boot's run boot them in VMs).
+fn boot_matrix(matrix: &Matrix) -> anyhow::Result<String> {
+    if matrix.kernels.is_empty() {
+        return Ok(matrix.text.clone());
+    }
+    let mut value: serde_yaml::Value =
+        serde_yaml::from_str(&matrix.text).context("re-reading the matrix")?;
+    if let Some(map) = value.as_mapping_mut() {
+        map.remove("kernels");
+    }
+    serde_yaml::to_string(&value).context("writing the matrix without `kernels:`")
 }
 
 fn hex(bytes: &[u8]) -> String {
@@ -734,4 +748,27 @@ fn status_text(c: &Campaign) -> String {
         );
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_boot_runs_the_matrix_without_its_kernels() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.yaml");
+        std::fs::write(
+            &path,
+            "name: m\ngcs: [g1]\nheaps: [64m]\nrepetitions: 2\nkernels:\n  - {image: /boot/a, label: base}\n",
+        )
+        .unwrap();
+        let matrix = Matrix::from_file(&path).unwrap();
+        assert_eq!(matrix.kernels.len(), 1);
+        let text = boot_matrix(&matrix).unwrap();
+        std::fs::write(&path, &text).unwrap();
+        let again = Matrix::from_file(&path).unwrap();
+        assert!(again.kernels.is_empty(), "{text}");
+        assert_eq!((again.name.as_str(), again.repetitions), ("m", 2));
+    }
 }
