@@ -87,6 +87,7 @@ pub fn launch(round: u32, pretouch: bool, ms: f64) -> LaunchRecord {
             gc_threads: crate::matrix::GC_THREADS_AUTO.into(),
             cpus: crate::matrix::cpuset::ALL.into(),
             app: None,
+            setting: None,
         },
         jdk_home: PathBuf::from("/usr/lib/jvm/java-17-openjdk-amd64"),
         heap_bytes: Bytes(1 << 30),

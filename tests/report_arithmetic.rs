@@ -31,6 +31,7 @@ fn cell(gc: Gc) -> CellKey {
         gc_threads: "auto".into(),
         cpus: "all".into(),
         app: None,
+        setting: None,
     }
 }
 

@@ -80,6 +80,9 @@ pub struct CellReport {
     pub cpus: String,
     /// The `app:` main class stamped; null: the built-in main class.
     pub app: Option<String>,
+    /// The `settings:` value (a named set of kernel writes); absent without that axis.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub setting: Option<String>,
     /// Where the cost went: phases, faults, the JVM's own account, the touched check.
     #[serde(skip)]
     pub explain: CellExplain,
@@ -230,6 +233,9 @@ impl CellReport {
         }
         if let Some(app) = &self.app {
             s += &format!(" app={app}");
+        }
+        if let Some(setting) = &self.setting {
+            s += &format!(" setting={setting}");
         }
         s
     }
@@ -764,6 +770,7 @@ fn cell_report<'a>(
         gc_threads: key.gc_threads.to_string(),
         cpus: key.cpus.to_string(),
         app: key.app,
+        setting: key.setting,
         exec_to_agent_off_ms: x.phases_off_ms[0],
         exec_to_agent_on_ms: x.phases_on_ms[0],
         agent_to_init_off_ms: x.phases_off_ms[1],

@@ -4,7 +4,10 @@ use crate::cmd::cli::EnvArgs;
 use crate::machine::env::Environment;
 use crate::machine::jdk::Jdk;
 
-pub(crate) fn cmd_env(args: EnvArgs) -> anyhow::Result<u8> {
+pub(crate) fn cmd_env(
+    args: EnvArgs,
+    leftover: &crate::launch::settings::Leftover,
+) -> anyhow::Result<u8> {
     crate::cmd::preflight::restore_leftover();
     let env = Environment::read();
     if args.json {
@@ -17,5 +20,6 @@ pub(crate) fn cmd_env(args: EnvArgs) -> anyhow::Result<u8> {
         "{}",
         crate::render::env::text(&env, jdk.as_ref().map_err(Clone::clone))
     );
+    print!("{}", crate::cmd::settings::env_line(leftover));
     Ok(0)
 }

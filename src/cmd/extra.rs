@@ -12,7 +12,7 @@ use anyhow::Context;
 
 use crate::cmd::cli::RunArgs;
 use crate::launch::JvmLauncher;
-use crate::launch::interrupt::{self, Interrupt};
+use crate::launch::interrupt;
 use crate::matrix::Matrix;
 use crate::matrix::app::App;
 use crate::schedule::extra::{self, ExtraRecord, Rounds};
@@ -82,14 +82,16 @@ pub(crate) fn run<I: Instrument>(
     agent: &Path,
     app: Option<App>,
     store: &mut StoreWriter,
-    interrupt: Option<&Interrupt>,
+    options: &crate::schedule::run::Options<'_>,
     instrument: &I,
 ) -> anyhow::Result<Option<u8>> {
+    let interrupt = options.interrupt;
     let name = I::NAME;
     let mut inner = JvmLauncher::new(agent.to_owned(), Duration::from_secs(args.timeout))
         .context("creating the launcher's scratch folder")?
         .with_app(app)
-        .with_jvm_log(!args.no_jvm_log);
+        .with_jvm_log(!args.no_jvm_log)
+        .with_settings(options.settings.clone());
     if let Some(interrupt) = interrupt {
         inner = inner.with_interrupt(interrupt.clone());
     }

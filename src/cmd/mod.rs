@@ -18,16 +18,19 @@ mod profile;
 mod ready_checks;
 pub(crate) mod report;
 mod run;
+mod settings;
 
 use cli::Command;
 
 /// Runs one subcommand; `Ok` holds the exit code.
 pub fn dispatch(command: Command) -> anyhow::Result<u8> {
+    // Before anything else: a run killed with its kernel settings changed left them so.
+    let leftover = settings::replay();
     match command {
         Command::Run(args) => run::cmd_run(args),
         Command::Report(args) => report::cmd_report(args),
         Command::Jdks(args) => jdks::cmd_jdks(&args),
-        Command::Env(args) => env::cmd_env(args),
+        Command::Env(args) => env::cmd_env(args, &leftover),
         Command::Calibrate(args) => calibrate::cmd_calibrate(args),
         Command::Campaign(args) => campaign::cmd_campaign(&args),
         Command::Generate(args) => generate::cmd_generate(&args),

@@ -70,6 +70,8 @@ pub(crate) fn cmd_run(args: RunArgs) -> anyhow::Result<u8> {
     if args.in_vm.is_none() && (!args.kernel.is_empty() || !matrix.kernels.is_empty()) {
         return kernels::cmd_run_kernels(&args, matrix);
     }
+    // Read only: the kernel has each file, and offers each value.
+    crate::cmd::settings::check(&matrix, !args.dry_run)?;
     // Inside a VM that `--kernel` booted: the VM's shape, and the label marked if emulated.
     let vm_shape = args
         .in_vm
@@ -122,6 +124,9 @@ pub(crate) fn cmd_run(args: RunArgs) -> anyhow::Result<u8> {
         .install_signal_handlers()
         .context("installing the SIGINT/SIGTERM handlers")?;
     let _machine = lock::acquire_or_warn();
+    // Restored at the end (SIGINT and SIGTERM end the run there too), or when the last
+    // handle is dropped on a panic; after a kill, by the next pretouch.
+    let settings = crate::cmd::settings::begin(&matrix)?;
     // Restored when dropped: at the end, on SIGINT/SIGTERM (the run returns), on a panic.
     let comparable = args.comparable_memory || matrix.comparable_memory;
     let (_reporting, comparable_memory) = preflight::comparable_memory(comparable, &matrix)?;
@@ -175,6 +180,7 @@ pub(crate) fn cmd_run(args: RunArgs) -> anyhow::Result<u8> {
         interrupt: Some(&interrupt),
         fail_fast: args.fail_fast,
         give_up_after: args.give_up_after,
+        settings: settings.clone(),
         ..run::Options::default()
     };
     let profiling = perf.map(|perf| profile::Profiling {
@@ -186,9 +192,12 @@ pub(crate) fn cmd_run(args: RunArgs) -> anyhow::Result<u8> {
         support,
         owed: extra::Owed::all(args.probe_rounds),
     });
-    execute_and_report(
+    let result = execute_and_report(
         &args, &plan, &matrix, agent.path, app, &mut store, &options, profiling, probing, false,
-    )
+    );
+    drop(options);
+    crate::cmd::settings::end(settings);
+    result
 }
 
 /// `pretouch run --resume PATH [MATRIX]`: the missing launches of an unfinished run,
@@ -288,6 +297,7 @@ pub(crate) fn cmd_resume(args: &RunArgs, path: &Path) -> anyhow::Result<u8> {
     }
     check_memory(&matrix, args.force)?;
     crate::schedule::plan::check_size(&matrix, jdks.len()).map_err(bad)?;
+    crate::cmd::settings::check(&matrix, true)?;
     let plan = Plan::new(&matrix, &jdks).with_app(app.as_ref().map(|a| a.main.as_str()));
     let done = match matrix.adaptive {
         None => resume::done_launches(&plan, file).map_err(bad)?,
@@ -326,6 +336,7 @@ pub(crate) fn cmd_resume(args: &RunArgs, path: &Path) -> anyhow::Result<u8> {
         .install_signal_handlers()
         .context("installing the SIGINT/SIGTERM handlers")?;
     let _machine = lock::acquire_or_warn();
+    let settings = crate::cmd::settings::begin(&matrix)?;
     let vm_shape = args
         .in_vm
         .as_deref()
@@ -383,8 +394,9 @@ pub(crate) fn cmd_resume(args: &RunArgs, path: &Path) -> anyhow::Result<u8> {
         done,
         give_up_after: args.give_up_after,
         earlier: &file.launches,
+        settings: settings.clone(),
     };
-    execute_and_report(
+    let result = execute_and_report(
         args,
         &plan,
         &matrix,
@@ -395,7 +407,10 @@ pub(crate) fn cmd_resume(args: &RunArgs, path: &Path) -> anyhow::Result<u8> {
         profiling,
         probing,
         timed_ended,
-    )
+    );
+    drop(options);
+    crate::cmd::settings::end(settings);
+    result
 }
 
 /// Runs the plan's launches (none when `timed_ended`: a resumed run that stopped in its
@@ -422,7 +437,8 @@ pub(crate) fn execute_and_report(
         .context("creating the launcher's scratch folder")?
         .with_app(app)
         .with_jvm_log(!args.no_jvm_log)
-        .with_crash_dir(crate::store::crash_dir(store.path()));
+        .with_crash_dir(crate::store::crash_dir(store.path()))
+        .with_settings(options.settings.clone());
     if let Some(interrupt) = options.interrupt {
         launcher = launcher.with_interrupt(interrupt.clone());
     }
@@ -483,20 +499,13 @@ pub(crate) fn execute_and_report(
                 &agent,
                 extra_app.clone(),
                 store,
-                options.interrupt,
+                options,
                 profiling,
             )?;
         }
         if let Some(probing) = probing.as_ref().filter(|_| stopped.is_none()) {
             stopped = extra::run(
-                args,
-                plan,
-                matrix,
-                &agent,
-                extra_app,
-                store,
-                options.interrupt,
-                probing,
+                args, plan, matrix, &agent, extra_app, store, options, probing,
             )?;
         }
         if let Some(code) = stopped {

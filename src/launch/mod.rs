@@ -12,11 +12,13 @@ pub mod java_env;
 pub mod jvmlog;
 pub mod kernels;
 pub mod machine_counters;
+pub mod mthp;
 pub mod probe;
 pub mod profile;
 pub mod ready;
 pub mod reference;
 pub mod rusage;
+pub mod settings;
 
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
@@ -106,6 +108,17 @@ pub struct Measurement {
     /// it was recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cds: Option<cds::Cds>,
+    /// The `settings:` value the launch ran under, every knob of the run's settings as
+    /// read back from the kernel just before the spawn (see [`settings`]). Absent
+    /// without a `settings:` axis.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settings: Option<settings::SettingsRead>,
+    /// Folios allocated (and fallbacks) per multi-size THP size over the launch, from
+    /// `transparent_hugepage/hugepages-*/stats` (see [`mthp`]); only the sizes whose
+    /// counters moved. Empty on kernels without them, and in files written before it
+    /// was recorded.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mthp: Vec<mthp::MthpCounts>,
 }
 
 impl Measurement {
@@ -135,6 +148,9 @@ pub struct LaunchOptions {
     /// Confine the JVM to these CPUs (`sched_setaffinity` before exec); `None`: inherit
     /// the runner's.
     pub cpus: Option<Vec<usize>>,
+    /// The cell's `settings:` value, as an index into the settings the launcher's
+    /// session holds ([`JvmLauncher::with_settings`]); `None`: no settings axis.
+    pub setting: Option<usize>,
 }
 
 /// Launches one JVM, waits until it is reaped, and reports what it measured.
@@ -172,6 +188,10 @@ pub struct JvmLauncher {
     watch: MachineWatch,
     /// Where a crashed launch's `hs_err`/`replay` files are moved (see [`crash`]).
     crash_dir: Option<PathBuf>,
+    /// The run's kernel settings, written before each launch of a cell that has one.
+    settings: Option<std::sync::Arc<std::sync::Mutex<settings::Session>>>,
+    /// The mTHP sizes' folio counters around each launch.
+    mthp: mthp::MthpWatch,
 }
 
 /// The launcher's scratch folder (the built-in main class, each launch's stamps,
@@ -216,6 +236,8 @@ impl JvmLauncher {
             wrapper: Vec::new(),
             watch: MachineWatch::default(),
             crash_dir: None,
+            settings: None,
+            mthp: mthp::MthpWatch::default(),
         })
     }
 
@@ -275,6 +297,16 @@ impl JvmLauncher {
     /// Keep crash files of crashed launches in `dir` (made when the first one crashes).
     pub fn with_crash_dir(mut self, dir: PathBuf) -> JvmLauncher {
         self.crash_dir = Some(dir);
+        self
+    }
+
+    /// Writes each launch's `settings:` value (its [`LaunchOptions::setting`]) before
+    /// the spawn, through this session.
+    pub fn with_settings(
+        mut self,
+        session: Option<std::sync::Arc<std::sync::Mutex<settings::Session>>>,
+    ) -> JvmLauncher {
+        self.settings = session;
         self
     }
 
@@ -377,6 +409,21 @@ impl Launcher for JvmLauncher {
                 ..ServerRun::default()
             }));
         }
+        if let (Some(session), Some(index)) = (&self.settings, options.setting) {
+            let applied = session
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .apply(index);
+            match applied {
+                Ok(read) => outcome.measured.settings = Some(read),
+                Err(e) => {
+                    outcome.measured.started_at = utc_now_millis();
+                    outcome.measured.failure = Some(e.to_string());
+                    return outcome;
+                }
+            }
+        }
+        let mthp_before = self.mthp.read();
         let oom_kills_before = oom_kills();
         // Only a stop during this launch counts against it.
         if let Some(i) = &self.interrupt {
@@ -436,6 +483,7 @@ impl Launcher for JvmLauncher {
             .map(|(before, after)| after > before);
         outcome.measured.rusage = Some(ChildrenUsage::now().since(&usage_before));
         outcome.measured.machine = Some(self.watch.after_reap(&machine_before));
+        outcome.measured.mthp = self.mthp.read().since(&mthp_before);
         if self.jvm_log {
             outcome.measured.jvm_log = Some(match xlog_arg(&log_path) {
                 Some(_) => JvmLog::read(&log_path),

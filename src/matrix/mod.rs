@@ -9,6 +9,7 @@ pub mod cpuspec;
 pub mod kernels;
 pub mod ready;
 pub mod repetitions;
+pub mod settings;
 
 use std::collections::HashSet;
 use std::fmt;
@@ -59,6 +60,9 @@ struct RawMatrix {
     /// Keep guest memory in the guest for the run (`--comparable-memory`).
     #[serde(default)]
     comparable_memory: bool,
+    /// Named sets of kernel writes, one more axis (see `matrix/settings.rs`).
+    #[serde(default)]
+    settings: Option<crate::matrix::settings::Settings>,
 }
 
 /// A checked matrix: every axis non-empty, every value valid.
@@ -94,6 +98,9 @@ pub struct Matrix {
     /// `comparable_memory: true`: every launch starts from the same guest-memory state
     /// (see `machine/guest_memory.rs`); the same as `pretouch run --comparable-memory`.
     pub comparable_memory: bool,
+    /// The `settings:` axis: named sets of kernel writes; empty when absent (the
+    /// machine's settings as they are).
+    pub settings: Vec<crate::matrix::settings::Setting>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -253,6 +260,7 @@ impl Matrix {
             probe: raw.probe,
             kernels: raw.kernels.map(|k| k.0).unwrap_or_default(),
             comparable_memory: raw.comparable_memory,
+            settings: raw.settings.map(|s| s.0).unwrap_or_default(),
             warmup: raw.warmup,
             jvm_args: raw.jvm_args.0,
             variants: raw.variants.map(|v| v.0).unwrap_or_else(|| {

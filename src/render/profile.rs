@@ -428,6 +428,7 @@ mod tests {
                     gc_threads: "auto".into(),
                     cpus: "all".into(),
                     app: None,
+                    setting: None,
                 },
                 pretouch,
                 command: Vec::new(),

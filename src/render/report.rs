@@ -297,6 +297,7 @@ mod tests {
                         gc_threads: cell.gc_threads.as_str().into(),
                         cpus: cell.cpus.as_str().into(),
                         app: cell.app.clone(),
+                        setting: cell.setting.clone(),
                     },
                     rounds,
                     max_rounds: 30,

@@ -25,6 +25,15 @@ pub struct Cell {
     pub cpus: CpuSet,
     /// Main class of the `app:` stamped; `None`: the built-in main class.
     pub app: Option<String>,
+    /// The `settings:` value the cell runs under; `None`: no settings axis.
+    pub setting: Option<SettingRef>,
+}
+
+/// A cell's `settings:` value: its place in the matrix's list, and its name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SettingRef {
+    pub index: usize,
+    pub name: String,
 }
 
 impl Cell {
@@ -59,6 +68,9 @@ impl Cell {
         }
         if self.cpus != CpuSet::All {
             s += &format!(" cpus={}", self.cpus);
+        }
+        if let Some(setting) = &self.setting {
+            s += &format!(" setting={}", setting.name);
         }
         s
     }
@@ -108,6 +120,7 @@ pub fn check_size(matrix: &Matrix, jdks: usize) -> Result<(), MatrixError> {
         matrix.variants.len(),
         matrix.gc_threads.len(),
         matrix.cpus.len(),
+        matrix.settings.len().max(1),
     ]
     .iter()
     .map(|&n| n as u128)
@@ -119,7 +132,7 @@ pub fn check_size(matrix: &Matrix, jdks: usize) -> Result<(), MatrixError> {
             column: None,
             message: format!(
                 "this matrix has {cells} cells (JDKs x gcs x heaps x variants x gc_threads \
-                 x cpus); a run has at most {MAX_CELLS}\n  fix: list fewer values on its \
+                 x cpus x settings); a run has at most {MAX_CELLS}\n  fix: list fewer values on its \
                  axes, or split the matrix into several runs"
             ),
         });
@@ -162,22 +175,38 @@ pub fn check_size(matrix: &Matrix, jdks: usize) -> Result<(), MatrixError> {
 
 impl Plan {
     pub fn new(matrix: &Matrix, jdks: &[Jdk]) -> Plan {
+        // Settings outermost: a round runs every cell of one setting before the next, so
+        // that the kernel's knobs change as seldom as a round allows.
+        let settings: Vec<Option<SettingRef>> = match matrix.settings.len() {
+            0 => vec![None],
+            _ => (matrix.settings.iter().enumerate())
+                .map(|(index, s)| {
+                    Some(SettingRef {
+                        index,
+                        name: s.name.clone(),
+                    })
+                })
+                .collect(),
+        };
         let mut cells = Vec::new();
-        for jdk in jdks {
-            for &gc in &matrix.gcs {
-                for heap in &matrix.heaps {
-                    for variant in &matrix.variants {
-                        for &gc_threads in &matrix.gc_threads {
-                            for cpus in &matrix.cpus {
-                                cells.push(Cell {
-                                    jdk: jdk.clone(),
-                                    gc,
-                                    heap: heap.clone(),
-                                    variant: variant.clone(),
-                                    gc_threads,
-                                    cpus: cpus.clone(),
-                                    app: None,
-                                });
+        for setting in &settings {
+            for jdk in jdks {
+                for &gc in &matrix.gcs {
+                    for heap in &matrix.heaps {
+                        for variant in &matrix.variants {
+                            for &gc_threads in &matrix.gc_threads {
+                                for cpus in &matrix.cpus {
+                                    cells.push(Cell {
+                                        jdk: jdk.clone(),
+                                        gc,
+                                        heap: heap.clone(),
+                                        variant: variant.clone(),
+                                        gc_threads,
+                                        cpus: cpus.clone(),
+                                        app: None,
+                                        setting: setting.clone(),
+                                    });
+                                }
                             }
                         }
                     }

@@ -190,6 +190,7 @@ mod tests {
                 gc_threads: "auto".into(),
                 cpus: "all".into(),
                 app: None,
+                setting: None,
             },
             pretouch: true,
             command: vec!["perf".into()],

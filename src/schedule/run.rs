@@ -68,6 +68,9 @@ pub struct Options<'a> {
     pub give_up_after: u32,
     /// The launches already in the file (`--resume`), so that a cell given up stays so.
     pub earlier: &'a [LaunchRecord],
+    /// The run's kernel settings (`settings:`), written by the launchers before each
+    /// launch; `None` without that axis.
+    pub settings: Option<std::sync::Arc<std::sync::Mutex<crate::launch::settings::Session>>>,
 }
 
 pub fn cell_key(cell: &Cell) -> CellKey {
@@ -79,6 +82,7 @@ pub fn cell_key(cell: &Cell) -> CellKey {
         gc_threads: cell.gc_threads.to_string().into(),
         cpus: cell.cpus.to_string().into(),
         app: cell.app.clone(),
+        setting: cell.setting.as_ref().map(|s| s.name.clone()),
     }
 }
 
@@ -89,6 +93,7 @@ pub fn launch_options(cell: &Cell) -> LaunchOptions {
             CpuSet::All => None,
             set => Some(set.cpus(&[])),
         },
+        setting: cell.setting.as_ref().map(|s| s.index),
     }
 }
 

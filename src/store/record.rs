@@ -125,6 +125,10 @@ pub struct CellKey {
     /// Binary name of the `app:` main class stamped; absent for the built-in main class.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub app: Option<String>,
+    /// The `settings:` value's name (a named set of kernel writes); absent when the
+    /// matrix has no such axis, and in files written before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub setting: Option<String>,
 }
 
 fn gc_threads_auto() -> Word {
