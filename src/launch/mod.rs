@@ -112,13 +112,13 @@ pub struct Measurement {
     /// read back from the kernel just before the spawn (see [`settings`]). Absent
     /// without a `settings:` axis.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub settings: Option<settings::SettingsRead>,
+    pub settings: Option<Box<settings::SettingsRead>>,
     /// Folios allocated (and fallbacks) per multi-size THP size over the launch, from
     /// `transparent_hugepage/hugepages-*/stats` (see [`mthp`]); only the sizes whose
-    /// counters moved. Empty on kernels without them, and in files written before it
-    /// was recorded.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub mthp: Vec<mthp::MthpCounts>,
+    /// counters moved. Absent when none moved, on kernels without them, and in files
+    /// written before it was recorded. Boxed: rare beside a launch's other fields.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mthp: Option<Box<[mthp::MthpCounts]>>,
 }
 
 impl Measurement {
@@ -415,7 +415,7 @@ impl Launcher for JvmLauncher {
                 .unwrap_or_else(std::sync::PoisonError::into_inner)
                 .apply(index);
             match applied {
-                Ok(read) => outcome.measured.settings = Some(read),
+                Ok(read) => outcome.measured.settings = Some(Box::new(read)),
                 Err(e) => {
                     outcome.measured.started_at = utc_now_millis();
                     outcome.measured.failure = Some(e.to_string());
@@ -483,7 +483,8 @@ impl Launcher for JvmLauncher {
             .map(|(before, after)| after > before);
         outcome.measured.rusage = Some(ChildrenUsage::now().since(&usage_before));
         outcome.measured.machine = Some(self.watch.after_reap(&machine_before));
-        outcome.measured.mthp = self.mthp.read().since(&mthp_before);
+        let folios = self.mthp.read().since(&mthp_before);
+        outcome.measured.mthp = (!folios.is_empty()).then(|| folios.into_boxed_slice());
         if self.jvm_log {
             outcome.measured.jvm_log = Some(match xlog_arg(&log_path) {
                 Some(_) => JvmLog::read(&log_path),

@@ -25,8 +25,9 @@ pub struct Cell {
     pub cpus: CpuSet,
     /// Main class of the `app:` stamped; `None`: the built-in main class.
     pub app: Option<String>,
-    /// The `settings:` value the cell runs under; `None`: no settings axis.
-    pub setting: Option<SettingRef>,
+    /// The `settings:` value the cell runs under; `None`: no settings axis. Boxed, so
+    /// that a cell stays small (see `MAX_CELLS`).
+    pub setting: Option<Box<SettingRef>>,
 }
 
 /// A cell's `settings:` value: its place in the matrix's list, and its name.
@@ -177,14 +178,14 @@ impl Plan {
     pub fn new(matrix: &Matrix, jdks: &[Jdk]) -> Plan {
         // Settings outermost: a round runs every cell of one setting before the next, so
         // that the kernel's knobs change as seldom as a round allows.
-        let settings: Vec<Option<SettingRef>> = match matrix.settings.len() {
+        let settings: Vec<Option<Box<SettingRef>>> = match matrix.settings.len() {
             0 => vec![None],
             _ => (matrix.settings.iter().enumerate())
                 .map(|(index, s)| {
-                    Some(SettingRef {
+                    Some(Box::new(SettingRef {
                         index,
                         name: s.name.clone(),
-                    })
+                    }))
                 })
                 .collect(),
         };

@@ -422,9 +422,11 @@ mod tests {
     fn a_launch_record_stays_small_inline() {
         // A report holds every launch of a label (120,000 in a campaign's, one or two
         // labels at a time): a field that grows the record grows its memory by that
-        // much a launch. Box what is large and rare.
+        // much a launch. Box what is large and rare. 896 bytes before a cell's `setting`
+        // (24 inline: part of what identifies the cell, as `app` is), the boxed settings
+        // read back (8) and the boxed mTHP counts (16).
         let size = std::mem::size_of::<LaunchRecord>();
-        assert!(size <= 896, "LaunchRecord is {size} bytes inline");
+        assert!(size <= 944, "LaunchRecord is {size} bytes inline");
     }
 
     #[test]
