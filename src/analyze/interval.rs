@@ -5,7 +5,9 @@
 
 use std::collections::BTreeMap;
 
-use crate::stats::interval::{CostInterval, as_runs, look_level, runs_interval};
+use crate::stats::interval::{
+    CostInterval, Drift, as_runs, look_level, runs_interval, runs_interval_in,
+};
 use crate::store::LaunchRecord;
 
 pub use crate::stats::interval::CONFIDENCE;
@@ -107,10 +109,17 @@ pub fn stated(runs: &[Vec<f64>], looks: Option<u32>) -> (Option<CostInterval>, O
     }
 }
 
+/// The interval the report states for a cell of a fixed count, with the drift of its
+/// label's rounds (`Drift::of` every cell's runs): over the runs when there are several
+/// of 10 rounds each, else from the rounds, at 95%.
+pub fn stated_in(runs: &[Vec<f64>], drift: Drift) -> Option<CostInterval> {
+    runs_interval_in(&as_runs(runs), drift, CONFIDENCE)
+}
+
 /// The cell's cost and its interval, as the report states it for a fixed count
 /// ([`stated`] without looks): over the runs when there are several of 10 rounds each,
 /// else from the rounds ([`crate::stats::interval::runs_interval`]); `None` with fewer
-/// than 10 rounds ([`crate::stats::interval::MIN_BATCH`] rounds in each of two batches).
+/// than 10 rounds ([`crate::stats::interval::MIN_ROUNDS`]).
 pub fn cell_interval<'a>(
     runs: &[&'a [LaunchRecord]],
     keep: impl Fn(&'a LaunchRecord) -> bool,
@@ -146,7 +155,7 @@ mod tests {
             assert!((c - w).abs() < 1e-6, "{costs:?}");
         }
         let s = cell_interval(&[&r], |_| true).unwrap();
-        assert_eq!((s.rounds, s.batches), (12, 2));
+        assert_eq!((s.rounds, s.batches), (12, 12));
         assert!(
             s.low_ms < s.estimate_ms && s.estimate_ms < s.high_ms,
             "{s:?}"
@@ -246,7 +255,8 @@ mod tests {
         four.push(run(330.0)[..9].to_vec());
         let short = report(files(&four));
         assert_eq!(short.cells[0].cost_ci_runs, None);
-        assert_eq!(short.cells[0].cost_ci_batches, Some(9));
+        // The error is from the rounds, one run after the other: 3 x 12 + 9.
+        assert_eq!(short.cells[0].cost_ci_batches, Some(45));
     }
 
     #[test]
@@ -270,7 +280,16 @@ mod tests {
             },
         ];
         let f = file("a", "2026-12-01T08:00:00Z", host("vm"), &cells);
-        let want = cell_interval(&[&f.launches], |l| l.cell.gc == Gc::G1).unwrap();
+        // The drift is the label's: pooled over both cells' rounds.
+        let g1_costs = round_costs(&[&f.launches], |l| l.cell.gc == Gc::G1);
+        let parallel_costs = round_costs(&[&f.launches], |l| l.cell.gc == Gc::Parallel);
+        let drift = Drift::of(&[&g1_costs, &parallel_costs]);
+        let want = stated_in(&[g1_costs.clone()], drift).unwrap();
+        assert_ne!(
+            Some(want),
+            cell_interval(&[&f.launches], |l| l.cell.gc == Gc::G1),
+            "the cell's own drift would differ"
+        );
         let report = crate::analyze::build(&Results {
             files: vec![f],
             warnings: vec![],

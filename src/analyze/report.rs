@@ -614,7 +614,33 @@ pub fn label_rows(
             )
         })
         .collect();
+    let mut cells: Vec<CellReport> = cells;
+    restate_with_the_labels_drift(&mut cells);
     LabelRows { cells, warnings }
+}
+
+/// Each cell's interval again, with the drift pooled over every cell's runs of the
+/// label (`stats::interval::Drift::of`): the cells of a run share its rounds and the
+/// machine's drift, and one cell's 10 rounds say little of it. A cell whose run
+/// stopped under adaptive repetitions keeps the interval its stop checked, from its
+/// own rounds.
+fn restate_with_the_labels_drift(cells: &mut [CellReport]) {
+    let runs: Vec<Vec<Vec<f64>>> = cells.iter().map(CellReport::run_costs).collect();
+    let series: Vec<&[f64]> = runs.iter().flatten().map(Vec::as_slice).collect();
+    let drift = crate::stats::interval::Drift::of(&series);
+    for (cell, runs) in cells.iter_mut().zip(&runs) {
+        if cell.cost_ci_looks.is_some() {
+            continue;
+        }
+        let interval = crate::analyze::interval::stated_in(runs, drift);
+        if let Some(i) = interval {
+            cell.cost_tmean_ms = Some(i.estimate_ms);
+        }
+        cell.cost_ci_low_ms = interval.map(|i| i.low_ms);
+        cell.cost_ci_high_ms = interval.map(|i| i.high_ms);
+        cell.cost_ci_batches = interval.filter(|i| i.runs == 1).map(|i| i.batches);
+        cell.cost_ci_runs = interval.filter(|i| i.runs > 1).map(|i| i.runs);
+    }
 }
 
 /// The report of the labels' rows (each label's computed from its launches alone, in

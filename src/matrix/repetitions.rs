@@ -61,9 +61,9 @@ impl Adaptive {
     }
 }
 
-/// The fewest counted rounds with an interval: two batches of
-/// [`crate::stats::interval::MIN_BATCH`].
-const INTERVAL_ROUNDS: u32 = 2 * crate::stats::interval::MIN_BATCH as u32;
+/// The fewest counted rounds with an interval,
+/// [`crate::stats::interval::MIN_ROUNDS`].
+const INTERVAL_ROUNDS: u32 = crate::stats::interval::MIN_ROUNDS as u32;
 
 /// `ci_pct` and `ci_ms` as printed: `±2%`, `±10 ms`, `±2% and ±10 ms`.
 pub fn target_text(ci_pct: Option<f64>, ci_ms: Option<f64>) -> String {
@@ -187,8 +187,8 @@ impl<'de> Deserialize<'de> for RawRepetitions {
     }
 }
 
-/// The least `min` a matrix may give. The stop's interval needs 10 rounds (two batches
-/// of 5, `stats::interval::MIN_BATCH`), so a cell cannot stop before 10 rounds; 5 is
+/// The least `min` a matrix may give. The stop's interval needs 10 rounds
+/// (`stats::interval::MIN_ROUNDS`), so a cell cannot stop before 10 rounds; 5 is
 /// still accepted, as matrices written for the earlier Mann-Whitney stop (which needed
 /// 5 launches a side) give it.
 pub const MIN_ROUNDS: u32 = 5;

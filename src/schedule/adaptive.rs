@@ -378,7 +378,8 @@ mod tests {
             [("steady", 10, "converged"), ("noisy", 14, "max_reached")]
         );
         assert_eq!(stops[0].cost_ms, Some(400.0));
-        assert_eq!(stops[0].ci_batches, Some(2));
+        // The rounds the error is from (`stats::interval::CostInterval::batches`).
+        assert_eq!(stops[0].ci_batches, Some(10));
         assert!(stops[1].ci_half_width_pct.unwrap() > 2.0);
         // The end record carries the stops.
         let text = std::fs::read_to_string(&path).unwrap();
@@ -711,9 +712,11 @@ mod tests {
                 100.0 * fixed
             );
             assert!(fixed >= 0.95, "±{target} ms, 100 rounds: {fixed}");
+            // Checking every round covers less than the looks: with the interval of
+            // issue 35 about 95% at ±30 ms, under it at tighter targets (printed).
             assert!(
-                every < 0.95,
-                "±{target} ms, every round: {every} (update docs/statistics.md)"
+                every < looked,
+                "±{target} ms, every round: {every}, looks {looked} (update docs/statistics.md)"
             );
             assert!(looked >= 0.95, "±{target} ms, at the looks: {looked}");
         }

@@ -199,6 +199,106 @@ impl Machine {
     }
 }
 
+/// Several cells measured on one simulated machine, as `pretouch run` measures them:
+/// each round runs every cell once without and once with pretouch, one cell after the
+/// other, so the machine's bursts or spells (one chain, stepping once per cell's round,
+/// the pace [`Noise`] was fitted at) fall on every cell of the rounds they last, each
+/// cell's share scaled to its cost. Of each cell's wobble with pretouch, `common` (a
+/// share of its variance, 0 to 1) is one AR(1) series of the machine's that every cell
+/// follows, the rest the cell's own. What [`Machine`] is for one cell.
+pub struct SharedMachine {
+    noise: Noise,
+    /// Each cell's cost over `noise.cost_ms`.
+    scales: Vec<f64>,
+    common: f64,
+    on: Vec<Ar1>,
+    off: Vec<Ar1>,
+    machine: Ar1,
+    shared: Ar1,
+    burst: bool,
+}
+
+impl SharedMachine {
+    /// A machine out of a burst running cells of `scales` times `noise.cost_ms` each.
+    pub fn new(noise: &Noise, scales: &[f64], common: f64, state: &mut u64) -> SharedMachine {
+        SharedMachine {
+            noise: *noise,
+            scales: scales.to_vec(),
+            common,
+            on: scales
+                .iter()
+                .map(|_| Ar1::new(noise.sd_on_ms, noise.rho, state))
+                .collect(),
+            off: scales
+                .iter()
+                .map(|_| Ar1::new(noise.sd_off_ms, noise.rho, state))
+                .collect(),
+            machine: Ar1::new(noise.sd_on_ms, noise.rho, state),
+            shared: Ar1::new(noise.shared_sd_ms, 0.95, state),
+            burst: false,
+        }
+    }
+
+    /// One run of `rounds` rounds: each cell's rounds.
+    pub fn run(&mut self, rounds: usize, state: &mut u64) -> Vec<Rounds> {
+        self.run_changed(rounds, 1.0, state)
+    }
+
+    /// [`SharedMachine::run`] of a label whose pretouch costs `change` times as much
+    /// (1.11: 11% more), the noise the same.
+    pub fn run_changed(&mut self, rounds: usize, change: f64, state: &mut u64) -> Vec<Rounds> {
+        let mut cells: Vec<Vec<(f64, f64)>> = vec![Vec::with_capacity(rounds); self.scales.len()];
+        for _ in 0..rounds {
+            for (c, cell) in cells.iter_mut().enumerate() {
+                let (off, on) = self.round(c, state);
+                let extra = (change - 1.0) * self.scales[c] * self.noise.cost_ms;
+                cell.push((off, on + extra));
+            }
+        }
+        cells.into_iter().map(Rounds).collect()
+    }
+
+    /// Lets `rounds` rounds of every cell go by unmeasured (another label's run).
+    pub fn skip(&mut self, rounds: usize, state: &mut u64) {
+        for _ in 0..rounds {
+            for c in 0..self.scales.len() {
+                self.round(c, state);
+            }
+        }
+    }
+
+    fn round(&mut self, c: usize, state: &mut u64) -> (f64, f64) {
+        let noise = self.noise;
+        let scale = self.scales[c];
+        let slow = |t: f64, state: &mut u64| {
+            if uniform(state) < noise.slow {
+                t * (2.0 + 2.0 * uniform(state))
+            } else {
+                t
+            }
+        };
+        self.burst = uniform(state)
+            < if self.burst {
+                noise.burst_stay
+            } else {
+                noise.burst_start
+            };
+        let (b_on, b_off) = if self.burst {
+            let k = 0.5 + uniform(state);
+            (k * noise.burst_on_ms * scale, k * noise.burst_off_ms)
+        } else {
+            (0.0, 0.0)
+        };
+        let s = self.shared.next(state);
+        let m = self.machine.next(state);
+        let own = self.on[c].next(state);
+        let wobble = scale * (self.common.sqrt() * m + (1.0 - self.common).sqrt() * own);
+        let t_off = noise.off_ms + s + self.off[c].next(state) + b_off;
+        let t_on = noise.off_ms + scale * noise.cost_ms + s + wobble + b_on;
+        (slow(t_off, state), slow(t_on, state))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

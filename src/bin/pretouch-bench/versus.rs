@@ -335,6 +335,8 @@ fn stated_interval(
         rounds: cell.rounds,
         batches,
         runs: 1,
+        // The report does not carry the degrees of freedom; nothing here reads them.
+        df: f64::NAN,
     })
 }
 
