@@ -595,6 +595,16 @@ pub(crate) fn dry_run(
     println!(
         "($SCRATCH: a temporary folder made for the run; it holds the stamps file and the main class)"
     );
+    print!(
+        "{}",
+        dryrun::detectable(
+            matrix,
+            &plan,
+            available,
+            args.runs as usize,
+            &planned_noise(args)
+        )
+    );
     if probe::wanted(args, matrix) {
         println!(
             "then {} probed launches ({} cells x {} rounds x with/without pretouch) while bpftrace times each page fault and lock wait, in no median; a real run checks bpftrace first",
@@ -620,4 +630,16 @@ pub(crate) fn dry_run(
         println!("{}", preflight::comparable_memory_plan(matrix));
     }
     Ok(0)
+}
+
+/// The noise the dry run judges the plan's power by: the last runs in `--results`
+/// when it holds any, else the stated defaults.
+fn planned_noise(args: &RunArgs) -> dryrun::PlannedNoise {
+    match crate::store::read_results(std::slice::from_ref(&args.results)) {
+        Ok(r) if !r.files.is_empty() => dryrun::PlannedNoise::from_report(
+            &crate::analyze::build(&r),
+            &args.results.display().to_string(),
+        ),
+        _ => dryrun::PlannedNoise::defaults(),
+    }
 }

@@ -8,6 +8,7 @@ use std::time::Duration;
 use crate::matrix::cpuset::CpuSet;
 use crate::matrix::{GcThreads, Matrix};
 use crate::schedule::plan::{Cell, Plan};
+use crate::stats::power::{RoundNoise, detectable_change};
 
 /// Time of one launch apart from pretouch: exec to `main()` is 40-60 ms on the 2-core
 /// development machine (METHOD.md); with the spawn, the reap and the heap's release,
@@ -143,6 +144,150 @@ pub fn render(
     out
 }
 
+/// The per-round noise a planned cell's change is judged against ([`detectable`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlannedNoise {
+    /// Where the figures come from, as printed.
+    pub source: String,
+    /// Cells measured before, by (GC, heap, variant) as the report names them: the
+    /// noise of their per-round costs and their cost, ms.
+    pub measured: Vec<([String; 3], RoundNoise, f64)>,
+}
+
+/// The development VM's noise (`stats::noise::Noise::development_vm`) as a share of
+/// the cost: per-round sd 20.4 ms of 598 (3.4%), lag-1 autocorrelation 0.45, no spread
+/// between runs beyond the rounds'.
+const DEFAULT_SD_SHARE: f64 = 0.034;
+const DEFAULT_RHO: f64 = 0.45;
+
+impl PlannedNoise {
+    /// The stated defaults alone.
+    pub fn defaults() -> PlannedNoise {
+        PlannedNoise {
+            source: format!(
+                "stated defaults (per-round sd {:.1}% of the cost, lag-1 autocorrelation {DEFAULT_RHO}: the development VM's noise model)",
+                100.0 * DEFAULT_SD_SHARE
+            ),
+            measured: Vec::new(),
+        }
+    }
+
+    /// The noise of the cells of `report`'s newest label: each cell's sd of its per-round
+    /// costs within runs, the label's drift (`stats::interval::Drift::of`), and the
+    /// spread of its runs' trimmed means when it has several.
+    pub fn from_report(report: &crate::analyze::report::Report, from: &str) -> PlannedNoise {
+        use crate::stats::interval::{Drift, TRIM, trimmed_mean};
+        let Some(label) = report.labels.last() else {
+            return PlannedNoise::defaults();
+        };
+        let cells: Vec<_> = report.cells.iter().filter(|c| c.label == *label).collect();
+        let runs: Vec<Vec<Vec<f64>>> = cells.iter().map(|c| c.run_costs()).collect();
+        let series: Vec<&[f64]> = runs.iter().flatten().map(Vec::as_slice).collect();
+        let drift = Drift::of(&series);
+        let measured = cells
+            .iter()
+            .zip(&runs)
+            .filter_map(|(c, runs)| {
+                let within: Vec<f64> = runs
+                    .iter()
+                    .filter(|r| r.len() >= 2)
+                    .map(|r| crate::stats::interval::sd_of(r).powi(2))
+                    .collect();
+                if within.is_empty() {
+                    return None;
+                }
+                let sd = (within.iter().sum::<f64>() / within.len() as f64).sqrt();
+                let means: Vec<f64> = runs.iter().filter_map(|r| trimmed_mean(r, TRIM)).collect();
+                let cost = means.iter().sum::<f64>() / means.len() as f64;
+                // The runs' spread beyond what their rounds give (a run's mean of n
+                // rounds varies by about sd / sqrt(n) alone).
+                let between = if means.len() >= 2 {
+                    let n = runs.iter().map(Vec::len).sum::<usize>() as f64 / runs.len() as f64;
+                    (crate::stats::interval::sd_of(&means).powi(2) - sd * sd / n)
+                        .max(0.0)
+                        .sqrt()
+                } else {
+                    0.0
+                };
+                let noise = RoundNoise {
+                    sd_ms: sd,
+                    rho: drift.rho.max(0.0),
+                    between_sd_ms: between,
+                };
+                Some((
+                    [c.gc.clone(), c.heap.clone(), c.variant.clone()],
+                    noise,
+                    cost,
+                ))
+            })
+            .collect();
+        PlannedNoise {
+            source: format!("the figures of label `{label}` in {from}"),
+            measured,
+        }
+    }
+}
+
+/// Per cell, the smallest change in its pretouch cost that comparing two labels of
+/// `runs` runs of the matrix's rounds each, in turn, marks with 80% power
+/// (`stats::power::detectable_change`), from `noise` (measured figures where the cell
+/// was measured, else the stated defaults on the duration estimate's cost), and for 3
+/// runs a label when fewer are planned.
+pub fn detectable(
+    matrix: &Matrix,
+    plan: &Plan,
+    available_cpus: usize,
+    runs: usize,
+    noise: &PlannedNoise,
+) -> String {
+    let mut out = String::new();
+    let rounds = matrix.adaptive.map_or(matrix.repetitions, |a| a.min) as usize;
+    let cells = plan.cells.len();
+    let _ = writeln!(
+        out,
+        "\nSmallest change in a cell's pretouch cost found with 80% power by comparing two labels of {runs} run(s) x {rounds} rounds, in turn, {cells} cell(s) a column; noise from {}:",
+        noise.source
+    );
+    let mut any_default = false;
+    for (i, cell) in plan.cells.iter().enumerate() {
+        let key = [
+            cell.gc.to_string(),
+            cell.heap.to_string(),
+            cell.variant.name.to_string(),
+        ];
+        let (round_noise, cost, from) = match noise.measured.iter().find(|m| m.0 == key) {
+            Some((_, n, cost)) => (*n, *cost, "measured"),
+            None => {
+                any_default = true;
+                let cost = (estimate_launch(cell, true, available_cpus)
+                    - estimate_launch(cell, false, available_cpus))
+                .as_secs_f64()
+                    * 1e3;
+                let n = RoundNoise {
+                    sd_ms: DEFAULT_SD_SHARE * cost,
+                    rho: DEFAULT_RHO,
+                    between_sd_ms: 0.0,
+                };
+                (n, cost, "defaults, estimated cost")
+            }
+        };
+        let found = |runs: usize| detectable_change(round_noise, rounds, runs, cells, 0.8);
+        let shown = |d: Option<f64>| match d {
+            Some(d) => format!("{d:.1} ms ({:.1}% of {cost:.0} ms)", 100.0 * d / cost),
+            None => "none (fewer than 10 rounds: no interval)".to_owned(),
+        };
+        let mut line = format!("cell {}: {} [{from}]", i + 1, shown(found(runs)));
+        if runs < 3 {
+            line += &format!("; with 3 runs a label {}", shown(found(3)));
+        }
+        let _ = writeln!(out, "  {line}");
+    }
+    if any_default && !noise.measured.is_empty() {
+        let _ = writeln!(out, "  (cells not in those results: the stated defaults)");
+    }
+    out
+}
+
 /// `1h 02m 03s`, `4m 05s`, `6s`.
 fn human(d: Duration) -> String {
     let s = d.as_secs();
@@ -222,5 +367,55 @@ mod tests {
           without /jdk/bin/java -Xms32g -Xmx32g -XX:+UseParallelGC -XX:-AlwaysPreTouch
           with    /jdk/bin/java -Xms32g -Xmx32g -XX:+UseParallelGC -XX:+AlwaysPreTouch
         ");
+    }
+
+    #[test]
+    fn says_what_change_each_cell_can_show_and_from_what() {
+        let m = Matrix::parse(
+            "cover.yaml",
+            "name: cover\ngcs: [g1, parallel]\nheaps: [1g]\nrepetitions: 10\nwarmup: 1\n",
+        )
+        .unwrap();
+        let plan = Plan::new(&m, &[jdk()]);
+        let text = detectable(&m, &plan, 2, 1, &PlannedNoise::defaults());
+        assert!(text.contains("noise from stated defaults"), "{text}");
+        assert_eq!(
+            text.matches("[defaults, estimated cost]").count(),
+            2,
+            "{text}"
+        );
+        assert!(text.contains("; with 3 runs a label "), "{text}");
+        // Measured figures for G1 replace the defaults for that cell only, and a
+        // noisier cell needs a larger change.
+        let quiet = RoundNoise {
+            sd_ms: 1.0,
+            rho: 0.0,
+            between_sd_ms: 0.0,
+        };
+        let measured = PlannedNoise {
+            source: "the figures of label `k` in results".into(),
+            measured: vec![(["g1".into(), "1g".into(), "default".into()], quiet, 380.0)],
+        };
+        let keys: Vec<String> = plan.cells.iter().map(|c| c.gc.to_string()).collect();
+        let text = detectable(&m, &plan, 2, 3, &measured);
+        assert!(text.contains("label `k` in results"), "{text}");
+        assert_eq!(text.matches("[measured]").count(), 1, "{keys:?} {text}");
+        assert!(!text.contains("with 3 runs a label"), "{text}");
+        let ms = |line: &str| -> f64 {
+            line.split(": ")
+                .nth(1)
+                .unwrap()
+                .split(' ')
+                .next()
+                .unwrap()
+                .parse()
+                .unwrap()
+        };
+        let lines: Vec<&str> = text
+            .lines()
+            .filter(|l| l.trim_start().starts_with("cell "))
+            .collect();
+        let (m1, m2) = (ms(lines[0]), ms(lines[1]));
+        assert!(m1 < m2, "{text}");
     }
 }
