@@ -9,10 +9,12 @@
 //! - `probes`: the fault latency, lock waits and probe cost of `run --probe` results.
 //! - `probe-cost`: plain against probed launches in alternating pairs.
 //! - `aa-intervals`: the same cells run twice in a row: do their stated intervals agree?
+//! - `found`: is a change made on purpose marked at the cover letter's budget?
 
 mod aa;
 mod accuracy;
 mod crosscheck;
+mod found;
 mod overhead;
 mod probecost;
 mod probes;
@@ -69,6 +71,8 @@ enum Command {
     ProbeCost(probecost::Args),
     /// The same cells as A and A', run after each other: do their 95% intervals agree?
     AaIntervals(aa::Args),
+    /// Labels a and b run in turn by bench/in-turn.sh: is b's change marked, A/A pairs not?
+    Found(found::Args),
 }
 
 /// SIGINT and SIGTERM, handled as `pretouch run` handles them: the child under way is
@@ -133,6 +137,7 @@ fn run(command: Command) -> anyhow::Result<()> {
         Command::Probes(args) => probes::run(&args),
         Command::ProbeCost(args) => probecost::run(&args),
         Command::AaIntervals(args) => aa::run(&args),
+        Command::Found(args) => found::run(&args),
     }
 }
 
