@@ -284,7 +284,7 @@ mod tests {
         let g1_costs = round_costs(&[&f.launches], |l| l.cell.gc == Gc::G1);
         let parallel_costs = round_costs(&[&f.launches], |l| l.cell.gc == Gc::Parallel);
         let drift = Drift::of(&[&g1_costs, &parallel_costs]);
-        let want = stated_in(&[g1_costs.clone()], drift).unwrap();
+        let want = stated_in(std::slice::from_ref(&g1_costs), drift).unwrap();
         assert_ne!(
             Some(want),
             cell_interval(&[&f.launches], |l| l.cell.gc == Gc::G1),

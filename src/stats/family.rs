@@ -402,8 +402,9 @@ pub(crate) mod tests {
         for _ in 0..tables {
             let mut m = SharedMachine::new(noise, scales, 0.5, &mut state);
             m.skip(20, &mut state);
-            let (mut a, mut b): (Vec<Vec<Vec<f64>>>, Vec<Vec<Vec<f64>>>) =
-                (vec![Vec::new(); 4], vec![Vec::new(); 4]);
+            // Each label's cells, each cell's runs of per-round costs.
+            type Label = Vec<Vec<Vec<f64>>>;
+            let (mut a, mut b): (Label, Label) = (vec![Vec::new(); 4], vec![Vec::new(); 4]);
             for _ in 0..runs {
                 for (c, r) in m.run(rounds, &mut state).iter().enumerate() {
                     a[c].push(r.costs());
