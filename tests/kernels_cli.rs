@@ -543,3 +543,73 @@ fn resume_cannot_add(d: &Path, bin: &Path, flag: &str, key: &str) {
     );
     assert_eq!(boots(d).len(), booted, "no boot");
 }
+
+#[test]
+fn give_up_after_and_comparable_memory_reach_every_guest() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let bin = fakes(d);
+    // The dry run shows each guest's command.
+    let mut cmd = run_command(d, &bin);
+    cmd.args(["--dry-run", "--give-up-after", "1", "--comparable-memory"]);
+    let out = cmd.output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let guests: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.contains("guest runs:"))
+        .collect();
+    assert_eq!(guests.len(), 2, "{stdout}");
+    for g in &guests {
+        assert!(g.contains("--give-up-after 1"), "{g}");
+        assert!(g.contains("--comparable-memory"), "{g}");
+    }
+}
+
+#[test]
+fn a_guest_gives_a_failing_cell_up_as_the_host_was_told() {
+    let _jvms = jvm_lock();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let bin = fakes(d);
+    // Every launch fails before main() (an unknown flag): with --give-up-after 1 the
+    // guest gives the cell up after its first failure; with the default (3) it would
+    // launch three of one setting first.
+    let m = d.join("matrix.yaml");
+    std::fs::write(
+        &m,
+        format!(
+            "name: vmq\njdks: [{:?}]\ngcs: [g1]\nheaps: [64m]\nrepetitions: 3\nwarmup: 0\n\
+             jvm_args: [\"-XX:+NoSuchFlagAnywhere\"]\nkernels:\n  - {{image: img-a, label: base}}\n",
+            jdks()[0].display().to_string()
+        ),
+    )
+    .unwrap();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_pretouch"));
+    cmd.arg("run")
+        .arg(&m)
+        .arg("--agent")
+        .arg(agent())
+        .arg("--results")
+        .arg(d.join("results"))
+        .args(["--vm-cpus", "1", "--give-up-after", "1"]);
+    with_fakes(&mut cmd, &bin);
+    let out = cmd.output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    let launches: Vec<serde_json::Value> =
+        records(&d.join("results").join(format!("base{}", mark())))
+            .into_iter()
+            .filter(|r| r["record"] == "launch")
+            .collect();
+    assert_eq!(launches.len(), 6, "{launches:?}");
+    let skipped = launches.iter().filter(|l| l["skipped"] == true).count();
+    assert_eq!(
+        skipped, 5,
+        "one launched and failed, the rest given up: {launches:?}"
+    );
+}

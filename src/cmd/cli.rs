@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use clap::{Parser, Subcommand};
+use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::machine::calibration::{Layout, Variant};
 use crate::render::common::Format;
@@ -303,6 +303,95 @@ pub enum CampaignAction {
     Continue,
 }
 
+/// The values a run elsewhere gets in place of this command line's own: the agent
+/// file (absolute; `None`: the built-in one), the extra rounds of the session (a
+/// resumed session keeps its first run's), and where perf.data is kept (absolute).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct PassedOn {
+    pub agent: Option<PathBuf>,
+    pub probe_rounds: Option<u32>,
+    pub profile_rounds: Option<u32>,
+    pub keep_perf_data: Option<PathBuf>,
+}
+
+impl RunArgs {
+    /// The command line's options that a run of the same matrix elsewhere gets (the
+    /// matrix, label and results are the caller's), with `given`'s values where they
+    /// replace this command line's. Every field is named here: a new option is a
+    /// compile error until it is passed on or its name is put in the
+    /// unit tests' list of options only the host's run reads.
+    pub(crate) fn passed_on(&self, given: &PassedOn) -> Vec<String> {
+        let RunArgs {
+            matrix: _,
+            label: _,
+            results: _,
+            resume: _,
+            dry_run: _,
+            kernel: _,
+            runs: _,
+            vm_cpus: _,
+            vm_memory: _,
+            vm_boot_timeout: _,
+            in_vm: _,
+            pass_java_options: _,
+            boot: _,
+            yes: _,
+            campaign_root: _,
+            // Replaced by `given`'s.
+            agent: _,
+            profile: _,
+            profile_rounds: _,
+            probe: _,
+            probe_rounds,
+            keep_perf_data: _,
+            timeout,
+            format,
+            force,
+            fail_fast,
+            no_jvm_log,
+            comparable_memory,
+            give_up_after,
+        } = self;
+        let mut out = Vec::new();
+        let mut value = |flag: &str, value: String| out.extend([flag.to_owned(), value]);
+        if let Some(agent) = &given.agent {
+            value("--agent", agent.display().to_string());
+        }
+        value("--timeout", timeout.to_string());
+        let format = format
+            .to_possible_value()
+            .map_or_else(|| "text".to_owned(), |v| v.get_name().to_owned());
+        value("--format", format);
+        // `probe: true` in the matrix reaches a guest through the matrix file, with
+        // these rounds.
+        value(
+            "--probe-rounds",
+            given.probe_rounds.unwrap_or(*probe_rounds).to_string(),
+        );
+        // Perf's options only with the profile: a guest without it profiles nothing.
+        if let Some(rounds) = given.profile_rounds {
+            value("--profile-rounds", rounds.to_string());
+            if let Some(keep) = &given.keep_perf_data {
+                value("--keep-perf-data", keep.display().to_string());
+            }
+        }
+        value("--give-up-after", give_up_after.to_string());
+        for (on, flag) in [
+            (*no_jvm_log, "--no-jvm-log"),
+            (*force, "--force"),
+            (*fail_fast, "--fail-fast"),
+            (*comparable_memory, "--comparable-memory"),
+            (given.probe_rounds.is_some(), "--probe"),
+            (given.profile_rounds.is_some(), "--profile"),
+        ] {
+            if on {
+                out.push(flag.to_owned());
+            }
+        }
+        out
+    }
+}
+
 #[derive(Debug, clap::Args)]
 pub struct ReportArgs {
     /// Result files or folders of them [default: results]
@@ -358,9 +447,152 @@ pub struct ReportArgs {
 
 #[cfg(test)]
 mod tests {
+    use clap::CommandFactory;
+
+    use super::*;
+
     #[test]
     fn verify_cli() {
-        use clap::CommandFactory;
-        super::Cli::command().debug_assert();
+        Cli::command().debug_assert();
+    }
+
+    /// The options of `run` that a run elsewhere (a kernel's guest) does not get from this
+    /// one's command line: what names the host's own run (matrix, label, results, resume,
+    /// dry run), boots the kernels (`--kernel`, `--runs`, the VM's shape), marks the guest
+    /// (`--in-vm`), or is refused for kernel runs (`--pass-java-options`). Every other
+    /// option is passed on by [`RunArgs::passed_on`]; a unit test fails for an option in
+    /// neither.
+    const HOST_ONLY: &[&str] = &[
+        "matrix",
+        "label",
+        "results",
+        "resume",
+        "dry_run",
+        "kernel",
+        "runs",
+        "vm_cpus",
+        "vm_memory",
+        "vm_boot_timeout",
+        "in_vm",
+        "pass_java_options",
+        "boot",
+        "yes",
+        "campaign_root",
+    ];
+
+    /// A value other than its default for every option of `run` that is passed on.
+    const SAMPLES: &[(&str, &[&str])] = &[
+        ("agent", &["--agent", "/abs/agent.so"]),
+        ("timeout", &["--timeout", "7"]),
+        ("format", &["--format", "json"]),
+        ("force", &["--force"]),
+        ("fail_fast", &["--fail-fast"]),
+        ("no_jvm_log", &["--no-jvm-log"]),
+        ("profile", &["--profile"]),
+        ("profile_rounds", &["--profile-rounds", "5"]),
+        ("probe", &["--probe"]),
+        ("probe_rounds", &["--probe-rounds", "4"]),
+        ("keep_perf_data", &["--keep-perf-data", "/abs/results/perf"]),
+        ("comparable_memory", &["--comparable-memory"]),
+        ("give_up_after", &["--give-up-after", "9"]),
+    ];
+
+    /// The values a guest gets when its session keeps this command line's own.
+    fn as_given(args: &RunArgs) -> PassedOn {
+        PassedOn {
+            agent: args.agent.clone(),
+            probe_rounds: args.probe.then_some(args.probe_rounds),
+            profile_rounds: args.profile.then_some(args.profile_rounds),
+            keep_perf_data: args.keep_perf_data.clone(),
+        }
+    }
+
+    #[test]
+    fn every_run_option_is_passed_on_to_a_guest_or_named_host_only() {
+        let cli = Cli::command();
+        let run = cli.find_subcommand("run").unwrap().clone();
+        for arg in run.get_arguments() {
+            let id = arg.get_id().as_str();
+            if id == "help" {
+                continue;
+            }
+            let host_only = HOST_ONLY.contains(&id);
+            let sampled = SAMPLES.iter().any(|(s, _)| *s == id);
+            assert!(
+                host_only != sampled,
+                "`run` option `{id}`: either pass it on to guests (RunArgs::passed_on, and a \
+                 sample here) or name it in HOST_ONLY, not {}",
+                if host_only { "both" } else { "neither" }
+            );
+        }
+        let host: Vec<&str> = ["run"]
+            .into_iter()
+            .chain(SAMPLES.iter().flat_map(|(_, argv)| argv.iter().copied()))
+            .collect();
+        let Command::Run(args) =
+            Cli::try_parse_from(std::iter::once("pretouch").chain(host.clone()))
+                .unwrap()
+                .command
+        else {
+            unreachable!()
+        };
+        let guest = args.passed_on(&as_given(&args));
+        let parse = |argv: Vec<String>| {
+            run.clone()
+                .try_get_matches_from(std::iter::once("run".to_owned()).chain(argv))
+                .unwrap()
+        };
+        let host = parse(host[1..].iter().map(|s| (*s).to_owned()).collect());
+        let guest_matches = parse(guest.clone());
+        for (id, _) in SAMPLES {
+            let raw = |m: &clap::ArgMatches| {
+                m.get_raw(id).map(|v| {
+                    v.map(|s| s.to_string_lossy().into_owned())
+                        .collect::<Vec<_>>()
+                })
+            };
+            assert_eq!(
+                host.value_source(id),
+                Some(clap::parser::ValueSource::CommandLine),
+                "the sample of `{id}` is not on the host's command line"
+            );
+            assert_eq!(
+                raw(&guest_matches),
+                raw(&host),
+                "`--{id}` does not reach the guest: {guest:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_guest_gets_the_sessions_extra_rounds_over_the_command_lines() {
+        let Command::Run(args) = Cli::try_parse_from(["pretouch", "run", "--probe-rounds", "4"])
+            .unwrap()
+            .command
+        else {
+            unreachable!()
+        };
+        let given = PassedOn {
+            probe_rounds: Some(2),
+            profile_rounds: Some(6),
+            ..PassedOn::default()
+        };
+        let guest = args.passed_on(&given).join(" ");
+        assert!(guest.contains("--probe-rounds 2"), "{guest}");
+        assert!(guest.contains("--profile-rounds 6"), "{guest}");
+        assert!(
+            guest.contains("--probe") && guest.contains("--profile"),
+            "{guest}"
+        );
+        assert!(!guest.contains("--agent"), "the built-in agent: {guest}");
+        let none = args.passed_on(&PassedOn::default()).join(" ");
+        assert!(
+            !none.contains("--probe ") && !none.ends_with("--probe"),
+            "{none}"
+        );
+        assert!(
+            !none.contains("--profile ") && !none.ends_with("--profile"),
+            "{none}"
+        );
     }
 }

@@ -4,37 +4,14 @@
 //! ended. Each kind ([`crate::cmd::profile`], [`crate::cmd::probe`]) supplies only what
 //! differs, as an [`Instrument`].
 
-use std::collections::BTreeSet;
 use std::path::Path;
-use std::time::Duration;
 
 use anyhow::Context;
 
-use crate::cmd::cli::RunArgs;
 use crate::launch::JvmLauncher;
-use crate::launch::interrupt;
-use crate::matrix::Matrix;
-use crate::matrix::app::App;
+use crate::launch::interrupt::{self, Interrupt};
 use crate::schedule::extra::{self, ExtraRecord, Rounds};
-use crate::schedule::plan::Plan;
-use crate::store::StoreWriter;
-
-/// The extra launches of one kind a run owes: the rounds per cell, and (resumed) the
-/// seqs of those the file already holds.
-pub(crate) struct Owed {
-    pub rounds: u32,
-    pub done: BTreeSet<u64>,
-}
-
-impl Owed {
-    /// A new run's: every launch of `rounds` rounds.
-    pub fn all(rounds: u32) -> Owed {
-        Owed {
-            rounds,
-            done: BTreeSet::new(),
-        }
-    }
-}
+use crate::schedule::session::Session;
 
 /// What one kind of extra round brings to the driver.
 pub(crate) trait Instrument {
@@ -48,7 +25,7 @@ pub(crate) trait Instrument {
     const FAILED: &'static str;
 
     /// The launches of this kind the run owes.
-    fn owed(&self) -> &Owed;
+    fn owed(&self) -> &crate::schedule::extra::Owed;
 
     /// `inner` wrapped in the instrument, for the run recording to `results`; and lines
     /// to print after the announcement.
@@ -71,30 +48,22 @@ pub(crate) trait Instrument {
 /// Runs the extra rounds of one kind: every cell `rounds` times without and with
 /// pretouch under the instrument, but the launches in `done`, appended to the result
 /// file. `Some(exit code)` when a signal stopped them, the way to resume said.
-#[expect(
-    clippy::too_many_arguments,
-    reason = "the run's parts, passed down once"
-)]
 pub(crate) fn run<I: Instrument>(
-    args: &RunArgs,
-    plan: &Plan,
-    matrix: &Matrix,
-    agent: &Path,
-    app: Option<App>,
-    store: &mut StoreWriter,
-    options: &crate::schedule::run::Options<'_>,
+    session: &mut Session,
+    interrupt: Option<&Interrupt>,
     instrument: &I,
 ) -> anyhow::Result<Option<u8>> {
-    let interrupt = options.interrupt;
     let name = I::NAME;
-    let mut inner = JvmLauncher::new(agent.to_owned(), Duration::from_secs(args.timeout))
-        .context("creating the launcher's scratch folder")?
-        .with_app(app)
-        .with_jvm_log(!args.no_jvm_log)
-        .with_settings(options.settings.clone());
-    if let Some(interrupt) = interrupt {
-        inner = inner.with_interrupt(interrupt.clone());
-    }
+    let inner = session
+        .launcher(interrupt)
+        .context("creating the launcher's scratch folder")?;
+    let Session {
+        plan,
+        matrix,
+        agent,
+        store,
+        ..
+    } = session;
     let (mut rounds, notes) = instrument.wrap(inner, store.path(), agent)?;
     let owed = instrument.owed();
     let all = extra::count(plan, owed.rounds);

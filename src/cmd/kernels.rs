@@ -7,10 +7,9 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::Context;
-use clap::ValueEnum;
 
 use crate::cmd::checks::{resolve_app, resolve_jdks};
-use crate::cmd::cli::RunArgs;
+use crate::cmd::cli::{PassedOn, RunArgs};
 use crate::cmd::error::{bad, exit};
 use crate::launch::agent;
 use crate::launch::interrupt::{self, Interrupt};
@@ -144,12 +143,7 @@ fn vm_plan(args: &RunArgs, matrix: &Matrix, vng: &Path) -> anyhow::Result<VmPlan
             needed_cpus - 1
         )));
     }
-    let largest = matrix
-        .heaps
-        .iter()
-        .map(|h| h.bytes)
-        .max()
-        .unwrap_or(crate::units::Bytes(0));
+    let largest = matrix.largest_heap();
     let memory = args.vm_memory.unwrap_or_else(|| vm_memory(largest));
     let for_jvm = crate::units::Bytes(memory.0.saturating_sub(GUEST_OWN));
     if let Err(e) = memory::check(matrix, for_jvm) {
@@ -215,9 +209,10 @@ fn find_vng() -> anyhow::Result<PathBuf> {
     })
 }
 
-/// Options every guest run gets, from this run's: the session's probed and profiled
-/// rounds among them. A guest writes only into `results` (the rest of its root is a
-/// copy-on-write view that ends with the VM), so `--keep-perf-data` elsewhere is refused.
+/// The command every guest runs, made from this run's options ([`RunArgs::passed_on`]):
+/// the session's probed and profiled rounds among them. A guest writes only into
+/// `results` (the rest of its root is a copy-on-write view that ends with the VM), so
+/// `--keep-perf-data` elsewhere is refused.
 pub(crate) fn guest_command(
     args: &RunArgs,
     matrix_file: Option<&Path>,
@@ -228,51 +223,24 @@ pub(crate) fn guest_command(
     // Checked here, before a boot; the guest's pretouch makes its own memfd of the
     // built-in agent, and is passed an agent file only when one was given.
     let agent = agent::locate_agent(args.agent.as_deref()).map_err(bad)?;
-    let mut options = Vec::new();
-    if agent::overridden(args.agent.as_deref()) {
-        let path = std::path::absolute(&agent.path).unwrap_or(agent.path);
-        options.extend(["--agent".to_owned(), path.display().to_string()]);
-    }
-    options.extend([
-        "--timeout".to_owned(),
-        args.timeout.to_string(),
-        "--format".to_owned(),
-        format_name(args),
-    ]);
-    // The probes run inside each guest, on its kernel: the guest's pretouch checks
-    // bpftrace, BTF and the tracepoints there before its first JVM. `probe: true` in the
-    // matrix reaches the guest through the matrix file, `--probe` through the session.
-    options.extend([
-        "--probe-rounds".to_owned(),
-        probe_rounds.unwrap_or(args.probe_rounds).to_string(),
-    ]);
-    // The profile too runs inside each guest (perf's software clock samples there under
-    // KVM and TCG alike), checked by the guest's pretouch before its first JVM.
-    if let Some(rounds) = profile_rounds {
-        options.extend(["--profile-rounds".to_owned(), rounds.to_string()]);
-        if let Some(keep) = &args.keep_perf_data {
-            options.extend([
-                "--keep-perf-data".to_owned(),
-                kept_in_results(keep, results)?.display().to_string(),
-            ]);
-        }
-    }
-    for (on, flag) in [
-        (args.no_jvm_log, "--no-jvm-log"),
-        (args.force, "--force"),
-        (args.fail_fast, "--fail-fast"),
-        (probe_rounds.is_some(), "--probe"),
-        (profile_rounds.is_some(), "--profile"),
-    ] {
-        if on {
-            options.push(flag.to_owned());
-        }
-    }
+    // The probes and the profile run inside each guest, on its kernel: the guest's
+    // pretouch checks bpftrace or perf there before its first JVM.
+    let keep_perf_data = match (&args.keep_perf_data, profile_rounds) {
+        (Some(keep), Some(_)) => Some(kept_in_results(keep, results)?),
+        _ => None,
+    };
+    let given = PassedOn {
+        agent: agent::overridden(args.agent.as_deref())
+            .then(|| std::path::absolute(&agent.path).unwrap_or(agent.path)),
+        probe_rounds,
+        profile_rounds,
+        keep_perf_data,
+    };
     let matrix = matrix_file.map(|m| std::path::absolute(m).unwrap_or_else(|_| m.to_owned()));
     Ok(GuestCommand {
         program: std::env::current_exe().context("locating this pretouch binary")?,
         matrix,
-        options,
+        options: args.passed_on(&given),
     })
 }
 
@@ -291,12 +259,6 @@ fn kept_in_results(keep: &Path, results: &Path) -> anyhow::Result<PathBuf> {
         results.display(),
         results.join("perf-data").display()
     )))
-}
-
-fn format_name(args: &RunArgs) -> String {
-    args.format
-        .to_possible_value()
-        .map_or_else(|| "text".to_owned(), |v| v.get_name().to_owned())
 }
 
 /// `pretouch run MATRIX --kernel A --kernel B` (or `kernels:` in the matrix).

@@ -3,9 +3,13 @@
 //! (`--comparable-memory`), and warn when the machine hands memory back to its host.
 //! Whether it is busy is judged over the run's first launch (`schedule::progress`).
 
+use anyhow::Context;
+
 use crate::cmd::error::bad;
+use crate::launch::interrupt::Interrupt;
 use crate::machine::guest::GuestInfo;
 use crate::machine::guest_memory::{self, ComparableMemory, Knob, OrderGuard};
+use crate::machine::lock::{self, MachineLock};
 use crate::matrix::Matrix;
 use crate::units::Bytes;
 
@@ -28,12 +32,7 @@ pub(crate) fn comparable_memory(
         return Ok((None, None));
     }
     let guest = GuestInfo::read();
-    let largest = matrix
-        .heaps
-        .iter()
-        .map(|h| h.bytes)
-        .max()
-        .unwrap_or(Bytes(0));
+    let largest = matrix.largest_heap();
     let threads = crate::matrix::cpuset::available().map_or(1, |c| c.len());
     let (guard, record) = guest_memory::hold(&Knob::default(), &guest, largest, threads, |size| {
         eprintln!("pretouch: --comparable-memory: touching {size} once before the first launch")
@@ -47,12 +46,7 @@ pub(crate) fn comparable_memory(
 /// nothing).
 pub(crate) fn comparable_memory_plan(matrix: &Matrix) -> String {
     let guest = GuestInfo::read();
-    let largest = matrix
-        .heaps
-        .iter()
-        .map(|h| h.bytes)
-        .max()
-        .unwrap_or(Bytes(0));
+    let largest = matrix.largest_heap();
     let touch = Bytes(largest.0 + (256 << 20));
     match (guest.reporting_on(), guest.max_page_order) {
         (true, Some(max)) if guest_memory::is_root() => format!(
@@ -90,4 +84,33 @@ pub(crate) fn warn_about_the_machine(comparable: bool) {
     }
     // Whether the machine is busy is judged over the first launch (a warm-up, when the
     // matrix has one) instead of a sample before it: see `schedule::progress`.
+}
+
+/// What a run holds while its JVMs run: the signal handlers, the one-run-at-a-time
+/// lock and, with `--comparable-memory`, free page reporting stopped (restored when
+/// dropped: at the end, on SIGINT/SIGTERM, as the run returns, and on a panic).
+pub(crate) struct Held {
+    pub interrupt: Interrupt,
+    _lock: MachineLock,
+    _reporting: Option<OrderGuard>,
+    /// What `--comparable-memory` did, for the run header.
+    pub comparable_memory: Option<ComparableMemory>,
+}
+
+/// Holds the machine for a run ([`Held`]), `comparable` asking for comparable memory,
+/// and warns about what the machine does behind the run.
+pub(crate) fn hold(comparable: bool, matrix: &Matrix) -> anyhow::Result<Held> {
+    let interrupt = Interrupt::new();
+    interrupt
+        .install_signal_handlers()
+        .context("installing the SIGINT/SIGTERM handlers")?;
+    let lock = lock::acquire_or_warn();
+    let (reporting, comparable_memory) = comparable_memory(comparable, matrix)?;
+    warn_about_the_machine(comparable);
+    Ok(Held {
+        interrupt,
+        _lock: lock,
+        _reporting: reporting,
+        comparable_memory,
+    })
 }

@@ -8,11 +8,12 @@ use anyhow::Context;
 
 use crate::cmd::cli::RunArgs;
 use crate::cmd::error::bad;
-use crate::cmd::extra::{Instrument, Owed};
+use crate::cmd::extra::Instrument;
 use crate::launch::JvmLauncher;
 use crate::launch::probe::{self, C2cSupport, ProbeLauncher, ProbeSupport};
 use crate::matrix::Matrix;
 use crate::schedule::probe::Probed;
+use crate::schedule::session::Probing;
 
 /// Whether the run asks for probes (`--probe` or `probe: true`).
 pub(crate) fn wanted(args: &RunArgs, matrix: &Matrix) -> bool {
@@ -36,19 +37,12 @@ pub(crate) fn preflight(
     Ok(Some(support))
 }
 
-/// The probed rounds a run owes, with what the probes can do here. Run by
-/// [`crate::cmd::extra::run`].
-pub(crate) struct Probing {
-    pub support: ProbeSupport,
-    pub owed: Owed,
-}
-
 impl Instrument for Probing {
     type Rounds = Probed<ProbeLauncher>;
     const NAME: &'static str = "probed";
     const FAILED: &'static str = "were not read by the probe; they are recorded with why";
 
-    fn owed(&self) -> &Owed {
+    fn owed(&self) -> &crate::schedule::extra::Owed {
         &self.owed
     }
 

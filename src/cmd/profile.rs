@@ -2,41 +2,22 @@
 //! starts), and what the profiled rounds after the timed launches bring to the extra
 //! rounds' driver ([`crate::cmd::extra`]).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::Context;
 
-use crate::cmd::cli::RunArgs;
-use crate::cmd::error::bad;
-use crate::cmd::extra::{Instrument, Owed};
+use crate::cmd::extra::Instrument;
 use crate::launch::JvmLauncher;
 use crate::launch::profile::{EVENT, FREQUENCY_HZ, PerfLauncher};
-use crate::matrix::Matrix;
 use crate::schedule::profile::Profiled;
-
-/// With `--profile` or `profile: true`: the perf binary, or a bad-input error saying
-/// the fix. Without: `None`, and perf is never looked for.
-pub(crate) fn preflight(args: &RunArgs, matrix: &Matrix) -> anyhow::Result<Option<PathBuf>> {
-    if !(args.profile || matrix.profile) {
-        return Ok(None);
-    }
-    crate::launch::profile::preflight().map(Some).map_err(bad)
-}
-
-/// The profiled rounds a run owes, with perf and where perf.data is kept, if asked
-/// (`--keep-perf-data`). Run by [`crate::cmd::extra::run`].
-pub(crate) struct Profiling {
-    pub perf: PathBuf,
-    pub owed: Owed,
-    pub keep_perf_data: Option<PathBuf>,
-}
+use crate::schedule::session::Profiling;
 
 impl Instrument for Profiling {
     type Rounds = Profiled<PerfLauncher>;
     const NAME: &'static str = "profiled";
     const FAILED: &'static str = "have no samples; they are recorded and left out of the profile";
 
-    fn owed(&self) -> &Owed {
+    fn owed(&self) -> &crate::schedule::extra::Owed {
         &self.owed
     }
 

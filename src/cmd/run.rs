@@ -14,21 +14,25 @@ use crate::cmd::extra;
 use crate::cmd::kernels;
 use crate::cmd::preflight;
 use crate::cmd::probe;
-use crate::cmd::profile;
-use crate::launch::interrupt::{self, Interrupt};
+use crate::launch::interrupt;
+use crate::launch::probe::ProbeSupport;
 use crate::launch::{JvmLauncher, agent};
 use crate::machine::env::Environment;
 use crate::machine::jdk::Jdk;
-use crate::machine::{host, lock, memory};
+use crate::machine::{host, memory};
 use crate::matrix::app::App;
 use crate::matrix::cpuset;
 use crate::matrix::{Matrix, MatrixError};
 use crate::render::common::Format;
+use crate::schedule::adaptive::AdaptiveError;
+use crate::schedule::extra::Owed;
 use crate::schedule::plan::Plan;
-use crate::schedule::progress::Progress;
 use crate::schedule::run::Stop;
-use crate::schedule::{adaptive, dryrun, resume, run};
-use crate::store::{FORMAT_VERSION, Record, RunHeader, RunResume, StoreWriter, read_for_report};
+use crate::schedule::session::{self, Probing, Profiling, Session};
+use crate::schedule::{dryrun, resume};
+use crate::store::{
+    FORMAT_VERSION, Record, ResultFile, RunHeader, RunResume, StoreWriter, read_for_report,
+};
 
 pub(crate) fn cmd_run(args: RunArgs) -> anyhow::Result<u8> {
     if let Some(path) = &args.resume {
@@ -38,21 +42,50 @@ pub(crate) fn cmd_run(args: RunArgs) -> anyhow::Result<u8> {
         return cmd_resume(&args, path);
     }
     // Everything the user can get wrong is checked before the first JVM starts.
+    let matrix = fresh_matrix(&args)?;
+    if args.boot.is_some() {
+        return crate::cmd::campaign::cmd_start(&args, matrix);
+    }
+    if args.in_vm.is_none() && (!args.kernel.is_empty() || !matrix.kernels.is_empty()) {
+        return kernels::cmd_run_kernels(&args, matrix);
+    }
+    // Read only: the kernel has each file, and offers each value.
+    crate::cmd::settings::check(&matrix, !args.dry_run)?;
+    if args.dry_run {
+        return dry_run(&args, matrix);
+    }
+    let (session, machine) = prepare_fresh(&args, matrix)?;
+    run_and_restore(&args, session, machine)
+}
+
+/// Runs the session ([`execute_and_report`]), then restores the kernel settings it
+/// wrote, whatever happened.
+fn run_and_restore(
+    args: &RunArgs,
+    session: Session,
+    machine: preflight::Held,
+) -> anyhow::Result<u8> {
+    let settings = session.settings.clone();
+    let result = execute_and_report(args, session, &machine);
+    crate::cmd::settings::end(settings);
+    result
+}
+
+/// The matrix of a fresh run, checked against the command line: what only a fresh run
+/// can get wrong.
+fn fresh_matrix(args: &RunArgs) -> anyhow::Result<Matrix> {
     let mut matrix = match &args.matrix {
         Some(path) => Matrix::from_file(path).map_err(bad)?,
         None => Matrix::default_matrix(),
     };
-    if args.pass_java_options
-        && args.in_vm.is_none()
-        && (!args.kernel.is_empty() || !matrix.kernels.is_empty())
-    {
+    let kernels = args.in_vm.is_none() && (!args.kernel.is_empty() || !matrix.kernels.is_empty());
+    if args.pass_java_options && kernels {
         return Err(bad(anyhow::anyhow!(
             "--pass-java-options does not reach the JVMs in a kernel's VM\n  \
              fix: unset the variable and put its options in the matrix's jvm_args"
         )));
     }
-    if args.runs > 1 && args.in_vm.is_none() && args.kernel.is_empty() && matrix.kernels.is_empty()
-    {
+    if args.runs > 1 && args.in_vm.is_none() && !kernels {
         return Err(bad(anyhow::anyhow!(
             "--runs {n} repeats the kernels of a `--kernel` run, and none is given\n  \
              fix: on this machine's own kernel, run `pretouch run` {n} times: each run is a \
@@ -64,14 +97,71 @@ pub(crate) fn cmd_run(args: RunArgs) -> anyhow::Result<u8> {
     // Before anything is planned or started: each `jdks:` entry is one JDK at least.
     let entries = matrix.jdks.as_ref().map_or(1, Vec::len);
     crate::schedule::plan::check_size(&matrix, entries).map_err(bad)?;
-    if args.boot.is_some() {
-        return crate::cmd::campaign::cmd_start(&args, matrix);
+    Ok(matrix)
+}
+
+/// What a run resolves and checks against this machine before its first JVM, fresh or
+/// resumed: perf and bpftrace when its extra rounds need them, the agent, the JDKs, the
+/// CPU sets, the app, the memory, and the plan.
+struct Resolved {
+    matrix: Matrix,
+    jdks: Vec<Jdk>,
+    plan: Plan,
+    app: Option<App>,
+    agent: agent::Agent,
+    perf: Option<PathBuf>,
+    probes: Option<ProbeSupport>,
+    cpu_placements: Vec<crate::machine::topology::Placement>,
+}
+
+/// The run's options, as the session holds them.
+fn session_options(args: &RunArgs) -> session::Options {
+    session::Options {
+        timeout: Duration::from_secs(args.timeout),
+        jvm_log: !args.no_jvm_log,
+        fail_fast: args.fail_fast,
+        give_up_after: args.give_up_after,
     }
-    if args.in_vm.is_none() && (!args.kernel.is_empty() || !matrix.kernels.is_empty()) {
-        return kernels::cmd_run_kernels(&args, matrix);
-    }
-    // Read only: the kernel has each file, and offers each value.
-    crate::cmd::settings::check(&matrix, !args.dry_run)?;
+}
+
+/// Resolves the run's parts ([`Resolved`]); `same` checks the JDKs found against a
+/// resumed file's.
+fn resolve(
+    args: &RunArgs,
+    mut matrix: Matrix,
+    matrix_file: Option<&Path>,
+    (profile, probe): (bool, bool),
+    same: &dyn Fn(&Matrix, &[Jdk]) -> anyhow::Result<()>,
+) -> anyhow::Result<Resolved> {
+    // perf and bpftrace before any JVM starts (resolving the JDKs runs them).
+    let perf = match profile {
+        true => Some(crate::launch::profile::preflight().map_err(bad)?),
+        false => None,
+    };
+    let agent = agent::locate_agent(args.agent.as_deref()).map_err(bad)?;
+    let probes = probe::preflight(probe, &agent.path)?;
+    let jdks = resolve_jdks(&matrix, true).map_err(bad)?;
+    same(&matrix, &jdks)?;
+    crate::schedule::plan::check_size(&matrix, jdks.len()).map_err(bad)?;
+    let cpu_placements = check_cpus(&mut matrix).map_err(bad)?;
+    let app = resolve_app(&matrix, matrix_file, &jdks, true).map_err(bad)?;
+    check_memory(&matrix, args.force)?;
+    let plan = Plan::new(&matrix, &jdks).with_app(app.as_ref().map(|a| a.main.as_str()));
+    Ok(Resolved {
+        matrix,
+        jdks,
+        plan,
+        app,
+        agent,
+        perf,
+        probes,
+        cpu_placements,
+    })
+}
+
+/// The session of a fresh run: its parts resolved, the machine held, the result file
+/// created with its header.
+fn prepare_fresh(args: &RunArgs, matrix: Matrix) -> anyhow::Result<(Session, preflight::Held)> {
     // Inside a VM that `--kernel` booted: the VM's shape, and the label marked if emulated.
     let vm_shape = args
         .in_vm
@@ -79,35 +169,8 @@ pub(crate) fn cmd_run(args: RunArgs) -> anyhow::Result<u8> {
         .map(kernels::guest_shape)
         .transpose()
         .map_err(bad)?;
-    // perf, before any JVM starts (resolving the JDKs runs them).
-    let perf = match args.dry_run {
-        true => None,
-        false => profile::preflight(&args, &matrix)?,
-    };
-    // bpftrace, BTF, tracepoints and permissions, as well.
-    let probes = match args.dry_run || !probe::wanted(&args, &matrix) {
-        true => None,
-        false => {
-            let agent = agent::locate_agent(args.agent.as_deref()).map_err(bad)?;
-            probe::preflight(true, &agent.path)?
-        }
-    };
-    let mut jdks = resolve_jdks(&matrix, !args.dry_run).map_err(bad)?;
-    let dry_notes = if args.dry_run {
-        crate::cmd::checks::dry_run_collectors(&matrix, &mut jdks)?
-    } else {
-        Vec::new()
-    };
-    crate::schedule::plan::check_size(&matrix, jdks.len()).map_err(bad)?;
-    let cpu_placements = check_cpus(&mut matrix).map_err(bad)?;
-    let app = resolve_app(&matrix, args.matrix.as_deref(), &jdks, !args.dry_run).map_err(bad)?;
-    if args.dry_run {
-        for note in &dry_notes {
-            println!("{note}");
-        }
-        return dry_run(&args, &matrix, &jdks, app);
-    }
-    let agent = agent::locate_agent(args.agent.as_deref()).map_err(bad)?;
+    let extra = (args.profile || matrix.profile, probe::wanted(args, &matrix));
+    let r = resolve(args, matrix, args.matrix.as_deref(), extra, &|_, _| Ok(()))?;
     let host = host::host_info();
     let label = args
         .label
@@ -116,21 +179,11 @@ pub(crate) fn cmd_run(args: RunArgs) -> anyhow::Result<u8> {
     let label =
         crate::machine::kernels::mark_label(&label, vm_shape.as_ref().is_some_and(|v| v.emulated));
     check_label(&label).map_err(bad)?;
-    check_memory(&matrix, args.force)?;
-    let plan = Plan::new(&matrix, &jdks).with_app(app.as_ref().map(|a| a.main.as_str()));
-
-    let interrupt = Interrupt::new();
-    interrupt
-        .install_signal_handlers()
-        .context("installing the SIGINT/SIGTERM handlers")?;
-    let _machine = lock::acquire_or_warn();
+    let matrix = r.matrix;
+    let machine = preflight::hold(args.comparable_memory || matrix.comparable_memory, &matrix)?;
     // Restored at the end (SIGINT and SIGTERM end the run there too), or when the last
     // handle is dropped on a panic; after a kill, by the next pretouch.
     let settings = crate::cmd::settings::begin(&matrix)?;
-    // Restored when dropped: at the end, on SIGINT/SIGTERM (the run returns), on a panic.
-    let comparable = args.comparable_memory || matrix.comparable_memory;
-    let (_reporting, comparable_memory) = preflight::comparable_memory(comparable, &matrix)?;
-    preflight::warn_about_the_machine(comparable);
     let started = std::time::SystemTime::now();
     let utc = humantime::format_rfc3339_seconds(started).to_string();
     let file_stamp: String = utc.chars().filter(|c| *c != '-' && *c != ':').collect();
@@ -147,16 +200,16 @@ pub(crate) fn cmd_run(args: RunArgs) -> anyhow::Result<u8> {
             matrix_sha256: Some(resume::matrix_sha256(&matrix.text)),
             host,
             started_at: utc,
-            jdks: jdks.clone(),
-            agent: agent.path.clone(),
-            agent_sha256: Some(agent.sha256.clone()),
-            planned_launches: plan.launches.len() as u64,
+            jdks: r.jdks.clone(),
+            agent: r.agent.path.clone(),
+            agent_sha256: Some(r.agent.sha256.clone()),
+            planned_launches: r.plan.launches.len() as u64,
             env: Some(Environment::read()),
             vm: vm_shape.map(Box::new),
-            cpu_placements,
-            comparable_memory,
-            profile_rounds: perf.as_ref().map(|_| args.profile_rounds),
-            probe_rounds: probes.as_ref().map(|_| args.probe_rounds),
+            cpu_placements: r.cpu_placements,
+            comparable_memory: machine.comparable_memory.clone(),
+            profile_rounds: r.perf.as_ref().map(|_| args.profile_rounds),
+            probe_rounds: r.probes.as_ref().map(|_| args.probe_rounds),
         }))
         .context("writing the run header")?;
     if let Some(work) = &args.in_vm {
@@ -164,8 +217,8 @@ pub(crate) fn cmd_run(args: RunArgs) -> anyhow::Result<u8> {
     }
     eprintln!(
         "pretouch: {} launches ({} cells x {} rounds x with/without pretouch), label `{label}`\n  recording to {}",
-        plan.launches.len(),
-        plan.cells.len(),
+        r.plan.launches.len(),
+        r.plan.cells.len(),
         matrix.warmup + matrix.repetitions,
         store.path().display()
     );
@@ -176,38 +229,38 @@ pub(crate) fn cmd_run(args: RunArgs) -> anyhow::Result<u8> {
             a.max
         );
     }
-    let options = run::Options {
-        interrupt: Some(&interrupt),
-        fail_fast: args.fail_fast,
-        give_up_after: args.give_up_after,
-        settings: settings.clone(),
-        ..run::Options::default()
+    let session = Session {
+        matrix,
+        jdks: r.jdks,
+        plan: r.plan,
+        agent: r.agent.path,
+        app: r.app,
+        profiling: r.perf.map(|perf| Profiling {
+            perf,
+            owed: Owed::all(args.profile_rounds),
+            keep_perf_data: args.keep_perf_data.clone(),
+        }),
+        probing: r.probes.map(|support| Probing {
+            support,
+            owed: Owed::all(args.probe_rounds),
+        }),
+        store,
+        options: session_options(args),
+        resumed: session::Resumed::default(),
+        settings,
     };
-    let profiling = perf.map(|perf| profile::Profiling {
-        perf,
-        owed: extra::Owed::all(args.profile_rounds),
-        keep_perf_data: args.keep_perf_data.clone(),
-    });
-    let probing = probes.map(|support| probe::Probing {
-        support,
-        owed: extra::Owed::all(args.probe_rounds),
-    });
-    let result = execute_and_report(
-        &args, &plan, &matrix, agent.path, app, &mut store, &options, profiling, probing, false,
-    );
-    drop(options);
-    crate::cmd::settings::end(settings);
-    result
+    Ok((session, machine))
 }
 
 /// `pretouch run --resume PATH [MATRIX]`: the missing launches of an unfinished run,
 /// appended to its file.
 pub(crate) fn cmd_resume(args: &RunArgs, path: &Path) -> anyhow::Result<u8> {
-    let unfinished = resume::find(path).map_err(bad)?;
-    for warning in &unfinished.warnings {
-        eprintln!("warning: {warning}");
-    }
-    let file = &unfinished.file;
+    let (session, machine) = prepare_resume(args, path)?;
+    run_and_restore(args, session, machine)
+}
+
+/// The matrix a resumed file was started with: MATRIX when given, else the file's own.
+fn resumed_matrix(args: &RunArgs, path: &Path, file: &ResultFile) -> anyhow::Result<Matrix> {
     let header = &file.header;
     let built_in = Matrix::default_matrix();
     let mut matrix = match &args.matrix {
@@ -229,7 +282,17 @@ pub(crate) fn cmd_resume(args: &RunArgs, path: &Path) -> anyhow::Result<u8> {
         },
     };
     checks::check_java_env(&mut matrix, args.pass_java_options)?;
-    // The profiled rounds are the first run's, whatever this command line says.
+    Ok(matrix)
+}
+
+/// The extra rounds a resumed file owes, as its first run planned them, whatever this
+/// command line says: `(profile rounds, probe rounds)`.
+fn resumed_extra(
+    args: &RunArgs,
+    matrix: &Matrix,
+    file: &ResultFile,
+) -> anyhow::Result<(Option<u32>, Option<u32>)> {
+    let header = &file.header;
     let profile_rounds =
         resume::profile_rounds(file, matrix.profile, args.profile, args.profile_rounds)
             .map_err(bad)?;
@@ -247,12 +310,8 @@ pub(crate) fn cmd_resume(args: &RunArgs, path: &Path) -> anyhow::Result<u8> {
             );
         }
     }
-    let perf = match profile_rounds {
-        Some(_) => Some(crate::launch::profile::preflight().map_err(bad)?),
-        None => None,
-    };
-    // The probed rounds too are the first run's; a resume adds none to a run without.
-    if args.probe && file.header.probe_rounds.is_none() {
+    // A resume adds no probed rounds to a run without.
+    if args.probe && header.probe_rounds.is_none() {
         return Err(bad(anyhow::anyhow!(
             "`{}` was started without --probe: a resume runs only the launches its run planned \
              (its header plans no probed rounds, so nothing would tell the probed launches owed \
@@ -262,94 +321,92 @@ pub(crate) fn cmd_resume(args: &RunArgs, path: &Path) -> anyhow::Result<u8> {
             header.matrix_origin
         )));
     }
-    let probe_support = match file.header.probe_rounds {
-        Some(rounds) => {
-            if !probe::wanted(args, &matrix) {
-                eprintln!(
-                    "note: `{}` was started with --probe ({rounds} probed rounds per cell): the resume runs its missing probed launches too",
-                    file.path.display()
-                );
-            }
-            let agent = agent::locate_agent(args.agent.as_deref()).map_err(bad)?;
-            probe::preflight(true, &agent.path)?
-        }
-        None => None,
-    };
+    if let Some(rounds) = header.probe_rounds
+        && !probe::wanted(args, matrix)
+    {
+        eprintln!(
+            "note: `{}` was started with --probe ({rounds} probed rounds per cell): the resume runs its missing probed launches too",
+            file.path.display()
+        );
+    }
+    Ok((profile_rounds, header.probe_rounds))
+}
+
+/// The session of a resumed run: the file's matrix and extra rounds, its parts resolved
+/// and checked against the file's, the machine held, a resume record appended.
+fn prepare_resume(args: &RunArgs, path: &Path) -> anyhow::Result<(Session, preflight::Held)> {
+    let unfinished = resume::find(path).map_err(bad)?;
+    for warning in &unfinished.warnings {
+        eprintln!("warning: {warning}");
+    }
+    let file = unfinished.file;
+    let header = &file.header;
+    let matrix = resumed_matrix(args, path, &file)?;
+    crate::cmd::settings::check(&matrix, true)?;
+    let (profile_rounds, probe_rounds) = resumed_extra(args, &matrix, &file)?;
     let host = host::host_info();
-    let jdks = resolve_jdks(&matrix, true).map_err(bad)?;
-    resume::check_same(&file.path, header, &matrix.text, &host, &jdks).map_err(bad)?;
-    check_cpus(&mut matrix).map_err(bad)?;
     let matrix_file = args
         .matrix
         .clone()
         .unwrap_or_else(|| PathBuf::from(&header.matrix_origin));
-    let app = resolve_app(&matrix, Some(&matrix_file), &jdks, true).map_err(bad)?;
-    let agent = agent::locate_agent(args.agent.as_deref()).map_err(bad)?;
+    let same = |matrix: &Matrix, jdks: &[Jdk]| {
+        resume::check_same(&file.path, header, &matrix.text, &host, jdks).map_err(bad)
+    };
+    let extra = (profile_rounds.is_some(), probe_rounds.is_some());
+    let r = resolve(args, matrix, Some(&matrix_file), extra, &same)?;
     // Launches of one file measured by two agents are worth a word: the stamps are
     // taken by the agent's code.
-    if let Some(before) = (header.agent_sha256.as_ref()).filter(|h| **h != agent.sha256) {
+    if let Some(before) = (header.agent_sha256.as_ref()).filter(|h| **h != r.agent.sha256) {
         eprintln!(
             "warning: `{}` was started with another agent (sha256 {before}); its launches from here on use {} (sha256 {}), as its resume record says",
             file.path.display(),
-            agent.path.display(),
-            agent.sha256
+            r.agent.path.display(),
+            r.agent.sha256
         );
     }
-    check_memory(&matrix, args.force)?;
-    crate::schedule::plan::check_size(&matrix, jdks.len()).map_err(bad)?;
-    crate::cmd::settings::check(&matrix, true)?;
-    let plan = Plan::new(&matrix, &jdks).with_app(app.as_ref().map(|a| a.main.as_str()));
-    let done = match matrix.adaptive {
-        None => resume::done_launches(&plan, file).map_err(bad)?,
+    let plan = r.plan;
+    let done = match r.matrix.adaptive {
+        None => resume::done_launches(&plan, &file).map_err(bad)?,
         // Adaptive rounds go past the plan: the replay checks each launch against the
         // policy's (see `adaptive::execute`).
         Some(_) => file.launches.iter().map(|l| l.seq).collect(),
     };
-    let failed_before = file.launches.iter().filter(|l| !l.ok()).count() as u64;
-    let profiling = match (perf, profile_rounds) {
-        (Some(perf), Some(rounds)) => Some(profile::Profiling {
+    let profiling = match (r.perf, profile_rounds) {
+        (Some(perf), Some(rounds)) => Some(Profiling {
             perf,
-            owed: extra::Owed {
+            owed: Owed {
                 rounds,
-                done: resume::done_profiles(&plan, rounds, file).map_err(bad)?,
+                done: resume::done_profiles(&plan, rounds, &file).map_err(bad)?,
             },
             keep_perf_data: args.keep_perf_data.clone(),
         }),
         _ => None,
     };
-    let probing = match (probe_support, header.probe_rounds) {
-        (Some(support), Some(rounds)) => Some(probe::Probing {
+    let probing = match (r.probes, probe_rounds) {
+        (Some(support), Some(rounds)) => Some(Probing {
             support,
-            owed: extra::Owed {
+            owed: Owed {
                 rounds,
-                done: crate::schedule::probe::done_probes(&plan, rounds, file)
+                done: crate::schedule::probe::done_probes(&plan, rounds, &file)
                     .map_err(|e| bad(anyhow::anyhow!("`{}`, {e}", file.path.display())))?,
             },
         }),
         _ => None,
     };
-    // The end record follows the timed launches: only profiled or probed ones are missing.
-    let timed_ended = file.end.is_some();
-
-    let interrupt = Interrupt::new();
-    interrupt
-        .install_signal_handlers()
-        .context("installing the SIGINT/SIGTERM handlers")?;
-    let _machine = lock::acquire_or_warn();
-    let settings = crate::cmd::settings::begin(&matrix)?;
     let vm_shape = args
         .in_vm
         .as_deref()
         .map(kernels::guest_shape)
         .transpose()
         .map_err(bad)?;
+    let matrix = r.matrix;
+    let comparable =
+        args.comparable_memory || matrix.comparable_memory || header.comparable_memory.is_some();
+    let machine = preflight::hold(comparable, &matrix)?;
+    let settings = crate::cmd::settings::begin(&matrix)?;
     if let Some(work) = &args.in_vm {
         kernels::note_result(work, &file.path)?;
     }
-    let comparable =
-        args.comparable_memory || matrix.comparable_memory || header.comparable_memory.is_some();
-    let (_reporting, _) = preflight::comparable_memory(comparable, &matrix)?;
-    preflight::warn_about_the_machine(comparable);
     let (mut store, dropped_tail) = StoreWriter::open_append(&file.path).map_err(bad)?;
     if let Some(tail) = &dropped_tail {
         eprintln!(
@@ -363,8 +420,8 @@ pub(crate) fn cmd_resume(args: &RunArgs, path: &Path) -> anyhow::Result<u8> {
             resumed_at: crate::launch::utc_now_millis(),
             tool_version: env!("CARGO_PKG_VERSION").to_owned(),
             host,
-            agent: agent.path.clone(),
-            agent_sha256: Some(agent.sha256.clone()),
+            agent: r.agent.path.clone(),
+            agent_sha256: Some(r.agent.sha256.clone()),
             launches_before: file.launches.len() as u64,
             dropped_tail,
             vm: vm_shape.map(Box::new),
@@ -386,134 +443,68 @@ pub(crate) fn cmd_resume(args: &RunArgs, path: &Path) -> anyhow::Result<u8> {
         }),
         header.label
     );
-    let options = run::Options {
-        interrupt: Some(&interrupt),
-        fail_fast: args.fail_fast,
-        launches_before: file.launches.len() as u64,
-        failed_before,
+    let resumed = session::Resumed {
         done,
-        give_up_after: args.give_up_after,
-        earlier: &file.launches,
-        settings: settings.clone(),
+        failed_before: file.launches.iter().filter(|l| !l.ok()).count() as u64,
+        // The end record follows the timed launches: only extra ones are missing.
+        timed_ended: file.end.is_some(),
+        earlier: file.launches,
     };
-    let result = execute_and_report(
-        args,
-        &plan,
-        &matrix,
-        agent.path,
-        app,
-        &mut store,
-        &options,
+    let session = Session {
+        matrix,
+        jdks: r.jdks,
+        plan,
+        agent: r.agent.path,
+        app: r.app,
         profiling,
         probing,
-        timed_ended,
-    );
-    drop(options);
-    crate::cmd::settings::end(settings);
-    result
+        store,
+        options: session_options(args),
+        resumed,
+        settings,
+    };
+    Ok((session, machine))
 }
 
-/// Runs the plan's launches (none when `timed_ended`: a resumed run that stopped in its
-/// extra rounds), then with `profiling` the profiled rounds and with `probing` the
-/// probed ones, then says how it ended: the report, or how to resume.
-#[expect(
-    clippy::too_many_arguments,
-    reason = "the run's parts, passed down once"
-)]
-pub(crate) fn execute_and_report(
+/// Runs the session's timed launches, then its profiled rounds and its probed ones,
+/// then says how it ended: the report, or how to resume.
+fn execute_and_report(
     args: &RunArgs,
-    plan: &Plan,
-    matrix: &Matrix,
-    agent: PathBuf,
-    app: Option<App>,
-    store: &mut StoreWriter,
-    options: &run::Options<'_>,
-    profiling: Option<profile::Profiling>,
-    probing: Option<probe::Probing>,
-    timed_ended: bool,
+    mut session: Session,
+    machine: &preflight::Held,
 ) -> anyhow::Result<u8> {
-    let extra_app = app.clone();
-    let mut launcher = JvmLauncher::new(agent.clone(), Duration::from_secs(args.timeout))
+    let interrupt = Some(&machine.interrupt);
+    let mut launcher = session
+        .launcher(interrupt)
         .context("creating the launcher's scratch folder")?
-        .with_app(app)
-        .with_jvm_log(!args.no_jvm_log)
-        .with_crash_dir(crate::store::crash_dir(store.path()))
-        .with_settings(options.settings.clone());
-    if let Some(interrupt) = options.interrupt {
-        launcher = launcher.with_interrupt(interrupt.clone());
-    }
-    let summary = match matrix.adaptive {
-        _ if timed_ended => run::RunSummary {
-            launches: 0,
-            failed: 0,
-            stopped: None,
-        },
-        None => {
-            let mut progress = Progress::new(plan.launches.len() as u64);
-            progress.set_done(options.done.len() as u64);
-            let summary = run::execute_with(
-                plan,
-                &matrix.jvm_args,
-                &mut launcher,
-                store,
-                &mut progress,
-                options,
-            );
-            progress.finish();
-            summary?
-        }
-        Some(policy) => {
-            // The bar counts up to the most launches the policy allows.
-            let most = plan.launches.len() as u64
-                + u64::from(policy.max - policy.min) * plan.cells.len() as u64 * 2;
-            let mut progress = Progress::new(most);
-            progress.set_done(options.done.len() as u64);
-            let result = adaptive::execute(
-                plan,
-                &matrix.jvm_args,
-                policy,
-                &mut launcher,
-                store,
-                &mut progress,
-                options,
-            );
-            progress.finish();
-            result
-                .map_err(|e| match e {
-                    adaptive::AdaptiveError::Mismatch { .. } => {
-                        bad(anyhow::anyhow!("`{}`, {e}", store.path().display()))
-                    }
-                    adaptive::AdaptiveError::Store(e) => anyhow::Error::new(e),
-                })?
-                .0
-        }
-    };
+        .with_crash_dir(crate::store::crash_dir(session.store.path()));
+    let summary = session
+        .run_timed(&mut launcher, interrupt)
+        .map_err(|e| match e {
+            AdaptiveError::Mismatch { .. } => {
+                bad(anyhow::anyhow!("`{}`, {e}", session.store.path().display()))
+            }
+            AdaptiveError::Store(e) => anyhow::Error::new(e),
+        })?;
+    drop(launcher);
+    let profiled = session.profiling.is_some();
     if summary.stopped.is_none() {
         // The profiled rounds, then the probed ones; a signal in either ends the run.
-        let mut stopped = None;
-        if let Some(profiling) = &profiling {
-            stopped = extra::run(
-                args,
-                plan,
-                matrix,
-                &agent,
-                extra_app.clone(),
-                store,
-                options,
-                profiling,
-            )?;
+        if let Some(profiling) = session.profiling.take()
+            && let Some(code) = extra::run(&mut session, interrupt, &profiling)?
+        {
+            return Ok(code);
         }
-        if let Some(probing) = probing.as_ref().filter(|_| stopped.is_none()) {
-            stopped = extra::run(
-                args, plan, matrix, &agent, extra_app, store, options, probing,
-            )?;
-        }
-        if let Some(code) = stopped {
+        if let Some(probing) = session.probing.take()
+            && let Some(code) = extra::run(&mut session, interrupt, &probing)?
+        {
             return Ok(code);
         }
     }
-    let recorded = options.done.len() as u64 + summary.launches;
-    let failed = options.failed_before + summary.failed;
+    let store = &session.store;
+    let recorded = session.resumed.done.len() as u64 + summary.launches;
+    let failed = session.resumed.failed_before + summary.failed;
+    let planned = session.plan.launches.len();
     let resume_hint = format!(
         "every finished launch is in {}\n  resume: pretouch run --resume {}",
         store.path().display(),
@@ -522,16 +513,14 @@ pub(crate) fn execute_and_report(
     match summary.stopped {
         Some(Stop::Interrupted(signal)) => {
             eprintln!(
-                "pretouch: interrupted by {} after {recorded} of {} launches; the JVM under way was killed and not recorded\n  {resume_hint}",
+                "pretouch: interrupted by {} after {recorded} of {planned} launches; the JVM under way was killed and not recorded\n  {resume_hint}",
                 interrupt::signal_name(signal),
-                plan.launches.len()
             );
             return Ok(interrupt::exit_code(signal));
         }
         Some(Stop::FailFast { seq }) => {
             eprintln!(
-                "pretouch: stopped after launch {seq} failed (--fail-fast), {recorded} of {} launches recorded\n  {resume_hint}",
-                plan.launches.len()
+                "pretouch: stopped after launch {seq} failed (--fail-fast), {recorded} of {planned} launches recorded\n  {resume_hint}",
             );
             return Ok(exit::FAILED_LAUNCHES);
         }
@@ -548,7 +537,7 @@ pub(crate) fn execute_and_report(
     }
     // The profile follows the text table only; `pretouch report --profile` has it in
     // every format.
-    let profiled = profiling.is_some() && args.format == Format::Text;
+    let profiled = profiled && args.format == Format::Text;
     let options = document::Options {
         profile: profiled,
         show_profile: profiled,
@@ -564,7 +553,22 @@ pub(crate) fn execute_and_report(
     Ok(0)
 }
 
-pub(crate) fn dry_run(
+/// `pretouch run --dry-run`: the plan and its command lines, checked as a run checks
+/// them, but nothing launched (a matrix naming ZGC or Shenandoah still asks each JDK
+/// for its collectors).
+fn dry_run(args: &RunArgs, mut matrix: Matrix) -> anyhow::Result<u8> {
+    let mut jdks = resolve_jdks(&matrix, false).map_err(bad)?;
+    let notes = checks::dry_run_collectors(&matrix, &mut jdks)?;
+    crate::schedule::plan::check_size(&matrix, jdks.len()).map_err(bad)?;
+    check_cpus(&mut matrix).map_err(bad)?;
+    let app = resolve_app(&matrix, args.matrix.as_deref(), &jdks, false).map_err(bad)?;
+    for note in &notes {
+        println!("{note}");
+    }
+    show_plan(args, &matrix, &jdks, app)
+}
+
+fn show_plan(
     args: &RunArgs,
     matrix: &Matrix,
     jdks: &[Jdk],

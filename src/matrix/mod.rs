@@ -150,6 +150,16 @@ impl Matrix {
         Matrix::parse(&path.display().to_string(), &text)
     }
 
+    /// The largest heap of the matrix (zero for none): what the memory checks, the VM's
+    /// memory and `--comparable-memory` are sized by.
+    pub fn largest_heap(&self) -> crate::units::Bytes {
+        self.heaps
+            .iter()
+            .map(|h| h.bytes)
+            .max()
+            .unwrap_or(crate::units::Bytes(0))
+    }
+
     pub fn default_matrix() -> Matrix {
         Matrix::parse("<built-in quick matrix>", DEFAULT_MATRIX)
             .expect("the built-in matrix is valid (checked by a unit test)")

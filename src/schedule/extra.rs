@@ -56,6 +56,24 @@ pub fn count(plan: &Plan, rounds: u32) -> u64 {
     u64::from(rounds) * plan.cells.len() as u64 * 2
 }
 
+/// The extra launches of one kind a run owes: the rounds per cell, and (resumed) the
+/// seqs of those the file already holds.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Owed {
+    pub rounds: u32,
+    pub done: BTreeSet<u64>,
+}
+
+impl Owed {
+    /// A new run's: every launch of `rounds` rounds.
+    pub fn all(rounds: u32) -> Owed {
+        Owed {
+            rounds,
+            done: BTreeSet::new(),
+        }
+    }
+}
+
 /// How the extra rounds ended.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Summary {

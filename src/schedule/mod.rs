@@ -14,3 +14,4 @@ pub mod profile;
 pub mod progress;
 pub mod resume;
 pub mod run;
+pub mod session;

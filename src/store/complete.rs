@@ -1,21 +1,22 @@
 //! What a report says of result files left incomplete: a run interrupted (or still
-//! running) before its end record, and profiled rounds cut short after it. Judged when a
+//! running) before its end record, and profiled or probed rounds cut short after it. Judged when a
 //! file is read whole ([`Launched::of`]), so that the warnings can still be given once
 //! its launches are dropped ([`completeness_warnings`]).
 
 use crate::store::read::ResultFile;
 
 /// What a report says of a file read whole, about its launches, once they are dropped:
-/// how many were read, and how many of its profiled launches are missing.
+/// how many were read, and how many of its profiled and probed launches are missing.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Launched {
     pub launches: usize,
     pub missing_profiles: u64,
+    pub missing_probes: u64,
 }
 
 impl Launched {
-    /// Of `file` read whole ([`crate::store::read::Catalog::read`]). Its profile records are read again
-    /// only when its run planned profiled rounds.
+    /// Of `file` read whole ([`crate::store::read::Catalog::read`]). Its profile and
+    /// probe records are read again only when its run planned such rounds.
     pub fn of(file: &ResultFile) -> Launched {
         Launched {
             launches: file.launches.len(),
@@ -24,12 +25,18 @@ impl Launched {
             } else {
                 0
             },
+            missing_probes: if file.header.probe_rounds.is_some() {
+                crate::store::probe::missing_probes(file)
+            } else {
+                0
+            },
         }
     }
 }
 
-/// A warning for each run left unfinished, then one for each file whose profiled
-/// rounds are (`files` in name order, each with what [`Launched::of`] found in it).
+/// A warning for each run left unfinished, then one for each file whose profiled or
+/// probed rounds are (`files` in name order, each with what [`Launched::of`] found in
+/// it).
 pub fn completeness_warnings(files: &[(ResultFile, Launched)]) -> Vec<String> {
     let mut out = Vec::new();
     for (file, launched) in files.iter().filter(|(f, _)| f.end.is_none()) {
@@ -41,16 +48,68 @@ pub fn completeness_warnings(files: &[(ResultFile, Launched)]) -> Vec<String> {
             file.path.display()
         ));
     }
-    // Timed launches complete, profiled rounds cut short (the end record comes between).
+    // Timed launches complete, extra rounds cut short (the end record comes between).
     for (file, launched) in files.iter().filter(|(f, _)| f.end.is_some()) {
-        let missing = launched.missing_profiles;
-        if missing > 0 {
-            out.push(format!(
-                "{}: profiled rounds unfinished, {missing} profiled launches missing; `pretouch run --resume {}` completes them",
-                file.path.display(),
-                file.path.display()
-            ));
+        for (missing, kind) in [
+            (launched.missing_profiles, "profiled"),
+            (launched.missing_probes, "probed"),
+        ] {
+            if missing > 0 {
+                out.push(format!(
+                    "{}: {kind} rounds unfinished, {missing} {kind} launches missing; `pretouch run --resume {}` completes them",
+                    file.path.display(),
+                    file.path.display()
+                ));
+            }
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::record::Record;
+
+    #[test]
+    fn a_run_whose_probed_rounds_were_cut_short_says_so() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut file = crate::fixtures::one_cell_file("k");
+        file.header.probe_rounds = Some(2);
+        file.path = dir.path().join("r.jsonl");
+        // The timed launches ended.
+        file.end = Some(crate::store::RunEnd {
+            finished_at: "2026-01-01T00:01:00Z".into(),
+            launches: 2,
+            failed: 0,
+            stops: Vec::new(),
+            runner_max_rss: None,
+        });
+        let cell = file.launches[0].cell.clone();
+        let probe = crate::fixtures::probe_record(&cell, 0, false, 50.0, &[1000], 1, Vec::new());
+        let mut bytes = Vec::new();
+        for record in [
+            Record::Run(file.header.clone()),
+            Record::Probe(Box::new(probe)),
+        ] {
+            bytes.extend(serde_json::to_vec(&record).unwrap());
+            bytes.push(b'\n');
+        }
+        std::fs::write(&file.path, bytes).unwrap();
+        let launched = Launched::of(&file);
+        // Two rounds of one cell plan four probed launches; one is here.
+        assert_eq!((launched.missing_probes, launched.missing_profiles), (3, 0));
+        let warnings = completeness_warnings(&[(file.clone(), launched)]);
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(
+            warnings[0].contains("probed rounds unfinished, 3 probed launches missing"),
+            "{warnings:?}"
+        );
+        // All four there: no warning.
+        let full = Launched {
+            missing_probes: 0,
+            ..launched
+        };
+        assert!(completeness_warnings(&[(file, full)]).is_empty());
+    }
 }
