@@ -354,16 +354,7 @@ fn prepare_resume(args: &RunArgs, path: &Path) -> anyhow::Result<(Session, prefl
     };
     let extra = (profile_rounds.is_some(), probe_rounds.is_some());
     let r = resolve(args, matrix, Some(&matrix_file), extra, &same)?;
-    // Launches of one file measured by two agents are worth a word: the stamps are
-    // taken by the agent's code.
-    if let Some(before) = (header.agent_sha256.as_ref()).filter(|h| **h != r.agent.sha256) {
-        eprintln!(
-            "warning: `{}` was started with another agent (sha256 {before}); its launches from here on use {} (sha256 {}), as its resume record says",
-            file.path.display(),
-            r.agent.path.display(),
-            r.agent.sha256
-        );
-    }
+    warn_of_another_agent(&file, &r.agent);
     let plan = r.plan;
     let done = match r.matrix.adaptive {
         None => resume::done_launches(&plan, &file).map_err(bad)?,
@@ -374,10 +365,7 @@ fn prepare_resume(args: &RunArgs, path: &Path) -> anyhow::Result<(Session, prefl
     let profiling = match (r.perf, profile_rounds) {
         (Some(perf), Some(rounds)) => Some(Profiling {
             perf,
-            owed: Owed {
-                rounds,
-                done: resume::done_profiles(&plan, rounds, &file).map_err(bad)?,
-            },
+            owed: owed(&plan, &file, rounds, true)?,
             keep_perf_data: args.keep_perf_data.clone(),
         }),
         _ => None,
@@ -385,11 +373,7 @@ fn prepare_resume(args: &RunArgs, path: &Path) -> anyhow::Result<(Session, prefl
     let probing = match (r.probes, probe_rounds) {
         (Some(support), Some(rounds)) => Some(Probing {
             support,
-            owed: Owed {
-                rounds,
-                done: crate::schedule::probe::done_probes(&plan, rounds, &file)
-                    .map_err(|e| bad(anyhow::anyhow!("`{}`, {e}", file.path.display())))?,
-            },
+            owed: owed(&plan, &file, rounds, false)?,
         }),
         _ => None,
     };
@@ -464,6 +448,30 @@ fn prepare_resume(args: &RunArgs, path: &Path) -> anyhow::Result<(Session, prefl
         settings,
     };
     Ok((session, machine))
+}
+
+/// Launches of one file measured by two agents are worth a word: the stamps are taken
+/// by the agent's code.
+fn warn_of_another_agent(file: &ResultFile, agent: &agent::Agent) {
+    if let Some(before) = (file.header.agent_sha256.as_ref()).filter(|h| **h != agent.sha256) {
+        eprintln!(
+            "warning: `{}` was started with another agent (sha256 {before}); its launches from here on use {} (sha256 {}), as its resume record says",
+            file.path.display(),
+            agent.path.display(),
+            agent.sha256
+        );
+    }
+}
+
+/// The profiled (`profiled`) or probed launches of `rounds` rounds a resumed file
+/// owes: the seqs it holds, each checked to be the one planned.
+fn owed(plan: &Plan, file: &ResultFile, rounds: u32, profiled: bool) -> anyhow::Result<Owed> {
+    let done = match profiled {
+        true => resume::done_profiles(plan, rounds, file).map_err(bad)?,
+        false => crate::schedule::probe::done_probes(plan, rounds, file)
+            .map_err(|e| bad(anyhow::anyhow!("`{}`, {e}", file.path.display())))?,
+    };
+    Ok(Owed { rounds, done })
 }
 
 /// Runs the session's timed launches, then its profiled rounds and its probed ones,
