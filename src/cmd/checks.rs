@@ -7,7 +7,8 @@ use anyhow::Context;
 
 use crate::cmd::error::bad;
 use crate::machine::collectors::{self, Collectors};
-use crate::machine::jdk::Jdk;
+use crate::machine::jdk::{Ask, Jdk};
+use crate::machine::jdk_cache::JdkCache;
 use crate::machine::topology::{self, Placement};
 use crate::machine::{discover, memory};
 use crate::matrix::app::App;
@@ -55,19 +56,21 @@ pub(crate) fn check_memory(matrix: &Matrix, force: bool) -> anyhow::Result<()> {
     }
 }
 
-/// The matrix's JDKs. `probe` (every run but a dry one): each is started to read its
-/// version and asked once which collectors it has, and a `gcs:` value one of them lacks
-/// is refused here, before any launch.
+/// The matrix's JDKs. `probe` (every run but a dry one): each is asked its version and
+/// which of the matrix's collectors it has (from the cache where its binaries are
+/// unchanged since it last answered), and a `gcs:` value one of them lacks is refused
+/// here, before any launch.
 pub(crate) fn resolve_jdks(matrix: &Matrix, probe: bool) -> anyhow::Result<Vec<Jdk>> {
-    let mut jdks = match &matrix.jdks {
-        None => vec![if probe {
-            Jdk::from_environment()?
-        } else {
-            discover::environment_jdk_without_jvm()?
-        }],
+    let cache = JdkCache::from_environment();
+    let ask = match probe {
+        true => Ask::Collectors(&matrix.gcs),
+        false => Ask::Nothing,
+    };
+    let jdks = match &matrix.jdks {
+        None => vec![Jdk::from_environment_asking(ask, &cache)?],
         Some(specs) => {
             let installed = discover::discover(&discover::Sources::from_environment());
-            discover::resolve_specs(specs, &installed, probe).map_err(|(spec, e)| {
+            discover::resolve_specs(specs, &installed, ask, &cache).map_err(|(spec, e)| {
                 e.context(match line_of(&matrix.text, &spec) {
                     Some(line) => format!("matrix `{}`, line {line}: jdks", matrix.origin),
                     None => format!("matrix `{}`: jdks", matrix.origin),
@@ -75,27 +78,20 @@ pub(crate) fn resolve_jdks(matrix: &Matrix, probe: bool) -> anyhow::Result<Vec<J
             })?
         }
     };
-    if probe {
-        for jdk in &mut jdks {
-            let collectors = collectors::probe(&jdk.java).map_err(|e| {
-                anyhow::anyhow!(
-                    "JDK {}: cannot list its collectors: {e}",
-                    jdk.home.display()
-                )
-            })?;
-            check_collectors(matrix, jdk, &collectors)?;
-            jdk.collectors = Some(collectors);
+    for jdk in &jdks {
+        if let Some(collectors) = &jdk.collectors {
+            check_collectors(matrix, jdk, collectors, &cache)?;
         }
     }
     Ok(jdks)
 }
 
-/// For a dry run: asks each JDK for its collectors as the real run does, when the
-/// matrix names a collector whose flags depend on the JDK (ZGC and Shenandoah are
-/// experimental on JDK 11), so that the command lines shown are those a run launches
-/// and a collector a JDK lacks is refused here too. A JDK that cannot be asked (not
-/// runnable here) keeps the flags of a JDK where the collector is a product, and the
-/// returned note says so.
+/// For a dry run: asks each JDK about the matrix's collectors as the real run does
+/// (from the same cache), when the matrix names a collector whose flags depend on the
+/// JDK (ZGC and Shenandoah are experimental on JDK 11), so that the command lines shown
+/// are those a run launches and a collector a JDK lacks is refused here too. A JDK that
+/// cannot be asked (not runnable here) keeps the flags of a JDK where the collector is
+/// a product, and the returned note says so.
 pub(crate) fn dry_run_collectors(matrix: &Matrix, jdks: &mut [Jdk]) -> anyhow::Result<Vec<String>> {
     let mut notes = Vec::new();
     if !matrix
@@ -105,10 +101,11 @@ pub(crate) fn dry_run_collectors(matrix: &Matrix, jdks: &mut [Jdk]) -> anyhow::R
     {
         return Ok(notes);
     }
+    let cache = JdkCache::from_environment();
     for jdk in jdks {
-        match collectors::probe(&jdk.java) {
+        match collectors::ask_cached(&jdk.java, &matrix.gcs, &cache) {
             Ok(c) => {
-                check_collectors(matrix, jdk, &c)?;
+                check_collectors(matrix, jdk, &c, &cache)?;
                 jdk.collectors = Some(c);
             }
             Err(e) => notes.push(format!(
@@ -120,16 +117,23 @@ pub(crate) fn dry_run_collectors(matrix: &Matrix, jdks: &mut [Jdk]) -> anyhow::R
     Ok(notes)
 }
 
-/// Refuses a `gcs:` value that `jdk` does not have, naming the JDK and what it has.
-fn check_collectors(matrix: &Matrix, jdk: &Jdk, collectors: &Collectors) -> anyhow::Result<()> {
+/// Refuses a `gcs:` value that `jdk` does not have, naming the JDK and every collector
+/// it has (asked of it now: a run asks only about the matrix's).
+fn check_collectors(
+    matrix: &Matrix,
+    jdk: &Jdk,
+    collectors: &Collectors,
+    cache: &JdkCache,
+) -> anyhow::Result<()> {
     let Some(&missing) = matrix.gcs.iter().find(|gc| !collectors.has(**gc)) else {
         return Ok(());
     };
+    let every = collectors::probe(&jdk.java, cache).unwrap_or_else(|_| collectors.clone());
     let at = match line_of(&matrix.text, "gcs:") {
         Some(line) => format!("matrix `{}`, line {line}", matrix.origin),
         None => format!("matrix `{}`", matrix.origin),
     };
-    let modes = if missing.is_zgc() && collectors.has(Gc::Zgc) {
+    let modes = if missing.is_zgc() && every.has(Gc::Zgc) {
         " (a JDK with one ZGC mode has only `zgc`; both modes exist on JDK 21 to 23)"
     } else {
         ""
@@ -139,7 +143,7 @@ fn check_collectors(matrix: &Matrix, jdk: &Jdk, collectors: &Collectors) -> anyh
          fix: remove `{missing}` from `gcs:`, or list a JDK that has it in `jdks:`",
         jdk.version,
         jdk.home.display(),
-        collectors.list()
+        every.list()
     )))
 }
 

@@ -186,7 +186,8 @@ pub struct RunArgs {
     pub fail_fast: bool,
     /// Check the matrix and print the launches (count, command lines, estimated
     /// duration) without launching them; a matrix naming ZGC or Shenandoah asks each JDK
-    /// for its collectors first (`java -XX:+PrintFlagsFinal -version`), as a run does
+    /// about its collectors first (`java -XX:+PrintFlagsFinal -version`), as a run does,
+    /// unless the cache of the JDKs' answers holds them
     #[arg(long, conflicts_with = "resume")]
     pub dry_run: bool,
     /// Do not pass -Xlog:gc+heap=debug,startuptime to the JVMs (the JVM's own account of

@@ -8,7 +8,8 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::machine::jdk::{DEBIAN_JDK_INSTALL, Jdk, JdkError, is_executable, release_value};
+use crate::machine::jdk::{Ask, DEBIAN_JDK_INSTALL, Jdk, JdkError, is_executable, release_value};
+use crate::machine::jdk_cache::JdkCache;
 
 /// Where installed JDKs are looked for first.
 pub const JVM_DIR: &str = "/usr/lib/jvm";
@@ -254,24 +255,21 @@ pub fn expand(spec: &JdkSpec, installed: &[Installed]) -> Result<Vec<String>, Di
 
 /// Resolves the matrix's `jdks:` entries into JDKs, in order, each JDK once. A JDK named
 /// twice explicitly is an error; `auto` quietly skips JDKs already named.
-/// `probe` runs `java -version` on each (a short JVM start); without it (dry runs) the
-/// `release` file is all that is read.
+/// Each is asked what `ask` says ([`Jdk::resolve_asking`]; [`Ask::Nothing`] in dry runs),
+/// from `cache` where it answered before.
 pub fn resolve_specs(
     specs: &[String],
     installed: &[Installed],
-    probe: bool,
+    ask: Ask<'_>,
+    cache: &JdkCache,
 ) -> Result<Vec<Jdk>, (String, anyhow::Error)> {
     let mut jdks: Vec<Jdk> = Vec::new();
     for spec_text in specs {
         let spec = JdkSpec::parse(spec_text);
         let homes = expand(&spec, installed).map_err(|e| (spec_text.clone(), e.into()))?;
         for home in homes {
-            let jdk = if probe {
-                Jdk::resolve(&home)
-            } else {
-                Jdk::resolve_without_jvm(&home)
-            }
-            .map_err(|e| (spec_text.clone(), e.into()))?;
+            let jdk = Jdk::resolve_asking(&home, ask, cache)
+                .map_err(|e| (spec_text.clone(), e.into()))?;
             let jdk = Jdk {
                 spec: spec_text.clone(),
                 ..jdk
@@ -294,20 +292,6 @@ pub fn resolve_specs(
         }
     }
     Ok(jdks)
-}
-
-/// The JDK the environment selects (JAVA_HOME, then `java` on PATH), without starting it.
-pub fn environment_jdk_without_jvm() -> Result<Jdk, JdkError> {
-    let sources = Sources::from_environment();
-    if let Some(home) = &sources.java_home {
-        return Jdk::resolve_without_jvm(&home.to_string_lossy());
-    }
-    let path = sources.path.unwrap_or_default();
-    std::env::split_paths(&path)
-        .map(|dir| dir.join("java"))
-        .find(|java| is_executable(java))
-        .ok_or(JdkError::NoneFound)
-        .and_then(|java| Jdk::resolve_without_jvm(&java.to_string_lossy()))
 }
 
 #[cfg(test)]
@@ -356,6 +340,11 @@ mod tests {
             path: Some(bin.into_os_string()),
         };
         (dir, sources)
+    }
+
+    /// A cache no test reads back (dry resolution asks nothing anyway).
+    fn nowhere() -> JdkCache {
+        JdkCache::at("/nonexistent/pretouch-cache")
     }
 
     #[test]
@@ -417,11 +406,23 @@ mod tests {
     fn auto_skips_jdks_already_named_and_twins_are_refused() {
         let (_dir, sources) = machine();
         let found = discover(&sources);
-        let jdks = resolve_specs(&["25".into(), "auto".into()], &found, false).unwrap();
+        let jdks = resolve_specs(
+            &["25".into(), "auto".into()],
+            &found,
+            Ask::Nothing,
+            &nowhere(),
+        )
+        .unwrap();
         assert_eq!(jdks.len(), 3);
         assert_eq!(jdks[0].spec, "25");
         assert_eq!(jdks[0].version, "25.0.3+9-LTS");
-        let (spec, e) = resolve_specs(&["17".into(), "17".into()], &found, false).unwrap_err();
+        let (spec, e) = resolve_specs(
+            &["17".into(), "17".into()],
+            &found,
+            Ask::Nothing,
+            &nowhere(),
+        )
+        .unwrap_err();
         assert_eq!(spec, "17");
         assert!(e.to_string().contains("list it once"), "{e}");
     }

@@ -5,6 +5,9 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::access::{self, Need};
+use crate::machine::collectors;
+use crate::machine::jdk_cache::JdkCache;
+use crate::matrix::Gc;
 
 /// The package that provides a JDK on Debian, for messages.
 pub const DEBIAN_JDK_INSTALL: &str = "sudo apt-get install -y openjdk-17-jdk-headless";
@@ -22,12 +25,26 @@ pub struct Jdk {
     pub version: String,
     /// `IMPLEMENTOR` of its `release` file, when present.
     pub vendor: Option<String>,
-    /// The full output of `java -version`.
+    /// The full output of `java -version` (asked once per JDK binary: see
+    /// [`crate::machine::jdk_cache`]).
     pub version_output: String,
-    /// The collectors this JDK has, asked of it once per run before the first launch
-    /// (see [`crate::machine::collectors`]); `None` in dry runs and in older files.
+    /// The collectors of the matrix this JDK has, asked of it before the first launch
+    /// where the cache does not hold them (see [`crate::machine::collectors`]); `None` in
+    /// dry runs and in older files.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub collectors: Option<crate::machine::collectors::Collectors>,
+}
+
+/// What resolving a JDK asks of it, before a run.
+#[derive(Debug, Clone, Copy)]
+pub enum Ask<'a> {
+    /// Nothing: its `release` file is all that is read, and no JVM starts (dry runs).
+    Nothing,
+    /// Its `java -version`.
+    Version,
+    /// Its `java -version`, and which of these collectors it has
+    /// ([`collectors::ask`]): a run asks about its matrix's `gcs:` only.
+    Collectors(&'a [Gc]),
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -50,6 +67,8 @@ pub enum JdkError {
         "JDK `{spec}` is not a JDK: no executable `bin/java` in `{home}`\n  fix: give a JAVA_HOME folder (it holds bin/java) or a `java` binary"
     )]
     NotAJdk { spec: String, home: PathBuf },
+    #[error("JDK {}: cannot list its collectors: {detail}", home.display())]
+    Collectors { home: PathBuf, detail: String },
     #[error("JDK `{spec}`: `{java} -version` failed: {detail}")]
     VersionFailed {
         spec: String,
@@ -59,28 +78,39 @@ pub enum JdkError {
 }
 
 impl Jdk {
-    /// Resolves a JDK written as a JAVA_HOME folder or as a `java` binary.
+    /// Resolves a JDK written as a JAVA_HOME folder or as a `java` binary. Its `java
+    /// -version` comes from the cache ([`JdkCache::from_environment`]) where the JDK's
+    /// binaries are unchanged since it answered, else from a start of it.
     pub fn resolve(spec: &str) -> Result<Jdk, JdkError> {
+        Jdk::resolve_asking(spec, Ask::Version, &JdkCache::from_environment())
+    }
+
+    /// Resolves a JDK and asks it what `ask` says, from `cache` where its binaries are
+    /// unchanged since it answered; what it answers now is kept there.
+    pub fn resolve_asking(spec: &str, ask: Ask<'_>, cache: &JdkCache) -> Result<Jdk, JdkError> {
+        let gcs = match ask {
+            Ask::Nothing => return Jdk::resolve_without_jvm(spec),
+            Ask::Version => None,
+            Ask::Collectors(gcs) => Some(gcs),
+        };
         let (home, java) = locate(spec)?;
-        let output = duct::cmd!(&java, "-version")
-            .stdin_null()
-            .stdout_capture()
-            .stderr_capture()
-            .unchecked()
-            .run()
-            .map_err(|e| JdkError::VersionFailed {
-                spec: spec.to_owned(),
-                java: java.clone(),
-                detail: e.to_string(),
-            })?;
-        let version_output = String::from_utf8_lossy(&output.stderr).trim().to_owned();
-        if !output.status.success() {
-            return Err(JdkError::VersionFailed {
-                spec: spec.to_owned(),
-                java,
-                detail: version_output,
-            });
-        }
+        let mut entry = cache.open(&java);
+        let asked = gcs.map(|gcs| collectors::ask(&java, gcs, &mut entry.answers));
+        let version_output = match entry.answers.version_output.clone() {
+            Some(output) => output,
+            // Asked alone where the collectors' first start did not say it (it failed):
+            // a JDK that cannot even print its version is refused for that.
+            None => {
+                let output = version_output(spec, &java)?;
+                entry.answers.version_output = Some(output.clone());
+                output
+            }
+        };
+        entry.save_or_warn();
+        let collectors = asked.transpose().map_err(|detail| JdkError::Collectors {
+            home: home.clone(),
+            detail,
+        })?;
         let release = std::fs::read_to_string(home.join("release")).unwrap_or_default();
         let version = release_value(&release, "JAVA_RUNTIME_VERSION")
             .or_else(|| version_from_output(&version_output))
@@ -92,7 +122,7 @@ impl Jdk {
             version,
             vendor: release_value(&release, "IMPLEMENTOR"),
             version_output,
-            collectors: None,
+            collectors,
         })
     }
 
@@ -116,16 +146,45 @@ impl Jdk {
 
     /// The JDK the environment selects: JAVA_HOME, then `java` on PATH.
     pub fn from_environment() -> Result<Jdk, JdkError> {
+        Jdk::from_environment_asking(Ask::Version, &JdkCache::from_environment())
+    }
+
+    /// [`Jdk::from_environment`], asking it what `ask` says (see [`Jdk::resolve_asking`]).
+    pub fn from_environment_asking(ask: Ask<'_>, cache: &JdkCache) -> Result<Jdk, JdkError> {
         if let Some(home) = std::env::var_os("JAVA_HOME").filter(|h| !h.is_empty()) {
-            return Jdk::resolve(&home.to_string_lossy());
+            return Jdk::resolve_asking(&home.to_string_lossy(), ask, cache);
         }
         let path = std::env::var_os("PATH").unwrap_or_default();
         std::env::split_paths(&path)
             .map(|dir| dir.join("java"))
             .find(|java| is_executable(java))
             .ok_or(JdkError::NoneFound)
-            .and_then(|java| Jdk::resolve(&java.to_string_lossy()))
+            .and_then(|java| Jdk::resolve_asking(&java.to_string_lossy(), ask, cache))
     }
+}
+
+/// What `java -version` prints, from a start of `java`.
+fn version_output(spec: &str, java: &Path) -> Result<String, JdkError> {
+    let output = duct::cmd!(java, "-version")
+        .stdin_null()
+        .stdout_capture()
+        .stderr_capture()
+        .unchecked()
+        .run()
+        .map_err(|e| JdkError::VersionFailed {
+            spec: spec.to_owned(),
+            java: java.to_owned(),
+            detail: e.to_string(),
+        })?;
+    let version_output = String::from_utf8_lossy(&output.stderr).trim().to_owned();
+    if !output.status.success() {
+        return Err(JdkError::VersionFailed {
+            spec: spec.to_owned(),
+            java: java.to_owned(),
+            detail: version_output,
+        });
+    }
+    Ok(version_output)
 }
 
 /// JAVA_HOME (symlinks resolved) and `java` launcher of a JDK written as a JAVA_HOME

@@ -1,6 +1,6 @@
 //! Stage 2, the machine: what this machine is and can do, read before and beside a
 //! run. Host facts and the environment (kernel, THP, cgroups), the memory check, the
-//! JDKs installed, the fault-rate ceiling (`calibration`, run by `pretouch calibrate`) and the one-run-at-a-time lock.
+//! JDKs installed and what they answered (`jdk_cache`), the fault-rate ceiling (`calibration`, run by `pretouch calibrate`) and the one-run-at-a-time lock.
 //! Uses the matrix and units only.
 
 pub mod app_build;
@@ -13,6 +13,7 @@ pub mod guest;
 pub mod guest_memory;
 pub mod host;
 pub mod jdk;
+pub mod jdk_cache;
 pub mod kernels;
 pub mod lock;
 pub mod memory;

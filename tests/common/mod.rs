@@ -115,7 +115,19 @@ pub fn jvm_lock() -> std::sync::MutexGuard<'static, ()> {
 pub fn pretouch() -> assert_cmd::Command {
     let mut cmd = assert_cmd::Command::cargo_bin("pretouch").unwrap();
     cmd.env_remove("PRETOUCH_AGENT");
+    cmd.env("PRETOUCH_CACHE_DIR", jdk_cache());
     cmd
+}
+
+/// Where the tests' runs keep what the JDKs answered: under the build folder, never the
+/// user's cache (`.cargo/config.toml` sets the same for the runs started otherwise).
+pub fn jdk_cache() -> PathBuf {
+    std::env::var_os("PRETOUCH_CACHE_DIR")
+        .filter(|d| !d.is_empty())
+        .map_or_else(
+            || Path::new(env!("CARGO_TARGET_TMPDIR")).join("jdk-cache"),
+            PathBuf::from,
+        )
 }
 
 /// `pretouch run --label LABEL --results RESULTS`, with the agent built into pretouch
