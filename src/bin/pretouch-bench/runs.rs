@@ -27,24 +27,35 @@ pub fn pretouch_binary() -> PathBuf {
 
 /// Runs `pretouch run` on `matrix_yaml` into a scratch folder and reads the result.
 pub fn run_pretouch(matrix_yaml: &str, scratch: &Path) -> anyhow::Result<PretouchRun> {
+    run_pretouch_cached(matrix_yaml, scratch, None)
+}
+
+/// [`run_pretouch`], with what the JDKs answered kept in `cache` (`PRETOUCH_CACHE_DIR`)
+/// instead of the user's cache folder.
+pub fn run_pretouch_cached(
+    matrix_yaml: &str,
+    scratch: &Path,
+    cache: Option<&Path>,
+) -> anyhow::Result<PretouchRun> {
     let matrix = scratch.join("matrix.yaml");
     std::fs::write(&matrix, matrix_yaml)?;
     let results = scratch.join("results");
+    let mut command = duct::cmd!(
+        pretouch_binary(),
+        "run",
+        "--label",
+        "bench",
+        "--results",
+        &results,
+        &matrix
+    );
+    if let Some(cache) = cache {
+        command = command.env(pretouch::machine::jdk_cache::CACHE_DIR_VAR, cache);
+    }
     let start = Instant::now();
     let output = crate::interrupt()
         .run(
-            &duct::cmd!(
-                pretouch_binary(),
-                "run",
-                "--label",
-                "bench",
-                "--results",
-                &results,
-                &matrix
-            )
-            .stdout_null()
-            .stderr_capture()
-            .unchecked(),
+            &command.stdout_null().stderr_capture().unchecked(),
             StopBy::Forward,
         )
         .context("running pretouch")?;
