@@ -433,6 +433,7 @@ pub fn two_labels(marked: &[Option<bool>]) -> Comparison<usize, (), f64> {
                             delta: 1.0,
                             percent: Some(100.0),
                             interval: None,
+                            percent_interval: None,
                             testable: true,
                             significant,
                         }),

@@ -358,3 +358,106 @@ fn fixture_inputs_are_what_the_fixtures_write() {
         assert_eq!(kept, now, "{sub}");
     }
 }
+
+/// Every line a text report prints, in every kept text output, fits a patch email:
+/// at most 72 characters and plain ASCII (`+-`, `us`), so that it pastes into a cover
+/// letter unchanged. The kept outputs are what `reports_match_the_kept_outputs`
+/// checks the program still prints, so this holds for the program, not only the files.
+#[test]
+fn text_reports_are_72_columns_of_ascii() {
+    let out = root().join("out");
+    let mut texts = 0;
+    let mut bad = Vec::new();
+    for entry in std::fs::read_dir(&out).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "text") {
+            continue;
+        }
+        texts += 1;
+        let kept = std::fs::read_to_string(&path).unwrap();
+        // The report's own lines: what it printed on stdout and stderr, not the
+        // `$ pretouch report ...` line the test writes above them.
+        // A CSV asked for on stdout (`--probe-csv /dev/stdout`) is no text: its
+        // rows, from its header to its last line of commas, are left out.
+        let mut in_csv = false;
+        let printed = kept
+            .lines()
+            .skip_while(|l| *l != "--- stdout")
+            .skip(1)
+            .filter(|l| *l != "--- stderr")
+            // An error is one line, never wrapped, so that the path it names pastes
+            // whole into a shell.
+            .filter(|l| !l.starts_with("error: "))
+            .filter(|l| {
+                in_csv = if in_csv {
+                    l.contains(',')
+                } else {
+                    l.starts_with("section,label,")
+                };
+                !in_csv
+            });
+        for (n, line) in printed.enumerate() {
+            if line.chars().count() > 72 || !line.is_ascii() {
+                bad.push(format!(
+                    "{}:{}: {line}",
+                    path.file_name().unwrap().to_string_lossy(),
+                    n + 1
+                ));
+            }
+        }
+    }
+    assert!(texts > 40, "only {texts} text outputs in {}", out.display());
+    assert!(
+        bad.is_empty(),
+        "{} lines too wide or not ASCII:\n{}",
+        bad.len(),
+        bad.join("\n")
+    );
+}
+
+/// docs/json.md names, in backticks, every key the kept golden reports' JSON holds, at
+/// any depth: a key the program emits and the docs do not list fails here.
+#[test]
+fn json_md_lists_every_key() {
+    fn keys(v: &serde_json::Value, into: &mut std::collections::BTreeSet<String>) {
+        match v {
+            serde_json::Value::Object(m) => {
+                for (k, x) in m {
+                    into.insert(k.clone());
+                    keys(x, into);
+                }
+            }
+            serde_json::Value::Array(a) => a.iter().for_each(|x| keys(x, into)),
+            _ => {}
+        }
+    }
+    let doc =
+        std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("docs/json.md"))
+            .unwrap();
+    let mut all = std::collections::BTreeSet::new();
+    let mut reports = 0;
+    for entry in std::fs::read_dir(root().join("out")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "json") {
+            continue;
+        }
+        let kept = std::fs::read_to_string(&path).unwrap();
+        let stdout = kept
+            .split_once("--- stdout\n")
+            .and_then(|(_, rest)| rest.split_once("--- stderr"))
+            .map(|(out, _)| out)
+            .unwrap();
+        // `--profile-csv /dev/stdout` and the like print a CSV, no JSON.
+        let Ok(value) = serde_json::from_str::<serde_json::Value>(stdout) else {
+            continue;
+        };
+        reports += 1;
+        keys(&value, &mut all);
+    }
+    assert!(reports > 30, "only {reports} JSON reports");
+    let missing: Vec<&String> = all
+        .iter()
+        .filter(|k| !doc.contains(&format!("`{k}`")))
+        .collect();
+    assert!(missing.is_empty(), "docs/json.md lacks: {missing:?}");
+}

@@ -295,6 +295,7 @@ pub fn compare(
                         delta: rs.median - bs.median,
                         percent: Some(100.0 * (rs.median / bs.median - 1.0)),
                         interval: shift.map(Into::into),
+                        percent_interval: None,
                         testable,
                         significant: testable && shift.is_some_and(|s| s.significant()),
                     };

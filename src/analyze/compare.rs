@@ -191,12 +191,16 @@ fn differs(
     }
 }
 
+/// The change of the trimmed mean per-round cost, the estimator the interval is built
+/// on ([`crate::stats::interval::difference_interval`]), so that the change, its
+/// percentage, its interval and its mark are one estimator's.
 fn change(base: &CellReport, cell: &CellReport) -> Option<Change> {
-    let (b, c) = (base.pretouch_ms?, cell.pretouch_ms?);
+    let (b, c) = (base.cost_tmean_ms?, cell.cost_tmean_ms?);
     Some(Change {
         delta: c - b,
         percent: (b > 0.0).then(|| 100.0 * (c - b) / b),
         interval: None,
+        percent_interval: None,
         testable: false,
         significant: false,
     })
@@ -235,8 +239,18 @@ fn mark(columns: &mut [Column], rows: &mut [Row]) {
         column.compared = k;
         column.level = (k > 0).then(|| cell_level(k, CONFIDENCE));
         for ((r, ..), m) in sides.iter().zip(marks) {
+            let base_cost = rows[*r].entries[base]
+                .as_ref()
+                .and_then(|b| b.measured.cost_tmean_ms);
             if let Some(change) = rows[*r].entries[i].as_mut().and_then(|e| e.change.as_mut()) {
                 change.interval = m.map(|m| m.difference.into());
+                // The interval of the change over the baseline's trimmed mean: the
+                // baseline's own error is left out, so that this is the interval of
+                // the change in % of the baseline's figure as measured.
+                change.percent_interval = change
+                    .interval
+                    .zip(base_cost.filter(|b| *b > 0.0))
+                    .map(|(i, b)| i.scaled(100.0 / b));
                 change.testable = m.is_some();
                 change.significant = m.is_some_and(|m| m.marked);
             }
@@ -362,7 +376,12 @@ mod tests {
         // Columns in the order asked for, the baseline (B) second.
         let text = crate::render::compare::text(&cmp);
         let header = text.lines().find(|l| l.starts_with("gc ")).unwrap();
-        assert!(header.ends_with("A   A-B        %    B"), "{text}");
+        let header: Vec<&str> = header.split_whitespace().collect();
+        assert_eq!(
+            header,
+            ["gc", "heap", "A", "A-B", "+-", "%", "+-", "B"],
+            "{text}"
+        );
         assert!(
             cmp.rows[0].entries[0]
                 .as_ref()
@@ -514,12 +533,20 @@ mod tests {
             crate::render::table::width(&text) <= crate::render::table::WIDTH,
             "{text}"
         );
-        let headers: Vec<&str> = text.lines().filter(|l| l.starts_with("jdk ")).collect();
+        // The main tables' headers, not the details' (`rounds`).
+        let headers: Vec<&str> = text
+            .lines()
+            .filter(|l| l.starts_with("jdk ") && !l.contains("rounds"))
+            .collect();
         assert_eq!(headers.len(), 2, "{text}");
-        assert!(
-            headers[0].ends_with("B-A        %") && headers[1].ends_with("C-A        %"),
-            "{text}"
-        );
+        let columns = |h: &str| h.split_whitespace().skip(3).collect::<Vec<_>>().join(" ");
+        assert_eq!(columns(headers[0]), "A B B-A +- % +-", "{text}");
+        assert_eq!(columns(headers[1]), "A C C-A +- % +-", "{text}");
+    }
+
+    /// The text with its wrapped lines joined, to find a phrase whatever the wrapping.
+    fn table_text(text: &str) -> String {
+        text.split_whitespace().collect::<Vec<_>>().join(" ")
     }
 
     #[test]
@@ -542,7 +569,7 @@ mod tests {
         let cmp = compare(&report, &Options::default()).unwrap();
         let text = crate::render::compare::text(&cmp);
         assert!(
-            text.contains("differs significantly in 1 of 2 cells (50%)"),
+            table_text(&text).contains("`k` (3 runs) 1 of 2 cells"),
             "{text}"
         );
         assert!(text.contains("the machine drifted between runs"), "{text}");

@@ -335,52 +335,60 @@ pub fn has_counters(r: &LaunchRecord) -> bool {
 }
 
 /// What the machine was during each label's runs, where it matters for the numbers:
-/// free page reporting on, a VM. One note per label and kind, oldest label first.
+/// free page reporting on, a VM. One note per machine and kind, naming every label
+/// that ran there, oldest label first.
 pub fn machine_notes(results: &crate::store::Results) -> Vec<String> {
-    let mut notes = Vec::new();
     let mut files: Vec<_> = results.files.iter().collect();
     files.sort_by(|a, b| a.header.started_at.cmp(&b.header.started_at));
-    let mut seen: Vec<(String, &'static str)> = Vec::new();
-    let mut note = |label: &str, kind: &'static str, text: String| {
-        if !seen.iter().any(|(l, k)| l == label && *k == kind) {
-            seen.push((label.to_owned(), kind));
-            notes.push(text);
+    // (host, what was said of it, the labels it is said of), in the order first met.
+    let mut seen: Vec<(String, String, Vec<String>)> = Vec::new();
+    let mut note = |hostname: &str, text: String, label: &str| match seen
+        .iter_mut()
+        .find(|(h, t, _)| h == hostname && *t == text)
+    {
+        Some((_, _, labels)) => {
+            if !labels.iter().any(|l| l == label) {
+                labels.push(label.to_owned());
+            }
         }
+        None => seen.push((hostname.to_owned(), text, vec![label.to_owned()])),
     };
-    for f in files {
-        let label = &f.header.label;
+    for f in &files {
+        let label = f.header.label.as_str();
+        let hostname = f.header.host.hostname.as_str();
         if let Some(cm) = &f.header.comparable_memory {
             note(
+                hostname,
+                format!("ran with --comparable-memory: {}", cm.note),
                 label,
-                "comparable",
-                format!("machine: {label} ran with --comparable-memory: {}", cm.note),
             );
         }
         let Some(guest) = f.header.env.as_ref().and_then(|e| e.guest.as_ref()) else {
             continue;
         };
+        let virt = crate::analyze::env::virtualization(guest.virtualization().as_ref());
         if guest.reporting_on() {
             note(
-                label,
-                "reporting",
+                hostname,
                 format!(
-                    "machine: {label} ran on a VM whose free page reporting was on ({}): memory freed between launches went back to the host, and launches that touched it again paid the host's faults too; cells marked disturbed show where. `pretouch run --comparable-memory` (root) keeps guest memory in the guest for a run.",
-                    crate::analyze::env::virtualization(guest.virtualization().as_ref())
+                    "ran on a VM with free page reporting on ({virt}): memory freed between launches went back to the host, and launches that touched it again paid the host's faults too (cells marked disturbed). `pretouch run --comparable-memory` (root) keeps it in the guest."
                 ),
+                label,
             );
         } else if guest.hypervisor_flag {
             note(
-                label,
-                "vm",
+                hostname,
                 format!(
-                    "machine: {label} ran on a VM ({}; free page reporting: {}).",
-                    crate::analyze::env::virtualization(guest.virtualization().as_ref()),
+                    "ran on a VM ({virt}; free page reporting: {}).",
                     guest.reporting()
                 ),
+                label,
             );
         }
     }
-    notes
+    seen.into_iter()
+        .map(|(_, text, labels)| format!("machine: {} {text}", labels.join(", ")))
+        .collect()
 }
 
 #[cfg(test)]
@@ -694,9 +702,9 @@ mod tests {
             );
         }
         let text = crate::render::document::render(&doc, Format::Text).replace("\n  ", " ");
-        assert!(text.contains("disturbed: base 17.0.15+6 g1 1g default: 1 of 20 launches (memory returned to host 1)"), "{text}");
+        assert!(text.contains("disturbed: base 17.0.15+6 g1 1g default 1 of 20 launches (memory returned to host 1)"), "{text}");
         assert!(
-            text.contains("machine: base ran on a VM whose free page reporting was on"),
+            text.contains("machine: base ran on a VM with free page reporting on"),
             "{text}"
         );
     }

@@ -151,6 +151,9 @@ pub struct Change {
     /// The shift with its interval, at the column's level where the rounds allow it;
     /// absent with too few rounds for any interval.
     pub interval: Option<Interval>,
+    /// `interval` in % of the baseline's figure, as `percent` is of `delta`; absent
+    /// without an interval or where that figure is not positive.
+    pub percent_interval: Option<Interval>,
     /// The interval reaches the column's level, so that its mark counts.
     pub testable: bool,
     /// Testable, and the interval excludes zero.
@@ -168,6 +171,21 @@ pub struct Interval {
 }
 
 impl Interval {
+    /// The interval in another unit: every bound times `factor`.
+    pub fn scaled(self, factor: f64) -> Interval {
+        Interval {
+            estimate: self.estimate * factor,
+            low: self.low * factor,
+            high: self.high * factor,
+            confidence: self.confidence,
+        }
+    }
+
+    /// Half the interval's width: it is symmetric about its estimate.
+    pub fn half_width(&self) -> f64 {
+        (self.high - self.low) / 2.0
+    }
+
     /// An interval's four columns in CSV and JSON, estimate, low, high and confidence;
     /// all empty without one.
     pub fn columns(interval: Option<Interval>) -> [Option<f64>; 4] {

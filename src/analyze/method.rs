@@ -67,7 +67,7 @@ pub fn feature_update(version: &str) -> Option<(u32, u32)> {
     Some((feature, update))
 }
 
-/// Whether the last of `-XX:±UseTransparentHugePages` in `jvm_args` turns THP on.
+/// Whether the last of `-XX:+/-UseTransparentHugePages` in `jvm_args` turns THP on.
 fn thp_flag(jvm_args: &[String]) -> bool {
     jvm_args
         .iter()

@@ -508,7 +508,7 @@ mod tests {
 
     #[test]
     fn a_quantile_is_the_bucket_holding_the_value_of_nearest_rank() {
-        // 1..=1000 µs in ns: R's quantile(type = 1) gives 500, 900, 990 µs.
+        // 1..=1000 us in ns: R's quantile(type = 1) gives 500, 900, 990 us.
         let values: Vec<u64> = (1..=1000).map(|i| i * 1000).collect();
         let h = latency_histogram(&values);
         for (q, exact) in [
@@ -654,7 +654,7 @@ mod tests {
         ];
         let mut probes = Vec::new();
         for i in 0..6u64 {
-            // base: faults about 2 µs; new: about 1 µs; ten launches each side.
+            // base: faults about 2 us; new: about 1 us; ten launches each side.
             let base: Vec<u64> = (0..200).map(|j| 2_000 + (i * 7 + j) % 100).collect();
             let new: Vec<u64> = (0..200).map(|j| 1_000 + (i * 7 + j) % 50).collect();
             probes.push(LabelledProbe {

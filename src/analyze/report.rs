@@ -265,7 +265,10 @@ pub struct Report {
     pub cells: Vec<CellReport>,
     /// Labels in the order of their oldest result.
     pub labels: Vec<String>,
-    /// Problems met while reading, each naming its file and line.
+    /// Problems met while reading, each naming its file and line. The JSON's
+    /// `warnings` key holds these and every other warning the text prints
+    /// (`render::json`), so it is not serialized from here.
+    #[serde(skip)]
     pub warnings: Vec<String>,
     /// Settings that differ between the labels compared (each against the first label),
     /// e.g. `thp_enabled: base=madvise, patched=always`.

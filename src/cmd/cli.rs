@@ -170,8 +170,10 @@ pub struct RunArgs {
     /// Format of the table printed at the end
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
-    /// Go on with an interrupted run: a result file, or a label folder (its newest
-    /// unfinished file). Runs exactly the missing launches and appends them to that file;
+    /// Go on with an interrupted run: a result file, a label folder (its newest
+    /// unfinished file), or the session folder of a `--kernel` run in VMs
+    /// (`results/vm-runs/<name>-<UTC>`, docs/vms.md: goes on at the first unfinished
+    /// kernel). Runs exactly the missing launches and appends them to that file;
     /// refused if the matrix file changed since, or the kernel release or JDKs differ.
     /// MATRIX defaults to the file the run was started with
     #[arg(long, value_name = "PATH", conflicts_with_all = ["label", "results"])]

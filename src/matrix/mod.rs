@@ -612,7 +612,7 @@ impl<'de> Deserialize<'de> for RunName {
 ///
 /// `zgc` is ZGC as the JDK runs it by default: non-generational on JDK 11-20 and on 21
 /// and 22, generational on 23 and later. `zgc-generational` and `zgc-nongenerational`
-/// pick a mode with `-XX:±ZGenerational`; they exist only on the JDKs that have both
+/// pick a mode with `-XX:+/-ZGenerational`; they exist only on the JDKs that have both
 /// modes (21, 22, 23), where `zgc` is also one of them under its other name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]

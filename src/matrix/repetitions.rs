@@ -13,9 +13,9 @@ pub struct Adaptive {
     pub min: u32,
     /// Counted rounds no cell exceeds.
     pub max: u32,
-    /// Stop a cell once its 95% interval lies within ±ci_pct% of its pretouch cost.
+    /// Stop a cell once its 95% interval lies within +-ci_pct% of its pretouch cost.
     pub ci_pct: Option<f64>,
-    /// Stop a cell once its 95% interval is at most ±ci_ms wide. With `ci_pct` too, a
+    /// Stop a cell once its 95% interval is at most +-ci_ms wide. With `ci_pct` too, a
     /// cell stops when both hold. At least one of the two is given.
     pub ci_ms: Option<f64>,
 }
@@ -31,7 +31,7 @@ impl Adaptive {
         pct_ok && ms_ok
     }
 
-    /// The targets as the run and the report print them: `±2%`, `±10 ms`, `±2% and ±10 ms`.
+    /// The targets as the run and the report print them: `+-2%`, `+-10 ms`, `+-2% and +-10 ms`.
     pub fn target(&self) -> String {
         target_text(self.ci_pct, self.ci_ms)
     }
@@ -65,12 +65,12 @@ impl Adaptive {
 /// [`crate::stats::interval::MIN_ROUNDS`].
 const INTERVAL_ROUNDS: u32 = crate::stats::interval::MIN_ROUNDS as u32;
 
-/// `ci_pct` and `ci_ms` as printed: `±2%`, `±10 ms`, `±2% and ±10 ms`.
+/// `ci_pct` and `ci_ms` as printed: `+-2%`, `+-10 ms`, `+-2% and +-10 ms`.
 pub fn target_text(ci_pct: Option<f64>, ci_ms: Option<f64>) -> String {
     match (ci_pct, ci_ms) {
-        (Some(pct), Some(ms)) => format!("±{pct}% and ±{ms} ms"),
-        (Some(pct), None) => format!("±{pct}%"),
-        (None, Some(ms)) => format!("±{ms} ms"),
+        (Some(pct), Some(ms)) => format!("+-{pct}% and +-{ms} ms"),
+        (Some(pct), None) => format!("+-{pct}%"),
+        (None, Some(ms)) => format!("+-{ms} ms"),
         (None, None) => "no target".to_owned(),
     }
 }

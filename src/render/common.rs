@@ -58,12 +58,16 @@ pub(crate) fn cost(c: &CellReport) -> String {
 }
 
 /// The cell's cost as its 20% trimmed mean with the half-width of its 95% interval,
-/// `376 ±4.2`, and `376 ±12.0 (3 runs)` when the interval is over the label's runs;
+/// `376 +-4.2`, and `376 +-12.0 (3 runs)` when the interval is over the label's runs;
 /// `few rounds` when it has rounds but fewer than an interval needs.
 pub(crate) fn cost_ci(c: &CellReport) -> String {
     match c.cost_interval() {
         Some((estimate, low, high)) => {
-            let shown = format!("{} ±{}", table::ms(estimate), table::ms((high - low) / 2.0));
+            let shown = format!(
+                "{} +-{}",
+                table::ms(estimate),
+                table::ms((high - low) / 2.0)
+            );
             match c.cost_ci_runs {
                 Some(runs) => format!("{shown} ({runs} runs)"),
                 None => shown,
@@ -74,12 +78,18 @@ pub(crate) fn cost_ci(c: &CellReport) -> String {
     }
 }
 
+/// The half-width of the cell's own interval about its trimmed mean, `4.2`; `few` where
+/// it has rounds but fewer than an interval needs.
+pub(crate) fn cost_half_width(c: &CellReport, few: &str) -> String {
+    match c.cost_interval() {
+        Some((_, low, high)) => table::ms((high - low) / 2.0),
+        None if c.rounds > 0 => few.to_owned(),
+        None => "-".to_owned(),
+    }
+}
+
 /// What a cell without an interval shows instead.
 pub(crate) const FEW_ROUNDS: &str = "few rounds";
-
-/// The header of [`cost_ci`]'s column in the text tables, and what the footers say of it.
-pub(crate) const COST_CI_HEADER: &str = "tmean ±95%";
-pub(crate) const COST_CI_NOTE: &str = "tmean ±95% = the 20% trimmed mean of the per-round costs and the half-width of its 95% interval (batch means widened for drift, docs/statistics.md); few rounds = under 10 rounds, too few for an interval.";
 
 /// What the footers add, with a leading space, about what each interval shown is
 /// from: one run's rounds (it does not see the machine move between runs), or a
@@ -97,7 +107,7 @@ pub(crate) fn interval_basis_note<'a>(cells: impl Iterator<Item = &'a CellReport
         note += " From one run's rounds, the interval does not see the machine move between runs; a label of three runs or more, run in turn with the others (`run --kernel ... --runs 3` in VMs), gets one over its runs that does (docs/statistics.md).";
     }
     if over_runs {
-        note += " (N runs) = the label ran the cell N times (result files), and the interval is over those runs: the mean of their trimmed means ±t(N - 1) times their spread, never narrower than the rounds' own interval (docs/statistics.md).";
+        note += " (N runs) = the label ran the cell N times (result files), and the interval is over those runs: the mean of their trimmed means +-t(N - 1) times their spread, never narrower than the rounds' own interval (docs/statistics.md).";
     }
     note
 }
@@ -123,7 +133,7 @@ pub(crate) fn stop_lines(report: &Report) -> String {
         let stop = &s.stop;
         let interval = match (stop.ci_low_ms, stop.ci_high_ms, stop.ci_half_width_pct) {
             (Some(lo), Some(hi), Some(pct)) => format!(
-                "95% interval [{}, {}] ms, ±{}",
+                "95% interval [{}, {}] ms, +-{}",
                 table::ms_tenths(lo),
                 table::ms_tenths(hi),
                 table::pct(pct, 1)
@@ -249,29 +259,57 @@ pub(crate) fn outlier_note(outliers: usize, excluded: bool) -> Option<String> {
     }
 }
 
-/// The A/A check of labels run more than once, as notes.
+/// The A/A check of labels run more than once, as one note for every label checked.
 pub(crate) fn run_to_run_notes(checks: &[crate::analyze::report::RunToRun]) -> Vec<String> {
-    checks
+    if checks.is_empty() {
+        return Vec::new();
+    }
+    let drifted =
+        |r: &crate::analyze::report::RunToRun| r.cells > 0 && r.significant * 10 >= r.cells;
+    let each: Vec<String> = checks
         .iter()
         .map(|r| {
-            let share = if r.cells > 0 {
-                format!(
-                    " ({})",
-                    table::pct(100.0 * r.significant as f64 / r.cells as f64, 0)
-                )
-            } else {
-                String::new()
-            };
-            let verdict = if r.cells > 0 && r.significant * 10 >= r.cells {
-                "warning: its runs differ by more than chance: the machine drifted between runs, which intervals from one run's rounds do not see; a cell shown with `(N runs)` has its interval over the runs, which allows for it."
-            } else {
-                "about 5% is chance."
-            };
             format!(
-                "run-to-run check: label `{}` has {} runs; its oldest run against each later one differs significantly in {} of {} cells{share}; {verdict}",
+                "`{}` ({} runs) {} of {} cells",
                 r.label, r.runs, r.significant, r.cells
             )
         })
+        .collect();
+    let verdict = if checks.iter().any(drifted) {
+        "warning: more than chance (about 5%): the machine drifted between runs, which an interval from one run's rounds does not see; an interval over runs (the runs column) allows for it."
+    } else {
+        "about 5% is chance."
+    };
+    vec![format!(
+        "run-to-run check, each label's oldest run against its later ones, cells that differ significantly: {}; {verdict}",
+        each.join(", ")
+    )]
+}
+
+/// Every warning the text prints under its tables, without its `warning: ` prefix: the
+/// failed launches, the outliers kept, `warnings` (the report's or the comparison's)
+/// and a run-to-run check that found more than chance. The JSON's `warnings` key holds
+/// these, so that a script sees what a reader sees.
+pub(crate) fn printed_warnings(
+    cells: &[&CellReport],
+    outliers_excluded: bool,
+    warnings: &[String],
+    run_to_run: &[crate::analyze::report::RunToRun],
+) -> Vec<String> {
+    let mut out = failure_warnings(cells);
+    out.extend(outlier_note(
+        cells.iter().map(|c| c.outliers).sum(),
+        outliers_excluded,
+    ));
+    out.retain(|w| w.starts_with("warning: "));
+    out.extend(warnings.iter().map(|w| format!("warning: {w}")));
+    out.extend(
+        run_to_run_notes(run_to_run)
+            .into_iter()
+            .filter(|n| n.contains("warning: ")),
+    );
+    out.into_iter()
+        .map(|w| w.strip_prefix("warning: ").map(str::to_owned).unwrap_or(w))
         .collect()
 }
 

@@ -10,8 +10,8 @@ use crate::analyze::compare::{Column, Comparison, Entry, Interval};
 use crate::analyze::report::CellReport;
 use crate::machine::jdk::short_jdk;
 use crate::render::common::{
-    COST_CI_HEADER, COST_CI_NOTE, KEY_HEADERS, cost_ci, failure_warnings, interval_basis_note, iqr,
-    key_columns, key_values, outlier_note, run_to_run_notes, spread,
+    FEW_ROUNDS, KEY_HEADERS, cost, cost_half_width, failure_warnings, iqr, key_columns, key_values,
+    ms, outlier_note, run_to_run_notes, spread,
 };
 use crate::render::labels::{self, detail_rows, legend_line, levels, minute};
 use crate::render::table::{self, Col};
@@ -25,6 +25,26 @@ fn change_ms(e: &Entry) -> String {
         .map_or_else(|| "n/a".to_owned(), |c| table::change_ms(c.delta))
 }
 
+/// The half-width of the change's interval, `few` where a side has too few rounds.
+fn half_width(e: &Entry) -> String {
+    match e.change.map(|c| c.interval) {
+        Some(Some(d)) => table::ms(d.half_width()),
+        Some(None) => FEW.to_owned(),
+        None => String::new(),
+    }
+}
+
+/// The half-width of the change's interval in %, as [`half_width`].
+fn percent_half_width(e: &Entry) -> String {
+    match e.change.map(|c| (c.interval, c.percent_interval)) {
+        Some((_, Some(p))) => table::pct(p.half_width(), 1),
+        Some((Some(_), None)) => "n/a".to_owned(),
+        Some((None, _)) => FEW.to_owned(),
+        None => String::new(),
+    }
+}
+
+/// The interval of the change, `low .. high` (Markdown).
 fn interval(e: &Entry) -> String {
     match e.change.map(|c| c.interval) {
         Some(Some(d)) => format!(
@@ -32,42 +52,58 @@ fn interval(e: &Entry) -> String {
             table::change_ms(d.low),
             table::change_ms(d.high)
         ),
-        Some(None) => "few rounds".to_owned(),
+        Some(None) => FEW_ROUNDS.to_owned(),
         None => String::new(),
     }
 }
 
-fn shift(e: &Entry) -> String {
-    labels::estimate(e.change.as_ref(), table::change_ms)
-}
+/// What a change without an interval shows in the text's narrow column.
+const FEW: &str = "few";
 
-/// What the mark means, said once: the family confidence and each column's cell level.
-fn mark_note(cmp: &Comparison) -> String {
-    format!(
-        "* = the interval excludes 0. Each column's marks hold together at {:.0}%: its \
-         cells' intervals are at 1 - {:.2} / cells (Bonferroni; {}), so that where no \
-         cell differs a column carries any mark at most {:.0}% of the time. diff, CI: \
-         the difference of the labels' {:.0}%-trimmed mean per-round costs, with Welch's \
-         interval of their errors: batch means, which allow for the drift of a label's \
-         rounds, or for a label of several runs the spread of its runs \
-         (docs/statistics.md); a cost that moves in spells longer than a run is marked \
-         more often unless each label has three runs or more (docs/statistics.md, \
-         \"Not under the quiet machine's spells\"); `few rounds`: fewer than 10 a side, \
-         no interval and no mark.",
-        100.0 * cmp.confidence,
-        1.0 - cmp.confidence,
-        levels(cmp, "cell", ""),
-        100.0 * (1.0 - cmp.confidence),
-        100.0 * crate::stats::interval::TRIM
-    )
+/// The legend under the tables, said once: at most 8 lines at 72 columns, every
+/// abbreviation defined; the long story is docs/report.md's.
+fn legend(cmp: &Comparison) -> String {
+    let one_run =
+        compared_cells(cmp).any(|c| c.cost_interval().is_some() && c.cost_ci_runs.is_none());
+    let over_runs = compared_cells(cmp).any(|c| c.cost_ci_runs.is_some());
+    let few = compared_cells(cmp).any(|c| c.rounds > 0 && c.cost_interval().is_none());
+    let mut text = format!(
+        "cost = ms from exec to main() with minus without -XX:+AlwaysPreTouch, \
+         per round (two launches back to back); tmean = its {:.0}% trimmed \
+         mean; a negative change is less startup time.",
+        100.0 * crate::stats::interval::TRIM,
+    );
+    if cmp.columns.iter().any(|c| c.level.is_some()) {
+        let _ = write!(
+            text,
+            " +- = half-width of the interval; * = it excludes 0; a column's marks \
+             hold at {:.0}% together (Bonferroni: {}).",
+            100.0 * cmp.confidence,
+            levels(cmp, "cell", "")
+        );
+    }
+    if few {
+        text += " few = under 10 rounds a side: no interval, no mark.";
+    }
+    text += " median = median(with) - median(without); IQR = its quartiles' \
+             distance; out = outlier launches (modified z-score > 3.5).";
+    if one_run {
+        text += " An interval from one run misses run-to-run drift (--runs 3).";
+    }
+    if over_runs {
+        text += " runs = result files an interval is over.";
+    }
+    text += " docs/report.md says more.";
+    text
 }
 
 fn cell_cost(e: Option<&Entry>) -> String {
     match e {
-        Some(e) => e
-            .measured
-            .pretouch_ms
-            .map_or_else(|| "FAILED".to_owned(), table::ms),
+        Some(e) => match e.measured.cost_tmean_ms {
+            Some(v) => table::ms(v),
+            None if e.measured.failed > 0 => "FAILED".to_owned(),
+            None => "-".to_owned(),
+        },
         None => "-".to_owned(),
     }
 }
@@ -81,23 +117,20 @@ fn key_parts([jdk, gc, heap, variant]: &[String; 4]) -> (&str, &str, &str, &str)
     (jdk, gc, heap, variant)
 }
 
-/// The main table: key, then per label in label order its cost, and for the labels
-/// other than the baseline their change in ms and in %. Labels that do not fit 72
-/// columns go to further tables, each with the baseline's column.
+/// The main table: key, then per label in label order its trimmed mean cost, and for
+/// the labels other than the baseline their change in ms and in %, each with the
+/// half-width of its interval, and the mark: one estimator a row. Labels that do not
+/// fit 72 columns go to further tables, each with the baseline's column.
 fn main_tables(cmp: &Comparison, cols: &[usize]) -> String {
     let base = cmp.baseline_index();
     let key: Vec<Col<'_>> = cols.iter().map(|&i| table::name(KEY_HEADERS[i])).collect();
     let others: Vec<usize> = (0..cmp.columns.len()).filter(|&i| i != base).collect();
-    let headers: Vec<[String; 3]> = cmp
+    let headers: Vec<[String; 2]> = cmp
         .columns
         .iter()
         .map(|c| {
             let b = &cmp.columns[base].letter;
-            [
-                c.letter.clone(),
-                format!("{}-{b}", c.letter),
-                "%".to_owned(),
-            ]
+            [c.letter.clone(), format!("{}-{b}", c.letter)]
         })
         .collect();
     // Columns in label order: the baseline's cost, and each other label's cost with
@@ -111,7 +144,9 @@ fn main_tables(cmp: &Comparison, cols: &[usize]) -> String {
             value_cols.push(table::num(&headers[i][0]));
             if i != base {
                 value_cols.push(table::num(&headers[i][1]));
-                value_cols.push(table::num(&headers[i][2]));
+                value_cols.push(table::num("+-"));
+                value_cols.push(table::num("%"));
+                value_cols.push(table::num("+-"));
             }
         }
         let rows: Vec<(Vec<String>, Vec<String>)> = cmp
@@ -123,8 +158,11 @@ fn main_tables(cmp: &Comparison, cols: &[usize]) -> String {
                     let e = r.entries[i].as_ref();
                     v.push(cell_cost(e));
                     if i != base {
-                        v.push(e.map_or_else(|| "-".to_owned(), change_ms));
-                        v.push(e.map_or_else(|| "-".to_owned(), percent));
+                        let dash = || "-".to_owned();
+                        v.push(e.map_or_else(dash, change_ms));
+                        v.push(e.map_or_else(dash, half_width));
+                        v.push(e.map_or_else(dash, percent));
+                        v.push(e.map_or_else(dash, percent_half_width));
                     }
                 }
                 (key_values(key_parts(&r.key), cols), v)
@@ -164,34 +202,47 @@ fn main_tables(cmp: &Comparison, cols: &[usize]) -> String {
     out
 }
 
-/// The details: per cell and label, the spread of the per-round costs, the outliers,
-/// and the shift against the baseline with its interval.
+/// The details: per cell and label, its rounds, its trimmed mean cost with the
+/// half-width of its own interval, the median cost (the other estimator, labelled),
+/// the spread of the per-round costs and the outliers.
 fn details(cmp: &Comparison, cols: &[usize]) -> String {
     let key: Vec<Col<'_>> = cols.iter().map(|&i| table::name(KEY_HEADERS[i])).collect();
-    let values = [
+    let over_runs = compared_cells(cmp).any(|c| c.cost_ci_runs.is_some());
+    let mut values = vec![
         table::name(""),
         table::num("rounds"),
-        table::num(COST_CI_HEADER),
+        table::num("tmean"),
+        table::num("+-"),
+    ];
+    if over_runs {
+        values.push(table::num("runs"));
+    }
+    values.extend([
+        table::num("median"),
         table::num("min-max"),
         table::num("IQR"),
         table::num("out"),
-        table::num("diff"),
-        table::num("CI"),
-    ];
+    ]);
     let rows = detail_rows(
         cmp,
         |k| key_values(key_parts(k), cols),
         |e| {
             let c: &CellReport = &e.measured;
-            vec![
+            let mut v = vec![
                 c.rounds.to_string(),
-                cost_ci(c),
+                ms(c.cost_tmean_ms),
+                cost_half_width(c, FEW),
+            ];
+            if over_runs {
+                v.push(c.cost_ci_runs.unwrap_or(1).to_string());
+            }
+            v.extend([
+                cost(c),
                 spread(c.cost_min_ms, c.cost_max_ms),
                 iqr(c),
                 c.outliers.to_string(),
-                shift(e),
-                interval(e),
-            ]
+            ]);
+            v
         },
     );
     table::render_keyed(&key, &values, &rows)
@@ -202,7 +253,8 @@ pub fn text(cmp: &Comparison) -> String {
     let mut out = String::new();
     out += &table::wrap(
         &format!(
-            "pretouch cost in ms, per label; change against {} (baseline)",
+            "pretouch cost, {:.0}% trimmed mean in ms; change against {} (baseline)",
+            100.0 * crate::stats::interval::TRIM,
             cmp.columns[cmp.baseline_index()].letter
         ),
         0,
@@ -248,14 +300,7 @@ pub fn text(cmp: &Comparison) -> String {
     out.push('\n');
     out += &details(cmp, &cols);
     out.push('\n');
-    out += &table::wrap(
-        &format!(
-            "cost = median(with) - median(without) pretouch, ms from exec to main(). Negative change = less startup time. rounds, min-max, IQR: per-round costs (with - without, back to back in one round). out = launches flagged as outliers (modified z-score above 3.5). {COST_CI_NOTE}{}",
-            interval_basis_note(compared_cells(cmp))
-        ),
-        0,
-    );
-    out += &table::wrap(&mark_note(cmp), 0);
+    out += &table::wrap(&legend(cmp), 0);
     for n in notes(cmp) {
         out += &table::wrap(&n, 2);
     }
@@ -296,7 +341,7 @@ pub fn markdown(cmp: &Comparison) -> String {
     for (i, c) in cmp.columns.iter().enumerate() {
         cols.push(table::num(&c.info.label));
         if i != base {
-            cols.extend(table::cols(&[&vs, "%", "CI of diff (ms)"], 0));
+            cols.extend(table::cols(&[&vs, "interval (ms)", "%", "interval (%)"], 0));
         }
     }
     let mut rows = Vec::new();
@@ -312,26 +357,26 @@ pub fn markdown(cmp: &Comparison) -> String {
             let e = e.as_ref();
             let c = e.map(|e| &e.measured);
             row.push(format!(
-                "{} ({}; IQR {}; {} out; tmean {})",
+                "{} ({}; median {}; {}; IQR {}; {} out)",
                 cell_cost(e),
+                c.map_or_else(|| "-".to_owned(), |c| cost_half_width(c, FEW_ROUNDS)),
+                c.map_or_else(|| "-".to_owned(), cost),
                 c.map_or_else(|| "-".to_owned(), |c| spread(c.cost_min_ms, c.cost_max_ms)),
                 c.map_or_else(|| "-".to_owned(), iqr),
                 c.map_or(0, |c| c.outliers),
-                c.map_or_else(|| "-".to_owned(), cost_ci)
             ));
             if i != base {
                 row.push(e.map_or_else(|| "-".to_owned(), change_ms));
-                row.push(e.map_or_else(|| "-".to_owned(), percent));
                 row.push(e.map_or_else(String::new, interval));
+                row.push(e.map_or_else(|| "-".to_owned(), percent));
+                row.push(e.map_or_else(String::new, percent_interval));
             }
         }
         rows.push(row);
     }
     let mut out = table::markdown(&cols, &rows);
-    out += "\nCost in ms: median(with) - median(without) pretouch, exec to `main()`; in brackets the min-max and IQR of the per-round costs, the launches flagged as outliers, and tmean: the 20% trimmed mean of the per-round costs with the half-width of its 95% interval (batch means widened for drift, `docs/statistics.md`; `few rounds` under 10 rounds). Negative change = less startup time.";
-    out += &interval_basis_note(compared_cells(cmp));
-    out += "\n\n";
-    out += &mark_note(cmp);
+    out += "\n";
+    out += &legend(cmp);
     out += "\n";
     for c in &cmp.columns {
         let _ = write!(
@@ -352,15 +397,30 @@ pub fn markdown(cmp: &Comparison) -> String {
     out
 }
 
+/// The interval of the change in %, `low .. high` (Markdown).
+fn percent_interval(e: &Entry) -> String {
+    match e.change.map(|c| (c.interval, c.percent_interval)) {
+        Some((_, Some(p))) => format!("{}% .. {}%", table::pct(p.low, 1), table::pct(p.high, 1)),
+        Some((Some(_), None)) => "n/a".to_owned(),
+        Some((None, _)) => FEW_ROUNDS.to_owned(),
+        None => String::new(),
+    }
+}
+
 /// A cell's change against the baseline as the CSV's columns after the cell's own, and
 /// as the JSON's `comparison.changes` keys after the cell's key (`render::json`).
 #[derive(Serialize)]
 pub struct ChangeColumns<'a> {
     baseline: bool,
-    /// cost(label) - cost(baseline), ms.
+    /// cost(label) - cost(baseline), ms: the change of the 20% trimmed mean
+    /// per-round costs (`cost_tmean_ms`), the estimator of `shift_ms`'s interval.
     change_ms: Option<f64>,
     /// `change_ms` in % of the baseline's cost (null when that cost is not positive).
     change_percent: Option<f64>,
+    /// The interval of `change_percent`: `ci_low_ms`, `ci_high_ms` in % of the
+    /// baseline's cost; null without an interval.
+    change_percent_low: Option<f64>,
+    change_percent_high: Option<f64>,
     /// The drift-aware difference of the per-round costs (trimmed means, label -
     /// baseline), and its interval, ms; null with fewer than 10 rounds on a side.
     shift_ms: Option<f64>,
@@ -384,6 +444,8 @@ impl<'a> ChangeColumns<'a> {
             baseline: column.baseline,
             change_ms: ch.map(|c| c.delta),
             change_percent: ch.and_then(|c| c.percent),
+            change_percent_low: ch.and_then(|c| c.percent_interval).map(|i| i.low),
+            change_percent_high: ch.and_then(|c| c.percent_interval).map(|i| i.high),
             shift_ms,
             ci_low_ms,
             ci_high_ms,
@@ -455,81 +517,67 @@ mod tests {
     fn text() {
         let out = super::text(&sample());
         assert!(table::width(&out) <= table::WIDTH, "{out}");
-        insta::assert_snapshot!(out, @r#"
-            pretouch cost in ms, per label; change against A (baseline)
-            A  6.18.0-base (baseline): 2026-11-30 07:00 UTC
-            B  6.18.0-vma-refcount: 2026-11-30 08:00 UTC
-            host vm (AMD EPYC 9B14), kernel 6.18.0
-            jdk 17.0.15+6, variant default
+        insta::assert_snapshot!(out, @"
+        pretouch cost, 20% trimmed mean in ms; change against A (baseline)
+        A  6.18.0-base (baseline): 2026-11-30 07:00 UTC
+        B  6.18.0-vma-refcount: 2026-11-30 08:00 UTC
+        host vm (AMD EPYC 9B14), kernel 6.18.0
+        jdk 17.0.15+6, variant default
 
-            gc        heap    A    B    B-A        %
-            g1        1g    383  284  -99.1  -25.9%*
-            parallel  1g    396  396   +0.5    +0.1%
+        gc        heap    A    B    B-A    +-        %     +-
+        g1        1g    383  284  -99.1  45.2  -25.9%*  11.8%
+        parallel  1g    396  396   +0.5   2.9    +0.1%   0.7%
 
-            gc       heap   rounds tmean ±95% min-max  IQR out   diff            CI
-            g1       1g   A     10   383 ±4.0 374-393 10.0   0
-                          B     10  284 ±25.7 276-937  8.6   1 -99.1* -144 .. -53.9
-            parallel 1g   A     10   396 ±4.2 387-407 10.4   0
-                          B     10   396 ±4.2 388-407 10.4   0   +0.5  -2.4 .. +3.4
+        gc        heap     rounds  tmean    +-  median  min-max   IQR  out
+        g1        1g    A      10    383   4.0     383  374-393  10.0    0
+                        B      10    284  25.7     284  276-937   8.6    1
+        parallel  1g    A      10    396   4.2     396  387-407  10.4    0
+                        B      10    396   4.2     396  388-407  10.4    0
 
-            cost = median(with) - median(without) pretouch, ms from exec to main().
-            Negative change = less startup time. rounds, min-max, IQR: per-round
-            costs (with - without, back to back in one round). out = launches
-            flagged as outliers (modified z-score above 3.5). tmean ±95% = the 20%
-            trimmed mean of the per-round costs and the half-width of its 95%
-            interval (batch means widened for drift, docs/statistics.md); few rounds
-            = under 10 rounds, too few for an interval. From one run's rounds, the
-            interval does not see the machine move between runs; a label of three
-            runs or more, run in turn with the others (`run --kernel ... --runs 3`
-            in VMs), gets one over its runs that does (docs/statistics.md).
-            * = the interval excludes 0. Each column's marks hold together at 95%:
-            its cells' intervals are at 1 - 0.05 / cells (Bonferroni; B 2 cell(s) at
-            97.50%), so that where no cell differs a column carries any mark at most
-            5% of the time. diff, CI: the difference of the labels' 20%-trimmed mean
-            per-round costs, with Welch's interval of their errors: batch means,
-            which allow for the drift of a label's rounds, or for a label of several
-            runs the spread of its runs (docs/statistics.md); a cost that moves in
-            spells longer than a run is marked more often unless each label has
-            three runs or more (docs/statistics.md, "Not under the quiet machine's
-            spells"); `few rounds`: fewer than 10 a side, no interval and no mark.
-            warning: 1 launch(es) lie far from their cell's median (column out:
-              modified z-score above 3.5); they are kept in every figure.
-              --exclude-outliers leaves them out.
-            outlier: 6.18.0-vma-refcount 17.0.15+6 g1 1g default: round 7 with
-              pretouch 985 ms, median 332: no machine counters recorded (file
-              written before they were)
-        "#);
+        cost = ms from exec to main() with minus without -XX:+AlwaysPreTouch,
+        per round (two launches back to back); tmean = its 20% trimmed mean; a
+        negative change is less startup time. +- = half-width of the interval; *
+        = it excludes 0; a column's marks hold at 95% together (Bonferroni: B 2
+        cell(s) at 97.50%). median = median(with) - median(without); IQR = its
+        quartiles' distance; out = outlier launches (modified z-score > 3.5). An
+        interval from one run misses run-to-run drift (--runs 3). docs/report.md
+        says more.
+        warning: 1 launch(es) lie far from their cell's median (column out:
+          modified z-score above 3.5); they are kept in every figure.
+          --exclude-outliers leaves them out.
+        outlier: 6.18.0-vma-refcount 17.0.15+6 g1 1g default: round 7 with
+          pretouch 985 ms, median 332: no machine counters recorded (file
+          written before they were)
+        ");
     }
 
     #[test]
     fn markdown() {
-        insta::assert_snapshot!(super::markdown(&sample()), @r#"
-            | jdk | gc | heap | variant | 6.18.0-base | 6.18.0-vma-refcount | vs 6.18.0-base (ms) | % | CI of diff (ms) |
-            |---|---|---|---|---:|---:|---:|---:|---:|
-            | 17.0.15+6 | g1 | 1g | default | 383 (374-393; IQR 10.0; 0 out; tmean 383 ±4.0) | 284 (276-937; IQR 8.6; 1 out; tmean 284 ±25.7) | -99.1 | -25.9%* | -144 .. -53.9 |
-            | 17.0.15+6 | parallel | 1g | default | 396 (387-407; IQR 10.4; 0 out; tmean 396 ±4.2) | 396 (388-407; IQR 10.4; 0 out; tmean 396 ±4.2) | +0.5 | +0.1% | -2.4 .. +3.4 |
+        insta::assert_snapshot!(super::markdown(&sample()), @"
+        | jdk | gc | heap | variant | 6.18.0-base | 6.18.0-vma-refcount | vs 6.18.0-base (ms) | interval (ms) | % | interval (%) |
+        |---|---|---|---|---:|---:|---:|---:|---:|---:|
+        | 17.0.15+6 | g1 | 1g | default | 383 (4.0; median 383; 374-393; IQR 10.0; 0 out) | 284 (25.7; median 284; 276-937; IQR 8.6; 1 out) | -99.1 | -144 .. -53.9 | -25.9%* | -37.7%% .. -14.1%% |
+        | 17.0.15+6 | parallel | 1g | default | 396 (4.2; median 396; 387-407; IQR 10.4; 0 out) | 396 (4.2; median 396; 388-407; IQR 10.4; 0 out) | +0.5 | -2.4 .. +3.4 | +0.1% | -0.6%% .. 0.9%% |
 
-            Cost in ms: median(with) - median(without) pretouch, exec to `main()`; in brackets the min-max and IQR of the per-round costs, the launches flagged as outliers, and tmean: the 20% trimmed mean of the per-round costs with the half-width of its 95% interval (batch means widened for drift, `docs/statistics.md`; `few rounds` under 10 rounds). Negative change = less startup time. From one run's rounds, the interval does not see the machine move between runs; a label of three runs or more, run in turn with the others (`run --kernel ... --runs 3` in VMs), gets one over its runs that does (docs/statistics.md).
+        cost = ms from exec to main() with minus without -XX:+AlwaysPreTouch, per round (two launches back to back); tmean = its 20% trimmed mean; a negative change is less startup time. +- = half-width of the interval; * = it excludes 0; a column's marks hold at 95% together (Bonferroni: B 2 cell(s) at 97.50%). median = median(with) - median(without); IQR = its quartiles' distance; out = outlier launches (modified z-score > 3.5). An interval from one run misses run-to-run drift (--runs 3). docs/report.md says more.
 
-            * = the interval excludes 0. Each column's marks hold together at 95%: its cells' intervals are at 1 - 0.05 / cells (Bonferroni; B 2 cell(s) at 97.50%), so that where no cell differs a column carries any mark at most 5% of the time. diff, CI: the difference of the labels' 20%-trimmed mean per-round costs, with Welch's interval of their errors: batch means, which allow for the drift of a label's rounds, or for a label of several runs the spread of its runs (docs/statistics.md); a cost that moves in spells longer than a run is marked more often unless each label has three runs or more (docs/statistics.md, "Not under the quiet machine's spells"); `few rounds`: fewer than 10 a side, no interval and no mark.
+        - `6.18.0-base` (baseline): host vm, AMD EPYC 9B14, kernel 6.18.0, oldest run 2026-11-30T07:00:00Z
+        - `6.18.0-vma-refcount`: host vm, AMD EPYC 9B14, kernel 6.18.0, oldest run 2026-11-30T08:00:00Z
 
-            - `6.18.0-base` (baseline): host vm, AMD EPYC 9B14, kernel 6.18.0, oldest run 2026-11-30T07:00:00Z
-            - `6.18.0-vma-refcount`: host vm, AMD EPYC 9B14, kernel 6.18.0, oldest run 2026-11-30T08:00:00Z
+        > warning: 1 launch(es) lie far from their cell's median (column out: modified z-score above 3.5); they are kept in every figure. --exclude-outliers leaves them out.
 
-            > warning: 1 launch(es) lie far from their cell's median (column out: modified z-score above 3.5); they are kept in every figure. --exclude-outliers leaves them out.
-
-            > outlier: 6.18.0-vma-refcount 17.0.15+6 g1 1g default: round 7 with pretouch 985 ms, median 332: no machine counters recorded (file written before they were)
-        "#);
+        > outlier: 6.18.0-vma-refcount 17.0.15+6 g1 1g default: round 7 with pretouch 985 ms, median 332: no machine counters recorded (file written before they were)
+        ");
     }
 
     #[test]
     fn csv() {
         insta::assert_snapshot!(super::csv(&sample()), @r#"
-            label,jdk,gc,heap,variant,runs,runs_on,runs_off,failed,median_on_ms,min_on_ms,max_on_ms,median_off_ms,min_off_ms,max_off_ms,pretouch_ms,first_failure,gc_threads,cpus,app,exec_to_agent_off_ms,exec_to_agent_on_ms,agent_to_init_off_ms,agent_to_init_on_ms,init_to_main_off_ms,init_to_main_on_ms,pretouch_faults,expected_faults,fault_rate_per_s,ceiling_per_s,ceiling_pct,jvm_pretouch_ms,jvm_genesis_growth_ms,untouched,untouched_reason,untouched_launches,rounds,cost_min_ms,cost_q1_ms,cost_q3_ms,cost_max_ms,cost_tmean_ms,cost_ci_low_ms,cost_ci_high_ms,cost_ci_batches,cost_ci_runs,cost_ci_looks,outliers,disturbed,disturbances,outlier_causes,heap_memory,heap_views,heap_page_size_bytes,heap_huge_bytes,heap_resident_bytes,pretouch_method,method_source,method_bugs,method_notes,method_check,method_check_detail,pretouch_logging,baseline,change_ms,change_percent,shift_ms,ci_low_ms,ci_high_ms,ci_confidence,significant,not_compared,outliers_excluded
-            6.18.0-base,17.0.15+6-Debian-1deb12u1,g1,1g,default,20,10,10,0,431.075,421.4,442.9,48.125,47.0,49.5,382.95,,auto,all,,,,,,,,,262144,,,,,,0,,,10,374.4,378.0416666666667,388.01666666666665,393.4,382.95,378.92636850021177,386.9736314997882,2,,,0,0,,,,,,,,store,"JDK 17, before JDK 18",JDK-8272807,,,,running-pre-touch-lines,true,,,,,,,,,false
-            6.18.0-vma-refcount,17.0.15+6-Debian-1deb12u1,g1,1g,default,20,10,10,0,332.475,323.4,985.05,48.625,47.5,50.0,283.85,,auto,all,,,,,,,,,262144,,,,,,0,,,10,275.9,279.98333333333335,288.6166666666667,937.3,283.8333333333333,258.123756245967,309.5429104206996,2,,,1,0,,"round 7 with pretouch 985 ms, median 332: no machine counters recorded (file written before they were)",,,,,,store,"JDK 17, before JDK 18",JDK-8272807,,,,running-pre-touch-lines,false,-99.09999999999997,-25.878051965008478,-99.11666666666667,-144.36345504531397,-53.86987828801938,0.975,true,,false
-            6.18.0-base,17.0.15+6-Debian-1deb12u1,parallel,1g,default,20,10,10,0,446.1125,436.1,458.35,50.125,49.0,51.5,395.9875,,auto,all,,,,,,,,,262144,,,,,,0,,,10,387.1,390.8854166666667,401.25416666666666,406.85,395.9875,391.805040941009,400.169959058991,2,,,0,0,,,,,,,,store,"JDK 17, before JDK 18",JDK-8272807 JDK-8324817,"Parallel GC could leave part of its heap untouched without THP `always` before JDK-8324817 (JDK 23, backported to 21u): the touched check says whether it did here",,,running-pre-touch-lines,true,,,,,,,,,false
-            6.18.0-vma-refcount,17.0.15+6-Debian-1deb12u1,parallel,1g,default,20,10,10,0,447.115,437.08,459.38,50.625,49.5,52.0,396.49,,auto,all,,,,,,,,,262144,,,,,,0,,,10,387.58,391.375,401.77,407.38,396.49,392.29695243706254,400.6830475629375,2,,,0,0,,,,,,,,store,"JDK 17, before JDK 18",JDK-8272807 JDK-8324817,"Parallel GC could leave part of its heap untouched without THP `always` before JDK-8324817 (JDK 23, backported to 21u): the touched check says whether it did here",,,running-pre-touch-lines,false,0.5024999999999977,0.1268979450108899,0.5024999999999977,-2.389845323329126,3.3948453233291214,0.975,false,,false
+        label,jdk,gc,heap,variant,runs,runs_on,runs_off,failed,median_on_ms,min_on_ms,max_on_ms,median_off_ms,min_off_ms,max_off_ms,pretouch_ms,first_failure,gc_threads,cpus,app,exec_to_agent_off_ms,exec_to_agent_on_ms,agent_to_init_off_ms,agent_to_init_on_ms,init_to_main_off_ms,init_to_main_on_ms,pretouch_faults,expected_faults,fault_rate_per_s,ceiling_per_s,ceiling_pct,jvm_pretouch_ms,jvm_genesis_growth_ms,untouched,untouched_reason,untouched_launches,rounds,cost_min_ms,cost_q1_ms,cost_q3_ms,cost_max_ms,cost_tmean_ms,cost_ci_low_ms,cost_ci_high_ms,cost_ci_batches,cost_ci_runs,cost_ci_looks,outliers,disturbed,disturbances,outlier_causes,heap_memory,heap_views,heap_page_size_bytes,heap_huge_bytes,heap_resident_bytes,pretouch_method,method_source,method_bugs,method_notes,method_check,method_check_detail,pretouch_logging,baseline,change_ms,change_percent,change_percent_low,change_percent_high,shift_ms,ci_low_ms,ci_high_ms,ci_confidence,significant,not_compared,outliers_excluded
+        6.18.0-base,17.0.15+6-Debian-1deb12u1,g1,1g,default,20,10,10,0,431.075,421.4,442.9,48.125,47.0,49.5,382.95,,auto,all,,,,,,,,,262144,,,,,,0,,,10,374.4,378.0416666666667,388.01666666666665,393.4,382.95,378.92636850021177,386.9736314997882,2,,,0,0,,,,,,,,store,"JDK 17, before JDK 18",JDK-8272807,,,,running-pre-touch-lines,true,,,,,,,,,,,false
+        6.18.0-vma-refcount,17.0.15+6-Debian-1deb12u1,g1,1g,default,20,10,10,0,332.475,323.4,985.05,48.625,47.5,50.0,283.85,,auto,all,,,,,,,,,262144,,,,,,0,,,10,275.9,279.98333333333335,288.6166666666667,937.3,283.8333333333333,258.123756245967,309.5429104206996,2,,,1,0,,"round 7 with pretouch 985 ms, median 332: no machine counters recorded (file written before they were)",,,,,,store,"JDK 17, before JDK 18",JDK-8272807,,,,running-pre-touch-lines,false,-99.11666666666667,-25.882404143273714,-37.6977294804319,-14.06707880611552,-99.11666666666667,-144.36345504531397,-53.86987828801938,0.975,true,,false
+        6.18.0-base,17.0.15+6-Debian-1deb12u1,parallel,1g,default,20,10,10,0,446.1125,436.1,458.35,50.125,49.0,51.5,395.9875,,auto,all,,,,,,,,,262144,,,,,,0,,,10,387.1,390.8854166666667,401.25416666666666,406.85,395.9875,391.805040941009,400.169959058991,2,,,0,0,,,,,,,,store,"JDK 17, before JDK 18",JDK-8272807 JDK-8324817,"Parallel GC could leave part of its heap untouched without THP `always` before JDK-8324817 (JDK 23, backported to 21u): the touched check says whether it did here",,,running-pre-touch-lines,true,,,,,,,,,,,false
+        6.18.0-vma-refcount,17.0.15+6-Debian-1deb12u1,parallel,1g,default,20,10,10,0,447.115,437.08,459.38,50.625,49.5,52.0,396.49,,auto,all,,,,,,,,,262144,,,,,,0,,,10,387.58,391.375,401.77,407.38,396.49,392.29695243706254,400.6830475629375,2,,,0,0,,,,,,,,store,"JDK 17, before JDK 18",JDK-8272807 JDK-8324817,"Parallel GC could leave part of its heap untouched without THP `always` before JDK-8324817 (JDK 23, backported to 21u): the touched check says whether it did here",,,running-pre-touch-lines,false,0.5024999999999977,0.1268979450108899,-0.6035153441280661,0.8573112341498459,0.5024999999999977,-2.389845323329126,3.3948453233291214,0.975,false,,false
         "#);
     }
 }

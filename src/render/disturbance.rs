@@ -58,16 +58,23 @@ pub(crate) fn cell_notes(cells: &[&CellReport]) -> Vec<String> {
             "note: {total} outliers in this report, more than {OUTLIER_LINES_MAX}: those of cells with more than {WORST} are summarized ({summarized} of them); --format csv or json lists every one (outlier_causes)."
         ));
     }
-    for c in cells {
-        if c.disturbed > 0 {
-            out.push(format!(
-                "disturbed: {}: {} of {} launches ({})",
+    // One note for every disturbed cell: a line each would make the notes longer than
+    // the tables.
+    let disturbed: Vec<String> = cells
+        .iter()
+        .filter(|c| c.disturbed > 0)
+        .map(|c| {
+            format!(
+                "{} {} of {} launches ({})",
                 cell_name(c),
                 c.disturbed,
                 c.runs,
                 c.disturbances
-            ));
-        }
+            )
+        })
+        .collect();
+    if !disturbed.is_empty() {
+        out.push(format!("disturbed: {}", disturbed.join("; ")));
     }
     out
 }
@@ -109,7 +116,7 @@ mod tests {
             notes(&report),
             [
                 "outlier: base 25.0.3+9 g1 2g thp: round 0 with pretouch 2437 ms, median 160: idle 20 s before: memory returned to host (1960 MiB reported)",
-                "disturbed: base 25.0.3+9 g1 2g thp: 3 of 20 launches (memory returned to host 2, other processes 1)",
+                "disturbed: base 25.0.3+9 g1 2g thp 3 of 20 launches (memory returned to host 2, other processes 1)",
                 "machine: base ran on a VM",
             ]
         );

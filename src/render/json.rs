@@ -40,6 +40,8 @@ struct Document<'a> {
     schema_version: u32,
     #[serde(flatten)]
     report: &'a Report,
+    /// Every warning the text prints under its tables (`render::common::printed_warnings`).
+    warnings: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     comparison: Option<ComparisonSection<'a>>,
     /// `report --profile`: where the pretouch time goes in the kernel, per cell and
@@ -153,10 +155,17 @@ pub fn render_with_probes(
     profile: Option<&ProfileReport>,
     probes: Option<&ProbeAnalysis>,
 ) -> String {
+    let cells: Vec<_> = report.cells.iter().collect();
     let document = Document {
         schema: "pretouch-report",
         schema_version: SCHEMA_VERSION,
         report,
+        warnings: crate::render::common::printed_warnings(
+            &cells,
+            report.outliers_excluded,
+            cmp.map_or(&report.warnings, |c| &c.warnings),
+            &report.run_to_run,
+        ),
         comparison: cmp.map(comparison),
         profile,
         probes,

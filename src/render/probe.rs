@@ -61,7 +61,7 @@ fn signed_us(ns: f64) -> String {
     }
 }
 
-/// A quantile's bucket, `low-high` in µs (`[low, high)`).
+/// A quantile's bucket, `low-high` in us (`[low, high)`).
 pub fn bucket(q: &Quantile) -> String {
     format!("{}-{}", us(q.low.0 as f64), us(q.high.0 as f64))
 }
@@ -115,7 +115,7 @@ fn latency_row(c: &CellProbes) -> Vec<String> {
     }
 }
 
-const LATENCY_HEADERS: [&str; 4] = ["p50 µs", "p90 µs", "p99 µs", "max µs"];
+const LATENCY_HEADERS: [&str; 4] = ["p50 us", "p90 us", "p99 us", "max us"];
 
 /// A lock's rows: its kind and symbol as the key, then the figures and the caller last,
 /// as `perf lock contention` prints them.
@@ -139,7 +139,7 @@ fn lock_rows(locks: &[LockSummary], limit: usize) -> Vec<(Vec<String>, Vec<Strin
 }
 
 const LOCK_KEY: [&str; 2] = ["kind", "lock"];
-const LOCK_HEADERS: [&str; 5] = ["waits", "total µs", "max µs", "µs/launch", "caller"];
+const LOCK_HEADERS: [&str; 5] = ["waits", "total us", "max us", "us/launch", "caller"];
 
 fn lock_value_cols() -> [table::Col<'static>; 5] {
     [
@@ -358,7 +358,7 @@ pub fn text(a: &ProbeAnalysis) -> String {
     if !a.shifts.is_empty() {
         writeln!(
             out,
-            "\nshift of each probed launch's p50 and p99 against `{}`, µs:\n\
+            "\nshift of each probed launch's p50 and p99 against `{}`, us:\n\
              Hodges-Lehmann, 95% interval, * where it excludes 0; base, new:\n\
              the median launch's",
             a.shifts[0].baseline
@@ -449,7 +449,7 @@ pub fn markdown(a: &ProbeAnalysis) -> String {
     if !a.shifts.is_empty() {
         writeln!(
             out,
-            "### Shift against `{}`\n\nEach probed launch's p50 and p99, µs: Hodges-Lehmann, \
+            "### Shift against `{}`\n\nEach probed launch's p50 and p99, us: Hodges-Lehmann, \
              95% interval, * where it excludes 0; base, new: the median launch's.\n",
             a.shifts[0].baseline
         )

@@ -109,7 +109,7 @@ fn panel<DB: DrawingBackend>(
 where
     DB::ErrorType: 'static,
 {
-    // Bucket bounds in µs, and each label's share of its faults per bucket, in %.
+    // Bucket bounds in us, and each label's share of its faults per bucket, in %.
     let series: Vec<(usize, Vec<(f64, f64)>)> = cells
         .iter()
         .filter_map(|c| {
@@ -166,7 +166,7 @@ where
         .map_err(err)?;
     chart
         .configure_mesh()
-        .x_desc("fault latency, µs (log)")
+        .x_desc("fault latency, us (log)")
         .y_desc("% of faults")
         .x_label_formatter(&|v| crate::render::probe::us(v * 1000.0))
         .y_label_formatter(&|v| format!("{v:.0}"))

@@ -7,9 +7,8 @@ use std::fmt::Write as _;
 use crate::analyze::report::{CellReport, Report};
 use crate::machine::jdk::short_jdk;
 use crate::render::common::{
-    COST_CI_HEADER, COST_CI_NOTE, KEY_HEADERS, cost, cost_ci, failure_warnings,
-    interval_basis_note, iqr, key_columns, key_refs, key_values, ms, outlier_note,
-    run_to_run_notes, spread, stop_lines,
+    KEY_HEADERS, cost, cost_ci, cost_half_width, failure_warnings, interval_basis_note, iqr,
+    key_columns, key_refs, key_values, ms, outlier_note, run_to_run_notes, spread, stop_lines,
 };
 use crate::render::table;
 
@@ -36,11 +35,38 @@ fn label_line(report: &Report, label: &str) -> String {
     }
 }
 
-const SINGLE_FOOTER: &str = "off, on: median time in ms from exec to main() without and with -XX:+AlwaysPreTouch over the counted launches; cost = on - off, the pretouch cost; runs = launches off+on; min-max and IQR: spread of the per-round costs (on - off, launched back to back in one round); out = launches flagged as outliers (modified z-score above 3.5).";
+/// The legend under the single-label tables, said once: every abbreviation defined,
+/// a sentence only where its case occurs.
+fn single_legend(report: &Report) -> String {
+    let cells = || report.cells.iter();
+    let mut text = format!(
+        "cost = ms from exec to main() with minus without -XX:+AlwaysPreTouch, \
+         per round (two launches back to back); tmean = its {:.0}% trimmed mean, \
+         +- = half-width of its 95% interval.",
+        100.0 * crate::stats::interval::TRIM
+    );
+    if cells().any(|c| c.rounds > 0 && c.cost_interval().is_none()) {
+        text += " few = under 10 rounds: no interval.";
+    }
+    if cells().any(|c| c.cost_ci_runs.is_some()) {
+        text += " runs = result files the interval is over.";
+    }
+    text += " off, on, median = median without, with, and their difference. \
+             IQR = the costs' quartiles' distance; out = outlier launches \
+             (modified z-score > 3.5).";
+    if cells().any(|c| c.failed > 0) {
+        text += " fail = failed launches, in no figure.";
+    }
+    if cells().any(|c| c.cost_interval().is_some() && c.cost_ci_runs.is_none()) {
+        text += " An interval from one run misses run-to-run drift (--runs 3).";
+    }
+    text + " docs/report.md says more."
+}
 
 /// One label's cells as text tables.
 pub fn text(report: &Report) -> String {
     let mut out = String::new();
+    let over_runs = report.cells.iter().any(|c| c.cost_ci_runs.is_some());
     for (label, cells) in by_label(report) {
         let owned: Vec<[String; 4]> = cells.iter().map(|c| c.key()).collect();
         let keys: Vec<_> = owned.iter().map(key_refs).collect();
@@ -48,15 +74,21 @@ pub fn text(report: &Report) -> String {
         let key: Vec<table::Col<'_>> = cols.iter().map(|&i| table::name(KEY_HEADERS[i])).collect();
         let any_failed = cells.iter().any(|c| c.failed > 0);
         let mut values = vec![
-            table::num("runs"),
+            table::num("launches"),
+            table::num("tmean"),
+            table::num("+-"),
+        ];
+        if over_runs {
+            values.push(table::num("runs"));
+        }
+        values.extend([
             table::num("off"),
             table::num("on"),
-            table::num("cost"),
-            table::num(COST_CI_HEADER),
+            table::num("median"),
             table::num("min-max"),
             table::num("IQR"),
             table::num("out"),
-        ];
+        ]);
         if any_failed {
             values.push(table::num("fail"));
         }
@@ -65,14 +97,20 @@ pub fn text(report: &Report) -> String {
             .map(|c| {
                 let mut v = vec![
                     format!("{}+{}", c.runs_off, c.runs_on),
+                    ms(c.cost_tmean_ms),
+                    cost_half_width(c, "few"),
+                ];
+                if over_runs {
+                    v.push(c.cost_ci_runs.unwrap_or(1).to_string());
+                }
+                v.extend([
                     ms(c.median_off_ms),
                     ms(c.median_on_ms),
                     cost(c),
-                    cost_ci(c),
                     spread(c.cost_min_ms, c.cost_max_ms),
                     iqr(c),
                     c.outliers.to_string(),
-                ];
+                ]);
                 if any_failed {
                     v.push(c.failed.to_string());
                 }
@@ -86,19 +124,7 @@ pub fn text(report: &Report) -> String {
         out += &table::render_keyed(&key, &values, &rows);
         out.push('\n');
     }
-    let any_failed = report.cells.iter().any(|c| c.failed > 0);
-    out += &table::wrap(
-        &(SINGLE_FOOTER.to_owned()
-            + " "
-            + COST_CI_NOTE
-            + &interval_basis_note(report.cells.iter())
-            + if any_failed {
-                " fail = failed launches, in no figure."
-            } else {
-                ""
-            }),
-        0,
-    );
+    out += &table::wrap(&single_legend(report), 0);
     let cells: Vec<&CellReport> = report.cells.iter().collect();
     let mut notes = failure_warnings(&cells);
     notes.extend(outlier_note(
@@ -120,11 +146,11 @@ const MD_HEADERS: [&str; 13] = [
     "gc",
     "heap",
     "variant",
-    "runs",
+    "launches",
     "without (min-max)",
     "with (min-max)",
     "pretouch",
-    "20% trimmed mean ±95%",
+    "20% trimmed mean +-95%",
     "cost min-max",
     "cost IQR",
     "outliers",
@@ -165,7 +191,7 @@ pub fn markdown(report: &Report) -> String {
         out += &table::markdown(&table::cols(&MD_HEADERS, 4), &rows);
         out.push('\n');
     }
-    out += "Times in ms from exec to `main()`: median of the counted launches (min-max); pretouch = median(with) - median(without); 20% trimmed mean ±95%: of the per-round costs (with - without in one round), with the half-width of its 95% interval (batch means widened for drift, `docs/statistics.md`), `few rounds` under 10 rounds; cost min-max and IQR: spread of the per-round costs; outliers: launches with a modified z-score above 3.5.";
+    out += "Times in ms from exec to `main()`: median of the counted launches (min-max); pretouch = median(with) - median(without); 20% trimmed mean +-95%: of the per-round costs (with - without in one round), with the half-width of its 95% interval (batch means widened for drift, `docs/statistics.md`), `few rounds` under 10 rounds; cost min-max and IQR: spread of the per-round costs; outliers: launches with a modified z-score above 3.5.";
     out += &interval_basis_note(report.cells.iter());
     out.push('\n');
     let cells: Vec<&CellReport> = report.cells.iter().collect();
@@ -333,7 +359,7 @@ mod tests {
         assert!(table::width(&out) <= table::WIDTH, "{out}");
         let out = out.split_whitespace().collect::<Vec<_>>().join(" ");
         assert!(
-            out.contains("stopped early after 20 of 30 rounds: 95% interval [380.1, 389.0] ms, ±1.5% (each of 3 looks at 98.33%), within ±2%"),
+            out.contains("stopped early after 20 of 30 rounds: 95% interval [380.1, 389.0] ms, +-1.5% (each of 3 looks at 98.33%), within +-2%"),
             "{out}"
         );
         assert!(
@@ -347,34 +373,28 @@ mod tests {
     fn text_with_axes_and_stops() {
         let out = super::text(&axes_sample());
         assert!(table::width(&out) <= table::WIDTH, "{out}");
-        insta::assert_snapshot!(out, @r#"
+        insta::assert_snapshot!(out, @"
         label: 6.18.0-base (host vm, kernel 6.18.0, AMD EPYC 9B14)
         jdk 17.0.15+6
-           runs   off   on  cost  tmean ±95%   min-max   IQR  out
+          launches  tmean    +-   off   on  median   min-max   IQR  out
         g1 1g default
-          10+10  48.4  435   386   386 ±35.0  376-1241  11.8    1
+             10+10    386  35.0  48.4  435     386  376-1241  11.8    1
         g1 1g default gc_threads=1 cpus=0 app=com.example.Main
-          10+10  48.4  900   852   386 ±35.0  376-1241  11.8    1
+             10+10    386  35.0  48.4  900     852  376-1241  11.8    1
 
-        off, on: median time in ms from exec to main() without and with
-        -XX:+AlwaysPreTouch over the counted launches; cost = on - off, the
-        pretouch cost; runs = launches off+on; min-max and IQR: spread of the
-        per-round costs (on - off, launched back to back in one round); out =
-        launches flagged as outliers (modified z-score above 3.5). tmean ±95% =
-        the 20% trimmed mean of the per-round costs and the half-width of its
-        95% interval (batch means widened for drift, docs/statistics.md); few
-        rounds = under 10 rounds, too few for an interval. From one run's
-        rounds, the interval does not see the machine move between runs; a label
-        of three runs or more, run in turn with the others (`run --kernel ...
-        --runs 3` in VMs), gets one over its runs that does
-        (docs/statistics.md).
+        cost = ms from exec to main() with minus without -XX:+AlwaysPreTouch,
+        per round (two launches back to back); tmean = its 20% trimmed mean, +-
+        = half-width of its 95% interval. off, on, median = median without,
+        with, and their difference. IQR = the costs' quartiles' distance; out =
+        outlier launches (modified z-score > 3.5). An interval from one run
+        misses run-to-run drift (--runs 3). docs/report.md says more.
         warning: 2 launch(es) lie far from their cell's median (column out:
           modified z-score above 3.5); they are kept in every figure.
           --exclude-outliers leaves them out.
         adaptive: 6.18.0-base 17.0.15+6 g1 1g default: stopped early after 5 of
-          30 rounds: 95% interval [380.1, 389.0] ms, ±1.5%, within ±2%
+          30 rounds: 95% interval [380.1, 389.0] ms, +-1.5%, within +-2%
         adaptive: 6.18.0-base 17.0.15+6 g1 1g default gc_threads=1 cpus=0: ran
-          all 30 rounds: 95% interval [801.0, 870.2] ms, ±5.8%, wider than ±2%
+          all 30 rounds: 95% interval [801.0, 870.2] ms, +-5.8%, wider than +-2%
         adaptive: in a file written before the planned looks, a cell's interval
           at the round it stopped on holds the cost less often than 95% (77-88%
           in docs/statistics.md's simulation); for a 95% interval, run a fixed
@@ -385,23 +405,23 @@ mod tests {
         outlier: 6.18.0-base 17.0.15+6 g1 1g default gc_threads=1 cpus=0
           app=com.example.Main: round 7 with pretouch 1288 ms, median 435: no
           machine counters recorded (file written before they were)
-        "#);
+        ");
     }
 
     #[test]
     fn markdown_with_axes_and_stops() {
-        insta::assert_snapshot!(super::markdown(&axes_sample()), @r#"
+        insta::assert_snapshot!(super::markdown(&axes_sample()), @"
         ### 6.18.0-base
 
-        | jdk | gc | heap | variant | runs | without (min-max) | with (min-max) | pretouch | 20% trimmed mean ±95% | cost min-max | cost IQR | outliers | failed |
+        | jdk | gc | heap | variant | launches | without (min-max) | with (min-max) | pretouch | 20% trimmed mean +-95% | cost min-max | cost IQR | outliers | failed |
         |---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|
-        | 17.0.15+6 | g1 | 1g | default | 10+10 | 48.4 (47.2-49.8) | 435 (423-1288) | 386 | 386 ±35.0 | 376-1241 | 11.8 | 1 | 0 |
-        | 17.0.15+6 | g1 | 1g | default gc_threads=1 cpus=0 app=com.example.Main | 10+10 | 48.4 (47.2-49.8) | 900 (880-990) | 852 | 386 ±35.0 | 376-1241 | 11.8 | 1 | 0 |
+        | 17.0.15+6 | g1 | 1g | default | 10+10 | 48.4 (47.2-49.8) | 435 (423-1288) | 386 | 386 +-35.0 | 376-1241 | 11.8 | 1 | 0 |
+        | 17.0.15+6 | g1 | 1g | default gc_threads=1 cpus=0 app=com.example.Main | 10+10 | 48.4 (47.2-49.8) | 900 (880-990) | 852 | 386 +-35.0 | 376-1241 | 11.8 | 1 | 0 |
 
-        Times in ms from exec to `main()`: median of the counted launches (min-max); pretouch = median(with) - median(without); 20% trimmed mean ±95%: of the per-round costs (with - without in one round), with the half-width of its 95% interval (batch means widened for drift, `docs/statistics.md`), `few rounds` under 10 rounds; cost min-max and IQR: spread of the per-round costs; outliers: launches with a modified z-score above 3.5. From one run's rounds, the interval does not see the machine move between runs; a label of three runs or more, run in turn with the others (`run --kernel ... --runs 3` in VMs), gets one over its runs that does (docs/statistics.md).
+        Times in ms from exec to `main()`: median of the counted launches (min-max); pretouch = median(with) - median(without); 20% trimmed mean +-95%: of the per-round costs (with - without in one round), with the half-width of its 95% interval (batch means widened for drift, `docs/statistics.md`), `few rounds` under 10 rounds; cost min-max and IQR: spread of the per-round costs; outliers: launches with a modified z-score above 3.5. From one run's rounds, the interval does not see the machine move between runs; a label of three runs or more, run in turn with the others (`run --kernel ... --runs 3` in VMs), gets one over its runs that does (docs/statistics.md).
 
-        - adaptive: 6.18.0-base 17.0.15+6 g1 1g default: stopped early after 5 of 30 rounds: 95% interval [380.1, 389.0] ms, ±1.5%, within ±2%
-        - adaptive: 6.18.0-base 17.0.15+6 g1 1g default gc_threads=1 cpus=0: ran all 30 rounds: 95% interval [801.0, 870.2] ms, ±5.8%, wider than ±2%
+        - adaptive: 6.18.0-base 17.0.15+6 g1 1g default: stopped early after 5 of 30 rounds: 95% interval [380.1, 389.0] ms, +-1.5%, within +-2%
+        - adaptive: 6.18.0-base 17.0.15+6 g1 1g default gc_threads=1 cpus=0: ran all 30 rounds: 95% interval [801.0, 870.2] ms, +-5.8%, wider than +-2%
         - adaptive: in a file written before the planned looks, a cell's interval at the round it stopped on holds the cost less often than 95% (77-88% in docs/statistics.md's simulation); for a 95% interval, run a fixed count of rounds
 
         > warning: 2 launch(es) lie far from their cell's median (column out: modified z-score above 3.5); they are kept in every figure. --exclude-outliers leaves them out.
@@ -409,7 +429,7 @@ mod tests {
         > outlier: 6.18.0-base 17.0.15+6 g1 1g default: round 7 with pretouch 1288 ms, median 435: no machine counters recorded (file written before they were)
 
         > outlier: 6.18.0-base 17.0.15+6 g1 1g default gc_threads=1 cpus=0 app=com.example.Main: round 7 with pretouch 1288 ms, median 435: no machine counters recorded (file written before they were)
-        "#);
+        ");
     }
 
     #[test]
@@ -424,25 +444,20 @@ mod tests {
     fn text() {
         let out = super::text(&sample());
         assert!(table::width(&out) <= table::WIDTH);
-        insta::assert_snapshot!(out, @r#"
+        insta::assert_snapshot!(out, @"
         label: 6.18.0-base (host vm, kernel 6.18.0, AMD EPYC 9B14)
         jdk 17.0.15+6, variant default
-        gc       heap  runs  off  on   cost tmean ±95%  min-max  IQR out fail
-        g1       1g   10+10 48.4 435    386  386 ±35.0 376-1241 11.8   1    0
-        parallel 2g    10+0 50.1   - FAILED          -        -    -   0   10
+        gc       heap launches tmean   +-  off  on median  min-max  IQR out fail
+        g1       1g      10+10   386 35.0 48.4 435    386 376-1241 11.8   1    0
+        parallel 2g       10+0     -    - 50.1   - FAILED        -    -   0   10
 
-        off, on: median time in ms from exec to main() without and with
-        -XX:+AlwaysPreTouch over the counted launches; cost = on - off, the
-        pretouch cost; runs = launches off+on; min-max and IQR: spread of the
-        per-round costs (on - off, launched back to back in one round); out =
-        launches flagged as outliers (modified z-score above 3.5). tmean ±95% =
-        the 20% trimmed mean of the per-round costs and the half-width of its
-        95% interval (batch means widened for drift, docs/statistics.md); few
-        rounds = under 10 rounds, too few for an interval. From one run's
-        rounds, the interval does not see the machine move between runs; a label
-        of three runs or more, run in turn with the others (`run --kernel ...
-        --runs 3` in VMs), gets one over its runs that does
-        (docs/statistics.md). fail = failed launches, in no figure.
+        cost = ms from exec to main() with minus without -XX:+AlwaysPreTouch,
+        per round (two launches back to back); tmean = its 20% trimmed mean, +-
+        = half-width of its 95% interval. off, on, median = median without,
+        with, and their difference. IQR = the costs' quartiles' distance; out =
+        outlier launches (modified z-score > 3.5). fail = failed launches, in no
+        figure. An interval from one run misses run-to-run drift (--runs 3).
+        docs/report.md says more.
         warning: 6.18.0-base 17.0.15+6 parallel 2g default: 10 launch(es)
           failed, first: exited with code 1 before main()
         warning: 1 launch(es) lie far from their cell's median (column out:
@@ -452,7 +467,7 @@ mod tests {
         outlier: 6.18.0-base 17.0.15+6 g1 1g default: round 7 with pretouch 1288
           ms, median 435: no machine counters recorded (file written before they
           were)
-        "#);
+        ");
     }
 
     #[test]
@@ -460,21 +475,30 @@ mod tests {
         let mut report = sample();
         let flat = |out: &str| out.split_whitespace().collect::<Vec<_>>().join(" ");
         let one_run = "From one run's rounds, the interval does not see the machine move";
+        let text_one_run = "An interval from one run misses run-to-run drift";
         let plain = super::text(&report);
-        assert!(!plain.contains("(N runs)"), "{plain}");
-        assert!(flat(&plain).contains(one_run), "{plain}");
+        assert!(!plain.contains("runs ="), "{plain}");
+        assert!(flat(&plain).contains(text_one_run), "{plain}");
+        assert!(flat(&super::markdown(&report)).contains(one_run));
         // The sample's one cell with an interval, now over 3 runs: the note says so,
         // and no longer the one-run sentence.
         report.cells[0].cost_ci_runs = Some(3);
         report.cells[0].cost_ci_batches = None;
-        for out in [super::text(&report), super::markdown(&report)] {
-            assert!(out.contains("386 ±35.0 (3 runs)"), "{out}");
-            assert!(
-                flat(&out).contains("(N runs) = the label ran the cell N times"),
-                "{out}"
-            );
-            assert!(!flat(&out).contains(one_run), "{out}");
-        }
+        let plain = super::text(&report);
+        let header = plain.lines().find(|l| l.contains("launches")).unwrap();
+        assert!(header.contains(" runs "), "{plain}");
+        assert!(
+            flat(&plain).contains("runs = result files the interval is over"),
+            "{plain}"
+        );
+        assert!(!flat(&plain).contains(text_one_run), "{plain}");
+        let md = super::markdown(&report);
+        assert!(md.contains("386 +-35.0 (3 runs)"), "{md}");
+        assert!(
+            flat(&md).contains("(N runs) = the label ran the cell N times"),
+            "{md}"
+        );
+        assert!(!flat(&md).contains(one_run), "{md}");
     }
 
     #[test]
@@ -487,15 +511,15 @@ mod tests {
 
     #[test]
     fn markdown() {
-        insta::assert_snapshot!(super::markdown(&sample()), @r#"
+        insta::assert_snapshot!(super::markdown(&sample()), @"
         ### 6.18.0-base
 
-        | jdk | gc | heap | variant | runs | without (min-max) | with (min-max) | pretouch | 20% trimmed mean ±95% | cost min-max | cost IQR | outliers | failed |
+        | jdk | gc | heap | variant | launches | without (min-max) | with (min-max) | pretouch | 20% trimmed mean +-95% | cost min-max | cost IQR | outliers | failed |
         |---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|
-        | 17.0.15+6 | g1 | 1g | default | 10+10 | 48.4 (47.2-49.8) | 435 (423-1288) | 386 | 386 ±35.0 | 376-1241 | 11.8 | 1 | 0 |
+        | 17.0.15+6 | g1 | 1g | default | 10+10 | 48.4 (47.2-49.8) | 435 (423-1288) | 386 | 386 +-35.0 | 376-1241 | 11.8 | 1 | 0 |
         | 17.0.15+6 | parallel | 2g | default | 10+0 | 50.1 (49.0-51.5) | - | FAILED | - | - | - | 0 | 10 |
 
-        Times in ms from exec to `main()`: median of the counted launches (min-max); pretouch = median(with) - median(without); 20% trimmed mean ±95%: of the per-round costs (with - without in one round), with the half-width of its 95% interval (batch means widened for drift, `docs/statistics.md`), `few rounds` under 10 rounds; cost min-max and IQR: spread of the per-round costs; outliers: launches with a modified z-score above 3.5. From one run's rounds, the interval does not see the machine move between runs; a label of three runs or more, run in turn with the others (`run --kernel ... --runs 3` in VMs), gets one over its runs that does (docs/statistics.md).
+        Times in ms from exec to `main()`: median of the counted launches (min-max); pretouch = median(with) - median(without); 20% trimmed mean +-95%: of the per-round costs (with - without in one round), with the half-width of its 95% interval (batch means widened for drift, `docs/statistics.md`), `few rounds` under 10 rounds; cost min-max and IQR: spread of the per-round costs; outliers: launches with a modified z-score above 3.5. From one run's rounds, the interval does not see the machine move between runs; a label of three runs or more, run in turn with the others (`run --kernel ... --runs 3` in VMs), gets one over its runs that does (docs/statistics.md).
 
         > warning: 6.18.0-base 17.0.15+6 parallel 2g default: 10 launch(es) failed, first: exited with code 1 before main()
 
@@ -504,7 +528,7 @@ mod tests {
         > warning: results/x.jsonl:7: unreadable line skipped (EOF while parsing)
 
         > outlier: 6.18.0-base 17.0.15+6 g1 1g default: round 7 with pretouch 1288 ms, median 435: no machine counters recorded (file written before they were)
-        "#);
+        ");
     }
 
     #[test]
@@ -664,9 +688,6 @@ mod tests {
           "labels": [
             "6.18.0-base"
           ],
-          "warnings": [
-            "results/x.jsonl:7: unreadable line skipped (EOF while parsing)"
-          ],
           "env_differences": [],
           "outliers_excluded": false,
           "label_info": [
@@ -679,6 +700,11 @@ mod tests {
               "files": 1,
               "matrices": 1
             }
+          ],
+          "warnings": [
+            "6.18.0-base 17.0.15+6 parallel 2g default: 10 launch(es) failed, first: exited with code 1 before main()",
+            "1 launch(es) lie far from their cell's median (column out: modified z-score above 3.5); they are kept in every figure. --exclude-outliers leaves them out.",
+            "results/x.jsonl:7: unreadable line skipped (EOF while parsing)"
           ]
         }
         "#);

@@ -1,7 +1,7 @@
 //! Stage 6, scheduling: adaptive repetitions, between the plan and the launches.
 //! `repetitions: {min: 10, max: 30, ci_pct: 2}` runs `min` counted rounds, then adds
 //! rounds for the cells whose 95% interval of the pretouch cost is not yet within
-//! ±`ci_pct`% of the cost (or, with `ci_ms: 10`, within ±10 ms; with both, within both),
+//! +-`ci_pct`% of the cost (or, with `ci_ms: 10`, within +-10 ms; with both, within both),
 //! until `max`.
 //!
 //! The interval is the one the report states for the cell: the 20% trimmed mean of the
@@ -427,7 +427,7 @@ mod tests {
     #[test]
     fn a_target_in_ms_stops_a_cell_whose_percentage_would_not() {
         // The noisy cell's costs drift 30 ms a round: its interval is hundreds of ms
-        // wide, far from ±2%, but within ±10 s.
+        // wide, far from +-2%, but within +-10 s.
         let (_, stops, _dir, _) = scripted_run(
             "name: x\ngcs: [g1]\nheaps: [64m]\nrepetitions: {min: 10, max: 14, ci_ms: 10000}\nwarmup: 1\n",
             &["noisy"],
@@ -652,7 +652,7 @@ mod tests {
 
     /// What docs/statistics.md says of the interval at an adaptive stop, checked under
     /// this machine's noise (`stats::noise`), 2,000 cells of up to 100 rounds, stopping
-    /// within ±`target` ms. Checked after every round at 95% (the rule before the looks)
+    /// within +-`target` ms. Checked after every round at 95% (the rule before the looks)
     /// the stop is data-dependent: it picks the cells whose batches happened to agree,
     /// and the interval it stops on covers less than 95%. Checked at the policy's
     /// planned looks (10, 20, 40, 80, 100), each at 99%, as `execute` does, it covers at
@@ -704,21 +704,21 @@ mod tests {
             let share = |n: usize| n as f64 / trials as f64;
             let (every, looked, fixed) = (share(every), share(looked), share(fixed));
             eprintln!(
-                "adaptive stop within ±{target} ms: every round at 95%: {:.1} rounds on average, covers {:.1}%; at the planned looks: {:.1} rounds, covers {:.1}%; the same cells at 100 rounds {:.1}%",
+                "adaptive stop within +-{target} ms: every round at 95%: {:.1} rounds on average, covers {:.1}%; at the planned looks: {:.1} rounds, covers {:.1}%; the same cells at 100 rounds {:.1}%",
                 share(every_rounds),
                 100.0 * every,
                 share(looked_rounds),
                 100.0 * looked,
                 100.0 * fixed
             );
-            assert!(fixed >= 0.95, "±{target} ms, 100 rounds: {fixed}");
+            assert!(fixed >= 0.95, "+-{target} ms, 100 rounds: {fixed}");
             // Checking every round covers less than the looks: with the interval of
-            // issue 35 about 95% at ±30 ms, under it at tighter targets (printed).
+            // issue 35 about 95% at +-30 ms, under it at tighter targets (printed).
             assert!(
                 every < looked,
-                "±{target} ms, every round: {every}, looks {looked} (update docs/statistics.md)"
+                "+-{target} ms, every round: {every}, looks {looked} (update docs/statistics.md)"
             );
-            assert!(looked >= 0.95, "±{target} ms, at the looks: {looked}");
+            assert!(looked >= 0.95, "+-{target} ms, at the looks: {looked}");
         }
     }
 

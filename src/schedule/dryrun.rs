@@ -71,7 +71,7 @@ pub fn render(
         .sum();
     let _ = writeln!(
         out,
-        "dry run of `{}` (name: {}): no JVM is started",
+        "dry run of `{}` (name: {}): no launch is made",
         matrix.origin, matrix.name
     );
     let _ = writeln!(
@@ -354,7 +354,7 @@ mod tests {
             c
         });
         insta::assert_snapshot!(text, @"
-        dry run of `cover.yaml` (name: cover): no JVM is started
+        dry run of `cover.yaml` (name: cover): no launch is made
         44 launches: 40 counted (2 cells x 10 rounds x with/without pretouch) + 4 warm-up (1 round(s))
         estimated duration: 46s
           (rough, for 84 CPUs: 0.1 s a launch, plus the heap pretouched at 1.3 GiB/s per GC thread, at most 13 threads' worth)

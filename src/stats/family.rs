@@ -300,7 +300,7 @@ pub(crate) mod tests {
     /// Adaptive cells in the comparison (`stats::interval::difference_interval_looks`):
     /// A/A tables of 20 cells, each side's rounds drawn with the development VM's noise
     /// and stopped by the planned-looks rule (`schedule::adaptive`: 10, 20, 40, 80, 100
-    /// rounds, each at 99%) within ±15 ms. Taken as they stopped, in Welch's interval,
+    /// rounds, each at 99%) within +-15 ms. Taken as they stopped, in Welch's interval,
     /// the sides' errors mark far more than 5% of tables (20.7% of 300); with the
     /// looks, the sum of each side's interval over its looks, none (0.0%). Printed too:
     /// how often a cell that truly differs by 40 ms is marked either way, the price of
@@ -353,7 +353,7 @@ pub(crate) mod tests {
         }
         let share = |n: usize| n as f64 / tables as f64;
         eprintln!(
-            "A/A tables of 19 adaptive cells (±15 ms): any mark {:.1}% taken as stopped, {:.1}% with the looks; a 40 ms change marked in {:.1}% and {:.1}%",
+            "A/A tables of 19 adaptive cells (+-15 ms): any mark {:.1}% taken as stopped, {:.1}% with the looks; a 40 ms change marked in {:.1}% and {:.1}%",
             100.0 * share(plain),
             100.0 * share(widened),
             100.0 * share(found_plain),

@@ -91,8 +91,8 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         "{:<4} {:<10} {:>16} {:>16} {:>7} {:>22} {:>22} {:>5}",
         "pair",
         "cell",
-        "A tmean ±95%",
-        "A' tmean ±95%",
+        "A tmean +-95%",
+        "A' tmean +-95%",
         "overlap",
         "A'-A drift-aware",
         "A'-A Mann-Whitney",
@@ -134,7 +134,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
                 disturbed: ca.disturbed + cb.disturbed,
                 costs: (xa, xb),
             };
-            let shown = |i: (f64, f64, f64)| format!("{:.1} ±{:.1}", i.0, (i.2 - i.1) / 2.0);
+            let shown = |i: (f64, f64, f64)| format!("{:.1} +-{:.1}", i.0, (i.2 - i.1) / 2.0);
             let range = |i: Option<(f64, f64)>| {
                 i.map_or_else(
                     || "-".to_owned(),
