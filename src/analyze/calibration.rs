@@ -287,8 +287,7 @@ pub fn compare(
                     let bs = summarize(&base_rounds)?;
                     let level = row_level(compared[column]);
                     let shift = hodges_lehmann(&rounds, &base_rounds, level);
-                    // Ties switch the interval to the normal approximation, which
-                    // claims any level: the exact test's smallest p decides instead.
+                    // Ties switch to the normal approximation (any level): the exact test's smallest p decides.
                     let testable = shift.is_some_and(|s| s.confidence >= level - 1e-9)
                         && smallest_p(rounds.len(), base_rounds.len()) <= 1.0 - level;
                     let change = Change {
