@@ -125,7 +125,13 @@ fn memory_of<L: Borrow<LaunchRecord>>(on: &[L]) -> Option<CellMemory> {
 
 /// The heap and method of a cell of `jdk` and `gc`, from its counted launches with
 /// (`on`) and without (`off`) pretouch that reached `main()`.
-pub fn cell_heap<L: Borrow<LaunchRecord>>(jdk: &str, gc: Gc, on: &[L], off: &[L]) -> CellHeap {
+pub fn cell_heap<L: Borrow<LaunchRecord>>(
+    jdk: &str,
+    gc: Gc,
+    on: &[L],
+    off: &[L],
+    thp_mode: Option<&str>,
+) -> CellHeap {
     let command = on
         .iter()
         .chain(off)
@@ -134,7 +140,7 @@ pub fn cell_heap<L: Borrow<LaunchRecord>>(jdk: &str, gc: Gc, on: &[L], off: &[L]
     let logging = PretouchLogging::of(gc, feature_update(jdk).map(|(f, _)| f));
     CellHeap {
         memory: memory_of(on),
-        method: pretouch_method(jdk, gc, command),
+        method: pretouch_method(jdk, gc, command, thp_mode),
         check: None,
         logging,
         missing_log_line: logging.explain(gc),
@@ -223,7 +229,7 @@ mod tests {
             zgc17(62 * MIB, 4096),
             zgc17(60 * MIB, 4096),
         ];
-        let h = cell_heap("17.0.15+6-Debian", Gc::Zgc, &on, &[]);
+        let h = cell_heap("17.0.15+6-Debian", Gc::Zgc, &on, &[], None);
         let m = h.memory.clone().unwrap();
         assert_eq!(m.summary(), "shared-memfd x3");
         assert_eq!(m.resident_of_heap(), "62 MiB of 64 MiB");
@@ -242,9 +248,15 @@ mod tests {
         if let Some(m) = &mut thp.measured.heap_memory {
             m.huge = Bytes(60 * MIB);
         }
-        let h = cell_heap("17.0.15", Gc::Zgc, &[thp.clone()], &[]);
+        let h = cell_heap("17.0.15", Gc::Zgc, &[thp.clone()], &[], None);
         assert_eq!(h.memory.unwrap().summary(), "shared-memfd x3, 60 MiB huge");
-        let h = cell_heap("17.0.15", Gc::Zgc, &[thp, zgc17(64 * MIB, 2 * MIB)], &[]);
+        let h = cell_heap(
+            "17.0.15",
+            Gc::Zgc,
+            &[thp, zgc17(64 * MIB, 2 * MIB)],
+            &[],
+            None,
+        );
         let m = h.memory.unwrap();
         assert_eq!(
             (m.kind, m.summary()),
@@ -252,14 +264,14 @@ mod tests {
         );
         // Older records: no memory, the method still from the JDK.
         let old = crate::fixtures::launch(0, true, 300.0);
-        let h = cell_heap("25.0.3", Gc::G1, &[old], &[]);
+        let h = cell_heap("25.0.3", Gc::G1, &[old], &[], None);
         assert_eq!(h.memory, None);
         assert_eq!(h.method.method, PretouchMethod::AtomicAdd);
     }
 
     #[test]
     fn the_profile_check_is_kept_with_its_detail() {
-        let mut h = cell_heap::<LaunchRecord>("25.0.3", Gc::G1, &[], &[]);
+        let mut h = cell_heap::<LaunchRecord>("25.0.3", Gc::G1, &[], &[], None);
         h.check_with(ProfileEvidence {
             fault_entry_samples: 0,
             populate_samples: 400,

@@ -81,9 +81,29 @@ fn thp_flag(jvm_args: &[String]) -> bool {
 }
 
 /// The pretouch method of a JVM of `jdk_version` running `gc` with `jvm_args` (the
-/// whole command line will do: other words are ignored).
-pub fn pretouch_method(jdk_version: &str, gc: Gc, jvm_args: &[String]) -> CellMethod {
-    let thp = thp_flag(jvm_args);
+/// whole command line will do: other words are ignored), on a kernel whose THP mode
+/// (`/sys/kernel/mm/transparent_hugepage/enabled`, from the run header) is `thp_mode`.
+///
+/// HotSpot populates where `-XX:+UseTransparentHugePages` is on or the kernel's THP mode
+/// is `always` (`HugePages::thp_mode()`, JDK-8315923): under `always` JDK 21.0.8 and
+/// 25.0.3 called `madvise(MADV_POPULATE_WRITE)` once per chunk for G1 and Parallel
+/// heaps of 256m and 1g without the flag, and 11.0.13 and 17.0.15 never did (`strace -f
+/// -e trace=madvise`, 2026-12-01, docs/gcs.md). The mTHP sizes do not enter: HotSpot
+/// reads only the PMD-size `enabled` file.
+pub fn pretouch_method(
+    jdk_version: &str,
+    gc: Gc,
+    jvm_args: &[String],
+    thp_mode: Option<&str>,
+) -> CellMethod {
+    let flag = thp_flag(jvm_args);
+    let always = thp_mode == Some("always");
+    let thp = flag || always;
+    let with = if flag {
+        "with -XX:+UseTransparentHugePages"
+    } else {
+        "under THP `always` (the kernel's mode)"
+    };
     let Some((feature, update)) = feature_update(jdk_version) else {
         return CellMethod {
             method: PretouchMethod::Undetermined,
@@ -100,14 +120,14 @@ pub fn pretouch_method(jdk_version: &str, gc: Gc, jvm_args: &[String]) -> CellMe
         );
         (
             PretouchMethod::MadvisePopulate,
-            format!("JDK {feature}.0.{update} with -XX:+UseTransparentHugePages"),
+            format!("JDK {feature}.0.{update} {with}"),
             vec!["JDK-8315923"],
         )
     } else if thp && feature == 21 {
         (
             PretouchMethod::Undetermined,
             format!(
-                "JDK 21.0.{update} with -XX:+UseTransparentHugePages: atomic add, or madvise populate where this 21u update has the backport (seen from 21.0.8)"
+                "JDK 21.0.{update} {with}: atomic add, or madvise populate where this 21u update has the backport (seen from 21.0.8)"
             ),
             vec!["JDK-8272807", "JDK-8315923"],
         )
@@ -285,7 +305,7 @@ mod tests {
     fn the_method_follows_the_jdk_and_the_thp_flag() {
         let thp = args(&["java", "-XX:+UseTransparentHugePages"]);
         let plain = args(&["java"]);
-        let m = |v, a: &[String]| pretouch_method(v, Gc::G1, a).method;
+        let m = |v, a: &[String]| pretouch_method(v, Gc::G1, a, Some("madvise")).method;
         assert_eq!(m("11.0.13+8", &plain), PretouchMethod::Store);
         assert_eq!(m("17.0.15+6-Debian", &thp), PretouchMethod::Store);
         assert_eq!(m("21.0.8+9", &plain), PretouchMethod::AtomicAdd);
@@ -299,16 +319,57 @@ mod tests {
             "-XX:-UseTransparentHugePages",
         ]);
         assert_eq!(m("25.0.3", &off), PretouchMethod::AtomicAdd);
-        let c = pretouch_method("25.0.3", Gc::G1, &thp);
+        let c = pretouch_method("25.0.3", Gc::G1, &thp, Some("madvise"));
         assert_eq!(c.bugs, ["JDK-8315923"]);
         assert!(c.source.contains("UseTransparentHugePages"), "{}", c.source);
     }
 
     #[test]
+    fn under_thp_always_jdk_21u_and_later_populate_without_the_flag() {
+        let plain = args(&["java"]);
+        let m = |v, gc, mode| pretouch_method(v, gc, &plain, mode).method;
+        for gc in [Gc::G1, Gc::Parallel] {
+            assert_eq!(
+                m("25.0.3+9-LTS", gc, Some("always")),
+                PretouchMethod::MadvisePopulate
+            );
+            assert_eq!(
+                m("21.0.8+9", gc, Some("always")),
+                PretouchMethod::MadvisePopulate
+            );
+            assert_eq!(m("17.0.15+6", gc, Some("always")), PretouchMethod::Store);
+            assert_eq!(m("11.0.13", gc, Some("always")), PretouchMethod::Store);
+            assert_eq!(
+                m("25.0.3+9-LTS", gc, Some("madvise")),
+                PretouchMethod::AtomicAdd
+            );
+            assert_eq!(
+                m("25.0.3+9-LTS", gc, Some("never")),
+                PretouchMethod::AtomicAdd
+            );
+            // Files written before the mode was recorded: the flags alone.
+            assert_eq!(m("25.0.3+9-LTS", gc, None), PretouchMethod::AtomicAdd);
+        }
+        assert_eq!(
+            m("21.0.1", Gc::G1, Some("always")),
+            PretouchMethod::Undetermined
+        );
+        let c = pretouch_method("25.0.3", Gc::G1, &plain, Some("always"));
+        assert!(c.source.contains("THP `always`"), "{}", c.source);
+        assert_eq!(c.bugs, ["JDK-8315923"]);
+        // The flag off does not undo the kernel's `always`, as in HotSpot.
+        let off = args(&["-XX:-UseTransparentHugePages"]);
+        assert_eq!(
+            pretouch_method("25.0.3", Gc::G1, &off, Some("always")).method,
+            PretouchMethod::MadvisePopulate
+        );
+    }
+
+    #[test]
     fn parallel_before_jdk_23_names_its_bug() {
-        let c = pretouch_method("17.0.15", Gc::Parallel, &[]);
+        let c = pretouch_method("17.0.15", Gc::Parallel, &[], None);
         assert!(c.bugs.contains(&"JDK-8324817") && !c.notes.is_empty());
-        let c = pretouch_method("25.0.3", Gc::Parallel, &[]);
+        let c = pretouch_method("25.0.3", Gc::Parallel, &[], None);
         assert!(!c.bugs.contains(&"JDK-8324817"));
     }
 

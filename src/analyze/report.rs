@@ -570,15 +570,19 @@ pub fn label_rows(
             }
         }
     }
-    // Per file: whether free page reporting was on during its run.
-    let reporting: Vec<bool> = files
+    // Per file: whether free page reporting was on during its run, and the kernel's THP
+    // mode, which decides the JDK's pretouch method as much as its flags do
+    // (`analyze::method`).
+    let per_file: Vec<FileState<'_>> = files
         .iter()
         .map(|(_, f)| {
-            f.header
-                .env
-                .as_ref()
-                .and_then(|e| e.guest.as_ref())
-                .is_some_and(|g| g.reporting_on())
+            let env = f.header.env.as_ref();
+            FileState {
+                reporting: env
+                    .and_then(|e| e.guest.as_ref())
+                    .is_some_and(|g| g.reporting_on()),
+                thp_mode: env.and_then(|e| e.thp_enabled.as_deref()),
+            }
         })
         .collect();
     // Per cell: the looks of the adaptive rule its runs stopped at, the most of any run.
@@ -606,15 +610,7 @@ pub fn label_rows(
                     .find_map(|l| l.measured.affinity.as_deref()),
                 s.flags.as_deref(),
             );
-            cell_report(
-                label.to_owned(),
-                key,
-                s,
-                options,
-                ceiling,
-                &reporting,
-                looks,
-            )
+            cell_report(label.to_owned(), key, s, options, ceiling, &per_file, looks)
         })
         .collect();
     let mut cells: Vec<CellReport> = cells;
@@ -693,13 +689,21 @@ pub fn assemble(
     }
 }
 
+/// What a cell's figures need to know of the file each launch came from.
+struct FileState<'a> {
+    /// Free page reporting was on during the file's run.
+    reporting: bool,
+    /// The kernel's THP mode (`enabled`) during the run, when recorded.
+    thp_mode: Option<&'a str>,
+}
+
 fn cell_report<'a>(
     label: String,
     key: CellKey,
     s: Samples<'a>,
     options: Options,
     ceiling: Option<crate::analyze::ceiling::Ceiling>,
-    reporting: &[bool],
+    per_file: &[FileState<'_>],
     looks: Option<u32>,
 ) -> CellReport {
     let ceiling_from = ceiling.as_ref().map(|c| c.from.clone());
@@ -761,8 +765,19 @@ fn cell_report<'a>(
     let (interval, looks) = crate::analyze::interval::stated(&by_run, looks);
     let pick = |x: Option<Summary>, f: fn(Summary) -> f64| x.map(f);
     let x = explain_cell(&launches_on, &launches_off);
+    // The THP mode of the cell's runs; runs under different modes settle none.
+    let mut modes = s
+        .timed
+        .iter()
+        .map(|t| per_file.get(t.0).and_then(|f| f.thp_mode));
+    let first = modes.next().flatten();
+    let thp_mode = if modes.all(|m| m == first) {
+        first
+    } else {
+        None
+    };
     let heap_and_method =
-        crate::analyze::heap::cell_heap(&key.jdk, key.gc, &launches_on, &launches_off);
+        crate::analyze::heap::cell_heap(&key.jdk, key.gc, &launches_on, &launches_off, thp_mode);
     let ready = crate::analyze::ready::cell_ready(&launches_off, &launches_on);
     // Every counted launch is judged, outliers left out of the figures included.
     let judged: Vec<Judged<'_>> = (0..s.timed.len())
@@ -773,7 +788,7 @@ fn cell_report<'a>(
                 record: all[s.record[i]],
                 ms,
                 outlier: flagged[i],
-                reporting_on: reporting.get(file).copied().unwrap_or(false),
+                reporting_on: per_file.get(file).is_some_and(|f| f.reporting),
             }
         })
         .collect();
