@@ -697,6 +697,37 @@ struct FileState<'a> {
     thp_mode: Option<&'a str>,
 }
 
+/// Which of a cell's timed launches are outliers. They are judged within each pretouch
+/// setting, because with and without pretouch differ a lot.
+fn flag_outliers(s: &Samples<'_>) -> Vec<bool> {
+    let mut flagged = vec![false; s.timed.len()];
+    for setting in [false, true] {
+        let idx: Vec<usize> = (0..s.timed.len())
+            .filter(|&i| s.timed[i].2 == setting)
+            .collect();
+        let times: Vec<f64> = idx.iter().map(|&i| s.timed[i].3).collect();
+        for (i, out) in idx.into_iter().zip(outliers(&times)) {
+            flagged[i] = out;
+        }
+    }
+    flagged
+}
+
+/// The THP mode of a cell's runs, or none when its runs ran under different modes,
+/// since those settle no one method.
+fn cell_thp_mode<'a>(s: &Samples<'_>, per_file: &[FileState<'a>]) -> Option<&'a str> {
+    let mut modes = s
+        .timed
+        .iter()
+        .map(|t| per_file.get(t.0).and_then(|f| f.thp_mode));
+    let first = modes.next().flatten();
+    if modes.all(|m| m == first) {
+        first
+    } else {
+        None
+    }
+}
+
 fn cell_report<'a>(
     label: String,
     key: CellKey,
@@ -708,17 +739,7 @@ fn cell_report<'a>(
 ) -> CellReport {
     let ceiling_from = ceiling.as_ref().map(|c| c.from.clone());
     let ceiling = ceiling.map(|c| c.per_s);
-    // Outliers are judged within each setting: with and without pretouch differ a lot.
-    let mut flagged = vec![false; s.timed.len()];
-    for setting in [false, true] {
-        let idx: Vec<usize> = (0..s.timed.len())
-            .filter(|&i| s.timed[i].2 == setting)
-            .collect();
-        let times: Vec<f64> = idx.iter().map(|&i| s.timed[i].3).collect();
-        for (i, out) in idx.into_iter().zip(outliers(&times)) {
-            flagged[i] = out;
-        }
-    }
+    let flagged = flag_outliers(&s);
     let kept = |i: usize| !(options.exclude_outliers && flagged[i]);
     let times = |setting: bool| -> Vec<f64> {
         (0..s.timed.len())
@@ -765,17 +786,7 @@ fn cell_report<'a>(
     let (interval, looks) = crate::analyze::interval::stated(&by_run, looks);
     let pick = |x: Option<Summary>, f: fn(Summary) -> f64| x.map(f);
     let x = explain_cell(&launches_on, &launches_off);
-    // The THP mode of the cell's runs; runs under different modes settle none.
-    let mut modes = s
-        .timed
-        .iter()
-        .map(|t| per_file.get(t.0).and_then(|f| f.thp_mode));
-    let first = modes.next().flatten();
-    let thp_mode = if modes.all(|m| m == first) {
-        first
-    } else {
-        None
-    };
+    let thp_mode = cell_thp_mode(&s, per_file);
     let heap_and_method =
         crate::analyze::heap::cell_heap(&key.jdk, key.gc, &launches_on, &launches_off, thp_mode);
     let ready = crate::analyze::ready::cell_ready(&launches_off, &launches_on);
