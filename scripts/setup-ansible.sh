@@ -20,7 +20,9 @@ fi
 installed=$("$VENV/bin/ansible-playbook" --version 2>/dev/null || true)
 if [[ $installed != *"[core $ANSIBLE_CORE_VERSION]"* ]]; then
     echo "setup-ansible: installing ansible-core $ANSIBLE_CORE_VERSION in $VENV"
-    python3 -m venv "$VENV"
+    # --clear: a venv an earlier install left half made (killed mid-way) is started over,
+    # since pip would take its metadata for an installed ansible-core without the scripts.
+    python3 -m venv --clear "$VENV"
     "$VENV/bin/pip" install -q "ansible-core==$ANSIBLE_CORE_VERSION"
 fi
 installed=$("$VENV/bin/ansible-playbook" --version)
