@@ -106,7 +106,7 @@ pub(crate) fn dry_run_collectors(matrix: &Matrix, jdks: &mut [Jdk]) -> anyhow::R
         match collectors::ask_cached(&jdk.java, &matrix.gcs, &cache) {
             Ok(c) => {
                 check_collectors(matrix, jdk, &c, &cache)?;
-                jdk.collectors = Some(c);
+                jdk.collectors = Some(Box::new(c));
             }
             Err(e) => notes.push(format!(
                 "note: JDK {}: its collectors could not be asked ({e}): the collector flags shown assume they are not experimental",

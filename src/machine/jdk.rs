@@ -30,9 +30,10 @@ pub struct Jdk {
     pub version_output: String,
     /// The collectors of the matrix this JDK has, asked of it before the first launch
     /// where the cache does not hold them (see [`crate::machine::collectors`]); `None` in
-    /// dry runs and in older files.
+    /// dry runs and in older files. Boxed, so that a plan's cells stay small (see
+    /// `schedule::plan::MAX_CELLS`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub collectors: Option<crate::machine::collectors::Collectors>,
+    pub collectors: Option<Box<crate::machine::collectors::Collectors>>,
 }
 
 /// What resolving a JDK asks of it, before a run.
@@ -122,7 +123,7 @@ impl Jdk {
             version,
             vendor: release_value(&release, "IMPLEMENTOR"),
             version_output,
-            collectors,
+            collectors: collectors.map(Box::new),
         })
     }
 

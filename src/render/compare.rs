@@ -524,15 +524,15 @@ mod tests {
         host vm (AMD EPYC 9B14), kernel 6.18.0
         jdk 17.0.15+6, variant default
 
-        gc        heap    A    B    B-A    +-        %     +-
-        g1        1g    383  284  -99.1  45.2  -25.9%*  11.8%
-        parallel  1g    396  396   +0.5   2.9    +0.1%   0.7%
+        gc        heap    A    B    B-A   +-        %    +-
+        g1        1g    383  284  -99.1  7.6  -25.9%*  2.0%
+        parallel  1g    396  396   +0.5  8.4    +0.1%  2.1%
 
-        gc        heap     rounds  tmean    +-  median  min-max   IQR  out
-        g1        1g    A      10    383   4.0     383  374-393  10.0    0
-                        B      10    284  25.7     284  276-937   8.6    1
-        parallel  1g    A      10    396   4.2     396  387-407  10.4    0
-                        B      10    396   4.2     396  388-407  10.4    0
+        gc        heap     rounds  tmean   +-  median  min-max   IQR  out
+        g1        1g    A      10    383  5.6     383  374-393  10.0    0
+                        B      10    284  4.9     284  276-937   8.6    1
+        parallel  1g    A      10    396  5.8     396  387-407  10.4    0
+                        B      10    396  5.8     396  388-407  10.4    0
 
         cost = ms from exec to main() with minus without -XX:+AlwaysPreTouch,
         per round (two launches back to back); tmean = its 20% trimmed mean; a
@@ -556,8 +556,8 @@ mod tests {
         insta::assert_snapshot!(super::markdown(&sample()), @"
         | jdk | gc | heap | variant | 6.18.0-base | 6.18.0-vma-refcount | vs 6.18.0-base (ms) | interval (ms) | % | interval (%) |
         |---|---|---|---|---:|---:|---:|---:|---:|---:|
-        | 17.0.15+6 | g1 | 1g | default | 383 (4.0; median 383; 374-393; IQR 10.0; 0 out) | 284 (25.7; median 284; 276-937; IQR 8.6; 1 out) | -99.1 | -144 .. -53.9 | -25.9%* | -37.7%% .. -14.1%% |
-        | 17.0.15+6 | parallel | 1g | default | 396 (4.2; median 396; 387-407; IQR 10.4; 0 out) | 396 (4.2; median 396; 388-407; IQR 10.4; 0 out) | +0.5 | -2.4 .. +3.4 | +0.1% | -0.6%% .. 0.9%% |
+        | 17.0.15+6 | g1 | 1g | default | 383 (5.6; median 383; 374-393; IQR 10.0; 0 out) | 284 (4.9; median 284; 276-937; IQR 8.6; 1 out) | -99.1 | -107 .. -91.5 | -25.9%* | -27.9%% .. -23.9%% |
+        | 17.0.15+6 | parallel | 1g | default | 396 (5.8; median 396; 387-407; IQR 10.4; 0 out) | 396 (5.8; median 396; 388-407; IQR 10.4; 0 out) | +0.5 | -7.9 .. +8.9 | +0.1% | -2.0%% .. 2.3%% |
 
         cost = ms from exec to main() with minus without -XX:+AlwaysPreTouch, per round (two launches back to back); tmean = its 20% trimmed mean; a negative change is less startup time. +- = half-width of the interval; * = it excludes 0; a column's marks hold at 95% together (Bonferroni: B 2 cell(s) at 97.50%). median = median(with) - median(without); IQR = its quartiles' distance; out = outlier launches (modified z-score > 3.5). An interval from one run misses run-to-run drift (--runs 3). docs/report.md says more.
 
@@ -574,10 +574,10 @@ mod tests {
     fn csv() {
         insta::assert_snapshot!(super::csv(&sample()), @r#"
         label,jdk,gc,heap,variant,runs,runs_on,runs_off,failed,median_on_ms,min_on_ms,max_on_ms,median_off_ms,min_off_ms,max_off_ms,pretouch_ms,first_failure,gc_threads,cpus,app,exec_to_agent_off_ms,exec_to_agent_on_ms,agent_to_init_off_ms,agent_to_init_on_ms,init_to_main_off_ms,init_to_main_on_ms,pretouch_faults,expected_faults,fault_rate_per_s,ceiling_per_s,ceiling_pct,jvm_pretouch_ms,jvm_genesis_growth_ms,untouched,untouched_reason,untouched_launches,rounds,cost_min_ms,cost_q1_ms,cost_q3_ms,cost_max_ms,cost_tmean_ms,cost_ci_low_ms,cost_ci_high_ms,cost_ci_batches,cost_ci_runs,cost_ci_looks,outliers,disturbed,disturbances,outlier_causes,heap_memory,heap_views,heap_page_size_bytes,heap_huge_bytes,heap_resident_bytes,pretouch_method,method_source,method_bugs,method_notes,method_check,method_check_detail,pretouch_logging,baseline,change_ms,change_percent,change_percent_low,change_percent_high,shift_ms,ci_low_ms,ci_high_ms,ci_confidence,significant,not_compared,outliers_excluded
-        6.18.0-base,17.0.15+6-Debian-1deb12u1,g1,1g,default,20,10,10,0,431.075,421.4,442.9,48.125,47.0,49.5,382.95,,auto,all,,,,,,,,,262144,,,,,,0,,,10,374.4,378.0416666666667,388.01666666666665,393.4,382.95,378.92636850021177,386.9736314997882,2,,,0,0,,,,,,,,store,"JDK 17, before JDK 18",JDK-8272807,,,,running-pre-touch-lines,true,,,,,,,,,,,false
-        6.18.0-vma-refcount,17.0.15+6-Debian-1deb12u1,g1,1g,default,20,10,10,0,332.475,323.4,985.05,48.625,47.5,50.0,283.85,,auto,all,,,,,,,,,262144,,,,,,0,,,10,275.9,279.98333333333335,288.6166666666667,937.3,283.8333333333333,258.123756245967,309.5429104206996,2,,,1,0,,"round 7 with pretouch 985 ms, median 332: no machine counters recorded (file written before they were)",,,,,,store,"JDK 17, before JDK 18",JDK-8272807,,,,running-pre-touch-lines,false,-99.11666666666667,-25.882404143273714,-37.6977294804319,-14.06707880611552,-99.11666666666667,-144.36345504531397,-53.86987828801938,0.975,true,,false
-        6.18.0-base,17.0.15+6-Debian-1deb12u1,parallel,1g,default,20,10,10,0,446.1125,436.1,458.35,50.125,49.0,51.5,395.9875,,auto,all,,,,,,,,,262144,,,,,,0,,,10,387.1,390.8854166666667,401.25416666666666,406.85,395.9875,391.805040941009,400.169959058991,2,,,0,0,,,,,,,,store,"JDK 17, before JDK 18",JDK-8272807 JDK-8324817,"Parallel GC could leave part of its heap untouched without THP `always` before JDK-8324817 (JDK 23, backported to 21u): the touched check says whether it did here",,,running-pre-touch-lines,true,,,,,,,,,,,false
-        6.18.0-vma-refcount,17.0.15+6-Debian-1deb12u1,parallel,1g,default,20,10,10,0,447.115,437.08,459.38,50.625,49.5,52.0,396.49,,auto,all,,,,,,,,,262144,,,,,,0,,,10,387.58,391.375,401.77,407.38,396.49,392.29695243706254,400.6830475629375,2,,,0,0,,,,,,,,store,"JDK 17, before JDK 18",JDK-8272807 JDK-8324817,"Parallel GC could leave part of its heap untouched without THP `always` before JDK-8324817 (JDK 23, backported to 21u): the touched check says whether it did here",,,running-pre-touch-lines,false,0.5024999999999977,0.1268979450108899,-0.6035153441280661,0.8573112341498459,0.5024999999999977,-2.389845323329126,3.3948453233291214,0.975,false,,false
+        6.18.0-base,17.0.15+6-Debian-1deb12u1,g1,1g,default,20,10,10,0,431.075,421.4,442.9,48.125,47.0,49.5,382.95,,auto,all,,,,,,,,,262144,,,,,,0,,,10,374.4,378.0416666666667,388.01666666666665,393.4,382.95,377.3561992187547,388.5438007812453,10,,,0,0,,,,,,,,store,"JDK 17, before JDK 18",JDK-8272807,,,,running-pre-touch-lines,true,,,,,,,,,,,false
+        6.18.0-vma-refcount,17.0.15+6-Debian-1deb12u1,g1,1g,default,20,10,10,0,332.475,323.4,985.05,48.625,47.5,50.0,283.85,,auto,all,,,,,,,,,262144,,,,,,0,,,10,275.9,279.98333333333335,288.6166666666667,937.3,283.8333333333333,278.9523188668794,288.7143477997872,10,,,1,0,,"round 7 with pretouch 985 ms, median 332: no machine counters recorded (file written before they were)",,,,,,store,"JDK 17, before JDK 18",JDK-8272807,,,,running-pre-touch-lines,false,-99.11666666666667,-25.882404143273714,-27.87496889371002,-23.889839392837406,-99.11666666666667,-106.74719337846251,-91.48613995487084,0.975,true,,false
+        6.18.0-base,17.0.15+6-Debian-1deb12u1,parallel,1g,default,20,10,10,0,446.1125,436.1,458.35,50.125,49.0,51.5,395.9875,,auto,all,,,,,,,,,262144,,,,,,0,,,10,387.1,390.8854166666667,401.25416666666666,406.85,395.9875,390.17289129317925,401.8021087068208,10,,,0,0,,,,,,,,store,"JDK 17, before JDK 18",JDK-8272807 JDK-8324817,"Parallel GC could leave part of its heap untouched without THP `always` before JDK-8324817 (JDK 23, backported to 21u): the touched check says whether it did here",,,running-pre-touch-lines,true,,,,,,,,,,,false
+        6.18.0-vma-refcount,17.0.15+6-Debian-1deb12u1,parallel,1g,default,20,10,10,0,447.115,437.08,459.38,50.625,49.5,52.0,396.49,,auto,all,,,,,,,,,262144,,,,,,0,,,10,387.58,391.375,401.77,407.38,396.49,390.66067076480755,402.31932923519247,10,,,0,0,,,,,,,,store,"JDK 17, before JDK 18",JDK-8272807 JDK-8324817,"Parallel GC could leave part of its heap untouched without THP `always` before JDK-8324817 (JDK 23, backported to 21u): the touched check says whether it did here",,,running-pre-touch-lines,false,0.5024999999999977,0.1268979450108899,-2.0034480110222592,2.257243901044039,0.5024999999999977,-7.933403692646769,8.938403692646764,0.975,false,,false
         "#);
     }
 }

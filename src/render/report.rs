@@ -376,11 +376,11 @@ mod tests {
         insta::assert_snapshot!(out, @"
         label: 6.18.0-base (host vm, kernel 6.18.0, AMD EPYC 9B14)
         jdk 17.0.15+6
-          launches  tmean    +-   off   on  median   min-max   IQR  out
+          launches  tmean   +-   off   on  median   min-max   IQR  out
         g1 1g default
-             10+10    386  35.0  48.4  435     386  376-1241  11.8    1
+             10+10    386  9.4  48.4  435     386  376-1241  11.8    1
         g1 1g default gc_threads=1 cpus=0 app=com.example.Main
-             10+10    386  35.0  48.4  900     852  376-1241  11.8    1
+             10+10    386  9.4  48.4  900     852  376-1241  11.8    1
 
         cost = ms from exec to main() with minus without -XX:+AlwaysPreTouch,
         per round (two launches back to back); tmean = its 20% trimmed mean, +-
@@ -415,8 +415,8 @@ mod tests {
 
         | jdk | gc | heap | variant | launches | without (min-max) | with (min-max) | pretouch | 20% trimmed mean +-95% | cost min-max | cost IQR | outliers | failed |
         |---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|
-        | 17.0.15+6 | g1 | 1g | default | 10+10 | 48.4 (47.2-49.8) | 435 (423-1288) | 386 | 386 +-35.0 | 376-1241 | 11.8 | 1 | 0 |
-        | 17.0.15+6 | g1 | 1g | default gc_threads=1 cpus=0 app=com.example.Main | 10+10 | 48.4 (47.2-49.8) | 900 (880-990) | 852 | 386 +-35.0 | 376-1241 | 11.8 | 1 | 0 |
+        | 17.0.15+6 | g1 | 1g | default | 10+10 | 48.4 (47.2-49.8) | 435 (423-1288) | 386 | 386 +-9.4 | 376-1241 | 11.8 | 1 | 0 |
+        | 17.0.15+6 | g1 | 1g | default gc_threads=1 cpus=0 app=com.example.Main | 10+10 | 48.4 (47.2-49.8) | 900 (880-990) | 852 | 386 +-9.4 | 376-1241 | 11.8 | 1 | 0 |
 
         Times in ms from exec to `main()`: median of the counted launches (min-max); pretouch = median(with) - median(without); 20% trimmed mean +-95%: of the per-round costs (with - without in one round), with the half-width of its 95% interval (batch means widened for drift, `docs/statistics.md`), `few rounds` under 10 rounds; cost min-max and IQR: spread of the per-round costs; outliers: launches with a modified z-score above 3.5. From one run's rounds, the interval does not see the machine move between runs; a label of three runs or more, run in turn with the others (`run --kernel ... --runs 3` in VMs), gets one over its runs that does (docs/statistics.md).
 
@@ -447,9 +447,9 @@ mod tests {
         insta::assert_snapshot!(out, @"
         label: 6.18.0-base (host vm, kernel 6.18.0, AMD EPYC 9B14)
         jdk 17.0.15+6, variant default
-        gc       heap launches tmean   +-  off  on median  min-max  IQR out fail
-        g1       1g      10+10   386 35.0 48.4 435    386 376-1241 11.8   1    0
-        parallel 2g       10+0     -    - 50.1   - FAILED        -    -   0   10
+        gc       heap launches tmean  +-  off  on median  min-max  IQR out fail
+        g1       1g      10+10   386 9.4 48.4 435    386 376-1241 11.8   1    0
+        parallel 2g       10+0     -   - 50.1   - FAILED        -    -   0   10
 
         cost = ms from exec to main() with minus without -XX:+AlwaysPreTouch,
         per round (two launches back to back); tmean = its 20% trimmed mean, +-
@@ -493,7 +493,7 @@ mod tests {
         );
         assert!(!flat(&plain).contains(text_one_run), "{plain}");
         let md = super::markdown(&report);
-        assert!(md.contains("386 +-35.0 (3 runs)"), "{md}");
+        assert!(md.contains("386 +-9.4 (3 runs)"), "{md}");
         assert!(
             flat(&md).contains("(N runs) = the label ran the cell N times"),
             "{md}"
@@ -516,7 +516,7 @@ mod tests {
 
         | jdk | gc | heap | variant | launches | without (min-max) | with (min-max) | pretouch | 20% trimmed mean +-95% | cost min-max | cost IQR | outliers | failed |
         |---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|
-        | 17.0.15+6 | g1 | 1g | default | 10+10 | 48.4 (47.2-49.8) | 435 (423-1288) | 386 | 386 +-35.0 | 376-1241 | 11.8 | 1 | 0 |
+        | 17.0.15+6 | g1 | 1g | default | 10+10 | 48.4 (47.2-49.8) | 435 (423-1288) | 386 | 386 +-9.4 | 376-1241 | 11.8 | 1 | 0 |
         | 17.0.15+6 | parallel | 2g | default | 10+0 | 50.1 (49.0-51.5) | - | FAILED | - | - | - | 0 | 10 |
 
         Times in ms from exec to `main()`: median of the counted launches (min-max); pretouch = median(with) - median(without); 20% trimmed mean +-95%: of the per-round costs (with - without in one round), with the half-width of its 95% interval (batch means widened for drift, `docs/statistics.md`), `few rounds` under 10 rounds; cost min-max and IQR: spread of the per-round costs; outliers: launches with a modified z-score above 3.5. From one run's rounds, the interval does not see the machine move between runs; a label of three runs or more, run in turn with the others (`run --kernel ... --runs 3` in VMs), gets one over its runs that does (docs/statistics.md).
@@ -535,7 +535,7 @@ mod tests {
     fn csv() {
         insta::assert_snapshot!(super::csv(&sample()), @r#"
         label,jdk,gc,heap,variant,runs,runs_on,runs_off,failed,median_on_ms,min_on_ms,max_on_ms,median_off_ms,min_off_ms,max_off_ms,pretouch_ms,first_failure,gc_threads,cpus,app,exec_to_agent_off_ms,exec_to_agent_on_ms,agent_to_init_off_ms,agent_to_init_on_ms,init_to_main_off_ms,init_to_main_on_ms,pretouch_faults,expected_faults,fault_rate_per_s,ceiling_per_s,ceiling_pct,jvm_pretouch_ms,jvm_genesis_growth_ms,untouched,untouched_reason,untouched_launches,rounds,cost_min_ms,cost_q1_ms,cost_q3_ms,cost_max_ms,cost_tmean_ms,cost_ci_low_ms,cost_ci_high_ms,cost_ci_batches,cost_ci_runs,cost_ci_looks,outliers,disturbed,disturbances,outlier_causes,heap_memory,heap_views,heap_page_size_bytes,heap_huge_bytes,heap_resident_bytes,pretouch_method,method_source,method_bugs,method_notes,method_check,method_check_detail,pretouch_logging
-        6.18.0-base,17.0.15+6-Debian-1deb12u1,g1,1g,default,20,10,10,0,434.73625000000004,422.87,1288.0275,48.375,47.25,49.75,386.36125000000004,,auto,all,,,,,,,,,262144,,,,,,0,,,10,375.62,381.18354166666666,392.94645833333334,1240.5275,386.42916666666673,351.3998678851295,421.458465448204,2,,,1,0,,"round 7 with pretouch 1288 ms, median 435: no machine counters recorded (file written before they were)",,,,,,store,"JDK 17, before JDK 18",JDK-8272807,,,,running-pre-touch-lines
+        6.18.0-base,17.0.15+6-Debian-1deb12u1,g1,1g,default,20,10,10,0,434.73625000000004,422.87,1288.0275,48.375,47.25,49.75,386.36125000000004,,auto,all,,,,,,,,,262144,,,,,,0,,,10,375.62,381.18354166666666,392.94645833333334,1240.5275,386.42916666666673,377.03318016413596,395.8251531691975,10,,,1,0,,"round 7 with pretouch 1288 ms, median 435: no machine counters recorded (file written before they were)",,,,,,store,"JDK 17, before JDK 18",JDK-8272807,,,,running-pre-touch-lines
         6.18.0-base,17.0.15+6-Debian-1deb12u1,parallel,2g,default,10,0,10,10,,,,50.125,49.0,51.5,,exited with code 1 before main(),auto,all,,,,,,,,,262144,,,,,,0,,,0,,,,,,,,,,,0,0,,,,,,,,store,"JDK 17, before JDK 18",JDK-8272807 JDK-8324817,"Parallel GC could leave part of its heap untouched without THP `always` before JDK-8324817 (JDK 23, backported to 21u): the touched check says whether it did here",,,running-pre-touch-lines
         "#);
     }
@@ -604,9 +604,9 @@ mod tests {
               "cost_q3_ms": 392.94645833333334,
               "cost_max_ms": 1240.5275,
               "cost_tmean_ms": 386.42916666666673,
-              "cost_ci_low_ms": 351.3998678851295,
-              "cost_ci_high_ms": 421.458465448204,
-              "cost_ci_batches": 2,
+              "cost_ci_low_ms": 377.03318016413596,
+              "cost_ci_high_ms": 395.8251531691975,
+              "cost_ci_batches": 10,
               "cost_ci_runs": null,
               "cost_ci_looks": null,
               "outliers": 1,
