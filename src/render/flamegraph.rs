@@ -36,8 +36,16 @@ fn cell_part(c: &CellProfile) -> String {
     ))
 }
 
-fn draw(lines: &[String], title: &str, subtitle: &str, negate: bool) -> std::io::Result<Vec<u8>> {
+fn draw(
+    lines: &[String],
+    title: &str,
+    subtitle: &str,
+    negate: bool,
+    script: bool,
+) -> std::io::Result<Vec<u8>> {
     let mut options = Options::default();
+    // Without its script (search, zoom) where the report holds the graph as a picture.
+    options.no_javascript = !script;
     options.negate_differentials = negate;
     options.title = title.to_owned();
     options.subtitle = Some(subtitle.to_owned());
@@ -55,8 +63,20 @@ fn draw(lines: &[String], title: &str, subtitle: &str, negate: bool) -> std::io:
 pub fn write_all(dir: &Path, report: &ProfileReport) -> std::io::Result<Vec<PathBuf>> {
     std::fs::create_dir_all(dir)?;
     let mut written = Vec::new();
+    for (name, svg) in graphs(report, true)? {
+        let path = dir.join(name);
+        std::fs::write(&path, svg)?;
+        written.push(path);
+    }
+    Ok(written)
+}
+
+/// The flame graphs, each with the name of its file in [`write_all`]'s folder, in that
+/// order; with inferno's script (search, zoom) when `script`.
+pub fn graphs(report: &ProfileReport, script: bool) -> std::io::Result<Vec<(String, Vec<u8>)>> {
+    let mut written = Vec::new();
     for c in report.cells.iter().filter(|c| !c.stacks.is_empty()) {
-        let path = dir.join(format!("{}-{}.svg", file_part(&c.label), cell_part(c)));
+        let name = format!("{}-{}.svg", file_part(&c.label), cell_part(c));
         let svg = draw(
             &c.stacks,
             &format!("{} {}", c.label, cell_title(c)),
@@ -65,9 +85,9 @@ pub fn write_all(dir: &Path, report: &ProfileReport) -> std::io::Result<Vec<Path
                 c.launches_on, c.samples_on, c.pretouch_samples
             ),
             false,
+            script,
         )?;
-        std::fs::write(&path, svg)?;
-        written.push(path);
+        written.push((name, svg));
     }
     for s in &report.shifts {
         let find = |label: &str| {
@@ -96,12 +116,12 @@ pub fn write_all(dir: &Path, report: &ProfileReport) -> std::io::Result<Vec<Path
             )?;
             let diff = String::from_utf8_lossy(&diff);
             let lines: Vec<String> = diff.lines().map(str::to_owned).collect();
-            let path = dir.join(format!(
+            let name = format!(
                 "diff-{}-to-{}-{}{shape}.svg",
                 file_part(&s.baseline),
                 file_part(&s.label),
                 cell_part(new)
-            ));
+            );
             let widths = if negate { base } else { new };
             let svg = draw(
                 &lines,
@@ -111,9 +131,9 @@ pub fn write_all(dir: &Path, report: &ProfileReport) -> std::io::Result<Vec<Path
                     widths.label, widths.samples_on, s.label
                 ),
                 negate,
+                script,
             )?;
-            std::fs::write(&path, svg)?;
-            written.push(path);
+            written.push((name, svg));
         }
     }
     Ok(written)

@@ -23,27 +23,58 @@ fn err(e: impl std::fmt::Display) -> PlotError {
 const PANEL: (u32, u32) = (480, 340);
 const PER_LINE: usize = 2;
 
+/// The plot into the SVG file at `path` (`report --plot FILE`).
 pub fn draw(cmp: &Comparison, path: &Path) -> Result<(), PlotError> {
-    let panels = cmp.rows.len().max(1);
-    let across = panels.min(PER_LINE);
-    let down = panels.div_ceil(across);
-    // The columns are named by their letters, as in the text report; the legend says
-    // which label each letter stands for, a few to a line.
-    let legend: Vec<String> = cmp
-        .columns
+    let root = SVGBackend::new(path, size(cmp)).into_drawing_area();
+    draw_on(cmp, &root)
+}
+
+/// The plot as SVG text, for the HTML report.
+pub fn svg(cmp: &Comparison) -> Result<String, PlotError> {
+    let mut out = String::new();
+    draw_on(
+        cmp,
+        &SVGBackend::with_string(&mut out, size(cmp)).into_drawing_area(),
+    )?;
+    Ok(out)
+}
+
+/// The columns are named by their letters, as in the text report; the legend says
+/// which label each letter stands for, a few to a line.
+fn legend(cmp: &Comparison) -> Vec<String> {
+    cmp.columns
         .iter()
         .map(|c| format!("{} = {}", c.letter, c.info.label))
         .collect::<Vec<_>>()
         .chunks(4)
         .map(|chunk| chunk.join(",  "))
-        .collect();
-    let header = 60 + 22 * legend.len() as u32;
+        .collect()
+}
+
+fn size(cmp: &Comparison) -> (u32, u32) {
+    let panels = cmp.rows.len().max(1);
+    let across = panels.min(PER_LINE);
+    let down = panels.div_ceil(across);
+    let header = 60 + 22 * legend(cmp).len() as u32;
     // Wide enough for the two title lines even with one panel.
-    let size = (
+    (
         (PANEL.0 * across as u32).max(960),
         PANEL.1 * down as u32 + header,
-    );
-    let root = SVGBackend::new(path, size).into_drawing_area();
+    )
+}
+
+fn draw_on<DB: DrawingBackend>(
+    cmp: &Comparison,
+    root: &DrawingArea<DB, plotters::coord::Shift>,
+) -> Result<(), PlotError>
+where
+    DB::ErrorType: 'static,
+{
+    let panels = cmp.rows.len().max(1);
+    let across = panels.min(PER_LINE);
+    let down = panels.div_ceil(across);
+    let legend = legend(cmp);
+    let header = 60 + 22 * legend.len() as u32;
     root.fill(&WHITE).map_err(err)?;
     let (top, body) = root.split_vertically(header);
     let title = format!(

@@ -65,7 +65,32 @@ pub fn write_all(dir: &Path, a: &ProbeAnalysis) -> Result<Vec<PathBuf>, ProbePlo
 
 /// One cell's SVG at `path`.
 pub fn draw(a: &ProbeAnalysis, cell: &CellKey, path: &Path) -> Result<(), ProbePlotError> {
-    let root = SVGBackend::new(path, (PANEL.0 * 2, PANEL.1 + HEADER)).into_drawing_area();
+    draw_on(
+        a,
+        cell,
+        &SVGBackend::new(path, (PANEL.0 * 2, PANEL.1 + HEADER)).into_drawing_area(),
+    )
+}
+
+/// One cell's histograms as SVG text, for the HTML report.
+pub fn svg(a: &ProbeAnalysis, cell: &CellKey) -> Result<String, ProbePlotError> {
+    let mut out = String::new();
+    draw_on(
+        a,
+        cell,
+        &SVGBackend::with_string(&mut out, (PANEL.0 * 2, PANEL.1 + HEADER)).into_drawing_area(),
+    )?;
+    Ok(out)
+}
+
+fn draw_on<DB: DrawingBackend>(
+    a: &ProbeAnalysis,
+    cell: &CellKey,
+    root: &DrawingArea<DB, plotters::coord::Shift>,
+) -> Result<(), ProbePlotError>
+where
+    DB::ErrorType: 'static,
+{
     root.fill(&WHITE).map_err(err)?;
     let (top, body) = root.split_vertically(HEADER);
     top.draw(&Text::new(
