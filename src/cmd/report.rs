@@ -24,7 +24,11 @@ pub(crate) fn cmd_report(args: ReportArgs) -> anyhow::Result<u8> {
         baseline: args.baseline.clone(),
         exclude_outliers: args.exclude_outliers,
         phases: args.phases,
-        profile: args.profile || args.flamegraph.is_some() || args.profile_csv.is_some(),
+        // The HTML page holds the profile and its flame graphs whenever there is one.
+        profile: args.profile
+            || args.flamegraph.is_some()
+            || args.profile_csv.is_some()
+            || args.format == Format::Html,
         show_profile: args.profile,
         calibrate: args.calibrate,
     };

@@ -14,6 +14,8 @@ pub enum Format {
     Markdown,
     Csv,
     Json,
+    /// One self-contained page: the report's tables with its pictures inline.
+    Html,
 }
 
 /// A cell as warnings and notes name it: label, JDK, GC, heap and variant with its axes.

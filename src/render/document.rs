@@ -1,11 +1,15 @@
 //! Stage 6, rendering: the one report document ([`crate::analyze::document`]) into
 //! bytes, one function per format, each walking the document's sections in the same
 //! order. A new format is one [`Format`] variant (its `--format` value comes with it),
-//! one arm in [`render`] and one function that walks the document.
+//! one arm in [`render`] and one function that walks the document (HTML's walks it in
+//! `html`, with its pictures in `charts`).
 
 use crate::analyze::document::{Document, Launches};
 use crate::render::common::Format;
 use crate::render::{calibration, compare, explain, heap, json, probe, profile, ready, report};
+
+mod charts;
+mod html;
 
 /// The document in `format`.
 pub fn render(doc: &Document, format: Format) -> String {
@@ -14,6 +18,7 @@ pub fn render(doc: &Document, format: Format) -> String {
         Format::Markdown => markdown(doc),
         Format::Csv => csv(doc),
         Format::Json => json(doc),
+        Format::Html => html::page(doc),
     }
 }
 
