@@ -218,6 +218,12 @@ fn cases() -> Vec<(String, Vec<String>)> {
             }
         }
     }
+    // The HTML page of each set, the profile's flame graphs in it when there is one.
+    for (set, paths) in sets {
+        let mut args: Vec<String> = paths.iter().map(|p| p.to_string()).collect();
+        args.extend(["--format".into(), "html".into()]);
+        cases.push((format!("{set}.html"), args));
+    }
     for format in formats {
         let f = |rest: &[&str]| -> Vec<String> {
             rest.iter()
