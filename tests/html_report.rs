@@ -246,12 +246,7 @@ fn cut_off(pdftotext: &Path, pdf: &Path, html: &str) -> Vec<String> {
     for rows in tables(html) {
         for row in rows {
             for word in row.last().into_iter().flat_map(|c| c.split_whitespace()) {
-                // A word the page wrapped inside itself prints as pieces: each is one.
-                if !printed.contains(word)
-                    && !printed
-                        .iter()
-                        .any(|p| word.starts_with(p.as_str()) && p.len() > 1)
-                {
+                if !printed.contains(word) {
                     missing.push(word.to_owned());
                 }
             }
