@@ -391,7 +391,6 @@ const LONG: &[(&str, &str, usize)] = &[
     ("cmd::campaign", "cmd_start", 227),
     ("analyze::profile", "category_of", 181),
     ("cmd::calibrate", "cmd_calibrate", 175),
-    ("schedule::adaptive", "execute", 170),
     ("render::probe", "csv", 166),
     ("analyze::report", "cell_report", 156),
     ("schedule::campaign", "at_boot", 142),
@@ -400,8 +399,9 @@ const LONG: &[(&str, &str, usize)] = &[
 ];
 
 /// The share of the library's functions over 80 lines may not pass this (3.5% when
-/// the check was written; the aim is 2%).
-const OVER_80_PERCENT: f64 = 3.5;
+/// the check was written; 3.24% once the launch loops were one, with the HTML page's
+/// charts; the aim is 2%).
+const OVER_80_PERCENT: f64 = 3.25;
 
 #[test]
 fn no_function_grows_past_120_lines_and_few_pass_80() {
@@ -421,8 +421,25 @@ fn no_function_grows_past_120_lines_and_few_pass_80() {
         }
     }
     assert!(too_long.is_empty(), "split these: {too_long:#?}");
+    // A function split below 120 lines leaves the list, so that it cannot grow back.
+    let stale: Vec<_> = LONG
+        .iter()
+        .filter(|(m, n, _)| {
+            !lengths
+                .iter()
+                .any(|(l, module, name)| *l > 120 && module == m && name == n)
+        })
+        .collect();
+    assert!(
+        stale.is_empty(),
+        "no longer over 120 lines, drop from LONG: {stale:?}"
+    );
     let over_80 = lengths.iter().filter(|(l, _, _)| *l > 80).count();
     let percent = 100.0 * over_80 as f64 / lengths.len() as f64;
+    eprintln!(
+        "{over_80} of {} functions ({percent:.2}%) are over 80 lines",
+        lengths.len()
+    );
     assert!(
         percent <= OVER_80_PERCENT,
         "{over_80} of {} functions ({percent:.1}%) are over 80 lines: {:#?}",

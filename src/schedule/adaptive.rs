@@ -19,13 +19,16 @@
 //! on misses only if one of the looks' intervals does, at most 5% together.
 
 use crate::analyze::interval::RoundPairs;
+use std::collections::{HashMap, VecDeque};
+
 use crate::launch::Launcher;
-use crate::launch::interrupt::Interrupt;
 use crate::schedule::give_up::GiveUp;
 use crate::schedule::plan::{Plan, PlannedLaunch, round_launches};
-use crate::schedule::run::{self, Observer, RunSummary, Stop, cell_key, launch_or_skip};
+use crate::schedule::run::{
+    self, Observer, RunSummary, Strategy, Timed, cell_key, drive, end_record,
+};
 use crate::stats::interval::cost_interval;
-use crate::store::{CellStop, LaunchRecord, Record, RunEnd, StoreError, StoreWriter};
+use crate::store::{CellStop, LaunchRecord, StoreError, StoreWriter};
 
 /// Why adaptive rounds could not go on.
 #[derive(Debug, thiserror::Error)]
@@ -103,6 +106,143 @@ impl StopReason {
     }
 }
 
+/// The adaptive rounds as a [`Strategy`] of the one launch loop: the plan's launches,
+/// then a round at a time for the cells that have not stopped, each launch made as a
+/// timed one ([`Timed`]). A resumed run's launches are replayed from the file instead
+/// of launched.
+struct Rounds<'a> {
+    timed: Timed<'a>,
+    policy: Adaptive,
+    looks: Vec<u32>,
+    /// The launches already in the file (`--resume`), by seq.
+    earlier: HashMap<u64, &'a LaunchRecord>,
+    /// Each cell's successful counted launches, paired by round.
+    samples: Vec<RoundPairs>,
+    /// Each cell's counted rounds so far; the plan holds `policy.min` of every cell.
+    counted_rounds: Vec<u32>,
+    /// Where each cell stopped, once it did.
+    stops: Vec<Option<CellStop>>,
+    /// The launches to make before the next look: the plan's, then a round's.
+    queue: VecDeque<PlannedLaunch>,
+    /// The cells of the round under way; `None` while the plan's launches run.
+    pending: Option<Vec<usize>>,
+    /// The round of the last launch handed out.
+    round: u32,
+    /// Launches handed out (made or replayed): the seq of the next added one.
+    handed_out: u64,
+}
+
+impl Rounds<'_> {
+    /// Whether `cell` has stopped taking rounds: before, or at this look (which then
+    /// records its stop).
+    fn look(&mut self, cell: usize) -> bool {
+        if self.stops[cell].is_some() {
+            return true;
+        }
+        let (policy, rounds) = (&self.policy, self.counted_rounds[cell]);
+        let key = cell_key(&self.timed.plan().cells[cell]);
+        let given_up = self.timed.give_up.reason(&key).is_some();
+        if !(self.looks.contains(&rounds) || rounds >= policy.max || given_up) {
+            return false;
+        }
+        let v = verdict(&self.samples[cell].costs(), policy);
+        let reason = match v {
+            _ if given_up => StopReason::GivenUp,
+            Some(v) if v.converged => StopReason::Converged,
+            Some(_) if rounds >= policy.max => StopReason::MaxReached,
+            None if rounds >= policy.max => StopReason::NoInterval,
+            _ => return false,
+        };
+        self.stops[cell] = Some(CellStop {
+            cell: key,
+            rounds,
+            max_rounds: policy.max,
+            target_pct: policy.ci_pct,
+            target_ms: policy.ci_ms,
+            reason: reason.as_str().to_owned(),
+            cost_ms: v.map(|v| v.cost),
+            ci_low_ms: v.map(|v| v.low),
+            ci_high_ms: v.map(|v| v.high),
+            ci_half_width_pct: v.map(|v| v.half_width_pct).filter(|p| p.is_finite()),
+            ci_batches: v.map(|v| v.batches),
+            looks: (!self.looks.is_empty()).then_some(self.looks.len() as u32),
+        });
+        true
+    }
+}
+
+impl Strategy for Rounds<'_> {
+    type Planned = PlannedLaunch;
+    type Record = LaunchRecord;
+    type Error = AdaptiveError;
+
+    fn next(&mut self) -> Option<PlannedLaunch> {
+        loop {
+            if let Some(planned) = self.queue.pop_front() {
+                self.handed_out += 1;
+                if self.pending.is_none() {
+                    self.round = planned.round;
+                }
+                return Some(planned);
+            }
+            // The plan's launches, or a round's, are all made: a look.
+            if let Some(pending) = &self.pending {
+                for &cell in pending {
+                    self.counted_rounds[cell] += 1;
+                }
+            }
+            self.round += 1;
+            let cells = self.timed.plan().cells.len();
+            let pending: Vec<usize> = (0..cells).filter(|&cell| !self.look(cell)).collect();
+            if pending.is_empty() {
+                return None;
+            }
+            self.queue = round_launches(self.round, false, &pending, self.handed_out).into();
+            self.pending = Some(pending);
+        }
+    }
+
+    /// A launch the file holds is replayed: it must be the one planned at its seq, and
+    /// counts toward its cell's samples and giving it up as it did.
+    fn already_done(&mut self, planned: &PlannedLaunch) -> Result<bool, AdaptiveError> {
+        let Some(&record) = self.earlier.get(&planned.seq) else {
+            return Ok(false);
+        };
+        let key = cell_key(&self.timed.plan().cells[planned.cell]);
+        if (record.round, record.warmup, record.pretouch, &record.cell)
+            != (planned.round, planned.warmup, planned.pretouch, &key)
+        {
+            return Err(AdaptiveError::Mismatch {
+                seq: record.seq,
+                detail: format!(
+                    "recorded as round {} {:?} pretouch {}, planned as round {} {:?} pretouch {}",
+                    record.round,
+                    record.cell,
+                    record.pretouch,
+                    planned.round,
+                    key,
+                    planned.pretouch
+                ),
+            });
+        }
+        self.timed.give_up.count(record);
+        self.samples[planned.cell].add(0, record);
+        Ok(true)
+    }
+
+    fn launch(&mut self, planned: &PlannedLaunch) -> Result<Option<LaunchRecord>, AdaptiveError> {
+        let record = self.timed.launch(planned)?;
+        if let Some(record) = &record {
+            self.samples[planned.cell].add(0, record);
+        }
+        Ok(record)
+    }
+
+    fn outcome(record: &LaunchRecord) -> (u64, bool) {
+        Timed::outcome(record)
+    }
+}
+
 /// Runs `plan` (warm-ups and the first `policy.min` counted rounds), then adds rounds for
 /// the cells that have not converged, until `policy.max`. Returns the summary and where
 /// each cell stopped; the end record carries the stops. Stops early, without an end
@@ -121,165 +261,29 @@ pub fn execute(
     observer: &mut dyn Observer,
     options: &run::Options<'_>,
 ) -> Result<(RunSummary, Vec<CellStop>), AdaptiveError> {
-    let earlier: std::collections::HashMap<u64, &LaunchRecord> =
-        options.earlier.iter().map(|r| (r.seq, r)).collect();
-    // Launches replayed from the file, for the seqs of added rounds.
-    let mut replayed: u64 = 0;
-    let mut summary = RunSummary {
-        launches: 0,
-        failed: 0,
-        stopped: None,
-    };
-    let signal = || options.interrupt.and_then(Interrupt::signal);
     let cells = plan.cells.len();
-    // Each cell's successful counted launches, paired by round.
-    let mut samples: Vec<RoundPairs> = vec![RoundPairs::default(); cells];
-    // The plan holds `policy.min` counted rounds of every cell.
-    let mut counted_rounds = vec![policy.min; cells];
-    // Makes one launch; `Some(stop)` when the run must stop.
-    let mut give_up = GiveUp::new(options.give_up_after);
-    let mut run = |planned: &PlannedLaunch,
-                   summary: &mut RunSummary,
-                   samples: &mut Vec<RoundPairs>,
-                   give_up: &mut GiveUp,
-                   replayed: &mut u64|
-     -> Result<Option<Stop>, AdaptiveError> {
-        if let Some(&record) = earlier.get(&planned.seq) {
-            let key = cell_key(&plan.cells[planned.cell]);
-            if (record.round, record.warmup, record.pretouch, &record.cell)
-                != (planned.round, planned.warmup, planned.pretouch, &key)
-            {
-                return Err(AdaptiveError::Mismatch {
-                    seq: record.seq,
-                    detail: format!(
-                        "recorded as round {} {:?} pretouch {}, planned as round {} {:?} pretouch {}",
-                        record.round,
-                        record.cell,
-                        record.pretouch,
-                        planned.round,
-                        key,
-                        planned.pretouch
-                    ),
-                });
-            }
-            give_up.count(record);
-            samples[planned.cell].add(0, record);
-            *replayed += 1;
-            return Ok(None);
-        }
-        if let Some(signal) = signal() {
-            return Ok(Some(Stop::Interrupted(signal)));
-        }
-        let Some(record) = launch_or_skip(
-            plan,
-            planned,
-            matrix_args,
-            launcher,
-            store,
-            observer,
-            give_up,
-        )?
-        else {
-            return Ok(Some(Stop::Interrupted(signal().unwrap_or(libc::SIGINT))));
-        };
-        summary.launches += 1;
-        summary.failed += u64::from(!record.ok());
-        samples[planned.cell].add(0, &record);
-        if options.fail_fast && !record.ok() {
-            return Ok(Some(Stop::FailFast { seq: record.seq }));
-        }
-        Ok(None)
+    let mut timed = Timed::new(plan, matrix_args, launcher, store, observer, options);
+    // Replayed, not counted again.
+    timed.give_up = GiveUp::new(options.give_up_after);
+    let mut rounds = Rounds {
+        timed,
+        policy,
+        looks: policy.looks(),
+        earlier: options.earlier.iter().map(|r| (r.seq, r)).collect(),
+        samples: vec![RoundPairs::default(); cells],
+        counted_rounds: vec![policy.min; cells],
+        stops: vec![None; cells],
+        queue: plan.launches.iter().copied().collect(),
+        pending: None,
+        round: 0,
+        handed_out: 0,
     };
-    let mut last_round = 0;
-    for planned in &plan.launches {
-        if let Some(stop) = run(
-            planned,
-            &mut summary,
-            &mut samples,
-            &mut give_up,
-            &mut replayed,
-        )? {
-            summary.stopped = Some(stop);
-            return Ok((summary, Vec::new()));
-        }
-        last_round = planned.round;
+    let summary = drive(&mut rounds, options.interrupt, options.fail_fast)?;
+    if summary.stopped.is_some() {
+        return Ok((summary, Vec::new()));
     }
-    let mut stops: Vec<Option<CellStop>> = vec![None; cells];
-    let mut round = last_round + 1;
-    let looks = policy.looks();
-    loop {
-        let mut pending = Vec::new();
-        for cell in 0..cells {
-            if stops[cell].is_some() {
-                continue;
-            }
-            let given_up = give_up.reason(&cell_key(&plan.cells[cell])).is_some();
-            let at_look =
-                looks.contains(&counted_rounds[cell]) || counted_rounds[cell] >= policy.max;
-            if !at_look && !given_up {
-                pending.push(cell);
-                continue;
-            }
-            let v = verdict(&samples[cell].costs(), &policy);
-            let reason = match v {
-                _ if given_up => Some(StopReason::GivenUp),
-                Some(v) if v.converged => Some(StopReason::Converged),
-                _ if counted_rounds[cell] >= policy.max => Some(if v.is_some() {
-                    StopReason::MaxReached
-                } else {
-                    StopReason::NoInterval
-                }),
-                _ => None,
-            };
-            match reason {
-                Some(reason) => {
-                    stops[cell] = Some(CellStop {
-                        cell: cell_key(&plan.cells[cell]),
-                        rounds: counted_rounds[cell],
-                        max_rounds: policy.max,
-                        target_pct: policy.ci_pct,
-                        target_ms: policy.ci_ms,
-                        reason: reason.as_str().to_owned(),
-                        cost_ms: v.map(|v| v.cost),
-                        ci_low_ms: v.map(|v| v.low),
-                        ci_high_ms: v.map(|v| v.high),
-                        ci_half_width_pct: v.map(|v| v.half_width_pct).filter(|p| p.is_finite()),
-                        ci_batches: v.map(|v| v.batches),
-                        looks: (!looks.is_empty()).then_some(looks.len() as u32),
-                    })
-                }
-                None => pending.push(cell),
-            }
-        }
-        if pending.is_empty() {
-            break;
-        }
-        let first_seq = summary.launches + replayed;
-        for planned in round_launches(round, false, &pending, first_seq) {
-            if let Some(stop) = run(
-                &planned,
-                &mut summary,
-                &mut samples,
-                &mut give_up,
-                &mut replayed,
-            )? {
-                summary.stopped = Some(stop);
-                return Ok((summary, Vec::new()));
-            }
-        }
-        for &cell in &pending {
-            counted_rounds[cell] += 1;
-        }
-        round += 1;
-    }
-    let stops: Vec<CellStop> = stops.into_iter().flatten().collect();
-    store.append(&Record::End(RunEnd {
-        finished_at: crate::launch::utc_now_millis(),
-        launches: options.launches_before + summary.launches,
-        failed: options.failed_before + summary.failed,
-        stops: stops.clone(),
-        runner_max_rss: Some(crate::machine::host::own_max_rss()),
-    }))?;
+    let stops: Vec<CellStop> = rounds.stops.into_iter().flatten().collect();
+    store.append(&end_record(options, &summary, stops.clone()))?;
     Ok((summary, stops))
 }
 
@@ -289,8 +293,10 @@ mod tests {
     use crate::fixtures::{fake_jdk, stamp};
     use crate::launch::LaunchOutcome;
     use crate::launch::agent::Stamps;
+    use crate::launch::interrupt::Interrupt;
+    use crate::schedule::run::Stop;
+    use crate::store::{Record, RunEnd};
     use crate::units::Nanos;
-    use std::collections::HashMap;
 
     /// Gives each launch a time to main picked by (cell, pretouch, how many so far).
     struct Scripted {

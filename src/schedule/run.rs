@@ -9,7 +9,7 @@ use crate::launch::{LaunchOptions, Launcher, Measurement};
 use crate::matrix::cpuset::CpuSet;
 use crate::schedule::give_up::GiveUp;
 use crate::schedule::plan::{Cell, Plan, PlannedLaunch};
-use crate::store::{CellKey, LaunchRecord, Record, RunEnd, StoreError, StoreWriter};
+use crate::store::{CellKey, CellStop, LaunchRecord, Record, RunEnd, StoreError, StoreWriter};
 
 /// What the scheduler tells its observers.
 pub enum Event<'a> {
@@ -97,107 +97,214 @@ pub fn launch_options(cell: &Cell) -> LaunchOptions {
     }
 }
 
-/// Makes one planned launch, stores its record and tells the observer. `None` when the
-/// launch was interrupted (killed by us on a signal): not a measurement, not stored.
-pub fn launch_one(
-    plan: &Plan,
-    planned: &PlannedLaunch,
-    matrix_args: &[String],
-    launcher: &mut dyn Launcher,
-    store: &mut StoreWriter,
-    observer: &mut dyn Observer,
-) -> Result<Option<LaunchRecord>, StoreError> {
-    let cell = &plan.cells[planned.cell];
-    observer.event(Event::LaunchStarting {
-        launch: planned,
-        cell,
-    });
-    let outcome = launcher.launch_with(
-        &cell.jdk.java,
-        &cell.jvm_args(matrix_args, planned.pretouch),
-        &launch_options(cell),
-    );
-    if outcome.interrupted {
-        return Ok(None);
-    }
-    let record = LaunchRecord {
-        seq: planned.seq,
-        round: planned.round,
-        warmup: planned.warmup,
-        cell: cell_key(cell),
-        jdk_home: cell.jdk.home.clone(),
-        heap_bytes: cell.heap.bytes,
-        pretouch: planned.pretouch,
-        time_to_main_ns: outcome.measured.time_to_main(),
-        measured: outcome.measured,
-        skipped: false,
-    };
-    store.append(&Record::Launch(record.clone()))?;
-    observer.event(Event::LaunchFinished {
-        record: &record,
-        cell,
-    });
-    Ok(Some(record))
+/// What one kind of rounds brings to the one launch loop ([`drive`]): which launch comes
+/// next, whether the file already holds it, how it is made and which record it stores.
+/// The timed rounds ([`Timed`]), the adaptive ones (`schedule::adaptive`) and the extra
+/// rounds under an instrument (`schedule::extra`) are each one of these; the loop, its
+/// interruption, its counts and `--fail-fast` are shared.
+pub trait Strategy {
+    /// What the strategy says to launch.
+    type Planned;
+    /// What a launch stores.
+    type Record;
+    type Error: From<StoreError>;
+
+    /// The next launch, or `None` when the rounds are over (the adaptive rounds decide
+    /// it here, from the records of the launches before).
+    fn next(&mut self) -> Option<Self::Planned>;
+
+    /// Whether the file already holds `planned` (`--resume`): then it is not launched.
+    fn already_done(&mut self, planned: &Self::Planned) -> Result<bool, Self::Error>;
+
+    /// Makes `planned` and stores its record. `None` when the launch was interrupted
+    /// (killed by us on a signal): not a measurement, not stored.
+    fn launch(&mut self, planned: &Self::Planned) -> Result<Option<Self::Record>, Self::Error>;
+
+    /// The record's seq, and whether it counts as a success.
+    fn outcome(record: &Self::Record) -> (u64, bool);
 }
 
-/// Records a planned launch that is not started because its cell was given up
-/// (`reason`), and tells the observer.
-pub fn skip_one(
-    plan: &Plan,
-    planned: &PlannedLaunch,
-    reason: &str,
-    store: &mut StoreWriter,
-    observer: &mut dyn Observer,
-) -> Result<LaunchRecord, StoreError> {
-    let cell = &plan.cells[planned.cell];
-    let record = LaunchRecord {
-        seq: planned.seq,
-        round: planned.round,
-        warmup: planned.warmup,
-        cell: cell_key(cell),
-        jdk_home: cell.jdk.home.clone(),
-        heap_bytes: cell.heap.bytes,
-        pretouch: planned.pretouch,
-        measured: Measurement {
-            started_at: crate::launch::utc_now_millis(),
-            failure: Some(reason.to_owned()),
-            ..Measurement::default()
-        },
-        time_to_main_ns: None,
-        skipped: true,
+/// The one launch loop: makes each launch `strategy` plans but those the file holds,
+/// stopping before the next on a signal, at once when a launch was interrupted and, with
+/// `fail_fast`, after the first failed launch (recorded). Returns this session's counts;
+/// the caller writes what follows (the end record).
+pub fn drive<S: Strategy>(
+    strategy: &mut S,
+    interrupt: Option<&Interrupt>,
+    fail_fast: bool,
+) -> Result<RunSummary, S::Error> {
+    let mut summary = RunSummary {
+        launches: 0,
+        failed: 0,
+        stopped: None,
     };
-    store.append(&Record::Launch(record.clone()))?;
-    observer.event(Event::LaunchFinished {
-        record: &record,
-        cell,
-    });
-    Ok(record)
-}
-
-/// Makes a planned launch, or records it as skipped when `give_up` gave its cell up,
-/// and counts it there. `None` when the launch was interrupted.
-pub fn launch_or_skip(
-    plan: &Plan,
-    planned: &PlannedLaunch,
-    matrix_args: &[String],
-    launcher: &mut dyn Launcher,
-    store: &mut StoreWriter,
-    observer: &mut dyn Observer,
-    give_up: &mut GiveUp,
-) -> Result<Option<LaunchRecord>, StoreError> {
-    let key = cell_key(&plan.cells[planned.cell]);
-    let record = match give_up.reason(&key) {
-        Some(reason) => {
-            let reason = reason.to_owned();
-            skip_one(plan, planned, &reason, store, observer)?
+    let signal = || interrupt.and_then(Interrupt::signal);
+    while let Some(planned) = strategy.next() {
+        if strategy.already_done(&planned)? {
+            continue;
         }
-        None => match launch_one(plan, planned, matrix_args, launcher, store, observer)? {
-            Some(record) => record,
-            None => return Ok(None),
+        if let Some(signal) = signal() {
+            summary.stopped = Some(Stop::Interrupted(signal));
+            return Ok(summary);
+        }
+        let Some(record) = strategy.launch(&planned)? else {
+            // Killed by us: not a measurement. A resume launches it again.
+            summary.stopped = Some(Stop::Interrupted(signal().unwrap_or(libc::SIGINT)));
+            return Ok(summary);
+        };
+        let (seq, ok) = S::outcome(&record);
+        summary.launches += 1;
+        summary.failed += u64::from(!ok);
+        if fail_fast && !ok {
+            summary.stopped = Some(Stop::FailFast { seq });
+            return Ok(summary);
+        }
+    }
+    Ok(summary)
+}
+
+/// The timed rounds of a plan, in plan order: each launch made (or recorded as skipped
+/// when its cell was given up) and stored as a [`LaunchRecord`], the observer told.
+pub struct Timed<'a> {
+    plan: &'a Plan,
+    matrix_args: &'a [String],
+    launcher: &'a mut dyn Launcher,
+    store: &'a mut StoreWriter,
+    observer: &'a mut dyn Observer,
+    /// The cells given up, counted from the launches before too.
+    pub give_up: GiveUp,
+    done: &'a BTreeSet<u64>,
+    next: usize,
+}
+
+impl<'a> Timed<'a> {
+    /// The timed rounds of `plan` under `options` (its `done` launches not made again,
+    /// its `earlier` ones counted toward giving a cell up).
+    pub fn new(
+        plan: &'a Plan,
+        matrix_args: &'a [String],
+        launcher: &'a mut dyn Launcher,
+        store: &'a mut StoreWriter,
+        observer: &'a mut dyn Observer,
+        options: &'a Options<'a>,
+    ) -> Timed<'a> {
+        let mut give_up = GiveUp::new(options.give_up_after);
+        for earlier in options.earlier {
+            give_up.count(earlier);
+        }
+        Timed {
+            plan,
+            matrix_args,
+            launcher,
+            store,
+            observer,
+            give_up,
+            done: &options.done,
+            next: 0,
+        }
+    }
+
+    /// The plan these rounds launch.
+    pub fn plan(&self) -> &'a Plan {
+        self.plan
+    }
+}
+
+impl Strategy for Timed<'_> {
+    type Planned = PlannedLaunch;
+    type Record = LaunchRecord;
+    type Error = StoreError;
+
+    fn next(&mut self) -> Option<PlannedLaunch> {
+        let planned = self.plan.launches.get(self.next).copied()?;
+        self.next += 1;
+        Some(planned)
+    }
+
+    fn already_done(&mut self, planned: &PlannedLaunch) -> Result<bool, StoreError> {
+        Ok(self.done.contains(&planned.seq))
+    }
+
+    /// Makes a planned launch, or records it as skipped when its cell was given up, and
+    /// counts it toward giving its cell up.
+    fn launch(&mut self, planned: &PlannedLaunch) -> Result<Option<LaunchRecord>, StoreError> {
+        let cell = &self.plan.cells[planned.cell];
+        let (measured, skipped) = match self.give_up.reason(&cell_key(cell)) {
+            Some(reason) => (
+                Measurement {
+                    started_at: crate::launch::utc_now_millis(),
+                    failure: Some(reason.to_owned()),
+                    ..Measurement::default()
+                },
+                true,
+            ),
+            None => {
+                self.observer.event(Event::LaunchStarting {
+                    launch: planned,
+                    cell,
+                });
+                let outcome = self.launcher.launch_with(
+                    &cell.jdk.java,
+                    &cell.jvm_args(self.matrix_args, planned.pretouch),
+                    &launch_options(cell),
+                );
+                if outcome.interrupted {
+                    return Ok(None);
+                }
+                (outcome.measured, false)
+            }
+        };
+        let record = launch_record(planned, cell, measured, skipped);
+        self.store.append(&Record::Launch(record.clone()))?;
+        self.observer.event(Event::LaunchFinished {
+            record: &record,
+            cell,
+        });
+        self.give_up.count(&record);
+        Ok(Some(record))
+    }
+
+    fn outcome(record: &LaunchRecord) -> (u64, bool) {
+        (record.seq, record.ok())
+    }
+}
+
+/// The record of `planned`, launched (`measured`) or skipped (`measured` then holds only
+/// the time and the reason): the one place a [`LaunchRecord`] is made.
+fn launch_record(
+    planned: &PlannedLaunch,
+    cell: &Cell,
+    measured: Measurement,
+    skipped: bool,
+) -> LaunchRecord {
+    LaunchRecord {
+        seq: planned.seq,
+        round: planned.round,
+        warmup: planned.warmup,
+        cell: cell_key(cell),
+        jdk_home: cell.jdk.home.clone(),
+        heap_bytes: cell.heap.bytes,
+        pretouch: planned.pretouch,
+        time_to_main_ns: if skipped {
+            None
+        } else {
+            measured.time_to_main()
         },
-    };
-    give_up.count(&record);
-    Ok(Some(record))
+        measured,
+        skipped,
+    }
+}
+
+/// The end record of a run whose timed launches all ran: this session's counts added
+/// to those before it (`options`), and where adaptive cells stopped.
+pub fn end_record(options: &Options<'_>, summary: &RunSummary, stops: Vec<CellStop>) -> Record {
+    Record::End(RunEnd {
+        finished_at: crate::launch::utc_now_millis(),
+        launches: options.launches_before + summary.launches,
+        failed: options.failed_before + summary.failed,
+        stops,
+        runner_max_rss: Some(crate::machine::host::own_max_rss()),
+    })
 }
 
 /// Runs every launch of `plan`, appending each record to `store` as it ends, then an
@@ -229,52 +336,11 @@ pub fn execute_with(
     observer: &mut dyn Observer,
     options: &Options<'_>,
 ) -> Result<RunSummary, StoreError> {
-    let mut summary = RunSummary {
-        launches: 0,
-        failed: 0,
-        stopped: None,
-    };
-    let signal = || options.interrupt.and_then(Interrupt::signal);
-    let mut give_up = GiveUp::new(options.give_up_after);
-    for earlier in options.earlier {
-        give_up.count(earlier);
+    let mut timed = Timed::new(plan, matrix_args, launcher, store, observer, options);
+    let summary = drive(&mut timed, options.interrupt, options.fail_fast)?;
+    if summary.stopped.is_none() {
+        store.append(&end_record(options, &summary, Vec::new()))?;
     }
-    for planned in &plan.launches {
-        if options.done.contains(&planned.seq) {
-            continue;
-        }
-        if let Some(signal) = signal() {
-            summary.stopped = Some(Stop::Interrupted(signal));
-            return Ok(summary);
-        }
-        let Some(record) = launch_or_skip(
-            plan,
-            planned,
-            matrix_args,
-            launcher,
-            store,
-            observer,
-            &mut give_up,
-        )?
-        else {
-            // Killed by us: not a measurement. A resume launches it again.
-            summary.stopped = Some(Stop::Interrupted(signal().unwrap_or(libc::SIGINT)));
-            return Ok(summary);
-        };
-        summary.launches += 1;
-        summary.failed += u64::from(!record.ok());
-        if options.fail_fast && !record.ok() {
-            summary.stopped = Some(Stop::FailFast { seq: record.seq });
-            return Ok(summary);
-        }
-    }
-    store.append(&Record::End(RunEnd {
-        finished_at: crate::launch::utc_now_millis(),
-        launches: options.launches_before + summary.launches,
-        failed: options.failed_before + summary.failed,
-        stops: Vec::new(),
-        runner_max_rss: Some(crate::machine::host::own_max_rss()),
-    }))?;
     Ok(summary)
 }
 
