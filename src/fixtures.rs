@@ -353,10 +353,12 @@ pub fn probe_record(
         "PretouchMain".to_owned(),
     ];
     crate::store::probe::ProbeRecord {
-        seq,
-        round: (seq / 2) as u32,
-        cell: cell.clone(),
-        pretouch,
+        at: crate::store::PlannedAs {
+            seq,
+            round: (seq / 2) as u32,
+            cell: cell.clone(),
+            pretouch,
+        },
         command,
         probe_command: vec![
             "bpftrace".into(),

@@ -145,3 +145,44 @@ fn a_file_without_cds_reads_and_one_with_it_round_trips() {
         assert_eq!(serde_json::to_value(&back).unwrap()["cds"], state);
     }
 }
+
+/// Every profile and probe line of the kept report inputs, parsed and written again, is
+/// the same bytes: the core those records share ([`PlannedAs`], flattened into each)
+/// keeps every field where the file has it. (Their launch lines are of older versions:
+/// they read, but a record writes the fields added since.)
+///
+/// [`PlannedAs`]: pretouch::store::PlannedAs
+#[test]
+fn profile_and_probe_records_write_back_byte_for_byte() {
+    let inputs = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/report-golden/inputs");
+    let files = [
+        inputs.join("probe/6.18.0-base/fixed.jsonl"),
+        inputs.join("probe/6.18.0-new/fixed.jsonl"),
+        inputs.join("real/results/k1/golden-20261201T082402Z.jsonl"),
+    ];
+    let mut kinds = std::collections::BTreeMap::new();
+    for file in &files {
+        let text = std::fs::read_to_string(file).unwrap();
+        for (i, line) in text.lines().enumerate() {
+            let kind: serde_json::Value = serde_json::from_str(line).unwrap();
+            let kind = kind["record"].as_str().unwrap().to_owned();
+            if kind != "profile" && kind != "probe" {
+                continue;
+            }
+            let record: pretouch::store::Record = serde_json::from_str(line)
+                .unwrap_or_else(|e| panic!("{}:{}: {e}", file.display(), i + 1));
+            assert_eq!(
+                serde_json::to_string(&record).unwrap(),
+                line,
+                "{}:{}",
+                file.display(),
+                i + 1
+            );
+            *kinds.entry(kind).or_insert(0) += 1;
+        }
+    }
+    assert!(
+        kinds.contains_key("profile") && kinds.contains_key("probe"),
+        "{kinds:?}"
+    );
+}

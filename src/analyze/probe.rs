@@ -330,7 +330,7 @@ impl ProbeAnalysis {
 /// Whether a probed launch's shortfall is the one [`ProbeAnalysis::disagreeing_populate`]
 /// explains: pretouch with THP, the probe counting fewer than the agent.
 fn populate_shortfall(record: &crate::store::probe::ProbeRecord, a: &Agreement) -> bool {
-    record.pretouch
+    record.at.pretouch
         && a.diff_pct < 0.0
         && record
             .command
@@ -381,7 +381,11 @@ pub fn build_timed(
     let mut groups = BTreeMap::<Key, Vec<&LabelledProbe>>::new();
     for p in probes {
         groups
-            .entry((p.label.clone(), p.record.cell.clone(), p.record.pretouch))
+            .entry((
+                p.label.clone(),
+                p.record.at.cell.clone(),
+                p.record.at.pretouch,
+            ))
             .or_default()
             .push(p);
     }
@@ -600,22 +604,24 @@ mod tests {
 
     fn record(seq: u64, pretouch: bool, values: &[u64], ms: u64) -> ProbeRecord {
         ProbeRecord {
-            seq,
-            round: 0,
-            cell: crate::fixtures::file(
-                "x",
-                "t",
-                crate::fixtures::host("h"),
-                &[crate::fixtures::FakeCell {
-                    gc: crate::matrix::Gc::G1,
-                    heap: "1g",
-                    rounds: &[(1.0, 2.0)],
-                }],
-            )
-            .launches[0]
-                .cell
-                .clone(),
-            pretouch,
+            at: crate::store::PlannedAs {
+                seq,
+                round: 0,
+                cell: crate::fixtures::file(
+                    "x",
+                    "t",
+                    crate::fixtures::host("h"),
+                    &[crate::fixtures::FakeCell {
+                        gc: crate::matrix::Gc::G1,
+                        heap: "1g",
+                        rounds: &[(1.0, 2.0)],
+                    }],
+                )
+                .launches[0]
+                    .cell
+                    .clone(),
+                pretouch,
+            },
             command: vec!["java".into()],
             probe_command: vec!["bpftrace".into()],
             started_at: "t".into(),

@@ -585,8 +585,8 @@ pub fn cell_profile(
     timed: Option<&CellReport>,
 ) -> CellProfile {
     let ok: Vec<_> = records.iter().filter(|r| r.ok() && r.samples > 0).collect();
-    let on: Vec<_> = ok.iter().filter(|r| r.pretouch).collect();
-    let off: Vec<_> = ok.iter().filter(|r| !r.pretouch).collect();
+    let on: Vec<_> = ok.iter().filter(|r| r.at.pretouch).collect();
+    let off: Vec<_> = ok.iter().filter(|r| !r.at.pretouch).collect();
     let mut with = Attribution::default();
     for r in &on {
         with.add(r.folded.iter().map(String::as_str));
@@ -688,7 +688,7 @@ pub fn build(
         if !labels.contains(&p.label) {
             continue;
         }
-        let id = (p.label.clone(), p.record.cell.clone());
+        let id = (p.label.clone(), p.record.at.cell.clone());
         match groups.iter_mut().find(|(k, _)| *k == id) {
             Some((_, v)) => v.push(&p.record),
             None => groups.push((id, vec![&p.record])),
@@ -863,19 +863,21 @@ mod tests {
     ) -> crate::store::profile::ProfileRecord {
         let folded: Vec<String> = folded.iter().map(|s| (*s).to_owned()).collect();
         crate::store::profile::ProfileRecord {
-            seq: 0,
-            round: 0,
-            cell: CellKey {
-                jdk: "17".into(),
-                gc: crate::matrix::Gc::G1,
-                heap: "1g".into(),
-                variant: "default".into(),
-                gc_threads: "auto".into(),
-                cpus: "all".into(),
-                app: None,
-                setting: None,
+            at: crate::store::PlannedAs {
+                seq: 0,
+                round: 0,
+                cell: CellKey {
+                    jdk: "17".into(),
+                    gc: crate::matrix::Gc::G1,
+                    heap: "1g".into(),
+                    variant: "default".into(),
+                    gc_threads: "auto".into(),
+                    cpus: "all".into(),
+                    app: None,
+                    setting: None,
+                },
+                pretouch,
             },
-            pretouch,
             command: Vec::new(),
             started_at: String::new(),
             time_to_main_ns: Some(crate::units::Nanos(ttm_ms * 1_000_000)),
@@ -900,7 +902,12 @@ mod tests {
         let off = record(false, 60, &["java;JavaMain 40"]);
         let mut failed = record(true, 1, &[]);
         failed.failure = Some("x".into());
-        let p = cell_profile("a", &on1.cell.clone(), &[&on1, &on2, &off, &failed], None);
+        let p = cell_profile(
+            "a",
+            &on1.at.cell.clone(),
+            &[&on1, &on2, &off, &failed],
+            None,
+        );
         assert_eq!((p.launches_on, p.launches_off, p.failed), (2, 1, 1));
         assert_eq!(
             (p.samples_on, p.pretouch_samples, p.samples_off),
@@ -919,7 +926,7 @@ mod tests {
             pretouch_ms: Some(200.0),
             ..CellReport::default()
         };
-        let p = cell_profile("a", &on1.cell.clone(), &[&on1, &on2, &off], Some(&timed));
+        let p = cell_profile("a", &on1.at.cell.clone(), &[&on1, &on2, &off], Some(&timed));
         let sum: f64 = p.categories.iter().filter_map(|s| s.est_ms).sum();
         assert!((sum - 200.0).abs() < 1e-9);
         assert!((p.categories[0].est_ms.unwrap() - 150.0).abs() < 1e-9);

@@ -106,11 +106,11 @@ pub(crate) fn run<I: Instrument>(
             done += 1;
             bar.inc(1);
             if let Some(failure) = record.failure() {
-                let (_, _, cell, pretouch) = record.planned_as();
+                let at = record.planned_as();
                 bar.suspend(|| {
                     eprintln!(
                         "{}",
-                        failed_launch_warning(name, done, all, cell, pretouch, failure)
+                        failed_launch_warning(name, done, all, &at.cell, at.pretouch, failure)
                     )
                 });
             }

@@ -691,7 +691,7 @@ mod tests {
     #[test]
     fn the_populate_shortfall_of_thp_is_explained_once_and_unmeasured_locks_say_why() {
         let a = analysis(|r| {
-            if r.pretouch {
+            if r.at.pretouch {
                 r.command.push("-XX:+UseTransparentHugePages".into());
                 r.main_faults = Some(5_000);
             }

@@ -418,19 +418,21 @@ mod tests {
         LabelledProfile {
             label: label.into(),
             record: ProfileRecord {
-                seq: 0,
-                round: 0,
-                cell: crate::store::CellKey {
-                    jdk: "17.0.15+6-Debian-1deb12u1".into(),
-                    gc: crate::matrix::Gc::G1,
-                    heap: "1g".into(),
-                    variant: "default".into(),
-                    gc_threads: "auto".into(),
-                    cpus: "all".into(),
-                    app: None,
-                    setting: None,
+                at: crate::store::PlannedAs {
+                    seq: 0,
+                    round: 0,
+                    cell: crate::store::CellKey {
+                        jdk: "17.0.15+6-Debian-1deb12u1".into(),
+                        gc: crate::matrix::Gc::G1,
+                        heap: "1g".into(),
+                        variant: "default".into(),
+                        gc_threads: "auto".into(),
+                        cpus: "all".into(),
+                        app: None,
+                        setting: None,
+                    },
+                    pretouch,
                 },
-                pretouch,
                 command: Vec::new(),
                 started_at: String::new(),
                 time_to_main_ns: Some(crate::units::Nanos(

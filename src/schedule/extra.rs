@@ -12,8 +12,8 @@ use std::collections::BTreeSet;
 
 use crate::launch::interrupt::Interrupt;
 use crate::schedule::plan::{Cell, Plan};
-use crate::schedule::run::cell_key;
-use crate::store::{CellKey, Record, StoreError, StoreWriter};
+use crate::schedule::run::{Stop, Strategy, cell_key, drive};
+use crate::store::{CellKey, PlannedAs, Record, StoreError, StoreWriter};
 
 /// One launch of the extra rounds: `seq` is its position among the run's launches of
 /// its kind, as stored in its record.
@@ -24,6 +24,18 @@ pub struct Planned {
     /// Index into the plan's cells.
     pub cell: usize,
     pub pretouch: bool,
+}
+
+impl Planned {
+    /// Where this launch of `cell` stands, as its record stores it.
+    pub fn as_stored(&self, cell: &Cell) -> PlannedAs {
+        PlannedAs {
+            seq: self.seq,
+            round: self.round,
+            cell: cell_key(cell),
+            pretouch: self.pretouch,
+        }
+    }
 }
 
 /// The launches of `rounds` rounds, in order: round by round, cells in plan order, the
@@ -87,7 +99,7 @@ pub struct Summary {
 /// The record of one extra launch, as the shared code reads it.
 pub trait ExtraRecord {
     /// Seq, round, cell and pretouch: where the launch stands in [`planned`].
-    fn planned_as(&self) -> (u64, u32, &CellKey, bool);
+    fn planned_as(&self) -> &PlannedAs;
     /// Why the launch failed or its instrument read nothing, when so.
     fn failure(&self) -> Option<&str>;
     /// Whether the record counts: launched, measured and read by its instrument.
@@ -103,6 +115,47 @@ pub trait Rounds {
     /// Launches `cell` as `at` plans, with `jvm_args`. `None` when the launch was
     /// interrupted (killed by us on a signal): not a measurement, not stored.
     fn launch(&mut self, at: &Planned, cell: &Cell, jvm_args: &[String]) -> Option<Self::Record>;
+}
+
+/// The extra rounds of one kind as a [`Strategy`] of the one launch loop: the launches
+/// [`planned`] hands out, those in `done` skipped, each made by `kind` and stored.
+struct Extra<'a, R: Rounds> {
+    plan: &'a Plan,
+    matrix_args: &'a [String],
+    planned: std::vec::IntoIter<Planned>,
+    done: &'a BTreeSet<u64>,
+    kind: &'a mut R,
+    store: &'a mut StoreWriter,
+    each: &'a mut dyn FnMut(&R::Record),
+}
+
+impl<R: Rounds> Strategy for Extra<'_, R> {
+    type Planned = Planned;
+    type Record = R::Record;
+    type Error = StoreError;
+
+    fn next(&mut self) -> Option<Planned> {
+        self.planned.next()
+    }
+
+    fn already_done(&mut self, at: &Planned) -> Result<bool, StoreError> {
+        Ok(self.done.contains(&at.seq))
+    }
+
+    fn launch(&mut self, at: &Planned) -> Result<Option<R::Record>, StoreError> {
+        let cell = &self.plan.cells[at.cell];
+        let jvm_args = cell.jvm_args(self.matrix_args, at.pretouch);
+        let Some(record) = self.kind.launch(at, cell, &jvm_args) else {
+            return Ok(None);
+        };
+        self.store.append(&record.to_record())?;
+        (self.each)(&record);
+        Ok(Some(record))
+    }
+
+    fn outcome(record: &R::Record) -> (u64, bool) {
+        (record.planned_as().seq, record.ok())
+    }
 }
 
 /// Runs the launches of `rounds` rounds over the plan's cells ([`planned`]) but those
@@ -122,30 +175,24 @@ pub fn execute<R: Rounds>(
     interrupt: Option<&Interrupt>,
     each: &mut dyn FnMut(&R::Record),
 ) -> Result<Summary, StoreError> {
-    let mut summary = Summary::default();
-    for at in planned(plan, rounds) {
-        if done.contains(&at.seq) {
-            continue;
-        }
-        let cell = &plan.cells[at.cell];
-        if let Some(signal) = interrupt.and_then(Interrupt::signal) {
-            summary.interrupted = Some(signal);
-            return Ok(summary);
-        }
-        let Some(record) = kind.launch(&at, cell, &cell.jvm_args(matrix_args, at.pretouch)) else {
-            summary.interrupted = Some(
-                interrupt
-                    .and_then(Interrupt::signal)
-                    .unwrap_or(libc::SIGINT),
-            );
-            return Ok(summary);
-        };
-        store.append(&record.to_record())?;
-        summary.launches += 1;
-        summary.failed += u64::from(!record.ok());
-        each(&record);
-    }
-    Ok(summary)
+    let mut extra = Extra {
+        plan,
+        matrix_args,
+        planned: planned(plan, rounds).into_iter(),
+        done,
+        kind,
+        store,
+        each,
+    };
+    let summary = drive(&mut extra, interrupt, false)?;
+    Ok(Summary {
+        launches: summary.launches,
+        failed: summary.failed,
+        interrupted: match summary.stopped {
+            Some(Stop::Interrupted(signal)) => Some(signal),
+            Some(Stop::FailFast { .. }) | None => None,
+        },
+    })
 }
 
 /// Why a stored extra record is not the planned launch of its seq.
@@ -175,7 +222,12 @@ pub fn done<'a, T: ExtraRecord + 'a>(
     let planned = planned(plan, rounds);
     let mut done = BTreeSet::new();
     for record in records {
-        let (seq, round, cell, pretouch) = record.planned_as();
+        let PlannedAs {
+            seq,
+            round,
+            ref cell,
+            pretouch,
+        } = *record.planned_as();
         let p = usize::try_from(seq)
             .ok()
             .and_then(|i| planned.get(i))
@@ -205,16 +257,13 @@ mod tests {
     /// A record that only says where it stands, stored as an end record would be.
     #[derive(Debug, Clone)]
     struct Stood {
-        seq: u64,
-        round: u32,
-        cell: CellKey,
-        pretouch: bool,
+        at: PlannedAs,
         fail: bool,
     }
 
     impl ExtraRecord for Stood {
-        fn planned_as(&self) -> (u64, u32, &CellKey, bool) {
-            (self.seq, self.round, &self.cell, self.pretouch)
+        fn planned_as(&self) -> &PlannedAs {
+            &self.at
         }
         fn failure(&self) -> Option<&str> {
             self.fail.then_some("failed")
@@ -224,8 +273,8 @@ mod tests {
         }
         fn to_record(&self) -> Record {
             Record::End(crate::store::RunEnd {
-                finished_at: format!("seq {}", self.seq),
-                launches: self.seq,
+                finished_at: format!("seq {}", self.at.seq),
+                launches: self.at.seq,
                 failed: 0,
                 runner_max_rss: None,
                 stops: Vec::new(),
@@ -250,10 +299,12 @@ mod tests {
             assert_eq!(on, at.pretouch);
             self.seen.push((at.seq, on));
             Some(Stood {
-                seq: at.seq,
-                round: at.round,
-                cell: cell_key(cell),
-                pretouch: at.pretouch,
+                at: PlannedAs {
+                    seq: at.seq,
+                    round: at.round,
+                    cell: cell_key(cell),
+                    pretouch: at.pretouch,
+                },
                 fail: at.round == 1 && at.pretouch,
             })
         }
@@ -286,7 +337,7 @@ mod tests {
             &mut fake,
             &mut store,
             None,
-            &mut |r| each.push(r.seq),
+            &mut |r| each.push(r.at.seq),
         )
         .unwrap();
         // Seq 3 is cell 1 with pretouch in round 0; round 1 starts with pretouch.
@@ -345,10 +396,12 @@ mod tests {
         let at = |seq: u64| {
             let p = planned(&plan, 2)[seq as usize];
             Stood {
-                seq,
-                round: p.round,
-                cell: cell_key(&plan.cells[p.cell]),
-                pretouch: p.pretouch,
+                at: PlannedAs {
+                    seq,
+                    round: p.round,
+                    cell: cell_key(&plan.cells[p.cell]),
+                    pretouch: p.pretouch,
+                },
                 fail: false,
             }
         };
@@ -365,7 +418,7 @@ mod tests {
             Mismatch::Twice { seq: 1, round: 0 }
         );
         let mut moved = at(0);
-        moved.pretouch = true;
+        moved.at.pretouch = true;
         let key = cell_key(&plan.cells[0]);
         assert_eq!(
             done(&plan, 2, &[moved]).unwrap_err(),

@@ -8,9 +8,9 @@ use std::collections::BTreeSet;
 use crate::launch::probe::{C2cSupport, ProbeLauncher, ProbedOutcome};
 use crate::schedule::extra::{self, ExtraRecord, Mismatch, Planned, Rounds};
 use crate::schedule::plan::{Cell, Plan};
-use crate::schedule::run::{cell_key, launch_options};
+use crate::schedule::run::launch_options;
 use crate::store::probe::ProbeRecord;
-use crate::store::{CellKey, Record};
+use crate::store::{PlannedAs, Record};
 
 /// Probed rounds per cell unless told otherwise.
 pub const DEFAULT_ROUNDS: u32 = 3;
@@ -55,10 +55,7 @@ impl<L: ProbedLaunch> Rounds for Probed<L> {
         }
         let measured = p.outcome.measured;
         Some(ProbeRecord {
-            seq: at.seq,
-            round: at.round,
-            cell: cell_key(cell),
-            pretouch: at.pretouch,
+            at: at.as_stored(cell),
             time_to_main_ns: measured.time_to_main(),
             main_faults: measured.stamps.main.map(|m| m.minflt + m.majflt),
             failure: measured.failure.or(p.problem),
@@ -73,8 +70,8 @@ impl<L: ProbedLaunch> Rounds for Probed<L> {
 }
 
 impl ExtraRecord for ProbeRecord {
-    fn planned_as(&self) -> (u64, u32, &CellKey, bool) {
-        (self.seq, self.round, &self.cell, self.pretouch)
+    fn planned_as(&self) -> &PlannedAs {
+        &self.at
     }
     fn failure(&self) -> Option<&str> {
         self.failure.as_deref()
@@ -176,7 +173,7 @@ mod tests {
             &mut kind,
             &mut store,
             None,
-            &mut |r| seen.push((r.seq, r.pretouch, r.faults.as_ref().map(|f| f.count))),
+            &mut |r| seen.push((r.at.seq, r.at.pretouch, r.faults.as_ref().map(|f| f.count))),
         )
         .unwrap();
         assert_eq!((summary.launches, summary.failed), (5, 0));
@@ -206,10 +203,12 @@ mod tests {
         let cell = file.launches[0].cell.clone();
         let path = dir.path().join("r.jsonl");
         let record = ProbeRecord {
-            seq: 0,
-            round: 0,
-            cell,
-            pretouch: true,
+            at: crate::store::PlannedAs {
+                seq: 0,
+                round: 0,
+                cell,
+                pretouch: true,
+            },
             command: vec!["java".into()],
             probe_command: vec!["bpftrace".into()],
             started_at: "t".into(),
@@ -247,7 +246,7 @@ mod tests {
         )
         .unwrap();
         let mut jdk = crate::fixtures::fake_jdk("17");
-        jdk.version = record.cell.jdk.to_string();
+        jdk.version = record.at.cell.jdk.to_string();
         let plan = Plan::new(&matrix, std::slice::from_ref(&jdk));
         let e = done_probes(&plan, 1, &results.files[0]).unwrap_err();
         assert!(e.contains("probed launch 0: recorded as round 0"), "{e}");

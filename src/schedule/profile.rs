@@ -5,9 +5,9 @@
 use crate::launch::profile::{self, PerfLauncher, ProfiledOutcome};
 use crate::schedule::extra::{ExtraRecord, Planned, Rounds};
 use crate::schedule::plan::Cell;
-use crate::schedule::run::{cell_key, launch_options};
+use crate::schedule::run::launch_options;
 use crate::store::profile::ProfileRecord;
-use crate::store::{CellKey, Record};
+use crate::store::{PlannedAs, Record};
 
 /// Profiled rounds per cell unless told otherwise.
 pub const DEFAULT_ROUNDS: u32 = 3;
@@ -57,10 +57,7 @@ impl<L: ProfiledLaunch> Rounds for Profiled<L> {
         }
         let measured = p.outcome.measured;
         Some(ProfileRecord {
-            seq: at.seq,
-            round: at.round,
-            cell: cell_key(cell),
-            pretouch: at.pretouch,
+            at: at.as_stored(cell),
             time_to_main_ns: measured.time_to_main(),
             wall_ns: measured
                 .reaped_ns
@@ -80,8 +77,8 @@ impl<L: ProfiledLaunch> Rounds for Profiled<L> {
 }
 
 impl ExtraRecord for ProfileRecord {
-    fn planned_as(&self) -> (u64, u32, &CellKey, bool) {
-        (self.seq, self.round, &self.cell, self.pretouch)
+    fn planned_as(&self) -> &PlannedAs {
+        &self.at
     }
     fn failure(&self) -> Option<&str> {
         self.failure.as_deref()
@@ -153,7 +150,7 @@ mod tests {
             &mut kind,
             &mut store,
             None,
-            &mut |r| seen.push((r.seq, r.pretouch, r.samples)),
+            &mut |r| seen.push((r.at.seq, r.at.pretouch, r.samples)),
         )
         .unwrap();
         assert_eq!((summary.launches, summary.failed), (8, 0));
@@ -180,19 +177,21 @@ mod tests {
             crate::fixtures::file("k", "2026-01-01T00:00:00Z", crate::fixtures::host("h"), &[]);
         let path = dir.path().join("r.jsonl");
         let record = ProfileRecord {
-            seq: 0,
-            round: 0,
-            cell: crate::store::CellKey {
-                jdk: "17".into(),
-                gc: crate::matrix::Gc::G1,
-                heap: "64m".into(),
-                variant: "default".into(),
-                gc_threads: "auto".into(),
-                cpus: "all".into(),
-                app: None,
-                setting: None,
+            at: crate::store::PlannedAs {
+                seq: 0,
+                round: 0,
+                cell: crate::store::CellKey {
+                    jdk: "17".into(),
+                    gc: crate::matrix::Gc::G1,
+                    heap: "64m".into(),
+                    variant: "default".into(),
+                    gc_threads: "auto".into(),
+                    cpus: "all".into(),
+                    app: None,
+                    setting: None,
+                },
+                pretouch: true,
             },
-            pretouch: true,
             command: vec!["perf".into()],
             started_at: "t".into(),
             time_to_main_ns: Some(crate::units::Nanos(5)),

@@ -462,10 +462,12 @@ mod tests {
 
     fn profile(seq: u64, round: u32, gc: crate::matrix::Gc, pretouch: bool) -> String {
         let record = crate::store::profile::ProfileRecord {
-            seq,
-            round,
-            cell: launch(0, gc, pretouch).cell,
-            pretouch,
+            at: crate::store::PlannedAs {
+                seq,
+                round,
+                cell: launch(0, gc, pretouch).cell,
+                pretouch,
+            },
             command: vec![],
             started_at: String::new(),
             time_to_main_ns: None,

@@ -91,8 +91,8 @@ mod tests {
         // A cut, non-UTF-8 line among them (a crash mid-write, say) hides nothing else.
         bytes.extend(b"{\"record\":\"probe\",\xff\n");
         let mut again = probe.clone();
-        again.seq = 2;
-        again.round = 1;
+        again.at.seq = 2;
+        again.at.round = 1;
         bytes.extend(serde_json::to_vec(&Record::Probe(Box::new(again))).unwrap());
         bytes.push(b'\n');
         std::fs::write(&file.path, bytes).unwrap();
@@ -100,7 +100,7 @@ mod tests {
         assert_eq!(
             probes
                 .iter()
-                .map(|p| (p.label.as_str(), p.record.seq))
+                .map(|p| (p.label.as_str(), p.record.at.seq))
                 .collect::<Vec<_>>(),
             [("k", 1), ("k", 2)]
         );
@@ -110,7 +110,7 @@ mod tests {
         assert_eq!(crate::store::profile::missing_profiles(&file), 0);
         let present = probes
             .into_iter()
-            .map(|p| (p.record.cell, p.record.round, p.record.pretouch));
+            .map(|p| (p.record.at.cell, p.record.at.round, p.record.at.pretouch));
         assert_eq!(
             missing(&file, Some(1), present),
             1,

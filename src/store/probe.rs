@@ -28,6 +28,6 @@ pub fn missing_probes(file: &ResultFile) -> u64 {
         file.header.probe_rounds,
         read_probes(std::slice::from_ref(file))
             .into_iter()
-            .map(|p| (p.record.cell, p.record.round, p.record.pretouch)),
+            .map(|p| (p.record.at.cell, p.record.at.round, p.record.at.pretouch)),
     )
 }

@@ -17,7 +17,7 @@ pub fn missing_profiles(file: &ResultFile) -> u64 {
         file.header.profile_rounds,
         read_profiles(std::slice::from_ref(file))
             .into_iter()
-            .map(|p| (p.record.cell, p.record.round, p.record.pretouch)),
+            .map(|p| (p.record.at.cell, p.record.at.round, p.record.at.pretouch)),
     )
 }
 

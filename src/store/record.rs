@@ -320,19 +320,28 @@ pub struct RunResume {
     pub vm: Option<Box<VmShape>>,
 }
 
-/// One profiled launch (`"record":"profile"`). Written after the run's timed launches.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ProfileRecord {
-    /// Position among the run's profiled launches, from 0.
+/// Where a launch of the extra rounds stands in its run's plan: the fields its record
+/// starts with, the same for every kind (profiled, probed), written in this order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlannedAs {
+    /// Position among the run's launches of its kind, from 0.
     pub seq: u64,
-    /// Profiled round of the cell, from 0. Each round launches the cell once without and
-    /// once with pretouch.
+    /// Round of the cell among the launches of its kind, from 0. Each round launches the
+    /// cell once without and once with pretouch.
     pub round: u32,
     /// The cell, as in its launch records.
     #[serde(flatten)]
     pub cell: CellKey,
     /// Launched with `-XX:+AlwaysPreTouch` (else with `-XX:-AlwaysPreTouch`).
     pub pretouch: bool,
+}
+
+/// One profiled launch (`"record":"profile"`). Written after the run's timed launches.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProfileRecord {
+    /// Where the launch stands among the run's profiled launches.
+    #[serde(flatten)]
+    pub at: PlannedAs,
     /// The full command line: `perf record ... --`, then the JVM's as in a launch record.
     pub command: Vec<String>,
     /// UTC wall-clock time of the spawn (of perf), RFC 3339 with milliseconds.
@@ -372,16 +381,9 @@ impl ProfileRecord {
 /// One probed launch (`"record":"probe"`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ProbeRecord {
-    /// Position among the run's probed launches, from 0.
-    pub seq: u64,
-    /// Probed round of the cell, from 0. Each round launches the cell once without and
-    /// once with pretouch.
-    pub round: u32,
-    /// The cell, as in its launch records.
+    /// Where the launch stands among the run's probed launches.
     #[serde(flatten)]
-    pub cell: CellKey,
-    /// Launched with `-XX:+AlwaysPreTouch` (else with `-XX:-AlwaysPreTouch`).
-    pub pretouch: bool,
+    pub at: PlannedAs,
     /// The JVM's command line, as in a launch record (the JVM is not under a wrapper).
     pub command: Vec<String>,
     /// The bpftrace command that probed it, started before the JVM and stopped after it.
