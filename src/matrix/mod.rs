@@ -10,6 +10,7 @@ pub mod kernels;
 pub mod ready;
 pub mod repetitions;
 pub mod settings;
+pub(crate) mod text;
 
 use std::collections::HashSet;
 use std::fmt;
@@ -18,6 +19,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Deserializer, Serialize, de};
 
 use crate::matrix::cpuset::CpuSet;
+use crate::matrix::text::checked_text;
 use crate::units::Bytes;
 
 /// The matrix shipped in the binary, run by `pretouch run` without a file.
@@ -552,37 +554,6 @@ where
     }
 
     d.deserialize_any(ScalarVisitor(check))
-}
-
-/// Deserializes a number or a string as text and checks it inside the visitor (see
-/// [`checked_seq`]): `cpus: [0]` and `cpus: ["0"]` mean the same.
-pub(crate) fn checked_text<'de, D: Deserializer<'de>>(
-    d: D,
-    check: fn(String) -> Result<String, String>,
-) -> Result<String, D::Error> {
-    struct TextVisitor(fn(String) -> Result<String, String>);
-
-    impl de::Visitor<'_> for TextVisitor {
-        type Value = String;
-
-        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            f.write_str("a number or a string")
-        }
-
-        fn visit_u64<E: de::Error>(self, v: u64) -> Result<String, E> {
-            (self.0)(v.to_string()).map_err(E::custom)
-        }
-
-        fn visit_i64<E: de::Error>(self, v: i64) -> Result<String, E> {
-            (self.0)(v.to_string()).map_err(E::custom)
-        }
-
-        fn visit_str<E: de::Error>(self, v: &str) -> Result<String, E> {
-            (self.0)(v.to_owned()).map_err(E::custom)
-        }
-    }
-
-    d.deserialize_any(TextVisitor(check))
 }
 
 #[derive(Debug)]

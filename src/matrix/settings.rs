@@ -11,6 +11,8 @@ use std::fmt;
 
 use serde::{Deserialize, Deserializer, de};
 
+use crate::matrix::text::checked_text;
+
 /// Where the `sysfs:` knobs live: paths in a setting are relative to this folder.
 pub const SYSFS_MM: &str = "sys/kernel/mm";
 /// Where the `sysctl:` knobs live: `vm.swappiness` is `proc/sys/vm/swappiness`.
@@ -220,44 +222,13 @@ fn check_value(value: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// Deserializes a number or a string as text and checks it inside the visitor, so that
-/// serde_yaml gives the error the value's line.
-fn text<'de, D: Deserializer<'de>>(
-    d: D,
-    check: fn(String) -> Result<String, String>,
-) -> Result<String, D::Error> {
-    struct TextVisitor(fn(String) -> Result<String, String>);
-
-    impl de::Visitor<'_> for TextVisitor {
-        type Value = String;
-
-        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            f.write_str("a number or a string")
-        }
-
-        fn visit_u64<E: de::Error>(self, v: u64) -> Result<String, E> {
-            (self.0)(v.to_string()).map_err(E::custom)
-        }
-
-        fn visit_i64<E: de::Error>(self, v: i64) -> Result<String, E> {
-            (self.0)(v.to_string()).map_err(E::custom)
-        }
-
-        fn visit_str<E: de::Error>(self, v: &str) -> Result<String, E> {
-            (self.0)(v.to_owned()).map_err(E::custom)
-        }
-    }
-
-    d.deserialize_any(TextVisitor(check))
-}
-
 /// A `sysfs:` key, checked where it is written (so the error has its line).
 #[derive(Debug, PartialEq, Eq, PartialOrd, Ord)]
 struct SysfsKey(String);
 
 impl<'de> Deserialize<'de> for SysfsKey {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        text(d, |s| check_sysfs(&s).map(|()| s)).map(SysfsKey)
+        checked_text(d, |s| check_sysfs(&s).map(|()| s)).map(SysfsKey)
     }
 }
 
@@ -267,7 +238,7 @@ struct SysctlKey(String);
 
 impl<'de> Deserialize<'de> for SysctlKey {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        text(d, |s| check_sysctl(&s).map(|()| s)).map(SysctlKey)
+        checked_text(d, |s| check_sysctl(&s).map(|()| s)).map(SysctlKey)
     }
 }
 
@@ -277,7 +248,7 @@ struct Value(String);
 
 impl<'de> Deserialize<'de> for Value {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        text(d, |s| check_value(&s).map(|()| s)).map(Value)
+        checked_text(d, |s| check_value(&s).map(|()| s)).map(Value)
     }
 }
 
