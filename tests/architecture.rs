@@ -393,7 +393,6 @@ const LONG: &[(&str, &str, usize)] = &[
     ("cmd::calibrate", "cmd_calibrate", 175),
     ("render::probe", "csv", 166),
     ("analyze::report", "cell_report", 156),
-    ("schedule::campaign", "at_boot", 142),
     ("render::plot", "panel", 131),
     ("machine::calibration", "processes", 124),
 ];

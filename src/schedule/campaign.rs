@@ -196,23 +196,7 @@ pub fn at_boot(
                         release: &running.release,
                     });
                 } else {
-                    let why = failed_boot_cause(c, &running, &target.release, &f.token);
-                    let failed = FailedBoot {
-                        step,
-                        label: c.label(step).to_owned(),
-                        expected: target.release.clone(),
-                        found: running.release.clone(),
-                        why,
-                        at: utc(),
-                    };
-                    let k = &mut c.session.kernels[step];
-                    k.status = KernelStatus::BootFailed;
-                    k.message = Some(format!(
-                        "boot {} brought up {} instead of {}: {}",
-                        k.boots, failed.found, failed.expected, failed.why
-                    ));
-                    c.failed_boots.push(failed);
-                    c.in_flight = None;
+                    record_failed_boot(c, &running, &f, &target.release);
                     save(c)?;
                     events(CampaignEvent::BootFailed(
                         c.failed_boots.last().expect("just pushed"),
@@ -221,20 +205,7 @@ pub fn at_boot(
             }
             // The boot the step ran in is over: a power cut, a panic or a hang mid-run.
             Phase::Running if running.boot_id != f.boot_id => {
-                claim_result_file(c, step);
-                let k = &mut c.session.kernels[step];
-                let given_up = k.boots >= MAX_BOOTS;
-                k.status = if given_up {
-                    KernelStatus::RunFailed
-                } else {
-                    KernelStatus::Interrupted
-                };
-                k.message = Some(format!(
-                    "boot {} ended during its run (a power loss, a panic or a hang){}",
-                    k.boots,
-                    if given_up { "; given up" } else { "" }
-                ));
-                c.in_flight = None;
+                let given_up = record_cut_run(c, step);
                 save(c)?;
                 events(CampaignEvent::RunCut { step, given_up });
             }
@@ -255,6 +226,48 @@ pub fn at_boot(
     c.time.own += started.elapsed().as_secs_f64() - run_secs;
     save(c)?;
     Ok(stand)
+}
+
+/// Records that the boot `f` asked for brought up `running` instead of `expected`: the
+/// step's boot failed, and it is tried again at the end.
+fn record_failed_boot(c: &mut Campaign, running: &Running, f: &InFlight, expected: &str) {
+    let step = f.step;
+    let failed = FailedBoot {
+        step,
+        label: c.label(step).to_owned(),
+        expected: expected.to_owned(),
+        found: running.release.clone(),
+        why: failed_boot_cause(c, running, expected, &f.token),
+        at: utc(),
+    };
+    let k = &mut c.session.kernels[step];
+    k.status = KernelStatus::BootFailed;
+    k.message = Some(format!(
+        "boot {} brought up {} instead of {}: {}",
+        k.boots, failed.found, failed.expected, failed.why
+    ));
+    c.failed_boots.push(failed);
+    c.in_flight = None;
+}
+
+/// Records that the boot `step` ran in ended during its run; true when the step is
+/// given up after [`MAX_BOOTS`] boots.
+fn record_cut_run(c: &mut Campaign, step: usize) -> bool {
+    claim_result_file(c, step);
+    let k = &mut c.session.kernels[step];
+    let given_up = k.boots >= MAX_BOOTS;
+    k.status = if given_up {
+        KernelStatus::RunFailed
+    } else {
+        KernelStatus::Interrupted
+    };
+    k.message = Some(format!(
+        "boot {} ended during its run (a power loss, a panic or a hang){}",
+        k.boots,
+        if given_up { "; given up" } else { "" }
+    ));
+    c.in_flight = None;
+    given_up
 }
 
 /// Why the boot for `expected` brought up `running`.
@@ -367,8 +380,6 @@ fn claim_result_file(c: &mut Campaign, step: usize) {
 mod tests {
     use super::*;
     use crate::machine::boot::{BootMethod, BootTarget};
-    use crate::store::campaign::{CAMPAIGN_FORMAT, TimeSpent};
-    use crate::store::kernels::{KernelSession, KernelState, SESSION_FORMAT};
     use crate::store::{Record, RunEnd};
     use std::cell::RefCell;
 
@@ -450,61 +461,38 @@ mod tests {
         }
     }
 
+    /// The store's two-kernel, two-run campaign, as a kexec campaign of releases
+    /// `6.1-a` and `6.1-b` recording into `results`.
     fn campaign(results: &Path) -> Campaign {
-        let targets: Vec<BootTarget> = ["a", "b"]
-            .iter()
-            .map(|l| BootTarget {
-                image: format!("/boot/vmlinuz-{l}").into(),
-                initrd: None,
-                cmdline: "ro".into(),
-                release: format!("6.1-{l}"),
-                image_sha256: "00".into(),
-                entry: None,
-            })
-            .collect();
-        let mut kernels = Vec::new();
-        for run in 1..=2 {
-            for l in ["a", "b"] {
-                kernels.push(KernelState {
-                    run: Some(run),
-                    ..KernelState::pending(
-                        format!("/boot/vmlinuz-{l}").into(),
-                        None,
-                        Some(l.into()),
-                    )
-                });
-            }
+        let mut c = crate::store::campaign::tests::campaign(&["a", "b"], 2);
+        for target in &mut c.targets {
+            target.release = format!("6.1-{}", target.release);
         }
-        Campaign {
-            format: CAMPAIGN_FORMAT,
-            session: KernelSession {
-                format: SESSION_FORMAT,
-                name: "quick".into(),
-                matrix_origin: "m.yaml".into(),
-                matrix_sha256: "00".into(),
-                started_at: "2026-12-01T00:00:00Z".into(),
-                results: results.to_owned(),
-                kernels,
-                probe_rounds: None,
-                profile_rounds: None,
-                runs: Some(2),
-            },
-            boot: BootMethod::Kexec,
-            targets,
-            order: vec![0, 1, 0, 1],
-            program: "/c/pretouch".into(),
-            matrix: "/c/matrix.yaml".into(),
-            options: vec!["--timeout".into(), "300".into()],
-            default_release: "6.1-default".into(),
-            in_flight: None,
-            failed_boots: vec![],
-            spawned_at: vec![],
-            time: TimeSpent::default(),
-            estimate_run_secs: 1.0,
-            estimate_boot_secs: 1.0,
-            finished_at: None,
-            stopped_at: None,
-        }
+        c.session.results = results.to_owned();
+        c.boot = BootMethod::Kexec;
+        c.program = "/c/pretouch".into();
+        c.matrix = "/c/matrix.yaml".into();
+        c.options = vec!["--timeout".into(), "300".into()];
+        c.default_release = "6.1-default".into();
+        c.estimate_run_secs = 1.0;
+        c.estimate_boot_secs = 1.0;
+        c
+    }
+
+    /// A campaign recording into `dir`, the path of its state file, a boot loader and a
+    /// step runner that succeed: what each test starts from.
+    fn start(dir: &Path) -> (PathBuf, Campaign, Loader, Runner) {
+        let runner = Runner {
+            results: dir.into(),
+            commands: vec![],
+            code: 0,
+        };
+        (
+            dir.join("campaign.json"),
+            campaign(dir),
+            Loader::default(),
+            runner,
+        )
     }
 
     fn at(
@@ -535,15 +523,8 @@ mod tests {
     #[test]
     fn each_boot_runs_its_step_and_asks_for_the_next_kernel_in_turn() {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("campaign.json");
-        let mut c = campaign(dir.path());
+        let (path, mut c, loader, mut runner) = start(dir.path());
         c.save(&path).unwrap();
-        let loader = Loader::default();
-        let mut runner = Runner {
-            results: dir.path().into(),
-            commands: vec![],
-            code: 0,
-        };
         // The start: the default kernel runs; the first step's kernel is asked for.
         let start = running("6.1-default", "boot0", "");
         assert_eq!(
@@ -589,14 +570,7 @@ mod tests {
     #[test]
     fn a_wrong_kernel_is_a_failed_boot_tried_again_at_the_end_and_a_cut_run_resumes() {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("campaign.json");
-        let mut c = campaign(dir.path());
-        let loader = Loader::default();
-        let mut runner = Runner {
-            results: dir.path().into(),
-            commands: vec![],
-            code: 0,
-        };
+        let (path, mut c, loader, mut runner) = start(dir.path());
         at(
             &mut c,
             &path,
@@ -671,14 +645,7 @@ mod tests {
     #[test]
     fn a_cut_before_the_machine_went_down_asks_for_the_same_boot_again() {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("campaign.json");
-        let mut c = campaign(dir.path());
-        let loader = Loader::default();
-        let mut runner = Runner {
-            results: dir.path().into(),
-            commands: vec![],
-            code: 0,
-        };
+        let (path, mut c, loader, mut runner) = start(dir.path());
         let start = running("6.1-default", "b0", "");
         at(&mut c, &path, &start, &loader, &mut runner);
         let mut c = Campaign::load(&path).unwrap();

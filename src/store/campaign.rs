@@ -194,7 +194,7 @@ impl Campaign {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::store::kernels::{KernelState, SESSION_FORMAT};
 
