@@ -123,7 +123,7 @@ fn measures_pretouch_on_every_installed_jdk() {
         assert_eq!(cell["label"], "test-kernel");
         assert_eq!(cell["heap"], HEAP);
         assert_eq!(cell["variant"], "default");
-        assert_eq!(cell["runs"], 6, "{cell}");
+        assert_eq!(cell["launches"], 6, "{cell}");
         let (on, off) = (
             cell["median_on_ms"].as_f64().unwrap(),
             cell["median_off_ms"].as_f64().unwrap(),

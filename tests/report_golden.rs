@@ -421,6 +421,41 @@ fn text_reports_are_72_columns_of_ascii() {
     );
 }
 
+/// The text report of 2 cells x 2 labels reads at a glance: the kept reports of the
+/// fixture inputs with two labels of a G1 and a Parallel cell each (`fixed`: a failed
+/// launch and an outlier; `runs`: three runs a label, so the run-to-run check) print at
+/// most 40 lines, the explaining tables once for both labels. The kept outputs are what
+/// `reports_match_the_kept_outputs` checks the program still prints.
+#[test]
+fn two_cells_by_two_labels_fit_in_40_lines() {
+    for name in ["fixed.text", "runs.text", "fixed--labels.text"] {
+        let kept = std::fs::read_to_string(root().join("out").join(name)).unwrap();
+        let stdout = kept
+            .split_once("--- stdout\n")
+            .and_then(|(_, rest)| rest.split_once("--- stderr"))
+            .map(|(out, _)| out)
+            .unwrap();
+        // The report is of 2 cells x 2 labels: two rows in the main table.
+        let cells = stdout
+            .lines()
+            .filter(|l| l.starts_with("g1 ") || l.starts_with("parallel "))
+            .count();
+        assert!(cells >= 2, "{name}: not the 2 x 2 report:\n{stdout}");
+        assert!(
+            stdout.contains("\nA  ") && stdout.contains("\nB  "),
+            "{name}"
+        );
+        let lines = stdout.lines().count();
+        assert!(lines <= 40, "{name}: {lines} lines:\n{stdout}");
+        // Each explaining table is printed once, not once per label.
+        assert_eq!(
+            stdout.matches("expected").count(),
+            2,
+            "{name}: the explaining table and its legend once:\n{stdout}"
+        );
+    }
+}
+
 /// docs/json.md names, in backticks, every key the kept golden reports' JSON holds, at
 /// any depth: a key the program emits and the docs do not list fails here.
 #[test]

@@ -123,8 +123,8 @@ fn report_shape(results: &Path) -> Vec<String> {
                 c["gc"],
                 c["heap"],
                 c["variant"],
-                c["runs_off"],
-                c["runs_on"],
+                c["launches_off"],
+                c["launches_on"],
                 c["failed"],
                 has("median_on_ms"),
                 has("median_off_ms"),
@@ -381,7 +381,7 @@ fn kill_9_takes_the_jvm_along_and_a_cut_line_does_not_stop_the_resume() {
     // launches, not about reading the file.
     let file_warnings: Vec<&str> = stdout
         .lines()
-        .filter(|l| l.starts_with("warning:") && !l.contains("lie far from"))
+        .filter(|l| l.starts_with("warning:") && !l.contains("outlier launch(es)"))
         .collect();
     assert!(file_warnings.is_empty(), "{stdout}");
 }

@@ -181,9 +181,7 @@ fn a_confined_cell_is_read_against_the_calibration_of_its_cpus() {
     let text = unwrapped(&out.get_output().stdout);
     let cpu = this_machine().cpus[0].id;
     assert!(
-        text.contains(&format!(
-            "% ceiling against calibrate zap, 1 CPU (CPUs {cpu})"
-        )),
+        text.contains(&format!("%ceil against calibrate zap, 1 CPU (CPUs {cpu})")),
         "{text}"
     );
     // The run header records where the set lies.

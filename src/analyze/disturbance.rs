@@ -702,7 +702,10 @@ mod tests {
             );
         }
         let text = crate::render::document::render(&doc, Format::Text).replace("\n  ", " ");
-        assert!(text.contains("disturbed: base 17.0.15+6 g1 1g default 1 of 20 launches (memory returned to host 1)"), "{text}");
+        assert!(
+            text.contains("disturbed launches: g1 1g 1 of 20 (memory returned to host 1)"),
+            "{text}"
+        );
         assert!(
             text.contains("machine: base ran on a VM with free page reporting on"),
             "{text}"

@@ -56,11 +56,15 @@ pub struct CellReport {
     /// The heap as written in the matrix.
     pub heap: String,
     pub variant: String,
-    /// Counted launches that reached `main()`, both settings together.
+    /// Counted launches that reached `main()`, both settings together (`launches` in
+    /// the JSON and CSV: a run is a result file, a round two launches).
+    #[serde(rename = "launches")]
     pub runs: usize,
     /// Of those, with pretouch.
+    #[serde(rename = "launches_on")]
     pub runs_on: usize,
     /// Of those, without pretouch.
+    #[serde(rename = "launches_off")]
     pub runs_off: usize,
     /// Counted launches that failed (they are in no median).
     pub failed: usize,

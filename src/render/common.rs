@@ -253,7 +253,7 @@ pub(crate) fn outlier_note(outliers: usize, excluded: bool) -> Option<String> {
     match (outliers, excluded) {
         (0, false) => None,
         (n, false) => Some(format!(
-            "warning: {n} launch(es) lie far from their cell's median (column out: modified z-score above 3.5); they are kept in every figure. --exclude-outliers leaves them out."
+            "warning: {n} outlier launch(es), in every figure unless --exclude-outliers"
         )),
         (n, true) => Some(format!(
             "note: --exclude-outliers was given: {n} launch(es) flagged as outliers (column out) are left out of every figure."
@@ -316,16 +316,128 @@ pub(crate) fn printed_warnings(
 }
 
 pub(crate) fn failure_warnings(cells: &[&CellReport]) -> Vec<String> {
+    failure_warnings_named(cells, &|c| cell_name(c))
+}
+
+/// [`failure_warnings`], each cell named by `name`.
+pub(crate) fn failure_warnings_named(
+    cells: &[&CellReport],
+    name: &dyn Fn(&CellReport) -> String,
+) -> Vec<String> {
     cells
         .iter()
         .filter(|c| c.failed > 0)
         .map(|c| {
             format!(
                 "warning: {}: {} launch(es) failed, first: {}",
-                cell_name(c),
+                name(c),
                 c.failed,
                 c.first_failure.as_deref().unwrap_or("unknown")
             )
         })
         .collect()
+}
+
+/// How the text report names a cell in its rows and notes: the letter of its label when
+/// labels are side by side (the legend lines say which label each letter is), then the
+/// key parts that vary among the cells (the shared ones are said once, above the
+/// tables). With one label, the key parts alone.
+#[derive(Debug, Clone, Default)]
+pub struct CellNames {
+    /// The key parts shown ([`key_columns`]).
+    cols: Vec<usize>,
+    /// Each label and its letter, in the comparison's order; empty with one label.
+    letters: Vec<(String, String)>,
+}
+
+impl CellNames {
+    /// Names for `cells`, with `letters` (label, letter) when several labels are shown.
+    pub fn new<'a>(
+        cells: impl IntoIterator<Item = &'a CellReport>,
+        letters: Vec<(String, String)>,
+    ) -> Self {
+        let keys: Vec<[String; 4]> = cells.into_iter().map(CellReport::key).collect();
+        let refs: Vec<_> = keys.iter().map(key_refs).collect();
+        let (cols, _) = key_columns(&refs);
+        Self { cols, letters }
+    }
+
+    /// Names for one report's cells, lettered in its labels' order when it has several.
+    pub fn of(report: &Report) -> Self {
+        let letters = if report.labels.len() > 1 {
+            report
+                .labels
+                .iter()
+                .enumerate()
+                .map(|(i, l)| (l.clone(), crate::analyze::labels::letter(i)))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        Self::new(&report.cells, letters)
+    }
+
+    /// Whether rows carry a label column (several labels shown).
+    pub(crate) fn lettered(&self) -> bool {
+        !self.letters.is_empty()
+    }
+
+    /// The letter of `label`, its name when it has none.
+    pub(crate) fn letter<'a>(&'a self, label: &'a str) -> &'a str {
+        self.letters
+            .iter()
+            .find(|(l, _)| l == label)
+            .map_or(label, |(_, letter)| letter.as_str())
+    }
+
+    /// The rank of `label` among the lettered labels (the order rows list them in).
+    pub(crate) fn rank(&self, label: &str) -> usize {
+        self.letters
+            .iter()
+            .position(|(l, _)| l == label)
+            .unwrap_or(0)
+    }
+
+    /// The headers of the key columns shown.
+    pub(crate) fn headers(&self) -> Vec<&'static str> {
+        self.cols.iter().map(|&i| KEY_HEADERS[i]).collect()
+    }
+
+    /// The key parts shown of `c`, as the key columns take them.
+    pub(crate) fn key(&self, c: &CellReport) -> Vec<String> {
+        key_values(key_refs(&c.key()), &self.cols)
+    }
+
+    /// `B g1 64m`: the letter (when lettered) and the key parts shown.
+    pub(crate) fn name(&self, c: &CellReport) -> String {
+        let key = self.key(c).join(" ");
+        if self.lettered() {
+            format!("{} {key}", self.letter(&c.label))
+        } else {
+            key
+        }
+    }
+
+    /// The cells named once each, in the order given; a key met under every letter is
+    /// named once, without a letter (`g1 1g, A parallel 1g`).
+    pub(crate) fn group(&self, cells: &[&CellReport]) -> String {
+        let mut out: Vec<String> = Vec::new();
+        for c in cells {
+            let key = self.key(c);
+            let everywhere = self.lettered()
+                && self
+                    .letters
+                    .iter()
+                    .all(|(l, _)| cells.iter().any(|o| o.label == *l && self.key(o) == key));
+            let name = if everywhere {
+                key.join(" ")
+            } else {
+                self.name(c)
+            };
+            if !out.contains(&name) {
+                out.push(name);
+            }
+        }
+        out.join(", ")
+    }
 }

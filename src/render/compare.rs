@@ -10,8 +10,9 @@ use crate::analyze::compare::{Column, Comparison, Entry, Interval};
 use crate::analyze::report::CellReport;
 use crate::machine::jdk::short_jdk;
 use crate::render::common::{
-    FEW_ROUNDS, KEY_HEADERS, cost, cost_half_width, failure_warnings, iqr, key_columns, key_values,
-    ms, outlier_note, run_to_run_notes, spread,
+    CellNames, FEW_ROUNDS, KEY_HEADERS, cost, cost_half_width, failure_warnings,
+    failure_warnings_named, iqr, key_columns, key_values, ms, outlier_note, run_to_run_notes,
+    spread,
 };
 use crate::render::labels::{self, detail_rows, legend_line, levels, minute};
 use crate::render::table::{self, Col};
@@ -277,23 +278,29 @@ pub fn text(cmp: &Comparison) -> String {
         facts.push(format!("{} UTC", minute(&c.info.oldest_run)));
         out += &legend_line(c, &facts.join(", "));
     }
+    let (cols, shared) = key_columns(&keys(cmp));
+    // What every cell shares, on one line when it fits: the host, the kernel, the key
+    // parts.
+    let mut common: Vec<String> = Vec::new();
     if let Some(first) = cmp.columns.first().filter(|_| same_host) {
         let kernel = if same_kernel {
             format!(", kernel {}", first.info.kernel_release)
         } else {
             String::new()
         };
-        out += &table::wrap(
-            &format!(
-                "host {} ({}){kernel}",
-                first.info.hostname, first.info.cpu_model
-            ),
-            2,
-        );
+        common.push(format!(
+            "host {} ({}){kernel}",
+            first.info.hostname, first.info.cpu_model
+        ));
     }
-    let (cols, shared) = key_columns(&keys(cmp));
-    if let Some(shared) = shared {
-        out += &table::wrap(&shared, 2);
+    common.extend(shared);
+    let one = common.join("; ");
+    if one.len() <= table::WIDTH {
+        out += &table::wrap(&one, 2);
+    } else {
+        for line in &common {
+            out += &table::wrap(line, 2);
+        }
     }
     out.push('\n');
     out += &main_tables(cmp, &cols);
@@ -301,8 +308,38 @@ pub fn text(cmp: &Comparison) -> String {
     out += &details(cmp, &cols);
     out.push('\n');
     out += &table::wrap(&legend(cmp), 0);
-    for n in notes(cmp) {
+    out += &text_notes(cmp);
+    out
+}
+
+/// The notes under the text's tables: [`notes`]' with each cell named by its letter and
+/// the key parts that vary, the outliers as a table.
+fn text_notes(cmp: &Comparison) -> String {
+    let cells: Vec<&CellReport> = cmp
+        .rows
+        .iter()
+        .flat_map(|r| cmp.entries(r).map(|(_, e)| &e.measured))
+        .collect();
+    let letters = cmp
+        .columns
+        .iter()
+        .map(|c| (c.label.clone(), c.letter.clone()))
+        .collect();
+    let names = CellNames::new(cells.iter().copied(), letters);
+    let mut notes = failure_warnings_named(&cells, &|c| names.name(c));
+    notes.extend(outlier_note(
+        cells.iter().map(|c| c.outliers).sum(),
+        cmp.outliers_excluded,
+    ));
+    notes.extend(cmp.warnings.iter().map(|w| format!("warning: {w}")));
+    notes.extend(run_to_run_notes(&cmp.run_to_run));
+    let mut out = String::new();
+    for n in notes {
         out += &table::wrap(&n, 2);
+    }
+    out += &crate::render::disturbance::text(&cells, &names);
+    for n in &cmp.machine_notes {
+        out += &table::wrap(n, 2);
     }
     out
 }
@@ -521,8 +558,7 @@ mod tests {
         pretouch cost, 20% trimmed mean in ms; change against A (baseline)
         A  6.18.0-base (baseline): 2026-11-30 07:00 UTC
         B  6.18.0-vma-refcount: 2026-11-30 08:00 UTC
-        host vm (AMD EPYC 9B14), kernel 6.18.0
-        jdk 17.0.15+6, variant default
+        host vm (AMD EPYC 9B14), kernel 6.18.0; jdk 17.0.15+6, variant default
 
         gc        heap    A    B    B-A   +-        %    +-
         g1        1g    383  284  -99.1  7.6  -25.9%*  2.0%
@@ -542,12 +578,9 @@ mod tests {
         quartiles' distance; out = outlier launches (modified z-score > 3.5). An
         interval from one run misses run-to-run drift (--runs 3). docs/report.md
         says more.
-        warning: 1 launch(es) lie far from their cell's median (column out:
-          modified z-score above 3.5); they are kept in every figure.
-          --exclude-outliers leaves them out.
-        outlier: 6.18.0-vma-refcount 17.0.15+6 g1 1g default: round 7 with
-          pretouch 985 ms, median 332: no machine counters recorded (file
-          written before they were)
+        warning: 1 outlier launch(es), in every figure unless --exclude-outliers
+        outlier  round  pretouch   ms  median  likely cause
+        B g1 1g      7  with      985     332  no machine counters (older file)
         ");
     }
 
@@ -564,7 +597,7 @@ mod tests {
         - `6.18.0-base` (baseline): host vm, AMD EPYC 9B14, kernel 6.18.0, oldest run 2026-11-30T07:00:00Z
         - `6.18.0-vma-refcount`: host vm, AMD EPYC 9B14, kernel 6.18.0, oldest run 2026-11-30T08:00:00Z
 
-        > warning: 1 launch(es) lie far from their cell's median (column out: modified z-score above 3.5); they are kept in every figure. --exclude-outliers leaves them out.
+        > warning: 1 outlier launch(es), in every figure unless --exclude-outliers
 
         > outlier: 6.18.0-vma-refcount 17.0.15+6 g1 1g default: round 7 with pretouch 985 ms, median 332: no machine counters recorded (file written before they were)
         ");
@@ -573,7 +606,7 @@ mod tests {
     #[test]
     fn csv() {
         insta::assert_snapshot!(super::csv(&sample()), @r#"
-        label,jdk,gc,heap,variant,runs,runs_on,runs_off,failed,median_on_ms,min_on_ms,max_on_ms,median_off_ms,min_off_ms,max_off_ms,pretouch_ms,first_failure,gc_threads,cpus,app,exec_to_agent_off_ms,exec_to_agent_on_ms,agent_to_init_off_ms,agent_to_init_on_ms,init_to_main_off_ms,init_to_main_on_ms,pretouch_faults,expected_faults,fault_rate_per_s,ceiling_per_s,ceiling_pct,jvm_pretouch_ms,jvm_genesis_growth_ms,untouched,untouched_reason,untouched_launches,rounds,cost_min_ms,cost_q1_ms,cost_q3_ms,cost_max_ms,cost_tmean_ms,cost_ci_low_ms,cost_ci_high_ms,cost_ci_batches,cost_ci_runs,cost_ci_looks,outliers,disturbed,disturbances,outlier_causes,heap_memory,heap_views,heap_page_size_bytes,heap_huge_bytes,heap_resident_bytes,pretouch_method,method_source,method_bugs,method_notes,method_check,method_check_detail,pretouch_logging,baseline,change_ms,change_percent,change_percent_low,change_percent_high,shift_ms,ci_low_ms,ci_high_ms,ci_confidence,significant,not_compared,outliers_excluded
+        label,jdk,gc,heap,variant,launches,launches_on,launches_off,failed,median_on_ms,min_on_ms,max_on_ms,median_off_ms,min_off_ms,max_off_ms,pretouch_ms,first_failure,gc_threads,cpus,app,exec_to_agent_off_ms,exec_to_agent_on_ms,agent_to_init_off_ms,agent_to_init_on_ms,init_to_main_off_ms,init_to_main_on_ms,pretouch_faults,expected_faults,fault_rate_per_s,ceiling_per_s,ceiling_pct,jvm_pretouch_ms,jvm_genesis_growth_ms,untouched,untouched_reason,untouched_launches,rounds,cost_min_ms,cost_q1_ms,cost_q3_ms,cost_max_ms,cost_tmean_ms,cost_ci_low_ms,cost_ci_high_ms,cost_ci_batches,cost_ci_runs,cost_ci_looks,outliers,disturbed,disturbances,outlier_causes,heap_memory,heap_views,heap_page_size_bytes,heap_huge_bytes,heap_resident_bytes,pretouch_method,method_source,method_bugs,method_notes,method_check,method_check_detail,pretouch_logging,baseline,change_ms,change_percent,change_percent_low,change_percent_high,shift_ms,ci_low_ms,ci_high_ms,ci_confidence,significant,not_compared,outliers_excluded
         6.18.0-base,17.0.15+6-Debian-1deb12u1,g1,1g,default,20,10,10,0,431.075,421.4,442.9,48.125,47.0,49.5,382.95,,auto,all,,,,,,,,,262144,,,,,,0,,,10,374.4,378.0416666666667,388.01666666666665,393.4,382.95,377.3561992187547,388.5438007812453,10,,,0,0,,,,,,,,store,"JDK 17, before JDK 18",JDK-8272807,,,,running-pre-touch-lines,true,,,,,,,,,,,false
         6.18.0-vma-refcount,17.0.15+6-Debian-1deb12u1,g1,1g,default,20,10,10,0,332.475,323.4,985.05,48.625,47.5,50.0,283.85,,auto,all,,,,,,,,,262144,,,,,,0,,,10,275.9,279.98333333333335,288.6166666666667,937.3,283.8333333333333,278.9523188668794,288.7143477997872,10,,,1,0,,"round 7 with pretouch 985 ms, median 332: no machine counters recorded (file written before they were)",,,,,,store,"JDK 17, before JDK 18",JDK-8272807,,,,running-pre-touch-lines,false,-99.11666666666667,-25.882404143273714,-27.87496889371002,-23.889839392837406,-99.11666666666667,-106.74719337846251,-91.48613995487084,0.975,true,,false
         6.18.0-base,17.0.15+6-Debian-1deb12u1,parallel,1g,default,20,10,10,0,446.1125,436.1,458.35,50.125,49.0,51.5,395.9875,,auto,all,,,,,,,,,262144,,,,,,0,,,10,387.1,390.8854166666667,401.25416666666666,406.85,395.9875,390.17289129317925,401.8021087068208,10,,,0,0,,,,,,,,store,"JDK 17, before JDK 18",JDK-8272807 JDK-8324817,"Parallel GC could leave part of its heap untouched without THP `always` before JDK-8324817 (JDK 23, backported to 21u): the touched check says whether it did here",,,running-pre-touch-lines,true,,,,,,,,,,,false

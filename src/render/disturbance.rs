@@ -2,9 +2,11 @@
 //! each outlier, the cells whose launches the machine disturbed, and what the machine
 //! was (free page reporting on a VM). Computed in `analyze/disturbance.rs`.
 
+use crate::analyze::disturbance::NO_COUNTERS;
 use crate::analyze::outliers::{OutlierSummary, WORST};
 use crate::analyze::report::{CellReport, Report};
-use crate::render::common::cell_name;
+use crate::render::common::{CellNames, cell_name};
+use crate::render::table::{self, name, num};
 
 /// A report with more outlier lines than this summarizes the outliers of each cell
 /// with more than [`WORST`] of them (how many, their causes, the worst [`WORST`]);
@@ -23,6 +25,76 @@ pub(crate) fn notes(report: &Report) -> Vec<String> {
 /// One note per outlier with its likely cause (a summary per cell when the report
 /// has more than [`OUTLIER_LINES_MAX`]), one per disturbed cell.
 pub(crate) fn cell_notes(cells: &[&CellReport]) -> Vec<String> {
+    named_notes(cells, &|c| cell_name(c))
+}
+
+/// The outliers of `cells` as a table for the terminal and email, a row each with its
+/// likely cause, and the note on disturbed cells, each cell named by `names`; the
+/// summary of [`cell_notes`] instead of the table when the report has more than
+/// [`OUTLIER_LINES_MAX`] outliers.
+pub(crate) fn text(cells: &[&CellReport], names: &CellNames) -> String {
+    let total: usize = cells.iter().map(|c| c.outlier_lines.len()).sum();
+    let as_table = total <= OUTLIER_LINES_MAX
+        && cells
+            .iter()
+            .all(|c| c.outlier_launches.len() == c.outlier_lines.len());
+    let mut out = String::new();
+    if !as_table {
+        for n in named_notes(cells, &|c| names.name(c)) {
+            out += &table::wrap(&n, 2);
+        }
+        return out;
+    }
+    let cols = [
+        name("outlier"),
+        num("round"),
+        name("pretouch"),
+        num("ms"),
+        num("median"),
+    ];
+    let mut rows = Vec::new();
+    let mut causes = Vec::new();
+    for c in cells {
+        for (o, line) in c.outlier_launches.iter().zip(&c.outlier_lines) {
+            rows.push(vec![
+                names.name(c),
+                o.round.to_string(),
+                if o.pretouch { "with" } else { "without" }.to_owned(),
+                format!("{:.0}", o.ms),
+                o.median_ms
+                    .map_or_else(|| "-".to_owned(), |m| format!("{m:.0}")),
+            ]);
+            // The cause as the line words it (what follows `round R ... ms, median M: `),
+            // shorter where no counter was recorded.
+            causes.push(if o.kinds.iter().any(|k| k == NO_COUNTERS) {
+                "no machine counters (older file)"
+            } else {
+                line.split_once(": ").map_or(line.as_str(), |(_, why)| why)
+            });
+        }
+    }
+    if !rows.is_empty() {
+        let rendered = table::render(&cols, &rows, 0);
+        let w = table::width(&rendered);
+        // A cause too long for its column goes on below, indented as every note is.
+        let indent = if w + 2 <= table::WIDTH / 2 { w + 2 } else { 2 };
+        for (i, line) in rendered.lines().enumerate() {
+            let cause = if i == 0 {
+                "likely cause"
+            } else {
+                causes[i - 1]
+            };
+            out += &table::wrap(&format!("{line:<w$}  {cause}"), indent);
+        }
+    }
+    if let Some(n) = disturbed_note(cells, &|c| names.name(c)) {
+        out += &table::wrap(&n, 2);
+    }
+    out
+}
+
+/// [`cell_notes`], each cell named by `name`.
+fn named_notes(cells: &[&CellReport], cell_name: &dyn Fn(&CellReport) -> String) -> Vec<String> {
     let mut out = Vec::new();
     let total: usize = cells.iter().map(|c| c.outlier_lines.len()).sum();
     let mut summarized = 0;
@@ -58,14 +130,22 @@ pub(crate) fn cell_notes(cells: &[&CellReport]) -> Vec<String> {
             "note: {total} outliers in this report, more than {OUTLIER_LINES_MAX}: those of cells with more than {WORST} are summarized ({summarized} of them); --format csv or json lists every one (outlier_causes)."
         ));
     }
-    // One note for every disturbed cell: a line each would make the notes longer than
-    // the tables.
+    out.extend(disturbed_note(cells, cell_name));
+    out
+}
+
+/// One note for every disturbed cell: a line each would make the notes longer than
+/// the tables.
+fn disturbed_note(
+    cells: &[&CellReport],
+    cell_name: &dyn Fn(&CellReport) -> String,
+) -> Option<String> {
     let disturbed: Vec<String> = cells
         .iter()
         .filter(|c| c.disturbed > 0)
         .map(|c| {
             format!(
-                "{} {} of {} launches ({})",
+                "{} {} of {} ({})",
                 cell_name(c),
                 c.disturbed,
                 c.runs,
@@ -73,10 +153,7 @@ pub(crate) fn cell_notes(cells: &[&CellReport]) -> Vec<String> {
             )
         })
         .collect();
-    if !disturbed.is_empty() {
-        out.push(format!("disturbed: {}", disturbed.join("; ")));
-    }
-    out
+    (!disturbed.is_empty()).then(|| format!("disturbed launches: {}", disturbed.join("; ")))
 }
 
 #[cfg(test)]
@@ -116,7 +193,7 @@ mod tests {
             notes(&report),
             [
                 "outlier: base 25.0.3+9 g1 2g thp: round 0 with pretouch 2437 ms, median 160: idle 20 s before: memory returned to host (1960 MiB reported)",
-                "disturbed: base 25.0.3+9 g1 2g thp 3 of 20 launches (memory returned to host 2, other processes 1)",
+                "disturbed launches: base 25.0.3+9 g1 2g thp 3 of 20 (memory returned to host 2, other processes 1)",
                 "machine: base ran on a VM",
             ]
         );

@@ -5,7 +5,7 @@
 //! `html`, with its pictures in `charts`).
 
 use crate::analyze::document::{Document, Launches};
-use crate::render::common::Format;
+use crate::render::common::{CellNames, Format};
 use crate::render::{calibration, compare, explain, heap, json, probe, profile, ready, report};
 
 mod charts;
@@ -30,8 +30,9 @@ fn text(doc: &Document) -> String {
     if let Some(l) = &doc.launches {
         out += &cells_text(l);
         out += &ready::text(&l.report);
-        out += &explain::text(&l.report, l.phases);
-        out += &heap::text(&l.report);
+        let names = cell_names(l);
+        out += &explain::text(&l.report, l.phases, &names);
+        out += &heap::text(&l.report, &names);
         if let Some(p) = l.shown_profile() {
             out += "\n";
             out += &profile::text(p);
@@ -44,6 +45,21 @@ fn text(doc: &Document) -> String {
         out += &calibration::text(c);
     }
     out
+}
+
+/// How the text names the cells: by their label's letter in the comparison when
+/// several labels are shown.
+fn cell_names(l: &Launches) -> CellNames {
+    let letters = if l.several() {
+        l.comparison
+            .columns
+            .iter()
+            .map(|c| (c.label.clone(), c.letter.clone()))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    CellNames::new(&l.report.cells, letters)
 }
 
 fn cells_text(l: &Launches) -> String {

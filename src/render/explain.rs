@@ -8,8 +8,8 @@ use std::fmt::Write as _;
 use crate::analyze::explain::PHASE_NAMES;
 use crate::analyze::report::{CellReport, Report};
 use crate::machine::jdk::short_jdk;
-use crate::render::common::cell_name;
-use crate::render::table::{self, name, num};
+use crate::render::common::{CellNames, cell_name};
+use crate::render::table::{self, Explaining, name, num};
 
 fn touched(c: &CellReport) -> String {
     if c.runs_on == 0 {
@@ -115,12 +115,304 @@ faults + / init +; %ceil (% ceiling) = of this label's `pretouch calibrate`; tou
 older records.
 ";
 
-fn notes(report: &Report, prefix: &str) -> String {
+/// The time columns of the text's explaining table.
+const TIME: [Explaining<CellReport>; 4] = [
+    Explaining {
+        col: num("grew most"),
+        legend: "grew most = the startup phase whose median grew most with pretouch",
+        value: |c| c.explain.grew_most().unwrap_or("-").to_owned(),
+    },
+    Explaining {
+        col: num("init +ms"),
+        legend: "init +ms = agent load->VM init with minus without pretouch (where \
+                 pretouch lands)",
+        value: |c| table::opt_ms_tenths(c.explain.init_growth_ms()),
+    },
+    Explaining {
+        col: num("jvm ms"),
+        legend: "jvm ms = the JVM log's pretouch time",
+        value: |c| table::opt_ms_tenths(c.jvm_pretouch_ms),
+    },
+    Explaining {
+        col: num("gen. +ms"),
+        legend: "gen. +ms = its Genesis time with minus without",
+        value: |c| table::opt_ms_tenths(c.jvm_genesis_growth_ms),
+    },
+];
+
+/// The fault columns of the text's explaining table.
+const FAULTS: [Explaining<CellReport>; 5] = [
+    Explaining {
+        col: num("faults +"),
+        legend: "faults + = median minor faults with minus without",
+        value: |c| table::opt_count(c.pretouch_faults),
+    },
+    Explaining {
+        col: num("expected"),
+        legend: "expected = heap / 4 KiB x views",
+        value: |c| table::opt_count(Some(c.expected_faults as f64)),
+    },
+    Explaining {
+        col: num("faults/s"),
+        legend: "faults/s = faults + / init +ms",
+        value: |c| table::opt_count(c.fault_rate_per_s),
+    },
+    Explaining {
+        col: num("%ceil"),
+        legend: "%ceil = faults/s in % of the label's `pretouch calibrate`",
+        value: |c| {
+            c.ceiling_pct
+                .map_or_else(|| "-".to_owned(), |p| table::pct(p, 0))
+        },
+    },
+    Explaining {
+        col: num("touched"),
+        legend: "touched = 80% of the heap resident at main()",
+        value: touched,
+    },
+];
+
+/// The labels without a `pretouch calibrate` result for some cell.
+fn uncalibrated<'a>(report: &'a Report, names: &'a CellNames) -> Vec<&'a str> {
+    report
+        .labels
+        .iter()
+        .filter(|l| {
+            report
+                .cells
+                .iter()
+                .any(|c| c.label == **l && c.ceiling_per_s.is_none())
+        })
+        .map(|l| names.letter(l))
+        .collect()
+}
+
+fn notes(report: &Report, names: &CellNames, ceiling_shown: bool) -> Vec<String> {
+    let mut out = Vec::new();
+    for c in report.cells.iter().filter(|c| c.untouched > 0) {
+        out.push(format!(
+            "warning: {}: PRETOUCH DID NOT HAPPEN in {} of {} launches ({}); first: {}",
+            names.name(c),
+            c.untouched,
+            c.runs_on,
+            c.untouched_launches,
+            c.untouched_reason.as_deref().unwrap_or("")
+        ));
+    }
+    let missing: Vec<&CellReport> = report
+        .cells
+        .iter()
+        .filter(|c| c.explain.jvm_log_missing > 0)
+        .collect();
+    for c in &missing {
+        out.push(format!(
+            "note: {}: {} JVM log(s) without a pretouch line: {}",
+            names.name(c),
+            c.explain.jvm_log_missing,
+            c.heap_and_method
+                .as_ref()
+                .map_or("this JDK or GC logs none", |h| h.missing_log_line.as_str())
+        ));
+    }
+    for c in report
+        .cells
+        .iter()
+        .filter(|c| c.explain.jvm_log_warnings > 0)
+    {
+        out.push(format!(
+            "warning: {}: {} JVM log(s) not fully understood, first: {}",
+            names.name(c),
+            c.explain.jvm_log_warnings,
+            c.explain.first_jvm_log_warning.as_deref().unwrap_or("")
+        ));
+    }
+    let uncalibrated = uncalibrated(report, names);
+    if ceiling_shown && !uncalibrated.is_empty() {
+        out.push(format!(
+            "note: no `pretouch calibrate` results for {}: no %ceil",
+            uncalibrated.join(", ")
+        ));
+    }
+    // Cells read against a ceiling of their own (their CPU set, huge pages).
+    for c in &report.cells {
+        if let Some(from) = &c.ceiling_from
+            && (c.cpus != crate::matrix::cpuset::ALL || from.starts_with("huge"))
+        {
+            out.push(format!(
+                "note: {}: %ceil against calibrate {from}",
+                names.name(c)
+            ));
+        }
+    }
+    for d in &report.env_differences {
+        out.push(format!("environment: {d}"));
+    }
+    out
+}
+
+/// The cells in the order the explaining tables list them: each key where first met,
+/// its labels in the comparison's order.
+fn ordered<'a>(report: &'a Report, names: &CellNames) -> Vec<&'a CellReport> {
+    let mut keys: Vec<Vec<String>> = Vec::new();
+    for c in &report.cells {
+        let k = names.key(c);
+        if !keys.contains(&k) {
+            keys.push(k);
+        }
+    }
+    let mut out = Vec::new();
+    for k in &keys {
+        let mut same: Vec<&CellReport> =
+            report.cells.iter().filter(|c| names.key(c) == *k).collect();
+        same.sort_by_key(|c| names.rank(&c.label));
+        out.extend(same);
+    }
+    out
+}
+
+/// What a row that stands for every label of its key shows in the label column.
+const ALL: &str = "all";
+
+/// One explaining table: a row per cell (the key once, the label's letter beside it),
+/// or one row for a key whose labels show the same values (`all`). The second value
+/// says whether a row was merged so.
+fn explaining_table(
+    names: &CellNames,
+    key: &[table::Col<'_>],
+    cells: &[&CellReport],
+    cols: &[&Explaining<CellReport>],
+    merge: bool,
+) -> (String, bool) {
+    let values: Vec<table::Col<'_>> = cols.iter().map(|c| c.col).collect();
+    let mut rows: Vec<(Vec<String>, Vec<String>)> = Vec::new();
+    let mut merged = false;
+    let mut i = 0;
+    while i < cells.len() {
+        let k = names.key(cells[i]);
+        let group: Vec<&CellReport> = cells[i..]
+            .iter()
+            .take_while(|c| names.key(c) == k)
+            .copied()
+            .collect();
+        i += group.len();
+        let row_values: Vec<Vec<String>> = group
+            .iter()
+            .map(|c| cols.iter().map(|col| (col.value)(c)).collect())
+            .collect();
+        if merge
+            && names.lettered()
+            && group.len() > 1
+            && row_values.iter().all(|v| *v == row_values[0])
+        {
+            merged = true;
+            rows.push(([k, vec![ALL.to_owned()]].concat(), row_values[0].clone()));
+            continue;
+        }
+        for (n, (c, v)) in group.iter().zip(row_values).enumerate() {
+            let mut key_values = if n == 0 {
+                k.clone()
+            } else {
+                vec![String::new(); k.len()]
+            };
+            if names.lettered() {
+                key_values.push(names.letter(&c.label).to_owned());
+            }
+            rows.push((key_values, v));
+        }
+    }
+    (table::render_keyed(key, &values, &rows), merged)
+}
+
+/// The phases of each cell, as a column of the phases table.
+const PHASES: [Explaining<CellReport>; 3] = [
+    Explaining {
+        col: num(PHASE_NAMES[0]),
+        legend: "",
+        value: |c| phase(c.explain.phases_off_ms[0], c.explain.phases_on_ms[0]),
+    },
+    Explaining {
+        col: num(PHASE_NAMES[1]),
+        legend: "",
+        value: |c| phase(c.explain.phases_off_ms[1], c.explain.phases_on_ms[1]),
+    },
+    Explaining {
+        col: num(PHASE_NAMES[2]),
+        legend: "",
+        value: |c| phase(c.explain.phases_off_ms[2], c.explain.phases_on_ms[2]),
+    },
+];
+
+/// The explaining tables for the terminal and email: one set of tables for every
+/// label (the label's letter in a column of its own, `all` for a key whose labels
+/// agree), the columns without a figure left out, the rest packed into as few tables
+/// as fit [`table::WIDTH`] columns; the heap and pretouch method's columns
+/// ([`crate::render::heap::COLUMNS`]) among them. The phases table with `phases`.
+/// A legend defines the columns shown, and only those.
+pub fn text(report: &Report, phases: bool, names: &CellNames) -> String {
+    let cells = ordered(report, names);
+    if cells.is_empty() {
+        return String::new();
+    }
+    let mut key: Vec<table::Col<'_>> = names.headers().into_iter().map(name).collect();
+    if names.lettered() {
+        key.push(name(""));
+    }
+    let plain: Vec<(Vec<String>, &CellReport)> = cells
+        .iter()
+        .map(|c| {
+            let mut k = names.key(c);
+            if names.lettered() {
+                k.push(names.letter(&c.label).to_owned());
+            }
+            (k, *c)
+        })
+        .collect();
+    let groups: [&[Explaining<CellReport>]; 3] = [&TIME, &FAULTS, &crate::render::heap::COLUMNS];
+    let (tables, dropped) = table::pack(&key, &plain, &groups);
+    let mut out = String::from("\npretouch explained\n");
+    let mut merged = false;
+    for (n, cols) in tables.iter().enumerate() {
+        if n > 0 {
+            out += "\n";
+        }
+        let (t, m) = explaining_table(names, &key, &cells, cols, true);
+        out += &t;
+        merged |= m;
+    }
+    if phases {
+        out += "\n";
+        out += &table::wrap("phases (ms, median without -> with pretouch)", 2);
+        let cols: Vec<&Explaining<CellReport>> = PHASES.iter().collect();
+        out += &explaining_table(names, &key, &cells, &cols, false).0;
+    }
+    let mut legend: Vec<&str> = tables.iter().flatten().map(|c| c.legend).collect();
+    if merged {
+        legend.push("all = alike in every label");
+    }
+    let mut text = legend.join("; ");
+    text.push('.');
+    if !dropped.is_empty() {
+        text += " Empty columns are left out";
+        if dropped.contains(&"%ceil") && !uncalibrated(report, names).is_empty() {
+            text += " (%ceil: `pretouch calibrate`)";
+        }
+        text.push('.');
+    }
+    out.push('\n');
+    out += &table::wrap(&text, 0);
+    for note in notes(report, names, !dropped.contains(&"%ceil")) {
+        out += &table::wrap(&note, 2);
+    }
+    out
+}
+
+/// The notes under the Markdown tables, each cell named in full.
+fn markdown_notes(report: &Report) -> String {
     let mut out = String::new();
     for c in report.cells.iter().filter(|c| c.untouched > 0) {
         let _ = writeln!(
             out,
-            "{prefix}warning: {}: PRETOUCH DID NOT HAPPEN in {} of {} launches ({}); first: {}",
+            "warning: {}: PRETOUCH DID NOT HAPPEN in {} of {} launches ({}); first: {}",
             cell_name(c),
             c.untouched,
             c.runs_on,
@@ -135,7 +427,7 @@ fn notes(report: &Report, prefix: &str) -> String {
     {
         let _ = writeln!(
             out,
-            "{prefix}note: {}: {} JVM log(s) without a pretouch line: {}",
+            "note: {}: {} JVM log(s) without a pretouch line: {}",
             cell_name(c),
             c.explain.jvm_log_missing,
             c.heap_and_method
@@ -150,7 +442,7 @@ fn notes(report: &Report, prefix: &str) -> String {
     {
         let _ = writeln!(
             out,
-            "{prefix}warning: {}: {} JVM log(s) not fully understood, first: {}",
+            "warning: {}: {} JVM log(s) not fully understood, first: {}",
             cell_name(c),
             c.explain.jvm_log_warnings,
             c.explain.first_jvm_log_warning.as_deref().unwrap_or("")
@@ -170,83 +462,23 @@ fn notes(report: &Report, prefix: &str) -> String {
     if !uncalibrated.is_empty() {
         let _ = writeln!(
             out,
-            "{prefix}note: no `pretouch calibrate` results for {}: no % ceiling",
+            "note: no `pretouch calibrate` results for {}: no % ceiling",
             uncalibrated.join(", ")
         );
     }
-    // Cells read against a ceiling of their own (their CPU set, huge pages).
     for c in &report.cells {
         if let Some(from) = &c.ceiling_from
             && (c.cpus != crate::matrix::cpuset::ALL || from.starts_with("huge"))
         {
             let _ = writeln!(
                 out,
-                "{prefix}note: {}: % ceiling against calibrate {from}",
+                "note: {}: % ceiling against calibrate {from}",
                 cell_name(c)
             );
         }
     }
     for d in &report.env_differences {
-        let _ = writeln!(out, "{prefix}environment: {d}");
-    }
-    out
-}
-
-/// The explaining tables for the terminal and email; the phases table with `phases`.
-/// Like every text report, at most [`table::WIDTH`] columns: the explaining columns are
-/// split into a time table and a faults table, and a row whose cell name and values do
-/// not fit on one line puts the name on a line of its own.
-pub fn text(report: &Report, phases: bool) -> String {
-    let key = [name("jdk"), name("gc"), name("heap"), name("variant")];
-    let keyed = |cells: &[&CellReport], values: &dyn Fn(&CellReport) -> Vec<String>| {
-        cells
-            .iter()
-            .map(|c| (explain_row(c)[..4].to_vec(), values(c)))
-            .collect::<Vec<_>>()
-    };
-    let mut out = String::new();
-    for (label, cells) in labels(report) {
-        out += "\n";
-        out += &table::wrap(&format!("pretouch explained, label: {label}"), 2);
-        let time = [
-            num("grew most"),
-            num("init +ms"),
-            num("jvm ms"),
-            num("gen. +ms"),
-        ];
-        out += &table::render_keyed(
-            &key,
-            &time,
-            &keyed(&cells, &|c| explain_row(c)[4..8].to_vec()),
-        );
-        out += "\n";
-        let faults = [
-            num("faults +"),
-            num("expected"),
-            num("faults/s"),
-            num("%ceil"),
-            num("touched"),
-        ];
-        out += &table::render_keyed(
-            &key,
-            &faults,
-            &keyed(&cells, &|c| explain_row(c)[8..].to_vec()),
-        );
-        if phases {
-            out += "\n";
-            out += &table::wrap(
-                &format!("phases, label: {label} (ms, median without -> with pretouch)"),
-                2,
-            );
-            let cols = PHASE_NAMES.map(num);
-            out +=
-                &table::render_keyed(&key, &cols, &keyed(&cells, &|c| phase_row(c)[4..].to_vec()));
-        }
-    }
-    out.push('\n');
-    out += &table::wrap(LEGEND.replace('\n', " ").trim_end(), 0);
-    for note in notes(report, "").lines() {
-        out += &table::wrap(note, 2);
+        let _ = writeln!(out, "environment: {d}");
     }
     out
 }
@@ -279,7 +511,7 @@ pub fn markdown(report: &Report, phases: bool) -> String {
     out.push('\n');
     out += LEGEND.replace('\n', " ").trim_end();
     out.push('\n');
-    for line in notes(report, "").lines() {
+    for line in markdown_notes(report).lines() {
         let _ = writeln!(out, "\n> {line}");
     }
     out
@@ -359,54 +591,50 @@ mod tests {
         let mut report = sample();
         report.cells[1].gc_threads = "1".into();
         report.cells[1].cpus = "0".into();
-        let out = text(&report, true).replace("\n  ", " ");
+        let out = text(&report, true, &CellNames::of(&report)).replace("\n  ", " ");
         assert!(out.contains("parallel 1g thp gc_threads=1 cpus=0"), "{out}");
         assert!(
-            out.contains("warning: 6.18.0-base 25.0.3+9 parallel 1g thp gc_threads=1 cpus=0: PRETOUCH DID NOT HAPPEN"),
+            out.contains("warning: parallel 1g thp gc_threads=1 cpus=0: PRETOUCH DID NOT HAPPEN"),
             "{out}"
         );
     }
 
     #[test]
     fn text_with_phases() {
-        insta::assert_snapshot!(text(&sample(), true), @r#"
+        insta::assert_snapshot!(text(&sample(), true, &CellNames::of(&sample())), @r#"
 
-        pretouch explained, label: 6.18.0-base
-        jdk      gc       heap variant   grew most init +ms jvm ms gen. +ms
-        25.0.3+9 g1       1g   default agent->init    397.5  405.1    395.9
-        25.0.3+9 parallel 1g   thp     agent->init    397.5      -    395.9
+        pretouch explained
+        gc        heap  variant    grew most  init +ms  jvm ms  gen. +ms
+        g1        1g    default  agent->init     397.5   405.1     395.9
+        parallel  1g    thp      agent->init     397.5       -     395.9
 
-          faults +  expected  faults/s  %ceil       touched
-        25.0.3+9 g1 1g default
-            262.9k    262.1k    661.4k    55%           yes
-        25.0.3+9 parallel 1g thp
-            140.0k    262.1k    661.4k    55%  NO (3 of 10)
+        gc       heap variant faults + expected faults/s %ceil      touched
+        g1       1g   default   262.9k   262.1k   661.4k   55%          yes
+        parallel 1g   thp       140.0k   262.1k   661.4k   55% NO (3 of 10)
 
-        phases, label: 6.18.0-base (ms, median without -> with pretouch)
+        phases (ms, median without -> with pretouch)
                 exec->agent             agent->init         init->main
-        25.0.3+9 g1 1g default
+        g1 1g default
           9.5 -> 7.9 (-1.6)  58.2 -> 455.7 (+397.5)  2.0 -> 3.3 (+1.3)
-        25.0.3+9 parallel 1g thp
+        parallel 1g thp
           9.5 -> 7.9 (-1.6)  58.2 -> 455.7 (+397.5)  2.0 -> 3.3 (+1.3)
 
         grew most = the startup phase whose median grew most with pretouch; init
         +ms = agent load->VM init with minus without pretouch (where pretouch
-        lands); jvm ms (jvm pretouch) = the JVM log's pretouch time (each
-        `PreTouch` line to the next line), gen. +ms (genesis +ms) = its Genesis
-        time with minus without; faults + = median minor faults of a launch with
-        minus without; expected = heap / 4 KiB x views; faults/s = faults + /
-        init +; %ceil (% ceiling) = of this label's `pretouch calibrate`;
-        touched = 80% of the heap (as mapped, per view) resident at main, each
-        page once; RSS growth for older records.
-        warning: 6.18.0-base 25.0.3+9 parallel 1g thp: PRETOUCH DID NOT HAPPEN
-          in 3 of 10 launches (quick-20261130T071303Z.jsonl#4
-          quick-20261130T071303Z.jsonl#9 quick-20261130T071303Z.jsonl#17);
-          first: RSS grew 542 MiB during VM creation (512 MiB beyond a launch
-          without pretouch), expected about the heap, 1 GiB
-        note: 6.18.0-base 25.0.3+9 parallel 1g thp: 10 JVM log(s) without a
-          pretouch line: this JDK or GC logs none
-        warning: 6.18.0-base 25.0.3+9 parallel 1g thp: 1 JVM log(s) not fully
-          understood, first: unrecognised Genesis line: "[9ns] Genesis, soon"
+        lands); jvm ms = the JVM log's pretouch time; gen. +ms = its Genesis
+        time with minus without; faults + = median minor faults with minus
+        without; expected = heap / 4 KiB x views; faults/s = faults + / init
+        +ms; %ceil = faults/s in % of the label's `pretouch calibrate`; touched
+        = 80% of the heap resident at main(). Empty columns are left out.
+        warning: parallel 1g thp: PRETOUCH DID NOT HAPPEN in 3 of 10 launches
+          (quick-20261130T071303Z.jsonl#4 quick-20261130T071303Z.jsonl#9
+          quick-20261130T071303Z.jsonl#17); first: RSS grew 542 MiB during VM
+          creation (512 MiB beyond a launch without pretouch), expected about
+          the heap, 1 GiB
+        note: parallel 1g thp: 10 JVM log(s) without a pretouch line: this JDK
+          or GC logs none
+        warning: parallel 1g thp: 1 JVM log(s) not fully understood, first:
+          unrecognised Genesis line: "[9ns] Genesis, soon"
         environment: thp_enabled differs: 6.18.0-base=madvise,
           6.18.0-patched=always
         "#);

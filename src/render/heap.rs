@@ -10,8 +10,8 @@ use crate::analyze::heap::{CellHeap, check_word};
 use crate::analyze::method::MethodCheck;
 use crate::analyze::report::{CellReport, Report};
 use crate::machine::jdk::short_jdk;
-use crate::render::common::cell_name;
-use crate::render::table::{self, name};
+use crate::render::common::{CellNames, cell_name};
+use crate::render::table::{self, Explaining, name};
 
 const HEADERS: [&str; 9] = [
     "jdk", "gc", "heap", "variant", "memory", "page", "resident", "method", "profile",
@@ -34,6 +34,46 @@ fn row(c: &CellReport, h: &CellHeap) -> [String; 9] {
     ]
 }
 
+fn heap_value(c: &CellReport, i: usize) -> String {
+    c.heap_and_method
+        .as_ref()
+        .map_or_else(|| "-".to_owned(), |h| row(c, h)[i].clone())
+}
+
+/// The heap's columns of the text's explaining table (`render::explain`), each with
+/// the sentence of the legend that defines it.
+pub(crate) const COLUMNS: [Explaining<CellReport>; 5] = [
+    Explaining {
+        col: name("memory"),
+        legend: "memory = what backs the heap at main() (xN: N views of the same \
+                 memory, as JDK 11/17 ZGC maps it; shared memory faults take \
+                 shmem_fault, not the anonymous-fault path), with transparent \
+                 huge-page bytes",
+        value: |c| heap_value(c, 4),
+    },
+    Explaining {
+        col: name("page"),
+        legend: "page = the kernel page size of its mappings",
+        value: |c| heap_value(c, 5),
+    },
+    Explaining {
+        col: name("resident"),
+        legend: "resident = median of the heap resident at main(), each page once",
+        value: |c| heap_value(c, 6),
+    },
+    Explaining {
+        col: name("method"),
+        legend: "method = how the JVM touches each page",
+        value: |c| heap_value(c, 7),
+    },
+    Explaining {
+        col: name("profile"),
+        legend: "profile = the method checked against the kernel profile (a populate \
+                 shows no fault-entry frames)",
+        value: |c| heap_value(c, 8),
+    },
+];
+
 fn cells(report: &Report) -> Vec<(&CellReport, &CellHeap)> {
     report
         .cells
@@ -51,9 +91,13 @@ at main(), each page once, of the heap; \
 method = how the JVM touches each page, from its version and flags; profile = the \
 method checked against the kernel profile (a populate shows no fault-entry frames).";
 
-/// `what: cells` lines, one per distinct `what`, in the order first met.
-fn grouped(items: impl Iterator<Item = (String, String)>) -> Vec<String> {
-    let mut out: Vec<(String, Vec<String>)> = Vec::new();
+/// `cells: what` lines, one per distinct `what`, in the order first met, the cells
+/// named together by `name`.
+fn grouped<'a>(
+    items: impl Iterator<Item = (String, &'a CellReport)>,
+    name: &dyn Fn(&[&CellReport]) -> String,
+) -> Vec<String> {
+    let mut out: Vec<(String, Vec<&CellReport>)> = Vec::new();
     for (what, cell) in items {
         match out.iter_mut().find(|(w, _)| *w == what) {
             Some((_, cells)) => cells.push(cell),
@@ -61,33 +105,49 @@ fn grouped(items: impl Iterator<Item = (String, String)>) -> Vec<String> {
         }
     }
     out.into_iter()
-        .map(|(what, cells)| format!("{}: {what}", cells.join(", ")))
+        .map(|(what, cells)| format!("{}: {what}", name(&cells)))
         .collect()
 }
 
-/// The lines under the table: each method's source and bugs, the notes, the checks
-/// that disagree or settle nothing.
-fn notes(report: &Report) -> Vec<String> {
+/// Whether `note` is a doubt the touched check answers (`the touched check says
+/// whether it did`) and the check found the heap touched in every launch of `c`: the
+/// text leaves such a note out, since its case did not occur.
+fn settled_by_touched_check(c: &CellReport, note: &str) -> bool {
+    note.contains("the touched check") && c.runs_on > 0 && c.untouched == 0
+}
+
+/// The lines under the table: each method's source and bugs, the notes (without those
+/// the touched check settled, unless `all_notes`), the checks that disagree or settle
+/// nothing.
+fn notes(report: &Report, name: &dyn Fn(&[&CellReport]) -> String, all_notes: bool) -> Vec<String> {
     let cells = cells(report);
-    let mut out: Vec<String> = grouped(cells.iter().map(|(c, h)| {
-        let bugs = if h.method.bugs.is_empty() {
-            String::new()
-        } else {
-            format!(" ({})", h.method.bugs.join(", "))
-        };
-        (
-            format!("{}, from {}{bugs}", h.method.method.name(), h.method.source),
-            cell_name(c),
-        )
-    }))
+    let mut out: Vec<String> = grouped(
+        cells.iter().map(|(c, h)| {
+            let bugs = if h.method.bugs.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", h.method.bugs.join(", "))
+            };
+            (
+                format!("{}, from {}{bugs}", h.method.method.name(), h.method.source),
+                *c,
+            )
+        }),
+        name,
+    )
     .into_iter()
     .map(|l| format!("method: {l}"))
     .collect();
     out.extend(
         grouped(
-            cells
-                .iter()
-                .flat_map(|(c, h)| h.method.notes.iter().map(|n| (n.clone(), cell_name(c)))),
+            cells.iter().flat_map(|(c, h)| {
+                h.method
+                    .notes
+                    .iter()
+                    .filter(|n| all_notes || !settled_by_touched_check(c, n))
+                    .map(|n| (n.clone(), *c))
+            }),
+            name,
         )
         .into_iter()
         .map(|l| format!("note: {l}")),
@@ -96,13 +156,13 @@ fn notes(report: &Report) -> Vec<String> {
         match &h.check {
             Some(MethodCheck::Disagrees { seen }) => out.push(format!(
                 "warning: {}: the profile DISAGREES with the method {}: it looks like {}",
-                cell_name(c),
+                name(&[c]),
                 h.method.method.name(),
                 seen.name()
             )),
             Some(MethodCheck::Inconclusive { why }) => out.push(format!(
                 "note: {}: the profile does not settle the method: {why}",
-                cell_name(c)
+                name(&[c])
             )),
             _ => {}
         }
@@ -110,31 +170,12 @@ fn notes(report: &Report) -> Vec<String> {
     out
 }
 
-/// The section for the terminal and email: one table per label, the legend, the notes.
-pub fn text(report: &Report) -> String {
-    let all = cells(report);
-    if all.is_empty() {
-        return String::new();
-    }
-    let key = [name("jdk"), name("gc"), name("heap"), name("variant")];
-    let values: Vec<_> = HEADERS[4..].iter().map(|h| name(h)).collect();
+/// The section's notes for the terminal and email: each method's source, the notes,
+/// the checks that disagree. Its columns are among the explaining tables'
+/// ([`COLUMNS`], printed by `render::explain`).
+pub fn text(report: &Report, names: &CellNames) -> String {
     let mut out = String::new();
-    for label in &report.labels {
-        let rows: Vec<(Vec<String>, Vec<String>)> = all
-            .iter()
-            .filter(|(c, _)| c.label == *label)
-            .map(|(c, h)| {
-                let r = row(c, h);
-                (r[..4].to_vec(), r[4..].to_vec())
-            })
-            .collect();
-        out += "\n";
-        out += &table::wrap(&format!("heap and pretouch method, label: {label}"), 2);
-        out += &table::render_keyed(&key, &values, &rows);
-    }
-    out.push('\n');
-    out += &table::wrap(LEGEND, 0);
-    for note in notes(report) {
+    for note in notes(report, &|cells| names.group(cells), false) {
         out += &table::wrap(&note, 2);
     }
     out
@@ -157,7 +198,14 @@ pub fn markdown(report: &Report) -> String {
         out += &table::markdown(&table::cols(&HEADERS, 9), &rows);
     }
     let _ = writeln!(out, "\n{LEGEND}");
-    for line in notes(report) {
+    let full = |cells: &[&CellReport]| {
+        cells
+            .iter()
+            .map(|c| cell_name(c))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    for line in notes(report, &full, true) {
         let _ = writeln!(out, "\n> {line}");
     }
     out
@@ -252,30 +300,34 @@ mod tests {
             out.replace("\n  ", " ").contains("10 JVM log(s) without a pretouch line: zgc logs its pretouch only as a gc+task line"),
             "{out}"
         );
-        let section = &out[out.find("heap and pretouch method").unwrap()..];
-        insta::assert_snapshot!(section, @r#"
-        heap and pretouch method, label: k
-          memory                  page   resident          method            profile
-        17.0.15+6 zgc 64m default
-          shared-memfd x3         4 KiB  64 MiB of 64 MiB  store             -
-        25.0.3+9 g1 64m default
-          anonymous, 60 MiB huge  4 KiB  64 MiB of 64 MiB  madvise populate  -
+        // The heap's columns are among the explaining tables': from the table that
+        // holds them on.
+        let at = out.find("memory").unwrap();
+        let section = &out[out[..at].rfind("\n\n").unwrap() + 2..];
+        insta::assert_snapshot!(section, @"
+          memory                  page   resident          method
+        17.0.15+6 zgc 64m
+          shared-memfd x3         4 KiB  64 MiB of 64 MiB  store
+        25.0.3+9 g1 64m
+          anonymous, 60 MiB huge  4 KiB  64 MiB of 64 MiB  madvise populate
 
-        memory = what backs the heap at main() (xN: N views of the same memory,
-        as JDK 11/17 ZGC maps it; shared memory faults take shmem_fault, not the
-        anonymous-fault path), with transparent huge-page bytes (`-`: records
-        from before the heap's memory was read); page = the kernel page size of
-        its mappings; resident = median of the heap resident at main(), each
-        page once, of the heap; method = how the JVM touches each page, from its
-        version and flags; profile = the method checked against the kernel
-        profile (a populate shows no fault-entry frames).
-        method: k 17.0.15+6 zgc 64m default: store, from JDK 17, before JDK 18
+        expected = heap / 4 KiB x views; touched = 80% of the heap resident at
+        main(); memory = what backs the heap at main() (xN: N views of the same
+        memory, as JDK 11/17 ZGC maps it; shared memory faults take shmem_fault,
+        not the anonymous-fault path), with transparent huge-page bytes; page =
+        the kernel page size of its mappings; resident = median of the heap
+        resident at main(), each page once; method = how the JVM touches each
+        page. Empty columns are left out (%ceil: `pretouch calibrate`).
+        note: 17.0.15+6 zgc 64m: 10 JVM log(s) without a pretouch line: zgc logs
+          its pretouch only as a gc+task line without bytes or time: no JVM
+          figure to check against
+        method: 17.0.15+6 zgc 64m: store, from JDK 17, before JDK 18
           (JDK-8272807)
-        method: k 25.0.3+9 g1 64m default: madvise populate, from JDK 25.0.3
-          with -XX:+UseTransparentHugePages (JDK-8315923)
-        note: k 25.0.3+9 g1 64m default: the JVM touches pages itself instead
-          where the kernel refuses MADV_POPULATE_WRITE (before Linux 5.14)
-        "#);
+        method: 25.0.3+9 g1 64m: madvise populate, from JDK 25.0.3 with
+          -XX:+UseTransparentHugePages (JDK-8315923)
+        note: 25.0.3+9 g1 64m: the JVM touches pages itself instead where the
+          kernel refuses MADV_POPULATE_WRITE (before Linux 5.14)
+        ");
     }
 
     #[test]

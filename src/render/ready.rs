@@ -40,7 +40,7 @@ pub fn text(report: &Report) -> String {
         let (cols, shared) = key_columns(&keys);
         let key: Vec<table::Col<'_>> = cols.iter().map(|&i| table::name(KEY_HEADERS[i])).collect();
         let values = [
-            table::num("runs"),
+            table::num("launches"),
             table::num("main"),
             table::num("with"),
             table::num("cost"),
@@ -182,7 +182,7 @@ pub fn markdown(report: &Report) -> String {
                 "gc",
                 "heap",
                 "variant",
-                "runs",
+                "launches",
                 "to main (min-max)",
                 "with",
                 "cost",
@@ -300,8 +300,8 @@ mod tests {
 
         time to ready, label: 6.18.0-base
         jdk 17.0.15+6, variant default app=example.Server
-        gc  heap  runs  main  with  cost  ready  with  cost  share
-        g1  1g     5+5  92.0   322   230    562   794   232    29%
+        gc  heap  launches  main  with  cost  ready  with  cost  share
+        g1  1g         5+5  92.0   322   230    562   794   232    29%
 
         pay-back, label: 6.18.0-base
         jdk 17.0.15+6, variant default app=example.Server
@@ -336,7 +336,7 @@ mod tests {
 
         ### Time to ready
 
-        | label | jdk | gc | heap | variant | runs | to main (min-max) | with | cost | to ready (min-max) | with (min-max) | cost | share |
+        | label | jdk | gc | heap | variant | launches | to main (min-max) | with | cost | to ready (min-max) | with (min-max) | cost | share |
         |---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|
         | 6.18.0-base | 17.0.15+6 | g1 | 1g | default app=example.Server | 5+5 | 92.0 (90.0-94.0) | 322 (320-324) | 230 | 562 (560-564) | 794 (790-798) | 232 | 29% |
 

@@ -7,8 +7,9 @@ use std::fmt::Write as _;
 use crate::analyze::report::{CellReport, Report};
 use crate::machine::jdk::short_jdk;
 use crate::render::common::{
-    KEY_HEADERS, cost, cost_ci, cost_half_width, failure_warnings, interval_basis_note, iqr,
-    key_columns, key_refs, key_values, ms, outlier_note, run_to_run_notes, spread, stop_lines,
+    CellNames, KEY_HEADERS, cost, cost_ci, cost_half_width, failure_warnings,
+    failure_warnings_named, interval_basis_note, iqr, key_columns, key_refs, key_values, ms,
+    outlier_note, run_to_run_notes, spread, stop_lines,
 };
 use crate::render::table;
 
@@ -126,7 +127,8 @@ pub fn text(report: &Report) -> String {
     }
     out += &table::wrap(&single_legend(report), 0);
     let cells: Vec<&CellReport> = report.cells.iter().collect();
-    let mut notes = failure_warnings(&cells);
+    let names = CellNames::of(report);
+    let mut notes = failure_warnings_named(&cells, &|c| names.name(c));
     notes.extend(outlier_note(
         cells.iter().map(|c| c.outliers).sum(),
         report.outliers_excluded,
@@ -134,9 +136,12 @@ pub fn text(report: &Report) -> String {
     notes.extend(stop_lines(report).lines().map(str::to_owned));
     notes.extend(report.warnings.iter().map(|w| format!("warning: {w}")));
     notes.extend(run_to_run_notes(&report.run_to_run));
-    notes.extend(crate::render::disturbance::notes(report));
     for n in notes {
         out += &table::wrap(&n, 2);
+    }
+    out += &crate::render::disturbance::text(&cells, &names);
+    for n in &report.machine_notes {
+        out += &table::wrap(n, 2);
     }
     out
 }
@@ -388,9 +393,7 @@ mod tests {
         with, and their difference. IQR = the costs' quartiles' distance; out =
         outlier launches (modified z-score > 3.5). An interval from one run
         misses run-to-run drift (--runs 3). docs/report.md says more.
-        warning: 2 launch(es) lie far from their cell's median (column out:
-          modified z-score above 3.5); they are kept in every figure.
-          --exclude-outliers leaves them out.
+        warning: 2 outlier launch(es), in every figure unless --exclude-outliers
         adaptive: 6.18.0-base 17.0.15+6 g1 1g default: stopped early after 5 of
           30 rounds: 95% interval [380.1, 389.0] ms, +-1.5%, within +-2%
         adaptive: 6.18.0-base 17.0.15+6 g1 1g default gc_threads=1 cpus=0: ran
@@ -399,12 +402,12 @@ mod tests {
           at the round it stopped on holds the cost less often than 95% (77-88%
           in docs/statistics.md's simulation); for a 95% interval, run a fixed
           count of rounds
-        outlier: 6.18.0-base 17.0.15+6 g1 1g default: round 7 with pretouch 1288
-          ms, median 435: no machine counters recorded (file written before they
-          were)
-        outlier: 6.18.0-base 17.0.15+6 g1 1g default gc_threads=1 cpus=0
-          app=com.example.Main: round 7 with pretouch 1288 ms, median 435: no
-          machine counters recorded (file written before they were)
+        outlier                                                 round  pretouch
+          ms  median  likely cause
+        g1 1g default                                               7  with
+          1288     435  no machine counters (older file)
+        g1 1g default gc_threads=1 cpus=0 app=com.example.Main      7  with
+          1288     435  no machine counters (older file)
         ");
     }
 
@@ -424,7 +427,7 @@ mod tests {
         - adaptive: 6.18.0-base 17.0.15+6 g1 1g default gc_threads=1 cpus=0: ran all 30 rounds: 95% interval [801.0, 870.2] ms, +-5.8%, wider than +-2%
         - adaptive: in a file written before the planned looks, a cell's interval at the round it stopped on holds the cost less often than 95% (77-88% in docs/statistics.md's simulation); for a 95% interval, run a fixed count of rounds
 
-        > warning: 2 launch(es) lie far from their cell's median (column out: modified z-score above 3.5); they are kept in every figure. --exclude-outliers leaves them out.
+        > warning: 2 outlier launch(es), in every figure unless --exclude-outliers
 
         > outlier: 6.18.0-base 17.0.15+6 g1 1g default: round 7 with pretouch 1288 ms, median 435: no machine counters recorded (file written before they were)
 
@@ -458,15 +461,12 @@ mod tests {
         outlier launches (modified z-score > 3.5). fail = failed launches, in no
         figure. An interval from one run misses run-to-run drift (--runs 3).
         docs/report.md says more.
-        warning: 6.18.0-base 17.0.15+6 parallel 2g default: 10 launch(es)
-          failed, first: exited with code 1 before main()
-        warning: 1 launch(es) lie far from their cell's median (column out:
-          modified z-score above 3.5); they are kept in every figure.
-          --exclude-outliers leaves them out.
+        warning: parallel 2g: 10 launch(es) failed, first: exited with code 1
+          before main()
+        warning: 1 outlier launch(es), in every figure unless --exclude-outliers
         warning: results/x.jsonl:7: unreadable line skipped (EOF while parsing)
-        outlier: 6.18.0-base 17.0.15+6 g1 1g default: round 7 with pretouch 1288
-          ms, median 435: no machine counters recorded (file written before they
-          were)
+        outlier  round  pretouch    ms  median  likely cause
+        g1 1g        7  with      1288     435  no machine counters (older file)
         ");
     }
 
@@ -523,7 +523,7 @@ mod tests {
 
         > warning: 6.18.0-base 17.0.15+6 parallel 2g default: 10 launch(es) failed, first: exited with code 1 before main()
 
-        > warning: 1 launch(es) lie far from their cell's median (column out: modified z-score above 3.5); they are kept in every figure. --exclude-outliers leaves them out.
+        > warning: 1 outlier launch(es), in every figure unless --exclude-outliers
 
         > warning: results/x.jsonl:7: unreadable line skipped (EOF while parsing)
 
@@ -534,7 +534,7 @@ mod tests {
     #[test]
     fn csv() {
         insta::assert_snapshot!(super::csv(&sample()), @r#"
-        label,jdk,gc,heap,variant,runs,runs_on,runs_off,failed,median_on_ms,min_on_ms,max_on_ms,median_off_ms,min_off_ms,max_off_ms,pretouch_ms,first_failure,gc_threads,cpus,app,exec_to_agent_off_ms,exec_to_agent_on_ms,agent_to_init_off_ms,agent_to_init_on_ms,init_to_main_off_ms,init_to_main_on_ms,pretouch_faults,expected_faults,fault_rate_per_s,ceiling_per_s,ceiling_pct,jvm_pretouch_ms,jvm_genesis_growth_ms,untouched,untouched_reason,untouched_launches,rounds,cost_min_ms,cost_q1_ms,cost_q3_ms,cost_max_ms,cost_tmean_ms,cost_ci_low_ms,cost_ci_high_ms,cost_ci_batches,cost_ci_runs,cost_ci_looks,outliers,disturbed,disturbances,outlier_causes,heap_memory,heap_views,heap_page_size_bytes,heap_huge_bytes,heap_resident_bytes,pretouch_method,method_source,method_bugs,method_notes,method_check,method_check_detail,pretouch_logging
+        label,jdk,gc,heap,variant,launches,launches_on,launches_off,failed,median_on_ms,min_on_ms,max_on_ms,median_off_ms,min_off_ms,max_off_ms,pretouch_ms,first_failure,gc_threads,cpus,app,exec_to_agent_off_ms,exec_to_agent_on_ms,agent_to_init_off_ms,agent_to_init_on_ms,init_to_main_off_ms,init_to_main_on_ms,pretouch_faults,expected_faults,fault_rate_per_s,ceiling_per_s,ceiling_pct,jvm_pretouch_ms,jvm_genesis_growth_ms,untouched,untouched_reason,untouched_launches,rounds,cost_min_ms,cost_q1_ms,cost_q3_ms,cost_max_ms,cost_tmean_ms,cost_ci_low_ms,cost_ci_high_ms,cost_ci_batches,cost_ci_runs,cost_ci_looks,outliers,disturbed,disturbances,outlier_causes,heap_memory,heap_views,heap_page_size_bytes,heap_huge_bytes,heap_resident_bytes,pretouch_method,method_source,method_bugs,method_notes,method_check,method_check_detail,pretouch_logging
         6.18.0-base,17.0.15+6-Debian-1deb12u1,g1,1g,default,20,10,10,0,434.73625000000004,422.87,1288.0275,48.375,47.25,49.75,386.36125000000004,,auto,all,,,,,,,,,262144,,,,,,0,,,10,375.62,381.18354166666666,392.94645833333334,1240.5275,386.42916666666673,377.03318016413596,395.8251531691975,10,,,1,0,,"round 7 with pretouch 1288 ms, median 435: no machine counters recorded (file written before they were)",,,,,,store,"JDK 17, before JDK 18",JDK-8272807,,,,running-pre-touch-lines
         6.18.0-base,17.0.15+6-Debian-1deb12u1,parallel,2g,default,10,0,10,10,,,,50.125,49.0,51.5,,exited with code 1 before main(),auto,all,,,,,,,,,262144,,,,,,0,,,0,,,,,,,,,,,0,0,,,,,,,,store,"JDK 17, before JDK 18",JDK-8272807 JDK-8324817,"Parallel GC could leave part of its heap untouched without THP `always` before JDK-8324817 (JDK 23, backported to 21u): the touched check says whether it did here",,,running-pre-touch-lines
         "#);
@@ -553,9 +553,9 @@ mod tests {
               "gc": "g1",
               "heap": "1g",
               "variant": "default",
-              "runs": 20,
-              "runs_on": 10,
-              "runs_off": 10,
+              "launches": 20,
+              "launches_on": 10,
+              "launches_off": 10,
               "failed": 0,
               "median_on_ms": 434.73625000000004,
               "min_on_ms": 422.87,
@@ -620,9 +620,9 @@ mod tests {
               "gc": "parallel",
               "heap": "2g",
               "variant": "default",
-              "runs": 10,
-              "runs_on": 0,
-              "runs_off": 10,
+              "launches": 10,
+              "launches_on": 0,
+              "launches_off": 10,
               "failed": 10,
               "median_on_ms": null,
               "min_on_ms": null,
@@ -703,7 +703,7 @@ mod tests {
           ],
           "warnings": [
             "6.18.0-base 17.0.15+6 parallel 2g default: 10 launch(es) failed, first: exited with code 1 before main()",
-            "1 launch(es) lie far from their cell's median (column out: modified z-score above 3.5); they are kept in every figure. --exclude-outliers leaves them out.",
+            "1 outlier launch(es), in every figure unless --exclude-outliers",
             "results/x.jsonl:7: unreadable line skipped (EOF while parsing)"
           ]
         }

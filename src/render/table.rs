@@ -137,6 +137,56 @@ pub fn fits(key: &[Col<'_>], values: &[Col<'_>], rows: &[(Vec<String>, Vec<Strin
     width(&render(&cols, &flat, 0)) <= WIDTH
 }
 
+/// A column of the explaining tables: its header, the sentence of the legend that
+/// defines it (printed only when the column is), and its value for a cell.
+pub struct Explaining<C> {
+    pub col: Col<'static>,
+    pub legend: &'static str,
+    pub value: fn(&C) -> String,
+}
+
+/// Groups of [`Explaining`] columns packed into as few tables as fit [`WIDTH`]: a
+/// column whose every value is `-` is left out (the second value says which were), the
+/// groups kept whole and in order. `key` and `rows` are each row's key parts and item.
+pub fn pack<'a, C>(
+    key: &[Col<'_>],
+    rows: &[(Vec<String>, &C)],
+    groups: &[&'a [Explaining<C>]],
+) -> (Vec<Vec<&'a Explaining<C>>>, Vec<&'static str>) {
+    let mut dropped = Vec::new();
+    let shown: Vec<Vec<&Explaining<C>>> = groups
+        .iter()
+        .map(|g| {
+            g.iter()
+                .filter(|col| {
+                    let any = rows.iter().any(|(_, c)| (col.value)(c) != "-");
+                    if !any {
+                        dropped.push(col.col.header);
+                    }
+                    any
+                })
+                .collect::<Vec<_>>()
+        })
+        .filter(|g| !g.is_empty())
+        .collect();
+    let fits_in = |cols: &[&Explaining<C>]| {
+        let values: Vec<Col<'_>> = cols.iter().map(|c| c.col).collect();
+        let body: Vec<(Vec<String>, Vec<String>)> = rows
+            .iter()
+            .map(|(k, c)| (k.clone(), cols.iter().map(|col| (col.value)(c)).collect()))
+            .collect();
+        fits(key, &values, &body)
+    };
+    let mut tables: Vec<Vec<&Explaining<C>>> = Vec::new();
+    for g in shown {
+        match tables.last_mut() {
+            Some(last) if fits_in(&[last.as_slice(), g.as_slice()].concat()) => last.extend(g),
+            _ => tables.push(g),
+        }
+    }
+    (tables, dropped)
+}
+
 /// Wraps prose to [`WIDTH`] columns; continuation lines get `indent` spaces. Words
 /// longer than a line (paths) are broken.
 pub fn wrap(text: &str, indent: usize) -> String {
