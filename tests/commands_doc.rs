@@ -1,0 +1,130 @@
+//! docs/commands.md against the command line itself: every subcommand `--help` shows
+//! has its section (`## \`pretouch NAME`), and that section names every option its
+//! `--help` lists (hidden ones aside), so that a new option fails here until the page
+//! says what it is for. The options come from walking the clap command tree the binary
+//! parses with (`pretouch::cmd::cli::Cli`), the same definitions `--help` prints.
+
+use std::path::PathBuf;
+
+use clap::CommandFactory;
+use pretouch::cmd::cli::Cli;
+
+fn commands_md() -> String {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("docs/commands.md");
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The section of `doc` under `## \`pretouch NAME`, up to the next `## ` heading.
+fn section<'a>(doc: &'a str, name: &str) -> Option<&'a str> {
+    let heading = format!("\n## `pretouch {name}");
+    let start = doc.find(&heading)? + heading.len();
+    let rest = &doc[start..];
+    Some(&rest[..rest.find("\n## ").unwrap_or(rest.len())])
+}
+
+/// `--long` of every option `--help` shows for `cmd`, its subcommands' too (`campaign
+/// status`), without `--help` and `--version`.
+fn shown_options(cmd: &clap::Command) -> Vec<String> {
+    let mut out: Vec<String> = cmd
+        .get_arguments()
+        .filter(|a| !a.is_hide_set())
+        .filter_map(|a| a.get_long())
+        .filter(|l| !matches!(*l, "help" | "version"))
+        .map(|l| format!("--{l}"))
+        .collect();
+    for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
+        out.extend(shown_options(sub));
+    }
+    out
+}
+
+#[test]
+fn commands_md_lists_every_option_of_every_subcommand() {
+    let doc = commands_md();
+    let mut cli = Cli::command();
+    cli.build();
+    let mut missing = Vec::new();
+    let mut checked = 0;
+    for sub in cli.get_subcommands().filter(|s| !s.is_hide_set()) {
+        let name = sub.get_name();
+        if name == "help" {
+            continue;
+        }
+        let Some(text) = section(&doc, name) else {
+            missing.push(format!("no section `## `pretouch {name}`"));
+            continue;
+        };
+        for option in shown_options(sub) {
+            checked += 1;
+            // Named as the page writes options: in backticks, alone or with its value
+            // (`--runs N`), or in a list of them (`--vm-cpus`, `--threads N...`).
+            let named = [
+                format!("`{option}`"),
+                format!("`{option} "),
+                format!("`{option}="),
+            ]
+            .iter()
+            .any(|form| text.contains(form.as_str()))
+                || text.contains(&format!(", {option}"))
+                || text.contains(&format!("`{option},"));
+            if !named {
+                missing.push(format!("pretouch {name} {option}"));
+            }
+        }
+        // A subcommand of a subcommand (`campaign status`) is named in its section.
+        for action in sub.get_subcommands().filter(|s| !s.is_hide_set()) {
+            if action.get_name() != "help" && !text.contains(action.get_name()) {
+                missing.push(format!("pretouch {name} {}", action.get_name()));
+            }
+        }
+    }
+    // The run and report commands alone have more than 30 options between them.
+    assert!(checked > 30, "only {checked} options walked");
+    assert!(
+        missing.is_empty(),
+        "docs/commands.md does not name: {missing:#?}"
+    );
+}
+
+/// Every option of `pretouch report --help` is the tree's: the walk above reads what the
+/// binary prints, not a copy of it.
+#[test]
+fn the_walked_options_are_what_help_prints() {
+    let out = assert_cmd::Command::cargo_bin("pretouch")
+        .unwrap()
+        .args(["report", "--help"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let help = String::from_utf8(out.stdout).unwrap();
+    let mut cli = Cli::command();
+    cli.build();
+    let report = cli.find_subcommand("report").unwrap();
+    let walked = shown_options(report);
+    for option in &walked {
+        assert!(help.contains(option.as_str()), "{option} not in:\n{help}");
+    }
+    // The options' own lines: `  -h, --help` and `      --format <FORMAT>`.
+    let printed: std::collections::BTreeSet<String> = help
+        .lines()
+        // Descriptions wrap far to the right of the options (`--probe` mentioned in
+        // one's text starts no line of its own at 6 spaces or fewer).
+        .filter(|l| l.len() - l.trim_start().len() <= 6)
+        .filter_map(|l| {
+            let t = l.trim_start();
+            let t = match t.strip_prefix('-') {
+                Some(short) if !short.starts_with('-') => short.split_once(", ")?.1,
+                _ => t,
+            };
+            t.starts_with("--")
+                .then(|| t.split([' ', '=']).next().unwrap_or(t).to_owned())
+        })
+        .filter(|w| w != "--help" && w != "--version")
+        .collect();
+    for option in printed {
+        assert!(
+            walked.contains(&option),
+            "{option} printed by --help but not walked"
+        );
+    }
+}
