@@ -77,3 +77,26 @@ fn the_block_is_found_between_its_markers() {
     assert!(before.ends_with("```\n"));
     assert!(after.starts_with("```\n<!-- end"));
 }
+
+/// README.md's first screen shows the main table of the same sample report: the lines
+/// between its first-table markers are, in order and whole, lines the report prints.
+#[test]
+fn readme_first_table_is_the_sample_report_s() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let start = readme
+        .find("<!-- first table: ")
+        .expect("README.md has no `<!-- first table: ` marker");
+    let open = start + readme[start..].find("```\n").expect("no ``` after it") + 4;
+    let close = open + readme[open..].find("```").expect("no closing ```");
+    let table = &readme[open..close];
+    assert!(
+        start < readme.find(START).unwrap(),
+        "the first table comes before the long sample"
+    );
+    assert!(table.lines().count() >= 3, "{table}");
+    let got = report();
+    assert!(
+        got.contains(table),
+        "README.md's first table is not in `pretouch report {SAMPLE}`:\n{table}--- report\n{got}"
+    );
+}
