@@ -117,7 +117,10 @@ fn every_format_and_the_outlier_choice_reach_the_output() {
     };
     let csv = run(&["--format", "csv", "--baseline", "thp-always"]);
     // Each row is the cell's row of the single-label CSV, then the comparison's columns.
-    assert!(csv.starts_with("label,jdk,gc,heap,variant,launches,"), "{csv}");
+    assert!(
+        csv.starts_with("label,jdk,gc,heap,variant,launches,"),
+        "{csv}"
+    );
     let (header, rows) = parse_csv(&csv);
     let baseline = header.iter().position(|h| h == "baseline").unwrap();
     assert_eq!(rows.len(), 4, "{csv}");
