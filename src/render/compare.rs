@@ -437,7 +437,7 @@ pub fn markdown(cmp: &Comparison) -> String {
 /// The interval of the change in %, `low .. high` (Markdown).
 fn percent_interval(e: &Entry) -> String {
     match e.change.map(|c| (c.interval, c.percent_interval)) {
-        Some((_, Some(p))) => format!("{}% .. {}%", table::pct(p.low, 1), table::pct(p.high, 1)),
+        Some((_, Some(p))) => format!("{} .. {}", table::pct(p.low, 1), table::pct(p.high, 1)),
         Some((Some(_), None)) => "n/a".to_owned(),
         Some((None, _)) => FEW_ROUNDS.to_owned(),
         None => String::new(),
@@ -589,8 +589,8 @@ mod tests {
         insta::assert_snapshot!(super::markdown(&sample()), @"
         | jdk | gc | heap | variant | 6.18.0-base | 6.18.0-vma-refcount | vs 6.18.0-base (ms) | interval (ms) | % | interval (%) |
         |---|---|---|---|---:|---:|---:|---:|---:|---:|
-        | 17.0.15+6 | g1 | 1g | default | 383 (5.6; median 383; 374-393; IQR 10.0; 0 out) | 284 (4.9; median 284; 276-937; IQR 8.6; 1 out) | -99.1 | -107 .. -91.5 | -25.9%* | -27.9%% .. -23.9%% |
-        | 17.0.15+6 | parallel | 1g | default | 396 (5.8; median 396; 387-407; IQR 10.4; 0 out) | 396 (5.8; median 396; 388-407; IQR 10.4; 0 out) | +0.5 | -7.9 .. +8.9 | +0.1% | -2.0%% .. 2.3%% |
+        | 17.0.15+6 | g1 | 1g | default | 383 (5.6; median 383; 374-393; IQR 10.0; 0 out) | 284 (4.9; median 284; 276-937; IQR 8.6; 1 out) | -99.1 | -107 .. -91.5 | -25.9%* | -27.9% .. -23.9% |
+        | 17.0.15+6 | parallel | 1g | default | 396 (5.8; median 396; 387-407; IQR 10.4; 0 out) | 396 (5.8; median 396; 388-407; IQR 10.4; 0 out) | +0.5 | -7.9 .. +8.9 | +0.1% | -2.0% .. 2.3% |
 
         cost = ms from exec to main() with minus without -XX:+AlwaysPreTouch, per round (two launches back to back); tmean = its 20% trimmed mean; a negative change is less startup time. +- = half-width of the interval; * = it excludes 0; a column's marks hold at 95% together (Bonferroni: B 2 cell(s) at 97.50%). median = median(with) - median(without); IQR = its quartiles' distance; out = outlier launches (modified z-score > 3.5). An interval from one run misses run-to-run drift (--runs 3). docs/report.md says more.
 

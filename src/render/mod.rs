@@ -1,5 +1,5 @@
 //! Stage 6, rendering: finished reports into bytes: text for the terminal and email,
-//! Markdown, CSV, JSON and SVG. Renderers compute nothing; they read `analyze`'s types.
+//! Markdown, CSV, JSON, SVG and one self-contained HTML page (`document::html`). Renderers compute nothing; they read `analyze`'s types.
 
 pub mod calibration;
 pub mod common;

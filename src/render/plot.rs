@@ -78,7 +78,7 @@ where
     root.fill(&WHITE).map_err(err)?;
     let (top, body) = root.split_vertically(header);
     let title = format!(
-        "Per-round pretouch cost (with - without), ms: points = rounds, box = quartiles and median, whiskers = min-max. Above: cost (median with - median without), change vs {}{}",
+        "Per-round pretouch cost (with - without), ms: points = rounds, box = quartiles and median, whiskers = min-max. Above: cost (20% trimmed mean of the rounds), change vs {}{}",
         cmp.baseline,
         if cmp.outliers_excluded {
             ". Outliers excluded (--exclude-outliers)."
@@ -205,7 +205,7 @@ where
         }
         // The table's figures above the column: the cost, and below it the change.
         let cost = c
-            .pretouch_ms
+            .cost_tmean_ms
             .map_or_else(|| "failed".to_owned(), |v| format!("{v:.0} ms"));
         let change = e.change.and_then(|ch| {
             Some(format!(

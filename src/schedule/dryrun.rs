@@ -1,6 +1,7 @@
 //! Stage 6, scheduling: `pretouch run --dry-run`, the plan (`schedule::plan`) printed
 //! instead of launched: how many launches, each cell's command lines, and a rough
-//! duration estimated from the heap sizes. No JVM starts.
+//! duration estimated from the heap sizes. No launch starts; a JDK whose answers are not
+//! cached is asked which collectors it has (`machine::jdk_cache`).
 
 use std::fmt::Write as _;
 use std::time::Duration;
