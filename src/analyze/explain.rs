@@ -12,8 +12,9 @@ use crate::stats::median;
 use crate::store::LaunchRecord;
 use crate::units::{Bytes, Nanos};
 
-/// The page size the expected fault count assumes (x86-64 and most arm64 kernels).
-pub const BASE_PAGE: u64 = 4096;
+/// The page size the expected fault count assumes without THP (x86-64 and most arm64
+/// kernels).
+pub const BASE_PAGE: u64 = crate::machine::folio::BASE_PAGE.0;
 
 /// Share of the heap that must become resident during VM creation (beyond what a
 /// launch without pretouch adds) for the heap to count as touched.
@@ -119,9 +120,23 @@ pub struct CellExplain {
     pub phases_on_ms: [Option<f64>; 3],
     /// Median minor faults with minus without pretouch.
     pub pretouch_faults: Option<f64>,
-    /// heap / 4 KiB, times the heap's views (3 for JDK 17 ZGC): the faults a pretouch
-    /// with base pages takes.
+    /// heap / `expected_folio_bytes`, times the heap's views (3 for JDK 17 ZGC): the
+    /// faults a pretouch takes when every fault gets a folio of the largest size the
+    /// kernel's THP modes allowed the heap (one fault a base page without THP).
     pub expected_faults: u64,
+    /// The folio size `expected_faults` counts by: the largest the run's THP and mTHP
+    /// modes allowed the heap ([`crate::machine::folio`]), else the base page (4 KiB).
+    pub expected_folio_bytes: u64,
+    /// Where that folio is larger than the base page: the faults when the kernel falls
+    /// back to base pages all along (no free block of any allowed size), the most a
+    /// pretouch takes.
+    pub expected_faults_4k: Option<u64>,
+    /// The smaller allowed folio sizes the kernel tries before base pages when the
+    /// largest is not at hand, largest first (bytes).
+    pub fallback_folio_bytes: Vec<u64>,
+    /// The cell's runs were taken under different THP modes, so no one folio size holds:
+    /// `expected_faults` then counts base pages.
+    pub thp_modes_differ: bool,
     /// pretouch_faults over the agent->init growth: faults per second of wall time.
     pub fault_rate_per_s: Option<f64>,
     /// Median JVM-logged pretouch time over the launches with pretouch, ms.
@@ -166,9 +181,18 @@ fn med(values: impl Iterator<Item = f64>) -> Option<f64> {
     median(&values.collect::<Vec<_>>())
 }
 
+/// The folio sizes a cell's heap may get, largest first (see [`crate::machine::folio`]),
+/// or `None` when its runs were taken under THP modes that give different ones.
+pub type CellFolios = Option<Vec<Bytes>>;
+
 /// Explains one cell from its launches with (`on`) and without (`off`) pretouch; only
 /// launches that reached `main()` should be passed (records, or references to them).
-pub fn explain_cell<R: Borrow<LaunchRecord>>(on: &[R], off: &[R]) -> CellExplain {
+/// `folios`: the sizes above the base page its heap may get.
+pub fn explain_cell<R: Borrow<LaunchRecord>>(
+    on: &[R],
+    off: &[R],
+    folios: &CellFolios,
+) -> CellExplain {
     let on: Vec<&LaunchRecord> = on.iter().map(Borrow::borrow).collect();
     let off: Vec<&LaunchRecord> = off.iter().map(Borrow::borrow).collect();
     let (on, off) = (on.as_slice(), off.as_slice());
@@ -181,12 +205,9 @@ pub fn explain_cell<R: Borrow<LaunchRecord>>(on: &[R], off: &[R]) -> CellExplain
     let mut x = CellExplain {
         phases_off_ms: phases(off),
         phases_on_ms: phases(on),
-        // A fault per base page per view: JDK 17 ZGC touches its heap through three.
-        expected_faults: on.iter().chain(off).next().map_or(0, |l| {
-            l.heap_bytes.0 / BASE_PAGE * l.measured.heap_memory.map_or(1, |m| u64::from(m.views))
-        }),
         ..CellExplain::default()
     };
+    expect_faults(&mut x, on.iter().chain(off).next().copied(), folios);
     x.pretouch_faults = faults(on).zip(faults(off)).map(|(a, b)| a - b);
     x.fault_rate_per_s = x
         .pretouch_faults
@@ -229,6 +250,23 @@ pub fn explain_cell<R: Borrow<LaunchRecord>>(on: &[R], off: &[R]) -> CellExplain
         }
     }
     x
+}
+
+/// The expected faults of `x`'s cell, from one of its launches (the heap's size and
+/// views) and the folio sizes its heap may get: a fault per folio per view, since JDK 17
+/// ZGC touches its heap through three.
+fn expect_faults(x: &mut CellExplain, launch: Option<&LaunchRecord>, folios: &CellFolios) {
+    let largest = folios.as_ref().and_then(|f| f.first().copied());
+    x.expected_folio_bytes = largest.map_or(BASE_PAGE, |b| b.0);
+    x.thp_modes_differ = folios.is_none();
+    x.fallback_folio_bytes = folios.iter().flatten().skip(1).map(|b| b.0).collect();
+    let Some(l) = launch else {
+        return;
+    };
+    let views = l.measured.heap_memory.map_or(1, |m| u64::from(m.views));
+    let per = |folio: u64| l.heap_bytes.0.div_ceil(folio) * views;
+    x.expected_faults = per(x.expected_folio_bytes);
+    x.expected_faults_4k = largest.map(|_| per(BASE_PAGE));
 }
 
 #[cfg(test)]
@@ -301,7 +339,7 @@ mod tests {
             launch(true, [11, 430, 26], 274_300, 1060 * MIB),
             launch(true, [12, 440, 27], 274_500, 1060 * MIB),
         ];
-        let x = explain_cell(&on, &off);
+        let x = explain_cell(&on, &off, &Some(Vec::new()));
         assert_eq!(x.phases_off_ms, [Some(11.0), Some(21.0), Some(26.0)]);
         assert_eq!(x.phases_on_ms, [Some(11.0), Some(430.0), Some(26.0)]);
         assert_eq!(x.init_growth_ms(), Some(409.0));
@@ -321,9 +359,40 @@ mod tests {
         let off = [launch(false, [10, 20, 25], 12_000, 30 * MIB)];
         // 1 GiB in 2 MiB pages: 512 faults, RSS still grows by the heap.
         let on = [launch(true, [10, 150, 25], 12_000 + 512 + 200, 1050 * MIB)];
-        let x = explain_cell(&on, &off);
+        let x = explain_cell(&on, &off, &Some(Vec::new()));
         assert_eq!(x.pretouch_faults, Some(712.0));
         assert_eq!(x.untouched, 0, "{:?}", x.untouched_reason);
+    }
+
+    #[test]
+    fn the_expected_faults_count_the_folios_the_thp_modes_allow() {
+        let off = [launch(false, [10, 20, 25], 12_000, 30 * MIB)];
+        // mTHP 64 KiB `always`: a 1 GiB heap is 16384 folios, 262144 base pages if the
+        // kernel falls back all along.
+        let on = [launch(true, [10, 90, 25], 12_000 + 17_900, 1050 * MIB)];
+        let x = explain_cell(&on, &off, &Some(vec![Bytes(64 << 10)]));
+        assert_eq!(
+            (
+                x.expected_faults,
+                x.expected_folio_bytes,
+                x.expected_faults_4k
+            ),
+            (16_384, 64 << 10, Some(262_144))
+        );
+        assert!(x.fallback_folio_bytes.is_empty() && !x.thp_modes_differ);
+        // An advised heap under the same modes: 2 MiB first, then 64 KiB, then 4 KiB.
+        let x = explain_cell(&on, &off, &Some(vec![Bytes(2 << 20), Bytes(64 << 10)]));
+        assert_eq!(
+            (x.expected_faults, x.fallback_folio_bytes),
+            (512, vec![64 << 10])
+        );
+        // No THP: a fault a base page, and no fallback to speak of.
+        let x = explain_cell(&on, &off, &Some(Vec::new()));
+        assert_eq!((x.expected_faults, x.expected_faults_4k), (262_144, None));
+        // Runs under different modes: base pages, and said so.
+        let x = explain_cell(&on, &off, &None);
+        assert_eq!(x.expected_faults, 262_144);
+        assert!(x.thp_modes_differ);
     }
 
     #[test]
@@ -334,7 +403,7 @@ mod tests {
             launch(true, [10, 200, 25], 140_000, 30 * MIB + 512 * MIB),
             launch(true, [10, 400, 25], 274_000, 1060 * MIB),
         ];
-        let x = explain_cell(&on, &off);
+        let x = explain_cell(&on, &off, &Some(Vec::new()));
         assert_eq!(x.untouched, 1);
         assert_eq!(x.untouched_launches, [0]);
         let why = x.untouched_reason.unwrap();
@@ -362,14 +431,14 @@ mod tests {
         let off = [launch(false, [10, 20, 25], 12_000, 30 * MIB)];
         // RSS grew by the heap, but through three views: a third of the heap is resident.
         let third = [zgc17((1 << 30) / 3, 1060 * MIB)];
-        let x = explain_cell(&third, &off);
+        let x = explain_cell(&third, &off, &Some(Vec::new()));
         assert_eq!(
             x.untouched, 1,
             "RSS over three views hid a heap touched in part"
         );
         assert!(x.untouched_reason.unwrap().contains("3 view(s)"));
         let whole = [zgc17(1 << 30, 3 * 1060 * MIB)];
-        let x = explain_cell(&whole, &off);
+        let x = explain_cell(&whole, &off, &Some(Vec::new()));
         assert_eq!(x.untouched, 0, "{:?}", x.untouched_reason);
         assert_eq!(x.expected_faults, 3 * 262_144, "a fault per page per view");
         // JDK 11 ZGC maps only what it committed: 860 MiB of 1g, all resident, is touched.

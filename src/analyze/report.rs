@@ -12,8 +12,8 @@ use serde::Serialize;
 
 use crate::analyze::disturbance::{Judged, judge_cell};
 use crate::analyze::env::differences;
-use crate::analyze::explain::{CellExplain, explain_cell};
-use crate::matrix::Matrix;
+use crate::analyze::explain::{CellExplain, CellFolios, explain_cell};
+use crate::matrix::{Gc, Matrix};
 use crate::stats::{Summary, outliers, quartiles, summarize};
 use crate::store::{CellKey, CellStop, HostInfo, LaunchRecord, ResultFile, Results};
 
@@ -109,8 +109,15 @@ pub struct CellReport {
     pub init_to_main_on_ms: Option<f64>,
     /// Median minor faults of a launch, with minus without pretouch.
     pub pretouch_faults: Option<f64>,
-    /// heap / 4 KiB: the faults a pretouch with base pages takes.
+    /// heap / `expected_folio_bytes` (x views): the faults a pretouch takes when each
+    /// fault gets a folio of the largest size the run's THP and mTHP modes allowed the
+    /// heap; heap / 4 KiB without THP.
     pub expected_faults: u64,
+    /// The folio size `expected_faults` counts by, bytes (4096 without THP).
+    pub expected_folio_bytes: u64,
+    /// heap / 4 KiB (x views) where the folio is larger: the faults when the kernel
+    /// falls back to base pages all along, the most a pretouch takes.
+    pub expected_faults_4k: Option<u64>,
     /// pretouch_faults per second of the agent->init growth (wall time).
     pub fault_rate_per_s: Option<f64>,
     /// This label's `pretouch calibrate` ceiling, faults/s: see `ceiling_from`.
@@ -166,11 +173,14 @@ pub struct CellReport {
     #[serde(skip)]
     pub flags: Option<Vec<String>>,
     /// The calibration configuration the ceiling comes from (`zap, 1 L3 domain (CPUs
-    /// 0-1)`): the cell's own CPU set when it was confined and that set was calibrated,
-    /// the huge-page variant for `-XX:+UseTransparentHugePages`; else the best
-    /// shared-mapping zap rate.
+    /// 0-1)`), at the cell's folio size: the cell's own CPU set when it was confined and
+    /// that set was calibrated; else the best shared-mapping rate.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ceiling_from: Option<String>,
+    /// Why a cell of a calibrated label has no ceiling: no calibration at the folio size
+    /// its heap's faults map (`analyze::ceiling::missing`). Absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ceiling_missing: Option<String>,
     /// A server cell (`app:` with `ready:`): time to ready, pretouch's share of it, the
     /// `after_ready` workload with and without pretouch. Absent for other cells.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -586,6 +596,7 @@ pub fn label_rows(
                     .and_then(|e| e.guest.as_ref())
                     .is_some_and(|g| g.reporting_on()),
                 thp_mode: env.and_then(|e| e.thp_enabled.as_deref()),
+                env,
             }
         })
         .collect();
@@ -604,17 +615,8 @@ pub fn label_rows(
         .map(|key| {
             let s = by_cell.remove(&key).unwrap_or_default();
             let looks = looks.get(&key).copied();
-            // Against the calibration of the same CPUs (and pages) where there is one.
-            let ceiling = crate::analyze::ceiling::for_cell(
-                calibrations,
-                label,
-                &key.cpus,
-                s.launches_on
-                    .iter()
-                    .find_map(|l| l.measured.affinity.as_deref()),
-                s.flags.as_deref(),
-            );
-            cell_report(label.to_owned(), key, s, options, ceiling, &per_file, looks)
+            let heap = heap_facts(calibrations, label, &key, &s, &per_file);
+            cell_report(label.to_owned(), key, s, options, heap, &per_file, looks)
         })
         .collect();
     let mut cells: Vec<CellReport> = cells;
@@ -699,6 +701,70 @@ struct FileState<'a> {
     reporting: bool,
     /// The kernel's THP mode (`enabled`) during the run, when recorded.
     thp_mode: Option<&'a str>,
+    /// The environment the run recorded (its THP and mTHP modes).
+    env: Option<&'a crate::machine::env::Environment>,
+}
+
+/// What a cell's heap faults map and what its rate reads against.
+struct CellHeapFacts {
+    /// The folio sizes the heap may get, largest first (`None`: its runs' modes differ).
+    folios: crate::analyze::explain::CellFolios,
+    /// The ceiling at the cell's folio size, or why there is none (`Err(None)`: the
+    /// label has no calibration).
+    ceiling: Result<crate::analyze::ceiling::Ceiling, Option<String>>,
+}
+
+/// The folio sizes of a cell's heap and the ceiling at the largest, from the calibration
+/// of the same CPUs and folio size where there is one.
+fn heap_facts(
+    calibrations: &[crate::machine::calibration::Calibration],
+    label: &str,
+    key: &CellKey,
+    s: &Samples<'_>,
+    per_file: &[FileState<'_>],
+) -> CellHeapFacts {
+    let folios = cell_folios(s, key.gc, per_file);
+    let folio = folios
+        .as_ref()
+        .and_then(|f| f.first())
+        .map_or(crate::machine::folio::BASE_PAGE.0, |b| b.0);
+    let ceiling = crate::analyze::ceiling::for_cell(
+        calibrations,
+        label,
+        &key.cpus,
+        s.launches_on
+            .iter()
+            .find_map(|l| l.measured.affinity.as_deref()),
+        folio,
+    )
+    .ok_or_else(|| crate::analyze::ceiling::missing(calibrations, label, folio));
+    CellHeapFacts { folios, ceiling }
+}
+
+/// The folio sizes a cell's heap may get under its runs' THP modes, the same in every
+/// file of the cell, with the JVM's flags (`-XX:+UseTransparentHugePages` advises
+/// the heap); `None` when the files' modes give different sizes.
+fn cell_folios(s: &Samples<'_>, gc: Gc, per_file: &[FileState<'_>]) -> CellFolios {
+    use crate::machine::folio::{Backing, jvm_advises, sizes};
+    let backing = if gc == Gc::Zgc {
+        Backing::Shmem
+    } else {
+        Backing::Anonymous
+    };
+    let command = s
+        .launches_on
+        .iter()
+        .chain(&s.launches_off)
+        .next()
+        .map(|l| l.measured.command.as_slice());
+    let args = s.flags.as_deref().or(command).unwrap_or(&[]);
+    let default = crate::machine::env::Environment::default();
+    let mut per_launch = s.timed.iter().map(|t| {
+        let env = per_file.get(t.0).and_then(|f| f.env).unwrap_or(&default);
+        sizes(env, backing, jvm_advises(env, backing, args))
+    });
+    let first = per_launch.next().unwrap_or_default();
+    per_launch.all(|f| f == first).then_some(first)
 }
 
 /// Which of a cell's timed launches are outliers. They are judged within each pretouch
@@ -737,10 +803,12 @@ fn cell_report<'a>(
     key: CellKey,
     s: Samples<'a>,
     options: Options,
-    ceiling: Option<crate::analyze::ceiling::Ceiling>,
+    heap: CellHeapFacts,
     per_file: &[FileState<'_>],
     looks: Option<u32>,
 ) -> CellReport {
+    let ceiling_missing = heap.ceiling.as_ref().err().cloned().flatten();
+    let ceiling = heap.ceiling.ok();
     let ceiling_from = ceiling.as_ref().map(|c| c.from.clone());
     let ceiling = ceiling.map(|c| c.per_s);
     let flagged = flag_outliers(&s);
@@ -789,7 +857,7 @@ fn cell_report<'a>(
     let by_run = run_costs(&costs);
     let (interval, looks) = crate::analyze::interval::stated(&by_run, looks);
     let pick = |x: Option<Summary>, f: fn(Summary) -> f64| x.map(f);
-    let x = explain_cell(&launches_on, &launches_off);
+    let x = explain_cell(&launches_on, &launches_off, &heap.folios);
     let thp_mode = cell_thp_mode(&s, per_file);
     let heap_and_method =
         crate::analyze::heap::cell_heap(&key.jdk, key.gc, &launches_on, &launches_off, thp_mode);
@@ -838,6 +906,8 @@ fn cell_report<'a>(
         init_to_main_on_ms: x.phases_on_ms[2],
         pretouch_faults: x.pretouch_faults,
         expected_faults: x.expected_faults,
+        expected_folio_bytes: x.expected_folio_bytes,
+        expected_faults_4k: x.expected_faults_4k,
         fault_rate_per_s: x.fault_rate_per_s,
         ceiling_per_s: ceiling,
         ceiling_pct: x.fault_rate_per_s.zip(ceiling).map(|(r, c)| 100.0 * r / c),
@@ -871,6 +941,7 @@ fn cell_report<'a>(
         costs,
         flags: s.flags,
         ceiling_from,
+        ceiling_missing,
         ready,
         disturbed: disturbance.disturbed,
         disturbances: disturbance.summary,

@@ -41,6 +41,15 @@ pub struct Environment {
     /// (`never`, `always`, `madvise` or `inherit`).
     #[serde(default)]
     pub mthp: BTreeMap<String, String>,
+    /// The selected mode of /sys/kernel/mm/transparent_hugepage/shmem_enabled: huge
+    /// pages for shared memory such as ZGC's memfd heap (`never`, `always`,
+    /// `within_size`, `advise`, `deny`, `force`). Absent in files written before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thp_shmem_enabled: Option<String>,
+    /// mTHP for shared memory: each `hugepages-<size>/shmem_enabled`, by size
+    /// (`inherit` follows `thp_shmem_enabled`). Empty in files written before it.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub mthp_shmem: BTreeMap<String, String>,
     /// cgroup v2 `cpu.max` of this process's cgroup or the nearest ancestor that sets one
     /// (`max` when none does).
     pub cgroup_cpu_max: Option<String>,
@@ -71,14 +80,17 @@ impl Environment {
             Some(text.trim().to_owned()).filter(|t| !t.is_empty())
         };
         let thp = "sys/kernel/mm/transparent_hugepage";
-        let mut mthp = BTreeMap::new();
+        let (mut mthp, mut mthp_shmem) = (BTreeMap::new(), BTreeMap::new());
         if let Ok(entries) = std::fs::read_dir(root.join(thp)) {
             for e in entries.flatten() {
                 let name = e.file_name().to_string_lossy().into_owned();
-                if let Some(size) = name.strip_prefix("hugepages-")
-                    && let Some(mode) = read(&format!("{thp}/{name}/enabled"))
-                {
-                    mthp.insert(size.to_owned(), selected(&mode).to_owned());
+                let Some(size) = name.strip_prefix("hugepages-") else {
+                    continue;
+                };
+                for (file, modes) in [("enabled", &mut mthp), ("shmem_enabled", &mut mthp_shmem)] {
+                    if let Some(mode) = read(&format!("{thp}/{name}/{file}")) {
+                        modes.insert(size.to_owned(), selected(&mode).to_owned());
+                    }
                 }
             }
         }
@@ -101,6 +113,9 @@ impl Environment {
             thp_enabled: read(&format!("{thp}/enabled")).map(|m| selected(&m).to_owned()),
             thp_defrag: read(&format!("{thp}/defrag")).map(|m| selected(&m).to_owned()),
             mthp,
+            thp_shmem_enabled: read(&format!("{thp}/shmem_enabled"))
+                .map(|m| selected(&m).to_owned()),
+            mthp_shmem,
             cgroup_cpu_max: limit("cpu.max"),
             cgroup_memory_max: limit("memory.max"),
             cpu_governor: read("sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"),

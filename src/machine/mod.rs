@@ -1,5 +1,6 @@
 //! Stage 2, the machine: what this machine is and can do, read before and beside a
-//! run. Host facts and the environment (kernel, THP, cgroups), the memory check, the
+//! run. Host facts and the environment (kernel, THP, cgroups) with the folio sizes its
+//! THP modes allow (`folio`), the memory check, the
 //! JDKs installed and what they answered (`jdk_cache`), the fault-rate ceiling (`calibration`, run by `pretouch calibrate`) and the one-run-at-a-time lock.
 //! Uses the matrix and units only.
 
@@ -9,6 +10,7 @@ pub mod calibration;
 pub mod collectors;
 pub mod discover;
 pub mod env;
+pub mod folio;
 pub mod guest;
 pub mod guest_memory;
 pub mod host;

@@ -109,8 +109,10 @@ grew most = the startup phase whose median grew most with pretouch;
 init +ms = agent load->VM init with minus without pretouch (where pretouch lands);
 jvm ms (jvm pretouch) = the JVM log's pretouch time (each `PreTouch` line to the next
 line), gen. +ms (genesis +ms) = its Genesis time with minus without; faults + = median
-minor faults of a launch with minus without; expected = heap / 4 KiB x views; faults/s =
-faults + / init +; %ceil (% ceiling) = of this label's `pretouch calibrate`; touched =
+minor faults of a launch with minus without; expected = heap / folio x views, the folio
+the largest the run's THP modes allow the heap (4 KiB without THP); faults/s =
+faults + / init +; %ceil (% ceiling) = of this label's `pretouch calibrate` at the same
+folio size; touched =
 80% of the heap (as mapped, per view) resident at main, each page once; RSS growth for
 older records.
 ";
@@ -149,7 +151,8 @@ const FAULTS: [Explaining<CellReport>; 5] = [
     },
     Explaining {
         col: num("expected"),
-        legend: "expected = heap / 4 KiB x views",
+        legend: "expected = heap / folio x views (4 KiB without THP; notes name \
+                 larger folios)",
         value: |c| table::opt_count(Some(c.expected_faults as f64)),
     },
     Explaining {
@@ -159,7 +162,8 @@ const FAULTS: [Explaining<CellReport>; 5] = [
     },
     Explaining {
         col: num("%ceil"),
-        legend: "%ceil = faults/s in % of the label's `pretouch calibrate`",
+        legend: "%ceil = faults/s in % of the label's `pretouch calibrate` at the same \
+                 folio size",
         value: |c| {
             c.ceiling_pct
                 .map_or_else(|| "-".to_owned(), |p| table::pct(p, 0))
@@ -181,7 +185,7 @@ fn uncalibrated<'a>(report: &'a Report, names: &'a CellNames) -> Vec<&'a str> {
             report
                 .cells
                 .iter()
-                .any(|c| c.label == **l && c.ceiling_per_s.is_none())
+                .any(|c| c.label == **l && c.ceiling_per_s.is_none() && c.ceiling_missing.is_none())
         })
         .map(|l| names.letter(l))
         .collect()
@@ -233,6 +237,7 @@ fn notes(report: &Report, names: &CellNames, ceiling_shown: bool) -> Vec<String>
             uncalibrated.join(", ")
         ));
     }
+    out.extend(folio_notes(report, &|c| names.name(c)));
     // Cells read against a ceiling of their own (their CPU set, huge pages).
     for c in &report.cells {
         if let Some(from) = &c.ceiling_from
@@ -246,6 +251,40 @@ fn notes(report: &Report, names: &CellNames, ceiling_shown: bool) -> Vec<String>
     }
     for d in &report.env_differences {
         out.push(format!("environment: {d}"));
+    }
+    out
+}
+
+/// The notes on the folio sizes behind the expected faults and the ceiling: what the
+/// expected count assumes where it is not base pages, and why a cell has no ceiling.
+fn folio_notes(report: &Report, name: &dyn Fn(&CellReport) -> String) -> Vec<String> {
+    use crate::units::Bytes;
+    let mut out = Vec::new();
+    for c in &report.cells {
+        if let Some(most) = c.expected_faults_4k {
+            let through: String = c
+                .explain
+                .fallback_folio_bytes
+                .iter()
+                .map(|&b| format!("{}, then ", Bytes(b)))
+                .collect();
+            out.push(format!(
+                "note: {}: expected {} faults at {} folios (the run's THP modes); up to {} if the kernel falls back to {through}4 KiB pages",
+                name(c),
+                table::opt_count(Some(c.expected_faults as f64)),
+                Bytes(c.expected_folio_bytes),
+                table::opt_count(Some(most as f64)),
+            ));
+        }
+        if c.explain.thp_modes_differ {
+            out.push(format!(
+                "note: {}: its runs had THP modes that allow different folio sizes: expected counts 4 KiB pages",
+                name(c)
+            ));
+        }
+        if let Some(why) = &c.ceiling_missing {
+            out.push(format!("note: {}: {why}", name(c)));
+        }
     }
     out
 }
@@ -455,7 +494,7 @@ fn markdown_notes(report: &Report) -> String {
             report
                 .cells
                 .iter()
-                .any(|c| c.label == **l && c.ceiling_per_s.is_none())
+                .any(|c| c.label == **l && c.ceiling_per_s.is_none() && c.ceiling_missing.is_none())
         })
         .map(String::as_str)
         .collect();
@@ -465,6 +504,9 @@ fn markdown_notes(report: &Report) -> String {
             "note: no `pretouch calibrate` results for {}: no % ceiling",
             uncalibrated.join(", ")
         );
+    }
+    for note in folio_notes(report, &|c| cell_name(c)) {
+        let _ = writeln!(out, "{note}");
     }
     for c in &report.cells {
         if let Some(from) = &c.ceiling_from

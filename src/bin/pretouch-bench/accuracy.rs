@@ -64,7 +64,8 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         "gc", "heap", "agent load->init +ms", "JVM pretouch ms", "ratio"
     );
     for (key, on, off) in &cells {
-        let x = explain_cell(on, off);
+        // Only the times are read here, not the faults the folio sizes would set.
+        let x = explain_cell(on, off, &Some(Vec::new()));
         let (agent, jvm) = (x.init_growth_ms(), x.jvm_pretouch_ms);
         let fmt = |v: Option<f64>| v.map_or("-".to_owned(), |v| format!("{v:.1}"));
         let ratio = agent
