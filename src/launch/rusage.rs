@@ -91,11 +91,20 @@ mod tests {
             .unwrap();
         assert!(status.success());
         let used = ChildrenUsage::now().since(&before);
-        // With THP `always` the buffer may be mapped with 2 MiB pages: 32 faults at least.
-        let thp = std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled")
-            .unwrap_or_default();
-        let least = if thp.contains("[always]") { 32 } else { 16384 };
-        assert!(used.minflt >= least, "THP {thp}: {used:?}");
+        // Under THP `always` the buffer may be mapped with 2 MiB folios (32 faults at
+        // least), under mTHP 64 KiB `always` with 64 KiB ones (1024).
+        use crate::machine::folio::{Backing, sizes};
+        let env = crate::machine::env::Environment::read_from(std::path::Path::new("/"));
+        let folio = sizes(&env, Backing::Anonymous, false)
+            .first()
+            .map_or(4096, |b| b.0);
+        let least = (64 << 20) / folio;
+        assert!(
+            used.minflt >= least,
+            "THP {:?}, mTHP {:?}: {used:?}",
+            env.thp_enabled,
+            env.mthp
+        );
         assert!(
             used.maxrss.unwrap_or(Bytes(64 << 20)) >= Bytes(64 << 20),
             "{used:?}"

@@ -256,15 +256,19 @@ pub fn thp_enabled() -> String {
 }
 
 /// The fewest extra faults a pretouch of `heap` bytes can take under this machine's THP
-/// mode, without `-XX:+UseTransparentHugePages`: one per 4 KiB page, except with THP
-/// `always`, where the kernel may map the heap with 2 MiB pages (one fault each) or fall
-/// back to 4 KiB pages wherever no huge page is free.
+/// and mTHP modes, without `-XX:+UseTransparentHugePages`: one per folio of the largest
+/// size the modes allow (`machine::folio`), where the kernel may also fall back to
+/// smaller folios wherever none of that size is free.
 pub fn min_pretouch_faults(heap: u64) -> f64 {
-    if thp_enabled() == "always" {
-        (heap >> 21) as f64
-    } else {
-        (heap >> 12) as f64
-    }
+    // One fault per folio of the largest size this machine's THP and mTHP modes give a
+    // heap the JVM does not advise (2 MiB under THP `always`, 64 KiB under mTHP 64 KiB
+    // `always`, else 4 KiB pages).
+    use pretouch::machine::folio::{Backing, sizes};
+    let env = pretouch::machine::env::Environment::read_from(std::path::Path::new("/"));
+    let folio = sizes(&env, Backing::Anonymous, false)
+        .first()
+        .map_or(4096, |b| b.0);
+    (heap / folio) as f64
 }
 
 /// Records a check this machine cannot make: `needs` names what is missing (`jdk 25`),
