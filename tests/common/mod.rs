@@ -260,15 +260,18 @@ pub fn thp_enabled() -> String {
 /// size the modes allow (`machine::folio`), where the kernel may also fall back to
 /// smaller folios wherever none of that size is free.
 pub fn min_pretouch_faults(heap: u64) -> f64 {
-    // One fault per folio of the largest size this machine's THP and mTHP modes give a
-    // heap the JVM does not advise (2 MiB under THP `always`, 64 KiB under mTHP 64 KiB
-    // `always`, else 4 KiB pages).
+    (heap / heap_folio()) as f64
+}
+
+/// The largest folio this machine's THP and mTHP modes give a heap the JVM does not
+/// advise (2 MiB under THP `always`, 64 KiB under mTHP 64 KiB `always`, else 4 KiB
+/// pages), bytes.
+pub fn heap_folio() -> u64 {
     use pretouch::machine::folio::{Backing, sizes};
     let env = pretouch::machine::env::Environment::read_from(std::path::Path::new("/"));
-    let folio = sizes(&env, Backing::Anonymous, false)
+    sizes(&env, Backing::Anonymous, false)
         .first()
-        .map_or(4096, |b| b.0);
-    (heap / folio) as f64
+        .map_or(4096, |b| b.0)
 }
 
 /// Records a check this machine cannot make: `needs` names what is missing (`jdk 25`),
