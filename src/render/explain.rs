@@ -665,9 +665,10 @@ mod tests {
         +ms = agent load->VM init with minus without pretouch (where pretouch
         lands); jvm ms = the JVM log's pretouch time; gen. +ms = its Genesis
         time with minus without; faults + = median minor faults with minus
-        without; expected = heap / 4 KiB x views; faults/s = faults + / init
-        +ms; %ceil = faults/s in % of the label's `pretouch calibrate`; touched
-        = 80% of the heap resident at main(). Empty columns are left out.
+        without; expected = heap / folio x views (4 KiB without THP; notes name
+        larger folios); faults/s = faults + / init +ms; %ceil = faults/s in % of
+        the label's `pretouch calibrate` at the same folio size; touched = 80%
+        of the heap resident at main(). Empty columns are left out.
         warning: parallel 1g thp: PRETOUCH DID NOT HAPPEN in 3 of 10 launches
           (quick-20261130T071303Z.jsonl#4 quick-20261130T071303Z.jsonl#9
           quick-20261130T071303Z.jsonl#17); first: RSS grew 542 MiB during VM
@@ -693,7 +694,7 @@ mod tests {
         | 25.0.3+9 | g1 | 1g | default | agent->init | 397.5 | 405.1 | 395.9 | 262.9k | 262.1k | 661.4k | 55% | yes |
         | 25.0.3+9 | parallel | 1g | thp | agent->init | 397.5 | - | 395.9 | 140.0k | 262.1k | 661.4k | 55% | NO (3 of 10) |
 
-        grew most = the startup phase whose median grew most with pretouch; init +ms = agent load->VM init with minus without pretouch (where pretouch lands); jvm ms (jvm pretouch) = the JVM log's pretouch time (each `PreTouch` line to the next line), gen. +ms (genesis +ms) = its Genesis time with minus without; faults + = median minor faults of a launch with minus without; expected = heap / 4 KiB x views; faults/s = faults + / init +; %ceil (% ceiling) = of this label's `pretouch calibrate`; touched = 80% of the heap (as mapped, per view) resident at main, each page once; RSS growth for older records.
+        grew most = the startup phase whose median grew most with pretouch; init +ms = agent load->VM init with minus without pretouch (where pretouch lands); jvm ms (jvm pretouch) = the JVM log's pretouch time (each `PreTouch` line to the next line), gen. +ms (genesis +ms) = its Genesis time with minus without; faults + = median minor faults of a launch with minus without; expected = heap / folio x views, the folio the largest the run's THP modes allow the heap (4 KiB without THP); faults/s = faults + / init +; %ceil (% ceiling) = of this label's `pretouch calibrate` at the same folio size; touched = 80% of the heap (as mapped, per view) resident at main, each page once; RSS growth for older records.
 
         > warning: 6.18.0-base 25.0.3+9 parallel 1g thp: PRETOUCH DID NOT HAPPEN in 3 of 10 launches (quick-20261130T071303Z.jsonl#4 quick-20261130T071303Z.jsonl#9 quick-20261130T071303Z.jsonl#17); first: RSS grew 542 MiB during VM creation (512 MiB beyond a launch without pretouch), expected about the heap, 1 GiB
 
