@@ -151,8 +151,7 @@ const FAULTS: [Explaining<CellReport>; 5] = [
     },
     Explaining {
         col: num("expected"),
-        legend: "expected = heap / folio x views (4 KiB without THP; notes name \
-                 larger folios)",
+        legend: "expected = heap / folio x views",
         value: |c| table::opt_count(Some(c.expected_faults as f64)),
     },
     Explaining {
@@ -162,8 +161,7 @@ const FAULTS: [Explaining<CellReport>; 5] = [
     },
     Explaining {
         col: num("%ceil"),
-        legend: "%ceil = faults/s in % of the label's `pretouch calibrate` at the same \
-                 folio size",
+        legend: "%ceil = faults/s in % of the label's `pretouch calibrate`, same folio",
         value: |c| {
             c.ceiling_pct
                 .map_or_else(|| "-".to_owned(), |p| table::pct(p, 0))
@@ -665,10 +663,10 @@ mod tests {
         +ms = agent load->VM init with minus without pretouch (where pretouch
         lands); jvm ms = the JVM log's pretouch time; gen. +ms = its Genesis
         time with minus without; faults + = median minor faults with minus
-        without; expected = heap / folio x views (4 KiB without THP; notes name
-        larger folios); faults/s = faults + / init +ms; %ceil = faults/s in % of
-        the label's `pretouch calibrate` at the same folio size; touched = 80%
-        of the heap resident at main(). Empty columns are left out.
+        without; expected = heap / folio x views; faults/s = faults + / init
+        +ms; %ceil = faults/s in % of the label's `pretouch calibrate`, same
+        folio; touched = 80% of the heap resident at main(). Empty columns are
+        left out.
         warning: parallel 1g thp: PRETOUCH DID NOT HAPPEN in 3 of 10 launches
           (quick-20261130T071303Z.jsonl#4 quick-20261130T071303Z.jsonl#9
           quick-20261130T071303Z.jsonl#17); first: RSS grew 542 MiB during VM

@@ -311,14 +311,13 @@ mod tests {
         25.0.3+9 g1 64m
           anonymous, 60 MiB huge  4 KiB  64 MiB of 64 MiB  madvise populate
 
-        expected = heap / folio x views (4 KiB without THP; notes name larger
-        folios); touched = 80% of the heap resident at main(); memory = what
-        backs the heap at main() (xN: N views of the same memory, as JDK 11/17
-        ZGC maps it; shared memory faults take shmem_fault, not the
-        anonymous-fault path), with transparent huge-page bytes; page = the
-        kernel page size of its mappings; resident = median of the heap resident
-        at main(), each page once; method = how the JVM touches each page. Empty
-        columns are left out (%ceil: `pretouch calibrate`).
+        expected = heap / folio x views; touched = 80% of the heap resident at
+        main(); memory = what backs the heap at main() (xN: N views of the same
+        memory, as JDK 11/17 ZGC maps it; shared memory faults take shmem_fault,
+        not the anonymous-fault path), with transparent huge-page bytes; page =
+        the kernel page size of its mappings; resident = median of the heap
+        resident at main(), each page once; method = how the JVM touches each
+        page. Empty columns are left out (%ceil: `pretouch calibrate`).
         note: 17.0.15+6 zgc 64m: 10 JVM log(s) without a pretouch line: zgc logs
           its pretouch only as a gc+task line without bytes or time: no JVM
           figure to check against
