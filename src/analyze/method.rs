@@ -16,6 +16,7 @@
 
 use serde::Serialize;
 
+use crate::machine::folio::thp_flag;
 use crate::matrix::Gc;
 
 /// How the JVM touches the heap's pages.
@@ -65,19 +66,6 @@ pub fn feature_update(version: &str) -> Option<(u32, u32)> {
     let _interim = parts.next();
     let update = parts.next().and_then(|u| u.parse().ok()).unwrap_or(0);
     Some((feature, update))
-}
-
-/// Whether the last of `-XX:+/-UseTransparentHugePages` in `jvm_args` turns THP on.
-fn thp_flag(jvm_args: &[String]) -> bool {
-    jvm_args
-        .iter()
-        .rev()
-        .find_map(|a| match a.as_str() {
-            "-XX:+UseTransparentHugePages" => Some(true),
-            "-XX:-UseTransparentHugePages" => Some(false),
-            _ => None,
-        })
-        .unwrap_or(false)
 }
 
 /// The pretouch method of a JVM of `jdk_version` running `gc` with `jvm_args` (the

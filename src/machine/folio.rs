@@ -88,15 +88,7 @@ pub fn sizes(env: &Environment, backing: Backing, advised: bool) -> Vec<Bytes> {
 /// warning) when the kernel's mode for that memory is `never` (anonymous) or not
 /// `advise`/`always`/`within_size` (shmem, which ZGC checks).
 pub fn jvm_advises(env: &Environment, backing: Backing, jvm_args: &[String]) -> bool {
-    let flag = jvm_args
-        .iter()
-        .rev()
-        .find_map(|a| match a.as_str() {
-            "-XX:+UseTransparentHugePages" => Some(true),
-            "-XX:-UseTransparentHugePages" => Some(false),
-            _ => None,
-        })
-        .unwrap_or(false);
+    let flag = thp_flag(jvm_args);
     let supported = match backing {
         Backing::Anonymous => env.thp_enabled.as_deref() != Some("never"),
         Backing::Shmem => matches!(
@@ -105,6 +97,19 @@ pub fn jvm_advises(env: &Environment, backing: Backing, jvm_args: &[String]) -> 
         ),
     };
     flag && supported
+}
+
+/// Whether the last of `-XX:+/-UseTransparentHugePages` in `jvm_args` turns THP on.
+pub fn thp_flag(jvm_args: &[String]) -> bool {
+    jvm_args
+        .iter()
+        .rev()
+        .find_map(|a| match a.as_str() {
+            "-XX:+UseTransparentHugePages" => Some(true),
+            "-XX:-UseTransparentHugePages" => Some(false),
+            _ => None,
+        })
+        .unwrap_or(false)
 }
 
 #[cfg(test)]
