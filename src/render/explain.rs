@@ -174,8 +174,8 @@ const FAULTS: [Explaining<CellReport>; 5] = [
     },
 ];
 
-/// The labels without a `pretouch calibrate` result for some cell.
-fn uncalibrated<'a>(report: &'a Report, names: &'a CellNames) -> Vec<&'a str> {
+/// The labels without a `pretouch calibrate` result for some cell, each as `label` names it.
+fn uncalibrated(report: &Report, label: &dyn Fn(&str) -> String) -> Vec<String> {
     report
         .labels
         .iter()
@@ -185,31 +185,41 @@ fn uncalibrated<'a>(report: &'a Report, names: &'a CellNames) -> Vec<&'a str> {
                 .iter()
                 .any(|c| c.label == **l && c.ceiling_per_s.is_none() && c.ceiling_missing.is_none())
         })
-        .map(|l| names.letter(l))
+        .map(|l| label(l))
         .collect()
 }
 
-fn notes(report: &Report, names: &CellNames, ceiling_shown: bool) -> Vec<String> {
+/// How the notes name what they speak of: the text by letters and `%ceil`, the
+/// Markdown in full and `% ceiling`.
+struct NoteNames<'a> {
+    cell: &'a dyn Fn(&CellReport) -> String,
+    label: &'a dyn Fn(&str) -> String,
+    ceiling: &'a str,
+}
+
+/// The notes under the explaining tables, one a line, unwrapped; the uncalibrated
+/// labels' note only where the table shows the ceiling column.
+fn notes(report: &Report, names: &NoteNames, ceiling_shown: bool) -> Vec<String> {
+    let name = names.cell;
     let mut out = Vec::new();
     for c in report.cells.iter().filter(|c| c.untouched > 0) {
         out.push(format!(
             "warning: {}: PRETOUCH DID NOT HAPPEN in {} of {} launches ({}); first: {}",
-            names.name(c),
+            name(c),
             c.untouched,
             c.runs_on,
             c.untouched_launches,
             c.untouched_reason.as_deref().unwrap_or("")
         ));
     }
-    let missing: Vec<&CellReport> = report
+    for c in report
         .cells
         .iter()
         .filter(|c| c.explain.jvm_log_missing > 0)
-        .collect();
-    for c in &missing {
+    {
         out.push(format!(
             "note: {}: {} JVM log(s) without a pretouch line: {}",
-            names.name(c),
+            name(c),
             c.explain.jvm_log_missing,
             c.heap_and_method
                 .as_ref()
@@ -223,27 +233,29 @@ fn notes(report: &Report, names: &CellNames, ceiling_shown: bool) -> Vec<String>
     {
         out.push(format!(
             "warning: {}: {} JVM log(s) not fully understood, first: {}",
-            names.name(c),
+            name(c),
             c.explain.jvm_log_warnings,
             c.explain.first_jvm_log_warning.as_deref().unwrap_or("")
         ));
     }
-    let uncalibrated = uncalibrated(report, names);
+    let uncalibrated = uncalibrated(report, names.label);
     if ceiling_shown && !uncalibrated.is_empty() {
         out.push(format!(
-            "note: no `pretouch calibrate` results for {}: no %ceil",
-            uncalibrated.join(", ")
+            "note: no `pretouch calibrate` results for {}: no {}",
+            uncalibrated.join(", "),
+            names.ceiling
         ));
     }
-    out.extend(folio_notes(report, &|c| names.name(c)));
+    out.extend(folio_notes(report, name));
     // Cells read against a ceiling of their own (their CPU set, huge pages).
     for c in &report.cells {
         if let Some(from) = &c.ceiling_from
             && (c.cpus != crate::matrix::cpuset::ALL || from.starts_with("huge"))
         {
             out.push(format!(
-                "note: {}: %ceil against calibrate {from}",
-                names.name(c)
+                "note: {}: {} against calibrate {from}",
+                name(c),
+                names.ceiling
             ));
         }
     }
@@ -430,14 +442,21 @@ pub fn text(report: &Report, phases: bool, names: &CellNames) -> String {
     text.push('.');
     if !dropped.is_empty() {
         text += " Empty columns are left out";
-        if dropped.contains(&"%ceil") && !uncalibrated(report, names).is_empty() {
+        if dropped.contains(&"%ceil")
+            && !uncalibrated(report, &|l| names.letter(l).to_owned()).is_empty()
+        {
             text += " (%ceil: `pretouch calibrate`)";
         }
         text.push('.');
     }
     out.push('\n');
     out += &table::wrap(&text, 0);
-    for note in notes(report, names, !dropped.contains(&"%ceil")) {
+    let note_names = NoteNames {
+        cell: &|c| names.name(c),
+        label: &|l| names.letter(l).to_owned(),
+        ceiling: "%ceil",
+    };
+    for note in notes(report, &note_names, !dropped.contains(&"%ceil")) {
         out += &table::wrap(&note, 2);
     }
     out
@@ -445,80 +464,14 @@ pub fn text(report: &Report, phases: bool, names: &CellNames) -> String {
 
 /// The notes under the Markdown tables, each cell named in full.
 fn markdown_notes(report: &Report) -> String {
+    let names = NoteNames {
+        cell: &|c| cell_name(c),
+        label: &|l| l.to_owned(),
+        ceiling: "% ceiling",
+    };
     let mut out = String::new();
-    for c in report.cells.iter().filter(|c| c.untouched > 0) {
-        let _ = writeln!(
-            out,
-            "warning: {}: PRETOUCH DID NOT HAPPEN in {} of {} launches ({}); first: {}",
-            cell_name(c),
-            c.untouched,
-            c.runs_on,
-            c.untouched_launches,
-            c.untouched_reason.as_deref().unwrap_or("")
-        );
-    }
-    for c in report
-        .cells
-        .iter()
-        .filter(|c| c.explain.jvm_log_missing > 0)
-    {
-        let _ = writeln!(
-            out,
-            "note: {}: {} JVM log(s) without a pretouch line: {}",
-            cell_name(c),
-            c.explain.jvm_log_missing,
-            c.heap_and_method
-                .as_ref()
-                .map_or("this JDK or GC logs none", |h| h.missing_log_line.as_str())
-        );
-    }
-    for c in report
-        .cells
-        .iter()
-        .filter(|c| c.explain.jvm_log_warnings > 0)
-    {
-        let _ = writeln!(
-            out,
-            "warning: {}: {} JVM log(s) not fully understood, first: {}",
-            cell_name(c),
-            c.explain.jvm_log_warnings,
-            c.explain.first_jvm_log_warning.as_deref().unwrap_or("")
-        );
-    }
-    let uncalibrated: Vec<&str> = report
-        .labels
-        .iter()
-        .filter(|l| {
-            report
-                .cells
-                .iter()
-                .any(|c| c.label == **l && c.ceiling_per_s.is_none() && c.ceiling_missing.is_none())
-        })
-        .map(String::as_str)
-        .collect();
-    if !uncalibrated.is_empty() {
-        let _ = writeln!(
-            out,
-            "note: no `pretouch calibrate` results for {}: no % ceiling",
-            uncalibrated.join(", ")
-        );
-    }
-    for note in folio_notes(report, &|c| cell_name(c)) {
+    for note in notes(report, &names, true) {
         let _ = writeln!(out, "{note}");
-    }
-    for c in &report.cells {
-        if let Some(from) = &c.ceiling_from
-            && (c.cpus != crate::matrix::cpuset::ALL || from.starts_with("huge"))
-        {
-            let _ = writeln!(
-                out,
-                "note: {}: % ceiling against calibrate {from}",
-                cell_name(c)
-            );
-        }
-    }
-    for d in &report.env_differences {
-        let _ = writeln!(out, "environment: {d}");
     }
     out
 }
