@@ -386,21 +386,16 @@ fn function_lengths(files: &BTreeMap<String, String>) -> Vec<(usize, String, Str
 /// lengths: a name table (`category_of`), and what is still to be split. None may
 /// grow, and no other may join them.
 const LONG: &[(&str, &str, usize)] = &[
-    ("analyze::calibration", "compare", 282),
     ("launch", "launch_with", 262),
     ("cmd::campaign", "cmd_start", 227),
     ("analyze::profile", "category_of", 181),
-    ("cmd::calibrate", "cmd_calibrate", 175),
-    ("render::probe", "csv", 166),
-    ("analyze::report", "cell_report", 156),
-    ("render::plot", "panel", 131),
     ("machine::calibration", "processes", 124),
 ];
 
 /// The share of the library's functions over 80 lines may not pass this (3.5% when
 /// the check was written; 3.24% once the launch loops were one, with the HTML page's
-/// charts; the aim is 2%).
-const OVER_80_PERCENT: f64 = 3.25;
+/// charts; 2.80% once the report's longest were split into named steps; the aim is 2%).
+const OVER_80_PERCENT: f64 = 2.80;
 
 #[test]
 fn no_function_grows_past_120_lines_and_few_pass_80() {

@@ -171,239 +171,25 @@ pub fn compare(
         }
         other => CalibrationCompareError::Labels(other),
     })?;
-    // Newest first, so that the first match is the newest.
-    let newest_first: Vec<&Calibration> = sorted.iter().rev().copied().collect();
-    fn of<'a>(
-        newest_first: &'a [&'a Calibration],
-        label: &'a str,
-    ) -> impl Iterator<Item = &'a &'a Calibration> {
-        newest_first.iter().filter(move |c| c.label == label)
-    }
-    // Rows in the order the configurations were first measured, baseline first.
-    let mut keys: Vec<(String, String)> = Vec::new();
-    let mut order: Vec<&String> = vec![&baseline];
-    order.extend(labels.iter().filter(|l| **l != baseline));
-    for label in order {
-        for c in sorted.iter().filter(|c| c.label == *label) {
-            for r in &c.results {
-                if !keys.contains(&key(r)) {
-                    keys.push(key(r));
-                }
-            }
-        }
-    }
-    fn find<'a>(
-        newest_first: &'a [&'a Calibration],
-        label: &'a str,
-        k: &(String, String),
-    ) -> Option<(&'a Calibration, &'a ConfigResult)> {
-        of(newest_first, label)
-            .find_map(|c| c.results.iter().find(|r| key(r) == *k).map(|r| (*c, r)))
-    }
-    // The family each column's marks hold for: the rows it shares with the baseline.
-    let compared: Vec<usize> = labels
-        .iter()
-        .map(|label| {
-            if *label == baseline {
-                return 0;
-            }
-            keys.iter()
-                .filter(|k| {
-                    find(&newest_first, label, k).is_some()
-                        && find(&newest_first, &baseline, k).is_some()
-                })
-                .count()
-        })
-        .collect();
-    let columns: Vec<Column> = labels
-        .iter()
-        .enumerate()
-        .map(|(i, label)| {
-            let c = of(&newest_first, label)
-                .next()
-                .expect("every label has a calibration");
-            let info = Calibrated {
-                started_at: c.started_at.clone(),
-                cpu_model: c.env.cpu_model.clone(),
-                kernel: c.env.kernel_release.clone(),
-                topology: c.topology.clone(),
-                rounds: c.rounds,
-                passes: c.passes,
-            };
-            let mut column = Column::new(i, label, &baseline, info);
-            column.compared = compared[i];
-            column.level = (*label != baseline).then(|| row_level(compared[i]));
-            column
-        })
-        .collect();
+    let measured = Measured {
+        // Newest first, so that the first match is the newest.
+        newest_first: sorted.iter().rev().copied().collect(),
+        labels,
+        baseline,
+    };
+    let keys = measured.keys(&sorted);
+    let compared = measured.compared(&keys);
+    let columns = measured.columns(&compared);
     let mut warnings = Vec::new();
     let rows: Vec<Row> = keys
         .iter()
-        .map(|k| {
-            let base = find(&newest_first, &baseline, k);
-            let first = labels
-                .iter()
-                .find_map(|l| find(&newest_first, l, k))
-                .map(|(_, r)| r)
-                .expect("a key comes from some label");
-            let entries = labels
-                .iter()
-                .enumerate()
-                .map(|(column, label)| {
-                    let (c, r) = find(&newest_first, label, k)?;
-                    let s = summarize(&r.faults_per_s)?;
-                    let rounds = c.round_medians(r);
-                    let rs = summarize(&rounds)?;
-                    let cpus = r
-                        .placement
-                        .as_ref()
-                        .map(|p| crate::matrix::cpuset::format_list(&p.cpus));
-                    let mut e = Entry {
-                        measured: Rates {
-                            passes: s.n,
-                            rounds: rs.n,
-                            median_per_s: rs.median,
-                            round_min_per_s: rs.min,
-                            round_max_per_s: rs.max,
-                            round_spread_pct: 100.0 * (rs.max - rs.min) / rs.median,
-                            min_per_s: s.min,
-                            max_per_s: s.max,
-                            spread_pct: 100.0 * (s.max - s.min) / s.median,
-                            fault_bytes: r.fault_bytes(c.page_size),
-                            cpus,
-                            cpu_share: r.cpu_share,
-                        },
-                        change: None,
-                        not_compared: None,
-                    };
-                    if *label == baseline {
-                        return Some(e);
-                    }
-                    let Some((bc, b)) = base else {
-                        e.not_compared = Some("the baseline has no such configuration".into());
-                        return Some(e);
-                    };
-                    let base_rounds = bc.round_medians(b);
-                    let bs = summarize(&base_rounds)?;
-                    let level = row_level(compared[column]);
-                    let shift = hodges_lehmann(&rounds, &base_rounds, level);
-                    // Ties switch to the normal approximation (any level): the exact test's smallest p decides.
-                    let testable = shift.is_some_and(|s| s.confidence >= level - 1e-9)
-                        && smallest_p(rounds.len(), base_rounds.len()) <= 1.0 - level;
-                    let change = Change {
-                        delta: rs.median - bs.median,
-                        percent: Some(100.0 * (rs.median / bs.median - 1.0)),
-                        interval: shift.map(Into::into),
-                        percent_interval: None,
-                        testable,
-                        significant: testable && shift.is_some_and(|s| s.significant()),
-                    };
-                    e.change = Some(change);
-                    let pinned = |r: &ConfigResult| r.placement.as_ref().map(|p| p.cpus.clone());
-                    if pinned(r) != pinned(b) {
-                        warnings.push(format!(
-                            "`{}` {}: {label} ran on CPUs {}, {baseline} on {}",
-                            k.0,
-                            k.1,
-                            e.measured.cpus.as_deref().unwrap_or("unpinned"),
-                            pinned(b).map_or("unpinned".into(), |c| {
-                                crate::matrix::cpuset::format_list(&c)
-                            })
-                        ));
-                    }
-                    if let (Some(a), Some(b)) = (r.cpu_share, b.cpu_share)
-                        && change.significant
-                        && (a / b > SHARE_RATIO || b / a > SHARE_RATIO)
-                    {
-                        warnings.push(format!(
-                            "`{}` {}: marked, but {label}'s workers had their CPUs {:.0}% \
-                             of the time and {baseline}'s {:.0}%: the machine's load \
-                             differed between the two, and may explain the change",
-                            k.0,
-                            k.1,
-                            100.0 * a,
-                            100.0 * b
-                        ));
-                    }
-                    if c.env.cpu_model != bc.env.cpu_model {
-                        warnings.push(format!(
-                            "`{}` {}: {label} was calibrated on a {}, {baseline} on a {}",
-                            k.0, k.1, c.env.cpu_model, bc.env.cpu_model
-                        ));
-                    }
-                    if c.size != bc.size {
-                        warnings.push(format!(
-                            "`{}` {}: {label} faulted {} a pass, {baseline} {}",
-                            k.0, k.1, c.size, bc.size
-                        ));
-                    }
-                    Some(e)
-                })
-                .collect();
-            Row {
-                key: Config {
-                    cpus: k.0.clone(),
-                    test: k.1.clone(),
-                    variant: first.variant,
-                    layout: first.layout,
-                    workers: first.workers,
-                },
-                entries,
-            }
-        })
+        .map(|k| measured.row(k, &compared, &mut warnings))
         .collect();
-    // Workers that did not have their CPUs: the machine was busy, and the rates (and any
-    // mark) say as much about that as about the kernel.
-    for (i, label) in labels.iter().enumerate() {
-        let busy: Vec<String> = rows
-            .iter()
-            .filter_map(|r: &Row| {
-                let share = r.entries[i].as_ref()?.measured.cpu_share?;
-                (share < BUSY_SHARE)
-                    .then(|| format!("{} {} {:.0}%", r.key.cpus, r.key.test, 100.0 * share))
-            })
-            .collect();
-        if !busy.is_empty() {
-            warnings.push(format!(
-                "{label}: the workers had their CPUs less than {:.0}% of the time in {} \
-                 configuration(s) ({}): the machine was busy, and these rates and marks \
-                 reflect that as much as the kernel",
-                100.0 * BUSY_SHARE,
-                busy.len(),
-                busy.join(", ")
-            ));
-        }
-    }
-    // Memory the guest handed to the VM host while a label calibrated: its passes may
-    // have paid the host's faults, which no kernel change explains.
-    for label in &labels {
-        let c = of(&newest_first, label).next().expect("label has one");
-        if let Some(m) = &c.memory
-            && m.host_may_have_faulted()
-        {
-            let how_much = m.reported_kib.map_or_else(
-                || "the kernel does not count how much".to_owned(),
-                |k| format!("{} MiB of it", k / 1024),
-            );
-            warnings.push(format!(
-                "{label}: free page reporting was on while it calibrated ({how_much}): \
-                 passes that took that memory back paid the VM host's faults too\n  fix: \
-                 calibrate with --comparable-memory (root)"
-            ));
-        }
-    }
-    let base_env = &of(&newest_first, &baseline)
-        .next()
-        .expect("baseline has one")
-        .env;
-    let mut env_differences = Vec::new();
-    for label in labels.iter().filter(|l| **l != baseline) {
-        let env = &of(&newest_first, label).next().expect("label has one").env;
-        for (name, a, b) in differences(base_env, env) {
-            env_differences.push(format!("{name} differs: {baseline}={a}, {label}={b}"));
-        }
-    }
-    let run_to_run: Vec<RunToRun> = labels
+    warnings.extend(measured.busy_warnings(&rows));
+    warnings.extend(measured.memory_warnings());
+    let env_differences = measured.env_differences();
+    let run_to_run: Vec<RunToRun> = measured
+        .labels
         .iter()
         .filter_map(|label| own_drift(&sorted, label))
         .collect();
@@ -417,7 +203,7 @@ pub fn compare(
     }
     Ok(CalibrationComparison {
         columns,
-        baseline,
+        baseline: measured.baseline,
         confidence: CONFIDENCE,
         rows,
         warnings,
@@ -425,6 +211,290 @@ pub fn compare(
         env_differences,
         machine_notes: Vec::new(),
         outliers_excluded: false,
+    })
+}
+
+/// The calibrations a comparison reads, newest first, with the labels chosen and the
+/// baseline among them.
+struct Measured<'a> {
+    newest_first: Vec<&'a Calibration>,
+    labels: Vec<String>,
+    baseline: String,
+}
+
+impl<'a> Measured<'a> {
+    /// The calibrations of `label`, newest first.
+    fn of<'s>(&'s self, label: &'s str) -> impl Iterator<Item = &'a Calibration> + 's {
+        self.newest_first
+            .iter()
+            .copied()
+            .filter(move |c| c.label == label)
+    }
+
+    /// The newest calibration of `label`.
+    fn newest(&self, label: &str) -> &'a Calibration {
+        self.of(label)
+            .next()
+            .expect("every label has a calibration")
+    }
+
+    /// The newest result of `label` for the configuration `k`, with its calibration.
+    fn find(
+        &self,
+        label: &str,
+        k: &(String, String),
+    ) -> Option<(&'a Calibration, &'a ConfigResult)> {
+        self.of(label)
+            .find_map(|c| c.results.iter().find(|r| key(r) == *k).map(|r| (c, r)))
+    }
+
+    /// Rows in the order the configurations were first measured, baseline first.
+    fn keys(&self, oldest_first: &[&Calibration]) -> Vec<(String, String)> {
+        let mut keys: Vec<(String, String)> = Vec::new();
+        let mut order: Vec<&String> = vec![&self.baseline];
+        order.extend(self.labels.iter().filter(|l| **l != self.baseline));
+        for label in order {
+            for c in oldest_first.iter().filter(|c| c.label == *label) {
+                for r in &c.results {
+                    if !keys.contains(&key(r)) {
+                        keys.push(key(r));
+                    }
+                }
+            }
+        }
+        keys
+    }
+
+    /// The family each column's marks hold for: the rows it shares with the baseline.
+    fn compared(&self, keys: &[(String, String)]) -> Vec<usize> {
+        self.labels
+            .iter()
+            .map(|label| {
+                if *label == self.baseline {
+                    return 0;
+                }
+                keys.iter()
+                    .filter(|k| {
+                        self.find(label, k).is_some() && self.find(&self.baseline, k).is_some()
+                    })
+                    .count()
+            })
+            .collect()
+    }
+
+    fn columns(&self, compared: &[usize]) -> Vec<Column> {
+        self.labels
+            .iter()
+            .enumerate()
+            .map(|(i, label)| {
+                let c = self.newest(label);
+                let info = Calibrated {
+                    started_at: c.started_at.clone(),
+                    cpu_model: c.env.cpu_model.clone(),
+                    kernel: c.env.kernel_release.clone(),
+                    topology: c.topology.clone(),
+                    rounds: c.rounds,
+                    passes: c.passes,
+                };
+                let mut column = Column::new(i, label, &self.baseline, info);
+                column.compared = compared[i];
+                column.level = (*label != self.baseline).then(|| row_level(compared[i]));
+                column
+            })
+            .collect()
+    }
+
+    /// The row of configuration `k`: one entry per label; what makes a change doubtful
+    /// goes to `warnings`.
+    fn row(&self, k: &(String, String), compared: &[usize], warnings: &mut Vec<String>) -> Row {
+        let first = self
+            .labels
+            .iter()
+            .find_map(|l| self.find(l, k))
+            .map(|(_, r)| r)
+            .expect("a key comes from some label");
+        let entries = self
+            .labels
+            .iter()
+            .enumerate()
+            .map(|(column, label)| self.entry(k, label, compared[column], warnings))
+            .collect();
+        Row {
+            key: Config {
+                cpus: k.0.clone(),
+                test: k.1.clone(),
+                variant: first.variant,
+                layout: first.layout,
+                workers: first.workers,
+            },
+            entries,
+        }
+    }
+
+    /// The entry of `label` for configuration `k`, changed against the baseline over
+    /// the family of `compared` rows.
+    fn entry(
+        &self,
+        k: &(String, String),
+        label: &str,
+        compared: usize,
+        warnings: &mut Vec<String>,
+    ) -> Option<Entry> {
+        let baseline = &self.baseline;
+        let (c, r) = self.find(label, k)?;
+        let rounds = c.round_medians(r);
+        let mut e = Entry {
+            measured: rates(c, r, &rounds)?,
+            change: None,
+            not_compared: None,
+        };
+        if label == baseline {
+            return Some(e);
+        }
+        let Some((bc, b)) = self.find(baseline, k) else {
+            e.not_compared = Some("the baseline has no such configuration".into());
+            return Some(e);
+        };
+        let base_rounds = bc.round_medians(b);
+        let bs = summarize(&base_rounds)?;
+        let level = row_level(compared);
+        let shift = hodges_lehmann(&rounds, &base_rounds, level);
+        // Ties switch to the normal approximation (any level): the exact test's smallest p decides.
+        let testable = shift.is_some_and(|s| s.confidence >= level - 1e-9)
+            && smallest_p(rounds.len(), base_rounds.len()) <= 1.0 - level;
+        let change = Change {
+            delta: e.measured.median_per_s - bs.median,
+            percent: Some(100.0 * (e.measured.median_per_s / bs.median - 1.0)),
+            interval: shift.map(Into::into),
+            percent_interval: None,
+            testable,
+            significant: testable && shift.is_some_and(|s| s.significant()),
+        };
+        e.change = Some(change);
+        let pinned = |r: &ConfigResult| r.placement.as_ref().map(|p| p.cpus.clone());
+        if pinned(r) != pinned(b) {
+            warnings.push(format!(
+                "`{}` {}: {label} ran on CPUs {}, {baseline} on {}",
+                k.0,
+                k.1,
+                e.measured.cpus.as_deref().unwrap_or("unpinned"),
+                pinned(b).map_or("unpinned".into(), |c| {
+                    crate::matrix::cpuset::format_list(&c)
+                })
+            ));
+        }
+        if let (Some(a), Some(b)) = (r.cpu_share, b.cpu_share)
+            && change.significant
+            && (a / b > SHARE_RATIO || b / a > SHARE_RATIO)
+        {
+            warnings.push(format!(
+                "`{}` {}: marked, but {label}'s workers had their CPUs {:.0}% \
+                 of the time and {baseline}'s {:.0}%: the machine's load \
+                 differed between the two, and may explain the change",
+                k.0,
+                k.1,
+                100.0 * a,
+                100.0 * b
+            ));
+        }
+        if c.env.cpu_model != bc.env.cpu_model {
+            warnings.push(format!(
+                "`{}` {}: {label} was calibrated on a {}, {baseline} on a {}",
+                k.0, k.1, c.env.cpu_model, bc.env.cpu_model
+            ));
+        }
+        if c.size != bc.size {
+            warnings.push(format!(
+                "`{}` {}: {label} faulted {} a pass, {baseline} {}",
+                k.0, k.1, c.size, bc.size
+            ));
+        }
+        Some(e)
+    }
+
+    /// Workers that did not have their CPUs: the machine was busy, and the rates (and
+    /// any mark) say as much about that as about the kernel.
+    fn busy_warnings(&self, rows: &[Row]) -> Vec<String> {
+        let mut warnings = Vec::new();
+        for (i, label) in self.labels.iter().enumerate() {
+            let busy: Vec<String> = rows
+                .iter()
+                .filter_map(|r: &Row| {
+                    let share = r.entries[i].as_ref()?.measured.cpu_share?;
+                    (share < BUSY_SHARE)
+                        .then(|| format!("{} {} {:.0}%", r.key.cpus, r.key.test, 100.0 * share))
+                })
+                .collect();
+            if !busy.is_empty() {
+                warnings.push(format!(
+                    "{label}: the workers had their CPUs less than {:.0}% of the time in {} \
+                     configuration(s) ({}): the machine was busy, and these rates and marks \
+                     reflect that as much as the kernel",
+                    100.0 * BUSY_SHARE,
+                    busy.len(),
+                    busy.join(", ")
+                ));
+            }
+        }
+        warnings
+    }
+
+    /// Memory the guest handed to the VM host while a label calibrated: its passes may
+    /// have paid the host's faults, which no kernel change explains.
+    fn memory_warnings(&self) -> Vec<String> {
+        let mut warnings = Vec::new();
+        for label in &self.labels {
+            if let Some(m) = &self.newest(label).memory
+                && m.host_may_have_faulted()
+            {
+                let how_much = m.reported_kib.map_or_else(
+                    || "the kernel does not count how much".to_owned(),
+                    |k| format!("{} MiB of it", k / 1024),
+                );
+                warnings.push(format!(
+                    "{label}: free page reporting was on while it calibrated ({how_much}): \
+                     passes that took that memory back paid the VM host's faults too\n  fix: \
+                     calibrate with --comparable-memory (root)"
+                ));
+            }
+        }
+        warnings
+    }
+
+    /// How each label's environment differs from the baseline's.
+    fn env_differences(&self) -> Vec<String> {
+        let baseline = &self.baseline;
+        let base_env = &self.newest(baseline).env;
+        let mut out = Vec::new();
+        for label in self.labels.iter().filter(|l| *l != baseline) {
+            for (name, a, b) in differences(base_env, &self.newest(label).env) {
+                out.push(format!("{name} differs: {baseline}={a}, {label}={b}"));
+            }
+        }
+        out
+    }
+}
+
+/// The rates of one result: over its passes and over its rounds' medians (`rounds`).
+fn rates(c: &Calibration, r: &ConfigResult, rounds: &[f64]) -> Option<Rates> {
+    let s = summarize(&r.faults_per_s)?;
+    let rs = summarize(rounds)?;
+    Some(Rates {
+        passes: s.n,
+        rounds: rs.n,
+        median_per_s: rs.median,
+        round_min_per_s: rs.min,
+        round_max_per_s: rs.max,
+        round_spread_pct: 100.0 * (rs.max - rs.min) / rs.median,
+        min_per_s: s.min,
+        max_per_s: s.max,
+        spread_pct: 100.0 * (s.max - s.min) / s.median,
+        fault_bytes: r.fault_bytes(c.page_size),
+        cpus: r
+            .placement
+            .as_ref()
+            .map(|p| crate::matrix::cpuset::format_list(&p.cpus)),
+        cpu_share: r.cpu_share,
     })
 }
 

@@ -808,9 +808,7 @@ fn cell_report<'a>(
     looks: Option<u32>,
 ) -> CellReport {
     let ceiling_missing = heap.ceiling.as_ref().err().cloned().flatten();
-    let ceiling = heap.ceiling.ok();
-    let ceiling_from = ceiling.as_ref().map(|c| c.from.clone());
-    let ceiling = ceiling.map(|c| c.per_s);
+    let (ceiling, ceiling_from) = heap.ceiling.ok().map(|c| (c.per_s, c.from)).unzip();
     let flagged = flag_outliers(&s);
     let kept = |i: usize| !(options.exclude_outliers && flagged[i]);
     let times = |setting: bool| -> Vec<f64> {
@@ -833,24 +831,7 @@ fn cell_report<'a>(
     let (launches_on, on_index) = records(true, &s.launches_on);
     let (launches_off, _) = records(false, &s.launches_off);
 
-    // Per-round costs: the round's with and without launches, both kept.
-    let mut pairs: BTreeMap<(usize, u32), [Option<usize>; 2]> = BTreeMap::new();
-    for (i, l) in s.timed.iter().enumerate() {
-        if kept(i) {
-            pairs.entry((l.0, l.1)).or_default()[usize::from(l.2)] = Some(i);
-        }
-    }
-    let costs: Vec<RoundCost> = pairs
-        .values()
-        .filter_map(|p| match *p {
-            [Some(off), Some(on)] => Some(RoundCost {
-                ms: s.timed[on].3 - s.timed[off].3,
-                outlier: flagged[on] || flagged[off],
-                run: s.timed[on].0,
-            }),
-            _ => None,
-        })
-        .collect();
+    let costs = round_costs(&s, &flagged, kept);
     let cost_values: Vec<f64> = costs.iter().map(|c| c.ms).collect();
     let cost = summarize(&cost_values);
     let quart = quartiles(&cost_values);
@@ -862,20 +843,7 @@ fn cell_report<'a>(
     let heap_and_method =
         crate::analyze::heap::cell_heap(&key.jdk, key.gc, &launches_on, &launches_off, thp_mode);
     let ready = crate::analyze::ready::cell_ready(&launches_off, &launches_on);
-    // Every counted launch is judged, outliers left out of the figures included.
-    let judged: Vec<Judged<'_>> = (0..s.timed.len())
-        .map(|i| {
-            let (file, _, on, ms) = s.timed[i];
-            let all = if on { &s.launches_on } else { &s.launches_off };
-            Judged {
-                record: all[s.record[i]],
-                ms,
-                outlier: flagged[i],
-                reporting_on: per_file.get(file).is_some_and(|f| f.reporting),
-            }
-        })
-        .collect();
-    let disturbance = judge_cell(&judged);
+    let disturbance = judge_cell(&judged(&s, &flagged, per_file));
     CellReport {
         label,
         jdk: key.jdk.to_string(),
@@ -915,12 +883,7 @@ fn cell_report<'a>(
         jvm_genesis_growth_ms: x.jvm_genesis_growth_ms,
         untouched: x.untouched,
         untouched_reason: x.untouched_reason.clone(),
-        untouched_launches: x
-            .untouched_launches
-            .iter()
-            .map(|&i| s.where_on[on_index[i]].as_str())
-            .collect::<Vec<_>>()
-            .join(" "),
+        untouched_launches: where_of(&s.where_on, &on_index, &x.untouched_launches),
         explain: x,
         heap_and_method: Some(heap_and_method),
         rounds: costs.len(),
@@ -949,6 +912,53 @@ fn cell_report<'a>(
         outlier_lines: disturbance.outliers,
         outlier_launches: disturbance.outlier_launches,
     }
+}
+
+/// Per-round costs: the round's with and without launches, both kept.
+fn round_costs(s: &Samples<'_>, flagged: &[bool], kept: impl Fn(usize) -> bool) -> Vec<RoundCost> {
+    let mut pairs: BTreeMap<(usize, u32), [Option<usize>; 2]> = BTreeMap::new();
+    for (i, l) in s.timed.iter().enumerate() {
+        if kept(i) {
+            pairs.entry((l.0, l.1)).or_default()[usize::from(l.2)] = Some(i);
+        }
+    }
+    pairs
+        .values()
+        .filter_map(|p| match *p {
+            [Some(off), Some(on)] => Some(RoundCost {
+                ms: s.timed[on].3 - s.timed[off].3,
+                outlier: flagged[on] || flagged[off],
+                run: s.timed[on].0,
+            }),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Every counted launch, to be judged, outliers left out of the figures included.
+fn judged<'a>(s: &Samples<'a>, flagged: &[bool], per_file: &[FileState<'_>]) -> Vec<Judged<'a>> {
+    (0..s.timed.len())
+        .map(|i| {
+            let (file, _, on, ms) = s.timed[i];
+            let all = if on { &s.launches_on } else { &s.launches_off };
+            Judged {
+                record: all[s.record[i]],
+                ms,
+                outlier: flagged[i],
+                reporting_on: per_file.get(file).is_some_and(|f| f.reporting),
+            }
+        })
+        .collect()
+}
+
+/// Where the launches `which` (indices into the kept launches with pretouch, whose
+/// indices into `launches_on` are `on_index`) are stored: `<file>#<seq>`, space-separated.
+fn where_of(where_on: &[String], on_index: &[usize], which: &[usize]) -> String {
+    which
+        .iter()
+        .map(|&i| where_on[on_index[i]].as_str())
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// What differs between each label's environment and the first label's, one line a

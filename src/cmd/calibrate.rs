@@ -8,7 +8,7 @@ use crate::cmd::error::bad;
 use crate::launch::interrupt::{self, Interrupt};
 use crate::machine::calibration::{self, Layout, MemoryDuring, Plan, Setup, Variant};
 use crate::machine::guest::GuestInfo;
-use crate::machine::guest_memory::{self, Knob};
+use crate::machine::guest_memory::{self, Knob, OrderGuard};
 use crate::machine::host;
 use crate::machine::topology::{self, Topology};
 use crate::matrix::cpuset::CpuSet;
@@ -19,8 +19,72 @@ pub(crate) fn cmd_calibrate(args: CalibrateArgs) -> anyhow::Result<u8> {
         .clone()
         .unwrap_or_else(|| host::host_info().kernel_release);
     check_label(&label).map_err(bad)?;
-    // Every CPU set is resolved, and refused if this machine cannot meet it, before
-    // anything is measured.
+    let machine = Topology::read(&topology::sysfs_root())
+        .ok()
+        .map(|t| t.summary());
+    let plan = Plan {
+        setups: setups(&args)?,
+        size: args.size,
+        passes: args.passes,
+        rounds: args.rounds,
+    };
+    // Refused before anything runs: a configuration with less than a page per worker.
+    plan.check().map_err(bad)?;
+    crate::cmd::preflight::restore_leftover();
+    // From here a signal stops the calibration between two configurations, so that the
+    // guard below is dropped and restores page_reporting_order.
+    let interrupt = Interrupt::new();
+    interrupt
+        .install_signal_handlers()
+        .context("installing the signal handlers")?;
+    // Held to the end of the calibration: dropping it restores page_reporting_order.
+    let (memory, _guard) = hold_memory(&args)?;
+    let started = std::time::SystemTime::now();
+    let rounds = plan.rounds;
+    let mut announced = 0;
+    let c = calibration::run(
+        &label,
+        &plan,
+        machine,
+        Some(memory),
+        |round, s| announce(round, s, rounds, &mut announced),
+        || interrupt.signal().is_some(),
+    );
+    let c = match c {
+        Ok(c) => c,
+        Err(calibration::RunError::Calibrate(e @ calibration::CalibrateError::TooSmall { .. })) => {
+            return Err(bad(e));
+        }
+        Err(calibration::RunError::Stopped { rounds, whole }) => {
+            let signal = interrupt.signal().unwrap_or(libc::SIGINT);
+            eprintln!(
+                "calibrate: {} after {rounds} whole round(s) of {}",
+                interrupt::signal_name(signal),
+                plan.rounds
+            );
+            if let Some(c) = whole {
+                print!("{}", crate::render::calibration::run_text(&c));
+                if !args.no_save {
+                    let path = save(&c, &args, started)?;
+                    eprintln!("stored the whole rounds: {}", path.display());
+                }
+            }
+            return Ok(interrupt::exit_code(signal));
+        }
+        Err(e) => return Err(e.into()),
+    };
+    print!("{}", crate::render::calibration::run_text(&c));
+    if !args.no_save {
+        let path = save(&c, &args, started)?;
+        eprintln!("stored: {}", path.display());
+    }
+    Ok(0)
+}
+
+/// The configurations to measure: every variant, layout and worker count or CPU set
+/// asked for. Every CPU set is resolved, and refused if this machine cannot meet it,
+/// before anything is measured.
+fn setups(args: &CalibrateArgs) -> anyhow::Result<Vec<Setup>> {
     let mut placements = Vec::new();
     for text in &args.cpus {
         let set = CpuSet::parse(text).map_err(|e| bad(anyhow::anyhow!("--cpus: {e}")))?;
@@ -63,24 +127,12 @@ pub(crate) fn cmd_calibrate(args: CalibrateArgs) -> anyhow::Result<u8> {
             }
         }
     }
-    let machine = Topology::read(&topology::sysfs_root())
-        .ok()
-        .map(|t| t.summary());
-    let plan = Plan {
-        setups,
-        size: args.size,
-        passes: args.passes,
-        rounds: args.rounds,
-    };
-    // Refused before anything runs: a configuration with less than a page per worker.
-    plan.check().map_err(bad)?;
-    crate::cmd::preflight::restore_leftover();
-    // From here a signal stops the calibration between two configurations, so that the
-    // guard below is dropped and restores page_reporting_order.
-    let interrupt = Interrupt::new();
-    interrupt
-        .install_signal_handlers()
-        .context("installing the signal handlers")?;
+    Ok(setups)
+}
+
+/// The guest's free page reporting during the calibration: stopped with
+/// `--comparable-memory` (the guard restores it when dropped), else warned about when on.
+fn hold_memory(args: &CalibrateArgs) -> anyhow::Result<(MemoryDuring, Option<OrderGuard>)> {
     let guest = GuestInfo::read();
     let mut memory = MemoryDuring {
         reporting: guest.reporting().to_string(),
@@ -88,32 +140,7 @@ pub(crate) fn cmd_calibrate(args: CalibrateArgs) -> anyhow::Result<u8> {
         stopped: None,
         reported_kib: None,
     };
-    // Held to the end of the calibration: dropping it restores page_reporting_order.
-    let _guard = if args.comparable_memory {
-        let threads = crate::matrix::cpuset::available().map_or(1, |c| c.len());
-        let (guard, record) =
-            guest_memory::hold(&Knob::default(), &guest, args.size, threads, |size| {
-                eprintln!("calibrate: --comparable-memory: touching {size} once first")
-            })
-            .map_err(bad)?;
-        memory.stopped = record
-            .order_before
-            .zip(record.order_during)
-            .map(|(a, b)| [a, b]);
-        eprintln!(
-            "  {}; {} touched in {}",
-            match memory.stopped {
-                Some([before, during]) => format!(
-                    "free page reporting stopped for the calibration (page_reporting_order \
-                     {before} -> {during}, restored afterwards)"
-                ),
-                None => format!("free page reporting was not on ({})", memory.reporting),
-            },
-            record.touched,
-            record.touch_ns
-        );
-        guard
-    } else {
+    if !args.comparable_memory {
         if guest.reporting_on() {
             eprintln!(
                 "warning: free page reporting is {}: memory freed between passes and rounds \
@@ -123,70 +150,56 @@ pub(crate) fn cmd_calibrate(args: CalibrateArgs) -> anyhow::Result<u8> {
                 guest.reporting().to_string()
             );
         }
-        None
-    };
-    let started = std::time::SystemTime::now();
-    let rounds = plan.rounds;
-    let mut announced = 0;
-    let c = calibration::run(
-        &label,
-        &plan,
-        machine,
-        Some(memory),
-        |round, s| {
-            // Each configuration by name in the first round; a line a round after it.
-            if round > 0 {
-                if announced < round {
-                    announced = round;
-                    eprintln!("calibrate: round {}/{rounds}...", round + 1);
-                }
-                return;
-            }
-            match &s.placement {
-                Some(p) => eprintln!(
-                    "calibrate: round 1/{rounds}: {} {}, `{}` (CPUs {})...",
-                    s.variant,
-                    s.layout,
-                    p.set,
-                    crate::matrix::cpuset::format_list(&p.cpus)
-                ),
-                None => eprintln!(
-                    "calibrate: round 1/{rounds}: {} {}, {} worker(s)...",
-                    s.variant, s.layout, s.workers
-                ),
-            }
-        },
-        || interrupt.signal().is_some(),
-    );
-    let c = match c {
-        Ok(c) => c,
-        Err(calibration::RunError::Calibrate(e @ calibration::CalibrateError::TooSmall { .. })) => {
-            return Err(bad(e));
-        }
-        Err(calibration::RunError::Stopped { rounds, whole }) => {
-            let signal = interrupt.signal().unwrap_or(libc::SIGINT);
-            eprintln!(
-                "calibrate: {} after {rounds} whole round(s) of {}",
-                interrupt::signal_name(signal),
-                plan.rounds
-            );
-            if let Some(c) = whole {
-                print!("{}", crate::render::calibration::run_text(&c));
-                if !args.no_save {
-                    let path = save(&c, &args, started)?;
-                    eprintln!("stored the whole rounds: {}", path.display());
-                }
-            }
-            return Ok(interrupt::exit_code(signal));
-        }
-        Err(e) => return Err(e.into()),
-    };
-    print!("{}", crate::render::calibration::run_text(&c));
-    if !args.no_save {
-        let path = save(&c, &args, started)?;
-        eprintln!("stored: {}", path.display());
+        return Ok((memory, None));
     }
-    Ok(0)
+    let threads = crate::matrix::cpuset::available().map_or(1, |c| c.len());
+    let (guard, record) =
+        guest_memory::hold(&Knob::default(), &guest, args.size, threads, |size| {
+            eprintln!("calibrate: --comparable-memory: touching {size} once first")
+        })
+        .map_err(bad)?;
+    memory.stopped = record
+        .order_before
+        .zip(record.order_during)
+        .map(|(a, b)| [a, b]);
+    eprintln!(
+        "  {}; {} touched in {}",
+        match memory.stopped {
+            Some([before, during]) => format!(
+                "free page reporting stopped for the calibration (page_reporting_order \
+                 {before} -> {during}, restored afterwards)"
+            ),
+            None => format!("free page reporting was not on ({})", memory.reporting),
+        },
+        record.touched,
+        record.touch_ns
+    );
+    Ok((memory, guard))
+}
+
+/// Progress on stderr: each configuration by name in the first round; a line a round
+/// after it.
+fn announce(round: u32, s: &Setup, rounds: u32, announced: &mut u32) {
+    if round > 0 {
+        if *announced < round {
+            *announced = round;
+            eprintln!("calibrate: round {}/{rounds}...", round + 1);
+        }
+        return;
+    }
+    match &s.placement {
+        Some(p) => eprintln!(
+            "calibrate: round 1/{rounds}: {} {}, `{}` (CPUs {})...",
+            s.variant,
+            s.layout,
+            p.set,
+            crate::matrix::cpuset::format_list(&p.cpus)
+        ),
+        None => eprintln!(
+            "calibrate: round 1/{rounds}: {} {}, {} worker(s)...",
+            s.variant, s.layout, s.workers
+        ),
+    }
 }
 
 /// Stores a calibration under `<results>/<label>/calibrate-<UTC start>.json`.

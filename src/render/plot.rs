@@ -8,7 +8,10 @@ use std::path::Path;
 
 use plotters::prelude::*;
 
+use plotters::coord::types::RangedCoordf64;
+
 use crate::analyze::compare::{Comparison, Row};
+use crate::analyze::report::CellReport;
 use crate::machine::jdk::short_jdk;
 use crate::stats::median;
 
@@ -116,31 +119,10 @@ fn panel<DB: DrawingBackend>(
 where
     DB::ErrorType: 'static,
 {
-    let all: Vec<f64> = row
-        .entries
-        .iter()
-        .flatten()
-        .flat_map(|e| e.measured.costs.iter().map(|c| c.ms))
-        .collect();
-    let (lo, hi) = all
-        .iter()
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
-            (lo.min(*v), hi.max(*v))
-        });
-    let (lo, hi) = if lo.is_finite() { (lo, hi) } else { (0.0, 1.0) };
+    let (lo, hi) = cost_range(row);
     let pad = ((hi - lo) * 0.12).max(1.0);
     let k = cmp.columns.len();
-    let names: Vec<String> = cmp
-        .columns
-        .iter()
-        .map(|c| {
-            if c.baseline {
-                format!("{} (base)", c.letter)
-            } else {
-                c.letter.clone()
-            }
-        })
-        .collect();
+    let names = column_names(cmp);
     let [jdk, gc, heap, variant] = &row.key;
     let caption = format!("{} {gc} {heap} {variant}", short_jdk(jdk));
     let mut chart = ChartBuilder::on(area)
@@ -172,37 +154,7 @@ where
         let Some(e) = entry else { continue };
         let x = i as f64;
         let c = &e.measured;
-        let values: Vec<f64> = c.costs.iter().map(|r| r.ms).collect();
-        if let (Some(q1), Some(q3), Some(min), Some(max), Some(med)) = (
-            c.cost_q1_ms,
-            c.cost_q3_ms,
-            c.cost_min_ms,
-            c.cost_max_ms,
-            median(&values),
-        ) {
-            let grey = RGBColor(120, 120, 120);
-            chart
-                .draw_series([
-                    Rectangle::new(
-                        [(x - 0.25, q1), (x + 0.25, q3)],
-                        RGBColor(200, 215, 235).filled(),
-                    ),
-                    Rectangle::new([(x - 0.25, q1), (x + 0.25, q3)], grey.stroke_width(1)),
-                ])
-                .map_err(err)?;
-            chart
-                .draw_series([
-                    PathElement::new(
-                        vec![(x - 0.25, med), (x + 0.25, med)],
-                        BLACK.stroke_width(2),
-                    ),
-                    PathElement::new(vec![(x, q3), (x, max)], grey.stroke_width(1)),
-                    PathElement::new(vec![(x, q1), (x, min)], grey.stroke_width(1)),
-                    PathElement::new(vec![(x - 0.1, max), (x + 0.1, max)], grey.stroke_width(1)),
-                    PathElement::new(vec![(x - 0.1, min), (x + 0.1, min)], grey.stroke_width(1)),
-                ])
-                .map_err(err)?;
-        }
+        draw_box(&mut chart, x, c)?;
         // The table's figures above the column: the cost, and below it the change.
         let cost = c
             .cost_tmean_ms
@@ -237,5 +189,76 @@ where
             }))
             .map_err(err)?;
     }
+    Ok(())
+}
+
+/// The lowest and highest round cost of the row's entries; 0..1 with none.
+fn cost_range(row: &Row) -> (f64, f64) {
+    let (lo, hi) = row
+        .entries
+        .iter()
+        .flatten()
+        .flat_map(|e| e.measured.costs.iter().map(|c| c.ms))
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+            (lo.min(v), hi.max(v))
+        });
+    if lo.is_finite() { (lo, hi) } else { (0.0, 1.0) }
+}
+
+/// The columns' names under the x axis: their letters, the baseline's marked.
+fn column_names(cmp: &Comparison) -> Vec<String> {
+    cmp.columns
+        .iter()
+        .map(|c| {
+            if c.baseline {
+                format!("{} (base)", c.letter)
+            } else {
+                c.letter.clone()
+            }
+        })
+        .collect()
+}
+
+/// The box of one column at `x`: quartiles, median and whiskers to min and max.
+fn draw_box<DB: DrawingBackend>(
+    chart: &mut ChartContext<'_, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
+    x: f64,
+    c: &CellReport,
+) -> Result<(), PlotError>
+where
+    DB::ErrorType: 'static,
+{
+    let values: Vec<f64> = c.costs.iter().map(|r| r.ms).collect();
+    let (Some(q1), Some(q3), Some(min), Some(max), Some(med)) = (
+        c.cost_q1_ms,
+        c.cost_q3_ms,
+        c.cost_min_ms,
+        c.cost_max_ms,
+        median(&values),
+    ) else {
+        return Ok(());
+    };
+    let grey = RGBColor(120, 120, 120);
+    chart
+        .draw_series([
+            Rectangle::new(
+                [(x - 0.25, q1), (x + 0.25, q3)],
+                RGBColor(200, 215, 235).filled(),
+            ),
+            Rectangle::new([(x - 0.25, q1), (x + 0.25, q3)], grey.stroke_width(1)),
+        ])
+        .map_err(err)?;
+    chart
+        .draw_series([
+            PathElement::new(
+                vec![(x - 0.25, med), (x + 0.25, med)],
+                BLACK.stroke_width(2),
+            ),
+            PathElement::new(vec![(x, q3), (x, max)], grey.stroke_width(1)),
+            PathElement::new(vec![(x, q1), (x, min)], grey.stroke_width(1)),
+            PathElement::new(vec![(x - 0.1, max), (x + 0.1, max)], grey.stroke_width(1)),
+            PathElement::new(vec![(x - 0.1, min), (x + 0.1, min)], grey.stroke_width(1)),
+        ])
+        .map_err(err)?;
     Ok(())
 }

@@ -474,176 +474,211 @@ pub fn markdown(a: &ProbeAnalysis) -> String {
     out
 }
 
-/// One CSV row of a cell's figures: metric, value, its `[low, high)` range, unit.
-type Emit<'a> = dyn FnMut(&str, String, Option<(String, String)>, &str) + 'a;
+/// The probe CSV's columns.
+const CSV_COLUMNS: [&str; 20] = [
+    "section",
+    "label",
+    "baseline",
+    "jdk",
+    "gc",
+    "heap",
+    "variant",
+    "gc_threads",
+    "cpus",
+    "app",
+    "pretouch",
+    "metric",
+    "value",
+    "low",
+    "high",
+    "unit",
+    "mark",
+    "lock",
+    "kind",
+    "caller",
+];
+
+/// One row of the probe CSV; what a row does not set stays empty.
+#[derive(Default)]
+struct CsvRow<'a> {
+    section: &'a str,
+    label: &'a str,
+    baseline: &'a str,
+    cell: Option<(&'a CellKey, bool)>,
+    metric: &'a str,
+    value: String,
+    range: Option<(String, String)>,
+    unit: &'a str,
+    /// mark, lock, kind, caller
+    rest: [&'a str; 4],
+}
+
+fn write_row(w: &mut csv::Writer<Vec<u8>>, row: CsvRow<'_>) {
+    let (low, high) = row.range.unwrap_or_default();
+    let cell_fields: [String; 8] = match row.cell {
+        Some((c, pretouch)) => [
+            c.jdk.to_string(),
+            c.gc.to_string(),
+            c.heap.to_string(),
+            c.variant.to_string(),
+            c.gc_threads.to_string(),
+            c.cpus.to_string(),
+            c.app.clone().unwrap_or_default(),
+            pretouch.to_string(),
+        ],
+        None => Default::default(),
+    };
+    let mut r: Vec<String> = vec![row.section.into(), row.label.into(), row.baseline.into()];
+    r.extend(cell_fields);
+    r.extend([row.metric.into(), row.value, low, high, row.unit.into()]);
+    r.extend(row.rest.iter().map(|s| (*s).to_owned()));
+    w.write_record(&r).expect("in memory");
+}
 
 /// The probes, a CSV row per figure (`--probe-csv`): ns unless `unit` says otherwise;
 /// histogram rows give every bucket's count.
 pub fn csv(a: &ProbeAnalysis) -> String {
     let mut w = csv::Writer::from_writer(Vec::new());
-    w.write_record([
-        "section",
-        "label",
-        "baseline",
-        "jdk",
-        "gc",
-        "heap",
-        "variant",
-        "gc_threads",
-        "cpus",
-        "app",
-        "pretouch",
-        "metric",
-        "value",
-        "low",
-        "high",
-        "unit",
-        "mark",
-        "lock",
-        "kind",
-        "caller",
-    ])
-    .expect("in memory");
-    let mut row = |section: &str,
-                   label: &str,
-                   baseline: &str,
-                   cell: Option<(&CellKey, bool)>,
-                   metric: &str,
-                   value: String,
-                   range: Option<(String, String)>,
-                   unit: &str,
-                   rest: [&str; 4]| {
-        let (low, high) = range.unwrap_or_default();
-        let cell_fields: [String; 8] = match cell {
-            Some((c, pretouch)) => [
-                c.jdk.to_string(),
-                c.gc.to_string(),
-                c.heap.to_string(),
-                c.variant.to_string(),
-                c.gc_threads.to_string(),
-                c.cpus.to_string(),
-                c.app.clone().unwrap_or_default(),
-                pretouch.to_string(),
-            ],
-            None => Default::default(),
-        };
-        let mut r: Vec<String> = vec![section.into(), label.into(), baseline.into()];
-        r.extend(cell_fields);
-        r.extend([metric.into(), value, low, high, unit.into()]);
-        r.extend(rest.iter().map(|s| (*s).to_owned()));
-        w.write_record(&r).expect("in memory");
-    };
-    let ns = |q: &Quantile| Some((q.low.0.to_string(), q.high.0.to_string()));
+    w.write_record(CSV_COLUMNS).expect("in memory");
     for c in &a.cells {
-        let at = Some((&c.cell, c.pretouch));
-        let lat = |row: &mut Emit<'_>| {
-            row("launches", c.launches.to_string(), None, "count");
-            row("failed", c.failed.to_string(), None, "count");
-            if let Some(l) = &c.latency {
-                row(
-                    "faults_per_launch",
-                    l.faults_per_launch.to_string(),
-                    None,
-                    "count",
-                );
-                row("faults", l.count.to_string(), None, "count");
-                for (name, q) in [("p50", &l.p50), ("p90", &l.p90), ("p99", &l.p99)] {
-                    row(name, q.mid_ns().to_string(), ns(q), "ns");
-                }
-                row("max", l.max.0.to_string(), None, "ns");
-            }
-            if let Some(ag) = c.worst_agreement {
-                row("worst_agreement", ag.diff_pct.to_string(), None, "%");
-            }
-            if let Some(cost) = c.cost {
-                row(
-                    "probed_time_to_main",
-                    cost.probed_ms.to_string(),
-                    None,
-                    "ms",
-                );
-                row("timed_time_to_main", cost.timed_ms.to_string(), None, "ms");
-                row("probe_cost", cost.delta_ms().to_string(), None, "ms");
-                row("probe_cost_pct", cost.pct().to_string(), None, "%");
-            }
-            if let Some(cmd) = &c.c2c_command {
-                row("c2c_command", cmd.join(" "), None, "");
-            }
-        };
-        lat(&mut |metric, value, range, unit| {
-            row(
-                "latency", &c.label, "", at, metric, value, range, unit, [""; 4],
-            );
-        });
-        if let Some(l) = &c.latency {
-            for b in &l.histogram {
-                row(
-                    "histogram",
-                    &c.label,
-                    "",
-                    at,
-                    "faults",
-                    b.count.to_string(),
-                    Some((b.low_ns.to_string(), b.high_ns.to_string())),
-                    "count",
-                    [""; 4],
-                );
-            }
-        }
-        if let Ok(locks) = &c.locks {
-            for l in locks {
-                for (metric, value, unit) in [
-                    ("waits", l.count.to_string(), "count"),
-                    ("total", l.total.0.to_string(), "ns"),
-                    ("max", l.max.0.to_string(), "ns"),
-                    ("per_launch", l.per_launch_ns.to_string(), "ns"),
-                ] {
-                    row(
-                        "lock",
-                        &c.label,
-                        "",
-                        at,
-                        metric,
-                        value,
-                        None,
-                        unit,
-                        ["", &l.lock, &l.kind, &l.caller],
-                    );
-                }
-            }
-        }
+        cell_csv(&mut w, c);
     }
     for s in &a.shifts {
         for (metric, shift) in [("p50_shift", &s.p50), ("p99_shift", &s.p99)] {
             let Some(x) = shift else { continue };
-            row(
-                "shift",
-                &s.label,
-                &s.baseline,
-                Some((&s.cell, s.pretouch)),
-                metric,
-                x.estimate.to_string(),
-                Some((x.low.to_string(), x.high.to_string())),
-                "ns",
-                [LatencyShift::mark(Some(x)), "", "", ""],
+            write_row(
+                &mut w,
+                CsvRow {
+                    section: "shift",
+                    label: &s.label,
+                    baseline: &s.baseline,
+                    cell: Some((&s.cell, s.pretouch)),
+                    metric,
+                    value: x.estimate.to_string(),
+                    range: Some((x.low.to_string(), x.high.to_string())),
+                    unit: "ns",
+                    rest: [LatencyShift::mark(Some(x)), "", "", ""],
+                },
             );
         }
     }
     for note in notes(a) {
         let (metric, value) = note.split_once(": ").unwrap_or(("note", &note));
-        row(
-            "note",
-            "",
-            "",
-            None,
-            &metric.replace(' ', "_"),
-            value.to_owned(),
-            None,
-            "",
-            [""; 4],
+        write_row(
+            &mut w,
+            CsvRow {
+                section: "note",
+                metric: &metric.replace(' ', "_"),
+                value: value.to_owned(),
+                ..CsvRow::default()
+            },
         );
     }
     String::from_utf8(w.into_inner().expect("in memory")).expect("CSV of UTF-8 strings")
+}
+
+/// A cell's rows of the probe CSV: its latency figures, histogram and lock waits.
+fn cell_csv(w: &mut csv::Writer<Vec<u8>>, c: &CellProbes) {
+    let at = Some((&c.cell, c.pretouch));
+    for (metric, value, range, unit) in latency_figures(c) {
+        write_row(
+            w,
+            CsvRow {
+                section: "latency",
+                label: &c.label,
+                cell: at,
+                metric,
+                value,
+                range,
+                unit,
+                ..CsvRow::default()
+            },
+        );
+    }
+    if let Some(l) = &c.latency {
+        for b in &l.histogram {
+            write_row(
+                w,
+                CsvRow {
+                    section: "histogram",
+                    label: &c.label,
+                    cell: at,
+                    metric: "faults",
+                    value: b.count.to_string(),
+                    range: Some((b.low_ns.to_string(), b.high_ns.to_string())),
+                    unit: "count",
+                    ..CsvRow::default()
+                },
+            );
+        }
+    }
+    if let Ok(locks) = &c.locks {
+        for l in locks {
+            for (metric, value, unit) in [
+                ("waits", l.count.to_string(), "count"),
+                ("total", l.total.0.to_string(), "ns"),
+                ("max", l.max.0.to_string(), "ns"),
+                ("per_launch", l.per_launch_ns.to_string(), "ns"),
+            ] {
+                write_row(
+                    w,
+                    CsvRow {
+                        section: "lock",
+                        label: &c.label,
+                        cell: at,
+                        metric,
+                        value,
+                        unit,
+                        rest: ["", &l.lock, &l.kind, &l.caller],
+                        ..CsvRow::default()
+                    },
+                );
+            }
+        }
+    }
+}
+
+/// One figure of a cell: metric, value, its `[low, high)` range, unit.
+type Figure = (&'static str, String, Option<(String, String)>, &'static str);
+
+/// A cell's latency figures.
+fn latency_figures(c: &CellProbes) -> Vec<Figure> {
+    let ns = |q: &Quantile| Some((q.low.0.to_string(), q.high.0.to_string()));
+    let mut out = vec![
+        ("launches", c.launches.to_string(), None, "count"),
+        ("failed", c.failed.to_string(), None, "count"),
+    ];
+    if let Some(l) = &c.latency {
+        out.push((
+            "faults_per_launch",
+            l.faults_per_launch.to_string(),
+            None,
+            "count",
+        ));
+        out.push(("faults", l.count.to_string(), None, "count"));
+        for (name, q) in [("p50", &l.p50), ("p90", &l.p90), ("p99", &l.p99)] {
+            out.push((name, q.mid_ns().to_string(), ns(q), "ns"));
+        }
+        out.push(("max", l.max.0.to_string(), None, "ns"));
+    }
+    if let Some(ag) = c.worst_agreement {
+        out.push(("worst_agreement", ag.diff_pct.to_string(), None, "%"));
+    }
+    if let Some(cost) = c.cost {
+        out.push((
+            "probed_time_to_main",
+            cost.probed_ms.to_string(),
+            None,
+            "ms",
+        ));
+        out.push(("timed_time_to_main", cost.timed_ms.to_string(), None, "ms"));
+        out.push(("probe_cost", cost.delta_ms().to_string(), None, "ms"));
+        out.push(("probe_cost_pct", cost.pct().to_string(), None, "%"));
+    }
+    if let Some(cmd) = &c.c2c_command {
+        out.push(("c2c_command", cmd.join(" "), None, ""));
+    }
+    out
 }
 
 #[cfg(test)]
