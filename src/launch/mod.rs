@@ -328,15 +328,86 @@ impl Launcher for JvmLauncher {
         jvm_args: &[String],
         options: &LaunchOptions,
     ) -> LaunchOutcome {
-        let stamps_path = self.workdir.path().join("stamps");
-        let output_path = self.workdir.path().join("output");
-        let log_path = self.workdir.path().join("jvm.log");
-        let _ = std::fs::remove_file(&stamps_path);
-        let smaps_path = heap_memory::copy_path(&stamps_path);
-        let _ = std::fs::remove_file(&smaps_path);
-        let _ = std::fs::remove_file(&log_path);
-        crash::clear(self.workdir.path());
+        let scratch = self.clear_scratch();
         let args = self.arguments(jvm_args);
+        let mut outcome = self.planned(java, &args, options);
+        let (expression, grouped) = self.expression(java, &args, &scratch.output, options);
+        let ready = self.app.as_ref().and_then(|a| a.ready.as_ref());
+        if let Err(failure) = self.before_spawn(ready, options, &mut outcome) {
+            outcome.measured.started_at = utc_now_millis();
+            outcome.measured.failure = Some(failure);
+            return outcome;
+        }
+        let mthp_before = self.mthp.read();
+        let oom_kills_before = oom_kills();
+        // Only a stop during this launch counts against it.
+        if let Some(i) = &self.interrupt {
+            i.take_continued();
+        }
+        outcome.measured.started_at = utc_now_millis();
+        let machine_before = self.watch.before_spawn();
+        let usage_before = ChildrenUsage::now();
+        outcome.measured.spawn_ns = Nanos::monotonic_now();
+        let waited = self.wait(&expression, grouped, ready, &scratch.output, &mut outcome);
+        // A server's reap came before the wait for its port.
+        outcome.measured.reaped_ns = waited.server_reaped.unwrap_or_else(Nanos::monotonic_now);
+        let oom_killed = oom_kills_before
+            .zip(oom_kills())
+            .map(|(before, after)| after > before);
+        outcome.measured.rusage = Some(ChildrenUsage::now().since(&usage_before));
+        outcome.measured.machine = Some(self.watch.after_reap(&machine_before));
+        let folios = self.mthp.read().since(&mthp_before);
+        outcome.measured.mthp = (!folios.is_empty()).then(|| folios.into_boxed_slice());
+        if self.jvm_log {
+            outcome.measured.jvm_log = Some(match xlog_arg(&scratch.log) {
+                Some(_) => JvmLog::read(&scratch.log),
+                None => unloggable(&scratch.log),
+            });
+        }
+        self.ended(java, jvm_args, &scratch, waited, &mut outcome);
+        self.judged(oom_killed, &mut outcome);
+        outcome
+    }
+}
+
+/// The files a launch leaves in the launcher's scratch folder.
+struct ScratchFiles {
+    stamps: PathBuf,
+    output: PathBuf,
+    log: PathBuf,
+    smaps: PathBuf,
+}
+
+/// How the wait for a launched JVM ended.
+struct Waited {
+    /// Its exit status; `None` when it was killed at the timeout.
+    status: std::io::Result<Option<std::process::ExitStatus>>,
+    /// Why a server failed, as its wait for ready judged it.
+    served_failure: Option<String>,
+    /// When a server was reaped (before the wait for its port to close).
+    server_reaped: Option<Nanos>,
+}
+
+impl JvmLauncher {
+    /// The scratch files of the last launch removed, so that none is read twice.
+    fn clear_scratch(&self) -> ScratchFiles {
+        let stamps = self.workdir.path().join("stamps");
+        let scratch = ScratchFiles {
+            smaps: heap_memory::copy_path(&stamps),
+            stamps,
+            output: self.workdir.path().join("output"),
+            log: self.workdir.path().join("jvm.log"),
+        };
+        let _ = std::fs::remove_file(&scratch.stamps);
+        let _ = std::fs::remove_file(&scratch.smaps);
+        let _ = std::fs::remove_file(&scratch.log);
+        crash::clear(self.workdir.path());
+        scratch
+    }
+
+    /// The outcome as known before the spawn: the command line, the CPUs and the CDS
+    /// archive's state.
+    fn planned(&self, java: &Path, args: &[String], options: &LaunchOptions) -> LaunchOutcome {
         let mut outcome = LaunchOutcome {
             measured: Measurement {
                 command: self
@@ -359,10 +430,22 @@ impl Launcher for JvmLauncher {
         // Before the spawn, so the stat costs the launch nothing it is measured by.
         let real_java = std::fs::canonicalize(java).unwrap_or_else(|_| java.to_path_buf());
         if let Some(home) = real_java.parent().and_then(Path::parent) {
-            outcome.measured.cds = Some(cds::of(home, &args));
+            outcome.measured.cds = Some(cds::of(home, args));
         }
+        outcome
+    }
+
+    /// The JVM's command (under the wrapper, if any), its output to `output`, and
+    /// whether it runs in a process group of its own.
+    fn expression(
+        &self,
+        java: &Path,
+        args: &[String],
+        output: &Path,
+        options: &LaunchOptions,
+    ) -> (duct::Expression, bool) {
         let mut expression = match self.wrapper.split_first() {
-            None => duct::cmd(java, &args),
+            None => duct::cmd(java, args),
             Some((program, wrapper_args)) => duct::cmd(
                 program,
                 wrapper_args
@@ -375,7 +458,7 @@ impl Launcher for JvmLauncher {
         .stdin_null()
         // Outermost first: stdout goes to the file, then stderr joins it.
         .stderr_to_stdout()
-        .stdout_path(&output_path)
+        .stdout_path(output)
         .unchecked()
         .before_spawn(die_with_the_runner);
         if let Some(cpus) = options.cpus.clone() {
@@ -394,15 +477,20 @@ impl Launcher for JvmLauncher {
                 Ok(())
             });
         }
+        (expression, grouped)
+    }
 
-        let ready = self.app.as_ref().and_then(|a| a.ready.as_ref());
+    /// What must hold before the spawn: a server's port free, the launch's setting
+    /// written. Why not, when it does not.
+    fn before_spawn(
+        &self,
+        ready: Option<&crate::matrix::ready::Ready>,
+        options: &LaunchOptions,
+        outcome: &mut LaunchOutcome,
+    ) -> Result<(), String> {
         if let Some(ready) = ready {
             // Never two servers at once, and never a probe answered by another process.
-            if let Err(e) = ready::check_port(ready) {
-                outcome.measured.started_at = utc_now_millis();
-                outcome.measured.failure = Some(e);
-                return outcome;
-            }
+            ready::check_port(ready)?;
             outcome.measured.server = Some(Box::new(ServerRun {
                 probe: ready.probe.to_string(),
                 port: ready.probe.port(),
@@ -410,32 +498,29 @@ impl Launcher for JvmLauncher {
             }));
         }
         if let (Some(session), Some(index)) = (&self.settings, options.setting) {
-            let applied = session
+            let read = session
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .apply(index);
-            match applied {
-                Ok(read) => outcome.measured.settings = Some(Box::new(read)),
-                Err(e) => {
-                    outcome.measured.started_at = utc_now_millis();
-                    outcome.measured.failure = Some(e.to_string());
-                    return outcome;
-                }
-            }
+                .apply(index)
+                .map_err(|e| e.to_string())?;
+            outcome.measured.settings = Some(Box::new(read));
         }
-        let mthp_before = self.mthp.read();
-        let oom_kills_before = oom_kills();
-        // Only a stop during this launch counts against it.
-        if let Some(i) = &self.interrupt {
-            i.take_continued();
-        }
-        outcome.measured.started_at = utc_now_millis();
-        let machine_before = self.watch.before_spawn();
-        let usage_before = ChildrenUsage::now();
-        outcome.measured.spawn_ns = Nanos::monotonic_now();
+        Ok(())
+    }
+
+    /// Starts the JVM and waits for it: to its exit or the timeout, or for a server
+    /// through its ready probe, its workload and its stop.
+    fn wait(
+        &self,
+        expression: &duct::Expression,
+        grouped: bool,
+        ready: Option<&crate::matrix::ready::Ready>,
+        output: &Path,
+        outcome: &mut LaunchOutcome,
+    ) -> Waited {
         let mut served_failure = None;
         let mut server_reaped = None;
-        let waited = expression.start().and_then(|handle| {
+        let status = expression.start().and_then(|handle| {
             let handle = std::sync::Arc::new(handle);
             let stop = if grouped {
                 StopBy::KillGroup
@@ -446,6 +531,7 @@ impl Launcher for JvmLauncher {
                 .interrupt
                 .as_ref()
                 .map(|i| i.track_as(std::sync::Arc::clone(&handle), stop));
+            let spawn_ns = outcome.measured.spawn_ns;
             if let (Some(ready), Some(run), Some(app)) =
                 (ready, outcome.measured.server.as_mut(), self.app.as_ref())
             {
@@ -454,9 +540,9 @@ impl Launcher for JvmLauncher {
                     after_ready: app.after_ready.as_ref(),
                     grace: app.stop_grace,
                     default_timeout: self.timeout,
-                    output: &output_path,
+                    output,
                     scratch: self.workdir.path(),
-                    spawn_ns: outcome.measured.spawn_ns,
+                    spawn_ns,
                     interrupt: self.interrupt.as_ref(),
                 };
                 let served = ready::serve(&handle, &plan, run)?;
@@ -476,23 +562,24 @@ impl Launcher for JvmLauncher {
                 }
             }
         });
-        // A server's reap came before the wait for its port.
-        outcome.measured.reaped_ns = server_reaped.unwrap_or_else(Nanos::monotonic_now);
-        let oom_killed = oom_kills_before
-            .zip(oom_kills())
-            .map(|(before, after)| after > before);
-        outcome.measured.rusage = Some(ChildrenUsage::now().since(&usage_before));
-        outcome.measured.machine = Some(self.watch.after_reap(&machine_before));
-        let folios = self.mthp.read().since(&mthp_before);
-        outcome.measured.mthp = (!folios.is_empty()).then(|| folios.into_boxed_slice());
-        if self.jvm_log {
-            outcome.measured.jvm_log = Some(match xlog_arg(&log_path) {
-                Some(_) => JvmLog::read(&log_path),
-                None => unloggable(&log_path),
-            });
+        Waited {
+            status,
+            served_failure,
+            server_reaped,
         }
+    }
 
-        match waited {
+    /// What the ended JVM left: how it ended, its output, its heap's memory and its
+    /// stamps, and the failure they show.
+    fn ended(
+        &self,
+        java: &Path,
+        jvm_args: &[String],
+        scratch: &ScratchFiles,
+        waited: Waited,
+        outcome: &mut LaunchOutcome,
+    ) {
+        match waited.status {
             Err(e) => {
                 outcome.measured.failure = Some(format!("cannot run `{}`: {e}", java.display()))
             }
@@ -507,13 +594,13 @@ impl Launcher for JvmLauncher {
                 outcome.measured.signal = status.signal();
             }
         }
-        outcome.measured.output_tail = read_tail(&output_path);
+        outcome.measured.output_tail = read_tail(&scratch.output);
         // The agent's copy of /proc/self/smaps, made after the main stamp.
-        outcome.measured.heap_memory = std::fs::read_to_string(&smaps_path)
+        outcome.measured.heap_memory = std::fs::read_to_string(&scratch.smaps)
             .ok()
             .zip(heap_memory::heap_of(jvm_args))
             .and_then(|(smaps, heap)| heap_memory::read(&smaps, heap));
-        match std::fs::read_to_string(&stamps_path) {
+        match std::fs::read_to_string(&scratch.stamps) {
             Ok(text) => match parse_stamps(&text) {
                 Ok(stamps) => outcome.measured.stamps = stamps,
                 Err(e) => {
@@ -531,13 +618,18 @@ impl Launcher for JvmLauncher {
             }
             Err(_) => {}
         }
-        if let Some(failure) = served_failure {
+        if let Some(failure) = waited.served_failure {
             outcome.measured.failure.get_or_insert(failure);
         }
+    }
+
+    /// The launch judged: its failure (if any) found and explained, its crash files
+    /// kept, and whether a signal to the runner cut it short.
+    fn judged(&self, oom_killed: Option<bool>, outcome: &mut LaunchOutcome) {
         if outcome.measured.failure.is_none() {
             outcome.measured.failure = match &outcome.measured.server {
-                Some(run) => judge_server(&outcome, run),
-                None => judge(&outcome),
+                Some(run) => judge_server(outcome, run),
+                None => judge(outcome),
             };
         }
         // Stopped and continued meanwhile (Ctrl-Z, then `fg`): the JVM, in the runner's
@@ -582,7 +674,6 @@ impl Launcher for JvmLauncher {
         if outcome.measured.server.is_some() && signalled {
             outcome.interrupted = true;
         }
-        outcome
     }
 }
 

@@ -715,6 +715,16 @@ impl Drop for Pipe {
     }
 }
 
+/// The pipes between the calibration's processes: `go` starts a pass in every child,
+/// `done` says a child's pass ended, `ready` that its mapping is fresh again, `counts`
+/// carries each child's totals at the end.
+struct Pipes {
+    go: Pipe,
+    done: Pipe,
+    ready: Pipe,
+    counts: Pipe,
+}
+
 /// Processes: each forked child maps its own slice; pipes start and collect the passes.
 fn processes(
     variant: Variant,
@@ -724,14 +734,18 @@ fn processes(
     pins: Option<&[usize]>,
 ) -> Result<Counts, CalibrateError> {
     let workers = parts.len();
-    let huge = variant == Variant::Huge;
     if workers > 512 {
         return Err(CalibrateError::Sys {
             what: "processes",
             source: std::io::Error::other("at most 512 processes"),
         });
     }
-    let (go, done, ready, counts) = (Pipe::new()?, Pipe::new()?, Pipe::new()?, Pipe::new()?);
+    let pipes = Pipes {
+        go: Pipe::new()?,
+        done: Pipe::new()?,
+        ready: Pipe::new()?,
+        counts: Pipe::new()?,
+    };
     let rounds = passes + 1;
     let mut children = Vec::new();
     for (i, &(_, len)) in parts.iter().enumerate() {
@@ -751,62 +765,82 @@ fn processes(
             return Err(e);
         }
         if pid == 0 {
-            let pinned = cpu.is_none_or(pin);
-            let code = match Mapping::new(len, huge) {
-                Ok(mut m) if pinned => {
-                    let mut ok = true;
-                    let (mut faults, mut cpu, mut busy) = (0, 0, 0);
-                    for round in 0..rounds {
-                        ok &= go.read_byte();
-                        // CPU-time readings inside the wall-time ones, as for threads.
-                        let f0 = minflt(libc::RUSAGE_SELF);
-                        let t0 = Nanos::monotonic_now();
-                        let c0 = thread_cpu_ns();
-                        m.touch(0, len, page as usize);
-                        let c1 = thread_cpu_ns();
-                        let t = Nanos::monotonic_now().since(t0).unwrap_or_default();
-                        if round > 0 {
-                            busy += t.0;
-                            cpu += c1 - c0;
-                            faults += minflt(libc::RUSAGE_SELF) - f0;
-                        }
-                        ok &= done.write_bytes(1);
-                        if variant == Variant::Pft {
-                            // A fresh mapping for the next pass; the old one is unmapped.
-                            match Mapping::new(len, huge) {
-                                Ok(new) => m = new,
-                                Err(_) => ok = false,
-                            }
-                        } else {
-                            ok &= m.zap().is_ok();
-                        }
-                        ok &= ready.write_bytes(1);
-                    }
-                    let mut message = [0u8; 24];
-                    for (at, v) in [faults, cpu, busy].into_iter().enumerate() {
-                        message[8 * at..8 * at + 8].copy_from_slice(&v.to_ne_bytes());
-                    }
-                    ok &= counts.write_all(&message);
-                    if ok { 0 } else { 1 }
-                }
-                _ => 1,
+            let code = if cpu.is_none_or(pin) {
+                child_passes(variant, len, page, rounds, &pipes)
+            } else {
+                1
             };
             // SAFETY: ends the child without running the parent's destructors twice.
             unsafe { libc::_exit(code) };
         }
         children.push(pid);
     }
+    collect_children(&pipes, &children, rounds)
+}
+
+/// A forked child's passes over its own mapping of `len` bytes, each started by the
+/// parent; its totals (faults, CPU time, busy time of the counted passes) are sent at
+/// the end. The child's exit code: 0 when every step worked.
+fn child_passes(variant: Variant, len: usize, page: u64, rounds: u32, pipes: &Pipes) -> i32 {
+    let huge = variant == Variant::Huge;
+    let Ok(mut m) = Mapping::new(len, huge) else {
+        return 1;
+    };
+    let mut ok = true;
+    let (mut faults, mut cpu, mut busy) = (0, 0, 0);
+    for round in 0..rounds {
+        ok &= pipes.go.read_byte();
+        // CPU-time readings inside the wall-time ones, as for threads.
+        let f0 = minflt(libc::RUSAGE_SELF);
+        let t0 = Nanos::monotonic_now();
+        let c0 = thread_cpu_ns();
+        m.touch(0, len, page as usize);
+        let c1 = thread_cpu_ns();
+        let t = Nanos::monotonic_now().since(t0).unwrap_or_default();
+        if round > 0 {
+            busy += t.0;
+            cpu += c1 - c0;
+            faults += minflt(libc::RUSAGE_SELF) - f0;
+        }
+        ok &= pipes.done.write_bytes(1);
+        if variant == Variant::Pft {
+            // A fresh mapping for the next pass; the old one is unmapped.
+            match Mapping::new(len, huge) {
+                Ok(new) => m = new,
+                Err(_) => ok = false,
+            }
+        } else {
+            ok &= m.zap().is_ok();
+        }
+        ok &= pipes.ready.write_bytes(1);
+    }
+    let mut message = [0u8; 24];
+    for (at, v) in [faults, cpu, busy].into_iter().enumerate() {
+        message[8 * at..8 * at + 8].copy_from_slice(&v.to_ne_bytes());
+    }
+    ok &= pipes.counts.write_all(&message);
+    if ok { 0 } else { 1 }
+}
+
+/// The parent's side of [`processes`]: starts each of `rounds` passes in every child
+/// and times it to the last child's end, then sums the children's totals and reaps them.
+fn collect_children(
+    pipes: &Pipes,
+    children: &[i32],
+    rounds: u32,
+) -> Result<Counts, CalibrateError> {
+    let workers = children.len();
     let mut times = Vec::new();
     let mut failed = false;
     for round in 0..rounds {
         let t0 = Nanos::monotonic_now();
-        failed |= !go.write_bytes(workers);
+        failed |= !pipes.go.write_bytes(workers);
         for _ in 0..workers {
-            failed |= !done.read_byte();
+            failed |= !pipes.done.read_byte();
         }
         let t = Nanos::monotonic_now().since(t0).unwrap_or_default();
         for _ in 0..workers {
-            failed |= !ready.read_byte();
+            failed |= !pipes.ready.read_byte();
         }
         if round > 0 {
             times.push(t);
@@ -815,13 +849,13 @@ fn processes(
     let (mut faults, mut cpu_ns, mut busy_ns) = (0, 0, 0);
     for _ in 0..workers {
         let mut n = [0u8; 24];
-        failed |= !counts.read_exact(&mut n);
+        failed |= !pipes.counts.read_exact(&mut n);
         let v = |at: usize| u64::from_ne_bytes(n[8 * at..8 * at + 8].try_into().expect("8 bytes"));
         faults += v(0);
         cpu_ns += v(1);
         busy_ns += v(2);
     }
-    for pid in children {
+    for &pid in children {
         let mut status = 0;
         // SAFETY: waits for a child this function forked.
         unsafe { libc::waitpid(pid, &mut status, 0) };

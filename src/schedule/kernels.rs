@@ -16,8 +16,6 @@ use crate::launch::kernels::{
 use crate::machine::kernels::{Accel, VmShape};
 use crate::store::kernels::{KernelSession, KernelState, KernelStatus};
 use crate::store::parse_result_file;
-use crate::store::probe::missing_probes;
-use crate::store::profile::missing_profiles;
 use crate::units::Bytes;
 
 /// Written by `pretouch run --in-vm WORK` inside the guest: the result file it writes
@@ -296,9 +294,9 @@ fn classify(kernel: &mut KernelState, outcome: &VmOutcome) {
 /// launch it plans).
 pub fn finished(path: &Path) -> bool {
     std::fs::read(path).is_ok_and(|bytes| {
-        parse_result_file(path, &bytes).0.is_some_and(|f| {
-            f.end.is_some() && missing_profiles(&f) == 0 && missing_probes(&f) == 0
-        })
+        parse_result_file(path, &bytes)
+            .0
+            .is_some_and(|f| crate::schedule::resume::finished(&f))
     })
 }
 

@@ -11,7 +11,7 @@ use crate::machine::jdk::Jdk;
 use crate::schedule::extra::{self, Mismatch};
 use crate::schedule::plan::Plan;
 use crate::schedule::run::cell_key;
-use crate::store::profile::{missing_profiles, read_profiles};
+use crate::store::profile::read_profiles;
 use crate::store::{HostInfo, ResultFile, RunHeader, StoreError, read_results};
 
 /// SHA-256 of a matrix's text, hex, as stored in the run header.
@@ -146,9 +146,7 @@ pub fn find(path: &Path) -> Result<Unfinished, ResumeError> {
 /// launch its header plans (the end record comes after the timed launches, before the
 /// profiled ones).
 pub fn finished(file: &ResultFile) -> bool {
-    file.end.is_some()
-        && missing_profiles(file) == 0
-        && crate::store::probe::missing_probes(file) == 0
+    file.end.is_some() && crate::store::extra::all_extras_stored(file)
 }
 
 /// Refuses to resume when the matrix text, the kernel release or the JDKs differ from
@@ -516,7 +514,7 @@ mod tests {
         )
         .unwrap();
         assert!(!finished(&file));
-        assert_eq!(missing_profiles(&file), 6);
+        assert_eq!(crate::store::profile::missing_profiles(&file), 6);
         assert_eq!(
             done_profiles(&plan, 2, &file).unwrap(),
             BTreeSet::from([0, 1])

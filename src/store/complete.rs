@@ -16,20 +16,18 @@ pub struct Launched {
 
 impl Launched {
     /// Of `file` read whole ([`crate::store::read::Catalog::read`]). Its profile and
-    /// probe records are read again only when its run planned such rounds.
+    /// probe records are read again, in one pass, only when its run planned such rounds.
     pub fn of(file: &ResultFile) -> Launched {
+        let planned = file.header.profile_rounds.is_some() || file.header.probe_rounds.is_some();
+        let (missing_profiles, missing_probes) = if planned {
+            crate::store::extra::missing_extras(file)
+        } else {
+            (0, 0)
+        };
         Launched {
             launches: file.launches.len(),
-            missing_profiles: if file.header.profile_rounds.is_some() {
-                crate::store::profile::missing_profiles(file)
-            } else {
-                0
-            },
-            missing_probes: if file.header.probe_rounds.is_some() {
-                crate::store::probe::missing_probes(file)
-            } else {
-                0
-            },
+            missing_profiles,
+            missing_probes,
         }
     }
 }

@@ -7,27 +7,18 @@
 use crate::store::extra::{self, Labelled};
 use crate::store::read::ResultFile;
 pub use crate::store::record::ProbeRecord;
-use crate::store::record::Record;
 
 /// A probe record and the label of the file it was read from.
 pub type LabelledProbe = Labelled<ProbeRecord>;
 
-/// The probe records of result files already read ([`extra::read`]).
+/// The probe records of result files already read ([`extra::read_all`]; a line that
+/// does not parse was warned about when the files were read).
 pub fn read_probes(files: &[ResultFile]) -> Vec<LabelledProbe> {
-    extra::read(files, "probe", |r| match r {
-        Record::Probe(record) => Some(*record),
-        _ => None,
-    })
+    extra::read_all(files).probes
 }
 
 /// Probed launches a file still lacks: those its header's `probe_rounds` plan and that
-/// no probe record holds ([`extra::missing`]). 0 for a run started without probes.
+/// no probe record holds ([`extra::missing_extras`]). 0 for a run started without probes.
 pub fn missing_probes(file: &ResultFile) -> u64 {
-    extra::missing(
-        file,
-        file.header.probe_rounds,
-        read_probes(std::slice::from_ref(file))
-            .into_iter()
-            .map(|p| (p.record.at.cell, p.record.at.round, p.record.at.pretouch)),
-    )
+    extra::missing_extras(file).1
 }

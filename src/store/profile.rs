@@ -6,28 +6,19 @@
 use crate::store::extra::{self, Labelled};
 use crate::store::read::ResultFile;
 pub use crate::store::record::ProfileRecord;
-use crate::store::record::Record;
 
 /// Profiled launches a file still lacks: those its header's `profile_rounds` plan and
-/// that no profile record holds ([`extra::missing`]). 0 for a run started without
+/// that no profile record holds ([`extra::missing_extras`]). 0 for a run started without
 /// profiling, or by a version that did not record its rounds.
 pub fn missing_profiles(file: &ResultFile) -> u64 {
-    extra::missing(
-        file,
-        file.header.profile_rounds,
-        read_profiles(std::slice::from_ref(file))
-            .into_iter()
-            .map(|p| (p.record.at.cell, p.record.at.round, p.record.at.pretouch)),
-    )
+    extra::missing_extras(file).0
 }
 
 /// A profile record and the label of the file it was read from.
 pub type LabelledProfile = Labelled<ProfileRecord>;
 
-/// The profile records of result files already read ([`extra::read`]).
+/// The profile records of result files already read ([`extra::read_all`]; a line that
+/// does not parse was warned about when the files were read).
 pub fn read_profiles(files: &[ResultFile]) -> Vec<LabelledProfile> {
-    extra::read(files, "profile", |r| match r {
-        Record::Profile(record) => Some(record),
-        _ => None,
-    })
+    extra::read_all(files).profiles
 }

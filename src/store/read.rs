@@ -371,11 +371,23 @@ pub fn parse_result_file(path: &Path, bytes: &[u8]) -> (Option<ResultFile>, Vec<
 /// One line's record. A launch line as the writer puts it (its tag first) is read as a
 /// launch directly: the same fields, without the copy of the whole line that serde makes
 /// to find an internally tagged enum's variant.
-fn parse_record(text: &str) -> serde_json::Result<Record> {
+pub(crate) fn parse_record(text: &str) -> serde_json::Result<Record> {
     if text.starts_with(r#"{"record":"launch","#) {
         return serde_json::from_str::<LaunchRecord>(text).map(Record::Launch);
     }
     serde_json::from_str::<Record>(text)
+}
+
+/// The warning for line `number` of `path` that does not parse (`why`): cut short when
+/// it lacks its newline (the run was killed while writing it), unreadable otherwise.
+/// Every reader of result files names a damaged line with it.
+pub(crate) fn damaged_line(path: &Path, number: usize, cut: bool, why: &str) -> String {
+    let at = format!("{}:{number}", path.display());
+    if cut {
+        format!("{at}: the last line is cut short (the run was killed while writing it); skipped")
+    } else {
+        format!("{at}: unreadable line skipped ({why})")
+    }
 }
 
 /// Reads a result file a line at a time, keeping of each launch what `keep` says.
@@ -442,14 +454,9 @@ fn parse_lines(
                 Keep::Header | Keep::Nothing => {}
             },
             Ok(Record::End(e)) => end = Some(e),
-            // Read by `store::profile::read_profiles` and `store::probe::read_probes`, only
-            // when a report asks.
+            // Read by `store::extra::read_all`, only when a report asks.
             Ok(Record::Resume(_) | Record::Profile(_) | Record::Probe(_)) => {}
-            Err(_) if cut => warnings.push(format!(
-                "{}: the last line is cut short (the run was killed while writing it); skipped",
-                at()
-            )),
-            Err(e) => warnings.push(format!("{}: unreadable line skipped ({e})", at())),
+            Err(e) => warnings.push(damaged_line(path, number, cut, &e)),
         }
     }
     launches.shrink_to_fit();
