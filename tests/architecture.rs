@@ -392,8 +392,9 @@ const LONG: &[(&str, &str, usize)] = &[
 
 /// The share of the library's functions over 80 lines may not pass this (3.5% when
 /// the check was written; 3.24% once the launch loops were one, with the HTML page's
-/// charts; 2.80% once the report's longest were split into named steps; the aim is 2%).
-const OVER_80_PERCENT: f64 = 2.80;
+/// charts; 2.80% once the report's longest were split into named steps, 2.65% with
+/// launch_with and calibration::processes too; the aim is 2%).
+const OVER_80_PERCENT: f64 = 2.65;
 
 #[test]
 fn no_function_grows_past_120_lines_and_few_pass_80() {
