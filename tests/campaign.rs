@@ -666,3 +666,58 @@ fn a_bad_campaign_is_refused_before_anything_is_installed() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("step  1: 6.1.0-base"));
     assert!(!h.root.join(DIR).exists());
 }
+
+#[test]
+fn a_boot_loader_that_fails_is_a_failed_boot_of_its_label_and_the_campaign_goes_on() {
+    if !is_root() {
+        common::skipped("campaign", "root", "a campaign runs as root");
+        return;
+    }
+    let _jvm = common::jvm_lock();
+    let dir = tempfile::tempdir().unwrap();
+    let (mut h, matrix, base, patch) = setup(dir.path());
+    // Every boot of base fails as a failed `kexec -e` would.
+    std::fs::write(
+        h.root.join("fail-boot-6.1.0-base"),
+        "kexec_load failed: Device or resource busy",
+    )
+    .unwrap();
+    let exe = PathBuf::from(env!("CARGO_BIN_EXE_pretouch"));
+    let out = start(&h, &exe, &matrix, &[&base, &patch]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("FAILED BOOT") && err.contains("kexec_load failed"),
+        "{err}"
+    );
+    // The state is not left booting base: patch's boot was asked for instead.
+    assert_eq!(h.state()["in_flight"]["step"], 1);
+    while h.root.join(DIR).exists() {
+        let m = h.asked();
+        assert_eq!(m.release, "6.1.0-patch");
+        h.boot(&m);
+    }
+    let results = campaign_results(&h.results);
+    let state: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(results.join("campaign.json")).unwrap())
+            .unwrap();
+    let failed = state["failed_boots"].as_array().unwrap();
+    assert_eq!(failed.len(), 4, "two steps of base, tried twice each");
+    assert!(failed.iter().all(|f| {
+        f["label"] == "6.1.0-base"
+            && f["why"]
+                .as_str()
+                .unwrap()
+                .contains("the boot loader failed: kexec_load failed")
+    }));
+    assert!(launch_count(&h.results, "6.1.0-patch") > 0);
+    let kernels = state["session"]["kernels"].as_array().unwrap();
+    let done: Vec<_> = kernels
+        .iter()
+        .map(|k| k["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(done, ["boot_failed", "done", "boot_failed", "done"]);
+    assert!(state["finished_at"].is_string());
+    assert!(h.log().last().unwrap()["action"] == "default");
+    common::assert_no_java_left();
+}

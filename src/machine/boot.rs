@@ -50,10 +50,53 @@ impl Running {
 
     /// The `pretouch.campaign=` token of this boot's command line, if any.
     pub fn token(&self) -> Option<&str> {
+        self.param(TOKEN_PARAM)
+    }
+
+    fn param(&self, name: &str) -> Option<&str> {
         self.cmdline
             .split_whitespace()
-            .find_map(|p| p.strip_prefix(TOKEN_PARAM)?.strip_prefix('='))
+            .find_map(|p| p.strip_prefix(name)?.strip_prefix('='))
     }
+
+    /// The image this boot names (`BOOT_IMAGE=`: GRUB sets it, and the campaign's
+    /// kexec adds it), as a file here: the path as given, else under /boot (GRUB names
+    /// it from the root of a separate /boot partition), a `(hd0,gpt2)` device dropped.
+    pub fn image(&self) -> Option<PathBuf> {
+        let named = self.param("BOOT_IMAGE")?;
+        let named = named.rsplit_once(')').map_or(named, |(_, p)| p);
+        let path = PathBuf::from(named);
+        if path.is_file() {
+            return Some(path);
+        }
+        let under = Path::new("/boot").join(named.trim_start_matches('/'));
+        under.is_file().then_some(under)
+    }
+}
+
+/// SHA-256 of a file, hex.
+pub fn sha256_file(path: &Path) -> std::io::Result<String> {
+    use sha2::Digest;
+    let mut hasher = sha2::Sha256::new();
+    std::io::copy(&mut std::fs::File::open(path)?, &mut hasher)?;
+    Ok(hasher
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect())
+}
+
+/// The command line a campaign's boot of `target` carries: the target's, the image it
+/// boots (`BOOT_IMAGE=`, so the kernel that comes up names it, as GRUB's do) and the
+/// boot's token.
+pub fn boot_cmdline(target: &BootTarget, token: &str) -> String {
+    format!(
+        "{} BOOT_IMAGE={} {TOKEN_PARAM}={token}",
+        target.cmdline,
+        target.image.display()
+    )
+    .trim()
+    .to_owned()
 }
 
 /// How a campaign boots its kernels.
@@ -153,10 +196,10 @@ pub struct Kexec;
 
 impl Kexec {
     fn load(target: &BootTarget, token: Option<&str>) -> Result<(), String> {
-        let mut cmdline = target.cmdline.clone();
-        if let Some(token) = token {
-            cmdline = format!("{cmdline} {TOKEN_PARAM}={token}").trim().to_owned();
-        }
+        let cmdline = match token {
+            Some(token) => boot_cmdline(target, token),
+            None => target.cmdline.clone(),
+        };
         let mut args = vec!["-l".to_owned(), target.image.display().to_string()];
         if let Some(initrd) = &target.initrd {
             args.push(format!("--initrd={}", initrd.display()));
@@ -342,7 +385,8 @@ pub struct FakeBoot {
 }
 
 /// Boots nothing: appends each request to a log, where a test harness reads which
-/// kernel to "boot" next.
+/// kernel to "boot" next. While a file `fail-boot-RELEASE` lies beside the log, a boot
+/// of that release fails with the file's text, as a failed `kexec -e` or `grub-reboot`.
 pub struct FakeLoader {
     pub log: PathBuf,
 }
@@ -375,14 +419,16 @@ impl BootLoader for FakeLoader {
     }
 
     fn boot(&self, target: &BootTarget, token: &str) -> Result<(), String> {
+        let fail = self
+            .log
+            .with_file_name(format!("fail-boot-{}", target.release));
+        if let Ok(said) = std::fs::read_to_string(fail) {
+            return Err(said.trim().to_owned());
+        }
         self.note(&FakeBoot {
             action: "boot".into(),
             target: Some(target.clone()),
-            cmdline: Some(
-                format!("{} {TOKEN_PARAM}={token}", target.cmdline)
-                    .trim()
-                    .to_owned(),
-            ),
+            cmdline: Some(boot_cmdline(target, token)),
         })
     }
 

@@ -12,7 +12,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use crate::machine::boot::{BootLoader, Running};
+use crate::machine::boot::{BootLoader, BootTarget, Running, sha256_file};
 use crate::schedule::kernels::{GuestCommand, finished};
 use crate::store::campaign::{Campaign, FailedBoot, InFlight, MAX_BOOTS, Phase};
 use crate::store::kernels::KernelStatus;
@@ -135,6 +135,13 @@ pub fn at_boot(
     }
     let running = boot.running.clone();
     let mut run_secs = 0.0;
+    // The campaign's own time, added up to now (outside the runs).
+    let mut counted = 0.0;
+    let mut count_own = |c: &mut Campaign, run_secs: f64| {
+        let own = started.elapsed().as_secs_f64() - run_secs;
+        c.time.own += own - counted;
+        counted = own;
+    };
     let stand = loop {
         let Some(f) = c.in_flight.clone() else {
             match c.next_step() {
@@ -152,13 +159,22 @@ pub fn at_boot(
                         token: token.clone(),
                         asked_at: now_secs(),
                     });
-                    c.time.own += started.elapsed().as_secs_f64() - run_secs;
+                    count_own(c, run_secs);
                     save(c)?;
                     events(CampaignEvent::Booting { step });
-                    boot.loader
-                        .boot(c.target(step), &token)
-                        .map_err(CampaignError::Boot)?;
-                    return Ok(Stand::Booting(step));
+                    match ask_boot(c.target(step), &token, boot.loader) {
+                        Ok(()) => return Ok(Stand::Booting(step)),
+                        Err(why) => {
+                            // Nothing booted: a failed boot of the step, and on.
+                            let release = c.target(step).release.clone();
+                            record_boot_not_made(c, &running, step, &release, why);
+                            save(c)?;
+                            events(CampaignEvent::BootFailed(
+                                c.failed_boots.last().expect("just pushed"),
+                            ));
+                        }
+                    }
+                    continue;
                 }
                 None => {
                     c.finished_at = Some(utc());
@@ -181,7 +197,8 @@ pub fn at_boot(
                     crate::machine::boot::BootMethod::Reboot => true,
                     _ => running.token() == Some(f.token.as_str()),
                 };
-                if running.release == target.release && token_ok {
+                let image = came_up_image(&running, &target);
+                if running.release == target.release && token_ok && image.is_ok() {
                     c.in_flight = Some(InFlight {
                         phase: Phase::Running,
                         boot_id: running.boot_id.clone(),
@@ -196,7 +213,7 @@ pub fn at_boot(
                         release: &running.release,
                     });
                 } else {
-                    record_failed_boot(c, &running, &f, &target.release);
+                    record_failed_boot(c, &running, &f, &target.release, image.err());
                     save(c)?;
                     events(CampaignEvent::BootFailed(
                         c.failed_boots.last().expect("just pushed"),
@@ -223,21 +240,105 @@ pub fn at_boot(
             }
         }
     };
-    c.time.own += started.elapsed().as_secs_f64() - run_secs;
+    count_own(c, run_secs);
     save(c)?;
     Ok(stand)
 }
 
-/// Records that the boot `f` asked for brought up `running` instead of `expected`: the
-/// step's boot failed, and it is tried again at the end.
-fn record_failed_boot(c: &mut Campaign, running: &Running, f: &InFlight, expected: &str) {
+/// Asks the loader to boot `target`, once its image is checked to be the one planned:
+/// `Err` with why no boot is under way (the image changed, the loader failed), after
+/// undoing what the loader may have set up.
+fn ask_boot(target: &BootTarget, token: &str, loader: &dyn BootLoader) -> Result<(), String> {
+    match sha256_file(&target.image) {
+        Ok(now) if now == target.image_sha256 => {}
+        Ok(now) => {
+            return Err(format!(
+                "the wrong kernel: `{}` changed since the campaign was planned (sha256 {} \
+                 planned, {now} now); not booted",
+                target.image.display(),
+                target.image_sha256
+            ));
+        }
+        Err(e) => {
+            return Err(format!(
+                "cannot read `{}`: {e}; not booted",
+                target.image.display()
+            ));
+        }
+    }
+    loader.boot(target, token).map_err(|e| {
+        let _ = loader.restore();
+        format!("the boot loader failed: {e}")
+    })
+}
+
+/// Records that the boot of `step` was not made (the loader failed, the image
+/// changed): a failed boot of its label, tried again at the end like any other.
+fn record_boot_not_made(
+    c: &mut Campaign,
+    running: &Running,
+    step: usize,
+    expected: &str,
+    why: String,
+) {
+    let failed = FailedBoot {
+        step,
+        label: c.label(step).to_owned(),
+        expected: expected.to_owned(),
+        found: format!("{} (no boot)", running.release),
+        why,
+        at: utc(),
+    };
+    let k = &mut c.session.kernels[step];
+    k.status = KernelStatus::BootFailed;
+    k.message = Some(format!("boot {} was not made: {}", k.boots, failed.why));
+    c.failed_boots.push(failed);
+    c.in_flight = None;
+}
+
+/// Whether the image of the kernel that came up is the one planned, where the boot
+/// names it (`BOOT_IMAGE=`, a file here): `Err` naming both hashes when not.
+fn came_up_image(running: &Running, target: &BootTarget) -> Result<(), String> {
+    let Some(image) = running.image() else {
+        return Ok(());
+    };
+    match sha256_file(&image) {
+        Ok(found) if found == target.image_sha256 => Ok(()),
+        Ok(found) => Err(format!(
+            "the wrong kernel came up: its image `{}` has sha256 {found}, the campaign \
+             planned {} (`{}`)",
+            image.display(),
+            target.image_sha256,
+            target.image.display()
+        )),
+        Err(e) => Err(format!(
+            "the image the boot names, `{}`, cannot be read to check it: {e}",
+            image.display()
+        )),
+    }
+}
+
+/// Records that the boot `f` asked for brought up `running` instead of `expected` (or
+/// the release asked for from another image, `image`): the step's boot failed, and it
+/// is tried again at the end.
+fn record_failed_boot(
+    c: &mut Campaign,
+    running: &Running,
+    f: &InFlight,
+    expected: &str,
+    image: Option<String>,
+) {
     let step = f.step;
+    let why = match image {
+        Some(why) if running.release == expected => why,
+        _ => failed_boot_cause(c, running, expected, &f.token),
+    };
     let failed = FailedBoot {
         step,
         label: c.label(step).to_owned(),
         expected: expected.to_owned(),
         found: running.release.clone(),
-        why: failed_boot_cause(c, running, expected, &f.token),
+        why,
         at: utc(),
     };
     let k = &mut c.session.kernels[step];
@@ -379,7 +480,7 @@ fn claim_result_file(c: &mut Campaign, step: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::machine::boot::{BootMethod, BootTarget};
+    use crate::machine::boot::BootMethod;
     use crate::store::{Record, RunEnd};
     use std::cell::RefCell;
 
@@ -387,6 +488,9 @@ mod tests {
     #[derive(Default)]
     struct Loader {
         asked: RefCell<Vec<(String, String)>>,
+        /// Boots of this release fail, as a failed `kexec -e`.
+        failing: Option<String>,
+        restored: RefCell<u32>,
     }
 
     impl BootLoader for Loader {
@@ -397,12 +501,16 @@ mod tests {
             Ok(())
         }
         fn boot(&self, target: &BootTarget, token: &str) -> Result<(), String> {
+            if self.failing.as_deref() == Some(target.release.as_str()) {
+                return Err("kexec_load failed: Operation not permitted".into());
+            }
             self.asked
                 .borrow_mut()
                 .push((target.release.clone(), token.to_owned()));
             Ok(())
         }
         fn restore(&self) -> Result<(), String> {
+            *self.restored.borrow_mut() += 1;
             Ok(())
         }
         fn boot_default(&self) -> Result<(), String> {
@@ -467,6 +575,9 @@ mod tests {
         let mut c = crate::store::campaign::tests::campaign(&["a", "b"], 2);
         for target in &mut c.targets {
             target.release = format!("6.1-{}", target.release);
+            target.image = results.join(format!("vmlinuz-{}", target.release));
+            std::fs::write(&target.image, &target.release).unwrap();
+            target.image_sha256 = sha256_file(&target.image).unwrap();
         }
         c.session.results = results.to_owned();
         c.boot = BootMethod::Kexec;
@@ -510,6 +621,107 @@ mod tests {
             stop_asked: &|| false,
         };
         at_boot(c, &mut boot, &mut |_| {}).unwrap()
+    }
+
+    /// Boots as asked until the campaign ends; the stand at the end.
+    fn boot_to_the_end(c: &mut Campaign, path: &Path, loader: &Loader, runner: &mut Runner) {
+        loop {
+            let (release, token) = loader.asked.borrow().last().cloned().unwrap();
+            let id = format!("x{}", loader.asked.borrow().len());
+            match at(c, path, &running(&release, &id, &token), loader, runner) {
+                Stand::Booting(_) => {}
+                _ => break,
+            }
+        }
+    }
+
+    #[test]
+    fn a_failed_boot_loader_is_a_failed_boot_of_its_label_and_the_campaign_goes_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let (path, mut c, mut loader, mut runner) = start(dir.path());
+        loader.failing = Some("6.1-a".into());
+        let stand = at(
+            &mut c,
+            &path,
+            &running("6.1-default", "b0", ""),
+            &loader,
+            &mut runner,
+        );
+        // a cannot be booted: recorded with the loader's message; b is booted instead.
+        assert_eq!(stand, Stand::Booting(1));
+        assert_eq!(c.failed_boots.len(), 1);
+        let f = &c.failed_boots[0];
+        assert_eq!((f.step, f.label.as_str()), (0, "a"));
+        assert!(
+            f.why.contains("the boot loader failed: kexec_load failed"),
+            "{f:?}"
+        );
+        assert_eq!(c.session.kernels[0].status, KernelStatus::BootFailed);
+        assert!(
+            *loader.restored.borrow() >= 1,
+            "what the loader set up undone"
+        );
+        // The state on disk says the same: no boot of a left in flight.
+        let read = Campaign::load(&path).unwrap();
+        assert_eq!(read.in_flight.as_ref().map(|f| f.step), Some(1));
+        assert_eq!(read.failed_boots.len(), 1);
+        boot_to_the_end(&mut c, &path, &loader, &mut runner);
+        // b ran both its runs; each of a's steps was tried twice, then given up.
+        assert!(c.finished_at.is_some());
+        assert_eq!(c.done(), 2);
+        let asked: Vec<String> = loader.asked.borrow().iter().map(|a| a.0.clone()).collect();
+        assert_eq!(asked, ["6.1-b", "6.1-b"]);
+        assert_eq!(c.failed_boots.len(), 4, "two steps of a, two tries each");
+        assert!(c.session.kernels.iter().all(|k| k.boots <= 2));
+    }
+
+    #[test]
+    fn an_image_other_than_the_planned_one_is_a_wrong_kernel_naming_both_hashes() {
+        let dir = tempfile::tempdir().unwrap();
+        let (path, mut c, loader, mut runner) = start(dir.path());
+        at(
+            &mut c,
+            &path,
+            &running("6.1-default", "b0", ""),
+            &loader,
+            &mut runner,
+        );
+        // a is rebuilt under the same release while its boot is under way: the kernel
+        // that comes up names an image with another hash.
+        let image = c.target(0).image.clone();
+        let planned = c.target(0).image_sha256.clone();
+        std::fs::write(&image, "6.1-a, rebuilt").unwrap();
+        let now = sha256_file(&image).unwrap();
+        let (release, token) = loader.asked.borrow().last().cloned().unwrap();
+        let mut up = running(&release, "b1", &token);
+        up.cmdline = format!(
+            "ro BOOT_IMAGE={} pretouch.campaign={token}",
+            image.display()
+        );
+        let stand = at(&mut c, &path, &up, &loader, &mut runner);
+        assert_eq!(stand, Stand::Booting(1), "b goes on");
+        assert!(runner.commands.is_empty(), "a's run did not start");
+        let f = &c.failed_boots[0];
+        assert!(
+            f.why.contains("the wrong kernel") && f.why.contains(&planned) && f.why.contains(&now),
+            "{f:?}"
+        );
+        // Before a's next boot the image is checked again: not booted, a failed boot.
+        boot_to_the_end(&mut c, &path, &loader, &mut runner);
+        let asked: Vec<String> = loader.asked.borrow().iter().map(|a| a.0.clone()).collect();
+        assert_eq!(asked, ["6.1-a", "6.1-b", "6.1-b"]);
+        assert!(
+            c.failed_boots[1..]
+                .iter()
+                .all(|f| f.why.contains("changed since the campaign was planned")),
+            "{:?}",
+            c.failed_boots
+        );
+        // The right image, named by the boot, passes.
+        let target = c.target(1).clone();
+        let mut right = running(&target.release, "b9", "t");
+        right.cmdline = format!("BOOT_IMAGE={}", target.image.display());
+        assert!(came_up_image(&right, &target).is_ok());
     }
 
     fn running(release: &str, boot_id: &str, token: &str) -> Running {
