@@ -135,8 +135,7 @@ pub fn at_boot(
     }
     let running = boot.running.clone();
     let mut run_secs = 0.0;
-    // The campaign's own time, added up to now (outside the runs).
-    let mut counted = 0.0;
+    let mut counted = 0.0; // the campaign's own time added so far
     let mut count_own = |c: &mut Campaign, run_secs: f64| {
         let own = started.elapsed().as_secs_f64() - run_secs;
         c.time.own += own - counted;
@@ -149,32 +148,20 @@ pub fn at_boot(
                     if (boot.stop_asked)() {
                         break Stand::Stopped;
                     }
-                    let k = &mut c.session.kernels[step];
-                    k.boots += 1;
-                    let token = format!("s{}b{}", step + 1, k.boots);
-                    c.in_flight = Some(InFlight {
-                        step,
-                        phase: Phase::Booting,
-                        boot_id: running.boot_id.clone(),
-                        token: token.clone(),
-                        asked_at: now_secs(),
-                    });
+                    let token = mark_booting(c, step, &running.boot_id);
                     count_own(c, run_secs);
                     save(c)?;
                     events(CampaignEvent::Booting { step });
-                    match ask_boot(c.target(step), &token, boot.loader) {
-                        Ok(()) => return Ok(Stand::Booting(step)),
-                        Err(why) => {
-                            // Nothing booted: a failed boot of the step, and on.
-                            let release = c.target(step).release.clone();
-                            record_boot_not_made(c, &running, step, &release, why);
-                            save(c)?;
-                            events(CampaignEvent::BootFailed(
-                                c.failed_boots.last().expect("just pushed"),
-                            ));
-                        }
+                    if let Err(why) = ask_boot(c.target(step), &token, boot.loader) {
+                        // Nothing booted: a failed boot of the step, and on.
+                        record_boot_not_made(c, &running, step, why);
+                        save(c)?;
+                        events(CampaignEvent::BootFailed(
+                            &c.failed_boots[c.failed_boots.len() - 1],
+                        ));
+                        continue;
                     }
-                    continue;
+                    return Ok(Stand::Booting(step));
                 }
                 None => {
                     c.finished_at = Some(utc());
@@ -245,6 +232,22 @@ pub fn at_boot(
     Ok(stand)
 }
 
+/// Counts a boot of `step` and puts it in flight, asked from the boot `boot_id`: the
+/// token its command line is to carry.
+fn mark_booting(c: &mut Campaign, step: usize, boot_id: &str) -> String {
+    let k = &mut c.session.kernels[step];
+    k.boots += 1;
+    let token = format!("s{}b{}", step + 1, k.boots);
+    c.in_flight = Some(InFlight {
+        step,
+        phase: Phase::Booting,
+        boot_id: boot_id.to_owned(),
+        token: token.clone(),
+        asked_at: now_secs(),
+    });
+    token
+}
+
 /// Asks the loader to boot `target`, once its image is checked to be the one planned:
 /// `Err` with why no boot is under way (the image changed, the loader failed), after
 /// undoing what the loader may have set up.
@@ -274,17 +277,11 @@ fn ask_boot(target: &BootTarget, token: &str, loader: &dyn BootLoader) -> Result
 
 /// Records that the boot of `step` was not made (the loader failed, the image
 /// changed): a failed boot of its label, tried again at the end like any other.
-fn record_boot_not_made(
-    c: &mut Campaign,
-    running: &Running,
-    step: usize,
-    expected: &str,
-    why: String,
-) {
+fn record_boot_not_made(c: &mut Campaign, running: &Running, step: usize, why: String) {
     let failed = FailedBoot {
         step,
         label: c.label(step).to_owned(),
-        expected: expected.to_owned(),
+        expected: c.target(step).release.clone(),
         found: format!("{} (no boot)", running.release),
         why,
         at: utc(),
