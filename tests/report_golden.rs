@@ -80,6 +80,43 @@ fn write_inputs(inputs: &Path) {
     }
     write_probe_inputs(&inputs.join("probe"));
     write_runs_inputs(&inputs.join("runs"));
+    write_settings_inputs(&inputs.join("settings"));
+}
+
+/// One label run with a `settings:` axis of three values, rounds interleaved: under
+/// `mthp-64k` the G1 cost is a third of `4k`'s, under `thp` a tenth; Parallel's moves
+/// less. 12 rounds a cell, so that each change has its interval.
+fn write_settings_inputs(dir: &Path) {
+    let _ = std::fs::remove_dir_all(dir);
+    let mut cells = Vec::new();
+    let per: Vec<(&str, Vec<(f64, f64)>, Vec<(f64, f64)>)> = [
+        ("4k", 420.0, 430.0),
+        ("mthp-64k", 160.0, 300.0),
+        ("thp", 90.0, 428.0),
+    ]
+    .into_iter()
+    .map(|(s, g1, par)| {
+        let mut g1 = rounds(50.0, g1, false);
+        let mut par = rounds(52.0, par, false);
+        g1.extend(g1.clone()[..2].to_vec());
+        par.extend(par.clone()[..2].to_vec());
+        (s, g1, par)
+    })
+    .collect();
+    for (setting, g1, par) in &per {
+        cells.push((*setting, g1_and_parallel(g1, par)));
+    }
+    let mut f = file("vm-settings", "2026-11-30T09:00:00Z", host("vm"), &[]);
+    for (setting, pair) in &cells {
+        let one = file("vm-settings", "2026-11-30T09:00:00Z", host("vm"), pair);
+        for mut l in one.launches {
+            l.cell.setting = Some((*setting).to_owned());
+            l.seq = f.launches.len() as u64;
+            f.launches.push(l);
+        }
+    }
+    f.header.planned_launches = f.launches.len() as u64;
+    write_result_file(dir, &f);
 }
 
 /// Two labels of three runs each, in turn (base, patch, base, ...), 10 rounds a run:
@@ -191,7 +228,7 @@ fn write_probe_inputs(dir: &Path) {
 /// Every report kept: a name, and `pretouch report`'s arguments (run in the inputs folder).
 fn cases() -> Vec<(String, Vec<String>)> {
     let mut cases = Vec::new();
-    let sets: [(&str, &[&str]); 11] = [
+    let sets: [(&str, &[&str]); 12] = [
         ("fixed-one", &["fixed/thp-madvise"]),
         ("fixed", &["fixed"]),
         ("server-one", &["server/6.18.0-base"]),
@@ -203,6 +240,7 @@ fn cases() -> Vec<(String, Vec<String>)> {
         ("probe", &["probe"]),
         ("runs-one", &["runs/6.18.0-base"]),
         ("runs", &["runs"]),
+        ("settings", &["settings"]),
     ];
     let formats = ["text", "markdown", "csv", "json"];
     for (set, paths) in sets {
@@ -281,6 +319,18 @@ fn cases() -> Vec<(String, Vec<String>)> {
         vec!["fixed".into(), "--labels".into(), "nope".into()],
     ));
     cases.push(("empty.text".into(), vec!["fixed/none".into()]));
+    cases.push((
+        "settings--baseline-setting-thp.text".into(),
+        vec!["settings".into(), "--baseline-setting".into(), "thp".into()],
+    ));
+    cases.push((
+        "settings--baseline-setting-nope.text".into(),
+        vec![
+            "settings".into(),
+            "--baseline-setting".into(),
+            "nope".into(),
+        ],
+    ));
     cases.push((
         "fixed--probe-csv.text".into(),
         vec!["fixed".into(), "--probe-csv".into(), "/dev/null".into()],

@@ -41,6 +41,9 @@ pub struct Options {
     pub show_profile: bool,
     /// The labels' `pretouch calibrate` results side by side, instead of the launches.
     pub calibrate: bool,
+    /// The setting the others are compared with (`--baseline-setting`); `None`: the
+    /// first setting met, in matrix order.
+    pub baseline_setting: Option<String>,
 }
 
 /// The report: every section any format prints, computed once.
@@ -62,6 +65,10 @@ pub struct Launches {
     /// The labels side by side against the baseline, with intervals (one column when
     /// one label is shown).
     pub comparison: Comparison,
+    /// The `settings:` axis side by side against the baseline setting, with intervals
+    /// ([`crate::analyze::settings`]); absent when the cells shown ran under fewer than
+    /// two settings.
+    pub settings: Option<Comparison>,
     /// The profiled launches' analysis, when asked for.
     pub profile: Option<ProfileReport>,
     /// Whether the report shows the profile (else it is made for files only).
@@ -92,6 +99,8 @@ pub enum DocumentError {
     Labels(#[from] CompareError),
     #[error(transparent)]
     Calibration(#[from] CalibrationCompareError),
+    #[error(transparent)]
+    Settings(#[from] crate::analyze::settings::SettingsError),
     /// A result file could not be read (`build_read`).
     #[error(transparent)]
     Store(#[from] StoreError),
@@ -191,10 +200,13 @@ fn build_from(
     } else {
         report.only(&comparison.baseline)?
     };
+    let settings =
+        crate::analyze::settings::compare_settings(&report, options.baseline_setting.as_deref())?;
     Ok(Document {
         launches: Some(Launches {
             report,
             comparison,
+            settings,
             profile,
             show_profile: options.show_profile,
             phases: options.phases,

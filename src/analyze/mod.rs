@@ -20,6 +20,7 @@ pub mod probe;
 pub mod profile;
 pub mod ready;
 pub mod report;
+pub mod settings;
 
 use crate::analyze::report::{LabelRows, Labelling, RunToRun};
 use crate::machine::calibration::Calibration;

@@ -414,6 +414,10 @@ pub struct ReportArgs {
     /// The label the others are compared with [default: the label with the oldest results]
     #[arg(long)]
     pub baseline: Option<String>,
+    /// The setting (`settings:` axis) the others are compared with [default: the first
+    /// setting of the matrix]
+    #[arg(long, value_name = "NAME")]
+    pub baseline_setting: Option<String>,
     /// Leave launches flagged as outliers (modified z-score above 3.5) out of every figure;
     /// the report says so
     #[arg(long)]

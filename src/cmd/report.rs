@@ -31,6 +31,7 @@ pub(crate) fn cmd_report(args: ReportArgs) -> anyhow::Result<u8> {
             || args.format == Format::Html,
         show_profile: args.profile,
         calibrate: args.calibrate,
+        baseline_setting: args.baseline_setting.clone(),
     };
     let doc = if args.calibrate {
         // The result files' damaged lines are warned about, their launches never kept.

@@ -6,7 +6,9 @@
 
 use crate::analyze::document::{Document, Launches};
 use crate::render::common::{CellNames, Format};
-use crate::render::{calibration, compare, explain, heap, json, probe, profile, ready, report};
+use crate::render::{
+    calibration, compare, explain, heap, json, probe, profile, ready, report, settings,
+};
 
 mod charts;
 mod html;
@@ -29,6 +31,7 @@ fn text(doc: &Document) -> String {
     let mut out = String::new();
     if let Some(l) = &doc.launches {
         out += &cells_text(l);
+        out += &l.settings.as_ref().map(settings::text).unwrap_or_default();
         out += &ready::text(&l.report);
         let names = cell_names(l);
         out += &explain::text(&l.report, l.phases, &names);
@@ -79,6 +82,11 @@ fn markdown(doc: &Document) -> String {
         } else {
             report::markdown(&l.report)
         };
+        out += &l
+            .settings
+            .as_ref()
+            .map(settings::markdown)
+            .unwrap_or_default();
         out += &ready::markdown(&l.report);
         out += &explain::markdown(&l.report, l.phases);
         out += &heap::markdown(&l.report);
@@ -121,7 +129,13 @@ fn json(doc: &Document) -> String {
     let mut out = String::new();
     if let Some(l) = &doc.launches {
         let cmp = l.several().then_some(&l.comparison);
-        out += &json::render_with_probes(&l.report, cmp, l.shown_profile(), l.probes.as_ref());
+        out += &json::render_with_settings(
+            &l.report,
+            cmp,
+            l.settings.as_ref(),
+            l.shown_profile(),
+            l.probes.as_ref(),
+        );
     }
     if let Some(c) = &doc.calibration {
         out += &calibration::json(c);

@@ -12,6 +12,7 @@
 //!   "outliers_excluded": false,
 //!   "stops": [...], "run_to_run": [...],     only when there are any
 //!   "comparison": {...}      only with two labels or more
+//!   "settings": {...}        only with two `settings:` values or more (its shape)
 //!   "profile": {...}         only with `--profile` (the kernel profile's analysis)
 //!   "probes": {...}          only when the results hold probe records (`run --probe`)
 //! }
@@ -44,6 +45,10 @@ struct Document<'a> {
     warnings: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     comparison: Option<ComparisonSection<'a>>,
+    /// The `settings:` axis side by side: the shape of `comparison`, a column per
+    /// setting (`analyze::settings`); only when the cells ran under two settings or more.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    settings: Option<ComparisonSection<'a>>,
     /// `report --profile`: where the pretouch time goes in the kernel, per cell and
     /// label, and each label's shift against the baseline.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -155,6 +160,18 @@ pub fn render_with_probes(
     profile: Option<&ProfileReport>,
     probes: Option<&ProbeAnalysis>,
 ) -> String {
+    render_with_settings(report, cmp, None, profile, probes)
+}
+
+/// [`render_with_probes`], with the settings side by side as the `settings` key when
+/// the cells ran under several.
+pub fn render_with_settings(
+    report: &Report,
+    cmp: Option<&Comparison>,
+    settings: Option<&Comparison>,
+    profile: Option<&ProfileReport>,
+    probes: Option<&ProbeAnalysis>,
+) -> String {
     let cells: Vec<_> = report.cells.iter().collect();
     let document = Document {
         schema: "pretouch-report",
@@ -167,6 +184,7 @@ pub fn render_with_probes(
             &report.run_to_run,
         ),
         comparison: cmp.map(comparison),
+        settings: settings.map(comparison),
         profile,
         probes,
     };

@@ -19,4 +19,5 @@ pub mod probe_plot;
 pub mod profile;
 pub mod ready;
 pub mod report;
+pub mod settings;
 pub mod table;
