@@ -89,7 +89,7 @@ fn write_inputs(inputs: &Path) {
 fn write_settings_inputs(dir: &Path) {
     let _ = std::fs::remove_dir_all(dir);
     let mut cells = Vec::new();
-    let per: Vec<(&str, Vec<(f64, f64)>, Vec<(f64, f64)>)> = [
+    let per: Vec<_> = [
         ("4k", 420.0, 430.0),
         ("mthp-64k", 160.0, 300.0),
         ("thp", 90.0, 428.0),
