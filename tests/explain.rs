@@ -304,20 +304,26 @@ fn explains_g1_pretouch_with_and_without_huge_pages() {
         );
         // The pretouch lands in agent load -> VM init: the agent's fault counters at its
         // stamps say so, whatever the timing (the times of a loaded machine need not).
-        let phase_faults = [
-            ("agent_load", None),
-            ("vm_init", Some("agent_load")),
-            ("main", Some("vm_init")),
-        ]
-        .map(|(at, from)| {
-            extra(&|l| stamp(l, at, "minflt") - from.map_or(0.0, |f| stamp(l, f, "minflt")))
-        });
-        assert!(phase_faults[1] > 0.9 * least, "{phase_faults:?}: {c}");
-        assert!(
-            phase_faults[0].abs() < 0.5 * phase_faults[1]
-                && phase_faults[2].abs() < 0.5 * phase_faults[1],
-            "faults per phase, with minus without: {phase_faults:?}: {c}"
-        );
+        // Only where the heap takes enough faults to stand out of the rest of the JVM's:
+        // with 2 MiB folios the heap takes 128, and under mTHP 64 KiB `always` the
+        // launches' other faults after VM init differed by up to 68 between with and
+        // without (2 failures in 4 runs under THP `madvise`, 2026-12-02).
+        if least >= 1000.0 {
+            let phase_faults = [
+                ("agent_load", None),
+                ("vm_init", Some("agent_load")),
+                ("main", Some("vm_init")),
+            ]
+            .map(|(at, from)| {
+                extra(&|l| stamp(l, at, "minflt") - from.map_or(0.0, |f| stamp(l, f, "minflt")))
+            });
+            assert!(phase_faults[1] > 0.9 * least, "{phase_faults:?}: {c}");
+            assert!(
+                phase_faults[0].abs() < 0.5 * phase_faults[1]
+                    && phase_faults[2].abs() < 0.5 * phase_faults[1],
+                "faults per phase, with minus without: {phase_faults:?}: {c}"
+            );
+        }
         // The rate: those faults over that time; and its share of the raw ceiling, which
         // the zap calibration measured in 4 KiB faults: cells of larger folios are not
         // read against it, and say why.
