@@ -88,6 +88,7 @@ pub fn launch(round: u32, pretouch: bool, ms: f64) -> LaunchRecord {
             cpus: crate::matrix::cpuset::ALL.into(),
             app: None,
             setting: None,
+            memory: None,
         },
         jdk_home: PathBuf::from("/usr/lib/jvm/java-17-openjdk-amd64"),
         heap_bytes: Bytes(1 << 30),

@@ -32,6 +32,7 @@ fn cell(gc: Gc) -> CellKey {
         cpus: "all".into(),
         app: None,
         setting: None,
+        memory: None,
     }
 }
 

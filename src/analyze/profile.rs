@@ -875,6 +875,7 @@ mod tests {
                     cpus: "all".into(),
                     app: None,
                     setting: None,
+                    memory: None,
                 },
                 pretouch,
             },

@@ -87,6 +87,9 @@ pub struct CellReport {
     /// The `settings:` value (a named set of kernel writes); absent without that axis.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub setting: Option<String>,
+    /// The `memory:` limit's name (a memory cgroup per launch); absent without that axis.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memory: Option<String>,
     /// Where the cost went: phases, faults, the JVM's own account, the touched check.
     #[serde(skip)]
     pub explain: CellExplain,
@@ -250,6 +253,9 @@ impl CellReport {
         }
         if let Some(setting) = &self.setting {
             s += &format!(" setting={setting}");
+        }
+        if let Some(memory) = &self.memory {
+            s += &format!(" memory={memory}");
         }
         s
     }
@@ -866,6 +872,7 @@ fn cell_report<'a>(
         cpus: key.cpus.to_string(),
         app: key.app,
         setting: key.setting,
+        memory: key.memory,
         exec_to_agent_off_ms: x.phases_off_ms[0],
         exec_to_agent_on_ms: x.phases_on_ms[0],
         agent_to_init_off_ms: x.phases_off_ms[1],

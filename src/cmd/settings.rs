@@ -13,8 +13,16 @@ pub(crate) type Shared = Arc<Mutex<Session>>;
 
 /// Checks the matrix's `settings:` against this kernel, reading only: nothing on the
 /// machine changes before every check passed. `need_root`: a real run (not a dry run).
+/// The `memory:` axis too: the memory controller is there, and a real run can make
+/// cgroups.
 pub(crate) fn check(matrix: &Matrix, need_root: bool) -> anyhow::Result<()> {
-    crate::launch::settings::check(matrix, &Paths::from_env(), need_root).map_err(bad)
+    crate::launch::settings::check(matrix, &Paths::from_env(), need_root).map_err(bad)?;
+    let warnings =
+        crate::launch::cgroup::check(matrix, need_root).map_err(|e| bad(anyhow::anyhow!(e)))?;
+    for warning in warnings {
+        eprintln!("warning: {warning}");
+    }
+    Ok(())
 }
 
 /// Journals the originals and tries each setting once (see [`Session::begin`]);

@@ -3,6 +3,7 @@
 
 pub mod agent;
 pub mod cds;
+pub mod cgroup;
 pub mod child;
 pub mod classfile;
 pub mod crash;
@@ -119,6 +120,11 @@ pub struct Measurement {
     /// written before it was recorded. Boxed: rare beside a launch's other fields.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mthp: Option<Box<[mthp::MthpCounts]>>,
+    /// The memory cgroup of a `memory:` cell's launch: its limit as read back, its peak
+    /// charge, its events (`oom_kill`, `max`) and fault counters (see [`cgroup`]). Absent
+    /// without a `memory:` axis.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cgroup: Option<Box<cgroup::CgroupRun>>,
 }
 
 impl Measurement {
@@ -151,6 +157,9 @@ pub struct LaunchOptions {
     /// The cell's `settings:` value, as an index into the settings the launcher's
     /// session holds ([`JvmLauncher::with_settings`]); `None`: no settings axis.
     pub setting: Option<usize>,
+    /// Run the JVM in a memory cgroup of its own with this limit (see [`cgroup`]);
+    /// `None`: in the runner's cgroup.
+    pub memory: Option<crate::matrix::memory::MemoryLimit>,
 }
 
 /// Launches one JVM, waits until it is reaped, and reports what it measured.
@@ -192,6 +201,10 @@ pub struct JvmLauncher {
     settings: Option<std::sync::Arc<std::sync::Mutex<settings::Session>>>,
     /// The mTHP sizes' folio counters around each launch.
     mthp: mthp::MthpWatch,
+    /// Where `memory:` cells' cgroups are made, found at the first such launch.
+    cgroups: std::cell::OnceCell<Result<cgroup::Hierarchy, String>>,
+    /// Memory cgroups made so far: the next one's number.
+    cgroups_made: std::cell::Cell<u64>,
 }
 
 /// The launcher's scratch folder (the built-in main class, each launch's stamps,
@@ -238,6 +251,8 @@ impl JvmLauncher {
             crash_dir: None,
             settings: None,
             mthp: mthp::MthpWatch::default(),
+            cgroups: std::cell::OnceCell::new(),
+            cgroups_made: std::cell::Cell::new(0),
         })
     }
 
@@ -331,13 +346,17 @@ impl Launcher for JvmLauncher {
         let scratch = self.clear_scratch();
         let args = self.arguments(jvm_args);
         let mut outcome = self.planned(java, &args, options);
-        let (expression, grouped) = self.expression(java, &args, &scratch.output, options);
         let ready = self.app.as_ref().and_then(|a| a.ready.as_ref());
-        if let Err(failure) = self.before_spawn(ready, options, &mut outcome) {
-            outcome.measured.started_at = utc_now_millis();
-            outcome.measured.failure = Some(failure);
-            return outcome;
-        }
+        let cgroup = match self.before_spawn(ready, options, &mut outcome) {
+            Ok(cgroup) => cgroup,
+            Err(failure) => {
+                outcome.measured.started_at = utc_now_millis();
+                outcome.measured.failure = Some(failure);
+                return outcome;
+            }
+        };
+        let (expression, grouped) =
+            self.expression(java, &args, &scratch.output, options, cgroup.as_ref());
         let mthp_before = self.mthp.read();
         let oom_kills_before = oom_kills();
         // Only a stop during this launch counts against it.
@@ -354,6 +373,7 @@ impl Launcher for JvmLauncher {
         let oom_killed = oom_kills_before
             .zip(oom_kills())
             .map(|(before, after)| after > before);
+        outcome.measured.cgroup = cgroup.map(|c| Box::new(c.finish()));
         outcome.measured.rusage = Some(ChildrenUsage::now().since(&usage_before));
         outcome.measured.machine = Some(self.watch.after_reap(&machine_before));
         let folios = self.mthp.read().since(&mthp_before);
@@ -443,6 +463,7 @@ impl JvmLauncher {
         args: &[String],
         output: &Path,
         options: &LaunchOptions,
+        cgroup: Option<&cgroup::Transient>,
     ) -> (duct::Expression, bool) {
         let mut expression = match self.wrapper.split_first() {
             None => duct::cmd(java, args),
@@ -467,6 +488,13 @@ impl JvmLauncher {
                 Ok(())
             });
         }
+        if let Some(cgroup) = cgroup {
+            let procs = cgroup.procs().clone();
+            expression = expression.before_spawn(move |command| {
+                cgroup::join_before_exec(command, procs.clone());
+                Ok(())
+            });
+        }
         // A wrapper (perf record) forks the JVM: both go in a process group of their
         // own, so that a timeout or a signal ends the JVM too, not the wrapper alone.
         let grouped = !self.wrapper.is_empty();
@@ -481,13 +509,13 @@ impl JvmLauncher {
     }
 
     /// What must hold before the spawn: a server's port free, the launch's setting
-    /// written. Why not, when it does not.
+    /// written, its memory cgroup made. Why not, when it does not.
     fn before_spawn(
         &self,
         ready: Option<&crate::matrix::ready::Ready>,
         options: &LaunchOptions,
         outcome: &mut LaunchOutcome,
-    ) -> Result<(), String> {
+    ) -> Result<Option<cgroup::Transient>, String> {
         if let Some(ready) = ready {
             // Never two servers at once, and never a probe answered by another process.
             ready::check_port(ready)?;
@@ -505,7 +533,15 @@ impl JvmLauncher {
                 .map_err(|e| e.to_string())?;
             outcome.measured.settings = Some(Box::new(read));
         }
-        Ok(())
+        let Some(limit) = &options.memory else {
+            return Ok(None);
+        };
+        let hierarchy = self
+            .cgroups
+            .get_or_init(|| cgroup::Hierarchy::find().inspect(cgroup::Hierarchy::remove_leftovers))
+            .clone()?;
+        self.cgroups_made.set(self.cgroups_made.get() + 1);
+        cgroup::Transient::create(&hierarchy, limit, self.cgroups_made.get()).map(Some)
     }
 
     /// Starts the JVM and waits for it: to its exit or the timeout, or for a server
@@ -651,12 +687,17 @@ impl JvmLauncher {
             .as_ref()
             .is_some_and(|i| i.signal().is_some());
         outcome.measured.crash_files = crash::keep(self.workdir.path(), self.crash_dir.as_deref());
+        let cgroup_killed = (outcome.measured.cgroup.as_deref())
+            .and_then(cgroup::CgroupRun::oom_killed)
+            .filter(|_| outcome.measured.signal == Some(libc::SIGKILL));
         if let Some(failure) = &mut outcome.measured.failure {
-            if let Some(better) = explain_failure(
-                &outcome.measured.output_tail,
-                outcome.measured.signal,
-                oom_killed,
-            ) {
+            if let Some(better) = cgroup_killed.or_else(|| {
+                explain_failure(
+                    &outcome.measured.output_tail,
+                    outcome.measured.signal,
+                    oom_killed,
+                )
+            }) {
                 *failure = better;
             }
             // The JVM named its report in the scratch folder; it was moved since.

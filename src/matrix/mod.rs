@@ -7,9 +7,13 @@ pub mod app;
 pub mod cpuset;
 pub mod cpuspec;
 pub mod kernels;
+pub mod memory;
 pub mod ready;
 pub mod repetitions;
 pub mod settings;
+pub mod size;
+
+pub use crate::matrix::size::HeapSize;
 pub(crate) mod text;
 
 use std::collections::HashSet;
@@ -20,7 +24,6 @@ use serde::{Deserialize, Deserializer, Serialize, de};
 
 use crate::matrix::cpuset::CpuSet;
 use crate::matrix::text::checked_text;
-use crate::units::Bytes;
 
 /// The matrix shipped in the binary, run by `pretouch run` without a file.
 pub const DEFAULT_MATRIX: &str = include_str!("../../configs/quick.yaml");
@@ -65,6 +68,9 @@ struct RawMatrix {
     /// Named sets of kernel writes, one more axis (see `matrix/settings.rs`).
     #[serde(default)]
     settings: Option<crate::matrix::settings::Settings>,
+    /// Memory cgroup limits, one more axis (see `matrix/memory.rs`).
+    #[serde(default)]
+    memory: Option<crate::matrix::memory::Limits>,
 }
 
 /// A checked matrix: every axis non-empty, every value valid.
@@ -103,6 +109,9 @@ pub struct Matrix {
     /// The `settings:` axis: named sets of kernel writes; empty when absent (the
     /// machine's settings as they are).
     pub settings: Vec<crate::matrix::settings::Setting>,
+    /// The `memory:` axis: memory cgroup limits each launch runs under; empty when
+    /// absent (the launch runs in the runner's cgroup).
+    pub memory: Vec<crate::matrix::memory::MemoryLimit>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -273,6 +282,7 @@ impl Matrix {
             kernels: raw.kernels.map(|k| k.0).unwrap_or_default(),
             comparable_memory: raw.comparable_memory,
             settings: raw.settings.map(|s| s.0).unwrap_or_default(),
+            memory: raw.memory.map(|m| m.0).unwrap_or_default(),
             warmup: raw.warmup,
             jvm_args: raw.jvm_args.0,
             variants: raw.variants.map(|v| v.0).unwrap_or_else(|| {
@@ -661,90 +671,6 @@ impl fmt::Display for Gc {
     }
 }
 
-/// A heap size in the JVM's syntax (`256m`, `32g`), kept as written for reports.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct HeapSize {
-    pub text: String,
-    pub bytes: Bytes,
-}
-
-impl HeapSize {
-    pub fn parse(text: &str) -> Result<HeapSize, String> {
-        let fix = "write a whole number with an optional k, m, g or t suffix, like 256m or 32g";
-        let (digits, shift) = match text.char_indices().last() {
-            Some((i, c)) if c.is_ascii_alphabetic() => {
-                let shift = match c.to_ascii_lowercase() {
-                    'k' => 10,
-                    'm' => 20,
-                    'g' => 30,
-                    't' => 40,
-                    _ => {
-                        return Err(format!(
-                            "invalid heap size {text:?}: unknown unit `{c}`; {fix}"
-                        ));
-                    }
-                };
-                (&text[..i], shift)
-            }
-            _ => (text, 0),
-        };
-        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-            return Err(format!("invalid heap size {text:?}: {fix}"));
-        }
-        let n: u64 = digits
-            .parse()
-            .map_err(|_| format!("invalid heap size {text:?}: too large"))?;
-        let bytes = n
-            .checked_mul(1 << shift)
-            .ok_or_else(|| format!("invalid heap size {text:?}: too large"))?;
-        // HotSpot refuses heaps below 2 MiB (and rounds up to its alignment).
-        if bytes < 2 << 20 {
-            return Err(format!(
-                "invalid heap size {text:?}: the JVM needs at least 2m; {fix}"
-            ));
-        }
-        Ok(HeapSize {
-            text: text.to_owned(),
-            bytes: Bytes(bytes),
-        })
-    }
-}
-
-impl<'de> Deserialize<'de> for HeapSize {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        // Checked inside the visitor, so that the error carries this value's position.
-        struct HeapVisitor;
-
-        impl de::Visitor<'_> for HeapVisitor {
-            type Value = HeapSize;
-
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a heap size like 256m or 32g")
-            }
-
-            fn visit_u64<E: de::Error>(self, v: u64) -> Result<HeapSize, E> {
-                HeapSize::parse(&v.to_string()).map_err(E::custom)
-            }
-
-            fn visit_i64<E: de::Error>(self, v: i64) -> Result<HeapSize, E> {
-                HeapSize::parse(&v.to_string()).map_err(E::custom)
-            }
-
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<HeapSize, E> {
-                HeapSize::parse(v).map_err(E::custom)
-            }
-        }
-
-        d.deserialize_any(HeapVisitor)
-    }
-}
-
-impl fmt::Display for HeapSize {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.text)
-    }
-}
-
 /// A named set of extra JVM flags: one more axis of the matrix.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -858,6 +784,7 @@ fn check_jvm_args(args: &[String]) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::units::Bytes;
 
     const GOOD: &str = "\
 name: quick

@@ -329,6 +329,7 @@ mod tests {
                         cpus: cell.cpus.as_str().into(),
                         app: cell.app.clone(),
                         setting: cell.setting.clone(),
+                        memory: cell.memory.clone(),
                     },
                     rounds,
                     max_rounds: 30,

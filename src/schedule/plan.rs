@@ -28,6 +28,9 @@ pub struct Cell {
     /// The `settings:` value the cell runs under; `None`: no settings axis. Boxed, so
     /// that a cell stays small (see `MAX_CELLS`).
     pub setting: Option<Box<SettingRef>>,
+    /// The `memory:` limit the cell's launches run under (each in a cgroup of its own);
+    /// `None`: no memory axis, the runner's cgroup. Boxed, as `setting` is.
+    pub memory: Option<Box<crate::matrix::memory::MemoryLimit>>,
 }
 
 /// A cell's `settings:` value: its place in the matrix's list, and its name.
@@ -73,8 +76,16 @@ impl Cell {
         if let Some(setting) = &self.setting {
             s += &format!(" setting={}", setting.name);
         }
+        if let Some(memory) = &self.memory {
+            s += &format!(" memory={}", memory.name);
+        }
         s
     }
+}
+
+/// Every pair of `a` and `b`, `a` outer.
+fn pairs<'a, A, B>(a: &'a [A], b: &'a [B]) -> impl Iterator<Item = (&'a A, &'a B)> {
+    a.iter().flat_map(move |x| b.iter().map(move |y| (x, y)))
 }
 
 /// One launch to make.
@@ -122,6 +133,7 @@ pub fn check_size(matrix: &Matrix, jdks: usize) -> Result<(), MatrixError> {
         matrix.gc_threads.len(),
         matrix.cpus.len(),
         matrix.settings.len().max(1),
+        matrix.memory.len().max(1),
     ]
     .iter()
     .map(|&n| n as u128)
@@ -133,7 +145,7 @@ pub fn check_size(matrix: &Matrix, jdks: usize) -> Result<(), MatrixError> {
             column: None,
             message: format!(
                 "this matrix has {cells} cells (JDKs x gcs x heaps x variants x gc_threads \
-                 x cpus x settings); a run has at most {MAX_CELLS}\n  fix: list fewer values on its \
+                 x cpus x settings x memory); a run has at most {MAX_CELLS}\n  fix: list fewer values on its \
                  axes, or split the matrix into several runs"
             ),
         });
@@ -189,6 +201,17 @@ impl Plan {
                 })
                 .collect(),
         };
+        let memory: Vec<Option<Box<crate::matrix::memory::MemoryLimit>>> = match matrix.memory.len()
+        {
+            0 => vec![None],
+            _ => matrix
+                .memory
+                .iter()
+                .cloned()
+                .map(Box::new)
+                .map(Some)
+                .collect(),
+        };
         let mut cells = Vec::new();
         for setting in &settings {
             for jdk in jdks {
@@ -196,7 +219,7 @@ impl Plan {
                     for heap in &matrix.heaps {
                         for variant in &matrix.variants {
                             for &gc_threads in &matrix.gc_threads {
-                                for cpus in &matrix.cpus {
+                                for (cpus, memory) in pairs(&matrix.cpus, &memory) {
                                     cells.push(Cell {
                                         jdk: jdk.clone(),
                                         gc,
@@ -206,6 +229,7 @@ impl Plan {
                                         cpus: cpus.clone(),
                                         app: None,
                                         setting: setting.clone(),
+                                        memory: memory.clone(),
                                     });
                                 }
                             }

@@ -189,6 +189,7 @@ mod tests {
                     cpus: "all".into(),
                     app: None,
                     setting: None,
+                    memory: None,
                 },
                 pretouch: true,
             },

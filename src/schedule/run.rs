@@ -83,6 +83,7 @@ pub fn cell_key(cell: &Cell) -> CellKey {
         cpus: cell.cpus.to_string().into(),
         app: cell.app.clone(),
         setting: cell.setting.as_ref().map(|s| s.name.clone()),
+        memory: cell.memory.as_ref().map(|m| m.name.clone()),
     }
 }
 
@@ -94,6 +95,7 @@ pub fn launch_options(cell: &Cell) -> LaunchOptions {
             set => Some(set.cpus(&[])),
         },
         setting: cell.setting.as_ref().map(|s| s.index),
+        memory: cell.memory.as_deref().cloned(),
     }
 }
 

@@ -129,6 +129,10 @@ pub struct CellKey {
     /// matrix has no such axis, and in files written before it existed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub setting: Option<String>,
+    /// The `memory:` limit's name (each launch in a memory cgroup of its own); absent
+    /// when the matrix has no such axis, and in files written before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory: Option<String>,
 }
 
 fn gc_threads_auto() -> Word {
@@ -426,9 +430,10 @@ mod tests {
         // labels at a time): a field that grows the record grows its memory by that
         // much a launch. Box what is large and rare. 896 bytes before a cell's `setting`
         // (24 inline: part of what identifies the cell, as `app` is), the boxed settings
-        // read back (8) and the boxed mTHP counts (16).
+        // read back (8) and the boxed mTHP counts (16); then a cell's `memory` limit's
+        // name (24, as `setting`) and the boxed cgroup's record (8).
         let size = std::mem::size_of::<LaunchRecord>();
-        assert!(size <= 944, "LaunchRecord is {size} bytes inline");
+        assert!(size <= 976, "LaunchRecord is {size} bytes inline");
     }
 
     #[test]
