@@ -261,6 +261,31 @@ fn each_launch_records_its_setting_as_read_back_and_the_run_restores_at_its_end(
         text.contains("setting=thp") && text.contains("setting=mthp-64k"),
         "{text}"
     );
+    // The expected faults follow each setting's modes as read back, not the machine's
+    // at the run's start: under mthp-64k (64 KiB at `always`) a fault maps 64 KiB or more.
+    let json = pretouch_in(dir.path())
+        .args(["report", "--format", "json"])
+        .arg(dir.path().join("results"))
+        .output()
+        .unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let cell = |name: &str| {
+        report["cells"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["setting"] == name)
+            .unwrap_or_else(|| panic!("no cell of setting {name}: {report}"))
+            .clone()
+    };
+    let mthp = cell("mthp-64k");
+    let folio = mthp["expected_folio_bytes"].as_u64().unwrap();
+    assert!(folio >= 64 << 10, "{mthp}");
+    assert_eq!(
+        mthp["expected_faults"],
+        (64u64 << 20).div_ceil(folio),
+        "{mthp}"
+    );
 }
 
 /// A run stopped by `signal` after its first launch has the originals back at once.

@@ -156,6 +156,42 @@ pub struct CellExplain {
     pub jvm_log_warnings: usize,
     /// The first such warning.
     pub first_jvm_log_warning: Option<String>,
+    /// How the heap was backed: per folio size above the base page, the median folios
+    /// a launch got with minus without pretouch (`mthp` records: anonymous and shmem
+    /// allocations), largest first; sizes at 0 left out.
+    pub folios: Vec<FolioCount>,
+    /// The median fallbacks (a wanted folio size not at hand, a smaller one taken) of a
+    /// launch, with minus without pretouch, summed over sizes; `None` when no launch
+    /// recorded `mthp` counters.
+    pub folio_fallbacks: Option<f64>,
+    /// The launches' memory cgroups (`memory:` cells); `None` without.
+    pub cgroup: Option<CgroupFigures>,
+}
+
+/// Folios of one size a launch's heap got.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FolioCount {
+    /// The size, bytes.
+    pub bytes: u64,
+    /// Median with minus without pretouch.
+    pub per_launch: f64,
+}
+
+/// What a `memory:` cell's cgroups recorded, over its launches that reached `main()`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct CgroupFigures {
+    /// The limit as the kernel held it, bytes; `None`: no limit.
+    pub max_bytes: Option<u64>,
+    /// Median peak charge without pretouch, bytes.
+    pub peak_off_bytes: Option<f64>,
+    /// Median peak charge with pretouch, bytes.
+    pub peak_on_bytes: Option<f64>,
+    /// Median times a launch with pretouch hit the limit (`memory.events` `max`, v1
+    /// `memory.failcnt`).
+    pub at_limit_on: Option<f64>,
+    /// Median `memory.stat` `pgscan` of a launch with pretouch: pages the limit made
+    /// the kernel scan for reclaim (v2 only).
+    pub reclaim_scanned_on: Option<f64>,
 }
 
 impl CellExplain {
@@ -249,7 +285,82 @@ pub fn explain_cell<R: Borrow<LaunchRecord>>(
             x.untouched_reason.get_or_insert(why);
         }
     }
+    (x.folios, x.folio_fallbacks) = folio_figures(on, off);
+    x.cgroup = cgroup_figures(on, off);
     x
+}
+
+/// The folios per size and the fallbacks of a cell's heap, with minus without pretouch.
+fn folio_figures(on: &[&LaunchRecord], off: &[&LaunchRecord]) -> (Vec<FolioCount>, Option<f64>) {
+    let counted = |ls: &[&LaunchRecord]| ls.iter().any(|l| l.measured.mthp.is_some());
+    if !counted(on) && !counted(off) {
+        return (Vec::new(), None);
+    }
+    let counts = |l: &LaunchRecord| l.measured.mthp.as_deref().unwrap_or(&[]).to_vec();
+    let mut sizes: Vec<(u64, String)> = (on.iter().chain(off))
+        .flat_map(|l| counts(l))
+        .filter_map(|c| {
+            let kb: u64 = c.size.strip_suffix("kB")?.parse().ok()?;
+            Some((kb * 1024, c.size))
+        })
+        .collect();
+    sizes.sort_by(|a, b| b.cmp(a));
+    sizes.dedup();
+    let of = |ls: &[&LaunchRecord], pick: &dyn Fn(&crate::launch::mthp::MthpCounts) -> u64| {
+        med(ls
+            .iter()
+            .map(|l| counts(l).iter().map(pick).sum::<u64>() as f64))
+        .unwrap_or(0.0)
+    };
+    let folios = sizes
+        .iter()
+        .map(|(bytes, name)| {
+            let pick = |c: &crate::launch::mthp::MthpCounts| {
+                if c.size == *name {
+                    c.anon_fault_alloc + c.shmem_alloc
+                } else {
+                    0
+                }
+            };
+            FolioCount {
+                bytes: *bytes,
+                per_launch: (of(on, &pick) - of(off, &pick)).max(0.0),
+            }
+        })
+        .filter(|f| f.per_launch > 0.0)
+        .collect();
+    let fallbacks = |c: &crate::launch::mthp::MthpCounts| c.anon_fault_fallback + c.shmem_fallback;
+    (
+        folios,
+        Some((of(on, &fallbacks) - of(off, &fallbacks)).max(0.0)),
+    )
+}
+
+/// A `memory:` cell's cgroup figures; `None` when its launches ran in none.
+fn cgroup_figures<'a>(on: &[&'a LaunchRecord], off: &[&'a LaunchRecord]) -> Option<CgroupFigures> {
+    fn runs<'a>(ls: &[&'a LaunchRecord]) -> Vec<&'a crate::launch::cgroup::CgroupRun> {
+        ls.iter()
+            .filter_map(|l| l.measured.cgroup.as_deref())
+            .collect()
+    }
+    let (runs_on, runs_off) = (runs(on), runs(off));
+    let first = runs_on.first().or(runs_off.first())?;
+    let peak = |rs: &[&crate::launch::cgroup::CgroupRun]| {
+        med(rs.iter().filter_map(|r| r.peak).map(|p| p.0 as f64))
+    };
+    Some(CgroupFigures {
+        max_bytes: first.max.map(|m| m.0),
+        peak_off_bytes: peak(&runs_off),
+        peak_on_bytes: peak(&runs_on),
+        at_limit_on: med(runs_on
+            .iter()
+            .filter_map(|r| r.events.max)
+            .map(|m| m as f64)),
+        reclaim_scanned_on: med(runs_on
+            .iter()
+            .filter_map(|r| r.stat.get("pgscan"))
+            .map(|&p| p as f64)),
+    })
 }
 
 /// The expected faults of `x`'s cell, from one of its launches (the heap's size and

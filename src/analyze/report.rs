@@ -121,6 +121,16 @@ pub struct CellReport {
     /// heap / 4 KiB (x views) where the folio is larger: the faults when the kernel
     /// falls back to base pages all along, the most a pretouch takes.
     pub expected_faults_4k: Option<u64>,
+    /// How the heap was backed: folios per size above the base page, median per launch
+    /// with minus without pretouch, largest first (the `mthp` counters).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub folios: Vec<crate::analyze::explain::FolioCount>,
+    /// Median fallbacks to a smaller folio of a launch, with minus without pretouch.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub folio_fallbacks: Option<f64>,
+    /// A `memory:` cell's cgroups: the limit, the peak charge, the hits at the limit.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cgroup: Option<crate::analyze::explain::CgroupFigures>,
     /// pretouch_faults per second of the agent->init growth (wall time).
     pub fault_rate_per_s: Option<f64>,
     /// This label's `pretouch calibrate` ceiling, faults/s: see `ceiling_from`.
@@ -765,12 +775,31 @@ fn cell_folios(s: &Samples<'_>, gc: Gc, per_file: &[FileState<'_>]) -> CellFolio
         .map(|l| l.measured.command.as_slice());
     let args = s.flags.as_deref().or(command).unwrap_or(&[]);
     let default = crate::machine::env::Environment::default();
-    let mut per_launch = s.timed.iter().map(|t| {
-        let env = per_file.get(t.0).and_then(|f| f.env).unwrap_or(&default);
-        sizes(env, backing, jvm_advises(env, backing, args))
+    let mut per_launch = (0..s.timed.len()).map(|i| {
+        let env = per_file
+            .get(s.timed[i].0)
+            .and_then(|f| f.env)
+            .unwrap_or(&default);
+        match &launch_of(s, i).measured.settings {
+            Some(read) => {
+                let env = env.with_settings(&read.values);
+                sizes(&env, backing, jvm_advises(&env, backing, args))
+            }
+            None => sizes(env, backing, jvm_advises(env, backing, args)),
+        }
     });
     let first = per_launch.next().unwrap_or_default();
     per_launch.all(|f| f == first).then_some(first)
+}
+
+/// The record of a cell's `i`th timed launch.
+fn launch_of<'a>(s: &Samples<'a>, i: usize) -> &'a LaunchRecord {
+    let all = if s.timed[i].2 {
+        &s.launches_on
+    } else {
+        &s.launches_off
+    };
+    all[s.record[i]]
 }
 
 /// Which of a cell's timed launches are outliers. They are judged within each pretouch
@@ -791,11 +820,14 @@ fn flag_outliers(s: &Samples<'_>) -> Vec<bool> {
 
 /// The THP mode of a cell's runs, or none when its runs ran under different modes,
 /// since those settle no one method.
-fn cell_thp_mode<'a>(s: &Samples<'_>, per_file: &[FileState<'a>]) -> Option<&'a str> {
-    let mut modes = s
-        .timed
-        .iter()
-        .map(|t| per_file.get(t.0).and_then(|f| f.thp_mode));
+fn cell_thp_mode<'a>(s: &Samples<'a>, per_file: &[FileState<'a>]) -> Option<&'a str> {
+    // A launch's `settings:` value wrote the mode it ran under, when it names one.
+    let mut modes = (0..s.timed.len()).map(|i| {
+        let written = (launch_of(s, i).measured.settings.as_deref())
+            .and_then(|r| r.values.get("transparent_hugepage/enabled"))
+            .map(String::as_str);
+        written.or_else(|| per_file.get(s.timed[i].0).and_then(|f| f.thp_mode))
+    });
     let first = modes.next().flatten();
     if modes.all(|m| m == first) {
         first
@@ -883,6 +915,9 @@ fn cell_report<'a>(
         expected_faults: x.expected_faults,
         expected_folio_bytes: x.expected_folio_bytes,
         expected_faults_4k: x.expected_faults_4k,
+        folios: x.folios.clone(),
+        folio_fallbacks: x.folio_fallbacks,
+        cgroup: x.cgroup.clone(),
         fault_rate_per_s: x.fault_rate_per_s,
         ceiling_per_s: ceiling,
         ceiling_pct: x.fault_rate_per_s.zip(ceiling).map(|(r, c)| 100.0 * r / c),

@@ -64,6 +64,37 @@ pub struct Environment {
 }
 
 impl Environment {
+    /// This environment with a launch's `settings:` values laid over it: the THP and
+    /// mTHP modes a setting wrote (keys relative to /sys/kernel/mm, values as the kernel
+    /// held them), so that the folio sizes and the method follow each setting, not the
+    /// machine's modes at the run's start.
+    pub fn with_settings(&self, values: &BTreeMap<String, String>) -> Environment {
+        let mut env = self.clone();
+        for (key, value) in values {
+            let Some(rest) = key.strip_prefix("transparent_hugepage/") else {
+                continue;
+            };
+            match rest.split_once('/') {
+                None if rest == "enabled" => env.thp_enabled = Some(value.clone()),
+                None if rest == "defrag" => env.thp_defrag = Some(value.clone()),
+                None if rest == "shmem_enabled" => env.thp_shmem_enabled = Some(value.clone()),
+                Some((dir, file)) => {
+                    let Some(size) = dir.strip_prefix("hugepages-") else {
+                        continue;
+                    };
+                    let modes = match file {
+                        "enabled" => &mut env.mthp,
+                        "shmem_enabled" => &mut env.mthp_shmem,
+                        _ => continue,
+                    };
+                    modes.insert(size.to_owned(), value.clone());
+                }
+                None => {}
+            }
+        }
+        env
+    }
+
     /// Reads this machine.
     pub fn read() -> Environment {
         Environment {

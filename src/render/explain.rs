@@ -174,6 +174,80 @@ const FAULTS: [Explaining<CellReport>; 5] = [
     },
 ];
 
+/// `64K`, `2M`: a folio size as a column shows it.
+fn folio_size(bytes: u64) -> String {
+    match bytes {
+        b if b >= 1 << 20 && b % (1 << 20) == 0 => format!("{}M", b >> 20),
+        b => format!("{}K", b >> 10),
+    }
+}
+
+/// `1.0 GiB` from a median of bytes.
+fn opt_bytes(v: Option<f64>) -> String {
+    v.map_or_else(
+        || "-".to_owned(),
+        |b| crate::units::Bytes(b.round() as u64).to_string(),
+    )
+}
+
+/// How each cell's heap was backed (the mTHP counters) and, for `memory:` cells, what
+/// its cgroups recorded.
+const BACKING: [Explaining<CellReport>; 5] = [
+    Explaining {
+        col: num("folios"),
+        legend: "folios = the folios above 4 KiB a launch got per size, median with \
+                 minus without pretouch (the mTHP counters)",
+        value: |c| {
+            let f: Vec<String> = (c.folios.iter())
+                .map(|f| format!("{} {}", folio_size(f.bytes), table::count(f.per_launch)))
+                .collect();
+            if f.is_empty() {
+                "-".to_owned()
+            } else {
+                f.join(", ")
+            }
+        },
+    },
+    Explaining {
+        col: num("fallback"),
+        legend: "fallback = faults that fell back to a smaller folio, with minus without",
+        value: |c| match c.folio_fallbacks {
+            Some(f) if f > 0.0 || !c.folios.is_empty() => table::count(f),
+            _ => "-".to_owned(),
+        },
+    },
+    Explaining {
+        col: num("cg limit"),
+        legend: "cg limit = the cell's memory cgroup limit as the kernel held it",
+        value: |c| match &c.cgroup {
+            Some(g) => g
+                .max_bytes
+                .map_or_else(|| "none".to_owned(), |m| crate::units::Bytes(m).to_string()),
+            None => "-".to_owned(),
+        },
+    },
+    Explaining {
+        col: num("cg peak off/on"),
+        legend: "cg peak off/on = its median peak charge without / with pretouch",
+        value: |c| match &c.cgroup {
+            Some(g) => format!(
+                "{} / {}",
+                opt_bytes(g.peak_off_bytes),
+                opt_bytes(g.peak_on_bytes)
+            ),
+            None => "-".to_owned(),
+        },
+    },
+    Explaining {
+        col: num("at limit"),
+        legend: "at limit = median times a launch with pretouch hit the limit",
+        value: |c| match &c.cgroup {
+            Some(g) if g.max_bytes.is_some() => table::opt_count(g.at_limit_on),
+            _ => "-".to_owned(),
+        },
+    },
+];
+
 /// The labels without a `pretouch calibrate` result for some cell, each as `label` names it.
 fn uncalibrated(report: &Report, label: &dyn Fn(&str) -> String) -> Vec<String> {
     report
@@ -416,7 +490,8 @@ pub fn text(report: &Report, phases: bool, names: &CellNames) -> String {
             (k, *c)
         })
         .collect();
-    let groups: [&[Explaining<CellReport>]; 3] = [&TIME, &FAULTS, &crate::render::heap::COLUMNS];
+    let groups: [&[Explaining<CellReport>]; 4] =
+        [&TIME, &FAULTS, &BACKING, &crate::render::heap::COLUMNS];
     let (tables, dropped) = table::pack(&key, &plain, &groups);
     let mut out = String::from("\npretouch explained\n");
     let mut merged = false;
