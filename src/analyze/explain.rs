@@ -157,12 +157,14 @@ pub struct CellExplain {
     /// The first such warning.
     pub first_jvm_log_warning: Option<String>,
     /// How the heap was backed: per folio size above the base page, the median folios
-    /// a launch got with minus without pretouch (`mthp` records: anonymous and shmem
-    /// allocations), largest first; sizes at 0 left out.
+    /// a launch with pretouch got (`mthp` records: anonymous and shmem allocations),
+    /// largest first; sizes at 0 left out. Not less the launches without pretouch: ZGC
+    /// commits its shared-memory heap with `fallocate`, which allocates its folios
+    /// without a touch, so that with minus without would say 0 for its whole heap.
     pub folios: Vec<FolioCount>,
     /// The median fallbacks (a wanted folio size not at hand, a smaller one taken) of a
-    /// launch, with minus without pretouch, summed over sizes; `None` when no launch
-    /// recorded `mthp` counters.
+    /// launch with pretouch, summed over sizes; `None` when no launch recorded `mthp`
+    /// counters.
     pub folio_fallbacks: Option<f64>,
     /// The launches' memory cgroups (`memory:` cells); `None` without.
     pub cgroup: Option<CgroupFigures>,
@@ -173,7 +175,7 @@ pub struct CellExplain {
 pub struct FolioCount {
     /// The size, bytes.
     pub bytes: u64,
-    /// Median with minus without pretouch.
+    /// Median over the launches with pretouch.
     pub per_launch: f64,
 }
 
@@ -285,19 +287,18 @@ pub fn explain_cell<R: Borrow<LaunchRecord>>(
             x.untouched_reason.get_or_insert(why);
         }
     }
-    (x.folios, x.folio_fallbacks) = folio_figures(on, off);
+    (x.folios, x.folio_fallbacks) = folio_figures(on);
     x.cgroup = cgroup_figures(on, off);
     x
 }
 
-/// The folios per size and the fallbacks of a cell's heap, with minus without pretouch.
-fn folio_figures(on: &[&LaunchRecord], off: &[&LaunchRecord]) -> (Vec<FolioCount>, Option<f64>) {
-    let counted = |ls: &[&LaunchRecord]| ls.iter().any(|l| l.measured.mthp.is_some());
-    if !counted(on) && !counted(off) {
+/// The folios per size and the fallbacks of a cell's launches with pretouch.
+fn folio_figures(on: &[&LaunchRecord]) -> (Vec<FolioCount>, Option<f64>) {
+    if !on.iter().any(|l| l.measured.mthp.is_some()) {
         return (Vec::new(), None);
     }
     let counts = |l: &LaunchRecord| l.measured.mthp.as_deref().unwrap_or(&[]).to_vec();
-    let mut sizes: Vec<(u64, String)> = (on.iter().chain(off))
+    let mut sizes: Vec<(u64, String)> = (on.iter())
         .flat_map(|l| counts(l))
         .filter_map(|c| {
             let kb: u64 = c.size.strip_suffix("kB")?.parse().ok()?;
@@ -324,16 +325,13 @@ fn folio_figures(on: &[&LaunchRecord], off: &[&LaunchRecord]) -> (Vec<FolioCount
             };
             FolioCount {
                 bytes: *bytes,
-                per_launch: (of(on, &pick) - of(off, &pick)).max(0.0),
+                per_launch: of(on, &pick),
             }
         })
         .filter(|f| f.per_launch > 0.0)
         .collect();
     let fallbacks = |c: &crate::launch::mthp::MthpCounts| c.anon_fault_fallback + c.shmem_fallback;
-    (
-        folios,
-        Some((of(on, &fallbacks) - of(off, &fallbacks)).max(0.0)),
-    )
+    (folios, Some(of(on, &fallbacks)))
 }
 
 /// A `memory:` cell's cgroup figures; `None` when its launches ran in none.

@@ -121,11 +121,11 @@ pub struct CellReport {
     /// heap / 4 KiB (x views) where the folio is larger: the faults when the kernel
     /// falls back to base pages all along, the most a pretouch takes.
     pub expected_faults_4k: Option<u64>,
-    /// How the heap was backed: folios per size above the base page, median per launch
-    /// with minus without pretouch, largest first (the `mthp` counters).
+    /// How the heap was backed: folios per size above the base page, the median of the
+    /// launches with pretouch, largest first (the `mthp` counters).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub folios: Vec<crate::analyze::explain::FolioCount>,
-    /// Median fallbacks to a smaller folio of a launch, with minus without pretouch.
+    /// Median fallbacks to a smaller folio of a launch with pretouch.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub folio_fallbacks: Option<f64>,
     /// A `memory:` cell's cgroups: the limit, the peak charge, the hits at the limit.

@@ -195,8 +195,8 @@ fn opt_bytes(v: Option<f64>) -> String {
 const BACKING: [Explaining<CellReport>; 5] = [
     Explaining {
         col: num("folios"),
-        legend: "folios = the folios above 4 KiB a launch got per size, median with \
-                 minus without pretouch (the mTHP counters)",
+        legend: "folios = the folios above 4 KiB a launch with pretouch got, per size \
+                 (median; the mTHP counters)",
         value: |c| {
             let f: Vec<String> = (c.folios.iter())
                 .map(|f| format!("{} {}", folio_size(f.bytes), table::count(f.per_launch)))
@@ -210,7 +210,7 @@ const BACKING: [Explaining<CellReport>; 5] = [
     },
     Explaining {
         col: num("fallback"),
-        legend: "fallback = faults that fell back to a smaller folio, with minus without",
+        legend: "fallback = its faults that fell back to a smaller folio",
         value: |c| match c.folio_fallbacks {
             Some(f) if f > 0.0 || !c.folios.is_empty() => table::count(f),
             _ => "-".to_owned(),
