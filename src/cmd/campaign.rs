@@ -26,7 +26,8 @@ use crate::machine::unit::{self, Layout, PID_FILE, STATE_FILE, STOP_FILE};
 use crate::matrix::Matrix;
 use crate::render::common::Format;
 use crate::schedule::campaign::{
-    Boot, CampaignEvent, Stand, StepOutcome, StepRunner, at_boot, step_command,
+    Boot, CampaignEvent, Stand, StepOutcome, StepRunner, at_boot, boot_not_carried_out,
+    step_command,
 };
 use crate::schedule::dryrun::estimate_launch;
 use crate::schedule::plan::Plan;
@@ -59,93 +60,24 @@ fn loader_for(method: BootMethod, layout: &Layout) -> Box<dyn BootLoader> {
     boot::loader(method, &layout.root.join(FAKE_LOG))
 }
 
-/// `pretouch run MATRIX --kernel A --kernel B --runs 3 --boot kexec`.
-pub(crate) fn cmd_start(args: &RunArgs, matrix: Matrix) -> anyhow::Result<u8> {
+/// `pretouch run MATRIX --kernel A --kernel B --runs 3 --boot kexec`: everything checked,
+/// the plan printed and confirmed, then the campaign installed and its first boot asked.
+pub(crate) fn cmd_start(args: &RunArgs, matrix: Matrix, method: BootMethod) -> anyhow::Result<u8> {
     let t0 = Instant::now();
-    let method = args.boot.expect("--boot");
     let root = args.campaign_root.clone().unwrap_or_else(|| "/".into());
     let layout = Layout::new(&root);
-    if euid() != 0 {
-        return Err(bad(anyhow::anyhow!(
-            "--boot runs the campaign as root at every boot\n  fix: sudo pretouch run ... --boot {method}"
-        )));
-    }
-    if layout.dir().exists() {
-        return Err(bad(anyhow::anyhow!(
-            "a campaign is installed already (`{}`)\n  fix: `pretouch campaign status` says where it \
-             stands; `pretouch campaign stop` ends it",
-            layout.dir().display()
-        )));
-    }
-    if args.campaign_root.is_none() && !Path::new("/run/systemd/system").is_dir() {
-        return Err(bad(anyhow::anyhow!(
-            "systemd is not this machine's init: the campaign goes on at each boot through a systemd unit"
-        )));
-    }
+    check_start(args, method, &layout)?;
     let running = Running::read();
     let loader = loader_for(method, &layout);
     let specs = campaign_kernels(args, &matrix)?;
-    let mut targets = Vec::new();
-    let mut labels = Vec::new();
-    let grub = (method == BootMethod::Reboot)
-        .then(|| std::fs::read_to_string(&GrubReboot::default().config).unwrap_or_default());
-    for spec in &specs {
-        let image = PathBuf::from(&spec.image);
-        let release = image_release(&image).ok_or_else(|| {
-            bad(anyhow::anyhow!(
-                "cannot read the release from `{}` (not a bzImage?)\n  fix: name an x86 kernel image",
-                image.display()
-            ))
-        })?;
-        let bytes =
-            std::fs::read(&image).with_context(|| format!("reading `{}`", image.display()))?;
-        let target = BootTarget {
-            initrd: installed_initrd(&image),
-            cmdline: kexec_cmdline(&running.cmdline, spec.cmdline.as_deref()),
-            entry: grub
-                .as_deref()
-                .and_then(|g| GrubReboot::entry_for(g, &release)),
-            image_sha256: hex(&sha2::Sha256::digest(&bytes)),
-            image,
-            release: release.clone(),
-        };
-        if method == BootMethod::Reboot && spec.cmdline.is_some() {
-            return Err(bad(anyhow::anyhow!(
-                "kernel `{}`: --boot reboot boots the bootloader's entry, with its own command line\n  \
-                 fix: --boot kexec, or an entry of its own in the bootloader",
-                spec.image
-            )));
-        }
-        loader.check(&target).map_err(|e| {
-            bad(anyhow::anyhow!(
-                "kernel `{}` cannot be booted: {e}",
-                target.image.display()
-            ))
-        })?;
-        let label = spec.label.clone().unwrap_or_else(|| release.clone());
-        check_label(&label).map_err(bad)?;
-        labels.push(label);
-        targets.push(target);
-    }
+    let (targets, labels) = boot_targets(&specs, method, &running, &*loader)?;
     if let Err(e) = loader.way_back() {
         if !args.force {
             return Err(bad(anyhow::anyhow!("no way back: {e}")));
         }
         eprintln!("warning: {e}\n  --force: going on");
     }
-    // The matrix, as each boot's run will check it.
-    let jdks = resolve_jdks(&matrix, true).map_err(bad)?;
-    for jdk in &jdks {
-        unit::root_only(&jdk.java).map_err(|e| {
-            bad(anyhow::anyhow!(
-                "JDK `{}`: {e}; the campaign runs it as root at every boot\n  fix: a JDK only root can change",
-                jdk.spec
-            ))
-        })?;
-    }
-    resolve_app(&matrix, args.matrix.as_deref(), &jdks, true).map_err(bad)?;
-    check_memory(&matrix, args.force)?;
-    let plan = Plan::new(&matrix, &jdks);
+    let plan = check_matrix(args, &matrix)?;
     let cpus = crate::machine::host::host_info().cpus;
     let per_round: f64 = plan
         .cells
@@ -157,32 +89,9 @@ pub(crate) fn cmd_start(args: &RunArgs, matrix: Matrix) -> anyhow::Result<u8> {
         BootMethod::Reboot => REBOOT_BOOT_SECS,
         _ => KEXEC_BOOT_SECS,
     };
-    // The results: a folder of this campaign's own, that only root can change.
     let started = std::time::SystemTime::now();
     let utc = humantime::format_rfc3339_seconds(started).to_string();
-    let stamp: String = utc.chars().filter(|c| *c != '-' && *c != ':').collect();
-    let results = std::path::absolute(&args.results)
-        .unwrap_or_else(|_| args.results.clone())
-        .join(format!("campaign-{}-{stamp}", matrix.name));
-    unit::root_only(&results).map_err(|e| {
-        bad(anyhow::anyhow!(
-            "results: {e}; the campaign writes there as root at every boot\n  fix: --results \
-             a folder only root can write, e.g. /var/lib/pretouch-results (copy the results \
-             out at the end)"
-        ))
-    })?;
-    let steps = specs.len() * args.runs as usize;
-    let needed = steps as u64 * plan.launches.len() as u64 * BYTES_PER_LAUNCH + (64 << 20);
-    if let Some(free) = free_bytes(&results)
-        && free < needed
-    {
-        return Err(bad(anyhow::anyhow!(
-            "the results need up to {} and `{}` has {} free\n  fix: free space, or --results elsewhere",
-            crate::units::Bytes(needed),
-            results.display(),
-            crate::units::Bytes(free)
-        )));
-    }
+    let results = results_folder(args, &matrix, &utc, specs.len(), plan.launches.len())?;
     let dir_in_system = Layout::dir_in_system();
     let probe_rounds = args.probe.then_some(args.probe_rounds);
     let profile_rounds = (args.profile || matrix.profile).then_some(args.profile_rounds);
@@ -241,36 +150,26 @@ pub(crate) fn cmd_start(args: &RunArgs, matrix: Matrix) -> anyhow::Result<u8> {
         failed_boots: vec![],
         spawned_at: vec![],
         time: TimeSpent::default(),
+        calibrate_passes: args.calibrate_per_boot,
         estimate_run_secs: run_secs,
         estimate_boot_secs: boot_secs,
         finished_at: None,
         stopped_at: None,
     };
     print_plan(&campaign, &matrix, plan.launches.len());
-    if args.dry_run {
+    if args.dry_run || !confirmed(args, &campaign)? {
         return Ok(0);
-    }
-    if !args.yes {
-        if !std::io::stdin().is_terminal() {
-            return Err(bad(anyhow::anyhow!(
-                "the campaign reboots this machine {} times, and no terminal is there to confirm\n  fix: --yes",
-                campaign.session.kernels.len()
-            )));
-        }
-        eprint!("Start the campaign? This machine reboots now. [y/N] ");
-        let mut answer = String::new();
-        std::io::stdin().read_line(&mut answer)?;
-        if !matches!(answer.trim(), "y" | "Y" | "yes") {
-            eprintln!("pretouch: nothing installed, nothing booted");
-            return Ok(0);
-        }
     }
     // Root's copies: the unit runs these, never the files the campaign started from.
     std::fs::create_dir_all(&results)
         .with_context(|| format!("creating `{}`", results.display()))?;
     let exe = std::env::current_exe().context("locating this pretouch binary")?;
-    unit::make_dir(&layout, &exe, boot_matrix(&matrix)?.as_bytes())
-        .with_context(|| format!("making `{}`", layout.dir().display()))?;
+    unit::make_dir(
+        &layout,
+        &exe,
+        boot_matrix(&matrix, args.matrix.as_deref())?.as_bytes(),
+    )
+    .with_context(|| format!("making `{}`", layout.dir().display()))?;
     if let (Some(copy), Some(agent)) = (&agent_copy, &args.agent)
         && crate::launch::agent::overridden(args.agent.as_deref())
     {
@@ -286,6 +185,165 @@ pub(crate) fn cmd_start(args: &RunArgs, matrix: Matrix) -> anyhow::Result<u8> {
         layout.unit().display()
     );
     continue_here(&layout, &mut campaign, &running, &*loader)
+}
+
+/// What must hold before anything else: root, no campaign installed, systemd as init.
+fn check_start(args: &RunArgs, method: BootMethod, layout: &Layout) -> anyhow::Result<()> {
+    if euid() != 0 {
+        return Err(bad(anyhow::anyhow!(
+            "--boot runs the campaign as root at every boot\n  fix: sudo pretouch run ... --boot {method}"
+        )));
+    }
+    if layout.dir().exists() {
+        return Err(bad(anyhow::anyhow!(
+            "a campaign is installed already (`{}`)\n  fix: `pretouch campaign status` says where it \
+             stands; `pretouch campaign stop` ends it",
+            layout.dir().display()
+        )));
+    }
+    if args.campaign_root.is_none() && !Path::new("/run/systemd/system").is_dir() {
+        return Err(bad(anyhow::anyhow!(
+            "systemd is not this machine's init: the campaign goes on at each boot through a systemd unit"
+        )));
+    }
+    Ok(())
+}
+
+/// Each kernel as the campaign boots it (its release read from the image, its hash, its
+/// command line, its bootloader entry), checked loadable, and its label.
+fn boot_targets(
+    specs: &[crate::matrix::kernels::KernelSpec],
+    method: BootMethod,
+    running: &Running,
+    loader: &dyn BootLoader,
+) -> anyhow::Result<(Vec<BootTarget>, Vec<String>)> {
+    let mut targets = Vec::new();
+    let mut labels = Vec::new();
+    let grub = (method == BootMethod::Reboot)
+        .then(|| std::fs::read_to_string(&GrubReboot::default().config).unwrap_or_default());
+    for spec in specs {
+        let image = PathBuf::from(&spec.image);
+        let release = image_release(&image).ok_or_else(|| {
+            bad(anyhow::anyhow!(
+                "cannot read the release from `{}` (not a bzImage?)\n  fix: name an x86 kernel image",
+                image.display()
+            ))
+        })?;
+        let bytes =
+            std::fs::read(&image).with_context(|| format!("reading `{}`", image.display()))?;
+        let target = BootTarget {
+            initrd: installed_initrd(&image),
+            cmdline: kexec_cmdline(&running.cmdline, spec.cmdline.as_deref()),
+            entry: grub
+                .as_deref()
+                .and_then(|g| GrubReboot::entry_for(g, &release)),
+            image_sha256: hex(&sha2::Sha256::digest(&bytes)),
+            image,
+            release: release.clone(),
+        };
+        if method == BootMethod::Reboot && spec.cmdline.is_some() {
+            return Err(bad(anyhow::anyhow!(
+                "kernel `{}`: --boot reboot boots the bootloader's entry, with its own command line\n  \
+                 fix: --boot kexec, or an entry of its own in the bootloader",
+                spec.image
+            )));
+        }
+        loader.check(&target).map_err(|e| {
+            bad(anyhow::anyhow!(
+                "kernel `{}` cannot be booted: {e}",
+                target.image.display()
+            ))
+        })?;
+        let label = spec.label.clone().unwrap_or_else(|| release.clone());
+        check_label(&label).map_err(bad)?;
+        labels.push(label);
+        targets.push(target);
+    }
+    Ok((targets, labels))
+}
+
+/// The matrix, as each boot's run will check it: its JDKs and application root's alone
+/// (the unit runs them as root at every boot), its memory fitting; its plan.
+fn check_matrix(args: &RunArgs, matrix: &Matrix) -> anyhow::Result<Plan> {
+    let jdks = resolve_jdks(matrix, true).map_err(bad)?;
+    for jdk in &jdks {
+        unit::root_only(&jdk.java).map_err(|e| {
+            bad(anyhow::anyhow!(
+                "JDK `{}`: {e}; the campaign runs it as root at every boot\n  fix: a JDK only root can change",
+                jdk.spec
+            ))
+        })?;
+    }
+    // The application runs as root at every boot too: its files must be root's alone.
+    if let Some(app) = resolve_app(matrix, args.matrix.as_deref(), &jdks, true).map_err(bad)? {
+        for file in app.files() {
+            unit::root_only(&file).map_err(|e| {
+                bad(anyhow::anyhow!(
+                    "app: `{}`: {e}; the campaign runs it as root at every boot\n  fix: keep \
+                     the application where only root can change it",
+                    file.display()
+                ))
+            })?;
+        }
+    }
+    check_memory(matrix, args.force)?;
+    Ok(Plan::new(matrix, &jdks))
+}
+
+/// The results: a folder of this campaign's own, that only root can change, with room
+/// for every step's results.
+fn results_folder(
+    args: &RunArgs,
+    matrix: &Matrix,
+    utc: &str,
+    kernels: usize,
+    launches: usize,
+) -> anyhow::Result<PathBuf> {
+    let stamp: String = utc.chars().filter(|c| *c != '-' && *c != ':').collect();
+    let results = std::path::absolute(&args.results)
+        .unwrap_or_else(|_| args.results.clone())
+        .join(format!("campaign-{}-{stamp}", matrix.name));
+    unit::root_only(&results).map_err(|e| {
+        bad(anyhow::anyhow!(
+            "results: {e}; the campaign writes there as root at every boot\n  fix: --results \
+             a folder only root can write, e.g. /var/lib/pretouch-results (copy the results \
+             out at the end)"
+        ))
+    })?;
+    let steps = kernels * args.runs as usize;
+    let needed = steps as u64 * launches as u64 * BYTES_PER_LAUNCH + (64 << 20);
+    if let Some(free) = free_bytes(&results)
+        && free < needed
+    {
+        return Err(bad(anyhow::anyhow!(
+            "the results need up to {} and `{}` has {} free\n  fix: free space, or --results elsewhere",
+            crate::units::Bytes(needed),
+            results.display(),
+            crate::units::Bytes(free)
+        )));
+    }
+    Ok(results)
+}
+
+/// Whether the user said to start: `--yes`, or `y` on the terminal.
+fn confirmed(args: &RunArgs, campaign: &Campaign) -> anyhow::Result<bool> {
+    if args.yes {
+        return Ok(true);
+    }
+    if !std::io::stdin().is_terminal() {
+        return Err(bad(anyhow::anyhow!(
+            "the campaign reboots this machine {} times, and no terminal is there to confirm\n  fix: --yes",
+            campaign.session.kernels.len()
+        )));
+    }
+    eprint!("Start the campaign? This machine reboots now. [y/N] ");
+    let mut answer = String::new();
+    std::io::stdin().read_line(&mut answer)?;
+    if !matches!(answer.trim(), "y" | "Y" | "yes") {
+        eprintln!("pretouch: nothing installed, nothing booted");
+        return Ok(false);
+    }
+    Ok(true)
 }
 
 /// The kernels: `--kernel` (a path, or an installed release: /boot/vmlinuz-RELEASE) or
@@ -312,16 +370,50 @@ fn campaign_kernels(
 
 /// The matrix each boot runs: the campaign's, less its `kernels:` (which would make
 /// each boot's run boot them in VMs).
-fn boot_matrix(matrix: &Matrix) -> anyhow::Result<String> {
-    if matrix.kernels.is_empty() {
+/// The matrix each boot's run reads, from root's copy in the campaign's folder: without
+/// `kernels:` (the campaign boots them), and with the `app:` paths (`jar`, `classpath`,
+/// `sources`) made absolute against the matrix file's folder, since the copy lives
+/// elsewhere.
+fn boot_matrix(matrix: &Matrix, file: Option<&Path>) -> anyhow::Result<String> {
+    if matrix.kernels.is_empty() && matrix.app.is_none() {
         return Ok(matrix.text.clone());
     }
     let mut value: serde_yaml::Value =
         serde_yaml::from_str(&matrix.text).context("re-reading the matrix")?;
+    let base = file
+        .and_then(Path::parent)
+        .filter(|p| !p.as_os_str().is_empty())
+        .map_or_else(|| PathBuf::from("."), Path::to_owned);
+    let base = std::path::absolute(&base).unwrap_or(base);
+    let absolute = |p: &str| {
+        let path = Path::new(p);
+        if path.is_absolute() {
+            p.to_owned()
+        } else {
+            base.join(path).display().to_string()
+        }
+    };
     if let Some(map) = value.as_mapping_mut() {
         map.remove("kernels");
+        if let Some(app) = map
+            .get_mut("app")
+            .and_then(serde_yaml::Value::as_mapping_mut)
+        {
+            for key in ["jar", "sources"] {
+                if let Some(serde_yaml::Value::String(p)) = app.get_mut(key) {
+                    *p = absolute(p);
+                }
+            }
+            if let Some(serde_yaml::Value::String(cp)) = app.get_mut("classpath") {
+                *cp = (cp.split(':'))
+                    .filter(|e| !e.is_empty())
+                    .map(absolute)
+                    .collect::<Vec<_>>()
+                    .join(":");
+            }
+        }
     }
-    serde_yaml::to_string(&value).context("writing the matrix without `kernels:`")
+    serde_yaml::to_string(&value).context("writing the matrix for the boots")
 }
 
 fn hex(bytes: &[u8]) -> String {
@@ -378,6 +470,11 @@ fn print_plan(c: &Campaign, matrix: &Matrix, launches: usize) {
         human(c.estimate_run_secs),
         human(c.estimate_boot_secs)
     );
+    if let Some(passes) = c.calibrate_passes {
+        println!(
+            "  before each run: `pretouch calibrate --passes {passes}` of its kernel (not in the estimate)"
+        );
+    }
     println!(
         "estimated duration: {}; results: {}",
         human(c.seconds_left()),
@@ -436,6 +533,22 @@ pub(crate) fn cmd_campaign(args: &CampaignArgs) -> anyhow::Result<u8> {
 }
 
 /// This boot's part: [`at_boot`], then the end when every step ran.
+/// How long a campaign's process waits, once a boot was asked for, for the machine to go
+/// down before it takes the boot as never carried out: 10 minutes for kexec and reboot
+/// (a machine stopping its services may take minutes), none for the fake loader, whose
+/// test harness makes the boot after this process ended; `PRETOUCH_BOOT_GRACE_SECS`
+/// (tests) sets it.
+fn boot_grace(method: BootMethod) -> std::time::Duration {
+    let secs = std::env::var("PRETOUCH_BOOT_GRACE_SECS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(match method {
+            BootMethod::Fake => 0,
+            BootMethod::Kexec | BootMethod::Reboot => 600,
+        });
+    std::time::Duration::from_secs(secs)
+}
+
 fn continue_here(
     layout: &Layout,
     campaign: &mut Campaign,
@@ -456,9 +569,32 @@ fn continue_here(
     };
     let total = campaign.session.kernels.len();
     let labels: Vec<String> = (0..total).map(|i| campaign.label(i).to_owned()).collect();
-    let stand = at_boot(campaign, &mut boot, &mut |e| {
-        print_event(&e, &labels, total)
-    })?;
+    let stand = loop {
+        let stand = at_boot(campaign, &mut boot, &mut |e| {
+            print_event(&e, &labels, total)
+        })?;
+        let Stand::Booting(step) = stand else {
+            break stand;
+        };
+        // The machine goes down now, and systemd stops this unit on the way. Still
+        // here after the grace: the boot was accepted and never carried out.
+        let grace = boot_grace(campaign.boot);
+        let asked = Instant::now();
+        while asked.elapsed() < grace && !stop_file.exists() {
+            std::thread::sleep(std::time::Duration::from_millis(200).min(grace));
+        }
+        if grace.is_zero() || stop_file.exists() {
+            return Ok(0);
+        }
+        boot_not_carried_out(campaign, running, loader, step, asked.elapsed())
+            .map_err(|e| anyhow::anyhow!(e))?;
+        campaign.save(&path)?;
+        print_event(
+            &CampaignEvent::BootFailed(campaign.failed_boots.last().expect("just recorded")),
+            &labels,
+            total,
+        );
+    };
     match stand {
         Stand::Booting(_) => Ok(0),
         Stand::Stopped => Ok(0),
@@ -496,6 +632,12 @@ fn print_event(e: &CampaignEvent<'_>, labels: &[String], total: usize) {
             } else {
                 "booted again, its run resumed"
             }
+        ),
+        CampaignEvent::Calibrating { step, command } => eprintln!(
+            "pretouch campaign: step {} of {total} ({}): calibrating: {}",
+            step + 1,
+            labels[*step],
+            command.join(" ")
         ),
         CampaignEvent::Running {
             step,
@@ -765,10 +907,43 @@ mod tests {
         .unwrap();
         let matrix = Matrix::from_file(&path).unwrap();
         assert_eq!(matrix.kernels.len(), 1);
-        let text = boot_matrix(&matrix).unwrap();
+        let text = boot_matrix(&matrix, Some(&path)).unwrap();
         std::fs::write(&path, &text).unwrap();
         let again = Matrix::from_file(&path).unwrap();
         assert!(again.kernels.is_empty(), "{text}");
         assert_eq!((again.name.as_str(), again.repetitions), ("m", 2));
+    }
+
+    #[test]
+    fn the_boots_matrix_names_the_app_s_files_by_absolute_paths() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.yaml");
+        std::fs::write(
+            &path,
+            "name: m\ngcs: [g1]\nheaps: [64m]\nrepetitions: 2\napp:\n  jar: app/a.jar\n  \
+             sources: src\n  main: a.Main\n",
+        )
+        .unwrap();
+        let matrix = Matrix::from_file(&path).unwrap();
+        let value: serde_yaml::Value =
+            serde_yaml::from_str(&boot_matrix(&matrix, Some(&path)).unwrap()).unwrap();
+        let jar = dir.path().join("app/a.jar").display().to_string();
+        let sources = dir.path().join("src").display().to_string();
+        assert_eq!(value["app"]["jar"].as_str(), Some(jar.as_str()));
+        assert_eq!(value["app"]["sources"].as_str(), Some(sources.as_str()));
+        std::fs::write(
+            &path,
+            "name: m\ngcs: [g1]\nheaps: [64m]\nrepetitions: 2\napp:\n  classpath: lib/*:/abs/x.jar\n  \
+             main: a.Main\n",
+        )
+        .unwrap();
+        let matrix = Matrix::from_file(&path).unwrap();
+        let value: serde_yaml::Value =
+            serde_yaml::from_str(&boot_matrix(&matrix, Some(&path)).unwrap()).unwrap();
+        let lib = dir.path().join("lib/*").display().to_string();
+        assert_eq!(
+            value["app"]["classpath"].as_str(),
+            Some(format!("{lib}:/abs/x.jar").as_str())
+        );
     }
 }

@@ -67,6 +67,33 @@ pub enum Command {
     Generate(GenerateArgs),
 }
 
+/// `run --boot`: where the kernels boot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum BootChoice {
+    /// Each kernel in a VM (virtme-ng): the default on a VM
+    Vm,
+    /// `kexec -l` the image, then `systemctl kexec`: the default on bare metal
+    Kexec,
+    /// The bootloader's one-shot entry (`grub-reboot`), then `systemctl reboot`
+    Reboot,
+    /// Tests only: record each boot asked for in a file, boot nothing
+    #[value(hide = true)]
+    Fake,
+}
+
+impl BootChoice {
+    /// How a campaign boots; `None` for VMs.
+    pub fn method(self) -> Option<crate::machine::boot::BootMethod> {
+        use crate::machine::boot::BootMethod;
+        match self {
+            BootChoice::Vm => None,
+            BootChoice::Kexec => Some(BootMethod::Kexec),
+            BootChoice::Reboot => Some(BootMethod::Reboot),
+            BootChoice::Fake => Some(BootMethod::Fake),
+        }
+    }
+}
+
 #[derive(Debug, clap::Args)]
 pub struct GenerateArgs {
     /// `man`: pretouch.1 and one page per command (pretouch-run.1, ...) into DIR; a
@@ -261,19 +288,26 @@ pub struct RunArgs {
     /// it, a run refuses to start while one is set
     #[arg(long)]
     pub pass_java_options: bool,
-    /// Run the kernels (`--kernel` or `kernels:`, `--runs` times, in turn) on this
-    /// machine, one boot per run, unattended: a systemd unit continues the campaign at
-    /// each boot. kexec boots each kernel with `kexec -l` and `systemctl kexec`; reboot
-    /// sets the bootloader's one-shot entry (`grub-reboot`), for machines where kexec is
-    /// not safe. Root only; checks everything, prints the plan and asks before the
-    /// first boot (see docs/bare-metal.md, and `pretouch campaign status|stop`)
+    /// How the kernels (`--kernel` or `kernels:`, `--runs` times, in turn) are booted.
+    /// vm: each in a VM (virtme-ng), the default on a VM. kexec: on this machine, one
+    /// boot per run, unattended (a systemd unit continues the campaign at each boot),
+    /// with `kexec -l` and `systemctl kexec`, the default on bare metal. reboot: the
+    /// same with the bootloader's one-shot entry (`grub-reboot`), for machines where
+    /// kexec is not safe. kexec and reboot are root only, check everything, print the
+    /// plan and ask before the first boot (see docs/bare-metal.md, and `pretouch
+    /// campaign status|stop`)
     #[arg(long, value_enum, value_name = "HOW", conflicts_with_all = ["resume", "in_vm"])]
-    pub boot: Option<crate::machine::boot::BootMethod>,
-    /// With --boot: start without asking (needed without a terminal)
-    #[arg(long, requires = "boot")]
+    pub boot: Option<BootChoice>,
+    /// With a campaign (--boot kexec|reboot): start without asking (needed without a
+    /// terminal)
+    #[arg(long)]
     pub yes: bool,
-    /// With --boot: install the campaign under this folder instead of `/` (tests)
-    #[arg(long, hide = true, value_name = "DIR", requires = "boot")]
+    /// With a campaign: run `pretouch calibrate --passes N` of each kernel at each
+    /// boot, before its run, filed under the kernel's label (the report's %ceil)
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub calibrate_per_boot: Option<u32>,
+    /// With a campaign: install it under this folder instead of `/` (tests)
+    #[arg(long, hide = true, value_name = "DIR")]
     pub campaign_root: Option<PathBuf>,
 }
 
@@ -340,6 +374,7 @@ impl RunArgs {
             boot: _,
             yes: _,
             campaign_root: _,
+            calibrate_per_boot: _,
             // Replaced by `given`'s.
             agent: _,
             profile: _,
@@ -485,6 +520,7 @@ mod tests {
         "boot",
         "yes",
         "campaign_root",
+        "calibrate_per_boot",
     ];
 
     /// A value other than its default for every option of `run` that is passed on.

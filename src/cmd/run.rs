@@ -43,10 +43,35 @@ pub(crate) fn cmd_run(args: RunArgs) -> anyhow::Result<u8> {
     }
     // Everything the user can get wrong is checked before the first JVM starts.
     let matrix = fresh_matrix(&args)?;
-    if args.boot.is_some() {
-        return crate::cmd::campaign::cmd_start(&args, matrix);
+    let kernels = !args.kernel.is_empty() || !matrix.kernels.is_empty();
+    let bare_metal = || {
+        crate::machine::guest::GuestInfo::read()
+            .virtualization()
+            .is_none()
+    };
+    let boot = boot_of(args.boot, kernels && args.in_vm.is_none(), bare_metal);
+    if let Some(method) = boot {
+        if args.boot.is_none() {
+            eprintln!(
+                "pretouch: this machine is not a VM: the kernels boot on it, one boot a run, \
+                 by kexec (the default on bare metal; --boot vm runs them in VMs instead)"
+            );
+        }
+        return crate::cmd::campaign::cmd_start(&args, matrix, method);
     }
-    if args.in_vm.is_none() && (!args.kernel.is_empty() || !matrix.kernels.is_empty()) {
+    for (given, flag) in [
+        (args.yes, "--yes"),
+        (args.calibrate_per_boot.is_some(), "--calibrate-per-boot"),
+        (args.campaign_root.is_some(), "--campaign-root"),
+    ] {
+        if given {
+            return Err(bad(anyhow::anyhow!(
+                "{flag} applies to a campaign across reboots only\n  fix: add --boot kexec \
+                 (or reboot) with the kernels, or leave {flag} out"
+            )));
+        }
+    }
+    if args.in_vm.is_none() && kernels {
         return kernels::cmd_run_kernels(&args, matrix);
     }
     // Read only: the kernel has each file, and offers each value.
@@ -56,6 +81,21 @@ pub(crate) fn cmd_run(args: RunArgs) -> anyhow::Result<u8> {
     }
     let (session, machine) = prepare_fresh(&args, matrix)?;
     run_and_restore(&args, session, machine)
+}
+
+/// How the kernels boot: as `--boot` says; without it, by kexec on bare metal and in
+/// VMs on a VM. `None`: in VMs (or no kernels at all). `kernels`: the run has kernels
+/// to boot (and is not itself a guest's).
+fn boot_of(
+    choice: Option<crate::cmd::cli::BootChoice>,
+    kernels: bool,
+    bare_metal: impl FnOnce() -> bool,
+) -> Option<crate::machine::boot::BootMethod> {
+    match choice {
+        Some(choice) => choice.method(),
+        None if kernels && bare_metal() => Some(crate::machine::boot::BootMethod::Kexec),
+        None => None,
+    }
 }
 
 /// Runs the session ([`execute_and_report`]), then restores the kernel settings it
@@ -653,5 +693,33 @@ fn planned_noise(args: &RunArgs) -> dryrun::PlannedNoise {
             &args.results.display().to_string(),
         ),
         _ => dryrun::PlannedNoise::defaults(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cmd::cli::BootChoice;
+    use crate::machine::boot::BootMethod;
+
+    #[test]
+    fn kernels_boot_by_kexec_on_bare_metal_and_in_vms_on_a_vm_unless_boot_says() {
+        let never = || -> bool { panic!("not asked: --boot decides") };
+        assert_eq!(boot_of(None, true, || true), Some(BootMethod::Kexec));
+        assert_eq!(boot_of(None, true, || false), None);
+        assert_eq!(
+            boot_of(None, false, || true),
+            None,
+            "no kernels: no campaign"
+        );
+        assert_eq!(boot_of(Some(BootChoice::Vm), true, never), None);
+        assert_eq!(
+            boot_of(Some(BootChoice::Reboot), true, never),
+            Some(BootMethod::Reboot)
+        );
+        assert_eq!(
+            boot_of(Some(BootChoice::Kexec), true, never),
+            Some(BootMethod::Kexec)
+        );
     }
 }

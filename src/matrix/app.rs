@@ -271,6 +271,18 @@ impl AppSpec {
 }
 
 impl App {
+    /// The files the JVM loads the application from: the jar, or each classpath entry
+    /// (a `dir/*` entry's folder).
+    pub fn files(&self) -> Vec<PathBuf> {
+        match &self.kind {
+            ResolvedKind::Jar(jar) => vec![jar.clone()],
+            ResolvedKind::Classpath(cp) => (cp.split(':'))
+                .filter(|e| !e.is_empty())
+                .map(|e| PathBuf::from(e.strip_suffix("/*").unwrap_or(e)))
+                .collect(),
+        }
+    }
+
     /// What follows the JVM flags on the command line: `-cp <cp> <main> <args>` or
     /// `-jar <jar> <args>`.
     pub fn command_tail(&self) -> Vec<String> {

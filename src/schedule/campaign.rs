@@ -39,6 +39,8 @@ pub enum CampaignEvent<'a> {
     BootFailed(&'a FailedBoot),
     /// The boot of a step ended during its run; the step is booted again.
     RunCut { step: usize, given_up: bool },
+    /// A step's calibration starts (`--calibrate-per-boot`).
+    Calibrating { step: usize, command: &'a [String] },
     /// A step's run starts.
     Running {
         step: usize,
@@ -111,6 +113,27 @@ pub fn step_command(c: &Campaign, step: usize) -> (Vec<String>, bool) {
             false,
         ),
     }
+}
+
+/// The `pretouch calibrate` a step runs before its run (`--calibrate-per-boot`), filed
+/// under the step's label beside its runs; `None` without.
+pub fn calibrate_command(c: &Campaign, step: usize) -> Option<Vec<String>> {
+    let passes = c.calibrate_passes?;
+    let mut command: Vec<String> = [
+        c.program.display().to_string(),
+        "calibrate".to_owned(),
+        "--label".to_owned(),
+        c.label(step).to_owned(),
+        "--results".to_owned(),
+        c.session.results.display().to_string(),
+        "--passes".to_owned(),
+        passes.to_string(),
+    ]
+    .into();
+    if c.options.iter().any(|o| o == "--comparable-memory") {
+        command.push("--comparable-memory".to_owned());
+    }
+    Some(command)
 }
 
 /// Does this boot's part of the campaign.
@@ -230,6 +253,32 @@ pub fn at_boot(
     count_own(c, run_secs);
     save(c)?;
     Ok(stand)
+}
+
+/// A boot of `step` the loader accepted in this boot (`running`) but never carried out:
+/// the machine was still up `waited` later (a `systemctl --no-block kexec` whose job
+/// systemd dropped, a reboot some other unit held back). Recorded as a failed boot of
+/// its label, what the loader set up undone, so that the campaign goes on with the next
+/// step in this boot instead of waiting for a reboot that is not coming.
+pub fn boot_not_carried_out(
+    c: &mut Campaign,
+    running: &Running,
+    loader: &dyn BootLoader,
+    step: usize,
+    waited: std::time::Duration,
+) -> Result<(), String> {
+    let in_flight = c.in_flight.as_ref();
+    if !in_flight.is_some_and(|f| f.step == step && f.boot_id == running.boot_id) {
+        return Err(format!("step {} is not booting from this boot", step + 1));
+    }
+    let _ = loader.restore();
+    let why = format!(
+        "the boot loader accepted the boot, but the machine was still up {} later: \
+         the boot was never carried out (see `journalctl -b` for the kexec or reboot job)",
+        humantime::format_duration(std::time::Duration::from_secs(waited.as_secs()))
+    );
+    record_boot_not_made(c, running, step, why);
+    Ok(())
 }
 
 /// Counts a boot of `step` and puts it in flight, asked from the boot `boot_id`: the
@@ -395,6 +444,18 @@ fn run_step(
         .as_deref()
         .is_some_and(finished);
     let mut outcome = StepOutcome { exit_code: Some(0) };
+    if !done
+        && c.session.kernels[step].calibrated.is_none()
+        && let Some(command) = calibrate_command(c, step)
+    {
+        events(CampaignEvent::Calibrating {
+            step,
+            command: &command,
+        });
+        let calibrated = boot.runner.run(&command);
+        c.session.kernels[step].calibrated = Some(calibrated.exit_code.unwrap_or(-1));
+        save(c)?;
+    }
     if !done {
         let (command, resuming) = step_command(c, step);
         if !resuming {
@@ -530,6 +591,9 @@ mod tests {
     impl StepRunner for Runner {
         fn run(&mut self, command: &[String]) -> StepOutcome {
             self.commands.push(command.to_vec());
+            if command.get(1).map(String::as_str) == Some("calibrate") {
+                return StepOutcome { exit_code: Some(0) };
+            }
             let path = match arg_after(command, "--resume") {
                 Some(f) => PathBuf::from(f),
                 None => {
@@ -774,6 +838,76 @@ mod tests {
             .map(|k| k.result_file.clone().unwrap())
             .collect();
         assert_eq!(files.len(), 4, "each step its own file");
+    }
+
+    #[test]
+    fn a_boot_accepted_but_never_carried_out_is_a_failed_boot_and_the_next_step_is_asked() {
+        let dir = tempfile::tempdir().unwrap();
+        let (path, mut c, loader, mut runner) = start(dir.path());
+        c.save(&path).unwrap();
+        let start = running("6.1-default", "boot0", "");
+        assert_eq!(
+            at(&mut c, &path, &start, &loader, &mut runner),
+            Stand::Booting(0)
+        );
+        let wait = std::time::Duration::from_secs(600);
+        // Another boot's process cannot claim it.
+        let other = running("6.1-default", "boot9", "");
+        assert!(boot_not_carried_out(&mut c, &other, &loader, 0, wait).is_err());
+        boot_not_carried_out(&mut c, &start, &loader, 0, wait).unwrap();
+        assert_eq!(*loader.restored.borrow(), 1, "the loader's setup undone");
+        let failed = c.failed_boots.last().unwrap();
+        assert_eq!(failed.step, 0);
+        assert!(
+            failed.why.contains("never carried out") && failed.why.contains("10m"),
+            "{}",
+            failed.why
+        );
+        assert_eq!(c.session.kernels[0].status, KernelStatus::BootFailed);
+        // The campaign goes on in this boot: the next step's kernel is asked for.
+        assert_eq!(
+            at(&mut c, &path, &start, &loader, &mut runner),
+            Stand::Booting(1)
+        );
+    }
+
+    #[test]
+    fn calibrate_per_boot_runs_once_a_step_before_its_run_under_its_label() {
+        let dir = tempfile::tempdir().unwrap();
+        let (path, mut c, loader, mut runner) = start(dir.path());
+        c.calibrate_passes = Some(2);
+        c.save(&path).unwrap();
+        let start = running("6.1-default", "boot0", "");
+        at(&mut c, &path, &start, &loader, &mut runner);
+        let mut n = 0;
+        loop {
+            let (release, token) = loader.asked.borrow().last().cloned().unwrap();
+            n += 1;
+            let up = running(&release, &format!("boot{n}"), &token);
+            let mut read = Campaign::load(&path).unwrap();
+            if at(&mut read, &path, &up, &loader, &mut runner) == Stand::Finished {
+                break;
+            }
+        }
+        let kinds: Vec<(&str, &str)> = (runner.commands.iter())
+            .map(|c| (c[1].as_str(), arg_after(c, "--label").unwrap()))
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                ("calibrate", "a"),
+                ("run", "a"),
+                ("calibrate", "b"),
+                ("run", "b"),
+                ("calibrate", "a"),
+                ("run", "a"),
+                ("calibrate", "b"),
+                ("run", "b")
+            ]
+        );
+        assert_eq!(arg_after(&runner.commands[0], "--passes"), Some("2"));
+        let c = Campaign::load(&path).unwrap();
+        assert!(c.session.kernels.iter().all(|k| k.calibrated == Some(0)));
     }
 
     #[test]

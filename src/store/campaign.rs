@@ -56,6 +56,10 @@ pub struct Campaign {
     #[serde(default)]
     pub time: TimeSpent,
     /// Estimated seconds of one step's run and of one boot, from the plan.
+    /// `--calibrate-per-boot N`: each step runs `pretouch calibrate --passes N` of its
+    /// kernel before its run; absent: none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calibrate_passes: Option<u32>,
     pub estimate_run_secs: f64,
     pub estimate_boot_secs: f64,
     /// When the last step ended (RFC 3339); the campaign is then cleaned up.
@@ -246,6 +250,7 @@ pub(crate) mod tests {
             in_flight: None,
             failed_boots: vec![],
             time: TimeSpent::default(),
+            calibrate_passes: None,
             estimate_run_secs: 60.0,
             estimate_boot_secs: 30.0,
             finished_at: None,

@@ -81,6 +81,10 @@ pub struct KernelState {
     /// N times, in turn); absent: the kernel runs once.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run: Option<u32>,
+    /// A campaign's `--calibrate-per-boot`: the exit code of this step's `pretouch
+    /// calibrate` (run once, before its run); absent: not run (yet).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calibrated: Option<i32>,
 }
 
 /// Where a kernel stands.
@@ -116,6 +120,7 @@ impl KernelState {
             message: None,
             console: None,
             run: None,
+            calibrated: None,
         }
     }
 }
