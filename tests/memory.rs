@@ -176,6 +176,27 @@ fn a_limited_cell_runs_in_its_own_cgroup_and_a_heap_above_the_limit_is_oom_kille
         text.contains("memory cgroup's OOM killer"),
         "the cause is reported: {text}"
     );
+    // The CSV has the cgroups as flat columns, for every row.
+    let csv = pretouch()
+        .args(["report", "--format", "csv"])
+        .arg(dir.path().join("results"))
+        .output()
+        .unwrap();
+    assert!(
+        csv.status.success(),
+        "{}",
+        String::from_utf8_lossy(&csv.stderr)
+    );
+    let rows = csv_rows(&String::from_utf8_lossy(&csv.stdout));
+    assert_eq!(rows.len(), 2, "a row a cell");
+    for row in &rows {
+        let wanted = if row["memory"] == "roomy" {
+            512u64 << 20
+        } else {
+            100 << 20
+        };
+        assert_eq!(row["cgroup_max_bytes"], wanted.to_string(), "{row:?}");
+    }
     assert!(leftover_cgroups().is_empty(), "{:?}", leftover_cgroups());
     assert_no_java_left();
 }

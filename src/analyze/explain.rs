@@ -334,6 +334,41 @@ fn folio_figures(on: &[&LaunchRecord]) -> (Vec<FolioCount>, Option<f64>) {
     (folios, Some(of(on, &fallbacks)))
 }
 
+/// The flat columns of a cell's folios and cgroups in the CSV of cells (a CSV row holds
+/// no nested object): `folios` as `SIZE:COUNT` pairs, `16K:68600 2M:3`.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct BackingColumns {
+    pub folios: String,
+    pub folio_fallbacks: Option<f64>,
+    pub cgroup_max_bytes: Option<u64>,
+    pub cgroup_peak_off_bytes: Option<f64>,
+    pub cgroup_peak_on_bytes: Option<f64>,
+    pub cgroup_at_limit_on: Option<f64>,
+    pub cgroup_reclaim_scanned_on: Option<f64>,
+}
+
+impl BackingColumns {
+    pub fn of(
+        folios: &[FolioCount],
+        fallbacks: Option<f64>,
+        cgroup: Option<&CgroupFigures>,
+    ) -> BackingColumns {
+        let g = cgroup.cloned().unwrap_or_default();
+        BackingColumns {
+            folios: (folios.iter())
+                .map(|f| format!("{}K:{}", f.bytes / 1024, f.per_launch))
+                .collect::<Vec<_>>()
+                .join(" "),
+            folio_fallbacks: fallbacks,
+            cgroup_max_bytes: g.max_bytes,
+            cgroup_peak_off_bytes: g.peak_off_bytes,
+            cgroup_peak_on_bytes: g.peak_on_bytes,
+            cgroup_at_limit_on: g.at_limit_on,
+            cgroup_reclaim_scanned_on: g.reclaim_scanned_on,
+        }
+    }
+}
+
 /// A `memory:` cell's cgroup figures; `None` when its launches ran in none.
 fn cgroup_figures<'a>(on: &[&'a LaunchRecord], off: &[&'a LaunchRecord]) -> Option<CgroupFigures> {
     fn runs<'a>(ls: &[&'a LaunchRecord]) -> Vec<&'a crate::launch::cgroup::CgroupRun> {

@@ -242,22 +242,49 @@ pub(crate) fn cells_csv<E: serde::Serialize>(rows: &[(&CellReport, E)]) -> Strin
     // `ceiling_from` is left out of a cell without a calibration; a CSV row needs every
     // column as soon as one cell has it (labels calibrated and not, side by side).
     let ceilings = rows.iter().any(|(c, _)| c.ceiling_from.is_some());
+    let backing = rows
+        .iter()
+        .any(|(c, _)| !c.folios.is_empty() || c.folio_fallbacks.is_some() || c.cgroup.is_some());
+    // The same for the `settings:` and `memory:` names: a cell without the axis gets an
+    // empty column beside cells with it (labels with and without, side by side).
+    let settings = rows.iter().any(|(c, _)| c.setting.is_some());
+    let memory = rows.iter().any(|(c, _)| c.memory.is_some());
     let mut w = csv::Writer::from_writer(Vec::new());
     for (c, extra) in rows {
         let mut plain = (*c).clone();
         if ceilings && plain.ceiling_from.is_none() {
             plain.ceiling_from = Some(String::new());
         }
+        if settings && plain.setting.is_none() {
+            plain.setting = Some(String::new());
+        }
+        if memory && plain.memory.is_none() {
+            plain.memory = Some(String::new());
+        }
         // The heap and method as flat columns: a CSV row holds no nested object.
         let heap = plain
             .heap_and_method
             .take()
             .map_or_else(Default::default, |h| HeapColumns::of(&h));
-        let written = if servers {
-            let figures = plain.ready.take().unwrap_or_default();
-            w.serialize((plain, heap, figures, extra))
-        } else {
-            w.serialize((plain, heap, extra))
+        // The folios and cgroups as flat columns, when any cell has them.
+        let backing_cols = backing.then(|| {
+            crate::analyze::explain::BackingColumns::of(
+                &std::mem::take(&mut plain.folios),
+                plain.folio_fallbacks.take(),
+                plain.cgroup.take().as_ref(),
+            )
+        });
+        let written = match (servers, backing_cols) {
+            (true, Some(b)) => {
+                let figures = plain.ready.take().unwrap_or_default();
+                w.serialize((plain, heap, figures, b, extra))
+            }
+            (true, None) => {
+                let figures = plain.ready.take().unwrap_or_default();
+                w.serialize((plain, heap, figures, extra))
+            }
+            (false, Some(b)) => w.serialize((plain, heap, b, extra)),
+            (false, None) => w.serialize((plain, heap, extra)),
         };
         written.expect("a report row always serializes");
     }
