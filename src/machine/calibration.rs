@@ -261,6 +261,14 @@ impl Calibration {
             .collect()
     }
 
+    /// The lowest and highest of a configuration's round medians; `None` without rounds.
+    pub fn round_median_range(&self, r: &ConfigResult) -> Option<(f64, f64)> {
+        let medians = self.round_medians(r);
+        let low = medians.iter().copied().reduce(f64::min)?;
+        let high = medians.iter().copied().reduce(f64::max)?;
+        Some((low, high))
+    }
+
     /// The ceiling: the best median rate of the shared-mapping zap configurations (the
     /// JVM's shape, 4 KiB pages), with the configuration that reached it.
     pub fn ceiling(&self) -> Option<(f64, &ConfigResult)> {

@@ -17,11 +17,6 @@ use crate::matrix::cpuset::format_list;
 use crate::render::labels::{self, detail_rows, legend_line, levels, minute};
 use crate::render::table::{self, name, num};
 
-/// A rate, as every count is written: [`table::count`].
-pub fn rate(per_s: f64) -> String {
-    table::count(per_s)
-}
-
 fn gain(e: &Entry) -> String {
     labels::percent(e.change.as_ref(), "-")
 }
@@ -33,7 +28,7 @@ fn cpu(e: &Entry) -> String {
 }
 
 fn fault(e: &Entry) -> String {
-    fault_size(e.measured.fault_bytes)
+    table::fault_size(e.measured.fault_bytes)
 }
 
 /// The shift with its mark and its interval; `few rounds` where the interval does not
@@ -82,7 +77,7 @@ fn values(cmp: &CalibrationComparison, r: &Row) -> Vec<String> {
         .iter()
         .map(|e| {
             e.as_ref()
-                .map_or("-".to_owned(), |e| rate(e.measured.median_per_s))
+                .map_or("-".to_owned(), |e| table::count(e.measured.median_per_s))
         })
         .collect();
     for (e, c) in r.entries.iter().zip(&cmp.columns) {
@@ -182,7 +177,11 @@ pub fn text(cmp: &CalibrationComparison) -> String {
             let m = &e.measured;
             vec![
                 rounds(e),
-                format!("{}-{}", rate(m.round_min_per_s), rate(m.round_max_per_s)),
+                format!(
+                    "{}-{}",
+                    table::count(m.round_min_per_s),
+                    table::count(m.round_max_per_s)
+                ),
                 table::pct(m.round_spread_pct, 0),
                 cpu(e),
                 fault(e),
@@ -259,9 +258,17 @@ pub fn markdown(cmp: &CalibrationComparison) -> String {
             line.extend([
                 c.label.clone(),
                 rounds(e),
-                format!("{}-{}", rate(m.round_min_per_s), rate(m.round_max_per_s)),
+                format!(
+                    "{}-{}",
+                    table::count(m.round_min_per_s),
+                    table::count(m.round_max_per_s)
+                ),
                 table::pct(m.round_spread_pct, 1),
-                format!("{}-{}", rate(m.min_per_s), rate(m.max_per_s)),
+                format!(
+                    "{}-{}",
+                    table::count(m.min_per_s),
+                    table::count(m.max_per_s)
+                ),
                 cpu(e),
                 fault(e),
                 s,
@@ -484,15 +491,6 @@ struct JsonEntry<'a> {
     significant: bool,
 }
 
-/// `4K`, `2M`, or `-` when the kernel counted no fault.
-pub fn fault_size(bytes: Option<f64>) -> String {
-    match bytes {
-        Some(b) if b >= 1.5 * (1 << 20) as f64 => format!("{:.0}M", b / (1 << 20) as f64),
-        Some(b) => format!("{:.0}K", b / 1024.0),
-        None => "-".to_owned(),
-    }
-}
-
 /// The table `pretouch calibrate` prints for one calibration.
 pub fn run_text(c: &Calibration) -> String {
     let mut out = format!(
@@ -514,13 +512,19 @@ pub fn run_text(c: &Calibration) -> String {
                     crate::matrix::cpuset::format_list(&p.cpus)
                 }),
                 s.map_or("-".to_owned(), |s| {
-                    format!("{} ({}-{})", rate(s.median), rate(s.min), rate(s.max))
+                    format!(
+                        "{} ({}-{})",
+                        table::count(s.median),
+                        table::count(s.min),
+                        table::count(s.max)
+                    )
                 }),
-                crate::stats::summarize(&c.round_medians(r)).map_or("-".to_owned(), |m| {
-                    format!("{}-{}", rate(m.min), rate(m.max))
-                }),
+                c.round_median_range(r)
+                    .map_or("-".to_owned(), |(low, high)| {
+                        format!("{}-{}", table::count(low), table::count(high))
+                    }),
                 r.faults_per_pass.to_string(),
-                fault_size(r.fault_bytes(c.page_size)),
+                table::fault_size(r.fault_bytes(c.page_size)),
                 r.cpu_share
                     .map_or_else(|| "-".to_owned(), |s| table::pct(100.0 * s, 0)),
             ]
@@ -552,7 +556,7 @@ pub fn run_text(c: &Calibration) -> String {
         let _ = writeln!(
             out,
             "ceiling: {} faults/s (zap, shared mapping, {}; each pass writes {} pages)",
-            rate(best),
+            table::count(best),
             r.cpus_name(),
             r.pages
         );
@@ -799,8 +803,8 @@ mod tests {
             .find(|l| l.starts_with("\"7 CCDs, 1 CPU each\",zap,7,patch2,"))
             .unwrap();
         assert!(line.ends_with(",true,true"), "{line}");
-        assert_eq!(rate(1.8e6), "1.800M");
-        assert_eq!(rate(950e3), "950.0k");
+        assert_eq!(table::count(1.8e6), "1.800M");
+        assert_eq!(table::count(950e3), "950.0k");
         assert!(line.contains(",\"0,7,14,21,28,35,42\","), "{line}");
         let json: serde_json::Value = serde_json::from_str(&json(&cmp)).unwrap();
         let e = &json["rows"][2]["entries"][2];

@@ -60,9 +60,8 @@ pub(crate) fn text(cells: &[&CellReport], names: &CellNames) -> String {
                 names.name(c),
                 o.round.to_string(),
                 if o.pretouch { "with" } else { "without" }.to_owned(),
-                format!("{:.0}", o.ms),
-                o.median_ms
-                    .map_or_else(|| "-".to_owned(), |m| format!("{m:.0}")),
+                table::whole_ms(o.ms),
+                o.median_ms.map_or_else(|| "-".to_owned(), table::whole_ms),
             ]);
             // The cause as the line words it (what follows `round R ... ms, median M: `),
             // shorter where no counter was recorded.

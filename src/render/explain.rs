@@ -174,20 +174,9 @@ const FAULTS: [Explaining<CellReport>; 5] = [
     },
 ];
 
-/// `64K`, `2M`: a folio size as a column shows it.
-fn folio_size(bytes: u64) -> String {
-    match bytes {
-        b if b >= 1 << 20 && b % (1 << 20) == 0 => format!("{}M", b >> 20),
-        b => format!("{}K", b >> 10),
-    }
-}
-
-/// `1.0 GiB` from a median of bytes.
+/// [`table::bytes`], `-` when absent.
 fn opt_bytes(v: Option<f64>) -> String {
-    v.map_or_else(
-        || "-".to_owned(),
-        |b| crate::units::Bytes(b.round() as u64).to_string(),
-    )
+    v.map_or_else(|| "-".to_owned(), table::bytes)
 }
 
 /// How each cell's heap was backed (the mTHP counters) and, for `memory:` cells, what
@@ -199,7 +188,13 @@ const BACKING: [Explaining<CellReport>; 5] = [
                  (median; the mTHP counters)",
         value: |c| {
             let f: Vec<String> = (c.folios.iter())
-                .map(|f| format!("{} {}", folio_size(f.bytes), table::count(f.per_launch)))
+                .map(|f| {
+                    format!(
+                        "{} {}",
+                        table::fault_size(Some(f.bytes as f64)),
+                        table::count(f.per_launch)
+                    )
+                })
                 .collect();
             if f.is_empty() {
                 "-".to_owned()
@@ -222,7 +217,7 @@ const BACKING: [Explaining<CellReport>; 5] = [
         value: |c| match &c.cgroup {
             Some(g) => g
                 .max_bytes
-                .map_or_else(|| "none".to_owned(), |m| crate::units::Bytes(m).to_string()),
+                .map_or_else(|| "none".to_owned(), |m| table::bytes(m as f64)),
             None => "-".to_owned(),
         },
     },

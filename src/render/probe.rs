@@ -37,48 +37,25 @@ fn pt(pretouch: bool) -> &'static str {
     if pretouch { "on" } else { "off" }
 }
 
-/// Nanoseconds as microseconds, three significant figures.
-pub fn us(ns: f64) -> String {
-    let v = ns / 1000.0;
-    match v.abs() {
-        a if a < 10.0 => format!("{v:.2}"),
-        a if a < 100.0 => format!("{v:.1}"),
-        _ => format!("{v:.0}"),
-    }
-}
-
-/// A signed shift in microseconds.
-fn signed_us(ns: f64) -> String {
-    let s = us(ns);
-    let zero = s
-        .trim_start_matches('-')
-        .chars()
-        .all(|c| c == '0' || c == '.');
-    match (zero, s.starts_with('-')) {
-        (true, _) => s.trim_start_matches('-').to_owned(),
-        (false, true) => s,
-        (false, false) => format!("+{s}"),
-    }
-}
-
 /// A quantile's bucket, `low-high` in us (`[low, high)`).
 pub fn bucket(q: &Quantile) -> String {
-    format!("{}-{}", us(q.low.0 as f64), us(q.high.0 as f64))
-}
-
-/// A count with a k/M suffix past 10000, as lkp prints large counters.
-fn count(v: f64) -> String {
-    match v {
-        v if v >= 10_000_000.0 => format!("{:.1}M", v / 1e6),
-        v if v >= 10_000.0 => format!("{:.1}k", v / 1e3),
-        v => format!("{v:.0}"),
-    }
+    format!(
+        "{}-{}",
+        table::us(q.low.0 as f64),
+        table::us(q.high.0 as f64)
+    )
 }
 
 fn agree(c: &CellProbes) -> String {
     c.worst_agreement.map_or_else(
         || "-".to_owned(),
-        |a| format!("{:+.1}%{}", a.diff_pct, if a.within() { "" } else { "!" }),
+        |a| {
+            format!(
+                "{}{}",
+                table::signed_pct(a.diff_pct),
+                if a.within() { "" } else { "!" }
+            )
+        },
     )
 }
 
@@ -86,7 +63,7 @@ fn summary_row(c: &CellProbes) -> Vec<String> {
     let (cost_ms, cost_pct) = match c.cost {
         Some(cost) => (
             table::signed_ms(cost.delta_ms()),
-            format!("{:+.1}%", cost.pct()),
+            table::signed_pct(cost.pct()),
         ),
         None => ("-".to_owned(), "-".to_owned()),
     };
@@ -94,7 +71,7 @@ fn summary_row(c: &CellProbes) -> Vec<String> {
         format!("{}/{}", c.launches - c.failed, c.launches),
         c.latency
             .as_ref()
-            .map_or_else(|| "-".to_owned(), |l| count(l.faults_per_launch)),
+            .map_or_else(|| "-".to_owned(), |l| table::lkp_count(l.faults_per_launch)),
         agree(c),
         cost_ms,
         cost_pct,
@@ -109,7 +86,7 @@ fn latency_row(c: &CellProbes) -> Vec<String> {
             bucket(&l.p50),
             bucket(&l.p90),
             bucket(&l.p99),
-            us(l.max.0 as f64),
+            table::us(l.max.0 as f64),
         ],
         None => vec!["-".into(), "-".into(), "-".into(), "-".into()],
     }
@@ -128,9 +105,9 @@ fn lock_rows(locks: &[LockSummary], limit: usize) -> Vec<(Vec<String>, Vec<Strin
                 vec![l.kind.clone(), l.lock.clone()],
                 vec![
                     l.count.to_string(),
-                    us(l.total.0 as f64),
-                    us(l.max.0 as f64),
-                    us(l.per_launch_ns),
+                    table::us(l.total.0 as f64),
+                    table::us(l.max.0 as f64),
+                    table::us(l.per_launch_ns),
                     l.caller.clone(),
                 ],
             )
@@ -172,16 +149,28 @@ fn launch_median(a: &ProbeAnalysis, s: &LatencyShift, label: &str, p99: bool) ->
 
 fn shift_rows(a: &ProbeAnalysis, s: &LatencyShift) -> Vec<Vec<String>> {
     let row = |q: &str, shift: Option<&Shift>, p99: bool| {
-        let opt = |v: Option<f64>| v.map_or_else(|| "-".to_owned(), us);
+        let opt = |v: Option<f64>| v.map_or_else(|| "-".to_owned(), table::us);
         vec![
             opt(launch_median(a, s, &s.baseline, p99)),
             shift.map_or_else(
                 || "-".to_owned(),
-                |x| format!("{}{}", signed_us(x.estimate), LatencyShift::mark(shift)),
+                |x| {
+                    format!(
+                        "{}{}",
+                        table::signed_us(x.estimate),
+                        LatencyShift::mark(shift)
+                    )
+                },
             ),
             shift.map_or_else(
                 || "-".to_owned(),
-                |x| format!("[{}, {}]", signed_us(x.low), signed_us(x.high)),
+                |x| {
+                    format!(
+                        "[{}, {}]",
+                        table::signed_us(x.low),
+                        table::signed_us(x.high)
+                    )
+                },
             ),
             opt(launch_median(a, s, &s.label, p99)),
             format!(
@@ -781,12 +770,12 @@ mod tests {
 
     #[test]
     fn microseconds_keep_three_figures_and_a_zero_shift_has_no_sign() {
-        assert_eq!(us(1_234.0), "1.23");
-        assert_eq!(us(12_345.0), "12.3");
-        assert_eq!(us(123_456.0), "123");
-        assert_eq!(signed_us(1.0), "0.00");
-        assert_eq!(signed_us(-1.0), "0.00");
-        assert_eq!(signed_us(-5_000.0), "-5.00");
-        assert_eq!(signed_us(5_000.0), "+5.00");
+        assert_eq!(table::us(1_234.0), "1.23");
+        assert_eq!(table::us(12_345.0), "12.3");
+        assert_eq!(table::us(123_456.0), "123");
+        assert_eq!(table::signed_us(1.0), "0.00");
+        assert_eq!(table::signed_us(-1.0), "0.00");
+        assert_eq!(table::signed_us(-5_000.0), "-5.00");
+        assert_eq!(table::signed_us(5_000.0), "+5.00");
     }
 }

@@ -193,7 +193,7 @@ where
         .configure_mesh()
         .x_desc("fault latency, us (log)")
         .y_desc("% of faults")
-        .x_label_formatter(&|v| crate::render::probe::us(v * 1000.0))
+        .x_label_formatter(&|v| crate::render::table::us(v * 1000.0))
         .y_label_formatter(&|v| format!("{v:.0}"))
         .light_line_style(WHITE)
         .draw()

@@ -261,6 +261,62 @@ pub fn count(v: f64) -> String {
     }
 }
 
+/// Nanoseconds as microseconds, three significant figures: `3.21`, `45.6`, `789`.
+/// Every fault latency of the probe's tables.
+pub fn us(ns: f64) -> String {
+    let v = ns / 1000.0;
+    match v.abs() {
+        a if a < 10.0 => format!("{v:.2}"),
+        a if a < 100.0 => format!("{v:.1}"),
+        _ => format!("{v:.0}"),
+    }
+}
+
+/// [`us`] signed, for a shift: `+1.20`, `-0.45`, and `0.00` without a sign.
+pub fn signed_us(ns: f64) -> String {
+    let s = us(ns);
+    let zero = s
+        .trim_start_matches('-')
+        .chars()
+        .all(|c| c == '0' || c == '.');
+    match (zero, s.starts_with('-')) {
+        (true, _) => s.trim_start_matches('-').to_owned(),
+        (false, true) => s,
+        (false, false) => format!("+{s}"),
+    }
+}
+
+/// A count with a k or M suffix from 10,000 on, one decimal, as lkp prints large
+/// counters: `9500`, `12.3k`, `45.6M`. The probe's tables (fault and lock counts),
+/// where four digits below ten thousand read better than [`count`]'s `9.5k`.
+pub fn lkp_count(v: f64) -> String {
+    match v {
+        v if v >= 10_000_000.0 => format!("{:.1}M", v / 1e6),
+        v if v >= 10_000.0 => format!("{:.1}k", v / 1e3),
+        v => format!("{v:.0}"),
+    }
+}
+
+/// Whole milliseconds, for an outlier's time and its cell's median beside it: `1246`,
+/// `57`.
+pub fn whole_ms(v: f64) -> String {
+    format!("{v:.0}")
+}
+
+/// A folio or fault size: `4K`, `64K`, `2M`; `-` when the kernel counted no fault.
+pub fn fault_size(bytes: Option<f64>) -> String {
+    match bytes {
+        Some(b) if b >= 1.5 * (1 << 20) as f64 => format!("{:.0}M", b / (1 << 20) as f64),
+        Some(b) => format!("{:.0}K", b / 1024.0),
+        None => "-".to_owned(),
+    }
+}
+
+/// Bytes in binary units, as `units::Bytes` writes them: `1.0 GiB`, `22.7 MiB`.
+pub fn bytes(v: f64) -> String {
+    crate::units::Bytes(v.round() as u64).to_string()
+}
+
 /// [`count`] always signed, for a change of a rate: `+1.200M`, `-950`.
 pub fn signed_count(v: f64) -> String {
     format!("{}{}", if v >= 0.0 { "+" } else { "-" }, count(v.abs()))
