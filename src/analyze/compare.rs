@@ -51,11 +51,18 @@ pub type Entry = labels::Entry<CellReport>;
 
 /// The labels of `report` side by side against the baseline, as `options` chooses them.
 pub fn compare(report: &Report, options: &Options) -> Result<Comparison, CompareError> {
-    let Chosen { labels, baseline } = choose(
+    let chosen = choose(
         &report.labels,
         options.labels.as_deref(),
         options.baseline.as_deref(),
     )?;
+    Ok(compare_chosen(report, chosen))
+}
+
+/// [`compare`] of the labels already chosen ([`choose`]), as the report entry chooses
+/// them once, before it reads the launches.
+pub fn compare_chosen(report: &Report, chosen: Chosen) -> Comparison {
+    let Chosen { labels, baseline } = chosen;
     let mut columns: Vec<Column> = labels
         .iter()
         .enumerate()
@@ -146,7 +153,7 @@ pub fn compare(report: &Report, options: &Options) -> Result<Comparison, Compare
         }
     }
     mark(&mut columns, &mut rows);
-    Ok(Comparison {
+    Comparison {
         columns,
         baseline,
         confidence: CONFIDENCE,
@@ -161,7 +168,7 @@ pub fn compare(report: &Report, options: &Options) -> Result<Comparison, Compare
             .collect(),
         env_differences: report.env_differences.clone(),
         machine_notes: report.machine_notes.clone(),
-    })
+    }
 }
 
 /// What, besides the label, sets two cells apart; `None` when nothing does.

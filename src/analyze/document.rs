@@ -174,14 +174,9 @@ fn build_from(
             .extend(crate::store::complete::completeness_warnings(&read.files));
     }
     let mut report = crate::analyze::assemble(&results, labelling, read.pieces, report_options);
-    // Checks --labels and --baseline whether one label is shown or several.
-    let comparison = compare::compare(
-        &report,
-        &compare::Options {
-            labels: options.labels.clone(),
-            baseline: options.baseline.clone(),
-        },
-    )?;
+    // The labels chosen above, once: --labels and --baseline were checked there,
+    // whether one label is shown or several.
+    let comparison = compare::compare_chosen(&report, chosen);
     let profile = options.profile.then(|| {
         let profiles = crate::store::profile::read_profiles(&results.files);
         let labels: Vec<String> = comparison

@@ -87,7 +87,7 @@ pub fn assemble(
         run_to_run.extend(piece.run_to_run);
         cds.extend(piece.cds);
     }
-    let mut report = report::assemble(results, labelling, rows, options);
+    let mut report = report::from_rows(results, labelling, rows, options);
     report.run_to_run = run_to_run;
     // Emulated labels first: no one should read past that.
     report.warnings.splice(0..0, kernels::warnings(results));

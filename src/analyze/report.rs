@@ -667,7 +667,7 @@ fn restate_with_the_labels_drift(cells: &mut [CellReport]) {
 /// The report of the labels' rows (each label's computed from its launches alone, in
 /// the order of `labelling.labels`) and what the files' headers and end records say.
 /// `results` needs no launch: their figures are in `rows`.
-pub fn assemble(
+pub fn from_rows(
     results: &Results,
     labelling: Labelling,
     rows: Vec<LabelRows>,

@@ -56,13 +56,13 @@ pub(crate) fn check_memory(matrix: &Matrix, force: bool) -> anyhow::Result<()> {
     }
 }
 
-/// The matrix's JDKs. `probe` (every run but a dry one): each is asked its version and
+/// The matrix's JDKs. `ask_collectors` (every run but a dry one): each is asked its version and
 /// which of the matrix's collectors it has (from the cache where its binaries are
 /// unchanged since it last answered), and a `gcs:` value one of them lacks is refused
 /// here, before any launch.
-pub(crate) fn resolve_jdks(matrix: &Matrix, probe: bool) -> anyhow::Result<Vec<Jdk>> {
+pub(crate) fn resolve_jdks(matrix: &Matrix, ask_collectors: bool) -> anyhow::Result<Vec<Jdk>> {
     let cache = JdkCache::from_environment();
-    let ask = match probe {
+    let ask = match ask_collectors {
         true => Ask::Collectors(&matrix.gcs),
         false => Ask::Nothing,
     };
