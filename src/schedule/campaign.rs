@@ -840,16 +840,26 @@ mod tests {
         assert_eq!(files.len(), 4, "each step its own file");
     }
 
+    /// [`start`], saved, and its first boot asked from the default kernel (`boot0`).
+    fn first_boot_asked(
+        dir: &Path,
+        c: impl FnOnce(&mut Campaign),
+    ) -> (PathBuf, Campaign, Loader, Runner, Running) {
+        let (path, mut campaign, loader, mut runner) = start(dir);
+        c(&mut campaign);
+        campaign.save(&path).unwrap();
+        let start = running("6.1-default", "boot0", "");
+        assert_eq!(
+            at(&mut campaign, &path, &start, &loader, &mut runner),
+            Stand::Booting(0)
+        );
+        (path, campaign, loader, runner, start)
+    }
+
     #[test]
     fn a_boot_accepted_but_never_carried_out_is_a_failed_boot_and_the_next_step_is_asked() {
         let dir = tempfile::tempdir().unwrap();
-        let (path, mut c, loader, mut runner) = start(dir.path());
-        c.save(&path).unwrap();
-        let start = running("6.1-default", "boot0", "");
-        assert_eq!(
-            at(&mut c, &path, &start, &loader, &mut runner),
-            Stand::Booting(0)
-        );
+        let (path, mut c, loader, mut runner, start) = first_boot_asked(dir.path(), |_| {});
         let wait = std::time::Duration::from_secs(600);
         // Another boot's process cannot claim it.
         let other = running("6.1-default", "boot9", "");
@@ -874,21 +884,9 @@ mod tests {
     #[test]
     fn calibrate_per_boot_runs_once_a_step_before_its_run_under_its_label() {
         let dir = tempfile::tempdir().unwrap();
-        let (path, mut c, loader, mut runner) = start(dir.path());
-        c.calibrate_passes = Some(2);
-        c.save(&path).unwrap();
-        let start = running("6.1-default", "boot0", "");
-        at(&mut c, &path, &start, &loader, &mut runner);
-        let mut n = 0;
-        loop {
-            let (release, token) = loader.asked.borrow().last().cloned().unwrap();
-            n += 1;
-            let up = running(&release, &format!("boot{n}"), &token);
-            let mut read = Campaign::load(&path).unwrap();
-            if at(&mut read, &path, &up, &loader, &mut runner) == Stand::Finished {
-                break;
-            }
-        }
+        let (path, mut c, loader, mut runner, _) =
+            first_boot_asked(dir.path(), |c| c.calibrate_passes = Some(2));
+        boot_to_the_end(&mut c, &path, &loader, &mut runner);
         let kinds: Vec<(&str, &str)> = (runner.commands.iter())
             .map(|c| (c[1].as_str(), arg_after(c, "--label").unwrap()))
             .collect();
