@@ -1,0 +1,259 @@
+#!/bin/bash
+# A REAL kexec campaign (`pretouch run --boot kexec`) inside a QEMU guest.
+#
+# Builds (once, cached under /var/tmp/pretouch-kexec-vm/) a Debian bookworm guest image
+# with systemd as init, kexec-tools, OpenJDK 17 and two kernels (6.1.0-57-amd64 and
+# 6.12.118+deb12-amd64), then copies it, puts the given pretouch binary in it with a
+# first-boot unit that starts
+#   pretouch run /root/m.yaml --kernel 6.1.0-57-amd64 --kernel 6.12.118+deb12-amd64 \
+#       --runs 2 --boot kexec --yes --results /var/lib/pretouch-results
+# and boots the copy under QEMU (TCG: no KVM here) with an i6300esb watchdog, the 6.12
+# kernel and the guest's own initramfs given directly (-kernel/-initrd). The campaign
+# then kexecs 6.1, 6.12, 6.1, 6.12 inside the guest and at its end reboots the default
+# kernel (QEMU's reset boots the -kernel 6.12 again); once that boot is up, QEMU is
+# stopped. The results, the start log, the guest's journal and the serial log (each
+# line stamped with the host's UTC time) are then copied out of the image into
+#   /var/tmp/pretouch-kexec-vm/out-UTC/
+# Every boot prints a "=== BOOTMARK" line and `pretouch campaign status` on the serial
+# console.
+#
+# Usage: sudo scripts/kexec-chain-vm.sh [PRETOUCH_BINARY]
+#   PRETOUCH_BINARY  default /work/wt/lead/target/debug/pretouch (copied at the start)
+#   TIMEOUT=SECONDS  how long the guest may run (default 7200)
+#   REBUILD=1        rebuild the cached base image
+#   WATCHDOG=R,K     arm the i6300esb through systemd: RuntimeWatchdogSec=R and
+#                    KexecWatchdogSec=K (e.g. WATCHDOG=30s,2min); default: not armed
+#   BROKEN=1         a failure test instead: the matrix's `kernels:` are 6.1, 6.12 and
+#                    a 6.12 with root=/dev/nope (its initramfs gives up and reboots by
+#                    panic=30, QEMU's reset boots the default kernel), --runs 1
+#   TRACE_SYSTEMCTL=1  a /usr/local/sbin/systemctl wrapper in the guest logs every call
+#                    (and where its stderr goes) to /var/log/systemctl-trace.log
+#   KEEP_IMAGE=1     keep the run's disk image (default: removed, the results copied)
+# Never kexecs or reboots this machine: every kexec is the guest's.
+set -euo pipefail
+
+BIN=${1:-/work/wt/lead/target/debug/pretouch}
+CACHE=/var/tmp/pretouch-kexec-vm
+TIMEOUT=${TIMEOUT:-7200}
+MIRROR=${MIRROR:-http://deb.debian.org/debian}
+SECURITY=${SECURITY:-http://deb.debian.org/debian-security}
+K1=6.1.0-57-amd64
+K2=6.12.118+deb12-amd64
+BASE=$CACHE/base.img
+STAMP=$(date -u +%Y%m%dT%H%M%SZ)
+OUT=$CACHE/out-$STAMP
+RUNIMG=$CACHE/run-$STAMP.img
+BMNT=$CACHE/mnt-base
+MNT=$CACHE/mnt-$STAMP
+
+log() { printf '%s kexec-chain-vm: %s\n' "$(date -u +%H:%M:%S)" "$*" | tee -a "$OUT/timings.txt" >&2; }
+
+[ "$(id -u)" = 0 ] || { echo "needs root (loop mounts, debootstrap)" >&2; exit 2; }
+for tool in debootstrap qemu-system-x86_64 mkfs.ext4; do
+    command -v "$tool" >/dev/null || { echo "missing $tool (apt-get install debootstrap qemu-system-x86 e2fsprogs)" >&2; exit 2; }
+done
+mkdir -p "$CACHE" "$OUT" "$MNT" "$BMNT"
+# The binary may change under us: copy it first.
+cp "$BIN" "$OUT/pretouch"
+log "pretouch binary: $BIN ($(sha256sum "$OUT/pretouch" | cut -c1-16)), output in $OUT"
+
+umount_all() {
+    for d in "$BMNT" "$MNT"; do
+        for m in dev/pts dev proc sys; do
+            mountpoint -q "$d/$m" && umount "$d/$m" || true
+        done
+        mountpoint -q "$d" && umount "$d" || true
+    done
+    return 0
+}
+cleanup() {
+    [ -f "$OUT/qemu.pid" ] && kill "$(cat "$OUT/qemu.pid")" 2>/dev/null || true
+    umount_all
+    rmdir "$MNT" 2>/dev/null || true
+}
+trap cleanup EXIT
+
+in_chroot() {
+    chroot "$BMNT" env DEBIAN_FRONTEND=noninteractive LC_ALL=C PATH=/usr/sbin:/usr/bin:/sbin:/bin "$@"
+}
+
+build_base() {
+    local t0=$SECONDS
+    log "building the base image $BASE (debootstrap from $MIRROR)"
+    rm -f "$BASE.tmp"
+    truncate -s 6G "$BASE.tmp"
+    mkfs.ext4 -q -F -L pretouch-root "$BASE.tmp"
+    mount -o loop "$BASE.tmp" "$BMNT"
+    debootstrap --variant=minbase \
+        --include=systemd-sysv,udev,kmod,initramfs-tools,procps,debconf \
+        bookworm "$BMNT" "$MIRROR" > "$OUT/debootstrap.log" 2>&1 \
+        || { tail -30 "$OUT/debootstrap.log" >&2; exit 1; }
+    mount --bind /dev "$BMNT/dev"; mount --bind /dev/pts "$BMNT/dev/pts"
+    mount -t proc proc "$BMNT/proc"; mount -t sysfs sys "$BMNT/sys"
+    cat > "$BMNT/etc/apt/sources.list" <<EOF
+deb $MIRROR bookworm main
+deb $MIRROR bookworm-updates main
+deb $SECURITY bookworm-security main
+EOF
+    # kexec-tools must NOT take over reboots: its kexec-load would load /vmlinuz at
+    # every shutdown, over the campaign's own `kexec -l` and the final reboot.
+    echo "kexec-tools kexec-tools/load_kexec boolean false" | in_chroot debconf-set-selections
+    echo "kexec-tools kexec-tools/use_grub_config boolean false" | in_chroot debconf-set-selections
+    in_chroot apt-get update > "$OUT/apt.log" 2>&1
+    in_chroot apt-get install -y --no-install-recommends \
+        kexec-tools openjdk-17-jre-headless "linux-image-$K1" "linux-image-$K2" \
+        >> "$OUT/apt.log" 2>&1 || { tail -30 "$OUT/apt.log" >&2; exit 1; }
+    in_chroot apt-get clean
+    printf 'LOAD_KEXEC=false\nUSE_GRUB_CONFIG=false\n' > "$BMNT/etc/default/kexec"
+    echo "/dev/vda / ext4 rw,errors=remount-ro 0 1" > "$BMNT/etc/fstab"
+    echo pretouch-kexec > "$BMNT/etc/hostname"
+    printf '127.0.0.1 localhost\n127.0.1.1 pretouch-kexec\n' > "$BMNT/etc/hosts"
+    # The journal kept on disk (read afterwards) and copied to the serial console.
+    mkdir -p "$BMNT/var/log/journal" "$BMNT/etc/systemd/journald.conf.d"
+    printf '[Journal]\nStorage=persistent\nForwardToConsole=yes\nTTYPath=/dev/ttyS0\nMaxLevelConsole=info\n' \
+        > "$BMNT/etc/systemd/journald.conf.d/console.conf"
+    grep -q '^MODULES=most' "$BMNT/etc/initramfs-tools/initramfs.conf" || echo "warning: initramfs MODULES is not most" >&2
+    ls -la "$BMNT/boot" > "$OUT/guest-boot.txt"
+    cp "$BMNT/boot/vmlinuz-$K2" "$CACHE/vmlinuz-$K2"
+    cp "$BMNT/boot/initrd.img-$K2" "$CACHE/initrd.img-$K2"
+    umount_all
+    mv "$BASE.tmp" "$BASE"
+    log "base image built in $((SECONDS - t0)) s"
+}
+
+if [ -n "${REBUILD:-}" ] || [ ! -f "$BASE" ] || [ ! -f "$CACHE/initrd.img-$K2" ]; then
+    build_base
+else
+    log "reusing the cached base image $BASE"
+fi
+
+# The run's image: a sparse copy of the base, with pretouch and the first-boot unit.
+t0=$SECONDS
+rm -f "$RUNIMG"
+cp --sparse=always "$BASE" "$RUNIMG"
+mount -o loop "$RUNIMG" "$MNT"
+install -m 0755 "$OUT/pretouch" "$MNT/usr/local/bin/pretouch"
+printf 'name: chain\njdks: [/usr/lib/jvm/java-17-openjdk-amd64]\ngcs: [g1]\nheaps: [64m]\nrepetitions: 1\n' \
+    > "$MNT/root/m.yaml"
+START_ARGS="--kernel $K1 --kernel $K2 --runs 2"
+if [ -n "${BROKEN:-}" ]; then
+    # A kernel whose boot fails: its root never appears, the initramfs gives up after
+    # rootdelay and reboots by panic=30 (the firmware, here QEMU, boots the default).
+    cat >> "$MNT/root/m.yaml" <<EOF
+kernels:
+  - image: /boot/vmlinuz-$K1
+  - image: /boot/vmlinuz-$K2
+  - image: /boot/vmlinuz-$K2
+    cmdline: root=/dev/nope rootdelay=5
+    label: broken-root
+EOF
+    START_ARGS="--runs 1"
+fi
+cp "$MNT/root/m.yaml" "$OUT/m.yaml"
+if [ -n "${WATCHDOG:-}" ]; then
+    mkdir -p "$MNT/etc/systemd/system.conf.d"
+    printf '[Manager]\nRuntimeWatchdogSec=%s\nKexecWatchdogSec=%s\nRebootWatchdogSec=%s\n' \
+        "${WATCHDOG%%,*}" "${WATCHDOG#*,}" "${WATCHDOG#*,}" > "$MNT/etc/systemd/system.conf.d/watchdog.conf"
+    cp "$MNT/etc/systemd/system.conf.d/watchdog.conf" "$OUT/"
+fi
+if [ -n "${TRACE_SYSTEMCTL:-}" ]; then
+    cat > "$MNT/usr/local/sbin/systemctl" <<'EOF'
+#!/bin/sh
+# Test wrapper: logs the call and where stdout/stderr go, then runs the real systemctl.
+{ echo "$(date -u +%T) systemctl $* (parent $PPID: $(tr '\0' ' ' < /proc/$PPID/cmdline))"
+  echo "  fd1 -> $(readlink /proc/$$/fd/1)  fd2 -> $(readlink /proc/$$/fd/2)"; } >> /var/log/systemctl-trace.log
+exec /bin/systemctl "$@"
+EOF
+    chmod 0755 "$MNT/usr/local/sbin/systemctl"
+fi
+cat > "$MNT/etc/systemd/system/pretouch-start.service" <<EOF
+[Unit]
+Description=Start the pretouch kexec campaign (first boot only)
+After=multi-user.target
+ConditionPathExists=!/var/lib/pretouch-start.done
+
+[Service]
+Type=oneshot
+ExecStartPre=/bin/touch /var/lib/pretouch-start.done
+# The watchdog's driver (udev) may come after multi-user.target: wait for it.
+ExecStartPre=/bin/sh -c 'for i in \$\$(seq 120); do [ -e /dev/watchdog0 ] && exit 0; sleep 1; done; echo "no /dev/watchdog0 after 120 s"'
+ExecStart=/bin/sh -c 'date -u; uname -r; cat /proc/cmdline; ls -l /dev/watchdog*; /usr/local/bin/pretouch run /root/m.yaml $START_ARGS --boot kexec --yes --results /var/lib/pretouch-results; echo "pretouch run exited \$\$?"' 
+StandardOutput=append:/var/log/pretouch-start.log
+StandardError=append:/var/log/pretouch-start.log
+TimeoutStartSec=infinity
+
+[Install]
+WantedBy=multi-user.target
+EOF
+ln -sf /etc/systemd/system/pretouch-start.service \
+    "$MNT/etc/systemd/system/multi-user.target.wants/pretouch-start.service"
+# Every boot says which kernel came up and when, on the serial console.
+cat > "$MNT/etc/systemd/system/pretouch-bootmark.service" <<'EOF'
+[Unit]
+Description=Mark the boot on the console
+After=multi-user.target
+
+[Service]
+Type=oneshot
+ExecStart=/bin/sh -c 'echo "=== BOOTMARK $$(uname -r) up $$(cut -d" " -f1 /proc/uptime)s cmdline: $$(cat /proc/cmdline)" > /dev/ttyS0'
+ExecStart=-/bin/sh -c '/usr/local/bin/pretouch campaign status 2>&1 | sed "s/^/=== STATUS /" > /dev/ttyS0; sync'
+
+[Install]
+WantedBy=multi-user.target
+EOF
+ln -sf /etc/systemd/system/pretouch-bootmark.service \
+    "$MNT/etc/systemd/system/multi-user.target.wants/pretouch-bootmark.service"
+umount_all
+log "run image prepared in $((SECONDS - t0)) s"
+
+# Boot it. QEMU's serial output, each line stamped with the host's UTC time.
+log "booting the guest ($K2 via -kernel), timeout ${TIMEOUT}s"
+t0=$SECONDS
+# The end: after "pretouch campaign: finished" (or "stopped") the next boot's BOOTMARK
+# and STATUS lines are the default kernel up; QEMU is then stopped.
+watch_end() {
+    while sleep 5; do
+        [ -f "$OUT/qemu.pid" ] || continue
+        kill -0 "$(cat "$OUT/qemu.pid")" 2>/dev/null || return 0
+        if awk '/pretouch campaign: (finished|stopped)/{f=1} f && /=== BOOTMARK/{b=1} f && b && /=== STATUS/{s=1} END{exit !s}' \
+            "$OUT/serial.log" 2>/dev/null; then
+            sleep 20
+            log "the default kernel came up after the campaign's end: stopping QEMU"
+            kill "$(cat "$OUT/qemu.pid")"
+            return 0
+        fi
+    done
+}
+watch_end &
+WATCHER=$!
+set +e
+timeout "$TIMEOUT" nice -n 5 qemu-system-x86_64 -accel tcg -m 2048 -smp 1 \
+    -display none -monitor none -serial stdio -pidfile "$OUT/qemu.pid" \
+    -device i6300esb \
+    -drive "file=$RUNIMG,format=raw,if=virtio" \
+    -kernel "$CACHE/vmlinuz-$K2" -initrd "$CACHE/initrd.img-$K2" \
+    -append "root=/dev/vda rw console=ttyS0 panic=30" < /dev/null 2>&1 \
+    | while IFS= read -r line; do printf '%(%H:%M:%S)T %s\n' -1 "${line//$'\r'/}"; done \
+    > "$OUT/serial.log"
+rc=${PIPESTATUS[0]}
+set -e
+kill "$WATCHER" 2>/dev/null || true
+rm -f "$OUT/qemu.pid"
+log "qemu exited with $rc after $((SECONDS - t0)) s (124 = timeout)"
+
+# Copy the results out of the stopped guest's disk (mounted read-write: QEMU may have
+# been stopped under a running guest, so the ext4 journal is replayed).
+mount -o loop "$RUNIMG" "$MNT"
+cp -a "$MNT/var/lib/pretouch-results" "$OUT/results" 2>/dev/null || log "no /var/lib/pretouch-results in the guest"
+cp -a "$MNT/var/log/pretouch-start.log" "$OUT/" 2>/dev/null || true
+cp -a "$MNT/var/log/systemctl-trace.log" "$OUT/" 2>/dev/null || true
+[ -d "$MNT/var/lib/pretouch-campaign" ] && cp -a "$MNT/var/lib/pretouch-campaign" "$OUT/campaign-left" || true
+journalctl --directory="$MNT/var/log/journal" --no-pager -o short-iso-precise > "$OUT/journal.txt" 2>/dev/null || true
+journalctl --directory="$MNT/var/log/journal" --no-pager --list-boots > "$OUT/boots.txt" 2>/dev/null || true
+umount_all
+[ -n "${KEEP_IMAGE:-}" ] || rm -f "$RUNIMG"
+for report in "$OUT"/results/campaign-*/campaign-report.txt; do
+    [ -f "$report" ] && { log "report: $report"; cat "$report"; }
+done
+grep -a -E "BOOTMARK|STATUS|pretouch campaign|Linux version|kexec_core|reboot:|i6300|watchdog" "$OUT/serial.log" || true
+log "done: $OUT"
