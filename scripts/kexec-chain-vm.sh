@@ -22,10 +22,13 @@
 #   TIMEOUT=SECONDS  how long the guest may run (default 7200)
 #   REBUILD=1        rebuild the cached base image
 #   WATCHDOG=R,K     arm the i6300esb through systemd: RuntimeWatchdogSec=R and
-#                    KexecWatchdogSec=K (e.g. WATCHDOG=30s,2min); default: not armed
-#   BROKEN=1         a failure test instead: the matrix's `kernels:` are 6.1, 6.12 and
+#                    KExecWatchdogSec=K (systemd spells it so; e.g. WATCHDOG=30s,2min); default: not armed
+#   BROKEN=root      a failure test instead: the matrix's `kernels:` are 6.1, 6.12 and
 #                    a 6.12 with root=/dev/nope (its initramfs gives up and reboots by
 #                    panic=30, QEMU's reset boots the default kernel), --runs 1
+#   BROKEN=hang      the same with a 6.12 that hangs: init=/usr/bin/cat (blocks on the
+#                    console forever; the watchdog's driver is not in the initramfs, so
+#                    only a watchdog armed across the kexec, WATCHDOG=..., resets it)
 #   TRACE_SYSTEMCTL=1  a /usr/local/sbin/systemctl wrapper in the guest logs every call
 #                    (and where its stderr goes) to /var/log/systemctl-trace.log
 #   KEEP_IMAGE=1     keep the run's disk image (default: removed, the results copied)
@@ -139,20 +142,24 @@ START_ARGS="--kernel $K1 --kernel $K2 --runs 2"
 if [ -n "${BROKEN:-}" ]; then
     # A kernel whose boot fails: its root never appears, the initramfs gives up after
     # rootdelay and reboots by panic=30 (the firmware, here QEMU, boots the default).
+    case "$BROKEN" in
+        hang) broken_cmdline="init=/usr/bin/cat"; broken_label=broken-hang ;;
+        *) broken_cmdline="root=/dev/nope rootdelay=5"; broken_label=broken-root ;;
+    esac
     cat >> "$MNT/root/m.yaml" <<EOF
 kernels:
   - image: /boot/vmlinuz-$K1
   - image: /boot/vmlinuz-$K2
   - image: /boot/vmlinuz-$K2
-    cmdline: root=/dev/nope rootdelay=5
-    label: broken-root
+    cmdline: $broken_cmdline
+    label: $broken_label
 EOF
     START_ARGS="--runs 1"
 fi
 cp "$MNT/root/m.yaml" "$OUT/m.yaml"
 if [ -n "${WATCHDOG:-}" ]; then
     mkdir -p "$MNT/etc/systemd/system.conf.d"
-    printf '[Manager]\nRuntimeWatchdogSec=%s\nKexecWatchdogSec=%s\nRebootWatchdogSec=%s\n' \
+    printf '[Manager]\nRuntimeWatchdogSec=%s\nKExecWatchdogSec=%s\nRebootWatchdogSec=%s\n' \
         "${WATCHDOG%%,*}" "${WATCHDOG#*,}" "${WATCHDOG#*,}" > "$MNT/etc/systemd/system.conf.d/watchdog.conf"
     cp "$MNT/etc/systemd/system.conf.d/watchdog.conf" "$OUT/"
 fi
@@ -195,8 +202,12 @@ After=multi-user.target
 
 [Service]
 Type=oneshot
-ExecStart=/bin/sh -c 'echo "=== BOOTMARK $$(uname -r) up $$(cut -d" " -f1 /proc/uptime)s cmdline: $$(cat /proc/cmdline)" > /dev/ttyS0'
-ExecStart=-/bin/sh -c '/usr/local/bin/pretouch campaign status 2>&1 | sed "s/^/=== STATUS /" > /dev/ttyS0; sync'
+# Through journald (ForwardToConsole=, which opens the console per message): a write
+# to /dev/ttyS0 itself races serial-getty's vhangup() and can fail with EIO.
+ExecStart=/bin/sh -c 'echo "=== BOOTMARK $$(uname -r) up $$(cut -d" " -f1 /proc/uptime)s cmdline: $$(cat /proc/cmdline)"'
+ExecStart=-/bin/sh -c '/usr/local/bin/pretouch campaign status 2>&1 | sed "s/^/=== STATUS /"; sync'
+StandardOutput=journal
+StandardError=journal
 
 [Install]
 WantedBy=multi-user.target
