@@ -31,6 +31,10 @@
 #                    only a watchdog armed across the kexec, WATCHDOG=..., resets it)
 #   TRACE_SYSTEMCTL=1  a /usr/local/sbin/systemctl wrapper in the guest logs every call
 #                    (and where its stderr goes) to /var/log/systemctl-trace.log
+#   APPEND="..."     more parameters on the first boot's command line, which the
+#                    campaign hands on to every kernel it kexecs (e.g. APPEND=
+#                    watchdog.stop_on_reboot=0: the kernel otherwise stops a watchdog
+#                    such as i6300esb at kexec, whatever KExecWatchdogSec= armed)
 #   KEEP_IMAGE=1     keep the run's disk image (default: removed, the results copied)
 # Never kexecs or reboots this machine: every kexec is the guest's.
 set -euo pipefail
@@ -243,7 +247,7 @@ timeout "$TIMEOUT" nice -n 5 qemu-system-x86_64 -accel tcg -m 2048 -smp 1 \
     -device i6300esb \
     -drive "file=$RUNIMG,format=raw,if=virtio" \
     -kernel "$CACHE/vmlinuz-$K2" -initrd "$CACHE/initrd.img-$K2" \
-    -append "root=/dev/vda rw console=ttyS0 panic=30" < /dev/null 2>&1 \
+    -append "root=/dev/vda rw console=ttyS0 panic=30${APPEND:+ $APPEND}" < /dev/null 2>&1 \
     | while IFS= read -r line; do printf '%(%H:%M:%S)T %s\n' -1 "${line//$'\r'/}"; done \
     > "$OUT/serial.log"
 rc=${PIPESTATUS[0]}
