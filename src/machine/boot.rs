@@ -174,8 +174,10 @@ pub fn loader(method: BootMethod, fake_log: &Path) -> Box<dyn BootLoader> {
 /// Runs `program args`, its output captured: `Err` with what it said unless it exits 0.
 fn run(program: &str, args: &[String]) -> Result<(), String> {
     let out = duct::cmd(program, args)
-        .stdout_capture()
+        // Outermost first: stdout captured, then stderr joins it. The other order sent
+        // stderr to the runner's own stdout, and a failure's message was lost.
         .stderr_to_stdout()
+        .stdout_capture()
         .stdin_null()
         .unchecked()
         .run()
@@ -229,17 +231,36 @@ impl BootLoader for Kexec {
 
     fn way_back(&self) -> Result<(), String> {
         // A kexec'd kernel that hangs comes back only through a reset: the hardware
-        // watchdog, kept armed across the kexec (systemd's KexecWatchdogSec=).
-        if Path::new("/dev/watchdog0").exists() || Path::new("/dev/watchdog").exists() {
-            return Ok(());
+        // watchdog, armed by systemd before the kexec (KExecWatchdogSec=) and kept
+        // running into the new kernel (`watchdog.stop_on_reboot=0`, which
+        // [`kexec_cmdline`] adds).
+        if !Path::new("/dev/watchdog0").exists() && !Path::new("/dev/watchdog").exists() {
+            return Err(
+                "no hardware watchdog (/dev/watchdog0): a kexec'd kernel that hangs would stay \
+                 hung until someone resets the machine\n  fix: load the board's watchdog driver \
+                 (e.g. iTCO_wdt, sp5100_tco) and set KExecWatchdogSec= in \
+                 /etc/systemd/system.conf, or --force to run without a way back from a hang"
+                    .to_owned(),
+            );
         }
-        Err(
-            "no hardware watchdog (/dev/watchdog0): a kexec'd kernel that hangs would stay hung \
-             until someone resets the machine\n  fix: load the board's watchdog driver (e.g. \
-             iTCO_wdt, sp5100_tco) and set KexecWatchdogSec= in /etc/systemd/system.conf, \
-             or --force to run without a way back from a hang"
-                .to_owned(),
-        )
+        let armed = duct::cmd("systemctl", ["show", "-p", "KExecWatchdogUSec", "--value"])
+            .stderr_null()
+            .stdout_capture()
+            .unchecked()
+            .run()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned());
+        match armed.as_deref() {
+            Some("0" | "" | "infinity") => Err(format!(
+                "systemd does not arm the hardware watchdog for kexec (KExecWatchdogUSec={}): \
+                 a kexec'd kernel that hangs would stay hung\n  fix: set KExecWatchdogSec=2min \
+                 in the [Manager] section of /etc/systemd/system.conf (note the capital E) and \
+                 run `systemctl daemon-reexec`, or --force",
+                armed.as_deref().unwrap_or_default()
+            )),
+            _ => Ok(()),
+        }
     }
 
     fn boot(&self, target: &BootTarget, token: &str) -> Result<(), String> {
@@ -450,8 +471,12 @@ impl BootLoader for FakeLoader {
 }
 
 /// The command line a kexec'd kernel gets: this boot's, less what names this boot
-/// (`BOOT_IMAGE=`, `initrd=`, an earlier campaign token), with `extra` and a `panic=`
-/// that reboots a panicked kernel (into the default kernel) unless one is given.
+/// (`BOOT_IMAGE=`, `initrd=`, an earlier campaign token), with `extra`, a `panic=` that
+/// reboots a panicked kernel (into the default kernel) unless one is given, and
+/// `watchdog.stop_on_reboot=0` unless one is given: watchdog drivers such as iTCO_wdt
+/// and i6300esb stop their timer on reboot, and kexec counts as one, so without it the
+/// watchdog systemd armed before the kexec stops and a kernel that hangs is never reset
+/// (seen in `scripts/kexec-chain-vm.sh`'s hang test).
 pub fn kexec_cmdline(current: &str, extra: Option<&str>) -> String {
     let mut params: Vec<&str> = current
         .split_whitespace()
@@ -464,6 +489,12 @@ pub fn kexec_cmdline(current: &str, extra: Option<&str>) -> String {
     params.extend(extra.unwrap_or_default().split_whitespace());
     if !params.iter().any(|p| p.starts_with("panic=")) {
         params.push("panic=30");
+    }
+    if !params
+        .iter()
+        .any(|p| p.starts_with("watchdog.stop_on_reboot="))
+    {
+        params.push("watchdog.stop_on_reboot=0");
     }
     params.join(" ")
 }
@@ -527,9 +558,12 @@ menuentry 'UEFI Firmware Settings' $menuentry_id_option 'uefi-firmware' {
         let current = "BOOT_IMAGE=/boot/vmlinuz-6.1 root=UUID=1 ro quiet pretouch.campaign=s1b1";
         assert_eq!(
             kexec_cmdline(current, Some("transparent_hugepage=always")),
-            "root=UUID=1 ro quiet transparent_hugepage=always panic=30"
+            "root=UUID=1 ro quiet transparent_hugepage=always panic=30 watchdog.stop_on_reboot=0"
         );
-        assert_eq!(kexec_cmdline("ro panic=5", None), "ro panic=5");
+        assert_eq!(
+            kexec_cmdline("ro panic=5 watchdog.stop_on_reboot=1", None),
+            "ro panic=5 watchdog.stop_on_reboot=1"
+        );
         let running = Running {
             release: "r".into(),
             boot_id: "b".into(),

@@ -186,8 +186,10 @@ pub fn image_release(path: &Path) -> Option<String> {
 /// The first line a tool prints for `arg` (`--version`), when it runs and exits 0.
 pub fn tool_version(program: &Path, arg: &str) -> Option<String> {
     let out = duct::cmd(program, [arg])
-        .stdout_capture()
+        // Outermost first: stdout captured, then stderr joins it. The other order sent
+        // stderr to the runner's own stdout, and a failure's message was lost.
         .stderr_to_stdout()
+        .stdout_capture()
         .stdin_null()
         .unchecked()
         .run()
