@@ -18,7 +18,9 @@
 # console.
 #
 # Usage: sudo scripts/kexec-chain-vm.sh [PRETOUCH_BINARY]
-#   PRETOUCH_BINARY  default /work/wt/lead/target/debug/pretouch (copied at the start)
+#   PRETOUCH_BINARY  default target/release/pretouch of this checkout (copied at the start)
+#   REPETITIONS=N    the matrix's rounds (default 1: a check that the chain works; more
+#                    make the runs long against the boots, for the campaign's own cost)
 #   TIMEOUT=SECONDS  how long the guest may run (default 7200)
 #   REBUILD=1        rebuild the cached base image
 #   WATCHDOG=R,K     arm the i6300esb through systemd: RuntimeWatchdogSec=R and
@@ -39,7 +41,8 @@
 # Never kexecs or reboots this machine: every kexec is the guest's.
 set -euo pipefail
 
-BIN=${1:-/work/wt/lead/target/debug/pretouch}
+BIN=${1:-$(cd "$(dirname "$0")/.." && pwd)/target/release/pretouch}
+REPETITIONS=${REPETITIONS:-1}
 CACHE=/var/tmp/pretouch-kexec-vm
 TIMEOUT=${TIMEOUT:-7200}
 MIRROR=${MIRROR:-http://deb.debian.org/debian}
@@ -140,7 +143,7 @@ rm -f "$RUNIMG"
 cp --sparse=always "$BASE" "$RUNIMG"
 mount -o loop "$RUNIMG" "$MNT"
 install -m 0755 "$OUT/pretouch" "$MNT/usr/local/bin/pretouch"
-printf 'name: chain\njdks: [/usr/lib/jvm/java-17-openjdk-amd64]\ngcs: [g1]\nheaps: [64m]\nrepetitions: 1\n' \
+printf 'name: chain\njdks: [/usr/lib/jvm/java-17-openjdk-amd64]\ngcs: [g1]\nheaps: [64m]\nrepetitions: %s\n' "$REPETITIONS" \
     > "$MNT/root/m.yaml"
 START_ARGS="--kernel $K1 --kernel $K2 --runs 2"
 if [ -n "${BROKEN:-}" ]; then
