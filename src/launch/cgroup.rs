@@ -300,6 +300,28 @@ pub struct Transient {
     high: Option<Bytes>,
 }
 
+/// cgroup v2 gives a child the memory controller's files only when its parent's
+/// `cgroup.subtree_control` names `memory`: enables it there when it does not (the
+/// hierarchy's root takes it; a cgroup with processes of its own refuses, and the error
+/// says so).
+fn enable_memory(parent: &Path) -> Result<(), String> {
+    let control = parent.join("cgroup.subtree_control");
+    let enabled = std::fs::read_to_string(&control)
+        .is_ok_and(|c| c.split_whitespace().any(|c| c == "memory"));
+    if enabled {
+        return Ok(());
+    }
+    std::fs::write(&control, "+memory").map_err(|e| {
+        format!(
+            "cannot enable the memory controller for {}'s children (writing +memory to {}): \
+             {e}\n  fix: enable it there (`echo +memory > {}`), or run pretouch where it is",
+            parent.display(),
+            control.display(),
+            control.display()
+        )
+    })
+}
+
 fn page_size() -> u64 {
     // SAFETY: sysconf has no preconditions.
     let size = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
@@ -326,6 +348,9 @@ impl Transient {
     /// Makes `pretouch-<pid>-<n>` under the hierarchy with `limit`, read back.
     pub fn create(hierarchy: &Hierarchy, limit: &MemoryLimit, n: u64) -> Result<Transient, String> {
         hierarchy.check(limit)?;
+        if hierarchy.version == Version::V2 {
+            enable_memory(&hierarchy.parent)?;
+        }
         let dir = hierarchy
             .parent
             .join(format!("pretouch-{}-{n}", std::process::id()));
