@@ -294,44 +294,45 @@ pub fn explain_cell<R: Borrow<LaunchRecord>>(
 
 /// The folios per size and the fallbacks of a cell's launches with pretouch.
 fn folio_figures(on: &[&LaunchRecord]) -> (Vec<FolioCount>, Option<f64>) {
+    use crate::launch::mthp::MthpCounts;
+    fn counts(l: &LaunchRecord) -> &[MthpCounts] {
+        l.measured.mthp.as_deref().unwrap_or(&[])
+    }
     if !on.iter().any(|l| l.measured.mthp.is_some()) {
         return (Vec::new(), None);
     }
-    let counts = |l: &LaunchRecord| l.measured.mthp.as_deref().unwrap_or(&[]).to_vec();
-    let mut sizes: Vec<(u64, String)> = (on.iter())
+    let mut sizes: Vec<(Bytes, &str)> = (on.iter())
         .flat_map(|l| counts(l))
-        .filter_map(|c| {
-            let kb: u64 = c.size.strip_suffix("kB")?.parse().ok()?;
-            Some((kb * 1024, c.size))
-        })
+        .filter_map(|c| Some((crate::machine::folio::size_bytes(&c.size)?, c.size.as_str())))
         .collect();
     sizes.sort_by(|a, b| b.cmp(a));
     sizes.dedup();
-    let of = |ls: &[&LaunchRecord], pick: &dyn Fn(&crate::launch::mthp::MthpCounts) -> u64| {
-        med(ls
+    let of = |pick: &dyn Fn(&MthpCounts) -> u64| {
+        med(on
             .iter()
             .map(|l| counts(l).iter().map(pick).sum::<u64>() as f64))
         .unwrap_or(0.0)
     };
     let folios = sizes
         .iter()
-        .map(|(bytes, name)| {
-            let pick = |c: &crate::launch::mthp::MthpCounts| {
-                if c.size == *name {
+        .map(|&(bytes, name)| FolioCount {
+            bytes: bytes.0,
+            per_launch: of(&|c: &MthpCounts| {
+                if c.size == name {
                     c.anon_fault_alloc + c.shmem_alloc
                 } else {
                     0
                 }
-            };
-            FolioCount {
-                bytes: *bytes,
-                per_launch: of(on, &pick),
-            }
+            }),
         })
         .filter(|f| f.per_launch > 0.0)
         .collect();
-    let fallbacks = |c: &crate::launch::mthp::MthpCounts| c.anon_fault_fallback + c.shmem_fallback;
-    (folios, Some(of(on, &fallbacks)))
+    (
+        folios,
+        Some(of(&|c: &MthpCounts| {
+            c.anon_fault_fallback + c.shmem_fallback
+        })),
+    )
 }
 
 /// The flat columns of a cell's folios and cgroups in the CSV of cells (a CSV row holds

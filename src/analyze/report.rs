@@ -775,21 +775,36 @@ fn cell_folios(s: &Samples<'_>, gc: Gc, per_file: &[FileState<'_>]) -> CellFolio
         .map(|l| l.measured.command.as_slice());
     let args = s.flags.as_deref().or(command).unwrap_or(&[]);
     let default = crate::machine::env::Environment::default();
-    let mut per_launch = (0..s.timed.len()).map(|i| {
+    // Launches of one file and one setting as read back have the same sizes: each run
+    // of them is computed once (a setting's modes are laid over a copy of the
+    // environment).
+    let mut first: Option<Vec<crate::units::Bytes>> = None;
+    let mut last = None;
+    for i in 0..s.timed.len() {
+        let read = launch_of(s, i).measured.settings.as_deref();
+        let key = (s.timed[i].0, read.map(|r| &r.values));
+        if last == Some(key) {
+            continue;
+        }
+        last = Some(key);
         let env = per_file
             .get(s.timed[i].0)
             .and_then(|f| f.env)
             .unwrap_or(&default);
-        match &launch_of(s, i).measured.settings {
+        let folios = match read {
             Some(read) => {
                 let env = env.with_settings(&read.values);
                 sizes(&env, backing, jvm_advises(&env, backing, args))
             }
             None => sizes(env, backing, jvm_advises(env, backing, args)),
+        };
+        match &first {
+            None => first = Some(folios),
+            Some(f) if *f != folios => return None,
+            Some(_) => {}
         }
-    });
-    let first = per_launch.next().unwrap_or_default();
-    per_launch.all(|f| f == first).then_some(first)
+    }
+    Some(first.unwrap_or_default())
 }
 
 /// The record of a cell's `i`th timed launch.

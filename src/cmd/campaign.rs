@@ -265,25 +265,29 @@ fn boot_targets(
 /// The matrix, as each boot's run will check it: its JDKs and application root's alone
 /// (the unit runs them as root at every boot), its memory fitting; its plan.
 fn check_matrix(args: &RunArgs, matrix: &Matrix) -> anyhow::Result<Plan> {
+    // What the unit runs as root at every boot must be root's alone.
+    let root_only = |path: &Path, what: String, fix: &str| {
+        unit::root_only(path).map_err(|e| {
+            bad(anyhow::anyhow!(
+                "{what}: {e}; the campaign runs it as root at every boot\n  fix: {fix}"
+            ))
+        })
+    };
     let jdks = resolve_jdks(matrix, true).map_err(bad)?;
     for jdk in &jdks {
-        unit::root_only(&jdk.java).map_err(|e| {
-            bad(anyhow::anyhow!(
-                "JDK `{}`: {e}; the campaign runs it as root at every boot\n  fix: a JDK only root can change",
-                jdk.spec
-            ))
-        })?;
+        root_only(
+            &jdk.java,
+            format!("JDK `{}`", jdk.spec),
+            "a JDK only root can change",
+        )?;
     }
-    // The application runs as root at every boot too: its files must be root's alone.
     if let Some(app) = resolve_app(matrix, args.matrix.as_deref(), &jdks, true).map_err(bad)? {
         for file in app.files() {
-            unit::root_only(&file).map_err(|e| {
-                bad(anyhow::anyhow!(
-                    "app: `{}`: {e}; the campaign runs it as root at every boot\n  fix: keep \
-                     the application where only root can change it",
-                    file.display()
-                ))
-            })?;
+            root_only(
+                &file,
+                format!("app: `{}`", file.display()),
+                "keep the application where only root can change it",
+            )?;
         }
     }
     check_memory(matrix, args.force)?;

@@ -183,6 +183,17 @@ impl Hierarchy {
         Ok(())
     }
 
+    /// Makes the hierarchy ready for this run's cgroups, once before its first: removes
+    /// what dead runs left ([`Hierarchy::remove_leftovers`]) and, on cgroup v2, enables
+    /// the memory controller for the parent's children ([`enable_memory`]).
+    pub fn prepare(&self) -> Result<(), String> {
+        self.remove_leftovers();
+        match self.version {
+            Version::V1 => Ok(()),
+            Version::V2 => enable_memory(&self.parent),
+        }
+    }
+
     /// Removes the empty cgroups that runs no longer alive left here (a runner killed
     /// between a launch's mkdir and its rmdir). Their names carry the runner's pid.
     pub fn remove_leftovers(&self) {
@@ -229,15 +240,14 @@ pub fn check(matrix: &crate::matrix::Matrix, need_root: bool) -> Result<Vec<Stri
         hierarchy.check(limit).map_err(at)?;
     }
     if need_root {
-        // SAFETY: geteuid has no preconditions.
-        if unsafe { libc::geteuid() } != 0 {
+        if !crate::machine::guest_memory::is_root() {
             return Err(at(format!(
                 "memory: the launches' memory cgroups are made under {}, which needs root\n  \
                  fix: run as root (sudo), or remove `memory:`",
                 hierarchy.parent.display()
             )));
         }
-        hierarchy.remove_leftovers();
+        hierarchy.prepare().map_err(at)?;
         let trial = MemoryLimit {
             name: "trial".to_owned(),
             max: None,
@@ -345,12 +355,10 @@ fn read_pairs(path: &Path) -> BTreeMap<String, u64> {
 }
 
 impl Transient {
-    /// Makes `pretouch-<pid>-<n>` under the hierarchy with `limit`, read back.
+    /// Makes `pretouch-<pid>-<n>` under the hierarchy (made ready by
+    /// [`Hierarchy::prepare`]) with `limit`, read back.
     pub fn create(hierarchy: &Hierarchy, limit: &MemoryLimit, n: u64) -> Result<Transient, String> {
         hierarchy.check(limit)?;
-        if hierarchy.version == Version::V2 {
-            enable_memory(&hierarchy.parent)?;
-        }
         let dir = hierarchy
             .parent
             .join(format!("pretouch-{}-{n}", std::process::id()));

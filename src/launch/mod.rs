@@ -538,7 +538,7 @@ impl JvmLauncher {
         };
         let hierarchy = self
             .cgroups
-            .get_or_init(|| cgroup::Hierarchy::find().inspect(cgroup::Hierarchy::remove_leftovers))
+            .get_or_init(|| cgroup::Hierarchy::find().and_then(|h| h.prepare().map(|()| h)))
             .clone()?;
         self.cgroups_made.set(self.cgroups_made.get() + 1);
         cgroup::Transient::create(&hierarchy, limit, self.cgroups_made.get()).map(Some)

@@ -34,7 +34,7 @@ pub enum Backing {
 }
 
 /// `64kB` -> 64 KiB.
-fn size_bytes(name: &str) -> Option<Bytes> {
+pub fn size_bytes(name: &str) -> Option<Bytes> {
     let kb: u64 = name.strip_suffix("kB")?.parse().ok()?;
     Some(Bytes(kb * 1024))
 }
