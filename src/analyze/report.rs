@@ -160,15 +160,16 @@ pub struct CellReport {
     /// The 20% trimmed mean of the per-round costs (`docs/statistics.md`); absent
     /// without a round.
     pub cost_tmean_ms: Option<f64>,
-    /// Its 95% interval, drift-aware batch means ([`crate::analyze::interval`]);
+    /// Its 95% interval, drift-aware ([`crate::analyze::interval`]);
     /// absent with fewer than 10 rounds (`few rounds` in the text and Markdown).
     pub cost_ci_low_ms: Option<f64>,
     pub cost_ci_high_ms: Option<f64>,
-    /// The batches of consecutive rounds the interval comes from (`batches - 1`
-    /// degrees of freedom); absent when it is over runs.
+    /// The rounds the interval's error comes from (named for the batch means it
+    /// replaced); absent when it is over runs.
     pub cost_ci_batches: Option<usize>,
     /// The runs (result files) the interval is over, when the label has two or more of
-    /// 10 rounds each (`runs - 1` degrees of freedom; `stats::interval::runs_interval`);
+    /// 10 rounds each (its error pooled over the label's cells,
+    /// `stats::interval::RunSpread`);
     /// its estimate, `cost_tmean_ms`, is then the mean of the runs' trimmed means.
     pub cost_ci_runs: Option<usize>,
     /// When the cell's run stopped under adaptive repetitions checked at planned looks
@@ -647,8 +648,11 @@ pub fn label_rows(
 /// own rounds.
 fn restate_with_the_labels_drift(cells: &mut [CellReport]) {
     let runs: Vec<Vec<Vec<f64>>> = cells.iter().map(CellReport::run_costs).collect();
-    let series: Vec<&[f64]> = runs.iter().flatten().map(Vec::as_slice).collect();
-    let drift = crate::stats::interval::Drift::of(&series);
+    let by_cell: Vec<Vec<&[f64]>> = runs
+        .iter()
+        .map(|r| crate::stats::interval::as_runs(r))
+        .collect();
+    let drift = crate::stats::interval::Drift::of_cells(&by_cell);
     for (cell, runs) in cells.iter_mut().zip(&runs) {
         if cell.cost_ci_looks.is_some() {
             continue;

@@ -43,9 +43,9 @@ pub fn table_marks_looks(
     let comparable = |x: &[&[f64]], y: &[&[f64]]| difference_interval(x, y, family).is_some();
     let k = cells.iter().filter(|(x, y)| comparable(x, y)).count();
     let level = cell_level(k, family);
-    let xs: Vec<&[f64]> = cells.iter().flat_map(|c| c.0.iter().copied()).collect();
-    let ys: Vec<&[f64]> = cells.iter().flat_map(|c| c.1.iter().copied()).collect();
-    let drifts = [Drift::of(&xs), Drift::of(&ys)];
+    let xs: Vec<Vec<&[f64]>> = cells.iter().map(|c| c.0.clone()).collect();
+    let ys: Vec<Vec<&[f64]>> = cells.iter().map(|c| c.1.clone()).collect();
+    let drifts = [Drift::of_cells(&xs), Drift::of_cells(&ys)];
     cells
         .iter()
         .zip(looks)
@@ -440,6 +440,7 @@ pub(crate) mod tests {
         let mut rows = Vec::new();
         for (name, noise) in [
             ("development VM", Noise::development_vm()),
+            ("measured run shifts", Noise::run_shifts()),
             ("quiet spells", Noise::quiet_spells()),
         ] {
             let (found, _) = cover_letter_tables(&noise, 1000, 3, 10, 1.11, 81);
