@@ -155,19 +155,36 @@ pub struct PlannedNoise {
     pub measured: Vec<([String; 3], RoundNoise, f64)>,
 }
 
-/// The development VM's noise (`stats::noise::Noise::development_vm`) as a share of
-/// the cost: per-round sd 20.4 ms of 598 (3.4%), lag-1 autocorrelation 0.45, no spread
-/// between runs beyond the rounds'.
-const DEFAULT_SD_SHARE: f64 = 0.034;
+/// The development VM's noise as measured on 2026-12-03 (`stats::noise::Noise::run_shifts`,
+/// which a test below checks these against): per-round sd as a share of the cost, its
+/// lag-1 autocorrelation, the run-level shift as a share of the cost and the share of
+/// it a run's cells have in common.
+const DEFAULT_SD_SHARE: f64 = 0.0805;
 const DEFAULT_RHO: f64 = 0.45;
+const DEFAULT_RUN_SHIFT: f64 = 0.08;
+const DEFAULT_RUN_SHARED: f64 = 0.92;
+
+/// The stated defaults for a cell of `cost` ms.
+fn default_noise(cost: f64) -> RoundNoise {
+    RoundNoise {
+        sd_ms: DEFAULT_SD_SHARE * cost,
+        rho: DEFAULT_RHO,
+        between_sd_ms: DEFAULT_RUN_SHIFT * cost,
+        shared: DEFAULT_RUN_SHARED,
+    }
+}
 
 impl PlannedNoise {
     /// The stated defaults alone.
     pub fn defaults() -> PlannedNoise {
+        let d = default_noise(1.0);
         PlannedNoise {
             source: format!(
-                "stated defaults (per-round sd {:.1}% of the cost, lag-1 autocorrelation {DEFAULT_RHO}: the development VM's noise model)",
-                100.0 * DEFAULT_SD_SHARE
+                "stated defaults (the development VM's noise measured on 2026-12-03: per-round sd {:.1}% of the cost, lag-1 autocorrelation {}, runs shifted by {:.0}% of the cost, {:.0}% of that shared by a run's cells)",
+                100.0 * d.sd_ms,
+                d.rho,
+                100.0 * d.between_sd_ms,
+                100.0 * d.shared
             ),
             measured: Vec::new(),
         }
@@ -183,8 +200,16 @@ impl PlannedNoise {
         };
         let cells: Vec<_> = report.cells.iter().filter(|c| c.label == *label).collect();
         let runs: Vec<Vec<Vec<f64>>> = cells.iter().map(|c| c.run_costs()).collect();
-        let series: Vec<&[f64]> = runs.iter().flatten().map(Vec::as_slice).collect();
-        let drift = Drift::of(&series);
+        let by_cell: Vec<Vec<&[f64]>> = runs
+            .iter()
+            .map(|r| crate::stats::interval::as_runs(r))
+            .collect();
+        let drift = Drift::of_cells(&by_cell);
+        // Unknown (one run, or one cell): as if the cells moved as one.
+        let shared = drift
+            .runs
+            .filter(|s| s.cells >= 2)
+            .map_or(1.0, |s| s.shared);
         let measured = cells
             .iter()
             .zip(&runs)
@@ -200,11 +225,14 @@ impl PlannedNoise {
                 let sd = (within.iter().sum::<f64>() / within.len() as f64).sqrt();
                 let means: Vec<f64> = runs.iter().filter_map(|r| trimmed_mean(r, TRIM)).collect();
                 let cost = means.iter().sum::<f64>() / means.len() as f64;
-                // The runs' spread beyond what their rounds give (a run's mean of n
-                // rounds varies by about sd / sqrt(n) alone).
+                // The runs' spread beyond what their rounds give: a run's trimmed mean
+                // of n rounds varies by about 1.03 sd / sqrt(n), times the drift's
+                // long-run factor (`stats::power`).
                 let between = if means.len() >= 2 {
                     let n = runs.iter().map(Vec::len).sum::<usize>() as f64 / runs.len() as f64;
-                    (crate::stats::interval::sd_of(&means).powi(2) - sd * sd / n)
+                    let rho = drift.rho.clamp(0.0, 0.9);
+                    let rounds_var = (1.0 + rho) / (1.0 - rho) * (1.03 * sd).powi(2) / n;
+                    (crate::stats::interval::sd_of(&means).powi(2) - rounds_var)
                         .max(0.0)
                         .sqrt()
                 } else {
@@ -214,6 +242,7 @@ impl PlannedNoise {
                     sd_ms: sd,
                     rho: drift.rho.max(0.0),
                     between_sd_ms: between,
+                    shared,
                 };
                 Some((
                     [c.gc.clone(), c.heap.clone(), c.variant.clone()],
@@ -264,11 +293,7 @@ pub fn detectable(
                     - estimate_launch(cell, false, available_cpus))
                 .as_secs_f64()
                     * 1e3;
-                let n = RoundNoise {
-                    sd_ms: DEFAULT_SD_SHARE * cost,
-                    rho: DEFAULT_RHO,
-                    between_sd_ms: 0.0,
-                };
+                let n = default_noise(cost);
                 (n, cost, "defaults, estimated cost")
             }
         };
@@ -392,6 +417,7 @@ mod tests {
             sd_ms: 1.0,
             rho: 0.0,
             between_sd_ms: 0.0,
+            shared: 1.0,
         };
         let measured = PlannedNoise {
             source: "the figures of label `k` in results".into(),
@@ -418,5 +444,18 @@ mod tests {
             .collect();
         let (m1, m2) = (ms(lines[0]), ms(lines[1]));
         assert!(m1 < m2, "{text}");
+    }
+
+    #[test]
+    fn the_defaults_are_the_run_shift_model() {
+        let n = crate::stats::noise::Noise::run_shifts();
+        let d = default_noise(n.cost_ms);
+        assert!(
+            (d.sd_ms - n.sd_on_ms.hypot(n.sd_off_ms)).abs() < 0.1,
+            "{d:?}"
+        );
+        assert_eq!(d.rho, n.rho);
+        assert!((d.between_sd_ms - n.run_shift * n.cost_ms).abs() < 1e-9);
+        assert_eq!(d.shared, n.run_shift_shared);
     }
 }

@@ -4,17 +4,21 @@
 //! (`schedule::dryrun`); `docs/statistics.md` gives the curve over rounds x runs.
 //!
 //! The approximation follows the interval the comparison marks with
-//! (`stats::interval::difference_interval_in`, `stats::family::table_marks`): each
-//! label's standard error is its runs' (`sd` over the square root of the rounds,
-//! times 1.03 for the 20% trimmed mean's efficiency under normal costs, Wilcox 2017,
-//! 3.2, widened by the drift factor at the upper bound the plan's rounds would give),
-//! over the square root of the runs, with the spread between runs `between_sd_ms` on
-//! top; the mark needs the difference beyond `t(1 - 0.05 / (2 k), df)` standard errors
-//! for the `k` cells of the column, so the change found with chance `power` is
-//! `(t(1 - 0.05 / (2 k), df) + t(power, df)) * se` (the normal-theory power of a
-//! two-sample t test; Cohen, "Statistical Power Analysis", 2nd ed., 1988, 2.3).
-//! `df` is the Welch degrees of freedom of two equal sides: `2 (runs - 1)` over runs,
-//! else twice a run's. The tests check it against the simulated comparison.
+//! (`stats::interval::difference_interval_in`, `stats::family::table_marks`). A run's
+//! trimmed mean has the iid standard error `1.03 sd / sqrt(rounds)` (1.03: the 20%
+//! trimmed mean's efficiency under normal costs, Wilcox 2017, 3.2). With one run a
+//! label its error is that, widened by the drift factor at the upper bound the plan's
+//! rounds would give, on the rounds' degrees of freedom. Over runs it is what the runs
+//! really vary by, the drift's long-run variance plus the spread between runs
+//! `between_sd_ms`, never below the drift at its point estimate, over the square root
+//! of the runs, on the pooled spread's degrees of freedom
+//! (`stats::interval::RunSpread`): `k (R - 1) / (1 + (k - 1) shared^2)` for the `k`
+//! cells of a column whose run deviations correlate `shared`, at least `R - 1`, and
+//! twice that for two labels. The mark needs the difference beyond `t(1 - 0.05 /
+//! (2 k), df)` standard errors, so the change found with chance `power` is
+//! `(t(1 - 0.05 / (2 k), df) + t(power, df)) * sqrt(2) * se` (the normal-theory power
+//! of a two-sample t test; Cohen, "Statistical Power Analysis", 2nd ed., 1988, 2.3).
+//! The tests check it against the simulated comparison.
 
 use crate::stats::interval::{MIN_ROUNDS, TRIM, t_quantile};
 
@@ -27,6 +31,9 @@ pub struct RoundNoise {
     pub rho: f64,
     /// Standard deviation of a run's cost between runs beyond what its rounds give, ms.
     pub between_sd_ms: f64,
+    /// How much of a run's deviation the cells of a label share, 0 to 1 (the pooled
+    /// correlation of `stats::interval::RunSpread`; 1 when unknown).
+    pub shared: f64,
 }
 
 /// The trimmed mean's standard error over the mean's, for normal costs (efficiency
@@ -48,23 +55,26 @@ pub fn detectable_change(
         return None;
     }
     let n = rounds as f64;
-    let label_rounds = (rounds * runs * cells.max(1)) as f64;
+    let k = cells.max(1) as f64;
+    let label_rounds = n * runs as f64 * k;
     let rho = noise.rho.clamp(0.0, 0.9);
-    let upper = (rho + 1.645 * ((1.0 - rho * rho) / label_rounds).sqrt()).min(0.9);
-    let factor = ((1.0 + upper) / (1.0 - upper)).sqrt();
-    let run_se = factor * TRIM_SE * noise.sd_ms / n.sqrt();
-    let kept = rounds - 2 * (TRIM * n).floor() as usize;
-    let run_df = ((kept - 1) as f64 * (1.0 - rho * rho) / (1.0 + rho * rho)).max(1.0);
+    let iid = TRIM_SE * noise.sd_ms / n.sqrt();
     let (se, df) = if runs >= 2 {
         let r = runs as f64;
-        let spread = (run_se * run_se + noise.between_sd_ms.powi(2)).sqrt();
-        // The interval over runs is never narrower than its runs' rounds say.
-        let floor = run_se * t_quantile(0.975, r * run_df) / t_quantile(0.975, r - 1.0);
-        (spread.max(floor) / r.sqrt(), 2.0 * (r - 1.0))
+        let drift = (1.0 + rho) / (1.0 - rho);
+        let run_var = drift * iid * iid + noise.between_sd_ms.powi(2);
+        let label_df = r - 1.0;
+        let pooled =
+            (k * label_df / (1.0 + (k - 1.0) * noise.shared.clamp(0.0, 1.0).powi(2))).max(label_df);
+        ((run_var / r).sqrt(), 2.0 * pooled)
     } else {
-        (run_se, 2.0 * run_df)
+        let upper = (rho + 1.645 * ((1.0 - rho * rho) / label_rounds).sqrt()).min(0.9);
+        let factor = ((1.0 + upper) / (1.0 - upper)).sqrt();
+        let kept = rounds - 2 * (TRIM * n).floor() as usize;
+        let run_df = ((kept - 1) as f64 * (1.0 - rho * rho) / (1.0 + rho * rho)).max(1.0);
+        (factor * iid, 2.0 * run_df)
     };
-    let level = 1.0 - 0.05 / cells.max(1) as f64;
+    let level = 1.0 - 0.05 / k;
     let t = t_quantile(1.0 - (1.0 - level) / 2.0, df) + t_quantile(power, df);
     Some(t * std::f64::consts::SQRT_2 * se)
 }
@@ -96,6 +106,7 @@ mod tests {
             sd_ms: sd,
             rho: noise.rho,
             between_sd_ms: 0.0,
+            shared: 0.5,
         };
         for (rounds, runs, seed) in [(10, 1, 91), (10, 3, 92), (20, 3, 93), (10, 5, 94)] {
             let delta = detectable_change(plan_noise, rounds, runs, 4, 0.8).unwrap();
@@ -114,5 +125,53 @@ mod tests {
         // More rounds or runs find less.
         let at = |rounds, runs| detectable_change(plan_noise, rounds, runs, 4, 0.8).unwrap();
         assert!(at(20, 3) < at(10, 3) && at(10, 5) < at(10, 3));
+    }
+
+    /// The power curve of docs/statistics.md (ignored in the suite: about a minute in a
+    /// release build): for the cover letter's 4 cells under the development VM's noise
+    /// with the measured run shifts (`Noise::run_shifts`), per runs x rounds a label,
+    /// the share of cells whose +11% change the simulated comparison marks (400 tables
+    /// of two labels in turn) and the change `detectable_change` gives for 80% power
+    /// from the same noise as a share of the cost. Run with
+    /// `cargo test --release --lib stats::power::tests::power_curve -- --ignored --nocapture`.
+    #[test]
+    #[ignore]
+    fn power_curve() {
+        let noise = Noise::run_shifts();
+        let sd = (noise.sd_on_ms.powi(2) + noise.sd_off_ms.powi(2)).sqrt();
+        let plan = RoundNoise {
+            sd_ms: sd,
+            rho: noise.rho,
+            between_sd_ms: noise.run_shift * noise.cost_ms,
+            shared: noise.run_shift_shared,
+        };
+        eprintln!(
+            "| runs x rounds | +11% marked (simulated) | A/A tables with a mark | found with 80% power (approximation) |"
+        );
+        eprintln!("|---|---|---|---|");
+        for runs in [2, 3, 5, 10, 20] {
+            for rounds in [10, 20] {
+                let seed = (runs * 100 + rounds) as u64;
+                let (found, _) = crate::stats::family::tests::cover_letter_tables_at(
+                    &noise, 400, runs, rounds, 1.11, seed, &[1.0; 4],
+                );
+                let (_, aa) = crate::stats::family::tests::cover_letter_tables_at(
+                    &noise,
+                    400,
+                    runs,
+                    rounds,
+                    1.0,
+                    seed + 1,
+                    &[1.0; 4],
+                );
+                let delta = detectable_change(plan, rounds, runs, 4, 0.8).unwrap();
+                eprintln!(
+                    "| {runs} x {rounds} | {:.1}% | {:.1}% | {:.1}% |",
+                    100.0 * found,
+                    100.0 * aa,
+                    100.0 * delta / noise.cost_ms
+                );
+            }
+        }
     }
 }
