@@ -45,6 +45,9 @@ pub struct Args {
     /// Pairs taken together as one label's several runs, for the interval over runs
     #[arg(long, default_value_t = 3)]
     pub group: usize,
+    /// Every run with `comparable_memory: true` (free page reporting held off; root)
+    #[arg(long)]
+    pub comparable_memory: bool,
 }
 
 /// One cell of one A/A pair.
@@ -74,18 +77,24 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     let jdk = jdk(args.jdk.as_deref())?;
     let home = jdk.home.display().to_string();
     let yaml = format!(
-        "name: aa\njdks: [{home:?}]\ngcs: [{}]\nheaps: [{}]\nrepetitions: {}\nwarmup: 1\n",
+        "name: aa\njdks: [{home:?}]\ngcs: [{}]\nheaps: [{}]\nrepetitions: {}\nwarmup: 1\ncomparable_memory: {}\n",
         args.gcs.join(", "),
         args.heap,
-        args.rounds
+        args.rounds,
+        args.comparable_memory
     );
     println!(
-        "A/A check of the stated 95% intervals: {} pairs of runs (A then A'), {} rounds each, {} at {} ({})",
+        "A/A check of the stated 95% intervals: {} pairs of runs (A then A'), {} rounds each, {} at {} ({}){}",
         args.repetitions,
         args.rounds,
         args.gcs.join(", "),
         args.heap,
-        jdk.version
+        jdk.version,
+        if args.comparable_memory {
+            ", --comparable-memory"
+        } else {
+            ""
+        }
     );
     println!(
         "{:<4} {:<10} {:>16} {:>16} {:>7} {:>22} {:>22} {:>5}",

@@ -138,5 +138,153 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         }
     }
     println!("A/A: {aa_marked} of {aa_tables} tables carry a mark");
+    let labels: Vec<&Label> = repeats.iter().flat_map(|(_, a, b)| [a, b]).collect();
+    print_spread(&labels);
+    for side in ["a", "b"] {
+        let of_side: Vec<&Label> = repeats
+            .iter()
+            .map(|(_, a, b)| if side == "a" { a } else { b })
+            .collect();
+        // The other label of the same repeat: its runs ran between this one's.
+        let others: Vec<&Label> = repeats
+            .iter()
+            .map(|(_, a, b)| if side == "a" { b } else { a })
+            .collect();
+        print_coverage(side, &of_side, &others);
+    }
     Ok(())
+}
+
+/// Leave-one-out coverage on the measured runs, per label side: does the interval a
+/// report states hold the cell's cost as every other repeat measured it (the trimmed
+/// mean of their runs' trimmed means)? Once for each run read alone (the report's
+/// interval of one run, its drift pooled over the run's cells), once for each repeat's
+/// label of several runs (the interval over runs, with the label's spread pooled over
+/// its cells, `stats::interval::RunSpread`).
+fn print_coverage(side: &str, labels: &[&Label], others: &[&Label]) {
+    use pretouch::stats::interval::{Drift, TRIM, runs_interval_in, trimmed_mean};
+    let cells = labels.iter().map(|l| l.runs.len()).min().unwrap_or(0);
+    // The cost the other runs measured, as an interval over runs estimates it: the
+    // mean of their trimmed means (not the trimmed mean of their rounds pooled, which
+    // trims the rounds of the runs at the outer levels first).
+    let truth = |c: usize, skip: usize, skip_run: Option<usize>| {
+        let means: Vec<f64> = labels
+            .iter()
+            .enumerate()
+            .flat_map(|(i, l)| {
+                l.runs[c]
+                    .iter()
+                    .enumerate()
+                    .filter(move |(j, _)| i != skip || skip_run.is_some_and(|s| s != *j))
+                    .filter_map(|(_, r)| trimmed_mean(r, TRIM))
+            })
+            .collect();
+        (!means.is_empty()).then(|| means.iter().sum::<f64>() / means.len() as f64)
+    };
+    let (mut one, mut one_n, mut over, mut over_n) = (0, 0, 0, 0);
+    // The interval over runs without the pooled spread (each cell's own runs' spread,
+    // never below their rounds' drift-widened error), for comparison.
+    let (mut own, mut own_halves) = (0, Vec::new());
+    // With the spread pooled over both labels of the repeat.
+    let (mut both, mut both_halves) = (0, Vec::new());
+    let mut halves = (Vec::new(), Vec::new());
+    for (i, label) in labels.iter().enumerate() {
+        let by_cell: Vec<Vec<&[f64]>> = label.runs.iter().map(|c| as_runs(c)).collect();
+        let drift = Drift::of_cells(&by_cell);
+        let runs = by_cell.first().map_or(0, Vec::len);
+        for run in 0..runs {
+            let of_run: Vec<&[f64]> = by_cell.iter().filter_map(|c| c.get(run).copied()).collect();
+            let run_drift = Drift::of(&of_run);
+            for (c, cell) in by_cell.iter().enumerate().take(cells) {
+                let (Some(&costs), Some(t)) = (cell.get(run), truth(c, i, Some(run))) else {
+                    continue;
+                };
+                let Some(stated) = runs_interval_in(&[costs], run_drift, CONFIDENCE) else {
+                    continue;
+                };
+                one_n += 1;
+                one += usize::from(stated.low_ms <= t && t <= stated.high_ms);
+                halves.0.push(stated.half_width_ms());
+            }
+        }
+        for c in 0..cells {
+            let (Some(stated), Some(t)) = (
+                runs_interval_in(&by_cell[c], drift, CONFIDENCE),
+                truth(c, i, None),
+            ) else {
+                continue;
+            };
+            over_n += 1;
+            over += usize::from(stated.low_ms <= t && t <= stated.high_ms);
+            halves.1.push(stated.half_width_ms());
+            let mut all: Vec<Vec<&[f64]>> = by_cell.clone();
+            all.extend(others[i].runs.iter().map(|c| as_runs(c)));
+            let two = Drift {
+                runs: Drift::of_cells(&all).runs,
+                ..drift
+            };
+            if let Some(i) = runs_interval_in(&by_cell[c], two, CONFIDENCE) {
+                both += usize::from(i.low_ms <= t && t <= i.high_ms);
+                both_halves.push(i.half_width_ms());
+            }
+            let unpooled = Drift {
+                runs: None,
+                ..drift
+            };
+            if let Some(i) = runs_interval_in(&by_cell[c], unpooled, CONFIDENCE) {
+                own += usize::from(i.low_ms <= t && t <= i.high_ms);
+                own_halves.push(i.half_width_ms());
+            }
+        }
+    }
+    let median = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
+    };
+    println!(
+        "label {side}: one run's interval holds the cell's cost in the other runs in {one} of {one_n} (median +-{:.1} ms); a repeat's interval over its runs holds it in the other repeats in {over} of {over_n} (median +-{:.1} ms), without the pooled spread in {own} of {over_n} (median +-{:.1} ms), with the spread pooled over both labels in {both} of {over_n} (median +-{:.1} ms)",
+        median(halves.0),
+        median(halves.1),
+        median(own_halves),
+        median(both_halves)
+    );
+}
+
+/// How far a label's runs of a cell differ, beside what their rounds say: what the
+/// interval over runs takes as its error (`stats::interval::RunSpread`), and what a
+/// simulation of the cover letter's budget must have (`stats::noise::Noise::run_shift`).
+/// Per label: the variance of a run's trimmed mean over its iid variance pooled over
+/// the label's cells, with its degrees of freedom and the share of it the cells have
+/// in common (their run deviations' pooled correlation), beside the drift's point
+/// estimate; then over every label, weighted by degrees of freedom.
+fn print_spread(labels: &[&Label]) {
+    use pretouch::stats::interval::Drift;
+    let (mut sum, mut dfs, mut shared, mut rhos) = (0.0, 0.0, 0.0, 0.0);
+    let mut n = 0;
+    for label in labels {
+        let cells: Vec<Vec<&[f64]>> = label.runs.iter().map(|c| as_runs(c)).collect();
+        let drift = Drift::of_cells(&cells);
+        let Some(spread) = drift.runs else {
+            continue;
+        };
+        sum += spread.factor_sq * spread.df;
+        dfs += spread.df;
+        shared += spread.shared;
+        rhos += drift.rho;
+        n += 1;
+    }
+    if n == 0 {
+        return;
+    }
+    println!(
+        "spread between runs, {n} labels: a run's trimmed mean varies {:.2} times its iid variance between runs (pooled over cells, weighted by df {:.1} in all); the cells share {:.0}% of it (mean pooled correlation); the drift's lag-1 {:.2} alone implies {:.2} (mean)",
+        sum / dfs,
+        dfs,
+        100.0 * shared / n as f64,
+        rhos / n as f64,
+        {
+            let r = (rhos / n as f64).max(0.0);
+            (1.0 + r) / (1.0 - r)
+        }
+    );
 }
