@@ -23,8 +23,20 @@ pub fn differences(a: &Environment, b: &Environment) -> Vec<(&'static str, Strin
         .filter(|((name, x), (_, y))| {
             x != y && !matches!(*name, "kernel_release" | "kernel_version")
         })
-        .map(|((name, x), (_, y))| (name, words(&x), words(&y)))
+        .map(|((name, x), (_, y))| match (words(&x), words(&y)) {
+            // Sizes that differ by less than their rounding: the bytes tell them apart.
+            (a, b) if a == b => (name, exact(&x), exact(&y)),
+            (a, b) => (name, a, b),
+        })
         .collect()
+}
+
+/// [`words`] with a size's bytes beside it (`1.9 GiB (2071166976 bytes)`).
+fn exact(s: &Setting<'_>) -> String {
+    match s {
+        Setting::Size(Some(b)) => format!("{b} ({} bytes)", b.0),
+        other => words(other),
+    }
 }
 
 /// A setting in words; `-` for what was not recorded or could not be read.
@@ -96,6 +108,7 @@ mod tests {
 
     use super::*;
     use crate::machine::guest::GuestInfo;
+    use crate::units::Bytes;
 
     #[test]
     fn differences_leave_the_kernel_out() {
@@ -114,6 +127,22 @@ mod tests {
             [("thp_enabled", "madvise".to_owned(), "always".to_owned())]
         );
         assert!(differences(&a, &a).is_empty());
+    }
+
+    #[test]
+    fn sizes_that_round_alike_are_told_apart_by_their_bytes() {
+        let a = Environment {
+            mem_total: Some(Bytes(2_071_166_976)),
+            ..Environment::default()
+        };
+        let b = Environment {
+            mem_total: Some(Bytes(2_071_171_072)),
+            ..Environment::default()
+        };
+        let d = differences(&a, &b);
+        assert_eq!(d.len(), 1, "{d:?}");
+        assert_ne!(d[0].1, d[0].2);
+        assert!(d[0].1.ends_with("(2071166976 bytes)"), "{d:?}");
     }
 
     #[test]

@@ -379,11 +379,27 @@ fn record_failed_boot(
         Some(why) if running.release == expected => why,
         _ => failed_boot_cause(c, running, expected, &f.token),
     };
+    // The release asked for, but not this boot: say what tells them apart, so that a
+    // line never reads "expected X, found X".
+    let found = if running.release != expected {
+        running.release.clone()
+    } else {
+        match (c.boot, running.token().filter(|t| !t.is_empty())) {
+            (crate::machine::boot::BootMethod::Reboot, _) => {
+                format!("{} from another image", running.release)
+            }
+            (_, None) => format!("{} without this boot's token {}", running.release, f.token),
+            (_, Some(t)) if t != f.token => {
+                format!("{} with token {t}, not {}", running.release, f.token)
+            }
+            (_, Some(_)) => format!("{} from another image", running.release),
+        }
+    };
     let failed = FailedBoot {
         step,
         label: c.label(step).to_owned(),
         expected: expected.to_owned(),
-        found: running.release.clone(),
+        found,
         why,
         at: utc(),
     };
@@ -878,6 +894,28 @@ mod tests {
         assert_eq!(
             at(&mut c, &path, &start, &loader, &mut runner),
             Stand::Booting(1)
+        );
+    }
+
+    #[test]
+    fn the_asked_release_without_the_boots_token_is_named_apart_from_what_was_asked() {
+        let dir = tempfile::tempdir().unwrap();
+        let (path, mut c, loader, mut runner, _) = first_boot_asked(dir.path(), |_| {});
+        let token = loader.asked.borrow().last().unwrap().1.clone();
+        // a's release comes up, but not from this boot (the default kernel is the
+        // same release, or an earlier boot's kernel): no token on its command line.
+        at(
+            &mut c,
+            &path,
+            &running("6.1-a", "b1", ""),
+            &loader,
+            &mut runner,
+        );
+        let failed = c.failed_boots.last().unwrap();
+        assert_eq!(failed.expected, "6.1-a");
+        assert_eq!(
+            failed.found,
+            format!("6.1-a without this boot's token {token}")
         );
     }
 
