@@ -12,7 +12,7 @@
 //! really vary by, the drift's long-run variance plus the spread between runs
 //! `between_sd_ms`, never below the drift at its point estimate, over the square root
 //! of the runs, on the pooled spread's degrees of freedom
-//! (`stats::interval::RunSpread`): `k (R - 1) / (1 + (k - 1) shared^2)` for the `k`
+//! (`stats::interval::RunSpread`): `k (R - 1) / (1 + (k - 1) shared)` for the `k`
 //! cells of a column whose run deviations correlate `shared`, at least `R - 1`, and
 //! twice that for two labels. The mark needs the difference beyond `t(1 - 0.05 /
 //! (2 k), df)` standard errors, so the change found with chance `power` is
@@ -65,7 +65,7 @@ pub fn detectable_change(
         let run_var = drift * iid * iid + noise.between_sd_ms.powi(2);
         let label_df = r - 1.0;
         let pooled =
-            (k * label_df / (1.0 + (k - 1.0) * noise.shared.clamp(0.0, 1.0).powi(2))).max(label_df);
+            (k * label_df / (1.0 + (k - 1.0) * noise.shared.clamp(0.0, 1.0))).max(label_df);
         ((run_var / r).sqrt(), 2.0 * pooled)
     } else {
         let upper = (rho + 1.645 * ((1.0 - rho * rho) / label_rounds).sqrt()).min(0.9);
