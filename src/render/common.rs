@@ -109,7 +109,7 @@ pub(crate) fn interval_basis_note<'a>(cells: impl Iterator<Item = &'a CellReport
         note += " From one run's rounds, the interval does not see the machine move between runs; a label of three runs or more, run in turn with the others (`run --kernel ... --runs 3` in VMs), gets one over its runs that does (docs/statistics.md).";
     }
     if over_runs {
-        note += " (N runs) = the label ran the cell N times (result files), and the interval is over those runs: the mean of their trimmed means +-t(N - 1) times their spread, never narrower than the rounds' own interval (docs/statistics.md).";
+        note += " (N runs) = the label ran the cell N times (result files), and the interval is over those runs: the mean of their trimmed means, its error how far the runs differ, pooled over the label's cells, never narrower than the drift in their rounds (docs/statistics.md).";
     }
     note
 }

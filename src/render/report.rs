@@ -196,7 +196,7 @@ pub fn markdown(report: &Report) -> String {
         out += &table::markdown(&table::cols(&MD_HEADERS, 4), &rows);
         out.push('\n');
     }
-    out += "Times in ms from exec to `main()`: median of the counted launches (min-max); pretouch = median(with) - median(without); 20% trimmed mean +-95%: of the per-round costs (with - without in one round), with the half-width of its 95% interval (batch means widened for drift, `docs/statistics.md`), `few rounds` under 10 rounds; cost min-max and IQR: spread of the per-round costs; outliers: launches with a modified z-score above 3.5.";
+    out += "Times in ms from exec to `main()`: median of the counted launches (min-max); pretouch = median(with) - median(without); 20% trimmed mean +-95%: of the per-round costs (with - without in one round), with the half-width of its 95% interval (its standard error widened for drift, `docs/statistics.md`), `few rounds` under 10 rounds; cost min-max and IQR: spread of the per-round costs; outliers: launches with a modified z-score above 3.5.";
     out += &interval_basis_note(report.cells.iter());
     out.push('\n');
     let cells: Vec<&CellReport> = report.cells.iter().collect();
@@ -449,7 +449,7 @@ mod tests {
         | 17.0.15+6 | g1 | 1g | default | 10+10 | 48.4 (47.2-49.8) | 435 (423-1288) | 386 | 386 +-9.4 | 376-1241 | 11.8 | 1 | 0 |
         | 17.0.15+6 | g1 | 1g | default gc_threads=1 cpus=0 app=com.example.Main | 10+10 | 48.4 (47.2-49.8) | 900 (880-990) | 852 | 386 +-9.4 | 376-1241 | 11.8 | 1 | 0 |
 
-        Times in ms from exec to `main()`: median of the counted launches (min-max); pretouch = median(with) - median(without); 20% trimmed mean +-95%: of the per-round costs (with - without in one round), with the half-width of its 95% interval (batch means widened for drift, `docs/statistics.md`), `few rounds` under 10 rounds; cost min-max and IQR: spread of the per-round costs; outliers: launches with a modified z-score above 3.5. From one run's rounds, the interval does not see the machine move between runs; a label of three runs or more, run in turn with the others (`run --kernel ... --runs 3` in VMs), gets one over its runs that does (docs/statistics.md).
+        Times in ms from exec to `main()`: median of the counted launches (min-max); pretouch = median(with) - median(without); 20% trimmed mean +-95%: of the per-round costs (with - without in one round), with the half-width of its 95% interval (its standard error widened for drift, `docs/statistics.md`), `few rounds` under 10 rounds; cost min-max and IQR: spread of the per-round costs; outliers: launches with a modified z-score above 3.5. From one run's rounds, the interval does not see the machine move between runs; a label of three runs or more, run in turn with the others (`run --kernel ... --runs 3` in VMs), gets one over its runs that does (docs/statistics.md).
 
         - adaptive: 6.18.0-base 17.0.15+6 g1 1g default: stopped early after 5 of 30 rounds: 95% interval [380.1, 389.0] ms, +-1.5%, within +-2%
         - adaptive: 6.18.0-base 17.0.15+6 g1 1g default gc_threads=1 cpus=0: ran all 30 rounds: 95% interval [801.0, 870.2] ms, +-5.8%, wider than +-2%
@@ -547,7 +547,7 @@ mod tests {
         | 17.0.15+6 | g1 | 1g | default | 10+10 | 48.4 (47.2-49.8) | 435 (423-1288) | 386 | 386 +-9.4 | 376-1241 | 11.8 | 1 | 0 |
         | 17.0.15+6 | parallel | 2g | default | 10+0 | 50.1 (49.0-51.5) | - | FAILED | - | - | - | 0 | 10 |
 
-        Times in ms from exec to `main()`: median of the counted launches (min-max); pretouch = median(with) - median(without); 20% trimmed mean +-95%: of the per-round costs (with - without in one round), with the half-width of its 95% interval (batch means widened for drift, `docs/statistics.md`), `few rounds` under 10 rounds; cost min-max and IQR: spread of the per-round costs; outliers: launches with a modified z-score above 3.5. From one run's rounds, the interval does not see the machine move between runs; a label of three runs or more, run in turn with the others (`run --kernel ... --runs 3` in VMs), gets one over its runs that does (docs/statistics.md).
+        Times in ms from exec to `main()`: median of the counted launches (min-max); pretouch = median(with) - median(without); 20% trimmed mean +-95%: of the per-round costs (with - without in one round), with the half-width of its 95% interval (its standard error widened for drift, `docs/statistics.md`), `few rounds` under 10 rounds; cost min-max and IQR: spread of the per-round costs; outliers: launches with a modified z-score above 3.5. From one run's rounds, the interval does not see the machine move between runs; a label of three runs or more, run in turn with the others (`run --kernel ... --runs 3` in VMs), gets one over its runs that does (docs/statistics.md).
 
         > warning: 6.18.0-base 17.0.15+6 parallel 2g default: 10 launch(es) failed, first: exited with code 1 before main()
 
