@@ -110,7 +110,8 @@ pub fn stated(runs: &[Vec<f64>], looks: Option<u32>) -> (Option<CostInterval>, O
 }
 
 /// The interval the report states for a cell of a fixed count, with the drift of its
-/// label's rounds (`Drift::of` every cell's runs): over the runs when there are several
+/// label's rounds (`Drift::of_cells` of every cell's runs, with the spread between runs
+/// pooled over the cells): over the runs when there are several
 /// of 10 rounds each, else from the rounds, at 95%.
 pub fn stated_in(runs: &[Vec<f64>], drift: Drift) -> Option<CostInterval> {
     runs_interval_in(&as_runs(runs), drift, CONFIDENCE)

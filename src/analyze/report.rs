@@ -641,11 +641,11 @@ pub fn label_rows(
     LabelRows { cells, warnings }
 }
 
-/// Each cell's interval again, with the drift pooled over every cell's runs of the
-/// label (`stats::interval::Drift::of`): the cells of a run share its rounds and the
-/// machine's drift, and one cell's 10 rounds say little of it. A cell whose run
-/// stopped under adaptive repetitions keeps the interval its stop checked, from its
-/// own rounds.
+/// Each cell's interval again, with the drift and the spread between runs pooled over
+/// every cell's runs of the label (`stats::interval::Drift::of_cells`): the cells of a
+/// run share its rounds and the machine's drift, and one cell's 10 rounds (or 3 runs)
+/// say little of it. A cell whose run stopped under adaptive repetitions keeps the
+/// interval its stop checked, from its own rounds.
 fn restate_with_the_labels_drift(cells: &mut [CellReport]) {
     let runs: Vec<Vec<Vec<f64>>> = cells.iter().map(CellReport::run_costs).collect();
     let by_cell: Vec<Vec<&[f64]>> = runs

@@ -191,8 +191,9 @@ impl PlannedNoise {
     }
 
     /// The noise of the cells of `report`'s newest label: each cell's sd of its per-round
-    /// costs within runs, the label's drift (`stats::interval::Drift::of`), and the
-    /// spread of its runs' trimmed means when it has several.
+    /// costs within runs, the label's drift and the share of the runs' spread its cells
+    /// have in common (`stats::interval::Drift::of_cells`), and the spread of its runs'
+    /// trimmed means beyond the drift when it has several.
     pub fn from_report(report: &crate::analyze::report::Report, from: &str) -> PlannedNoise {
         use crate::stats::interval::{Drift, TRIM, trimmed_mean};
         let Some(label) = report.labels.last() else {

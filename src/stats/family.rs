@@ -33,8 +33,9 @@ pub fn table_marks(cells: &[Sides<'_>], family: f64) -> Vec<Option<Marked>> {
 
 /// [`table_marks`], each cell's sides with the looks of the adaptive stop their run
 /// stopped at (`looks[i]`, as [`difference_interval_in`] takes them). Each label's
-/// drift is pooled over all its cells' runs in the table ([`Drift::of`]): they ran on
-/// one machine, and a cell's own 10 rounds say little of it.
+/// drift, and the spread between its runs, are pooled over all its cells' runs in the
+/// table ([`Drift::of_cells`]): they ran on one machine, and a cell's own 10 rounds (or
+/// 3 runs) say little of it.
 pub fn table_marks_looks(
     cells: &[Sides<'_>],
     looks: &[[Option<usize>; 2]],
