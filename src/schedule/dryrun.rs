@@ -227,12 +227,13 @@ impl PlannedNoise {
                 let means: Vec<f64> = runs.iter().filter_map(|r| trimmed_mean(r, TRIM)).collect();
                 let cost = means.iter().sum::<f64>() / means.len() as f64;
                 // The runs' spread beyond what their rounds give: a run's trimmed mean
-                // of n rounds varies by about 1.03 sd / sqrt(n), times the drift's
+                // of n rounds varies by about TRIM_SE sd / sqrt(n), times the drift's
                 // long-run factor (`stats::power`).
                 let between = if means.len() >= 2 {
                     let n = runs.iter().map(Vec::len).sum::<usize>() as f64 / runs.len() as f64;
                     let rho = drift.rho.clamp(0.0, 0.9);
-                    let rounds_var = (1.0 + rho) / (1.0 - rho) * (1.03 * sd).powi(2) / n;
+                    let rounds_var =
+                        (1.0 + rho) / (1.0 - rho) * (crate::stats::power::TRIM_SE * sd).powi(2) / n;
                     (crate::stats::interval::sd_of(&means).powi(2) - rounds_var)
                         .max(0.0)
                         .sqrt()

@@ -38,7 +38,7 @@ pub struct RoundNoise {
 
 /// The trimmed mean's standard error over the mean's, for normal costs (efficiency
 /// 0.94 at 20%).
-const TRIM_SE: f64 = 1.03;
+pub(crate) const TRIM_SE: f64 = 1.03;
 
 /// The smallest change in a cell's cost, ms, that a comparison of two labels of `runs`
 /// runs of `rounds` rounds each, in a column of `cells` cells whose runs give

@@ -237,10 +237,7 @@ fn print_coverage(side: &str, labels: &[&Label], others: &[&Label]) {
             }
         }
     }
-    let median = |mut v: Vec<f64>| {
-        v.sort_by(f64::total_cmp);
-        v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
-    };
+    let median = |v: Vec<f64>| pretouch::stats::median(&v).unwrap_or(f64::NAN);
     println!(
         "label {side}: one run's interval holds the cell's cost in the other runs in {one} of {one_n} (median +-{:.1} ms); a repeat's interval over its runs holds it in the other repeats in {over} of {over_n} (median +-{:.1} ms), without the pooled spread in {own} of {over_n} (median +-{:.1} ms), with the spread pooled over both labels in {both} of {over_n} (median +-{:.1} ms)",
         median(halves.0),
