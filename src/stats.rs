@@ -49,13 +49,13 @@ pub fn quartiles(values: &[f64]) -> Option<(f64, f64)> {
 
 /// Iglewicz & Hoaglin's outlier threshold for the modified z-score ("How to Detect and
 /// Handle Outliers", ASQC Quality Press, 1993).
-pub const MODIFIED_Z_THRESHOLD: f64 = 3.5;
+const MODIFIED_Z_THRESHOLD: f64 = 3.5;
 
 /// The modified z-score of each value: `0.6745 * (x - median) / MAD`, where MAD is the
 /// unscaled median absolute deviation (R: `0.6745 * (x - median(x)) / mad(x, constant = 1)`).
 /// Iglewicz & Hoaglin (1993). All zeros when the MAD is zero (more than half the values
 /// equal): nothing can then be called far.
-pub fn modified_z_scores(values: &[f64]) -> Vec<f64> {
+fn modified_z_scores(values: &[f64]) -> Vec<f64> {
     let Some(m) = median(values) else {
         return Vec::new();
     };

@@ -42,25 +42,6 @@ impl fmt::Display for Nanos {
     }
 }
 
-/// Milliseconds as a float, for statistics and reports (medians fall between nanoseconds).
-#[derive(Debug, Clone, Copy, PartialEq, PartialOrd, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct Millis(pub f64);
-
-impl fmt::Display for Millis {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // Honour a requested precision; one decimal is what startup times deserve.
-        let precision = f.precision().unwrap_or(1);
-        write!(f, "{:.*}", precision, self.0)
-    }
-}
-
-impl From<Nanos> for Millis {
-    fn from(n: Nanos) -> Millis {
-        Millis(n.as_ms())
-    }
-}
-
 /// A size in bytes, printed in binary units.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(transparent)]
@@ -157,6 +138,5 @@ mod tests {
         assert_eq!(Bytes(512).to_string(), "512 B");
         assert_eq!(Bytes(256 << 20).to_string(), "256 MiB");
         assert_eq!(Bytes(1536 << 20).to_string(), "1.5 GiB");
-        assert_eq!(format!("{:.2}", Millis(1.0 / 3.0)), "0.33");
     }
 }

@@ -34,7 +34,7 @@ const FOLIO_TOLERANCE: f64 = 0.25;
 /// page or a size the calibration's kernel had (its `hugepages-<size>` folders, the PMD
 /// size for a file without them). A mix of sizes can look like a size between them, so
 /// only sizes that exist count.
-pub fn folio_of(r: &ConfigResult, c: &Calibration) -> Option<u64> {
+fn folio_of(r: &ConfigResult, c: &Calibration) -> Option<u64> {
     let bytes = r.fault_bytes(c.page_size)?;
     let mut sizes: Vec<u64> = c
         .env

@@ -11,7 +11,6 @@
 
 use std::collections::BTreeMap;
 
-use crate::launch::machine_counters::MachineCounters;
 use crate::stats::summarize;
 use crate::store::LaunchRecord;
 
@@ -315,7 +314,7 @@ pub fn judge_cell(launches: &[Judged<'_>]) -> CellDisturbance {
 }
 
 /// The kind of an outlier no machine counter explains.
-pub const UNEXPLAINED: &str = "unexplained";
+const UNEXPLAINED: &str = "unexplained";
 
 /// The kind of an outlier from a file written before machine counters were recorded.
 pub const NO_COUNTERS: &str = "no machine counters";
@@ -324,14 +323,6 @@ pub const NO_COUNTERS: &str = "no machine counters";
 /// callers that judge a single launch (the scheduler's re-runs, tests).
 pub fn causes(r: &LaunchRecord, cell_mates: &[&LaunchRecord], reporting_on: bool) -> Vec<String> {
     causes_against(r, &peers(cell_mates), reporting_on)
-}
-
-/// Whether a record's counters are present at all (files of older versions lack them).
-pub fn has_counters(r: &LaunchRecord) -> bool {
-    r.measured
-        .machine
-        .as_ref()
-        .is_some_and(|m: &MachineCounters| m.cpu.is_some())
 }
 
 /// What the machine was during each label's runs, where it matters for the numbers:
@@ -394,7 +385,7 @@ pub fn machine_notes(results: &crate::store::Results) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::launch::machine_counters::CpuTime;
+    use crate::launch::machine_counters::{CpuTime, MachineCounters};
     use crate::launch::rusage::LaunchUsage;
     use crate::units::{Bytes, Nanos};
 
@@ -642,7 +633,6 @@ mod tests {
             d.outlier_causes
                 .ends_with("no machine counters recorded (file written before they were)")
         );
-        assert!(!has_counters(&launch_record(0, true, 1.0)));
     }
 
     /// Through the whole report: a result file whose slow launch came after the host

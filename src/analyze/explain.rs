@@ -18,11 +18,11 @@ pub const BASE_PAGE: u64 = crate::machine::folio::BASE_PAGE.0;
 
 /// Share of the heap that must become resident during VM creation (beyond what a
 /// launch without pretouch adds) for the heap to count as touched.
-pub const TOUCHED_SHARE: f64 = 0.8;
+const TOUCHED_SHARE: f64 = 0.8;
 
 /// The three startup phases of one launch, from the spawn and the agent's stamps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct Phases {
+struct Phases {
     /// exec -> `Agent_OnLoad`: the launcher and the VM's early start.
     pub to_agent: Nanos,
     /// `Agent_OnLoad` -> VMInit: heap creation, and its pretouch.
@@ -52,7 +52,7 @@ impl Phases {
 
 /// Minor faults of the whole launch: the kernel's count for the child (rusage), else the
 /// agent's count at `main()`.
-pub fn total_faults(launch: &LaunchRecord) -> Option<u64> {
+fn total_faults(launch: &LaunchRecord) -> Option<u64> {
     launch
         .measured
         .rusage
@@ -61,7 +61,7 @@ pub fn total_faults(launch: &LaunchRecord) -> Option<u64> {
 }
 
 /// RSS the process gained between agent load and VM init (the heap's creation).
-pub fn init_rss_growth(launch: &LaunchRecord) -> Option<u64> {
+fn init_rss_growth(launch: &LaunchRecord) -> Option<u64> {
     let s = &launch.measured.stamps;
     Some(s.vm_init?.rss.0.saturating_sub(s.agent_load?.rss.0))
 }

@@ -23,7 +23,7 @@ use crate::units::Nanos;
 /// How far the probe's count may be from the agent's before it is flagged, in %.
 pub const AGREEMENT_PCT: f64 = 2.0;
 /// The confidence of the shifts' intervals.
-pub const LEVEL: f64 = 0.95;
+const LEVEL: f64 = 0.95;
 
 /// A quantile of a histogram: the bucket that holds it, `[low, high)`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -104,7 +104,7 @@ pub struct LatencySummary {
 }
 
 /// [`LatencySummary`] of some launches' faults; `None` when none timed a fault.
-pub fn summarize_latency(faults: &[&FaultLatency]) -> Option<LatencySummary> {
+fn summarize_latency(faults: &[&FaultLatency]) -> Option<LatencySummary> {
     let histogram = merge(faults.iter().map(|f| f.buckets.as_slice()));
     let max = faults.iter().map(|f| f.max_ns).max()?;
     let per_launch = |q: f64| -> Vec<f64> {
@@ -174,7 +174,7 @@ pub struct LockSummary {
 
 /// The lock contention of a cell's probed launches: the locks, most total wait first, or
 /// why this kernel cannot tell.
-pub fn summarize_locks(contention: &[&Contention]) -> Result<Vec<LockSummary>, LocksUnsupported> {
+fn summarize_locks(contention: &[&Contention]) -> Result<Vec<LockSummary>, LocksUnsupported> {
     let mut by = BTreeMap::<(String, String, String), (u64, u64, u64)>::new();
     for c in contention {
         let locks = match c {

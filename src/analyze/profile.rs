@@ -94,7 +94,7 @@ impl Category {
 }
 
 /// Frames that mark a sample as the JVM's pretouch.
-pub fn is_pretouch_frame(frame: &str) -> bool {
+fn is_pretouch_frame(frame: &str) -> bool {
     matches!(frame, "os::pretouch_memory" | "os::pd_pretouch_memory")
         || frame.starts_with("PretouchTask::")
 }
@@ -113,7 +113,7 @@ fn is_heap_pretouch_frame(frame: &str) -> bool {
 }
 
 /// The kernel function a frame names, without inferno's `_[k]`; `None` for user frames.
-pub fn kernel_name(frame: &str) -> Option<&str> {
+fn kernel_name(frame: &str) -> Option<&str> {
     frame.strip_suffix(KERNEL_SUFFIX)
 }
 
@@ -338,7 +338,7 @@ pub fn category_of(name: &str) -> Option<Category> {
 }
 
 /// The category of one sample's stack (frames root to leaf).
-pub fn categorize(frames: &[&str]) -> Category {
+fn categorize(frames: &[&str]) -> Category {
     let Some(leaf) = frames.last() else {
         return Category::OtherKernel;
     };
@@ -359,7 +359,7 @@ pub fn categorize(frames: &[&str]) -> Category {
 }
 
 /// A sample's function by self time: the leaf, `[k] name` or `[.] name`.
-pub fn self_function(frames: &[&str]) -> String {
+fn self_function(frames: &[&str]) -> String {
     match frames.last() {
         Some(leaf) => match kernel_name(leaf) {
             Some(name) => format!("[k] {name}"),
@@ -371,7 +371,7 @@ pub fn self_function(frames: &[&str]) -> String {
 
 /// The samples of one or more profiled launches, counted.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct Attribution {
+struct Attribution {
     /// Every sample.
     pub samples: u64,
     /// Samples whose stack passes through a pretouch frame.
@@ -531,7 +531,7 @@ pub struct ProfileReport {
 }
 
 /// The cell key as [`CellReport::key`] writes it.
-pub fn key_of(cell: &CellKey) -> [String; 4] {
+fn key_of(cell: &CellKey) -> [String; 4] {
     let mut variant = cell.variant.to_string();
     if &*cell.gc_threads != crate::matrix::GC_THREADS_AUTO {
         variant += &format!(" gc_threads={}", cell.gc_threads);
@@ -578,7 +578,7 @@ fn median_ms(values: impl Iterator<Item = f64>) -> Option<f64> {
 }
 
 /// One label's profile of one cell, from its profiled launches and its timed report row.
-pub fn cell_profile(
+fn cell_profile(
     label: &str,
     cell: &CellKey,
     records: &[&crate::store::profile::ProfileRecord],

@@ -27,7 +27,7 @@ pub enum SettingsError {
 }
 
 /// The settings of `report`'s cells, in the order first met (matrix order).
-pub fn settings_of(report: &Report) -> Vec<String> {
+fn settings_of(report: &Report) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for s in report.cells.iter().filter_map(|c| c.setting.as_ref()) {
         if !out.contains(s) {

@@ -44,9 +44,9 @@ const REBOOT_BOOT_SECS: f64 = 180.0;
 const BYTES_PER_LAUNCH: u64 = 64 << 10;
 
 /// Names of what the end writes beside the results.
-pub const REPORT_TEXT: &str = "campaign-report.txt";
-pub const REPORT_JSON: &str = "campaign-report.json";
-pub const STATE_COPY: &str = "campaign.json";
+const REPORT_TEXT: &str = "campaign-report.txt";
+const REPORT_JSON: &str = "campaign-report.json";
+const STATE_COPY: &str = "campaign.json";
 
 /// The fake boot loader's log, under the campaign root (tests).
 const FAKE_LOG: &str = "fake-boot.jsonl";

@@ -10,7 +10,7 @@ pub mod exit {
 /// An error the user caused and can fix: exit code 2.
 #[derive(Debug, thiserror::Error)]
 #[error(transparent)]
-pub struct BadInput(anyhow::Error);
+struct BadInput(anyhow::Error);
 
 /// Marks an error as bad input (exit code 2).
 pub fn bad(e: impl Into<anyhow::Error>) -> anyhow::Error {

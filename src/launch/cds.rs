@@ -41,7 +41,7 @@ impl Cds {
 }
 
 /// The default archive's path in a JDK home.
-pub fn default_archive(home: &Path) -> std::path::PathBuf {
+fn default_archive(home: &Path) -> std::path::PathBuf {
     home.join("lib/server/classes.jsa")
 }
 

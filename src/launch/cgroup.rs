@@ -83,7 +83,7 @@ pub struct Events {
 
 /// The `memory.stat` keys kept: what faulted, what was reclaimed, what stays charged
 /// after the exit (page cache). Present on v1, v2 or both.
-pub const STAT_KEYS: [&str; 13] = [
+const STAT_KEYS: [&str; 13] = [
     "pgfault",
     "pgmajfault",
     "pgscan",

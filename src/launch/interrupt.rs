@@ -184,7 +184,7 @@ pub fn signal_children(child: &duct::Handle, signal: i32, to_group: bool) {
 /// ignored, so the JVM under way is not ended either. Output to the lost terminal
 /// fails from then on and is dropped (see `console.rs`); every launch is still in the
 /// result file, which ends as usual. SIGINT and SIGTERM still stop the run.
-pub fn ignore_hangup() -> std::io::Result<()> {
+fn ignore_hangup() -> std::io::Result<()> {
     // SAFETY: signal(2) with a valid signal number and SIG_IGN installs no handler, so
     // nothing runs in signal context; it touches no memory of ours.
     let previous = unsafe { libc::signal(libc::SIGHUP, libc::SIG_IGN) };

@@ -7,7 +7,7 @@
 /// The variables HotSpot reads options from, in the order it applies them:
 /// `JDK_JAVA_OPTIONS` (the `java` launcher, JDK 9 and later) and `JAVA_TOOL_OPTIONS`
 /// before the command line, `_JAVA_OPTIONS` after it (so it overrides the command line).
-pub const VARIABLES: [&str; 3] = ["JDK_JAVA_OPTIONS", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS"];
+const VARIABLES: [&str; 3] = ["JDK_JAVA_OPTIONS", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS"];
 
 /// The options of the variables that are set, placed as the JVM would place them.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]

@@ -25,7 +25,7 @@ use serde::{Deserialize, Serialize};
 use crate::units::{Bytes, Nanos, Word};
 
 /// The `-Xlog` selection the launcher passes.
-pub const XLOG_SELECTION: &str = "gc+heap=debug,startuptime";
+const XLOG_SELECTION: &str = "gc+heap=debug,startuptime";
 
 /// The `-Xlog` argument writing [`XLOG_SELECTION`] to `path`, one file per launch
 /// (`filecount=0`: no rotation, so a reused path never leaves archived copies). `None`

@@ -23,9 +23,9 @@ pub const EXIT_FILE: &str = "exit";
 /// The console and the command's output.
 pub const CONSOLE_FILE: &str = "console.log";
 /// The shell script the guest runs.
-pub const SCRIPT_FILE: &str = "guest.sh";
+const SCRIPT_FILE: &str = "guest.sh";
 /// Where virtme-ng is installed by `scripts/setup-vm.sh`.
-pub const VNG_DEFAULT: &str = "/opt/virtme-ng/bin/vng";
+const VNG_DEFAULT: &str = "/opt/virtme-ng/bin/vng";
 /// Lines of the console kept in an outcome.
 const CONSOLE_TAIL_LINES: usize = 25;
 
@@ -77,7 +77,7 @@ pub trait VmRunner {
 }
 
 /// The markers a guest left in `work`: its release, and its command's exit code.
-pub fn read_markers(work: &Path) -> (Option<String>, Option<i32>) {
+fn read_markers(work: &Path) -> (Option<String>, Option<i32>) {
     let read = |name: &str| {
         std::fs::read_to_string(work.join(name))
             .ok()
@@ -116,7 +116,7 @@ pub fn locate_on_path(program: &str) -> Option<PathBuf> {
 }
 
 /// `program` and its arguments as one line of `sh`, each word single-quoted.
-pub fn shell_words(words: &[String]) -> String {
+fn shell_words(words: &[String]) -> String {
     words
         .iter()
         .map(|w| format!("'{}'", w.replace('\'', r"'\''")))

@@ -38,7 +38,7 @@ pub fn reads_counter(name: &str) -> bool {
 /// The `/proc/vmstat` counters recorded per launch: faults, THP allocation and its
 /// fallbacks, compaction and direct reclaim (the allocator stalling the faulting
 /// thread), balloon moves, swap. Only these, to keep the records small.
-pub const VMSTAT_COUNTERS: &[&str] = &[
+const VMSTAT_COUNTERS: &[&str] = &[
     "pgfault",
     "pgmajfault",
     "thp_fault_alloc",
@@ -67,7 +67,7 @@ const PSI_RESOURCES: &[&str] = &["cpu", "memory", "io"];
 /// in KiB. Mainline Linux has no such counter; some guest kernels (Firecracker hosts'
 /// builds, as on the machine this tool was developed on) add `reported_kib` beside
 /// `page_reporting_order`. Absent elsewhere, and then so is the figure.
-pub const REPORTED_KIB: &str = "sys/module/page_reporting/parameters/reported_kib";
+const REPORTED_KIB: &str = "sys/module/page_reporting/parameters/reported_kib";
 
 /// The PSI lines recorded, as [`Counters`] names them: `<resource>_<some|full>`.
 const PSI_NAMES: [&str; 6] = [
@@ -454,7 +454,7 @@ impl MachineWatch {
 
 /// The record of one launch from the readings at the previous reap (if any), at the
 /// spawn and at the reap.
-pub fn counters_between(
+fn counters_between(
     previous_reap: Option<&Snapshot>,
     before: &Snapshot,
     after: &Snapshot,
@@ -486,11 +486,11 @@ pub fn counters_between(
 /// busy time is other processes'.
 /// Share of all CPU time that went to other processes over a launch (its warm-up,
 /// first of a run), above which the run is warned about.
-pub const BUSY_WARNING: f64 = 0.25;
+const BUSY_WARNING: f64 = 0.25;
 
 /// Share of all CPU time that went to steal over a launch, above which the run is
 /// warned about.
-pub const STEAL_WARNING: f64 = 0.05;
+const STEAL_WARNING: f64 = 0.05;
 
 /// Over one launch: the share of all CPUs' time that other processes had (busy time
 /// less the JVM's own CPU time, `jvm_cpu`) and the share stolen by the host. `None`
@@ -523,24 +523,10 @@ pub fn busy_warning(busy: f64, steal: f64, over: &str) -> Option<String> {
     })
 }
 
-pub fn busy_share(source: &CounterSource, sample: std::time::Duration) -> Option<(f64, f64)> {
-    let before = source.snapshot();
-    std::thread::sleep(sample);
-    let after = source.snapshot();
-    let cpu = after.cpu?.since(&before.cpu?);
-    let total = cpu.busy().0 + cpu.idle_ns.0 + cpu.iowait_ns.0 + cpu.steal_ns.0;
-    (total > 0).then(|| {
-        (
-            cpu.busy().0 as f64 / total as f64,
-            cpu.steal_ns.0 as f64 / total as f64,
-        )
-    })
-}
-
 /// The first (`cpu `) line of `/proc/stat`: user nice system idle iowait irq softirq
 /// steal (guest and guest_nice are already inside user and nice). Kernels before 2.6.11
 /// lack steal; it then reads as absent, and so does the whole reading.
-pub fn parse_stat(text: &str, ticks_per_s: u64) -> Option<CpuTime> {
+fn parse_stat(text: &str, ticks_per_s: u64) -> Option<CpuTime> {
     let line = text.lines().find(|l| l.starts_with("cpu "))?;
     let v: Vec<u64> = line
         .split_whitespace()
@@ -571,7 +557,7 @@ pub fn parse_stat(text: &str, ticks_per_s: u64) -> Option<CpuTime> {
 }
 
 /// The counters of [`VMSTAT_COUNTERS`] that `/proc/vmstat` holds.
-pub fn parse_vmstat(text: &str) -> BTreeMap<String, u64> {
+fn parse_vmstat(text: &str) -> BTreeMap<String, u64> {
     text.lines()
         .filter_map(|l| {
             let (name, value) = l.split_once(' ')?;
@@ -585,7 +571,7 @@ pub fn parse_vmstat(text: &str) -> BTreeMap<String, u64> {
 /// The `total=` of each line of a PSI file: `some avg10=0.00 avg60=0.00 avg300=0.00
 /// total=1234` -> (`some`, 1234). `/proc/pressure/cpu` has a `full` line of zeros on
 /// kernels before 5.13; it is kept as the kernel gives it.
-pub fn parse_psi(text: &str) -> Vec<(String, u64)> {
+fn parse_psi(text: &str) -> Vec<(String, u64)> {
     text.lines()
         .filter_map(|l| {
             let mut words = l.split_whitespace();
@@ -764,23 +750,6 @@ mod tests {
         assert_eq!(busy_warning(quiet, 0.0, "x"), None);
         assert_eq!(
             launch_busy_share(&MachineCounters::default(), Nanos(0)),
-            None
-        );
-    }
-
-    #[test]
-    fn busy_shares_are_fractions() {
-        let (busy, steal) = busy_share(
-            &CounterSource::default(),
-            std::time::Duration::from_millis(200),
-        )
-        .unwrap();
-        assert!((0.0..=1.0).contains(&busy) && (0.0..=1.0).contains(&steal));
-        assert_eq!(
-            busy_share(
-                &CounterSource::new(Path::new("/nonexistent")),
-                std::time::Duration::ZERO
-            ),
             None
         );
     }

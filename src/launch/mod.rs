@@ -719,7 +719,7 @@ impl JvmLauncher {
 }
 
 /// The kernel's count of OOM kills since boot (`oom_kill` in /proc/vmstat, Linux 4.13+).
-pub fn oom_kills() -> Option<u64> {
+fn oom_kills() -> Option<u64> {
     let vmstat = std::fs::read_to_string("/proc/vmstat").ok()?;
     vmstat
         .lines()
@@ -728,7 +728,7 @@ pub fn oom_kills() -> Option<u64> {
 
 /// A more precise reason for a failure, from what the JVM printed and how it ended.
 /// `oom_killed`: whether the kernel's OOM-kill count rose during the launch, when known.
-pub fn explain_failure(
+fn explain_failure(
     output_tail: &Option<String>,
     signal: Option<i32>,
     oom_killed: Option<bool>,
@@ -823,7 +823,7 @@ pub fn judge(outcome: &LaunchOutcome) -> Option<String> {
 /// Why a server launch measured nothing, if it did not. Its end is the runner's stop
 /// (SIGTERM: exit code 143 or the signal; SIGKILL after the grace), so the exit status
 /// is recorded but not judged; the stamps must be complete, in order, and before ready.
-pub fn judge_server(outcome: &LaunchOutcome, run: &ServerRun) -> Option<String> {
+fn judge_server(outcome: &LaunchOutcome, run: &ServerRun) -> Option<String> {
     let s = &outcome.measured.stamps;
     let Some(ready) = run.ready_ns else {
         return Some(format!("never ready ({})", run.probe));

@@ -31,11 +31,11 @@ use crate::launch::{JvmLauncher, LaunchOptions, LaunchOutcome, Launcher};
 use crate::units::Nanos;
 
 /// The agent's function the uprobe stops counting at (see `jvm-agent/src/lib.rs`).
-pub const MAIN_SYMBOL: &str = "pretouch_agent_main_reached";
+const MAIN_SYMBOL: &str = "pretouch_agent_main_reached";
 /// The runner's function whose call tells bpftrace to print its maps and exit (a uprobe
 /// and `exit()`): bpftrace 0.17 sometimes leaves SIGINT unanswered, sitting in its poll
 /// loop, so SIGINT is only the fallback.
-pub const STOP_SYMBOL: &str = "pretouch_probe_stop";
+const STOP_SYMBOL: &str = "pretouch_probe_stop";
 /// How long bpftrace may take to exit after [`STOP_SYMBOL`] before it is sent SIGINT.
 const STOP_GRACE: Duration = Duration::from_secs(10);
 
@@ -49,9 +49,9 @@ pub extern "C" fn pretouch_probe_stop() {
 
 /// Sub-buckets per power of two in the latency histogram: bucket width is 1/8 of its
 /// octave, so a quantile is known to 12.5% of its value.
-pub const SUB_BUCKETS: u32 = 8;
+const SUB_BUCKETS: u32 = 8;
 /// Kernel frames kept per lock wait.
-pub const LOCK_STACK_DEPTH: u32 = 6;
+const LOCK_STACK_DEPTH: u32 = 6;
 /// How long bpftrace may take to compile and attach before the launch is given up.
 const ATTACH_TIMEOUT: Duration = Duration::from_secs(60);
 /// How long bpftrace may take to print its maps once told to stop (on a loaded machine
@@ -123,7 +123,7 @@ pub enum LocksUnsupported {
 /// What decides whether the probes can run: read from the machine by
 /// [`ProbeSetting::read`], or made up in tests.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ProbeSetting {
+struct ProbeSetting {
     /// `bpftrace` found on PATH.
     pub bpftrace: Option<PathBuf>,
     /// Effective user root.
@@ -141,7 +141,7 @@ pub struct ProbeSetting {
 }
 
 /// Tracepoints the fault probe cannot do without.
-pub const NEEDED_TRACEPOINTS: &[&str] = &[
+const NEEDED_TRACEPOINTS: &[&str] = &[
     "exceptions/page_fault_user",
     "exceptions/page_fault_kernel",
     "sched/sched_process_exec",
@@ -248,7 +248,7 @@ pub fn preflight(agent: &Path) -> Result<ProbeSupport, ProbeError> {
 /// `/proc/self/fd/N`, which in bpftrace's own process would name bpftrace's descriptor,
 /// so it becomes `/proc/<this runner's pid>/fd/N`: the same memfd, whose inode the
 /// kernel attaches the uprobe to.
-pub fn uprobe_path(agent: &Path) -> PathBuf {
+fn uprobe_path(agent: &Path) -> PathBuf {
     match agent.strip_prefix("/proc/self") {
         Ok(rest) => Path::new("/proc")
             .join(std::process::id().to_string())
@@ -258,7 +258,7 @@ pub fn uprobe_path(agent: &Path) -> PathBuf {
 }
 
 /// A uprobe names its file in the probe's text: no space, colon or quote in it.
-pub fn check_agent_path(agent: &Path) -> Result<(), ProbeError> {
+fn check_agent_path(agent: &Path) -> Result<(), ProbeError> {
     let text = agent.display().to_string();
     if text
         .chars()
@@ -532,7 +532,7 @@ fn parse_locks(maps: &serde_json::Map<String, serde_json::Value>) -> Result<Vec<
 
 /// The lock's kind from `contention_begin`'s flags (`include/trace/events/lock.h`:
 /// LCB_F_SPIN 1, READ 2, WRITE 4, RT 8, PERCPU 16, MUTEX 32).
-pub fn lock_kind(flags: u64) -> String {
+fn lock_kind(flags: u64) -> String {
     match flags {
         1 => "spinlock",
         3 => "rwlock read",
@@ -798,7 +798,7 @@ pub enum C2cSupport {
 }
 
 /// [`C2cSupport`] from `perf list`'s text (pure).
-pub fn c2c_support_from(perf_list: Option<&str>) -> C2cSupport {
+fn c2c_support_from(perf_list: Option<&str>) -> C2cSupport {
     let Some(text) = perf_list else {
         return C2cSupport::Unavailable {
             why: "`perf list` could not be run (perf is not installed)".to_owned(),

@@ -54,7 +54,7 @@ pub enum PerfError {
 /// What decides whether perf can sample the kernel: read from the machine by
 /// [`PerfSetting::read`], or made up in tests.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PerfSetting {
+struct PerfSetting {
     /// `perf` found on PATH.
     pub perf: Option<PathBuf>,
     /// The runner's effective user is root.
@@ -135,7 +135,7 @@ pub(crate) fn find_on_path(name: &str) -> Option<PathBuf> {
 }
 
 /// `perf record` in front of a command: its arguments up to and including `--`.
-pub fn record_prefix(perf: &Path, data: &Path) -> Vec<String> {
+fn record_prefix(perf: &Path, data: &Path) -> Vec<String> {
     let mut v = vec![perf.display().to_string()];
     v.extend(
         [

@@ -20,7 +20,7 @@ use crate::units::Nanos;
 
 /// How often a probe is tried while the server starts. The time to ready is late by at
 /// most this plus one probe.
-pub const PROBE_INTERVAL: Duration = Duration::from_millis(2);
+const PROBE_INTERVAL: Duration = Duration::from_millis(2);
 
 /// How long a stopped server's port may stay bound after its JVM was reaped.
 const PORT_RELEASE_LIMIT: Duration = Duration::from_secs(10);

@@ -34,7 +34,7 @@ pub struct Paths {
 }
 
 /// The journal's folder: /var/lib survives a power loss, which /run does not.
-pub const STATE_DIR: &str = "/var/lib/pretouch";
+const STATE_DIR: &str = "/var/lib/pretouch";
 const JOURNAL: &str = "kernel-settings.json";
 const LOCK: &str = "kernel-settings.lock";
 const JOURNAL_FORMAT: u32 = 1;
@@ -123,7 +123,7 @@ pub fn held(text: &str) -> String {
 
 /// The values a choice file offers (`always [madvise] never`), brackets dropped; `None`
 /// for a file that is not a list of choices.
-pub fn choices(text: &str) -> Option<Vec<String>> {
+fn choices(text: &str) -> Option<Vec<String>> {
     if !text.contains('[') {
         return None;
     }
@@ -154,7 +154,7 @@ fn read_knob(path: &Path) -> Result<String, SettingsError> {
 }
 
 /// The mTHP sizes this kernel has (`hugepages-16kB`...), smallest first.
-pub fn mthp_sizes(root: &Path) -> Vec<String> {
+fn mthp_sizes(root: &Path) -> Vec<String> {
     let dir = root
         .join(crate::matrix::settings::SYSFS_MM)
         .join("transparent_hugepage");

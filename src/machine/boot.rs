@@ -12,13 +12,13 @@ use serde::{Deserialize, Serialize};
 /// Environment variables that stand in for what the campaign reads of the running
 /// kernel. The fake reboots of the tests set them; the systemd unit sets none, and a
 /// user cannot set a root unit's environment.
-pub const RELEASE_VAR: &str = "PRETOUCH_CAMPAIGN_RELEASE";
-pub const BOOT_ID_VAR: &str = "PRETOUCH_CAMPAIGN_BOOT_ID";
-pub const CMDLINE_VAR: &str = "PRETOUCH_CAMPAIGN_CMDLINE";
+const RELEASE_VAR: &str = "PRETOUCH_CAMPAIGN_RELEASE";
+const BOOT_ID_VAR: &str = "PRETOUCH_CAMPAIGN_BOOT_ID";
+const CMDLINE_VAR: &str = "PRETOUCH_CAMPAIGN_CMDLINE";
 
 /// The boot parameter that names each boot of a campaign (`kexec` adds it to the
 /// command line), so that the boot that comes up is known to be the one asked for.
-pub const TOKEN_PARAM: &str = "pretouch.campaign";
+const TOKEN_PARAM: &str = "pretouch.campaign";
 
 /// The kernel running now.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -89,7 +89,7 @@ pub fn sha256_file(path: &Path) -> std::io::Result<String> {
 /// The command line a campaign's boot of `target` carries: the target's, the image it
 /// boots (`BOOT_IMAGE=`, so the kernel that comes up names it, as GRUB's do) and the
 /// boot's token.
-pub fn boot_cmdline(target: &BootTarget, token: &str) -> String {
+fn boot_cmdline(target: &BootTarget, token: &str) -> String {
     format!(
         "{} BOOT_IMAGE={} {TOKEN_PARAM}={token}",
         target.cmdline,
@@ -394,7 +394,7 @@ impl BootLoader for GrubReboot {
 
 /// One line of the fake loader's log: what was asked of it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct FakeBoot {
+struct FakeBoot {
     /// `boot`, `restore` or `default`.
     pub action: String,
     /// The kernel asked for (`boot`).
@@ -408,7 +408,7 @@ pub struct FakeBoot {
 /// Boots nothing: appends each request to a log, where a test harness reads which
 /// kernel to "boot" next. While a file `fail-boot-RELEASE` lies beside the log, a boot
 /// of that release fails with the file's text, as a failed `kexec -e` or `grub-reboot`.
-pub struct FakeLoader {
+struct FakeLoader {
     pub log: PathBuf,
 }
 

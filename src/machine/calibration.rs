@@ -480,11 +480,7 @@ pub fn measure(
 }
 
 /// Measures one configuration: one uncounted pass, then `passes` counted ones.
-pub fn measure_setup(
-    setup: &Setup,
-    size: Bytes,
-    passes: u32,
-) -> Result<ConfigResult, CalibrateError> {
+fn measure_setup(setup: &Setup, size: Bytes, passes: u32) -> Result<ConfigResult, CalibrateError> {
     let (pages, counts) = measure_round(setup, size, passes)?;
     Ok(config_result(setup, pages, counts, passes))
 }

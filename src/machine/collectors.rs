@@ -73,14 +73,14 @@ impl Collectors {
 
 /// One boolean flag of `-XX:+PrintFlagsFinal`: its value and whether it is experimental.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct FlagLine {
+struct FlagLine {
     pub value: bool,
     pub experimental: bool,
 }
 
 /// The line for boolean flag `name` in `-XX:+PrintFlagsFinal` output, e.g.
 /// `     bool UseZGC      = false      {product} {default}` (JDK 11: `{experimental}`).
-pub fn flag_line(print_flags_final: &str, name: &str) -> Option<FlagLine> {
+fn flag_line(print_flags_final: &str, name: &str) -> Option<FlagLine> {
     print_flags_final.lines().find_map(|line| {
         let mut words = line.split_whitespace();
         if words.next()? != "bool" || words.next()? != name || words.next()? != "=" {

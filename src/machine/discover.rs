@@ -158,7 +158,7 @@ fn home_of_java(java: &Path) -> Option<PathBuf> {
 }
 
 /// The feature version of a `JAVA_VERSION`: `17.0.15` -> 17, `25` -> 25, `1.8.0_402` -> 8.
-pub fn feature_version(java_version: &str) -> Option<u32> {
+fn feature_version(java_version: &str) -> Option<u32> {
     let mut parts = java_version.split(['.', '_', '-', '+']);
     let first: u32 = parts.next()?.parse().ok()?;
     if first == 1 {
@@ -206,7 +206,7 @@ pub enum DiscoverError {
 }
 
 /// The list of installed JDKs, for messages.
-pub fn installed_list(installed: &[Installed]) -> String {
+fn installed_list(installed: &[Installed]) -> String {
     if installed.is_empty() {
         return format!("none (`{DEBIAN_JDK_INSTALL}` installs one)");
     }

@@ -147,7 +147,7 @@ pub fn restore_leftover(knob: &Knob) -> Option<String> {
 
 /// Stops free page reporting for the life of the returned guard, when it is on.
 /// `Ok(None)` when nothing had to change (no reporting, or already idle).
-pub fn stop_reporting(
+fn stop_reporting(
     knob: &Knob,
     guest: &GuestInfo,
     is_root: bool,
@@ -191,7 +191,7 @@ pub fn stop_reporting(
 /// Touches `size` bytes of fresh anonymous memory from `threads` threads (with THP
 /// where allowed, MADV_POPULATE_WRITE where the kernel has it), then frees it: memory
 /// the host had taken back is backed again, and the next allocations get it.
-pub fn touch_region(size: Bytes, threads: usize) -> Result<Nanos, GuestMemoryError> {
+fn touch_region(size: Bytes, threads: usize) -> Result<Nanos, GuestMemoryError> {
     const HUGE: usize = 2 << 20;
     let start = Nanos::monotonic_now();
     let len = usize::try_from(size.0).map_err(|_| GuestMemoryError::Touch {

@@ -36,7 +36,7 @@ impl fmt::Display for Accel {
 
 /// What `/dev/kvm` gave when opened read-write.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum KvmDevice {
+enum KvmDevice {
     Absent,
     /// It exists but cannot be opened (permissions): the error.
     Unusable(String),
@@ -69,7 +69,7 @@ pub fn detect() -> Virtualization {
 /// KVM runs stock kernels only on hardware virtualization: the `vmx` (Intel VT-x) or
 /// `svm` (AMD-V) CPU flag. A `/dev/kvm` without either is software virtualization
 /// (PVM, for instance), which boots only specially built guests: QEMU must emulate.
-pub fn detect_from(cpuinfo: &str, kvm: &KvmDevice) -> Virtualization {
+fn detect_from(cpuinfo: &str, kvm: &KvmDevice) -> Virtualization {
     let flags: Vec<&str> = cpuinfo
         .lines()
         .find_map(|l| {

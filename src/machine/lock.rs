@@ -14,7 +14,7 @@ pub struct MachineLock {
 }
 
 /// What taking the lock found.
-pub enum Acquired {
+enum Acquired {
     /// This is the only run on the machine.
     Alone(MachineLock),
     /// Another pretouch run holds the lock: its pid, when it wrote one.
@@ -26,12 +26,12 @@ pub enum Acquired {
     },
 }
 
-pub fn lock_path() -> PathBuf {
+fn lock_path() -> PathBuf {
     std::env::temp_dir().join("pretouch-run.lock")
 }
 
 /// Takes the machine-wide run lock without waiting.
-pub fn acquire() -> Acquired {
+fn acquire() -> Acquired {
     let path = lock_path();
     let opened = OpenOptions::new()
         .read(true)

@@ -18,7 +18,7 @@ pub fn jvm_overhead(heap: Bytes) -> Bytes {
 }
 
 /// `MemAvailable` from the text of /proc/meminfo.
-pub fn parse_mem_available(meminfo: &str) -> Option<Bytes> {
+fn parse_mem_available(meminfo: &str) -> Option<Bytes> {
     meminfo.lines().find_map(|line| {
         let rest = line.strip_prefix("MemAvailable:")?.trim();
         let kib: u64 = rest.strip_suffix("kB")?.trim().parse().ok()?;

@@ -9,9 +9,9 @@ use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 /// The unit's name.
-pub const UNIT_NAME: &str = "pretouch-campaign.service";
+const UNIT_NAME: &str = "pretouch-campaign.service";
 /// The campaign folder, under the root.
-pub const CAMPAIGN_DIR: &str = "var/lib/pretouch-campaign";
+const CAMPAIGN_DIR: &str = "var/lib/pretouch-campaign";
 /// The copy of `pretouch` the unit runs, in the campaign folder.
 pub const BINARY: &str = "pretouch";
 /// The copy of the matrix, in the campaign folder.
@@ -64,7 +64,7 @@ impl Layout {
 /// The unit: after the boot settled (multi-user.target), root's copy of `pretouch`
 /// runs `campaign continue`, which checks the kernel, runs the step and boots the next
 /// kernel. It runs only while the campaign's state exists.
-pub fn unit_text() -> String {
+fn unit_text() -> String {
     let dir = Layout::dir_in_system();
     let binary = dir.join(BINARY);
     let state = dir.join(crate::machine::unit::STATE_FILE);
@@ -152,7 +152,7 @@ fn write_synced(path: &Path, bytes: &[u8], mode: u32) -> std::io::Result<()> {
 }
 
 /// fsync of a folder, so that a rename in it survives a power cut.
-pub fn sync_dir(dir: &Path) -> std::io::Result<()> {
+fn sync_dir(dir: &Path) -> std::io::Result<()> {
     std::fs::File::open(dir)?.sync_all()
 }
 

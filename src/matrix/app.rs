@@ -302,7 +302,7 @@ impl fmt::Display for App {
 }
 
 /// `Main-Class` of a jar's `META-INF/MANIFEST.MF`, if it has one.
-pub fn jar_main_class(jar: &Path) -> Result<Option<String>, AppError> {
+fn jar_main_class(jar: &Path) -> Result<Option<String>, AppError> {
     let err = |source| AppError::Manifest {
         path: jar.to_owned(),
         source,

@@ -13,7 +13,7 @@ use crate::units::Bytes;
 /// The name of the `memory:` value that sets no limit: the launch still runs in a
 /// cgroup of its own, so that its charge and events are recorded beside the limited
 /// cells'.
-pub const NO_LIMIT: &str = "none";
+const NO_LIMIT: &str = "none";
 
 /// One value of the `memory:` axis: a transient memory cgroup's limits.
 #[derive(Debug, Clone, PartialEq, Eq)]

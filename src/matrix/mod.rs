@@ -26,7 +26,7 @@ use crate::matrix::cpuset::CpuSet;
 use crate::matrix::text::checked_text;
 
 /// The matrix shipped in the binary, run by `pretouch run` without a file.
-pub const DEFAULT_MATRIX: &str = include_str!("../../configs/quick.yaml");
+const DEFAULT_MATRIX: &str = include_str!("../../configs/quick.yaml");
 
 /// The matrix file as the user wrote it.
 #[derive(Debug, Deserialize)]

@@ -105,7 +105,7 @@ struct RawAfterReady {
 }
 
 /// A duration as humantime writes it (`90s`, `2m`, `1500ms`); not zero.
-pub fn parse_duration(what: &str, text: &str) -> Result<Duration, String> {
+fn parse_duration(what: &str, text: &str) -> Result<Duration, String> {
     match humantime::parse_duration(text) {
         Ok(d) if !d.is_zero() => Ok(d),
         Ok(_) => Err(format!("{what}: must be longer than 0")),

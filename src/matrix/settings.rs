@@ -16,10 +16,7 @@ use crate::matrix::text::checked_text;
 /// Where the `sysfs:` knobs live: paths in a setting are relative to this folder.
 pub const SYSFS_MM: &str = "sys/kernel/mm";
 /// Where the `sysctl:` knobs live: `vm.swappiness` is `proc/sys/vm/swappiness`.
-pub const PROC_SYS: &str = "proc/sys";
-
-/// The name a cell has when the matrix has no `settings:` axis.
-pub const NO_SETTING: &str = "machine";
+const PROC_SYS: &str = "proc/sys";
 
 /// One kernel knob a setting may write.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -107,7 +104,7 @@ pub struct Setting {
 /// The knobs under /sys/kernel/mm a setting may write, as patterns: `*` is one path
 /// component of the form `hugepages-<N>kB`. The top-level THP modes, khugepaged's
 /// tunables, each mTHP size's modes and KSM's tunables.
-pub const ALLOWED_SYSFS: [&str; 21] = [
+const ALLOWED_SYSFS: [&str; 21] = [
     "transparent_hugepage/enabled",
     "transparent_hugepage/defrag",
     "transparent_hugepage/shmem_enabled",
@@ -135,7 +132,7 @@ pub const ALLOWED_SYSFS: [&str; 21] = [
 /// writing `drop_caches` or `compact_memory` does something once and reads back
 /// nothing to restore; `panic_on_oom` would panic the machine when a `memory:` limit
 /// kills a JVM.
-pub const REFUSED_SYSCTLS: [&str; 5] = [
+const REFUSED_SYSCTLS: [&str; 5] = [
     "vm.drop_caches",
     "vm.compact_memory",
     "vm.stat_refresh",

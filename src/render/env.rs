@@ -52,7 +52,7 @@ pub fn text(env: &Environment, jdk: Result<&Jdk, String>) -> String {
 
 /// What the guest's settings mean for the numbers, one sentence each; empty on a
 /// machine where none applies.
-pub fn meanings(guest: &GuestInfo) -> Vec<String> {
+fn meanings(guest: &GuestInfo) -> Vec<String> {
     let mut out = Vec::new();
     if guest.reporting_on() {
         out.push(

@@ -32,7 +32,7 @@ use crate::analyze::report::Report;
 use crate::render::compare::ChangeColumns;
 
 /// Raised when a key is removed or renamed, or changes meaning; not when one is added.
-pub const SCHEMA_VERSION: u32 = 1;
+const SCHEMA_VERSION: u32 = 1;
 
 #[derive(Serialize)]
 struct Document<'a> {
@@ -154,7 +154,7 @@ pub fn render(
 }
 
 /// [`render`], with the probes' analysis as the `probes` key when there is one.
-pub fn render_with_probes(
+fn render_with_probes(
     report: &Report,
     cmp: Option<&Comparison>,
     profile: Option<&ProfileReport>,

@@ -117,7 +117,7 @@ pub fn step_command(c: &Campaign, step: usize) -> (Vec<String>, bool) {
 
 /// The `pretouch calibrate` a step runs before its run (`--calibrate-per-boot`), filed
 /// under the step's label beside its runs; `None` without.
-pub fn calibrate_command(c: &Campaign, step: usize) -> Option<Vec<String>> {
+fn calibrate_command(c: &Campaign, step: usize) -> Option<Vec<String>> {
     let passes = c.calibrate_passes?;
     let mut command: Vec<String> = [
         c.program.display().to_string(),

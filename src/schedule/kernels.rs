@@ -301,7 +301,7 @@ pub fn finished(path: &Path) -> bool {
 }
 
 /// The result file a guest named in `work`, if any.
-pub fn read_result_path(work: &Path) -> Option<PathBuf> {
+fn read_result_path(work: &Path) -> Option<PathBuf> {
     let text = std::fs::read_to_string(work.join(RESULT_FILE)).ok()?;
     Some(PathBuf::from(text.trim())).filter(|p| !p.as_os_str().is_empty())
 }

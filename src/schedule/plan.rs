@@ -113,7 +113,7 @@ pub struct Plan {
 /// many take 2.8 hours at least, so a larger count is far more likely a typo (an extra
 /// digit in `repetitions:`) than a plan, and building it could take the machine's memory
 /// from everything else on it.
-pub const MAX_LAUNCHES: u128 = 100_000;
+const MAX_LAUNCHES: u128 = 100_000;
 
 /// The most cells a run plans: each is 344 bytes plus the text of its JDK and variant,
 /// so this many stay a few MiB.

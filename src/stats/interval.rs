@@ -301,7 +301,7 @@ pub fn look_level(level: f64, looks: usize) -> f64 {
 }
 
 /// Fewest runs an interval over runs takes ([`runs_interval`]).
-pub const MIN_RUNS: usize = 2;
+const MIN_RUNS: usize = 2;
 
 /// The cost and its interval at `level` from a label's several runs of a cell: `runs`
 /// holds each run's per-round costs in round order (rounds pair only within a run);

@@ -50,7 +50,7 @@ pub fn in_use_message(port: u16) -> String {
 }
 
 /// Processes with a socket listening on `port` (TCP, IPv4 or IPv6): pid and command line.
-pub fn listeners(port: u16) -> Vec<(u32, String)> {
+fn listeners(port: u16) -> Vec<(u32, String)> {
     let inodes = listening_inodes(port);
     if inodes.is_empty() {
         return Vec::new();
