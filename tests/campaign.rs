@@ -440,6 +440,24 @@ fn a_campaign_survives_cuts_wrong_kernels_and_hangs_and_runs_every_planned_run_o
         text.contains("6.1.0-base") && text.contains("6.1.0-patch"),
         "{text}"
     );
+    // The report names the boots that failed (read from the state copied beside the
+    // results), and no label is short of its runs: both were tried again and ran.
+    // (The warnings are wrapped: read them with their whitespace made single spaces.)
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert_eq!(
+        flat.matches("campaign: the boot of step").count(),
+        2,
+        "{text}"
+    );
+    for (step, found) in [(2, "6.1.0-other"), (4, "6.1.0-default")] {
+        let said = format!("the boot of step {step} of 4 (label `6.1.0-patch`) failed at ");
+        let at = flat.find(&said).unwrap_or_else(|| panic!("{said}: {text}"));
+        assert!(
+            flat[at..].contains(&format!("expected 6.1.0-patch, found {found}: ")),
+            "{text}"
+        );
+    }
+    assert!(!flat.contains("planned runs"), "{text}");
     let record: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(results.join("campaign.json")).unwrap())
             .unwrap();
@@ -548,7 +566,17 @@ fn stop_in_the_middle_ends_the_run_removes_everything_and_keeps_what_ran() {
     assert_eq!(record["session"]["kernels"][0]["status"], "done");
     assert_eq!(record["session"]["kernels"][1]["status"], "interrupted");
     assert!(launch_count(&results, "6.1.0-patch") >= 1);
-    assert!(results.join("campaign-report.txt").is_file());
+    // The report says the stopped label is short of its runs, and why.
+    let text = std::fs::read_to_string(results.join("campaign-report.txt")).unwrap();
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    for (label, done) in [("6.1.0-base", 1), ("6.1.0-patch", 0)] {
+        assert!(
+            flat.contains(&format!(
+                "campaign: label `{label}` has {done} of its 2 planned runs (the campaign was stopped at "
+            )),
+            "{text}"
+        );
+    }
     // Nothing boots after a stop: the status says so, a late boot does nothing.
     let out = pretouch()
         .args(["campaign", "status", "--campaign-root"])

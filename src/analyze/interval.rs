@@ -219,8 +219,7 @@ mod tests {
         let report = |files| {
             crate::analyze::build(&Results {
                 files,
-                warnings: vec![],
-                calibrations: vec![],
+                ..Default::default()
             })
         };
         let three_files = files(&rounds);
@@ -293,8 +292,7 @@ mod tests {
         );
         let report = crate::analyze::build(&Results {
             files: vec![f],
-            warnings: vec![],
-            calibrations: vec![],
+            ..Default::default()
         });
         let [g1, parallel] = &report.cells[..] else {
             panic!("{:?}", report.cells);

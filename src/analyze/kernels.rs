@@ -1,9 +1,57 @@
 //! Labels run in a VM (`pretouch run --kernel`): a loud warning for each one taken under
 //! emulation, whose timings mean nothing, and the VM settings that differ between the
 //! labels compared (vCPUs, memory, QEMU), which would explain a difference as well as
-//! the kernels would.
+//! the kernels would. For a campaign across reboots, whose state is copied into its
+//! results folder at its end: each boot that failed, and each label left with fewer
+//! runs than planned.
 
 use crate::store::Results;
+use crate::store::kernels::KernelStatus;
+
+/// A campaign's boots that did not bring up the kernel asked for, and the labels they
+/// left short of their planned runs, one line each, from every campaign state found
+/// among the results (`store::campaign::STATE_COPY`).
+pub fn campaign_warnings(results: &Results) -> Vec<String> {
+    let mut out = Vec::new();
+    for c in &results.campaigns {
+        let steps = c.session.kernels.len();
+        for f in &c.failed_boots {
+            out.push(format!(
+                "campaign: the boot of step {} of {steps} (label `{}`) failed at {}: expected {}, found {}: {}",
+                f.step + 1,
+                f.label,
+                f.at,
+                f.expected,
+                f.found,
+                f.why
+            ));
+        }
+        let mut labels: Vec<&str> = (0..steps).map(|i| c.label(i)).collect();
+        labels.dedup();
+        let mut seen = Vec::new();
+        for label in labels {
+            if seen.contains(&label) {
+                continue;
+            }
+            seen.push(label);
+            let of_label = || (0..steps).filter(|&i| c.label(i) == label);
+            let planned = of_label().count();
+            let done = of_label()
+                .filter(|&i| c.session.kernels[i].status == KernelStatus::Done)
+                .count();
+            if done < planned {
+                out.push(format!(
+                    "campaign: label `{label}` has {done} of its {planned} planned runs{}",
+                    match c.stopped_at.as_deref() {
+                        Some(at) => format!(" (the campaign was stopped at {at})"),
+                        None => String::new(),
+                    }
+                ));
+            }
+        }
+    }
+    out
+}
 
 /// The warnings, emulated labels first, each label once.
 pub fn warnings(results: &Results) -> Vec<String> {

@@ -91,6 +91,7 @@ pub fn assemble(
     report.run_to_run = run_to_run;
     // Emulated labels first: no one should read past that.
     report.warnings.splice(0..0, kernels::warnings(results));
+    report.warnings.extend(kernels::campaign_warnings(results));
     report.warnings.extend(cds);
     report
 }

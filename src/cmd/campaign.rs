@@ -32,7 +32,7 @@ use crate::schedule::campaign::{
 use crate::schedule::dryrun::estimate_launch;
 use crate::schedule::plan::Plan;
 use crate::schedule::resume::matrix_sha256;
-use crate::store::campaign::{CAMPAIGN_FORMAT, Campaign, TimeSpent};
+use crate::store::campaign::{CAMPAIGN_FORMAT, Campaign, STATE_COPY, TimeSpent};
 use crate::store::kernels::{KernelSession, KernelState, KernelStatus, SESSION_FORMAT};
 
 /// Boot times the plan assumes until the campaign has timed its own.
@@ -46,7 +46,6 @@ const BYTES_PER_LAUNCH: u64 = 64 << 10;
 /// Names of what the end writes beside the results.
 const REPORT_TEXT: &str = "campaign-report.txt";
 const REPORT_JSON: &str = "campaign-report.json";
-const STATE_COPY: &str = "campaign.json";
 
 /// The fake boot loader's log, under the campaign root (tests).
 const FAKE_LOG: &str = "fake-boot.jsonl";
@@ -686,6 +685,12 @@ fn finish(
 ) -> anyhow::Result<()> {
     let t = Instant::now();
     let results = campaign.session.results.clone();
+    // The state is copied before the report is written, so that the report (which is
+    // `pretouch report` of the folder) names the boots that failed; again after it,
+    // with the report's time counted.
+    let copy = results.join(STATE_COPY);
+    std::fs::create_dir_all(&results)?;
+    campaign.save(&copy)?;
     let has_results = campaign
         .session
         .kernels
@@ -703,8 +708,6 @@ fn finish(
         }
     }
     campaign.time.own += t.elapsed().as_secs_f64();
-    let copy = results.join(STATE_COPY);
-    std::fs::create_dir_all(&results)?;
     campaign.save(&copy)?;
     if let Err(e) = loader.restore() {
         eprintln!("warning: restoring the default boot: {e}");

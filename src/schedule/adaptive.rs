@@ -409,8 +409,7 @@ mod tests {
         file.end = launches_of(&path).1;
         let report = crate::analyze::build(&crate::store::Results {
             files: vec![file],
-            warnings: vec![],
-            calibrations: vec![],
+            ..Default::default()
         });
         let cell = &report.cells[0];
         let stop = &stops[0];

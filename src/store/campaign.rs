@@ -16,6 +16,15 @@ use crate::store::kernels::{KernelSession, KernelStatus, save_json};
 /// Version of the campaign format.
 pub const CAMPAIGN_FORMAT: u32 = 1;
 
+/// The name of the campaign's state copied into its results folder when it ends: what
+/// `pretouch report` of the folder reads for the boots that failed.
+pub const STATE_COPY: &str = "campaign.json";
+
+/// Whether `path` is a campaign's state copied into its results folder.
+pub fn is_state_copy(path: &Path) -> bool {
+    path.file_name().is_some_and(|n| n == STATE_COPY)
+}
+
 /// Boots a step may take: a step cut by a power loss or a hang mid-run is booted
 /// again (its run resumed) until then, and is then given up.
 pub const MAX_BOOTS: u32 = 3;

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use crate::machine::calibration::Calibration;
 use crate::store::calibration::is_calibration_file;
+use crate::store::campaign::{Campaign, is_state_copy};
 use crate::store::record::{FORMAT_VERSION, LaunchRecord, Record, RunEnd, RunHeader};
 use crate::store::write::StoreError;
 
@@ -29,6 +30,9 @@ pub struct Results {
     pub warnings: Vec<String>,
     /// `pretouch calibrate` results found among the paths (`calibrate-*.json`).
     pub calibrations: Vec<Calibration>,
+    /// The states of ended campaigns found among the paths (`campaign.json`, copied
+    /// into a campaign's results folder at its end): their failed boots are reported.
+    pub campaigns: Vec<Campaign>,
 }
 
 /// How much of each launch record to keep.
@@ -168,12 +172,16 @@ fn read_results_with(
     for path in paths {
         collect_jsonl(path, &mut files)?;
     }
+    let (mut campaigns, files): (Vec<PathBuf>, Vec<PathBuf>) =
+        files.into_iter().partition(|p| is_state_copy(p));
     let (mut calibrations, mut files): (Vec<PathBuf>, Vec<PathBuf>) =
         files.into_iter().partition(|p| is_calibration_file(p));
     files.sort();
     files.dedup();
     calibrations.sort();
     calibrations.dedup();
+    campaigns.sort();
+    campaigns.dedup();
     let mut results = Results::default();
     for (path, read) in files.iter().zip(read_each(&files, keep)) {
         let (file, warnings) = read?;
@@ -205,6 +213,14 @@ fn read_results_with(
             )),
         }
     }
+    for path in campaigns {
+        match Campaign::load(&path) {
+            Ok(c) => results.campaigns.push(c),
+            Err(e) => results
+                .warnings
+                .push(format!("{e}; its failed boots are not reported")),
+        }
+    }
     Ok(results)
 }
 
@@ -222,7 +238,10 @@ fn collect_jsonl(path: &Path, out: &mut Vec<PathBuf>) -> Result<(), StoreError> 
         let p = entry.map_err(read_err)?.path();
         if p.is_dir() {
             collect_jsonl(&p, out)?;
-        } else if p.extension().is_some_and(|e| e == "jsonl") || is_calibration_file(&p) {
+        } else if p.extension().is_some_and(|e| e == "jsonl")
+            || is_calibration_file(&p)
+            || is_state_copy(&p)
+        {
             out.push(p);
         }
     }
