@@ -193,6 +193,21 @@ fn run(program: &str, args: &[String]) -> Result<(), String> {
     ))
 }
 
+/// Waits (up to a minute) for udev to finish the boot's device events, so that the
+/// watchdog driver it loads is bound before systemd arms the watchdog for the kexec:
+/// the campaign's unit starts after `multi-user.target`, which does not wait for udev,
+/// and a short step could otherwise ask for the next kexec before `/dev/watchdog0`
+/// exists, leaving a kernel that then hangs without a reset. Without `udevadm` (no
+/// udev) there is nothing to wait for; a timeout is said on the console, and the boot
+/// goes on.
+fn settle_devices() {
+    if let Err(e) = run("udevadm", &["settle".to_owned(), "--timeout=60".to_owned()])
+        && !e.starts_with("cannot run")
+    {
+        eprintln!("pretouch campaign: warning: {e}; booting on");
+    }
+}
+
 /// `kexec -l` and `systemctl kexec`.
 pub struct Kexec;
 
@@ -264,6 +279,7 @@ impl BootLoader for Kexec {
     }
 
     fn boot(&self, target: &BootTarget, token: &str) -> Result<(), String> {
+        settle_devices();
         Kexec::load(target, Some(token))?;
         systemctl_or("kexec", ("kexec", &["-e"]))
     }
