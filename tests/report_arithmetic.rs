@@ -8,8 +8,8 @@
 
 use std::path::PathBuf;
 
-use pretouch::analyze::report::{CellReport, Options, Report};
-use pretouch::analyze::{build, build_with};
+use pretouch::analyze::report::{CellReport, Report};
+use pretouch::analyze::{Options, build, build_with};
 use pretouch::launch::Measurement;
 use pretouch::launch::agent::{Stamp, Stamps};
 use pretouch::launch::jvmlog::{JvmLog, PretouchLine};
@@ -185,8 +185,9 @@ fn medians_spreads_and_costs_of_one_cell() {
 fn leaving_outliers_out_recomputes_every_figure() {
     let report = build_with(
         &one_cell(),
-        Options {
+        &Options {
             exclude_outliers: true,
+            ..Options::default()
         },
     );
     assert!(report.outliers_excluded);

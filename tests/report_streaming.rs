@@ -9,7 +9,8 @@
 
 use std::path::PathBuf;
 
-use pretouch::analyze::document::{Document, Options, build, build_read};
+use pretouch::analyze::Options;
+use pretouch::analyze::document::{Document, build, build_read};
 use pretouch::render::common::Format;
 use pretouch::render::document::render;
 use pretouch::store::read::catalog_for_report;

@@ -20,6 +20,7 @@ use serde::Serialize;
 
 use crate::analyze::env::differences;
 use crate::analyze::labels::{self, Change, Chosen, choose, count_run_to_run};
+use crate::analyze::options::Options;
 use crate::analyze::report::{CompareError, RunToRun};
 use crate::machine::calibration::{Calibration, ConfigResult, Layout, Variant};
 use crate::stats::{hodges_lehmann, summarize};
@@ -35,15 +36,6 @@ pub const BUSY_SHARE: f64 = 0.9;
 /// Two labels' CPU shares further apart than this ratio: their machine was not equally
 /// loaded, and a mark between them is flagged.
 pub const SHARE_RATIO: f64 = 1.25;
-
-/// Which labels, in which order, and which one is the baseline.
-#[derive(Debug, Clone, Default)]
-pub struct Options {
-    /// Labels to show, in this order; `None`: every label, oldest calibration first.
-    pub labels: Option<Vec<String>>,
-    /// The label the others are compared with; `None`: the oldest label shown.
-    pub baseline: Option<String>,
-}
 
 #[derive(Debug, thiserror::Error)]
 pub enum CalibrationCompareError {
@@ -144,7 +136,9 @@ fn key(r: &ConfigResult) -> (String, String) {
 }
 
 /// Sets the labels' calibrations side by side. Per label and row, the newest
-/// calibration holding that configuration.
+/// calibration holding that configuration. The labels are `options.labels` (default:
+/// every label, oldest calibration first), the baseline `options.baseline` (default: the
+/// oldest label shown).
 pub fn compare(
     calibrations: &[Calibration],
     options: &Options,
@@ -523,6 +517,7 @@ fn own_drift(oldest_first: &[&Calibration], label: &str) -> Option<RunToRun> {
         let options = Options {
             labels: Some(vec![a.label.clone(), b.label.clone()]),
             baseline: Some(a.label.clone()),
+            ..Options::default()
         };
         let Ok(pair) = compare(&[a, b], &options) else {
             continue;
@@ -908,6 +903,7 @@ mod tests {
         let opts = Options {
             labels: Some(vec!["b".into(), "a".into()]),
             baseline: Some("a".into()),
+            ..Options::default()
         };
         let c = compare(&both, &opts).unwrap();
         assert_eq!(c.baseline_index(), 1);

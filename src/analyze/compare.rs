@@ -21,6 +21,7 @@
 
 use crate::analyze::labels::{self, count_run_to_run};
 pub use crate::analyze::labels::{Change, Chosen, Interval, choose, letter};
+use crate::analyze::options::Options;
 use crate::analyze::report::CompareError;
 use crate::analyze::report::{self, CellReport, LabelInfo, Report, RunToRun};
 use crate::stats::family::{Sides, cell_level, table_marks_looks};
@@ -31,15 +32,6 @@ use crate::store::ResultFile;
 /// `1 - (1 - CONFIDENCE) / k` for the `k` cells the column compares).
 pub const CONFIDENCE: f64 = 0.95;
 
-/// How the user orders the labels and picks the baseline.
-#[derive(Debug, Clone, Default)]
-pub struct Options {
-    /// Labels to show, in this order; `None`: every label, oldest first.
-    pub labels: Option<Vec<String>>,
-    /// The label the others are compared with; `None`: the one whose results are oldest.
-    pub baseline: Option<String>,
-}
-
 /// The launches' cells side by side: a row per (JDK, GC, heap, variant with its axes,
 /// [`CellReport::key`]), an entry per label with its [`CellReport`]. A change is
 /// cost(label) - cost(baseline), ms; its interval the drift-aware difference of the
@@ -49,7 +41,8 @@ pub type Column = labels::Column<LabelInfo>;
 pub type Row = labels::Row<[String; 4], CellReport>;
 pub type Entry = labels::Entry<CellReport>;
 
-/// The labels of `report` side by side against the baseline, as `options` chooses them.
+/// The labels of `report` side by side against the baseline, as `options` chooses them
+/// (its `labels` and `baseline`).
 pub fn compare(report: &Report, options: &Options) -> Result<Comparison, CompareError> {
     let chosen = choose(
         &report.labels,
@@ -269,11 +262,7 @@ fn mark(columns: &mut [Column], rows: &mut [Row]) {
 /// compared with each later one, as two labels would be; `None` for a single run. Each
 /// pair is compared as two labels of one machine would be: the oldest run's cells
 /// against each later run's, computed from each file's launches once.
-pub fn run_to_run_check(
-    label: &str,
-    runs: &[&ResultFile],
-    options: report::Options,
-) -> Option<RunToRun> {
+pub fn run_to_run_check(label: &str, runs: &[&ResultFile], options: &Options) -> Option<RunToRun> {
     let (first, later) = runs.split_first()?;
     if later.is_empty() {
         return None;
@@ -376,6 +365,7 @@ mod tests {
         let options = Options {
             labels: Some(vec!["c".into(), "a".into()]),
             baseline: Some("a".into()),
+            ..Options::default()
         };
         let cmp = compare(&report, &options).unwrap();
         assert_eq!(cmp.baseline, "a");
@@ -411,6 +401,7 @@ mod tests {
                 &Options {
                     labels: labels.map(|l| l.iter().map(|s| s.to_string()).collect()),
                     baseline: baseline.map(Into::into),
+                    ..Options::default()
                 },
             )
             .unwrap_err()

@@ -15,36 +15,13 @@
 
 use crate::analyze::calibration::{self, CalibrationCompareError, CalibrationComparison};
 use crate::analyze::compare::{self, Comparison};
+use crate::analyze::options::Options;
 use crate::analyze::probe::ProbeAnalysis;
 use crate::analyze::probe::TimedMedians;
 use crate::analyze::profile::ProfileReport;
-use crate::analyze::report::{self, CompareError, Labelling, Report};
+use crate::analyze::report::{CompareError, Labelling, Report};
 use crate::store::read::Catalog;
 use crate::store::{ResultFile, Results, StoreError};
-
-/// What the report shows, and of which labels.
-#[derive(Debug, Clone, Default)]
-pub struct Options {
-    /// Labels to show, in this order (`label@host` names a label split by machine);
-    /// `None`: every label, oldest first.
-    pub labels: Option<Vec<String>>,
-    /// The label the others are compared with; `None`: the label with the oldest results.
-    pub baseline: Option<String>,
-    /// Leave launches flagged as outliers out of every figure.
-    pub exclude_outliers: bool,
-    /// Also the startup phases' table.
-    pub phases: bool,
-    /// Analyze the profiled launches (`--profile`, `--profile-csv`, `--flamegraph`).
-    pub profile: bool,
-    /// Show the profile's analysis in the report (`--profile`); without it the analysis
-    /// is only made for files (`--profile-csv`, `--flamegraph`).
-    pub show_profile: bool,
-    /// The labels' `pretouch calibrate` results side by side, instead of the launches.
-    pub calibrate: bool,
-    /// The setting the others are compared with (`--baseline-setting`); `None`: the
-    /// first setting met, in matrix order.
-    pub baseline_setting: Option<String>,
-}
 
 /// The report: every section any format prints, computed once.
 #[derive(Debug, Clone, Default)]
@@ -128,13 +105,7 @@ fn build_from(
     options: &Options,
 ) -> Result<Document, DocumentError> {
     if options.calibrate {
-        let cmp = calibration::compare(
-            &results.calibrations,
-            &calibration::Options {
-                labels: options.labels.clone(),
-                baseline: options.baseline.clone(),
-            },
-        )?;
+        let cmp = calibration::compare(&results.calibrations, options)?;
         return Ok(Document {
             launches: None,
             calibration: Some(cmp),
@@ -152,16 +123,13 @@ fn build_from(
         options.labels.as_deref(),
         options.baseline.as_deref(),
     )?;
-    let report_options = report::Options {
-        exclude_outliers: options.exclude_outliers,
-    };
     let read = read_labels(
         &mut results,
         others,
         catalog,
         &labelling,
         &chosen.labels,
-        report_options,
+        options,
     )?;
     if let Some(catalog) = catalog {
         // As reading every file whole gives them: each file's lines in name order, the
@@ -173,7 +141,7 @@ fn build_from(
             .warnings
             .extend(crate::store::complete::completeness_warnings(&read.files));
     }
-    let mut report = crate::analyze::assemble(&results, labelling, read.pieces, report_options);
+    let mut report = crate::analyze::assemble(&results, labelling, read.pieces, options);
     // The labels chosen above, once: --labels and --baseline were checked there,
     // whether one label is shown or several.
     let comparison = compare::compare_chosen(&report, chosen);
@@ -259,7 +227,7 @@ fn read_labels(
     catalog: Option<&Catalog>,
     labelling: &Labelling,
     shown: &[String],
-    options: report::Options,
+    options: &Options,
 ) -> Result<Read, StoreError> {
     let mut slots: Vec<Option<ResultFile>> = std::mem::take(&mut results.files)
         .into_iter()
@@ -353,7 +321,7 @@ fn do_work(
     labelling: &Labelling,
     calibrations: &[crate::machine::calibration::Calibration],
     shown: &[String],
-    options: report::Options,
+    options: &Options,
     parallel_files: bool,
 ) -> Result<Done, (std::path::PathBuf, StoreError)> {
     let files: Vec<(usize, usize, ResultFile, Vec<String>)> = match catalog {

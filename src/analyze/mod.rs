@@ -15,6 +15,7 @@ pub mod interval;
 pub mod kernels;
 pub mod labels;
 pub mod method;
+pub mod options;
 pub mod outliers;
 pub mod probe;
 pub mod profile;
@@ -22,6 +23,7 @@ pub mod ready;
 pub mod report;
 pub mod settings;
 
+pub use crate::analyze::options::Options;
 use crate::analyze::report::{LabelRows, Labelling, RunToRun};
 use crate::machine::calibration::Calibration;
 use crate::store::{ResultFile, Results};
@@ -29,12 +31,12 @@ use crate::store::{ResultFile, Results};
 /// The report of stored results with default options: every cell's row, and the
 /// run-to-run check of labels run more than once.
 pub fn build(results: &Results) -> report::Report {
-    build_with(results, report::Options::default())
+    build_with(results, &Options::default())
 }
 
 /// [`build`] with options (outliers left out): each label's piece ([`label_piece`]) from
 /// its files, then the pieces together ([`assemble`]).
-pub fn build_with(results: &Results, options: report::Options) -> report::Report {
+pub fn build_with(results: &Results, options: &Options) -> report::Report {
     let labelling = Labelling::of(results);
     let pieces = (0..labelling.labels.len())
         .map(|i| {
@@ -61,7 +63,7 @@ pub fn label_piece(
     label: &str,
     files: &[(usize, &ResultFile)],
     calibrations: &[Calibration],
-    options: report::Options,
+    options: &Options,
 ) -> LabelPiece {
     let runs: Vec<&ResultFile> = files.iter().map(|(_, f)| *f).collect();
     LabelPiece {
@@ -77,7 +79,7 @@ pub fn assemble(
     results: &Results,
     labelling: Labelling,
     pieces: Vec<LabelPiece>,
-    options: report::Options,
+    options: &Options,
 ) -> report::Report {
     let mut rows = Vec::with_capacity(pieces.len());
     let mut run_to_run = Vec::new();

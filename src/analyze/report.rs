@@ -13,16 +13,10 @@ use serde::Serialize;
 use crate::analyze::disturbance::{Judged, judge_cell};
 use crate::analyze::env::differences;
 use crate::analyze::explain::{CellExplain, CellFolios, explain_cell};
+use crate::analyze::options::Options;
 use crate::matrix::{Gc, Matrix};
 use crate::stats::{Summary, outliers, quartiles, summarize};
 use crate::store::{CellKey, CellStop, HostInfo, LaunchRecord, ResultFile, Results};
-
-/// Choices the user makes about what enters the statistics.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Options {
-    /// Leave launches flagged as outliers out of every median and interval.
-    pub exclude_outliers: bool,
-}
 
 /// A label selection that cannot be met (`--labels`, `--baseline`).
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -539,7 +533,7 @@ pub fn label_rows(
     label: &str,
     files: &[(usize, &ResultFile)],
     calibrations: &[crate::machine::calibration::Calibration],
-    options: Options,
+    options: &Options,
 ) -> LabelRows {
     let mut warnings = Vec::new();
     // Cells in the order first met: the matrix's own order.
@@ -675,7 +669,7 @@ pub fn from_rows(
     results: &Results,
     labelling: Labelling,
     rows: Vec<LabelRows>,
-    options: Options,
+    options: &Options,
 ) -> Report {
     let Labelling {
         labels,
@@ -859,7 +853,7 @@ fn cell_report<'a>(
     label: String,
     key: CellKey,
     s: Samples<'a>,
-    options: Options,
+    options: &Options,
     heap: CellHeapFacts,
     per_file: &[FileState<'_>],
     looks: Option<u32>,

@@ -11,6 +11,7 @@
 //! machine notes are the labels' comparison's and are not repeated here.
 
 use crate::analyze::compare::{self, Comparison};
+use crate::analyze::options::Options;
 use crate::analyze::report::{CompareError, Report};
 
 /// A `--baseline-setting` that cannot be met, or a comparison that cannot be made.
@@ -61,9 +62,9 @@ pub fn compare_settings(
     let by_setting = by_setting(report, &settings);
     let cmp = compare::compare(
         &by_setting,
-        &compare::Options {
-            labels: None,
+        &Options {
             baseline: baseline.map(str::to_owned),
+            ..Options::default()
         },
     )?;
     Ok(Some(cmp))

@@ -4,7 +4,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
-use crate::analyze::document::{self, Options};
+use crate::analyze::Options;
+use crate::analyze::document;
 use crate::analyze::profile::ProfileReport;
 use crate::cmd::cli::ReportArgs;
 use crate::cmd::error::bad;

@@ -586,10 +586,10 @@ fn execute_and_report(
     // The profile follows the text table only; `pretouch report --profile` has it in
     // every format.
     let profiled = profiled && args.format == Format::Text;
-    let options = document::Options {
+    let options = crate::analyze::Options {
         profile: profiled,
         show_profile: profiled,
-        ..document::Options::default()
+        ..crate::analyze::Options::default()
     };
     let doc = document::build(results, &options)?;
     print!("{}", crate::render::document::render(&doc, args.format));

@@ -604,7 +604,8 @@ fn memory_during(m: &MemoryDuring) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analyze::calibration::{Options, compare};
+    use crate::analyze::Options;
+    use crate::analyze::calibration::compare;
     use crate::machine::calibration::{Calibration, ConfigResult, Layout, Variant};
     use crate::machine::env::Environment;
     use crate::machine::topology::Placement;

@@ -518,7 +518,8 @@ pub fn csv(cmp: &Comparison) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analyze::compare::{Options, compare};
+    use crate::analyze::Options;
+    use crate::analyze::compare::compare;
     use crate::fixtures::{file, g1_and_parallel, host, rounds};
     use crate::store::Results;
 

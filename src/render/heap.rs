@@ -213,7 +213,8 @@ pub fn markdown(report: &Report) -> String {
 
 #[cfg(test)]
 mod tests {
-    use crate::analyze::document::{self, Options};
+    use crate::analyze::Options;
+    use crate::analyze::document;
     use crate::fixtures::{FakeCell, file, host, rounds};
     use crate::launch::heap_memory::{HeapMemory, MemoryKind};
     use crate::matrix::Gc;

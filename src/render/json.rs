@@ -194,7 +194,8 @@ pub fn render_with_settings(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analyze::compare::{Options, compare};
+    use crate::analyze::Options;
+    use crate::analyze::compare::compare;
     use crate::fixtures::{FakeCell, file, host, rounds};
     use crate::matrix::Gc;
     use crate::store::Results;

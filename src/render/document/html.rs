@@ -375,7 +375,8 @@ mod tests {
 
 #[cfg(test)]
 mod page_tests {
-    use crate::analyze::document::{self, Options};
+    use crate::analyze::Options;
+    use crate::analyze::document;
     use crate::fixtures::{file, g1_and_parallel, host, rounds};
     use crate::render::common::Format;
     use crate::store::Results;

@@ -1,0 +1,28 @@
+//! Stage 5, analysis: what the user asks of a report, in one value. `pretouch report`,
+//! `pretouch run` and `run --kernel` fill it from their arguments; the document
+//! ([`crate::analyze::document`]) passes it down as it is, and the cells' report, the
+//! comparison and the calibrations' comparison each read the fields they need.
+
+/// What the report shows, of which labels, and what enters its statistics.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Options {
+    /// Labels to show, in this order (`label@host` names a label split by machine);
+    /// `None`: every label, oldest first.
+    pub labels: Option<Vec<String>>,
+    /// The label the others are compared with; `None`: the label with the oldest results.
+    pub baseline: Option<String>,
+    /// Leave launches flagged as outliers out of every median and interval.
+    pub exclude_outliers: bool,
+    /// Also the startup phases' table.
+    pub phases: bool,
+    /// Analyze the profiled launches (`--profile`, `--profile-csv`, `--flamegraph`).
+    pub profile: bool,
+    /// Show the profile's analysis in the report (`--profile`); without it the analysis
+    /// is only made for files (`--profile-csv`, `--flamegraph`).
+    pub show_profile: bool,
+    /// The labels' `pretouch calibrate` results side by side, instead of the launches.
+    pub calibrate: bool,
+    /// The setting the others are compared with (`--baseline-setting`); `None`: the
+    /// first setting met, in matrix order.
+    pub baseline_setting: Option<String>,
+}
