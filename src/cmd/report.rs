@@ -6,12 +6,10 @@ use anyhow::Context;
 
 use crate::analyze::Options;
 use crate::analyze::document;
-use crate::analyze::profile::ProfileReport;
 use crate::cmd::cli::ReportArgs;
 use crate::cmd::error::bad;
 use crate::render::common::Format;
-use crate::render::document::render as render_document;
-use crate::render::plot;
+use crate::render::document::{SideRequest, render as render_document, side_files};
 use crate::store::read::{Catalog, catalog_for_report};
 
 pub(crate) fn cmd_report(args: ReportArgs) -> anyhow::Result<u8> {
@@ -44,34 +42,8 @@ pub(crate) fn cmd_report(args: ReportArgs) -> anyhow::Result<u8> {
     } else {
         document::build_read(catalog(&paths)?, &options).map_err(bad)?
     };
-    let profile = doc.launches.as_ref().and_then(|l| l.profile.as_ref());
-    if let (Some(dir), Some(profile)) = (&args.flamegraph, profile) {
-        write_flamegraphs(dir, profile)?;
-    }
     let text = render_document(&doc, args.format);
-    if args.profile && args.format == Format::Csv && args.profile_csv.is_none() {
-        // CSV holds one table a file: the report's rows here, the profile's apart.
-        eprintln!(
-            "note: --profile: the CSV printed holds the report's rows; `--profile-csv FILE` writes the profile's rows into FILE"
-        );
-    }
-    if let (Some(path), Some(profile)) = (&args.profile_csv, profile) {
-        write_output(path, &crate::render::profile::csv(profile))?;
-        if profile.cells.is_empty() {
-            eprintln!(
-                "profile: no profiled launches in these results (run with `pretouch run --profile`): {} holds the header only",
-                path.display()
-            );
-        } else {
-            eprintln!("profile: {}", path.display());
-        }
-    }
-    write_probe_files(&args, &doc)?;
-    if let (Some(path), Some(launches)) = (&args.plot, &doc.launches) {
-        plot::draw(&launches.comparison, path)
-            .with_context(|| format!("drawing `{}`", path.display()))?;
-        eprintln!("plot: {}", path.display());
-    }
+    write_side_files(&doc, &args)?;
     match &args.output {
         Some(path) => write_output(path, &text)?,
         None => print!("{text}"),
@@ -124,49 +96,29 @@ fn catalog(paths: &[PathBuf]) -> anyhow::Result<Catalog> {
     Ok(catalog)
 }
 
-/// `--probe-csv FILE` and `--probe-svg DIR`: the probed launches' rows and histograms;
-/// a bad-input error when the results hold no probe record. With `--format csv` and
-/// probes but no `--probe-csv`, a note says where their rows go.
-fn write_probe_files(args: &ReportArgs, doc: &document::Document) -> anyhow::Result<()> {
-    let probes = doc.launches.as_ref().and_then(|l| l.probes.as_ref());
-    let none = |flag: &str| {
-        bad(anyhow::anyhow!(
-            "{flag}: no probed launches in these results\n  fix: record some with `pretouch run --probe`"
-        ))
+/// The files asked for beside the report, each output's files written and then its
+/// note printed, in order; the first that cannot be made stops them (an error of the
+/// user's when the results do not hold what it draws).
+fn write_side_files(doc: &document::Document, args: &ReportArgs) -> anyhow::Result<()> {
+    let request = SideRequest {
+        format: args.format,
+        profile: args.profile,
+        flamegraph: args.flamegraph.clone(),
+        profile_csv: args.profile_csv.clone(),
+        probe_csv: args.probe_csv.clone(),
+        probe_svg: args.probe_svg.clone(),
+        plot: args.plot.clone(),
     };
-    if let Some(path) = &args.probe_csv {
-        let csv = crate::render::document::probe_csv(doc).ok_or_else(|| none("--probe-csv"))?;
-        write_output(path, &csv)?;
-        eprintln!("probes: {}", path.display());
-    } else if probes.is_some() && args.format == Format::Csv {
-        eprintln!(
-            "note: the CSV printed holds the report's rows; `--probe-csv FILE` writes the probed launches' rows into FILE"
-        );
+    for output in side_files(doc, &request) {
+        let output = output.map_err(|e| if e.is_bad_input() { bad(e) } else { e.into() })?;
+        if let Some(dir) = &output.dir {
+            std::fs::create_dir_all(dir).with_context(|| output.writing.clone())?;
+        }
+        for file in &output.files {
+            std::fs::write(&file.path, &file.bytes).with_context(|| output.writing.clone())?;
+        }
+        eprintln!("{}", output.note);
     }
-    if let Some(dir) = &args.probe_svg {
-        let probes = probes.ok_or_else(|| none("--probe-svg"))?;
-        let written = crate::render::probe_plot::write_all(dir, probes)
-            .with_context(|| format!("drawing into `{}`", dir.display()))?;
-        eprintln!(
-            "fault latency: {} files in {}",
-            written.len(),
-            dir.display()
-        );
-    }
-    Ok(())
-}
-
-/// `--flamegraph DIR`: an SVG per cell and label, a differential one per cell.
-fn write_flamegraphs(dir: &Path, profile: &ProfileReport) -> anyhow::Result<()> {
-    if profile.cells.iter().all(|c| c.stacks.is_empty()) {
-        return Err(bad(anyhow::anyhow!(
-            "--flamegraph: no profiled launches with samples in these results\n  fix: \
-             record some with `pretouch run --profile`"
-        )));
-    }
-    let written = crate::render::flamegraph::write_all(dir, profile)
-        .with_context(|| format!("writing flame graphs into `{}`", dir.display()))?;
-    eprintln!("flame graphs: {} files in {}", written.len(), dir.display());
     Ok(())
 }
 

@@ -1,8 +1,10 @@
 //! Stage 6, rendering: the one report document ([`crate::analyze::document`]) into
 //! bytes, one function per format, each walking the document's sections in the same
-//! order. A new format is one [`Format`] variant (its `--format` value comes with it),
-//! one arm in [`render`] and one function that walks the document (HTML's walks it in
-//! `html`, with its pictures in `charts`).
+//! order; and the files beside the report (flame graphs, the profile's and the probes'
+//! rows, their pictures, the plot) from the same document, [`side_files`]. A new format
+//! is one [`Format`] variant (its `--format` value comes with it), one arm in [`render`]
+//! and one function that walks the document (HTML's walks it in `html`, with its
+//! pictures in `charts`).
 
 use crate::analyze::document::{Document, Launches};
 use crate::render::common::{CellNames, Format};
@@ -12,6 +14,9 @@ use crate::render::{
 
 mod charts;
 mod html;
+mod side;
+
+pub use side::{SideError, SideFile, SideOutput, SideRequest, side_files};
 
 /// The document in `format`.
 pub fn render(doc: &Document, format: Format) -> String {
@@ -106,8 +111,7 @@ fn markdown(doc: &Document) -> String {
 
 /// CSV holds one table: a row per cell (and label), its explaining figures as columns;
 /// server cells add theirs. The profile's rows go to a file of their own
-/// (`--profile-csv`, [`profile_csv`]), and so do the probes' (`--probe-csv`,
-/// [`probe_csv`]).
+/// (`--profile-csv`), and so do the probes' (`--probe-csv`): [`side_files`].
 fn csv(doc: &Document) -> String {
     let mut out = String::new();
     if let Some(l) = &doc.launches {
@@ -141,16 +145,4 @@ fn json(doc: &Document) -> String {
         out += &calibration::json(c);
     }
     out
-}
-
-/// The profile's rows as CSV, for `--profile-csv FILE` (empty: no profile analyzed).
-pub fn profile_csv(doc: &Document) -> Option<String> {
-    let profile = doc.launches.as_ref()?.profile.as_ref()?;
-    Some(profile::csv(profile))
-}
-
-/// The probes' rows as CSV, for `--probe-csv FILE` (`None`: no probe records).
-pub fn probe_csv(doc: &Document) -> Option<String> {
-    let probes = doc.launches.as_ref()?.probes.as_ref()?;
-    Some(probe::csv(probes))
 }

@@ -5,7 +5,6 @@
 //! grew shows, and in the baseline's, where what shrank or vanished shows.
 
 use std::io::Cursor;
-use std::path::{Path, PathBuf};
 
 use inferno::flamegraph::color::{MultiPalette, Palette};
 use inferno::flamegraph::{self, Options};
@@ -58,21 +57,8 @@ fn draw(
     Ok(svg)
 }
 
-/// Writes the flame graphs into `dir` (created); returns the files written. Cells
-/// without samples get none.
-pub fn write_all(dir: &Path, report: &ProfileReport) -> std::io::Result<Vec<PathBuf>> {
-    std::fs::create_dir_all(dir)?;
-    let mut written = Vec::new();
-    for (name, svg) in graphs(report, true)? {
-        let path = dir.join(name);
-        std::fs::write(&path, svg)?;
-        written.push(path);
-    }
-    Ok(written)
-}
-
-/// The flame graphs, each with the name of its file in [`write_all`]'s folder, in that
-/// order; with inferno's script (search, zoom) when `script`.
+/// The flame graphs, each with the name of its file in the `--flamegraph` folder, in
+/// the order they are written; with inferno's script (search, zoom) when `script`.
 pub fn graphs(report: &ProfileReport, script: bool) -> std::io::Result<Vec<(String, Vec<u8>)>> {
     let mut written = Vec::new();
     for c in report.cells.iter().filter(|c| !c.stacks.is_empty()) {

@@ -4,8 +4,6 @@
 //! quartile with the median marked and whiskers to the min and max. Rounds with an
 //! outlier launch are drawn in red. Computes nothing the report does not.
 
-use std::path::Path;
-
 use plotters::prelude::*;
 
 use plotters::coord::types::RangedCoordf64;
@@ -26,13 +24,7 @@ fn err(e: impl std::fmt::Display) -> PlotError {
 const PANEL: (u32, u32) = (480, 340);
 const PER_LINE: usize = 2;
 
-/// The plot into the SVG file at `path` (`report --plot FILE`).
-pub fn draw(cmp: &Comparison, path: &Path) -> Result<(), PlotError> {
-    let root = SVGBackend::new(path, size(cmp)).into_drawing_area();
-    draw_on(cmp, &root)
-}
-
-/// The plot as SVG text, for the HTML report.
+/// The plot as SVG text: the `--plot` file, and its picture in the HTML report.
 pub fn svg(cmp: &Comparison) -> Result<String, PlotError> {
     let mut out = String::new();
     draw_on(

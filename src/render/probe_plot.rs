@@ -4,8 +4,6 @@
 //! share of the label's faults in each eighth-octave bucket, on a log latency axis, so
 //! labels with different launch counts compare. Computes nothing the report does not.
 
-use std::path::{Path, PathBuf};
-
 use plotters::prelude::*;
 
 use crate::analyze::probe::{CellProbes, ProbeAnalysis};
@@ -51,28 +49,8 @@ pub fn file_name(cell: &CellKey) -> String {
     format!("fault-latency-{}.svg", file_part(&cell_title(cell)))
 }
 
-/// Writes one SVG per probed cell into `dir` (created); returns the files written.
-pub fn write_all(dir: &Path, a: &ProbeAnalysis) -> Result<Vec<PathBuf>, ProbePlotError> {
-    std::fs::create_dir_all(dir).map_err(err)?;
-    let mut written = Vec::new();
-    for cell in a.cell_keys() {
-        let path = dir.join(file_name(cell));
-        draw(a, cell, &path)?;
-        written.push(path);
-    }
-    Ok(written)
-}
-
-/// One cell's SVG at `path`.
-pub fn draw(a: &ProbeAnalysis, cell: &CellKey, path: &Path) -> Result<(), ProbePlotError> {
-    draw_on(
-        a,
-        cell,
-        &SVGBackend::new(path, (PANEL.0 * 2, PANEL.1 + HEADER)).into_drawing_area(),
-    )
-}
-
-/// One cell's histograms as SVG text, for the HTML report.
+/// One cell's histograms as SVG text: its `--probe-svg` file, and its picture in the
+/// HTML report.
 pub fn svg(a: &ProbeAnalysis, cell: &CellKey) -> Result<String, ProbePlotError> {
     let mut out = String::new();
     draw_on(
