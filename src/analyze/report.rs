@@ -147,6 +147,10 @@ pub struct CellReport {
     pub cost_min_ms: Option<f64>,
     /// Lower quartile of the per-round costs (R's type 8).
     pub cost_q1_ms: Option<f64>,
+    /// Median of the per-round costs: the line in the plot's box (`report --plot`). No
+    /// column: the tables' estimate is the trimmed mean.
+    #[serde(skip)]
+    pub cost_median_ms: Option<f64>,
     /// Upper quartile of the per-round costs (R's type 8).
     pub cost_q3_ms: Option<f64>,
     /// Largest per-round cost.
@@ -944,6 +948,7 @@ fn cell_report<'a>(
         rounds: costs.len(),
         cost_min_ms: pick(cost, |x| x.min),
         cost_q1_ms: quart.map(|q| q.0),
+        cost_median_ms: pick(cost, |x| x.median),
         cost_q3_ms: quart.map(|q| q.1),
         cost_max_ms: pick(cost, |x| x.max),
         // Over runs the interval is about the mean of the runs' trimmed means.

@@ -11,7 +11,6 @@ use plotters::coord::types::RangedCoordf64;
 use crate::analyze::compare::{Comparison, Row};
 use crate::analyze::report::CellReport;
 use crate::machine::jdk::short_jdk;
-use crate::stats::median;
 
 #[derive(Debug, thiserror::Error)]
 #[error("cannot draw the plot: {0}")]
@@ -220,13 +219,12 @@ fn draw_box<DB: DrawingBackend>(
 where
     DB::ErrorType: 'static,
 {
-    let values: Vec<f64> = c.costs.iter().map(|r| r.ms).collect();
     let (Some(q1), Some(q3), Some(min), Some(max), Some(med)) = (
         c.cost_q1_ms,
         c.cost_q3_ms,
         c.cost_min_ms,
         c.cost_max_ms,
-        median(&values),
+        c.cost_median_ms,
     ) else {
         return Ok(());
     };
