@@ -147,9 +147,10 @@ where
         let c = &e.measured;
         draw_box(&mut chart, x, c)?;
         // The table's figures above the column: the cost, and below it the change.
-        let cost = c
-            .cost_tmean_ms
-            .map_or_else(|| "failed".to_owned(), |v| format!("{v:.0} ms"));
+        let cost = c.cost_tmean_ms.map_or_else(
+            || "failed".to_owned(),
+            |v| format!("{} ms", crate::render::table::whole_ms(v)),
+        );
         let change = e.change.and_then(|ch| {
             Some(format!(
                 "{}{}",
