@@ -6,7 +6,7 @@
 
 use std::path::PathBuf;
 
-use crate::analyze::document::{Document, Launches};
+use crate::analyze::document::Document;
 use crate::render::common::Format;
 use crate::render::{flamegraph, plot, probe, probe_plot, profile};
 
@@ -113,10 +113,6 @@ pub fn side_files(doc: &Document, request: &SideRequest) -> Vec<Result<SideOutpu
 /// holds nothing it would draw from, as `--flamegraph` of `report --calibrate`).
 type Step = Option<Result<SideOutput, SideError>>;
 
-fn launches(doc: &Document) -> Option<&Launches> {
-    doc.launches.as_ref()
-}
-
 fn note(note: String) -> SideOutput {
     SideOutput {
         dir: None,
@@ -129,7 +125,7 @@ fn note(note: String) -> SideOutput {
 /// `--flamegraph DIR`: an SVG per cell and label, two differential ones per cell.
 fn flame_graphs(doc: &Document, request: &SideRequest) -> Step {
     let dir = request.flamegraph.as_ref()?;
-    let profile = launches(doc)?.profile.as_ref()?;
+    let profile = doc.launches.as_ref()?.profile.as_ref()?;
     if profile.cells.iter().all(|c| c.stacks.is_empty()) {
         return Some(Err(SideError::NoSamples));
     }
@@ -173,7 +169,7 @@ fn profile_note(_: &Document, request: &SideRequest) -> Step {
 /// `--profile-csv FILE`: the profile's rows, the header alone without profiled launches.
 fn profile_rows(doc: &Document, request: &SideRequest) -> Step {
     let path = request.profile_csv.as_ref()?;
-    let profile = launches(doc)?.profile.as_ref()?;
+    let profile = doc.launches.as_ref()?.profile.as_ref()?;
     let note = if profile.cells.is_empty() {
         format!(
             "profile: no profiled launches in these results (run with `pretouch run --profile`): {} holds the header only",
@@ -196,7 +192,7 @@ fn profile_rows(doc: &Document, request: &SideRequest) -> Step {
 /// `--probe-csv FILE`: the probed launches' rows. Without it, the printed CSV says
 /// where they go when there are some.
 fn probe_rows(doc: &Document, request: &SideRequest) -> Step {
-    let probes = launches(doc).and_then(|l| l.probes.as_ref());
+    let probes = doc.launches.as_ref().and_then(|l| l.probes.as_ref());
     let Some(path) = &request.probe_csv else {
         return (probes.is_some() && request.format == Format::Csv).then(|| {
             Ok(note(
@@ -223,7 +219,7 @@ fn probe_rows(doc: &Document, request: &SideRequest) -> Step {
 /// `--probe-svg DIR`: an SVG per probed cell, the labels' fault latency overlaid.
 fn probe_pictures(doc: &Document, request: &SideRequest) -> Step {
     let dir = request.probe_svg.as_ref()?;
-    let Some(probes) = launches(doc).and_then(|l| l.probes.as_ref()) else {
+    let Some(probes) = doc.launches.as_ref().and_then(|l| l.probes.as_ref()) else {
         return Some(Err(SideError::NoProbes("--probe-svg")));
     };
     let writing = format!("drawing into `{}`", dir.display());
@@ -253,7 +249,7 @@ fn probe_pictures(doc: &Document, request: &SideRequest) -> Step {
 /// `--plot FILE`: every round's cost per cell and label.
 fn plot_picture(doc: &Document, request: &SideRequest) -> Step {
     let path = request.plot.as_ref()?;
-    let launches = launches(doc)?;
+    let launches = doc.launches.as_ref()?;
     let writing = format!("drawing `{}`", path.display());
     Some(match plot::svg(&launches.comparison) {
         Ok(svg) => Ok(SideOutput {
