@@ -360,7 +360,12 @@ pub fn probe_record(
             cell: cell.clone(),
             pretouch,
         },
-        command,
+        launched: crate::store::Launched {
+            command,
+            started_at: "2026-12-01T08:00:00.000Z".into(),
+            time_to_main_ns: ok.then(|| Nanos((ms * 1e6).round() as u64)),
+            failure: (!ok).then(|| "exited with code 1 before main()".to_owned()),
+        },
         probe_command: vec![
             "bpftrace".into(),
             "-f".into(),
@@ -368,10 +373,7 @@ pub fn probe_record(
             "-e".into(),
             "...".into(),
         ],
-        started_at: "2026-12-01T08:00:00.000Z".into(),
-        time_to_main_ns: ok.then(|| Nanos((ms * 1e6).round() as u64)),
         main_faults: ok.then_some(agent_faults),
-        failure: (!ok).then(|| "exited with code 1 before main()".to_owned()),
         faults: ok.then(|| FaultLatency {
             exec_ns: Nanos(1_000_000),
             main_ns: Some(Nanos(1_000_000 + (ms * 1e6) as u64)),

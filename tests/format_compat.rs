@@ -147,11 +147,13 @@ fn a_file_without_cds_reads_and_one_with_it_round_trips() {
 }
 
 /// Every profile and probe line of the kept report inputs, parsed and written again, is
-/// the same bytes: the core those records share ([`PlannedAs`], flattened into each)
-/// keeps every field where the file has it. (Their launch lines are of older versions:
-/// they read, but a record writes the fields added since.)
+/// the same bytes: the core those records share ([`PlannedAs`] and [`Launched`], read
+/// flattened, written by each record among its own fields) keeps every field where the
+/// file has it. (Their launch lines are of older versions: they read, but a record
+/// writes the fields added since.)
 ///
 /// [`PlannedAs`]: pretouch::store::PlannedAs
+/// [`Launched`]: pretouch::store::Launched
 #[test]
 fn profile_and_probe_records_write_back_byte_for_byte() {
     let inputs = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/report-golden/inputs");

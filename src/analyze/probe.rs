@@ -333,6 +333,7 @@ fn populate_shortfall(record: &crate::store::probe::ProbeRecord, a: &Agreement) 
     record.at.pretouch
         && a.diff_pct < 0.0
         && record
+            .launched
             .command
             .iter()
             .any(|arg| arg == "-XX:+UseTransparentHugePages")
@@ -419,7 +420,7 @@ pub fn build_timed(
         }
         let probed_ms: Vec<f64> = ok
             .iter()
-            .filter_map(|p| p.record.time_to_main_ns.map(Nanos::as_ms))
+            .filter_map(|p| p.record.launched.time_to_main_ns.map(Nanos::as_ms))
             .collect();
         let cost = match (
             median(&probed_ms),
@@ -448,7 +449,7 @@ pub fn build_timed(
             c2c_command: match &ok.first().map(|p| &p.record.c2c) {
                 Some(C2cSupport::Available { .. }) => ok
                     .first()
-                    .map(|p| crate::launch::probe::c2c_command(&p.record.command)),
+                    .map(|p| crate::launch::probe::c2c_command(&p.record.launched.command)),
                 _ => None,
             },
         });
@@ -622,12 +623,14 @@ mod tests {
                     .clone(),
                 pretouch,
             },
-            command: vec!["java".into()],
+            launched: crate::store::Launched {
+                command: vec!["java".into()],
+                started_at: "t".into(),
+                time_to_main_ns: Some(Nanos(ms * 1_000_000)),
+                failure: None,
+            },
             probe_command: vec!["bpftrace".into()],
-            started_at: "t".into(),
-            time_to_main_ns: Some(Nanos(ms * 1_000_000)),
             main_faults: Some(values.len() as u64),
-            failure: None,
             faults: Some(faults(values)),
             contention: Some(Contention::Measured { locks: Vec::new() }),
             c2c: C2cSupport::Unavailable { why: "vm".into() },

@@ -606,7 +606,7 @@ fn cell_profile(
     let ttm = |side: &[&&&crate::store::profile::ProfileRecord]| {
         median_ms(
             side.iter()
-                .filter_map(|r| r.time_to_main_ns)
+                .filter_map(|r| r.launched.time_to_main_ns)
                 .map(|n| n.0 as f64 / 1e6),
         )
     };
@@ -879,11 +879,13 @@ mod tests {
                 },
                 pretouch,
             },
-            command: Vec::new(),
-            started_at: String::new(),
-            time_to_main_ns: Some(crate::units::Nanos(ttm_ms * 1_000_000)),
+            launched: crate::store::Launched {
+                command: Vec::new(),
+                started_at: String::new(),
+                time_to_main_ns: Some(crate::units::Nanos(ttm_ms * 1_000_000)),
+                failure: None,
+            },
             wall_ns: crate::units::Nanos(0),
-            failure: None,
             event: "cpu-clock".into(),
             frequency_hz: 1000,
             call_graph: "fp".into(),
@@ -902,7 +904,7 @@ mod tests {
         let on2 = record(true, 520, &[&lock, "java;JavaMain 50"]);
         let off = record(false, 60, &["java;JavaMain 40"]);
         let mut failed = record(true, 1, &[]);
-        failed.failure = Some("x".into());
+        failed.launched.failure = Some("x".into());
         let p = cell_profile(
             "a",
             &on1.at.cell.clone(),

@@ -716,7 +716,9 @@ mod tests {
     fn the_populate_shortfall_of_thp_is_explained_once_and_unmeasured_locks_say_why() {
         let a = analysis(|r| {
             if r.at.pretouch {
-                r.command.push("-XX:+UseTransparentHugePages".into());
+                r.launched
+                    .command
+                    .push("-XX:+UseTransparentHugePages".into());
                 r.main_faults = Some(5_000);
             }
             r.contention = Some(Contention::Unsupported {

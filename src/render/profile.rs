@@ -434,13 +434,15 @@ mod tests {
                     },
                     pretouch,
                 },
-                command: Vec::new(),
-                started_at: String::new(),
-                time_to_main_ns: Some(crate::units::Nanos(
-                    if pretouch { 500 } else { 90 } * 1_000_000,
-                )),
+                launched: crate::store::Launched {
+                    command: Vec::new(),
+                    started_at: String::new(),
+                    time_to_main_ns: Some(crate::units::Nanos(
+                        if pretouch { 500 } else { 90 } * 1_000_000,
+                    )),
+                    failure: None,
+                },
                 wall_ns: crate::units::Nanos(0),
-                failure: None,
                 event: "cpu-clock".into(),
                 frequency_hz: 1000,
                 call_graph: "fp".into(),

@@ -10,10 +10,11 @@
 
 use std::collections::BTreeSet;
 
+use crate::launch::Measurement;
 use crate::launch::interrupt::Interrupt;
 use crate::schedule::plan::{Cell, Plan};
 use crate::schedule::run::{Stop, Strategy, cell_key, drive};
-use crate::store::{CellKey, PlannedAs, Record, StoreError, StoreWriter};
+use crate::store::{CellKey, Launched, PlannedAs, Record, StoreError, StoreWriter};
 
 /// One launch of the extra rounds: `seq` is its position among the run's launches of
 /// its kind, as stored in its record.
@@ -27,14 +28,22 @@ pub struct Planned {
 }
 
 impl Planned {
-    /// Where this launch of `cell` stands, as its record stores it.
-    pub fn as_stored(&self, cell: &Cell) -> PlannedAs {
-        PlannedAs {
+    /// The core of this launch of `cell`'s record, whichever its kind: where it stands,
+    /// as its record stores it, and what `measured` launched and reached (failed when it
+    /// failed, or else when the instrument had a `problem`).
+    pub fn stored(
+        &self,
+        cell: &Cell,
+        measured: Measurement,
+        problem: Option<String>,
+    ) -> (PlannedAs, Launched) {
+        let at = PlannedAs {
             seq: self.seq,
             round: self.round,
             cell: cell_key(cell),
             pretouch: self.pretouch,
-        }
+        };
+        (at, Launched::new(measured, problem))
     }
 }
 

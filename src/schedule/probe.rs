@@ -54,14 +54,13 @@ impl<L: ProbedLaunch> Rounds for Probed<L> {
             return None;
         }
         let measured = p.outcome.measured;
+        let main_faults = measured.stamps.main.map(|m| m.minflt + m.majflt);
+        let (at, launched) = at.stored(cell, measured, p.problem);
         Some(ProbeRecord {
-            at: at.as_stored(cell),
-            time_to_main_ns: measured.time_to_main(),
-            main_faults: measured.stamps.main.map(|m| m.minflt + m.majflt),
-            failure: measured.failure.or(p.problem),
-            command: measured.command,
+            at,
+            launched,
             probe_command: p.probe_command,
-            started_at: measured.started_at,
+            main_faults,
             faults: p.reading.as_ref().map(|r| r.faults.clone()),
             contention: p.reading.map(|r| r.contention),
             c2c: self.c2c.clone(),
@@ -74,7 +73,7 @@ impl ExtraRecord for ProbeRecord {
         &self.at
     }
     fn failure(&self) -> Option<&str> {
-        self.failure.as_deref()
+        self.launched.failure.as_deref()
     }
     fn ok(&self) -> bool {
         ProbeRecord::ok(self)
@@ -209,12 +208,14 @@ mod tests {
                 cell,
                 pretouch: true,
             },
-            command: vec!["java".into()],
+            launched: crate::store::Launched {
+                command: vec!["java".into()],
+                started_at: "t".into(),
+                time_to_main_ns: Some(crate::units::Nanos(5)),
+                failure: None,
+            },
             probe_command: vec!["bpftrace".into()],
-            started_at: "t".into(),
-            time_to_main_ns: Some(crate::units::Nanos(5)),
             main_faults: Some(7),
-            failure: None,
             faults: Some(FaultLatency::default()),
             contention: Some(Contention::Unsupported {
                 why: crate::launch::probe::LocksUnsupported::NoTracepoints,

@@ -56,16 +56,15 @@ impl<L: ProfiledLaunch> Rounds for Profiled<L> {
             return None;
         }
         let measured = p.outcome.measured;
+        let wall_ns = measured
+            .reaped_ns
+            .since(measured.spawn_ns)
+            .unwrap_or_default();
+        let (at, launched) = at.stored(cell, measured, p.problem);
         Some(ProfileRecord {
-            at: at.as_stored(cell),
-            time_to_main_ns: measured.time_to_main(),
-            wall_ns: measured
-                .reaped_ns
-                .since(measured.spawn_ns)
-                .unwrap_or_default(),
-            failure: measured.failure.or(p.problem),
-            command: measured.command,
-            started_at: measured.started_at,
+            at,
+            launched,
+            wall_ns,
             event: profile::EVENT.to_owned(),
             frequency_hz: profile::FREQUENCY_HZ,
             call_graph: profile::CALL_GRAPH.to_owned(),
@@ -81,7 +80,7 @@ impl ExtraRecord for ProfileRecord {
         &self.at
     }
     fn failure(&self) -> Option<&str> {
-        self.failure.as_deref()
+        self.launched.failure.as_deref()
     }
     fn ok(&self) -> bool {
         ProfileRecord::ok(self)
@@ -193,11 +192,13 @@ mod tests {
                 },
                 pretouch: true,
             },
-            command: vec!["perf".into()],
-            started_at: "t".into(),
-            time_to_main_ns: Some(crate::units::Nanos(5)),
+            launched: crate::store::Launched {
+                command: vec!["perf".into()],
+                started_at: "t".into(),
+                time_to_main_ns: Some(crate::units::Nanos(5)),
+                failure: None,
+            },
             wall_ns: crate::units::Nanos(9),
-            failure: None,
             event: "cpu-clock".into(),
             frequency_hz: 999,
             call_graph: "fp".into(),

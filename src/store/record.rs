@@ -340,24 +340,53 @@ pub struct PlannedAs {
     pub pretouch: bool,
 }
 
-/// One profiled launch (`"record":"profile"`). Written after the run's timed launches.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// What a launch of the extra rounds started and reached: the fields every kind
+/// (profiled, probed) holds after [`PlannedAs`], made from the launcher's
+/// [`Measurement`] by [`Launched::new`] alone. Each record writes them where the file
+/// has always had them, among its own fields, so this type is read flattened and
+/// written by the record.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct Launched {
+    /// The full command line, program first (the record says which program).
+    pub command: Vec<String>,
+    /// UTC wall-clock time of the spawn, RFC 3339 with milliseconds.
+    pub started_at: String,
+    /// Spawn to the JVM's `main()` (the agent's stamp), as for a timed launch. Absent
+    /// when the launch failed.
+    pub time_to_main_ns: Option<Nanos>,
+    /// Why the launch or its instrument failed; absent when both succeeded.
+    pub failure: Option<String>,
+}
+
+impl Launched {
+    /// What `measured` launched and reached, failed when it failed or else when its
+    /// instrument had a `problem`. The one place a record's time to main and failure
+    /// are made from a measurement.
+    pub fn new(measured: Measurement, problem: Option<String>) -> Launched {
+        Launched {
+            time_to_main_ns: measured.time_to_main(),
+            failure: measured.failure.or(problem),
+            command: measured.command,
+            started_at: measured.started_at,
+        }
+    }
+}
+
+/// One profiled launch (`"record":"profile"`). Written after the run's timed launches,
+/// its fields in the order of `ProfileLine`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct ProfileRecord {
     /// Where the launch stands among the run's profiled launches.
     #[serde(flatten)]
     pub at: PlannedAs,
-    /// The full command line: `perf record ... --`, then the JVM's as in a launch record.
-    pub command: Vec<String>,
-    /// UTC wall-clock time of the spawn (of perf), RFC 3339 with milliseconds.
-    pub started_at: String,
-    /// Time from the spawn of perf to the JVM's `main()` (the agent's stamp), as for a
-    /// timed launch; set against the timed launches it is perf's overhead. Absent when the
-    /// launch failed.
-    pub time_to_main_ns: Option<Nanos>,
+    /// Its command line (`perf record ... --`, then the JVM's as in a launch record), the
+    /// spawn (of perf) and the time from it to the JVM's `main()`: set against the timed
+    /// launches, perf's overhead. Failed when the launch or the reading of its samples
+    /// failed.
+    #[serde(flatten)]
+    pub launched: Launched,
     /// Spawn of perf to its reap (perf writes its data after the JVM exits).
     pub wall_ns: Nanos,
-    /// Why the launch or the reading of its samples failed; absent when both succeeded.
-    pub failure: Option<String>,
     /// perf's event: `cpu-clock` (the kernel's timer; needs no hardware PMU).
     pub event: String,
     /// Sampling frequency, per second and thread (`perf record -F`).
@@ -376,32 +405,74 @@ pub struct ProfileRecord {
     pub perf_data: Option<PathBuf>,
 }
 
-impl ProfileRecord {
-    pub fn ok(&self) -> bool {
-        self.failure.is_none() && self.time_to_main_ns.is_some()
+/// A profile record as its line holds it: the fields in the order files have always
+/// had, [`Launched`]'s around `wall_ns`.
+#[derive(Serialize)]
+struct ProfileLine<'a> {
+    #[serde(flatten)]
+    at: &'a PlannedAs,
+    command: &'a [String],
+    started_at: &'a str,
+    time_to_main_ns: Option<Nanos>,
+    wall_ns: Nanos,
+    failure: Option<&'a str>,
+    event: &'a str,
+    frequency_hz: u32,
+    call_graph: &'a str,
+    samples: u64,
+    folded: &'a [String],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    perf_data: Option<&'a PathBuf>,
+}
+
+impl Serialize for ProfileRecord {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let Launched {
+            command,
+            started_at,
+            time_to_main_ns,
+            failure,
+        } = &self.launched;
+        ProfileLine {
+            at: &self.at,
+            command,
+            started_at,
+            time_to_main_ns: *time_to_main_ns,
+            wall_ns: self.wall_ns,
+            failure: failure.as_deref(),
+            event: &self.event,
+            frequency_hz: self.frequency_hz,
+            call_graph: &self.call_graph,
+            samples: self.samples,
+            folded: &self.folded,
+            perf_data: self.perf_data.as_ref(),
+        }
+        .serialize(serializer)
     }
 }
 
-/// One probed launch (`"record":"probe"`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+impl ProfileRecord {
+    pub fn ok(&self) -> bool {
+        self.launched.failure.is_none() && self.launched.time_to_main_ns.is_some()
+    }
+}
+
+/// One probed launch (`"record":"probe"`), its fields in the order of `ProbeLine`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct ProbeRecord {
     /// Where the launch stands among the run's probed launches.
     #[serde(flatten)]
     pub at: PlannedAs,
-    /// The JVM's command line, as in a launch record (the JVM is not under a wrapper).
-    pub command: Vec<String>,
+    /// The JVM's command line, as in a launch record (the JVM is not under a wrapper),
+    /// its spawn and its time to `main()`: set against the timed launches of the same
+    /// cell, the probes' cost. Failed when the launch or its probe failed.
+    #[serde(flatten)]
+    pub launched: Launched,
     /// The bpftrace command that probed it, started before the JVM and stopped after it.
     pub probe_command: Vec<String>,
-    /// UTC wall-clock time of the JVM's spawn, RFC 3339 with milliseconds.
-    pub started_at: String,
-    /// Spawn to `main()`, as for a timed launch: set against the timed launches of the
-    /// same cell, the probes' cost. Absent when the launch failed.
-    pub time_to_main_ns: Option<Nanos>,
     /// The agent's fault count at its main stamp (`getrusage` minor + major, exec to
     /// main, the forked child's few included): what `faults` must agree with.
     pub main_faults: Option<u64>,
-    /// Why the launch or its probe failed; absent when both succeeded.
-    pub failure: Option<String>,
     /// The faults, timed one by one; absent when the probe read nothing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub faults: Option<crate::launch::probe::FaultLatency>,
@@ -414,9 +485,54 @@ pub struct ProbeRecord {
     pub c2c: crate::launch::probe::C2cSupport,
 }
 
+/// A probe record as its line holds it: the fields in the order files have always had,
+/// [`Launched`]'s around `probe_command` and `main_faults`.
+#[derive(Serialize)]
+struct ProbeLine<'a> {
+    #[serde(flatten)]
+    at: &'a PlannedAs,
+    command: &'a [String],
+    probe_command: &'a [String],
+    started_at: &'a str,
+    time_to_main_ns: Option<Nanos>,
+    main_faults: Option<u64>,
+    failure: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    faults: Option<&'a crate::launch::probe::FaultLatency>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    contention: Option<&'a crate::launch::probe::Contention>,
+    c2c: &'a crate::launch::probe::C2cSupport,
+}
+
+impl Serialize for ProbeRecord {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let Launched {
+            command,
+            started_at,
+            time_to_main_ns,
+            failure,
+        } = &self.launched;
+        ProbeLine {
+            at: &self.at,
+            command,
+            probe_command: &self.probe_command,
+            started_at,
+            time_to_main_ns: *time_to_main_ns,
+            main_faults: self.main_faults,
+            failure: failure.as_deref(),
+            faults: self.faults.as_ref(),
+            contention: self.contention.as_ref(),
+            c2c: &self.c2c,
+        }
+        .serialize(serializer)
+    }
+}
+
 impl ProbeRecord {
     pub fn ok(&self) -> bool {
-        self.failure.is_none() && self.time_to_main_ns.is_some() && self.faults.is_some()
+        self.launched.failure.is_none()
+            && self.launched.time_to_main_ns.is_some()
+            && self.faults.is_some()
     }
 }
 
@@ -434,6 +550,84 @@ mod tests {
         // name (24, as `setting`) and the boxed cgroup's record (8).
         let size = std::mem::size_of::<LaunchRecord>();
         assert!(size <= 976, "LaunchRecord is {size} bytes inline");
+    }
+
+    /// Where each of `keys` starts in `line`, which must be in this order.
+    fn in_order(line: &str, keys: &[&str]) {
+        let at: Vec<usize> = keys
+            .iter()
+            .map(|k| {
+                line.find(&format!("\"{k}\":"))
+                    .unwrap_or_else(|| panic!("{k}"))
+            })
+            .collect();
+        assert!(at.is_sorted(), "{keys:?} at {at:?} in {line}");
+    }
+
+    #[test]
+    fn the_extra_records_write_their_core_where_files_have_it_and_read_it_back() {
+        let cell = crate::fixtures::launch(0, true, 1.0).cell;
+        let probe = crate::fixtures::probe_record(&cell, 3, true, 50.0, &[1000], 1, Vec::new());
+        let line = serde_json::to_string(&Record::Probe(Box::new(probe.clone()))).unwrap();
+        in_order(
+            &line,
+            &[
+                "record",
+                "seq",
+                "round",
+                "jdk",
+                "cpus",
+                "pretouch",
+                "command",
+                "probe_command",
+                "started_at",
+                "time_to_main_ns",
+                "main_faults",
+                "failure",
+                "faults",
+                "c2c",
+            ],
+        );
+        match serde_json::from_str(&line).unwrap() {
+            Record::Probe(read) => assert_eq!(*read, probe),
+            _ => panic!("not a probe"),
+        }
+        let (at, launched) = (probe.at.clone(), probe.launched.clone());
+        let profile = ProfileRecord {
+            at,
+            launched,
+            wall_ns: Nanos(9),
+            event: "cpu-clock".into(),
+            frequency_hz: 999,
+            call_graph: "fp".into(),
+            samples: 1,
+            folded: vec!["a;b 1".into()],
+            perf_data: Some("p.data".into()),
+        };
+        let line = serde_json::to_string(&Record::Profile(profile.clone())).unwrap();
+        in_order(
+            &line,
+            &[
+                "record",
+                "seq",
+                "round",
+                "jdk",
+                "cpus",
+                "pretouch",
+                "command",
+                "started_at",
+                "time_to_main_ns",
+                "wall_ns",
+                "failure",
+                "event",
+                "folded",
+                "perf_data",
+            ],
+        );
+        match serde_json::from_str(&line).unwrap() {
+            Record::Profile(read) => assert_eq!(read, profile),
+            _ => panic!("not a profile"),
+        }
     }
 
     #[test]
