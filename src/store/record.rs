@@ -183,8 +183,23 @@ pub const REPORT_FLAGS: [&str; 4] = [
 ];
 
 impl LaunchRecord {
+    /// The core it shares with the profiled and probed records, read from where a timed
+    /// record keeps it: its own fields and its measurement's.
+    pub fn core(&self) -> LaunchCore<'_> {
+        LaunchCore {
+            seq: self.seq,
+            round: self.round,
+            cell: &self.cell,
+            pretouch: self.pretouch,
+            command: &self.measured.command,
+            started_at: &self.measured.started_at,
+            time_to_main_ns: self.time_to_main_ns,
+            failure: self.measured.failure.as_deref(),
+        }
+    }
+
     pub fn ok(&self) -> bool {
-        self.measured.failure.is_none() && self.time_to_main_ns.is_some()
+        self.core().ok()
     }
 
     /// Exec to ready, for a server launch that became ready and succeeded.
@@ -372,6 +387,54 @@ impl Launched {
     }
 }
 
+/// The core every launch record holds, whichever its kind (timed, profiled, probed),
+/// borrowed: where the launch stands in its plan (seq, round, cell, pretouch) and what
+/// it launched and reached (command, start, time to main, failure). The profiled and
+/// probed records store it as [`PlannedAs`] and [`Launched`]; a timed one keeps these
+/// fields where they were, because it is the record a report holds by the hundred
+/// thousand (see `a_launch_record_stays_small_inline`) and its launched fields are
+/// the launcher's [`Measurement`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LaunchCore<'a> {
+    /// Position among the run's launches of its kind, from 0.
+    pub seq: u64,
+    /// Round of the cell among the launches of its kind, from 0.
+    pub round: u32,
+    /// The cell launched.
+    pub cell: &'a CellKey,
+    /// Launched with `-XX:+AlwaysPreTouch`.
+    pub pretouch: bool,
+    /// The full command line, program first.
+    pub command: &'a [String],
+    /// UTC wall-clock time of the spawn.
+    pub started_at: &'a str,
+    /// Spawn to `main()`; absent when the launch failed.
+    pub time_to_main_ns: Option<Nanos>,
+    /// Why the launch (or its instrument) failed; absent when it succeeded.
+    pub failure: Option<&'a str>,
+}
+
+impl LaunchCore<'_> {
+    /// Launched, reached `main()` and did not fail: what every kind's `ok` asks first.
+    pub fn ok(&self) -> bool {
+        self.failure.is_none() && self.time_to_main_ns.is_some()
+    }
+
+    /// The core of a profiled or probed launch.
+    fn of<'a>(at: &'a PlannedAs, launched: &'a Launched) -> LaunchCore<'a> {
+        LaunchCore {
+            seq: at.seq,
+            round: at.round,
+            cell: &at.cell,
+            pretouch: at.pretouch,
+            command: &launched.command,
+            started_at: &launched.started_at,
+            time_to_main_ns: launched.time_to_main_ns,
+            failure: launched.failure.as_deref(),
+        }
+    }
+}
+
 /// One profiled launch (`"record":"profile"`). Written after the run's timed launches,
 /// its fields in the order of `ProfileLine`.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -452,8 +515,12 @@ impl Serialize for ProfileRecord {
 }
 
 impl ProfileRecord {
+    pub fn core(&self) -> LaunchCore<'_> {
+        LaunchCore::of(&self.at, &self.launched)
+    }
+
     pub fn ok(&self) -> bool {
-        self.launched.failure.is_none() && self.launched.time_to_main_ns.is_some()
+        self.core().ok()
     }
 }
 
@@ -529,10 +596,12 @@ impl Serialize for ProbeRecord {
 }
 
 impl ProbeRecord {
+    pub fn core(&self) -> LaunchCore<'_> {
+        LaunchCore::of(&self.at, &self.launched)
+    }
+
     pub fn ok(&self) -> bool {
-        self.launched.failure.is_none()
-            && self.launched.time_to_main_ns.is_some()
-            && self.faults.is_some()
+        self.core().ok() && self.faults.is_some()
     }
 }
 
@@ -628,6 +697,25 @@ mod tests {
             Record::Profile(read) => assert_eq!(read, profile),
             _ => panic!("not a profile"),
         }
+        // One core, whichever kind holds it.
+        assert_eq!(profile.core(), probe.core());
+        assert!(probe.core().ok());
+    }
+
+    #[test]
+    fn a_timed_launch_reads_as_the_same_core() {
+        let mut launch = crate::fixtures::launch(2, true, 100.0);
+        launch.seq = 5;
+        launch.measured.command = vec!["java".into()];
+        let core = launch.core();
+        assert_eq!(
+            (core.seq, core.round, core.cell, core.pretouch, core.command),
+            (5, 2, &launch.cell, true, &["java".to_owned()][..])
+        );
+        assert_eq!(core.time_to_main_ns, Some(Nanos(100_000_000)));
+        assert!(core.ok() && launch.ok());
+        let failed = crate::fixtures::launch(2, true, f64::NAN);
+        assert!(!failed.core().ok() && !failed.ok());
     }
 
     #[test]
