@@ -259,7 +259,7 @@ pub fn execute(
     launcher: &mut dyn Launcher,
     store: &mut StoreWriter,
     observer: &mut dyn Observer,
-    options: &run::Options<'_>,
+    options: &run::Context<'_>,
 ) -> Result<(RunSummary, Vec<CellStop>), AdaptiveError> {
     let cells = plan.cells.len();
     let mut timed = Timed::new(plan, matrix_args, launcher, store, observer, options);
@@ -360,7 +360,7 @@ mod tests {
             &mut launcher,
             &mut store,
             &mut (),
-            &run::Options::default(),
+            &run::Context::default(),
         )
         .unwrap();
         let path = store.path().to_owned();
@@ -483,9 +483,9 @@ mod tests {
         interrupt.raise(libc::SIGTERM);
         let dir = tempfile::tempdir().unwrap();
         let mut store = StoreWriter::create(dir.path(), "x", "t").unwrap();
-        let options = run::Options {
+        let options = run::Context {
             interrupt: Some(&interrupt),
-            ..run::Options::default()
+            ..run::Context::default()
         };
         let mut launcher = Scripted {
             calls: HashMap::new(),
@@ -566,7 +566,7 @@ mod tests {
             &mut scripted(),
             &mut store,
             &mut (),
-            &run::Options::default(),
+            &run::Context::default(),
         )
         .unwrap();
         let (want, want_end) = launches_of(store.path());
@@ -584,9 +584,9 @@ mod tests {
                 calls: 0,
                 interrupt: interrupt.clone(),
             };
-            let options = run::Options {
+            let options = run::Context {
                 interrupt: Some(&interrupt),
-                ..run::Options::default()
+                ..run::Context::default()
             };
             let (summary, _) = execute(
                 &plan,
@@ -604,10 +604,10 @@ mod tests {
             assert_eq!(header_free, stop_at);
             // The resumed launcher goes on with the same script (the calls it already made).
             let mut resumed = launcher.inner;
-            let options = run::Options {
+            let options = run::Context {
                 earlier: &earlier,
                 launches_before: header_free,
-                ..run::Options::default()
+                ..run::Context::default()
             };
             let (summary, stops) = execute(
                 &plan,

@@ -50,9 +50,11 @@ pub enum Stop {
     FailFast { seq: u64 },
 }
 
-/// How [`execute_with`] runs a plan, beyond [`execute`]'s defaults.
+/// What the launch loop is given beyond the plan (made from the session's
+/// [`crate::schedule::session::Options`] and what a resumed file holds): how
+/// [`execute_with`] runs a plan, beyond [`execute`]'s defaults.
 #[derive(Default)]
-pub struct Options<'a> {
+pub struct Context<'a> {
     /// Checked before each launch: once it holds a signal, the run stops.
     pub interrupt: Option<&'a Interrupt>,
     /// Stop after the first failed launch.
@@ -188,7 +190,7 @@ impl<'a> Timed<'a> {
         launcher: &'a mut dyn Launcher,
         store: &'a mut StoreWriter,
         observer: &'a mut dyn Observer,
-        options: &'a Options<'a>,
+        options: &'a Context<'a>,
     ) -> Timed<'a> {
         let mut give_up = GiveUp::new(options.give_up_after);
         for earlier in options.earlier {
@@ -299,7 +301,7 @@ fn launch_record(
 
 /// The end record of a run whose timed launches all ran: this session's counts added
 /// to those before it (`options`), and where adaptive cells stopped.
-pub fn end_record(options: &Options<'_>, summary: &RunSummary, stops: Vec<CellStop>) -> Record {
+pub fn end_record(options: &Context<'_>, summary: &RunSummary, stops: Vec<CellStop>) -> Record {
     Record::End(RunEnd {
         finished_at: crate::launch::utc_now_millis(),
         launches: options.launches_before + summary.launches,
@@ -324,7 +326,7 @@ pub fn execute(
         launcher,
         store,
         observer,
-        &Options::default(),
+        &Context::default(),
     )
 }
 
@@ -336,7 +338,7 @@ pub fn execute_with(
     launcher: &mut dyn Launcher,
     store: &mut StoreWriter,
     observer: &mut dyn Observer,
-    options: &Options<'_>,
+    options: &Context<'_>,
 ) -> Result<RunSummary, StoreError> {
     let mut timed = Timed::new(plan, matrix_args, launcher, store, observer, options);
     let summary = drive(&mut timed, options.interrupt, options.fail_fast)?;
@@ -440,9 +442,9 @@ mod tests {
             fail_at: None,
             interrupt_at: Some((5, interrupt.clone())),
         };
-        let options = Options {
+        let options = Context {
             interrupt: Some(&interrupt),
-            ..Options::default()
+            ..Context::default()
         };
         let summary = execute_with(&plan(), &[], &mut mock, &mut store, &mut (), &options).unwrap();
         assert_eq!(summary.stopped, Some(Stop::Interrupted(libc::SIGINT)));
@@ -457,10 +459,10 @@ mod tests {
             fail_at: None,
             interrupt_at: None,
         };
-        let options = Options {
+        let options = Context {
             done,
             launches_before: 5,
-            ..Options::default()
+            ..Context::default()
         };
         let summary = execute_with(&plan(), &[], &mut mock, &mut store, &mut (), &options).unwrap();
         assert_eq!((summary.launches, summary.stopped), (7, None));
@@ -478,9 +480,9 @@ mod tests {
             fail_at: Some(2),
             interrupt_at: None,
         };
-        let options = Options {
+        let options = Context {
             fail_fast: true,
-            ..Options::default()
+            ..Context::default()
         };
         let summary = execute_with(&plan(), &[], &mut mock, &mut store, &mut (), &options).unwrap();
         assert_eq!(summary.stopped, Some(Stop::FailFast { seq: 2 }));

@@ -85,14 +85,14 @@ pub struct Session {
 }
 
 impl Resumed {
-    /// The scheduler's options for the timed launches.
-    pub fn run_options<'a>(
+    /// The launch loop's context for the timed launches.
+    pub fn loop_context<'a>(
         &'a self,
         options: &Options,
         settings: Option<Arc<Mutex<crate::launch::settings::Session>>>,
         interrupt: Option<&'a Interrupt>,
-    ) -> run::Options<'a> {
-        run::Options {
+    ) -> run::Context<'a> {
+        run::Context {
             interrupt,
             fail_fast: options.fail_fast,
             done: self.done.clone(),
@@ -136,21 +136,23 @@ impl Session {
             });
         }
         let settings = self.settings.clone();
-        let options = self.resumed.run_options(&self.options, settings, interrupt);
+        let context = self
+            .resumed
+            .loop_context(&self.options, settings, interrupt);
         let plan = &self.plan;
         // With a policy, the bar counts up to the most launches it allows.
         let most = self.matrix.adaptive.map_or(0, |policy| {
             u64::from(policy.max - policy.min) * plan.cells.len() as u64 * 2
         });
         let mut progress = Progress::new(plan.launches.len() as u64 + most);
-        progress.set_done(options.done.len() as u64);
+        progress.set_done(context.done.len() as u64);
         let args = &self.matrix.jvm_args;
         let store = &mut self.store;
         let summary = match self.matrix.adaptive {
-            None => run::execute_with(plan, args, launcher, store, &mut progress, &options)
+            None => run::execute_with(plan, args, launcher, store, &mut progress, &context)
                 .map_err(AdaptiveError::from),
             Some(policy) => {
-                adaptive::execute(plan, args, policy, launcher, store, &mut progress, &options)
+                adaptive::execute(plan, args, policy, launcher, store, &mut progress, &context)
                     .map(|(summary, _)| summary)
             }
         };
