@@ -31,11 +31,11 @@ pub const CONFIDENCE: f64 = 0.95;
 
 /// Below this share of CPU time in their passes, the workers were preempted enough to
 /// say so.
-pub const BUSY_SHARE: f64 = 0.9;
+const BUSY_SHARE: f64 = 0.9;
 
 /// Two labels' CPU shares further apart than this ratio: their machine was not equally
 /// loaded, and a mark between them is flagged.
-pub const SHARE_RATIO: f64 = 1.25;
+const SHARE_RATIO: f64 = 1.25;
 
 #[derive(Debug, thiserror::Error)]
 pub enum CalibrationCompareError {
@@ -126,7 +126,7 @@ pub fn row_level(k: usize) -> f64 {
 
 /// The smallest two-sided p-value the rank-sum test can give with `m` and `n` values a
 /// side: every value of one side above every value of the other, `2 / C(m + n, m)`.
-pub fn smallest_p(m: usize, n: usize) -> f64 {
+fn smallest_p(m: usize, n: usize) -> f64 {
     let ways = (1..=m).fold(1.0, |c, i| c * (n + i) as f64 / i as f64);
     (2.0 / ways).min(1.0)
 }

@@ -83,7 +83,7 @@ pub fn verdict(costs: &[f64], policy: &Adaptive) -> Option<Verdict> {
 
 /// Why a cell stopped taking rounds.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum StopReason {
+enum StopReason {
     /// The interval met the policy's targets after this many counted rounds.
     Converged,
     /// `max` rounds ran and the interval is still wider.

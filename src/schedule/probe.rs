@@ -16,7 +16,7 @@ use crate::store::{PlannedAs, Record};
 pub const DEFAULT_ROUNDS: u32 = 3;
 
 /// A probed launch: what the caller needs to make one (a seam for tests).
-pub trait ProbedLaunch {
+trait ProbedLaunch {
     fn launch_probed(
         &mut self,
         java: &std::path::Path,

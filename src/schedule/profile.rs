@@ -13,7 +13,7 @@ use crate::store::{PlannedAs, Record};
 pub const DEFAULT_ROUNDS: u32 = 3;
 
 /// A profiled launch: what the caller needs to make one (a seam for tests).
-pub trait ProfiledLaunch {
+trait ProfiledLaunch {
     fn launch_profiled(
         &mut self,
         java: &std::path::Path,

@@ -62,7 +62,7 @@ pub fn read_for_report(paths: &[PathBuf]) -> Result<Results, StoreError> {
 }
 
 /// A result file read whole, with the warnings of its lines that do not parse.
-pub type ReadWhole = (ResultFile, Vec<String>);
+type ReadWhole = (ResultFile, Vec<String>);
 
 /// Result files found for a report, each read only up to its run header; their launches
 /// are read later, a few files at a time ([`Catalog::read`]), so that a report need
@@ -321,24 +321,15 @@ struct Kind {
     format: Option<serde_json::Value>,
 }
 
-/// Refuses a file whose run header says a newer record format than this build knows:
-/// its fields may mean what this build does not know, so reading what happens to parse
-/// would report figures the file does not hold. Every older format still reads.
-pub fn check_format(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
-    for line in bytes.split(|&b| b == b'\n') {
-        if let Some(found) = header_format(line) {
-            return format_known(path, found);
-        }
-    }
-    Ok(())
-}
-
 /// `Some(format)` when `line` is a run header (`Some(None)` without a numeric format).
 fn header_format(line: &[u8]) -> Option<Option<u64>> {
     let kind = serde_json::from_slice::<Kind>(line).ok()?;
     (kind.record.as_deref() == Some("run")).then(|| kind.format.and_then(|f| f.as_u64()))
 }
 
+/// Refuses a file whose run header says a newer record format than this build knows:
+/// its fields may mean what this build does not know, so reading what happens to parse
+/// would report figures the file does not hold. Every older format still reads.
 fn format_known(path: &Path, found: Option<u64>) -> Result<(), StoreError> {
     match found {
         Some(found) if found > u64::from(FORMAT_VERSION) => Err(StoreError::NewerFormat {
@@ -410,7 +401,7 @@ pub(crate) fn damaged_line(path: &Path, number: usize, cut: bool, why: &str) -> 
 }
 
 /// Reads a result file a line at a time, keeping of each launch what `keep` says.
-/// Refuses a newer format (see [`check_format`]) as soon as its header is met;
+/// Refuses a newer format (see [`format_known`]) as soon as its header is met;
 /// otherwise as [`parse_result_file`]: an error only when the file cannot be read.
 fn parse_lines(
     path: &Path,

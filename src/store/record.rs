@@ -175,7 +175,7 @@ pub struct LaunchRecord {
 /// flag decides the pretouch method (`analyze::method`), the CDS flags the CDS state of
 /// records written before it was recorded (`analyze::cds`, which also reads the JDK
 /// home). [`LaunchRecord::for_report`] keeps these and drops the rest.
-pub const REPORT_FLAGS: [&str; 4] = [
+const REPORT_FLAGS: [&str; 4] = [
     "-XX:+UseTransparentHugePages",
     "-XX:-UseTransparentHugePages",
     "-Xshare:",

@@ -27,10 +27,10 @@ pub struct StoreWriter {
 }
 
 /// Most launch records between two `fdatasync`s.
-pub const SYNC_EVERY: usize = 10;
+const SYNC_EVERY: usize = 10;
 
 /// Longest time between two `fdatasync`s while records are written.
-pub const SYNC_AFTER: Duration = Duration::from_secs(2);
+const SYNC_AFTER: Duration = Duration::from_secs(2);
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
