@@ -385,10 +385,7 @@ fn function_lengths(files: &BTreeMap<String, String>) -> Vec<(usize, String, Str
 /// The functions longer than 120 lines when this check was written, with their
 /// lengths: a name table (`category_of`), and what is still to be split. None may
 /// grow, and no other may join them.
-const LONG: &[(&str, &str, usize)] = &[
-    ("cmd::campaign", "cmd_start", 227),
-    ("analyze::profile", "category_of", 181),
-];
+const LONG: &[(&str, &str, usize)] = &[("analyze::profile", "category_of", 181)];
 
 /// The share of the library's functions over 80 lines may not pass this (3.5% when
 /// the check was written; 3.24% once the launch loops were one, with the HTML page's

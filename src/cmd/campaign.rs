@@ -77,54 +77,49 @@ pub(crate) fn cmd_start(args: &RunArgs, matrix: Matrix, method: BootMethod) -> a
         eprintln!("warning: {e}\n  --force: going on");
     }
     let plan = check_matrix(args, &matrix)?;
-    let cpus = crate::machine::host::host_info().cpus;
-    let per_round: f64 = plan
-        .cells
-        .iter()
-        .map(|c| (estimate_launch(c, false, cpus) + estimate_launch(c, true, cpus)).as_secs_f64())
-        .sum();
-    let run_secs = per_round * f64::from(matrix.warmup + matrix.repetitions);
-    let boot_secs = match method {
-        BootMethod::Reboot => REBOOT_BOOT_SECS,
-        _ => KEXEC_BOOT_SECS,
+    let kernels = CampaignKernels {
+        specs,
+        targets,
+        labels,
     };
+    let mut campaign = new_campaign(args, &matrix, &plan, &layout, &running, method, kernels)?;
+    print_plan(&campaign, &matrix, plan.launches.len());
+    if args.dry_run || !confirmed(args, &campaign)? {
+        return Ok(0);
+    }
+    install(args, &matrix, &layout, &mut campaign, t0)?;
+    continue_here(&layout, &mut campaign, &running, &*loader)
+}
+
+/// The kernels a campaign boots, as checked: as given, as booted, and their labels, in
+/// the order of `--kernel`.
+struct CampaignKernels {
+    specs: Vec<crate::matrix::kernels::KernelSpec>,
+    targets: Vec<BootTarget>,
+    labels: Vec<String>,
+}
+
+/// The campaign's state before its first boot: its results folder checked, each boot's
+/// options, its steps (every kernel once a run, in turn) and its estimates.
+fn new_campaign(
+    args: &RunArgs,
+    matrix: &Matrix,
+    plan: &Plan,
+    layout: &Layout,
+    running: &Running,
+    method: BootMethod,
+    kernels: CampaignKernels,
+) -> anyhow::Result<Campaign> {
+    let (run_secs, boot_secs) = estimate_secs(matrix, plan, method);
     let started = std::time::SystemTime::now();
     let utc = humantime::format_rfc3339_seconds(started).to_string();
-    let results = results_folder(args, &matrix, &utc, specs.len(), plan.launches.len())?;
+    let results = results_folder(args, matrix, &utc, kernels.specs.len(), plan.launches.len())?;
     let dir_in_system = Layout::dir_in_system();
     let probe_rounds = args.probe.then_some(args.probe_rounds);
     let profile_rounds = (args.profile || matrix.profile).then_some(args.profile_rounds);
-    // The options each boot's run gets; an agent file given is copied with the rest.
-    let mut guest_args = args.clone();
-    let agent_copy = args.agent.as_ref().map(|_| layout.dir().join("agent.so"));
-    if crate::launch::agent::overridden(args.agent.as_deref()) {
-        guest_args.agent = Some(layout.dir().join("agent.so"));
-    }
-    let options = crate::cmd::kernels::guest_command(
-        &guest_args,
-        None,
-        &results,
-        probe_rounds,
-        profile_rounds,
-    )
-    .or_else(|_| {
-        crate::cmd::kernels::guest_command(args, None, &results, probe_rounds, profile_rounds)
-    })?
-    .options;
-    let order: Vec<usize> = (0..args.runs).flat_map(|_| 0..specs.len()).collect();
-    let kernels: Vec<KernelState> = order
-        .iter()
-        .enumerate()
-        .map(|(i, &t)| KernelState {
-            run: Some(i as u32 / specs.len() as u32 + 1),
-            ..KernelState::pending(
-                targets[t].image.clone(),
-                specs[t].cmdline.clone(),
-                Some(labels[t].clone()),
-            )
-        })
-        .collect();
-    let mut campaign = Campaign {
+    let options = boot_options(args, layout, &results, probe_rounds, profile_rounds)?;
+    let (order, steps) = campaign_steps(args.runs, &kernels);
+    Ok(Campaign {
         format: CAMPAIGN_FORMAT,
         session: KernelSession {
             format: SESSION_FORMAT,
@@ -132,14 +127,14 @@ pub(crate) fn cmd_start(args: &RunArgs, matrix: Matrix, method: BootMethod) -> a
             matrix_origin: matrix.origin.clone(),
             matrix_sha256: matrix_sha256(&matrix.text),
             started_at: utc,
-            results: results.clone(),
-            kernels,
+            results,
+            kernels: steps,
             probe_rounds,
             profile_rounds,
             runs: Some(args.runs),
         },
         boot: method,
-        targets,
+        targets: kernels.targets,
         order,
         program: layout.under(&dir_in_system.join(unit::BINARY)),
         matrix: layout.under(&dir_in_system.join(unit::MATRIX)),
@@ -154,36 +149,113 @@ pub(crate) fn cmd_start(args: &RunArgs, matrix: Matrix, method: BootMethod) -> a
         estimate_boot_secs: boot_secs,
         finished_at: None,
         stopped_at: None,
+    })
+}
+
+/// Seconds a boot's run takes (every round of the plan's cells, warm-up included) as
+/// estimated, and seconds its boot takes as assumed until the campaign has timed its own.
+fn estimate_secs(matrix: &Matrix, plan: &Plan, method: BootMethod) -> (f64, f64) {
+    let cpus = crate::machine::host::host_info().cpus;
+    let per_round: f64 = plan
+        .cells
+        .iter()
+        .map(|c| (estimate_launch(c, false, cpus) + estimate_launch(c, true, cpus)).as_secs_f64())
+        .sum();
+    let run_secs = per_round * f64::from(matrix.warmup + matrix.repetitions);
+    let boot_secs = match method {
+        BootMethod::Reboot => REBOOT_BOOT_SECS,
+        _ => KEXEC_BOOT_SECS,
     };
-    print_plan(&campaign, &matrix, plan.launches.len());
-    if args.dry_run || !confirmed(args, &campaign)? {
-        return Ok(0);
+    (run_secs, boot_secs)
+}
+
+/// Where root's copy of an agent file given goes, in the campaign's folder.
+fn agent_copy(layout: &Layout) -> PathBuf {
+    layout.dir().join("agent.so")
+}
+
+/// The options each boot's run gets, into `results`; an agent file given is named by
+/// its copy in the campaign's folder.
+fn boot_options(
+    args: &RunArgs,
+    layout: &Layout,
+    results: &Path,
+    probe_rounds: Option<u32>,
+    profile_rounds: Option<u32>,
+) -> anyhow::Result<Vec<String>> {
+    let mut guest_args = args.clone();
+    if crate::launch::agent::overridden(args.agent.as_deref()) {
+        guest_args.agent = Some(agent_copy(layout));
     }
-    // Root's copies: the unit runs these, never the files the campaign started from.
+    let options = crate::cmd::kernels::guest_command(
+        &guest_args,
+        None,
+        results,
+        probe_rounds,
+        profile_rounds,
+    )
+    .or_else(|_| {
+        crate::cmd::kernels::guest_command(args, None, results, probe_rounds, profile_rounds)
+    })?
+    .options;
+    Ok(options)
+}
+
+/// The campaign's steps: each run boots every kernel in turn. Returns, for each step,
+/// the index of its kernel and its state, pending.
+fn campaign_steps(runs: u32, kernels: &CampaignKernels) -> (Vec<usize>, Vec<KernelState>) {
+    let count = kernels.specs.len();
+    let order: Vec<usize> = (0..runs).flat_map(|_| 0..count).collect();
+    let steps = order
+        .iter()
+        .enumerate()
+        .map(|(i, &t)| KernelState {
+            run: Some(i as u32 / count as u32 + 1),
+            ..KernelState::pending(
+                kernels.targets[t].image.clone(),
+                kernels.specs[t].cmdline.clone(),
+                Some(kernels.labels[t].clone()),
+            )
+        })
+        .collect();
+    (order, steps)
+}
+
+/// Root's copies (the unit runs these, never the files the campaign started from) and
+/// the state in the campaign's folder, its own time since `t0` counted, then the unit
+/// installed.
+fn install(
+    args: &RunArgs,
+    matrix: &Matrix,
+    layout: &Layout,
+    campaign: &mut Campaign,
+    t0: Instant,
+) -> anyhow::Result<()> {
+    let results = campaign.session.results.clone();
     std::fs::create_dir_all(&results)
         .with_context(|| format!("creating `{}`", results.display()))?;
     let exe = std::env::current_exe().context("locating this pretouch binary")?;
     unit::make_dir(
-        &layout,
+        layout,
         &exe,
-        boot_matrix(&matrix, args.matrix.as_deref())?.as_bytes(),
+        boot_matrix(matrix, args.matrix.as_deref())?.as_bytes(),
     )
     .with_context(|| format!("making `{}`", layout.dir().display()))?;
-    if let (Some(copy), Some(agent)) = (&agent_copy, &args.agent)
+    if let Some(agent) = &args.agent
         && crate::launch::agent::overridden(args.agent.as_deref())
     {
-        std::fs::copy(agent, copy).with_context(|| format!("copying `{}`", agent.display()))?;
+        std::fs::copy(agent, agent_copy(layout))
+            .with_context(|| format!("copying `{}`", agent.display()))?;
     }
-    let path = layout.dir().join(STATE_FILE);
     campaign.time.own += t0.elapsed().as_secs_f64();
-    campaign.save(&path)?;
-    unit::install(&layout).context("installing the systemd unit")?;
+    campaign.save(&layout.dir().join(STATE_FILE))?;
+    unit::install(layout).context("installing the systemd unit")?;
     eprintln!(
         "pretouch: campaign installed ({}), unit {}\n  status: pretouch campaign status; stop: pretouch campaign stop",
         layout.dir().display(),
         layout.unit().display()
     );
-    continue_here(&layout, &mut campaign, &running, &*loader)
+    Ok(())
 }
 
 /// What must hold before anything else: root, no campaign installed, systemd as init.
@@ -803,8 +875,41 @@ fn zombie(pid: i32) -> bool {
 fn status_text(c: &Campaign) -> String {
     use std::fmt::Write as _;
     let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "campaign `{}` by {}, started {}: {}",
+        c.session.name,
+        c.boot,
+        c.session.started_at,
+        where_it_stands(c)
+    );
+    label_lines(&mut out, c);
+    failure_lines(&mut out, c);
+    let _ = writeln!(
+        out,
+        "time left: about {} ({} step(s) timed so far)",
+        human(c.seconds_left()),
+        c.time.steps_timed
+    );
+    let next = c
+        .in_flight
+        .as_ref()
+        .map(|f| f.step)
+        .or_else(|| c.next_step());
+    if let Some(step) = next {
+        let _ = writeln!(
+            out,
+            "this step's command: {}",
+            step_command(c, step).0.join(" ")
+        );
+    }
+    out
+}
+
+/// The status's first line's end: the step under way, or that none is.
+fn where_it_stands(c: &Campaign) -> String {
     let total = c.session.kernels.len();
-    let now = match &c.in_flight {
+    match &c.in_flight {
         Some(f) => format!(
             "step {} of {total} ({}), {}",
             f.step + 1,
@@ -816,12 +921,14 @@ fn status_text(c: &Campaign) -> String {
         ),
         None if c.finished_at.is_some() => "finished".to_owned(),
         None => format!("between steps, {} of {total} done", c.done()),
-    };
-    let _ = writeln!(
-        out,
-        "campaign `{}` by {}, started {}: {now}",
-        c.session.name, c.boot, c.session.started_at
-    );
+    }
+}
+
+/// A line for each label, in the order of its first step: its runs done, its failed
+/// boots.
+fn label_lines(out: &mut String, c: &Campaign) {
+    use std::fmt::Write as _;
+    let total = c.session.kernels.len();
     let mut seen: Vec<&str> = Vec::new();
     for i in 0..total {
         let label = c.label(i);
@@ -848,6 +955,11 @@ fn status_text(c: &Campaign) -> String {
             }
         );
     }
+}
+
+/// The failed boots, then the steps whose run failed or was cut, each with its message.
+fn failure_lines(out: &mut String, c: &Campaign) {
+    use std::fmt::Write as _;
     if !c.failed_boots.is_empty() {
         let _ = writeln!(out, "failed boots:");
         for f in &c.failed_boots {
@@ -878,25 +990,6 @@ fn status_text(c: &Campaign) -> String {
             );
         }
     }
-    let _ = writeln!(
-        out,
-        "time left: about {} ({} step(s) timed so far)",
-        human(c.seconds_left()),
-        c.time.steps_timed
-    );
-    let next = c
-        .in_flight
-        .as_ref()
-        .map(|f| f.step)
-        .or_else(|| c.next_step());
-    if let Some(step) = next {
-        let _ = writeln!(
-            out,
-            "this step's command: {}",
-            step_command(c, step).0.join(" ")
-        );
-    }
-    out
 }
 
 #[cfg(test)]
