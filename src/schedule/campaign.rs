@@ -142,7 +142,7 @@ pub fn at_boot(
     boot: &mut Boot<'_>,
     events: &mut dyn FnMut(CampaignEvent<'_>),
 ) -> Result<Stand, CampaignError> {
-    let started = Instant::now();
+    let mut own = OwnTime::since(Instant::now());
     let path = boot.path;
     let save = |c: &Campaign| {
         c.save(path).map_err(|source| CampaignError::Save {
@@ -157,40 +157,19 @@ pub fn at_boot(
         return Ok(Stand::Finished);
     }
     let running = boot.running.clone();
-    let mut run_secs = 0.0;
-    let mut counted = 0.0; // the campaign's own time added so far
-    let mut count_own = |c: &mut Campaign, run_secs: f64| {
-        let own = started.elapsed().as_secs_f64() - run_secs;
-        c.time.own += own - counted;
-        counted = own;
-    };
     let stand = loop {
         let Some(f) = c.in_flight.clone() else {
-            match c.next_step() {
-                Some(step) => {
-                    if (boot.stop_asked)() {
-                        break Stand::Stopped;
-                    }
-                    let token = mark_booting(c, step, &running.boot_id);
-                    count_own(c, run_secs);
-                    save(c)?;
-                    events(CampaignEvent::Booting { step });
-                    if let Err(why) = ask_boot(c.target(step), &token, boot.loader) {
-                        // Nothing booted: a failed boot of the step, and on.
-                        record_boot_not_made(c, &running, step, why);
-                        save(c)?;
-                        events(CampaignEvent::BootFailed(
-                            &c.failed_boots[c.failed_boots.len() - 1],
-                        ));
-                        continue;
-                    }
-                    return Ok(Stand::Booting(step));
-                }
-                None => {
-                    c.finished_at = Some(utc());
-                    break Stand::Finished;
-                }
+            let Some(step) = c.next_step() else {
+                c.finished_at = Some(utc());
+                break Stand::Finished;
+            };
+            if (boot.stop_asked)() {
+                break Stand::Stopped;
             }
+            if ask_step_boot(c, step, boot, &mut own, events, &save)? {
+                return Ok(Stand::Booting(step));
+            }
+            continue;
         };
         let step = f.step;
         match f.phase {
@@ -200,36 +179,7 @@ pub fn at_boot(
                 c.session.kernels[step].boots -= 1;
                 c.in_flight = None;
             }
-            Phase::Booting => {
-                c.time.boots += (now_secs() - f.asked_at).max(0.0);
-                let target = c.target(step).clone();
-                let token_ok = match c.boot {
-                    crate::machine::boot::BootMethod::Reboot => true,
-                    _ => running.token() == Some(f.token.as_str()),
-                };
-                let image = came_up_image(&running, &target);
-                if running.release == target.release && token_ok && image.is_ok() {
-                    c.in_flight = Some(InFlight {
-                        phase: Phase::Running,
-                        boot_id: running.boot_id.clone(),
-                        ..f
-                    });
-                    let k = &mut c.session.kernels[step];
-                    k.release = Some(running.release.clone());
-                    k.status = KernelStatus::Running;
-                    save(c)?;
-                    events(CampaignEvent::Booted {
-                        step,
-                        release: &running.release,
-                    });
-                } else {
-                    record_failed_boot(c, &running, &f, &target.release, image.err());
-                    save(c)?;
-                    events(CampaignEvent::BootFailed(
-                        c.failed_boots.last().expect("just pushed"),
-                    ));
-                }
-            }
+            Phase::Booting => check_came_up(c, &running, f, events, &save)?,
             // The boot the step ran in is over: a power cut, a panic or a hang mid-run.
             Phase::Running if running.boot_id != f.boot_id => {
                 let given_up = record_cut_run(c, step);
@@ -243,16 +193,110 @@ pub fn at_boot(
                 let t = Instant::now();
                 run_step(c, step, boot, events, &save)?;
                 let secs = t.elapsed().as_secs_f64();
-                run_secs += secs;
+                own.runs += secs;
                 c.time.runs += secs;
                 c.time.steps_timed += 1;
                 save(c)?;
             }
         }
     };
-    count_own(c, run_secs);
+    own.count(c);
     save(c)?;
     Ok(stand)
+}
+
+/// The campaign's own time in this boot: all of it since `started` but its runs', added
+/// to the campaign's as it goes.
+struct OwnTime {
+    started: Instant,
+    /// Seconds this boot's runs took.
+    runs: f64,
+    /// Seconds of own time added to the campaign so far.
+    counted: f64,
+}
+
+impl OwnTime {
+    fn since(started: Instant) -> Self {
+        Self {
+            started,
+            runs: 0.0,
+            counted: 0.0,
+        }
+    }
+
+    /// Adds to the campaign's own time what this boot spent since it last did.
+    fn count(&mut self, c: &mut Campaign) {
+        let own = self.started.elapsed().as_secs_f64() - self.runs;
+        c.time.own += own - self.counted;
+        self.counted = own;
+    }
+}
+
+/// Puts `step` in flight, saved, and asks the loader to boot it. Returns whether the
+/// boot was asked for; a loader that refused is a failed boot of the step, recorded, and
+/// nothing booted.
+fn ask_step_boot(
+    c: &mut Campaign,
+    step: usize,
+    boot: &Boot<'_>,
+    own: &mut OwnTime,
+    events: &mut dyn FnMut(CampaignEvent<'_>),
+    save: &dyn Fn(&Campaign) -> Result<(), CampaignError>,
+) -> Result<bool, CampaignError> {
+    let token = mark_booting(c, step, &boot.running.boot_id);
+    own.count(c);
+    save(c)?;
+    events(CampaignEvent::Booting { step });
+    if let Err(why) = ask_boot(c.target(step), &token, boot.loader) {
+        record_boot_not_made(c, boot.running, step, why);
+        save(c)?;
+        events(CampaignEvent::BootFailed(
+            &c.failed_boots[c.failed_boots.len() - 1],
+        ));
+        return Ok(false);
+    }
+    Ok(true)
+}
+
+/// The first look at a boot asked for (`f`, in flight): the step's run is next when its
+/// kernel came up (release, token and image as asked), a failed boot otherwise.
+fn check_came_up(
+    c: &mut Campaign,
+    running: &Running,
+    f: InFlight,
+    events: &mut dyn FnMut(CampaignEvent<'_>),
+    save: &dyn Fn(&Campaign) -> Result<(), CampaignError>,
+) -> Result<(), CampaignError> {
+    let step = f.step;
+    c.time.boots += (now_secs() - f.asked_at).max(0.0);
+    let target = c.target(step).clone();
+    let token_ok = match c.boot {
+        crate::machine::boot::BootMethod::Reboot => true,
+        _ => running.token() == Some(f.token.as_str()),
+    };
+    let image = came_up_image(running, &target);
+    if running.release == target.release && token_ok && image.is_ok() {
+        c.in_flight = Some(InFlight {
+            phase: Phase::Running,
+            boot_id: running.boot_id.clone(),
+            ..f
+        });
+        let k = &mut c.session.kernels[step];
+        k.release = Some(running.release.clone());
+        k.status = KernelStatus::Running;
+        save(c)?;
+        events(CampaignEvent::Booted {
+            step,
+            release: &running.release,
+        });
+    } else {
+        record_failed_boot(c, running, &f, &target.release, image.err());
+        save(c)?;
+        events(CampaignEvent::BootFailed(
+            c.failed_boots.last().expect("just pushed"),
+        ));
+    }
+    Ok(())
 }
 
 /// A boot of `step` the loader accepted in this boot (`running`) but never carried out:
