@@ -187,83 +187,25 @@ impl Matrix {
                 message: with_fix(strip_location(&e.to_string())),
             }
         })?;
-        if raw.gc_threads.is_some() {
-            let all_args = raw.jvm_args.0.iter().chain(
-                raw.variants
-                    .iter()
-                    .flat_map(|v| v.0.iter().flat_map(|v| v.jvm_args.iter())),
-            );
-            if let Some(arg) = all_args
-                .into_iter()
-                .find(|a| a.starts_with("-XX:ParallelGCThreads"))
-            {
-                return Err(MatrixError::Invalid {
-                    origin: origin.to_owned(),
-                    line: line_of(text, arg),
-                    column: None,
-                    message: format!(
-                        "jvm_args must not contain {arg:?}: it is set by `gc_threads`; remove it here"
-                    ),
-                });
-            }
-        }
-        // A value given twice would run the same cell twice: `64m` and `64M` too.
         let invalid = |line: Option<usize>, message: String| MatrixError::Invalid {
             origin: origin.to_owned(),
             line,
             column: None,
             message,
         };
-        let gcs: Vec<String> = raw.gcs.0.iter().map(|g| format!("{g:?}")).collect();
-        let heaps: Vec<String> = raw.heaps.0.iter().map(|h| h.bytes.0.to_string()).collect();
-        let shown_gcs: Vec<String> = raw.gcs.0.iter().map(ToString::to_string).collect();
-        let shown_heaps: Vec<String> = raw.heaps.0.iter().map(|h| h.text.clone()).collect();
-        let mut axes = vec![("gcs", gcs, shown_gcs), ("heaps", heaps, shown_heaps)];
-        if let Some(c) = &raw.cpus {
-            // The same CPUs however written; a topology spec is resolved later, by its text.
-            let same: Vec<String> =
-                c.0.iter()
-                    .map(|c| match c {
-                        CpuSet::All => "all".to_owned(),
-                        CpuSet::List { cpus, .. } => format!("{cpus:?}"),
-                        CpuSet::Spec { text, .. } => text.clone(),
-                    })
-                    .collect();
-            axes.push(("cpus", same, c.0.iter().map(ToString::to_string).collect()));
+        if let Some((line, message)) = gc_threads_set_twice(&raw, text) {
+            return Err(invalid(line, message));
         }
-        if let Some(g) = &raw.gc_threads {
-            let same: Vec<String> = g.0.iter().map(|g| format!("{g:?}")).collect();
-            axes.push((
-                "gc_threads",
-                same,
-                g.0.iter().map(ToString::to_string).collect(),
-            ));
+        if let Some((line, message)) = value_twice(&raw, text) {
+            return Err(invalid(line, message));
         }
-        for (key, same, shown) in &axes {
-            if let Some((first, again)) = repeated(same) {
-                let lines = item_lines(text, key);
-                let line = |i: usize| lines.get(i).copied().or_else(|| key_line(text, key));
-                let at = |i: usize| line(i).map_or_else(String::new, |l| format!(" (line {l})"));
-                let what = if shown[first] == shown[again] {
-                    format!("`{}` is listed twice", shown[again])
-                } else {
-                    format!("`{}` is `{}` again", shown[again], shown[first])
-                };
-                return Err(invalid(
-                    line(again),
-                    format!(
-                        "{key}: {what}: first at item {}{}, again at item {}{}; the same cell \
-                         would run twice\n  fix: list each value once",
-                        first + 1,
-                        at(first),
-                        again + 1,
-                        at(again)
-                    ),
-                ));
-            }
-        }
+        Ok(Matrix::from_raw(origin, text, raw))
+    }
+
+    /// The matrix of a parsed and checked `raw`, its absent keys given their defaults.
+    fn from_raw(origin: &str, text: &str, raw: RawMatrix) -> Matrix {
         let (repetitions, adaptive) = raw.repetitions.into_parts();
-        Ok(Matrix {
+        Matrix {
             origin: origin.to_owned(),
             text: text.to_owned(),
             name: raw.name.0,
@@ -291,8 +233,103 @@ impl Matrix {
                     jvm_args: Vec::new(),
                 }]
             }),
-        })
+        }
     }
+}
+
+/// With `gc_threads:`, a `-XX:ParallelGCThreads` in `jvm_args` (the matrix's or a
+/// variant's), as the line it is on and the message.
+fn gc_threads_set_twice(raw: &RawMatrix, text: &str) -> Option<(Option<usize>, String)> {
+    raw.gc_threads.as_ref()?;
+    let all_args = raw.jvm_args.0.iter().chain(
+        raw.variants
+            .iter()
+            .flat_map(|v| v.0.iter().flat_map(|v| v.jvm_args.iter())),
+    );
+    let arg = all_args
+        .into_iter()
+        .find(|a| a.starts_with("-XX:ParallelGCThreads"))?;
+    Some((
+        line_of(text, arg),
+        format!("jvm_args must not contain {arg:?}: it is set by `gc_threads`; remove it here"),
+    ))
+}
+
+/// An axis of the matrix as the repeat check sees it: each value as it compares (the
+/// same however written) and as it was written.
+struct AxisValues {
+    key: &'static str,
+    same: Vec<String>,
+    shown: Vec<String>,
+}
+
+/// The axes whose values must differ: `gcs`, `heaps`, and `cpus` and `gc_threads` when
+/// given.
+fn axis_values(raw: &RawMatrix) -> Vec<AxisValues> {
+    let mut axes = vec![
+        AxisValues {
+            key: "gcs",
+            same: raw.gcs.0.iter().map(|g| format!("{g:?}")).collect(),
+            shown: raw.gcs.0.iter().map(ToString::to_string).collect(),
+        },
+        AxisValues {
+            key: "heaps",
+            same: raw.heaps.0.iter().map(|h| h.bytes.0.to_string()).collect(),
+            shown: raw.heaps.0.iter().map(|h| h.text.clone()).collect(),
+        },
+    ];
+    if let Some(c) = &raw.cpus {
+        // The same CPUs however written; a topology spec is resolved later, by its text.
+        let same: Vec<String> =
+            c.0.iter()
+                .map(|c| match c {
+                    CpuSet::All => "all".to_owned(),
+                    CpuSet::List { cpus, .. } => format!("{cpus:?}"),
+                    CpuSet::Spec { text, .. } => text.clone(),
+                })
+                .collect();
+        axes.push(AxisValues {
+            key: "cpus",
+            same,
+            shown: c.0.iter().map(ToString::to_string).collect(),
+        });
+    }
+    if let Some(g) = &raw.gc_threads {
+        axes.push(AxisValues {
+            key: "gc_threads",
+            same: g.0.iter().map(|g| format!("{g:?}")).collect(),
+            shown: g.0.iter().map(ToString::to_string).collect(),
+        });
+    }
+    axes
+}
+
+/// The first value an axis lists twice (`64m` and `64M` too), which would run the same
+/// cell twice, as the line of its second item and the message.
+fn value_twice(raw: &RawMatrix, text: &str) -> Option<(Option<usize>, String)> {
+    axis_values(raw).iter().find_map(|axis| {
+        let AxisValues { key, same, shown } = axis;
+        let (first, again) = repeated(same)?;
+        let lines = item_lines(text, key);
+        let line = |i: usize| lines.get(i).copied().or_else(|| key_line(text, key));
+        let at = |i: usize| line(i).map_or_else(String::new, |l| format!(" (line {l})"));
+        let what = if shown[first] == shown[again] {
+            format!("`{}` is listed twice", shown[again])
+        } else {
+            format!("`{}` is `{}` again", shown[again], shown[first])
+        };
+        Some((
+            line(again),
+            format!(
+                "{key}: {what}: first at item {}{}, again at item {}{}; the same cell \
+                 would run twice\n  fix: list each value once",
+                first + 1,
+                at(first),
+                again + 1,
+                at(again)
+            ),
+        ))
+    })
 }
 
 /// Adds the fix to serde's and the YAML scanner's messages (the matrix's own checks
