@@ -19,6 +19,7 @@ use crate::launch::probe::ProbeSupport;
 use crate::launch::{JvmLauncher, agent};
 use crate::machine::env::Environment;
 use crate::machine::jdk::Jdk;
+use crate::machine::kernels::VmShape;
 use crate::machine::{host, memory};
 use crate::matrix::app::App;
 use crate::matrix::cpuset;
@@ -199,78 +200,37 @@ fn resolve(
     })
 }
 
-/// The session of a fresh run: its parts resolved, the machine held, the result file
-/// created with its header.
-fn prepare_fresh(args: &RunArgs, matrix: Matrix) -> anyhow::Result<(Session, preflight::Held)> {
-    // Inside a VM that `--kernel` booted: the VM's shape, and the label marked if emulated.
-    let vm_shape = args
-        .in_vm
+/// Inside a VM that `--kernel` booted (`--in-vm`): the VM's shape.
+fn guest_vm_shape(args: &RunArgs) -> anyhow::Result<Option<VmShape>> {
+    args.in_vm
         .as_deref()
         .map(kernels::guest_shape)
         .transpose()
-        .map_err(bad)?;
+        .map_err(bad)
+}
+
+/// The session of a fresh run: its parts resolved, the machine held, the result file
+/// created with its header.
+fn prepare_fresh(args: &RunArgs, matrix: Matrix) -> anyhow::Result<(Session, preflight::Held)> {
+    let vm_shape = guest_vm_shape(args)?;
     let extra = (args.profile || matrix.profile, probe::wanted(args, &matrix));
     let r = resolve(args, matrix, args.matrix.as_deref(), extra, &|_, _| Ok(()))?;
     let host = host::host_info();
-    let label = args
-        .label
-        .clone()
-        .unwrap_or_else(|| host.kernel_release.clone());
-    let label =
-        crate::machine::kernels::mark_label(&label, vm_shape.as_ref().is_some_and(|v| v.emulated));
-    check_label(&label).map_err(bad)?;
-    let matrix = r.matrix;
-    let machine = preflight::hold(args.comparable_memory || matrix.comparable_memory, &matrix)?;
+    let label = fresh_label(args, &host, vm_shape.as_ref())?;
+    let machine = preflight::hold(
+        args.comparable_memory || r.matrix.comparable_memory,
+        &r.matrix,
+    )?;
     // Restored at the end (SIGINT and SIGTERM end the run there too), or when the last
     // handle is dropped on a panic; after a kill, by the next pretouch.
-    let settings = crate::cmd::settings::begin(&matrix)?;
-    let started = std::time::SystemTime::now();
-    let utc = humantime::format_rfc3339_seconds(started).to_string();
-    let file_stamp: String = utc.chars().filter(|c| *c != '-' && *c != ':').collect();
-    let mut store =
-        StoreWriter::create(&args.results.join(&label), &matrix.name, &file_stamp).map_err(bad)?;
-    store
-        .append(&Record::Run(RunHeader {
-            format: FORMAT_VERSION,
-            tool_version: env!("CARGO_PKG_VERSION").to_owned(),
-            name: matrix.name.clone(),
-            label: label.clone(),
-            matrix_origin: matrix.origin.clone(),
-            matrix: matrix.text.clone(),
-            matrix_sha256: Some(resume::matrix_sha256(&matrix.text)),
-            host,
-            started_at: utc,
-            jdks: r.jdks.clone(),
-            agent: r.agent.path.clone(),
-            agent_sha256: Some(r.agent.sha256.clone()),
-            planned_launches: r.plan.launches.len() as u64,
-            env: Some(Environment::read()),
-            vm: vm_shape.map(Box::new),
-            cpu_placements: r.cpu_placements,
-            comparable_memory: machine.comparable_memory.clone(),
-            profile_rounds: r.perf.as_ref().map(|_| args.profile_rounds),
-            probe_rounds: r.probes.as_ref().map(|_| args.probe_rounds),
-        }))
-        .context("writing the run header")?;
+    let settings = crate::cmd::settings::begin(&r.matrix)?;
+    let store = create_result_file(args, &r, &label, host, vm_shape, &machine)?;
     if let Some(work) = &args.in_vm {
         kernels::note_result(work, store.path())?;
     }
-    eprintln!(
-        "pretouch: {} launches ({} cells x {} rounds x with/without pretouch), label `{label}`\n  recording to {}",
-        r.plan.launches.len(),
-        r.plan.cells.len(),
-        matrix.warmup + matrix.repetitions,
-        store.path().display()
-    );
-    if let Some(a) = matrix.adaptive {
-        eprintln!(
-            "  adaptive: then more rounds for the cells whose 95% interval is wider than {}, up to {} rounds",
-            a.target(),
-            a.max
-        );
-    }
+    announce_fresh(&r, &label, store.path());
     let session = Session {
-        matrix,
+        matrix: r.matrix,
         jdks: r.jdks,
         plan: r.plan,
         agent: r.agent.path,
@@ -290,6 +250,82 @@ fn prepare_fresh(args: &RunArgs, matrix: Matrix) -> anyhow::Result<(Session, pre
         settings,
     };
     Ok((session, machine))
+}
+
+/// The label a fresh run files its results under: `--label`, else the kernel's release;
+/// marked when the VM it runs in is emulated.
+fn fresh_label(
+    args: &RunArgs,
+    host: &host::HostInfo,
+    vm_shape: Option<&VmShape>,
+) -> anyhow::Result<String> {
+    let label = args
+        .label
+        .clone()
+        .unwrap_or_else(|| host.kernel_release.clone());
+    let label = crate::machine::kernels::mark_label(&label, vm_shape.is_some_and(|v| v.emulated));
+    check_label(&label).map_err(bad)?;
+    Ok(label)
+}
+
+/// A fresh run's result file, under its label's folder, its header written.
+fn create_result_file(
+    args: &RunArgs,
+    r: &Resolved,
+    label: &str,
+    host: host::HostInfo,
+    vm_shape: Option<VmShape>,
+    machine: &preflight::Held,
+) -> anyhow::Result<StoreWriter> {
+    let matrix = &r.matrix;
+    let started = std::time::SystemTime::now();
+    let utc = humantime::format_rfc3339_seconds(started).to_string();
+    let file_stamp: String = utc.chars().filter(|c| *c != '-' && *c != ':').collect();
+    let mut store =
+        StoreWriter::create(&args.results.join(label), &matrix.name, &file_stamp).map_err(bad)?;
+    store
+        .append(&Record::Run(RunHeader {
+            format: FORMAT_VERSION,
+            tool_version: env!("CARGO_PKG_VERSION").to_owned(),
+            name: matrix.name.clone(),
+            label: label.to_owned(),
+            matrix_origin: matrix.origin.clone(),
+            matrix: matrix.text.clone(),
+            matrix_sha256: Some(resume::matrix_sha256(&matrix.text)),
+            host,
+            started_at: utc,
+            jdks: r.jdks.clone(),
+            agent: r.agent.path.clone(),
+            agent_sha256: Some(r.agent.sha256.clone()),
+            planned_launches: r.plan.launches.len() as u64,
+            env: Some(Environment::read()),
+            vm: vm_shape.map(Box::new),
+            cpu_placements: r.cpu_placements.clone(),
+            comparable_memory: machine.comparable_memory.clone(),
+            profile_rounds: r.perf.as_ref().map(|_| args.profile_rounds),
+            probe_rounds: r.probes.as_ref().map(|_| args.probe_rounds),
+        }))
+        .context("writing the run header")?;
+    Ok(store)
+}
+
+/// Says what a fresh run launches, under which label, and where it records them.
+fn announce_fresh(r: &Resolved, label: &str, file: &Path) {
+    let matrix = &r.matrix;
+    eprintln!(
+        "pretouch: {} launches ({} cells x {} rounds x with/without pretouch), label `{label}`\n  recording to {}",
+        r.plan.launches.len(),
+        r.plan.cells.len(),
+        matrix.warmup + matrix.repetitions,
+        file.display()
+    );
+    if let Some(a) = matrix.adaptive {
+        eprintln!(
+            "  adaptive: then more rounds for the cells whose 95% interval is wider than {}, up to {} rounds",
+            a.target(),
+            a.max
+        );
+    }
 }
 
 /// `pretouch run --resume PATH [MATRIX]`: the missing launches of an unfinished run,
@@ -395,9 +431,8 @@ fn prepare_resume(args: &RunArgs, path: &Path) -> anyhow::Result<(Session, prefl
     let extra = (profile_rounds.is_some(), probe_rounds.is_some());
     let r = resolve(args, matrix, Some(&matrix_file), extra, &same)?;
     warn_of_another_agent(&file, &r.agent);
-    let plan = r.plan;
     let done = match r.matrix.adaptive {
-        None => resume::done_launches(&plan, &file).map_err(bad)?,
+        None => resume::done_launches(&r.plan, &file).map_err(bad)?,
         // Adaptive rounds go past the plan: the replay checks each launch against the
         // policy's (see `adaptive::execute`).
         Some(_) => file.launches.iter().map(|l| l.seq).collect(),
@@ -405,7 +440,7 @@ fn prepare_resume(args: &RunArgs, path: &Path) -> anyhow::Result<(Session, prefl
     let profiling = match (r.perf, profile_rounds) {
         (Some(perf), Some(rounds)) => Some(Profiling {
             perf,
-            owed: owed(&plan, &file, rounds, true)?,
+            owed: owed(&r.plan, &file, rounds, true)?,
             keep_perf_data: args.keep_perf_data.clone(),
         }),
         _ => None,
@@ -413,24 +448,52 @@ fn prepare_resume(args: &RunArgs, path: &Path) -> anyhow::Result<(Session, prefl
     let probing = match (r.probes, probe_rounds) {
         (Some(support), Some(rounds)) => Some(Probing {
             support,
-            owed: owed(&plan, &file, rounds, false)?,
+            owed: owed(&r.plan, &file, rounds, false)?,
         }),
         _ => None,
     };
-    let vm_shape = args
-        .in_vm
-        .as_deref()
-        .map(kernels::guest_shape)
-        .transpose()
-        .map_err(bad)?;
-    let matrix = r.matrix;
+    let vm_shape = guest_vm_shape(args)?;
     let comparable =
-        args.comparable_memory || matrix.comparable_memory || header.comparable_memory.is_some();
-    let machine = preflight::hold(comparable, &matrix)?;
-    let settings = crate::cmd::settings::begin(&matrix)?;
+        args.comparable_memory || r.matrix.comparable_memory || header.comparable_memory.is_some();
+    let machine = preflight::hold(comparable, &r.matrix)?;
+    let settings = crate::cmd::settings::begin(&r.matrix)?;
     if let Some(work) = &args.in_vm {
         kernels::note_result(work, &file.path)?;
     }
+    let store = append_resume_record(&file, host, &r.agent, vm_shape)?;
+    announce_resume(&file, &done, &r.plan, profiling.as_ref());
+    let resumed = session::Resumed {
+        done,
+        failed_before: file.launches.iter().filter(|l| !l.ok()).count() as u64,
+        // The end record follows the timed launches: only extra ones are missing.
+        timed_ended: file.end.is_some(),
+        earlier: file.launches,
+    };
+    let session = Session {
+        matrix: r.matrix,
+        jdks: r.jdks,
+        plan: r.plan,
+        agent: r.agent.path,
+        app: r.app,
+        profiling,
+        probing,
+        store,
+        options: session_options(args),
+        resumed,
+        settings,
+    };
+    Ok((session, machine))
+}
+
+/// The resumed file opened to append, a cut last line dropped (and said), and the
+/// resume record appended: when, by which pretouch, agent and host, after how many
+/// launches.
+fn append_resume_record(
+    file: &ResultFile,
+    host: host::HostInfo,
+    agent: &agent::Agent,
+    vm_shape: Option<VmShape>,
+) -> anyhow::Result<StoreWriter> {
     let (mut store, dropped_tail) = StoreWriter::open_append(&file.path).map_err(bad)?;
     if let Some(tail) = &dropped_tail {
         eprintln!(
@@ -444,50 +507,40 @@ fn prepare_resume(args: &RunArgs, path: &Path) -> anyhow::Result<(Session, prefl
             resumed_at: crate::launch::utc_now_millis(),
             tool_version: env!("CARGO_PKG_VERSION").to_owned(),
             host,
-            agent: r.agent.path.clone(),
-            agent_sha256: Some(r.agent.sha256.clone()),
+            agent: agent.path.clone(),
+            agent_sha256: Some(agent.sha256.clone()),
             launches_before: file.launches.len() as u64,
             dropped_tail,
             vm: vm_shape.map(Box::new),
         }))
         .context("writing the resume record")?;
+    Ok(store)
+}
+
+/// Says how far the resumed file is: its timed launches recorded and to go, then its
+/// profiled ones.
+fn announce_resume(
+    file: &ResultFile,
+    done: &std::collections::BTreeSet<u64>,
+    plan: &Plan,
+    profiling: Option<&Profiling>,
+) {
     eprintln!(
         "pretouch: resuming `{}`: {} of {} launches recorded, {} to go{}, label `{}`",
         file.path.display(),
         done.len(),
         plan.launches.len(),
         plan.launches.len().saturating_sub(done.len()),
-        profiling.as_ref().map_or(String::new(), |p| {
-            let all = crate::schedule::extra::count(&plan, p.owed.rounds);
+        profiling.map_or(String::new(), |p| {
+            let all = crate::schedule::extra::count(plan, p.owed.rounds);
             format!(
                 "; then {} of {all} profiled launches recorded, {} to go",
                 p.owed.done.len(),
                 all.saturating_sub(p.owed.done.len() as u64)
             )
         }),
-        header.label
+        file.header.label
     );
-    let resumed = session::Resumed {
-        done,
-        failed_before: file.launches.iter().filter(|l| !l.ok()).count() as u64,
-        // The end record follows the timed launches: only extra ones are missing.
-        timed_ended: file.end.is_some(),
-        earlier: file.launches,
-    };
-    let session = Session {
-        matrix,
-        jdks: r.jdks,
-        plan,
-        agent: r.agent.path,
-        app: r.app,
-        profiling,
-        probing,
-        store,
-        options: session_options(args),
-        resumed,
-        settings,
-    };
-    Ok((session, machine))
 }
 
 /// Launches of one file measured by two agents are worth a word: the stamps are taken
