@@ -602,36 +602,55 @@ fn execute_and_report(
             return Ok(code);
         }
     }
-    let store = &session.store;
     let recorded = session.resumed.done.len() as u64 + summary.launches;
     let failed = session.resumed.failed_before + summary.failed;
+    if let Some(stop) = &summary.stopped {
+        return Ok(say_stopped(stop, &session, recorded));
+    }
+    let path = session.store.path();
+    print_report(args, path, profiled)?;
+    eprintln!("results: {}", path.display());
+    if failed > 0 {
+        eprintln!("{failed} of {recorded} launches failed; see the warnings above");
+        return Ok(exit::FAILED_LAUNCHES);
+    }
+    Ok(0)
+}
+
+/// Says why the timed launches stopped before their end (`recorded` of them in the
+/// file) and how to resume; the exit code.
+fn say_stopped(stop: &Stop, session: &Session, recorded: u64) -> u8 {
+    let path = session.store.path();
     let planned = session.plan.launches.len();
     let resume_hint = format!(
         "every finished launch is in {}\n  resume: pretouch run --resume {}",
-        store.path().display(),
-        store.path().display()
+        path.display(),
+        path.display()
     );
-    match summary.stopped {
-        Some(Stop::Interrupted(signal)) => {
+    match *stop {
+        Stop::Interrupted(signal) => {
             eprintln!(
                 "pretouch: interrupted by {} after {recorded} of {planned} launches; the JVM under way was killed and not recorded\n  {resume_hint}",
                 interrupt::signal_name(signal),
             );
-            return Ok(interrupt::exit_code(signal));
+            interrupt::exit_code(signal)
         }
-        Some(Stop::FailFast { seq }) => {
+        Stop::FailFast { seq } => {
             eprintln!(
                 "pretouch: stopped after launch {seq} failed (--fail-fast), {recorded} of {planned} launches recorded\n  {resume_hint}",
             );
-            return Ok(exit::FAILED_LAUNCHES);
+            exit::FAILED_LAUNCHES
         }
-        None => {}
     }
+}
 
-    let mut results = read_for_report(&[store.path().to_owned()])?;
+/// Prints the report of the result file at `path`, in `--format`, with this label's
+/// calibrations; with the profile after the text table when the run was `profiled`.
+fn print_report(args: &RunArgs, path: &Path, profiled: bool) -> anyhow::Result<()> {
+    let mut results = read_for_report(&[path.to_owned()])?;
     // This label's calibrations (beside the result file), for the report's % of the ceiling;
     // the label's other result files are read up to their headers only.
-    if let Some(label_dir) = store.path().parent()
+    if let Some(label_dir) = path.parent()
         && let Ok(found) = crate::store::read::catalog_for_report(&[label_dir.to_owned()])
     {
         results.calibrations = found.results.calibrations;
@@ -646,12 +665,7 @@ fn execute_and_report(
     };
     let doc = document::build(results, &options)?;
     print!("{}", crate::render::document::render(&doc, args.format));
-    eprintln!("results: {}", store.path().display());
-    if failed > 0 {
-        eprintln!("{failed} of {recorded} launches failed; see the warnings above");
-        return Ok(exit::FAILED_LAUNCHES);
-    }
-    Ok(0)
+    Ok(())
 }
 
 /// `pretouch run --dry-run`: the plan and its command lines, checked as a run checks
