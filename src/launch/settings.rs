@@ -208,82 +208,89 @@ pub fn check(matrix: &Matrix, paths: &Paths, need_root: bool) -> Result<(), Matr
     }
     for setting in &matrix.settings {
         for write in &setting.writes {
-            let file = paths.file(&write.knob);
-            let line = line_of(write.knob.key());
-            let text = match std::fs::read_to_string(&file) {
-                Ok(t) => t,
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                    let message = match write.knob.mthp_size() {
-                        Some(size)
-                            if !paths
-                                .root
-                                .join(format!(
-                                    "{}/transparent_hugepage/{size}",
-                                    crate::matrix::settings::SYSFS_MM
-                                ))
-                                .is_dir() =>
-                        {
-                            let sizes = mthp_sizes(&paths.root);
-                            format!(
-                                "setting `{}`: this kernel has no {size} (no {})\n  fix: use one of the sizes it has: {}",
-                                setting.name,
-                                file.display(),
-                                if sizes.is_empty() {
-                                    "none (no multi-size THP)".to_owned()
-                                } else {
-                                    sizes.join(", ")
-                                }
-                            )
-                        }
-                        _ => format!(
-                            "setting `{}`: this kernel has no {} (no {})\n  fix: remove it, \
-                             or run on a kernel that has it",
-                            setting.name,
-                            write.knob.shown(),
-                            file.display()
-                        ),
-                    };
-                    return Err(invalid(line, message));
-                }
-                Err(e) => {
-                    return Err(invalid(
-                        line,
-                        format!(
-                            "setting `{}`: cannot read {}: {e}",
-                            setting.name,
-                            file.display()
-                        ),
-                    ));
-                }
-            };
-            if let Some(offered) = choices(&text) {
-                if !offered.contains(&write.value) {
-                    return Err(invalid(
-                        line,
-                        format!(
-                            "setting `{}`: {} does not take `{}`: this kernel offers {}\n  fix: use one of those",
-                            setting.name,
-                            write.knob.shown(),
-                            write.value,
-                            offered.join(", ")
-                        ),
-                    ));
-                }
-            } else if is_numbers(&text) && !is_numbers(&write.value) {
-                return Err(invalid(
-                    line,
-                    format!(
-                        "setting `{}`: {} holds a number (`{}`) and `{}` is not one\n  fix: write a number",
-                        setting.name,
-                        write.knob.shown(),
-                        held(&text),
-                        write.value
-                    ),
-                ));
-            }
+            check_write(setting, write, paths)
+                .map_err(|message| invalid(line_of(write.knob.key()), message))?;
         }
     }
     Ok(())
+}
+
+/// Checks one write of `setting` against this kernel: its file exists and takes the
+/// value. The error is the message, with its fix.
+fn check_write(
+    setting: &Setting,
+    write: &crate::matrix::settings::Write,
+    paths: &Paths,
+) -> Result<(), String> {
+    let file = paths.file(&write.knob);
+    let text = match std::fs::read_to_string(&file) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(no_such_knob(setting, &write.knob, &file, paths));
+        }
+        Err(e) => {
+            return Err(format!(
+                "setting `{}`: cannot read {}: {e}",
+                setting.name,
+                file.display()
+            ));
+        }
+    };
+    if let Some(offered) = choices(&text) {
+        if !offered.contains(&write.value) {
+            return Err(format!(
+                "setting `{}`: {} does not take `{}`: this kernel offers {}\n  fix: use one of those",
+                setting.name,
+                write.knob.shown(),
+                write.value,
+                offered.join(", ")
+            ));
+        }
+    } else if is_numbers(&text) && !is_numbers(&write.value) {
+        return Err(format!(
+            "setting `{}`: {} holds a number (`{}`) and `{}` is not one\n  fix: write a number",
+            setting.name,
+            write.knob.shown(),
+            held(&text),
+            write.value
+        ));
+    }
+    Ok(())
+}
+
+/// What to say of a knob's `file` this kernel does not have: an mTHP size it lacks
+/// (and the sizes it has), or a knob it lacks.
+fn no_such_knob(setting: &Setting, knob: &Knob, file: &Path, paths: &Paths) -> String {
+    match knob.mthp_size() {
+        Some(size)
+            if !paths
+                .root
+                .join(format!(
+                    "{}/transparent_hugepage/{size}",
+                    crate::matrix::settings::SYSFS_MM
+                ))
+                .is_dir() =>
+        {
+            let sizes = mthp_sizes(&paths.root);
+            format!(
+                "setting `{}`: this kernel has no {size} (no {})\n  fix: use one of the sizes it has: {}",
+                setting.name,
+                file.display(),
+                if sizes.is_empty() {
+                    "none (no multi-size THP)".to_owned()
+                } else {
+                    sizes.join(", ")
+                }
+            )
+        }
+        _ => format!(
+            "setting `{}`: this kernel has no {} (no {})\n  fix: remove it, \
+             or run on a kernel that has it",
+            setting.name,
+            knob.shown(),
+            file.display()
+        ),
+    }
 }
 
 /// The settings a launch ran under, as read back from the kernel just before it.
@@ -666,20 +673,8 @@ pub fn replay_leftover(paths: &Paths) -> Leftover {
     if std::fs::symlink_metadata(&journal).is_err() {
         return Leftover::None;
     }
-    if let Err(why) = trusted(&paths.state_dir, true) {
-        return Leftover::Refused {
-            why: format!("its folder {}: {why}", paths.state_dir.display()),
-        };
-    }
-    if let Err(why) = trusted(&journal, false) {
+    if let Err(why) = may_replay(paths, &journal) {
         return Leftover::Refused { why };
-    }
-    // SAFETY: geteuid has no preconditions.
-    if paths.real() && unsafe { libc::geteuid() } != 0 {
-        return Leftover::Refused {
-            why: "restoring kernel settings needs root\n  fix: run pretouch as root once"
-                .to_owned(),
-        };
     }
     let lock = match try_lock(paths) {
         Ok(Some(lock)) => lock,
@@ -690,49 +685,10 @@ pub fn replay_leftover(paths: &Paths) -> Leftover {
         }
         Err(e) => return Leftover::Failed { why: e.to_string() },
     };
-    let parsed = std::fs::read_to_string(&journal)
-        .map_err(|e| e.to_string())
-        .and_then(|t| serde_json::from_str::<Journal>(&t).map_err(|e| e.to_string()));
-    let record = match parsed {
-        Ok(j) if j.format == JOURNAL_FORMAT => j,
-        Ok(j) => {
-            return Leftover::Refused {
-                why: format!("its format {} is not {JOURNAL_FORMAT}", j.format),
-            };
-        }
-        Err(e) => {
-            return Leftover::Refused {
-                why: format!("it does not read as a journal: {e}"),
-            };
-        }
+    let (record, originals) = match read_journal(&journal, paths) {
+        Ok(read) => read,
+        Err(why) => return Leftover::Refused { why },
     };
-    if record.root != paths.root {
-        return Leftover::Refused {
-            why: format!(
-                "it is for the knobs under {}, not {}",
-                record.root.display(),
-                paths.root.display()
-            ),
-        };
-    }
-    let mut originals = BTreeMap::new();
-    for entry in &record.originals {
-        match Knob::parse(&entry.knob) {
-            Ok(knob) if !entry.value.contains(['\n', '\0']) => {
-                originals.insert(knob, entry.value.clone());
-            }
-            Ok(_) => {
-                return Leftover::Refused {
-                    why: format!("the value for {} is more than one line", entry.knob),
-                };
-            }
-            Err(e) => {
-                return Leftover::Refused {
-                    why: format!("it names a knob a setting may not write: {e}"),
-                };
-            }
-        }
-    }
     let mut session = Session {
         paths: paths.clone(),
         settings: Vec::new(),
@@ -753,6 +709,61 @@ pub fn replay_leftover(paths: &Paths) -> Leftover {
             Leftover::Failed { why: e.to_string() }
         }
     }
+}
+
+/// Whether this user may replay the `journal`: it and its folder are this user's and
+/// private, and the real knobs are written as root. The error is why not.
+fn may_replay(paths: &Paths, journal: &Path) -> Result<(), String> {
+    trusted(&paths.state_dir, true)
+        .map_err(|why| format!("its folder {}: {why}", paths.state_dir.display()))?;
+    trusted(journal, false)?;
+    // SAFETY: geteuid has no preconditions.
+    if paths.real() && unsafe { libc::geteuid() } != 0 {
+        return Err(
+            "restoring kernel settings needs root\n  fix: run pretouch as root once".to_owned(),
+        );
+    }
+    Ok(())
+}
+
+/// The journal read and checked (its format, the knobs it is for) with its originals,
+/// each a knob a setting may write and a value of one line. The error is why it is not
+/// replayed.
+fn read_journal(
+    journal: &Path,
+    paths: &Paths,
+) -> Result<(Journal, BTreeMap<Knob, String>), String> {
+    let parsed = std::fs::read_to_string(journal)
+        .map_err(|e| e.to_string())
+        .and_then(|t| serde_json::from_str::<Journal>(&t).map_err(|e| e.to_string()));
+    let record = match parsed {
+        Ok(j) if j.format == JOURNAL_FORMAT => j,
+        Ok(j) => return Err(format!("its format {} is not {JOURNAL_FORMAT}", j.format)),
+        Err(e) => return Err(format!("it does not read as a journal: {e}")),
+    };
+    if record.root != paths.root {
+        return Err(format!(
+            "it is for the knobs under {}, not {}",
+            record.root.display(),
+            paths.root.display()
+        ));
+    }
+    let mut originals = BTreeMap::new();
+    for entry in &record.originals {
+        match Knob::parse(&entry.knob) {
+            Ok(knob) if !entry.value.contains(['\n', '\0']) => {
+                originals.insert(knob, entry.value.clone());
+            }
+            Ok(_) => {
+                return Err(format!(
+                    "the value for {} is more than one line",
+                    entry.knob
+                ));
+            }
+            Err(e) => return Err(format!("it names a knob a setting may not write: {e}")),
+        }
+    }
+    Ok((record, originals))
 }
 
 #[cfg(test)]
