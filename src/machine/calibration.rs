@@ -583,98 +583,152 @@ fn threads(
     let huge = setup.variant == Variant::Huge;
     let fresh = setup.variant == Variant::Pft;
     let workers = parts.len();
-    // The mappings of the pass under way: set by this thread before it releases the
-    // workers, read by each worker after the release.
-    let work = std::sync::RwLock::new(map_work(setup.layout, parts, size, huge)?);
-    let rounds = passes + 1;
-    let start = Arc::new(Barrier::new(workers + 1));
-    let done = Arc::new(Barrier::new(workers + 1));
-    // Faults the workers took in the counted passes, each counted by its own thread.
-    let faults = AtomicU64::new(0);
-    // CPU time the workers got, and their own time from release to done.
-    let (cpu_ns, busy_ns) = (AtomicU64::new(0), AtomicU64::new(0));
-    let unpinned = AtomicU64::new(0);
+    let shared = Passes::new(
+        map_work(setup.layout, parts, size, huge)?,
+        workers,
+        passes + 1,
+        page,
+    );
     std::thread::scope(|scope| {
         for i in 0..workers {
-            let (start, done, faults, work, unpinned) =
-                (start.clone(), done.clone(), &faults, &work, &unpinned);
-            let (cpu_ns, busy_ns) = (&cpu_ns, &busy_ns);
+            let shared = &shared;
             let cpu = pins.and_then(|p| p.get(i).copied());
-            scope.spawn(move || {
-                if let Some(cpu) = cpu
-                    && !pin(cpu)
-                {
-                    unpinned.fetch_add(1, Ordering::Relaxed);
-                }
-                for round in 0..rounds {
-                    start.wait();
-                    let (m, off, len) = work.read().map(|w| w[i].clone()).expect("never poisoned");
-                    // The CPU-time readings go inside the wall-time ones, so that a
-                    // worker's CPU time never counts the clock reads around it.
-                    let f0 = minflt(libc::RUSAGE_THREAD);
-                    let t0 = Nanos::monotonic_now();
-                    let c0 = thread_cpu_ns();
-                    m.touch(off, len, page as usize);
-                    let c1 = thread_cpu_ns();
-                    let t = Nanos::monotonic_now().since(t0).unwrap_or_default();
-                    if round > 0 {
-                        busy_ns.fetch_add(t.0, Ordering::Relaxed);
-                        cpu_ns.fetch_add(c1 - c0, Ordering::Relaxed);
-                        faults.fetch_add(minflt(libc::RUSAGE_THREAD) - f0, Ordering::Relaxed);
-                    }
-                    drop(m);
-                    done.wait();
-                }
-            });
+            scope.spawn(move || shared.worker(i, cpu));
         }
         let mut times = Vec::new();
         // A failed zap or mmap is reported after the last pass: the workers wait at the
         // barriers for every pass, so leaving early would leave them waiting.
         let mut error = None;
-        for round in 0..rounds {
+        for round in 0..shared.rounds {
             let t0 = Nanos::monotonic_now();
-            start.wait();
-            done.wait();
+            shared.start.wait();
+            shared.done.wait();
             let t = Nanos::monotonic_now().since(t0).unwrap_or_default();
             if round > 0 {
                 times.push(t);
             }
-            let mut w = work.write().expect("never poisoned");
-            if fresh {
+            let ready = match fresh {
                 // The old mappings go (unmapped, untimed); new ones for the next pass.
-                if round + 1 < rounds {
-                    match map_work(setup.layout, parts, size, huge) {
-                        Ok(new) => *w = new,
-                        Err(e) => {
-                            error.get_or_insert(e);
-                        }
-                    }
+                true if round + 1 < shared.rounds => {
+                    map_work(setup.layout, parts, size, huge).map(|new| shared.replace(new))
                 }
-            } else {
-                let mut zapped: Vec<*const Mapping> = Vec::new();
-                for (m, _, _) in w.iter() {
-                    if !zapped.contains(&Arc::as_ptr(m)) {
-                        if let Err(e) = m.zap() {
-                            error.get_or_insert(e);
-                        }
-                        zapped.push(Arc::as_ptr(m));
-                    }
-                }
+                true => Ok(()),
+                false => shared.zap_all(),
+            };
+            if let Err(e) = ready {
+                error.get_or_insert(e);
             }
         }
-        if unpinned.load(Ordering::Relaxed) > 0 {
+        if shared.unpinned.load(Ordering::Relaxed) > 0 {
             error.get_or_insert(sys("sched_setaffinity (pinning a worker)"));
         }
         match error {
             Some(e) => Err(e),
-            None => Ok(Counts {
-                times,
-                faults: faults.load(Ordering::Relaxed),
-                cpu_ns: cpu_ns.load(Ordering::Relaxed),
-                busy_ns: busy_ns.load(Ordering::Relaxed),
-            }),
+            None => Ok(shared.counts(times)),
         }
     })
+}
+
+/// What the workers of [`threads`] share with the thread that times their passes.
+struct Passes {
+    /// The mappings of the pass under way: set by the timing thread before it releases
+    /// the workers, read by each worker after the release.
+    work: std::sync::RwLock<Work>,
+    /// Passes, the uncounted first one included.
+    rounds: u32,
+    page: u64,
+    /// Where the workers wait to be released into a pass, and to end it.
+    start: Barrier,
+    done: Barrier,
+    /// Faults the workers took in the counted passes, each counted by its own thread.
+    faults: AtomicU64,
+    /// CPU time the workers got, and their own time from release to done.
+    cpu_ns: AtomicU64,
+    busy_ns: AtomicU64,
+    /// Workers that could not be pinned.
+    unpinned: AtomicU64,
+}
+
+impl Passes {
+    fn new(work: Work, workers: usize, rounds: u32, page: u64) -> Passes {
+        Passes {
+            work: std::sync::RwLock::new(work),
+            rounds,
+            page,
+            start: Barrier::new(workers + 1),
+            done: Barrier::new(workers + 1),
+            faults: AtomicU64::new(0),
+            cpu_ns: AtomicU64::new(0),
+            busy_ns: AtomicU64::new(0),
+            unpinned: AtomicU64::new(0),
+        }
+    }
+
+    /// Worker `i`: pinned to `cpu` when given, then its part touched in every pass,
+    /// counted after the first.
+    fn worker(&self, i: usize, cpu: Option<usize>) {
+        if let Some(cpu) = cpu
+            && !pin(cpu)
+        {
+            self.unpinned.fetch_add(1, Ordering::Relaxed);
+        }
+        for round in 0..self.rounds {
+            self.start.wait();
+            let (m, off, len) = self
+                .work
+                .read()
+                .map(|w| w[i].clone())
+                .expect("never poisoned");
+            // The CPU-time readings go inside the wall-time ones, so that a
+            // worker's CPU time never counts the clock reads around it.
+            let f0 = minflt(libc::RUSAGE_THREAD);
+            let t0 = Nanos::monotonic_now();
+            let c0 = thread_cpu_ns();
+            m.touch(off, len, self.page as usize);
+            let c1 = thread_cpu_ns();
+            let t = Nanos::monotonic_now().since(t0).unwrap_or_default();
+            if round > 0 {
+                self.busy_ns.fetch_add(t.0, Ordering::Relaxed);
+                self.cpu_ns.fetch_add(c1 - c0, Ordering::Relaxed);
+                self.faults
+                    .fetch_add(minflt(libc::RUSAGE_THREAD) - f0, Ordering::Relaxed);
+            }
+            drop(m);
+            self.done.wait();
+        }
+    }
+
+    /// New mappings for the next pass, the old ones unmapped as they go.
+    fn replace(&self, new: Work) {
+        *self.work.write().expect("never poisoned") = new;
+    }
+
+    /// Each mapping zapped once for the next pass, every one even when one fails; the
+    /// error is the first.
+    fn zap_all(&self) -> Result<(), CalibrateError> {
+        let w = self.work.write().expect("never poisoned");
+        let mut error = None;
+        let mut zapped: Vec<*const Mapping> = Vec::new();
+        for (m, _, _) in w.iter() {
+            if !zapped.contains(&Arc::as_ptr(m)) {
+                if let Err(e) = m.zap() {
+                    error.get_or_insert(e);
+                }
+                zapped.push(Arc::as_ptr(m));
+            }
+        }
+        error.map_or(Ok(()), Err)
+    }
+
+    /// The counts of the passes ended, with their wall `times`.
+    fn counts(&self, times: Vec<Nanos>) -> Counts {
+        Counts {
+            times,
+            faults: self.faults.load(Ordering::Relaxed),
+            cpu_ns: self.cpu_ns.load(Ordering::Relaxed),
+            busy_ns: self.busy_ns.load(Ordering::Relaxed),
+        }
+    }
 }
 
 /// A pipe, both ends closed on drop.
