@@ -164,63 +164,22 @@ pub fn run_session(
             });
             continue;
         }
-        let resume_file = kernel
-            .result_file
-            .clone()
-            .filter(|f| f.is_file() && !finished(f));
-        kernel.status = KernelStatus::Running;
-        kernel.boots += 1;
-        kernel.console = Some(work.join(CONSOLE_FILE));
-        let command = match &resume_file {
-            Some(file) => guest.resume(file, &work),
-            None => guest.fresh(kernel.label.as_deref(), &session.results, &work),
-        };
-        let request = VmRequest {
-            image: kernel.image.clone(),
-            cmdline: kernel.cmdline.clone(),
-            cpus: vm.cpus,
-            memory: vm.memory,
-            accel: vm.accel,
-            rwdirs: vec![session.results.clone()],
-            work: work.clone(),
-            command,
-            boot_timeout: vm.boot_timeout,
-        };
-        let shape = VmShape {
-            image: kernel.image.clone(),
-            kernel_cmdline: kernel.cmdline.clone(),
-            ..vm.shape.clone()
-        };
-        prepare_work(&work, &shape)?;
+        let boot = next_boot(session, index, guest, vm, &work);
+        prepare_work(&work, &boot.shape)?;
         session.save(session_path)?;
         events(KernelEvent::Booting {
             index,
             total,
             kernel: &session.kernels[index],
-            resuming: resume_file.is_some(),
+            resuming: boot.resuming,
         });
 
-        let outcome = runner.run(&request);
+        let outcome = runner.run(&boot.request);
 
-        let kernel = &mut session.kernels[index];
-        if let Some(file) = read_result_path(&work) {
-            kernel.result_file = Some(file);
-        }
-        if outcome.booted.is_some() {
-            kernel.release.clone_from(&outcome.booted);
-        }
-        classify(kernel, &outcome);
+        note_outcome(&mut session.kernels[index], &work, &outcome);
         session.save(session_path)?;
         let kernel = &session.kernels[index];
-        match kernel.status {
-            KernelStatus::Done => {
-                summary.with_failed_launches += usize::from(outcome.exit_code == Some(3));
-            }
-            KernelStatus::Interrupted => {
-                summary.interrupted = outcome.interrupted.or(Some(libc::SIGINT));
-            }
-            _ => summary.failed += 1,
-        }
+        summary.count(kernel, &outcome);
         events(KernelEvent::Ended {
             index,
             kernel,
@@ -236,6 +195,87 @@ pub fn run_session(
         .filter(|k| k.status == KernelStatus::Done)
         .count();
     Ok(summary)
+}
+
+/// One kernel's boot, as prepared: what its VM runs, the shape its work folder is
+/// given, and whether its run resumes a result file.
+struct KernelBoot {
+    request: VmRequest,
+    shape: VmShape,
+    resuming: bool,
+}
+
+/// Kernel `index` marked running for one more boot, and that boot prepared in `work`:
+/// the guest resumes the kernel's result file when it has one unfinished, else runs
+/// fresh.
+fn next_boot(
+    session: &mut KernelSession,
+    index: usize,
+    guest: &GuestCommand,
+    vm: &VmPlan,
+    work: &Path,
+) -> KernelBoot {
+    let kernel = &mut session.kernels[index];
+    let resume_file = kernel
+        .result_file
+        .clone()
+        .filter(|f| f.is_file() && !finished(f));
+    kernel.status = KernelStatus::Running;
+    kernel.boots += 1;
+    kernel.console = Some(work.join(CONSOLE_FILE));
+    let command = match &resume_file {
+        Some(file) => guest.resume(file, work),
+        None => guest.fresh(kernel.label.as_deref(), &session.results, work),
+    };
+    let request = VmRequest {
+        image: kernel.image.clone(),
+        cmdline: kernel.cmdline.clone(),
+        cpus: vm.cpus,
+        memory: vm.memory,
+        accel: vm.accel,
+        rwdirs: vec![session.results.clone()],
+        work: work.to_owned(),
+        command,
+        boot_timeout: vm.boot_timeout,
+    };
+    let shape = VmShape {
+        image: kernel.image.clone(),
+        kernel_cmdline: kernel.cmdline.clone(),
+        ..vm.shape.clone()
+    };
+    KernelBoot {
+        request,
+        shape,
+        resuming: resume_file.is_some(),
+    }
+}
+
+/// What the kernel's VM left: the result file its guest named in `work`, the release
+/// that came up, and its status from how the VM ended.
+fn note_outcome(kernel: &mut KernelState, work: &Path, outcome: &VmOutcome) {
+    if let Some(file) = read_result_path(work) {
+        kernel.result_file = Some(file);
+    }
+    if outcome.booted.is_some() {
+        kernel.release.clone_from(&outcome.booted);
+    }
+    classify(kernel, outcome);
+}
+
+impl SessionSummary {
+    /// Counts a kernel whose VM ended (`kernel.status` says how): done with failed
+    /// launches, interrupted (the session stops), or failed.
+    fn count(&mut self, kernel: &KernelState, outcome: &VmOutcome) {
+        match kernel.status {
+            KernelStatus::Done => {
+                self.with_failed_launches += usize::from(outcome.exit_code == Some(3));
+            }
+            KernelStatus::Interrupted => {
+                self.interrupted = outcome.interrupted.or(Some(libc::SIGINT));
+            }
+            _ => self.failed += 1,
+        }
+    }
 }
 
 /// Sets the kernel's status and message from how its VM ended.
