@@ -623,9 +623,53 @@ impl ProbeLauncher {
         jvm_args: &[String],
         options: &LaunchOptions,
     ) -> ProbedOutcome {
-        let script = self.scratch.path().join("probe.bt");
-        let out = self.scratch.path().join("probe.json");
-        let err = self.scratch.path().join("probe.err");
+        let files = ProbeFiles::in_dir(self.scratch.path());
+        let mut probed = ProbedOutcome {
+            probe_command: vec![
+                self.support.bpftrace.display().to_string(),
+                "-f".into(),
+                "json".into(),
+                "-o".into(),
+                files.out.display().to_string(),
+                files.script.display().to_string(),
+            ],
+            ..ProbedOutcome::default()
+        };
+        let mut child = match self.start_bpftrace(java, &files, &probed.probe_command) {
+            Ok(child) => child,
+            Err(problem) => {
+                probed.problem = Some(problem);
+                return probed;
+            }
+        };
+        probed.outcome = self.inner.launch_with(java, jvm_args, options);
+        pretouch_probe_stop();
+        let stopped = stop_bpftrace(&mut child);
+        let output = std::fs::read_to_string(&files.out).unwrap_or_default();
+        match (stopped, parse(&output, self.support.locks.clone())) {
+            (Err(stuck), _) => {
+                probed.problem = Some(format!(
+                    "bpftrace did not exit within {}s of the stop (uprobe, then SIGINT; killed; it was in {stuck}){}",
+                    STOP_TIMEOUT.as_secs(),
+                    stderr_note(&files.err)
+                ));
+            }
+            (Ok(()), Ok(reading)) => probed.reading = Some(reading),
+            (Ok(()), Err(e)) => {
+                probed.problem = Some(format!("{e}{}", stderr_note(&files.err)));
+            }
+        }
+        probed
+    }
+
+    /// Writes the probe program for `java`'s JVMs to its file, starts bpftrace on it
+    /// (`command`) and waits until its probes are attached; or says why not.
+    fn start_bpftrace(
+        &self,
+        java: &Path,
+        files: &ProbeFiles,
+        command: &[String],
+    ) -> Result<std::process::Child, String> {
         let comm = java
             .file_name()
             .map_or_else(|| "java".into(), |n| n.to_string_lossy().into_owned());
@@ -637,86 +681,72 @@ impl ProbeLauncher {
             &self.agent,
             self.support.locks.is_ok(),
         );
-        let mut probed = ProbedOutcome {
-            probe_command: vec![
-                self.support.bpftrace.display().to_string(),
-                "-f".into(),
-                "json".into(),
-                "-o".into(),
-                out.display().to_string(),
-                script.display().to_string(),
-            ],
-            ..ProbedOutcome::default()
-        };
-        let _ = std::fs::remove_file(&out);
-        if let Err(e) = std::fs::write(&script, &text) {
-            probed.problem = Some(format!("cannot write `{}`: {e}", script.display()));
-            return probed;
-        }
+        let _ = std::fs::remove_file(&files.out);
+        std::fs::write(&files.script, &text)
+            .map_err(|e| format!("cannot write `{}`: {e}", files.script.display()))?;
         // Killed with the runner, as the JVM is: its probes go with it.
-        let spawned = std::fs::File::create(&err).and_then(|stderr| {
-            let mut command = std::process::Command::new(&self.support.bpftrace);
-            command
-                .args(&probed.probe_command[1..])
+        let spawned = std::fs::File::create(&files.err).and_then(|stderr| {
+            let mut command_line = std::process::Command::new(&self.support.bpftrace);
+            command_line
+                .args(&command[1..])
                 .stdin(std::process::Stdio::null())
                 .stdout(std::process::Stdio::null())
                 .stderr(stderr);
-            crate::launch::child::die_with_the_runner(&mut command)?;
-            command.spawn()
+            crate::launch::child::die_with_the_runner(&mut command_line)?;
+            command_line.spawn()
         });
-        let mut child = match spawned {
-            Ok(child) => child,
-            Err(e) => {
-                probed.problem = Some(format!("cannot start bpftrace: {e}"));
-                return probed;
-            }
-        };
-        if let Err(e) = wait_ready(&mut child, &out, &err) {
+        let mut child = spawned.map_err(|e| format!("cannot start bpftrace: {e}"))?;
+        if let Err(e) = wait_ready(&mut child, &files.out, &files.err) {
             let _ = child.kill();
             let _ = child.wait();
-            probed.problem = Some(e);
-            return probed;
+            return Err(e);
         }
-        probed.outcome = self.inner.launch_with(java, jvm_args, options);
-        pretouch_probe_stop();
-        let started = Instant::now();
-        let mut stuck = String::new();
-        let mut signalled = false;
-        let status = loop {
-            match child.try_wait() {
-                Ok(Some(status)) => break Some(status),
-                Ok(None) if started.elapsed() < STOP_TIMEOUT => {
-                    if !signalled && started.elapsed() > STOP_GRACE {
-                        // SAFETY: kill has no memory preconditions; the pid is our
-                        // unreaped child's.
-                        unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
-                        signalled = true;
-                    }
-                    std::thread::sleep(Duration::from_millis(20));
+        Ok(child)
+    }
+}
+
+/// The files of one probed launch, in the launcher's scratch folder: the bpftrace
+/// program, its JSON output and its stderr.
+struct ProbeFiles {
+    script: PathBuf,
+    out: PathBuf,
+    err: PathBuf,
+}
+
+impl ProbeFiles {
+    fn in_dir(dir: &Path) -> ProbeFiles {
+        ProbeFiles {
+            script: dir.join("probe.bt"),
+            out: dir.join("probe.json"),
+            err: dir.join("probe.err"),
+        }
+    }
+}
+
+/// Waits for bpftrace to exit once its stop uprobe fired: SIGINT after
+/// [`STOP_GRACE`], killed after [`STOP_TIMEOUT`]. The error is where it was stuck.
+fn stop_bpftrace(child: &mut std::process::Child) -> Result<(), String> {
+    let started = Instant::now();
+    let mut signalled = false;
+    loop {
+        match child.try_wait() {
+            Ok(Some(_)) => return Ok(()),
+            Ok(None) if started.elapsed() < STOP_TIMEOUT => {
+                if !signalled && started.elapsed() > STOP_GRACE {
+                    // SAFETY: kill has no memory preconditions; the pid is our
+                    // unreaped child's.
+                    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+                    signalled = true;
                 }
-                _ => {
-                    stuck = where_stuck(child.id());
-                    let _ = child.kill();
-                    let _ = child.wait();
-                    break None;
-                }
+                std::thread::sleep(Duration::from_millis(20));
             }
-        };
-        let output = std::fs::read_to_string(&out).unwrap_or_default();
-        match (status, parse(&output, self.support.locks.clone())) {
-            (None, _) => {
-                probed.problem = Some(format!(
-                    "bpftrace did not exit within {}s of the stop (uprobe, then SIGINT; killed; it was in {stuck}){}",
-                    STOP_TIMEOUT.as_secs(),
-                    stderr_note(&err)
-                ));
-            }
-            (Some(_), Ok(reading)) => probed.reading = Some(reading),
-            (Some(_), Err(e)) => {
-                probed.problem = Some(format!("{e}{}", stderr_note(&err)));
+            _ => {
+                let stuck = where_stuck(child.id());
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(stuck);
             }
         }
-        probed
     }
 }
 
