@@ -22,6 +22,14 @@ const READY_FOOTER: &str = "main, ready: median time in ms from exec to main() a
 
 const PAYBACK_FOOTER: &str = "startup + = the ready cost above; work, with: median wall time in ms of the `after_ready` command against the ready server, without and with pretouch; change = with - without (negative: pretouch made the workload faster); net = startup + plus change: pretouch paid back where net is negative.";
 
+/// A server cell and its time-to-ready figures.
+type ServerCell<'a> = (&'a CellReport, &'a CellReady);
+
+/// Whether the cell ran its `after_ready` workload at all.
+fn ran_workload((_, r): &ServerCell<'_>) -> bool {
+    r.workload_runs_off + r.workload_runs_on + r.workload_failed > 0
+}
+
 /// The tables for server cells, text; empty when there are none.
 pub fn text(report: &Report) -> String {
     let cells = server_cells(report);
@@ -31,85 +39,32 @@ pub fn text(report: &Report) -> String {
     let mut out = String::new();
     let mut any_workload = false;
     for label in &report.labels {
-        let mine: Vec<_> = cells.iter().filter(|(c, _)| c.label == *label).collect();
+        let mine: Vec<ServerCell<'_>> = cells
+            .iter()
+            .filter(|(c, _)| c.label == *label)
+            .copied()
+            .collect();
         if mine.is_empty() {
             continue;
         }
-        let owned: Vec<[String; 4]> = mine.iter().map(|(c, _)| c.key()).collect();
-        let keys: Vec<_> = owned.iter().map(key_refs).collect();
-        let (cols, shared) = key_columns(&keys);
-        let key: Vec<table::Col<'_>> = cols.iter().map(|&i| table::name(KEY_HEADERS[i])).collect();
-        let values = [
-            table::num("launches"),
-            table::num("main"),
-            table::num("with"),
-            table::num("cost"),
-            table::num("ready"),
-            table::num("with"),
-            table::num("cost"),
-            table::num("share"),
-        ];
-        let rows: Vec<(Vec<String>, Vec<String>)> = mine
-            .iter()
-            .map(|(c, r)| {
-                (
-                    key_values(key_refs(&c.key()), &cols),
-                    vec![
-                        format!("{}+{}", c.runs_off, c.runs_on),
-                        ms(c.median_off_ms),
-                        ms(c.median_on_ms),
-                        cost(c),
-                        ms(r.ready_off_ms),
-                        ms(r.ready_on_ms),
-                        ms(r.ready_cost_ms),
-                        table::opt_pct(r.ready_share_pct, 0),
-                    ],
-                )
-            })
-            .collect();
-        out.push('\n');
-        out += &table::wrap(&format!("time to ready, label: {label}"), 2);
-        if let Some(shared) = &shared {
-            out += &table::wrap(shared, 2);
-        }
-        out += &table::render_keyed(&key, &values, &rows);
-
-        let work: Vec<_> = mine
-            .iter()
-            .filter(|(_, r)| r.workload_runs_off + r.workload_runs_on + r.workload_failed > 0)
-            .collect();
+        let keys = LabelKeys::of(&mine);
+        out += &keys.table(
+            &format!("time to ready, label: {label}"),
+            &READY_COLUMNS,
+            &mine,
+            ready_row,
+        );
+        let work: Vec<ServerCell<'_>> = mine.iter().copied().filter(ran_workload).collect();
         if work.is_empty() {
             continue;
         }
         any_workload = true;
-        let values = [
-            table::num("startup +"),
-            table::num("work"),
-            table::num("with"),
-            table::num("change"),
-            table::num("net"),
-        ];
-        let rows: Vec<(Vec<String>, Vec<String>)> = work
-            .iter()
-            .map(|(c, r)| {
-                (
-                    key_values(key_refs(&c.key()), &cols),
-                    vec![
-                        table::opt_signed_ms(r.ready_cost_ms),
-                        ms(r.workload_off_ms),
-                        ms(r.workload_on_ms),
-                        table::opt_signed_ms(r.workload_change_ms),
-                        table::opt_signed_ms(r.net_ms),
-                    ],
-                )
-            })
-            .collect();
-        out.push('\n');
-        out += &table::wrap(&format!("pay-back, label: {label}"), 2);
-        if let Some(shared) = &shared {
-            out += &table::wrap(shared, 2);
-        }
-        out += &table::render_keyed(&key, &values, &rows);
+        out += &keys.table(
+            &format!("pay-back, label: {label}"),
+            &PAYBACK_COLUMNS,
+            &work,
+            payback_row,
+        );
     }
     out.push('\n');
     out += &table::wrap(READY_FOOTER, 0);
@@ -120,6 +75,93 @@ pub fn text(report: &Report) -> String {
         out += &table::wrap(&n, 2);
     }
     out
+}
+
+/// The value columns of the time-to-ready table, text.
+const READY_COLUMNS: [table::Col<'static>; 8] = [
+    table::num("launches"),
+    table::num("main"),
+    table::num("with"),
+    table::num("cost"),
+    table::num("ready"),
+    table::num("with"),
+    table::num("cost"),
+    table::num("share"),
+];
+
+/// The value columns of the pay-back table, text.
+const PAYBACK_COLUMNS: [table::Col<'static>; 5] = [
+    table::num("startup +"),
+    table::num("work"),
+    table::num("with"),
+    table::num("change"),
+    table::num("net"),
+];
+
+/// A cell's values in the time-to-ready table, text.
+fn ready_row((c, r): &ServerCell<'_>) -> Vec<String> {
+    vec![
+        format!("{}+{}", c.runs_off, c.runs_on),
+        ms(c.median_off_ms),
+        ms(c.median_on_ms),
+        cost(c),
+        ms(r.ready_off_ms),
+        ms(r.ready_on_ms),
+        ms(r.ready_cost_ms),
+        table::opt_pct(r.ready_share_pct, 0),
+    ]
+}
+
+/// A cell's values in the pay-back table, text.
+fn payback_row((_, r): &ServerCell<'_>) -> Vec<String> {
+    vec![
+        table::opt_signed_ms(r.ready_cost_ms),
+        ms(r.workload_off_ms),
+        ms(r.workload_on_ms),
+        table::opt_signed_ms(r.workload_change_ms),
+        table::opt_signed_ms(r.net_ms),
+    ]
+}
+
+/// The key columns of one label's tables: the parts of the cells' keys that differ
+/// between them, and the line that names those they share.
+struct LabelKeys {
+    cols: Vec<usize>,
+    shared: Option<String>,
+}
+
+impl LabelKeys {
+    fn of(cells: &[ServerCell<'_>]) -> LabelKeys {
+        let owned: Vec<[String; 4]> = cells.iter().map(|(c, _)| c.key()).collect();
+        let keys: Vec<_> = owned.iter().map(key_refs).collect();
+        let (cols, shared) = key_columns(&keys);
+        LabelKeys { cols, shared }
+    }
+
+    /// One table of the label, text: its `title`, the shared key line, and a row of
+    /// `values` for each cell, keyed by the parts that differ.
+    fn table(
+        &self,
+        title: &str,
+        values: &[table::Col<'_>],
+        cells: &[ServerCell<'_>],
+        row: fn(&ServerCell<'_>) -> Vec<String>,
+    ) -> String {
+        let key: Vec<table::Col<'_>> = (self.cols.iter())
+            .map(|&i| table::name(KEY_HEADERS[i]))
+            .collect();
+        let rows: Vec<(Vec<String>, Vec<String>)> = cells
+            .iter()
+            .map(|cell| (key_values(key_refs(&cell.0.key()), &self.cols), row(cell)))
+            .collect();
+        let mut out = String::from("\n");
+        out += &table::wrap(title, 2);
+        if let Some(shared) = &self.shared {
+            out += &table::wrap(shared, 2);
+        }
+        out += &table::render_keyed(&key, values, &rows);
+        out
+    }
 }
 
 /// The probes, failed workloads and forced stops, as notes.
@@ -155,86 +197,28 @@ pub fn markdown(report: &Report) -> String {
         return String::new();
     }
     let mut out = String::from("\n### Time to ready\n\n");
-    let mut rows = Vec::new();
-    for (c, r) in &cells {
-        let row = [
-            c.label.clone(),
-            short_jdk(&c.jdk).to_owned(),
-            c.gc.clone(),
-            c.heap.clone(),
-            c.variant_text(),
-            format!("{}+{}", c.runs_off, c.runs_on),
-            md(c.median_off_ms, c.min_off_ms, c.max_off_ms),
-            md(c.median_on_ms, c.min_on_ms, c.max_on_ms),
-            cost(c),
-            md(r.ready_off_ms, r.ready_min_off_ms, r.ready_max_off_ms),
-            md(r.ready_on_ms, r.ready_min_on_ms, r.ready_max_on_ms),
-            ms(r.ready_cost_ms),
-            table::opt_pct(r.ready_share_pct, 0),
-        ];
-        rows.push(row.to_vec());
-    }
-    out += &table::markdown(
-        &table::cols(
-            &[
-                "label",
-                "jdk",
-                "gc",
-                "heap",
-                "variant",
-                "launches",
-                "to main (min-max)",
-                "with",
-                "cost",
-                "to ready (min-max)",
-                "with (min-max)",
-                "cost",
-                "share",
-            ],
-            5,
-        ),
-        &rows,
+    out += &markdown_table(
+        &[
+            "launches",
+            "to main (min-max)",
+            "with",
+            "cost",
+            "to ready (min-max)",
+            "with (min-max)",
+            "cost",
+            "share",
+        ],
+        &cells,
+        ready_markdown_row,
     );
     let _ = writeln!(out, "\n{READY_FOOTER}");
-    let work: Vec<_> = cells
-        .iter()
-        .filter(|(_, r)| r.workload_runs_off + r.workload_runs_on + r.workload_failed > 0)
-        .collect();
+    let work: Vec<ServerCell<'_>> = cells.iter().copied().filter(ran_workload).collect();
     if !work.is_empty() {
         out += "\n### Pay-back\n\n";
-        let mut rows = Vec::new();
-        for (c, r) in work {
-            let row = [
-                c.label.clone(),
-                short_jdk(&c.jdk).to_owned(),
-                c.gc.clone(),
-                c.heap.clone(),
-                c.variant_text(),
-                table::opt_signed_ms(r.ready_cost_ms),
-                ms(r.workload_off_ms),
-                ms(r.workload_on_ms),
-                table::opt_signed_ms(r.workload_change_ms),
-                table::opt_signed_ms(r.net_ms),
-            ];
-            rows.push(row.to_vec());
-        }
-        out += &table::markdown(
-            &table::cols(
-                &[
-                    "label",
-                    "jdk",
-                    "gc",
-                    "heap",
-                    "variant",
-                    "startup +",
-                    "work",
-                    "with",
-                    "change",
-                    "net",
-                ],
-                5,
-            ),
-            &rows,
+        out += &markdown_table(
+            &["startup +", "work", "with", "change", "net"],
+            &work,
+            payback_row,
         );
         let _ = writeln!(out, "\n{PAYBACK_FOOTER}");
     }
@@ -242,6 +226,47 @@ pub fn markdown(report: &Report) -> String {
         let _ = writeln!(out, "\n> {n}");
     }
     out
+}
+
+/// One Markdown table of server cells: a row for each cell, named by its label, JDK,
+/// collector, heap and variant, then its `values` under `headers`.
+fn markdown_table(
+    headers: &[&str],
+    cells: &[ServerCell<'_>],
+    values: fn(&ServerCell<'_>) -> Vec<String>,
+) -> String {
+    let mut all = vec!["label", "jdk", "gc", "heap", "variant"];
+    all.extend_from_slice(headers);
+    let rows: Vec<Vec<String>> = cells
+        .iter()
+        .map(|cell| {
+            let c = cell.0;
+            let mut row = vec![
+                c.label.clone(),
+                short_jdk(&c.jdk).to_owned(),
+                c.gc.clone(),
+                c.heap.clone(),
+                c.variant_text(),
+            ];
+            row.extend(values(cell));
+            row
+        })
+        .collect();
+    table::markdown(&table::cols(&all, 5), &rows)
+}
+
+/// A cell's values in the time-to-ready table, Markdown: each time with its range.
+fn ready_markdown_row((c, r): &ServerCell<'_>) -> Vec<String> {
+    vec![
+        format!("{}+{}", c.runs_off, c.runs_on),
+        md(c.median_off_ms, c.min_off_ms, c.max_off_ms),
+        md(c.median_on_ms, c.min_on_ms, c.max_on_ms),
+        cost(c),
+        md(r.ready_off_ms, r.ready_min_off_ms, r.ready_max_off_ms),
+        md(r.ready_on_ms, r.ready_min_on_ms, r.ready_max_on_ms),
+        ms(r.ready_cost_ms),
+        table::opt_pct(r.ready_share_pct, 0),
+    ]
 }
 
 fn md(median: Option<f64>, min: Option<f64>, max: Option<f64>) -> String {
