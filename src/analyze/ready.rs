@@ -7,6 +7,7 @@ use std::borrow::Borrow;
 
 use serde::Serialize;
 
+use crate::launch::ready::Workload;
 use crate::stats::summarize;
 use crate::store::LaunchRecord;
 
@@ -64,48 +65,24 @@ pub fn cell_ready<R: Borrow<LaunchRecord>>(off: &[R], on: &[R]) -> Option<CellRe
     let off: Vec<&LaunchRecord> = off.iter().map(Borrow::borrow).collect();
     let on: Vec<&LaunchRecord> = on.iter().map(Borrow::borrow).collect();
     let (off, on) = (off.as_slice(), on.as_slice());
-    let probe = off
-        .iter()
-        .chain(on)
+    let both = || off.iter().chain(on).copied();
+    let probe = both()
         .find_map(|l| l.measured.server.as_ref())?
         .probe
         .clone();
-    let ready = |ls: &[&LaunchRecord]| -> Vec<f64> {
-        ls.iter()
-            .filter_map(|l| l.time_to_ready().map(|t| t.as_ms()))
-            .collect()
-    };
-    let main_to_ready = |ls: &[&LaunchRecord]| -> Vec<f64> {
-        ls.iter()
-            .filter_map(|l| Some(l.time_to_ready()?.as_ms() - l.time_to_main_ns?.as_ms()))
-            .collect()
-    };
-    let workloads = |ls: &[&LaunchRecord]| -> Vec<f64> {
-        ls.iter()
-            .filter_map(|l| l.measured.server.as_ref()?.after_ready.as_ref())
-            .filter(|w| w.ok())
-            .map(|w| w.wall_ns.as_ms())
-            .collect()
-    };
     let median = |v: &[f64]| summarize(v).map(|s| s.median);
-    let (r_off, r_on) = (summarize(&ready(off)), summarize(&ready(on)));
-    let (w_off, w_on) = (workloads(off), workloads(on));
-    let failed: Vec<_> = off
-        .iter()
-        .chain(on)
+    let (r_off, r_on) = (
+        summarize(&times_to_ready(off)),
+        summarize(&times_to_ready(on)),
+    );
+    let (w_off, w_on) = (workload_times(off), workload_times(on));
+    let failed: Vec<&Workload> = both()
         .filter_map(|l| l.measured.server.as_ref()?.after_ready.as_ref())
         .filter(|w| !w.ok())
         .collect();
     let ready_cost = r_on.zip(r_off).map(|(a, b)| a.median - b.median);
     let workload_change = median(&w_on).zip(median(&w_off)).map(|(a, b)| a - b);
-    let stops: Vec<f64> = off
-        .iter()
-        .chain(on)
-        .filter_map(|l| {
-            let term = l.measured.server.as_ref()?.sigterm_ns?;
-            Some(l.measured.reaped_ns.since(term)?.as_ms())
-        })
-        .collect();
+    let stops: Vec<f64> = both().filter_map(stop_time).collect();
     Some(CellReady {
         ready_probe: probe,
         ready_off_ms: r_off.map(|s| s.median),
@@ -124,25 +101,12 @@ pub fn cell_ready<R: Borrow<LaunchRecord>>(off: &[R], on: &[R]) -> Option<CellRe
         workload_runs_off: w_off.len(),
         workload_runs_on: w_on.len(),
         workload_failed: failed.len(),
-        workload_first_failure: failed.first().map(|w| {
-            let last = w
-                .output_tail
-                .as_deref()
-                .and_then(|t| t.lines().last())
-                .map_or_else(String::new, |l| format!("; its output ends: {l}"));
-            format!(
-                "`{}` {}{last}",
-                w.command.join(" "),
-                w.failure.as_deref().unwrap_or("failed")
-            )
-        }),
+        workload_first_failure: failed.first().map(|w| failure_note(w)),
         workload_off_ms: median(&w_off),
         workload_on_ms: median(&w_on),
         workload_change_ms: workload_change,
         net_ms: ready_cost.zip(workload_change).map(|(c, w)| c + w),
-        sigkills: off
-            .iter()
-            .chain(on)
+        sigkills: both()
             .filter(|l| {
                 l.measured
                     .server
@@ -152,6 +116,53 @@ pub fn cell_ready<R: Borrow<LaunchRecord>>(off: &[R], on: &[R]) -> Option<CellRe
             .count(),
         stop_ms: median(&stops),
     })
+}
+
+/// Each launch's exec -> ready, ms, of those that got ready.
+fn times_to_ready(launches: &[&LaunchRecord]) -> Vec<f64> {
+    launches
+        .iter()
+        .filter_map(|l| l.time_to_ready().map(|t| t.as_ms()))
+        .collect()
+}
+
+/// Each launch's main() -> ready, ms, of those that got to both.
+fn main_to_ready(launches: &[&LaunchRecord]) -> Vec<f64> {
+    launches
+        .iter()
+        .filter_map(|l| Some(l.time_to_ready()?.as_ms() - l.time_to_main_ns?.as_ms()))
+        .collect()
+}
+
+/// The wall times, ms, of the launches' `after_ready` runs that succeeded.
+fn workload_times(launches: &[&LaunchRecord]) -> Vec<f64> {
+    launches
+        .iter()
+        .filter_map(|l| l.measured.server.as_ref()?.after_ready.as_ref())
+        .filter(|w| w.ok())
+        .map(|w| w.wall_ns.as_ms())
+        .collect()
+}
+
+/// A launch's SIGTERM -> reaped, ms, when it was sent one.
+fn stop_time(l: &LaunchRecord) -> Option<f64> {
+    let term = l.measured.server.as_ref()?.sigterm_ns?;
+    Some(l.measured.reaped_ns.since(term)?.as_ms())
+}
+
+/// What a failed `after_ready` run says: its command, why it failed and its output's
+/// last line.
+fn failure_note(w: &Workload) -> String {
+    let last = w
+        .output_tail
+        .as_deref()
+        .and_then(|t| t.lines().last())
+        .map_or_else(String::new, |l| format!("; its output ends: {l}"));
+    format!(
+        "`{}` {}{last}",
+        w.command.join(" "),
+        w.failure.as_deref().unwrap_or("failed")
+    )
 }
 
 #[cfg(test)]
