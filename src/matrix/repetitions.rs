@@ -95,95 +95,108 @@ impl RawRepetitions {
 
 impl<'de> Deserialize<'de> for RawRepetitions {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct Visitor;
+        d.deserialize_any(RepetitionsVisitor)
+    }
+}
 
-        impl<'de> de::Visitor<'de> for Visitor {
-            type Value = RawRepetitions;
+/// Reads `repetitions:`: a number, or a map of the adaptive policy's settings.
+struct RepetitionsVisitor;
 
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str(
-                    "a number of repetitions, or {min: 10, max: 30, ci_pct: 2} (or ci_ms: 10 for a target in ms)",
-                )
-            }
+impl<'de> de::Visitor<'de> for RepetitionsVisitor {
+    type Value = RawRepetitions;
 
-            fn visit_u64<E: de::Error>(self, v: u64) -> Result<RawRepetitions, E> {
-                match u32::try_from(v) {
-                    Ok(0) => Err(E::custom(
-                        "repetitions must be at least 1 (10 gives a stable median)",
-                    )),
-                    Ok(n) => Ok(RawRepetitions::Fixed(n)),
-                    Err(_) => Err(E::custom(format!("repetitions {v} is too large"))),
-                }
-            }
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(
+            "a number of repetitions, or {min: 10, max: 30, ci_pct: 2} (or ci_ms: 10 for a target in ms)",
+        )
+    }
 
-            fn visit_i64<E: de::Error>(self, v: i64) -> Result<RawRepetitions, E> {
-                match u64::try_from(v) {
-                    Ok(v) => self.visit_u64(v),
-                    Err(_) => Err(E::custom(format!(
-                        "invalid value {v}: must not be negative"
-                    ))),
-                }
-            }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<RawRepetitions, E> {
+        match u32::try_from(v) {
+            Ok(0) => Err(E::custom(
+                "repetitions must be at least 1 (10 gives a stable median)",
+            )),
+            Ok(n) => Ok(RawRepetitions::Fixed(n)),
+            Err(_) => Err(E::custom(format!("repetitions {v} is too large"))),
+        }
+    }
 
-            fn visit_map<A: de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<RawRepetitions, A::Error> {
-                const FIELDS: &[&str] = &["min", "max", "ci_pct", "ci_ms"];
-                let (mut min, mut max, mut ci_pct, mut ci_ms) = (None, None, None, None);
-                while let Some(key) = map.next_key::<String>()? {
-                    match key.as_str() {
-                        "min" if min.is_none() => min = Some(map.next_value::<u32>()?),
-                        "max" if max.is_none() => max = Some(map.next_value::<u32>()?),
-                        "ci_pct" if ci_pct.is_none() => ci_pct = Some(map.next_value::<f64>()?),
-                        "ci_ms" if ci_ms.is_none() => ci_ms = Some(map.next_value::<f64>()?),
-                        "min" | "max" | "ci_pct" | "ci_ms" => {
-                            return Err(de::Error::custom(format!("`{key}` given twice")));
-                        }
-                        _ => return Err(de::Error::unknown_field(&key, FIELDS)),
-                    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<RawRepetitions, E> {
+        match u64::try_from(v) {
+            Ok(v) => self.visit_u64(v),
+            Err(_) => Err(E::custom(format!(
+                "invalid value {v}: must not be negative"
+            ))),
+        }
+    }
+
+    fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<RawRepetitions, A::Error> {
+        const FIELDS: &[&str] = &["min", "max", "ci_pct", "ci_ms"];
+        let (mut min, mut max, mut ci_pct, mut ci_ms) = (None, None, None, None);
+        while let Some(key) = map.next_key::<String>()? {
+            match key.as_str() {
+                "min" if min.is_none() => min = Some(map.next_value::<u32>()?),
+                "max" if max.is_none() => max = Some(map.next_value::<u32>()?),
+                "ci_pct" if ci_pct.is_none() => ci_pct = Some(map.next_value::<f64>()?),
+                "ci_ms" if ci_ms.is_none() => ci_ms = Some(map.next_value::<f64>()?),
+                "min" | "max" | "ci_pct" | "ci_ms" => {
+                    return Err(de::Error::custom(format!("`{key}` given twice")));
                 }
-                let min = min.ok_or_else(|| de::Error::missing_field("min"))?;
-                let max = max.ok_or_else(|| de::Error::missing_field("max"))?;
-                if ci_pct.is_none() && ci_ms.is_none() {
-                    return Err(de::Error::custom(
-                        "repetitions needs a target: `ci_pct` (half-width in % of the cost, e.g. ci_pct: 2) or `ci_ms` (half-width in ms, e.g. ci_ms: 10), or both",
-                    ));
-                }
-                if min < MIN_ROUNDS {
-                    return Err(de::Error::custom(format!(
-                        "repetitions min must be at least {MIN_ROUNDS}: below that no 95% interval is narrower than the samples' range"
-                    )));
-                }
-                if max < min {
-                    return Err(de::Error::custom(format!(
-                        "repetitions max ({max}) is below min ({min})"
-                    )));
-                }
-                if let Some(ci_pct) = ci_pct
-                    && !(ci_pct > 0.0 && ci_pct < 100.0)
-                {
-                    return Err(de::Error::custom(format!(
-                        "repetitions ci_pct must be a percentage above 0 and below 100, not {ci_pct}"
-                    )));
-                }
-                if let Some(ci_ms) = ci_ms
-                    && !(ci_ms > 0.0 && ci_ms.is_finite())
-                {
-                    return Err(de::Error::custom(format!(
-                        "repetitions ci_ms must be a half-width in ms above 0 (e.g. ci_ms: 10), not {ci_ms}"
-                    )));
-                }
-                Ok(RawRepetitions::Adaptive(Adaptive {
-                    min,
-                    max,
-                    ci_pct,
-                    ci_ms,
-                }))
+                _ => return Err(de::Error::unknown_field(&key, FIELDS)),
             }
         }
+        let min = min.ok_or_else(|| de::Error::missing_field("min"))?;
+        let max = max.ok_or_else(|| de::Error::missing_field("max"))?;
+        let policy = Adaptive {
+            min,
+            max,
+            ci_pct,
+            ci_ms,
+        };
+        policy.check().map_err(de::Error::custom)?;
+        Ok(RawRepetitions::Adaptive(policy))
+    }
+}
 
-        d.deserialize_any(Visitor)
+impl Adaptive {
+    /// Checks the settings as written: a target, at least [`MIN_ROUNDS`] rounds,
+    /// `max` not below `min`, and each target in its range. The error says which.
+    fn check(&self) -> Result<(), String> {
+        let Adaptive {
+            min,
+            max,
+            ci_pct,
+            ci_ms,
+        } = *self;
+        if ci_pct.is_none() && ci_ms.is_none() {
+            return Err(
+                "repetitions needs a target: `ci_pct` (half-width in % of the cost, e.g. ci_pct: 2) or `ci_ms` (half-width in ms, e.g. ci_ms: 10), or both"
+                    .to_owned(),
+            );
+        }
+        if min < MIN_ROUNDS {
+            return Err(format!(
+                "repetitions min must be at least {MIN_ROUNDS}: below that no 95% interval is narrower than the samples' range"
+            ));
+        }
+        if max < min {
+            return Err(format!("repetitions max ({max}) is below min ({min})"));
+        }
+        if let Some(ci_pct) = ci_pct
+            && !(ci_pct > 0.0 && ci_pct < 100.0)
+        {
+            return Err(format!(
+                "repetitions ci_pct must be a percentage above 0 and below 100, not {ci_pct}"
+            ));
+        }
+        if let Some(ci_ms) = ci_ms
+            && !(ci_ms > 0.0 && ci_ms.is_finite())
+        {
+            return Err(format!(
+                "repetitions ci_ms must be a half-width in ms above 0 (e.g. ci_ms: 10), not {ci_ms}"
+            ));
+        }
+        Ok(())
     }
 }
 
