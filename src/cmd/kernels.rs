@@ -22,7 +22,7 @@ use crate::matrix::Matrix;
 use crate::matrix::cpuset::CpuSet;
 use crate::matrix::kernels::{self, KernelSpec};
 use crate::schedule::kernels::{
-    GuestCommand, KernelEvent, RESULT_FILE, SHAPE_FILE, VmPlan, run_session,
+    GuestCommand, KernelEvent, RESULT_FILE, SHAPE_FILE, SessionSummary, VmPlan, run_session,
 };
 use crate::schedule::resume::matrix_sha256;
 use crate::store::kernels::{
@@ -498,6 +498,16 @@ fn run_and_report(
         );
         return Ok(interrupt::exit_code(signal));
     }
+    print_done_report(args, session)?;
+    warn_emulated(vm);
+    print_statuses(session);
+    Ok(ended(&summary, session, path))
+}
+
+/// The cross-kernel table of the kernels done, as `pretouch report` prints it for their
+/// files; with the profile's section across kernels when the guests profiled, as
+/// `pretouch report --profile` would. Nothing when none is done.
+fn print_done_report(args: &RunArgs, session: &KernelSession) -> anyhow::Result<()> {
     let files: Vec<PathBuf> = session
         .kernels
         .iter()
@@ -505,12 +515,13 @@ fn run_and_report(
         .filter_map(|k| k.result_file.clone())
         .collect();
     if !files.is_empty() {
-        // The cross-kernel table, as `pretouch report` prints it for these files; with
-        // the profile's section across kernels when the guests profiled, as
-        // `pretouch report --profile` would.
         crate::cmd::report::print_report(&files, args.format, session.profile_rounds.is_some())?;
     }
-    warn_emulated(vm);
+    Ok(())
+}
+
+/// A line for each kernel run: its status, its image and run, and its message.
+fn print_statuses(session: &KernelSession) {
     for k in &session.kernels {
         let status = serde_json::to_value(k.status)
             .ok()
@@ -523,6 +534,11 @@ fn run_and_report(
             k.message.as_deref().unwrap_or_default()
         );
     }
+}
+
+/// The exit code of a session that ran to its end: failed launches when a kernel failed
+/// (said, with how to retry them) or a kernel's run had failed launches.
+fn ended(summary: &SessionSummary, session: &KernelSession, path: &Path) -> u8 {
     if summary.failed > 0 {
         eprintln!(
             "pretouch: {} of {} {} failed (their console logs are named above)\n  retry them: pretouch run --resume {}",
@@ -531,12 +547,12 @@ fn run_and_report(
             entries(session),
             path.parent().unwrap_or(path).display()
         );
-        return Ok(exit::FAILED_LAUNCHES);
+        return exit::FAILED_LAUNCHES;
     }
     if summary.with_failed_launches > 0 {
-        return Ok(exit::FAILED_LAUNCHES);
+        return exit::FAILED_LAUNCHES;
     }
-    Ok(0)
+    0
 }
 
 /// The session's boots as the first line names them: `2 kernel(s)`, or with `--runs`
