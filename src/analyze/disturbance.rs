@@ -11,6 +11,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::launch::machine_counters::MachineCounters;
 use crate::stats::summarize;
 use crate::store::LaunchRecord;
 
@@ -140,38 +141,56 @@ fn causes_against(r: &LaunchRecord, p: &Peers, reporting_on: bool) -> Vec<String
         return Vec::new();
     };
     let mut out = Vec::new();
+    out.extend(memory_returned(r, m, p, reporting_on));
+    out.extend(cpu_taken(r, m, p));
+    out.extend(memory_management(m, p));
+    out
+}
+
+/// The host took memory back: counted where the kernel counts it (before the launch,
+/// else during it), else read from the JVM's system time, since the host's faults are
+/// charged to the guest's clear_page.
+fn memory_returned(
+    r: &LaunchRecord,
+    m: &MachineCounters,
+    p: &Peers,
+    reporting_on: bool,
+) -> Option<String> {
     let idle = m
         .idle_before_ns
         .filter(|n| n.0 >= 2_000_000_000)
         .map(|n| format!("idle {} before: ", secs(n.0)))
         .unwrap_or_default();
-    // The host took memory back: counted where the kernel counts it, else read from the
-    // JVM's system time (the host's faults are charged to the guest's clear_page).
     let reported = m.reported_before.filter(|b| b.0 >= REPORTED_MIN);
     let during = m.reported_during.filter(|b| b.0 >= REPORTED_MIN);
     if let Some(b) = reported {
-        out.push(format!(
+        return Some(format!(
             "{idle}memory returned to host ({} MiB reported)",
             b.0 / MIB
         ));
-    } else if let Some(b) = during {
-        out.push(format!(
+    }
+    if let Some(b) = during {
+        return Some(format!(
             "memory returned to host ({} MiB reported during the launch)",
             b.0 / MIB
         ));
-    } else if let (Some(u), Some(median_stime), Some(median_faults)) =
-        (r.measured.rusage, p.stime_ms, p.faults)
-    {
-        let stime = u.stime_ns.as_ms();
-        let same_faults = (u.minflt as f64) <= median_faults * 1.25 + 1000.0;
-        if reporting_on && same_faults && stime >= 2.0 * median_stime + 50.0 {
-            out.push(format!(
-                "{idle}memory returned to host (system CPU {} against {} in its cell, as many faults)",
-                secs((stime * 1e6) as u64),
-                secs((median_stime * 1e6) as u64)
-            ));
-        }
     }
+    let (u, median_stime, median_faults) = (r.measured.rusage?, p.stime_ms?, p.faults?);
+    let stime = u.stime_ns.as_ms();
+    let same_faults = (u.minflt as f64) <= median_faults * 1.25 + 1000.0;
+    (reporting_on && same_faults && stime >= 2.0 * median_stime + 50.0).then(|| {
+        format!(
+            "{idle}memory returned to host (system CPU {} against {} in its cell, as many faults)",
+            secs((stime * 1e6) as u64),
+            secs((median_stime * 1e6) as u64)
+        )
+    })
+}
+
+/// The CPU was taken from the launch: stolen by the host, used by other processes, or
+/// the JVM preempted far more often than its cell-mates.
+fn cpu_taken(r: &LaunchRecord, m: &MachineCounters, p: &Peers) -> Vec<String> {
+    let mut out = Vec::new();
     if let Some(cpu) = m.cpu {
         let steal = cpu.steal_ns.as_ms();
         if steal >= 20.0 {
@@ -192,6 +211,13 @@ fn causes_against(r: &LaunchRecord, p: &Peers, reporting_on: bool) -> Vec<String
     {
         out.push(format!("preempted {n} times"));
     }
+    out
+}
+
+/// The kernel's memory management got in the way: THP fell back or compaction stalled
+/// more than in the cell's other launches, direct reclaim, swap, a memory pressure stall.
+fn memory_management(m: &MachineCounters, p: &Peers) -> Vec<String> {
+    let mut out = Vec::new();
     let more = |name: &str, typical: Option<f64>| {
         m.vm(name)
             .filter(|&n| n > 0 && n as f64 > typical.unwrap_or(0.0) * 1.5)
@@ -269,37 +295,9 @@ pub fn judge_cell(launches: &[Judged<'_>]) -> CellDisturbance {
             }
         }
         if j.outlier {
-            let setting = if j.record.pretouch { "with" } else { "without" };
-            let median = median_ms[&j.record.pretouch]
-                .map(|m| format!(", median {m:.0}"))
-                .unwrap_or_default();
-            let why = if !causes.is_empty() {
-                causes.join(", ")
-            } else if j.record.measured.machine.is_none() {
-                "no machine counters recorded (file written before they were)".to_owned()
-            } else {
-                "no machine counter explains it".to_owned()
-            };
-            result.outliers.push(format!(
-                "round {} {setting} pretouch {:.0} ms{median}: {why}",
-                j.record.round, j.ms
-            ));
-            let mut kinds: Vec<String> = if !causes.is_empty() {
-                causes.iter().map(|c| kind(c).to_owned()).collect()
-            } else if j.record.measured.machine.is_none() {
-                vec![NO_COUNTERS.to_owned()]
-            } else {
-                vec![UNEXPLAINED.to_owned()]
-            };
-            kinds.dedup();
-            result.outlier_launches.push(OutlierLaunch {
-                round: j.record.round,
-                pretouch: j.record.pretouch,
-                ms: j.ms,
-                median_ms: median_ms[&j.record.pretouch],
-                causes: causes.clone(),
-                kinds,
-            });
+            let (line, launch) = outlier(j, causes, median_ms[&j.record.pretouch]);
+            result.outliers.push(line);
+            result.outlier_launches.push(launch);
         }
     }
     let mut kinds: Vec<(String, usize)> = kinds.into_iter().collect();
@@ -311,6 +309,43 @@ pub fn judge_cell(launches: &[Judged<'_>]) -> CellDisturbance {
         .join(", ");
     result.outlier_causes = result.outliers.join("; ");
     result
+}
+
+/// An outlier launch with its `causes`, against the `median` of its cell and setting:
+/// the text report's line, and the same as data.
+fn outlier(j: &Judged<'_>, causes: Vec<String>, median: Option<f64>) -> (String, OutlierLaunch) {
+    let setting = if j.record.pretouch { "with" } else { "without" };
+    let shown_median = median
+        .map(|m| format!(", median {m:.0}"))
+        .unwrap_or_default();
+    let why = if !causes.is_empty() {
+        causes.join(", ")
+    } else if j.record.measured.machine.is_none() {
+        "no machine counters recorded (file written before they were)".to_owned()
+    } else {
+        "no machine counter explains it".to_owned()
+    };
+    let line = format!(
+        "round {} {setting} pretouch {:.0} ms{shown_median}: {why}",
+        j.record.round, j.ms
+    );
+    let mut kinds: Vec<String> = if !causes.is_empty() {
+        causes.iter().map(|c| kind(c).to_owned()).collect()
+    } else if j.record.measured.machine.is_none() {
+        vec![NO_COUNTERS.to_owned()]
+    } else {
+        vec![UNEXPLAINED.to_owned()]
+    };
+    kinds.dedup();
+    let launch = OutlierLaunch {
+        round: j.record.round,
+        pretouch: j.record.pretouch,
+        ms: j.ms,
+        median_ms: median,
+        causes,
+        kinds,
+    };
+    (line, launch)
 }
 
 /// The kind of an outlier no machine counter explains.
@@ -385,7 +420,7 @@ pub fn machine_notes(results: &crate::store::Results) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::launch::machine_counters::{CpuTime, MachineCounters};
+    use crate::launch::machine_counters::CpuTime;
     use crate::launch::rusage::LaunchUsage;
     use crate::units::{Bytes, Nanos};
 
