@@ -390,8 +390,11 @@ const LONG: &[(&str, &str, usize)] = &[("analyze::profile", "category_of", 181)]
 /// The share of the library's functions over 80 lines may not pass this (3.5% when
 /// the check was written; 3.24% once the launch loops were one, with the HTML page's
 /// charts; 2.80% once the report's longest were split into named steps, 2.65% with
-/// launch_with and calibration::processes too; the aim is 2%).
-const OVER_80_PERCENT: f64 = 2.65;
+/// launch_with and calibration::processes too; 2.0% once the campaign's start and
+/// boot, the run's preparation, the matrix's parse, the settings' checks, the
+/// calibration threads, the kernel session, the probe launch and the server tables
+/// were split).
+const OVER_80_PERCENT: f64 = 2.0;
 
 #[test]
 fn no_function_grows_past_120_lines_and_few_pass_80() {
