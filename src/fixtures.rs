@@ -265,11 +265,11 @@ pub fn server_launch(
     launch.measured.exit_code = Some(143);
     launch.measured.reaped_ns = ns(ready_ms + 150.0);
     launch.measured.server = Some(Box::new(ServerRun {
-        probe: "port 8080".into(),
+        check: "port 8080".into(),
         ready_ns: Some(ns(ready_ms)),
         time_to_ready_ns: Some(ns(ready_ms)),
-        probes: 10,
-        last_probe: Some("Connection refused (os error 111)".into()),
+        checks: 10,
+        last_check: Some("Connection refused (os error 111)".into()),
         after_ready: workload_ms.map(|ms| Workload {
             command: vec!["curl".into(), "http://127.0.0.1:8080/".into()],
             start_ns: ns(ready_ms),

@@ -14,8 +14,9 @@ use crate::store::LaunchRecord;
 /// A server cell's figures (`app:` with `ready:`), in ms; medians over its launches.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct CellReady {
-    /// The ready probe (`port 8080`, `http <URL> status 200`, `log /<regex>/`).
-    pub ready_probe: String,
+    /// The ready check, in the CSV's `ready_probe` column (`port 8080`, `http <URL> status 200`, `log /<regex>/`).
+    #[serde(rename = "ready_probe")]
+    pub ready_check: String,
     /// Median exec -> ready without pretouch.
     pub ready_off_ms: Option<f64>,
     /// Median exec -> ready with pretouch.
@@ -66,9 +67,9 @@ pub fn cell_ready<R: Borrow<LaunchRecord>>(off: &[R], on: &[R]) -> Option<CellRe
     let on: Vec<&LaunchRecord> = on.iter().map(Borrow::borrow).collect();
     let (off, on) = (off.as_slice(), on.as_slice());
     let both = || off.iter().chain(on).copied();
-    let probe = both()
+    let check = both()
         .find_map(|l| l.measured.server.as_ref())?
-        .probe
+        .check
         .clone();
     let median = |v: &[f64]| summarize(v).map(|s| s.median);
     let (r_off, r_on) = (
@@ -84,7 +85,7 @@ pub fn cell_ready<R: Borrow<LaunchRecord>>(off: &[R], on: &[R]) -> Option<CellRe
     let workload_change = median(&w_on).zip(median(&w_off)).map(|(a, b)| a - b);
     let stops: Vec<f64> = both().filter_map(stop_time).collect();
     Some(CellReady {
-        ready_probe: probe,
+        ready_check: check,
         ready_off_ms: r_off.map(|s| s.median),
         ready_on_ms: r_on.map(|s| s.median),
         ready_min_off_ms: r_off.map(|s| s.min),

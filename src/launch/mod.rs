@@ -520,8 +520,8 @@ impl JvmLauncher {
             // Never two servers at once, and never a probe answered by another process.
             ready::check_port(ready)?;
             outcome.measured.server = Some(Box::new(ServerRun {
-                probe: ready.probe.to_string(),
-                port: ready.probe.port(),
+                check: ready.check.to_string(),
+                port: ready.check.port(),
                 ..ServerRun::default()
             }));
         }
@@ -826,7 +826,7 @@ pub fn judge(outcome: &LaunchOutcome) -> Option<String> {
 fn judge_server(outcome: &LaunchOutcome, run: &ServerRun) -> Option<String> {
     let s = &outcome.measured.stamps;
     let Some(ready) = run.ready_ns else {
-        return Some(format!("never ready ({})", run.probe));
+        return Some(format!("never ready ({})", run.check));
     };
     let order = [
         Some(outcome.measured.spawn_ns),
@@ -977,7 +977,7 @@ mod tests {
         // Stopped by the runner's SIGTERM: the JVM's exit code 143 is no failure.
         o.measured.exit_code = Some(143);
         let mut run = ServerRun {
-            probe: "port 1".into(),
+            check: "port 1".into(),
             ready_ns: Some(Nanos(140)),
             ..ServerRun::default()
         };
@@ -998,7 +998,7 @@ mod tests {
     #[test]
     fn a_server_whose_port_is_taken_is_not_started() {
         use crate::matrix::app::{App, ResolvedKind};
-        use crate::matrix::ready::{Probe, Ready};
+        use crate::matrix::ready::{Ready, ReadyCheck};
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
         let app = App {
@@ -1007,7 +1007,7 @@ mod tests {
             args: vec![],
             exit_at_main: false,
             ready: Some(Ready {
-                probe: Probe::Port(port),
+                check: ReadyCheck::Port(port),
                 timeout: None,
             }),
             after_ready: None,

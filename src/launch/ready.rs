@@ -1,4 +1,4 @@
-//! An `app:` server's life in one launch (stage 3): probe until ready, run the pay-back
+//! An `app:` server's life in one launch (stage 3): check until ready, run the pay-back
 //! command against it, stop it (SIGTERM, then SIGKILL after the grace period), and wait
 //! until it is reaped and its port is free, so that the next launch finds the machine as
 //! this one did. [`ServerRun`] is what the launch record keeps of it.
@@ -15,12 +15,12 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 use crate::launch::interrupt::Interrupt;
-use crate::matrix::ready::{AfterReady, Probe, Ready};
+use crate::matrix::ready::{AfterReady, Ready, ReadyCheck};
 use crate::units::Nanos;
 
-/// How often a probe is tried while the server starts. The time to ready is late by at
-/// most this plus one probe.
-const PROBE_INTERVAL: Duration = Duration::from_millis(2);
+/// How often the ready check is tried while the server starts. The time to ready is late
+/// by at most this plus one check.
+const CHECK_INTERVAL: Duration = Duration::from_millis(2);
 
 /// How long a stopped server's port may stay bound after its JVM was reaped.
 const PORT_RELEASE_LIMIT: Duration = Duration::from_secs(10);
@@ -29,20 +29,25 @@ const PORT_RELEASE_LIMIT: Duration = Duration::from_secs(10);
 /// CLOCK_MONOTONIC, as the launch's `spawn_ns` and stamps.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ServerRun {
-    /// The ready probe as the matrix gave it: `port 8080`, `http <URL> status 200`,
+    /// The ready check as the matrix gave it (stored as `probe`, the key of files
+    /// written before the bpftrace probe took that word): `port 8080`, `http <URL> status 200`,
     /// `log /<regex>/`.
-    pub probe: String,
-    /// When the probe first succeeded; absent when it never did (a failed launch).
+    #[serde(rename = "probe")]
+    pub check: String,
+    /// When the check first succeeded; absent when it never did (a failed launch).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ready_ns: Option<Nanos>,
     /// `ready_ns - spawn_ns`: exec to ready, the figure of a server launch.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time_to_ready_ns: Option<Nanos>,
-    /// Probes tried, the successful one included.
-    pub probes: u64,
-    /// What the last unsuccessful probe saw (`connection refused`, `status 503`...).
+    /// Checks tried, the successful one included (stored as `probes`).
+    #[serde(rename = "probes")]
+    pub checks: u64,
+    /// What the last unsuccessful check saw (`connection refused`, `status 503`...);
+    /// stored as `last_probe`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub last_probe: Option<String>,
+    #[serde(rename = "last_probe")]
+    pub last_check: Option<String>,
     /// The `after_ready` command's run against the ready server; absent without one, or
     /// when the server never became ready.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -56,8 +61,8 @@ pub struct ServerRun {
     pub sigkill_ns: Option<Nanos>,
     /// The grace period between SIGTERM and SIGKILL (`stop_grace:`).
     pub grace_ns: Nanos,
-    /// The server's port (from the probe), checked free before the launch and waited for
-    /// after the reap; absent for a `log` probe or a URL on another host.
+    /// The server's port (from the check), checked free before the launch and waited for
+    /// after the reap; absent for a `log` check or a URL on another host.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub port: Option<u16>,
     /// When `port` was free again after the reap; absent when it stayed bound (then the
@@ -103,7 +108,7 @@ pub struct ServerPlan<'a> {
     pub grace: Duration,
     /// Used when `ready.timeout` is not given.
     pub default_timeout: Duration,
-    /// Where the JVM's stdout and stderr go (the `log` probe reads it).
+    /// Where the JVM's stdout and stderr go (the `log` check reads it).
     pub output: &'a Path,
     /// Scratch space for the workload's output.
     pub scratch: &'a Path,
@@ -123,13 +128,13 @@ pub struct Served {
 
 /// Checks `ready`'s port before a launch: `Err` names who holds it.
 pub fn check_port(ready: &Ready) -> Result<(), String> {
-    match ready.probe.port() {
+    match ready.check.port() {
         Some(p) if !port::is_free(p) => Err(port::in_use_message(p)),
         _ => Ok(()),
     }
 }
 
-/// Probes the started JVM until ready, runs the workload, stops the JVM and waits for
+/// Checks the started JVM until ready, runs the workload, stops the JVM and waits for
 /// its port. Fills `run`; returns the reaped JVM's status.
 pub fn serve(
     handle: &Arc<duct::Handle>,
@@ -138,28 +143,28 @@ pub fn serve(
 ) -> std::io::Result<Served> {
     let timeout = plan.ready.timeout.unwrap_or(plan.default_timeout);
     let deadline = Instant::now() + timeout;
-    let mut prober = Prober::new(&plan.ready.probe, plan.output);
+    let mut checker = Checker::new(&plan.ready.check, plan.output);
     let interrupted = || plan.interrupt.is_some_and(|i| i.signal().is_some());
     let mut failure = None;
     loop {
         if let Some(out) = handle.try_wait()? {
             // Ended before ready: a crash, a bad flag, main() returning, or our kill.
-            run.last_probe = prober.last.take();
+            run.last_check = checker.last.take();
             return Ok(Served {
                 status: out.status,
                 reaped_ns: Nanos::monotonic_now(),
                 failure: Some(format!(
                     "the JVM ended before it was ready ({}); last probe: {}",
-                    plan.ready.probe,
-                    run.last_probe.as_deref().unwrap_or("none made")
+                    plan.ready.check,
+                    run.last_check.as_deref().unwrap_or("none made")
                 )),
             });
         }
         if interrupted() {
             break;
         }
-        run.probes += 1;
-        if prober.probe() {
+        run.checks += 1;
+        if checker.check() {
             let now = Nanos::monotonic_now();
             run.ready_ns = Some(now);
             run.time_to_ready_ns = now.since(plan.spawn_ns);
@@ -169,14 +174,14 @@ pub fn serve(
             failure = Some(format!(
                 "not ready within {} ({}): stopped; last probe: {} (raise `ready: {{timeout: ...}}` or --timeout if it needs longer)",
                 humantime::format_duration(timeout),
-                plan.ready.probe,
-                prober.last.as_deref().unwrap_or("none")
+                plan.ready.check,
+                checker.last.as_deref().unwrap_or("none")
             ));
             break;
         }
-        std::thread::sleep(PROBE_INTERVAL);
+        std::thread::sleep(CHECK_INTERVAL);
     }
-    run.last_probe = prober.last.take();
+    run.last_check = checker.last.take();
     if run.ready_ns.is_some()
         && let Some(after) = plan.after_ready
         && !interrupted()
@@ -282,9 +287,9 @@ fn workload(after: &AfterReady, scratch: &Path, interrupt: Option<&Interrupt>) -
     w
 }
 
-/// One kind of probe, with what it keeps between tries.
-struct Prober<'a> {
-    probe: &'a Probe,
+/// One kind of ready check, with what it keeps between tries.
+struct Checker<'a> {
+    check: &'a ReadyCheck,
     /// What the last unsuccessful try saw.
     last: Option<String>,
     /// `log`: the compiled expression, the output file, how far it was read, and the
@@ -293,10 +298,10 @@ struct Prober<'a> {
     http: Option<ureq::Agent>,
 }
 
-impl<'a> Prober<'a> {
-    fn new(probe: &'a Probe, output: &'a Path) -> Prober<'a> {
-        let log = match probe {
-            Probe::Log { regex, .. } => Some((
+impl<'a> Checker<'a> {
+    fn new(check: &'a ReadyCheck, output: &'a Path) -> Checker<'a> {
+        let log = match check {
+            ReadyCheck::Log { regex, .. } => Some((
                 regex::Regex::new(regex).expect("checked when the matrix was parsed"),
                 output,
                 0,
@@ -304,7 +309,7 @@ impl<'a> Prober<'a> {
             )),
             _ => None,
         };
-        let http = matches!(probe, Probe::Http { .. }).then(|| {
+        let http = matches!(check, ReadyCheck::Http { .. }).then(|| {
             ureq::Agent::config_builder()
                 .http_status_as_error(false)
                 .proxy(None)
@@ -313,8 +318,8 @@ impl<'a> Prober<'a> {
                 .build()
                 .new_agent()
         });
-        Prober {
-            probe,
+        Checker {
+            check,
             last: None,
             log,
             http,
@@ -322,16 +327,16 @@ impl<'a> Prober<'a> {
     }
 
     /// One try: true when the application is ready.
-    fn probe(&mut self) -> bool {
-        let seen = match self.probe {
-            Probe::Port(p) => {
+    fn check(&mut self) -> bool {
+        let seen = match self.check {
+            ReadyCheck::Port(p) => {
                 let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, *p));
                 match TcpStream::connect_timeout(&addr, Duration::from_millis(500)) {
                     Ok(_) => return true,
                     Err(e) => e.to_string(),
                 }
             }
-            Probe::Http { url, status, .. } => {
+            ReadyCheck::Http { url, status, .. } => {
                 let agent = self.http.as_ref().expect("made for http probes");
                 match agent.get(url).call() {
                     Ok(response) if response.status().as_u16() == *status => return true,
@@ -339,7 +344,7 @@ impl<'a> Prober<'a> {
                     Err(e) => e.to_string(),
                 }
             }
-            Probe::Log { .. } => {
+            ReadyCheck::Log { .. } => {
                 let (re, path, offset, partial) = self.log.as_mut().expect("made for log probes");
                 if read_lines(path, offset, partial).any(|line| re.is_match(&line)) {
                     return true;
@@ -397,29 +402,29 @@ mod tests {
     }
 
     #[test]
-    fn a_port_probe_sees_a_listener() {
+    fn a_port_check_sees_a_listener() {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
-        let probe = Probe::Port(port);
-        let mut prober = Prober::new(&probe, Path::new("/nonexistent"));
-        assert!(prober.probe());
+        let check = ReadyCheck::Port(port);
+        let mut checker = Checker::new(&check, Path::new("/nonexistent"));
+        assert!(checker.check());
         // A port nobody listens on, held so that no other test's `bind(0)` takes it:
         // the local end of a connection. (Dropping the listener and probing its port
         // again failed in 2 of 6 runs beside this module's other tests and in none of
         // 20 alone: a test binding port 0 beside it can be given the freed port.)
         let held = std::net::TcpStream::connect(listener.local_addr().unwrap()).unwrap();
-        let closed = Probe::Port(held.local_addr().unwrap().port());
-        let mut prober = Prober::new(&closed, Path::new("/nonexistent"));
-        assert!(!prober.probe());
+        let closed = ReadyCheck::Port(held.local_addr().unwrap().port());
+        let mut checker = Checker::new(&closed, Path::new("/nonexistent"));
+        assert!(!checker.check());
         assert!(
-            prober.last.as_deref().unwrap().contains("refused"),
+            checker.last.as_deref().unwrap().contains("refused"),
             "{:?}",
-            prober.last
+            checker.last
         );
     }
 
     #[test]
-    fn an_http_probe_wants_its_status() {
+    fn an_http_check_wants_its_status() {
         use std::io::Write as _;
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
@@ -436,15 +441,15 @@ mod tests {
                 .unwrap();
             }
         });
-        let probe = Probe::Http {
+        let check = ReadyCheck::Http {
             url: format!("http://127.0.0.1:{port}/health"),
             status: 200,
             local_port: Some(port),
         };
-        let mut prober = Prober::new(&probe, Path::new("/nonexistent"));
-        assert!(!prober.probe());
-        assert_eq!(prober.last.as_deref(), Some("status 503"));
-        assert!(prober.probe());
+        let mut checker = Checker::new(&check, Path::new("/nonexistent"));
+        assert!(!checker.check());
+        assert_eq!(checker.last.as_deref(), Some("status 503"));
+        assert!(checker.check());
         server.join().unwrap();
     }
 

@@ -1,6 +1,6 @@
 //! `app: {ready: ..., after_ready: ..., stop_grace: ...}`: when a server counts as ready,
 //! what runs against it then, and how it is stopped. Parsed with the matrix (stage 1) and
-//! checked for shape here; the launcher (stage 3, `launch/ready.rs`) probes, runs and
+//! checked for shape here; the launcher (stage 3, `launch/ready.rs`) checks, runs and
 //! stops.
 //!
 //! ```yaml
@@ -26,7 +26,7 @@ pub const DEFAULT_STOP_GRACE: Duration = Duration::from_secs(10);
 
 /// What makes the application ready.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Probe {
+pub enum ReadyCheck {
     /// A TCP connect to 127.0.0.1 on this port succeeds.
     Port(u16),
     /// An HTTP GET of `url` answers with `status`.
@@ -42,24 +42,24 @@ pub enum Probe {
     Log { regex: String, port: Option<u16> },
 }
 
-impl Probe {
-    /// The port the server listens on, when the probe names one on this machine: it must
+impl ReadyCheck {
+    /// The port the server listens on, when the check names one on this machine: it must
     /// be free before a launch and is waited for after the stop.
     pub fn port(&self) -> Option<u16> {
         match self {
-            Probe::Port(p) => Some(*p),
-            Probe::Http { local_port, .. } => *local_port,
-            Probe::Log { port, .. } => *port,
+            ReadyCheck::Port(p) => Some(*p),
+            ReadyCheck::Http { local_port, .. } => *local_port,
+            ReadyCheck::Log { port, .. } => *port,
         }
     }
 }
 
-impl fmt::Display for Probe {
+impl fmt::Display for ReadyCheck {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Probe::Port(p) => write!(f, "port {p}"),
-            Probe::Http { url, status, .. } => write!(f, "http {url} status {status}"),
-            Probe::Log { regex, .. } => write!(f, "log /{regex}/"),
+            ReadyCheck::Port(p) => write!(f, "port {p}"),
+            ReadyCheck::Http { url, status, .. } => write!(f, "http {url} status {status}"),
+            ReadyCheck::Log { regex, .. } => write!(f, "log /{regex}/"),
         }
     }
 }
@@ -67,7 +67,7 @@ impl fmt::Display for Probe {
 /// `ready:` checked.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Ready {
-    pub probe: Probe,
+    pub check: ReadyCheck,
     /// Give up when not ready this long after the spawn; `None`: the run's `--timeout`.
     pub timeout: Option<Duration>,
 }
@@ -130,17 +130,17 @@ impl<'de> Deserialize<'de> for Ready {
                 "ready: `status` goes with `http: URL` only",
             ));
         }
-        let probe = match (raw.port, raw.http, raw.log) {
+        let check = match (raw.port, raw.http, raw.log) {
             (Some(0), None, None) => {
                 return Err(D::Error::custom(
                     "ready: port 0 is no port to connect to; give the port the server listens on",
                 ));
             }
-            (Some(port), None, None) => Probe::Port(port),
+            (Some(port), None, None) => ReadyCheck::Port(port),
             (None, Some(url), None) => {
                 let status = raw.status.unwrap_or(200);
                 let local_port = check_url(&url).map_err(D::Error::custom)?;
-                Probe::Http {
+                ReadyCheck::Http {
                     url,
                     status,
                     local_port,
@@ -150,7 +150,7 @@ impl<'de> Deserialize<'de> for Ready {
                 regex::Regex::new(&regex).map_err(|e| {
                     D::Error::custom(format!("ready.log: not a regular expression: {e}"))
                 })?;
-                Probe::Log { regex, port }
+                ReadyCheck::Log { regex, port }
             }
             _ => {
                 return Err(D::Error::custom(
@@ -158,7 +158,7 @@ impl<'de> Deserialize<'de> for Ready {
                 ));
             }
         };
-        Ok(Ready { probe, timeout })
+        Ok(Ready { check, timeout })
     }
 }
 
@@ -220,18 +220,18 @@ mod tests {
     }
 
     #[test]
-    fn probes() {
-        assert_eq!(ready("{port: 8080}").unwrap().probe, Probe::Port(8080));
-        // With a log probe, `port` names the port to keep free, not a probe.
+    fn checks() {
+        assert_eq!(ready("{port: 8080}").unwrap().check, ReadyCheck::Port(8080));
+        // With a log check, `port` names the port to keep free, not a check.
         let r = ready("{log: started, port: 8080}").unwrap();
         assert_eq!(
-            (r.probe.to_string().as_str(), r.probe.port()),
+            (r.check.to_string().as_str(), r.check.port()),
             ("log /started/", Some(8080))
         );
         let r = ready("{http: 'http://127.0.0.1:9000/ok', timeout: 90s}").unwrap();
         assert_eq!(
-            r.probe,
-            Probe::Http {
+            r.check,
+            ReadyCheck::Http {
                 url: "http://127.0.0.1:9000/ok".into(),
                 status: 200,
                 local_port: Some(9000)
@@ -239,21 +239,21 @@ mod tests {
         );
         assert_eq!(r.timeout, Some(Duration::from_secs(90)));
         assert_eq!(
-            r.probe.to_string(),
+            r.check.to_string(),
             "http http://127.0.0.1:9000/ok status 200"
         );
         let r = ready("{http: 'http://localhost/', status: 204}").unwrap();
-        assert_eq!(r.probe.port(), Some(80));
+        assert_eq!(r.check.port(), Some(80));
         assert_eq!(
             ready("{http: 'http://example.com:81/'}")
                 .unwrap()
-                .probe
+                .check
                 .port(),
             None
         );
         assert_eq!(
-            ready("{log: 'Server startup in \\d+'}").unwrap().probe,
-            Probe::Log {
+            ready("{log: 'Server startup in \\d+'}").unwrap().check,
+            ReadyCheck::Log {
                 regex: "Server startup in \\d+".into(),
                 port: None
             }
@@ -261,7 +261,7 @@ mod tests {
     }
 
     #[test]
-    fn bad_probes_are_named() {
+    fn bad_checks_are_named() {
         for (text, want) in [
             ("{port: 1, http: 'http://x/'}", "exactly one"),
             ("{}", "exactly one"),

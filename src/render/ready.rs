@@ -167,7 +167,7 @@ impl LabelKeys {
 /// The probes, failed workloads and forced stops, as notes.
 fn notes(cells: &[(&CellReport, &CellReady)]) -> Vec<String> {
     let mut notes = Vec::new();
-    let mut probes: Vec<&str> = cells.iter().map(|(_, r)| r.ready_probe.as_str()).collect();
+    let mut probes: Vec<&str> = cells.iter().map(|(_, r)| r.ready_check.as_str()).collect();
     probes.dedup();
     notes.push(format!("ready probe: {}", probes.join("; ")));
     for (c, r) in cells {

@@ -117,7 +117,7 @@ pub fn render(
         let _ = writeln!(
             out,
             "  not counted: each launch runs the server until ready ({}), the after_ready command if any, and its stop",
-            ready.probe
+            ready.check
         );
     }
     let _ = writeln!(
