@@ -405,19 +405,20 @@ fn effective_labels(files: &[&ResultFile], warnings: &mut Vec<String>) -> Vec<St
         .collect()
 }
 
-/// The flags the matrix adds to each variant, read back from the stored matrix text.
-fn variant_flags(file: &ResultFile) -> Option<HashMap<String, Vec<String>>> {
-    let m = Matrix::parse(&file.path.display().to_string(), &file.header.matrix).ok()?;
-    Some(
-        m.variants
-            .iter()
-            .map(|v| {
-                let mut flags = m.jvm_args.clone();
-                flags.extend(v.jvm_args.iter().cloned());
-                (v.name.clone(), flags)
-            })
-            .collect(),
-    )
+/// The flags the matrix adds to each variant, read back from the stored matrix text;
+/// why not, when that text no longer parses (a matrix of another version, or one whose
+/// `app:` is gone).
+fn variant_flags(file: &ResultFile) -> Result<HashMap<String, Vec<String>>, String> {
+    let m = Matrix::parse(&file.path.display().to_string(), &file.header.matrix)
+        .map_err(|e| e.to_string())?;
+    Ok(m.variants
+        .iter()
+        .map(|v| {
+            let mut flags = m.jvm_args.clone();
+            flags.extend(v.jvm_args.iter().cloned());
+            (v.name.clone(), flags)
+        })
+        .collect())
 }
 
 /// Which label each result file is reported under, and the labels in order with where
@@ -544,7 +545,17 @@ pub fn label_rows(
     let mut order: Vec<CellKey> = Vec::new();
     let mut by_cell: HashMap<CellKey, Samples> = HashMap::new();
     for (file_index, (position, file)) in files.iter().enumerate() {
-        let flags = variant_flags(file);
+        let flags = match variant_flags(file) {
+            Ok(flags) => Some(flags),
+            Err(why) => {
+                let why = why.lines().next().unwrap_or_default().to_owned();
+                warnings.push((*position, format!(
+                    "label `{label}`: the matrix stored in `{}` does not parse here ({why}): its variants' flags are unknown, so its cells are pooled without checking that they ran with the same flags",
+                    file.path.display()
+                )));
+                None
+            }
+        };
         for launch in file.launches.iter().filter(|l| !l.warmup) {
             if !by_cell.contains_key(&launch.cell) {
                 order.push(launch.cell.clone());
@@ -1105,5 +1116,36 @@ impl Report {
                 .collect(),
             ..self
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::store::Results;
+
+    #[test]
+    fn a_stored_matrix_that_no_longer_parses_is_named_not_skipped() {
+        let report = |matrix: Option<&str>| {
+            let mut f = crate::fixtures::one_cell_file("a");
+            if let Some(m) = matrix {
+                f.header.matrix = m.into();
+            }
+            crate::analyze::build(&Results {
+                files: vec![f],
+                ..Default::default()
+            })
+            .warnings
+        };
+        let said = |w: &[String]| w.iter().any(|w| w.contains("does not parse here"));
+        assert!(!said(&report(None)), "{:?}", report(None));
+        let warnings = report(Some("name: x\njdks: [17\n"));
+        assert!(said(&warnings), "{warnings:?}");
+        assert!(
+            warnings
+                .iter()
+                .any(|w| w.contains("`results/a/fixed.jsonl`")
+                    && w.contains("pooled without checking")),
+            "{warnings:?}"
+        );
     }
 }
