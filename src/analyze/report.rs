@@ -421,6 +421,15 @@ fn variant_flags(file: &ResultFile) -> Result<HashMap<String, Vec<String>>, Stri
         .collect())
 }
 
+/// The warning for a file whose stored matrix [`variant_flags`] cannot read.
+fn unparsed_matrix(label: &str, file: &ResultFile, why: &str) -> String {
+    format!(
+        "label `{label}`: the matrix stored in `{}` does not parse here ({}): its variants' flags are unknown, so its cells are pooled without checking that they ran with the same flags",
+        file.path.display(),
+        why.lines().next().unwrap_or_default()
+    )
+}
+
 /// Which label each result file is reported under, and the labels in order with where
 /// they ran: what the report knows from the files' run headers alone, before any launch
 /// is read. A report built a label at a time ([`crate::analyze::document`]) reads each
@@ -545,17 +554,9 @@ pub fn label_rows(
     let mut order: Vec<CellKey> = Vec::new();
     let mut by_cell: HashMap<CellKey, Samples> = HashMap::new();
     for (file_index, (position, file)) in files.iter().enumerate() {
-        let flags = match variant_flags(file) {
-            Ok(flags) => Some(flags),
-            Err(why) => {
-                let why = why.lines().next().unwrap_or_default().to_owned();
-                warnings.push((*position, format!(
-                    "label `{label}`: the matrix stored in `{}` does not parse here ({why}): its variants' flags are unknown, so its cells are pooled without checking that they ran with the same flags",
-                    file.path.display()
-                )));
-                None
-            }
-        };
+        let flags = variant_flags(file)
+            .map_err(|why| warnings.push((*position, unparsed_matrix(label, file, &why))))
+            .ok();
         for launch in file.launches.iter().filter(|l| !l.warmup) {
             if !by_cell.contains_key(&launch.cell) {
                 order.push(launch.cell.clone());
