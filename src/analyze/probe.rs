@@ -103,6 +103,19 @@ pub struct LatencySummary {
     pub launch_p99_ns: Vec<f64>,
 }
 
+impl LatencySummary {
+    /// The median launch's p50 midpoint, ns: the baseline's and the label's figure
+    /// beside a shift of p50.
+    pub fn median_launch_p50_ns(&self) -> Option<f64> {
+        median(&self.launch_p50_ns)
+    }
+
+    /// The median launch's p99 midpoint, ns: the figure beside a shift of p99.
+    pub fn median_launch_p99_ns(&self) -> Option<f64> {
+        median(&self.launch_p99_ns)
+    }
+}
+
 /// [`LatencySummary`] of some launches' faults; `None` when none timed a fault.
 fn summarize_latency(faults: &[&FaultLatency]) -> Option<LatencySummary> {
     let histogram = merge(faults.iter().map(|f| f.buckets.as_slice()));
@@ -317,6 +330,13 @@ impl ProbeAnalysis {
             .filter(|l| self.cells.iter().any(|c| &c.label == *l))
             .cloned()
             .collect();
+    }
+
+    /// The figures of `label`'s probed launches of `cell` with or without pretouch.
+    pub fn cell(&self, label: &str, cell: &CellKey, pretouch: bool) -> Option<&CellProbes> {
+        self.cells
+            .iter()
+            .find(|c| c.label == label && &c.cell == cell && c.pretouch == pretouch)
     }
 
     /// The cells probed, each once, in order.
@@ -548,6 +568,20 @@ mod tests {
         assert_eq!(s.faults_per_launch, 12.5);
         assert_eq!(s.launch_p50_ns.len(), 2);
         assert!(summarize_latency(&[]).is_none());
+    }
+
+    #[test]
+    fn the_figures_beside_a_shift_are_the_median_launch_midpoints() {
+        let launches = [
+            faults(&[1_000; 9]),
+            faults(&[2_000; 9]),
+            faults(&[50_000; 9]),
+        ];
+        let s = summarize_latency(&launches.iter().collect::<Vec<_>>()).unwrap();
+        let middle = quantile(&launches[1].buckets, 0.5, Some(Nanos(2_000))).unwrap();
+        assert_eq!(s.median_launch_p50_ns(), Some(middle.mid_ns()));
+        let middle = quantile(&launches[1].buckets, 0.99, Some(Nanos(2_000))).unwrap();
+        assert_eq!(s.median_launch_p99_ns(), Some(middle.mid_ns()));
     }
 
     #[test]

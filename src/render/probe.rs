@@ -12,7 +12,7 @@ use crate::analyze::probe::{
 use crate::launch::probe::C2cSupport;
 use crate::machine::jdk::short_jdk;
 use crate::render::table::{self, name, num};
-use crate::stats::{Shift, median};
+use crate::stats::Shift;
 use crate::store::CellKey;
 
 /// Locks listed per cell, label and pretouch in text and Markdown (CSV and JSON: all).
@@ -133,18 +133,15 @@ fn of_cell<'a>(a: &'a ProbeAnalysis, key: &CellKey) -> Vec<&'a CellProbes> {
     a.cells.iter().filter(|c| &c.cell == key).collect()
 }
 
-/// Medians of each launch's quantile midpoints: the figures the shifts compare.
+/// The median launch's p50 or p99 of `label` in the cell and pretouch of `s`: the
+/// figures beside its shift.
 fn launch_median(a: &ProbeAnalysis, s: &LatencyShift, label: &str, p99: bool) -> Option<f64> {
-    let c = a
-        .cells
-        .iter()
-        .find(|c| c.label == label && c.cell == s.cell && c.pretouch == s.pretouch)?;
-    let l = c.latency.as_ref()?;
-    median(if p99 {
-        &l.launch_p99_ns
+    let l = a.cell(label, &s.cell, s.pretouch)?.latency.as_ref()?;
+    if p99 {
+        l.median_launch_p99_ns()
     } else {
-        &l.launch_p50_ns
-    })
+        l.median_launch_p50_ns()
+    }
 }
 
 fn shift_rows(a: &ProbeAnalysis, s: &LatencyShift) -> Vec<Vec<String>> {
