@@ -114,6 +114,15 @@ impl LatencySummary {
     pub fn median_launch_p99_ns(&self) -> Option<f64> {
         median(&self.launch_p99_ns)
     }
+
+    /// Each bucket of [`Self::histogram`] with its share of the faults, in %: what the
+    /// SVG draws, so that labels with different launch counts compare.
+    pub fn bucket_shares_pct(&self) -> impl Iterator<Item = (&LatencyBucket, f64)> {
+        let total = self.count.max(1) as f64;
+        self.histogram
+            .iter()
+            .map(move |b| (b, 100.0 * b.count as f64 / total))
+    }
 }
 
 /// [`LatencySummary`] of some launches' faults; `None` when none timed a fault.
@@ -582,6 +591,13 @@ mod tests {
         assert_eq!(s.median_launch_p50_ns(), Some(middle.mid_ns()));
         let middle = quantile(&launches[1].buckets, 0.99, Some(Nanos(2_000))).unwrap();
         assert_eq!(s.median_launch_p99_ns(), Some(middle.mid_ns()));
+    }
+
+    #[test]
+    fn the_buckets_shares_add_up_to_all_the_faults() {
+        let s = summarize_latency(&[&faults(&[1_000, 1_000, 1_000, 90_000])]).unwrap();
+        let shares: Vec<f64> = s.bucket_shares_pct().map(|(_, pct)| pct).collect();
+        assert_eq!(shares, [75.0, 25.0]);
     }
 
     #[test]

@@ -2,7 +2,8 @@
 //! DIR`; plotters, SVG backend only). One file per cell, two panels (without and with
 //! pretouch); in each, one step line per label overlays the labels' histograms: the
 //! share of the label's faults in each eighth-octave bucket, on a log latency axis, so
-//! labels with different launch counts compare. Computes nothing the report does not.
+//! labels with different launch counts compare. Computes nothing: the shares are
+//! analyze's (`LatencySummary::bucket_shares_pct`).
 
 use plotters::prelude::*;
 
@@ -112,15 +113,15 @@ fn panel<DB: DrawingBackend>(
 where
     DB::ErrorType: 'static,
 {
-    // Bucket bounds in us, and each label's share of its faults per bucket, in %.
+    // Bucket bounds in us, and each label's share of its faults per bucket, in %
+    // (analyze's).
     let series: Vec<(usize, Vec<(f64, f64)>)> = cells
         .iter()
         .filter_map(|c| {
             let l = c.latency.as_ref()?;
-            let total = l.count.max(1) as f64;
             let mut points: Vec<(f64, f64)> = Vec::new();
             let mut last_high = None;
-            for b in &l.histogram {
+            for (b, pct) in l.bucket_shares_pct() {
                 let (low, high) = (
                     b.low_ns.max(1) as f64 / 1000.0,
                     b.high_ns.max(2) as f64 / 1000.0,
@@ -130,7 +131,6 @@ where
                     points.push((prev, 0.0));
                     points.push((low, 0.0));
                 }
-                let pct = 100.0 * b.count as f64 / total;
                 points.push((low, pct));
                 points.push((high, pct));
                 last_high = Some(high);
