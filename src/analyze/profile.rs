@@ -490,6 +490,12 @@ impl CellProfile {
     pub fn overhead_off_ms(&self) -> Option<f64> {
         Some(self.profiled_off_ms? - self.timed_off_ms?)
     }
+
+    /// The share of the samples of the launches with pretouch that pass through
+    /// pretouch frames, in % (0 without samples).
+    pub fn pretouch_share_pct(&self) -> f64 {
+        100.0 * self.pretouch_samples as f64 / self.samples_on.max(1) as f64
+    }
 }
 
 /// One function's or category's change against the baseline.
@@ -916,6 +922,7 @@ mod tests {
             (p.samples_on, p.pretouch_samples, p.samples_off),
             (500, 400, 40)
         );
+        assert_eq!(p.pretouch_share_pct(), 80.0);
         // 400 pretouch samples over 2 launches at 1 ms: 200 ms; extra: 250 - 40 = 210.
         assert!((p.pretouch_cpu_ms.unwrap() - 200.0).abs() < 1e-9);
         assert!((p.extra_cpu_ms.unwrap() - 210.0).abs() < 1e-9);

@@ -40,10 +40,7 @@ fn summary(c: &CellProfile) -> String {
         },
         c.samples_on,
         c.pretouch_samples,
-        table::pct(
-            100.0 * c.pretouch_samples as f64 / c.samples_on.max(1) as f64,
-            1
-        ),
+        table::pct(c.pretouch_share_pct(), 1),
         c.heap_pretouch_samples
     );
     if let Some(cpu) = c.pretouch_cpu_ms {
