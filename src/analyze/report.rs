@@ -15,6 +15,7 @@ use crate::analyze::env::differences;
 use crate::analyze::explain::{CellExplain, CellFolios, explain_cell};
 use crate::analyze::options::Options;
 use crate::matrix::{Gc, Matrix};
+use crate::stats::interval::{CONFIDENCE, look_level};
 use crate::stats::{Summary, outliers, quartiles, summarize};
 use crate::store::{CellKey, CellStop, HostInfo, LaunchRecord, ResultFile, Results};
 
@@ -340,6 +341,16 @@ pub struct LabelledStop {
     pub label: String,
     #[serde(flatten)]
     pub stop: CellStop,
+}
+
+impl LabelledStop {
+    /// The level each of the stop's looks checked its interval at, in %: 1 - 0.05 /
+    /// looks (Bonferroni over the looks, [`look_level`]), so that the interval it
+    /// stopped on holds 95%. `None` in files written before the looks.
+    pub fn look_level_pct(&self) -> Option<f64> {
+        let looks = self.stop.looks?;
+        Some(100.0 * look_level(CONFIDENCE, looks as usize))
+    }
 }
 
 /// A cell's launches, borrowed from the records read (never copied: a label of a
@@ -1122,6 +1133,7 @@ impl Report {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
     use crate::store::Results;
 
     #[test]
@@ -1148,5 +1160,29 @@ mod tests {
                     && w.contains("pooled without checking")),
             "{warnings:?}"
         );
+    }
+
+    #[test]
+    fn each_of_a_stops_looks_is_at_the_bonferroni_level() {
+        let stop = |looks| LabelledStop {
+            label: "a".into(),
+            stop: CellStop {
+                cell: crate::fixtures::launch(0, true, 1.0).cell,
+                rounds: 20,
+                max_rounds: 40,
+                target_pct: Some(2.0),
+                target_ms: None,
+                reason: "converged".into(),
+                cost_ms: Some(300.0),
+                ci_low_ms: Some(290.0),
+                ci_high_ms: Some(310.0),
+                ci_half_width_pct: Some(3.3),
+                ci_batches: Some(4),
+                looks,
+            },
+        };
+        // Four looks at 1 - 0.05 / 4 = 98.75% each; none before the looks.
+        assert!((stop(Some(4)).look_level_pct().unwrap() - 98.75).abs() < 1e-9);
+        assert_eq!(stop(None).look_level_pct(), None);
     }
 }

@@ -6,7 +6,6 @@ use std::fmt::Write as _;
 use crate::analyze::report::{CellReport, Report};
 use crate::machine::jdk::short_jdk;
 use crate::render::table;
-use crate::stats::interval::{CONFIDENCE, look_level};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
@@ -149,13 +148,13 @@ pub(crate) fn stop_lines(report: &Report) -> String {
         };
         // Files written before the stop used the report's interval stopped on the
         // Mann-Whitney one of the launches; say so where it is shown.
-        let interval = match stop.looks {
+        let interval = match (stop.looks, s.look_level_pct()) {
             _ if stop.ci_batches.is_none() && stop.ci_low_ms.is_some() => {
                 interval + " (Mann-Whitney, as this file's runner stopped on)"
             }
-            Some(looks) if stop.ci_low_ms.is_some() => format!(
+            (Some(looks), Some(level)) if stop.ci_low_ms.is_some() => format!(
                 "{interval} (each of {looks} looks at {})",
-                table::pct(100.0 * look_level(CONFIDENCE, looks as usize), 2)
+                table::pct(level, 2)
             ),
             _ => interval,
         };
