@@ -272,6 +272,13 @@ pub struct CellProbes {
     pub c2c_command: Option<Vec<String>>,
 }
 
+impl CellProbes {
+    /// Probed launches read (not failed): the first figure of `launches` in the tables.
+    pub fn launches_read(&self) -> usize {
+        self.launches - self.failed
+    }
+}
+
 fn locks_or_null<S: serde::Serializer>(
     locks: &Result<Vec<LockSummary>, LocksUnsupported>,
     s: S,

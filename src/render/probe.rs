@@ -68,7 +68,11 @@ fn summary_row(c: &CellProbes) -> Vec<String> {
         None => ("-".to_owned(), "-".to_owned()),
     };
     vec![
-        format!("{}/{}", c.launches - c.failed, c.launches),
+        format!(
+            "{}/{}",
+            table::whole(c.launches_read()),
+            table::whole(c.launches)
+        ),
         c.latency
             .as_ref()
             .map_or_else(|| "-".to_owned(), |l| table::lkp_count(l.faults_per_launch)),
@@ -104,7 +108,7 @@ fn lock_rows(locks: &[LockSummary], limit: usize) -> Vec<(Vec<String>, Vec<Strin
             (
                 vec![l.kind.clone(), l.lock.clone()],
                 vec![
-                    l.count.to_string(),
+                    table::whole(l.count),
                     table::us(l.total.0 as f64),
                     table::us(l.max.0 as f64),
                     table::us(l.per_launch_ns),

@@ -83,7 +83,7 @@ fn share_rows(shares: &[Share], limit: usize, width: usize) -> Vec<Vec<String>> 
         .map(|s| {
             vec![
                 fit(&s.name, width),
-                s.samples.to_string(),
+                table::whole(s.samples),
                 table::pct(s.pct, 1),
                 table::opt_ms(s.est_ms),
             ]

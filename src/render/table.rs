@@ -303,6 +303,19 @@ pub fn whole_ms(v: f64) -> String {
     format!("{v:.0}")
 }
 
+/// A whole number [`whole`] writes: one of the report's counts.
+pub trait Whole: Copy + std::fmt::Display {}
+impl Whole for u32 {}
+impl Whole for u64 {}
+impl Whole for usize {}
+
+/// A count every digit of which is read: rounds, runs, launches, outliers, samples,
+/// lock waits (`30`, `12034`). Where four figures are enough, [`count`] and
+/// [`lkp_count`] write a count.
+pub fn whole(n: impl Whole) -> String {
+    n.to_string()
+}
+
 /// A folio or fault size: `4K`, `64K`, `2M`; `-` when the kernel counted no fault.
 pub fn fault_size(bytes: Option<f64>) -> String {
     match bytes {
@@ -391,6 +404,10 @@ mod tests {
             ("12%".into(), "12.3%".into())
         );
         assert_eq!(signed_pct(0.0), "+0.0%");
+        assert_eq!(
+            (whole(12_034u64), whole(7usize)),
+            ("12034".into(), "7".into())
+        );
         assert_eq!((pp(0.04), pp(0.06)), ("0.0".into(), "+0.1".into()));
     }
 
