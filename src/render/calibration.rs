@@ -523,7 +523,7 @@ pub fn run_text(c: &Calibration) -> String {
                     .map_or("-".to_owned(), |(low, high)| {
                         format!("{}-{}", table::count(low), table::count(high))
                     }),
-                r.faults_per_pass.to_string(),
+                table::whole(r.faults_per_pass),
                 table::fault_size(r.fault_bytes(c.page_size)),
                 r.cpu_share
                     .map_or_else(|| "-".to_owned(), |s| table::pct(100.0 * s, 0)),

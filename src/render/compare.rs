@@ -230,18 +230,18 @@ fn details(cmp: &Comparison, cols: &[usize]) -> String {
         |e| {
             let c: &CellReport = &e.measured;
             let mut v = vec![
-                c.rounds.to_string(),
+                table::whole(c.rounds),
                 ms(c.cost_tmean_ms),
                 cost_half_width(c, FEW),
             ];
             if over_runs {
-                v.push(c.cost_ci_runs.unwrap_or(1).to_string());
+                v.push(table::whole(c.cost_ci_runs.unwrap_or(1)));
             }
             v.extend([
                 cost(c),
                 spread(c.cost_min_ms, c.cost_max_ms),
                 iqr(c),
-                c.outliers.to_string(),
+                table::whole(c.outliers),
             ]);
             v
         },

@@ -97,12 +97,12 @@ pub fn text(report: &Report) -> String {
             .iter()
             .map(|c| {
                 let mut v = vec![
-                    format!("{}+{}", c.runs_off, c.runs_on),
+                    format!("{}+{}", table::whole(c.runs_off), table::whole(c.runs_on)),
                     ms(c.cost_tmean_ms),
                     cost_half_width(c, "few"),
                 ];
                 if over_runs {
-                    v.push(c.cost_ci_runs.unwrap_or(1).to_string());
+                    v.push(table::whole(c.cost_ci_runs.unwrap_or(1)));
                 }
                 v.extend([
                     ms(c.median_off_ms),
@@ -110,10 +110,10 @@ pub fn text(report: &Report) -> String {
                     cost(c),
                     spread(c.cost_min_ms, c.cost_max_ms),
                     iqr(c),
-                    c.outliers.to_string(),
+                    table::whole(c.outliers),
                 ]);
                 if any_failed {
-                    v.push(c.failed.to_string());
+                    v.push(table::whole(c.failed));
                 }
                 (key_values(key_refs(&c.key()), &cols), v)
             })
@@ -181,15 +181,15 @@ pub fn markdown(report: &Report) -> String {
                 c.gc.clone(),
                 c.heap.clone(),
                 c.variant_text(),
-                format!("{}+{}", c.runs_off, c.runs_on),
+                format!("{}+{}", table::whole(c.runs_off), table::whole(c.runs_on)),
                 md_spread(c.median_off_ms, c.min_off_ms, c.max_off_ms),
                 md_spread(c.median_on_ms, c.min_on_ms, c.max_on_ms),
                 cost(c),
                 cost_ci(c),
                 spread(c.cost_min_ms, c.cost_max_ms),
                 iqr(c),
-                c.outliers.to_string(),
-                c.failed.to_string(),
+                table::whole(c.outliers),
+                table::whole(c.failed),
             ];
             rows.push(row.to_vec());
         }
