@@ -137,16 +137,16 @@ fn run_to_run(cmp: &CalibrationComparison) -> Vec<String> {
 /// What the mark means here: the family confidence and each column's row level.
 fn mark_note(cmp: &CalibrationComparison) -> String {
     format!(
-        "* = the interval excludes 0. Each column's marks hold together at {:.0}%: its \
-         rows' intervals are at 1 - {:.2} / rows (Bonferroni; {}): where no row differs, \
-         and rounds vary as independent runs would, a column holds any mark at most {:.0}% \
+        "* = the interval excludes 0. Each column's marks hold together at {}: its \
+         rows' intervals are at 1 - {} / rows (Bonferroni; {}): where no row differs, \
+         and rounds vary as independent runs would, a column holds any mark at most {} \
          of the time. The test is on rounds, not passes (passes of one round share the \
          machine's state); `few rounds`: too few a side for that level (6 a side allow \
          up to 23 rows), no mark.",
-        100.0 * cmp.confidence,
-        1.0 - cmp.confidence,
+        table::pct(100.0 * cmp.confidence, 0),
+        table::fraction(1.0 - cmp.confidence, 2),
         levels(cmp, "row", "L = "),
-        100.0 * (1.0 - cmp.confidence)
+        table::pct(100.0 * (1.0 - cmp.confidence), 0)
     )
 }
 

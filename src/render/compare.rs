@@ -70,16 +70,16 @@ fn legend(cmp: &Comparison) -> String {
     let few = compared_cells(cmp).any(|c| c.rounds > 0 && c.cost_interval().is_none());
     let mut text = format!(
         "cost = ms from exec to main() with minus without -XX:+AlwaysPreTouch, \
-         per round (two launches back to back); tmean = its {:.0}% trimmed \
+         per round (two launches back to back); tmean = its {} trimmed \
          mean; a negative change is less startup time.",
-        100.0 * crate::stats::interval::TRIM,
+        table::pct(100.0 * crate::stats::interval::TRIM, 0),
     );
     if cmp.columns.iter().any(|c| c.level.is_some()) {
         let _ = write!(
             text,
             " +- = half-width of the interval; * = it excludes 0; a column's marks \
-             hold at {:.0}% together (Bonferroni: {}).",
-            100.0 * cmp.confidence,
+             hold at {} together (Bonferroni: {}).",
+            table::pct(100.0 * cmp.confidence, 0),
             levels(cmp, "cell", "")
         );
     }
@@ -254,8 +254,8 @@ pub fn text(cmp: &Comparison) -> String {
     let mut out = String::new();
     out += &table::wrap(
         &format!(
-            "pretouch cost, {:.0}% trimmed mean in ms; change against {} (baseline)",
-            100.0 * crate::stats::interval::TRIM,
+            "pretouch cost, {} trimmed mean in ms; change against {} (baseline)",
+            table::pct(100.0 * crate::stats::interval::TRIM, 0),
             cmp.columns[cmp.baseline_index()].letter
         ),
         0,

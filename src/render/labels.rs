@@ -34,10 +34,10 @@ pub fn levels<K, I, M>(cmp: &Comparison<K, I, M>, unit: &str, at: &str) -> Strin
         .filter(|c| !c.baseline)
         .map(|c| match c.level {
             Some(level) => format!(
-                "{} {} {unit}(s) at {at}{:.2}%",
+                "{} {} {unit}(s) at {at}{}",
                 c.letter,
-                c.compared,
-                100.0 * level
+                table::whole(c.compared),
+                table::pct(100.0 * level, 2)
             ),
             None => format!("{} no {unit}", c.letter),
         })

@@ -42,9 +42,9 @@ fn single_legend(report: &Report) -> String {
     let cells = || report.cells.iter();
     let mut text = format!(
         "cost = ms from exec to main() with minus without -XX:+AlwaysPreTouch, \
-         per round (two launches back to back); tmean = its {:.0}% trimmed mean, \
+         per round (two launches back to back); tmean = its {} trimmed mean, \
          +- = half-width of its 95% interval.",
-        100.0 * crate::stats::interval::TRIM
+        table::pct(100.0 * crate::stats::interval::TRIM, 0)
     );
     if cells().any(|c| c.rounds > 0 && c.cost_interval().is_none()) {
         text += " few = under 10 rounds: no interval.";

@@ -340,6 +340,11 @@ pub fn pct(v: f64, decimals: usize) -> String {
     format!("{v:.decimals$}%")
 }
 
+/// A fraction (a probability) to `decimals` places: `0.05`.
+pub fn fraction(v: f64, decimals: usize) -> String {
+    format!("{v:.decimals$}")
+}
+
 /// A change in percent, always signed, to a tenth: `-25.9%`, `+0.0%`.
 pub fn signed_pct(v: f64) -> String {
     format!("{v:+.1}%")
@@ -404,6 +409,7 @@ mod tests {
             ("12%".into(), "12.3%".into())
         );
         assert_eq!(signed_pct(0.0), "+0.0%");
+        assert_eq!(fraction(1.0 - 0.95, 2), "0.05");
         assert_eq!(
             (whole(12_034u64), whole(7usize)),
             ("12034".into(), "7".into())
