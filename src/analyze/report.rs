@@ -234,6 +234,12 @@ impl CellReport {
             self.cost_ci_high_ms?,
         ))
     }
+
+    /// Half the width of the cost's 95% interval, ms: the `+-` the tables print.
+    pub fn cost_half_width_ms(&self) -> Option<f64> {
+        let (_, low, high) = self.cost_interval()?;
+        Some((high - low) / 2.0)
+    }
 }
 
 impl CellReport {
@@ -1184,5 +1190,17 @@ mod tests {
         // Four looks at 1 - 0.05 / 4 = 98.75% each; none before the looks.
         assert!((stop(Some(4)).look_level_pct().unwrap() - 98.75).abs() < 1e-9);
         assert_eq!(stop(None).look_level_pct(), None);
+    }
+
+    #[test]
+    fn the_half_width_is_half_the_interval_and_absent_without_one() {
+        let cell = CellReport {
+            cost_tmean_ms: Some(300.0),
+            cost_ci_low_ms: Some(290.0),
+            cost_ci_high_ms: Some(315.0),
+            ..CellReport::default()
+        };
+        assert_eq!(cell.cost_half_width_ms(), Some(12.5));
+        assert_eq!(CellReport::default().cost_half_width_ms(), None);
     }
 }

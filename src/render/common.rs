@@ -62,28 +62,24 @@ pub(crate) fn cost(c: &CellReport) -> String {
 /// `376 +-4.2`, and `376 +-12.0 (3 runs)` when the interval is over the label's runs;
 /// `few rounds` when it has rounds but fewer than an interval needs.
 pub(crate) fn cost_ci(c: &CellReport) -> String {
-    match c.cost_interval() {
-        Some((estimate, low, high)) => {
-            let shown = format!(
-                "{} +-{}",
-                table::ms(estimate),
-                table::ms((high - low) / 2.0)
-            );
+    match (c.cost_tmean_ms, c.cost_half_width_ms()) {
+        (Some(estimate), Some(half_width)) => {
+            let shown = format!("{} +-{}", table::ms(estimate), table::ms(half_width));
             match c.cost_ci_runs {
-                Some(runs) => format!("{shown} ({runs} runs)"),
+                Some(runs) => format!("{shown} ({} runs)", table::whole(runs)),
                 None => shown,
             }
         }
-        None if c.rounds > 0 => FEW_ROUNDS.to_owned(),
-        None => "-".to_owned(),
+        _ if c.rounds > 0 => FEW_ROUNDS.to_owned(),
+        _ => "-".to_owned(),
     }
 }
 
 /// The half-width of the cell's own interval about its trimmed mean, `4.2`; `few` where
 /// it has rounds but fewer than an interval needs.
 pub(crate) fn cost_half_width(c: &CellReport, few: &str) -> String {
-    match c.cost_interval() {
-        Some((_, low, high)) => table::ms((high - low) / 2.0),
+    match c.cost_half_width_ms() {
+        Some(half_width) => table::ms(half_width),
         None if c.rounds > 0 => few.to_owned(),
         None => "-".to_owned(),
     }
