@@ -17,13 +17,11 @@ pub fn campaign_warnings(results: &Results) -> Vec<String> {
         let steps = c.session.kernels.len();
         for f in &c.failed_boots {
             out.push(format!(
-                "campaign: the boot of step {} of {steps} (label `{}`) failed at {}: expected {}, found {}: {}",
+                "campaign: the boot of step {} of {steps} (label `{}`) failed at {}: {}",
                 f.step + 1,
                 f.label,
                 f.at,
-                f.expected,
-                f.found,
-                f.why
+                f.what_came_up()
             ));
         }
         let mut labels: Vec<&str> = (0..steps).map(|i| c.label(i)).collect();

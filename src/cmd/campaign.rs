@@ -965,13 +965,11 @@ fn failure_lines(out: &mut String, c: &Campaign) {
         for f in &c.failed_boots {
             let _ = writeln!(
                 out,
-                "  step {} ({}) at {}: expected {}, found {}: {}",
+                "  step {} ({}) at {}: {}",
                 f.step + 1,
                 f.label,
                 f.at,
-                f.expected,
-                f.found,
-                f.why
+                f.what_came_up()
             );
         }
     }

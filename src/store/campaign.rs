@@ -120,6 +120,16 @@ pub struct FailedBoot {
     pub at: String,
 }
 
+impl FailedBoot {
+    /// `expected A, found B: why`, as `campaign status` and the report say it.
+    pub fn what_came_up(&self) -> String {
+        format!(
+            "expected {}, found {}: {}",
+            self.expected, self.found, self.why
+        )
+    }
+}
+
 /// Seconds spent, summed over the boots.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct TimeSpent {
