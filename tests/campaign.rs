@@ -458,6 +458,16 @@ fn a_campaign_survives_cuts_wrong_kernels_and_hangs_and_runs_every_planned_run_o
         );
     }
     assert!(!flat.contains("planned runs"), "{text}");
+    // Of the labels shown only: the base alone says nothing of the patch's boots.
+    let base = pretouch()
+        .arg("report")
+        .arg(&results)
+        .args(["--labels", "6.1.0-base"])
+        .output()
+        .unwrap();
+    assert!(base.status.success());
+    let base = String::from_utf8_lossy(&base.stdout);
+    assert!(!base.contains("campaign: the boot of step"), "{base}");
     let record: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(results.join("campaign.json")).unwrap())
             .unwrap();

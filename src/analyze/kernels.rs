@@ -11,11 +11,15 @@ use crate::store::kernels::KernelStatus;
 /// A campaign's boots that did not bring up the kernel asked for, and the labels they
 /// left short of their planned runs, one line each, from every campaign state found
 /// among the results (`store::campaign::STATE_COPY`).
-pub fn campaign_warnings(results: &Results) -> Vec<String> {
+/// With `shown` (`--labels`), only of those labels.
+pub fn campaign_warnings(results: &Results, shown: Option<&[String]>) -> Vec<String> {
+    // A label asked as `label@host` is the label's too.
+    let is_shown =
+        |label: &str| shown.is_none_or(|s| s.iter().any(|l| l.split('@').next() == Some(label)));
     let mut out = Vec::new();
     for c in &results.campaigns {
         let steps = c.session.kernels.len();
-        for f in &c.failed_boots {
+        for f in c.failed_boots.iter().filter(|f| is_shown(&f.label)) {
             out.push(format!(
                 "campaign: the boot of step {} of {steps} (label `{}`) failed at {}: {}",
                 f.step + 1,
@@ -28,7 +32,7 @@ pub fn campaign_warnings(results: &Results) -> Vec<String> {
         labels.dedup();
         let mut seen = Vec::new();
         for label in labels {
-            if seen.contains(&label) {
+            if seen.contains(&label) || !is_shown(label) {
                 continue;
             }
             seen.push(label);

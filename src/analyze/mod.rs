@@ -93,7 +93,10 @@ pub fn assemble(
     report.run_to_run = run_to_run;
     // Emulated labels first: no one should read past that.
     report.warnings.splice(0..0, kernels::warnings(results));
-    report.warnings.extend(kernels::campaign_warnings(results));
+    report.warnings.extend(kernels::campaign_warnings(
+        results,
+        options.labels.as_deref(),
+    ));
     report.warnings.extend(cds);
     report
 }

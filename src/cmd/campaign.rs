@@ -746,8 +746,9 @@ fn status_name(status: KernelStatus) -> String {
         .unwrap_or_default()
 }
 
-/// The end (or a stop): the report of what ran beside the results, the state copied
-/// there, then everything installed removed and the boot loader restored. Each part
+/// The end (or a stop): the state copied beside the results, the report of what ran
+/// written there (it reads the copy's failed boots), the copy written again with the
+/// report's time, then everything installed removed and the boot loader restored. Each part
 /// can be done again, so a cut during it is finished by the next boot or a `stop`.
 fn finish(
     layout: &Layout,

@@ -101,7 +101,7 @@ const PAYBACK_COLUMNS: [table::Col<'static>; 5] = [
 /// A cell's values in the time-to-ready table, text.
 fn ready_row((c, r): &ServerCell<'_>) -> Vec<String> {
     vec![
-        format!("{}+{}", c.runs_off, c.runs_on),
+        format!("{}+{}", table::whole(c.runs_off), table::whole(c.runs_on)),
         ms(c.median_off_ms),
         ms(c.median_on_ms),
         cost(c),
@@ -258,7 +258,7 @@ fn markdown_table(
 /// A cell's values in the time-to-ready table, Markdown: each time with its range.
 fn ready_markdown_row((c, r): &ServerCell<'_>) -> Vec<String> {
     vec![
-        format!("{}+{}", c.runs_off, c.runs_on),
+        format!("{}+{}", table::whole(c.runs_off), table::whole(c.runs_on)),
         md(c.median_off_ms, c.min_off_ms, c.max_off_ms),
         md(c.median_on_ms, c.min_on_ms, c.max_on_ms),
         cost(c),

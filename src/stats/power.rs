@@ -79,12 +79,16 @@ pub fn detectable_change(
     Some(t * std::f64::consts::SQRT_2 * se)
 }
 
-/// The chance that a change of `change_ms` in one cell's cost is marked by the best
-/// test there could be for the same plan: one that knew every variance (a z test at
-/// the column's Bonferroni level `1 - 0.05 / cells`, on the same runs' means as
-/// [`detectable_change`]). No interval estimated from the runs can find the change more
-/// often; where this is low, no analysis reaches the power, only more runs or a quieter
-/// machine do. `None` without runs or under [`MIN_ROUNDS`] rounds.
+/// The chance that a change of `change_ms` in one cell's cost is marked by a test of
+/// that cell that knew every variance: a z test at the column's Bonferroni level
+/// `1 - 0.05 / cells` on the difference of the two labels' means of their runs'
+/// trimmed means, each run's variance the rounds' (with the exact lag-1 factor for
+/// `rounds`, not its large-sample limit) plus the shift between runs. An interval
+/// estimated from the same runs cannot find the change more often. A test that used
+/// the other cells could only if it knew some of them unchanged: the run shifts they
+/// share move them as a change of every cell would. Where this is low, no analysis of
+/// one cell reaches the power; more runs or a quieter machine do. `None` without runs
+/// or under [`MIN_ROUNDS`] rounds.
 pub fn known_variance_power(
     noise: RoundNoise,
     rounds: usize,
@@ -99,7 +103,13 @@ pub fn known_variance_power(
     let n = rounds as f64;
     let rho = noise.rho.clamp(0.0, 0.9);
     let iid = TRIM_SE * noise.sd_ms / n.sqrt();
-    let run_var = (1.0 + rho) / (1.0 - rho) * iid * iid + noise.between_sd_ms.powi(2);
+    // Var(mean of n lag-1 rounds) = sd^2 / n * (1 + 2 sum_k (1 - k/n) rho^k).
+    let factor = 1.0
+        + 2.0
+            * (1..rounds)
+                .map(|k| (1.0 - k as f64 / n) * rho.powi(k as i32))
+                .sum::<f64>();
+    let run_var = factor * iid * iid + noise.between_sd_ms.powi(2);
     let sd = (2.0 * run_var / runs as f64).sqrt();
     let z = Normal::standard();
     let crit = z.inverse_cdf(1.0 - 0.05 / (2.0 * cells.max(1) as f64));
