@@ -480,6 +480,13 @@ fn a_campaign_survives_cuts_wrong_kernels_and_hangs_and_runs_every_planned_run_o
     let own = record["time"]["own"].as_f64().unwrap();
     let runs = record["time"]["runs"].as_f64().unwrap();
     assert!(own > 0.0 && runs > own, "own {own} s, runs {runs} s");
+    // Its parts: the start's checks and the end's report, each within the whole.
+    let start = record["time"]["start"].as_f64().unwrap();
+    let end = record["time"]["end"].as_f64().unwrap();
+    assert!(
+        start > 0.0 && end > 0.0 && start + end <= own,
+        "start {start} s, end {end} s, own {own} s"
+    );
     common::assert_no_java_left();
 }
 

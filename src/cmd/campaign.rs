@@ -84,10 +84,12 @@ pub(crate) fn cmd_start(args: &RunArgs, matrix: Matrix, method: BootMethod) -> a
     };
     let mut campaign = new_campaign(args, &matrix, &plan, &layout, &running, method, kernels)?;
     print_plan(&campaign, &matrix, plan.launches.len());
+    // The time the question waits for its answer is the user's, not the campaign's.
+    let checked = t0.elapsed();
     if args.dry_run || !confirmed(args, &campaign)? {
         return Ok(0);
     }
-    install(args, &matrix, &layout, &mut campaign, t0)?;
+    install(args, &matrix, &layout, &mut campaign, checked)?;
     continue_here(&layout, &mut campaign, &running, &*loader)
 }
 
@@ -222,15 +224,16 @@ fn campaign_steps(runs: u32, kernels: &CampaignKernels) -> (Vec<usize>, Vec<Kern
 }
 
 /// Root's copies (the unit runs these, never the files the campaign started from) and
-/// the state in the campaign's folder, its own time since `t0` counted, then the unit
-/// installed.
+/// the state in the campaign's folder, its own time counted (the `checked` before the
+/// question, then this), then the unit installed.
 fn install(
     args: &RunArgs,
     matrix: &Matrix,
     layout: &Layout,
     campaign: &mut Campaign,
-    t0: Instant,
+    checked: std::time::Duration,
 ) -> anyhow::Result<()> {
+    let t0 = Instant::now();
     let results = campaign.session.results.clone();
     std::fs::create_dir_all(&results)
         .with_context(|| format!("creating `{}`", results.display()))?;
@@ -247,7 +250,9 @@ fn install(
         std::fs::copy(agent, agent_copy(layout))
             .with_context(|| format!("copying `{}`", agent.display()))?;
     }
-    campaign.time.own += t0.elapsed().as_secs_f64();
+    let start = (checked + t0.elapsed()).as_secs_f64();
+    campaign.time.own += start;
+    campaign.time.start += start;
     campaign.save(&layout.dir().join(STATE_FILE))?;
     unit::install(layout).context("installing the systemd unit")?;
     eprintln!(
@@ -771,16 +776,20 @@ fn finish(
         .any(|k| k.result_file.is_some());
     if has_results {
         let profiled = campaign.session.profile_rounds.is_some();
-        for (name, format) in [(REPORT_TEXT, Format::Text), (REPORT_JSON, Format::Json)] {
-            match crate::cmd::report::report_text(std::slice::from_ref(&results), format, profiled)
-            {
-                Ok(text) => std::fs::write(results.join(name), text)
-                    .with_context(|| format!("writing `{}`", results.join(name).display()))?,
-                Err(e) => eprintln!("warning: the campaign's report: {e:#}"),
+        let formats = [Format::Text, Format::Json];
+        match crate::cmd::report::report_texts(std::slice::from_ref(&results), formats, profiled) {
+            Ok(texts) => {
+                for (name, text) in [REPORT_TEXT, REPORT_JSON].into_iter().zip(texts) {
+                    std::fs::write(results.join(name), text)
+                        .with_context(|| format!("writing `{}`", results.join(name).display()))?;
+                }
             }
+            Err(e) => eprintln!("warning: the campaign's report: {e:#}"),
         }
     }
-    campaign.time.own += t.elapsed().as_secs_f64();
+    let end = t.elapsed().as_secs_f64();
+    campaign.time.own += end;
+    campaign.time.end += end;
     campaign.save(&copy)?;
     if let Err(e) = loader.restore() {
         eprintln!("warning: restoring the default boot: {e}");
@@ -792,21 +801,26 @@ fn finish(
         }
         _ => {}
     }
-    let whole = campaign.time.runs + campaign.time.boots + campaign.time.own;
+    let time = &campaign.time;
+    let whole = time.whole();
     eprintln!(
         "pretouch campaign: {how}: {} of {} steps done, {} failed boot(s)\n  report: {}\n  \
-         the campaign's own time: {:.1} s of {:.0} s ({:.2}%)",
+         the campaign's own time: {:.1} s of {:.0} s ({:.2}%): {:.1} s at the start, {:.1} s \
+         at the boots, {:.1} s at the end",
         campaign.done(),
         campaign.session.kernels.len(),
         campaign.failed_boots.len(),
         results.join(REPORT_TEXT).display(),
-        campaign.time.own,
+        time.own,
         whole,
         if whole > 0.0 {
-            100.0 * campaign.time.own / whole
+            100.0 * time.own / whole
         } else {
             0.0
-        }
+        },
+        time.start,
+        time.own_at_boots(),
+        time.end,
     );
     Ok(())
 }

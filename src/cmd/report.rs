@@ -69,13 +69,24 @@ pub(crate) fn report_text(
     format: Format,
     profiled: bool,
 ) -> anyhow::Result<String> {
+    let [text] = report_texts(paths, [format], profiled)?;
+    Ok(text)
+}
+
+/// What `pretouch report PATHS --format F` prints for each of `formats`, from one
+/// reading of the results (the campaign's end writes the text and the JSON).
+pub(crate) fn report_texts<const N: usize>(
+    paths: &[PathBuf],
+    formats: [Format; N],
+    profiled: bool,
+) -> anyhow::Result<[String; N]> {
     let options = Options {
         profile: profiled,
         show_profile: profiled,
         ..Options::default()
     };
     let doc = document::build_read(catalog(paths)?, &options).map_err(bad)?;
-    Ok(render_document(&doc, format))
+    Ok(formats.map(|format| render_document(&doc, format)))
 }
 
 /// The result files under `paths`, their headers read (their launches are read a label

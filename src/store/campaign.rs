@@ -139,8 +139,28 @@ pub struct TimeSpent {
     pub boots: f64,
     /// The campaign's own: its checks, state writes, the report, outside the runs.
     pub own: f64,
+    /// Of `own`, the part before the first boot: the checks, the plan and root's
+    /// copies (not the time the confirmation waited for an answer).
+    #[serde(default)]
+    pub start: f64,
+    /// Of `own`, the end's: the state copied beside the results and the report.
+    #[serde(default)]
+    pub end: f64,
     /// Runs done, for the average step.
     pub steps_timed: u32,
+}
+
+impl TimeSpent {
+    /// The campaign's whole time: its runs, its boots and its own.
+    pub fn whole(&self) -> f64 {
+        self.runs + self.boots + self.own
+    }
+
+    /// Of `own`, the part spent at the boots: checking the kernel that came up, finding
+    /// a step's results, the state writes between a run and the next boot.
+    pub fn own_at_boots(&self) -> f64 {
+        (self.own - self.start - self.end).max(0.0)
+    }
 }
 
 impl Campaign {
