@@ -270,11 +270,13 @@ fn check_came_up(
     let step = f.step;
     c.time.boots += (now_secs() - f.asked_at).max(0.0);
     let target = c.target(step).clone();
-    let token_ok = match c.boot {
-        crate::machine::boot::BootMethod::Reboot => true,
-        _ => running.token() == Some(f.token.as_str()),
+    // With kexec the image was hashed when the boot was asked for, just before it was
+    // loaded, and the token says that load came up: a file changed since (the image
+    // rebuilt meanwhile) is not what runs, and the next boot's ask finds the change.
+    let (token_ok, image) = match c.boot.loads_when_asked() {
+        true => (running.token() == Some(f.token.as_str()), Ok(())),
+        false => (true, came_up_image(running, &target)),
     };
-    let image = came_up_image(running, &target);
     if running.release == target.release && token_ok && image.is_ok() {
         c.in_flight = Some(InFlight {
             phase: Phase::Running,
@@ -800,6 +802,9 @@ mod tests {
     fn an_image_other_than_the_planned_one_is_a_wrong_kernel_naming_both_hashes() {
         let dir = tempfile::tempdir().unwrap();
         let (path, mut c, loader, mut runner) = start(dir.path());
+        // A bootloader reads the image at boot time, so what came up is known by the
+        // image its boot names.
+        c.boot = BootMethod::Reboot;
         at(
             &mut c,
             &path,
@@ -843,6 +848,46 @@ mod tests {
         let mut right = running(&target.release, "b9", "t");
         right.cmdline = format!("BOOT_IMAGE={}", target.image.display());
         assert!(came_up_image(&right, &target).is_ok());
+    }
+
+    #[test]
+    fn an_image_rebuilt_after_its_kexec_load_is_not_what_came_up_and_is_not_booted_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let (path, mut c, loader, mut runner) = start(dir.path());
+        at(
+            &mut c,
+            &path,
+            &running("6.1-default", "b0", ""),
+            &loader,
+            &mut runner,
+        );
+        // a's image was hashed and loaded by the ask; rebuilt afterwards, the file is
+        // no longer what was loaded, and the kernel with the boot's token is.
+        let image = c.target(0).image.clone();
+        std::fs::write(&image, "6.1-a, rebuilt").unwrap();
+        let (release, token) = loader.asked.borrow().last().cloned().unwrap();
+        let mut up = running(&release, "b1", &token);
+        up.cmdline = format!(
+            "ro BOOT_IMAGE={} pretouch.campaign={token}",
+            image.display()
+        );
+        let stand = at(&mut c, &path, &up, &loader, &mut runner);
+        assert_eq!(stand, Stand::Booting(1), "b is next");
+        assert!(c.failed_boots.is_empty(), "{:?}", c.failed_boots);
+        assert_eq!(c.session.kernels[0].status, KernelStatus::Done);
+        // a's second run: its image is checked before the boot, and refused.
+        boot_to_the_end(&mut c, &path, &loader, &mut runner);
+        let asked: Vec<String> = loader.asked.borrow().iter().map(|a| a.0.clone()).collect();
+        assert_eq!(asked, ["6.1-a", "6.1-b", "6.1-b"]);
+        assert!(
+            !c.failed_boots.is_empty()
+                && c.failed_boots
+                    .iter()
+                    .all(|f| f.label == "a"
+                        && f.why.contains("changed since the campaign was planned")),
+            "{:?}",
+            c.failed_boots
+        );
     }
 
     fn running(release: &str, boot_id: &str, token: &str) -> Running {
