@@ -47,8 +47,16 @@
 #                    watchdog.stop_on_reboot=0: the kernel otherwise stops a watchdog
 #                    such as i6300esb at kexec, whatever KExecWatchdogSec= armed)
 #   KEEP_IMAGE=1     keep the run's disk image (default: removed, the results copied)
+#   STOP_AT=N        a `pretouch campaign stop` test: once step N's run is under way (and
+#                    STOP_DELAY seconds, default 10, later), a unit in the guest runs
+#                    `pretouch campaign stop`, then reboots the guest, which should come
+#                    up on the default kernel with nothing of the campaign left (give
+#                    REPETITIONS=10 or so, for a run long enough to be stopped in)
 #   BOOT=kexec|reboot  how the campaign boots its kernels (default kexec); reboot needs
-#                    sfdisk (apt-get install fdisk) and takes no BROKEN= or APPEND=
+#                    sfdisk (apt-get install fdisk) and takes no APPEND=; with it,
+#                    BROKEN=root is the campaign of 6.1 and 6.12 as usual, but the run
+#                    image's GRUB entry for 6.1 has root=/dev/nope rootdelay=5 (its
+#                    initramfs gives up, panic=30 reboots, GRUB boots its saved default)
 # Never kexecs or reboots this machine: every kexec and reboot is the guest's.
 set -euo pipefail
 
@@ -80,7 +88,10 @@ case "$BOOT" in
     reboot)
         # A reboot boots GRUB's entries with their own command lines: neither a broken
         # kernel's command line nor APPEND= reaches them.
-        [ -z "${BROKEN:-}" ] || { echo "BROKEN= is for BOOT=kexec only" >&2; exit 2; }
+        case "${BROKEN:-}" in
+            ''|root) ;;
+            *) echo "BOOT=reboot takes BROKEN=root only" >&2; exit 2 ;;
+        esac
         [ -z "${APPEND:-}" ] || { echo "APPEND= is for BOOT=kexec only" >&2; exit 2; }
         command -v sfdisk >/dev/null || { echo "missing sfdisk (apt-get install fdisk)" >&2; exit 2; } ;;
     *) echo "BOOT must be kexec or reboot, not $BOOT" >&2; exit 2 ;;
@@ -257,7 +268,15 @@ install -m 0755 "$OUT/pretouch" "$MNT/usr/local/bin/pretouch"
 printf 'name: chain\njdks: [/usr/lib/jvm/java-17-openjdk-amd64]\ngcs: [g1]\nheaps: [64m]\nrepetitions: %s\n' "$REPETITIONS" \
     > "$MNT/root/m.yaml"
 START_ARGS="--kernel $K1 --kernel $K2 --runs 2"
-if [ -n "${BROKEN:-}" ]; then
+if [ -n "${BROKEN:-}" ] && [ "$BOOT" = reboot ]; then
+    # A reboot boots GRUB's entries with their own command lines: the 6.1 entry of this
+    # run's grub.cfg is broken instead (its title, which the campaign looks for, kept).
+    sed -i "/menuentry 'Debian GNU\/Linux, with Linux $K1'/,/^[[:space:]]*}/ s#root=UUID=[^ ]*#root=/dev/nope rootdelay=5#" \
+        "$MNT/boot/grub/grub.cfg"
+    [ "$(grep -c 'root=/dev/nope' "$MNT/boot/grub/grub.cfg")" = 1 ] \
+        || { echo "the 6.1 entry of grub.cfg was not broken as meant" >&2; exit 1; }
+    grep -A8 "menuentry 'Debian GNU/Linux, with Linux $K1'" "$MNT/boot/grub/grub.cfg" > "$OUT/grub-broken-entry.txt"
+elif [ -n "${BROKEN:-}" ]; then
     # A kernel whose boot fails: its root never appears, the initramfs gives up after
     # rootdelay and reboots by panic=30 (the firmware, here QEMU, boots the default).
     case "$BROKEN" in
@@ -333,6 +352,26 @@ WantedBy=multi-user.target
 EOF
 ln -sf /etc/systemd/system/pretouch-bootmark.service \
     "$MNT/etc/systemd/system/multi-user.target.wants/pretouch-bootmark.service"
+if [ -n "${STOP_AT:-}" ]; then
+    cat > "$MNT/etc/systemd/system/pretouch-stop-test.service" <<EOF
+[Unit]
+Description=Test: pretouch campaign stop during step $STOP_AT's run, then a reboot
+After=multi-user.target
+ConditionPathExists=/var/lib/pretouch-campaign
+
+[Service]
+Type=simple
+ExecStart=/bin/sh -c 'while [ -d /var/lib/pretouch-campaign ]; do case "\$\$(/usr/local/bin/pretouch campaign status 2>&1 | head -n 1)" in *"step $STOP_AT of "*", running"*) sleep ${STOP_DELAY:-10}; echo "=== STOPTEST pretouch campaign stop in step $STOP_AT"; /usr/local/bin/pretouch campaign stop 2>&1; echo "=== STOPTEST stop exited \$\$?; grubenv: \$\$(grub-editenv - list 2>/dev/null | tr "\\n" " "); left: \$\$(ls -d /var/lib/pretouch-campaign /etc/systemd/system/pretouch-campaign.service 2>&1 | tr "\\n" " ")"; sync; systemctl reboot; exit 0;; esac; sleep 2; done'
+StandardOutput=journal
+StandardError=journal
+
+[Install]
+WantedBy=multi-user.target
+EOF
+    ln -sf /etc/systemd/system/pretouch-stop-test.service \
+        "$MNT/etc/systemd/system/multi-user.target.wants/pretouch-stop-test.service"
+    cp "$MNT/etc/systemd/system/pretouch-stop-test.service" "$OUT/"
+fi
 umount_all
 log "run image prepared in $((SECONDS - t0)) s"
 
@@ -394,5 +433,5 @@ umount_all
 for report in "$OUT"/results/campaign-*/campaign-report.txt; do
     [ -f "$report" ] && { log "report: $report"; cat "$report"; }
 done
-grep -a -E "BOOTMARK|STATUS|GRUBENV|Booting .|pretouch campaign|Linux version|kexec_core|reboot:|i6300|watchdog" "$OUT/serial.log" || true
+grep -a -E "BOOTMARK|STATUS|GRUBENV|STOPTEST|Booting .|pretouch campaign|Linux version|kexec_core|reboot:|i6300|watchdog" "$OUT/serial.log" || true
 log "done: $OUT"
