@@ -1,5 +1,5 @@
 #!/bin/bash
-# A REAL kexec campaign (`pretouch run --boot kexec`) inside a QEMU guest.
+# A REAL campaign (`pretouch run --boot kexec`, or with BOOT=reboot `--boot reboot`) inside a QEMU guest.
 #
 # Builds (once, cached under /var/tmp/pretouch-kexec-vm/) a Debian bookworm guest image
 # with systemd as init, kexec-tools, OpenJDK 17 and two kernels (6.1.0-57-amd64 and
