@@ -362,6 +362,37 @@ impl GrubReboot {
         entries
     }
 
+    /// Whether /etc/default/grub's text says `GRUB_DEFAULT=saved`.
+    pub fn saved_default(defaults: &str) -> bool {
+        defaults
+            .lines()
+            .any(|l| l.trim().replace(['"', '\''], "") == "GRUB_DEFAULT=saved")
+    }
+
+    /// Whether GRUB can clear grub-reboot's one-shot `next_entry` as it boots it, from
+    /// what `grub-probe --target=abstraction GRUBENV` printed: GRUB writes its
+    /// environment block only "on a plain disk (no LVM or RAID)" (its manual, "Environment
+    /// block"), so under any abstraction (`lvm`, `diskfilter`, `cryptodisk`)
+    /// `next_entry` stays set, every boot brings that entry up again, and a kernel that
+    /// fails never comes back to the default (grub-reboot warns so for LVM and RAID, on
+    /// its stdout, which a campaign does not show). In the emulated guest of
+    /// `scripts/kexec-chain-vm.sh` (a plain ext4 partition) GRUB cleared it at every boot.
+    pub fn grubenv_writable(grubenv: &Path, abstractions: &str) -> Result<(), String> {
+        let on: Vec<&str> = abstractions.split_whitespace().collect();
+        if on.is_empty() {
+            return Ok(());
+        }
+        Err(format!(
+            "GRUB's environment block `{}` is on {}, where GRUB cannot write it: \
+                 grub-reboot's one-shot entry would stay set, every boot would bring the same \
+                 kernel up, and a kernel that fails would not come back to the default\n  \
+                 fix: --boot kexec, or /boot on a plain partition, or --force (and clear it \
+                 yourself: grub-editenv - unset next_entry)",
+            grubenv.display(),
+            on.join(" ")
+        ))
+    }
+
     /// The entry that boots `release`: its title names the release, and it is not the
     /// recovery mode.
     pub fn entry_for(config: &str, release: &str) -> Option<String> {
@@ -397,18 +428,29 @@ impl BootLoader for GrubReboot {
 
     fn way_back(&self) -> Result<(), String> {
         let defaults = std::fs::read_to_string(&self.defaults).unwrap_or_default();
-        let saved = defaults
-            .lines()
-            .any(|l| l.trim().replace('"', "") == "GRUB_DEFAULT=saved");
-        if !saved {
+        if !GrubReboot::saved_default(&defaults) {
             return Err(format!(
-                "`{}` does not say GRUB_DEFAULT=saved, without which grub-reboot's one-shot \
-                 entry is ignored\n  fix: set GRUB_DEFAULT=saved there, run update-grub and \
+                "`{}` does not say GRUB_DEFAULT=saved (grub-reboot(8) asks for it): the \
+                 default boot, which a kernel that fails comes back to, is then the saved \
+                 entry\n  fix: set GRUB_DEFAULT=saved there, run update-grub and \
                  grub-set-default with the entry to come back to",
                 self.defaults.display()
             ));
         }
-        Ok(())
+        // Where grub-probe cannot tell, grub-reboot cannot either: nothing to say.
+        let grubenv = self.config.with_file_name("grubenv");
+        let abstractions = duct::cmd!("grub-probe", "--target=abstraction", &grubenv)
+            .stderr_null()
+            .stdout_capture()
+            .unchecked()
+            .run()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).into_owned());
+        match abstractions {
+            Some(found) => GrubReboot::grubenv_writable(&grubenv, &found),
+            None => Ok(()),
+        }
     }
 
     fn boot(&self, target: &BootTarget, _token: &str) -> Result<(), String> {
@@ -589,6 +631,32 @@ menuentry 'UEFI Firmware Settings' $menuentry_id_option 'uefi-firmware' {
         // After the submenu closes, an entry is at the top again.
         assert_eq!(entries[4], "UEFI Firmware Settings");
         assert_eq!(GrubReboot::entry_for(GRUB, "6.99"), None);
+    }
+
+    #[test]
+    fn a_reboot_s_way_back_needs_a_saved_default_and_a_grubenv_grub_can_write() {
+        assert!(GrubReboot::saved_default(
+            "GRUB_TIMEOUT=1\nGRUB_DEFAULT=saved\n"
+        ));
+        assert!(GrubReboot::saved_default("  GRUB_DEFAULT=\"saved\""));
+        assert!(GrubReboot::saved_default("GRUB_DEFAULT='saved'"));
+        assert!(!GrubReboot::saved_default(
+            "GRUB_DEFAULT=0\n#GRUB_DEFAULT=saved2\n"
+        ));
+        let env = Path::new("/boot/grub/grubenv");
+        // A plain partition: grub-probe prints nothing (or a newline).
+        assert_eq!(GrubReboot::grubenv_writable(env, ""), Ok(()));
+        assert_eq!(GrubReboot::grubenv_writable(env, "\n"), Ok(()));
+        for on in [
+            "lvm\n",
+            "diskfilter\n",
+            "cryptodisk luks\n",
+            "diskfilter lvm\n",
+        ] {
+            let e = GrubReboot::grubenv_writable(env, on).unwrap_err();
+            assert!(e.contains("where GRUB cannot write it"), "{e}");
+            assert!(e.contains("grub-editenv - unset next_entry"), "{e}");
+        }
     }
 
     #[test]
