@@ -28,6 +28,9 @@
 #
 # Usage: sudo scripts/kexec-chain-vm.sh [PRETOUCH_BINARY]
 #   PRETOUCH_BINARY  default target/release/pretouch of this checkout (copied at the start)
+#   RUNS=N           runs of each kernel (default 2; a campaign's own default is 3)
+#   GCS="g1 parallel"  the matrix's collectors (default g1; the cover letter's are
+#                    g1 and parallel)
 #   REPETITIONS=N    the matrix's rounds (default 1: a check that the chain works; more
 #                    make the runs long against the boots, for the campaign's own cost)
 #   TIMEOUT=SECONDS  how long the guest may run (default 7200)
@@ -62,6 +65,8 @@ set -euo pipefail
 
 BIN=${1:-$(cd "$(dirname "$0")/.." && pwd)/target/release/pretouch}
 REPETITIONS=${REPETITIONS:-1}
+RUNS=${RUNS:-2}
+GCS=${GCS:-g1}
 CACHE=/var/tmp/pretouch-kexec-vm
 TIMEOUT=${TIMEOUT:-7200}
 MIRROR=${MIRROR:-http://deb.debian.org/debian}
@@ -265,9 +270,9 @@ rm -f "$RUNIMG"
 cp --sparse=always "$IMAGE" "$RUNIMG"
 mount_image "$RUNIMG" "$MNT"
 install -m 0755 "$OUT/pretouch" "$MNT/usr/local/bin/pretouch"
-printf 'name: chain\njdks: [/usr/lib/jvm/java-17-openjdk-amd64]\ngcs: [g1]\nheaps: [64m]\nrepetitions: %s\n' "$REPETITIONS" \
+printf 'name: chain\njdks: [/usr/lib/jvm/java-17-openjdk-amd64]\ngcs: [%s]\nheaps: [64m]\nrepetitions: %s\n' "${GCS// /, }" "$REPETITIONS" \
     > "$MNT/root/m.yaml"
-START_ARGS="--kernel $K1 --kernel $K2 --runs 2"
+START_ARGS="--kernel $K1 --kernel $K2 --runs $RUNS"
 if [ -n "${BROKEN:-}" ] && [ "$BOOT" = reboot ]; then
     # A reboot boots GRUB's entries with their own command lines: the 6.1 entry of this
     # run's grub.cfg is broken instead (its title, which the campaign looks for, kept).
