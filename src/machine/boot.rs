@@ -235,8 +235,8 @@ impl Kexec {
         let mut args = vec!["-l".to_owned(), target.image.display().to_string()];
         // A trial load is undone at once, so the SHA-256 of every segment (the kernel
         // and the initramfs) that kexec-tools computes for purgatory to check before
-        // it jumps is never checked: `--no-checks` skips it. Under emulation that digest
-        // was most of the start's time; a boot's real load keeps it.
+        // it jumps is never checked: `--no-checks` skips it. A boot's real load keeps
+        // it.
         if token.is_none() {
             args.push("--no-checks".to_owned());
         }
