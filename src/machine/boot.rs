@@ -208,6 +208,18 @@ fn run(program: &str, args: &[String]) -> Result<(), String> {
     ))
 }
 
+/// What `command` printed on stdout, if it ran and exited 0 (its stderr dropped).
+fn printed(command: duct::Expression) -> Option<String> {
+    command
+        .stderr_null()
+        .stdout_capture()
+        .unchecked()
+        .run()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+}
+
 /// Waits (up to a minute) for udev to finish the boot's device events, so that the
 /// watchdog driver it loads is bound before systemd arms the watchdog for the kexec:
 /// the campaign's unit starts after `multi-user.target`, which does not wait for udev,
@@ -236,7 +248,9 @@ impl Kexec {
         // A trial load is undone at once, so the SHA-256 of every segment (the kernel
         // and the initramfs) that kexec-tools computes for purgatory to check before
         // it jumps is never checked: `--no-checks` skips it. A boot's real load keeps
-        // it.
+        // it. From kexec-tools 2.0.27 `kexec -l` tries kexec_file_load first, where the
+        // kernel computes the digest and the option changes nothing; the trial does not
+        // force the older call, which a locked-down kernel refuses.
         if token.is_none() {
             args.push("--no-checks".to_owned());
         }
@@ -280,14 +294,11 @@ impl BootLoader for Kexec {
                     .to_owned(),
             );
         }
-        let armed = duct::cmd("systemctl", ["show", "-p", "KExecWatchdogUSec", "--value"])
-            .stderr_null()
-            .stdout_capture()
-            .unchecked()
-            .run()
-            .ok()
-            .filter(|o| o.status.success())
-            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned());
+        let armed = printed(duct::cmd(
+            "systemctl",
+            ["show", "-p", "KExecWatchdogUSec", "--value"],
+        ))
+        .map(|o| o.trim().to_owned());
         match armed.as_deref() {
             Some("0" | "" | "infinity") => Err(format!(
                 "systemd does not arm the hardware watchdog for kexec (KExecWatchdogUSec={}): \
@@ -439,14 +450,7 @@ impl BootLoader for GrubReboot {
         }
         // Where grub-probe cannot tell, grub-reboot cannot either: nothing to say.
         let grubenv = self.config.with_file_name("grubenv");
-        let abstractions = duct::cmd!("grub-probe", "--target=abstraction", &grubenv)
-            .stderr_null()
-            .stdout_capture()
-            .unchecked()
-            .run()
-            .ok()
-            .filter(|o| o.status.success())
-            .map(|o| String::from_utf8_lossy(&o.stdout).into_owned());
+        let abstractions = printed(duct::cmd!("grub-probe", "--target=abstraction", &grubenv));
         match abstractions {
             Some(found) => GrubReboot::grubenv_writable(&grubenv, &found),
             None => Ok(()),
