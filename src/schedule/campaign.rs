@@ -798,32 +798,33 @@ mod tests {
         assert!(c.session.kernels.iter().all(|k| k.boots <= 2));
     }
 
-    #[test]
-    fn an_image_other_than_the_planned_one_is_a_wrong_kernel_naming_both_hashes() {
-        let dir = tempfile::tempdir().unwrap();
-        let (path, mut c, loader, mut runner) = start(dir.path());
-        // A bootloader reads the image at boot time, so what came up is known by the
-        // image its boot names.
-        c.boot = BootMethod::Reboot;
-        at(
-            &mut c,
-            &path,
-            &running("6.1-default", "b0", ""),
-            &loader,
-            &mut runner,
-        );
-        // a is rebuilt under the same release while its boot is under way: the kernel
-        // that comes up names an image with another hash.
-        let image = c.target(0).image.clone();
-        let planned = c.target(0).image_sha256.clone();
-        std::fs::write(&image, "6.1-a, rebuilt").unwrap();
-        let now = sha256_file(&image).unwrap();
+    /// Rebuilds a's image under its release while its boot, the last one asked for,
+    /// is under way; the boot that comes up: the release and token asked, naming the
+    /// image (`BOOT_IMAGE=`).
+    fn rebuilt_a_comes_up(c: &Campaign, loader: &Loader) -> Running {
+        let image = &c.target(0).image;
+        std::fs::write(image, "6.1-a, rebuilt").unwrap();
         let (release, token) = loader.asked.borrow().last().cloned().unwrap();
         let mut up = running(&release, "b1", &token);
         up.cmdline = format!(
             "ro BOOT_IMAGE={} pretouch.campaign={token}",
             image.display()
         );
+        up
+    }
+
+    #[test]
+    fn an_image_other_than_the_planned_one_is_a_wrong_kernel_naming_both_hashes() {
+        let dir = tempfile::tempdir().unwrap();
+        // A bootloader reads the image at boot time, so what came up is known by the
+        // image its boot names.
+        let (path, mut c, loader, mut runner, _) =
+            first_boot_asked(dir.path(), |c| c.boot = BootMethod::Reboot);
+        // a is rebuilt under the same release while its boot is under way: the kernel
+        // that comes up names an image with another hash.
+        let planned = c.target(0).image_sha256.clone();
+        let up = rebuilt_a_comes_up(&c, &loader);
+        let now = sha256_file(&c.target(0).image).unwrap();
         let stand = at(&mut c, &path, &up, &loader, &mut runner);
         assert_eq!(stand, Stand::Booting(1), "b goes on");
         assert!(runner.commands.is_empty(), "a's run did not start");
@@ -853,24 +854,10 @@ mod tests {
     #[test]
     fn an_image_rebuilt_after_its_kexec_load_is_not_what_came_up_and_is_not_booted_again() {
         let dir = tempfile::tempdir().unwrap();
-        let (path, mut c, loader, mut runner) = start(dir.path());
-        at(
-            &mut c,
-            &path,
-            &running("6.1-default", "b0", ""),
-            &loader,
-            &mut runner,
-        );
+        let (path, mut c, loader, mut runner, _) = first_boot_asked(dir.path(), |_| {});
         // a's image was hashed and loaded by the ask; rebuilt afterwards, the file is
         // no longer what was loaded, and the kernel with the boot's token is.
-        let image = c.target(0).image.clone();
-        std::fs::write(&image, "6.1-a, rebuilt").unwrap();
-        let (release, token) = loader.asked.borrow().last().cloned().unwrap();
-        let mut up = running(&release, "b1", &token);
-        up.cmdline = format!(
-            "ro BOOT_IMAGE={} pretouch.campaign={token}",
-            image.display()
-        );
+        let up = rebuilt_a_comes_up(&c, &loader);
         let stand = at(&mut c, &path, &up, &loader, &mut runner);
         assert_eq!(stand, Stand::Booting(1), "b is next");
         assert!(c.failed_boots.is_empty(), "{:?}", c.failed_boots);
