@@ -589,7 +589,7 @@ fn stop_in_the_middle_ends_the_run_removes_everything_and_keeps_what_ran() {
     for (label, done) in [("6.1.0-base", 1), ("6.1.0-patch", 0)] {
         assert!(
             flat.contains(&format!(
-                "campaign: label `{label}` has {done} of its 2 planned runs (the campaign was stopped at "
+                "campaign: label `{label}` has {done} of its 2 planned runs finished (the campaign was stopped at "
             )),
             "{text}"
         );

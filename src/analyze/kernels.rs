@@ -43,7 +43,7 @@ pub fn campaign_warnings(results: &Results, shown: Option<&[String]>) -> Vec<Str
                 .count();
             if done < planned {
                 out.push(format!(
-                    "campaign: label `{label}` has {done} of its {planned} planned runs{}",
+                    "campaign: label `{label}` has {done} of its {planned} planned runs finished{}",
                     match c.stopped_at.as_deref() {
                         Some(at) => format!(" (the campaign was stopped at {at})"),
                         None => String::new(),
