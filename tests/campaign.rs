@@ -671,10 +671,10 @@ fn a_bad_campaign_is_refused_before_anything_is_installed() {
     }
     let dir = tempfile::tempdir().unwrap();
     let (h, matrix, base, _) = setup(dir.path());
-    let run = |extra: &[&std::ffi::OsStr], stdin_yes: bool| {
+    let run_matrix = |matrix: &Path, extra: &[&std::ffi::OsStr], stdin_yes: bool| {
         let mut cmd = pretouch();
         cmd.arg("run")
-            .arg(&matrix)
+            .arg(matrix)
             .args(["--boot", "fake", "--campaign-root"])
             .arg(&h.root)
             .arg("--results")
@@ -685,6 +685,7 @@ fn a_bad_campaign_is_refused_before_anything_is_installed() {
         }
         cmd.output().unwrap()
     };
+    let run = |extra: &[&std::ffi::OsStr], stdin_yes: bool| run_matrix(&matrix, extra, stdin_yes);
     let missing = dir.path().join("vmlinuz-none");
     let not_an_image = dir.path().join("matrix.yaml");
     for (args, yes, says) in [
@@ -709,6 +710,21 @@ fn a_bad_campaign_is_refused_before_anything_is_installed() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{says}: {err}");
         assert!(err.contains(says) && err.contains("fix:"), "{says}: {err}");
+        assert!(!h.root.join(DIR).exists() && !h.root.join(UNIT).exists());
+    }
+    // The kernels and the matrix are checked at once: a bad kernel is named before a bad
+    // matrix, as when one check followed the other, and the matrix's error is its own.
+    let no_jdk = dir.path().join("no-jdk.yaml");
+    std::fs::write(
+        &no_jdk,
+        "name: p\njdks: [/nonexistent/jdk]\ngcs: [serial]\nheaps: [64m]\nrepetitions: 2\n",
+    )
+    .unwrap();
+    for (kernel, says) in [(&missing, "kernel image"), (&base, "line 2: jdks")] {
+        let out = run_matrix(&no_jdk, &["--kernel".as_ref(), kernel.as_os_str()], true);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{says}: {err}");
+        assert!(err.contains(says), "{says}: {err}");
         assert!(!h.root.join(DIR).exists() && !h.root.join(UNIT).exists());
     }
     // The dry run prints the plan and installs nothing.

@@ -68,20 +68,18 @@ pub(crate) fn cmd_start(args: &RunArgs, matrix: Matrix, method: BootMethod) -> a
     check_start(args, method, &layout)?;
     let running = Running::read();
     let loader = loader_for(method, &layout);
-    let specs = campaign_kernels(args, &matrix)?;
-    let (targets, labels) = boot_targets(&specs, method, &running, &*loader)?;
-    if let Err(e) = loader.way_back() {
-        if !args.force {
-            return Err(bad(anyhow::anyhow!("no way back: {e}")));
-        }
-        eprintln!("warning: {e}\n  --force: going on");
-    }
-    let plan = check_matrix(args, &matrix)?;
-    let kernels = CampaignKernels {
-        specs,
-        targets,
-        labels,
-    };
+    // The JDK is asked about its collectors (a JVM start or more) while the kernels are
+    // hashed and trial-loaded: the two checks share nothing, and under emulation each
+    // takes seconds. A kernel's error is still named before the matrix's.
+    let (kernels, plan) = std::thread::scope(|s| {
+        let matrix_checked = s.spawn(|| check_matrix(args, &matrix));
+        let kernels = check_kernels(args, &matrix, method, &running, &*loader);
+        let plan = matrix_checked
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (kernels, plan)
+    });
+    let (kernels, plan) = (kernels?, plan?);
     let mut campaign = new_campaign(args, &matrix, &plan, &layout, &running, method, kernels)?;
     print_plan(&campaign, &matrix, plan.launches.len());
     // The time the question waits for its answer is the user's, not the campaign's.
@@ -91,6 +89,30 @@ pub(crate) fn cmd_start(args: &RunArgs, matrix: Matrix, method: BootMethod) -> a
     }
     install(args, &matrix, &layout, &mut campaign, checked)?;
     continue_here(&layout, &mut campaign, &running, &*loader)
+}
+
+/// The campaign's kernels as given, each checked bootable, then the way back from a
+/// kernel that does not come up (refused without one, unless `--force`).
+fn check_kernels(
+    args: &RunArgs,
+    matrix: &Matrix,
+    method: BootMethod,
+    running: &Running,
+    loader: &dyn BootLoader,
+) -> anyhow::Result<CampaignKernels> {
+    let specs = campaign_kernels(args, matrix)?;
+    let (targets, labels) = boot_targets(&specs, method, running, loader)?;
+    if let Err(e) = loader.way_back() {
+        if !args.force {
+            return Err(bad(anyhow::anyhow!("no way back: {e}")));
+        }
+        eprintln!("warning: {e}\n  --force: going on");
+    }
+    Ok(CampaignKernels {
+        specs,
+        targets,
+        labels,
+    })
 }
 
 /// The kernels a campaign boots, as checked: as given, as booted, and their labels, in
