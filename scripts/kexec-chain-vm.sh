@@ -34,6 +34,8 @@
 #   REPETITIONS=N    the matrix's rounds (default 1: a check that the chain works; more
 #                    make the runs long against the boots, for the campaign's own cost)
 #   TIMEOUT=SECONDS  how long the guest may run (default 7200)
+#   SMP=N            the guest's vCPUs (default 1; TCG runs each in a host thread of its
+#                    own, so more than the host's cores only adds contention)
 #   REBUILD=1        rebuild the cached base image
 #   WATCHDOG=R,K     arm the i6300esb through systemd: RuntimeWatchdogSec=R and
 #                    KExecWatchdogSec=K (systemd spells it so; e.g. WATCHDOG=30s,2min); default: not armed
@@ -69,6 +71,7 @@ RUNS=${RUNS:-2}
 GCS=${GCS:-g1}
 CACHE=/var/tmp/pretouch-kexec-vm
 TIMEOUT=${TIMEOUT:-7200}
+SMP=${SMP:-1}
 MIRROR=${MIRROR:-http://deb.debian.org/debian}
 SECURITY=${SECURITY:-http://deb.debian.org/debian-security}
 K1=6.1.0-57-amd64
@@ -390,6 +393,10 @@ else
         -append "root=/dev/vda rw console=ttyS0 panic=30${APPEND:+ $APPEND}")
     log "booting the guest ($K2 via -kernel), timeout ${TIMEOUT}s"
 fi
+# More than one vCPU: each in a host thread of its own (multi-threaded TCG).
+ACCEL=tcg
+[ "$SMP" -gt 1 ] && ACCEL=tcg,thread=multi
+log "$SMP vCPU(s), -accel $ACCEL"
 t0=$SECONDS
 # The end: after "pretouch campaign: finished" (or "stopped") the next boot's BOOTMARK
 # and STATUS lines are the default kernel up; QEMU is then stopped.
@@ -409,7 +416,7 @@ watch_end() {
 watch_end &
 WATCHER=$!
 set +e
-timeout "$TIMEOUT" nice -n 5 qemu-system-x86_64 -accel tcg -m 2048 -smp 1 \
+timeout "$TIMEOUT" nice -n 5 qemu-system-x86_64 -accel "$ACCEL" -m 2048 -smp "$SMP" \
     -display none -monitor none -serial stdio -pidfile "$OUT/qemu.pid" \
     -device i6300esb \
     -drive "file=$RUNIMG,format=raw,if=virtio" \
