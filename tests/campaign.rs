@@ -664,6 +664,88 @@ fn a_campaign_started_from_a_world_writable_folder_runs_root_s_copy() {
 }
 
 #[test]
+fn a_binary_replaced_while_the_question_waits_is_not_the_one_copied() {
+    use std::io::{Read, Write};
+    if !is_root() {
+        common::skipped("campaign", "root", "a campaign runs as root");
+        return;
+    }
+    let _jvm = common::jvm_lock();
+    let dir = tempfile::tempdir().unwrap();
+    let (mut h, matrix, base, patch) = setup(dir.path());
+    let open = dir.path().join("open");
+    std::fs::create_dir(&open).unwrap();
+    std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let exe = open.join("pretouch");
+    std::fs::copy(env!("CARGO_BIN_EXE_pretouch"), &exe).unwrap();
+    let original = std::fs::read(&exe).unwrap();
+    // The question needs a terminal: `script` (util-linux) gives the start one.
+    let quoted = |p: &Path| format!("'{}'", p.display());
+    let command = format!(
+        "{} run {} --kernel {} --kernel {} --runs 2 --boot fake --campaign-root {} --results {}",
+        quoted(&exe),
+        quoted(&matrix),
+        quoted(&base),
+        quoted(&patch),
+        quoted(&h.root),
+        quoted(&h.results)
+    );
+    let m = Machine::default_kernel(0);
+    let mut child = Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .env("PRETOUCH_CAMPAIGN_RELEASE", &m.release)
+        .env("PRETOUCH_CAMPAIGN_BOOT_ID", &m.boot_id)
+        .env("PRETOUCH_CAMPAIGN_CMDLINE", &m.cmdline)
+        .env_remove("PRETOUCH_AGENT")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("script (util-linux) runs");
+    let mut said = Vec::new();
+    let mut stdout = child.stdout.take().unwrap();
+    while !String::from_utf8_lossy(&said).contains("[y/N]") {
+        let mut buf = [0u8; 4096];
+        let n = stdout.read(&mut buf).unwrap();
+        assert!(n > 0, "no question: {}", String::from_utf8_lossy(&said));
+        said.extend_from_slice(&buf[..n]);
+    }
+    // While it waits, someone replaces the file it was started from, and plants the
+    // name its running binary's link now has.
+    let mark = dir.path().join("mark");
+    std::fs::remove_file(&exe).unwrap();
+    for path in [exe.clone(), open.join("pretouch (deleted)")] {
+        std::fs::write(&path, format!("#!/bin/sh\ntouch {}\n", mark.display())).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    child.stdin.take().unwrap().write_all(b"y\n").unwrap();
+    stdout.read_to_end(&mut said).unwrap();
+    let status = child.wait().unwrap();
+    let said = String::from_utf8_lossy(&said);
+    assert!(status.success(), "{said}");
+    let copy = std::fs::read(h.root.join(DIR).join("pretouch")).unwrap();
+    assert!(
+        copy == original,
+        "root's copy is not the binary that asked: {said}"
+    );
+    let m = h.asked();
+    let out = h.boot(&m);
+    assert!(!mark.exists(), "the planted file ran");
+    assert_eq!(
+        h.state()["session"]["kernels"][0]["status"],
+        "done",
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = pretouch()
+        .args(["campaign", "stop", "--campaign-root"])
+        .arg(&h.root)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+}
+
+#[test]
 fn a_bad_campaign_is_refused_before_anything_is_installed() {
     if !is_root() {
         common::skipped("campaign", "root", "a campaign runs as root");

@@ -259,10 +259,13 @@ fn install(
     let results = campaign.session.results.clone();
     std::fs::create_dir_all(&results)
         .with_context(|| format!("creating `{}`", results.display()))?;
-    let exe = std::env::current_exe().context("locating this pretouch binary")?;
+    // The bytes that run now, not whatever the path they were started from names by
+    // the time the question is answered: in a folder others can write, that file may
+    // have been replaced meanwhile (`current_exe` then names `... (deleted)`, which
+    // anyone there could create too).
     unit::make_dir(
         layout,
-        &exe,
+        Path::new(unit::RUNNING_BINARY),
         boot_matrix(matrix, args.matrix.as_deref())?.as_bytes(),
     )
     .with_context(|| format!("making `{}`", layout.dir().display()))?;

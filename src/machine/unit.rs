@@ -102,7 +102,7 @@ pub const STATE_FILE: &str = "campaign.json";
 pub fn install(layout: &Layout) -> std::io::Result<()> {
     let unit = layout.unit();
     std::fs::create_dir_all(unit.parent().expect("a unit folder"))?;
-    write_synced(&unit, unit_text().as_bytes(), 0o644)?;
+    write_synced(&unit, &mut unit_text().as_bytes(), 0o644)?;
     let link = layout.wants_link();
     std::fs::create_dir_all(link.parent().expect("a wants folder"))?;
     match std::fs::remove_file(&link) {
@@ -124,26 +124,29 @@ pub fn remove(layout: &Layout) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Makes the campaign folder, root's and 0700, with `pretouch` (this binary, or
-/// `binary`) and the matrix copied in; an earlier folder is refused.
+/// The running binary itself: opening this names the file the process was started
+/// from, even after someone renamed, replaced or removed that file's path.
+pub const RUNNING_BINARY: &str = "/proc/self/exe";
+
+/// Makes the campaign folder, root's and 0700, with `binary` (the campaign's start
+/// passes [`RUNNING_BINARY`]) and the matrix copied in; an earlier folder is refused.
 pub fn make_dir(layout: &Layout, binary: &Path, matrix: &[u8]) -> std::io::Result<()> {
     let dir = layout.dir();
     std::fs::create_dir_all(dir.parent().expect("a campaign folder's parent"))?;
     std::fs::create_dir(&dir)?;
     std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700))?;
-    // Copied from an open file, so the bytes are the ones checked now.
-    let bytes = std::fs::read(binary)?;
-    write_synced(&dir.join(BINARY), &bytes, 0o700)?;
-    write_synced(&dir.join(MATRIX), matrix, 0o600)?;
+    let mut binary = std::fs::File::open(binary)?;
+    write_synced(&dir.join(BINARY), &mut binary, 0o700)?;
+    write_synced(&dir.join(MATRIX), &mut &matrix[..], 0o600)?;
     sync_dir(&dir)
 }
 
-/// Writes `bytes` to `path` through a temporary file, synced, then renamed.
-fn write_synced(path: &Path, bytes: &[u8], mode: u32) -> std::io::Result<()> {
-    use std::io::Write;
+/// Writes what `from` reads to `path` through a temporary file, synced, then renamed.
+/// From a file, `std::io::copy` lets the kernel copy (`copy_file_range`).
+fn write_synced(path: &Path, from: &mut impl std::io::Read, mode: u32) -> std::io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
-    tmp.write_all(bytes)?;
+    std::io::copy(from, tmp.as_file_mut())?;
     tmp.as_file()
         .set_permissions(std::fs::Permissions::from_mode(mode))?;
     tmp.as_file().sync_all()?;
