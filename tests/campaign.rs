@@ -746,6 +746,68 @@ fn a_binary_replaced_while_the_question_waits_is_not_the_one_copied() {
 }
 
 #[test]
+fn an_agent_named_by_pretouch_agent_is_copied_and_loaded_at_every_boot() {
+    if !is_root() {
+        common::skipped("campaign", "root", "a campaign runs as root");
+        return;
+    }
+    let _jvm = common::jvm_lock();
+    let dir = tempfile::tempdir().unwrap();
+    let (mut h, matrix, base, _) = setup(dir.path());
+    let agent = dir.path().join("agent.so");
+    std::fs::copy(env!("PRETOUCH_AGENT_LIB"), &agent).unwrap();
+    let m = Machine::default_kernel(0);
+    let out = pretouch()
+        .arg("run")
+        .arg(&matrix)
+        .args(["--kernel"])
+        .arg(&base)
+        .args(["--runs", "1", "--boot", "fake", "--yes", "--campaign-root"])
+        .arg(&h.root)
+        .arg("--results")
+        .arg(&h.results)
+        .env("PRETOUCH_CAMPAIGN_RELEASE", &m.release)
+        .env("PRETOUCH_CAMPAIGN_BOOT_ID", &m.boot_id)
+        .env("PRETOUCH_CAMPAIGN_CMDLINE", &m.cmdline)
+        .env("PRETOUCH_AGENT", &agent)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let copy = h.root.join(DIR).join("agent.so");
+    assert!(std::fs::read(&copy).unwrap() == std::fs::read(&agent).unwrap());
+    // The boot's run (without PRETOUCH_AGENT, as the unit starts it) loads root's copy.
+    let m = h.asked();
+    let out = h.boot(&m);
+    let said = String::from_utf8_lossy(&out.stderr);
+    let results = campaign_results(&h.results);
+    let state: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(results.join("campaign.json")).unwrap())
+            .unwrap();
+    assert_eq!(state["session"]["kernels"][0]["status"], "done", "{said}");
+    // Each run header (and resume) names the agent it loads.
+    let named: Vec<serde_json::Value> = jsonl_files(&h.results)
+        .iter()
+        .flat_map(|f| {
+            std::fs::read_to_string(f)
+                .unwrap()
+                .lines()
+                .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+                .collect::<Vec<_>>()
+        })
+        .filter_map(|r| r.get("agent").cloned())
+        .collect();
+    assert!(!named.is_empty(), "{said}");
+    assert!(
+        named.iter().all(|a| *a == copy.display().to_string()),
+        "{named:?}"
+    );
+}
+
+#[test]
 fn a_bad_campaign_is_refused_before_anything_is_installed() {
     if !is_root() {
         common::skipped("campaign", "root", "a campaign runs as root");
@@ -770,6 +832,12 @@ fn a_bad_campaign_is_refused_before_anything_is_installed() {
     let run = |extra: &[&std::ffi::OsStr], stdin_yes: bool| run_matrix(&matrix, extra, stdin_yes);
     let missing = dir.path().join("vmlinuz-none");
     let not_an_image = dir.path().join("matrix.yaml");
+    // An agent file others could change: it would be loaded into root's JVMs.
+    let open = dir.path().join("open");
+    std::fs::create_dir(&open).unwrap();
+    std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let open_agent = open.join("agent.so");
+    std::fs::write(&open_agent, b"\x7fELF not loaded").unwrap();
     for (args, yes, says) in [
         (vec![], true, "none is given"),
         (
@@ -787,6 +855,16 @@ fn a_bad_campaign_is_refused_before_anything_is_installed() {
             false,
             "no terminal is there to confirm",
         ),
+        (
+            vec![
+                "--kernel".as_ref(),
+                base.as_os_str(),
+                "--agent".as_ref(),
+                open_agent.as_os_str(),
+            ],
+            true,
+            "is writable by others",
+        ),
     ] {
         let out = run(&args, yes);
         let err = String::from_utf8_lossy(&out.stderr);
@@ -794,6 +872,23 @@ fn a_bad_campaign_is_refused_before_anything_is_installed() {
         assert!(err.contains(says) && err.contains("fix:"), "{says}: {err}");
         assert!(!h.root.join(DIR).exists() && !h.root.join(UNIT).exists());
     }
+    // The same agent named by PRETOUCH_AGENT.
+    let out = pretouch()
+        .arg("run")
+        .arg(&matrix)
+        .args(["--boot", "fake", "--yes", "--campaign-root"])
+        .arg(&h.root)
+        .arg("--results")
+        .arg(&h.results)
+        .arg("--kernel")
+        .arg(&base)
+        .env("PRETOUCH_AGENT", &open_agent)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("is writable by others"), "{err}");
+    assert!(!h.root.join(DIR).exists());
     // The kernels and the matrix are checked at once: a bad kernel is named before a bad
     // matrix, as when one check followed the other, and the matrix's error is its own.
     let no_jdk = dir.path().join("no-jdk.yaml");

@@ -71,23 +71,39 @@ pub(crate) fn cmd_start(args: &RunArgs, matrix: Matrix, method: BootMethod) -> a
     // The JDK is asked about its collectors (a JVM start or more) while the kernels are
     // hashed and trial-loaded: the two checks share nothing, and under emulation each
     // takes seconds. A kernel's error is still named before the matrix's.
-    let (kernels, plan) = std::thread::scope(|s| {
+    let (kernels, checked_matrix) = std::thread::scope(|s| {
         let matrix_checked = s.spawn(|| check_matrix(args, &matrix));
         let kernels = check_kernels(args, &matrix, method, &running, &*loader);
-        let plan = matrix_checked
+        let checked_matrix = matrix_checked
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        (kernels, plan)
+        (kernels, checked_matrix)
     });
-    let (kernels, plan) = (kernels?, plan?);
-    let mut campaign = new_campaign(args, &matrix, &plan, &layout, &running, method, kernels)?;
-    print_plan(&campaign, &matrix, plan.launches.len());
+    let (kernels, checked_matrix) = (kernels?, checked_matrix?);
+    let mut campaign = new_campaign(
+        args,
+        &matrix,
+        &checked_matrix,
+        &layout,
+        &running,
+        method,
+        kernels,
+    )?;
+    print_plan(&campaign, &matrix, checked_matrix.plan.launches.len());
     // The time the question waits for its answer is the user's, not the campaign's.
     let checked = t0.elapsed();
     if args.dry_run || !confirmed(args, &campaign)? {
         return Ok(0);
     }
-    install(args, &matrix, &layout, &mut campaign, checked)?;
+    let agent = checked_matrix.agent.as_deref();
+    install(
+        &matrix,
+        args.matrix.as_deref(),
+        agent,
+        &layout,
+        &mut campaign,
+        checked,
+    )?;
     continue_here(&layout, &mut campaign, &running, &*loader)
 }
 
@@ -128,12 +144,13 @@ struct CampaignKernels {
 fn new_campaign(
     args: &RunArgs,
     matrix: &Matrix,
-    plan: &Plan,
+    checked: &CheckedMatrix,
     layout: &Layout,
     running: &Running,
     method: BootMethod,
     kernels: CampaignKernels,
 ) -> anyhow::Result<Campaign> {
+    let plan = &checked.plan;
     let (run_secs, boot_secs) = estimate_secs(matrix, plan, method);
     let started = std::time::SystemTime::now();
     let utc = humantime::format_rfc3339_seconds(started).to_string();
@@ -141,7 +158,8 @@ fn new_campaign(
     let dir_in_system = Layout::dir_in_system();
     let probe_rounds = args.probe.then_some(args.probe_rounds);
     let profile_rounds = (args.profile || matrix.profile).then_some(args.profile_rounds);
-    let options = boot_options(args, layout, &results, probe_rounds, profile_rounds)?;
+    let agent = checked.agent.as_deref();
+    let options = boot_options(args, layout, agent, &results, probe_rounds, profile_rounds)?;
     let (order, steps) = campaign_steps(args.runs, &kernels);
     Ok(Campaign {
         format: CAMPAIGN_FORMAT,
@@ -198,31 +216,23 @@ fn agent_copy(layout: &Layout) -> PathBuf {
     layout.dir().join("agent.so")
 }
 
-/// The options each boot's run gets, into `results`; an agent file given is named by
-/// its copy in the campaign's folder.
+/// The options each boot's run gets, into `results`; an agent file given (`agent`, as
+/// checked) is named by its copy in the campaign's folder, never by the file given.
 fn boot_options(
     args: &RunArgs,
     layout: &Layout,
+    agent: Option<&Path>,
     results: &Path,
     probe_rounds: Option<u32>,
     profile_rounds: Option<u32>,
 ) -> anyhow::Result<Vec<String>> {
-    let mut guest_args = args.clone();
-    if crate::launch::agent::overridden(args.agent.as_deref()) {
-        guest_args.agent = Some(agent_copy(layout));
-    }
-    let options = crate::cmd::kernels::guest_command(
-        &guest_args,
-        None,
+    crate::cmd::kernels::passed_on(
+        args,
+        agent.map(|_| agent_copy(layout)),
         results,
         probe_rounds,
         profile_rounds,
     )
-    .or_else(|_| {
-        crate::cmd::kernels::guest_command(args, None, results, probe_rounds, profile_rounds)
-    })?
-    .options;
-    Ok(options)
 }
 
 /// The campaign's steps: each run boots every kernel in turn. Returns, for each step,
@@ -245,12 +255,14 @@ fn campaign_steps(runs: u32, kernels: &CampaignKernels) -> (Vec<usize>, Vec<Kern
     (order, steps)
 }
 
-/// Root's copies (the unit runs these, never the files the campaign started from) and
-/// the state in the campaign's folder, its own time counted (the `checked` before the
-/// question, then this), then the unit installed.
+/// Root's copies (the unit runs these, never the files the campaign started from: this
+/// binary, the matrix with its `app:` paths made absolute against `matrix_file`'s
+/// folder, the `agent` file as checked) and the state in the campaign's folder, its own
+/// time counted (the `checked` before the question, then this), then the unit installed.
 fn install(
-    args: &RunArgs,
     matrix: &Matrix,
+    matrix_file: Option<&Path>,
+    agent: Option<&Path>,
     layout: &Layout,
     campaign: &mut Campaign,
     checked: std::time::Duration,
@@ -266,12 +278,10 @@ fn install(
     unit::make_dir(
         layout,
         Path::new(unit::RUNNING_BINARY),
-        boot_matrix(matrix, args.matrix.as_deref())?.as_bytes(),
+        boot_matrix(matrix, matrix_file)?.as_bytes(),
     )
     .with_context(|| format!("making `{}`", layout.dir().display()))?;
-    if let Some(agent) = &args.agent
-        && crate::launch::agent::overridden(args.agent.as_deref())
-    {
+    if let Some(agent) = agent {
         std::fs::copy(agent, agent_copy(layout))
             .with_context(|| format!("copying `{}`", agent.display()))?;
     }
@@ -363,9 +373,16 @@ fn boot_targets(
     Ok((targets, labels))
 }
 
-/// The matrix, as each boot's run will check it: its JDKs and application root's alone
-/// (the unit runs them as root at every boot), its memory fitting; its plan.
-fn check_matrix(args: &RunArgs, matrix: &Matrix) -> anyhow::Result<Plan> {
+/// The matrix as checked for a campaign: its plan, and the agent file given (its real
+/// path), to be copied into the campaign's folder.
+struct CheckedMatrix {
+    plan: Plan,
+    agent: Option<PathBuf>,
+}
+
+/// The matrix, as each boot's run will check it: its JDKs, application and agent file
+/// root's alone (the unit runs them as root at every boot), its memory fitting.
+fn check_matrix(args: &RunArgs, matrix: &Matrix) -> anyhow::Result<CheckedMatrix> {
     // What the unit runs as root at every boot must be root's alone.
     let root_only = |path: &Path, what: String, fix: &str| {
         unit::root_only(path).map_err(|e| {
@@ -391,8 +408,25 @@ fn check_matrix(args: &RunArgs, matrix: &Matrix) -> anyhow::Result<Plan> {
             )?;
         }
     }
+    // `--agent` or `PRETOUCH_AGENT`: copied into root's folder only once the question is
+    // answered, and loaded into root's JVMs at every boot.
+    let agent = match crate::launch::agent::overridden(args.agent.as_deref()) {
+        true => {
+            let agent = crate::launch::agent::locate_agent(args.agent.as_deref()).map_err(bad)?;
+            root_only(
+                &agent.path,
+                format!("agent `{}`", agent.path.display()),
+                "an agent file only root can change (e.g. `install -m 0644 AGENT /usr/local/lib/`)",
+            )?;
+            Some(agent.path)
+        }
+        false => None,
+    };
     check_memory(matrix, args.force)?;
-    Ok(Plan::new(matrix, &jdks))
+    Ok(CheckedMatrix {
+        plan: Plan::new(matrix, &jdks),
+        agent,
+    })
 }
 
 /// The results: a folder of this campaign's own, that only root can change, with room

@@ -223,6 +223,25 @@ pub(crate) fn guest_command(
     // Checked here, before a boot; the guest's pretouch makes its own memfd of the
     // built-in agent, and is passed an agent file only when one was given.
     let agent = agent::locate_agent(args.agent.as_deref()).map_err(bad)?;
+    let agent = agent::overridden(args.agent.as_deref())
+        .then(|| std::path::absolute(&agent.path).unwrap_or(agent.path));
+    let matrix = matrix_file.map(|m| std::path::absolute(m).unwrap_or_else(|_| m.to_owned()));
+    Ok(GuestCommand {
+        program: std::env::current_exe().context("locating this pretouch binary")?,
+        matrix,
+        options: passed_on(args, agent, results, probe_rounds, profile_rounds)?,
+    })
+}
+
+/// This run's options as another run of the session gets them ([`RunArgs::passed_on`]),
+/// with `agent` for the agent file (`None`: the built-in one).
+pub(crate) fn passed_on(
+    args: &RunArgs,
+    agent: Option<PathBuf>,
+    results: &Path,
+    probe_rounds: Option<u32>,
+    profile_rounds: Option<u32>,
+) -> anyhow::Result<Vec<String>> {
     // The probes and the profile run inside each guest, on its kernel: the guest's
     // pretouch checks bpftrace or perf there before its first JVM.
     let keep_perf_data = match (&args.keep_perf_data, profile_rounds) {
@@ -230,18 +249,12 @@ pub(crate) fn guest_command(
         _ => None,
     };
     let given = PassedOn {
-        agent: agent::overridden(args.agent.as_deref())
-            .then(|| std::path::absolute(&agent.path).unwrap_or(agent.path)),
+        agent,
         probe_rounds,
         profile_rounds,
         keep_perf_data,
     };
-    let matrix = matrix_file.map(|m| std::path::absolute(m).unwrap_or_else(|_| m.to_owned()));
-    Ok(GuestCommand {
-        program: std::env::current_exe().context("locating this pretouch binary")?,
-        matrix,
-        options: args.passed_on(&given),
-    })
+    Ok(args.passed_on(&given))
 }
 
 /// `--keep-perf-data DIR` of a kernel run, absolute, when the guests can write it: DIR

@@ -170,14 +170,17 @@ pub enum AgentLookupError {
     Memfd(String),
 }
 
+/// The agent file given: `--agent`, else `PRETOUCH_AGENT`; `None` for the built-in one.
+pub fn given_agent(explicit: Option<&Path>) -> Option<PathBuf> {
+    explicit
+        .map(Path::to_owned)
+        .or_else(|| std::env::var_os("PRETOUCH_AGENT").map(PathBuf::from))
+}
+
 /// Finds the agent: `--agent`, else `PRETOUCH_AGENT`, else the one built into this binary.
 pub fn locate_agent(explicit: Option<&Path>) -> Result<Agent, AgentLookupError> {
-    let candidate = match explicit {
-        Some(p) => p.to_owned(),
-        None => match std::env::var_os("PRETOUCH_AGENT") {
-            Some(p) => PathBuf::from(p),
-            None => return embedded_agent(),
-        },
+    let Some(candidate) = given_agent(explicit) else {
+        return embedded_agent();
     };
     // A folder on the way that this user may not search makes the file look missing.
     let lookup = |path: &Path, e: std::io::Error| match crate::access::denied(path, &e, Need::Read)
@@ -212,7 +215,7 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 
 /// Whether an `--agent` or `PRETOUCH_AGENT` overrides the built-in agent.
 pub fn overridden(explicit: Option<&Path>) -> bool {
-    explicit.is_some() || std::env::var_os("PRETOUCH_AGENT").is_some()
+    given_agent(explicit).is_some()
 }
 
 /// The embedded agent, in a memfd made once per process and kept open to its end.
