@@ -36,6 +36,9 @@
 #   TIMEOUT=SECONDS  how long the guest may run (default 7200)
 #   SMP=N            the guest's vCPUs (default 1; TCG runs each in a host thread of its
 #                    own, so more than the host's cores only adds contention)
+#   PREALLOC=1       QEMU -mem-prealloc: the guest's memory is all backed by the host
+#                    before it boots, as a real machine's is, instead of faulted in
+#                    from the host at the guest's first touch of each page (default 0)
 #   REBUILD=1        rebuild the cached base image
 #   WATCHDOG=R,K     arm the i6300esb through systemd: RuntimeWatchdogSec=R and
 #                    KExecWatchdogSec=K (systemd spells it so; e.g. WATCHDOG=30s,2min); default: not armed
@@ -72,6 +75,7 @@ GCS=${GCS:-g1}
 CACHE=/var/tmp/pretouch-kexec-vm
 TIMEOUT=${TIMEOUT:-7200}
 SMP=${SMP:-1}
+PREALLOC=${PREALLOC:-0}
 MIRROR=${MIRROR:-http://deb.debian.org/debian}
 SECURITY=${SECURITY:-http://deb.debian.org/debian-security}
 K1=6.1.0-57-amd64
@@ -397,6 +401,9 @@ fi
 ACCEL=tcg
 [ "$SMP" -gt 1 ] && ACCEL=tcg,thread=multi
 log "$SMP vCPU(s), -accel $ACCEL"
+MEM_ARGS=(-m 2048)
+[ "$PREALLOC" = 1 ] && MEM_ARGS+=(-mem-prealloc)
+log "memory: ${MEM_ARGS[*]}"
 t0=$SECONDS
 # The end: after "pretouch campaign: finished" (or "stopped") the next boot's BOOTMARK
 # and STATUS lines are the default kernel up; QEMU is then stopped.
@@ -416,7 +423,7 @@ watch_end() {
 watch_end &
 WATCHER=$!
 set +e
-timeout "$TIMEOUT" nice -n 5 qemu-system-x86_64 -accel "$ACCEL" -m 2048 -smp "$SMP" \
+timeout "$TIMEOUT" nice -n 5 qemu-system-x86_64 -accel "$ACCEL" "${MEM_ARGS[@]}" -smp "$SMP" \
     -display none -monitor none -serial stdio -pidfile "$OUT/qemu.pid" \
     -device i6300esb \
     -drive "file=$RUNIMG,format=raw,if=virtio" \
