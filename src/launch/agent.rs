@@ -171,7 +171,7 @@ pub enum AgentLookupError {
 }
 
 /// The agent file given: `--agent`, else `PRETOUCH_AGENT`; `None` for the built-in one.
-pub fn given_agent(explicit: Option<&Path>) -> Option<PathBuf> {
+fn given_agent(explicit: Option<&Path>) -> Option<PathBuf> {
     explicit
         .map(Path::to_owned)
         .or_else(|| std::env::var_os("PRETOUCH_AGENT").map(PathBuf::from))
