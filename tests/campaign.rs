@@ -838,6 +838,11 @@ fn a_bad_campaign_is_refused_before_anything_is_installed() {
     std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o777)).unwrap();
     let open_agent = open.join("agent.so");
     std::fs::write(&open_agent, b"\x7fELF not loaded").unwrap();
+    // A kernel others could replace, or its initramfs.
+    let open_image = fake_image(&open, "6.1.0-open");
+    let boot = base.parent().unwrap();
+    let open_initrd = fake_image(boot, "6.1.0-openinitrd");
+    std::os::unix::fs::symlink(&open_agent, boot.join("initrd.img-6.1.0-openinitrd")).unwrap();
     for (args, yes, says) in [
         (vec![], true, "none is given"),
         (
@@ -862,6 +867,16 @@ fn a_bad_campaign_is_refused_before_anything_is_installed() {
                 "--agent".as_ref(),
                 open_agent.as_os_str(),
             ],
+            true,
+            "is writable by others",
+        ),
+        (
+            vec!["--kernel".as_ref(), open_image.as_os_str()],
+            true,
+            "is writable by others",
+        ),
+        (
+            vec!["--kernel".as_ref(), open_initrd.as_os_str()],
             true,
             "is writable by others",
         ),

@@ -340,10 +340,23 @@ fn boot_targets(
                 image.display()
             ))
         })?;
+        // A kernel and an initramfs run as root from their first instruction: like the
+        // JDKs, they must be root's alone (the image's hash is checked again before each
+        // boot, the initramfs's is not).
+        let initrd = installed_initrd(&image);
+        for file in std::iter::once(&image).chain(&initrd) {
+            unit::root_only(file).map_err(|e| {
+                bad(anyhow::anyhow!(
+                    "kernel `{}`: {e}; the campaign boots it as root
+  fix: install it where                      only root can change it (`sudo make install`, or `sudo install -m 0644                      IMAGE /boot/vmlinuz-{release}`)",
+                    image.display()
+                ))
+            })?;
+        }
         let bytes =
             std::fs::read(&image).with_context(|| format!("reading `{}`", image.display()))?;
         let target = BootTarget {
-            initrd: installed_initrd(&image),
+            initrd,
             cmdline: kexec_cmdline(&running.cmdline, spec.cmdline.as_deref()),
             entry: grub
                 .as_deref()

@@ -162,8 +162,25 @@ fn sync_dir(dir: &Path) -> std::io::Result<()> {
 /// `Err` naming the first of `path` and its parents that a user other than root could
 /// change: owned by someone else, or writable by group or others (a sticky folder such
 /// as /tmp excepted, where no one can move what root owns). A missing tail is skipped.
+/// Where `path` is a link, every link on the way and the file it names are checked too.
 pub fn root_only(path: &Path) -> Result<(), String> {
-    let path = std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
+    let mut path = std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
+    // 40: the kernel's own limit on links followed in one lookup.
+    for _ in 0..40 {
+        nobody_else_can_change(&path)?;
+        match std::fs::read_link(&path) {
+            Ok(target) => path = path.parent().unwrap_or(Path::new("/")).join(target),
+            Err(_) => break,
+        }
+    }
+    match std::fs::canonicalize(&path) {
+        Ok(real) if real != path => nobody_else_can_change(&real),
+        _ => Ok(()),
+    }
+}
+
+/// [`root_only`] of `path` as named: it and its parents, links not followed.
+fn nobody_else_can_change(path: &Path) -> Result<(), String> {
     for p in path.ancestors() {
         let Ok(meta) = std::fs::symlink_metadata(p) else {
             continue;
@@ -224,6 +241,35 @@ mod tests {
         if nix_uid() == 0 {
             root_only(&inner).unwrap();
         }
+    }
+
+    #[test]
+    fn a_link_to_a_file_others_can_change_is_not_root_s_alone() {
+        if nix_uid() != 0 {
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let open = dir.path().join("open");
+        std::fs::create_dir(&open).unwrap();
+        std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o777)).unwrap();
+        let file = open.join("initrd");
+        std::fs::write(&file, b"").unwrap();
+        let closed = dir.path().join("closed");
+        std::fs::create_dir(&closed).unwrap();
+        std::fs::write(closed.join("real"), b"").unwrap();
+        root_only(&closed.join("real")).unwrap();
+        // Straight to it, and through a second link.
+        std::os::unix::fs::symlink(&file, closed.join("link")).unwrap();
+        std::os::unix::fs::symlink("link", closed.join("link2")).unwrap();
+        for link in ["link", "link2"] {
+            let err = root_only(&closed.join(link)).unwrap_err();
+            assert!(
+                err.contains("open") && err.contains("writable by others"),
+                "{err}"
+            );
+        }
+        std::os::unix::fs::symlink("real", closed.join("fine")).unwrap();
+        root_only(&closed.join("fine")).unwrap();
     }
 
     fn nix_uid() -> u32 {
