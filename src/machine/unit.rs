@@ -162,7 +162,8 @@ fn sync_dir(dir: &Path) -> std::io::Result<()> {
 /// `Err` naming the first of `path` and its parents that a user other than root could
 /// change: owned by someone else, or writable by group or others (a sticky folder such
 /// as /tmp excepted, where no one can move what root owns). A missing tail is skipped.
-/// Where `path` is a link, every link on the way and the file it names are checked too.
+/// Where `path` is a link, every link on the way and the file it names are checked too,
+/// and so is the real folder behind a linked folder on the way.
 pub fn root_only(path: &Path) -> Result<(), String> {
     let mut path = std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
     // 40: the kernel's own limit on links followed in one lookup.
@@ -173,8 +174,12 @@ pub fn root_only(path: &Path) -> Result<(), String> {
             Err(_) => break,
         }
     }
-    match std::fs::canonicalize(&path) {
-        Ok(real) if real != path => nobody_else_can_change(&real),
+    // A folder on the way may be a link too, and the tail may not exist yet (results).
+    let Some(existing) = path.ancestors().find(|p| p.exists()) else {
+        return Ok(());
+    };
+    match std::fs::canonicalize(existing) {
+        Ok(real) if real != existing => nobody_else_can_change(&real),
         _ => Ok(()),
     }
 }
@@ -244,7 +249,7 @@ mod tests {
     }
 
     #[test]
-    fn a_link_to_a_file_others_can_change_is_not_root_s_alone() {
+    fn a_link_into_a_folder_others_can_write_is_not_root_s_alone() {
         if nix_uid() != 0 {
             return;
         }
@@ -270,6 +275,10 @@ mod tests {
         }
         std::os::unix::fs::symlink("real", closed.join("fine")).unwrap();
         root_only(&closed.join("fine")).unwrap();
+        // A linked folder, with a tail that does not exist yet.
+        std::os::unix::fs::symlink(&open, closed.join("results")).unwrap();
+        let err = root_only(&closed.join("results").join("campaign-x")).unwrap_err();
+        assert!(err.contains("writable by others"), "{err}");
     }
 
     fn nix_uid() -> u32 {
