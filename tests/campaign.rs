@@ -746,6 +746,58 @@ fn a_binary_replaced_while_the_question_waits_is_not_the_one_copied() {
 }
 
 #[test]
+fn a_jdk_named_through_a_link_others_can_change_runs_as_checked() {
+    if !is_root() {
+        common::skipped("campaign", "root", "a campaign runs as root");
+        return;
+    }
+    let _jvm = common::jvm_lock();
+    let dir = tempfile::tempdir().unwrap();
+    let (mut h, _, base, _) = setup(dir.path());
+    let open = dir.path().join("open");
+    std::fs::create_dir(&open).unwrap();
+    std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let home = std::fs::canonicalize(&common::jdks()[0]).unwrap();
+    let link = open.join("jdk");
+    std::os::unix::fs::symlink(&home, &link).unwrap();
+    let matrix = common::write_matrix(
+        dir.path(),
+        &format!(
+            "name: p\njdks: [{}]\ngcs: [serial]\nheaps: [64m]\nrepetitions: 2\n",
+            common::yaml_list(std::slice::from_ref(&link))
+        ),
+    );
+    let exe = PathBuf::from(env!("CARGO_BIN_EXE_pretouch"));
+    let out = start(&h, &exe, &matrix, &[&base]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Root's matrix names the JDK checked, not the link.
+    let copy = std::fs::read_to_string(h.root.join(DIR).join("matrix.yaml")).unwrap();
+    assert!(!copy.contains(open.to_str().unwrap()), "{copy}");
+    assert!(copy.contains(home.to_str().unwrap()), "{copy}");
+    // The link now leads nowhere: the boot runs the JDK as checked all the same.
+    std::fs::remove_file(&link).unwrap();
+    std::os::unix::fs::symlink("/nonexistent", &link).unwrap();
+    let m = h.asked();
+    let out = h.boot(&m);
+    assert_eq!(
+        h.state()["session"]["kernels"][0]["status"],
+        "done",
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = pretouch()
+        .args(["campaign", "stop", "--campaign-root"])
+        .arg(&h.root)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+}
+
+#[test]
 fn an_agent_named_by_pretouch_agent_is_copied_and_loaded_at_every_boot() {
     if !is_root() {
         common::skipped("campaign", "root", "a campaign runs as root");

@@ -95,11 +95,10 @@ pub(crate) fn cmd_start(args: &RunArgs, matrix: Matrix, method: BootMethod) -> a
     if args.dry_run || !confirmed(args, &campaign)? {
         return Ok(0);
     }
-    let agent = checked_matrix.agent.as_deref();
     install(
         &matrix,
         args.matrix.as_deref(),
-        agent,
+        &checked_matrix,
         &layout,
         &mut campaign,
         checked,
@@ -256,13 +255,14 @@ fn campaign_steps(runs: u32, kernels: &CampaignKernels) -> (Vec<usize>, Vec<Kern
 }
 
 /// Root's copies (the unit runs these, never the files the campaign started from: this
-/// binary, the matrix with its `app:` paths made absolute against `matrix_file`'s
-/// folder, the `agent` file as checked) and the state in the campaign's folder, its own
-/// time counted (the `checked` before the question, then this), then the unit installed.
+/// binary, the matrix with its JDKs as checked and its `app:` paths made absolute
+/// against `matrix_file`'s folder, the agent file as checked) and the state in the
+/// campaign's folder, its own time counted (the `checked` before the question, then
+/// this), then the unit installed.
 fn install(
     matrix: &Matrix,
     matrix_file: Option<&Path>,
-    agent: Option<&Path>,
+    checked_matrix: &CheckedMatrix,
     layout: &Layout,
     campaign: &mut Campaign,
     checked: std::time::Duration,
@@ -278,10 +278,10 @@ fn install(
     unit::make_dir(
         layout,
         Path::new(unit::RUNNING_BINARY),
-        boot_matrix(matrix, matrix_file)?.as_bytes(),
+        boot_matrix(matrix, matrix_file, &checked_matrix.jdk_homes)?.as_bytes(),
     )
     .with_context(|| format!("making `{}`", layout.dir().display()))?;
-    if let Some(agent) = agent {
+    if let Some(agent) = &checked_matrix.agent {
         std::fs::copy(agent, agent_copy(layout))
             .with_context(|| format!("copying `{}`", agent.display()))?;
     }
@@ -347,8 +347,9 @@ fn boot_targets(
         for file in std::iter::once(&image).chain(&initrd) {
             unit::root_only(file).map_err(|e| {
                 bad(anyhow::anyhow!(
-                    "kernel `{}`: {e}; the campaign boots it as root
-  fix: install it where                      only root can change it (`sudo make install`, or `sudo install -m 0644                      IMAGE /boot/vmlinuz-{release}`)",
+                    "kernel `{}`: {e}; the campaign boots it as root\n  fix: install it where \
+                     only root can change it (`sudo make install`, or `sudo install -m 0644 \
+                     IMAGE /boot/vmlinuz-{release}`)",
                     image.display()
                 ))
             })?;
@@ -386,10 +387,11 @@ fn boot_targets(
     Ok((targets, labels))
 }
 
-/// The matrix as checked for a campaign: its plan, and the agent file given (its real
-/// path), to be copied into the campaign's folder.
+/// The matrix as checked for a campaign: its plan, its JDKs' homes (links resolved) and
+/// the agent file given (its real path), for root's copies in the campaign's folder.
 struct CheckedMatrix {
     plan: Plan,
+    jdk_homes: Vec<PathBuf>,
     agent: Option<PathBuf>,
 }
 
@@ -438,6 +440,7 @@ fn check_matrix(args: &RunArgs, matrix: &Matrix) -> anyhow::Result<CheckedMatrix
     check_memory(matrix, args.force)?;
     Ok(CheckedMatrix {
         plan: Plan::new(matrix, &jdks),
+        jdk_homes: jdks.iter().map(|j| j.home.clone()).collect(),
         agent,
     })
 }
@@ -520,16 +523,15 @@ fn campaign_kernels(
     crate::cmd::kernels::kernels_to_run(&args, matrix).map_err(bad)
 }
 
-/// The matrix each boot runs: the campaign's, less its `kernels:` (which would make
-/// each boot's run boot them in VMs).
 /// The matrix each boot's run reads, from root's copy in the campaign's folder: without
-/// `kernels:` (the campaign boots them), and with the `app:` paths (`jar`, `classpath`,
-/// `sources`) made absolute against the matrix file's folder, since the copy lives
-/// elsewhere.
-fn boot_matrix(matrix: &Matrix, file: Option<&Path>) -> anyhow::Result<String> {
-    if matrix.kernels.is_empty() && matrix.app.is_none() {
-        return Ok(matrix.text.clone());
-    }
+/// `kernels:` (the campaign boots them), its `jdks:` the homes checked (`jdk_homes`),
+/// and the `app:` paths (`jar`, `classpath`, `sources`) made absolute against the
+/// matrix file's folder, since the copy lives elsewhere.
+fn boot_matrix(
+    matrix: &Matrix,
+    file: Option<&Path>,
+    jdk_homes: &[PathBuf],
+) -> anyhow::Result<String> {
     let mut value: serde_yaml::Value =
         serde_yaml::from_str(&matrix.text).context("re-reading the matrix")?;
     let base = file
@@ -547,6 +549,10 @@ fn boot_matrix(matrix: &Matrix, file: Option<&Path>) -> anyhow::Result<String> {
     };
     if let Some(map) = value.as_mapping_mut() {
         map.remove("kernels");
+        // The JDKs as checked, not as named: a link the matrix names (or the
+        // environment's JDK) could lead elsewhere by the next boot.
+        let homes = jdk_homes.iter().map(|h| h.display().to_string().into());
+        map.insert("jdks".into(), serde_yaml::Value::Sequence(homes.collect()));
         if let Some(app) = map
             .get_mut("app")
             .and_then(serde_yaml::Value::as_mapping_mut)
@@ -1092,11 +1098,14 @@ mod tests {
         .unwrap();
         let matrix = Matrix::from_file(&path).unwrap();
         assert_eq!(matrix.kernels.len(), 1);
-        let text = boot_matrix(&matrix, Some(&path)).unwrap();
+        let home = PathBuf::from("/usr/lib/jvm/java-17-openjdk-amd64");
+        let text = boot_matrix(&matrix, Some(&path), std::slice::from_ref(&home)).unwrap();
         std::fs::write(&path, &text).unwrap();
         let again = Matrix::from_file(&path).unwrap();
         assert!(again.kernels.is_empty(), "{text}");
         assert_eq!((again.name.as_str(), again.repetitions), ("m", 2));
+        // The JDK as checked, where the matrix named none (the environment's).
+        assert_eq!(again.jdks, Some(vec![home.display().to_string()]));
     }
 
     #[test]
@@ -1111,7 +1120,7 @@ mod tests {
         .unwrap();
         let matrix = Matrix::from_file(&path).unwrap();
         let value: serde_yaml::Value =
-            serde_yaml::from_str(&boot_matrix(&matrix, Some(&path)).unwrap()).unwrap();
+            serde_yaml::from_str(&boot_matrix(&matrix, Some(&path), &[]).unwrap()).unwrap();
         let jar = dir.path().join("app/a.jar").display().to_string();
         let sources = dir.path().join("src").display().to_string();
         assert_eq!(value["app"]["jar"].as_str(), Some(jar.as_str()));
@@ -1124,7 +1133,7 @@ mod tests {
         .unwrap();
         let matrix = Matrix::from_file(&path).unwrap();
         let value: serde_yaml::Value =
-            serde_yaml::from_str(&boot_matrix(&matrix, Some(&path)).unwrap()).unwrap();
+            serde_yaml::from_str(&boot_matrix(&matrix, Some(&path), &[]).unwrap()).unwrap();
         let lib = dir.path().join("lib/*").display().to_string();
         assert_eq!(
             value["app"]["classpath"].as_str(),
