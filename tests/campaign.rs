@@ -670,6 +670,14 @@ fn a_binary_replaced_while_the_question_waits_is_not_the_one_copied() {
         common::skipped("campaign", "root", "a campaign runs as root");
         return;
     }
+    if Command::new("script").arg("--version").output().is_err() {
+        common::skipped(
+            "campaign",
+            "script (util-linux)",
+            "the question needs a terminal",
+        );
+        return;
+    }
     let _jvm = common::jvm_lock();
     let dir = tempfile::tempdir().unwrap();
     let (mut h, matrix, base, patch) = setup(dir.path());
@@ -939,6 +947,26 @@ fn a_bad_campaign_is_refused_before_anything_is_installed() {
         assert!(err.contains(says) && err.contains("fix:"), "{says}: {err}");
         assert!(!h.root.join(DIR).exists() && !h.root.join(UNIT).exists());
     }
+    // A jar others can change, in a root folder on the classpath (`lib/*`).
+    let lib = dir.path().join("lib");
+    std::fs::create_dir(&lib).unwrap();
+    std::fs::write(lib.join("a.jar"), b"PK").unwrap();
+    std::fs::set_permissions(lib.join("a.jar"), std::fs::Permissions::from_mode(0o666)).unwrap();
+    let app_matrix = dir.path().join("app.yaml");
+    let jdk = common::yaml_list(&common::jdks()[..1]);
+    std::fs::write(
+        &app_matrix,
+        format!(
+            "name: p\njdks: [{jdk}]\ngcs: [serial]\nheaps: [64m]\nrepetitions: 2\napp:\n  \
+             classpath: lib/*\n  main: a.Main\n"
+        ),
+    )
+    .unwrap();
+    let out = run_matrix(&app_matrix, &["--kernel".as_ref(), base.as_os_str()], true);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("a.jar") && err.contains("is writable by others"), "{err}");
+    assert!(!h.root.join(DIR).exists());
     // The same agent named by PRETOUCH_AGENT.
     let out = pretouch()
         .arg("run")

@@ -416,11 +416,16 @@ fn check_matrix(args: &RunArgs, matrix: &Matrix) -> anyhow::Result<CheckedMatrix
     }
     if let Some(app) = resolve_app(matrix, args.matrix.as_deref(), &jdks, true).map_err(bad)? {
         for file in app.files() {
-            root_only(
-                &file,
-                format!("app: `{}`", file.display()),
-                "keep the application where only root can change it",
-            )?;
+            // A classpath's folder (or `dir/*`): what is in it is loaded too.
+            let mut inside = Vec::new();
+            entries_below(&file, &mut inside);
+            for file in std::iter::once(&file).chain(&inside) {
+                root_only(
+                    file,
+                    format!("app: `{}`", file.display()),
+                    "keep the application where only root can change it",
+                )?;
+            }
         }
     }
     // `--agent` or `PRETOUCH_AGENT`: copied into root's folder only once the question is
@@ -443,6 +448,17 @@ fn check_matrix(args: &RunArgs, matrix: &Matrix) -> anyhow::Result<CheckedMatrix
         jdk_homes: jdks.iter().map(|j| j.home.clone()).collect(),
         agent,
     })
+}
+
+/// Every entry below `dir`, into `out` (links are not followed: [`unit::root_only`]
+/// checks where each leads); nothing for a file.
+fn entries_below(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        out.push(entry.path());
+        if entry.file_type().is_ok_and(|t| t.is_dir()) {
+            entries_below(&entry.path(), out);
+        }
+    }
 }
 
 /// The results: a folder of this campaign's own, that only root can change, with room

@@ -159,52 +159,102 @@ fn sync_dir(dir: &Path) -> std::io::Result<()> {
     std::fs::File::open(dir)?.sync_all()
 }
 
-/// `Err` naming the first of `path` and its parents that a user other than root could
-/// change: owned by someone else, or writable by group or others (a sticky folder such
-/// as /tmp excepted, where no one can move what root owns). A missing tail is skipped.
-/// Where `path` is a link, every link on the way and the file it names are checked too,
-/// and so is the real folder behind a linked folder on the way.
+/// `Err` naming the first entry on the way to `path` that a user other than root could
+/// change, as the kernel resolves it: each folder, each link (and where it leads) and
+/// the file itself must be root's, and no folder writable by others, but for a sticky
+/// one on the way (as /tmp is, where no one can move what root owns). Where the tail
+/// does not exist yet (a results folder root makes later), the folder it would be made
+/// in must not let others make it first.
 pub fn root_only(path: &Path) -> Result<(), String> {
-    let mut path = std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
-    // 40: the kernel's own limit on links followed in one lookup.
-    for _ in 0..40 {
-        nobody_else_can_change(&path)?;
-        match std::fs::read_link(&path) {
-            Ok(target) => path = path.parent().unwrap_or(Path::new("/")).join(target),
-            Err(_) => break,
-        }
-    }
-    // A folder on the way may be a link too, and the tail may not exist yet (results).
-    let Some(existing) = path.ancestors().find(|p| p.exists()) else {
-        return Ok(());
-    };
-    match std::fs::canonicalize(existing) {
-        Ok(real) if real != existing => nobody_else_can_change(&real),
-        _ => Ok(()),
-    }
-}
-
-/// [`root_only`] of `path` as named: it and its parents, links not followed.
-fn nobody_else_can_change(path: &Path) -> Result<(), String> {
-    for p in path.ancestors() {
-        let Ok(meta) = std::fs::symlink_metadata(p) else {
+    let path = std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
+    // The names still to walk, the next last.
+    let mut rest = names_reversed(&path);
+    let mut at = PathBuf::from("/");
+    let mut links = 0;
+    check_entry(&at, true)?;
+    while let Some(name) = rest.pop() {
+        if name == ".." {
+            at.pop();
             continue;
-        };
-        let what = if meta.uid() != 0 {
-            Some(format!("is owned by uid {}", meta.uid()))
-        } else if meta.file_type().is_symlink() {
-            None
-        } else {
-            let writable = meta.mode() & 0o022 != 0;
-            let sticky = meta.is_dir() && meta.mode() & 0o1000 != 0;
-            (writable && !(sticky && p != path))
-                .then(|| format!("is writable by others (mode {:o})", meta.mode() & 0o7777))
-        };
-        if let Some(what) = what {
-            return Err(format!("`{}` {what}", p.display()));
         }
+        let next = at.join(&name);
+        let Ok(meta) = std::fs::symlink_metadata(&next) else {
+            let mode = std::fs::metadata(&at).map_or(0, |m| m.mode());
+            return match mode & 0o022 != 0 {
+                true => Err(format!(
+                    "`{}` is writable by others (mode {:o}), who could make `{}` first",
+                    at.display(),
+                    mode & 0o7777,
+                    next.display()
+                )),
+                false => Ok(()),
+            };
+        };
+        if meta.uid() != 0 {
+            return Err(format!(
+                "`{}` is owned by uid {}",
+                next.display(),
+                meta.uid()
+            ));
+        }
+        if meta.file_type().is_symlink() {
+            // 40: the kernel's own limit on links followed in one lookup.
+            links += 1;
+            let target =
+                std::fs::read_link(&next).map_err(|e| format!("`{}`: {e}", next.display()))?;
+            if links > 40 {
+                return Err(format!("`{}`: too many levels of links", path.display()));
+            }
+            if target.is_absolute() {
+                at = PathBuf::from("/");
+            }
+            rest.extend(names_reversed(&target));
+            continue;
+        }
+        check_entry(&next, rest.is_empty())?;
+        at = next;
     }
     Ok(())
+}
+
+/// The names of `path` past its root, last first (`.` left out, `..` kept).
+fn names_reversed(path: &Path) -> Vec<std::ffi::OsString> {
+    use std::path::Component;
+    let mut names: Vec<_> = path
+        .components()
+        .filter_map(|c| match c {
+            Component::Normal(name) => Some(name.to_owned()),
+            Component::ParentDir => Some("..".into()),
+            _ => None,
+        })
+        .collect();
+    names.reverse();
+    names
+}
+
+/// `Err` when `entry` (root's, not a link) is writable by others: a sticky folder is
+/// allowed on the way, not as the end (`last`).
+fn check_entry(entry: &Path, last: bool) -> Result<(), String> {
+    let Ok(meta) = std::fs::symlink_metadata(entry) else {
+        return Ok(());
+    };
+    if meta.uid() != 0 {
+        return Err(format!(
+            "`{}` is owned by uid {}",
+            entry.display(),
+            meta.uid()
+        ));
+    }
+    let writable = meta.mode() & 0o022 != 0;
+    let sticky_on_the_way = !last && meta.is_dir() && meta.mode() & 0o1000 != 0;
+    match writable && !sticky_on_the_way {
+        true => Err(format!(
+            "`{}` is writable by others (mode {:o})",
+            entry.display(),
+            meta.mode() & 0o7777
+        )),
+        false => Ok(()),
+    }
 }
 
 #[cfg(test)]
@@ -279,6 +329,27 @@ mod tests {
         std::os::unix::fs::symlink(&open, closed.join("results")).unwrap();
         let err = root_only(&closed.join("results").join("campaign-x")).unwrap_err();
         assert!(err.contains("writable by others"), "{err}");
+        // A link reached through another link: root's link to a sticky folder, in which
+        // someone else's link leads on (it could be repointed at any time).
+        let sticky = dir.path().join("sticky");
+        std::fs::create_dir(&sticky).unwrap();
+        std::fs::set_permissions(&sticky, std::fs::Permissions::from_mode(0o1777)).unwrap();
+        std::os::unix::fs::symlink(&closed, sticky.join("theirs")).unwrap();
+        std::os::unix::fs::lchown(sticky.join("theirs"), Some(1000), None).unwrap();
+        std::os::unix::fs::symlink(&sticky, closed.join("via")).unwrap();
+        let err = root_only(&closed.join("via").join("theirs").join("real")).unwrap_err();
+        assert!(
+            err.contains("theirs") && err.contains("owned by uid 1000"),
+            "{err}"
+        );
+        // Root's link there is root's: fine.
+        std::os::unix::fs::symlink(&closed, sticky.join("ours")).unwrap();
+        root_only(&closed.join("via").join("ours").join("real")).unwrap();
+        // A name not made yet, right in a sticky folder: someone else could make it first.
+        let err = root_only(&sticky.join("results")).unwrap_err();
+        assert!(err.contains("could make"), "{err}");
+        // Deeper, under a root folder in it: only root can make it.
+        root_only(&sticky.join("ours").join("new-results")).unwrap();
     }
 
     fn nix_uid() -> u32 {
