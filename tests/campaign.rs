@@ -965,7 +965,10 @@ fn a_bad_campaign_is_refused_before_anything_is_installed() {
     let out = run_matrix(&app_matrix, &["--kernel".as_ref(), base.as_os_str()], true);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(err.contains("a.jar") && err.contains("is writable by others"), "{err}");
+    assert!(
+        err.contains("a.jar") && err.contains("is writable by others"),
+        "{err}"
+    );
     assert!(!h.root.join(DIR).exists());
     // The same agent named by PRETOUCH_AGENT.
     let out = pretouch()
