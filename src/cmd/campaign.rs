@@ -345,14 +345,15 @@ fn boot_targets(
         // boot, the initramfs's is not).
         let initrd = installed_initrd(&image);
         for file in std::iter::once(&image).chain(&initrd) {
-            unit::root_only(file).map_err(|e| {
-                bad(anyhow::anyhow!(
-                    "kernel `{}`: {e}; the campaign boots it as root\n  fix: install it where \
-                     only root can change it (`sudo make install`, or `sudo install -m 0644 \
-                     IMAGE /boot/vmlinuz-{release}`)",
-                    image.display()
-                ))
-            })?;
+            root_alone(
+                file,
+                &format!("kernel `{}`", image.display()),
+                "boots it as root",
+                &format!(
+                    "install it where only root can change it (`sudo make install`, or `sudo \
+                     install -m 0644 IMAGE /boot/vmlinuz-{release}`)"
+                ),
+            )?;
         }
         let bytes =
             std::fs::read(&image).with_context(|| format!("reading `{}`", image.display()))?;
@@ -400,11 +401,7 @@ struct CheckedMatrix {
 fn check_matrix(args: &RunArgs, matrix: &Matrix) -> anyhow::Result<CheckedMatrix> {
     // What the unit runs as root at every boot must be root's alone.
     let root_only = |path: &Path, what: String, fix: &str| {
-        unit::root_only(path).map_err(|e| {
-            bad(anyhow::anyhow!(
-                "{what}: {e}; the campaign runs it as root at every boot\n  fix: {fix}"
-            ))
-        })
+        root_alone(path, &what, "runs it as root at every boot", fix)
     };
     let jdks = resolve_jdks(matrix, true).map_err(bad)?;
     for jdk in &jdks {
@@ -450,6 +447,16 @@ fn check_matrix(args: &RunArgs, matrix: &Matrix) -> anyhow::Result<CheckedMatrix
     })
 }
 
+/// [`unit::root_only`] of `path`, else refused (exit 2): `what` it is, what the campaign
+/// `does` with it, and the `fix`.
+fn root_alone(path: &Path, what: &str, does: &str, fix: &str) -> anyhow::Result<()> {
+    unit::root_only(path).map_err(|e| {
+        bad(anyhow::anyhow!(
+            "{what}: {e}; the campaign {does}\n  fix: {fix}"
+        ))
+    })
+}
+
 /// Every entry below `dir`, into `out` (links are not followed: [`unit::root_only`]
 /// checks where each leads); nothing for a file.
 fn entries_below(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -474,13 +481,13 @@ fn results_folder(
     let results = std::path::absolute(&args.results)
         .unwrap_or_else(|_| args.results.clone())
         .join(format!("campaign-{}-{stamp}", matrix.name));
-    unit::root_only(&results).map_err(|e| {
-        bad(anyhow::anyhow!(
-            "results: {e}; the campaign writes there as root at every boot\n  fix: --results \
-             a folder only root can write, e.g. /var/lib/pretouch-results (copy the results \
-             out at the end)"
-        ))
-    })?;
+    root_alone(
+        &results,
+        "results",
+        "writes there as root at every boot",
+        "--results a folder only root can write, e.g. /var/lib/pretouch-results (copy the \
+         results out at the end)",
+    )?;
     let steps = kernels * args.runs as usize;
     let needed = steps as u64 * launches as u64 * BYTES_PER_LAUNCH + (64 << 20);
     if let Some(free) = free_bytes(&results)

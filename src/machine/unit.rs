@@ -171,7 +171,9 @@ pub fn root_only(path: &Path) -> Result<(), String> {
     let mut rest = names_reversed(&path);
     let mut at = PathBuf::from("/");
     let mut links = 0;
-    check_entry(&at, true)?;
+    if let Ok(meta) = std::fs::symlink_metadata(&at) {
+        check_entry(&at, &meta, true)?;
+    }
     while let Some(name) = rest.pop() {
         if name == ".." {
             at.pop();
@@ -190,13 +192,7 @@ pub fn root_only(path: &Path) -> Result<(), String> {
                 false => Ok(()),
             };
         };
-        if meta.uid() != 0 {
-            return Err(format!(
-                "`{}` is owned by uid {}",
-                next.display(),
-                meta.uid()
-            ));
-        }
+        check_entry(&next, &meta, rest.is_empty())?;
         if meta.file_type().is_symlink() {
             // 40: the kernel's own limit on links followed in one lookup.
             links += 1;
@@ -211,7 +207,6 @@ pub fn root_only(path: &Path) -> Result<(), String> {
             rest.extend(names_reversed(&target));
             continue;
         }
-        check_entry(&next, rest.is_empty())?;
         at = next;
     }
     Ok(())
@@ -232,18 +227,19 @@ fn names_reversed(path: &Path) -> Vec<std::ffi::OsString> {
     names
 }
 
-/// `Err` when `entry` (root's, not a link) is writable by others: a sticky folder is
-/// allowed on the way, not as the end (`last`).
-fn check_entry(entry: &Path, last: bool) -> Result<(), String> {
-    let Ok(meta) = std::fs::symlink_metadata(entry) else {
-        return Ok(());
-    };
+/// `Err` when `entry` (its `meta`, links not followed) is not root's, or is writable by
+/// others: a sticky folder is allowed on the way, not as the end (`last`); a link's own
+/// mode means nothing.
+fn check_entry(entry: &Path, meta: &std::fs::Metadata, last: bool) -> Result<(), String> {
     if meta.uid() != 0 {
         return Err(format!(
             "`{}` is owned by uid {}",
             entry.display(),
             meta.uid()
         ));
+    }
+    if meta.file_type().is_symlink() {
+        return Ok(());
     }
     let writable = meta.mode() & 0o022 != 0;
     let sticky_on_the_way = !last && meta.is_dir() && meta.mode() & 0o1000 != 0;
