@@ -160,6 +160,20 @@ impl Harness {
         std::thread::sleep(Duration::from_millis(200));
     }
 
+    /// `pretouch campaign stop`, which must succeed.
+    fn stop(&self) {
+        let out = pretouch()
+            .args(["campaign", "stop", "--campaign-root"])
+            .arg(&self.root)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
     fn state(&self) -> serde_json::Value {
         serde_json::from_str(
             &std::fs::read_to_string(self.root.join(DIR).join("campaign.json")).unwrap(),
@@ -223,6 +237,19 @@ fn start(h: &Harness, binary: &Path, matrix: &Path, images: &[&Path]) -> std::pr
         .env_remove("PRETOUCH_AGENT")
         .stdin(Stdio::null());
     cmd.output().unwrap()
+}
+
+/// `dir/open`: a folder anyone can write.
+fn open_folder(dir: &Path) -> PathBuf {
+    let open = dir.join("open");
+    std::fs::create_dir(&open).unwrap();
+    std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o777)).unwrap();
+    open
+}
+
+/// The state a finished or stopped campaign kept beside its `results`.
+fn kept_state(results: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(results.join("campaign.json")).unwrap()).unwrap()
 }
 
 fn setup(dir: &Path) -> (Harness, PathBuf, PathBuf, PathBuf) {
@@ -468,9 +495,7 @@ fn a_campaign_survives_cuts_wrong_kernels_and_hangs_and_runs_every_planned_run_o
     assert!(base.status.success());
     let base = String::from_utf8_lossy(&base.stdout);
     assert!(!base.contains("campaign: the boot of step"), "{base}");
-    let record: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(results.join("campaign.json")).unwrap())
-            .unwrap();
+    let record = kept_state(&results);
     let failed = record["failed_boots"].as_array().unwrap();
     assert_eq!(failed.len(), 2);
     assert_eq!(failed[0]["found"], "6.1.0-other");
@@ -555,16 +580,7 @@ fn stop_in_the_middle_ends_the_run_removes_everything_and_keeps_what_ran() {
         assert!(Instant::now() < deadline);
         std::thread::sleep(Duration::from_millis(20));
     }
-    let out = pretouch()
-        .args(["campaign", "stop", "--campaign-root"])
-        .arg(&h.root)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    h.stop();
     assert!(
         child.try_wait().unwrap().is_some(),
         "stop waits for the step to end"
@@ -576,9 +592,7 @@ fn stop_in_the_middle_ends_the_run_removes_everything_and_keeps_what_ran() {
         !h.root.join(UNIT).exists() && !h.root.join(WANTS).exists() && !h.root.join(DIR).exists()
     );
     // What ran is kept: step 1's whole run, step 2's launches so far.
-    let record: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(results.join("campaign.json")).unwrap())
-            .unwrap();
+    let record = kept_state(&results);
     assert!(record["stopped_at"].is_string());
     assert_eq!(record["session"]["kernels"][0]["status"], "done");
     assert_eq!(record["session"]["kernels"][1]["status"], "interrupted");
@@ -623,9 +637,7 @@ fn a_campaign_started_from_a_world_writable_folder_runs_root_s_copy() {
     let _jvm = common::jvm_lock();
     let dir = tempfile::tempdir().unwrap();
     let (mut h, matrix, base, patch) = setup(dir.path());
-    let open = dir.path().join("open");
-    std::fs::create_dir(&open).unwrap();
-    std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let open = open_folder(dir.path());
     let exe = open.join("pretouch");
     std::fs::copy(env!("CARGO_BIN_EXE_pretouch"), &exe).unwrap();
     // Results where others can write are refused, with exit 2 and a fix.
@@ -655,12 +667,7 @@ fn a_campaign_started_from_a_world_writable_folder_runs_root_s_copy() {
     let copy = h.root.join(DIR).join("pretouch");
     assert!(said.contains(&format!("{} run ", copy.display())), "{said}");
     assert_eq!(h.state()["session"]["kernels"][0]["status"], "done");
-    let out = pretouch()
-        .args(["campaign", "stop", "--campaign-root"])
-        .arg(&h.root)
-        .output()
-        .unwrap();
-    assert!(out.status.success());
+    h.stop();
 }
 
 #[test]
@@ -681,9 +688,7 @@ fn a_binary_replaced_while_the_question_waits_is_not_the_one_copied() {
     let _jvm = common::jvm_lock();
     let dir = tempfile::tempdir().unwrap();
     let (mut h, matrix, base, patch) = setup(dir.path());
-    let open = dir.path().join("open");
-    std::fs::create_dir(&open).unwrap();
-    std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let open = open_folder(dir.path());
     let exe = open.join("pretouch");
     std::fs::copy(env!("CARGO_BIN_EXE_pretouch"), &exe).unwrap();
     let original = std::fs::read(&exe).unwrap();
@@ -745,12 +750,7 @@ fn a_binary_replaced_while_the_question_waits_is_not_the_one_copied() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let out = pretouch()
-        .args(["campaign", "stop", "--campaign-root"])
-        .arg(&h.root)
-        .output()
-        .unwrap();
-    assert!(out.status.success());
+    h.stop();
 }
 
 #[test]
@@ -762,9 +762,7 @@ fn a_jdk_named_through_a_link_others_can_change_runs_as_checked() {
     let _jvm = common::jvm_lock();
     let dir = tempfile::tempdir().unwrap();
     let (mut h, _, base, _) = setup(dir.path());
-    let open = dir.path().join("open");
-    std::fs::create_dir(&open).unwrap();
-    std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let open = open_folder(dir.path());
     let home = std::fs::canonicalize(&common::jdks()[0]).unwrap();
     let link = open.join("jdk");
     std::os::unix::fs::symlink(&home, &link).unwrap();
@@ -797,12 +795,7 @@ fn a_jdk_named_through_a_link_others_can_change_runs_as_checked() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let out = pretouch()
-        .args(["campaign", "stop", "--campaign-root"])
-        .arg(&h.root)
-        .output()
-        .unwrap();
-    assert!(out.status.success());
+    h.stop();
 }
 
 #[test]
@@ -844,9 +837,7 @@ fn an_agent_named_by_pretouch_agent_is_copied_and_loaded_at_every_boot() {
     let out = h.boot(&m);
     let said = String::from_utf8_lossy(&out.stderr);
     let results = campaign_results(&h.results);
-    let state: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(results.join("campaign.json")).unwrap())
-            .unwrap();
+    let state = kept_state(&results);
     assert_eq!(state["session"]["kernels"][0]["status"], "done", "{said}");
     // Each run header (and resume) names the agent it loads.
     let named: Vec<serde_json::Value> = jsonl_files(&h.results)
@@ -893,9 +884,7 @@ fn a_bad_campaign_is_refused_before_anything_is_installed() {
     let missing = dir.path().join("vmlinuz-none");
     let not_an_image = dir.path().join("matrix.yaml");
     // An agent file others could change: it would be loaded into root's JVMs.
-    let open = dir.path().join("open");
-    std::fs::create_dir(&open).unwrap();
-    std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let open = open_folder(dir.path());
     let open_agent = open.join("agent.so");
     std::fs::write(&open_agent, b"\x7fELF not loaded").unwrap();
     // A kernel others could replace, or its initramfs.
@@ -1043,9 +1032,7 @@ fn a_boot_loader_that_fails_is_a_failed_boot_of_its_label_and_the_campaign_goes_
         h.boot(&m);
     }
     let results = campaign_results(&h.results);
-    let state: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(results.join("campaign.json")).unwrap())
-            .unwrap();
+    let state = kept_state(&results);
     let failed = state["failed_boots"].as_array().unwrap();
     assert_eq!(failed.len(), 4, "two steps of base, tried twice each");
     assert!(failed.iter().all(|f| {
