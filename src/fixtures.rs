@@ -287,8 +287,8 @@ pub fn server_launch(
 }
 
 /// The probe's histogram of `values` (ns), bucketed as its program buckets them
-/// (`launch::probe::bucket_bounds`).
-pub fn latency_histogram(values: &[u64]) -> Vec<crate::launch::probe::LatencyBucket> {
+/// (`features::probe::launch::bucket_bounds`).
+pub fn latency_histogram(values: &[u64]) -> Vec<crate::features::probe::launch::LatencyBucket> {
     let mut counts = std::collections::BTreeMap::<u64, u64>::new();
     for &v in values {
         let l = if v <= 1 {
@@ -302,8 +302,8 @@ pub fn latency_histogram(values: &[u64]) -> Vec<crate::launch::probe::LatencyBuc
     counts
         .into_iter()
         .map(|(b, count)| {
-            let (low_ns, high_ns) = crate::launch::probe::bucket_bounds(b);
-            crate::launch::probe::LatencyBucket {
+            let (low_ns, high_ns) = crate::features::probe::launch::bucket_bounds(b);
+            crate::features::probe::launch::LatencyBucket {
                 low_ns,
                 high_ns,
                 count,
@@ -319,8 +319,8 @@ pub fn lock_wait(
     count: u64,
     total_ns: u64,
     max_ns: u64,
-) -> crate::launch::probe::LockWait {
-    crate::launch::probe::LockWait {
+) -> crate::features::probe::launch::LockWait {
+    crate::features::probe::launch::LockWait {
         lock: lock.into(),
         kind: "spinlock".into(),
         caller: caller.into(),
@@ -341,9 +341,9 @@ pub fn probe_record(
     ms: f64,
     values: &[u64],
     agent_faults: u64,
-    locks: Vec<crate::launch::probe::LockWait>,
+    locks: Vec<crate::features::probe::launch::LockWait>,
 ) -> crate::store::probe::ProbeRecord {
-    use crate::launch::probe::{C2cSupport, Contention, FaultLatency};
+    use crate::features::probe::launch::{C2cSupport, Contention, FaultLatency};
     let ok = !ms.is_nan();
     let command = vec![
         "/usr/lib/jvm/java-17-openjdk-amd64/bin/java".to_owned(),

@@ -15,6 +15,7 @@ mod console;
 pub mod access;
 pub mod analyze;
 pub mod cmd;
+pub mod features;
 pub mod launch;
 pub mod machine;
 pub mod matrix;

@@ -120,6 +120,11 @@ pub mod word {
     }
 }
 
+/// UTC now, RFC 3339 with milliseconds: the time stamps a result file keeps.
+pub fn utc_now_millis() -> String {
+    humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

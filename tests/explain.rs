@@ -492,7 +492,7 @@ fn c_fault_rate(threads: usize, size_mib: u64, passes: u32) -> (f64, u64) {
 /// kernel's fault path costs. A systematic gap between the two programs still fails.
 #[test]
 fn calibrate_agrees_with_the_c_microbenchmark() {
-    use pretouch::machine::calibration::{Layout, measure};
+    use pretouch::features::calibrate::machine::{Layout, measure};
     use pretouch::units::Bytes;
     let _jvms = jvm_lock();
     let (threads, passes) = (1, 5);

@@ -10,11 +10,11 @@ use std::path::PathBuf;
 
 use pretouch::analyze::report::{CellReport, Report};
 use pretouch::analyze::{Options, build, build_with};
+use pretouch::features::calibrate::machine::{Calibration, ConfigResult, Layout};
 use pretouch::launch::Measurement;
 use pretouch::launch::agent::{Stamp, Stamps};
 use pretouch::launch::jvmlog::{JvmLog, PretouchLine};
 use pretouch::launch::rusage::LaunchUsage;
-use pretouch::machine::calibration::{Calibration, ConfigResult, Layout};
 use pretouch::matrix::Gc;
 use pretouch::store::{CellKey, LaunchRecord, ResultFile, Results, RunHeader};
 use pretouch::units::{Bytes, Nanos};

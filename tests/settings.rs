@@ -6,7 +6,7 @@
 //! `PRETOUCH_STATE_DIR`) with real JVMs, so that they disturb no other test; one test
 //! writes a real knob as root (khugepaged's `pages_to_scan`, which no test reads) and
 //! restores it. A panic of the runner restores through the session's `Drop`
-//! (`launch::settings` unit test `a_panic_restores_through_drop`).
+//! (`features::settings::launch` unit test `a_panic_restores_through_drop`).
 
 mod common;
 

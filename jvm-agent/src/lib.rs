@@ -179,7 +179,7 @@ pub extern "system" fn Java_PretouchMain_mark(_env: *mut JNIEnv, _class: jclass)
 }
 
 /// Called once `main` is stamped, by either mechanism: `pretouch run --probe` stops
-/// counting faults here (a uprobe on this symbol, see `src/launch/probe.rs`). It does
+/// counting faults here (a uprobe on this symbol, see `src/features/probe/launch.rs`). It does
 /// nothing; `black_box` keeps the call from being optimised away.
 #[unsafe(no_mangle)]
 #[inline(never)]

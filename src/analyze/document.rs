@@ -13,13 +13,15 @@
 //! report holds one label's launch records at a time on each of at most two CPUs
 //! ([`LABELS_AT_ONCE`]), not all of them.
 
-use crate::analyze::calibration::{self, CalibrationCompareError, CalibrationComparison};
 use crate::analyze::compare::{self, Comparison};
 use crate::analyze::options::Options;
-use crate::analyze::probe::ProbeAnalysis;
-use crate::analyze::probe::TimedMedians;
-use crate::analyze::profile::ProfileReport;
 use crate::analyze::report::{CompareError, Labelling, Report};
+use crate::features::calibrate::analyze::{
+    self as calibration, CalibrationCompareError, CalibrationComparison,
+};
+use crate::features::probe::analyze::ProbeAnalysis;
+use crate::features::probe::analyze::TimedMedians;
+use crate::features::profile::analyze::ProfileReport;
 use crate::store::read::Catalog;
 use crate::store::{ResultFile, Results, StoreError};
 
@@ -43,7 +45,7 @@ pub struct Launches {
     /// one label is shown).
     pub comparison: Comparison,
     /// The `settings:` axis side by side against the baseline setting, with intervals
-    /// ([`crate::analyze::settings`]); absent when the cells shown ran under fewer than
+    /// ([`crate::features::settings::analyze`]); absent when the cells shown ran under fewer than
     /// two settings.
     pub settings: Option<Comparison>,
     /// The profiled launches' analysis, when asked for.
@@ -77,7 +79,7 @@ pub enum DocumentError {
     #[error(transparent)]
     Calibration(#[from] CalibrationCompareError),
     #[error(transparent)]
-    Settings(#[from] crate::analyze::settings::SettingsError),
+    Settings(#[from] crate::features::settings::analyze::SettingsError),
     /// A result file could not be read (`build_read`).
     #[error(transparent)]
     Store(#[from] StoreError),
@@ -152,7 +154,7 @@ fn build_from(
             .iter()
             .map(|c| c.info.label.clone())
             .collect();
-        crate::analyze::profile::build(&report, &profiles, &labels, &comparison.baseline)
+        crate::features::profile::analyze::build(&report, &profiles, &labels, &comparison.baseline)
     });
     let probes = probe_analysis(&results, &comparison, &read.timed);
     if let Some(profile) = &profile {
@@ -163,8 +165,10 @@ fn build_from(
     } else {
         report.only(&comparison.baseline)?
     };
-    let settings =
-        crate::analyze::settings::compare_settings(&report, options.baseline_setting.as_deref())?;
+    let settings = crate::features::settings::analyze::compare_settings(
+        &report,
+        options.baseline_setting.as_deref(),
+    )?;
     Ok(Document {
         launches: Some(Launches {
             report,
@@ -319,7 +323,7 @@ fn do_work(
     work: Work,
     catalog: Option<&Catalog>,
     labelling: &Labelling,
-    calibrations: &[crate::machine::calibration::Calibration],
+    calibrations: &[crate::features::calibrate::machine::Calibration],
     shown: &[String],
     options: &Options,
     parallel_files: bool,
@@ -354,7 +358,7 @@ fn do_work(
             .iter()
             .filter_map(|(_, _, f, _)| Some((shown_label(f, shown)?, f)))
             .collect();
-        timed = crate::analyze::probe::timed_medians(&shown_files);
+        timed = crate::features::probe::analyze::timed_medians(&shown_files);
     }
     let files = files
         .into_iter()
@@ -407,7 +411,8 @@ fn probe_analysis(
     if probes.is_empty() {
         return None;
     }
-    let mut analysis = crate::analyze::probe::build_timed(&probes, timed, &comparison.baseline);
+    let mut analysis =
+        crate::features::probe::analyze::build_timed(&probes, timed, &comparison.baseline);
     analysis.order_labels(&labels);
     Some(analysis)
 }

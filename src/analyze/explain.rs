@@ -372,14 +372,14 @@ impl BackingColumns {
 
 /// A `memory:` cell's cgroup figures; `None` when its launches ran in none.
 fn cgroup_figures<'a>(on: &[&'a LaunchRecord], off: &[&'a LaunchRecord]) -> Option<CgroupFigures> {
-    fn runs<'a>(ls: &[&'a LaunchRecord]) -> Vec<&'a crate::launch::cgroup::CgroupRun> {
+    fn runs<'a>(ls: &[&'a LaunchRecord]) -> Vec<&'a crate::features::cgroup::launch::CgroupRun> {
         ls.iter()
             .filter_map(|l| l.measured.cgroup.as_deref())
             .collect()
     }
     let (runs_on, runs_off) = (runs(on), runs(off));
     let first = runs_on.first().or(runs_off.first())?;
-    let peak = |rs: &[&crate::launch::cgroup::CgroupRun]| {
+    let peak = |rs: &[&crate::features::cgroup::launch::CgroupRun]| {
         med(rs.iter().filter_map(|r| r.peak).map(|p| p.0 as f64))
     };
     Some(CgroupFigures {

@@ -3,7 +3,7 @@
 //! the one shape of a comparison ([`Comparison`]: a column per label, a row per thing
 //! compared, in each an entry with its change against the baseline, that change's
 //! interval and its mark). One rule and one shape for the launches' table
-//! (`analyze::compare`, `report`) and the calibrations' (`analyze::calibration`,
+//! (`analyze::compare`, `report`) and the calibrations' (`features::calibrate::analyze`,
 //! `report --calibrate`).
 
 use serde::Serialize;

@@ -1,10 +1,6 @@
 //! Stage 5, analysis: stored records into figures. Per cell the medians, spreads and
 //! outliers ([`report`]), where the cost went ([`explain`]), and labels set side by
 //! side with intervals ([`compare`]). Reads the store; computes, never prints.
-
-pub mod calibration;
-pub mod cds;
-pub mod ceiling;
 pub mod compare;
 pub mod disturbance;
 pub mod document;
@@ -12,20 +8,18 @@ pub mod env;
 pub mod explain;
 pub mod heap;
 pub mod interval;
-pub mod kernels;
 pub mod labels;
 pub mod method;
 pub mod options;
 pub mod outliers;
-pub mod probe;
-pub mod profile;
 pub mod ready;
 pub mod report;
-pub mod settings;
 
 pub use crate::analyze::options::Options;
 use crate::analyze::report::{LabelRows, Labelling, RunToRun};
-use crate::machine::calibration::Calibration;
+use crate::features::calibrate::machine::Calibration;
+use crate::features::cds::analyze as cds;
+use crate::features::kernels::analyze as kernels;
 use crate::store::{ResultFile, Results};
 
 /// The report of stored results with default options: every cell's row, and the

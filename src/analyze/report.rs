@@ -191,7 +191,7 @@ pub struct CellReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ceiling_from: Option<String>,
     /// Why a cell of a calibrated label has no ceiling: no calibration at the folio size
-    /// its heap's faults map (`analyze::ceiling::missing`). Absent otherwise.
+    /// its heap's faults map (`features::calibrate::ceiling::missing`). Absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ceiling_missing: Option<String>,
     /// A server cell (`app:` with `ready:`): time to ready, pretouch's share of it, the
@@ -563,7 +563,7 @@ pub struct LabelRows {
 pub fn label_rows(
     label: &str,
     files: &[(usize, &ResultFile)],
-    calibrations: &[crate::machine::calibration::Calibration],
+    calibrations: &[crate::features::calibrate::machine::Calibration],
     options: &Options,
 ) -> LabelRows {
     let mut warnings = Vec::new();
@@ -758,13 +758,13 @@ struct CellHeapFacts {
     folios: crate::analyze::explain::CellFolios,
     /// The ceiling at the cell's folio size, or why there is none (`Err(None)`: the
     /// label has no calibration).
-    ceiling: Result<crate::analyze::ceiling::Ceiling, Option<String>>,
+    ceiling: Result<crate::features::calibrate::ceiling::Ceiling, Option<String>>,
 }
 
 /// The folio sizes of a cell's heap and the ceiling at the largest, from the calibration
 /// of the same CPUs and folio size where there is one.
 fn heap_facts(
-    calibrations: &[crate::machine::calibration::Calibration],
+    calibrations: &[crate::features::calibrate::machine::Calibration],
     label: &str,
     key: &CellKey,
     s: &Samples<'_>,
@@ -775,7 +775,7 @@ fn heap_facts(
         .as_ref()
         .and_then(|f| f.first())
         .map_or(crate::machine::folio::BASE_PAGE.0, |b| b.0);
-    let ceiling = crate::analyze::ceiling::for_cell(
+    let ceiling = crate::features::calibrate::ceiling::for_cell(
         calibrations,
         label,
         &key.cpus,
@@ -784,7 +784,7 @@ fn heap_facts(
             .find_map(|l| l.measured.affinity.as_deref()),
         folio,
     )
-    .ok_or_else(|| crate::analyze::ceiling::missing(calibrations, label, folio));
+    .ok_or_else(|| crate::features::calibrate::ceiling::missing(calibrations, label, folio));
     CellHeapFacts { folios, ceiling }
 }
 

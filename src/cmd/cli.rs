@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
-use crate::machine::calibration::{Layout, Variant};
+use crate::features::calibrate::machine::{Layout, Variant};
 use crate::render::common::Format;
 use crate::units::Bytes;
 
@@ -83,8 +83,8 @@ pub enum BootChoice {
 
 impl BootChoice {
     /// How a campaign boots; `None` for VMs.
-    pub fn method(self) -> Option<crate::machine::boot::BootMethod> {
-        use crate::machine::boot::BootMethod;
+    pub fn method(self) -> Option<crate::features::campaign::boot::BootMethod> {
+        use crate::features::campaign::boot::BootMethod;
         match self {
             BootChoice::Vm => None,
             BootChoice::Kexec => Some(BootMethod::Kexec),
@@ -229,7 +229,7 @@ pub struct RunArgs {
     #[arg(long)]
     pub profile: bool,
     /// Profiled rounds per cell with --profile (each: one launch without, one with pretouch)
-    #[arg(long, default_value_t = crate::schedule::profile::DEFAULT_ROUNDS,
+    #[arg(long, default_value_t = crate::features::profile::schedule::DEFAULT_ROUNDS,
           value_parser = clap::value_parser!(u32).range(1..=100))]
     pub profile_rounds: u32,
     /// After the timed (and profiled) launches, a few probed rounds per cell (with and
@@ -239,7 +239,7 @@ pub struct RunArgs {
     #[arg(long)]
     pub probe: bool,
     /// Probed rounds per cell with --probe (each: one launch without, one with pretouch)
-    #[arg(long, default_value_t = crate::schedule::probe::DEFAULT_ROUNDS,
+    #[arg(long, default_value_t = crate::features::probe::schedule::DEFAULT_ROUNDS,
           value_parser = clap::value_parser!(u32).range(1..=100))]
     pub probe_rounds: u32,
     /// Keep each profiled launch's perf.data in DIR (default: deleted once its samples are

@@ -6,7 +6,7 @@ use crate::machine::jdk::Jdk;
 
 pub(crate) fn cmd_env(
     args: EnvArgs,
-    leftover: &crate::launch::settings::Leftover,
+    leftover: &crate::features::settings::launch::Leftover,
 ) -> anyhow::Result<u8> {
     crate::cmd::preflight::restore_leftover();
     let env = Environment::read();
@@ -20,6 +20,6 @@ pub(crate) fn cmd_env(
         "{}",
         crate::render::env::text(&env, jdk.as_ref().map_err(Clone::clone))
     );
-    print!("{}", crate::cmd::settings::env_line(leftover));
+    print!("{}", crate::features::settings::cli::env_line(leftover));
     Ok(0)
 }

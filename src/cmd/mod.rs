@@ -1,25 +1,21 @@
 //! Stage 7, the commands: one file per subcommand, each reading its arguments and
 //! calling the stages below (schedule, analyze, render) in pipeline order. Nothing
 //! below `cmd` imports it.
-
-mod calibrate;
-mod campaign;
-mod checks;
+pub(crate) mod checks;
 pub mod cli;
 mod env;
 pub mod error;
-mod extra;
+pub(crate) mod extra;
 mod generate;
 mod jdks;
-mod kernels;
-mod preflight;
-mod probe;
-mod profile;
+pub(crate) mod preflight;
 mod ready_checks;
 pub(crate) mod report;
 mod run;
-mod settings;
 
+use crate::features::calibrate::cli as calibrate;
+use crate::features::campaign::cli as campaign;
+use crate::features::settings::cli as settings;
 use cli::Command;
 
 /// Runs one subcommand; `Ok` holds the exit code.

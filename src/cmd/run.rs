@@ -11,15 +11,15 @@ use crate::cmd::checks::{self, check_cpus, check_label, check_memory, resolve_ap
 use crate::cmd::cli::RunArgs;
 use crate::cmd::error::{bad, exit};
 use crate::cmd::extra;
-use crate::cmd::kernels;
 use crate::cmd::preflight;
-use crate::cmd::probe;
+use crate::features::kernels::cli as kernels;
+use crate::features::kernels::machine::VmShape;
+use crate::features::probe::cli as probe;
+use crate::features::probe::launch::ProbeSupport;
 use crate::launch::interrupt;
-use crate::launch::probe::ProbeSupport;
 use crate::launch::{JvmLauncher, agent};
 use crate::machine::env::Environment;
 use crate::machine::jdk::Jdk;
-use crate::machine::kernels::VmShape;
 use crate::machine::{host, memory};
 use crate::matrix::app::App;
 use crate::matrix::cpuset;
@@ -58,7 +58,7 @@ pub(crate) fn cmd_run(args: RunArgs) -> anyhow::Result<u8> {
                  by kexec (the default on bare metal; --boot vm runs them in VMs instead)"
             );
         }
-        return crate::cmd::campaign::cmd_start(&args, matrix, method);
+        return crate::features::campaign::cli::cmd_start(&args, matrix, method);
     }
     for (given, flag) in [
         (args.yes, "--yes"),
@@ -76,7 +76,7 @@ pub(crate) fn cmd_run(args: RunArgs) -> anyhow::Result<u8> {
         return kernels::cmd_run_kernels(&args, matrix);
     }
     // Read only: the kernel has each file, and offers each value.
-    crate::cmd::settings::check(&matrix, !args.dry_run)?;
+    crate::features::settings::cli::check(&matrix, !args.dry_run)?;
     if args.dry_run {
         return dry_run(&args, matrix);
     }
@@ -91,10 +91,10 @@ fn boot_of(
     choice: Option<crate::cmd::cli::BootChoice>,
     kernels: bool,
     bare_metal: impl FnOnce() -> bool,
-) -> Option<crate::machine::boot::BootMethod> {
+) -> Option<crate::features::campaign::boot::BootMethod> {
     match choice {
         Some(choice) => choice.method(),
-        None if kernels && bare_metal() => Some(crate::machine::boot::BootMethod::Kexec),
+        None if kernels && bare_metal() => Some(crate::features::campaign::boot::BootMethod::Kexec),
         None => None,
     }
 }
@@ -108,7 +108,7 @@ fn run_and_restore(
 ) -> anyhow::Result<u8> {
     let settings = session.settings.clone();
     let result = execute_and_report(args, session, &machine);
-    crate::cmd::settings::end(settings);
+    crate::features::settings::cli::end(settings);
     result
 }
 
@@ -176,7 +176,7 @@ fn resolve(
 ) -> anyhow::Result<Resolved> {
     // perf and bpftrace before any JVM starts (resolving the JDKs runs them).
     let perf = match profile {
-        true => Some(crate::launch::profile::preflight().map_err(bad)?),
+        true => Some(crate::features::profile::launch::preflight().map_err(bad)?),
         false => None,
     };
     let agent = agent::locate_agent(args.agent.as_deref()).map_err(bad)?;
@@ -223,7 +223,7 @@ fn prepare_fresh(args: &RunArgs, matrix: Matrix) -> anyhow::Result<(Session, pre
     )?;
     // Restored at the end (SIGINT and SIGTERM end the run there too), or when the last
     // handle is dropped on a panic; after a kill, by the next pretouch.
-    let settings = crate::cmd::settings::begin(&r.matrix)?;
+    let settings = crate::features::settings::cli::begin(&r.matrix)?;
     let store = create_result_file(args, &r, &label, host, vm_shape, &machine)?;
     if let Some(work) = &args.in_vm {
         kernels::note_result(work, store.path())?;
@@ -263,7 +263,8 @@ fn fresh_label(
         .label
         .clone()
         .unwrap_or_else(|| host.kernel_release.clone());
-    let label = crate::machine::kernels::mark_label(&label, vm_shape.is_some_and(|v| v.emulated));
+    let label =
+        crate::features::kernels::machine::mark_label(&label, vm_shape.is_some_and(|v| v.emulated));
     check_label(&label).map_err(bad)?;
     Ok(label)
 }
@@ -418,7 +419,7 @@ fn prepare_resume(args: &RunArgs, path: &Path) -> anyhow::Result<(Session, prefl
     let file = unfinished.file;
     let header = &file.header;
     let matrix = resumed_matrix(args, path, &file)?;
-    crate::cmd::settings::check(&matrix, true)?;
+    crate::features::settings::cli::check(&matrix, true)?;
     let (profile_rounds, probe_rounds) = resumed_extra(args, &matrix, &file)?;
     let host = host::host_info();
     let matrix_file = args
@@ -456,7 +457,7 @@ fn prepare_resume(args: &RunArgs, path: &Path) -> anyhow::Result<(Session, prefl
     let comparable =
         args.comparable_memory || r.matrix.comparable_memory || header.comparable_memory.is_some();
     let machine = preflight::hold(comparable, &r.matrix)?;
-    let settings = crate::cmd::settings::begin(&r.matrix)?;
+    let settings = crate::features::settings::cli::begin(&r.matrix)?;
     if let Some(work) = &args.in_vm {
         kernels::note_result(work, &file.path)?;
     }
@@ -561,7 +562,7 @@ fn warn_of_another_agent(file: &ResultFile, agent: &agent::Agent) {
 fn owed(plan: &Plan, file: &ResultFile, rounds: u32, profiled: bool) -> anyhow::Result<Owed> {
     let done = match profiled {
         true => resume::done_profiles(plan, rounds, file).map_err(bad)?,
-        false => crate::schedule::probe::done_probes(plan, rounds, file)
+        false => crate::features::probe::schedule::done_probes(plan, rounds, file)
             .map_err(|e| bad(anyhow::anyhow!("`{}`, {e}", file.path.display())))?,
     };
     Ok(Owed { rounds, done })
@@ -767,7 +768,7 @@ fn planned_noise(args: &RunArgs) -> dryrun::PlannedNoise {
 mod tests {
     use super::*;
     use crate::cmd::cli::BootChoice;
-    use crate::machine::boot::BootMethod;
+    use crate::features::campaign::boot::BootMethod;
 
     #[test]
     fn kernels_boot_by_kexec_on_bare_metal_and_in_vms_on_a_vm_unless_boot_says() {

@@ -2,8 +2,6 @@
 //! that the scheduler, store and statistics are tested without a JVM.
 
 pub mod agent;
-pub mod cds;
-pub mod cgroup;
 pub mod child;
 pub mod classfile;
 pub mod crash;
@@ -11,16 +9,15 @@ pub mod heap_memory;
 pub mod interrupt;
 pub mod java_env;
 pub mod jvmlog;
-pub mod kernels;
 pub mod machine_counters;
 pub mod mthp;
-pub mod probe;
-pub mod profile;
 pub mod ready;
 pub mod reference;
 pub mod rusage;
-pub mod settings;
 
+use crate::features::cds::launch as cds;
+use crate::features::cgroup::launch as cgroup;
+use crate::features::settings::launch as settings;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -159,7 +156,7 @@ pub struct LaunchOptions {
     pub setting: Option<usize>,
     /// Run the JVM in a memory cgroup of its own with this limit (see [`cgroup`]);
     /// `None`: in the runner's cgroup.
-    pub memory: Option<crate::matrix::memory::MemoryLimit>,
+    pub memory: Option<crate::features::cgroup::matrix::MemoryLimit>,
 }
 
 /// Launches one JVM, waits until it is reaped, and reports what it measured.
@@ -304,7 +301,7 @@ impl JvmLauncher {
         args
     }
     /// Starts the next JVMs under this command (`perf record ... --`, see
-    /// [`crate::launch::profile`]); its spawn is then the launch's start. Empty: none.
+    /// [`crate::features::profile::launch`]); its spawn is then the launch's start. Empty: none.
     pub fn set_wrapper(&mut self, wrapper: Vec<String>) {
         self.wrapper = wrapper;
     }
@@ -855,10 +852,7 @@ fn how_far(stamps: &Stamps) -> &'static str {
     }
 }
 
-/// UTC now, RFC 3339 with milliseconds.
-pub fn utc_now_millis() -> String {
-    humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string()
-}
+pub use crate::units::utc_now_millis;
 
 #[cfg(test)]
 mod tests {

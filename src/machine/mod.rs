@@ -5,8 +5,6 @@
 //! Uses the matrix and units only.
 
 pub mod app_build;
-pub mod boot;
-pub mod calibration;
 pub mod collectors;
 pub mod discover;
 pub mod env;
@@ -16,8 +14,6 @@ pub mod guest_memory;
 pub mod host;
 pub mod jdk;
 pub mod jdk_cache;
-pub mod kernels;
 pub mod lock;
 pub mod memory;
 pub mod topology;
-pub mod unit;

@@ -6,11 +6,8 @@
 pub mod app;
 pub mod cpuset;
 pub mod cpuspec;
-pub mod kernels;
-pub mod memory;
 pub mod ready;
 pub mod repetitions;
-pub mod settings;
 pub mod size;
 
 pub use crate::matrix::size::HeapSize;
@@ -61,16 +58,16 @@ struct RawMatrix {
     probe: bool,
     /// Kernels to boot in a VM (virtme-ng) and run the matrix in, one after another.
     #[serde(default)]
-    kernels: Option<crate::matrix::kernels::RawKernels>,
+    kernels: Option<crate::features::kernels::matrix::RawKernels>,
     /// Keep guest memory in the guest for the run (`--comparable-memory`).
     #[serde(default)]
     comparable_memory: bool,
-    /// Named sets of kernel writes, one more axis (see `matrix/settings.rs`).
+    /// Named sets of kernel writes, one more axis (see `features/settings/matrix.rs`).
     #[serde(default)]
-    settings: Option<crate::matrix::settings::Settings>,
-    /// Memory cgroup limits, one more axis (see `matrix/memory.rs`).
+    settings: Option<crate::features::settings::matrix::Settings>,
+    /// Memory cgroup limits, one more axis (see `features/cgroup/matrix.rs`).
     #[serde(default)]
-    memory: Option<crate::matrix::memory::Limits>,
+    memory: Option<crate::features::cgroup::matrix::Limits>,
 }
 
 /// A checked matrix: every axis non-empty, every value valid.
@@ -102,16 +99,16 @@ pub struct Matrix {
     /// `probe: true`: probed rounds after the timed launches (`run --probe`).
     pub probe: bool,
     /// `kernels:`: each booted in a VM that runs the matrix; empty: run on this kernel.
-    pub kernels: Vec<crate::matrix::kernels::KernelSpec>,
+    pub kernels: Vec<crate::features::kernels::matrix::KernelSpec>,
     /// `comparable_memory: true`: every launch starts from the same guest-memory state
     /// (see `machine/guest_memory.rs`); the same as `pretouch run --comparable-memory`.
     pub comparable_memory: bool,
     /// The `settings:` axis: named sets of kernel writes; empty when absent (the
     /// machine's settings as they are).
-    pub settings: Vec<crate::matrix::settings::Setting>,
+    pub settings: Vec<crate::features::settings::matrix::Setting>,
     /// The `memory:` axis: memory cgroup limits each launch runs under; empty when
     /// absent (the launch runs in the runner's cgroup).
-    pub memory: Vec<crate::matrix::memory::MemoryLimit>,
+    pub memory: Vec<crate::features::cgroup::matrix::MemoryLimit>,
 }
 
 #[derive(Debug, thiserror::Error)]

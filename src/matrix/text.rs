@@ -1,6 +1,6 @@
 //! Stage 1 of the pipeline: a matrix value read as text, a number and a string alike,
 //! and checked inside the deserializer, so that serde_yaml gives an error the value's
-//! line. The matrix's axes (`matrix`) and its settings (`matrix::settings`) read their
+//! line. The matrix's axes (`matrix`) and its settings (`features::settings::matrix`) read their
 //! text values with it.
 
 use std::fmt;

@@ -7,10 +7,12 @@
 //! pictures in `charts`).
 
 use crate::analyze::document::{Document, Launches};
+use crate::features::calibrate::render as calibration;
+use crate::features::probe::render as probe;
+use crate::features::profile::render as profile;
+use crate::features::settings::render as settings;
 use crate::render::common::{CellNames, Format};
-use crate::render::{
-    calibration, compare, explain, heap, json, probe, profile, ready, report, settings,
-};
+use crate::render::{compare, explain, heap, json, ready, report};
 
 mod charts;
 mod html;

@@ -25,10 +25,10 @@
 use serde::Serialize;
 
 use crate::analyze::compare::{Column, Comparison};
-use crate::analyze::probe::ProbeAnalysis;
-use crate::analyze::profile::ProfileReport;
 use crate::analyze::report::LabelInfo;
 use crate::analyze::report::Report;
+use crate::features::probe::analyze::ProbeAnalysis;
+use crate::features::profile::analyze::ProfileReport;
 use crate::render::compare::ChangeColumns;
 
 /// Raised when a key is removed or renamed, or changes meaning; not when one is added.
@@ -46,7 +46,7 @@ struct Document<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     comparison: Option<ComparisonSection<'a>>,
     /// The `settings:` axis side by side: the shape of `comparison`, a column per
-    /// setting (`analyze::settings`); only when the cells ran under two settings or more.
+    /// setting (`features::settings::analyze`); only when the cells ran under two settings or more.
     #[serde(skip_serializing_if = "Option::is_none")]
     settings: Option<ComparisonSection<'a>>,
     /// `report --profile`: where the pretouch time goes in the kernel, per cell and

@@ -2,7 +2,7 @@
 //! whatever it compares ([`crate::analyze::labels::Comparison`]): the legend that names
 //! each letter, each column's family and level for the note on marks, a change's
 //! percentage and estimate with their mark, and the details table that gives every
-//! label of a row a line. `render::compare` (the launches) and `render::calibration`
+//! label of a row a line. `render::compare` (the launches) and `features::calibrate::render`
 //! (the calibrations) walk their comparison with these. Computes nothing.
 
 use crate::analyze::labels::{Change, Column, Comparison, Entry};

@@ -1,23 +1,16 @@
 //! Stage 6, rendering: finished reports into bytes: text for the terminal and email,
 //! Markdown, CSV, JSON, SVG and one self-contained HTML page (`document::html`). Renderers compute nothing; they read `analyze`'s types.
-
-pub mod calibration;
 pub mod common;
 pub mod compare;
 pub mod disturbance;
 pub mod document;
 pub mod env;
 pub mod explain;
-pub mod flamegraph;
 pub mod heap;
 pub mod jdks;
 pub mod json;
 pub mod labels;
 pub mod plot;
-pub mod probe;
-pub mod probe_plot;
-pub mod profile;
 pub mod ready;
 pub mod report;
-pub mod settings;
 pub mod table;

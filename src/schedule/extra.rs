@@ -5,7 +5,7 @@
 //!
 //! This file is what the kinds share: the order of the launches ([`planned`]), running
 //! them into the store ([`execute`]) and, for a resumed run, which of them the file
-//! already holds ([`done`]). Each kind ([`super::profile`], [`super::probe`]) supplies
+//! already holds ([`done`]). Each kind ([`crate::features::profile::schedule`], [`crate::features::probe::schedule`]) supplies
 //! only what differs, as a [`Rounds`]: what wraps the launch, and the record it stores.
 
 use std::collections::BTreeSet;

@@ -3,14 +3,10 @@
 //! progress and the dry run. Emits events; never renders a report.
 
 pub mod adaptive;
-pub mod campaign;
 pub mod dryrun;
 pub mod extra;
 pub mod give_up;
-pub mod kernels;
 pub mod plan;
-pub mod probe;
-pub mod profile;
 pub mod progress;
 pub mod resume;
 pub mod run;

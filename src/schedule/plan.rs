@@ -30,7 +30,7 @@ pub struct Cell {
     pub setting: Option<Box<SettingRef>>,
     /// The `memory:` limit the cell's launches run under (each in a cgroup of its own);
     /// `None`: no memory axis, the runner's cgroup. Boxed, as `setting` is.
-    pub memory: Option<Box<crate::matrix::memory::MemoryLimit>>,
+    pub memory: Option<Box<crate::features::cgroup::matrix::MemoryLimit>>,
 }
 
 /// A cell's `settings:` value: its place in the matrix's list, and its name.
@@ -201,17 +201,17 @@ impl Plan {
                 })
                 .collect(),
         };
-        let memory: Vec<Option<Box<crate::matrix::memory::MemoryLimit>>> = match matrix.memory.len()
-        {
-            0 => vec![None],
-            _ => matrix
-                .memory
-                .iter()
-                .cloned()
-                .map(Box::new)
-                .map(Some)
-                .collect(),
-        };
+        let memory: Vec<Option<Box<crate::features::cgroup::matrix::MemoryLimit>>> =
+            match matrix.memory.len() {
+                0 => vec![None],
+                _ => matrix
+                    .memory
+                    .iter()
+                    .cloned()
+                    .map(Box::new)
+                    .map(Some)
+                    .collect(),
+            };
         let mut cells = Vec::new();
         for setting in &settings {
             for jdk in jdks {

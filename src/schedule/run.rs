@@ -72,7 +72,8 @@ pub struct Context<'a> {
     pub earlier: &'a [LaunchRecord],
     /// The run's kernel settings (`settings:`), written by the launchers before each
     /// launch; `None` without that axis.
-    pub settings: Option<std::sync::Arc<std::sync::Mutex<crate::launch::settings::Session>>>,
+    pub settings:
+        Option<std::sync::Arc<std::sync::Mutex<crate::features::settings::launch::Session>>>,
 }
 
 pub fn cell_key(cell: &Cell) -> CellKey {

@@ -9,8 +9,8 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use crate::features::probe::launch::ProbeSupport;
 use crate::launch::interrupt::Interrupt;
-use crate::launch::probe::ProbeSupport;
 use crate::launch::{JvmLauncher, Launcher};
 use crate::machine::jdk::Jdk;
 use crate::matrix::Matrix;
@@ -81,7 +81,7 @@ pub struct Session {
     pub resumed: Resumed,
     /// The run's kernel settings (`settings:`), written by the launchers before each
     /// launch; `None` without that axis.
-    pub settings: Option<Arc<Mutex<crate::launch::settings::Session>>>,
+    pub settings: Option<Arc<Mutex<crate::features::settings::launch::Session>>>,
 }
 
 impl Resumed {
@@ -89,7 +89,7 @@ impl Resumed {
     pub fn loop_context<'a>(
         &'a self,
         options: &Options,
-        settings: Option<Arc<Mutex<crate::launch::settings::Session>>>,
+        settings: Option<Arc<Mutex<crate::features::settings::launch::Session>>>,
         interrupt: Option<&'a Interrupt>,
     ) -> run::Context<'a> {
         run::Context {

@@ -4,7 +4,7 @@
 //! instead (Bonferroni; Dunn, "Multiple comparisons among means", JASA 56, 1961): where
 //! no cell differs, the chance that the table carries any mark is at most 5%, whatever
 //! the cells' dependence, provided each cell's interval holds its own level. The same
-//! correction as the calibration table's columns (`analyze::calibration::row_level`).
+//! correction as the calibration table's columns (`features::calibrate::analyze::row_level`).
 //!
 //! Each cell's interval is the drift-aware difference of the two labels' costs
 //! ([`difference_interval`]), not the Mann-Whitney interval of their rounds: a label's

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::machine::calibration::Calibration;
+use crate::features::calibrate::machine::Calibration;
 
 /// File name of a calibration taken at `utc_stamp`.
 pub fn file_name(utc_stamp: &str) -> String {

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::machine::boot::{BootMethod, BootTarget};
+use crate::features::campaign::boot::{BootMethod, BootTarget};
 use crate::store::kernels::{KernelSession, KernelStatus, save_json};
 
 /// Version of the campaign format.

@@ -125,7 +125,7 @@ pub fn missing_extras(file: &ResultFile) -> (u64, u64) {
 
 /// Whether every profiled and probed launch `file`'s header plans is stored: with its
 /// end record, what makes a run finished (`schedule::resume::finished`,
-/// `schedule::kernels::finished`).
+/// `features::kernels::schedule::finished`).
 pub fn all_extras_stored(file: &ResultFile) -> bool {
     missing_extras(file) == (0, 0)
 }

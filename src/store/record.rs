@@ -5,11 +5,11 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
+use crate::features::kernels::machine::VmShape;
 use crate::launch::Measurement;
 use crate::machine::env::Environment;
 use crate::machine::guest_memory::ComparableMemory;
 use crate::machine::jdk::Jdk;
-use crate::machine::kernels::VmShape;
 use crate::matrix::Gc;
 use crate::units::{Bytes, Nanos, Word, word};
 
@@ -173,7 +173,7 @@ pub struct LaunchRecord {
 
 /// The words of a launch's command line that the report reads, as prefixes: the THP
 /// flag decides the pretouch method (`analyze::method`), the CDS flags the CDS state of
-/// records written before it was recorded (`analyze::cds`, which also reads the JDK
+/// records written before it was recorded (`features::cds::analyze`, which also reads the JDK
 /// home). [`LaunchRecord::for_report`] keeps these and drops the rest.
 const REPORT_FLAGS: [&str; 4] = [
     "-XX:+UseTransparentHugePages",
@@ -542,14 +542,14 @@ pub struct ProbeRecord {
     pub main_faults: Option<u64>,
     /// The faults, timed one by one; absent when the probe read nothing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub faults: Option<crate::launch::probe::FaultLatency>,
+    pub faults: Option<crate::features::probe::launch::FaultLatency>,
     /// The lock waits, or why this kernel cannot tell them; absent when the probe read
     /// nothing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub contention: Option<crate::launch::probe::Contention>,
+    pub contention: Option<crate::features::probe::launch::Contention>,
     /// Whether `perf c2c` could run on this machine (it needs the PMU's memory-sampling
     /// events); with them, `perf c2c record -g -- <command>` profiles the same launch.
-    pub c2c: crate::launch::probe::C2cSupport,
+    pub c2c: crate::features::probe::launch::C2cSupport,
 }
 
 /// A probe record as its line holds it: the fields in the order files have always had,
@@ -565,10 +565,10 @@ struct ProbeLine<'a> {
     main_faults: Option<u64>,
     failure: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    faults: Option<&'a crate::launch::probe::FaultLatency>,
+    faults: Option<&'a crate::features::probe::launch::FaultLatency>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    contention: Option<&'a crate::launch::probe::Contention>,
-    c2c: &'a crate::launch::probe::C2cSupport,
+    contention: Option<&'a crate::features::probe::launch::Contention>,
+    c2c: &'a crate::features::probe::launch::C2cSupport,
 }
 
 impl Serialize for ProbeRecord {

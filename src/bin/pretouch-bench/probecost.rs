@@ -5,8 +5,8 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use pretouch::features::probe::launch::{self as probe, ProbeLauncher};
 use pretouch::launch::agent::locate_agent;
-use pretouch::launch::probe::{self, ProbeLauncher};
 use pretouch::launch::{JvmLauncher, LaunchOptions, Launcher};
 use pretouch::stats::{median, summarize};
 

@@ -1,12 +1,12 @@
 //! Probe figures of result files written with `pretouch run --probe`, one line a cell:
 //! the fault latency, the probe's count against the agent's, what the probes cost
 //! (probed against timed time to main, same cell) and the locks waited on most. A plain
-//! printout of `pretouch::analyze::probe` for the measurements in `docs/measurements/`,
+//! printout of `pretouch::features::probe::analyze` for the measurements in `docs/measurements/`,
 //! until `pretouch report` renders the probes.
 
 use std::path::PathBuf;
 
-use pretouch::analyze::probe::{self, Quantile};
+use pretouch::features::probe::analyze::{self as probe, Quantile};
 use pretouch::store::probe::read_probes;
 use pretouch::store::read_results;
 
@@ -102,11 +102,11 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         println!("lock contention not measured: {why}");
     }
     match &analysis.c2c {
-        Some(pretouch::launch::probe::C2cSupport::Available { events }) => println!(
+        Some(pretouch::features::probe::launch::C2cSupport::Available { events }) => println!(
             "perf c2c: available ({}); `perf c2c record -g -- <a probe record's command>`",
             events.join(", ")
         ),
-        Some(pretouch::launch::probe::C2cSupport::Unavailable { why }) => {
+        Some(pretouch::features::probe::launch::C2cSupport::Unavailable { why }) => {
             println!("perf c2c: not run, {why}")
         }
         None => {}

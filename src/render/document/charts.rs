@@ -8,13 +8,28 @@
 use plotters::prelude::*;
 
 use crate::analyze::compare::{Comparison, Row};
-use crate::analyze::probe::ProbeAnalysis;
-use crate::analyze::profile::ProfileReport;
+use crate::features::probe::analyze::ProbeAnalysis;
+use crate::features::probe::plot as probe_plot;
+use crate::features::probe::plot::COLORS;
+use crate::features::profile::analyze::ProfileReport;
+use crate::features::profile::flamegraph;
 use crate::machine::jdk::short_jdk;
-use crate::render::probe_plot::COLORS;
-use crate::render::{flamegraph, plot, probe_plot, table};
+use crate::render::{plot, table};
 
-use super::html::{Figure, Picture};
+/// A chart for the page: its picture (inline SVG, or an image of an SVG that brings
+/// its own styles), or why it could not be drawn, and its caption.
+pub(super) struct Figure {
+    pub(super) picture: Result<Picture, String>,
+    pub(super) caption: String,
+}
+
+pub(super) enum Picture {
+    /// SVG drawn here, put in the page as it is.
+    Inline(String),
+    /// An SVG file of its own (a flame graph: its styles would restyle the page), put
+    /// in as an image.
+    Image(Vec<u8>),
+}
 
 fn err(e: impl std::fmt::Display) -> String {
     e.to_string()
@@ -372,7 +387,7 @@ pub(super) fn fault_latency(a: &ProbeAnalysis) -> Vec<Figure> {
             picture: probe_plot::svg(a, cell).map(Picture::Inline).map_err(err),
             caption: format!(
                 "{}: page fault latency from exec to main(), share of each label's faults per eighth-octave bucket (run --probe).",
-                crate::render::probe::cell_title(cell)
+                crate::features::probe::render::cell_title(cell)
             ),
         })
         .collect()

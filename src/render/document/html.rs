@@ -8,9 +8,12 @@
 use std::fmt::Write as _;
 
 use crate::analyze::document::{Document, Launches};
-use crate::render::{calibration, compare, explain, heap, probe, profile, ready, report};
+use crate::features::calibrate::render as calibration;
+use crate::features::probe::render as probe;
+use crate::features::profile::render as profile;
+use crate::render::{compare, explain, heap, ready, report};
 
-use super::charts;
+use super::charts::{self, Figure, Picture};
 
 /// The whole page.
 pub(super) fn page(doc: &Document) -> String {
@@ -116,21 +119,6 @@ fn environment(differences: &[String], several: bool) -> String {
         let _ = writeln!(out, "<li>{}</li>", inline(d));
     }
     out + "</ul>\n"
-}
-
-/// A chart for the page: its picture (inline SVG, or an image of an SVG that brings
-/// its own styles), or why it could not be drawn, and its caption.
-pub(super) struct Figure {
-    pub(super) picture: Result<Picture, String>,
-    pub(super) caption: String,
-}
-
-pub(super) enum Picture {
-    /// SVG drawn here, put in the page as it is.
-    Inline(String),
-    /// An SVG file of its own (a flame graph: its styles would restyle the page), put
-    /// in as an image.
-    Image(Vec<u8>),
 }
 
 fn figures(figs: Vec<Figure>) -> String {

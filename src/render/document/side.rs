@@ -7,8 +7,12 @@
 use std::path::PathBuf;
 
 use crate::analyze::document::Document;
+use crate::features::probe::plot as probe_plot;
+use crate::features::probe::render as probe;
+use crate::features::profile::flamegraph;
+use crate::features::profile::render as profile;
 use crate::render::common::Format;
-use crate::render::{flamegraph, plot, probe, probe_plot, profile};
+use crate::render::plot;
 
 /// The files asked for beside the report, and how the report itself is printed (its
 /// format and `--profile` decide which notes say where the rows it leaves out go).

@@ -1,0 +1,816 @@
+//! Stage 6, rendering: calibrations. The table `pretouch calibrate` prints for one
+//! ([`run_text`]), and several labels side by side (`pretouch report --calibrate`), as
+//! the reference series' microbenchmark table: text within 72 columns, Markdown, CSV.
+//! Every rate is written by [`rate`]. Reads `features::calibrate::machine`'s and
+//! `features::calibrate::analyze`'s types; computes nothing.
+
+use std::fmt::Write as _;
+
+use serde::Serialize;
+
+use crate::analyze::labels::Interval;
+use crate::analyze::report::RunToRun;
+use crate::features::calibrate::analyze::{CalibrationComparison, Config, Entry, Rates, Row};
+use crate::features::calibrate::machine::{Calibration, MemoryDuring};
+use crate::machine::topology::Placement;
+use crate::matrix::cpuset::format_list;
+use crate::render::labels::{self, detail_rows, legend_line, levels, minute};
+use crate::render::table::{self, name, num};
+
+fn gain(e: &Entry) -> String {
+    labels::percent(e.change.as_ref(), "-")
+}
+
+fn cpu(e: &Entry) -> String {
+    e.measured
+        .cpu_share
+        .map_or_else(|| "-".to_owned(), |s| table::pct(100.0 * s, 0))
+}
+
+fn fault(e: &Entry) -> String {
+    table::fault_size(e.measured.fault_bytes)
+}
+
+/// The shift with its mark and its interval; `few rounds` where the interval does not
+/// reach the column's level.
+fn shift(e: &Entry) -> (String, String) {
+    match e.change {
+        Some(c) if c.testable => (
+            labels::estimate(Some(&c), table::signed_count),
+            c.interval.map_or_else(String::new, |s| {
+                format!(
+                    "{}..{}",
+                    table::signed_count(s.low),
+                    table::signed_count(s.high)
+                )
+            }),
+        ),
+        Some(c) if c.interval.is_some() => ("few rounds".to_owned(), String::new()),
+        _ => (String::new(), String::new()),
+    }
+}
+
+/// `6x3`: rounds x passes per round.
+fn rounds(e: &Entry) -> String {
+    let m = &e.measured;
+    format!("{}x{}", m.rounds, m.passes / m.rounds.max(1))
+}
+
+/// The gain columns: one per label but the baseline.
+fn gain_headers(cmp: &CalibrationComparison) -> Vec<String> {
+    let others: Vec<&str> = cmp
+        .columns
+        .iter()
+        .filter(|c| !c.baseline)
+        .map(|c| c.letter.as_str())
+        .collect();
+    if others.len() == 1 {
+        vec!["gain".to_owned()]
+    } else {
+        others.iter().map(|l| format!("gain {l}")).collect()
+    }
+}
+
+fn values(cmp: &CalibrationComparison, r: &Row) -> Vec<String> {
+    let mut v: Vec<String> = r
+        .entries
+        .iter()
+        .map(|e| {
+            e.as_ref()
+                .map_or("-".to_owned(), |e| table::count(e.measured.median_per_s))
+        })
+        .collect();
+    for (e, c) in r.entries.iter().zip(&cmp.columns) {
+        if !c.baseline {
+            v.push(e.as_ref().map_or("-".to_owned(), gain));
+        }
+    }
+    v
+}
+
+fn legend(cmp: &CalibrationComparison) -> String {
+    let mut out = String::new();
+    for c in &cmp.columns {
+        out += &legend_line(
+            c,
+            &format!(
+                "{} UTC, kernel {}",
+                minute(&c.info.started_at),
+                c.info.kernel
+            ),
+        );
+    }
+    let first = &cmp.columns[0];
+    let mut machine = first.info.cpu_model.clone();
+    if let Some(t) = &first.info.topology {
+        machine += &format!("; {t}");
+    }
+    out += &table::wrap(&format!("machine: {machine}"), 2);
+    out
+}
+
+const NOTE: &str = "Rates: 4 KiB pages made present per wall-second, the median of \
+each label's round medians (for 4 KiB faults: faults/s, as pft reports; a 2 MiB fault \
+counts 512). zap: threads write one shared anonymous mapping, each its own slice, \
+MADV_DONTNEED between passes; pft: a fresh mapping every pass; huge: zap on a \
+MADV_HUGEPAGE mapping. CPUs: the set the workers were pinned to, one per CPU. gain = \
+median / baseline's median - 1. n, rounds = rounds x passes; min-max and spread: of the \
+round medians ((max - min) / median). cpu = the workers' CPU time over their time in \
+the passes (below 100%: preempted). fault = bytes the kernel mapped per fault. shift: \
+Hodges-Lehmann shift of the round medians against the baseline's, with its \
+Mann-Whitney interval (R: wilcox.test(x, y, conf.int = TRUE, conf.level = L)).";
+
+/// One line per label calibrated more than once: its own A/A pairs.
+fn run_to_run(cmp: &CalibrationComparison) -> Vec<String> {
+    cmp.run_to_run
+        .iter()
+        .map(|r| {
+            format!(
+                "run-to-run check: `{}` has {} calibrations; its oldest against each later \
+                 one marks {} of {} rows",
+                r.label, r.runs, r.significant, r.cells
+            )
+        })
+        .collect()
+}
+
+/// What the mark means here: the family confidence and each column's row level.
+fn mark_note(cmp: &CalibrationComparison) -> String {
+    format!(
+        "* = the interval excludes 0. Each column's marks hold together at {}: its \
+         rows' intervals are at 1 - {} / rows (Bonferroni; {}): where no row differs, \
+         and rounds vary as independent runs would, a column holds any mark at most {} \
+         of the time. The test is on rounds, not passes (passes of one round share the \
+         machine's state); `few rounds`: too few a side for that level (6 a side allow \
+         up to 23 rows), no mark.",
+        table::pct(100.0 * cmp.confidence, 0),
+        table::fraction(1.0 - cmp.confidence, 2),
+        levels(cmp, "row", "L = "),
+        table::pct(100.0 * (1.0 - cmp.confidence), 0)
+    )
+}
+
+/// The calibrations side by side as a text table.
+pub fn text(cmp: &CalibrationComparison) -> String {
+    let mut out = String::from("anonymous write faults per wall-second, per label; gain against ");
+    out += &cmp.columns[cmp.baseline_index()].letter;
+    out += "\n";
+    out += &legend(cmp);
+    out.push('\n');
+    let gains = gain_headers(cmp);
+    let mut value_cols: Vec<table::Col<'_>> =
+        cmp.columns.iter().map(|c| num(c.letter.as_str())).collect();
+    value_cols.extend(gains.iter().map(|g| num(g.as_str())));
+    let rows: Vec<(Vec<String>, Vec<String>)> = cmp
+        .rows
+        .iter()
+        .map(|r| (config(r), values(cmp, r)))
+        .collect();
+    out += &table::render_keyed(&[name("CPUs"), name("test")], &value_cols, &rows);
+    out.push('\n');
+    // The spread and the interval, per row and label.
+    let detail = detail_rows(
+        cmp,
+        |k| vec![k.cpus.clone(), k.test.clone()],
+        |e| {
+            let (s, ci) = shift(e);
+            let m = &e.measured;
+            vec![
+                rounds(e),
+                format!(
+                    "{}-{}",
+                    table::count(m.round_min_per_s),
+                    table::count(m.round_max_per_s)
+                ),
+                table::pct(m.round_spread_pct, 0),
+                cpu(e),
+                fault(e),
+                s,
+                ci,
+            ]
+        },
+    );
+    out += &table::render_keyed(
+        &[name("CPUs"), name("test")],
+        &[
+            name(""),
+            num("n"),
+            num("min-max"),
+            num("spread"),
+            num("cpu"),
+            num("fault"),
+            num("shift"),
+            num("interval"),
+        ],
+        &detail,
+    );
+    out.push('\n');
+    out += &table::wrap(NOTE, 0);
+    out += &table::wrap(&mark_note(cmp), 0);
+    for r in run_to_run(cmp) {
+        out += &table::wrap(&r, 2);
+    }
+    for d in &cmp.env_differences {
+        out += &table::wrap(&format!("environment: {d}"), 2);
+    }
+    for w in &cmp.warnings {
+        out += &table::wrap(&format!("warning: {w}"), 2);
+    }
+    out
+}
+
+/// The calibrations side by side as a Markdown table.
+pub fn markdown(cmp: &CalibrationComparison) -> String {
+    let mut out = String::new();
+    for c in &cmp.columns {
+        let _ = writeln!(
+            out,
+            "- **{}** {}{}: {} UTC, kernel {}",
+            c.letter,
+            c.label,
+            if c.baseline { " (baseline)" } else { "" },
+            minute(&c.info.started_at),
+            c.info.kernel
+        );
+    }
+    out.push('\n');
+    let gains = gain_headers(cmp);
+    let mut head = vec!["CPUs".to_owned(), "test".to_owned()];
+    head.extend(cmp.columns.iter().map(|c| c.label.clone()));
+    head.extend(gains);
+    let head: Vec<&str> = head.iter().map(String::as_str).collect();
+    let rows: Vec<Vec<String>> = cmp
+        .rows
+        .iter()
+        .map(|r| {
+            let mut cells = config(r);
+            cells.extend(values(cmp, r));
+            cells
+        })
+        .collect();
+    out += &table::markdown(&table::cols(&head, 2), &rows);
+    let mut detail = Vec::new();
+    for r in &cmp.rows {
+        for (c, e) in cmp.entries(r) {
+            let (s, ci) = shift(e);
+            let m = &e.measured;
+            let mut line = config(r);
+            line.extend([
+                c.label.clone(),
+                rounds(e),
+                format!(
+                    "{}-{}",
+                    table::count(m.round_min_per_s),
+                    table::count(m.round_max_per_s)
+                ),
+                table::pct(m.round_spread_pct, 1),
+                format!(
+                    "{}-{}",
+                    table::count(m.min_per_s),
+                    table::count(m.max_per_s)
+                ),
+                cpu(e),
+                fault(e),
+                s,
+                ci,
+            ]);
+            detail.push(line);
+        }
+    }
+    out.push('\n');
+    out += &table::markdown(
+        &table::cols(
+            &[
+                "CPUs",
+                "test",
+                "label",
+                "rounds",
+                "rounds min-max",
+                "spread",
+                "passes min-max",
+                "cpu",
+                "fault",
+                "shift",
+                "interval",
+            ],
+            3,
+        ),
+        &detail,
+    );
+    out.push('\n');
+    out += NOTE;
+    out.push(' ');
+    out += &mark_note(cmp);
+    out.push('\n');
+    for r in run_to_run(cmp) {
+        let _ = writeln!(out, "\n{r}");
+    }
+    for d in &cmp.env_differences {
+        let _ = writeln!(out, "\nenvironment: {d}");
+    }
+    for w in &cmp.warnings {
+        let _ = writeln!(out, "\nwarning: {w}");
+    }
+    out
+}
+
+#[derive(Serialize)]
+struct CsvRow<'a> {
+    cpus: &'a str,
+    test: &'a str,
+    workers: usize,
+    label: &'a str,
+    baseline: bool,
+    pinned_to: Option<&'a str>,
+    rounds: usize,
+    passes: usize,
+    median_per_s: f64,
+    round_min_per_s: f64,
+    round_max_per_s: f64,
+    round_spread_pct: f64,
+    min_per_s: f64,
+    max_per_s: f64,
+    spread_pct: f64,
+    fault_bytes: Option<f64>,
+    cpu_share: Option<f64>,
+    gain_pct: Option<f64>,
+    shift_per_s: Option<f64>,
+    ci_low_per_s: Option<f64>,
+    ci_high_per_s: Option<f64>,
+    ci_confidence: Option<f64>,
+    testable: bool,
+    significant: bool,
+}
+
+/// The calibrations side by side, a CSV row each.
+pub fn csv(cmp: &CalibrationComparison) -> String {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    for r in &cmp.rows {
+        for (c, e) in cmp.entries(r) {
+            let m = &e.measured;
+            let ch = e.change;
+            let [shift_per_s, ci_low_per_s, ci_high_per_s, ci_confidence] =
+                Interval::columns(ch.and_then(|c| c.interval));
+            w.serialize(CsvRow {
+                cpus: &r.key.cpus,
+                test: &r.key.test,
+                workers: r.key.workers,
+                label: &c.label,
+                baseline: c.baseline,
+                pinned_to: m.cpus.as_deref(),
+                rounds: m.rounds,
+                passes: m.passes,
+                median_per_s: m.median_per_s,
+                round_min_per_s: m.round_min_per_s,
+                round_max_per_s: m.round_max_per_s,
+                round_spread_pct: m.round_spread_pct,
+                min_per_s: m.min_per_s,
+                max_per_s: m.max_per_s,
+                spread_pct: m.spread_pct,
+                fault_bytes: m.fault_bytes,
+                cpu_share: m.cpu_share,
+                gain_pct: ch.and_then(|c| c.percent),
+                shift_per_s,
+                ci_low_per_s,
+                ci_high_per_s,
+                ci_confidence,
+                testable: ch.is_some_and(|c| c.testable),
+                significant: ch.is_some_and(|c| c.significant),
+            })
+            .expect("writing to memory");
+        }
+    }
+    String::from_utf8(w.into_inner().expect("writing to memory")).expect("csv is UTF-8")
+}
+
+/// A row's key columns: its CPU set and test.
+fn config(r: &Row) -> Vec<String> {
+    vec![r.key.cpus.clone(), r.key.test.clone()]
+}
+
+/// The calibrations side by side as JSON, in the keys `report --calibrate --format
+/// json` has always written (docs/json.md).
+pub fn json(cmp: &CalibrationComparison) -> String {
+    let doc = JsonComparison {
+        columns: cmp
+            .columns
+            .iter()
+            .map(|c| JsonColumn {
+                letter: &c.letter,
+                label: &c.label,
+                baseline: c.baseline,
+                started_at: &c.info.started_at,
+                cpu_model: &c.info.cpu_model,
+                kernel: &c.info.kernel,
+                topology: c.info.topology.as_deref(),
+                compared_rows: c.compared,
+                row_confidence: c.level,
+                rounds: c.info.rounds,
+                passes: c.info.passes,
+            })
+            .collect(),
+        baseline: &cmp.baseline,
+        confidence: cmp.confidence,
+        rows: cmp
+            .rows
+            .iter()
+            .map(|r| JsonRow {
+                config: &r.key,
+                entries: r
+                    .entries
+                    .iter()
+                    .zip(&cmp.columns)
+                    .map(|(e, c)| {
+                        let e = e.as_ref()?;
+                        let m = &e.measured;
+                        let ch = e.change;
+                        Some(JsonEntry {
+                            label: &c.label,
+                            rates: m,
+                            gain_pct: ch.and_then(|c| c.percent),
+                            shift: ch.and_then(|c| c.interval),
+                            cpu_share: m.cpu_share,
+                            testable: ch.is_some_and(|c| c.testable),
+                            significant: ch.is_some_and(|c| c.significant),
+                        })
+                    })
+                    .collect(),
+            })
+            .collect(),
+        env_differences: &cmp.env_differences,
+        run_to_run: &cmp.run_to_run,
+        warnings: &cmp.warnings,
+    };
+    serde_json::to_string_pretty(&doc).expect("a calibration always serializes") + "\n"
+}
+
+/// The JSON of [`json`]: its keys are a file format, kept as they were when each entry
+/// held its own gain and shift.
+#[derive(Serialize)]
+struct JsonComparison<'a> {
+    columns: Vec<JsonColumn<'a>>,
+    baseline: &'a str,
+    confidence: f64,
+    rows: Vec<JsonRow<'a>>,
+    env_differences: &'a [String],
+    run_to_run: &'a [RunToRun],
+    warnings: &'a [String],
+}
+
+#[derive(Serialize)]
+struct JsonColumn<'a> {
+    letter: &'a str,
+    label: &'a str,
+    baseline: bool,
+    started_at: &'a str,
+    cpu_model: &'a str,
+    kernel: &'a str,
+    topology: Option<&'a str>,
+    compared_rows: usize,
+    row_confidence: Option<f64>,
+    rounds: u32,
+    passes: u32,
+}
+
+#[derive(Serialize)]
+struct JsonRow<'a> {
+    #[serde(flatten)]
+    config: &'a Config,
+    entries: Vec<Option<JsonEntry<'a>>>,
+}
+
+#[derive(Serialize)]
+struct JsonEntry<'a> {
+    label: &'a str,
+    #[serde(flatten)]
+    rates: &'a Rates,
+    gain_pct: Option<f64>,
+    shift: Option<Interval>,
+    cpu_share: Option<f64>,
+    testable: bool,
+    significant: bool,
+}
+
+/// The table `pretouch calibrate` prints for one calibration.
+pub fn run_text(c: &Calibration) -> String {
+    let mut out = format!(
+        "label: {}  ({} per configuration, {} pages, {} round(s) of {} passes)\n",
+        c.label, c.size, c.page_size, c.rounds, c.passes
+    );
+    if let Some(t) = &c.topology {
+        let _ = writeln!(out, "machine: {t}");
+    }
+    let rows: Vec<Vec<String>> = c
+        .results
+        .iter()
+        .map(|r| {
+            let s = r.summary();
+            vec![
+                r.test_name(),
+                r.cpus_name(),
+                r.placement.as_ref().map_or("-".to_owned(), |p| {
+                    crate::matrix::cpuset::format_list(&p.cpus)
+                }),
+                s.map_or("-".to_owned(), |s| {
+                    format!(
+                        "{} ({}-{})",
+                        table::count(s.median),
+                        table::count(s.min),
+                        table::count(s.max)
+                    )
+                }),
+                c.round_median_range(r)
+                    .map_or("-".to_owned(), |(low, high)| {
+                        format!("{}-{}", table::count(low), table::count(high))
+                    }),
+                table::whole(r.faults_per_pass),
+                table::fault_size(r.fault_bytes(c.page_size)),
+                r.cpu_share
+                    .map_or_else(|| "-".to_owned(), |s| table::pct(100.0 * s, 0)),
+            ]
+        })
+        .collect();
+    let cols = table::cols(
+        &[
+            "test",
+            "CPUs",
+            "pinned to",
+            "faults/s (min-max)",
+            "rounds",
+            "faults/pass",
+            "fault",
+            "cpu",
+        ],
+        3,
+    );
+    out += &table::render(&cols, &rows, 0);
+    let _ = writeln!(
+        out,
+        "faults/s: median of all passes (min-max); rounds: the range of the rounds' medians"
+    );
+    let _ = writeln!(
+        out,
+        "cpu: the workers' CPU time over their time in the passes (below 100%: preempted)"
+    );
+    if let Some((best, r)) = c.ceiling() {
+        let _ = writeln!(
+            out,
+            "ceiling: {} faults/s (zap, shared mapping, {}; each pass writes {} pages)",
+            table::count(best),
+            r.cpus_name(),
+            r.pages
+        );
+    }
+    let mut shown: Vec<&str> = Vec::new();
+    for p in c.results.iter().filter_map(|r| r.placement.as_ref()) {
+        if !shown.contains(&p.set.as_str()) {
+            shown.push(&p.set);
+            let _ = writeln!(out, "  {}: {}", p.set, placement(p));
+        }
+    }
+    if let Some(m) = &c.memory {
+        let _ = writeln!(out, "{}", memory_during(m));
+    }
+    out
+}
+
+/// `CPUs 0-6: 1 L3 domain(s) 0, node(s) 0, 7 core(s)`.
+fn placement(p: &Placement) -> String {
+    format!(
+        "CPUs {}: {} L3 domain(s) {}, node(s) {}, {} core(s)",
+        format_list(&p.cpus),
+        p.l3_domains.len(),
+        format_list(&p.l3_domains),
+        format_list(&p.nodes),
+        p.cores
+    )
+}
+
+/// The guest memory during a calibration, one line.
+fn memory_during(m: &MemoryDuring) -> String {
+    let reported = m
+        .reported_kib
+        .map(|k| format!("; {} MiB reported to the host meanwhile", k / 1024))
+        .unwrap_or_default();
+    match m.stopped {
+        Some([before, during]) => format!(
+            "free page reporting: stopped for the calibration (page_reporting_order \
+             {before} -> {during}, restored){reported}"
+        ),
+        None => format!("free page reporting: {}{reported}", m.reporting),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analyze::Options;
+    use crate::features::calibrate::analyze::compare;
+    use crate::features::calibrate::machine::{Calibration, ConfigResult, Layout, Variant};
+    use crate::machine::env::Environment;
+    use crate::machine::topology::Placement;
+    use crate::units::Bytes;
+
+    fn result(set: &str, cpus: Vec<usize>, variant: Variant, rates: [f64; 6]) -> ConfigResult {
+        ConfigResult {
+            layout: Layout::Shared,
+            workers: cpus.len(),
+            faults_per_s: rates.to_vec(),
+            pages: 262_144,
+            faults_per_pass: 262_144,
+            variant,
+            placement: Some(Placement {
+                set: set.into(),
+                l3_domains: vec![0],
+                nodes: vec![0],
+                sockets: vec![0],
+                cores: cpus.len(),
+                cpus,
+            }),
+            cpu_share: Some(0.99),
+        }
+    }
+
+    /// The cover letter's rows, three kernels, six rounds each; `+patch 2` clearly apart
+    /// in the last two.
+    fn seeds() -> CalibrationComparison {
+        // Each label's rounds wobble in another order, as independent runs would.
+        let cal = |label: &str, at: &str, turn: usize, f: [f64; 3]| Calibration {
+            record: "calibrate".into(),
+            label: label.into(),
+            started_at: at.into(),
+            env: Environment {
+                kernel_release: format!("6.19.0-{label}"),
+                cpu_model: "AMD EPYC 9634 84-Core Processor".into(),
+                ..Environment::default()
+            },
+            size: Bytes(1 << 30),
+            page_size: Bytes(4096),
+            passes: 1,
+            rounds: 6,
+            memory: None,
+            results: [
+                ("1 CCD, 7 CPUs", (0..7).collect::<Vec<_>>(), f[0]),
+                ("7 CCDs, 1 CPU each", (0..7).map(|k| 7 * k).collect(), f[1]),
+                (
+                    "12 CCDs, 1 CPU each",
+                    (0..12).map(|k| 7 * k).collect(),
+                    f[2],
+                ),
+            ]
+            .into_iter()
+            .map(|(set, cpus, m)| {
+                let mut wobble = [0.98, 1.0, 1.02, 0.99, 1.0, 1.01];
+                wobble.rotate_left(turn);
+                result(set, cpus, Variant::Zap, wobble.map(|w| m * w))
+            })
+            .collect(),
+            topology: Some(
+                "1 socket, 1 NUMA node, 12 L3 domains, 84 cores, 168 CPUs (2 per core: SMT on)"
+                    .into(),
+            ),
+        };
+        let cals = [
+            cal(
+                "base",
+                "2026-11-30T07:00:00Z",
+                0,
+                [2.360e6, 1.738e6, 2.288e6],
+            ),
+            cal(
+                "patch1",
+                "2026-11-30T08:00:00Z",
+                1,
+                [2.369e6, 1.982e6, 2.548e6],
+            ),
+            cal(
+                "patch2",
+                "2026-11-30T09:00:00Z",
+                3,
+                [2.425e6, 2.215e6, 2.949e6],
+            ),
+        ];
+        compare(&cals, &Options::default()).unwrap()
+    }
+
+    #[test]
+    fn text_is_the_cover_letter_table_within_72_columns() {
+        let text = text(&seeds());
+        assert!(table::width(&text) <= table::WIDTH, "{text}");
+        insta::assert_snapshot!(text, @"
+        anonymous write faults per wall-second, per label; gain against A
+        A  base (baseline): 2026-11-30 07:00 UTC, kernel 6.19.0-base
+        B  patch1: 2026-11-30 08:00 UTC, kernel 6.19.0-patch1
+        C  patch2: 2026-11-30 09:00 UTC, kernel 6.19.0-patch2
+        machine: AMD EPYC 9634 84-Core Processor; 1 socket, 1 NUMA node, 12 L3
+          domains, 84 cores, 168 CPUs (2 per core: SMT on)
+
+        CPUs                 test       A       B       C   gain B   gain C
+        1 CCD, 7 CPUs        zap   2.360M  2.369M  2.425M    +0.4%    +2.8%
+        7 CCDs, 1 CPU each   zap   1.738M  1.982M  2.215M  +14.0%*  +27.4%*
+        12 CCDs, 1 CPU each  zap   2.288M  2.548M  2.949M  +11.4%*  +28.9%*
+
+               n        min-max  spread  cpu  fault     shift          interval
+        1 CCD, 7 CPUs zap
+          A  6x1  2.313M-2.407M      4%  99%     4K
+          B  6x1  2.322M-2.416M      4%  99%     4K     +9.0k    -61.9k..+79.9k
+          C  6x1  2.377M-2.474M      4%  99%     4K    +65.0k    -6.5k..+136.4k
+        7 CCDs, 1 CPU each zap
+          A  6x1  1.703M-1.773M      4%  99%     4K
+          B  6x1  1.942M-2.022M      4%  99%     4K  +244.0k*  +189.4k..+298.6k
+          C  6x1  2.171M-2.259M      4%  99%     4K  +477.0k*  +420.1k..+533.9k
+        12 CCDs, 1 CPU each zap
+          A  6x1  2.242M-2.334M      4%  99%     4K
+          B  6x1  2.497M-2.599M      4%  99%     4K  +260.0k*  +188.8k..+331.2k
+          C  6x1  2.890M-3.008M      4%  99%     4K  +661.0k*  +585.8k..+736.2k
+
+        Rates: 4 KiB pages made present per wall-second, the median of each
+        label's round medians (for 4 KiB faults: faults/s, as pft reports; a 2
+        MiB fault counts 512). zap: threads write one shared anonymous mapping,
+        each its own slice, MADV_DONTNEED between passes; pft: a fresh mapping
+        every pass; huge: zap on a MADV_HUGEPAGE mapping. CPUs: the set the
+        workers were pinned to, one per CPU. gain = median / baseline's median -
+        1. n, rounds = rounds x passes; min-max and spread: of the round medians
+        ((max - min) / median). cpu = the workers' CPU time over their time in
+        the passes (below 100%: preempted). fault = bytes the kernel mapped per
+        fault. shift: Hodges-Lehmann shift of the round medians against the
+        baseline's, with its Mann-Whitney interval (R: wilcox.test(x, y,
+        conf.int = TRUE, conf.level = L)).
+        * = the interval excludes 0. Each column's marks hold together at 95%:
+        its rows' intervals are at 1 - 0.05 / rows (Bonferroni; B 3 row(s) at L
+        = 98.33%, C 3 row(s) at L = 98.33%): where no row differs, and rounds
+        vary as independent runs would, a column holds any mark at most 5% of
+        the time. The test is on rounds, not passes (passes of one round share
+        the machine's state); `few rounds`: too few a side for that level (6 a
+        side allow up to 23 rows), no mark.
+        ");
+    }
+
+    #[test]
+    fn markdown_and_csv() {
+        let cmp = seeds();
+        insta::assert_snapshot!(markdown(&cmp), @"
+        - **A** base (baseline): 2026-11-30 07:00 UTC, kernel 6.19.0-base
+        - **B** patch1: 2026-11-30 08:00 UTC, kernel 6.19.0-patch1
+        - **C** patch2: 2026-11-30 09:00 UTC, kernel 6.19.0-patch2
+
+        | CPUs | test | base | patch1 | patch2 | gain B | gain C |
+        |---|---|---:|---:|---:|---:|---:|
+        | 1 CCD, 7 CPUs | zap | 2.360M | 2.369M | 2.425M | +0.4% | +2.8% |
+        | 7 CCDs, 1 CPU each | zap | 1.738M | 1.982M | 2.215M | +14.0%* | +27.4%* |
+        | 12 CCDs, 1 CPU each | zap | 2.288M | 2.548M | 2.949M | +11.4%* | +28.9%* |
+
+        | CPUs | test | label | rounds | rounds min-max | spread | passes min-max | cpu | fault | shift | interval |
+        |---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|
+        | 1 CCD, 7 CPUs | zap | base | 6x1 | 2.313M-2.407M | 4.0% | 2.313M-2.407M | 99% | 4K |  |  |
+        | 1 CCD, 7 CPUs | zap | patch1 | 6x1 | 2.322M-2.416M | 4.0% | 2.322M-2.416M | 99% | 4K | +9.0k | -61.9k..+79.9k |
+        | 1 CCD, 7 CPUs | zap | patch2 | 6x1 | 2.377M-2.474M | 4.0% | 2.377M-2.474M | 99% | 4K | +65.0k | -6.5k..+136.4k |
+        | 7 CCDs, 1 CPU each | zap | base | 6x1 | 1.703M-1.773M | 4.0% | 1.703M-1.773M | 99% | 4K |  |  |
+        | 7 CCDs, 1 CPU each | zap | patch1 | 6x1 | 1.942M-2.022M | 4.0% | 1.942M-2.022M | 99% | 4K | +244.0k* | +189.4k..+298.6k |
+        | 7 CCDs, 1 CPU each | zap | patch2 | 6x1 | 2.171M-2.259M | 4.0% | 2.171M-2.259M | 99% | 4K | +477.0k* | +420.1k..+533.9k |
+        | 12 CCDs, 1 CPU each | zap | base | 6x1 | 2.242M-2.334M | 4.0% | 2.242M-2.334M | 99% | 4K |  |  |
+        | 12 CCDs, 1 CPU each | zap | patch1 | 6x1 | 2.497M-2.599M | 4.0% | 2.497M-2.599M | 99% | 4K | +260.0k* | +188.8k..+331.2k |
+        | 12 CCDs, 1 CPU each | zap | patch2 | 6x1 | 2.890M-3.008M | 4.0% | 2.890M-3.008M | 99% | 4K | +661.0k* | +585.8k..+736.2k |
+
+        Rates: 4 KiB pages made present per wall-second, the median of each label's round medians (for 4 KiB faults: faults/s, as pft reports; a 2 MiB fault counts 512). zap: threads write one shared anonymous mapping, each its own slice, MADV_DONTNEED between passes; pft: a fresh mapping every pass; huge: zap on a MADV_HUGEPAGE mapping. CPUs: the set the workers were pinned to, one per CPU. gain = median / baseline's median - 1. n, rounds = rounds x passes; min-max and spread: of the round medians ((max - min) / median). cpu = the workers' CPU time over their time in the passes (below 100%: preempted). fault = bytes the kernel mapped per fault. shift: Hodges-Lehmann shift of the round medians against the baseline's, with its Mann-Whitney interval (R: wilcox.test(x, y, conf.int = TRUE, conf.level = L)). * = the interval excludes 0. Each column's marks hold together at 95%: its rows' intervals are at 1 - 0.05 / rows (Bonferroni; B 3 row(s) at L = 98.33%, C 3 row(s) at L = 98.33%): where no row differs, and rounds vary as independent runs would, a column holds any mark at most 5% of the time. The test is on rounds, not passes (passes of one round share the machine's state); `few rounds`: too few a side for that level (6 a side allow up to 23 rows), no mark.
+        ");
+        insta::assert_snapshot!(csv(&cmp), @r#"
+        cpus,test,workers,label,baseline,pinned_to,rounds,passes,median_per_s,round_min_per_s,round_max_per_s,round_spread_pct,min_per_s,max_per_s,spread_pct,fault_bytes,cpu_share,gain_pct,shift_per_s,ci_low_per_s,ci_high_per_s,ci_confidence,testable,significant
+        "1 CCD, 7 CPUs",zap,7,base,true,0-6,6,6,2360000.0,2312800.0,2407200.0,4.0,2312800.0,2407200.0,4.0,4096.0,0.99,,,,,,false,false
+        "1 CCD, 7 CPUs",zap,7,patch1,false,0-6,6,6,2369000.0,2321620.0,2416380.0,4.0,2321620.0,2416380.0,4.0,4096.0,0.99,0.3813559322033866,9000.0,-61890.0,79890.0,0.9833333333333333,true,false
+        "1 CCD, 7 CPUs",zap,7,patch2,false,0-6,6,6,2425000.0,2376500.0,2473500.0,4.0,2376500.0,2473500.0,4.0,4096.0,0.99,2.754237288135597,65000.0,-6450.0,136450.0,0.9833333333333333,true,false
+        "7 CCDs, 1 CPU each",zap,7,base,true,"0,7,14,21,28,35,42",6,6,1738000.0,1703240.0,1772760.0,4.0,1703240.0,1772760.0,4.0,4096.0,0.99,,,,,,false,false
+        "7 CCDs, 1 CPU each",zap,7,patch1,false,"0,7,14,21,28,35,42",6,6,1982000.0,1942360.0,2021640.0,4.0,1942360.0,2021640.0,4.0,4096.0,0.99,14.039125431530497,244000.0,189420.0,298580.0,0.9833333333333333,true,true
+        "7 CCDs, 1 CPU each",zap,7,patch2,false,"0,7,14,21,28,35,42",6,6,2215000.0,2170700.0,2259300.0,4.0,2170700.0,2259300.0,4.0,4096.0,0.99,27.445339470655927,477000.0,420090.0,533910.0,0.9833333333333333,true,true
+        "12 CCDs, 1 CPU each",zap,12,base,true,"0,7,14,21,28,35,42,49,56,63,70,77",6,6,2288000.0,2242240.0,2333760.0,4.0,2242240.0,2333760.0,4.0,4096.0,0.99,,,,,,false,false
+        "12 CCDs, 1 CPU each",zap,12,patch1,false,"0,7,14,21,28,35,42,49,56,63,70,77",6,6,2548000.0,2497040.0,2598960.0,4.0,2497040.0,2598960.0,4.0,4096.0,0.99,11.363636363636353,260000.0,188760.0,331240.0,0.9833333333333333,true,true
+        "12 CCDs, 1 CPU each",zap,12,patch2,false,"0,7,14,21,28,35,42,49,56,63,70,77",6,6,2949000.0,2890020.0,3007980.0,4.0,2890020.0,3007980.0,4.0,4096.0,0.99,28.889860139860147,661000.0,585750.0,736250.0,0.9833333333333333,true,true
+        "#);
+    }
+
+    #[test]
+    fn every_format_carries_the_gain_and_the_mark() {
+        let cmp = seeds();
+        let md = markdown(&cmp);
+        assert!(
+            md.contains(
+                "| 7 CCDs, 1 CPU each | zap | 1.738M | 1.982M | 2.215M | +14.0%* | +27.4%* |"
+            ),
+            "{md}"
+        );
+        let csv = csv(&cmp);
+        let line = csv
+            .lines()
+            .find(|l| l.starts_with("\"7 CCDs, 1 CPU each\",zap,7,patch2,"))
+            .unwrap();
+        assert!(line.ends_with(",true,true"), "{line}");
+        assert_eq!(table::count(1.8e6), "1.800M");
+        assert_eq!(table::count(950e3), "950.0k");
+        assert!(line.contains(",\"0,7,14,21,28,35,42\","), "{line}");
+        let json: serde_json::Value = serde_json::from_str(&json(&cmp)).unwrap();
+        let e = &json["rows"][2]["entries"][2];
+        assert_eq!(e["label"], "patch2");
+        assert_eq!(e["significant"], true);
+        assert!((e["gain_pct"].as_f64().unwrap() - 28.89).abs() < 0.01);
+    }
+}

@@ -1,0 +1,12 @@
+//! The optional features, one folder each. A feature's files are named after the stages
+//! they plug into (`cli`, `matrix`, `launch`, `schedule`, `analyze`, `render`), so a reader
+//! finds everything about one feature in one place.
+
+pub mod calibrate;
+pub mod campaign;
+pub mod cds;
+pub mod cgroup;
+pub mod kernels;
+pub mod probe;
+pub mod profile;
+pub mod settings;

@@ -1,0 +1,80 @@
+//! `pretouch run --probe`: the checks that bpftrace can time the JVM's faults (before any
+//! JVM starts), and what the probed rounds after the timed launches bring to the extra
+//! rounds' driver ([`crate::cmd::extra`]).
+
+use std::path::Path;
+
+use anyhow::Context;
+
+use crate::cmd::cli::RunArgs;
+use crate::cmd::error::bad;
+use crate::cmd::extra::Instrument;
+use crate::features::probe::launch::{self as probe, C2cSupport, ProbeLauncher, ProbeSupport};
+use crate::features::probe::schedule::Probed;
+use crate::launch::JvmLauncher;
+use crate::matrix::Matrix;
+use crate::schedule::session::Probing;
+
+/// Whether the run asks for probes (`--probe` or `probe: true`).
+pub(crate) fn wanted(args: &RunArgs, matrix: &Matrix) -> bool {
+    args.probe || matrix.probe
+}
+
+/// With probes asked for: what they can do here, or a bad-input error saying the fix.
+/// Without: `None`, and nothing is looked for. Says once, when the kernel cannot tell
+/// lock contention, why.
+pub(crate) fn preflight(
+    wanted: bool,
+    agent: &std::path::Path,
+) -> anyhow::Result<Option<ProbeSupport>> {
+    if !wanted {
+        return Ok(None);
+    }
+    let support = probe::preflight(agent).map_err(bad)?;
+    if let Err(why) = &support.locks {
+        eprintln!("note: --probe times the faults, but not lock contention: {why}");
+    }
+    Ok(Some(support))
+}
+
+impl Instrument for Probing {
+    type Rounds = Probed<ProbeLauncher>;
+    const NAME: &'static str = "probed";
+    const FAILED: &'static str = "were not read by the probe; they are recorded with why";
+
+    fn owed(&self) -> &crate::schedule::extra::Owed {
+        &self.owed
+    }
+
+    /// Also keeps the crash files of the probed JVMs beside the result file, and asks
+    /// whether `perf c2c` can run here (said after the announcement, stored per record).
+    fn wrap(
+        &self,
+        inner: JvmLauncher,
+        results: &Path,
+        agent: &Path,
+    ) -> anyhow::Result<(Self::Rounds, Vec<String>)> {
+        let inner = inner.with_crash_dir(crate::store::crash_dir(results));
+        let launcher = ProbeLauncher::new(inner, self.support.clone(), agent.to_owned())
+            .context("creating the probe's scratch folder")?;
+        let c2c = probe::c2c_support();
+        let note = match &c2c {
+            C2cSupport::Available { events } => format!(
+                "  perf c2c can run here ({}): each probe record's command, after `perf c2c record -g --`, profiles the cache lines of the same launch",
+                events.join(", ")
+            ),
+            C2cSupport::Unavailable { why } => format!("  perf c2c: not here, {why}"),
+        };
+        Ok((Probed { launcher, c2c }, vec![note]))
+    }
+
+    fn how(&self) -> String {
+        format!(
+            ": bpftrace times each page fault{} from exec to main()",
+            match self.support.locks {
+                Ok(()) => " and lock wait",
+                Err(_) => "",
+            }
+        )
+    }
+}

@@ -1,0 +1,11 @@
+//! The fault-latency probe (`pretouch run --probe`): extra rounds under bpftrace that time
+//! every page fault of a launch, their record, their analysis and their report sections.
+//!
+//! One file per stage of the pipeline, named after the stage folder it plugs into.
+
+pub mod analyze;
+pub mod cli;
+pub mod launch;
+pub mod plot;
+pub mod render;
+pub mod schedule;

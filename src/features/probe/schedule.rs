@@ -1,0 +1,257 @@
+//! Probed rounds (`pretouch run --probe`), one kind of extra round
+//! ([`crate::schedule::extra`]), after the timed launches and the profiled ones: every
+//! cell launched once without and once with pretouch while bpftrace times its faults
+//! and lock waits, stored as a probe record.
+
+use std::collections::BTreeSet;
+
+use crate::features::probe::launch::{C2cSupport, ProbeLauncher, ProbedOutcome};
+use crate::schedule::extra::{self, ExtraRecord, Mismatch, Planned, Rounds};
+use crate::schedule::plan::{Cell, Plan};
+use crate::schedule::run::launch_options;
+use crate::store::probe::ProbeRecord;
+use crate::store::{PlannedAs, Record};
+
+/// Probed rounds per cell unless told otherwise.
+pub const DEFAULT_ROUNDS: u32 = 3;
+
+/// A probed launch: what the caller needs to make one (a seam for tests).
+trait ProbedLaunch {
+    fn launch_probed(
+        &mut self,
+        java: &std::path::Path,
+        jvm_args: &[String],
+        options: &crate::launch::LaunchOptions,
+    ) -> ProbedOutcome;
+}
+
+impl ProbedLaunch for ProbeLauncher {
+    fn launch_probed(
+        &mut self,
+        java: &std::path::Path,
+        jvm_args: &[String],
+        options: &crate::launch::LaunchOptions,
+    ) -> ProbedOutcome {
+        self.launch(java, jvm_args, options)
+    }
+}
+
+/// The probed rounds, for [`extra::execute`]: each launch under bpftrace, stored as a
+/// [`ProbeRecord`] that also holds `c2c`, whether `perf c2c` can run here.
+pub struct Probed<L> {
+    pub launcher: L,
+    pub c2c: C2cSupport,
+}
+
+impl<L: ProbedLaunch> Rounds for Probed<L> {
+    type Record = ProbeRecord;
+
+    fn launch(&mut self, at: &Planned, cell: &Cell, jvm_args: &[String]) -> Option<ProbeRecord> {
+        let p = self
+            .launcher
+            .launch_probed(&cell.jdk.java, jvm_args, &launch_options(cell));
+        if p.outcome.interrupted {
+            return None;
+        }
+        let measured = p.outcome.measured;
+        let main_faults = measured.stamps.main.map(|m| m.minflt + m.majflt);
+        let (at, launched) = at.stored(cell, measured, p.problem);
+        Some(ProbeRecord {
+            at,
+            launched,
+            probe_command: p.probe_command,
+            main_faults,
+            faults: p.reading.as_ref().map(|r| r.faults.clone()),
+            contention: p.reading.map(|r| r.contention),
+            c2c: self.c2c.clone(),
+        })
+    }
+}
+
+impl ExtraRecord for ProbeRecord {
+    fn planned_as(&self) -> &PlannedAs {
+        &self.at
+    }
+    fn failure(&self) -> Option<&str> {
+        self.launched.failure.as_deref()
+    }
+    fn ok(&self) -> bool {
+        ProbeRecord::ok(self)
+    }
+    fn to_record(&self) -> Record {
+        Record::Probe(Box::new(self.clone()))
+    }
+}
+
+/// The seqs of the probed launches the file already holds ([`extra::done`]), or why the
+/// file is not resumed.
+pub fn done_probes(
+    plan: &Plan,
+    rounds: u32,
+    file: &crate::store::ResultFile,
+) -> Result<BTreeSet<u64>, String> {
+    let probes = crate::store::probe::read_probes(std::slice::from_ref(file));
+    extra::done(plan, rounds, probes.iter().map(|p| &p.record)).map_err(|e| {
+        let (seq, round) = match e {
+            Mismatch::Unplanned { seq, planned } => {
+                return format!("probed launch {seq}: the run plans only {planned} probed launches");
+            }
+            Mismatch::Misplaced { seq, recorded, .. } => (seq, recorded.0),
+            Mismatch::Twice { seq, round } => (seq, round),
+        };
+        format!(
+            "probed launch {seq}: recorded as round {round} of another cell or twice; the file does \
+             not match its own matrix and --probe-rounds, so it is not resumed"
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::features::probe::launch::{Contention, FaultLatency, LatencyBucket, ProbeReading};
+    use crate::launch::LaunchOptions;
+    use crate::store::probe::read_probes;
+    use std::path::Path;
+
+    /// Answers every launch with a reading: ten faults without pretouch, a hundred with.
+    struct Fake(Vec<bool>);
+
+    impl ProbedLaunch for Fake {
+        fn launch_probed(
+            &mut self,
+            _java: &Path,
+            jvm_args: &[String],
+            _options: &LaunchOptions,
+        ) -> ProbedOutcome {
+            let on = jvm_args.iter().any(|a| a == "-XX:+AlwaysPreTouch");
+            self.0.push(on);
+            let count = if on { 100 } else { 10 };
+            let outcome = crate::fixtures::reached_main();
+            ProbedOutcome {
+                outcome,
+                probe_command: vec!["bpftrace".into()],
+                reading: Some(ProbeReading {
+                    faults: FaultLatency {
+                        count,
+                        buckets: vec![LatencyBucket {
+                            low_ns: 1024,
+                            high_ns: 1152,
+                            count,
+                        }],
+                        ..FaultLatency::default()
+                    },
+                    contention: Contention::Measured { locks: Vec::new() },
+                }),
+                problem: None,
+            }
+        }
+    }
+
+    #[test]
+    fn probed_rounds_are_stored_as_probe_records_with_their_reading_and_c2c() {
+        let matrix = crate::matrix::Matrix::parse(
+            "m",
+            "name: t\ngcs: [g1, parallel]\nheaps: [64m]\nrepetitions: 1\n",
+        )
+        .unwrap();
+        let jdk = crate::fixtures::fake_jdk("17");
+        let plan = Plan::new(&matrix, std::slice::from_ref(&jdk));
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = crate::store::StoreWriter::create(dir.path(), "t", "x").unwrap();
+        let mut kind = Probed {
+            launcher: Fake(Vec::new()),
+            c2c: C2cSupport::Unavailable { why: "vm".into() },
+        };
+        let mut seen = Vec::new();
+        let summary = extra::execute(
+            &plan,
+            &[],
+            2,
+            &BTreeSet::from([0, 1, 2]),
+            &mut kind,
+            &mut store,
+            None,
+            &mut |r| seen.push((r.at.seq, r.at.pretouch, r.faults.as_ref().map(|f| f.count))),
+        )
+        .unwrap();
+        assert_eq!((summary.launches, summary.failed), (5, 0));
+        // Seq 3 is cell 1 with pretouch in round 0; round 1 starts with pretouch.
+        assert_eq!(
+            seen,
+            [
+                (3, true, Some(100)),
+                (4, true, Some(100)),
+                (5, false, Some(10)),
+                (6, true, Some(100)),
+                (7, false, Some(10))
+            ]
+        );
+        assert_eq!(kind.launcher.0, [true, true, false, true, false]);
+        let written = std::fs::read_to_string(store.path()).unwrap();
+        assert_eq!(written.lines().count(), 5);
+        assert!(written.lines().all(|l| l.contains(r#""record":"probe""#)));
+        assert!(written.contains(r#""status":"unavailable""#), "{written}");
+    }
+
+    #[test]
+    fn probe_records_read_back_beside_the_launches_and_count_what_is_missing() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut file = crate::fixtures::one_cell_file("k");
+        file.header.probe_rounds = Some(1);
+        let cell = file.launches[0].cell.clone();
+        let path = dir.path().join("r.jsonl");
+        let record = ProbeRecord {
+            at: crate::store::PlannedAs {
+                seq: 0,
+                round: 0,
+                cell,
+                pretouch: true,
+            },
+            launched: crate::store::Launched {
+                command: vec!["java".into()],
+                started_at: "t".into(),
+                time_to_main_ns: Some(crate::units::Nanos(5)),
+                failure: None,
+            },
+            probe_command: vec!["bpftrace".into()],
+            main_faults: Some(7),
+            faults: Some(FaultLatency::default()),
+            contention: Some(Contention::Unsupported {
+                why: crate::features::probe::launch::LocksUnsupported::NoTracepoints,
+            }),
+            c2c: C2cSupport::Unavailable { why: "vm".into() },
+        };
+        let mut lines = vec![serde_json::to_string(&Record::Run(file.header.clone())).unwrap()];
+        for launch in &file.launches {
+            lines.push(serde_json::to_string(&Record::Launch(launch.clone())).unwrap());
+        }
+        lines.push(serde_json::to_string(&Record::Probe(Box::new(record.clone()))).unwrap());
+        let text = lines.join("\n") + "\n";
+        std::fs::write(&path, text).unwrap();
+        let results = crate::store::read_results(&[path]).unwrap();
+        assert!(results.warnings.is_empty(), "{:?}", results.warnings);
+        assert_eq!(results.files[0].launches.len(), 2);
+        let probes = read_probes(&results.files);
+        assert_eq!(probes.len(), 1);
+        assert_eq!(
+            (probes[0].label.as_str(), &probes[0].record),
+            ("k", &record)
+        );
+        // One round of one cell plans two probed launches; one is here.
+        assert_eq!(crate::store::probe::missing_probes(&results.files[0]), 1);
+        // Resumed: seq 0 of the plan is the cell without pretouch, not this record.
+        let matrix = crate::matrix::Matrix::parse(
+            "m",
+            "name: t\njdks: [17]\ngcs: [g1]\nheaps: [1g]\nrepetitions: 1\n",
+        )
+        .unwrap();
+        let mut jdk = crate::fixtures::fake_jdk("17");
+        jdk.version = record.at.cell.jdk.to_string();
+        let plan = Plan::new(&matrix, std::slice::from_ref(&jdk));
+        let e = done_probes(&plan, 1, &results.files[0]).unwrap_err();
+        assert!(e.contains("probed launch 0: recorded as round 0"), "{e}");
+        let e = done_probes(&plan, 0, &results.files[0]).unwrap_err();
+        assert!(e.contains("plans only 0"), "{e}");
+    }
+}

@@ -1,0 +1,11 @@
+//! The kernel profile (`pretouch run --profile`): extra rounds under `perf record`, the
+//! folded stacks they keep, the categories and movers, and the flame graphs.
+//!
+//! One file per stage of the pipeline, named after the stage folder it plugs into.
+
+pub mod analyze;
+pub mod cli;
+pub mod flamegraph;
+pub mod launch;
+pub mod render;
+pub mod schedule;

@@ -1,0 +1,647 @@
+//! The profile report (`report --profile`) in every format: per cell the kernel
+//! functions and categories of the pretouch, then each label's shift against the
+//! baseline, biggest movers first, as `perf diff` and the kernel test robot print them.
+
+use std::fmt::Write as _;
+
+use crate::features::profile::analyze::{CellProfile, CellShift, ProfileReport, Share, Shift};
+use crate::machine::jdk::short_jdk;
+use crate::render::table::{self, WIDTH, name, num};
+
+/// Functions listed per cell in text and Markdown (CSV and JSON have all).
+pub const TOP_FUNCTIONS: usize = 12;
+/// Movers listed per cell and label in text and Markdown.
+pub const TOP_MOVERS: usize = 10;
+
+fn cell_title(key: &[String; 4]) -> String {
+    format!("{} {} {} {}", short_jdk(&key[0]), key[1], key[2], key[3])
+}
+
+/// Cuts a name to `max` characters, marking the cut with `..`.
+fn fit(name: &str, max: usize) -> String {
+    if name.chars().count() <= max {
+        name.to_owned()
+    } else {
+        name.chars().take(max - 2).collect::<String>() + ".."
+    }
+}
+
+/// What a cell's figures rest on, as prose: samples, CPU, cost, perf's overhead.
+fn summary(c: &CellProfile) -> String {
+    let mut s = format!(
+        "{}+{} profiled launches (with+without pretouch){}. With pretouch {} samples, {} in \
+         pretouch frames ({}; heap {}).",
+        c.launches_on,
+        c.launches_off,
+        if c.failed > 0 {
+            format!(", {} failed", c.failed)
+        } else {
+            String::new()
+        },
+        c.samples_on,
+        c.pretouch_samples,
+        table::pct(c.pretouch_share_pct(), 1),
+        c.heap_pretouch_samples
+    );
+    if let Some(cpu) = c.pretouch_cpu_ms {
+        write!(s, " Pretouch CPU {} ms a launch", table::ms(cpu)).unwrap();
+        if let Some(extra) = c.extra_cpu_ms {
+            write!(
+                s,
+                " (a launch with pretouch takes {} ms CPU more than one without)",
+                table::ms(extra)
+            )
+            .unwrap();
+        }
+        s.push('.');
+    }
+    match c.cost_ms {
+        Some(cost) => write!(s, " Cost (timed launches) {} ms.", table::ms(cost)).unwrap(),
+        None => s.push_str(" No timed cost for this cell: shares only."),
+    }
+    if let (Some(on), Some(off)) = (c.overhead_on_ms(), c.overhead_off_ms()) {
+        write!(
+            s,
+            " perf's overhead on time to main: {} ms with pretouch ({} vs {} timed), {} ms \
+             without ({} vs {}).",
+            table::signed_ms(on),
+            table::opt_ms(c.profiled_on_ms),
+            table::opt_ms(c.timed_on_ms),
+            table::signed_ms(off),
+            table::opt_ms(c.profiled_off_ms),
+            table::opt_ms(c.timed_off_ms)
+        )
+        .unwrap();
+    }
+    s
+}
+
+fn share_rows(shares: &[Share], limit: usize, width: usize) -> Vec<Vec<String>> {
+    shares
+        .iter()
+        .take(limit)
+        .map(|s| {
+            vec![
+                fit(&s.name, width),
+                table::whole(s.samples),
+                table::pct(s.pct, 1),
+                table::opt_ms(s.est_ms),
+            ]
+        })
+        .collect()
+}
+
+fn shift_rows(shifts: &[Shift], limit: usize, width: usize) -> Vec<Vec<String>> {
+    shifts
+        .iter()
+        .take(limit)
+        .map(|s| {
+            vec![
+                fit(&s.name, width),
+                table::opt_ms(s.base_ms),
+                table::opt_ms(s.ms),
+                table::opt_signed_ms(s.delta_ms),
+                table::pp(s.delta_pp),
+            ]
+        })
+        .collect()
+}
+
+const NOTES: &str = "share = of the samples whose stack passes through the JVM's \
+pretouch frames (os::pretouch_memory, PretouchTask::*), by the leaf function (self \
+time; [k] kernel, [.] the JVM) or by category (locks and helpers count for their \
+caller's category); est ms = share x the cell's pretouch cost from the timed launches. \
+The profiled launches ran after the timed ones, under perf record -e cpu-clock -g, and \
+are in no median. cpu-clock is a timer: samples due while interrupts were off land \
+where they are turned back on (exc_page_fault, *_irqrestore), so those leaves are \
+partly time of the code before them.";
+
+/// The profile's analysis as text tables.
+pub fn text(report: &ProfileReport) -> String {
+    let mut out = String::new();
+    if report.cells.is_empty() {
+        return table::wrap(
+            "profile: no profiled launches in these results (run with `pretouch run \
+             --profile`)",
+            2,
+        );
+    }
+    out += "where the pretouch time goes (perf, cpu-clock, call graphs)\n";
+    // 2 indent + name + 3 gaps of 2 + samples 7 + share 6 + est ms 6.
+    let fn_width = WIDTH - 2 - 6 - 7 - 6 - 6;
+    for c in &report.cells {
+        writeln!(out, "\n{}  {}", c.label, cell_title(&c.key)).unwrap();
+        out += &table::wrap(&format!("  {}", summary(c)), 2);
+        if c.pretouch_samples == 0 {
+            out += "  no sample passes through pretouch frames\n";
+            continue;
+        }
+        out += &table::render(
+            &[
+                name("category"),
+                num("samples"),
+                num("share"),
+                num("est ms"),
+            ],
+            &share_rows(&c.categories, usize::MAX, fn_width),
+            2,
+        );
+        out += &table::render(
+            &[
+                name("function (self)"),
+                num("samples"),
+                num("share"),
+                num("est ms"),
+            ],
+            &share_rows(&c.functions, TOP_FUNCTIONS, fn_width),
+            2,
+        );
+        if c.functions.len() > TOP_FUNCTIONS {
+            writeln!(
+                out,
+                "  ... {} more functions (--format csv or json lists all)",
+                c.functions.len() - TOP_FUNCTIONS
+            )
+            .unwrap();
+        }
+    }
+    if !report.shifts.is_empty() {
+        writeln!(
+            out,
+            "\nshift against the baseline `{}`: est. ms of the pretouch cost,\nbiggest movers first; pp = change of the share in points",
+            report.baseline
+        )
+        .unwrap();
+        // 2 indent + name + 4 gaps + 3 ms columns of 7 + pp 6.
+        let width = WIDTH - 2 - 8 - 7 * 3 - 6;
+        for s in &report.shifts {
+            out += &shift_text(s, width);
+        }
+    }
+    out += "\n";
+    out += &table::wrap(NOTES, 0);
+    out
+}
+
+fn shift_text(s: &CellShift, width: usize) -> String {
+    let mut out = format!(
+        "\n{}: {} against {}\n",
+        cell_title(&s.key),
+        s.label,
+        s.baseline
+    );
+    out += &table::render(
+        &[
+            name("category"),
+            num("base ms"),
+            num("ms"),
+            num("change"),
+            num("pp"),
+        ],
+        &shift_rows(&s.categories, TOP_MOVERS, width),
+        2,
+    );
+    out += &table::render(
+        &[
+            name("function (self)"),
+            num("base ms"),
+            num("ms"),
+            num("change"),
+            num("pp"),
+        ],
+        &shift_rows(&s.functions, TOP_MOVERS, width),
+        2,
+    );
+    out
+}
+
+fn md_table(headers: &[&str], rows: &[Vec<String>]) -> String {
+    table::markdown(&table::cols(headers, 1), rows) + "\n"
+}
+
+/// The profile's analysis as Markdown tables.
+pub fn markdown(report: &ProfileReport) -> String {
+    let mut out = String::from("## Where the pretouch time goes\n\n");
+    if report.cells.is_empty() {
+        out += "No profiled launches in these results (run `pretouch run --profile`).\n";
+        return out;
+    }
+    for c in &report.cells {
+        writeln!(
+            out,
+            "### {} {}\n\n{}\n",
+            c.label,
+            cell_title(&c.key),
+            summary(c)
+        )
+        .unwrap();
+        if c.pretouch_samples == 0 {
+            continue;
+        }
+        let esc = |rows: Vec<Vec<String>>| -> Vec<Vec<String>> {
+            rows.into_iter()
+                .map(|mut r| {
+                    r[0] = format!("`{}`", r[0]);
+                    r
+                })
+                .collect()
+        };
+        out += &md_table(
+            &["category", "samples", "share", "est ms"],
+            &share_rows(&c.categories, usize::MAX, usize::MAX),
+        );
+        out += &md_table(
+            &["function (self)", "samples", "share", "est ms"],
+            &esc(share_rows(&c.functions, TOP_FUNCTIONS, usize::MAX)),
+        );
+    }
+    if !report.shifts.is_empty() {
+        writeln!(
+            out,
+            "### Shift against the baseline `{}`\n\nEstimated ms of the pretouch cost, biggest movers first; pp = change of the share in points.\n",
+            report.baseline
+        )
+        .unwrap();
+        for s in &report.shifts {
+            writeln!(
+                out,
+                "**{}: {} against {}**\n",
+                cell_title(&s.key),
+                s.label,
+                s.baseline
+            )
+            .unwrap();
+            let headers = ["base ms", "ms", "change", "pp"];
+            out += &md_table(
+                &[&["category"], &headers[..]].concat(),
+                &shift_rows(&s.categories, TOP_MOVERS, usize::MAX),
+            );
+            out += &md_table(
+                &[&["function (self)"], &headers[..]].concat(),
+                &shift_rows(&s.functions, TOP_MOVERS, usize::MAX)
+                    .into_iter()
+                    .map(|mut r| {
+                        r[0] = format!("`{}`", r[0]);
+                        r
+                    })
+                    .collect::<Vec<_>>(),
+            );
+        }
+    }
+    out += NOTES;
+    out += "\n";
+    out
+}
+
+/// The profile's analysis, a CSV row per figure (`--profile-csv`).
+pub fn csv(report: &ProfileReport) -> String {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record([
+        "section",
+        "label",
+        "baseline",
+        "jdk",
+        "gc",
+        "heap",
+        "variant",
+        "kind",
+        "name",
+        "value",
+        "samples",
+        "share_pct",
+        "est_ms",
+        "base_share_pct",
+        "base_est_ms",
+        "delta_pp",
+        "delta_ms",
+    ])
+    .expect("in memory");
+    let f = |v: Option<f64>| v.map_or_else(String::new, |v| format!("{v:.3}"));
+    for c in &report.cells {
+        let head = |kind: &str, name: &str| {
+            vec![
+                "profile".to_owned(),
+                c.label.clone(),
+                String::new(),
+                c.key[0].clone(),
+                c.key[1].clone(),
+                c.key[2].clone(),
+                c.key[3].clone(),
+                kind.to_owned(),
+                name.to_owned(),
+            ]
+        };
+        let count = |n: u64| Some(n.to_string());
+        let summary: [(&str, Option<String>); 13] = [
+            ("launches_on", count(c.launches_on as u64)),
+            ("launches_off", count(c.launches_off as u64)),
+            ("failed", count(c.failed as u64)),
+            ("samples_on", count(c.samples_on)),
+            ("samples_off", count(c.samples_off)),
+            ("pretouch_samples", count(c.pretouch_samples)),
+            ("heap_pretouch_samples", count(c.heap_pretouch_samples)),
+            ("pretouch_cpu_ms", c.pretouch_cpu_ms.map(|v| f(Some(v)))),
+            ("extra_cpu_ms", c.extra_cpu_ms.map(|v| f(Some(v)))),
+            ("cost_ms", c.cost_ms.map(|v| f(Some(v)))),
+            (
+                "perf_overhead_on_ms",
+                c.overhead_on_ms().map(|v| f(Some(v))),
+            ),
+            (
+                "perf_overhead_off_ms",
+                c.overhead_off_ms().map(|v| f(Some(v))),
+            ),
+            ("period_ms", Some(f(Some(c.period_ms)))),
+        ];
+        for (name, value) in summary {
+            let mut r = head("summary", name);
+            r.push(value.unwrap_or_default());
+            r.extend(std::iter::repeat_n(String::new(), 7));
+            w.write_record(&r).expect("in memory");
+        }
+        for (kind, shares) in [("category", &c.categories), ("function", &c.functions)] {
+            for s in shares {
+                let mut r = head(kind, &s.name);
+                r.extend([
+                    String::new(),
+                    s.samples.to_string(),
+                    format!("{:.3}", s.pct),
+                    f(s.est_ms),
+                ]);
+                r.extend(std::iter::repeat_n(String::new(), 4));
+                w.write_record(&r).expect("in memory");
+            }
+        }
+    }
+    for s in &report.shifts {
+        for (kind, shifts) in [("category", &s.categories), ("function", &s.functions)] {
+            for x in shifts {
+                w.write_record([
+                    "shift".to_owned(),
+                    s.label.clone(),
+                    s.baseline.clone(),
+                    s.key[0].clone(),
+                    s.key[1].clone(),
+                    s.key[2].clone(),
+                    s.key[3].clone(),
+                    kind.to_owned(),
+                    x.name.clone(),
+                    String::new(),
+                    String::new(),
+                    format!("{:.3}", x.pct),
+                    f(x.ms),
+                    format!("{:.3}", x.base_pct),
+                    f(x.base_ms),
+                    format!("{:.3}", x.delta_pp),
+                    f(x.delta_ms),
+                ])
+                .expect("in memory");
+            }
+        }
+    }
+    String::from_utf8(w.into_inner().expect("in memory")).expect("utf8")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analyze::report::{CellReport, Report};
+    use crate::features::profile::analyze::build;
+    use crate::store::profile::{LabelledProfile, ProfileRecord};
+
+    const FAULT: &str = "GC_Thread;start_thread;GangWorker::loop;os::pretouch_memory;asm_exc_page_fault_[k];exc_page_fault_[k];handle_mm_fault_[k];__handle_mm_fault_[k];do_anonymous_page_[k]";
+
+    fn record(label: &str, pretouch: bool, folded: &[String]) -> LabelledProfile {
+        LabelledProfile {
+            label: label.into(),
+            record: ProfileRecord {
+                at: crate::store::PlannedAs {
+                    seq: 0,
+                    round: 0,
+                    cell: crate::store::CellKey {
+                        jdk: "17.0.15+6-Debian-1deb12u1".into(),
+                        gc: crate::matrix::Gc::G1,
+                        heap: "1g".into(),
+                        variant: "default".into(),
+                        gc_threads: "auto".into(),
+                        cpus: "all".into(),
+                        app: None,
+                        setting: None,
+                        memory: None,
+                    },
+                    pretouch,
+                },
+                launched: crate::store::Launched {
+                    command: Vec::new(),
+                    started_at: String::new(),
+                    time_to_main_ns: Some(crate::units::Nanos(
+                        if pretouch { 500 } else { 90 } * 1_000_000,
+                    )),
+                    failure: None,
+                },
+                wall_ns: crate::units::Nanos(0),
+                event: "cpu-clock".into(),
+                frequency_hz: 1000,
+                call_graph: "fp".into(),
+                samples: crate::features::profile::launch::folded_samples(folded),
+                folded: folded.to_vec(),
+                perf_data: None,
+            },
+        }
+    }
+
+    /// Two labels: the baseline zeroes 4 KiB pages, the other huge pages at a tenth.
+    pub(crate) fn two_labels() -> ProfileReport {
+        let base = [
+            format!("{FAULT};clear_page_erms_[k] 300"),
+            format!("{FAULT} 60"),
+            format!("{FAULT};__pte_offset_map_lock_[k];_raw_spin_lock_[k] 40"),
+            "java;JavaMain 50".to_owned(),
+        ];
+        let thp = [
+            "GC_Thread;start_thread;GangWorker::loop;os::pretouch_memory;asm_exc_page_fault_[k];exc_page_fault_[k];handle_mm_fault_[k];__handle_mm_fault_[k];do_huge_pmd_anonymous_page_[k];vma_alloc_anon_folio_pmd_[k];folio_zero_user_[k];clear_page_erms_[k] 38".to_owned(),
+            format!("{FAULT} 2"),
+            "java;JavaMain 50".to_owned(),
+        ];
+        let off = ["java;JavaMain 45".to_owned()];
+        let profiles = [
+            record("madvise", true, &base),
+            record("madvise", false, &off),
+            record("always", true, &thp),
+            record("always", false, &off),
+        ];
+        let row = |label: &str, cost: f64| CellReport {
+            label: label.into(),
+            jdk: "17.0.15+6-Debian-1deb12u1".into(),
+            gc: "g1".into(),
+            heap: "1g".into(),
+            variant: "default".into(),
+            gc_threads: "auto".into(),
+            cpus: "all".into(),
+            pretouch_ms: Some(cost),
+            median_on_ms: Some(400.0),
+            median_off_ms: Some(40.0),
+            ..CellReport::default()
+        };
+        let report = Report {
+            cells: vec![row("madvise", 400.0), row("always", 40.0)],
+            labels: vec!["madvise".into(), "always".into()],
+            warnings: Vec::new(),
+            env_differences: Vec::new(),
+            stops: Vec::new(),
+            outliers_excluded: false,
+            label_info: Vec::new(),
+            run_to_run: Vec::new(),
+            machine_notes: Vec::new(),
+        };
+        build(
+            &report,
+            &profiles,
+            &["madvise".to_owned(), "always".to_owned()],
+            "madvise",
+        )
+    }
+
+    #[test]
+    fn the_shift_names_huge_page_zeroing_and_fits_72_columns() {
+        let report = two_labels();
+        assert_eq!(report.cells.len(), 2);
+        let s = &report.shifts[0];
+        // Baseline: zeroing 300 of 400 pretouch samples of a 400 ms cost = 300 ms; THP
+        // label: all zeroing is huge-page zeroing, 38 of 40 of 40 ms = 38 ms.
+        assert_eq!(s.categories[0].name, "page zeroing");
+        assert!((s.categories[0].delta_ms.unwrap() + 300.0).abs() < 1e-9);
+        let huge = s
+            .categories
+            .iter()
+            .find(|c| c.name == "huge-page zeroing")
+            .unwrap();
+        assert!((huge.delta_ms.unwrap() - 38.0).abs() < 1e-9);
+        let text = text(&report);
+        for line in text.lines() {
+            assert!(line.chars().count() <= WIDTH, "too wide: {line:?}");
+            assert_eq!(line, line.trim_end());
+        }
+        assert!(text.contains("huge-page zeroing"));
+        assert!(text.contains("always against madvise"));
+        assert!(text.contains("[k] clear_page_erms"));
+        // perf's overhead: 500 ms profiled against 400 ms timed with pretouch.
+        assert!(
+            text.replace("\n  ", " ")
+                .contains("perf's overhead on time to main: +100 ms with pretouch")
+        );
+    }
+
+    #[test]
+    fn text_reads_like_perf_diff() {
+        insta::assert_snapshot!(text(&two_labels()), @"
+        where the pretouch time goes (perf, cpu-clock, call graphs)
+
+        madvise  17.0.15+6 g1 1g default
+          1+1 profiled launches (with+without pretouch). With pretouch 450
+          samples, 400 in pretouch frames (88.9%; heap 400). Pretouch CPU 400 ms
+          a launch (a launch with pretouch takes 405 ms CPU more than one
+          without). Cost (timed launches) 400 ms. perf's overhead on time to
+          main: +100 ms with pretouch (500 vs 400 timed), +50.0 ms without (90.0
+          vs 40.0).
+          category          samples  share  est ms
+          page zeroing          300  75.0%     300
+          fault entry/exit       60  15.0%    60.0
+          page tables            40  10.0%    40.0
+          function (self)        samples  share  est ms
+          [k] clear_page_erms        300  75.0%     300
+          [k] do_anonymous_page       60  15.0%    60.0
+          [k] _raw_spin_lock          40  10.0%    40.0
+
+        always  17.0.15+6 g1 1g default
+          1+1 profiled launches (with+without pretouch). With pretouch 90
+          samples, 40 in pretouch frames (44.4%; heap 40). Pretouch CPU 40.0 ms
+          a launch (a launch with pretouch takes 45.0 ms CPU more than one
+          without). Cost (timed launches) 40.0 ms. perf's overhead on time to
+          main: +100 ms with pretouch (500 vs 400 timed), +50.0 ms without (90.0
+          vs 40.0).
+          category           samples  share  est ms
+          huge-page zeroing       38  95.0%    38.0
+          fault entry/exit         2   5.0%     2.0
+          function (self)        samples  share  est ms
+          [k] clear_page_erms         38  95.0%    38.0
+          [k] do_anonymous_page        2   5.0%     2.0
+
+        shift against the baseline `madvise`: est. ms of the pretouch cost,
+        biggest movers first; pp = change of the share in points
+
+        17.0.15+6 g1 1g default: always against madvise
+          category           base ms    ms  change     pp
+          page zeroing           300   0.0    -300  -75.0
+          fault entry/exit      60.0   2.0   -58.0  -10.0
+          page tables           40.0   0.0   -40.0  -10.0
+          huge-page zeroing      0.0  38.0   +38.0  +95.0
+          function (self)        base ms    ms  change     pp
+          [k] clear_page_erms        300  38.0    -262  +20.0
+          [k] do_anonymous_page     60.0   2.0   -58.0  -10.0
+          [k] _raw_spin_lock        40.0   0.0   -40.0  -10.0
+
+        share = of the samples whose stack passes through the JVM's pretouch
+        frames (os::pretouch_memory, PretouchTask::*), by the leaf function
+        (self time; [k] kernel, [.] the JVM) or by category (locks and helpers
+        count for their caller's category); est ms = share x the cell's pretouch
+        cost from the timed launches. The profiled launches ran after the timed
+        ones, under perf record -e cpu-clock -g, and are in no median. cpu-clock
+        is a timer: samples due while interrupts were off land where they are
+        turned back on (exc_page_fault, *_irqrestore), so those leaves are
+        partly time of the code before them.
+        ");
+    }
+
+    #[test]
+    fn csv_json_and_markdown_hold_the_same_figures() {
+        let report = two_labels();
+        let csv_text = csv(&report);
+        let mut reader = csv::Reader::from_reader(csv_text.as_bytes());
+        let headers = reader.headers().unwrap().clone();
+        let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+        assert!(rows.iter().all(|r| r.len() == headers.len()));
+        let zeroing = rows
+            .iter()
+            .find(|r| &r[0] == "profile" && &r[1] == "madvise" && &r[8] == "page zeroing")
+            .unwrap();
+        assert_eq!(&zeroing[12], "300.000");
+        let shift = rows
+            .iter()
+            .find(|r| &r[0] == "shift" && &r[8] == "page zeroing")
+            .unwrap();
+        assert_eq!(&shift[16], "-300.000");
+        let json: serde_json::Value = serde_json::to_value(&report).unwrap();
+        assert_eq!(json["cells"][0]["pretouch_samples"], 400);
+        assert_eq!(json["shifts"][0]["categories"][0]["name"], "page zeroing");
+        let md = markdown(&report);
+        assert!(md.contains("| page zeroing | 300 | 75.0% | 300 |"), "{md}");
+        assert!(md.contains("### Shift against the baseline `madvise`"));
+    }
+
+    #[test]
+    fn flame_graphs_per_cell_and_a_differential_one() {
+        let written = crate::features::profile::flamegraph::graphs(&two_labels(), true).unwrap();
+        let names: Vec<&str> = written.iter().map(|(name, _)| name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "madvise-17.0.15_6-g1-1g-default.svg",
+                "always-17.0.15_6-g1-1g-default.svg",
+                "diff-madvise-to-always-17.0.15_6-g1-1g-default.svg",
+                "diff-madvise-to-always-17.0.15_6-g1-1g-default-baseline-shape.svg",
+            ]
+        );
+        let diff = String::from_utf8(written[2].1.clone()).unwrap();
+        assert!(diff.starts_with("<?xml"));
+        // Differential titles carry the change of each frame's share.
+        assert!(
+            diff.contains("do_huge_pmd_anonymous_page"),
+            "the THP frames are drawn"
+        );
+        assert!(
+            diff.contains("%)") && diff.contains("+"),
+            "changes in the titles"
+        );
+    }
+}

@@ -1,0 +1,34 @@
+//! Stage 6: the `settings:` axis side by side ([`crate::features::settings::analyze`]) into bytes:
+//! the labels' comparison tables ([`crate::render::compare`]) with a column per setting,
+//! under a heading of their own, in text and Markdown (the JSON's `settings` key is
+//! `render::json`'s).
+//! Computes nothing.
+
+use crate::analyze::compare::Comparison;
+use crate::render::table;
+
+/// The heading of the settings' tables: what a column is and which one is the baseline.
+fn heading(cmp: &Comparison) -> String {
+    format!(
+        "Settings side by side: a column per `settings:` value, each cell's change \
+         against the baseline setting `{}`",
+        cmp.baseline
+    )
+}
+
+/// The settings side by side as the text's tables, after a blank line.
+pub fn text(cmp: &Comparison) -> String {
+    let mut out = String::from("\n");
+    out += &table::wrap(&heading(cmp), 0);
+    out += &crate::render::compare::text(cmp);
+    out
+}
+
+/// The settings side by side as Markdown tables, under a heading of their own.
+pub fn markdown(cmp: &Comparison) -> String {
+    format!(
+        "\n## Settings\n\n{}\n\n{}",
+        heading(cmp),
+        crate::render::compare::markdown(cmp)
+    )
+}
