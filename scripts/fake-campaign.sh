@@ -8,8 +8,13 @@
 #
 #   sudo scripts/fake-campaign.sh [MATRIX] [RUNS]
 #
-# PRETOUCH (default target/debug/pretouch) names the binary.
+# PRETOUCH (default target/debug/pretouch) names the binary. The fake boot loader and
+# --campaign-root are test machinery, so only a build with the test-support feature has
+# them: `cargo build --features test-support` (the script runs it when PRETOUCH is unset).
 set -euo pipefail
+if [ -z "${PRETOUCH:-}" ]; then
+  cargo build --quiet --features test-support
+fi
 pretouch=${PRETOUCH:-target/debug/pretouch}
 matrix=${1:-configs/quick.yaml}
 runs=${2:-2}

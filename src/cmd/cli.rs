@@ -76,7 +76,9 @@ pub enum BootChoice {
     Kexec,
     /// The bootloader's one-shot entry (`grub-reboot`), then `systemctl reboot`
     Reboot,
-    /// Tests only: record each boot asked for in a file, boot nothing
+    /// Tests only: record each boot asked for in a file, boot nothing. It exists only in
+    /// builds with the `test-support` feature, which `cargo test` turns on.
+    #[cfg(feature = "test-support")]
     #[value(hide = true)]
     Fake,
 }
@@ -89,6 +91,7 @@ impl BootChoice {
             BootChoice::Vm => None,
             BootChoice::Kexec => Some(BootMethod::Kexec),
             BootChoice::Reboot => Some(BootMethod::Reboot),
+            #[cfg(feature = "test-support")]
             BootChoice::Fake => Some(BootMethod::Fake),
         }
     }
@@ -306,7 +309,9 @@ pub struct RunArgs {
     /// boot, before its run, filed under the kernel's label (the report's %ceil)
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub calibrate_per_boot: Option<u32>,
-    /// With a campaign: install it under this folder instead of `/` (tests)
+    /// With a campaign: install it under this folder instead of `/`. Tests only, so it
+    /// exists only in builds with the `test-support` feature.
+    #[cfg(feature = "test-support")]
     #[arg(long, hide = true, value_name = "DIR")]
     pub campaign_root: Option<PathBuf>,
 }
@@ -315,7 +320,9 @@ pub struct RunArgs {
 pub struct CampaignArgs {
     #[command(subcommand)]
     pub action: CampaignAction,
-    /// The folder the campaign is installed under instead of `/` (tests)
+    /// The folder the campaign is installed under instead of `/`. Tests only, so it
+    /// exists only in builds with the `test-support` feature.
+    #[cfg(feature = "test-support")]
     #[arg(
         long,
         hide = true,
@@ -324,6 +331,16 @@ pub struct CampaignArgs {
         default_value = "/"
     )]
     pub campaign_root: PathBuf,
+}
+
+impl CampaignArgs {
+    /// The folder the campaign is installed under: `/`, unless a test said otherwise.
+    pub fn root(&self) -> PathBuf {
+        #[cfg(feature = "test-support")]
+        return self.campaign_root.clone();
+        #[cfg(not(feature = "test-support"))]
+        PathBuf::from("/")
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Subcommand)]
@@ -352,6 +369,14 @@ pub(crate) struct PassedOn {
 }
 
 impl RunArgs {
+    /// The folder a campaign is installed under, when a test gave one instead of `/`.
+    pub fn campaign_root(&self) -> Option<&std::path::Path> {
+        #[cfg(feature = "test-support")]
+        return self.campaign_root.as_deref();
+        #[cfg(not(feature = "test-support"))]
+        None
+    }
+
     /// The command line's options that a run of the same matrix elsewhere gets (the
     /// matrix, label and results are the caller's), with `given`'s values where they
     /// replace this command line's. Every field is named here: a new option is a
@@ -373,7 +398,8 @@ impl RunArgs {
             pass_java_options: _,
             boot: _,
             yes: _,
-            campaign_root: _,
+            #[cfg(feature = "test-support")]
+                campaign_root: _,
             calibrate_per_boot: _,
             // Replaced by `given`'s.
             agent: _,

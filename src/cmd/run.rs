@@ -63,7 +63,7 @@ pub(crate) fn cmd_run(args: RunArgs) -> anyhow::Result<u8> {
     for (given, flag) in [
         (args.yes, "--yes"),
         (args.calibrate_per_boot.is_some(), "--calibrate-per-boot"),
-        (args.campaign_root.is_some(), "--campaign-root"),
+        (args.campaign_root().is_some(), "--campaign-root"),
     ] {
         if given {
             return Err(bad(anyhow::anyhow!(

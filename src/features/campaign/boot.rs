@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 /// Environment variables that stand in for what the campaign reads of the running
-/// kernel. The fake reboots of the tests set them; the systemd unit sets none, and a
-/// user cannot set a root unit's environment.
+/// kernel. The fake reboots of the tests set them. Only builds with the `test-support`
+/// feature read them, so a shipped binary always reads the kernel's own facts.
 const RELEASE_VAR: &str = "PRETOUCH_CAMPAIGN_RELEASE";
 const BOOT_ID_VAR: &str = "PRETOUCH_CAMPAIGN_BOOT_ID";
 const CMDLINE_VAR: &str = "PRETOUCH_CAMPAIGN_CMDLINE";
@@ -34,7 +34,12 @@ pub struct Running {
 impl Running {
     /// This machine's kernel, each fact overridden by its variable when set.
     pub fn read() -> Running {
-        let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+        let var = |name: &str| {
+            let read = cfg!(feature = "test-support");
+            read.then(|| std::env::var(name).ok())
+                .flatten()
+                .filter(|v| !v.is_empty())
+        };
         let file = |path: &str| {
             std::fs::read_to_string(path)
                 .map(|t| t.trim().to_owned())
@@ -109,6 +114,7 @@ pub enum BootMethod {
     /// machines where kexec is not safe
     Reboot,
     /// Tests only: record each boot asked for in a file, boot nothing
+    #[cfg(feature = "test-support")]
     #[value(hide = true)]
     Fake,
 }
@@ -122,7 +128,9 @@ impl BootMethod {
     /// known only by its release and the hash of the image its boot names.
     pub fn loads_when_asked(self) -> bool {
         match self {
-            BootMethod::Kexec | BootMethod::Fake => true,
+            BootMethod::Kexec => true,
+            #[cfg(feature = "test-support")]
+            BootMethod::Fake => true,
             BootMethod::Reboot => false,
         }
     }
@@ -133,6 +141,7 @@ impl std::fmt::Display for BootMethod {
         f.write_str(match self {
             BootMethod::Kexec => "kexec",
             BootMethod::Reboot => "reboot",
+            #[cfg(feature = "test-support")]
             BootMethod::Fake => "fake",
         })
     }
@@ -177,9 +186,12 @@ pub trait BootLoader {
 
 /// The loader for `method`; `fake_log` is where the fake one writes.
 pub fn loader(method: BootMethod, fake_log: &Path) -> Box<dyn BootLoader> {
+    #[cfg(not(feature = "test-support"))]
+    let _ = fake_log;
     match method {
         BootMethod::Kexec => Box::new(Kexec),
         BootMethod::Reboot => Box::new(GrubReboot::default()),
+        #[cfg(feature = "test-support")]
         BootMethod::Fake => Box::new(FakeLoader {
             log: fake_log.to_owned(),
         }),
@@ -477,6 +489,7 @@ impl BootLoader for GrubReboot {
 }
 
 /// One line of the fake loader's log: what was asked of it.
+#[cfg(feature = "test-support")]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 struct FakeBoot {
     /// `boot`, `restore` or `default`.
@@ -492,10 +505,12 @@ struct FakeBoot {
 /// Boots nothing: appends each request to a log, where a test harness reads which
 /// kernel to "boot" next. While a file `fail-boot-RELEASE` lies beside the log, a boot
 /// of that release fails with the file's text, as a failed `kexec -e` or `grub-reboot`.
+#[cfg(feature = "test-support")]
 struct FakeLoader {
     pub log: PathBuf,
 }
 
+#[cfg(feature = "test-support")]
 impl FakeLoader {
     fn note(&self, line: &FakeBoot) -> Result<(), String> {
         use std::io::Write;
@@ -512,6 +527,7 @@ impl FakeLoader {
     }
 }
 
+#[cfg(feature = "test-support")]
 impl BootLoader for FakeLoader {
     fn check(&self, target: &BootTarget) -> Result<(), String> {
         std::fs::File::open(&target.image)

@@ -63,7 +63,9 @@ fn loader_for(method: BootMethod, layout: &Layout) -> Box<dyn BootLoader> {
 /// the plan printed and confirmed, then the campaign installed and its first boot asked.
 pub(crate) fn cmd_start(args: &RunArgs, matrix: Matrix, method: BootMethod) -> anyhow::Result<u8> {
     let t0 = Instant::now();
-    let root = args.campaign_root.clone().unwrap_or_else(|| "/".into());
+    let root = args
+        .campaign_root()
+        .map_or_else(|| "/".into(), Path::to_path_buf);
     let layout = Layout::new(&root);
     check_start(args, method, &layout)?;
     let running = Running::read();
@@ -312,7 +314,7 @@ fn check_start(args: &RunArgs, method: BootMethod, layout: &Layout) -> anyhow::R
             layout.dir().display()
         )));
     }
-    if args.campaign_root.is_none() && !Path::new("/run/systemd/system").is_dir() {
+    if args.campaign_root().is_none() && !Path::new("/run/systemd/system").is_dir() {
         return Err(bad(anyhow::anyhow!(
             "systemd is not this machine's init: the campaign goes on at each boot through a systemd unit"
         )));
@@ -685,7 +687,7 @@ impl StepRunner for ProcessRunner {
 
 /// `pretouch campaign status|stop|continue`.
 pub(crate) fn cmd_campaign(args: &CampaignArgs) -> anyhow::Result<u8> {
-    let layout = Layout::new(&args.campaign_root);
+    let layout = Layout::new(&args.root());
     let path = layout.dir().join(STATE_FILE);
     if !path.is_file() {
         if args.action == CampaignAction::Continue {
@@ -724,6 +726,7 @@ fn boot_grace(method: BootMethod) -> std::time::Duration {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(match method {
+            #[cfg(feature = "test-support")]
             BootMethod::Fake => 0,
             BootMethod::Kexec | BootMethod::Reboot => 600,
         });
