@@ -30,6 +30,7 @@ const STAGES: &[(&str, u8)] = &[
 /// the stage folders. Each file name here, and the stage it stands for.
 const FEATURE_FILES: &[(&str, &str)] = &[
     ("cli", "cmd"),
+    ("options", "cmd"),
     ("matrix", "matrix"),
     ("machine", "machine"),
     ("boot", "machine"),

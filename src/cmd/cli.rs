@@ -2,6 +2,8 @@
 
 use std::path::PathBuf;
 
+use crate::features::probe::options::ProbeArgs;
+use crate::features::profile::options::ProfileArgs;
 use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::features::calibrate::machine::{Layout, Variant};
@@ -226,29 +228,10 @@ pub struct RunArgs {
     /// its pretouch and VM creation is then not recorded)
     #[arg(long)]
     pub no_jvm_log: bool,
-    /// After the timed launches, a few profiled rounds per cell (with and without pretouch)
-    /// under `perf record -e cpu-clock -g`, stored apart and in no timing median; needs
-    /// perf (Debian: linux-perf). Same as `profile: true` in the matrix
-    #[arg(long)]
-    pub profile: bool,
-    /// Profiled rounds per cell with --profile (each: one launch without, one with pretouch)
-    #[arg(long, default_value_t = crate::features::profile::schedule::DEFAULT_ROUNDS,
-          value_parser = clap::value_parser!(u32).range(1..=100))]
-    pub profile_rounds: u32,
-    /// After the timed (and profiled) launches, a few probed rounds per cell (with and
-    /// without pretouch) in which bpftrace times every page fault and lock wait of the
-    /// JVM from exec to main(), stored apart and in no timing median; needs bpftrace, BTF
-    /// and root (see docs/fault-latency.md). Same as `probe: true` in the matrix
-    #[arg(long)]
-    pub probe: bool,
-    /// Probed rounds per cell with --probe (each: one launch without, one with pretouch)
-    #[arg(long, default_value_t = crate::features::probe::schedule::DEFAULT_ROUNDS,
-          value_parser = clap::value_parser!(u32).range(1..=100))]
-    pub probe_rounds: u32,
-    /// Keep each profiled launch's perf.data in DIR (default: deleted once its samples are
-    /// folded into the result file)
-    #[arg(long, value_name = "DIR")]
-    pub keep_perf_data: Option<PathBuf>,
+    #[command(flatten)]
+    pub profiling: crate::features::profile::options::ProfileArgs,
+    #[command(flatten)]
+    pub probing: crate::features::probe::options::ProbeArgs,
     /// Boot this kernel image in a VM (virtme-ng) and run the matrix inside; repeat for
     /// more kernels. Each is filed under its guest's kernel release; replaces the matrix's
     /// `kernels:`. Without hardware virtualization the guests are emulated, and marked so
@@ -403,11 +386,17 @@ impl RunArgs {
             calibrate_per_boot: _,
             // Replaced by `given`'s.
             agent: _,
-            profile: _,
-            profile_rounds: _,
-            probe: _,
-            probe_rounds,
-            keep_perf_data: _,
+            profiling:
+                ProfileArgs {
+                    profile: _,
+                    profile_rounds: _,
+                    keep_perf_data: _,
+                },
+            probing:
+                ProbeArgs {
+                    probe: _,
+                    probe_rounds,
+                },
             timeout,
             format,
             force,
@@ -570,9 +559,12 @@ mod tests {
     fn as_given(args: &RunArgs) -> PassedOn {
         PassedOn {
             agent: args.agent.clone(),
-            probe_rounds: args.probe.then_some(args.probe_rounds),
-            profile_rounds: args.profile.then_some(args.profile_rounds),
-            keep_perf_data: args.keep_perf_data.clone(),
+            probe_rounds: args.probing.probe.then_some(args.probing.probe_rounds),
+            profile_rounds: args
+                .profiling
+                .profile
+                .then_some(args.profiling.profile_rounds),
+            keep_perf_data: args.profiling.keep_perf_data.clone(),
         }
     }
 

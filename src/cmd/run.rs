@@ -213,7 +213,10 @@ fn guest_vm_shape(args: &RunArgs) -> anyhow::Result<Option<VmShape>> {
 /// created with its header.
 fn prepare_fresh(args: &RunArgs, matrix: Matrix) -> anyhow::Result<(Session, preflight::Held)> {
     let vm_shape = guest_vm_shape(args)?;
-    let extra = (args.profile || matrix.profile, probe::wanted(args, &matrix));
+    let extra = (
+        args.profiling.profile || matrix.profile,
+        probe::wanted(args, &matrix),
+    );
     let r = resolve(args, matrix, args.matrix.as_deref(), extra, &|_, _| Ok(()))?;
     let host = host::host_info();
     let label = fresh_label(args, &host, vm_shape.as_ref())?;
@@ -237,12 +240,12 @@ fn prepare_fresh(args: &RunArgs, matrix: Matrix) -> anyhow::Result<(Session, pre
         app: r.app,
         profiling: r.perf.map(|perf| Profiling {
             perf,
-            owed: Owed::all(args.profile_rounds),
-            keep_perf_data: args.keep_perf_data.clone(),
+            owed: Owed::all(args.profiling.profile_rounds),
+            keep_perf_data: args.profiling.keep_perf_data.clone(),
         }),
         probing: r.probes.map(|support| Probing {
             support,
-            owed: Owed::all(args.probe_rounds),
+            owed: Owed::all(args.probing.probe_rounds),
         }),
         store,
         options: session_options(args),
@@ -303,8 +306,8 @@ fn create_result_file(
             vm: vm_shape.map(Box::new),
             cpu_placements: r.cpu_placements.clone(),
             comparable_memory: machine.comparable_memory.clone(),
-            profile_rounds: r.perf.as_ref().map(|_| args.profile_rounds),
-            probe_rounds: r.probes.as_ref().map(|_| args.probe_rounds),
+            profile_rounds: r.perf.as_ref().map(|_| args.profiling.profile_rounds),
+            probe_rounds: r.probes.as_ref().map(|_| args.probing.probe_rounds),
         }))
         .context("writing the run header")?;
     Ok(store)
@@ -370,25 +373,29 @@ fn resumed_extra(
     file: &ResultFile,
 ) -> anyhow::Result<(Option<u32>, Option<u32>)> {
     let header = &file.header;
-    let profile_rounds =
-        resume::profile_rounds(file, matrix.profile, args.profile, args.profile_rounds)
-            .map_err(bad)?;
+    let profile_rounds = resume::profile_rounds(
+        file,
+        matrix.profile,
+        args.profiling.profile,
+        args.profiling.profile_rounds,
+    )
+    .map_err(bad)?;
     if let Some(rounds) = profile_rounds {
-        if !(args.profile || matrix.profile) {
+        if !(args.profiling.profile || matrix.profile) {
             eprintln!(
                 "note: `{}` was started with --profile ({rounds} profiled rounds per cell): the resume runs its missing profiled launches too",
                 file.path.display()
             );
-        } else if args.profile && args.profile_rounds != rounds {
+        } else if args.profiling.profile && args.profiling.profile_rounds != rounds {
             eprintln!(
                 "note: `{}` was started with --profile-rounds {rounds}: the resume keeps them (--profile-rounds {} does not change a resumed run)",
                 file.path.display(),
-                args.profile_rounds
+                args.profiling.profile_rounds
             );
         }
     }
     // A resume adds no probed rounds to a run without.
-    if args.probe && header.probe_rounds.is_none() {
+    if args.probing.probe && header.probe_rounds.is_none() {
         return Err(bad(anyhow::anyhow!(
             "`{}` was started without --probe: a resume runs only the launches its run planned \
              (its header plans no probed rounds, so nothing would tell the probed launches owed \
@@ -442,7 +449,7 @@ fn prepare_resume(args: &RunArgs, path: &Path) -> anyhow::Result<(Session, prefl
         (Some(perf), Some(rounds)) => Some(Profiling {
             perf,
             owed: owed(&r.plan, &file, rounds, true)?,
-            keep_perf_data: args.keep_perf_data.clone(),
+            keep_perf_data: args.profiling.keep_perf_data.clone(),
         }),
         _ => None,
     };
@@ -728,17 +735,17 @@ fn show_plan(
     if probe::wanted(args, matrix) {
         println!(
             "then {} probed launches ({} cells x {} rounds x with/without pretouch) while bpftrace times each page fault and lock wait, in no median; a real run checks bpftrace first",
-            plan.cells.len() as u32 * args.probe_rounds * 2,
+            plan.cells.len() as u32 * args.probing.probe_rounds * 2,
             plan.cells.len(),
-            args.probe_rounds
+            args.probing.probe_rounds
         );
     }
-    if args.profile || matrix.profile {
+    if args.profiling.profile || matrix.profile {
         println!(
             "then {} profiled launches ({} cells x {} rounds x with/without pretouch) under `perf record -e cpu-clock -g`, in no median; a real run checks perf first",
-            plan.cells.len() as u32 * args.profile_rounds * 2,
+            plan.cells.len() as u32 * args.profiling.profile_rounds * 2,
             plan.cells.len(),
-            args.profile_rounds
+            args.profiling.profile_rounds
         );
     }
     if let Some(available) = memory::mem_available()

@@ -157,8 +157,9 @@ fn new_campaign(
     let utc = humantime::format_rfc3339_seconds(started).to_string();
     let results = results_folder(args, matrix, &utc, kernels.specs.len(), plan.launches.len())?;
     let dir_in_system = Layout::dir_in_system();
-    let probe_rounds = args.probe.then_some(args.probe_rounds);
-    let profile_rounds = (args.profile || matrix.profile).then_some(args.profile_rounds);
+    let probe_rounds = args.probing.probe.then_some(args.probing.probe_rounds);
+    let profile_rounds =
+        (args.profiling.profile || matrix.profile).then_some(args.profiling.profile_rounds);
     let agent = checked.agent.as_deref();
     let options = boot_options(args, layout, agent, &results, probe_rounds, profile_rounds)?;
     let (order, steps) = campaign_steps(args.runs, &kernels);

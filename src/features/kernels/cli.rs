@@ -244,7 +244,7 @@ pub(crate) fn passed_on(
 ) -> anyhow::Result<Vec<String>> {
     // The probes and the profile run inside each guest, on its kernel: the guest's
     // pretouch checks bpftrace or perf there before its first JVM.
-    let keep_perf_data = match (&args.keep_perf_data, profile_rounds) {
+    let keep_perf_data = match (&args.profiling.keep_perf_data, profile_rounds) {
         (Some(keep), Some(_)) => Some(kept_in_results(keep, results)?),
         _ => None,
     };
@@ -283,8 +283,9 @@ pub(crate) fn cmd_run_kernels(args: &RunArgs, matrix: Matrix) -> anyhow::Result<
     resolve_app(&matrix, args.matrix.as_deref(), &jdks, true).map_err(bad)?;
     let vng = find_vng()?;
     let vm = vm_plan(args, &matrix, &vng)?;
-    let probe_rounds = args.probe.then_some(args.probe_rounds);
-    let profile_rounds = (args.profile || matrix.profile).then_some(args.profile_rounds);
+    let probe_rounds = args.probing.probe.then_some(args.probing.probe_rounds);
+    let profile_rounds =
+        (args.profiling.profile || matrix.profile).then_some(args.profiling.profile_rounds);
     let results = std::path::absolute(&args.results).unwrap_or_else(|_| args.results.clone());
     let guest = guest_command(
         args,
@@ -367,7 +368,7 @@ pub(crate) fn cmd_resume_kernels(args: &RunArgs, path: &Path) -> anyhow::Result<
         )));
     }
     // The probed rounds are the session's, as a result file's are its run's.
-    if args.probe && session.probe_rounds.is_none() && !matrix.probe {
+    if args.probing.probe && session.probe_rounds.is_none() && !matrix.probe {
         return Err(bad(anyhow::anyhow!(
             "`{}` was started without --probe: its resume runs the kernels as the first ones ran, \
              and a probed kernel beside unprobed ones compares nothing\n  \
@@ -378,7 +379,7 @@ pub(crate) fn cmd_resume_kernels(args: &RunArgs, path: &Path) -> anyhow::Result<
         )));
     }
     // So are the profiled rounds; a matrix's `profile: true` reaches the guests anyway.
-    if args.profile && session.profile_rounds.is_none() && !matrix.profile {
+    if args.profiling.profile && session.profile_rounds.is_none() && !matrix.profile {
         return Err(bad(anyhow::anyhow!(
             "`{}` was started without --profile: its resume runs the kernels as the first ones \
              ran, and a profiled kernel beside unprofiled ones compares nothing\n  \

@@ -6,6 +6,7 @@
 pub mod analyze;
 pub mod cli;
 pub mod launch;
+pub mod options;
 pub mod plot;
 pub mod render;
 pub mod schedule;

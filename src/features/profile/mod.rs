@@ -7,5 +7,6 @@ pub mod analyze;
 pub mod cli;
 pub mod flamegraph;
 pub mod launch;
+pub mod options;
 pub mod render;
 pub mod schedule;
