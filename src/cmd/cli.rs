@@ -2,13 +2,14 @@
 
 use std::path::PathBuf;
 
+use crate::features::campaign::options::{BootArgs, CampaignArgs};
+use crate::features::kernels::options::KernelArgs;
 use crate::features::probe::options::ProbeArgs;
 use crate::features::profile::options::ProfileArgs;
 use clap::{Parser, Subcommand, ValueEnum};
 
-use crate::features::calibrate::machine::{Layout, Variant};
+use crate::features::calibrate::options::CalibrateArgs;
 use crate::render::common::Format;
-use crate::units::Bytes;
 
 const EXIT_CODES: &str = "\
 Exit codes:
@@ -69,36 +70,6 @@ pub enum Command {
     Generate(GenerateArgs),
 }
 
-/// `run --boot`: where the kernels boot.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum BootChoice {
-    /// Each kernel in a VM (virtme-ng): the default on a VM
-    Vm,
-    /// `kexec -l` the image, then `systemctl kexec`: the default on bare metal
-    Kexec,
-    /// The bootloader's one-shot entry (`grub-reboot`), then `systemctl reboot`
-    Reboot,
-    /// Tests only: record each boot asked for in a file, boot nothing. It exists only in
-    /// builds with the `test-support` feature, which `cargo test` turns on.
-    #[cfg(feature = "test-support")]
-    #[value(hide = true)]
-    Fake,
-}
-
-impl BootChoice {
-    /// How a campaign boots; `None` for VMs.
-    pub fn method(self) -> Option<crate::features::campaign::boot::BootMethod> {
-        use crate::features::campaign::boot::BootMethod;
-        match self {
-            BootChoice::Vm => None,
-            BootChoice::Kexec => Some(BootMethod::Kexec),
-            BootChoice::Reboot => Some(BootMethod::Reboot),
-            #[cfg(feature = "test-support")]
-            BootChoice::Fake => Some(BootMethod::Fake),
-        }
-    }
-}
-
 #[derive(Debug, clap::Args)]
 pub struct GenerateArgs {
     /// `man`: pretouch.1 and one page per command (pretouch-run.1, ...) into DIR; a
@@ -132,54 +103,6 @@ pub struct EnvArgs {
     /// Print JSON (the run header's `env` field) instead of text
     #[arg(long)]
     pub json: bool,
-}
-
-#[derive(Debug, clap::Args)]
-pub struct CalibrateArgs {
-    /// Threads (and processes) faulting at once; several values measure each
-    /// [default: 1 and the online CPUs]
-    #[arg(long, num_args = 1.., value_parser = clap::value_parser!(u16).range(1..=512))]
-    pub threads: Vec<u16>,
-    /// Memory faulted per pass and configuration, split between the workers (JVM size syntax)
-    #[arg(long, default_value = "1g", value_parser = parse_size)]
-    pub size: Bytes,
-    /// Counted passes per configuration and round, after one uncounted pass
-    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
-    pub passes: u32,
-    /// Rounds: each measures every configuration once, interleaved (alternately in order
-    /// and in reverse); `report --calibrate` tests the rounds' medians, and needs 6 rounds
-    /// a side for a mark in a table of up to 23 rows
-    #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u32).range(1..=1000))]
-    pub rounds: u32,
-    /// Stop free page reporting for the calibration (root; restored afterwards) and touch
-    /// the size once before it, so that no pass pays the VM host's faults
-    #[arg(long)]
-    pub comparable_memory: bool,
-    /// Layouts to measure [default: all three]
-    #[arg(long, value_enum, num_args = 1..)]
-    pub layout: Vec<Layout>,
-    /// Name the results are filed under [default: the kernel release, `uname -r`]
-    #[arg(long)]
-    pub label: Option<String>,
-    /// Folder of result files; the calibration goes to <DIR>/<label>/calibrate-<UTC time>.json
-    #[arg(long, default_value = "results")]
-    pub results: PathBuf,
-    /// Print only; store nothing
-    #[arg(long)]
-    pub no_save: bool,
-    /// CPU sets, each measured with one worker pinned to each of its CPUs: a CPU list
-    /// (`0-6`), `all`, or a topology spec (`"1 L3 domain, 7 CPUs"`, `"7 L3 domains, 1 CPU
-    /// each"`, `"2 NUMA nodes"`, `"1 core, 2 CPUs"`, `"4 CPUs"`); see docs/matrix.md, "CPU sets by topology"
-    #[arg(long, num_args = 1.., value_name = "SET")]
-    pub cpus: Vec<String>,
-    /// What each pass does: zap (one mapping, MADV_DONTNEED between passes), pft (a fresh
-    /// mapping every pass), huge (the zap loop on a MADV_HUGEPAGE mapping) [default: zap]
-    #[arg(long, value_enum, num_args = 1..)]
-    pub variant: Vec<Variant>,
-}
-
-fn parse_size(text: &str) -> Result<Bytes, String> {
-    crate::matrix::HeapSize::parse(text).map(|h| h.bytes)
 }
 
 #[derive(Debug, Clone, clap::Args)]
@@ -232,32 +155,8 @@ pub struct RunArgs {
     pub profiling: crate::features::profile::options::ProfileArgs,
     #[command(flatten)]
     pub probing: crate::features::probe::options::ProbeArgs,
-    /// Boot this kernel image in a VM (virtme-ng) and run the matrix inside; repeat for
-    /// more kernels. Each is filed under its guest's kernel release; replaces the matrix's
-    /// `kernels:`. Without hardware virtualization the guests are emulated, and marked so
-    #[arg(long, value_name = "IMAGE", conflicts_with = "resume")]
-    pub kernel: Vec<PathBuf>,
-    /// With --kernel or `kernels:`: run the matrix N times in each kernel, in turn (A B
-    /// A B ...), each time a new boot and a new run of its label, so that a kernel's cost
-    /// gets an interval over its runs, which sees the machine move between them (three
-    /// or more; see docs/statistics.md)
-    #[arg(long, value_name = "N", default_value_t = 1,
-          value_parser = clap::value_parser!(u32).range(1..=100), conflicts_with = "resume")]
-    pub runs: u32,
-    /// vCPUs of each kernel's VM [default: this machine's online CPUs]
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
-    pub vm_cpus: Option<u32>,
-    /// Memory of each kernel's VM, preallocated (JVM size syntax) [default: the largest
-    /// heap, the JVM's own memory and 768 MiB for the guest]
-    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
-    pub vm_memory: Option<Bytes>,
-    /// Seconds a kernel may take to boot before its VM is stopped and the kernel is
-    /// reported as failed
-    #[arg(long, value_name = "SECS", default_value_t = 600, value_parser = clap::value_parser!(u64).range(1..))]
-    pub vm_boot_timeout: u64,
-    /// Run inside a VM that `pretouch run --kernel` started; WORK holds the VM's shape
-    #[arg(long, hide = true, value_name = "WORK", conflicts_with = "kernel")]
-    pub in_vm: Option<PathBuf>,
+    #[command(flatten)]
+    pub kernels: crate::features::kernels::options::KernelArgs,
     /// Start every launch from the same guest-memory state on a VM: stop free page
     /// reporting for the run (root; restored afterwards, also on Ctrl-C) and touch a
     /// heap-sized region once before the first launch. Also `comparable_memory: true`
@@ -274,70 +173,8 @@ pub struct RunArgs {
     /// it, a run refuses to start while one is set
     #[arg(long)]
     pub pass_java_options: bool,
-    /// How the kernels (`--kernel` or `kernels:`, `--runs` times, in turn) are booted.
-    /// vm: each in a VM (virtme-ng), the default on a VM. kexec: on this machine, one
-    /// boot per run, unattended (a systemd unit continues the campaign at each boot),
-    /// with `kexec -l` and `systemctl kexec`, the default on bare metal. reboot: the
-    /// same with the bootloader's one-shot entry (`grub-reboot`), for machines where
-    /// kexec is not safe. kexec and reboot are root only, check everything, print the
-    /// plan and ask before the first boot (see docs/bare-metal.md, and `pretouch
-    /// campaign status|stop`)
-    #[arg(long, value_enum, value_name = "HOW", conflicts_with_all = ["resume", "in_vm"])]
-    pub boot: Option<BootChoice>,
-    /// With a campaign (--boot kexec|reboot): start without asking (needed without a
-    /// terminal)
-    #[arg(long)]
-    pub yes: bool,
-    /// With a campaign: run `pretouch calibrate --passes N` of each kernel at each
-    /// boot, before its run, filed under the kernel's label (the report's %ceil)
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
-    pub calibrate_per_boot: Option<u32>,
-    /// With a campaign: install it under this folder instead of `/`. Tests only, so it
-    /// exists only in builds with the `test-support` feature.
-    #[cfg(feature = "test-support")]
-    #[arg(long, hide = true, value_name = "DIR")]
-    pub campaign_root: Option<PathBuf>,
-}
-
-#[derive(Debug, clap::Args)]
-pub struct CampaignArgs {
-    #[command(subcommand)]
-    pub action: CampaignAction,
-    /// The folder the campaign is installed under instead of `/`. Tests only, so it
-    /// exists only in builds with the `test-support` feature.
-    #[cfg(feature = "test-support")]
-    #[arg(
-        long,
-        hide = true,
-        global = true,
-        value_name = "DIR",
-        default_value = "/"
-    )]
-    pub campaign_root: PathBuf,
-}
-
-impl CampaignArgs {
-    /// The folder the campaign is installed under: `/`, unless a test said otherwise.
-    pub fn root(&self) -> PathBuf {
-        #[cfg(feature = "test-support")]
-        return self.campaign_root.clone();
-        #[cfg(not(feature = "test-support"))]
-        PathBuf::from("/")
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Subcommand)]
-pub enum CampaignAction {
-    /// Where the campaign stands: step k of n, the runs of each label, the boots that
-    /// failed, the time left
-    Status,
-    /// End the campaign now: the run under way is stopped (its finished launches are
-    /// kept), the unit removed and the default boot restored; the report of what ran
-    /// is written beside the results
-    Stop,
-    /// What the campaign's systemd unit runs at each boot
-    #[command(hide = true)]
-    Continue,
+    #[command(flatten)]
+    pub campaign: crate::features::campaign::options::BootArgs,
 }
 
 /// The values a run elsewhere gets in place of this command line's own: the agent
@@ -352,14 +189,6 @@ pub(crate) struct PassedOn {
 }
 
 impl RunArgs {
-    /// The folder a campaign is installed under, when a test gave one instead of `/`.
-    pub fn campaign_root(&self) -> Option<&std::path::Path> {
-        #[cfg(feature = "test-support")]
-        return self.campaign_root.as_deref();
-        #[cfg(not(feature = "test-support"))]
-        None
-    }
-
     /// The command line's options that a run of the same matrix elsewhere gets (the
     /// matrix, label and results are the caller's), with `given`'s values where they
     /// replace this command line's. Every field is named here: a new option is a
@@ -372,18 +201,24 @@ impl RunArgs {
             results: _,
             resume: _,
             dry_run: _,
-            kernel: _,
-            runs: _,
-            vm_cpus: _,
-            vm_memory: _,
-            vm_boot_timeout: _,
-            in_vm: _,
+            kernels:
+                KernelArgs {
+                    kernel: _,
+                    runs: _,
+                    vm_cpus: _,
+                    vm_memory: _,
+                    vm_boot_timeout: _,
+                    in_vm: _,
+                },
             pass_java_options: _,
-            boot: _,
-            yes: _,
-            #[cfg(feature = "test-support")]
-                campaign_root: _,
-            calibrate_per_boot: _,
+            campaign:
+                BootArgs {
+                    boot: _,
+                    yes: _,
+                    #[cfg(feature = "test-support")]
+                        campaign_root: _,
+                    calibrate_per_boot: _,
+                },
             // Replaced by `given`'s.
             agent: _,
             profiling:

@@ -44,15 +44,19 @@ pub(crate) fn cmd_run(args: RunArgs) -> anyhow::Result<u8> {
     }
     // Everything the user can get wrong is checked before the first JVM starts.
     let matrix = fresh_matrix(&args)?;
-    let kernels = !args.kernel.is_empty() || !matrix.kernels.is_empty();
+    let kernels = !args.kernels.kernel.is_empty() || !matrix.kernels.is_empty();
     let bare_metal = || {
         crate::machine::guest::GuestInfo::read()
             .virtualization()
             .is_none()
     };
-    let boot = boot_of(args.boot, kernels && args.in_vm.is_none(), bare_metal);
+    let boot = boot_of(
+        args.campaign.boot,
+        kernels && args.kernels.in_vm.is_none(),
+        bare_metal,
+    );
     if let Some(method) = boot {
-        if args.boot.is_none() {
+        if args.campaign.boot.is_none() {
             eprintln!(
                 "pretouch: this machine is not a VM: the kernels boot on it, one boot a run, \
                  by kexec (the default on bare metal; --boot vm runs them in VMs instead)"
@@ -61,9 +65,12 @@ pub(crate) fn cmd_run(args: RunArgs) -> anyhow::Result<u8> {
         return crate::features::campaign::cli::cmd_start(&args, matrix, method);
     }
     for (given, flag) in [
-        (args.yes, "--yes"),
-        (args.calibrate_per_boot.is_some(), "--calibrate-per-boot"),
-        (args.campaign_root().is_some(), "--campaign-root"),
+        (args.campaign.yes, "--yes"),
+        (
+            args.campaign.calibrate_per_boot.is_some(),
+            "--calibrate-per-boot",
+        ),
+        (args.campaign.campaign_root().is_some(), "--campaign-root"),
     ] {
         if given {
             return Err(bad(anyhow::anyhow!(
@@ -72,7 +79,7 @@ pub(crate) fn cmd_run(args: RunArgs) -> anyhow::Result<u8> {
             )));
         }
     }
-    if args.in_vm.is_none() && kernels {
+    if args.kernels.in_vm.is_none() && kernels {
         return kernels::cmd_run_kernels(&args, matrix);
     }
     // Read only: the kernel has each file, and offers each value.
@@ -88,7 +95,7 @@ pub(crate) fn cmd_run(args: RunArgs) -> anyhow::Result<u8> {
 /// VMs on a VM. `None`: in VMs (or no kernels at all). `kernels`: the run has kernels
 /// to boot (and is not itself a guest's).
 fn boot_of(
-    choice: Option<crate::cmd::cli::BootChoice>,
+    choice: Option<crate::features::campaign::options::BootChoice>,
     kernels: bool,
     bare_metal: impl FnOnce() -> bool,
 ) -> Option<crate::features::campaign::boot::BootMethod> {
@@ -119,19 +126,20 @@ fn fresh_matrix(args: &RunArgs) -> anyhow::Result<Matrix> {
         Some(path) => Matrix::from_file(path).map_err(bad)?,
         None => Matrix::default_matrix(),
     };
-    let kernels = args.in_vm.is_none() && (!args.kernel.is_empty() || !matrix.kernels.is_empty());
+    let kernels = args.kernels.in_vm.is_none()
+        && (!args.kernels.kernel.is_empty() || !matrix.kernels.is_empty());
     if args.pass_java_options && kernels {
         return Err(bad(anyhow::anyhow!(
             "--pass-java-options does not reach the JVMs in a kernel's VM\n  \
              fix: unset the variable and put its options in the matrix's jvm_args"
         )));
     }
-    if args.runs > 1 && args.in_vm.is_none() && !kernels {
+    if args.kernels.runs > 1 && args.kernels.in_vm.is_none() && !kernels {
         return Err(bad(anyhow::anyhow!(
             "--runs {n} repeats the kernels of a `--kernel` run, and none is given\n  \
              fix: on this machine's own kernel, run `pretouch run` {n} times: each run is a \
              result file of its label, and `pretouch report` reads them as one label of {n} runs",
-            n = args.runs
+            n = args.kernels.runs
         )));
     }
     checks::check_java_env(&mut matrix, args.pass_java_options)?;
@@ -202,7 +210,8 @@ fn resolve(
 
 /// Inside a VM that `--kernel` booted (`--in-vm`): the VM's shape.
 fn guest_vm_shape(args: &RunArgs) -> anyhow::Result<Option<VmShape>> {
-    args.in_vm
+    args.kernels
+        .in_vm
         .as_deref()
         .map(kernels::guest_shape)
         .transpose()
@@ -228,7 +237,7 @@ fn prepare_fresh(args: &RunArgs, matrix: Matrix) -> anyhow::Result<(Session, pre
     // handle is dropped on a panic; after a kill, by the next pretouch.
     let settings = crate::features::settings::cli::begin(&r.matrix)?;
     let store = create_result_file(args, &r, &label, host, vm_shape, &machine)?;
-    if let Some(work) = &args.in_vm {
+    if let Some(work) = &args.kernels.in_vm {
         kernels::note_result(work, store.path())?;
     }
     announce_fresh(&r, &label, store.path());
@@ -465,7 +474,7 @@ fn prepare_resume(args: &RunArgs, path: &Path) -> anyhow::Result<(Session, prefl
         args.comparable_memory || r.matrix.comparable_memory || header.comparable_memory.is_some();
     let machine = preflight::hold(comparable, &r.matrix)?;
     let settings = crate::features::settings::cli::begin(&r.matrix)?;
-    if let Some(work) = &args.in_vm {
+    if let Some(work) = &args.kernels.in_vm {
         kernels::note_result(work, &file.path)?;
     }
     let store = append_resume_record(&file, host, &r.agent, vm_shape)?;
@@ -728,7 +737,7 @@ fn show_plan(
             matrix,
             &plan,
             available,
-            args.runs as usize,
+            args.kernels.runs as usize,
             &planned_noise(args)
         )
     );
@@ -774,8 +783,8 @@ fn planned_noise(args: &RunArgs) -> dryrun::PlannedNoise {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cmd::cli::BootChoice;
     use crate::features::campaign::boot::BootMethod;
+    use crate::features::campaign::options::BootChoice;
 
     #[test]
     fn kernels_boot_by_kexec_on_bare_metal_and_in_vms_on_a_vm_unless_boot_says() {

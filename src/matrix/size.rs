@@ -14,6 +14,11 @@ pub struct HeapSize {
 }
 
 impl HeapSize {
+    /// A size option on the command line (`--size 1g`, `--vm-memory 4g`), in bytes.
+    pub fn parse_bytes(text: &str) -> Result<Bytes, String> {
+        HeapSize::parse(text).map(|h| h.bytes)
+    }
+
     pub fn parse(text: &str) -> Result<HeapSize, String> {
         let fix = "write a whole number with an optional k, m, g or t suffix, like 256m or 32g";
         let (digits, shift) = match text.char_indices().last() {

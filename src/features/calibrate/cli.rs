@@ -3,11 +3,11 @@
 use anyhow::Context;
 
 use crate::cmd::checks::check_label;
-use crate::cmd::cli::CalibrateArgs;
 use crate::cmd::error::bad;
 use crate::features::calibrate::machine::{
     self as calibration, Layout, MemoryDuring, Plan, Setup, Variant,
 };
+use crate::features::calibrate::options::CalibrateArgs;
 use crate::launch::interrupt::{self, Interrupt};
 use crate::machine::guest::GuestInfo;
 use crate::machine::guest_memory::{self, Knob, OrderGuard};

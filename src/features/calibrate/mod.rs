@@ -7,4 +7,5 @@ pub mod analyze;
 pub mod ceiling;
 pub mod cli;
 pub mod machine;
+pub mod options;
 pub mod render;

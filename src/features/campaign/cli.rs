@@ -16,11 +16,12 @@ use anyhow::Context;
 use sha2::Digest;
 
 use crate::cmd::checks::{check_label, check_memory, resolve_app, resolve_jdks};
-use crate::cmd::cli::{CampaignAction, CampaignArgs, RunArgs};
+use crate::cmd::cli::RunArgs;
 use crate::cmd::error::bad;
 use crate::features::campaign::boot::{
     self, BootLoader, BootMethod, BootTarget, GrubReboot, Running, installed_initrd, kexec_cmdline,
 };
+use crate::features::campaign::options::{CampaignAction, CampaignArgs};
 use crate::features::campaign::schedule::{
     Boot, CampaignEvent, Stand, StepOutcome, StepRunner, at_boot, boot_not_carried_out,
     step_command,
@@ -64,6 +65,7 @@ fn loader_for(method: BootMethod, layout: &Layout) -> Box<dyn BootLoader> {
 pub(crate) fn cmd_start(args: &RunArgs, matrix: Matrix, method: BootMethod) -> anyhow::Result<u8> {
     let t0 = Instant::now();
     let root = args
+        .campaign
         .campaign_root()
         .map_or_else(|| "/".into(), Path::to_path_buf);
     let layout = Layout::new(&root);
@@ -162,7 +164,7 @@ fn new_campaign(
         (args.profiling.profile || matrix.profile).then_some(args.profiling.profile_rounds);
     let agent = checked.agent.as_deref();
     let options = boot_options(args, layout, agent, &results, probe_rounds, profile_rounds)?;
-    let (order, steps) = campaign_steps(args.runs, &kernels);
+    let (order, steps) = campaign_steps(args.kernels.runs, &kernels);
     Ok(Campaign {
         format: CAMPAIGN_FORMAT,
         session: KernelSession {
@@ -175,7 +177,7 @@ fn new_campaign(
             kernels: steps,
             probe_rounds,
             profile_rounds,
-            runs: Some(args.runs),
+            runs: Some(args.kernels.runs),
         },
         boot: method,
         targets: kernels.targets,
@@ -188,7 +190,7 @@ fn new_campaign(
         failed_boots: vec![],
         spawned_at: vec![],
         time: TimeSpent::default(),
-        calibrate_passes: args.calibrate_per_boot,
+        calibrate_passes: args.campaign.calibrate_per_boot,
         estimate_run_secs: run_secs,
         estimate_boot_secs: boot_secs,
         finished_at: None,
@@ -315,7 +317,7 @@ fn check_start(args: &RunArgs, method: BootMethod, layout: &Layout) -> anyhow::R
             layout.dir().display()
         )));
     }
-    if args.campaign_root().is_none() && !Path::new("/run/systemd/system").is_dir() {
+    if args.campaign.campaign_root().is_none() && !Path::new("/run/systemd/system").is_dir() {
         return Err(bad(anyhow::anyhow!(
             "systemd is not this machine's init: the campaign goes on at each boot through a systemd unit"
         )));
@@ -491,7 +493,7 @@ fn results_folder(
         "--results a folder only root can write, e.g. /var/lib/pretouch-results (copy the \
          results out at the end)",
     )?;
-    let steps = kernels * args.runs as usize;
+    let steps = kernels * args.kernels.runs as usize;
     let needed = steps as u64 * launches as u64 * BYTES_PER_LAUNCH + (64 << 20);
     if let Some(free) = free_bytes(&results)
         && free < needed
@@ -508,7 +510,7 @@ fn results_folder(
 
 /// Whether the user said to start: `--yes`, or `y` on the terminal.
 fn confirmed(args: &RunArgs, campaign: &Campaign) -> anyhow::Result<bool> {
-    if args.yes {
+    if args.campaign.yes {
         return Ok(true);
     }
     if !std::io::stdin().is_terminal() {
@@ -534,13 +536,13 @@ fn campaign_kernels(
     matrix: &Matrix,
 ) -> anyhow::Result<Vec<crate::features::kernels::matrix::KernelSpec>> {
     let mut args = args.clone();
-    for k in &mut args.kernel {
+    for k in &mut args.kernels.kernel {
         let installed = Path::new("/boot").join(format!("vmlinuz-{}", k.display()));
         if !k.exists() && k.components().count() == 1 && installed.is_file() {
             *k = installed;
         }
     }
-    if args.kernel.is_empty() && matrix.kernels.is_empty() {
+    if args.kernels.kernel.is_empty() && matrix.kernels.is_empty() {
         return Err(bad(anyhow::anyhow!(
             "--boot runs kernels, and none is given\n  fix: --kernel IMAGE (or an installed \
              release) for each, or `kernels:` in the matrix"

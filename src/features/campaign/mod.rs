@@ -5,5 +5,6 @@
 
 pub mod boot;
 pub mod cli;
+pub mod options;
 pub mod schedule;
 pub mod unit;

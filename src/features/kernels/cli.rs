@@ -57,7 +57,7 @@ pub(crate) fn note_result(work: &Path, file: &Path) -> anyhow::Result<()> {
 /// The kernels to run: `--kernel` (relative to the current folder) or the matrix's
 /// `kernels:` (relative to the matrix file), as absolute paths that exist.
 pub(crate) fn kernels_to_run(args: &RunArgs, matrix: &Matrix) -> anyhow::Result<Vec<KernelSpec>> {
-    let (specs, base) = if args.kernel.is_empty() {
+    let (specs, base) = if args.kernels.kernel.is_empty() {
         let base = args
             .matrix
             .as_deref()
@@ -67,6 +67,7 @@ pub(crate) fn kernels_to_run(args: &RunArgs, matrix: &Matrix) -> anyhow::Result<
         (matrix.kernels.clone(), base)
     } else {
         let specs: Vec<KernelSpec> = args
+            .kernels
             .kernel
             .iter()
             .map(|image| KernelSpec {
@@ -136,7 +137,7 @@ fn vm_plan(args: &RunArgs, matrix: &Matrix, vng: &Path) -> anyhow::Result<VmPlan
         })
         .max()
         .unwrap_or(1);
-    let cpus = args.vm_cpus.unwrap_or(host.cpus as u32);
+    let cpus = args.kernels.vm_cpus.unwrap_or(host.cpus as u32);
     if (cpus as usize) < needed_cpus {
         return Err(bad(anyhow::anyhow!(
             "the matrix's `cpus:` names CPU {} but the VM gets {cpus} vCPUs\n  fix: --vm-cpus {needed_cpus} or more",
@@ -144,7 +145,7 @@ fn vm_plan(args: &RunArgs, matrix: &Matrix, vng: &Path) -> anyhow::Result<VmPlan
         )));
     }
     let largest = matrix.largest_heap();
-    let memory = args.vm_memory.unwrap_or_else(|| vm_memory(largest));
+    let memory = args.kernels.vm_memory.unwrap_or_else(|| vm_memory(largest));
     let for_jvm = crate::units::Bytes(memory.0.saturating_sub(GUEST_OWN));
     if let Err(e) = memory::check(matrix, for_jvm) {
         let e = anyhow::anyhow!(
@@ -179,7 +180,7 @@ fn vm_plan(args: &RunArgs, matrix: &Matrix, vng: &Path) -> anyhow::Result<VmPlan
         cpus,
         memory,
         accel: virt.accel,
-        boot_timeout: Duration::from_secs(args.vm_boot_timeout),
+        boot_timeout: Duration::from_secs(args.kernels.vm_boot_timeout),
         shape: VmShape {
             accel: virt.accel,
             emulated: virt.accel == Accel::Tcg,
@@ -312,10 +313,10 @@ pub(crate) fn cmd_run_kernels(args: &RunArgs, matrix: Matrix) -> anyhow::Result<
         matrix_sha256: matrix_sha256(&matrix.text),
         started_at: utc,
         results,
-        kernels: in_turn(&specs, args.runs),
+        kernels: in_turn(&specs, args.kernels.runs),
         probe_rounds,
         profile_rounds,
-        runs: (args.runs > 1).then_some(args.runs),
+        runs: (args.kernels.runs > 1).then_some(args.kernels.runs),
     };
     if args.dry_run {
         return dry_run(&session, &dir, &vng, &vm, &guest);

@@ -8,4 +8,5 @@ pub mod cli;
 pub mod launch;
 pub mod machine;
 pub mod matrix;
+pub mod options;
 pub mod schedule;

@@ -1,0 +1,115 @@
+//! `pretouch run`'s options for a campaign across reboots, flattened into its command
+//! line, and the options of `pretouch campaign`.
+
+use std::path::PathBuf;
+
+use clap::Subcommand;
+
+/// `run --boot`: where the kernels boot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum BootChoice {
+    /// Each kernel in a VM (virtme-ng): the default on a VM
+    Vm,
+    /// `kexec -l` the image, then `systemctl kexec`: the default on bare metal
+    Kexec,
+    /// The bootloader's one-shot entry (`grub-reboot`), then `systemctl reboot`
+    Reboot,
+    /// Tests only: record each boot asked for in a file, boot nothing. It exists only in
+    /// builds with the `test-support` feature, which `cargo test` turns on.
+    #[cfg(feature = "test-support")]
+    #[value(hide = true)]
+    Fake,
+}
+
+impl BootChoice {
+    /// How a campaign boots; `None` for VMs.
+    pub fn method(self) -> Option<crate::features::campaign::boot::BootMethod> {
+        use crate::features::campaign::boot::BootMethod;
+        match self {
+            BootChoice::Vm => None,
+            BootChoice::Kexec => Some(BootMethod::Kexec),
+            BootChoice::Reboot => Some(BootMethod::Reboot),
+            #[cfg(feature = "test-support")]
+            BootChoice::Fake => Some(BootMethod::Fake),
+        }
+    }
+}
+
+/// What `pretouch run` is asked about how the kernels boot.
+#[derive(Debug, Clone, clap::Args)]
+pub struct BootArgs {
+    /// How the kernels (`--kernel` or `kernels:`, `--runs` times, in turn) are booted.
+    /// vm: each in a VM (virtme-ng), the default on a VM. kexec: on this machine, one
+    /// boot per run, unattended (a systemd unit continues the campaign at each boot),
+    /// with `kexec -l` and `systemctl kexec`, the default on bare metal. reboot: the
+    /// same with the bootloader's one-shot entry (`grub-reboot`), for machines where
+    /// kexec is not safe. kexec and reboot are root only, check everything, print the
+    /// plan and ask before the first boot (see docs/bare-metal.md, and `pretouch
+    /// campaign status|stop`)
+    #[arg(long, value_enum, value_name = "HOW", conflicts_with_all = ["resume", "in_vm"])]
+    pub boot: Option<BootChoice>,
+    /// With a campaign (--boot kexec|reboot): start without asking (needed without a
+    /// terminal)
+    #[arg(long)]
+    pub yes: bool,
+    /// With a campaign: run `pretouch calibrate --passes N` of each kernel at each
+    /// boot, before its run, filed under the kernel's label (the report's %ceil)
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub calibrate_per_boot: Option<u32>,
+    /// With a campaign: install it under this folder instead of `/`. Tests only, so it
+    /// exists only in builds with the `test-support` feature.
+    #[cfg(feature = "test-support")]
+    #[arg(long, hide = true, value_name = "DIR")]
+    pub campaign_root: Option<PathBuf>,
+}
+
+impl BootArgs {
+    /// The folder a campaign is installed under, when a test gave one instead of `/`.
+    pub fn campaign_root(&self) -> Option<&std::path::Path> {
+        #[cfg(feature = "test-support")]
+        return self.campaign_root.as_deref();
+        #[cfg(not(feature = "test-support"))]
+        None
+    }
+}
+
+#[derive(Debug, clap::Args)]
+pub struct CampaignArgs {
+    #[command(subcommand)]
+    pub action: CampaignAction,
+    /// The folder the campaign is installed under instead of `/`. Tests only, so it
+    /// exists only in builds with the `test-support` feature.
+    #[cfg(feature = "test-support")]
+    #[arg(
+        long,
+        hide = true,
+        global = true,
+        value_name = "DIR",
+        default_value = "/"
+    )]
+    pub campaign_root: PathBuf,
+}
+
+impl CampaignArgs {
+    /// The folder the campaign is installed under: `/`, unless a test said otherwise.
+    pub fn root(&self) -> PathBuf {
+        #[cfg(feature = "test-support")]
+        return self.campaign_root.clone();
+        #[cfg(not(feature = "test-support"))]
+        PathBuf::from("/")
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Subcommand)]
+pub enum CampaignAction {
+    /// Where the campaign stands: step k of n, the runs of each label, the boots that
+    /// failed, the time left
+    Status,
+    /// End the campaign now: the run under way is stopped (its finished launches are
+    /// kept), the unit removed and the default boot restored; the report of what ran
+    /// is written beside the results
+    Stop,
+    /// What the campaign's systemd unit runs at each boot
+    #[command(hide = true)]
+    Continue,
+}
