@@ -1,6 +1,6 @@
 //! README.md's sample report is real: the block between its sample markers is, byte for
 //! byte, what `pretouch report` prints today for the result file kept in
-//! `docs/measurements/sample/`. When the report's format changes, this test fails and
+//! `bench/results/sample/`. When the report's format changes, this test fails and
 //! says so; `PRETOUCH_README=write cargo test --test readme_sample` then rewrites the
 //! block from the new output (read the diff before committing it).
 
@@ -9,7 +9,7 @@ mod common;
 use std::path::{Path, PathBuf};
 
 /// The result file of the sample run, relative to the repository.
-const SAMPLE: &str = "docs/measurements/sample/6.18.44-fc-v669/quick-20261201T102457Z.jsonl";
+const SAMPLE: &str = "bench/results/sample/6.18.44-fc-v669/quick-20261201T102457Z.jsonl";
 const START: &str = "<!-- sample report: ";
 const END: &str = "<!-- end of sample report -->";
 

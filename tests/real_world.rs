@@ -270,7 +270,7 @@ fn dry_run_starts_no_jvm() {
     );
 }
 
-/// The acceptance matrix at 512m (docs/measurements/2026-11-30-gc-threads-cpus.md shows it at 1g): the JVM's own log
+/// The acceptance matrix at 512m (bench/results/2026-11-30-gc-threads-cpus.md shows it at 1g): the JVM's own log
 /// shows the pretouch workers each cell asked for, and the affinity is recorded. The
 /// times are printed, not asserted: with other JVMs running on this 2-core machine,
 /// two workers are not reliably faster than one.

@@ -199,7 +199,7 @@ pub struct RunArgs {
     pub format: Format,
     /// Go on with an interrupted run: a result file, a label folder (its newest
     /// unfinished file), or the session folder of a `--kernel` run in VMs
-    /// (`results/vm-runs/<name>-<UTC>`, docs/vms.md: goes on at the first unfinished
+    /// (`results/vm-runs/<name>-<UTC>`, docs/comparing.md: goes on at the first unfinished
     /// kernel). Runs exactly the missing launches and appends them to that file;
     /// refused if the matrix file changed since, or the kernel release or JDKs differ.
     /// MATRIX defaults to the file the run was started with
@@ -235,7 +235,7 @@ pub struct RunArgs {
     /// After the timed (and profiled) launches, a few probed rounds per cell (with and
     /// without pretouch) in which bpftrace times every page fault and lock wait of the
     /// JVM from exec to main(), stored apart and in no timing median; needs bpftrace, BTF
-    /// and root (see docs/fault-latency.md). Same as `probe: true` in the matrix
+    /// and root (see docs/explaining.md). Same as `probe: true` in the matrix
     #[arg(long)]
     pub probe: bool,
     /// Probed rounds per cell with --probe (each: one launch without, one with pretouch)
@@ -294,7 +294,7 @@ pub struct RunArgs {
     /// with `kexec -l` and `systemctl kexec`, the default on bare metal. reboot: the
     /// same with the bootloader's one-shot entry (`grub-reboot`), for machines where
     /// kexec is not safe. kexec and reboot are root only, check everything, print the
-    /// plan and ask before the first boot (see docs/bare-metal.md, and `pretouch
+    /// plan and ask before the first boot (see docs/unattended.md, and `pretouch
     /// campaign status|stop`)
     #[arg(long, value_enum, value_name = "HOW", conflicts_with_all = ["resume", "in_vm"])]
     pub boot: Option<BootChoice>,

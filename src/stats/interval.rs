@@ -145,7 +145,7 @@ pub struct Drift {
 /// (94.6% covered under the measured shifts, `pooled_runs_cover_when_cells_share_their_shifts_or_not`),
 /// so the larger `r` is taken; one cell's worth when they all move as one. On the
 /// development VM the cells of a run moved together (`r` about 0.77,
-/// docs/measurements/2026-12-03-runs-spread.md), so pooling gains little there; it
+/// bench/results/2026-12-03-runs-spread.md), so pooling gains little there; it
 /// gains where the cells' runs vary apart.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
 pub struct RunSpread {

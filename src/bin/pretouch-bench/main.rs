@@ -42,7 +42,7 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Everything below, in one run, with the defaults (what bench/run.sh runs; dated runs are in docs/measurements/)
+    /// Everything below, in one run, with the defaults (what bench/run.sh runs; dated runs are in bench/results/)
     All {
         /// JDK (JAVA_HOME) for the runner, hyperfine and scaling benchmarks
         /// [default: JAVA_HOME, then java on PATH]
