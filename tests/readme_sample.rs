@@ -100,3 +100,47 @@ fn readme_first_table_is_the_sample_report_s() {
         "README.md's first table is not in `pretouch report {SAMPLE}`:\n{table}--- report\n{got}"
     );
 }
+
+/// Every `pretouch` command in README.md's shell blocks is one the tool accepts, because
+/// a reader copies them as written. Each is parsed by the same clap definitions the
+/// binary uses, so a renamed option or subcommand fails here. Parsing starts nothing.
+#[test]
+fn every_pretouch_command_in_the_readme_parses() {
+    use clap::Parser;
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let mut in_sh = false;
+    let mut commands = Vec::new();
+    for line in readme.lines() {
+        let trimmed = line.trim();
+        if trimmed.starts_with("```") {
+            in_sh = trimmed == "```sh";
+            continue;
+        }
+        if !in_sh {
+            continue;
+        }
+        let code = trimmed.split(" #").next().unwrap_or(trimmed);
+        for part in code.split("&&").map(str::trim) {
+            let words: Vec<&str> = part.split_whitespace().collect();
+            if let Some(at) = words.iter().position(|w| w.ends_with("pretouch")) {
+                commands.push(words[at..].to_vec());
+            }
+        }
+    }
+    assert!(
+        commands.len() >= 5,
+        "only {} commands found",
+        commands.len()
+    );
+    for words in commands {
+        if let Err(e) = pretouch::cmd::cli::Cli::try_parse_from(&words) {
+            panic!("README.md's `{}` does not parse: {e}", words.join(" "));
+        }
+        // A matrix or result path it names is in the repository or made by a run.
+        for word in &words[1..] {
+            if word.starts_with("configs/") {
+                assert!(root().join(word).exists(), "{word} does not exist");
+            }
+        }
+    }
+}
