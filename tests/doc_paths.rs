@@ -258,7 +258,8 @@ output whose sentence ends on a bracketed path\n\
 }
 
 /// The README's test command is the one CI runs, word for word: a user who runs the
-/// README's command gets CI's verdict (issue 34 made both `--no-fail-fast`).
+/// README's command gets CI's verdict. Both pass `--no-fail-fast`, so that one failing
+/// test binary does not hide the others.
 #[test]
 fn the_readme_s_test_command_is_the_one_ci_runs() {
     let readme = std::fs::read_to_string(root().join("README.md")).unwrap();

@@ -620,7 +620,7 @@ mod tests {
             .collect()
     }
 
-    /// Issue 24's claim at the comparison itself: at most 5% of A/A tables of 20 cells
+    /// The intervals are honest at the comparison itself. At most 5% of A/A tables of 20 cells
     /// carry any mark (`stats::family` shows it for the intervals alone, and that the
     /// rank test the comparison used before marked most such tables).
     #[test]

@@ -1,5 +1,5 @@
 //! A seeded model of the development VM's launch-time noise, for the simulations that
-//! show the intervals honest (`interval`, `family`). Measured there (issue 24, 40 rounds
+//! show the intervals honest (`interval`, `family`). Measured there (2026-12-01, 40 rounds
 //! of a G1 2g cell on a shared 2-vCPU Firecracker VM, Temurin 25): launches with
 //! pretouch vary far more than without (sd 24 vs 4 ms) and drift (lag-1
 //! autocorrelation 0.45); spells of other tenants' work slow a few rounds in a row,
