@@ -567,7 +567,7 @@ mod tests {
         let cmp = compare(&report, &Options::default()).unwrap();
         let text = crate::render::compare::text(&cmp);
         assert!(
-            table_text(&text).contains("`k` (3 runs) 1 of 2 cells"),
+            table_text(&text).contains("`k` (3 runs) 1 of 2 pairs"),
             "{text}"
         );
         assert!(text.contains("the machine drifted between runs"), "{text}");
