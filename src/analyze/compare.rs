@@ -570,7 +570,10 @@ mod tests {
             table_text(&text).contains("`k` (3 runs) 1 of 2 pairs"),
             "{text}"
         );
-        assert!(text.contains("the machine drifted between runs"), "{text}");
+        assert!(
+            table_text(&text).contains("the machine drifted between runs"),
+            "{text}"
+        );
     }
 
     /// Two labels' tables of 20 cells (G1 and Parallel at ten heap sizes), each cell's
