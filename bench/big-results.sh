@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The campaign-sized data set of issue 24 (item 4), and how long `pretouch report` takes
+# A campaign-sized data set, and how long `pretouch report` takes
 # on it and how much memory: ten labels of 120,000 launch records each (about 2.9 GB),
 # generated from the records of one real short run, so that they follow this version's
 # format. Nothing is committed: the data goes to DIR (default target/big-results).

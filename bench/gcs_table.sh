@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The heap's memory per cell of a `pretouch run` result folder, as docs/gcs.md's measured
+# The heap's memory per cell of a `pretouch run` result folder, as docs/matrix.md's measured
 # table shows it beside `pretouch report`'s cost and spread: for the counted launches with
 # pretouch, the memory kind, the views, the page size and the resident heap at main()
 # (min-max over the launches, MiB, each page once). Usage: bench/gcs_table.sh RESULTS_DIR

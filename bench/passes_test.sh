@@ -4,7 +4,7 @@
 # What `report --calibrate` marked before it tested rounds: for every row the two
 # calibration files share, R's wilcox.test on ALL their passes at 95%, row by row, with
 # no correction over the table. Prints each shared row and whether that test marks it,
-# then the count. The "rows marked by passes" column of docs/measurements/2026-11-30-calibrate.md comes from this script.
+# then the count. The "rows marked by passes" column of bench/results/2026-11-30-calibrate.md comes from this script.
 # Needs jq and R (Debian: jq r-base-core).
 set -eu
 [ $# -eq 2 ] || { echo "usage: $0 A.json B.json (two pretouch calibrate files)" >&2; exit 2; }

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""How a cell's per-round costs drift over a run, from raw result files (issue 24).
+"""How a cell's per-round costs drift over a run, from raw result files.
 
 usage: bench/round-drift.py FILE.jsonl...
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A campaign across FAKE reboots, to see what `pretouch run --boot` prints and does
-# without rebooting anything (docs/bare-metal.md shows its output): two fake kernel
+# without rebooting anything (docs/unattended.md shows its output): two fake kernel
 # images (a bzImage header naming a release) x RUNS runs, installed under a scratch
 # root with the fake boot loader; each "reboot" starts the installed unit's command
 # again with the release, boot id and command line the loader was asked for. The JVM

@@ -128,3 +128,89 @@ fn the_walked_options_are_what_help_prints() {
         );
     }
 }
+
+/// The quoted lines (`> ...`) of a section, each one whole, with runs of spaces made one.
+fn quoted(text: &str) -> Vec<String> {
+    text.lines()
+        .filter_map(|l| l.strip_prefix("> "))
+        .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+        .collect()
+}
+
+/// A command's summary as `--help` prints it, on one line.
+fn summary(cmd: &clap::Command) -> String {
+    cmd.get_about()
+        .map(|a| a.to_string())
+        .unwrap_or_default()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Each subcommand's `--help` summary is quoted, word for word, in its section of
+/// docs/commands.md, and so is the summary of each action under it (`campaign status`).
+/// So the page and the tool cannot say two different things about what a command does.
+#[test]
+fn commands_md_quotes_every_help_summary() {
+    let doc = commands_md();
+    let mut cli = Cli::command();
+    cli.build();
+    let mut wrong = Vec::new();
+    let mut checked = 0;
+    for sub in cli.get_subcommands().filter(|s| !s.is_hide_set()) {
+        let name = sub.get_name();
+        if name == "help" {
+            continue;
+        }
+        let Some(text) = section(&doc, name) else {
+            wrong.push(format!("no section `## `pretouch {name}`"));
+            continue;
+        };
+        let quotes = quoted(text);
+        let mut expect = vec![(name.to_owned(), summary(sub))];
+        for action in sub.get_subcommands().filter(|s| !s.is_hide_set()) {
+            if action.get_name() != "help" {
+                expect.push((format!("{name} {}", action.get_name()), summary(action)));
+            }
+        }
+        for (command, about) in expect {
+            checked += 1;
+            assert!(!about.is_empty(), "pretouch {command} has no summary");
+            if !quotes.contains(&about) {
+                wrong.push(format!(
+                    "pretouch {command}: --help says\n  {about}\nbut the section quotes\n  {quotes:?}"
+                ));
+            }
+        }
+    }
+    assert!(checked >= 8, "only {checked} summaries checked");
+    assert!(
+        wrong.is_empty(),
+        "docs/commands.md does not quote these --help summaries (copy the summary into \
+         the section as a `> ` line, or fix the help):\n{}",
+        wrong.join("\n")
+    );
+}
+
+/// The summary the test compares is the one `--help` prints: the first lines of
+/// `pretouch report --help`, joined.
+#[test]
+fn the_compared_summary_is_what_help_prints() {
+    let out = assert_cmd::Command::cargo_bin("pretouch")
+        .unwrap()
+        .args(["report", "--help"])
+        .output()
+        .unwrap();
+    let help = String::from_utf8(out.stdout).unwrap();
+    let printed = help
+        .split("\n\n")
+        .next()
+        .unwrap()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    let mut cli = Cli::command();
+    cli.build();
+    assert_eq!(printed, summary(cli.find_subcommand("report").unwrap()));
+    assert!(printed.contains("trimmed mean"), "{printed}");
+}

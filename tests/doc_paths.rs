@@ -1,5 +1,6 @@
-//! The docs name only files that exist: every repository path in README.md and docs/,
-//! backticked (inline or in a code block) or linked, is checked against the tree.
+//! The docs name only files that exist. Every repository path in README.md,
+//! CONTRIBUTING.md, docs/ and the lab notebook in bench/results/ is checked against the
+//! tree, whether it is backticked (inline or in a code block) or linked.
 //!
 //! A repository path is a word that starts with one of the repository's folders
 //! (`src/`, `tests/`, `configs/`, ...) or is a top-level file name (`Cargo.toml`,
@@ -31,10 +32,10 @@ fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// README.md and every Markdown page under docs/.
+/// README.md, CONTRIBUTING.md and every Markdown page under docs/ and bench/results/.
 fn pages() -> Vec<PathBuf> {
-    let mut pages = vec![root().join("README.md")];
-    let mut folders = vec![root().join("docs")];
+    let mut pages = vec![root().join("README.md"), root().join("CONTRIBUTING.md")];
+    let mut folders = vec![root().join("docs"), root().join("bench/results")];
     while let Some(folder) = folders.pop() {
         for entry in std::fs::read_dir(&folder).into_iter().flatten().flatten() {
             let path = entry.path();
@@ -257,7 +258,8 @@ output whose sentence ends on a bracketed path\n\
 }
 
 /// The README's test command is the one CI runs, word for word: a user who runs the
-/// README's command gets CI's verdict (issue 34 made both `--no-fail-fast`).
+/// README's command gets CI's verdict. Both pass `--no-fail-fast`, so that one failing
+/// test binary does not hide the others.
 #[test]
 fn the_readme_s_test_command_is_the_one_ci_runs() {
     let readme = std::fs::read_to_string(root().join("README.md")).unwrap();

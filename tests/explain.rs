@@ -55,7 +55,7 @@ fn raw_ceiling(results: &Path) -> f64 {
         .fold(f64::NAN, f64::max)
 }
 
-/// The folio a G1 heap's faults should map under a run header's modes (docs/testing.md,
+/// The folio a G1 heap's faults should map under a run header's modes (CONTRIBUTING.md,
 /// "THP modes"), largest first as the kernel tries them: 2 MiB where PMD THP applies
 /// (`always`, or `madvise` for a heap the JVM advises, which it does with the flag unless
 /// THP is `never`), else 64 KiB where mTHP 64 KiB does (its own `always` or `madvise`,
@@ -267,7 +267,7 @@ fn explains_g1_pretouch_with_and_without_huge_pages() {
             "{init_growth}: {c}"
         );
 
-        // What the THP modes imply (docs/testing.md, "THP modes"): the `thp` variant
+        // What the THP modes imply (CONTRIBUTING.md, "THP modes"): the `thp` variant
         // maps the heap with 2 MiB pages unless THP is `never` (the JVM then warns and
         // uses 4 KiB pages); without the flag, 4 KiB pages unless THP is `always`; and
         // 64 KiB folios in place of 4 KiB pages under mTHP 64 KiB `always`.

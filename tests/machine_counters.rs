@@ -1,5 +1,5 @@
 //! Real JVMs: each launch record keeps what the machine did meanwhile, and the report
-//! reads it back (issue 16).
+//! reads it back, so that a slow launch is not read as the kernel's doing.
 
 mod common;
 

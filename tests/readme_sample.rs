@@ -1,6 +1,6 @@
 //! README.md's sample report is real: the block between its sample markers is, byte for
 //! byte, what `pretouch report` prints today for the result file kept in
-//! `docs/measurements/sample/`. When the report's format changes, this test fails and
+//! `bench/results/sample/`. When the report's format changes, this test fails and
 //! says so; `PRETOUCH_README=write cargo test --test readme_sample` then rewrites the
 //! block from the new output (read the diff before committing it).
 
@@ -9,7 +9,7 @@ mod common;
 use std::path::{Path, PathBuf};
 
 /// The result file of the sample run, relative to the repository.
-const SAMPLE: &str = "docs/measurements/sample/6.18.44-fc-v669/quick-20261201T102457Z.jsonl";
+const SAMPLE: &str = "bench/results/sample/6.18.44-fc-v669/quick-20261201T102457Z.jsonl";
 const START: &str = "<!-- sample report: ";
 const END: &str = "<!-- end of sample report -->";
 
@@ -99,4 +99,48 @@ fn readme_first_table_is_the_sample_report_s() {
         got.contains(table),
         "README.md's first table is not in `pretouch report {SAMPLE}`:\n{table}--- report\n{got}"
     );
+}
+
+/// Every `pretouch` command in README.md's shell blocks is one the tool accepts, because
+/// a reader copies them as written. Each is parsed by the same clap definitions the
+/// binary uses, so a renamed option or subcommand fails here. Parsing starts nothing.
+#[test]
+fn every_pretouch_command_in_the_readme_parses() {
+    use clap::Parser;
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let mut in_sh = false;
+    let mut commands = Vec::new();
+    for line in readme.lines() {
+        let trimmed = line.trim();
+        if trimmed.starts_with("```") {
+            in_sh = trimmed == "```sh";
+            continue;
+        }
+        if !in_sh {
+            continue;
+        }
+        let code = trimmed.split(" #").next().unwrap_or(trimmed);
+        for part in code.split("&&").map(str::trim) {
+            let words: Vec<&str> = part.split_whitespace().collect();
+            if let Some(at) = words.iter().position(|w| w.ends_with("pretouch")) {
+                commands.push(words[at..].to_vec());
+            }
+        }
+    }
+    assert!(
+        commands.len() >= 5,
+        "only {} commands found",
+        commands.len()
+    );
+    for words in commands {
+        if let Err(e) = pretouch::cmd::cli::Cli::try_parse_from(&words) {
+            panic!("README.md's `{}` does not parse: {e}", words.join(" "));
+        }
+        // A matrix or result path it names is in the repository or made by a run.
+        for word in &words[1..] {
+            if word.starts_with("configs/") {
+                assert!(root().join(word).exists(), "{word} does not exist");
+            }
+        }
+    }
 }

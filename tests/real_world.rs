@@ -1,5 +1,5 @@
-//! End to end, issue 5: JDK discovery, the gc_threads and cpus axes, real applications,
-//! dry runs and adaptive repetitions, with real JVMs on small heaps.
+//! End to end, with real JVMs: JDK discovery, the gc_threads and cpus axes, real applications,
+//! dry runs and adaptive repetitions, on small heaps.
 
 mod common;
 
@@ -270,7 +270,8 @@ fn dry_run_starts_no_jvm() {
     );
 }
 
-/// The issue's acceptance matrix at 512m (docs/measurements/2026-11-30-gc-threads-cpus.md shows it at 1g): the JVM's own log
+/// The GC-threads and CPU-set matrix at 512m (bench/results/2026-11-30-gc-threads-cpus.md
+/// shows it at 1g). The JVM's own log
 /// shows the pretouch workers each cell asked for, and the affinity is recorded. The
 /// times are printed, not asserted: with other JVMs running on this 2-core machine,
 /// two workers are not reliably faster than one.

@@ -2,8 +2,8 @@
 //! `tests/data/report-golden/inputs/` (fixed-number fixtures, two real runs with a
 //! profile and two calibrations, the format-1 file of before the restructure) in every
 //! format and sub-report, against the outputs kept in `tests/data/report-golden/out/`.
-//! They were written before the report pipeline was rebuilt (issue 21); a difference
-//! is either a bug or a deliberate change listed in that issue's closing note.
+//! They were written before the report pipeline was rebuilt. So a difference is either
+//! a bug or a deliberate change, which the commit that makes it must name.
 //!
 //! `PRETOUCH_GOLDEN=write cargo test --test report_golden` rewrites the outputs (then
 //! read the diff); `PRETOUCH_GOLDEN=inputs` also rewrites the fixture inputs from

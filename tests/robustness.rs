@@ -835,7 +835,7 @@ fn bad_inputs_are_refused_with_file_line_and_fix_before_anything_starts() {
         .stderr(predicate::str::contains("is not a shared library"));
 }
 
-/// Issue 23: one typo in a count must not take the machine's memory. Each matrix ran
+/// One typo in a count must not take the machine's memory. Each matrix ran
 /// out of memory before (`repetitions: 1000000000` was killed by the OOM killer,
 /// `warmup: 100000000` aborted on a 6 GiB allocation); under a 1 GiB address-space limit
 /// each is now refused with exit code 2, its estimated duration and the fix, and no JVM
@@ -910,7 +910,7 @@ fn an_axis_value_given_twice_is_refused_naming_both_places() {
     }
 }
 
-/// Issue 23: `_JAVA_OPTIONS=-XX:-AlwaysPreTouch` once turned every "with pretouch"
+/// `_JAVA_OPTIONS=-XX:-AlwaysPreTouch` once turned every "with pretouch"
 /// launch into one without, behind command lines that said otherwise.
 #[test]
 fn a_jvm_option_variable_is_refused_before_any_jvm_starts() {

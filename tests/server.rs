@@ -1,4 +1,4 @@
-//! End to end, issue 12: `app:` servers with ready probes, on the small server built from
+//! End to end: `app:` servers with ready probes, on the small server built from
 //! configs/app/src/example/Server.java (compiled here with javac; 127.0.0.1 only). The
 //! probes, the stop sequence, a probe that never succeeds, a port already in use, the
 //! pay-back command, and an interruption while the server is up.

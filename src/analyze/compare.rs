@@ -567,10 +567,13 @@ mod tests {
         let cmp = compare(&report, &Options::default()).unwrap();
         let text = crate::render::compare::text(&cmp);
         assert!(
-            table_text(&text).contains("`k` (3 runs) 1 of 2 cells"),
+            table_text(&text).contains("`k` (3 runs) 1 of 2 pairs"),
             "{text}"
         );
-        assert!(text.contains("the machine drifted between runs"), "{text}");
+        assert!(
+            table_text(&text).contains("the machine drifted between runs"),
+            "{text}"
+        );
     }
 
     /// Two labels' tables of 20 cells (G1 and Parallel at ten heap sizes), each cell's
@@ -620,7 +623,7 @@ mod tests {
             .collect()
     }
 
-    /// Issue 24's claim at the comparison itself: at most 5% of A/A tables of 20 cells
+    /// The intervals are honest at the comparison itself. At most 5% of A/A tables of 20 cells
     /// carry any mark (`stats::family` shows it for the intervals alone, and that the
     /// rank test the comparison used before marked most such tables).
     #[test]

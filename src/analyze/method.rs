@@ -76,7 +76,7 @@ pub fn feature_update(version: &str) -> Option<(u32, u32)> {
 /// is `always` (`HugePages::thp_mode()`, JDK-8315923): under `always` JDK 21.0.8 and
 /// 25.0.3 called `madvise(MADV_POPULATE_WRITE)` once per chunk for G1 and Parallel
 /// heaps of 256m and 1g without the flag, and 11.0.13 and 17.0.15 never did (`strace -f
-/// -e trace=madvise`, 2026-12-01, docs/gcs.md). The mTHP sizes do not enter: HotSpot
+/// -e trace=madvise`, 2026-12-01, docs/matrix.md). The mTHP sizes do not enter: HotSpot
 /// reads only the PMD-size `enabled` file.
 pub fn pretouch_method(
     jdk_version: &str,

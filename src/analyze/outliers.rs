@@ -1,4 +1,4 @@
-//! A cell's outliers in a few lines (issue 24, item 5): how many, the worst few and
+//! A cell's outliers in a few lines, so that a table with many stays readable: how many, the worst few and
 //! what caused them, for the text report of a table with many; the JSON and CSV keep
 //! every outlier ([`crate::analyze::disturbance::OutlierLaunch`]).
 

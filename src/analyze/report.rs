@@ -335,7 +335,8 @@ pub struct RunToRun {
     pub label: String,
     /// Result files of the label.
     pub runs: usize,
-    /// Cells compared, over every (oldest, later) pair of runs.
+    /// Pairs compared: each cell of the oldest run against the same cell in each later
+    /// run, so 2 cells and 3 runs make 4.
     pub cells: usize,
     /// Of those, marked significant.
     pub significant: usize,

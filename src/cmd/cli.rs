@@ -18,7 +18,8 @@ Exit codes:
   2    bad input: command line, matrix, JDK or agent path, a heap too large for this
        machine, a refused --resume; nothing was started
   3    the run completed but some launches failed (they are recorded, and in no
-       median); also a run stopped by --fail-fast
+       median) or were skipped because their cell was given up (--give-up-after);
+       also a run stopped by --fail-fast
   130  interrupted by SIGINT (Ctrl-C): the JVM under way was killed, every finished
        launch is on disk; `pretouch run --resume FILE` goes on
   143  interrupted by SIGTERM: as 130";
@@ -50,8 +51,9 @@ pub struct Cli {
 pub enum Command {
     /// Launch every cell of a matrix with and without -XX:+AlwaysPreTouch and store each launch
     Run(RunArgs),
-    /// Print the median pretouch cost per cell from stored results; several labels (kernels)
-    /// side by side, with each change against a baseline and its 95% interval
+    /// Print each cell's pretouch cost, the 20% trimmed mean of its per-round costs with its
+    /// 95% interval, from stored results; several labels (kernels) side by side, with each
+    /// change against a baseline
     Report(ReportArgs),
     /// List every JDK installed (/usr/lib/jvm, /opt/pretouch-jdks, JAVA_HOME, PATH): what
     /// `jdks: [auto]` runs
@@ -127,7 +129,7 @@ pub struct RunArgs {
     pub format: Format,
     /// Go on with an interrupted run: a result file, a label folder (its newest
     /// unfinished file), or the session folder of a `--kernel` run in VMs
-    /// (`results/vm-runs/<name>-<UTC>`, docs/vms.md: goes on at the first unfinished
+    /// (`results/vm-runs/<name>-<UTC>`, docs/comparing.md: goes on at the first unfinished
     /// kernel). Runs exactly the missing launches and appends them to that file;
     /// refused if the matrix file changed since, or the kernel release or JDKs differ.
     /// MATRIX defaults to the file the run was started with

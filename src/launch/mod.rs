@@ -210,7 +210,7 @@ pub struct JvmLauncher {
 /// rewriting those small files between two launches waits on the file system's
 /// journal: on the development VM's ext4 the gap from one reap to the next spawn was
 /// 4.6 ms with the folder in /tmp and 0.5 ms in /dev/shm (`pretouch-bench
-/// run-overhead`, docs/measurements/2026-12-01-run-overhead.md).
+/// run-overhead`, bench/results/2026-12-01-run-overhead.md).
 fn scratch_folder() -> std::io::Result<tempfile::TempDir> {
     let builder = || {
         let mut b = tempfile::Builder::new();

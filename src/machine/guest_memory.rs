@@ -4,7 +4,7 @@
 //! With reporting on, memory a JVM frees goes back to the host within seconds of idling
 //! (2 MiB blocks, a pass about every 2 s); the next launch that touches it pays the
 //! host's faults as well, 8-16x the cost. Measured on the development VM (Firecracker,
-//! 2 vCPUs; /work/notes/issue16-research.md), G1 2g with THP and pretouch:
+//! 2 vCPUs, 2026-11-30), G1 2g with THP and pretouch:
 //!
 //! | what | after 20 s idle | back to back |
 //! |---|---|---|

@@ -267,7 +267,7 @@ pub(crate) fn run_to_run_notes(checks: &[crate::analyze::report::RunToRun]) -> V
         .iter()
         .map(|r| {
             format!(
-                "`{}` ({} runs) {} of {} cells",
+                "`{}` ({} runs) {} of {} pairs",
                 r.label, r.runs, r.significant, r.cells
             )
         })
@@ -278,7 +278,7 @@ pub(crate) fn run_to_run_notes(checks: &[crate::analyze::report::RunToRun]) -> V
         "about 5% is chance."
     };
     vec![format!(
-        "run-to-run check, each label's oldest run against its later ones, cells that differ significantly: {}; {verdict}",
+        "run-to-run check, each cell of a label's oldest run against the same cell in each later run, pairs that differ significantly: {}; {verdict}",
         each.join(", ")
     )]
 }

@@ -717,8 +717,9 @@ mod tests {
                 100.0 * fixed
             );
             assert!(fixed >= 0.95, "+-{target} ms, 100 rounds: {fixed}");
-            // Checking every round covers less than the looks: with the interval of
-            // issue 35 about 95% at +-30 ms, under it at tighter targets (printed).
+            // Checking every round covers less than the looks. With the interval over
+            // a label's runs it is about 95% at +-30 ms, and under it at tighter targets
+            // (printed).
             assert!(
                 every < looked,
                 "+-{target} ms, every round: {every}, looks {looked} (update docs/statistics.md)"

@@ -257,7 +257,7 @@ pub(crate) mod tests {
             }
         }
         for (name, runs, rounds, marks) in rates {
-            // NOT MET under the one-cell spells model since issue 35 (narrower
+            // NOT MET under the one-cell spells model since the interval over runs (narrower
             // within-run errors, pooled degrees of freedom of 3 runs or more): 2.1% at
             // 2 x 20, 5.7% at 3 x 20, 7.5% at 3 x 40 of 1,000 tables (measured
             // 2026-12-01; docs/statistics.md says so). Held at 10% so that a change
@@ -431,7 +431,7 @@ pub(crate) mod tests {
         )
     }
 
-    /// Issue 35's claim of power: at the cover letter's budget (10 rounds a run, 3 runs
+    /// The claim of power that the cover letter's budget rests on: at that budget (10 rounds a run, 3 runs
     /// a label, in turn), an 11% change in every cell's cost is marked in at least 90%
     /// of the cells of 1,000 simulated tables of 4 cells under the development VM's
     /// noise, while at most 5% of A/A tables carry a mark. Printed beside it: the same

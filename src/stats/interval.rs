@@ -145,7 +145,7 @@ pub struct Drift {
 /// (94.6% covered under the measured shifts, `pooled_runs_cover_when_cells_share_their_shifts_or_not`),
 /// so the larger `r` is taken; one cell's worth when they all move as one. On the
 /// development VM the cells of a run moved together (`r` about 0.77,
-/// docs/measurements/2026-12-03-runs-spread.md), so pooling gains little there; it
+/// bench/results/2026-12-03-runs-spread.md), so pooling gains little there; it
 /// gains where the cells' runs vary apart.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
 pub struct RunSpread {
@@ -779,7 +779,7 @@ mod tests {
         (covered as f64 / all as f64, ratios[ratios.len() / 2])
     }
 
-    /// The issue-35 claim of narrowness: with 10 rounds and no drift in the data (each
+    /// The interval is not much wider than the data: with 10 rounds and no drift in the data (each
     /// side's wobble independent round to round, no bursts, no slow launches), a cell's
     /// half-width is at most 3 times the interquartile range of its costs. Checked in
     /// 2,000 runs of the cover letter's two cells, the drift pooled over them: the
@@ -1181,7 +1181,7 @@ mod tests {
         })
     }
 
-    /// What a label's several runs buy (issue 24, item 1; docs/statistics.md): the
+    /// What a label's several runs buy (docs/statistics.md): the
     /// interval over runs, each run's rounds drawn from one machine with a run of the
     /// other label's rounds between them (the cover-letter workflow's A B A B). Under
     /// the development VM's noise it holds the long-run cost in at least 95% of 4,000

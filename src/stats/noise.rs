@@ -1,5 +1,5 @@
 //! A seeded model of the development VM's launch-time noise, for the simulations that
-//! show the intervals honest (`interval`, `family`). Measured there (issue 24, 40 rounds
+//! show the intervals honest (`interval`, `family`). Measured there (2026-12-01, 40 rounds
 //! of a G1 2g cell on a shared 2-vCPU Firecracker VM, Temurin 25): launches with
 //! pretouch vary far more than without (sd 24 vs 4 ms) and drift (lag-1
 //! autocorrelation 0.45); spells of other tenants' work slow a few rounds in a row,
@@ -68,7 +68,7 @@ impl Noise {
     }
 
     /// The development VM's noise as measured on 2026-12-03
-    /// (docs/measurements/2026-12-03-runs-spread.md: the cover letter's 4 cells at
+    /// (bench/results/2026-12-03-runs-spread.md: the cover letter's 4 cells at
     /// 512m-1126m, 3 runs of 10 rounds a label in turn, free page reporting held off):
     /// a run's per-round costs varied by 8.7% of the cost (median), and each run sat at
     /// a level of its own (a spell of tens of seconds holds a 17-second run), its
@@ -91,7 +91,7 @@ impl Noise {
 }
 
 impl Noise {
-    /// The quiet machine's spells (docs/measurements/2026-12-01-versus-intervals.md,
+    /// The quiet machine's spells (bench/results/2026-12-01-versus-intervals.md,
     /// 14:05-14:08 UTC): two runs of 100 rounds of G1 2g on Temurin 25 at load average
     /// about 1, nothing else running, one with free page reporting held off. The
     /// launches with pretouch moved between levels about 60 ms apart in spells of 10
@@ -414,7 +414,7 @@ mod tests {
     }
 
     /// The run-shift model has the spread measured on 2026-12-03
-    /// (docs/measurements/2026-12-03-runs-spread.md, `pretouch-bench found`): over
+    /// (bench/results/2026-12-03-runs-spread.md, `pretouch-bench found`): over
     /// labels of the cover letter's 4 cells, 3 runs of 10 rounds in turn, a run's
     /// trimmed mean varied `MEASURED_FACTOR_SQ` times its iid variance (pooled over the
     /// cells, weighted by degrees of freedom), and the cells' run deviations correlated

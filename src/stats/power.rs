@@ -168,7 +168,7 @@ mod tests {
     /// Under the measured run shifts the cover letter's budget cannot find its effect,
     /// whatever the analysis: even the test that knows every variance marks +11% in
     /// under a fifth of cells at 3 x 10, and 20 runs a label are what reach 90%. Under
-    /// issue 24's model (no run shifts) the budget is enough.
+    /// the first model of the development VM, without run shifts, the budget is enough.
     #[test]
     fn the_budget_is_short_of_the_effect_for_any_test_under_the_measured_shifts() {
         let at = |noise: Noise, rounds, runs| {
@@ -183,7 +183,7 @@ mod tests {
         let shifts = Noise::run_shifts();
         let budget = at(shifts, 10, 3);
         eprintln!(
-            "+11% at 3 x 10, variances known: {:.1}% (measured shifts), {:.1}% (issue 24's model); 20 x 10: {:.1}%",
+            "+11% at 3 x 10, variances known: {:.1}% (measured shifts), {:.1}% (model without run shifts); 20 x 10: {:.1}%",
             100.0 * budget,
             100.0 * at(Noise::development_vm(), 10, 3),
             100.0 * at(shifts, 10, 20)

@@ -1,4 +1,4 @@
-//! The A/A check of the report's intervals on this machine (issue 24, item 1): the same
+//! The A/A check of the report's intervals on this machine, because an interval is only worth its stated 95% if it holds here: the same
 //! matrix run twice in a row, A then A', `--repetitions` times. Nothing differs between
 //! A and A' but time, so each cell's two stated 95% intervals (the 20% trimmed mean of
 //! the per-round costs, batch means widened for drift, `docs/statistics.md`) should

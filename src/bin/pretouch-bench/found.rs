@@ -1,4 +1,4 @@
-//! Is a real change found at the cover letter's budget (issue 35, item 5)? Reads the
+//! Is a real change found at the cover letter's budget of 10 rounds and 3 runs? Reads the
 //! result folders `bench/in-turn.sh` writes (`DIR/<repeat>/{a,b}/`: labels `a` and `b`,
 //! each run `--runs` times in turn) and, for each repeat, compares `b` with `a` as the
 //! several-label report does: each label's cells, in the order of their matrix, paired

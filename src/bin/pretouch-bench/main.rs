@@ -1,5 +1,6 @@
 //! Benchmarks of pretouch itself, measured side by side in one run and printed as
-//! ratios (issue "Benchmark the profiler itself"). `bench/run.sh` runs them all.
+//! ratios, because a tool that measures startup must show its own cost. `bench/run.sh`
+//! runs them all.
 //!
 //! - `agent-overhead`: does the agent move time-to-main?
 //! - `versus-hyperfine`: runner overhead, and time to a trusted result against hyperfine.
@@ -42,7 +43,7 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Everything below, in one run, with the defaults (what bench/run.sh runs; dated runs are in docs/measurements/)
+    /// Everything below, in one run, with the defaults (what bench/run.sh runs; dated runs are in bench/results/)
     All {
         /// JDK (JAVA_HOME) for the runner, hyperfine and scaling benchmarks
         /// [default: JAVA_HOME, then java on PATH]

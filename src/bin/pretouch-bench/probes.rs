@@ -1,7 +1,7 @@
 //! Probe figures of result files written with `pretouch run --probe`, one line a cell:
 //! the fault latency, the probe's count against the agent's, what the probes cost
 //! (probed against timed time to main, same cell) and the locks waited on most. A plain
-//! printout of `pretouch::features::probe::analyze` for the measurements in `docs/measurements/`,
+//! printout of `pretouch::features::probe::analyze` for the measurements in `bench/results/`,
 //! until `pretouch report` renders the probes.
 
 use std::path::PathBuf;

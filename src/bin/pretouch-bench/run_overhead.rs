@@ -1,9 +1,9 @@
-//! The runner's own time around its launches (issue 24, item 3): one `pretouch run` of
+//! The runner's own time around its launches, which a user waits for but no figure shows: one `pretouch run` of
 //! 40 launches (1 warm-up round and 19 counted, with and without pretouch), timed from
 //! outside, against the sum of its launches' spawn-to-reap times; and the time from the
 //! command's start to its first spawn, less what `java -version` costs on its own.
 //!
-//! With `--runs N` (issue 37) that is N pairs of runs of one matrix naming one collector,
+//! With `--runs N`, so that the JDK's answers asked once show against a range, that is N pairs of runs of one matrix naming one collector,
 //! each pair with a cache folder of its own: the first run of a pair finds the cache
 //! empty and asks the JDK, the second finds its answers; then the range of each over the
 //! pairs.

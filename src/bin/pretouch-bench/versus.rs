@@ -193,7 +193,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     // costs, batch means widened for drift (docs/statistics.md); never the narrower
     // Mann-Whitney one of the pooled launches, and no figure at all without it. For
     // hyperfine the better of the Mann-Whitney interval and Welch's of the mean
-    // difference (what its output gives a user), as issue 24 measured it.
+    // difference (what its output gives a user), as the dated measurements in bench/results/ did.
     let mann_whitney = [pretouch.figures.ci_half_ms, hyperfine.figures.ci_half_ms];
     let stated = stated_interval(&p.blocks, n * args.blocks)?;
     pretouch.figures.cost = stated.estimate_ms;

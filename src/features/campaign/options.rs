@@ -44,7 +44,7 @@ pub struct BootArgs {
     /// with `kexec -l` and `systemctl kexec`, the default on bare metal. reboot: the
     /// same with the bootloader's one-shot entry (`grub-reboot`), for machines where
     /// kexec is not safe. kexec and reboot are root only, check everything, print the
-    /// plan and ask before the first boot (see docs/bare-metal.md, and `pretouch
+    /// plan and ask before the first boot (see docs/unattended.md, and `pretouch
     /// campaign status|stop`)
     #[arg(long, value_enum, value_name = "HOW", conflicts_with_all = ["resume", "in_vm"])]
     pub boot: Option<BootChoice>,

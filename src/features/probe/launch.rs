@@ -1,6 +1,6 @@
 //! Stage 3, probed: one JVM launched while `bpftrace` times each of its page faults and
 //! lock waits, from its exec to its `main()`. Also the checks that bpftrace can do so,
-//! made before any JVM starts. The method, and why these probes, is `docs/fault-latency.md`.
+//! made before any JVM starts. The method, and why these probes, is `docs/explaining.md`.
 //!
 //! The probes, all on tracepoints and software events (this kind of kernel often has
 //! neither kprobes nor fentry):

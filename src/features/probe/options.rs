@@ -6,7 +6,7 @@ pub struct ProbeArgs {
     /// After the timed (and profiled) launches, a few probed rounds per cell (with and
     /// without pretouch) in which bpftrace times every page fault and lock wait of the
     /// JVM from exec to main(), stored apart and in no timing median; needs bpftrace, BTF
-    /// and root (see docs/fault-latency.md). Same as `probe: true` in the matrix
+    /// and root (see docs/explaining.md). Same as `probe: true` in the matrix
     #[arg(long)]
     pub probe: bool,
     /// Probed rounds per cell with --probe (each: one launch without, one with pretouch)

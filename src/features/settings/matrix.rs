@@ -177,7 +177,7 @@ fn check_sysfs(path: &str) -> Result<(), String> {
             "sysfs path {path:?} is not a knob a setting may write (the runner writes \
              these as root, so only memory-management knobs are allowed)\n  fix: use one \
              of {} (relative to /sys/kernel/mm; `*` is a size like hugepages-64kB), or \
-             see docs/settings.md",
+             see docs/matrix.md",
             ALLOWED_SYSFS.join(", ")
         ))
     }
