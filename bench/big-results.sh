@@ -1,19 +1,22 @@
 #!/usr/bin/env bash
-# A campaign-sized data set, and how long `pretouch report` takes
-# on it and how much memory: ten labels of 120,000 launch records each (about 2.9 GB),
-# generated from the records of one real short run, so that they follow this version's
-# format. Nothing is committed: the data goes to DIR (default target/big-results).
+# A campaign-sized data set, and how long `pretouch report` takes on it and how much
+# memory: ten labels of 120,000 launch records each (about 2.9 GB), generated from the
+# records of one real short run, so that they follow this version's format. Nothing is
+# committed: the data goes to DIR (default target/big-results).
 #
 # usage: bench/big-results.sh [--labels N] [--launches N] [--dir DIR] [--keep]
-#                              [--mem-limit-mb N] [JAVA_HOME]
-# --keep reuses the data already in DIR. Each report runs under `ulimit -v` of
-# --mem-limit-mb (default 10000): on 2026-12-01 the ten-label report of the code then
-# grew past 22 GB and was killed by the kernel's OOM killer, on a machine shared with
-# others; the limit makes it fail alone instead (the line says so).
+#                              [--mem-limit-mb N] [--pretouch BIN] [JAVA_HOME]
+# --keep reuses the data already in DIR. --pretouch times another build (default
+# target/release/pretouch), so that two versions are timed on the same data: run the
+# script once per build with the same --dir and --keep, alternating them. Each report
+# runs under `ulimit -v` of --mem-limit-mb (default 10000): on 2026-12-01 the ten-label
+# report of the code then grew past 22 GB and was killed by the kernel's OOM killer, on
+# a machine shared with others; the limit makes it fail alone instead (the line says so).
 # needs: a release build (cargo build --release), python3, GNU time (/usr/bin/time -v).
 # Prints, for one label and for all labels: the wall time, CPU time and max RSS of
 # `pretouch report --format text` (output to /dev/null), and of --format json.
 set -euo pipefail
+start=$PWD
 cd "$(dirname "$0")/.."
 
 labels=10
@@ -22,6 +25,7 @@ dir=target/big-results
 keep=0
 mem_limit_mb=10000
 java_home=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}
+pretouch=target/release/pretouch
 while [ $# -gt 0 ]; do
     case "$1" in
         --labels) labels=$2; shift 2 ;;
@@ -29,12 +33,12 @@ while [ $# -gt 0 ]; do
         --dir) dir=$2; shift 2 ;;
         --keep) keep=1; shift ;;
         --mem-limit-mb) mem_limit_mb=$2; shift 2 ;;
-        -h|--help) sed -n 2,15p "$0"; exit 0 ;;
+        --pretouch) case $2 in /*) pretouch=$2 ;; *) pretouch=$start/$2 ;; esac; shift 2 ;;
+        -h|--help) sed -n 2,17p "$0"; exit 0 ;;
         -*) echo "big-results.sh: unknown option $1" >&2; exit 2 ;;
         *) java_home=$1; shift ;;
     esac
 done
-pretouch=target/release/pretouch
 [ -x "$pretouch" ] || { echo "big-results.sh: no $pretouch; fix: cargo build --release" >&2; exit 2; }
 [ -x /usr/bin/time ] || { echo "big-results.sh: no /usr/bin/time; fix: apt-get install time" >&2; exit 2; }
 

@@ -38,7 +38,8 @@ use crate::units::Nanos;
 /// What one launch measured: the one type a launch's data has, from the launcher to
 /// the file. [`crate::store::LaunchRecord`] embeds it (`#[serde(flatten)]`), so its
 /// fields are the record's keys: a new per-launch counter is one field here, read by the
-/// launcher and shown by the report.
+/// launcher and shown by the report, and its key in the launch record's reader in
+/// `store/record.rs`, which the compiler asks for.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Measurement {
     /// The full command line, program first.

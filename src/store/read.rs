@@ -378,11 +378,14 @@ pub fn parse_result_file(path: &Path, bytes: &[u8]) -> (Option<ResultFile>, Vec<
     }
 }
 
+/// How the writer starts a launch line: its tag first.
+pub(crate) const LAUNCH_LINE_START: &str = r#"{"record":"launch","#;
+
 /// One line's record. A launch line as the writer puts it (its tag first) is read as a
 /// launch directly: the same fields, without the copy of the whole line that serde makes
 /// to find an internally tagged enum's variant.
 pub(crate) fn parse_record(text: &str) -> serde_json::Result<Record> {
-    if text.starts_with(r#"{"record":"launch","#) {
+    if text.starts_with(LAUNCH_LINE_START) {
         return serde_json::from_str::<LaunchRecord>(text).map(Record::Launch);
     }
     serde_json::from_str::<Record>(text)

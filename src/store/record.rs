@@ -143,8 +143,8 @@ fn cpus_all() -> Word {
     word::intern(crate::matrix::cpuset::ALL)
 }
 
-/// One launch of a JVM.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+/// One launch of a JVM. Read by its own reader (below), which names every field.
+#[derive(Debug, Clone, Serialize)]
 pub struct LaunchRecord {
     /// Position in the run's plan, from 0.
     pub seq: u64,
@@ -243,6 +243,169 @@ impl LaunchRecord {
             .reaped_ns
             .since(self.measured.spawn_ns)
             .unwrap_or(Nanos(0))
+    }
+}
+
+/// Declares, for each key named, a local `Option` of that name, and reads each key of
+/// `$map` into its own: the value of a key named nowhere is skipped (so that files
+/// written by newer versions read), and a key given twice is refused. The type of each
+/// local is the one its field has, found by the compiler from where it is used.
+macro_rules! read_keys {
+    ($map:ident: $($key:ident)*) => {
+        $(let mut $key = None;)*
+        {
+            #[expect(non_camel_case_types, reason = "each variant is its key, as written")]
+            enum Key {
+                $($key,)*
+                Other,
+            }
+            struct KeyVisitor;
+            impl serde::de::Visitor<'_> for KeyVisitor {
+                type Value = Key;
+                fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                    f.write_str("a field name")
+                }
+                fn visit_str<E: serde::de::Error>(self, key: &str) -> Result<Key, E> {
+                    Ok(match key {
+                        $(stringify!($key) => Key::$key,)*
+                        _ => Key::Other,
+                    })
+                }
+            }
+            impl<'de> Deserialize<'de> for Key {
+                fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Key, D::Error> {
+                    d.deserialize_identifier(KeyVisitor)
+                }
+            }
+            while let Some(key) = $map.next_key::<Key>()? {
+                match key {
+                    $(Key::$key => read_once(&mut $key, stringify!($key), &mut $map)?,)*
+                    Key::Other => {
+                        $map.next_value::<serde::de::IgnoredAny>()?;
+                    }
+                }
+            }
+        }
+    };
+}
+
+/// The value of a key that has no default, or the error that names the key missing.
+macro_rules! need {
+    ($key:ident) => {
+        match $key {
+            Some(value) => value,
+            None => return Err(serde::de::Error::missing_field(stringify!($key))),
+        }
+    };
+}
+
+/// Reads the next value of `map` into `slot`, refusing a key given twice.
+fn read_once<'de, T: Deserialize<'de>, A: serde::de::MapAccess<'de>>(
+    slot: &mut Option<T>,
+    key: &'static str,
+    map: &mut A,
+) -> Result<(), A::Error> {
+    if slot.is_some() {
+        return Err(serde::de::Error::duplicate_field(key));
+    }
+    *slot = Some(map.next_value()?);
+    Ok(())
+}
+
+/// A cell's word, read as [`word`] reads it: shared with the file's other launches.
+struct Interned(Word);
+
+impl<'de> Deserialize<'de> for Interned {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Interned, D::Error> {
+        word::deserialize(d).map(Interned)
+    }
+}
+
+fn interned(read: Interned) -> Word {
+    read.0
+}
+
+/// A launch record is read in one pass over its keys, each straight into its field.
+/// Derived with `#[serde(flatten)]`, as the record is written, serde would first copy
+/// every key and value of the line into a buffer of its own and then read the cell and
+/// the measurement from that copy, which made reading a campaign's launch records twice
+/// as slow. What reads and what is refused stays as the derived reader had it: a key
+/// the record does not know is skipped, and a key given twice, a value of the wrong
+/// type or a missing key that has no default is refused, naming the key.
+///
+/// A new field of the record, its cell or its [`Measurement`] is one key in the list
+/// of `read_keys!` below and one line in the struct literal that uses it: the compiler
+/// asks for both, and `the_reader_knows_every_key_the_types_declare` checks the key's
+/// name against the one serde derives for the field.
+impl<'de> Deserialize<'de> for LaunchRecord {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<LaunchRecord, D::Error> {
+        d.deserialize_map(LaunchVisitor)
+    }
+}
+
+struct LaunchVisitor;
+
+impl<'de> serde::de::Visitor<'de> for LaunchVisitor {
+    type Value = LaunchRecord;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a launch record")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<LaunchRecord, A::Error> {
+        read_keys!(map:
+            seq round warmup
+            jdk gc heap variant gc_threads cpus app setting memory
+            jdk_home heap_bytes pretouch
+            command started_at spawn_ns reaped_ns exit_code signal stamps failure output_tail
+            affinity rusage jvm_log server machine crash_files heap_memory cds settings mthp cgroup
+            time_to_main_ns skipped
+        );
+        // In the order of the fields, so that of several keys missing the first is named,
+        // as the derived reader named it.
+        Ok(LaunchRecord {
+            seq: need!(seq),
+            round: need!(round),
+            warmup: need!(warmup),
+            cell: CellKey {
+                jdk: interned(need!(jdk)),
+                gc: need!(gc),
+                heap: interned(need!(heap)),
+                variant: interned(need!(variant)),
+                gc_threads: gc_threads.map_or_else(gc_threads_auto, interned),
+                cpus: cpus.map_or_else(cpus_all, interned),
+                app: app.unwrap_or_default(),
+                setting: setting.unwrap_or_default(),
+                memory: memory.unwrap_or_default(),
+            },
+            jdk_home: need!(jdk_home),
+            heap_bytes: need!(heap_bytes),
+            pretouch: need!(pretouch),
+            measured: Measurement {
+                command: need!(command),
+                started_at: need!(started_at),
+                spawn_ns: need!(spawn_ns),
+                reaped_ns: need!(reaped_ns),
+                exit_code: exit_code.unwrap_or_default(),
+                signal: signal.unwrap_or_default(),
+                stamps: need!(stamps),
+                failure: failure.unwrap_or_default(),
+                output_tail: output_tail.unwrap_or_default(),
+                affinity: affinity.unwrap_or_default(),
+                rusage: rusage.unwrap_or_default(),
+                jvm_log: jvm_log.unwrap_or_default(),
+                server: server.unwrap_or_default(),
+                machine: machine.unwrap_or_default(),
+                crash_files: crash_files.unwrap_or_default(),
+                heap_memory: heap_memory.unwrap_or_default(),
+                cds: cds.unwrap_or_default(),
+                settings: settings.unwrap_or_default(),
+                mthp: mthp.unwrap_or_default(),
+                cgroup: cgroup.unwrap_or_default(),
+            },
+            time_to_main_ns: time_to_main_ns.unwrap_or_default(),
+            skipped: skipped.unwrap_or_default(),
+        })
     }
 }
 
@@ -608,6 +771,180 @@ impl ProbeRecord {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The launch record as serde derived its reader before the record had its own:
+    /// flattened, as it is written. The reference the reader is held to.
+    #[derive(Deserialize)]
+    struct Derived {
+        seq: u64,
+        round: u32,
+        warmup: bool,
+        #[serde(flatten)]
+        cell: CellKey,
+        jdk_home: PathBuf,
+        heap_bytes: Bytes,
+        pretouch: bool,
+        #[serde(flatten)]
+        measured: Measurement,
+        time_to_main_ns: Option<Nanos>,
+        #[serde(default)]
+        skipped: bool,
+    }
+
+    impl From<Derived> for LaunchRecord {
+        fn from(d: Derived) -> LaunchRecord {
+            LaunchRecord {
+                seq: d.seq,
+                round: d.round,
+                warmup: d.warmup,
+                cell: d.cell,
+                jdk_home: d.jdk_home,
+                heap_bytes: d.heap_bytes,
+                pretouch: d.pretouch,
+                measured: d.measured,
+                time_to_main_ns: d.time_to_main_ns,
+                skipped: d.skipped,
+            }
+        }
+    }
+
+    /// The keys serde derives for the fields of `T`, a struct: what its derived reader
+    /// passes to `deserialize_struct`, caught there.
+    fn keys_of<T: serde::de::DeserializeOwned>() -> Vec<&'static str> {
+        use serde::de::{Error, Visitor, value};
+        struct Catch<'a>(&'a mut Vec<&'static str>);
+        impl<'de> serde::Deserializer<'de> for Catch<'_> {
+            type Error = value::Error;
+            fn deserialize_any<V: Visitor<'de>>(self, _: V) -> Result<V::Value, value::Error> {
+                Err(value::Error::custom("not a struct"))
+            }
+            fn deserialize_struct<V: Visitor<'de>>(
+                self,
+                _: &'static str,
+                fields: &'static [&'static str],
+                _: V,
+            ) -> Result<V::Value, value::Error> {
+                self.0.extend(fields);
+                Err(value::Error::custom("caught"))
+            }
+            serde::forward_to_deserialize_any! {
+                bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes
+                byte_buf option unit unit_struct newtype_struct seq tuple tuple_struct map
+                enum identifier ignored_any
+            }
+        }
+        let mut keys = Vec::new();
+        let _ = T::deserialize(Catch(&mut keys));
+        assert!(
+            !keys.is_empty(),
+            "{} is no struct",
+            std::any::type_name::<T>()
+        );
+        keys
+    }
+
+    /// Reads `line` with the reader, straight and (when `tagged`) through [`Record`], and
+    /// with the derived one: both take it or both refuse it for the same reason, and
+    /// what they take writes the same bytes.
+    fn reads_as_derived(line: &str, tagged: bool) {
+        let derived = serde_json::from_str::<Derived>(line).map(LaunchRecord::from);
+        let mut reads = vec![serde_json::from_str::<LaunchRecord>(line)];
+        if tagged {
+            reads.push(serde_json::from_str::<Record>(line).map(|r| match r {
+                Record::Launch(l) => l,
+                _ => panic!("not a launch: {line}"),
+            }));
+        }
+        // The reason without where: the derived reader found it after the whole line.
+        let why =
+            |e: &serde_json::Error| e.to_string().split(" at line ").next().map(str::to_owned);
+        for read in reads {
+            match (&derived, read) {
+                (Ok(d), Ok(r)) => assert_eq!(
+                    serde_json::to_string(&r).unwrap(),
+                    serde_json::to_string(d).unwrap(),
+                    "{line}"
+                ),
+                // A key missing or given twice is named alike; a value of the wrong type
+                // may be worded otherwise, because serde words it from its copy.
+                (Err(d), Err(r)) if d.to_string().contains(" field `") => {
+                    assert_eq!(why(&r), why(d), "{line}")
+                }
+                (Err(_), Err(_)) => {}
+                (d, r) => panic!("derived {:?}, read {:?}: {line}", d.is_ok(), r.map(|_| ())),
+            }
+        }
+    }
+
+    #[test]
+    fn the_reader_reads_every_line_as_the_derived_reader_did() {
+        let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+        let mut files = Vec::new();
+        let mut folders = vec![data];
+        while let Some(folder) = folders.pop() {
+            for entry in std::fs::read_dir(folder).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    folders.push(path);
+                } else if path.extension().is_some_and(|e| e == "jsonl") {
+                    files.push(path);
+                }
+            }
+        }
+        let mut lines: Vec<serde_json::Map<String, serde_json::Value>> = Vec::new();
+        for file in files {
+            for line in std::fs::read_to_string(&file).unwrap().lines() {
+                if let Ok(serde_json::Value::Object(o)) = serde_json::from_str(line)
+                    && o["record"] == "launch"
+                {
+                    lines.push(o);
+                }
+            }
+        }
+        assert!(lines.len() > 100, "{} launch lines", lines.len());
+        // Every key the types declare, and one they do not: each is taken away, given a
+        // value no field takes, given twice and given a value of its own (from the
+        // first line that has one).
+        let mut keys = keys_of::<Measurement>();
+        keys.extend(keys_of::<CellKey>());
+        keys.extend([
+            "seq",
+            "round",
+            "warmup",
+            "jdk_home",
+            "heap_bytes",
+            "pretouch",
+        ]);
+        keys.extend(["time_to_main_ns", "skipped", "record", "not_a_key"]);
+        let own = |key: &str| {
+            lines
+                .iter()
+                .find_map(|l| l.get(key).filter(|v| !v.is_null()))
+        };
+        let mut tried = 0;
+        for line in lines.iter().step_by(7) {
+            reads_as_derived(&serde_json::to_string(line).unwrap(), true);
+            for key in &keys {
+                // The record's tag is the enum's to check, not the launch's.
+                let tagged = *key != "record";
+                let mut changed = line.clone();
+                changed.remove(*key);
+                reads_as_derived(&serde_json::to_string(&changed).unwrap(), tagged);
+                for value in [Some(&serde_json::json!(-1.5)), own(key)]
+                    .into_iter()
+                    .flatten()
+                {
+                    changed.insert(key.to_string(), value.clone());
+                    let text = serde_json::to_string(&changed).unwrap();
+                    reads_as_derived(&text, tagged);
+                    let twice = format!("{},\"{key}\":{value}}}", &text[..text.len() - 1]);
+                    reads_as_derived(&twice, tagged);
+                }
+                tried += 1;
+            }
+        }
+        assert!(tried > 1000, "{tried}");
+    }
 
     #[test]
     fn a_launch_record_stays_small_inline() {
