@@ -2,6 +2,11 @@
 //! `src/launch/agent.rs` embeds the file with `include_bytes!`, so that one binary, copied
 //! alone or installed by `cargo install`, measures as the built tree does.
 //!
+//! In the workspace the agent is the crate `jvm-agent/crate/Cargo.toml`. The published
+//! crate has no such file, because cargo leaves out every folder that holds a Cargo.toml,
+//! so it carries `jvm-agent/src/` and `jvm-agent/packaged.toml`; this script copies them
+//! into OUT_DIR, with the profiles of pretouch's own manifest, and builds them there.
+//!
 //! Cargo cannot depend on a cdylib's file on stable (artifact dependencies are
 //! nightly-only), so this script runs a second cargo on the agent crate. That cargo gets a
 //! target folder of its own under OUT_DIR, because the outer one holds the lock of the
@@ -29,6 +34,11 @@ fn main() {
         );
     }
 
+    // `run --probe` ends bpftrace with a uprobe on this function of the runner
+    // (src/launch/probe.rs). The release profile strips the symbol table, so the linker
+    // lists the function among the dynamic symbols, which stripping keeps.
+    println!("cargo::rustc-link-arg-bin=pretouch=-Wl,--export-dynamic-symbol=pretouch_probe_stop");
+
     let library = build_agent(&manifest_dir, &out_dir);
     let bytes = std::fs::read(&library)
         .unwrap_or_else(|e| panic!("reading the built agent {}: {e}", library.display()));
@@ -45,6 +55,70 @@ fn main() {
 
 fn env(name: &str) -> String {
     std::env::var(name).unwrap_or_else(|_| panic!("cargo sets {name} for build scripts"))
+}
+
+/// The agent crate's manifest: the workspace's, or, in the published crate, a copy of
+/// the sources made in OUT_DIR.
+fn agent_manifest(manifest_dir: &Path, out_dir: &Path) -> PathBuf {
+    let in_workspace = manifest_dir.join("jvm-agent/crate/Cargo.toml");
+    if in_workspace.exists() {
+        return in_workspace;
+    }
+    let crate_dir = out_dir.join("agent-crate");
+    let _ = std::fs::remove_dir_all(&crate_dir);
+    copy_dir(&manifest_dir.join("jvm-agent/src"), &crate_dir.join("src"));
+    let template = read(&manifest_dir.join("jvm-agent/packaged.toml"));
+    let manifest = crate_dir.join("Cargo.toml");
+    let ours = read(&manifest_dir.join("Cargo.toml"));
+    write(&manifest, &format!("{template}\n{}", profiles(&ours)));
+    // The versions pretouch was published with, for the dependencies both share; cargo
+    // resolves the agent's others.
+    let lock = manifest_dir.join("Cargo.lock");
+    if lock.exists() {
+        write(&crate_dir.join("Cargo.lock"), &read(&lock));
+    }
+    manifest
+}
+
+/// The `[profile.*]` tables of a manifest, as written, so that the agent built outside
+/// the workspace is built as the binary that embeds it.
+fn profiles(manifest: &str) -> String {
+    let mut out = String::new();
+    let mut inside = false;
+    for line in manifest.lines() {
+        if line.starts_with('[') {
+            inside = line.starts_with("[profile.");
+        }
+        if inside {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()))
+}
+
+fn write(path: &Path, text: &str) {
+    std::fs::write(path, text).unwrap_or_else(|e| panic!("writing {}: {e}", path.display()));
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap_or_else(|e| panic!("creating {}: {e}", to.display()));
+    let entries =
+        std::fs::read_dir(from).unwrap_or_else(|e| panic!("reading {}: {e}", from.display()));
+    for entry in entries {
+        let entry = entry.unwrap_or_else(|e| panic!("reading {}: {e}", from.display()));
+        let (source, target) = (entry.path(), to.join(entry.file_name()));
+        if source.is_dir() {
+            copy_dir(&source, &target);
+        } else {
+            std::fs::copy(&source, &target)
+                .unwrap_or_else(|e| panic!("copying {}: {e}", source.display()));
+        }
+    }
 }
 
 /// Runs `cargo build` on the agent crate with the outer build's profile and target;
@@ -69,7 +143,7 @@ fn build_agent(manifest_dir: &Path, out_dir: &Path) -> PathBuf {
     command
         .arg("build")
         .arg("--manifest-path")
-        .arg(manifest_dir.join("jvm-agent/Cargo.toml"))
+        .arg(agent_manifest(manifest_dir, out_dir))
         .args(["--lib", "--profile", profile])
         .arg("--target-dir")
         .arg(&target_dir)

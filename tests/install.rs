@@ -167,6 +167,58 @@ fn an_agent_file_overrides_the_built_in_one_and_its_hash_is_recorded() {
     }
 }
 
+/// The `key = value` lines of one `[table]` of a manifest, comments and blanks left out.
+fn table(manifest: &str, name: &str) -> Vec<(String, String)> {
+    let heading = format!("[{name}]");
+    manifest
+        .lines()
+        .skip_while(|l| l.trim() != heading)
+        .skip(1)
+        .take_while(|l| !l.starts_with('['))
+        .filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+        .filter_map(|l| l.split_once('='))
+        .map(|(k, v)| (k.trim().to_owned(), v.trim().to_owned()))
+        .collect()
+}
+
+#[test]
+fn the_packaged_agent_manifest_names_the_workspace_dependencies() {
+    // The published crate builds the agent from `jvm-agent/packaged.toml` (build.rs),
+    // the workspace from `jvm-agent/crate/Cargo.toml`: the same crates, at the versions
+    // the workspace pins, so both builds link the same code.
+    let read = |path: &str| {
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(path)).unwrap()
+    };
+    let packaged = table(&read("jvm-agent/packaged.toml"), "dependencies");
+    let in_workspace = table(&read("jvm-agent/crate/Cargo.toml"), "dependencies");
+    let pinned = table(&read("Cargo.toml"), "workspace.dependencies");
+    let names = |t: &[(String, String)]| t.iter().map(|(k, _)| k.clone()).collect::<Vec<_>>();
+    let workspace_names: Vec<String> = names(&in_workspace)
+        .iter()
+        .map(|k| k.trim_end_matches(".workspace").to_owned())
+        .collect();
+    assert_eq!(names(&packaged), workspace_names);
+    for (name, version) in &packaged {
+        let pin = pinned.iter().find(|(k, _)| k == name);
+        assert_eq!(
+            pin.map(|(_, v)| v),
+            Some(version),
+            "jvm-agent/packaged.toml has {name} = {version}, the workspace {pin:?}"
+        );
+    }
+}
+
+#[test]
+fn help_lists_generate() {
+    let out = pretouch().arg("--help").assert().success();
+    let text = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    assert!(
+        text.lines()
+            .any(|l| l.trim_start().starts_with("generate ")),
+        "{text}"
+    );
+}
+
 #[test]
 fn generates_the_man_pages_and_each_shell_completion() {
     for shell in ["bash", "zsh", "fish"] {

@@ -68,7 +68,6 @@ pub enum Command {
     Campaign(CampaignArgs),
     /// Write the man pages into a folder, or print a shell's completion script; both are
     /// made from these definitions (see docs/install.md)
-    #[command(hide = true)]
     Generate(GenerateArgs),
 }
 
