@@ -270,6 +270,7 @@ pub fn server_launch(
         time_to_ready_ns: Some(ns(ready_ms)),
         checks: 10,
         last_check: Some("Connection refused (os error 111)".into()),
+        requests: None,
         after_ready: workload_ms.map(|ms| Workload {
             command: vec!["curl".into(), "http://127.0.0.1:8080/".into()],
             start_ns: ns(ready_ms),

@@ -13,7 +13,10 @@ fn old_file() -> PathBuf {
 }
 
 /// (gc, variant, median on ms, median off ms, cost ms, extra faults), as the binary
-/// before the move reported them.
+/// before the move reported them. The extra faults are counted up to main() (the
+/// agent's stamp) since the report stopped counting a server's faults after main();
+/// for these launches, which end at main(), that moved two cells by a few faults
+/// (parallel default 18062 -> 18074, parallel thp 95 -> 95.5).
 const BEFORE: [(&str, &str, f64, f64, f64, f64); 4] = [
     (
         "g1",
@@ -30,9 +33,9 @@ const BEFORE: [(&str, &str, f64, f64, f64, f64); 4] = [
         143.3501515,
         103.4092405,
         39.940911,
-        18062.0,
+        18074.0,
     ),
-    ("parallel", "thp", 300.46354, 98.0818325, 202.3817075, 95.0),
+    ("parallel", "thp", 300.46354, 98.0818325, 202.3817075, 95.5),
 ];
 
 fn close(a: f64, b: f64) -> bool {

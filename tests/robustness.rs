@@ -779,7 +779,7 @@ fn bad_inputs_are_refused_with_file_line_and_fix_before_anything_starts() {
         "the JVM needs at least 2m; write a whole number",
         "fix: use heaps up to",
         "fix: use one of the expected values listed",
-        "fix: give a JAVA_HOME folder or a `java` binary; installed: ",
+        "fix: give a JAVA_HOME folder (it holds bin/java), a `java` binary or a feature version such as 17 in the matrix's `jdks:`; installed: ",
         "fix: give a JAVA_HOME folder (it holds bin/java)",
         "each variant needs its own name",
     ];

@@ -396,6 +396,209 @@ fn the_pay_back_command_runs_against_the_ready_server() {
     }
 }
 
+/// The explaining table's faults are the faults up to main(), for a server as for a
+/// plain launch. A server whose workload allocates after ready takes, without pretouch,
+/// the heap faults that pretouch took at startup: counted over each process's whole
+/// life (rusage), the difference with minus without came out well short of the heap.
+#[test]
+fn a_servers_pretouch_faults_are_counted_at_main_not_over_its_whole_life() {
+    let _lock = jvm_lock();
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    // Sixteen requests that each allocate 64 MiB: a young generation's worth of heap
+    // pages touched for the first time, unless pretouch touched them at startup.
+    let script = format!(
+        "for i in $(seq 16); do exec 3<>/dev/tcp/127.0.0.1/{port}; printf 'GET /work HTTP/1.0\\r\\n\\r\\n' >&3; cat <&3 >/dev/null; exec 3<&-; done"
+    );
+    let matrix = server_matrix(
+        dir.path(),
+        port,
+        "",
+        &format!(
+            "  ready: {{port: {port}}}\n  after_ready: {{command: [bash, -c, {script:?}], timeout: 120s}}\n"
+        ),
+    );
+    // G1 at 256m with 4 KiB pages (no -XX:+UseTransparentHugePages): a fault a page.
+    let yaml = std::fs::read_to_string(&matrix)
+        .unwrap()
+        .replace("gcs: [serial]\nheaps: [64m]", "gcs: [g1]\nheaps: [256m]");
+    std::fs::write(&matrix, yaml).unwrap();
+    let out = run_labelled("t", dir.path().join("results"))
+        .arg(&matrix)
+        .args(["--format", "json"])
+        .timeout(Duration::from_secs(300))
+        .assert()
+        .success();
+    let ls = launches(&dir.path().join("results"));
+    assert_eq!(ls.len(), 2);
+    for l in &ls {
+        assert_clean_server_launch(l);
+        assert!(l["server"]["after_ready"]["failure"].is_null(), "{l}");
+    }
+    let of = |pretouch: bool, f: &dyn Fn(&Value) -> u64| {
+        let l = ls.iter().find(|l| l["pretouch"] == pretouch).unwrap();
+        f(l) as f64
+    };
+    let at_main = |l: &Value| ns(&l["stamps"]["main"]["minflt"]);
+    let whole_life = |l: &Value| ns(&l["rusage"]["minflt"]);
+    let json: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let c = &json["cells"][0];
+    let expected = c["expected_faults"].as_f64().unwrap();
+    assert_eq!(expected, f64::from(256 * 256), "{c}");
+    let faults = c["pretouch_faults"].as_f64().unwrap();
+    assert_eq!(faults, of(true, &at_main) - of(false, &at_main), "{c}");
+    assert!(faults > 0.9 * expected, "{faults} faults up to main(): {c}");
+    // The premise: the workload did take faults that the whole-life count would have
+    // subtracted, so that this test tells the two counts apart.
+    let whole = of(true, &whole_life) - of(false, &whole_life);
+    assert!(
+        whole < faults - 0.1 * expected,
+        "the workload took too few faults to tell the counts apart: {whole} whole life, {faults} up to main()"
+    );
+    // The rate is those faults over the agent->init growth.
+    let growth =
+        c["agent_to_init_on_ms"].as_f64().unwrap() - c["agent_to_init_off_ms"].as_f64().unwrap();
+    if growth > 0.0 {
+        let rate = c["fault_rate_per_s"].as_f64().unwrap();
+        assert!((rate - faults / (growth / 1e3)).abs() < 1e-6 * rate, "{c}");
+    }
+    assert!(servers_left(port).is_empty() && port_is_free(port));
+}
+
+/// The first requests: each launch times every request, the report gives the first,
+/// the p50 and p99 with and without pretouch, JSON and CSV carry every request; a
+/// URL nobody answers fails the launch with its reason and keeps what was measured.
+#[test]
+fn the_first_requests_are_timed_each_and_reported() {
+    let _lock = jvm_lock();
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let matrix = server_matrix(
+        dir.path(),
+        port,
+        "",
+        &format!(
+            "  ready: {{port: {port}}}\n  requests: {{url: \"http://127.0.0.1:{port}/work\", count: 6, concurrency: 2}}\n"
+        ),
+    );
+    let out = run_labelled("t", dir.path().join("results"))
+        .arg(&matrix)
+        .args(["--format", "json"])
+        .timeout(Duration::from_secs(120))
+        .assert()
+        .success();
+    let ls = launches(&dir.path().join("results"));
+    assert_eq!(ls.len(), 2);
+    for l in &ls {
+        assert_clean_server_launch(l);
+        let q = &l["server"]["requests"];
+        assert!(q["failure"].is_null(), "{q}");
+        assert_eq!(
+            (q["count"].as_u64(), q["concurrency"].as_u64()),
+            (Some(6), Some(2))
+        );
+        let lat = q["latencies_ns"].as_array().unwrap();
+        assert_eq!(lat.len(), 6, "{q}");
+        // The requests ran between ready and the stop.
+        let start = ns(&q["start_ns"]);
+        assert!(ns(&l["server"]["ready_ns"]) <= start, "{l}");
+        let longest = lat.iter().map(ns).max().unwrap();
+        assert!(start + longest <= ns(&l["server"]["sigterm_ns"]), "{l}");
+    }
+    let json: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let r = &json["cells"][0]["ready"];
+    assert_eq!(r["requests_count"], 6, "{r}");
+    assert_eq!(
+        (
+            r["requests_runs_off"].as_u64(),
+            r["requests_runs_on"].as_u64()
+        ),
+        (Some(1), Some(1))
+    );
+    for side in ["off", "on"] {
+        let p50 = r[format!("requests_p50_{side}_ms")].as_f64().unwrap();
+        let p99 = r[format!("requests_p99_{side}_ms")].as_f64().unwrap();
+        assert!(0.0 < p50 && p50 <= p99, "{r}");
+        let every = r[format!("requests_{side}_ms")].as_str().unwrap();
+        assert_eq!(every.split(' ').count(), 6, "{r}");
+    }
+    // One launch a side: no noise to judge agreement by.
+    assert!(r["requests_agree_from"].is_null() && r["requests_never_agree"] == false);
+    let text = pretouch()
+        .args(["report"])
+        .arg(dir.path().join("results"))
+        .assert()
+        .success();
+    let text = unwrapped(&text.get_output().stdout);
+    assert!(text.contains("first requests, label: t"), "{text}");
+    assert!(servers_left(port).is_empty() && port_is_free(port));
+
+    // A URL nobody answers: each launch fails with the reason, its startup kept.
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let nobody = free_port();
+    let matrix = server_matrix(
+        dir.path(),
+        port,
+        "",
+        &format!(
+            "  ready: {{port: {port}}}\n  requests: {{url: \"http://127.0.0.1:{nobody}/\", count: 3}}\n"
+        ),
+    );
+    run_labelled("t", dir.path().join("results"))
+        .arg(&matrix)
+        .timeout(Duration::from_secs(120))
+        .assert()
+        .code(3);
+    for l in launches(&dir.path().join("results")) {
+        let failure = l["failure"].as_str().unwrap();
+        assert!(
+            failure.contains(&format!(
+                "the first requests to http://127.0.0.1:{nobody}/ failed: request 1 of 3"
+            )),
+            "{failure}"
+        );
+        assert!(
+            l["server"]["ready_ns"].is_u64() && l["stamps"]["main"]["ns"].is_u64(),
+            "{l}"
+        );
+        assert_eq!(
+            l["server"]["requests"]["latencies_ns"],
+            serde_json::json!([null]),
+            "{l}"
+        );
+    }
+    assert!(servers_left(port).is_empty() && port_is_free(port));
+}
+
+#[test]
+fn absurd_request_counts_are_refused_before_the_first_launch() {
+    let dir = tempfile::tempdir().unwrap();
+    for (count, key) in [
+        ("0", "requests.count: 0"),
+        ("1000000000", "requests.count: 1000000000"),
+    ] {
+        let matrix = server_matrix(
+            dir.path(),
+            8080,
+            "",
+            &format!(
+                "  ready: {{port: 8080}}\n  requests: {{url: \"http://127.0.0.1:8080/\", count: {count}}}\n"
+            ),
+        );
+        run_labelled("t", dir.path().join("results"))
+            .arg(&matrix)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(format!(
+                "matrix `{}`",
+                matrix.display()
+            )))
+            .stderr(predicate::str::contains(key));
+        assert!(launches(&dir.path().join("results")).is_empty());
+    }
+}
+
 #[test]
 fn interrupting_while_the_server_is_up_leaves_no_jvm_and_no_port_then_resume_finishes() {
     let _lock = jvm_lock();

@@ -50,14 +50,13 @@ impl Phases {
     }
 }
 
-/// Minor faults of the whole launch: the kernel's count for the child (rusage), else the
-/// agent's count at `main()`.
-fn total_faults(launch: &LaunchRecord) -> Option<u64> {
-    launch
-        .measured
-        .rusage
-        .map(|r| r.minflt)
-        .or_else(|| launch.measured.stamps.main.map(|m| m.minflt))
+/// Minor faults of a launch up to `main()`: the agent's count at its `main()` stamp.
+/// Not the kernel's count for the whole process (rusage), because a server keeps
+/// running after `main()` and its workload's faults would enter that count: a launch
+/// without pretouch takes the faults that pretouch took at startup while it serves, so
+/// the difference with minus without would shrink by them.
+fn faults_at_main(launch: &LaunchRecord) -> Option<u64> {
+    launch.measured.stamps.main.map(|m| m.minflt)
 }
 
 /// RSS the process gained between agent load and VM init (the heap's creation).
@@ -118,7 +117,8 @@ pub struct CellExplain {
     pub phases_off_ms: [Option<f64>; 3],
     /// Median of each phase with pretouch, ms.
     pub phases_on_ms: [Option<f64>; 3],
-    /// Median minor faults with minus without pretouch.
+    /// Median minor faults up to `main()` (the agent's stamp) with pretouch, less the same
+    /// without.
     pub pretouch_faults: Option<f64>,
     /// heap / `expected_folio_bytes`, times the heap's views (3 for JDK 17 ZGC): the
     /// faults a pretouch takes when every fault gets a folio of the largest size the
@@ -238,8 +238,12 @@ pub fn explain_cell<R: Borrow<LaunchRecord>>(
         let p: Vec<Phases> = ls.iter().filter_map(|l| Phases::of(l)).collect();
         [0, 1, 2].map(|i| med(p.iter().map(|x| x.as_array()[i].as_ms())))
     };
-    let faults =
-        |ls: &[&LaunchRecord]| med(ls.iter().filter_map(|l| total_faults(l)).map(|f| f as f64));
+    let faults = |ls: &[&LaunchRecord]| {
+        med(ls
+            .iter()
+            .filter_map(|l| faults_at_main(l))
+            .map(|f| f as f64))
+    };
     let mut x = CellExplain {
         phases_off_ms: phases(off),
         phases_on_ms: phases(on),
@@ -423,7 +427,8 @@ mod tests {
 
     const MIB: u64 = 1 << 20;
 
-    /// A launch of a 1 GiB heap: phases in ms, faults of the whole process, RSS growth.
+    /// A launch of a 1 GiB heap: phases in ms, faults up to `main()` (the whole
+    /// process's too), RSS growth.
     fn launch(pretouch: bool, phases: [u64; 3], faults: u64, rss_growth: u64) -> LaunchRecord {
         let ms = 1_000_000;
         let stamp = |ns: u64, rss: u64| Stamp {
@@ -431,6 +436,10 @@ mod tests {
             minflt: 0,
             majflt: 0,
             rss: Bytes(rss),
+        };
+        let at_main = |ns: u64| Stamp {
+            minflt: faults,
+            ..stamp(ns, 0)
         };
         let load = 1000 * ms + phases[0] * ms;
         let init = load + phases[1] * ms;
@@ -447,7 +456,7 @@ mod tests {
                 mechanism: None,
                 agent_load: Some(stamp(load, 20 * MIB)),
                 vm_init: Some(stamp(init, 20 * MIB + rss_growth)),
-                main: Some(stamp(init + phases[2] * ms, 0)),
+                main: Some(at_main(init + phases[2] * ms)),
             },
             rusage: Some(LaunchUsage {
                 minflt: faults,
@@ -497,6 +506,33 @@ mod tests {
         assert_eq!(x.jvm_pretouch_ms, Some(410.0));
         assert_eq!(x.untouched, 0);
         assert_eq!(x.jvm_log_missing, 0);
+    }
+
+    #[test]
+    fn a_servers_faults_are_counted_at_main_not_over_its_whole_life() {
+        // A server whose workload allocates after ready: without pretouch the workload
+        // touches 200k heap pages for the first time, with pretouch they were touched
+        // at startup. The whole-life count (rusage) holds those faults, the count at
+        // main() does not.
+        let server = |pretouch: bool, at_main: u64, after_main: u64| {
+            let mut l = launch(
+                pretouch,
+                [10, if pretouch { 420 } else { 20 }, 25],
+                at_main,
+                30 * MIB,
+            );
+            if let Some(r) = &mut l.measured.rusage {
+                r.minflt = at_main + after_main;
+            }
+            l
+        };
+        let off = [server(false, 12_000, 200_000 + 5_000)];
+        let on = [server(true, 274_000, 5_000)];
+        let x = explain_cell(&on, &off, &Some(Vec::new()));
+        assert_eq!(x.pretouch_faults, Some(262_000.0));
+        assert!(x.pretouch_faults.unwrap() >= 0.9 * x.expected_faults as f64);
+        let rate = x.fault_rate_per_s.unwrap();
+        assert!((rate - 262_000.0 / 0.4).abs() < 1e-6, "{rate}");
     }
 
     #[test]

@@ -105,7 +105,8 @@ pub struct CellReport {
     pub init_to_main_off_ms: Option<f64>,
     /// Median VM init->main() with pretouch, ms.
     pub init_to_main_on_ms: Option<f64>,
-    /// Median minor faults of a launch, with minus without pretouch.
+    /// Median minor faults of a launch up to `main()` (the agent's stamp) with pretouch,
+    /// less the same without; a server's faults after `main()` are not in it.
     pub pretouch_faults: Option<f64>,
     /// heap / `expected_folio_bytes` (x views): the faults a pretouch takes when each
     /// fault gets a folio of the largest size the run's THP and mTHP modes allowed the

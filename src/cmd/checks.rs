@@ -67,7 +67,10 @@ pub(crate) fn resolve_jdks(matrix: &Matrix, ask_collectors: bool) -> anyhow::Res
         false => Ask::Nothing,
     };
     let jdks = match &matrix.jdks {
-        None => vec![Jdk::from_environment_asking(ask, &cache)?],
+        None => vec![Jdk::from_environment_asking(ask, &cache).map_err(|e| {
+            let installed = discover::discover(&discover::Sources::from_environment());
+            e.listing(discover::installed_list(&installed))
+        })?],
         Some(specs) => {
             let installed = discover::discover(&discover::Sources::from_environment());
             discover::resolve_specs(specs, &installed, ask, &cache).map_err(|(spec, e)| {

@@ -572,6 +572,7 @@ impl JvmLauncher {
                 let plan = ServerPlan {
                     ready,
                     after_ready: app.after_ready.as_ref(),
+                    requests: app.requests.as_ref(),
                     grace: app.stop_grace,
                     default_timeout: self.timeout,
                     output,
@@ -1006,6 +1007,7 @@ mod tests {
                 timeout: None,
             }),
             after_ready: None,
+            requests: None,
             stop_grace: Duration::from_secs(1),
         };
         let mut launcher = JvmLauncher::new("/nonexistent.so".into(), Duration::from_secs(5))

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 use crate::launch::interrupt::Interrupt;
-use crate::matrix::ready::{AfterReady, Ready, ReadyCheck};
+use crate::matrix::ready::{AfterReady, REQUEST_TIMEOUT, Ready, ReadyCheck, Requests};
 use crate::units::Nanos;
 
 /// How often the ready check is tried while the server starts. The time to ready is late
@@ -48,6 +48,11 @@ pub struct ServerRun {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[serde(rename = "last_probe")]
     pub last_check: Option<String>,
+    /// The first requests sent to the ready server (`requests:`), each timed; absent
+    /// without `requests:`, or when the server never became ready. Sent before the
+    /// `after_ready` command.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requests: Option<RequestRun>,
     /// The `after_ready` command's run against the ready server; absent without one, or
     /// when the server never became ready.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -69,6 +74,37 @@ pub struct ServerRun {
     /// launch failed) or there is no port.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub port_free_ns: Option<Nanos>,
+}
+
+/// The first requests of one server launch (`requests:`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RequestRun {
+    /// The URL, fetched with GET.
+    pub url: String,
+    /// Requests asked for (`requests.count`).
+    pub count: u32,
+    /// Requests under way at once (`requests.concurrency`).
+    pub concurrency: u32,
+    /// CLOCK_MONOTONIC just before the first request was sent.
+    pub start_ns: Nanos,
+    /// Each request's latency, from just before it was sent to the end of its answer,
+    /// in the order the requests were started (the first request first). `null` for a
+    /// request that got no answer in time or no 2xx answer; requests never started
+    /// (after a failure, the timeout or an interruption) are not listed.
+    pub latencies_ns: Vec<Option<Nanos>>,
+    /// Why not every request was answered with a 2xx status (the first failure, with
+    /// the request's number); absent when all were. Then the launch failed too.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure: Option<String>,
+}
+
+impl RequestRun {
+    /// Whether every request asked for was answered with a 2xx status.
+    pub fn ok(&self) -> bool {
+        self.failure.is_none()
+            && self.latencies_ns.len() == self.count as usize
+            && self.latencies_ns.iter().all(Option::is_some)
+    }
 }
 
 /// One run of the `after_ready` command.
@@ -105,6 +141,8 @@ impl Workload {
 pub struct ServerPlan<'a> {
     pub ready: &'a Ready,
     pub after_ready: Option<&'a AfterReady>,
+    /// The first requests to send once ready, before `after_ready`.
+    pub requests: Option<&'a Requests>,
     pub grace: Duration,
     /// Used when `ready.timeout` is not given.
     pub default_timeout: Duration,
@@ -183,6 +221,20 @@ pub fn serve(
     }
     run.last_check = checker.last.take();
     if run.ready_ns.is_some()
+        && let Some(requests) = plan.requests
+        && !interrupted()
+    {
+        let sent = send_requests(requests, plan.interrupt);
+        if let Some(why) = &sent.failure {
+            failure = Some(format!(
+                "the first requests to {} failed: {why} (the server stays in the record; check `requests.url` and that the server answers it with 2xx)",
+                requests.url
+            ));
+        }
+        run.requests = Some(sent);
+    }
+    if run.ready_ns.is_some()
+        && failure.is_none()
         && let Some(after) = plan.after_ready
         && !interrupted()
     {
@@ -285,6 +337,93 @@ fn workload(after: &AfterReady, scratch: &Path, interrupt: Option<&Interrupt>) -
         }
     }
     w
+}
+
+/// Sends `requests.count` GETs of `requests.url`, `requests.concurrency` at once, each
+/// timed; stops at the first failure, at the timeout or on an interruption.
+fn send_requests(requests: &Requests, interrupt: Option<&Interrupt>) -> RequestRun {
+    use std::sync::Mutex;
+    use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+    let count = requests.count;
+    let next = AtomicU32::new(0);
+    let stop = AtomicBool::new(false);
+    // Per request, by number: its latency, or why it failed.
+    let results: Mutex<Vec<Option<Result<Nanos, String>>>> = Mutex::new(vec![None; count as usize]);
+    let start = Instant::now();
+    let deadline = start + requests.timeout;
+    let start_ns = Nanos::monotonic_now();
+    let worker = || {
+        loop {
+            if stop.load(Ordering::Relaxed) || interrupt.is_some_and(|i| i.signal().is_some()) {
+                return;
+            }
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            if i >= count {
+                return;
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            let answer = if left.is_zero() {
+                Err(format!(
+                    "not all {count} requests were answered within {} (raise `requests.timeout`)",
+                    humantime::format_duration(requests.timeout)
+                ))
+            } else {
+                one_request(&requests.url, left.min(REQUEST_TIMEOUT))
+            };
+            if answer.is_err() {
+                stop.store(true, Ordering::Relaxed);
+            }
+            let mut all = results.lock().unwrap_or_else(|p| p.into_inner());
+            all[i as usize] = Some(answer);
+        }
+    };
+    std::thread::scope(|scope| {
+        for _ in 0..requests.concurrency {
+            scope.spawn(worker);
+        }
+    });
+    let all = results.into_inner().unwrap_or_else(|p| p.into_inner());
+    let started = all.iter().rposition(Option::is_some).map_or(0, |i| i + 1);
+    let failure = all.iter().enumerate().find_map(|(i, r)| match r {
+        Some(Err(why)) => Some(format!("request {} of {count}: {why}", i + 1)),
+        _ => None,
+    });
+    let failure = failure.or_else(|| {
+        (started < count as usize)
+            .then(|| format!("interrupted after {started} of {count} requests"))
+    });
+    RequestRun {
+        url: requests.url.clone(),
+        count,
+        concurrency: requests.concurrency,
+        start_ns,
+        latencies_ns: all[..started]
+            .iter()
+            .map(|r| r.as_ref().and_then(|r| r.as_ref().ok().copied()))
+            .collect(),
+        failure,
+    }
+}
+
+/// One GET of `url`, timed from just before it is sent to the end of its answer's
+/// body; an answer other than 2xx is an error naming its status.
+fn one_request(url: &str, timeout: Duration) -> Result<Nanos, String> {
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .proxy(None)
+        .max_redirects(0)
+        .timeout_global(Some(timeout))
+        .build()
+        .into();
+    let sent = Instant::now();
+    let mut response = agent.get(url).call().map_err(|e| e.to_string())?;
+    let status = response.status().as_u16();
+    let body = response.body_mut().read_to_vec().map_err(|e| e.to_string());
+    let took = Nanos(u64::try_from(sent.elapsed().as_nanos()).unwrap_or(u64::MAX));
+    if !(200..300).contains(&status) {
+        return Err(format!("status {status}"));
+    }
+    body.map(|_| took)
 }
 
 /// One kind of ready check, with what it keeps between tries.

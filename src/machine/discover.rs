@@ -8,7 +8,9 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::machine::jdk::{Ask, DEBIAN_JDK_INSTALL, Jdk, JdkError, is_executable, release_value};
+use crate::machine::jdk::{
+    Ask, DEBIAN_JDK_INSTALL, Jdk, JdkError, JdkOrigin, is_executable, release_value,
+};
 use crate::machine::jdk_cache::JdkCache;
 
 /// Where installed JDKs are looked for first.
@@ -206,7 +208,7 @@ pub enum DiscoverError {
 }
 
 /// The list of installed JDKs, for messages.
-fn installed_list(installed: &[Installed]) -> String {
+pub fn installed_list(installed: &[Installed]) -> String {
     if installed.is_empty() {
         return format!("none (`{DEBIAN_JDK_INSTALL}` installs one)");
     }
@@ -268,8 +270,12 @@ pub fn resolve_specs(
         let spec = JdkSpec::parse(spec_text);
         let homes = expand(&spec, installed).map_err(|e| (spec_text.clone(), e.into()))?;
         for home in homes {
-            let jdk = Jdk::resolve_asking(&home, ask, cache)
-                .map_err(|e| (spec_text.clone(), e.into()))?;
+            let jdk = Jdk::resolve_asking(&home, ask, cache).map_err(|e| {
+                let e = e
+                    .from_origin(JdkOrigin::Matrix)
+                    .listing(installed_list(installed));
+                (spec_text.clone(), e.into())
+            })?;
             let jdk = Jdk {
                 spec: spec_text.clone(),
                 ..jdk

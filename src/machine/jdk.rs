@@ -56,18 +56,29 @@ pub enum JdkError {
     )]
     NoneFound,
     #[error(
-        "JDK `{spec}` from the matrix does not exist\n  fix: give a JAVA_HOME folder or a `java` binary; installed: {installed}"
+        "JDK `{spec}` {origin} does not exist\n  fix: {}; installed: {installed}",
+        origin.fix()
     )]
-    Missing { spec: String, installed: String },
+    Missing {
+        spec: String,
+        origin: JdkOrigin,
+        /// The JDKs this machine has, as a list for the message.
+        installed: String,
+    },
     #[error("JDK `{spec}`: {denied}\n  fix: {}", denied.fix())]
     Denied {
         spec: String,
         denied: Box<crate::access::Denied>,
     },
     #[error(
-        "JDK `{spec}` is not a JDK: no executable `bin/java` in `{home}`\n  fix: give a JAVA_HOME folder (it holds bin/java) or a `java` binary"
+        "JDK `{spec}` {origin} is not a JDK: no executable `bin/java` in `{home}`\n  fix: {}",
+        origin.fix()
     )]
-    NotAJdk { spec: String, home: PathBuf },
+    NotAJdk {
+        spec: String,
+        origin: JdkOrigin,
+        home: PathBuf,
+    },
     #[error("JDK {}: cannot list its collectors: {detail}", home.display())]
     Collectors { home: PathBuf, detail: String },
     #[error("JDK `{spec}`: `{java} -version` failed: {detail}")]
@@ -76,6 +87,78 @@ pub enum JdkError {
         java: PathBuf,
         detail: String,
     },
+}
+
+/// Where the path of a JDK came from, so that an error about it names the place to fix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JdkOrigin {
+    /// A `jdks:` entry of the matrix.
+    Matrix,
+    /// The `JAVA_HOME` variable, for a matrix without `jdks:`.
+    JavaHome,
+    /// The `java` found on PATH, for a matrix without `jdks:` and no `JAVA_HOME`.
+    Path,
+    /// A path given some other way (a command-line flag, a test).
+    Given,
+}
+
+impl JdkOrigin {
+    /// How to give a JDK that exists, in the place this one came from.
+    fn fix(self) -> &'static str {
+        match self {
+            JdkOrigin::Matrix => {
+                "give a JAVA_HOME folder (it holds bin/java), a `java` binary or a feature version such as 17 in the matrix's `jdks:`"
+            }
+            JdkOrigin::JavaHome => {
+                "set JAVA_HOME to a JDK's folder (it holds bin/java), unset it to run the `java` on PATH, or list `jdks:` in the matrix"
+            }
+            JdkOrigin::Path => {
+                "put a JDK's bin folder first on PATH, set JAVA_HOME, or list `jdks:` in the matrix"
+            }
+            JdkOrigin::Given => "give a JAVA_HOME folder (it holds bin/java) or a `java` binary",
+        }
+    }
+}
+
+impl std::fmt::Display for JdkOrigin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            JdkOrigin::Matrix => "from the matrix",
+            JdkOrigin::JavaHome => "from JAVA_HOME",
+            JdkOrigin::Path => "from `java` on PATH",
+            JdkOrigin::Given => "given",
+        })
+    }
+}
+
+impl JdkError {
+    /// The same error, naming `origin` as where the JDK's path came from.
+    pub fn from_origin(self, origin: JdkOrigin) -> JdkError {
+        match self {
+            JdkError::Missing {
+                spec, installed, ..
+            } => JdkError::Missing {
+                spec,
+                origin,
+                installed,
+            },
+            JdkError::NotAJdk { spec, home, .. } => JdkError::NotAJdk { spec, origin, home },
+            other => other,
+        }
+    }
+
+    /// The same error, listing `installed` (every JDK the machine has, as `pretouch
+    /// jdks` finds them) where it lists what is installed.
+    pub fn listing(self, installed: String) -> JdkError {
+        match self {
+            JdkError::Missing { spec, origin, .. } => JdkError::Missing {
+                spec,
+                origin,
+                installed,
+            },
+            other => other,
+        }
+    }
 }
 
 impl Jdk {
@@ -153,14 +236,18 @@ impl Jdk {
     /// [`Jdk::from_environment`], asking it what `ask` says (see [`Jdk::resolve_asking`]).
     pub fn from_environment_asking(ask: Ask<'_>, cache: &JdkCache) -> Result<Jdk, JdkError> {
         if let Some(home) = std::env::var_os("JAVA_HOME").filter(|h| !h.is_empty()) {
-            return Jdk::resolve_asking(&home.to_string_lossy(), ask, cache);
+            return Jdk::resolve_asking(&home.to_string_lossy(), ask, cache)
+                .map_err(|e| e.from_origin(JdkOrigin::JavaHome));
         }
         let path = std::env::var_os("PATH").unwrap_or_default();
         std::env::split_paths(&path)
             .map(|dir| dir.join("java"))
             .find(|java| is_executable(java))
             .ok_or(JdkError::NoneFound)
-            .and_then(|java| Jdk::resolve_asking(&java.to_string_lossy(), ask, cache))
+            .and_then(|java| {
+                Jdk::resolve_asking(&java.to_string_lossy(), ask, cache)
+                    .map_err(|e| e.from_origin(JdkOrigin::Path))
+            })
     }
 }
 
@@ -199,6 +286,7 @@ fn locate(spec: &str) -> Result<(PathBuf, PathBuf), JdkError> {
     if !access::reach(path, Need::Read).map_err(denied)? {
         return Err(JdkError::Missing {
             spec: spec.to_owned(),
+            origin: JdkOrigin::Given,
             installed: installed_jdks(),
         });
     }
@@ -220,6 +308,7 @@ fn locate(spec: &str) -> Result<(PathBuf, PathBuf), JdkError> {
     if !is_executable(&java) {
         return Err(JdkError::NotAJdk {
             spec: spec.to_owned(),
+            origin: JdkOrigin::Given,
             home,
         });
     }
@@ -250,7 +339,9 @@ fn version_from_output(output: &str) -> Option<String> {
     })
 }
 
-/// What `/usr/lib/jvm` holds, for the message about a missing JDK.
+/// What `/usr/lib/jvm` holds, for the message about a missing JDK where no discovery of
+/// every JDK ran: a run replaces it by the list `pretouch jdks` prints
+/// ([`JdkError::listing`]).
 fn installed_jdks() -> String {
     let mut homes: Vec<String> = std::fs::read_dir("/usr/lib/jvm")
         .into_iter()

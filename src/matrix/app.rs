@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Deserializer};
 
-use crate::matrix::ready::{AfterReady, DEFAULT_STOP_GRACE, Grace, Ready};
+use crate::matrix::ready::{AfterReady, DEFAULT_STOP_GRACE, Grace, Ready, Requests};
 
 /// `app:` as written.
 #[derive(Debug, Deserialize)]
@@ -33,6 +33,8 @@ struct RawAppFields {
     ready: Option<Ready>,
     #[serde(default)]
     after_ready: Option<AfterReady>,
+    #[serde(default)]
+    requests: Option<Requests>,
     #[serde(default)]
     stop_grace: Option<Grace>,
     #[serde(default)]
@@ -67,6 +69,9 @@ pub struct AppSpec {
     pub ready: Option<Ready>,
     /// A command run against the ready application, timed (the pay-back workload).
     pub after_ready: Option<AfterReady>,
+    /// The first requests sent to the ready application, each timed (before
+    /// `after_ready`).
+    pub requests: Option<Requests>,
     /// After SIGTERM, how long the runner waits before SIGKILL.
     pub stop_grace: std::time::Duration,
     /// With `jar`: a folder of `.java` files the jar is built from (the JDK's `javac`
@@ -105,9 +110,11 @@ impl<'de> Deserialize<'de> for RawApp {
                 "app: `ready` needs the application to run past main(): remove `exit_at_main: true`",
             ));
         }
-        if raw.ready.is_none() && (raw.after_ready.is_some() || raw.stop_grace.is_some()) {
+        if raw.ready.is_none()
+            && (raw.after_ready.is_some() || raw.stop_grace.is_some() || raw.requests.is_some())
+        {
             return Err(D::Error::custom(
-                "app: `after_ready` and `stop_grace` need `ready: {port: N}`, `{http: URL}` or `{log: REGEX}`",
+                "app: `after_ready`, `requests` and `stop_grace` need `ready: {port: N}`, `{http: URL}` or `{log: REGEX}`",
             ));
         }
         if raw.sources.is_some() && !matches!(kind, AppKind::Jar(_)) {
@@ -127,6 +134,7 @@ impl<'de> Deserialize<'de> for RawApp {
             exit_at_main: raw.exit_at_main.unwrap_or(raw.ready.is_none()),
             ready: raw.ready,
             after_ready: raw.after_ready,
+            requests: raw.requests,
             stop_grace: raw.stop_grace.map_or(DEFAULT_STOP_GRACE, |g| g.0),
             sources: raw.sources,
         }))
@@ -161,6 +169,8 @@ pub struct App {
     pub ready: Option<Ready>,
     /// See [`AppSpec::after_ready`].
     pub after_ready: Option<AfterReady>,
+    /// See [`AppSpec::requests`].
+    pub requests: Option<Requests>,
     /// See [`AppSpec::stop_grace`].
     pub stop_grace: std::time::Duration,
 }
@@ -253,6 +263,7 @@ impl AppSpec {
             exit_at_main: self.exit_at_main,
             ready: self.ready.clone(),
             after_ready: self.after_ready.clone(),
+            requests: self.requests.clone(),
             stop_grace: self.stop_grace,
         })
     }

@@ -14,6 +14,9 @@
 //!   #   each also takes `timeout: 120s` (default: --timeout)
 //!   stop_grace: 10s                      # SIGTERM, then SIGKILL after this long
 //!   after_ready: {command: [ab, -n, "2000", "http://127.0.0.1:8080/"], timeout: 60s}
+//!   # The first requests, each timed: GET the URL `count` times, `concurrency` at once,
+//!   # all within `timeout` (default 60s). The URL must be on this machine.
+//!   requests: {url: "http://127.0.0.1:8080/work", count: 40, concurrency: 1, timeout: 60s}
 //! ```
 
 use std::fmt;
@@ -79,6 +82,81 @@ pub struct AfterReady {
     pub command: Vec<String>,
     /// Killed, and recorded as failed, when it runs longer.
     pub timeout: Duration,
+}
+
+/// The most requests a launch may send: more would keep every server launch busy for
+/// minutes, which no study of the first requests needs.
+pub const MAX_REQUESTS: u32 = 10_000;
+
+/// The most requests a launch may have under way at once.
+pub const MAX_CONCURRENCY: u32 = 64;
+
+/// How long one request may take before it counts as failed.
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// `requests:` checked: the first requests sent to the ready server, each timed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Requests {
+    /// An `http://` URL on this machine (127.0.0.1, localhost or ::1), fetched with GET.
+    pub url: String,
+    /// How many requests, 1 to [`MAX_REQUESTS`].
+    pub count: u32,
+    /// How many are under way at once, 1 to [`MAX_CONCURRENCY`] and at most `count`.
+    pub concurrency: u32,
+    /// All the requests of a launch must be answered within this, from the first one's
+    /// start; the rest are not sent and the launch fails.
+    pub timeout: Duration,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRequests {
+    url: String,
+    count: u64,
+    #[serde(default)]
+    concurrency: Option<u64>,
+    #[serde(default)]
+    timeout: Option<String>,
+}
+
+impl<'de> Deserialize<'de> for Requests {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        let raw = RawRequests::deserialize(d)?;
+        let url_text = &raw.url;
+        if check_url(url_text)
+            .map_err(|e| D::Error::custom(e.replace("ready.http", "requests.url")))?
+            .is_none()
+        {
+            return Err(D::Error::custom(format!(
+                "requests.url: {url_text:?} is not on this machine; the first requests go only to the server under test, e.g. http://127.0.0.1:8080/"
+            )));
+        }
+        if raw.count == 0 || raw.count > u64::from(MAX_REQUESTS) {
+            return Err(D::Error::custom(format!(
+                "requests.count: {} is not a number of requests from 1 to {MAX_REQUESTS}; give how many first requests to time, e.g. 40",
+                raw.count
+            )));
+        }
+        let count = raw.count as u32;
+        let concurrency = raw.concurrency.unwrap_or(1);
+        if concurrency == 0 || concurrency > u64::from(MAX_CONCURRENCY.min(count)) {
+            return Err(D::Error::custom(format!(
+                "requests.concurrency: {concurrency} is not from 1 to {} (at most {MAX_CONCURRENCY}, and at most `count`)",
+                MAX_CONCURRENCY.min(count)
+            )));
+        }
+        let timeout = match raw.timeout.as_deref() {
+            Some(t) => parse_duration("requests.timeout", t).map_err(D::Error::custom)?,
+            None => Duration::from_secs(60),
+        };
+        Ok(Requests {
+            url: raw.url,
+            count,
+            concurrency: concurrency as u32,
+            timeout,
+        })
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -276,6 +354,47 @@ mod tests {
             ("{port: 1, wait: 3}", "unknown field `wait`"),
         ] {
             let e = ready(text).unwrap_err();
+            assert!(e.contains(want), "{text}: {e}");
+        }
+    }
+
+    #[test]
+    fn requests_are_checked() {
+        let r: Requests =
+            serde_yaml::from_str("{url: 'http://127.0.0.1:9000/work', count: 40}").unwrap();
+        assert_eq!((r.count, r.concurrency), (40, 1));
+        assert_eq!(r.timeout, Duration::from_secs(60));
+        for (text, want) in [
+            (
+                "{url: 'http://127.0.0.1:1/', count: 0}",
+                "requests.count: 0 is not",
+            ),
+            (
+                "{url: 'http://127.0.0.1:1/', count: 1000000000}",
+                "requests.count: 1000000000 is not",
+            ),
+            (
+                "{url: 'http://example.com/', count: 5}",
+                "not on this machine",
+            ),
+            ("{url: 'https://127.0.0.1/', count: 5}", "requests.url"),
+            (
+                "{url: 'http://127.0.0.1:1/', count: 5, concurrency: 6}",
+                "requests.concurrency: 6",
+            ),
+            (
+                "{url: 'http://127.0.0.1:1/', count: 5, concurrency: 0}",
+                "requests.concurrency: 0",
+            ),
+            (
+                "{url: 'http://127.0.0.1:1/', count: 5, timeout: 0s}",
+                "longer than 0",
+            ),
+            ("{url: 'http://127.0.0.1:1/'}", "missing field `count`"),
+        ] {
+            let e = serde_yaml::from_str::<Requests>(text)
+                .unwrap_err()
+                .to_string();
             assert!(e.contains(want), "{text}: {e}");
         }
     }

@@ -22,8 +22,15 @@ const READY_FOOTER: &str = "main, ready: median time in ms from exec to main() a
 
 const PAYBACK_FOOTER: &str = "startup + = the ready cost above; work, with: median wall time in ms of the `after_ready` command against the ready server, without and with pretouch; change = with - without (negative: pretouch made the workload faster); net = startup + plus change: pretouch paid back where net is negative.";
 
+const REQUESTS_FOOTER: &str = "first, with: median latency in ms of the first request sent once the server was ready (`requests:`), without and with pretouch; p50, p99: the median over launches of each launch's median and 99th percentile latency over its first requests (n of them); agree from: the first request from which on, to the last, the two sides agree within their noise: at each request, the medians over launches differ by no more than the two sides' spreads (largest less smallest) added; `never` when they still differ at the last request, `-` with fewer than two launches a side.";
+
 /// A server cell and its time-to-ready figures.
 type ServerCell<'a> = (&'a CellReport, &'a CellReady);
+
+/// Whether the cell sent first requests (`requests:`) at all.
+fn sent_requests((_, r): &ServerCell<'_>) -> bool {
+    r.requests_count.is_some()
+}
 
 /// Whether the cell ran its `after_ready` workload at all.
 fn ran_workload((_, r): &ServerCell<'_>) -> bool {
@@ -38,6 +45,7 @@ pub fn text(report: &Report) -> String {
     }
     let mut out = String::new();
     let mut any_workload = false;
+    let mut any_requests = false;
     for label in &report.labels {
         let mine: Vec<ServerCell<'_>> = cells
             .iter()
@@ -54,6 +62,16 @@ pub fn text(report: &Report) -> String {
             &mine,
             ready_row,
         );
+        let asked: Vec<ServerCell<'_>> = mine.iter().copied().filter(sent_requests).collect();
+        if !asked.is_empty() {
+            any_requests = true;
+            out += &keys.table(
+                &format!("first requests, label: {label}"),
+                &REQUESTS_COLUMNS,
+                &asked,
+                requests_row,
+            );
+        }
         let work: Vec<ServerCell<'_>> = mine.iter().copied().filter(ran_workload).collect();
         if work.is_empty() {
             continue;
@@ -68,6 +86,9 @@ pub fn text(report: &Report) -> String {
     }
     out.push('\n');
     out += &table::wrap(READY_FOOTER, 0);
+    if any_requests {
+        out += &table::wrap(REQUESTS_FOOTER, 0);
+    }
     if any_workload {
         out += &table::wrap(PAYBACK_FOOTER, 0);
     }
@@ -88,6 +109,44 @@ const READY_COLUMNS: [table::Col<'static>; 8] = [
     table::num("cost"),
     table::num("share"),
 ];
+
+/// The value columns of the first-requests table, text.
+const REQUESTS_COLUMNS: [table::Col<'static>; 9] = [
+    table::num("n"),
+    table::num("first"),
+    table::num("with"),
+    table::num("p50"),
+    table::num("with"),
+    table::num("p99"),
+    table::num("with"),
+    table::num("agree from"),
+    table::num("launches"),
+];
+
+/// A cell's values in the first-requests table, text and Markdown.
+fn requests_row((_, r): &ServerCell<'_>) -> Vec<String> {
+    let agree = match (r.requests_agree_from, r.requests_never_agree) {
+        (Some(k), _) => table::whole(k as usize),
+        (None, true) => "never".to_owned(),
+        (None, false) => "-".to_owned(),
+    };
+    vec![
+        r.requests_count
+            .map_or_else(|| "-".to_owned(), |n| table::whole(n as usize)),
+        ms(r.first_request_off_ms),
+        ms(r.first_request_on_ms),
+        ms(r.requests_p50_off_ms),
+        ms(r.requests_p50_on_ms),
+        ms(r.requests_p99_off_ms),
+        ms(r.requests_p99_on_ms),
+        agree,
+        format!(
+            "{}+{}",
+            table::whole(r.requests_runs_off),
+            table::whole(r.requests_runs_on)
+        ),
+    ]
+}
 
 /// The value columns of the pay-back table, text.
 const PAYBACK_COLUMNS: [table::Col<'static>; 5] = [
@@ -212,6 +271,26 @@ pub fn markdown(report: &Report) -> String {
         ready_markdown_row,
     );
     let _ = writeln!(out, "\n{READY_FOOTER}");
+    let asked: Vec<ServerCell<'_>> = cells.iter().copied().filter(sent_requests).collect();
+    if !asked.is_empty() {
+        out += "\n### First requests\n\n";
+        out += &markdown_table(
+            &[
+                "n",
+                "first",
+                "with",
+                "p50",
+                "with",
+                "p99",
+                "with",
+                "agree from",
+                "launches",
+            ],
+            &asked,
+            requests_row,
+        );
+        let _ = writeln!(out, "\n{REQUESTS_FOOTER}");
+    }
     let work: Vec<ServerCell<'_>> = cells.iter().copied().filter(ran_workload).collect();
     if !work.is_empty() {
         out += "\n### Pay-back\n\n";
@@ -347,6 +426,40 @@ mod tests {
     }
 
     #[test]
+    fn the_first_requests_table() {
+        let mut file = server_file("6.18.0-base", 0.0, false);
+        for l in &mut file.launches {
+            // Without pretouch the first two requests are slow, then both sides alike.
+            let slow = if l.pretouch { 0.0 } else { 30.0 };
+            let w = f64::from(l.round);
+            let ms = [10.0 + slow + w, 8.0 + slow + w, 5.0 + w, 5.0 + w];
+            l.measured.server.as_mut().unwrap().requests = Some(crate::launch::ready::RequestRun {
+                url: "http://127.0.0.1:8080/work".into(),
+                count: 4,
+                concurrency: 1,
+                latencies_ns: (ms.iter())
+                    .map(|m| Some(crate::units::Nanos((m * 1e6) as u64)))
+                    .collect(),
+                ..Default::default()
+            });
+        }
+        let report = crate::analyze::build(&Results {
+            files: vec![file],
+            ..Default::default()
+        });
+        let out = text(&report);
+        assert!(table::width(&out) <= table::WIDTH, "{out}");
+        assert!(out.contains("first requests, label: 6.18.0-base"), "{out}");
+        assert!(
+            out.contains("g1  1g    4   42.0  12.0  23.5   8.5  42.0  12.0           3       5+5"),
+            "{out}"
+        );
+        assert!(markdown(&report).contains("### First requests"));
+        // Without `requests:` no such table.
+        assert!(!text(&sample(true)).contains("first requests"));
+    }
+
+    #[test]
     fn without_a_workload_no_pay_back_table() {
         let out = text(&sample(false));
         assert!(
@@ -384,7 +497,7 @@ mod tests {
         let report = sample(true);
         let csv = crate::render::report::csv(&report);
         let header = csv.lines().next().unwrap();
-        assert!(header.ends_with(",ready_probe,ready_off_ms,ready_on_ms,ready_min_off_ms,ready_max_off_ms,ready_min_on_ms,ready_max_on_ms,ready_cost_ms,ready_share_pct,main_to_ready_off_ms,main_to_ready_on_ms,workload_runs_off,workload_runs_on,workload_failed,workload_first_failure,workload_off_ms,workload_on_ms,workload_change_ms,net_ms,sigkills,stop_ms"), "{header}");
+        assert!(header.ends_with(",ready_probe,ready_off_ms,ready_on_ms,ready_min_off_ms,ready_max_off_ms,ready_min_on_ms,ready_max_on_ms,ready_cost_ms,ready_share_pct,main_to_ready_off_ms,main_to_ready_on_ms,workload_runs_off,workload_runs_on,workload_failed,workload_first_failure,workload_off_ms,workload_on_ms,workload_change_ms,net_ms,sigkills,stop_ms,requests_count,requests_runs_off,requests_runs_on,first_request_off_ms,first_request_on_ms,requests_p50_off_ms,requests_p50_on_ms,requests_p99_off_ms,requests_p99_on_ms,requests_agree_from,requests_never_agree,requests_off_ms,requests_on_ms"), "{header}");
         assert!(
             csv.lines()
                 .nth(1)
