@@ -26,7 +26,7 @@ const FOLDERS: &[&str] = &[
 ];
 
 /// Files the build makes, which a fresh clone lacks: named in the docs as outputs.
-const BUILT: &[&str] = &["configs/app/hello.jar"];
+const BUILT: &[&str] = &["configs/app/hello.jar", "configs/app/server.jar"];
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
