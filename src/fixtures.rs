@@ -241,7 +241,7 @@ pub fn server_launch(
     ready_ms: f64,
     workload_ms: Option<f64>,
 ) -> LaunchRecord {
-    use crate::launch::ready::{ServerRun, Workload};
+    use crate::features::servers::launch::{ServerRun, Workload};
     let ns = |ms: f64| Nanos((ms * 1e6).round() as u64);
     let mut launch = file(
         "k",

@@ -12,7 +12,6 @@ pub mod labels;
 pub mod method;
 pub mod options;
 pub mod outliers;
-pub mod ready;
 pub mod report;
 
 pub use crate::analyze::options::Options;

@@ -198,7 +198,7 @@ pub struct CellReport {
     /// A server cell (`app:` with `ready:`): time to ready, pretouch's share of it, the
     /// `after_ready` workload with and without pretouch. Absent for other cells.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub ready: Option<crate::analyze::ready::CellReady>,
+    pub ready: Option<crate::features::servers::analyze::CellReady>,
     /// Counted launches whose machine counters show a disturbance (host memory, steal,
     /// other processes, THP fallback, compaction, reclaim; `analyze/disturbance.rs`).
     pub disturbed: usize,
@@ -928,7 +928,7 @@ fn cell_report<'a>(
     let thp_mode = cell_thp_mode(&s, per_file);
     let heap_and_method =
         crate::analyze::heap::cell_heap(&key.jdk, key.gc, &launches_on, &launches_off, thp_mode);
-    let ready = crate::analyze::ready::cell_ready(&launches_off, &launches_on);
+    let ready = crate::features::servers::analyze::cell_ready(&launches_off, &launches_on);
     let disturbance = judge_cell(&judged(&s, &flagged, per_file));
     CellReport {
         label,

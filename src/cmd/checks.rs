@@ -210,7 +210,7 @@ pub(crate) fn resolve_app(
     let app = spec
         .resolve(&base)
         .with_context(|| format!("matrix `{}`", matrix.origin))?;
-    crate::cmd::ready_checks::check_server(&app, matrix)?;
+    crate::features::servers::cli::check_server(&app, matrix)?;
     Ok(Some(app))
 }
 

@@ -9,7 +9,6 @@ pub(crate) mod extra;
 mod generate;
 mod jdks;
 pub(crate) mod preflight;
-mod ready_checks;
 pub(crate) mod report;
 mod run;
 

@@ -9,4 +9,5 @@ pub mod cgroup;
 pub mod kernels;
 pub mod probe;
 pub mod profile;
+pub mod servers;
 pub mod settings;

@@ -11,12 +11,12 @@ pub mod java_env;
 pub mod jvmlog;
 pub mod machine_counters;
 pub mod mthp;
-pub mod ready;
 pub mod reference;
 pub mod rusage;
 
 use crate::features::cds::launch as cds;
 use crate::features::cgroup::launch as cgroup;
+use crate::features::servers::launch as ready;
 use crate::features::settings::launch as settings;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
@@ -24,12 +24,12 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use crate::features::servers::launch::{ServerPlan, ServerRun};
 use crate::launch::agent::{Stamps, agent_arg, agent_arg_for_main, parse_stamps};
 use crate::launch::child::{die_with_the_runner, read_tail};
 use crate::launch::interrupt::{Interrupt, StopBy, signal_children, signal_name};
 use crate::launch::jvmlog::{JvmLog, unloggable, xlog_arg};
 use crate::launch::machine_counters::{MachineCounters, MachineWatch};
-use crate::launch::ready::{ServerPlan, ServerRun};
 use crate::launch::rusage::{ChildrenUsage, LaunchUsage};
 use crate::matrix::app::App;
 use crate::matrix::cpuset;
@@ -510,7 +510,7 @@ impl JvmLauncher {
     /// written, its memory cgroup made. Why not, when it does not.
     fn before_spawn(
         &self,
-        ready: Option<&crate::matrix::ready::Ready>,
+        ready: Option<&crate::features::servers::matrix::Ready>,
         options: &LaunchOptions,
         outcome: &mut LaunchOutcome,
     ) -> Result<Option<cgroup::Transient>, String> {
@@ -548,7 +548,7 @@ impl JvmLauncher {
         &self,
         expression: &duct::Expression,
         grouped: bool,
-        ready: Option<&crate::matrix::ready::Ready>,
+        ready: Option<&crate::features::servers::matrix::Ready>,
         output: &Path,
         outcome: &mut LaunchOutcome,
     ) -> Waited {
@@ -993,8 +993,8 @@ mod tests {
 
     #[test]
     fn a_server_whose_port_is_taken_is_not_started() {
+        use crate::features::servers::matrix::{Ready, ReadyCheck};
         use crate::matrix::app::{App, ResolvedKind};
-        use crate::matrix::ready::{Ready, ReadyCheck};
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
         let app = App {

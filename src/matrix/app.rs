@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Deserializer};
 
-use crate::matrix::ready::{AfterReady, DEFAULT_STOP_GRACE, Grace, Ready, Requests};
+use crate::features::servers::matrix::{AfterReady, DEFAULT_STOP_GRACE, Grace, Ready, Requests};
 
 /// `app:` as written.
 #[derive(Debug, Deserialize)]

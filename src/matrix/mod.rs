@@ -6,7 +6,6 @@
 pub mod app;
 pub mod cpuset;
 pub mod cpuspec;
-pub mod ready;
 pub mod repetitions;
 pub mod size;
 

@@ -10,9 +10,10 @@ use crate::analyze::document::{Document, Launches};
 use crate::features::calibrate::render as calibration;
 use crate::features::probe::render as probe;
 use crate::features::profile::render as profile;
+use crate::features::servers::render as ready;
 use crate::features::settings::render as settings;
 use crate::render::common::{CellNames, Format};
-use crate::render::{compare, explain, heap, json, ready, report};
+use crate::render::{compare, explain, heap, json, report};
 
 mod charts;
 mod html;

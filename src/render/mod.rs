@@ -11,6 +11,5 @@ pub mod jdks;
 pub mod json;
 pub mod labels;
 pub mod plot;
-pub mod ready;
 pub mod report;
 pub mod table;

@@ -11,7 +11,8 @@ use crate::analyze::document::{Document, Launches};
 use crate::features::calibrate::render as calibration;
 use crate::features::probe::render as probe;
 use crate::features::profile::render as profile;
-use crate::render::{compare, explain, heap, ready, report};
+use crate::features::servers::render as ready;
+use crate::render::{compare, explain, heap, report};
 
 use super::charts::{self, Figure, Picture};
 

@@ -1,6 +1,6 @@
 //! `app: {ready: ..., after_ready: ..., stop_grace: ...}`: when a server counts as ready,
 //! what runs against it then, and how it is stopped. Parsed with the matrix (stage 1) and
-//! checked for shape here; the launcher (stage 3, `launch/ready.rs`) checks, runs and
+//! checked for shape here; the launcher (stage 3, `features/servers/launch.rs`) checks, runs and
 //! stops.
 //!
 //! ```yaml

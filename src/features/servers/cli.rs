@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use crate::launch::ready;
+use crate::features::servers::launch as ready;
 use crate::matrix::Matrix;
 use crate::matrix::app::App;
 

@@ -7,7 +7,7 @@ use std::borrow::Borrow;
 
 use serde::Serialize;
 
-use crate::launch::ready::Workload;
+use crate::features::servers::launch::Workload;
 use crate::stats::summarize;
 use crate::store::LaunchRecord;
 
@@ -324,7 +324,7 @@ mod tests {
     fn with_requests(pretouch: bool, latencies: &[f64]) -> LaunchRecord {
         let mut l = server_launch(pretouch, 50.0, 600.0, None);
         let run = l.measured.server.as_mut().unwrap();
-        run.requests = Some(crate::launch::ready::RequestRun {
+        run.requests = Some(crate::features::servers::launch::RequestRun {
             url: "http://127.0.0.1:8080/work".into(),
             count: latencies.len() as u32,
             concurrency: 1,

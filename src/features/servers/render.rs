@@ -4,8 +4,8 @@
 
 use std::fmt::Write as _;
 
-use crate::analyze::ready::CellReady;
 use crate::analyze::report::{CellReport, Report};
+use crate::features::servers::analyze::CellReady;
 use crate::machine::jdk::short_jdk;
 use crate::render::common::*;
 use crate::render::table;
@@ -433,15 +433,16 @@ mod tests {
             let slow = if l.pretouch { 0.0 } else { 30.0 };
             let w = f64::from(l.round);
             let ms = [10.0 + slow + w, 8.0 + slow + w, 5.0 + w, 5.0 + w];
-            l.measured.server.as_mut().unwrap().requests = Some(crate::launch::ready::RequestRun {
-                url: "http://127.0.0.1:8080/work".into(),
-                count: 4,
-                concurrency: 1,
-                latencies_ns: (ms.iter())
-                    .map(|m| Some(crate::units::Nanos((m * 1e6) as u64)))
-                    .collect(),
-                ..Default::default()
-            });
+            l.measured.server.as_mut().unwrap().requests =
+                Some(crate::features::servers::launch::RequestRun {
+                    url: "http://127.0.0.1:8080/work".into(),
+                    count: 4,
+                    concurrency: 1,
+                    latencies_ns: (ms.iter())
+                        .map(|m| Some(crate::units::Nanos((m * 1e6) as u64)))
+                        .collect(),
+                    ..Default::default()
+                });
         }
         let report = crate::analyze::build(&Results {
             files: vec![file],

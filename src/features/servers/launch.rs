@@ -14,8 +14,8 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
+use crate::features::servers::matrix::{AfterReady, REQUEST_TIMEOUT, Ready, ReadyCheck, Requests};
 use crate::launch::interrupt::Interrupt;
-use crate::matrix::ready::{AfterReady, REQUEST_TIMEOUT, Ready, ReadyCheck, Requests};
 use crate::units::Nanos;
 
 /// How often the ready check is tried while the server starts. The time to ready is late

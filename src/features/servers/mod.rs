@@ -1,0 +1,10 @@
+//! Servers (`app:` with `ready:`): the time to ready, the first requests sent once the
+//! server is ready, the `after_ready` workload and its pay-back, and the server's stop.
+//!
+//! One file per stage of the pipeline, named after the stage folder it plugs into.
+
+pub mod analyze;
+pub mod cli;
+pub mod launch;
+pub mod matrix;
+pub mod render;
