@@ -327,7 +327,9 @@ fn outlier(j: &Judged<'_>, causes: Vec<String>, median: Option<f64>) -> (String,
     };
     let line = format!(
         "round {} {setting} pretouch {:.0} ms{shown_median}: {why}",
-        j.record.round, j.ms
+        // Rounds are numbered from 1 wherever a reader sees them; the file keeps 0.
+        j.record.round + 1,
+        j.ms
     );
     let mut kinds: Vec<String> = if !causes.is_empty() {
         causes.iter().map(|c| kind(c).to_owned()).collect()

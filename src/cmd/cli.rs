@@ -6,6 +6,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::machine::calibration::{Layout, Variant};
 use crate::render::common::Format;
+use crate::stats::interval::Estimator;
 use crate::units::Bytes;
 
 const EXIT_CODES: &str = "\
@@ -485,6 +486,15 @@ pub struct ReportArgs {
     /// labels' histograms, without and with pretouch (`run --probe`)
     #[arg(long, value_name = "DIR", conflicts_with = "calibrate")]
     pub probe_svg: Option<PathBuf>,
+    /// The figure of each cell's per-round costs: their median, or their 20% trimmed
+    /// mean (more efficient where the costs are near normal). One report states one
+    #[arg(long, value_enum, default_value_t = Estimator::Median)]
+    pub estimator: Estimator,
+    /// Every detail in the text and Markdown: each label's spread, rounds, outliers and
+    /// their causes, the tables that explain the cost (faults, rate, phases, method,
+    /// memory) and the machine's notes. HTML, JSON and CSV always hold them
+    #[arg(long)]
+    pub details: bool,
 }
 
 #[cfg(test)]
