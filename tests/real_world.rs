@@ -505,11 +505,16 @@ fn adaptive_repetitions_run_to_max_and_say_why() {
             jdk.display().to_string()
         ),
     );
-    let out = run_labelled("k", dir.path())
+    run_labelled("k", dir.path())
         .arg(&matrix)
         .assert()
         .success();
-    // The text report wraps its notes at 72 columns: read them unwrapped.
+    // The stops are details of the report: read them unwrapped (72 columns).
+    let out = pretouch()
+        .args(["report", "--details"])
+        .arg(dir.path())
+        .assert()
+        .success();
     let text = unwrapped(&out.get_output().stdout);
     assert!(text.contains("ran all 12 rounds: 95% interval ["), "{text}");
     assert!(text.contains("(each of 2 looks at 97.50%)"), "{text}");

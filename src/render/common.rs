@@ -454,10 +454,20 @@ impl Brief<'_> {
         let mut notes = Vec::new();
         let failed: usize = self.cells.iter().map(|c| c.failed).sum();
         if failed > 0 {
+            let cells: Vec<String> = self
+                .cells
+                .iter()
+                .filter(|c| c.failed > 0)
+                .map(|c| format!("{} {} {}", c.gc, c.heap, c.variant_text()))
+                .collect();
+            let where_ = if cells.len() <= 2 {
+                cells.join(", ")
+            } else {
+                format!("{} cells", cells.len())
+            };
             notes.push(format!(
-                "warning: {} failed, in no figure (--details names {})",
-                launches(failed),
-                if failed == 1 { "it" } else { "them" }
+                "warning: {} failed in {where_}, in no figure (--details)",
+                launches(failed)
             ));
         }
         // A cost without a pretouch is no cost: said first, whatever else.
