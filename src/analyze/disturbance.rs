@@ -500,7 +500,7 @@ mod tests {
         assert_eq!(d.disturbed, 0);
         assert_eq!(
             d.outlier_causes,
-            "round 9 with pretouch 170 ms, median 160: no machine counter explains it"
+            "round 10 with pretouch 170 ms, median 160: no machine counter explains it"
         );
     }
 
@@ -516,7 +516,7 @@ mod tests {
         assert_eq!(
             d.outliers,
             [
-                "round 9 with pretouch 2437 ms, median 160: idle 12 s before: memory returned to host (1960 MiB reported)"
+                "round 10 with pretouch 2437 ms, median 160: idle 12 s before: memory returned to host (1960 MiB reported)"
             ]
         );
         assert_eq!(d.summary, "memory returned to host 1");
@@ -567,7 +567,7 @@ mod tests {
         assert_eq!(
             d.outliers,
             [
-                "round 9 with pretouch 900 ms, median 160: steal 84 ms, other processes 310 ms CPU, preempted 900 times, THP fallback 412, compaction stalls 30, direct reclaim (5000 pages scanned)"
+                "round 10 with pretouch 900 ms, median 160: steal 84 ms, other processes 310 ms CPU, preempted 900 times, THP fallback 412, compaction stalls 30, direct reclaim (5000 pages scanned)"
             ]
         );
         assert_eq!(
@@ -716,8 +716,13 @@ mod tests {
             ..Default::default()
         };
         let report = crate::analyze::build(&results);
-        let doc = crate::analyze::document::build(results, &Default::default()).unwrap();
-        let cause = "round 7 with pretouch 1284 ms, median 433: idle 20 s before: memory returned to host (2000 MiB reported)";
+        // The causes are details of the text and Markdown (`--details`).
+        let details = crate::analyze::Options {
+            details: true,
+            ..Default::default()
+        };
+        let doc = crate::analyze::document::build(results, &details).unwrap();
+        let cause = "round 8 with pretouch 1284 ms, median 433: idle 20 s before: memory returned to host (2000 MiB reported)";
         assert_eq!(report.cells[0].outlier_causes, cause);
         assert_eq!(report.cells[0].disturbed, 1);
         for format in [Format::Text, Format::Markdown, Format::Csv, Format::Json] {
