@@ -149,7 +149,8 @@ fn a_real_run_reports_each_cells_heap_memory_and_method() {
     }
     let report = |format: &str| {
         let out = pretouch()
-            .args(["report", "--format", format])
+            // The heap and method tables are details of the text and Markdown.
+            .args(["report", "--details", "--format", format])
             .arg(&results)
             .assert()
             .success();

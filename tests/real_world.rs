@@ -506,11 +506,16 @@ fn adaptive_repetitions_run_to_max_and_say_why() {
             jdk.display().to_string()
         ),
     );
-    let out = run_labelled("k", dir.path())
+    run_labelled("k", dir.path())
         .arg(&matrix)
         .assert()
         .success();
-    // The text report wraps its notes at 72 columns: read them unwrapped.
+    // The stops are details of the report: read them unwrapped (72 columns).
+    let out = pretouch()
+        .args(["report", "--details"])
+        .arg(dir.path())
+        .assert()
+        .success();
     let text = unwrapped(&out.get_output().stdout);
     assert!(text.contains("ran all 12 rounds: 95% interval ["), "{text}");
     assert!(text.contains("(each of 2 looks at 97.50%)"), "{text}");
@@ -547,7 +552,13 @@ fn adaptive_repetitions_run_to_max_and_say_why() {
             on.unwrap() - off.unwrap()
         })
         .collect();
-    let want = pretouch::stats::interval::cost_interval(&costs, 0.975).unwrap();
+    // The report's default estimator, the median, is the one the stop checks.
+    let want = pretouch::stats::interval::cost_interval_by(
+        &costs,
+        pretouch::stats::interval::Estimator::Median,
+        0.975,
+    )
+    .unwrap();
     let stop = &end["stops"][0];
     let close = |key: &str, v: f64| {
         let got = stop[key].as_f64().unwrap();

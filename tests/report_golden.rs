@@ -81,6 +81,29 @@ fn write_inputs(inputs: &Path) {
     write_probe_inputs(&inputs.join("probe"));
     write_runs_inputs(&inputs.join("runs"));
     write_settings_inputs(&inputs.join("settings"));
+    write_three_inputs(&inputs.join("three"));
+}
+
+/// The cover letter's shape: three labels (a base kernel and two patches, each about
+/// 11% cheaper at pretouch) of a G1 and a Parallel cell, 10 rounds each, nothing
+/// wrong: no failure, no slow launch.
+fn write_three_inputs(dir: &Path) {
+    let _ = std::fs::remove_dir_all(dir);
+    for (label, started, g1, parallel) in [
+        ("base", "2026-11-30T07:00:00Z", 420.0, 430.0),
+        ("patch1", "2026-11-30T07:10:00Z", 374.0, 381.0),
+        ("patch2", "2026-11-30T07:20:00Z", 375.0, 384.0),
+    ] {
+        write_result_file(
+            dir,
+            &file(
+                label,
+                started,
+                host("vm"),
+                &g1_and_parallel(&rounds(50.0, g1, false), &rounds(52.0, parallel, false)),
+            ),
+        );
+    }
 }
 
 /// One label run with a `settings:` axis of three values, rounds interleaved: under
@@ -228,7 +251,7 @@ fn write_probe_inputs(dir: &Path) {
 /// Every report kept: a name, and `pretouch report`'s arguments (run in the inputs folder).
 fn cases() -> Vec<(String, Vec<String>)> {
     let mut cases = Vec::new();
-    let sets: [(&str, &[&str]); 12] = [
+    let sets: [(&str, &[&str]); 13] = [
         ("fixed-one", &["fixed/thp-madvise"]),
         ("fixed", &["fixed"]),
         ("server-one", &["server/6.18.0-base"]),
@@ -241,6 +264,7 @@ fn cases() -> Vec<(String, Vec<String>)> {
         ("runs-one", &["runs/6.18.0-base"]),
         ("runs", &["runs"]),
         ("settings", &["settings"]),
+        ("three", &["three"]),
     ];
     let formats = ["text", "markdown", "csv", "json"];
     for (set, paths) in sets {
@@ -248,7 +272,7 @@ fn cases() -> Vec<(String, Vec<String>)> {
             let mut args: Vec<String> = paths.iter().map(|p| p.to_string()).collect();
             args.extend(["--format".into(), format.into()]);
             cases.push((format!("{set}.{format}"), args.clone()));
-            let extra: &[&[&str]] = &[&["--phases"], &["--exclude-outliers"]];
+            let extra: &[&[&str]] = &[&["--phases"], &["--exclude-outliers"], &["--details"]];
             for flags in extra {
                 let mut a = args.clone();
                 a.extend(flags.iter().map(|f| f.to_string()));
@@ -314,6 +338,16 @@ fn cases() -> Vec<(String, Vec<String>)> {
             f(&["probe", "--probe-csv", "/dev/stdout"]),
         ));
     }
+    cases.push((
+        "three--labels--estimator.text".into(),
+        vec![
+            "three".into(),
+            "--labels".into(),
+            "base,patch1,patch2".into(),
+            "--estimator".into(),
+            "trimmed-mean".into(),
+        ],
+    ));
     cases.push((
         "bad-label.text".into(),
         vec!["fixed".into(), "--labels".into(), "nope".into()],
@@ -471,39 +505,91 @@ fn text_reports_are_72_columns_of_ascii() {
     );
 }
 
-/// The text report of 2 cells x 2 labels reads at a glance: the kept reports of the
-/// fixture inputs with two labels of a G1 and a Parallel cell each (`fixed`: a failed
-/// launch and an outlier; `runs`: three runs a label, so the run-to-run check) print at
-/// most 40 lines, the explaining tables once for both labels. The kept outputs are what
-/// `reports_match_the_kept_outputs` checks the program still prints.
+/// The report's stdout in a kept output.
+fn stdout_of(name: &str) -> String {
+    let kept = std::fs::read_to_string(root().join("out").join(name)).unwrap();
+    kept.split_once("--- stdout\n")
+        .and_then(|(_, rest)| rest.split_once("--- stderr"))
+        .map(|(out, _)| out.to_owned())
+        .unwrap()
+}
+
+/// The default report is the cover letter's table: with 2 cells x 3 labels and nothing
+/// wrong, at most 15 lines of at most 72 plain ASCII columns; a column per label in the
+/// order given, each change in % with its interval, the mark explained once. The kept
+/// outputs are what `reports_match_the_kept_outputs` checks the program still prints.
 #[test]
-fn two_cells_by_two_labels_fit_in_40_lines() {
-    for name in ["fixed.text", "runs.text", "fixed--labels.text"] {
-        let kept = std::fs::read_to_string(root().join("out").join(name)).unwrap();
-        let stdout = kept
-            .split_once("--- stdout\n")
-            .and_then(|(_, rest)| rest.split_once("--- stderr"))
-            .map(|(out, _)| out)
-            .unwrap();
-        // The report is of 2 cells x 2 labels: two rows in the main table.
-        let cells = stdout
-            .lines()
-            .filter(|l| l.starts_with("g1 ") || l.starts_with("parallel "))
-            .count();
-        assert!(cells >= 2, "{name}: not the 2 x 2 report:\n{stdout}");
+fn the_cover_letters_table_is_15_lines_of_72_columns() {
+    for name in ["three.text", "three--labels--estimator.text"] {
+        let stdout = stdout_of(name);
+        let lines: Vec<&str> = stdout.lines().collect();
         assert!(
-            stdout.contains("\nA  ") && stdout.contains("\nB  "),
-            "{name}"
+            lines.len() <= 15,
+            "{name}: {} lines:\n{stdout}",
+            lines.len()
         );
-        let lines = stdout.lines().count();
-        assert!(lines <= 40, "{name}: {lines} lines:\n{stdout}");
-        // Each explaining table is printed once, not once per label.
-        assert_eq!(
-            stdout.matches("expected").count(),
-            2,
-            "{name}: the explaining table and its legend once:\n{stdout}"
+        for l in &lines {
+            assert!(l.chars().count() <= 72 && l.is_ascii(), "{name}: {l}");
+        }
+        let header = lines
+            .iter()
+            .find(|l| l.starts_with("gc "))
+            .unwrap_or_else(|| panic!("{name}: no header:\n{stdout}"));
+        let at = |label: &str| header.find(label).unwrap();
+        assert!(
+            at("base") < at("patch1") && at("patch1") < at("patch2"),
+            "{header}"
         );
+        for row in ["g1 ", "parallel "] {
+            let row = lines.iter().find(|l| l.starts_with(row)).unwrap();
+            assert_eq!(row.matches('%').count(), 2, "{row}");
+            assert_eq!(row.matches("+-").count(), 2, "{row}");
+        }
+        assert!(stdout.contains("* = it excludes 0"), "{stdout}");
     }
+    assert!(stdout_of("three.text").starts_with("AlwaysPreTouch startup cost, ms (median of 10"));
+    assert!(stdout_of("three--labels--estimator.text").contains("(20% trimmed mean of 10)"));
+}
+
+/// Each warning the default report gives is at most two lines and names where its
+/// detail is; `--details` adds the spread, the outliers and the explaining tables,
+/// each explaining table once for both labels.
+#[test]
+fn warnings_are_two_lines_and_details_come_on_request() {
+    for name in ["fixed.text", "runs.text", "real.text", "fixed--labels.text"] {
+        let stdout = stdout_of(name);
+        // Each note: its first line, then at most one line indented by 2.
+        let lines: Vec<&str> = stdout.lines().collect();
+        let mut notes = 0;
+        for (i, l) in lines.iter().enumerate() {
+            if !(l.starts_with("warning: ")
+                || l.starts_with("note: ")
+                || l.starts_with("machine: "))
+            {
+                continue;
+            }
+            notes += 1;
+            let more = lines[i + 1..]
+                .iter()
+                .take_while(|x| x.starts_with("  "))
+                .count();
+            assert!(more <= 1, "{name}: a note of more than 2 lines:\n{stdout}");
+            let whole = lines[i..=i + more].join(" ");
+            assert!(whole.contains("--"), "{name}: names no option: {whole}");
+        }
+        assert!(!stdout.contains("pretouch explained"), "{name}");
+        assert!(notes <= 8, "{name}");
+    }
+    let details = stdout_of("fixed--details.text");
+    assert!(
+        details.contains("min-max ms") && details.contains("outliers"),
+        "{details}"
+    );
+    assert_eq!(
+        details.matches("expected = heap").count(),
+        1,
+        "the explaining table and its legend once:\n{details}"
+    );
 }
 
 /// docs/json.md names, in backticks, every key the kept golden reports' JSON holds, at

@@ -195,7 +195,7 @@ fn differs(
 /// on ([`crate::stats::interval::difference_interval`]), so that the change, its
 /// percentage, its interval and its mark are one estimator's.
 fn change(base: &CellReport, cell: &CellReport) -> Option<Change> {
-    let (b, c) = (base.cost_tmean_ms?, cell.cost_tmean_ms?);
+    let (b, c) = (base.cost_ms?, cell.cost_ms?);
     Some(Change {
         delta: c - b,
         percent: (b > 0.0).then(|| 100.0 * (c - b) / b),
@@ -234,23 +234,28 @@ fn mark(columns: &mut [Column], rows: &mut [Row]) {
             .map(|(_, x, y, _)| (as_runs(x), as_runs(y)))
             .collect();
         let looks: Vec<[Option<usize>; 2]> = sides.iter().map(|s| s.3).collect();
-        let marks = table_marks_looks(&cells, &looks, CONFIDENCE);
+        let estimator = rows
+            .iter()
+            .flat_map(|r| r.entries.iter().flatten())
+            .map(|e| e.measured.cost_estimator)
+            .next()
+            .unwrap_or_default();
+        let marks = table_marks_looks(&cells, &looks, estimator, CONFIDENCE);
         let k = marks.iter().flatten().count();
         column.compared = k;
         column.level = (k > 0).then(|| cell_level(k, CONFIDENCE));
         for ((r, ..), m) in sides.iter().zip(marks) {
-            let base_cost = rows[*r].entries[base]
-                .as_ref()
-                .and_then(|b| b.measured.cost_tmean_ms);
             if let Some(change) = rows[*r].entries[i].as_mut().and_then(|e| e.change.as_mut()) {
                 change.interval = m.map(|m| m.difference.into());
-                // The interval of the change over the baseline's trimmed mean: the
-                // baseline's own error is left out, so that this is the interval of
-                // the change in % of the baseline's figure as measured.
-                change.percent_interval = change
-                    .interval
-                    .zip(base_cost.filter(|b| *b > 0.0))
-                    .map(|(i, b)| i.scaled(100.0 / b));
+                // The change in % is the ratio of the two costs less one, and its
+                // interval the ratio's, made on the log scale with both sides' errors
+                // (`stats::interval::Ratio`): it never passes -100%.
+                change.percent_interval = m.and_then(|m| m.difference.ratio).map(|q| Interval {
+                    estimate: 100.0 * (q.estimate - 1.0),
+                    low: 100.0 * (q.low - 1.0),
+                    high: 100.0 * (q.high - 1.0),
+                    confidence: m.map_or(CONFIDENCE, |m| m.level),
+                });
                 change.testable = m.is_some();
                 change.significant = m.is_some_and(|m| m.marked);
             }
@@ -370,15 +375,11 @@ mod tests {
         let cmp = compare(&report, &options).unwrap();
         assert_eq!(cmp.baseline, "a");
         assert_eq!(cmp.baseline_index(), 1);
-        // Columns in the order asked for, the baseline (B) second.
-        let text = crate::render::compare::text(&cmp);
+        // Columns in the order asked for, each named by its label, the baseline second.
+        let text = crate::render::compare::text(&cmp, true);
         let header = text.lines().find(|l| l.starts_with("gc ")).unwrap();
         let header: Vec<&str> = header.split_whitespace().collect();
-        assert_eq!(
-            header,
-            ["gc", "heap", "A", "A-B", "+-", "%", "+-", "B"],
-            "{text}"
-        );
+        assert_eq!(header, ["gc", "heap", "c", "a"], "{text}");
         assert!(
             cmp.rows[0].entries[0]
                 .as_ref()
@@ -442,7 +443,7 @@ mod tests {
             entry(2).not_compared.as_deref(),
             Some("other JVM flags (`-XX:+UseTransparentHugePages`, not ``)")
         );
-        let text = crate::render::compare::text(&cmp);
+        let text = crate::render::compare::text(&cmp, true);
         assert!(text.contains("n/a"), "{text}");
         assert!(
             text.contains("`elsewhere` not compared with `base`"),
@@ -494,7 +495,7 @@ mod tests {
                 .collect(),
         );
         let cmp = compare(&report, &Options::default()).unwrap();
-        let text = crate::render::compare::text(&cmp);
+        let text = crate::render::compare::text(&cmp, true);
         assert!(
             crate::render::table::width(&text) <= crate::render::table::WIDTH,
             "{text}"
@@ -526,20 +527,17 @@ mod tests {
             two_jdks(run("p2", "2026-11-30T10:00:00Z", "vm", 2000.0)),
         ]);
         let cmp = compare(&report, &Options::default()).unwrap();
-        let text = crate::render::compare::text(&cmp);
+        let text = crate::render::compare::text(&cmp, true);
         assert!(
             crate::render::table::width(&text) <= crate::render::table::WIDTH,
             "{text}"
         );
-        // The main tables' headers, not the details' (`rounds`).
-        let headers: Vec<&str> = text
-            .lines()
-            .filter(|l| l.starts_with("jdk ") && !l.contains("rounds"))
-            .collect();
+        // The cover letter's tables' headers: each with the baseline's column.
+        let headers: Vec<&str> = text.lines().filter(|l| l.starts_with("jdk ")).collect();
         assert_eq!(headers.len(), 2, "{text}");
         let columns = |h: &str| h.split_whitespace().skip(3).collect::<Vec<_>>().join(" ");
-        assert_eq!(columns(headers[0]), "A B B-A +- % +-", "{text}");
-        assert_eq!(columns(headers[1]), "A C C-A +- % +-", "{text}");
+        assert_eq!(columns(headers[0]), "base p1", "{text}");
+        assert_eq!(columns(headers[1]), "base p2", "{text}");
     }
 
     /// The text with its wrapped lines joined, to find a phrase whatever the wrapping.
@@ -565,7 +563,7 @@ mod tests {
             }]
         );
         let cmp = compare(&report, &Options::default()).unwrap();
-        let text = crate::render::compare::text(&cmp);
+        let text = crate::render::compare::text(&cmp, true);
         assert!(
             table_text(&text).contains("`k` (3 runs) 1 of 2 pairs"),
             "{text}"

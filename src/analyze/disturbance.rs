@@ -327,7 +327,9 @@ fn outlier(j: &Judged<'_>, causes: Vec<String>, median: Option<f64>) -> (String,
     };
     let line = format!(
         "round {} {setting} pretouch {:.0} ms{shown_median}: {why}",
-        j.record.round, j.ms
+        // Rounds are numbered from 1 wherever a reader sees them; the file keeps 0.
+        j.record.round + 1,
+        j.ms
     );
     let mut kinds: Vec<String> = if !causes.is_empty() {
         causes.iter().map(|c| kind(c).to_owned()).collect()
@@ -498,7 +500,7 @@ mod tests {
         assert_eq!(d.disturbed, 0);
         assert_eq!(
             d.outlier_causes,
-            "round 9 with pretouch 170 ms, median 160: no machine counter explains it"
+            "round 10 with pretouch 170 ms, median 160: no machine counter explains it"
         );
     }
 
@@ -514,7 +516,7 @@ mod tests {
         assert_eq!(
             d.outliers,
             [
-                "round 9 with pretouch 2437 ms, median 160: idle 12 s before: memory returned to host (1960 MiB reported)"
+                "round 10 with pretouch 2437 ms, median 160: idle 12 s before: memory returned to host (1960 MiB reported)"
             ]
         );
         assert_eq!(d.summary, "memory returned to host 1");
@@ -565,7 +567,7 @@ mod tests {
         assert_eq!(
             d.outliers,
             [
-                "round 9 with pretouch 900 ms, median 160: steal 84 ms, other processes 310 ms CPU, preempted 900 times, THP fallback 412, compaction stalls 30, direct reclaim (5000 pages scanned)"
+                "round 10 with pretouch 900 ms, median 160: steal 84 ms, other processes 310 ms CPU, preempted 900 times, THP fallback 412, compaction stalls 30, direct reclaim (5000 pages scanned)"
             ]
         );
         assert_eq!(
@@ -714,8 +716,13 @@ mod tests {
             ..Default::default()
         };
         let report = crate::analyze::build(&results);
-        let doc = crate::analyze::document::build(results, &Default::default()).unwrap();
-        let cause = "round 7 with pretouch 1284 ms, median 433: idle 20 s before: memory returned to host (2000 MiB reported)";
+        // The causes are details of the text and Markdown (`--details`).
+        let details = crate::analyze::Options {
+            details: true,
+            ..Default::default()
+        };
+        let doc = crate::analyze::document::build(results, &details).unwrap();
+        let cause = "round 8 with pretouch 1284 ms, median 433: idle 20 s before: memory returned to host (2000 MiB reported)";
         assert_eq!(report.cells[0].outlier_causes, cause);
         assert_eq!(report.cells[0].disturbed, 1);
         for format in [Format::Text, Format::Markdown, Format::Csv, Format::Json] {

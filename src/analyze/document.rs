@@ -54,6 +54,10 @@ pub struct Launches {
     pub show_profile: bool,
     /// Whether the startup phases' table is shown.
     pub phases: bool,
+    /// Whether the text and Markdown show every detail (`--details`): the spread,
+    /// rounds, outliers and their causes, the explaining tables and the machine's
+    /// notes; without it, the cover letter's table and a line per warning.
+    pub details: bool,
     /// The probed launches' fault latency and lock contention (`run --probe`), of the
     /// labels shown; absent when the results hold no probe record.
     pub probes: Option<ProbeAnalysis>,
@@ -177,6 +181,7 @@ fn build_from(
             profile,
             show_profile: options.show_profile,
             phases: options.phases,
+            details: options.details,
             probes,
         }),
         calibration: None,

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 
 use crate::stats::interval::{
-    CostInterval, Drift, as_runs, look_level, runs_interval, runs_interval_in,
+    CostInterval, Drift, Estimator, as_runs, look_level, runs_interval_by, runs_interval_in,
 };
 use crate::store::LaunchRecord;
 
@@ -97,12 +97,16 @@ pub fn by_run(costs: impl IntoIterator<Item = (usize, f64)>) -> Vec<Vec<f64>> {
 /// `1 - 0.05 / looks` (the level the stop checked it at, so that the interval it
 /// stopped on holds 95%; `schedule::adaptive`). Returns the looks when they set the
 /// level.
-pub fn stated(runs: &[Vec<f64>], looks: Option<u32>) -> (Option<CostInterval>, Option<u32>) {
+pub fn stated(
+    runs: &[Vec<f64>],
+    looks: Option<u32>,
+    estimator: Estimator,
+) -> (Option<CostInterval>, Option<u32>) {
     let runs = as_runs(runs);
-    let interval = runs_interval(&runs, CONFIDENCE);
+    let interval = runs_interval_by(&runs, estimator, CONFIDENCE);
     match looks {
         Some(k) if interval.is_some_and(|i| i.runs == 1) => (
-            runs_interval(&runs, look_level(CONFIDENCE, k as usize)),
+            runs_interval_by(&runs, estimator, look_level(CONFIDENCE, k as usize)),
             Some(k),
         ),
         _ => (interval, None),
@@ -125,7 +129,12 @@ pub fn cell_interval<'a>(
     runs: &[&'a [LaunchRecord]],
     keep: impl Fn(&'a LaunchRecord) -> bool,
 ) -> Option<CostInterval> {
-    stated(&pairs_of(runs, keep).run_costs(), None).0
+    stated(
+        &pairs_of(runs, keep).run_costs(),
+        None,
+        Estimator::default(),
+    )
+    .0
 }
 
 #[cfg(test)]
@@ -283,7 +292,7 @@ mod tests {
         // The drift is the label's: pooled over both cells' rounds.
         let g1_costs = round_costs(&[&f.launches], |l| l.cell.gc == Gc::G1);
         let parallel_costs = round_costs(&[&f.launches], |l| l.cell.gc == Gc::Parallel);
-        let drift = Drift::of(&[&g1_costs, &parallel_costs]);
+        let drift = Drift::of_by(&[&g1_costs, &parallel_costs], Estimator::Median);
         let want = stated_in(std::slice::from_ref(&g1_costs), drift).unwrap();
         assert_ne!(
             Some(want),
@@ -308,5 +317,6 @@ mod tests {
         assert_eq!(parallel.cost_interval(), None);
         assert_eq!(parallel.cost_ci_batches, None);
         assert_eq!(parallel.cost_tmean_ms, Some(300.0));
+        assert_eq!(parallel.cost_ms, Some(300.0));
     }
 }

@@ -25,4 +25,10 @@ pub struct Options {
     /// The setting the others are compared with (`--baseline-setting`); `None`: the
     /// first setting met, in matrix order.
     pub baseline_setting: Option<String>,
+    /// The figure of each cell's per-round costs (`--estimator`): the median unless
+    /// asked otherwise.
+    pub estimator: crate::stats::interval::Estimator,
+    /// Every detail in the text and Markdown (`--details`): the spread, rounds,
+    /// outliers and their causes, the explaining tables and the machine's notes.
+    pub details: bool,
 }

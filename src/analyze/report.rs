@@ -15,7 +15,7 @@ use crate::analyze::env::differences;
 use crate::analyze::explain::{CellExplain, CellFolios, explain_cell};
 use crate::analyze::options::Options;
 use crate::matrix::{Gc, Matrix};
-use crate::stats::interval::{CONFIDENCE, look_level};
+use crate::stats::interval::{CONFIDENCE, Estimator, as_runs, look_level, runs_estimate};
 use crate::stats::{Summary, outliers, quartiles, summarize};
 use crate::store::{CellKey, CellStop, HostInfo, LaunchRecord, ResultFile, Results};
 
@@ -149,18 +149,24 @@ pub struct CellReport {
     pub cost_min_ms: Option<f64>,
     /// Lower quartile of the per-round costs (R's type 8).
     pub cost_q1_ms: Option<f64>,
-    /// Median of the per-round costs: the line in the plot's box (`report --plot`). No
-    /// column: the tables' estimate is the trimmed mean.
-    #[serde(skip)]
+    /// Median of the per-round costs, all runs together: the line in the plot's box
+    /// (`report --plot`).
     pub cost_median_ms: Option<f64>,
     /// Upper quartile of the per-round costs (R's type 8).
     pub cost_q3_ms: Option<f64>,
     /// Largest per-round cost.
     pub cost_max_ms: Option<f64>,
-    /// The 20% trimmed mean of the per-round costs (`docs/statistics.md`); absent
-    /// without a round.
+    /// The 20% trimmed mean of the per-round costs (`docs/statistics.md`), over runs the
+    /// mean of the runs' trimmed means; absent without a round. Given whatever the
+    /// report's estimator.
     pub cost_tmean_ms: Option<f64>,
-    /// Its 95% interval, drift-aware ([`crate::analyze::interval`]);
+    /// The estimator the report states (`median`, or `trimmed-mean` with
+    /// `--estimator trimmed-mean`): what `cost_ms` and its interval are.
+    pub cost_estimator: crate::stats::interval::Estimator,
+    /// The cell's cost as the report states it, ms: the estimator's figure of the
+    /// per-round costs, over runs the mean of the runs' figures; absent without a round.
+    pub cost_ms: Option<f64>,
+    /// The 95% interval of `cost_ms`, drift-aware ([`crate::analyze::interval`]);
     /// absent with fewer than 10 rounds (`few rounds` in the text and Markdown).
     pub cost_ci_low_ms: Option<f64>,
     pub cost_ci_high_ms: Option<f64>,
@@ -170,7 +176,7 @@ pub struct CellReport {
     /// The runs (result files) the interval is over, when the label has two or more of
     /// 10 rounds each (its error pooled over the label's cells,
     /// `stats::interval::RunSpread`);
-    /// its estimate, `cost_tmean_ms`, is then the mean of the runs' trimmed means.
+    /// its estimate, `cost_ms`, is then the mean of the runs' figures.
     pub cost_ci_runs: Option<usize>,
     /// When the cell's run stopped under adaptive repetitions checked at planned looks
     /// (`schedule::adaptive`): how many, and the interval from its rounds is at
@@ -229,11 +235,7 @@ impl CellReport {
 
     /// The cost's 95% interval, when the cell has one.
     pub fn cost_interval(&self) -> Option<(f64, f64, f64)> {
-        Some((
-            self.cost_tmean_ms?,
-            self.cost_ci_low_ms?,
-            self.cost_ci_high_ms?,
-        ))
+        Some((self.cost_ms?, self.cost_ci_low_ms?, self.cost_ci_high_ms?))
     }
 
     /// Half the width of the cost's 95% interval, ms: the `+-` the tables print.
@@ -666,7 +668,7 @@ pub fn label_rows(
         })
         .collect();
     let mut cells: Vec<CellReport> = cells;
-    restate_with_the_labels_drift(&mut cells);
+    restate_with_the_labels_drift(&mut cells, options.estimator);
     LabelRows { cells, warnings }
 }
 
@@ -675,20 +677,20 @@ pub fn label_rows(
 /// run share its rounds and the machine's drift, and one cell's 10 rounds (or 3 runs)
 /// say little of it. A cell whose run stopped under adaptive repetitions keeps the
 /// interval its stop checked, from its own rounds.
-fn restate_with_the_labels_drift(cells: &mut [CellReport]) {
+fn restate_with_the_labels_drift(cells: &mut [CellReport], estimator: Estimator) {
     let runs: Vec<Vec<Vec<f64>>> = cells.iter().map(CellReport::run_costs).collect();
     let by_cell: Vec<Vec<&[f64]>> = runs
         .iter()
         .map(|r| crate::stats::interval::as_runs(r))
         .collect();
-    let drift = crate::stats::interval::Drift::of_cells(&by_cell);
+    let drift = crate::stats::interval::Drift::of_cells_by(&by_cell, estimator);
     for (cell, runs) in cells.iter_mut().zip(&runs) {
         if cell.cost_ci_looks.is_some() {
             continue;
         }
         let interval = crate::analyze::interval::stated_in(runs, drift);
         if let Some(i) = interval {
-            cell.cost_tmean_ms = Some(i.estimate_ms);
+            cell.cost_ms = Some(i.estimate_ms);
         }
         cell.cost_ci_low_ms = interval.map(|i| i.low_ms);
         cell.cost_ci_high_ms = interval.map(|i| i.high_ms);
@@ -916,13 +918,14 @@ fn cell_report<'a>(
         };
     let (launches_on, on_index) = records(true, &s.launches_on);
     let (launches_off, _) = records(false, &s.launches_off);
-
     let costs = round_costs(&s, &flagged, kept);
     let cost_values: Vec<f64> = costs.iter().map(|c| c.ms).collect();
     let cost = summarize(&cost_values);
     let quart = quartiles(&cost_values);
     let by_run = run_costs(&costs);
-    let (interval, looks) = crate::analyze::interval::stated(&by_run, looks);
+    let (interval, looks) = crate::analyze::interval::stated(&by_run, looks, options.estimator);
+    // Over runs the interval is about the mean of the runs' figures.
+    let figure = |e: Estimator| runs_estimate(&as_runs(&by_run), e);
     let pick = |x: Option<Summary>, f: fn(Summary) -> f64| x.map(f);
     let x = explain_cell(&launches_on, &launches_off, &heap.folios);
     let thp_mode = cell_thp_mode(&s, per_file);
@@ -982,10 +985,9 @@ fn cell_report<'a>(
         cost_median_ms: pick(cost, |x| x.median),
         cost_q3_ms: quart.map(|q| q.1),
         cost_max_ms: pick(cost, |x| x.max),
-        // Over runs the interval is about the mean of the runs' trimmed means.
-        cost_tmean_ms: interval.map(|i| i.estimate_ms).or_else(|| {
-            crate::stats::interval::trimmed_mean(&cost_values, crate::stats::interval::TRIM)
-        }),
+        cost_tmean_ms: figure(Estimator::TrimmedMean),
+        cost_estimator: options.estimator,
+        cost_ms: interval.map_or_else(|| figure(options.estimator), |i| Some(i.estimate_ms)),
         cost_ci_low_ms: interval.map(|i| i.low_ms),
         cost_ci_high_ms: interval.map(|i| i.high_ms),
         cost_ci_batches: interval.filter(|i| i.runs == 1).map(|i| i.batches),
@@ -1197,7 +1199,7 @@ mod tests {
     #[test]
     fn the_half_width_is_half_the_interval_and_absent_without_one() {
         let cell = CellReport {
-            cost_tmean_ms: Some(300.0),
+            cost_ms: Some(300.0),
             cost_ci_low_ms: Some(290.0),
             cost_ci_high_ms: Some(315.0),
             ..CellReport::default()

@@ -10,6 +10,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::features::calibrate::options::CalibrateArgs;
 use crate::render::common::Format;
+use crate::stats::interval::Estimator;
 
 const EXIT_CODES: &str = "\
 Exit codes:
@@ -51,8 +52,8 @@ pub struct Cli {
 pub enum Command {
     /// Launch every cell of a matrix with and without -XX:+AlwaysPreTouch and store each launch
     Run(RunArgs),
-    /// Print each cell's pretouch cost, the 20% trimmed mean of its per-round costs with its
-    /// 95% interval, from stored results; several labels (kernels) side by side, with each
+    /// Print each cell's pretouch cost, the median of its per-round costs with its 95%
+    /// interval, from stored results; several labels (kernels) side by side, with each
     /// change against a baseline
     Report(ReportArgs),
     /// List every JDK installed (/usr/lib/jvm, /opt/pretouch-jdks, JAVA_HOME, PATH): what
@@ -336,6 +337,15 @@ pub struct ReportArgs {
     /// labels' histograms, without and with pretouch (`run --probe`)
     #[arg(long, value_name = "DIR", conflicts_with = "calibrate")]
     pub probe_svg: Option<PathBuf>,
+    /// The figure of each cell's per-round costs: their median, or their 20% trimmed
+    /// mean (more efficient where the costs are near normal). One report states one
+    #[arg(long, value_enum, default_value_t = Estimator::Median)]
+    pub estimator: Estimator,
+    /// Every detail in the text and Markdown: each label's spread, rounds, outliers and
+    /// their causes, the tables that explain the cost (faults, rate, phases, method,
+    /// memory) and the machine's notes. HTML, JSON and CSV always hold them
+    #[arg(long)]
+    pub details: bool,
 }
 
 #[cfg(test)]

@@ -31,6 +31,8 @@ pub(crate) fn cmd_report(args: ReportArgs) -> anyhow::Result<u8> {
         show_profile: args.profile,
         calibrate: args.calibrate,
         baseline_setting: args.baseline_setting.clone(),
+        estimator: args.estimator,
+        details: args.details,
     };
     let doc = if args.calibrate {
         // The result files' damaged lines are warned about, their launches never kept.

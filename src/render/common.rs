@@ -62,7 +62,7 @@ pub(crate) fn cost(c: &CellReport) -> String {
 /// `376 +-4.2`, and `376 +-12.0 (3 runs)` when the interval is over the label's runs;
 /// `few rounds` when it has rounds but fewer than an interval needs.
 pub(crate) fn cost_ci(c: &CellReport) -> String {
-    match (c.cost_tmean_ms, c.cost_half_width_ms()) {
+    match (c.cost_ms, c.cost_half_width_ms()) {
         (Some(estimate), Some(half_width)) => {
             let shown = format!("{} +-{}", table::ms(estimate), table::ms(half_width));
             match c.cost_ci_runs {
@@ -104,7 +104,7 @@ pub(crate) fn interval_basis_note<'a>(cells: impl Iterator<Item = &'a CellReport
         note += " From one run's rounds, the interval does not see the machine move between runs; a label of three runs or more, run in turn with the others (`run --kernel ... --runs 3` in VMs), gets one over its runs that does (docs/statistics.md).";
     }
     if over_runs {
-        note += " (N runs) = the label ran the cell N times (result files), and the interval is over those runs: the mean of their trimmed means, its error how far the runs differ, pooled over the label's cells, never narrower than the drift in their rounds (docs/statistics.md).";
+        note += " (N runs) = the label ran the cell N times (result files), and the interval is over those runs: the mean of their figures (medians or trimmed means), its error how far the runs differ, pooled over the label's cells, never narrower than the drift in their rounds (docs/statistics.md).";
     }
     note
 }
@@ -357,14 +357,13 @@ impl CellNames {
         Self { cols, letters }
     }
 
-    /// Names for one report's cells, lettered in its labels' order when it has several.
+    /// Names for one report's cells, each with its label when it has several.
     pub fn of(report: &Report) -> Self {
         let letters = if report.labels.len() > 1 {
             report
                 .labels
                 .iter()
-                .enumerate()
-                .map(|(i, l)| (l.clone(), crate::analyze::labels::letter(i)))
+                .map(|l| (l.clone(), l.clone()))
                 .collect()
         } else {
             Vec::new()
@@ -435,4 +434,170 @@ impl CellNames {
         }
         out.join(", ")
     }
+}
+
+/// The default report's notes under its table: each warning that applies in at most two
+/// lines of [`table::WIDTH`] columns, naming the option that shows its detail
+/// (`--details`, or the option that changes it). What `--details` prints in full.
+pub(crate) struct Brief<'a> {
+    pub cells: &'a [&'a CellReport],
+    pub outliers_excluded: bool,
+    pub warnings: &'a [String],
+    pub run_to_run: &'a [crate::analyze::report::RunToRun],
+    pub machine_notes: &'a [String],
+    /// What differs between the labels' environments (THP mode, boot parameters).
+    pub env_differences: &'a [String],
+}
+
+impl Brief<'_> {
+    pub(crate) fn lines(&self) -> Vec<String> {
+        let mut notes = Vec::new();
+        let failed: usize = self.cells.iter().map(|c| c.failed).sum();
+        if failed > 0 {
+            let cells: Vec<String> = self
+                .cells
+                .iter()
+                .filter(|c| c.failed > 0)
+                .map(|c| format!("{} {} {}", c.gc, c.heap, c.variant_text()))
+                .collect();
+            let where_ = if cells.len() <= 2 {
+                cells.join(", ")
+            } else {
+                format!("{} cells", cells.len())
+            };
+            notes.push(format!(
+                "warning: {} failed in {where_}, in no figure (--details)",
+                launches(failed)
+            ));
+        }
+        // A cost without a pretouch is no cost: said first, whatever else.
+        for c in self.cells.iter().filter(|c| c.untouched > 0) {
+            notes.push(format!(
+                "warning: {}: PRETOUCH DID NOT HAPPEN in {} of {} launches (--details)",
+                cell_name(c),
+                c.untouched,
+                c.runs_on
+            ));
+        }
+        let outliers: usize = self.cells.iter().map(|c| c.outliers).sum();
+        if outliers > 0 {
+            notes.push(if self.outliers_excluded {
+                format!(
+                    "note: {} left out as outliers (--details lists them)",
+                    launches(outliers)
+                )
+            } else {
+                format!(
+                    "note: {} far from the others, in every figure (--details)",
+                    launches(outliers)
+                )
+            });
+        }
+        let disturbed: usize = self.cells.iter().map(|c| c.disturbed).sum();
+        if disturbed > 0 {
+            notes.push(format!(
+                "note: {} ran beside other work or the host's faults (--details)",
+                launches(disturbed)
+            ));
+        }
+        if self
+            .cells
+            .iter()
+            .any(|c| c.cost_interval().is_some() && c.cost_ci_runs.is_none())
+        {
+            notes.push(
+                "note: one run a label, so drift between runs is not in it (--runs 3)".to_owned(),
+            );
+        }
+        if self
+            .cells
+            .iter()
+            .any(|c| c.rounds > 0 && c.cost_interval().is_none())
+        {
+            notes.push(
+                "note: a cell of under 10 rounds has no interval (--details shows which)"
+                    .to_owned(),
+            );
+        }
+        for w in self.warnings {
+            notes.push(format!("warning: {w}"));
+        }
+        let drifted = self
+            .run_to_run
+            .iter()
+            .filter(|r| r.cells > 0 && r.significant * 10 >= r.cells)
+            .count();
+        if drifted > 0 {
+            notes.push(format!(
+                "warning: the runs of {drifted} label(s) differ more than chance (--details)"
+            ));
+        }
+        for d in self.env_differences {
+            notes.push(format!("environment: {d}"));
+        }
+        if !self.machine_notes.is_empty() {
+            let reporting = self
+                .machine_notes
+                .iter()
+                .any(|n| n.contains("free page reporting on"));
+            notes.push(if reporting {
+                "machine: free page reporting on; launches may pay host faults (--details)"
+                    .to_owned()
+            } else {
+                "machine: notes on the machine the runs ran on (--details)".to_owned()
+            });
+        }
+        notes.into_iter().map(|n| two_lines(&n)).collect()
+    }
+}
+
+/// `1 launch`, `4 launches`.
+fn launches(n: usize) -> String {
+    if n == 1 {
+        "1 launch".to_owned()
+    } else {
+        format!("{n} launches")
+    }
+}
+
+/// `text` wrapped at [`table::WIDTH`] columns (continuation indented by 2), cut to two
+/// lines with ` ...` where longer: `--details` prints it whole.
+fn two_lines(text: &str) -> String {
+    let wrapped = table::wrap(text, 2);
+    let lines: Vec<&str> = wrapped.lines().collect();
+    if lines.len() <= 2 {
+        return wrapped;
+    }
+    let mut second = lines[1].to_owned();
+    while second.len() + 4 > table::WIDTH {
+        second.pop();
+    }
+    format!("{}\n{} ...\n", lines[0], second.trim_end())
+}
+
+/// What the title says each cost is: `median of 10` (rounds), `median of 10-30`,
+/// or over runs `mean of 3 runs' medians`; the estimator is the cells' one.
+pub(crate) fn estimate_phrase(cells: &[&CellReport]) -> String {
+    let name = cells
+        .first()
+        .map_or(crate::stats::interval::Estimator::default(), |c| {
+            c.cost_estimator
+        })
+        .name();
+    if let Some(runs) = cells.iter().filter_map(|c| c.cost_ci_runs).max() {
+        return format!("mean of {runs} runs' {name}s");
+    }
+    let rounds: Vec<usize> = cells.iter().map(|c| c.rounds).filter(|r| *r > 0).collect();
+    match (rounds.iter().min(), rounds.iter().max()) {
+        (Some(a), Some(b)) if a == b => format!("{name} of {a}"),
+        (Some(a), Some(b)) => format!("{name} of {a}-{b}"),
+        _ => name.to_owned(),
+    }
+}
+
+/// The wider side of an interval about its estimate, for a `+-` column: a ratio's
+/// interval made on the log scale is not symmetric, and the wider side is the one a
+/// reader must not overlook.
+pub(crate) fn wider_side(estimate: f64, low: f64, high: f64) -> f64 {
+    (estimate - low).max(high - estimate)
 }

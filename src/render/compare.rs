@@ -10,89 +10,63 @@ use crate::analyze::compare::{Column, Comparison, Entry, Interval};
 use crate::analyze::report::CellReport;
 use crate::machine::jdk::short_jdk;
 use crate::render::common::{
-    CellNames, FEW_ROUNDS, KEY_HEADERS, cost, cost_half_width, failure_warnings,
+    Brief, CellNames, KEY_HEADERS, cost_half_width, estimate_phrase, failure_warnings,
     failure_warnings_named, iqr, key_columns, key_values, ms, outlier_note, run_to_run_notes,
-    spread,
+    spread, wider_side,
 };
-use crate::render::labels::{self, detail_rows, legend_line, levels, minute};
+use crate::render::labels::{self, detail_rows, minute};
 use crate::render::table::{self, Col};
 
-fn percent(e: &Entry) -> String {
-    labels::percent(e.change.as_ref(), "n/a")
-}
-
-fn change_ms(e: &Entry) -> String {
-    e.change
-        .map_or_else(|| "n/a".to_owned(), |c| table::change_ms(c.delta))
-}
-
-/// The half-width of the change's interval, `few` where a side has too few rounds.
-fn half_width(e: &Entry) -> String {
-    match e.change.map(|c| c.interval) {
-        Some(Some(d)) => table::ms(d.half_width()),
-        Some(None) => FEW.to_owned(),
-        None => String::new(),
-    }
-}
-
-/// The half-width of the change's interval in %, as [`half_width`].
-fn percent_half_width(e: &Entry) -> String {
-    match e.change.map(|c| (c.interval, c.percent_interval)) {
-        Some((_, Some(p))) => table::pct(p.half_width(), 1),
-        Some((Some(_), None)) => "n/a".to_owned(),
-        Some((None, _)) => FEW.to_owned(),
-        None => String::new(),
-    }
-}
-
-/// The interval of the change, `low .. high` (Markdown).
-fn interval(e: &Entry) -> String {
-    match e.change.map(|c| c.interval) {
-        Some(Some(d)) => format!(
-            "{} .. {}",
-            table::change_ms(d.low),
-            table::change_ms(d.high)
-        ),
-        Some(None) => FEW_ROUNDS.to_owned(),
-        None => String::new(),
-    }
-}
-
-/// What a change without an interval shows in the text's narrow column.
-const FEW: &str = "few";
-
-/// The legend under the tables, said once: at most 8 lines at 72 columns, every
-/// abbreviation defined; the long story is docs/report.md's.
+/// The legend under the details, said once: every column in words; the long story
+/// is docs/report.md's.
 fn legend(cmp: &Comparison) -> String {
     let one_run =
         compared_cells(cmp).any(|c| c.cost_interval().is_some() && c.cost_ci_runs.is_none());
     let over_runs = compared_cells(cmp).any(|c| c.cost_ci_runs.is_some());
     let few = compared_cells(cmp).any(|c| c.rounds > 0 && c.cost_interval().is_none());
+    let estimator = compared_cells(cmp)
+        .next()
+        .map_or_else(Default::default, |c| c.cost_estimator);
     let mut text = format!(
-        "cost = ms from exec to main() with minus without -XX:+AlwaysPreTouch, \
-         per round (two launches back to back); tmean = its {} trimmed \
-         mean; a negative change is less startup time.",
-        table::pct(100.0 * crate::stats::interval::TRIM, 0),
+        "cost = the time from exec to main() with -XX:+AlwaysPreTouch less the time \
+         without it, in one round (two launches back to back); cost ms = the {} of a \
+         cell's rounds; a negative change is less startup time. +- ms = half its 95% \
+         interval.",
+        estimator.name()
     );
-    if cmp.columns.iter().any(|c| c.level.is_some()) {
+    let levels: Vec<String> = cmp
+        .columns
+        .iter()
+        .filter_map(|c| {
+            c.level.map(|l| {
+                format!(
+                    "{} {} cell(s) at {}",
+                    c.label,
+                    c.compared,
+                    table::pct(100.0 * l, 2)
+                )
+            })
+        })
+        .collect();
+    if !levels.is_empty() {
         let _ = write!(
             text,
-            " +- = half-width of the interval; * = it excludes 0; a column's marks \
-             hold at {} together (Bonferroni: {}).",
+            " A change's interval is at the level that holds a label's marks together at \
+             {} (Bonferroni: {}); in %, it is the ratio of the costs, on the log scale.",
             table::pct(100.0 * cmp.confidence, 0),
-            levels(cmp, "cell", "")
+            levels.join(", ")
         );
     }
     if few {
-        text += " few = under 10 rounds a side: no interval, no mark.";
+        text += " none = under 10 rounds a side: no interval, no mark.";
     }
-    text += " median = median(with) - median(without); IQR = its quartiles' \
-             distance; out = outlier launches (modified z-score > 3.5).";
+    text += " min-max ms and IQR ms = the spread of the per-round costs; outliers = \
+             launches whose modified z-score is above 3.5.";
     if one_run {
-        text += " An interval from one run misses run-to-run drift (--runs 3).";
+        text += " An interval from one run misses drift between runs (run --runs 3).";
     }
     if over_runs {
-        text += " runs = result files an interval is over.";
+        text += " rounds = runs (result files) x rounds a run, where the interval is over runs.";
     }
     text += " docs/report.md says more.";
     text
@@ -100,7 +74,7 @@ fn legend(cmp: &Comparison) -> String {
 
 fn cell_cost(e: Option<&Entry>) -> String {
     match e {
-        Some(e) => match e.measured.cost_tmean_ms {
+        Some(e) => match e.measured.cost_ms {
             Some(v) => table::ms(v),
             None if e.measured.failed > 0 => "FAILED".to_owned(),
             None => "-".to_owned(),
@@ -118,71 +92,173 @@ fn key_parts([jdk, gc, heap, variant]: &[String; 4]) -> (&str, &str, &str, &str)
     (jdk, gc, heap, variant)
 }
 
-/// The main table: key, then per label in label order its trimmed mean cost, and for
-/// the labels other than the baseline their change in ms and in %, each with the
-/// half-width of its interval, and the mark: one estimator a row. Labels that do not
-/// fit 72 columns go to further tables, each with the baseline's column.
-fn main_tables(cmp: &Comparison, cols: &[usize]) -> String {
+/// The details: per cell and label, its rounds, its cost with the half-width of its
+/// own interval, the runs it is over, the spread of the per-round costs and the
+/// outliers.
+fn details(cmp: &Comparison, cols: &[usize]) -> String {
+    let key: Vec<Col<'_>> = cols.iter().map(|&i| table::name(KEY_HEADERS[i])).collect();
+    let mut values = vec![
+        table::name("label"),
+        table::num("rounds"),
+        table::num("cost ms"),
+        table::num("+- ms"),
+    ];
+    values.extend([
+        table::num("min-max ms"),
+        table::num("IQR ms"),
+        table::num("outliers"),
+    ]);
+    let rows = detail_rows(
+        cmp,
+        |k| key_values(key_parts(k), cols),
+        |e| {
+            let c: &CellReport = &e.measured;
+            // Over runs, `3 x 10`: 3 runs of 10 rounds each (on average).
+            let rounds = match c.cost_ci_runs {
+                Some(runs) => format!("{runs} x {}", table::whole(c.rounds / runs.max(1))),
+                None => table::whole(c.rounds),
+            };
+            let mut v = vec![rounds, ms(c.cost_ms), cost_half_width(c, "none")];
+            v.extend([
+                spread(c.cost_min_ms, c.cost_max_ms),
+                iqr(c),
+                table::whole(c.outliers),
+            ]);
+            v
+        },
+    );
+    // Each line names its label, not a letter to look up, where the labels fit.
+    let mut named = rows.clone();
+    for (_, v) in &mut named {
+        if let Some(c) = cmp.columns.iter().find(|c| c.letter == v[0]) {
+            v[0] = c.label.clone();
+        }
+    }
+    if table::fits(&key, &values, &named) {
+        return table::render_keyed(&key, &values, &named);
+    }
+    let mut out = String::new();
+    for c in &cmp.columns {
+        out += &table::wrap(&format!("{} = {}", c.letter, c.label), 2);
+    }
+    out + &table::render_keyed(&key, &values, &rows)
+}
+
+/// A label's column of the cover letter's table: its parts padded alike in every row,
+/// so that they line up (the cost; for a label but the baseline its change in %, the
+/// wider side of its interval and the mark; for one label alone, its own interval).
+fn letter_column(cmp: &Comparison, i: usize) -> Vec<String> {
+    let base = cmp.baseline_index();
+    let entries: Vec<Option<&Entry>> = cmp.rows.iter().map(|r| r.entries[i].as_ref()).collect();
+    let costs: Vec<String> = entries.iter().map(|e| cell_cost(*e)).collect();
+    if i == base && cmp.columns.len() == 1 {
+        // One label: its cost with the half-width of its own interval.
+        let w = costs.iter().map(String::len).max().unwrap_or(0);
+        return entries
+            .iter()
+            .zip(&costs)
+            .map(|(e, c)| {
+                let half = e.map_or_else(String::new, |e| {
+                    e.measured
+                        .cost_half_width_ms()
+                        .map_or_else(|| "no CI".to_owned(), |h| format!("+-{}", table::ms(h)))
+                });
+                format!("{c:>w$} {half}").trim_end().to_owned()
+            })
+            .collect();
+    }
+    if i == base {
+        return costs;
+    }
+    let change = |e: &Option<&Entry>| e.and_then(|e| e.change);
+    let pcts: Vec<String> = entries
+        .iter()
+        .map(|e| match (e, change(e)) {
+            (_, Some(c)) => c
+                .percent
+                .map_or_else(|| "n/a".to_owned(), table::signed_pct),
+            // Not compared: a warning under the table says why.
+            (Some(_), None) => "n/a".to_owned(),
+            (None, None) => String::new(),
+        })
+        .collect();
+    let halves: Vec<String> = entries
+        .iter()
+        .map(
+            |e| match change(e).map(|c| (c.interval, c.percent_interval)) {
+                Some((_, Some(p))) => format!("+-{:.1}", wider_side(p.estimate, p.low, p.high)),
+                Some((None, _)) => "no CI".to_owned(),
+                Some((Some(_), None)) | None => String::new(),
+            },
+        )
+        .collect();
+    let marks: Vec<&str> = entries
+        .iter()
+        .map(|e| change(e).map_or("", |c| labels::mark(&c)))
+        .collect();
+    let w = |v: &[String]| v.iter().map(String::len).max().unwrap_or(0);
+    let (wc, wp, wh) = (w(&costs), w(&pcts), w(&halves));
+    (0..entries.len())
+        .map(|r| {
+            format!(
+                "{:>wc$}  {:>wp$} {:>wh$} {}",
+                costs[r], pcts[r], halves[r], marks[r]
+            )
+            .trim_end()
+            .to_owned()
+        })
+        .collect()
+}
+
+/// The cover letter's table: a row per cell, a column per label in the order given,
+/// each label's cost in ms and, for each label but the baseline, its change in % with
+/// the wider side of its 95% interval and `*` where the interval excludes 0. Labels
+/// that do not fit 72 columns go to further tables, each with the baseline's column.
+fn letter_tables(cmp: &Comparison, cols: &[usize]) -> String {
     let base = cmp.baseline_index();
     let key: Vec<Col<'_>> = cols.iter().map(|&i| table::name(KEY_HEADERS[i])).collect();
     let others: Vec<usize> = (0..cmp.columns.len()).filter(|&i| i != base).collect();
-    let headers: Vec<[String; 2]> = cmp
-        .columns
-        .iter()
-        .map(|c| {
-            let b = &cmp.columns[base].letter;
-            [c.letter.clone(), format!("{}-{b}", c.letter)]
-        })
-        .collect();
-    // Columns in label order: the baseline's cost, and each other label's cost with
-    // its change against the baseline.
-    let parts = |group: &[usize]| {
+    let column = |i: usize| letter_column(cmp, i);
+    let parts = |group: &[usize], lettered: bool| {
         let mut shown: Vec<usize> = group.to_vec();
         shown.push(base);
         shown.sort_unstable();
-        let mut value_cols = Vec::new();
-        for &i in &shown {
-            value_cols.push(table::num(&headers[i][0]));
-            if i != base {
-                value_cols.push(table::num(&headers[i][1]));
-                value_cols.push(table::num("+-"));
-                value_cols.push(table::num("%"));
-                value_cols.push(table::num("+-"));
-            }
-        }
+        let values: Vec<Col<'_>> = shown
+            .iter()
+            .map(|&i| {
+                let c = &cmp.columns[i];
+                table::name(if lettered { &c.letter } else { &c.label })
+            })
+            .collect();
+        let columns: Vec<Vec<String>> = shown.iter().map(|&i| column(i)).collect();
         let rows: Vec<(Vec<String>, Vec<String>)> = cmp
             .rows
             .iter()
-            .map(|r| {
-                let mut v = Vec::new();
-                for &i in &shown {
-                    let e = r.entries[i].as_ref();
-                    v.push(cell_cost(e));
-                    if i != base {
-                        let dash = || "-".to_owned();
-                        v.push(e.map_or_else(dash, change_ms));
-                        v.push(e.map_or_else(dash, half_width));
-                        v.push(e.map_or_else(dash, percent));
-                        v.push(e.map_or_else(dash, percent_half_width));
-                    }
-                }
-                (key_values(key_parts(&r.key), cols), v)
+            .enumerate()
+            .map(|(r, row)| {
+                (
+                    key_values(key_parts(&row.key), cols),
+                    columns.iter().map(|c| c[r].clone()).collect(),
+                )
             })
             .collect();
-        (value_cols, rows)
+        (values, rows)
     };
+    // Labels too long for a column beside the baseline's are named by letters, each
+    // letter's label said above the table.
+    let lettered = others
+        .iter()
+        .chain(others.is_empty().then_some(&base))
+        .any(|&i| {
+            let (values, rows) = parts(&[i], false);
+            !table::fits(&key, &values, &rows)
+        });
     let fits = |group: &[usize]| {
-        let (values, rows) = parts(group);
+        let (values, rows) = parts(group, lettered);
         table::fits(&key, &values, &rows)
     };
-    let build = |group: &[usize]| {
-        let (values, rows) = parts(group);
-        table::render_keyed(&key, &values, &rows)
-    };
-    // Greedy: as many labels per table as fit the width.
-    let mut out = String::new();
+    let mut tables: Vec<Vec<usize>> = Vec::new();
     let mut group: Vec<usize> = Vec::new();
-    let mut tables = Vec::new();
     for &i in &others {
         group.push(i);
         if group.len() > 1 && !fits(&group) {
@@ -194,96 +270,74 @@ fn main_tables(cmp: &Comparison, cols: &[usize]) -> String {
     if !group.is_empty() || tables.is_empty() {
         tables.push(group);
     }
+    let mut out = String::new();
+    if lettered {
+        for c in &cmp.columns {
+            out += &table::wrap(&format!("{} = {}", c.letter, c.label), 2);
+        }
+    }
     for (n, g) in tables.iter().enumerate() {
         if n > 0 {
             out.push('\n');
         }
-        out += &build(g);
+        let (values, rows) = parts(g, lettered);
+        out += &table::render_keyed(&key, &values, &rows);
     }
     out
 }
 
-/// The details: per cell and label, its rounds, its trimmed mean cost with the
-/// half-width of its own interval, the median cost (the other estimator, labelled),
-/// the spread of the per-round costs and the outliers.
-fn details(cmp: &Comparison, cols: &[usize]) -> String {
-    let key: Vec<Col<'_>> = cols.iter().map(|&i| table::name(KEY_HEADERS[i])).collect();
-    let over_runs = compared_cells(cmp).any(|c| c.cost_ci_runs.is_some());
-    let mut values = vec![
-        table::name(""),
-        table::num("rounds"),
-        table::num("tmean"),
-        table::num("+-"),
-    ];
-    if over_runs {
-        values.push(table::num("runs"));
+/// The footer of the cover letter's table: what `*` means and at what level the
+/// column's marks hold together, in one line; what `+-` is.
+fn letter_footer(cmp: &Comparison) -> String {
+    let marks: usize = cmp.columns.iter().map(|c| c.compared).sum();
+    if cmp.columns.len() == 1 {
+        return "+- = half the 95% interval of the cost\n".to_owned();
     }
-    values.extend([
-        table::num("median"),
-        table::num("min-max"),
-        table::num("IQR"),
-        table::num("out"),
-    ]);
-    let rows = detail_rows(
-        cmp,
-        |k| key_values(key_parts(k), cols),
-        |e| {
-            let c: &CellReport = &e.measured;
-            let mut v = vec![
-                table::whole(c.rounds),
-                ms(c.cost_tmean_ms),
-                cost_half_width(c, FEW),
-            ];
-            if over_runs {
-                v.push(table::whole(c.cost_ci_runs.unwrap_or(1)));
-            }
-            v.extend([
-                cost(c),
-                spread(c.cost_min_ms, c.cost_max_ms),
-                iqr(c),
-                table::whole(c.outliers),
-            ]);
-            v
-        },
-    );
-    table::render_keyed(&key, &values, &rows)
+    if marks == 0 {
+        return String::new();
+    }
+    table::wrap(
+        &format!(
+            "+- = the wider side of the 95% interval; * = it excludes 0 ({} for the {marks} cell{} compared together)",
+            table::pct(100.0 * cmp.confidence, 0),
+            if marks == 1 { "" } else { "s" }
+        ),
+        2,
+    )
 }
 
-/// The labels side by side as text tables.
-pub fn text(cmp: &Comparison) -> String {
-    let mut out = String::new();
-    out += &table::wrap(
-        &format!(
-            "pretouch cost, {} trimmed mean in ms; change against {} (baseline)",
-            table::pct(100.0 * crate::stats::interval::TRIM, 0),
-            cmp.columns[cmp.baseline_index()].letter
-        ),
-        0,
-    );
+/// The table's title: what the cost is, its estimator and rounds, against which label
+/// the changes are.
+fn title(cmp: &Comparison, cells: &[&CellReport]) -> String {
+    if cmp.columns.len() == 1 {
+        return format!(
+            "AlwaysPreTouch startup cost, ms ({})",
+            estimate_phrase(cells)
+        );
+    }
+    format!(
+        "AlwaysPreTouch startup cost, ms ({}); change against {}",
+        estimate_phrase(cells),
+        cmp.columns[cmp.baseline_index()].label
+    )
+}
+
+/// What every cell shares, said once above the table: the host, the kernel where
+/// every label ran the same, and the key parts that are the same in every row.
+fn shared_line(cmp: &Comparison, shared: Option<String>) -> String {
     let same = |f: fn(&crate::analyze::report::LabelInfo) -> &str| {
         cmp.columns
             .iter()
             .all(|c| f(&c.info) == f(&cmp.columns[0].info))
     };
-    let same_host = same(|i| &i.hostname) && same(|i| &i.cpu_model);
-    let same_kernel = same(|i| &i.kernel_release);
-    for c in &cmp.columns {
-        let mut facts = Vec::new();
-        if !same_host {
-            facts.push(format!("host {} ({})", c.info.hostname, c.info.cpu_model));
-        }
-        if !same_kernel && c.info.kernel_release != c.info.label {
-            facts.push(format!("kernel {}", c.info.kernel_release));
-        }
-        facts.push(format!("{} UTC", minute(&c.info.oldest_run)));
-        out += &legend_line(c, &facts.join(", "));
-    }
-    let (cols, shared) = key_columns(&keys(cmp));
-    // What every cell shares, on one line when it fits: the host, the kernel, the key
-    // parts.
     let mut common: Vec<String> = Vec::new();
-    if let Some(first) = cmp.columns.first().filter(|_| same_host) {
-        let kernel = if same_kernel {
+    common.extend(shared);
+    if let Some(first) = cmp
+        .columns
+        .first()
+        .filter(|_| same(|i| &i.hostname) && same(|i| &i.cpu_model))
+    {
+        let kernel = if same(|i| &i.kernel_release) {
             format!(", kernel {}", first.info.kernel_release)
         } else {
             String::new()
@@ -293,19 +347,70 @@ pub fn text(cmp: &Comparison) -> String {
             first.info.hostname, first.info.cpu_model
         ));
     }
-    common.extend(shared);
-    let one = common.join("; ");
-    if one.len() <= table::WIDTH {
-        out += &table::wrap(&one, 2);
+    table::wrap(&common.join("; "), 2)
+}
+
+/// The labels side by side as the cover letter's table, with a line or two per
+/// warning; every detail with `details`.
+pub fn text(cmp: &Comparison, details: bool) -> String {
+    let cells: Vec<&CellReport> = compared_cells(cmp).collect();
+    let mut out = head(cmp);
+    let (cols, _) = key_columns(&keys(cmp));
+    if details {
+        out.push('\n');
+        out += &details_text(cmp, &cols);
     } else {
-        for line in &common {
-            out += &table::wrap(line, 2);
+        let brief = Brief {
+            cells: &cells,
+            outliers_excluded: cmp.outliers_excluded,
+            warnings: &cmp.warnings,
+            run_to_run: &cmp.run_to_run,
+            machine_notes: &cmp.machine_notes,
+            env_differences: &cmp.env_differences,
+        };
+        for line in brief.lines() {
+            out += &line;
         }
     }
+    out
+}
+
+/// The cover letter's table under its title, with its footer: what the text report
+/// opens with, with `--details` or without.
+pub fn head(cmp: &Comparison) -> String {
+    let cells: Vec<&CellReport> = compared_cells(cmp).collect();
+    let mut out = table::wrap(&title(cmp, &cells), 2);
+    let (cols, shared) = key_columns(&keys(cmp));
+    out += &shared_line(cmp, shared);
     out.push('\n');
-    out += &main_tables(cmp, &cols);
+    out += &letter_tables(cmp, &cols);
+    out += &letter_footer(cmp);
+    out
+}
+
+/// `--details`: when and where each label ran, each cell's rounds, cost and spread, the
+/// legend, and every note in full.
+fn details_text(cmp: &Comparison, cols: &[usize]) -> String {
+    let mut out = String::new();
+    for c in &cmp.columns {
+        let facts = format!(
+            "host {} ({}), kernel {}, first run {} UTC",
+            c.info.hostname,
+            c.info.cpu_model,
+            c.info.kernel_release,
+            minute(&c.info.oldest_run)
+        );
+        out += &table::wrap(
+            &format!(
+                "{}{}: {facts}",
+                c.label,
+                if c.baseline { " (baseline)" } else { "" }
+            ),
+            2,
+        );
+    }
     out.push('\n');
-    out += &details(cmp, &cols);
+    out += &details(cmp, cols);
     out.push('\n');
     out += &table::wrap(&legend(cmp), 0);
     out += &text_notes(cmp);
@@ -323,7 +428,7 @@ fn text_notes(cmp: &Comparison) -> String {
     let letters = cmp
         .columns
         .iter()
-        .map(|c| (c.label.clone(), c.letter.clone()))
+        .map(|c| (c.label.clone(), c.label.clone()))
         .collect();
     let names = CellNames::new(cells.iter().copied(), letters);
     let mut notes = failure_warnings_named(&cells, &|c| names.name(c));
@@ -369,18 +474,34 @@ fn notes(cmp: &Comparison) -> Vec<String> {
     notes
 }
 
-/// The labels side by side as Markdown tables.
-pub fn markdown(cmp: &Comparison) -> String {
+/// The labels side by side as Markdown: the cover letter's table, one figure a cell,
+/// in the text's shape (each label's cost in ms; for each label but the baseline its
+/// change in %, marked `*` where the interval excludes 0, and the wider side of its
+/// interval), the title and a line per warning; with `details`, each cell's rounds,
+/// interval and spread, the legend and every note in full.
+pub fn markdown(cmp: &Comparison, details: bool) -> String {
     let base = cmp.baseline_index();
-    let base_label = &cmp.columns[base].info.label;
-    let vs = format!("vs {base_label} (ms)");
+    let alone = cmp.columns.len() == 1;
+    let headers: Vec<String> = cmp
+        .columns
+        .iter()
+        .enumerate()
+        .flat_map(|(i, c)| {
+            if i == base && alone {
+                vec![format!("{} ms", c.label), "+- ms".to_owned()]
+            } else if i == base {
+                vec![format!("{} ms", c.label)]
+            } else {
+                vec![
+                    format!("{} ms", c.label),
+                    format!("{} change %", c.label),
+                    "+- %".to_owned(),
+                ]
+            }
+        })
+        .collect();
     let mut cols = table::cols(&["jdk", "gc", "heap", "variant"], 4);
-    for (i, c) in cmp.columns.iter().enumerate() {
-        cols.push(table::num(&c.info.label));
-        if i != base {
-            cols.extend(table::cols(&[&vs, "interval (ms)", "%", "interval (%)"], 0));
-        }
-    }
+    cols.extend(headers.iter().map(|h| table::num(h)));
     let mut rows = Vec::new();
     for r in &cmp.rows {
         let [jdk, gc, heap, variant] = &r.key;
@@ -392,26 +513,61 @@ pub fn markdown(cmp: &Comparison) -> String {
         ];
         for (i, e) in r.entries.iter().enumerate() {
             let e = e.as_ref();
-            let c = e.map(|e| &e.measured);
-            row.push(format!(
-                "{} ({}; median {}; {}; IQR {}; {} out)",
-                cell_cost(e),
-                c.map_or_else(|| "-".to_owned(), |c| cost_half_width(c, FEW_ROUNDS)),
-                c.map_or_else(|| "-".to_owned(), cost),
-                c.map_or_else(|| "-".to_owned(), |c| spread(c.cost_min_ms, c.cost_max_ms)),
-                c.map_or_else(|| "-".to_owned(), iqr),
-                c.map_or(0, |c| c.outliers),
-            ));
-            if i != base {
-                row.push(e.map_or_else(|| "-".to_owned(), change_ms));
-                row.push(e.map_or_else(String::new, interval));
-                row.push(e.map_or_else(|| "-".to_owned(), percent));
-                row.push(e.map_or_else(String::new, percent_interval));
+            row.push(cell_cost(e));
+            if i == base && alone {
+                row.push(
+                    e.map_or_else(|| "-".to_owned(), |e| cost_half_width(&e.measured, "none")),
+                );
+            } else if i != base {
+                let change = e.and_then(|e| e.change);
+                row.push(match change {
+                    Some(c) => format!(
+                        "{}{}",
+                        c.percent
+                            .map_or_else(|| "n/a".to_owned(), |p| format!("{p:+.1}")),
+                        labels::mark(&c)
+                    ),
+                    None => "-".to_owned(),
+                });
+                row.push(match change.map(|c| (c.interval, c.percent_interval)) {
+                    Some((_, Some(p))) => format!("{:.1}", wider_side(p.estimate, p.low, p.high)),
+                    Some((Some(_), None)) => "n/a".to_owned(),
+                    Some((None, _)) => "none".to_owned(),
+                    None => "-".to_owned(),
+                });
             }
         }
         rows.push(row);
     }
-    let mut out = table::markdown(&cols, &rows);
+    let cells: Vec<&CellReport> = compared_cells(cmp).collect();
+    let mut out = format!("{}\n\n", title(cmp, &cells));
+    out += &table::markdown(&cols, &rows);
+    let footer = letter_footer(cmp);
+    if !footer.is_empty() {
+        out += "\n";
+        out += &footer.split_whitespace().collect::<Vec<_>>().join(" ");
+        out += "\n";
+    }
+    if !details {
+        let brief = Brief {
+            cells: &cells,
+            outliers_excluded: cmp.outliers_excluded,
+            warnings: &cmp.warnings,
+            run_to_run: &cmp.run_to_run,
+            machine_notes: &cmp.machine_notes,
+            env_differences: &cmp.env_differences,
+        };
+        for line in brief.lines() {
+            let _ = writeln!(
+                out,
+                "\n> {}",
+                line.split_whitespace().collect::<Vec<_>>().join(" ")
+            );
+        }
+        return out;
+    }
+    out += "\n";
+    out += &markdown_details(cmp);
     out += "\n";
     out += &legend(cmp);
     out += "\n";
@@ -434,14 +590,68 @@ pub fn markdown(cmp: &Comparison) -> String {
     out
 }
 
-/// The interval of the change in %, `low .. high` (Markdown).
-fn percent_interval(e: &Entry) -> String {
-    match e.change.map(|c| (c.interval, c.percent_interval)) {
-        Some((_, Some(p))) => format!("{} .. {}", table::pct(p.low, 1), table::pct(p.high, 1)),
-        Some((Some(_), None)) => "n/a".to_owned(),
-        Some((None, _)) => FEW_ROUNDS.to_owned(),
-        None => String::new(),
+/// `--details` in Markdown: a row per cell and label, one figure a cell: its rounds,
+/// cost, interval, runs, spread and outliers; and each change's interval in ms and %.
+fn markdown_details(cmp: &Comparison) -> String {
+    let cols = table::cols(
+        &[
+            "jdk",
+            "gc",
+            "heap",
+            "variant",
+            "label",
+            "rounds",
+            "cost ms",
+            "low ms",
+            "high ms",
+            "runs",
+            "min ms",
+            "max ms",
+            "IQR ms",
+            "outliers",
+            "change ms",
+            "change low ms",
+            "change high ms",
+            "change low %",
+            "change high %",
+        ],
+        5,
+    );
+    let mut rows = Vec::new();
+    for r in &cmp.rows {
+        let [jdk, gc, heap, variant] = &r.key;
+        for (col, e) in cmp.entries(r) {
+            let c = &e.measured;
+            let opt = |v: Option<f64>| v.map_or_else(|| "-".to_owned(), table::ms);
+            let change = e.change;
+            let interval = change.and_then(|c| c.interval);
+            let pct = change.and_then(|c| c.percent_interval);
+            rows.push(vec![
+                short_jdk(jdk).to_owned(),
+                gc.clone(),
+                heap.clone(),
+                variant.clone(),
+                col.label.clone(),
+                table::whole(c.rounds),
+                opt(c.cost_ms),
+                opt(c.cost_ci_low_ms),
+                opt(c.cost_ci_high_ms),
+                table::whole(c.cost_ci_runs.unwrap_or(1)),
+                opt(c.cost_min_ms),
+                opt(c.cost_max_ms),
+                c.cost_q1_ms
+                    .zip(c.cost_q3_ms)
+                    .map_or_else(|| "-".to_owned(), |(a, b)| table::ms(b - a)),
+                table::whole(c.outliers),
+                change.map_or_else(|| "-".to_owned(), |c| table::change_ms(c.delta)),
+                interval.map_or_else(|| "-".to_owned(), |i| table::change_ms(i.low)),
+                interval.map_or_else(|| "-".to_owned(), |i| table::change_ms(i.high)),
+                pct.map_or_else(|| "-".to_owned(), |p| format!("{:+.1}", p.low)),
+                pct.map_or_else(|| "-".to_owned(), |p| format!("{:+.1}", p.high)),
+            ]);
+        }
     }
+    table::markdown(&cols, &rows)
 }
 
 /// A cell's change against the baseline as the CSV's columns after the cell's own, and
@@ -553,65 +763,49 @@ mod tests {
 
     #[test]
     fn text() {
-        let out = super::text(&sample());
+        let out = super::text(&sample(), false);
         assert!(table::width(&out) <= table::WIDTH, "{out}");
         insta::assert_snapshot!(out, @"
-        pretouch cost, 20% trimmed mean in ms; change against A (baseline)
-        A  6.18.0-base (baseline): 2026-11-30 07:00 UTC
-        B  6.18.0-vma-refcount: 2026-11-30 08:00 UTC
-        host vm (AMD EPYC 9B14), kernel 6.18.0; jdk 17.0.15+6, variant default
+        AlwaysPreTouch startup cost, ms (median of 10); change against
+          6.18.0-base
+        jdk 17.0.15+6, variant default; host vm (AMD EPYC 9B14), kernel 6.18.0
 
-        gc        heap    A    B    B-A   +-        %    +-
-        g1        1g    383  284  -99.1  7.6  -25.9%*  2.0%
-        parallel  1g    396  396   +0.5  8.4    +0.1%  2.1%
-
-        gc        heap     rounds  tmean   +-  median  min-max   IQR  out
-        g1        1g    A      10    383  5.6     383  374-393  10.0    0
-                        B      10    284  4.9     284  276-937   8.6    1
-        parallel  1g    A      10    396  5.8     396  387-407  10.4    0
-                        B      10    396  5.8     396  388-407  10.4    0
-
-        cost = ms from exec to main() with minus without -XX:+AlwaysPreTouch,
-        per round (two launches back to back); tmean = its 20% trimmed mean; a
-        negative change is less startup time. +- = half-width of the interval; *
-        = it excludes 0; a column's marks hold at 95% together (Bonferroni: B 2
-        cell(s) at 97.50%). median = median(with) - median(without); IQR = its
-        quartiles' distance; out = outlier launches (modified z-score > 3.5). An
-        interval from one run misses run-to-run drift (--runs 3). docs/report.md
-        says more.
-        warning: 1 outlier launch(es), in every figure unless --exclude-outliers
-        outlier  round  pretouch   ms  median  likely cause
-        B g1 1g      7  with      985     332  no machine counters (older file)
+        gc        heap  6.18.0-base  6.18.0-vma-refcount
+        g1        1g    383          284  -25.9% +-2.4 *
+        parallel  1g    396          396   +0.1% +-3.3
+        +- = the wider side of the 95% interval; * = it excludes 0 (95% for the
+          2 cells compared together)
+        note: 1 launch far from the others, in every figure (--details)
+        note: one run a label, so drift between runs is not in it (--runs 3)
         ");
     }
 
     #[test]
     fn markdown() {
-        insta::assert_snapshot!(super::markdown(&sample()), @"
-        | jdk | gc | heap | variant | 6.18.0-base | 6.18.0-vma-refcount | vs 6.18.0-base (ms) | interval (ms) | % | interval (%) |
-        |---|---|---|---|---:|---:|---:|---:|---:|---:|
-        | 17.0.15+6 | g1 | 1g | default | 383 (5.6; median 383; 374-393; IQR 10.0; 0 out) | 284 (4.9; median 284; 276-937; IQR 8.6; 1 out) | -99.1 | -107 .. -91.5 | -25.9%* | -27.9% .. -23.9% |
-        | 17.0.15+6 | parallel | 1g | default | 396 (5.8; median 396; 387-407; IQR 10.4; 0 out) | 396 (5.8; median 396; 388-407; IQR 10.4; 0 out) | +0.5 | -7.9 .. +8.9 | +0.1% | -2.0% .. 2.3% |
+        insta::assert_snapshot!(super::markdown(&sample(), false), @"
+        AlwaysPreTouch startup cost, ms (median of 10); change against 6.18.0-base
 
-        cost = ms from exec to main() with minus without -XX:+AlwaysPreTouch, per round (two launches back to back); tmean = its 20% trimmed mean; a negative change is less startup time. +- = half-width of the interval; * = it excludes 0; a column's marks hold at 95% together (Bonferroni: B 2 cell(s) at 97.50%). median = median(with) - median(without); IQR = its quartiles' distance; out = outlier launches (modified z-score > 3.5). An interval from one run misses run-to-run drift (--runs 3). docs/report.md says more.
+        | jdk | gc | heap | variant | 6.18.0-base ms | 6.18.0-vma-refcount ms | 6.18.0-vma-refcount change % | +- % |
+        |---|---|---|---|---:|---:|---:|---:|
+        | 17.0.15+6 | g1 | 1g | default | 383 | 284 | -25.9* | 2.4 |
+        | 17.0.15+6 | parallel | 1g | default | 396 | 396 | +0.1 | 3.3 |
 
-        - `6.18.0-base` (baseline): host vm, AMD EPYC 9B14, kernel 6.18.0, oldest run 2026-11-30T07:00:00Z
-        - `6.18.0-vma-refcount`: host vm, AMD EPYC 9B14, kernel 6.18.0, oldest run 2026-11-30T08:00:00Z
+        +- = the wider side of the 95% interval; * = it excludes 0 (95% for the 2 cells compared together)
 
-        > warning: 1 outlier launch(es), in every figure unless --exclude-outliers
+        > note: 1 launch far from the others, in every figure (--details)
 
-        > outlier: 6.18.0-vma-refcount 17.0.15+6 g1 1g default: round 7 with pretouch 985 ms, median 332: no machine counters recorded (file written before they were)
+        > note: one run a label, so drift between runs is not in it (--runs 3)
         ");
     }
 
     #[test]
     fn csv() {
         insta::assert_snapshot!(super::csv(&sample()), @r#"
-        label,jdk,gc,heap,variant,launches,launches_on,launches_off,failed,median_on_ms,min_on_ms,max_on_ms,median_off_ms,min_off_ms,max_off_ms,pretouch_ms,first_failure,gc_threads,cpus,app,exec_to_agent_off_ms,exec_to_agent_on_ms,agent_to_init_off_ms,agent_to_init_on_ms,init_to_main_off_ms,init_to_main_on_ms,pretouch_faults,expected_faults,expected_folio_bytes,expected_faults_4k,fault_rate_per_s,ceiling_per_s,ceiling_pct,jvm_pretouch_ms,jvm_genesis_growth_ms,untouched,untouched_reason,untouched_launches,rounds,cost_min_ms,cost_q1_ms,cost_q3_ms,cost_max_ms,cost_tmean_ms,cost_ci_low_ms,cost_ci_high_ms,cost_ci_batches,cost_ci_runs,cost_ci_looks,outliers,disturbed,disturbances,outlier_causes,heap_memory,heap_views,heap_page_size_bytes,heap_huge_bytes,heap_resident_bytes,pretouch_method,method_source,method_bugs,method_notes,method_check,method_check_detail,pretouch_logging,baseline,change_ms,change_percent,change_percent_low,change_percent_high,shift_ms,ci_low_ms,ci_high_ms,ci_confidence,significant,not_compared,outliers_excluded
-        6.18.0-base,17.0.15+6-Debian-1deb12u1,g1,1g,default,20,10,10,0,431.075,421.4,442.9,48.125,47.0,49.5,382.95,,auto,all,,,,,,,,,262144,4096,,,,,,,0,,,10,374.4,378.0416666666667,388.01666666666665,393.4,382.95,377.3561992187547,388.5438007812453,10,,,0,0,,,,,,,,store,"JDK 17, before JDK 18",JDK-8272807,,,,running-pre-touch-lines,true,,,,,,,,,,,false
-        6.18.0-vma-refcount,17.0.15+6-Debian-1deb12u1,g1,1g,default,20,10,10,0,332.475,323.4,985.05,48.625,47.5,50.0,283.85,,auto,all,,,,,,,,,262144,4096,,,,,,,0,,,10,275.9,279.98333333333335,288.6166666666667,937.3,283.8333333333333,278.9523188668794,288.7143477997872,10,,,1,0,,"round 7 with pretouch 985 ms, median 332: no machine counters recorded (file written before they were)",,,,,,store,"JDK 17, before JDK 18",JDK-8272807,,,,running-pre-touch-lines,false,-99.11666666666667,-25.882404143273714,-27.87496889371002,-23.889839392837406,-99.11666666666667,-106.74719337846251,-91.48613995487084,0.975,true,,false
-        6.18.0-base,17.0.15+6-Debian-1deb12u1,parallel,1g,default,20,10,10,0,446.1125,436.1,458.35,50.125,49.0,51.5,395.9875,,auto,all,,,,,,,,,262144,4096,,,,,,,0,,,10,387.1,390.8854166666667,401.25416666666666,406.85,395.9875,390.17289129317925,401.8021087068208,10,,,0,0,,,,,,,,store,"JDK 17, before JDK 18",JDK-8272807 JDK-8324817,"Parallel GC could leave part of its heap untouched without THP `always` before JDK-8324817 (JDK 23, backported to 21u): the touched check says whether it did here",,,running-pre-touch-lines,true,,,,,,,,,,,false
-        6.18.0-vma-refcount,17.0.15+6-Debian-1deb12u1,parallel,1g,default,20,10,10,0,447.115,437.08,459.38,50.625,49.5,52.0,396.49,,auto,all,,,,,,,,,262144,4096,,,,,,,0,,,10,387.58,391.375,401.77,407.38,396.49,390.66067076480755,402.31932923519247,10,,,0,0,,,,,,,,store,"JDK 17, before JDK 18",JDK-8272807 JDK-8324817,"Parallel GC could leave part of its heap untouched without THP `always` before JDK-8324817 (JDK 23, backported to 21u): the touched check says whether it did here",,,running-pre-touch-lines,false,0.5024999999999977,0.1268979450108899,-2.0034480110222592,2.257243901044039,0.5024999999999977,-7.933403692646769,8.938403692646764,0.975,false,,false
+        label,jdk,gc,heap,variant,launches,launches_on,launches_off,failed,median_on_ms,min_on_ms,max_on_ms,median_off_ms,min_off_ms,max_off_ms,pretouch_ms,first_failure,gc_threads,cpus,app,exec_to_agent_off_ms,exec_to_agent_on_ms,agent_to_init_off_ms,agent_to_init_on_ms,init_to_main_off_ms,init_to_main_on_ms,pretouch_faults,expected_faults,expected_folio_bytes,expected_faults_4k,fault_rate_per_s,ceiling_per_s,ceiling_pct,jvm_pretouch_ms,jvm_genesis_growth_ms,untouched,untouched_reason,untouched_launches,rounds,cost_min_ms,cost_q1_ms,cost_median_ms,cost_q3_ms,cost_max_ms,cost_tmean_ms,cost_estimator,cost_ms,cost_ci_low_ms,cost_ci_high_ms,cost_ci_batches,cost_ci_runs,cost_ci_looks,outliers,disturbed,disturbances,outlier_causes,heap_memory,heap_views,heap_page_size_bytes,heap_huge_bytes,heap_resident_bytes,pretouch_method,method_source,method_bugs,method_notes,method_check,method_check_detail,pretouch_logging,baseline,change_ms,change_percent,change_percent_low,change_percent_high,shift_ms,ci_low_ms,ci_high_ms,ci_confidence,significant,not_compared,outliers_excluded
+        6.18.0-base,17.0.15+6-Debian-1deb12u1,g1,1g,default,20,10,10,0,431.075,421.4,442.9,48.125,47.0,49.5,382.95,,auto,all,,,,,,,,,262144,4096,,,,,,,0,,,10,374.4,378.042,382.95,388.017,393.4,382.95,median,382.95,374.454,391.446,10,,,0,0,,,,,,,,store,"JDK 17, before JDK 18",JDK-8272807,,,,running-pre-touch-lines,true,,,,,,,,,,,false
+        6.18.0-vma-refcount,17.0.15+6-Debian-1deb12u1,g1,1g,default,20,10,10,0,332.475,323.4,985.05,48.625,47.5,50.0,283.85,,auto,all,,,,,,,,,262144,4096,,,,,,,0,,,10,275.9,279.983,283.6,288.617,937.3,283.833,median,283.6,277.339,289.861,10,,,1,0,,"round 8 with pretouch 985 ms, median 332: no machine counters recorded (file written before they were)",,,,,,store,"JDK 17, before JDK 18",JDK-8272807,,,,running-pre-touch-lines,false,-99.35,-25.943334638986805,-28.280479457497044,-23.530028604375673,-99.35,-110.329,-88.371,0.975,true,,false
+        6.18.0-base,17.0.15+6-Debian-1deb12u1,parallel,1g,default,20,10,10,0,446.113,436.1,458.35,50.125,49.0,51.5,395.988,,auto,all,,,,,,,,,262144,4096,,,,,,,0,,,10,387.1,390.885,395.988,401.254,406.85,395.988,median,395.988,387.156,404.819,10,,,0,0,,,,,,,,store,"JDK 17, before JDK 18",JDK-8272807 JDK-8324817,"Parallel GC could leave part of its heap untouched without THP `always` before JDK-8324817 (JDK 23, backported to 21u): the touched check says whether it did here",,,running-pre-touch-lines,true,,,,,,,,,,,false
+        6.18.0-vma-refcount,17.0.15+6-Debian-1deb12u1,parallel,1g,default,20,10,10,0,447.115,437.08,459.38,50.625,49.5,52.0,396.49,,auto,all,,,,,,,,,262144,4096,,,,,,,0,,,10,387.58,391.375,396.49,401.77,407.38,396.49,median,396.49,387.636,405.344,10,,,0,0,,,,,,,,store,"JDK 17, before JDK 18",JDK-8272807 JDK-8324817,"Parallel GC could leave part of its heap untouched without THP `always` before JDK-8324817 (JDK 23, backported to 21u): the touched check says whether it did here",,,running-pre-touch-lines,false,0.502,0.1268979450108899,-3.0591493344001797,3.417657502031912,0.502,-12.311,13.316,0.975,false,,false
         "#);
     }
 }

@@ -58,7 +58,8 @@ pub(crate) fn text(cells: &[&CellReport], names: &CellNames) -> String {
         for (o, line) in c.outlier_launches.iter().zip(&c.outlier_lines) {
             rows.push(vec![
                 names.name(c),
-                table::whole(o.round),
+                // From 1, as every format numbers rounds.
+                table::whole(o.round + 1),
                 if o.pretouch { "with" } else { "without" }.to_owned(),
                 table::whole_ms(o.ms),
                 o.median_ms.map_or_else(|| "-".to_owned(), table::whole_ms),

@@ -39,11 +39,20 @@ fn text(doc: &Document) -> String {
     let mut out = String::new();
     if let Some(l) = &doc.launches {
         out += &cells_text(l);
-        out += &l.settings.as_ref().map(settings::text).unwrap_or_default();
+        out += &l
+            .settings
+            .as_ref()
+            .map(|s| settings::text(s, l.details))
+            .unwrap_or_default();
         out += &ready::text(&l.report);
         let names = cell_names(l);
-        out += &explain::text(&l.report, l.phases, &names);
-        out += &heap::text(&l.report, &names);
+        // The tables that explain the cost are details, or asked for by `--phases`.
+        if l.details || l.phases {
+            out += &explain::text(&l.report, l.phases, &names);
+        }
+        if l.details {
+            out += &heap::text(&l.report, &names);
+        }
         if let Some(p) = l.shown_profile() {
             out += "\n";
             out += &profile::text(p);
@@ -58,14 +67,13 @@ fn text(doc: &Document) -> String {
     out
 }
 
-/// How the text names the cells: by their label's letter in the comparison when
-/// several labels are shown.
+/// How the text names the cells: by their label when several labels are shown.
 fn cell_names(l: &Launches) -> CellNames {
     let letters = if l.several() {
         l.comparison
             .columns
             .iter()
-            .map(|c| (c.label.clone(), c.letter.clone()))
+            .map(|c| (c.label.clone(), c.label.clone()))
             .collect()
     } else {
         Vec::new()
@@ -74,10 +82,15 @@ fn cell_names(l: &Launches) -> CellNames {
 }
 
 fn cells_text(l: &Launches) -> String {
-    if l.several() {
-        compare::text(&l.comparison)
+    if l.details && !l.several() {
+        // One label's details: its cells' launches, times, spread, stops and notes.
+        format!(
+            "{}\n{}",
+            compare::head(&l.comparison),
+            report::text(&l.report)
+        )
     } else {
-        report::text(&l.report)
+        compare::text(&l.comparison, l.details)
     }
 }
 
@@ -85,19 +98,24 @@ fn cells_text(l: &Launches) -> String {
 fn markdown(doc: &Document) -> String {
     let mut out = String::new();
     if let Some(l) = &doc.launches {
-        out += &if l.several() {
-            compare::markdown(&l.comparison)
-        } else {
-            report::markdown(&l.report)
-        };
+        out += &compare::markdown(&l.comparison, l.details);
+        if l.details && !l.several() {
+            // One label's launches: each cell's times without and with pretouch.
+            out += "\n";
+            out += &report::markdown(&l.report);
+        }
         out += &l
             .settings
             .as_ref()
-            .map(settings::markdown)
+            .map(|s| settings::markdown(s, l.details))
             .unwrap_or_default();
         out += &ready::markdown(&l.report);
-        out += &explain::markdown(&l.report, l.phases);
-        out += &heap::markdown(&l.report);
+        if l.details || l.phases {
+            out += &explain::markdown(&l.report, l.phases);
+        }
+        if l.details {
+            out += &heap::markdown(&l.report);
+        }
         if let Some(p) = l.shown_profile() {
             out += "\n";
             out += &profile::markdown(p);

@@ -290,7 +290,12 @@ mod tests {
     }
 
     fn render(format: Format) -> String {
-        let doc = document::build(results(), &Options::default()).unwrap();
+        // The heap and method are details (`--details`).
+        let options = Options {
+            details: true,
+            ..Options::default()
+        };
+        let doc = document::build(results(), &options).unwrap();
         crate::render::document::render(&doc, format)
     }
 

@@ -147,7 +147,7 @@ where
         let c = &e.measured;
         draw_box(&mut chart, x, c)?;
         // The table's figures above the column: the cost, and below it the change.
-        let cost = c.cost_tmean_ms.map_or_else(
+        let cost = c.cost_ms.map_or_else(
             || "failed".to_owned(),
             |v| format!("{} ms", crate::render::table::whole_ms(v)),
         );

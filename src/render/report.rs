@@ -36,30 +36,32 @@ fn label_line(report: &Report, label: &str) -> String {
     }
 }
 
-/// The legend under the single-label tables, said once: every abbreviation defined,
-/// a sentence only where its case occurs.
+/// The legend under the single-label tables, said once: every column in words, a
+/// sentence only where its case occurs.
 fn single_legend(report: &Report) -> String {
     let cells = || report.cells.iter();
+    let estimator = cells()
+        .next()
+        .map_or_else(Default::default, |c| c.cost_estimator);
     let mut text = format!(
-        "cost = ms from exec to main() with minus without -XX:+AlwaysPreTouch, \
-         per round (two launches back to back); tmean = its {} trimmed mean, \
-         +- = half-width of its 95% interval.",
-        table::pct(100.0 * crate::stats::interval::TRIM, 0)
+        "cost = the time from exec to main() with -XX:+AlwaysPreTouch less the time \
+         without it, in one round (two launches back to back); cost ms = the {} of a \
+         cell's rounds, +- ms = half its 95% interval.",
+        estimator.name()
     );
     if cells().any(|c| c.rounds > 0 && c.cost_interval().is_none()) {
-        text += " few = under 10 rounds: no interval.";
+        text += " none = under 10 rounds: no interval.";
     }
     if cells().any(|c| c.cost_ci_runs.is_some()) {
         text += " runs = result files the interval is over.";
     }
-    text += " off, on, median = median without, with, and their difference. \
-             IQR = the costs' quartiles' distance; out = outlier launches \
-             (modified z-score > 3.5).";
+    text += " min-max ms and IQR ms = the spread of the per-round costs; \
+             outliers = launches whose modified z-score is above 3.5.";
     if cells().any(|c| c.failed > 0) {
-        text += " fail = failed launches, in no figure.";
+        text += " failed = failed launches, in no figure.";
     }
     if cells().any(|c| c.cost_interval().is_some() && c.cost_ci_runs.is_none()) {
-        text += " An interval from one run misses run-to-run drift (--runs 3).";
+        text += " An interval from one run misses drift between runs (--runs 3).";
     }
     text + " docs/report.md says more."
 }
@@ -76,38 +78,32 @@ pub fn text(report: &Report) -> String {
         let any_failed = cells.iter().any(|c| c.failed > 0);
         let mut values = vec![
             table::num("launches"),
-            table::num("tmean"),
-            table::num("+-"),
+            table::num("cost ms"),
+            table::num("+- ms"),
         ];
         if over_runs {
             values.push(table::num("runs"));
         }
         values.extend([
-            table::num("off"),
-            table::num("on"),
-            table::num("median"),
-            table::num("min-max"),
-            table::num("IQR"),
-            table::num("out"),
+            table::num("min-max ms"),
+            table::num("IQR ms"),
+            table::num("outliers"),
         ]);
         if any_failed {
-            values.push(table::num("fail"));
+            values.push(table::num("failed"));
         }
         let rows: Vec<(Vec<String>, Vec<String>)> = cells
             .iter()
             .map(|c| {
                 let mut v = vec![
                     format!("{}+{}", table::whole(c.runs_off), table::whole(c.runs_on)),
-                    ms(c.cost_tmean_ms),
-                    cost_half_width(c, "few"),
+                    ms(c.cost_ms),
+                    cost_half_width(c, "none"),
                 ];
                 if over_runs {
                     v.push(table::whole(c.cost_ci_runs.unwrap_or(1)));
                 }
                 v.extend([
-                    ms(c.median_off_ms),
-                    ms(c.median_on_ms),
-                    cost(c),
                     spread(c.cost_min_ms, c.cost_max_ms),
                     iqr(c),
                     table::whole(c.outliers),
@@ -155,7 +151,7 @@ const MD_HEADERS: [&str; 13] = [
     "without (min-max)",
     "with (min-max)",
     "pretouch",
-    "20% trimmed mean +-95%",
+    "cost ms +- 95%",
     "cost min-max",
     "cost IQR",
     "outliers",
@@ -196,7 +192,15 @@ pub fn markdown(report: &Report) -> String {
         out += &table::markdown(&table::cols(&MD_HEADERS, 4), &rows);
         out.push('\n');
     }
-    out += "Times in ms from exec to `main()`: median of the counted launches (min-max); pretouch = median(with) - median(without); 20% trimmed mean +-95%: of the per-round costs (with - without in one round), with the half-width of its 95% interval (its standard error widened for drift, `docs/statistics.md`), `few rounds` under 10 rounds; cost min-max and IQR: spread of the per-round costs; outliers: launches with a modified z-score above 3.5.";
+    let estimator = report
+        .cells
+        .first()
+        .map_or_else(Default::default, |c| c.cost_estimator);
+    let _ = write!(
+        out,
+        "Times in ms from exec to `main()`: median of the counted launches (min-max); pretouch = the median time with pretouch less the median without; cost ms +- 95%: the {} of the per-round costs (the time with pretouch less the time without, in one round), with the half-width of its 95% interval (its standard error widened for drift, `docs/statistics.md`), `few rounds` under 10 rounds; cost min-max and IQR: spread of the per-round costs; outliers: launches with a modified z-score above 3.5.",
+        estimator.name()
+    );
     out += &interval_basis_note(report.cells.iter());
     out.push('\n');
     let cells: Vec<&CellReport> = report.cells.iter().collect();
@@ -287,6 +291,51 @@ pub(crate) fn cells_csv<E: serde::Serialize>(rows: &[(&CellReport, E)]) -> Strin
             (false, None) => w.serialize((plain, heap, extra)),
         };
         written.expect("a report row always serializes");
+    }
+    let text = String::from_utf8(w.into_inner().expect("writing to memory cannot fail"))
+        .expect("csv is UTF-8");
+    to_the_microsecond(&text)
+}
+
+/// The CSV with every millisecond column (its header ends in `_ms`) rounded to the
+/// microsecond, at most three decimals: `372.775`, not `372.77499999999998`. A timer's figure
+/// has no more to it, and the float noise of a mean would read as precision.
+/// `v` ms to the microsecond, trailing zeros dropped down to one decimal: `372.775`,
+/// `53.9`, `562.0`.
+fn microseconds(v: f64) -> String {
+    let s = format!("{v:.3}");
+    let s = s.trim_end_matches('0');
+    if s.ends_with('.') {
+        format!("{s}0")
+    } else {
+        s.to_owned()
+    }
+}
+
+fn to_the_microsecond(text: &str) -> String {
+    let mut r = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .from_reader(text.as_bytes());
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let mut ms_columns: Vec<bool> = Vec::new();
+    for (i, record) in r.records().enumerate() {
+        let record = record.expect("the CSV just written reads back");
+        if i == 0 {
+            ms_columns = record.iter().map(|h| h.ends_with("_ms")).collect();
+            w.write_record(&record)
+                .expect("writing to memory cannot fail");
+            continue;
+        }
+        let fields: Vec<String> = record
+            .iter()
+            .zip(ms_columns.iter().chain(std::iter::repeat(&false)))
+            .map(|(f, &ms)| match f.parse::<f64>() {
+                Ok(v) if ms && f.contains('.') => microseconds(v),
+                _ => f.to_owned(),
+            })
+            .collect();
+        w.write_record(&fields)
+            .expect("writing to memory cannot fail");
     }
     String::from_utf8(w.into_inner().expect("writing to memory cannot fail")).expect("csv is UTF-8")
 }
@@ -409,18 +458,18 @@ mod tests {
         insta::assert_snapshot!(out, @"
         label: 6.18.0-base (host vm, kernel 6.18.0, AMD EPYC 9B14)
         jdk 17.0.15+6
-          launches  tmean   +-   off   on  median   min-max   IQR  out
+          launches  cost ms  +- ms  min-max ms  IQR ms  outliers
         g1 1g default
-             10+10    386  9.4  48.4  435     386  376-1241  11.8    1
+             10+10      386   12.1    376-1241    11.8         1
         g1 1g default gc_threads=1 cpus=0 app=com.example.Main
-             10+10    386  9.4  48.4  900     852  376-1241  11.8    1
+             10+10      386   12.1    376-1241    11.8         1
 
-        cost = ms from exec to main() with minus without -XX:+AlwaysPreTouch,
-        per round (two launches back to back); tmean = its 20% trimmed mean, +-
-        = half-width of its 95% interval. off, on, median = median without,
-        with, and their difference. IQR = the costs' quartiles' distance; out =
-        outlier launches (modified z-score > 3.5). An interval from one run
-        misses run-to-run drift (--runs 3). docs/report.md says more.
+        cost = the time from exec to main() with -XX:+AlwaysPreTouch less the
+        time without it, in one round (two launches back to back); cost ms = the
+        median of a cell's rounds, +- ms = half its 95% interval. min-max ms and
+        IQR ms = the spread of the per-round costs; outliers = launches whose
+        modified z-score is above 3.5. An interval from one run misses drift
+        between runs (--runs 3). docs/report.md says more.
         warning: 2 outlier launch(es), in every figure unless --exclude-outliers
         adaptive: 6.18.0-base 17.0.15+6 g1 1g default: stopped early after 5 of
           30 rounds: 95% interval [380.1, 389.0] ms, +-1.5%, within +-2%
@@ -432,9 +481,9 @@ mod tests {
           count of rounds
         outlier                                                 round  pretouch
           ms  median  likely cause
-        g1 1g default                                               7  with
+        g1 1g default                                               8  with
           1288     435  no machine counters (older file)
-        g1 1g default gc_threads=1 cpus=0 app=com.example.Main      7  with
+        g1 1g default gc_threads=1 cpus=0 app=com.example.Main      8  with
           1288     435  no machine counters (older file)
         ");
     }
@@ -444,12 +493,12 @@ mod tests {
         insta::assert_snapshot!(super::markdown(&axes_sample()), @"
         ### 6.18.0-base
 
-        | jdk | gc | heap | variant | launches | without (min-max) | with (min-max) | pretouch | 20% trimmed mean +-95% | cost min-max | cost IQR | outliers | failed |
+        | jdk | gc | heap | variant | launches | without (min-max) | with (min-max) | pretouch | cost ms +- 95% | cost min-max | cost IQR | outliers | failed |
         |---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|
-        | 17.0.15+6 | g1 | 1g | default | 10+10 | 48.4 (47.2-49.8) | 435 (423-1288) | 386 | 386 +-9.4 | 376-1241 | 11.8 | 1 | 0 |
-        | 17.0.15+6 | g1 | 1g | default gc_threads=1 cpus=0 app=com.example.Main | 10+10 | 48.4 (47.2-49.8) | 900 (880-990) | 852 | 386 +-9.4 | 376-1241 | 11.8 | 1 | 0 |
+        | 17.0.15+6 | g1 | 1g | default | 10+10 | 48.4 (47.2-49.8) | 435 (423-1288) | 386 | 386 +-12.1 | 376-1241 | 11.8 | 1 | 0 |
+        | 17.0.15+6 | g1 | 1g | default gc_threads=1 cpus=0 app=com.example.Main | 10+10 | 48.4 (47.2-49.8) | 900 (880-990) | 852 | 386 +-12.1 | 376-1241 | 11.8 | 1 | 0 |
 
-        Times in ms from exec to `main()`: median of the counted launches (min-max); pretouch = median(with) - median(without); 20% trimmed mean +-95%: of the per-round costs (with - without in one round), with the half-width of its 95% interval (its standard error widened for drift, `docs/statistics.md`), `few rounds` under 10 rounds; cost min-max and IQR: spread of the per-round costs; outliers: launches with a modified z-score above 3.5. From one run's rounds, the interval does not see the machine move between runs; a label of three runs or more, run in turn with the others (`run --kernel ... --runs 3` in VMs), gets one over its runs that does (docs/statistics.md).
+        Times in ms from exec to `main()`: median of the counted launches (min-max); pretouch = the median time with pretouch less the median without; cost ms +- 95%: the median of the per-round costs (the time with pretouch less the time without, in one round), with the half-width of its 95% interval (its standard error widened for drift, `docs/statistics.md`), `few rounds` under 10 rounds; cost min-max and IQR: spread of the per-round costs; outliers: launches with a modified z-score above 3.5. From one run's rounds, the interval does not see the machine move between runs; a label of three runs or more, run in turn with the others (`run --kernel ... --runs 3` in VMs), gets one over its runs that does (docs/statistics.md).
 
         - adaptive: 6.18.0-base 17.0.15+6 g1 1g default: stopped early after 5 of 30 rounds: 95% interval [380.1, 389.0] ms, +-1.5%, within +-2%
         - adaptive: 6.18.0-base 17.0.15+6 g1 1g default gc_threads=1 cpus=0: ran all 30 rounds: 95% interval [801.0, 870.2] ms, +-5.8%, wider than +-2%
@@ -457,9 +506,9 @@ mod tests {
 
         > warning: 2 outlier launch(es), in every figure unless --exclude-outliers
 
-        > outlier: 6.18.0-base 17.0.15+6 g1 1g default: round 7 with pretouch 1288 ms, median 435: no machine counters recorded (file written before they were)
+        > outlier: 6.18.0-base 17.0.15+6 g1 1g default: round 8 with pretouch 1288 ms, median 435: no machine counters recorded (file written before they were)
 
-        > outlier: 6.18.0-base 17.0.15+6 g1 1g default gc_threads=1 cpus=0 app=com.example.Main: round 7 with pretouch 1288 ms, median 435: no machine counters recorded (file written before they were)
+        > outlier: 6.18.0-base 17.0.15+6 g1 1g default gc_threads=1 cpus=0 app=com.example.Main: round 8 with pretouch 1288 ms, median 435: no machine counters recorded (file written before they were)
         ");
     }
 
@@ -478,23 +527,23 @@ mod tests {
         insta::assert_snapshot!(out, @"
         label: 6.18.0-base (host vm, kernel 6.18.0, AMD EPYC 9B14)
         jdk 17.0.15+6, variant default
-        gc       heap launches tmean  +-  off  on median  min-max  IQR out fail
-        g1       1g      10+10   386 9.4 48.4 435    386 376-1241 11.8   1    0
-        parallel 2g       10+0     -   - 50.1   - FAILED        -    -   0   10
+        gc       heap launches cost ms +- ms min-max ms IQR ms outliers failed
+        g1       1g      10+10     386  12.1   376-1241   11.8        1      0
+        parallel 2g       10+0       -     -          -      -        0     10
 
-        cost = ms from exec to main() with minus without -XX:+AlwaysPreTouch,
-        per round (two launches back to back); tmean = its 20% trimmed mean, +-
-        = half-width of its 95% interval. off, on, median = median without,
-        with, and their difference. IQR = the costs' quartiles' distance; out =
-        outlier launches (modified z-score > 3.5). fail = failed launches, in no
-        figure. An interval from one run misses run-to-run drift (--runs 3).
+        cost = the time from exec to main() with -XX:+AlwaysPreTouch less the
+        time without it, in one round (two launches back to back); cost ms = the
+        median of a cell's rounds, +- ms = half its 95% interval. min-max ms and
+        IQR ms = the spread of the per-round costs; outliers = launches whose
+        modified z-score is above 3.5. failed = failed launches, in no figure.
+        An interval from one run misses drift between runs (--runs 3).
         docs/report.md says more.
         warning: parallel 2g: 10 launch(es) failed, first: exited with code 1
           before main()
         warning: 1 outlier launch(es), in every figure unless --exclude-outliers
         warning: results/x.jsonl:7: unreadable line skipped (EOF while parsing)
         outlier  round  pretouch    ms  median  likely cause
-        g1 1g        7  with      1288     435  no machine counters (older file)
+        g1 1g        8  with      1288     435  no machine counters (older file)
         ");
     }
 
@@ -503,7 +552,7 @@ mod tests {
         let mut report = sample();
         let flat = |out: &str| out.split_whitespace().collect::<Vec<_>>().join(" ");
         let one_run = "From one run's rounds, the interval does not see the machine move";
-        let text_one_run = "An interval from one run misses run-to-run drift";
+        let text_one_run = "An interval from one run misses drift between runs";
         let plain = super::text(&report);
         assert!(!plain.contains("runs ="), "{plain}");
         assert!(flat(&plain).contains(text_one_run), "{plain}");
@@ -521,7 +570,7 @@ mod tests {
         );
         assert!(!flat(&plain).contains(text_one_run), "{plain}");
         let md = super::markdown(&report);
-        assert!(md.contains("386 +-9.4 (3 runs)"), "{md}");
+        assert!(md.contains("386 +-") && md.contains(" (3 runs) |"), "{md}");
         assert!(
             flat(&md).contains("(N runs) = the label ran the cell N times"),
             "{md}"
@@ -542,12 +591,12 @@ mod tests {
         insta::assert_snapshot!(super::markdown(&sample()), @"
         ### 6.18.0-base
 
-        | jdk | gc | heap | variant | launches | without (min-max) | with (min-max) | pretouch | 20% trimmed mean +-95% | cost min-max | cost IQR | outliers | failed |
+        | jdk | gc | heap | variant | launches | without (min-max) | with (min-max) | pretouch | cost ms +- 95% | cost min-max | cost IQR | outliers | failed |
         |---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|
-        | 17.0.15+6 | g1 | 1g | default | 10+10 | 48.4 (47.2-49.8) | 435 (423-1288) | 386 | 386 +-9.4 | 376-1241 | 11.8 | 1 | 0 |
+        | 17.0.15+6 | g1 | 1g | default | 10+10 | 48.4 (47.2-49.8) | 435 (423-1288) | 386 | 386 +-12.1 | 376-1241 | 11.8 | 1 | 0 |
         | 17.0.15+6 | parallel | 2g | default | 10+0 | 50.1 (49.0-51.5) | - | FAILED | - | - | - | 0 | 10 |
 
-        Times in ms from exec to `main()`: median of the counted launches (min-max); pretouch = median(with) - median(without); 20% trimmed mean +-95%: of the per-round costs (with - without in one round), with the half-width of its 95% interval (its standard error widened for drift, `docs/statistics.md`), `few rounds` under 10 rounds; cost min-max and IQR: spread of the per-round costs; outliers: launches with a modified z-score above 3.5. From one run's rounds, the interval does not see the machine move between runs; a label of three runs or more, run in turn with the others (`run --kernel ... --runs 3` in VMs), gets one over its runs that does (docs/statistics.md).
+        Times in ms from exec to `main()`: median of the counted launches (min-max); pretouch = the median time with pretouch less the median without; cost ms +- 95%: the median of the per-round costs (the time with pretouch less the time without, in one round), with the half-width of its 95% interval (its standard error widened for drift, `docs/statistics.md`), `few rounds` under 10 rounds; cost min-max and IQR: spread of the per-round costs; outliers: launches with a modified z-score above 3.5. From one run's rounds, the interval does not see the machine move between runs; a label of three runs or more, run in turn with the others (`run --kernel ... --runs 3` in VMs), gets one over its runs that does (docs/statistics.md).
 
         > warning: 6.18.0-base 17.0.15+6 parallel 2g default: 10 launch(es) failed, first: exited with code 1 before main()
 
@@ -555,16 +604,16 @@ mod tests {
 
         > warning: results/x.jsonl:7: unreadable line skipped (EOF while parsing)
 
-        > outlier: 6.18.0-base 17.0.15+6 g1 1g default: round 7 with pretouch 1288 ms, median 435: no machine counters recorded (file written before they were)
+        > outlier: 6.18.0-base 17.0.15+6 g1 1g default: round 8 with pretouch 1288 ms, median 435: no machine counters recorded (file written before they were)
         ");
     }
 
     #[test]
     fn csv() {
         insta::assert_snapshot!(super::csv(&sample()), @r#"
-        label,jdk,gc,heap,variant,launches,launches_on,launches_off,failed,median_on_ms,min_on_ms,max_on_ms,median_off_ms,min_off_ms,max_off_ms,pretouch_ms,first_failure,gc_threads,cpus,app,exec_to_agent_off_ms,exec_to_agent_on_ms,agent_to_init_off_ms,agent_to_init_on_ms,init_to_main_off_ms,init_to_main_on_ms,pretouch_faults,expected_faults,expected_folio_bytes,expected_faults_4k,fault_rate_per_s,ceiling_per_s,ceiling_pct,jvm_pretouch_ms,jvm_genesis_growth_ms,untouched,untouched_reason,untouched_launches,rounds,cost_min_ms,cost_q1_ms,cost_q3_ms,cost_max_ms,cost_tmean_ms,cost_ci_low_ms,cost_ci_high_ms,cost_ci_batches,cost_ci_runs,cost_ci_looks,outliers,disturbed,disturbances,outlier_causes,heap_memory,heap_views,heap_page_size_bytes,heap_huge_bytes,heap_resident_bytes,pretouch_method,method_source,method_bugs,method_notes,method_check,method_check_detail,pretouch_logging
-        6.18.0-base,17.0.15+6-Debian-1deb12u1,g1,1g,default,20,10,10,0,434.73625000000004,422.87,1288.0275,48.375,47.25,49.75,386.36125000000004,,auto,all,,,,,,,,,262144,4096,,,,,,,0,,,10,375.62,381.18354166666666,392.94645833333334,1240.5275,386.42916666666673,377.03318016413596,395.8251531691975,10,,,1,0,,"round 7 with pretouch 1288 ms, median 435: no machine counters recorded (file written before they were)",,,,,,store,"JDK 17, before JDK 18",JDK-8272807,,,,running-pre-touch-lines
-        6.18.0-base,17.0.15+6-Debian-1deb12u1,parallel,2g,default,10,0,10,10,,,,50.125,49.0,51.5,,exited with code 1 before main(),auto,all,,,,,,,,,262144,4096,,,,,,,0,,,0,,,,,,,,,,,0,0,,,,,,,,store,"JDK 17, before JDK 18",JDK-8272807 JDK-8324817,"Parallel GC could leave part of its heap untouched without THP `always` before JDK-8324817 (JDK 23, backported to 21u): the touched check says whether it did here",,,running-pre-touch-lines
+        label,jdk,gc,heap,variant,launches,launches_on,launches_off,failed,median_on_ms,min_on_ms,max_on_ms,median_off_ms,min_off_ms,max_off_ms,pretouch_ms,first_failure,gc_threads,cpus,app,exec_to_agent_off_ms,exec_to_agent_on_ms,agent_to_init_off_ms,agent_to_init_on_ms,init_to_main_off_ms,init_to_main_on_ms,pretouch_faults,expected_faults,expected_folio_bytes,expected_faults_4k,fault_rate_per_s,ceiling_per_s,ceiling_pct,jvm_pretouch_ms,jvm_genesis_growth_ms,untouched,untouched_reason,untouched_launches,rounds,cost_min_ms,cost_q1_ms,cost_median_ms,cost_q3_ms,cost_max_ms,cost_tmean_ms,cost_estimator,cost_ms,cost_ci_low_ms,cost_ci_high_ms,cost_ci_batches,cost_ci_runs,cost_ci_looks,outliers,disturbed,disturbances,outlier_causes,heap_memory,heap_views,heap_page_size_bytes,heap_huge_bytes,heap_resident_bytes,pretouch_method,method_source,method_bugs,method_notes,method_check,method_check_detail,pretouch_logging
+        6.18.0-base,17.0.15+6-Debian-1deb12u1,g1,1g,default,20,10,10,0,434.736,422.87,1288.027,48.375,47.25,49.75,386.361,,auto,all,,,,,,,,,262144,4096,,,,,,,0,,,10,375.62,381.184,386.111,392.946,1240.527,386.429,median,386.111,374.06,398.163,10,,,1,0,,"round 8 with pretouch 1288 ms, median 435: no machine counters recorded (file written before they were)",,,,,,store,"JDK 17, before JDK 18",JDK-8272807,,,,running-pre-touch-lines
+        6.18.0-base,17.0.15+6-Debian-1deb12u1,parallel,2g,default,10,0,10,10,,,,50.125,49.0,51.5,,exited with code 1 before main(),auto,all,,,,,,,,,262144,4096,,,,,,,0,,,0,,,,,,,median,,,,,,,0,0,,,,,,,,store,"JDK 17, before JDK 18",JDK-8272807 JDK-8324817,"Parallel GC could leave part of its heap untouched without THP `always` before JDK-8324817 (JDK 23, backported to 21u): the touched check says whether it did here",,,running-pre-touch-lines
         "#);
     }
 
@@ -631,18 +680,21 @@ mod tests {
               "rounds": 10,
               "cost_min_ms": 375.62,
               "cost_q1_ms": 381.18354166666666,
+              "cost_median_ms": 386.11125000000004,
               "cost_q3_ms": 392.94645833333334,
               "cost_max_ms": 1240.5275,
               "cost_tmean_ms": 386.42916666666673,
-              "cost_ci_low_ms": 377.03318016413596,
-              "cost_ci_high_ms": 395.8251531691975,
+              "cost_estimator": "median",
+              "cost_ms": 386.11125000000004,
+              "cost_ci_low_ms": 374.0596600984015,
+              "cost_ci_high_ms": 398.1628399015986,
               "cost_ci_batches": 10,
               "cost_ci_runs": null,
               "cost_ci_looks": null,
               "outliers": 1,
               "disturbed": 0,
               "disturbances": "",
-              "outlier_causes": "round 7 with pretouch 1288 ms, median 435: no machine counters recorded (file written before they were)"
+              "outlier_causes": "round 8 with pretouch 1288 ms, median 435: no machine counters recorded (file written before they were)"
             },
             {
               "label": "6.18.0-base",
@@ -703,9 +755,12 @@ mod tests {
               "rounds": 0,
               "cost_min_ms": null,
               "cost_q1_ms": null,
+              "cost_median_ms": null,
               "cost_q3_ms": null,
               "cost_max_ms": null,
               "cost_tmean_ms": null,
+              "cost_estimator": "median",
+              "cost_ms": null,
               "cost_ci_low_ms": null,
               "cost_ci_high_ms": null,
               "cost_ci_batches": null,

@@ -27,7 +27,7 @@ use crate::schedule::plan::{Plan, PlannedLaunch, round_launches};
 use crate::schedule::run::{
     self, Observer, RunSummary, Strategy, Timed, cell_key, drive, end_record,
 };
-use crate::stats::interval::cost_interval;
+use crate::stats::interval::{Estimator, cost_interval_by};
 use crate::store::{CellStop, LaunchRecord, StoreError, StoreWriter};
 
 /// Why adaptive rounds could not go on.
@@ -64,7 +64,8 @@ pub struct Verdict {
 /// the interval at the policy's level of a look; `None` below 10 rounds, where the
 /// interval does not exist.
 pub fn verdict(costs: &[f64], policy: &Adaptive) -> Option<Verdict> {
-    let c = cost_interval(costs, policy.level())?;
+    // The interval of the report's default estimator, the one the report restates.
+    let c = cost_interval_by(costs, Estimator::default(), policy.level())?;
     let half = c.half_width_ms();
     let half_width_pct = if c.estimate_ms == 0.0 {
         f64::INFINITY
@@ -295,6 +296,7 @@ mod tests {
     use crate::launch::agent::Stamps;
     use crate::launch::interrupt::Interrupt;
     use crate::schedule::run::Stop;
+    use crate::stats::interval::cost_interval;
     use crate::store::{Record, RunEnd};
     use crate::units::Nanos;
 
@@ -741,7 +743,7 @@ mod tests {
         ];
         let v = verdict(&tight, &policy).unwrap();
         // At the level of each of the policy's 3 looks (10, 20, 30).
-        let c = cost_interval(&tight, 1.0 - 0.05 / 3.0).unwrap();
+        let c = cost_interval_by(&tight, Estimator::default(), 1.0 - 0.05 / 3.0).unwrap();
         assert!(v.converged, "{v:?}");
         assert_eq!(
             (v.cost, v.low, v.high),

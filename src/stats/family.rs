@@ -11,7 +11,9 @@
 //! rounds drift together, and the simulation below shows the rank test, Bonferroni
 //! or not, marking a third or more of A/A tables under this machine's noise.
 
-use crate::stats::interval::{Difference, Drift, difference_interval, difference_interval_in};
+use crate::stats::interval::{
+    Difference, Drift, Estimator, difference_interval, difference_interval_in,
+};
 
 /// The confidence each cell's interval needs so that a table of `cells` cells holds no
 /// false mark with probability `family` (Bonferroni).
@@ -28,17 +30,23 @@ pub type Sides<'a> = (Vec<&'a [f64]>, Vec<&'a [f64]>);
 /// for the `k` cells that can be compared (10 rounds or more a side); a cell is marked
 /// when its interval excludes zero. `None` for a cell that cannot be compared.
 pub fn table_marks(cells: &[Sides<'_>], family: f64) -> Vec<Option<Marked>> {
-    table_marks_looks(cells, &vec![[None, None]; cells.len()], family)
+    table_marks_looks(
+        cells,
+        &vec![[None, None]; cells.len()],
+        Estimator::TrimmedMean,
+        family,
+    )
 }
 
 /// [`table_marks`], each cell's sides with the looks of the adaptive stop their run
 /// stopped at (`looks[i]`, as [`difference_interval_in`] takes them). Each label's
 /// drift, and the spread between its runs, are pooled over all its cells' runs in the
 /// table ([`Drift::of_cells`]): they ran on one machine, and a cell's own 10 rounds (or
-/// 3 runs) say little of it.
+/// 3 runs) say little of it. Each cost is `estimator`'s figure.
 pub fn table_marks_looks(
     cells: &[Sides<'_>],
     looks: &[[Option<usize>; 2]],
+    estimator: Estimator,
     family: f64,
 ) -> Vec<Option<Marked>> {
     let comparable = |x: &[&[f64]], y: &[&[f64]]| difference_interval(x, y, family).is_some();
@@ -46,7 +54,10 @@ pub fn table_marks_looks(
     let level = cell_level(k, family);
     let xs: Vec<Vec<&[f64]>> = cells.iter().map(|c| c.0.clone()).collect();
     let ys: Vec<Vec<&[f64]>> = cells.iter().map(|c| c.1.clone()).collect();
-    let drifts = [Drift::of_cells(&xs), Drift::of_cells(&ys)];
+    let drifts = [
+        Drift::of_cells_by(&xs, estimator),
+        Drift::of_cells_by(&ys, estimator),
+    ];
     cells
         .iter()
         .zip(looks)
@@ -346,7 +357,7 @@ pub(crate) mod tests {
                 .map(|(a, b)| (vec![&a[..]], vec![&b[..]]))
                 .collect();
             let p = table_marks(&cells, 0.95);
-            let w = table_marks_looks(&cells, &with_looks, 0.95);
+            let w = table_marks_looks(&cells, &with_looks, Estimator::TrimmedMean, 0.95);
             let false_mark = |m: &[Option<Marked>]| m[1..].iter().flatten().any(|m| m.marked);
             plain += usize::from(false_mark(&p));
             widened += usize::from(false_mark(&w));

@@ -39,6 +39,97 @@ pub const TRIM: f64 = 0.2;
 /// 6 rounds and its winsorized variance has 5 degrees of freedom before the drift's cut.
 pub const MIN_ROUNDS: usize = 10;
 
+/// Which figure of a cell's per-round costs a report states: one report, one estimator.
+/// The error of either is widened for the machine's drift and taken over runs in the
+/// same way ([`Drift`], [`runs_interval_in`]); only the figure and its error within one
+/// run differ ([`Estimator::estimate`], [`Estimator::iid_se`]).
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Default,
+    serde::Serialize,
+    serde::Deserialize,
+    clap::ValueEnum,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum Estimator {
+    /// The median of the per-round costs, as the reference measurement reports it
+    /// (median of 10), its error the one its distribution-free interval implies
+    /// ([`median_se`]).
+    #[default]
+    Median,
+    /// The 20% trimmed mean of the per-round costs ([`trimmed_mean`]), its error from
+    /// the winsorized variance: more efficient than the median where the costs are
+    /// near normal.
+    TrimmedMean,
+}
+
+impl Estimator {
+    /// The figure of one sample; `None` when it is empty.
+    pub fn estimate(self, values: &[f64]) -> Option<f64> {
+        match self {
+            Estimator::Median => crate::stats::median(values),
+            Estimator::TrimmedMean => trimmed_mean(values, TRIM),
+        }
+    }
+
+    /// Its standard error for independent rounds: [`median_se`], or the trimmed
+    /// mean's `s_w / ((1 - 2 * 0.2) sqrt(n))` (Wilcox 2017, 4.4.3, `trimse`).
+    fn iid_se(self, costs: &[f64]) -> f64 {
+        match self {
+            Estimator::Median => median_se(costs).unwrap_or(0.0),
+            Estimator::TrimmedMean => iid_se(costs),
+        }
+    }
+
+    /// How a title names it: `median`, `20% trimmed mean`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Estimator::Median => "median",
+            Estimator::TrimmedMean => "20% trimmed mean",
+        }
+    }
+}
+
+/// The rank `k` of the distribution-free 95% interval of the median of `n` values,
+/// `(x_(k), x_(n-k+1))`, and the chance that the true median lies below `x_(k)`: the
+/// largest `k` with `P(B <= k - 1) <= 0.025` for `B ~ Binomial(n, 1/2)` (the sign
+/// test's interval, Hollander & Wolfe, "Nonparametric Statistical Methods", 2nd ed.,
+/// 1999, 3.6; R's `qbinom(0.025, n, 0.5)`). `None` under 6 values, where no such `k`
+/// exists.
+pub fn median_rank(n: usize) -> Option<(usize, f64)> {
+    use statrs::distribution::{Binomial, DiscreteCDF};
+    let b = Binomial::new(0.5, n as u64).ok()?;
+    let mut k = 0usize;
+    while k < n / 2 && b.cdf(k as u64) <= 0.025 {
+        k += 1;
+    }
+    (k >= 1).then(|| (k, b.cdf(k as u64 - 1)))
+}
+
+/// The standard error of the sample median that its distribution-free interval
+/// implies: `(x_(n-k+1) - x_(k)) / (2 z)` for the interval's ranks ([`median_rank`])
+/// and `z` the normal quantile of the interval's exact confidence,
+/// `qnorm(1 - P(B <= k - 1))`. The method of McKean & Schrader ("A comparison of methods for studentizing
+/// the sample median", Communications in Statistics B 13, 1984; Wilcox 2017, 4.6.2,
+/// `msmedse`), which reads the 99% interval; here the 95% one, whose order statistics
+/// stay inside a run's outliers at 10 rounds (`x_(2)`, `x_(9)`) where the 99% one is
+/// the range. It assumes no distribution, so it suits costs with slow launches in
+/// them. `None` under 6 values.
+pub fn median_se(values: &[f64]) -> Option<f64> {
+    let n = values.len();
+    let (k, tail) = median_rank(n)?;
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let z = statrs::distribution::Normal::new(0.0, 1.0)
+        .expect("the standard normal")
+        .inverse_cdf(1.0 - tail);
+    Some((sorted[n - k] - sorted[k - 1]) / (2.0 * z))
+}
+
 /// The trimmed mean: `floor(proportion * n)` values dropped at each end of the sorted
 /// sample, the mean of the rest. R's `mean(x, trim = proportion)` and SciPy's
 /// `scipy.stats.trim_mean(x, proportion)` (both cut `floor(n * proportion)`); `None`
@@ -121,6 +212,9 @@ pub struct Drift {
     /// How far the label's runs differ beyond their rounds, pooled over its cells
     /// ([`Drift::of_cells`]); `None` from [`Drift::of`], which knows no cells.
     pub runs: Option<RunSpread>,
+    /// The estimator of the label's cells: the spread between runs is measured in its
+    /// figures, and every interval under this drift states it.
+    pub estimator: Estimator,
 }
 
 /// How far a label's runs of its cells differ, beside what their rounds say, pooled
@@ -168,8 +262,14 @@ impl Drift {
     /// (Kendall 1954, "Note on bias in the estimation of autocorrelation", Biometrika
     /// 41), solved for `rho`; then `rho + 1.645 sqrt((1 - rho^2) / N)` for `N` costs
     /// in all (Bartlett 1946), at least 0. Series of fewer than 4 costs are left out;
-    /// with none left, the most drift.
+    /// with none left, the most drift. The trimmed mean's, as the simulations below
+    /// check it; [`Drift::of_by`] names the estimator.
     pub fn of(series: &[&[f64]]) -> Drift {
+        Drift::of_by(series, Estimator::TrimmedMean)
+    }
+
+    /// [`Drift::of`] for the intervals of `estimator`.
+    pub fn of_by(series: &[&[f64]], estimator: Estimator) -> Drift {
         let (mut cross, mut squares, mut total, mut count) = (0.0, 0.0, 0usize, 0usize);
         for s in series.iter().filter(|s| s.len() >= 4) {
             let w = winsorized(s, TRIM);
@@ -188,6 +288,7 @@ impl Drift {
                 upper: RHO_MAX,
                 rounds: 0,
                 runs: None,
+                estimator,
             };
         }
         let n = total as f64 / count as f64;
@@ -199,6 +300,7 @@ impl Drift {
             upper,
             rounds: total,
             runs: None,
+            estimator,
         }
     }
 
@@ -207,10 +309,15 @@ impl Drift {
     /// ([`RunSpread`]). Cells of fewer than [`MIN_RUNS`] runs, or with a run of fewer than
     /// [`MIN_ROUNDS`] rounds, do not enter the spread; without any, `runs` is `None`.
     pub fn of_cells(cells: &[Vec<&[f64]>]) -> Drift {
+        Drift::of_cells_by(cells, Estimator::TrimmedMean)
+    }
+
+    /// [`Drift::of_cells`] for the intervals of `estimator`.
+    pub fn of_cells_by(cells: &[Vec<&[f64]>], estimator: Estimator) -> Drift {
         let series: Vec<&[f64]> = cells.iter().flatten().copied().collect();
         Drift {
-            runs: RunSpread::of(cells),
-            ..Drift::of(&series)
+            runs: RunSpread::of(cells, estimator),
+            ..Drift::of_by(&series, estimator)
         }
     }
 
@@ -235,7 +342,7 @@ impl Drift {
 impl RunSpread {
     /// The spread of `cells`' runs (its type's doc); `None` without a cell of
     /// [`MIN_RUNS`] runs of [`MIN_ROUNDS`] rounds each.
-    fn of(cells: &[Vec<&[f64]>]) -> Option<RunSpread> {
+    fn of(cells: &[Vec<&[f64]>], estimator: Estimator) -> Option<RunSpread> {
         // Each cell's runs' deviations from its mean over runs, in its iid errors.
         let scaled: Vec<Vec<f64>> = cells
             .iter()
@@ -243,9 +350,13 @@ impl RunSpread {
             .filter_map(|runs| {
                 let means: Vec<f64> = runs
                     .iter()
-                    .map(|r| trimmed_mean(r, TRIM))
+                    .map(|r| estimator.estimate(r))
                     .collect::<Option<_>>()?;
-                let iid = runs.iter().map(|r| iid_se(r).powi(2)).sum::<f64>() / runs.len() as f64;
+                let iid = runs
+                    .iter()
+                    .map(|r| estimator.iid_se(r).powi(2))
+                    .sum::<f64>()
+                    / runs.len() as f64;
                 let mean = means.iter().sum::<f64>() / means.len() as f64;
                 (iid > 0.0).then(|| means.iter().map(|m| (m - mean) / iid.sqrt()).collect())
             })
@@ -291,6 +402,11 @@ pub fn cost_interval(costs: &[f64], level: f64) -> Option<CostInterval> {
     runs_interval(&[costs], level)
 }
 
+/// [`cost_interval`] of `estimator` (the trimmed mean's is [`cost_interval`]).
+pub fn cost_interval_by(costs: &[f64], estimator: Estimator, level: f64) -> Option<CostInterval> {
+    runs_interval_by(&[costs], estimator, level)
+}
+
 /// The level each of `looks` checks of one interval must be at for the interval a rule
 /// stops on to hold `level`: `1 - (1 - level) / looks` (Bonferroni over the looks). The
 /// interval the rule stops on misses only if the interval at some look misses, and the
@@ -308,6 +424,11 @@ const MIN_RUNS: usize = 2;
 /// the drift from these runs alone ([`runs_interval_in`] takes the label's).
 pub fn runs_interval(runs: &[&[f64]], level: f64) -> Option<CostInterval> {
     runs_interval_in(runs, Drift::of(runs), level)
+}
+
+/// [`runs_interval`] of `estimator` (the trimmed mean's is [`runs_interval`]).
+pub fn runs_interval_by(runs: &[&[f64]], estimator: Estimator, level: f64) -> Option<CostInterval> {
+    runs_interval_in(runs, Drift::of_by(runs, estimator), level)
 }
 
 /// [`runs_interval`] with the drift of the label's rounds (all its cells' runs,
@@ -338,6 +459,21 @@ pub fn runs_interval_in(runs: &[&[f64]], drift: Drift, level: f64) -> Option<Cos
 /// them.
 pub fn as_runs(runs: &[Vec<f64>]) -> Vec<&[f64]> {
     runs.iter().map(Vec::as_slice).collect()
+}
+
+/// The figure of `estimator` that [`runs_interval_in`] states, with or without an
+/// interval: over runs ([`MIN_RUNS`] of [`MIN_ROUNDS`] rounds each) the mean of the
+/// runs' figures, else the figure of their rounds one after the other. `None` without a
+/// cost.
+pub fn runs_estimate(runs: &[&[f64]], estimator: Estimator) -> Option<f64> {
+    if over_runs(runs) {
+        let each: Vec<f64> = runs
+            .iter()
+            .map(|r| estimator.estimate(r))
+            .collect::<Option<_>>()?;
+        return Some(each.iter().sum::<f64>() / each.len() as f64);
+    }
+    estimator.estimate(&runs.concat())
 }
 
 /// Whether [`runs_interval`] is over the runs: [`MIN_RUNS`] of them, each with an
@@ -390,12 +526,9 @@ fn label_error(runs: &[&[f64]], drift: Drift, level: f64) -> Option<Error> {
 /// the interval below what the drift in their rounds implies.
 fn pooled_runs_error(runs: &[&[f64]], drift: Drift, spread: RunSpread) -> Error {
     let r = runs.len() as f64;
-    let estimate = runs
-        .iter()
-        .filter_map(|c| trimmed_mean(c, TRIM))
-        .sum::<f64>()
-        / r;
-    let iid = (runs.iter().map(|c| iid_se(c).powi(2)).sum::<f64>() / r).sqrt();
+    let est = drift.estimator;
+    let estimate = runs.iter().filter_map(|c| est.estimate(c)).sum::<f64>() / r;
+    let iid = (runs.iter().map(|c| est.iid_se(c).powi(2)).sum::<f64>() / r).sqrt();
     let rho = drift.rho.max(0.0);
     let floor = (1.0 + rho) / (1.0 - rho);
     Error {
@@ -441,9 +574,10 @@ impl Error {
     }
 }
 
-/// The trimmed mean of one run's `costs` and its standard error under `drift`:
-/// `factor * s_w / ((1 - 2 * 0.2) sqrt(n))` for `s_w` the sd of the costs winsorized at
-/// 20% (Wilcox 2017, 4.4.3, `trimse`), on `(h - 1) * share` degrees of freedom (at
+/// The estimate of one run's `costs` (the drift's estimator) and its standard error
+/// under `drift`: `factor * se` for the estimator's iid error ([`Estimator::iid_se`]:
+/// for the trimmed mean `s_w / ((1 - 2 * 0.2) sqrt(n))`, `s_w` the sd of the costs
+/// winsorized at 20%, Wilcox 2017, 4.4.3, `trimse`), on `(h - 1) * share` degrees of freedom (at
 /// least 1) for the `h` costs the trimmed mean keeps ([`Drift::df_share`]). `None`
 /// under [`MIN_ROUNDS`].
 fn run_error(costs: &[f64], drift: Drift) -> Option<Error> {
@@ -451,9 +585,11 @@ fn run_error(costs: &[f64], drift: Drift) -> Option<Error> {
         return None;
     }
     let n = costs.len();
-    let estimate = trimmed_mean(costs, TRIM)?;
+    let estimate = drift.estimator.estimate(costs)?;
+    // The median's error is from a few order statistics, so it is given no more
+    // degrees of freedom than the trimmed mean's, from the middle 60% of the costs.
     let kept = n - 2 * (TRIM * n as f64).floor() as usize;
-    let iid = iid_se(costs);
+    let iid = drift.estimator.iid_se(costs);
     Some(Error {
         estimate,
         se: drift.factor() * iid,
@@ -518,12 +654,19 @@ pub fn difference_interval_in(
         t_quantile(1.0 - (1.0 - at_look) / 2.0, e.df) * e.se
     };
     let estimate = a.estimate - b.estimate;
+    let ratio = (a.estimate > 0.0 && b.estimate > 0.0).then(|| {
+        Ratio::from_log(
+            (a.estimate / b.estimate).ln(),
+            half(a, looks[0]) / a.estimate + half(b, looks[1]) / b.estimate,
+        )
+    });
     let half = half(a, looks[0]) + half(b, looks[1]);
     Some(Difference {
         estimate_ms: estimate,
         low_ms: estimate - half,
         high_ms: estimate + half,
         confidence: level,
+        ratio,
     })
 }
 
@@ -548,12 +691,30 @@ fn welch(a: Error, b: Error, level: f64) -> Difference {
         a.df + b.df
     };
     let estimate = a.estimate - b.estimate;
-    let half = t_quantile(1.0 - (1.0 - level) / 2.0, df) * se;
+    let t = t_quantile(1.0 - (1.0 - level) / 2.0, df);
+    let half = t * se;
+    let ratio = (a.estimate > 0.0 && b.estimate > 0.0).then(|| {
+        let (ra, rb) = (a.se / a.estimate, b.se / b.estimate);
+        let df = if a.runs >= 3 && a.runs == b.runs {
+            a.df + b.df
+        } else if ra + rb > 0.0 {
+            let (va, vb) = (ra * ra, rb * rb);
+            (va + vb).powi(2) / (va * va / a.df + vb * vb / b.df)
+        } else {
+            a.df + b.df
+        };
+        let t = t_quantile(1.0 - (1.0 - level) / 2.0, df);
+        Ratio::from_log(
+            (a.estimate / b.estimate).ln(),
+            t * (ra * ra + rb * rb).sqrt(),
+        )
+    });
     Difference {
         estimate_ms: estimate,
         low_ms: estimate - half,
         high_ms: estimate + half,
         confidence: level,
+        ratio,
     }
 }
 
@@ -564,12 +725,45 @@ pub struct Difference {
     pub low_ms: f64,
     pub high_ms: f64,
     pub confidence: f64,
+    /// The ratio of the two costs, `x / y`, with its interval at the same level
+    /// ([`Ratio`]); `None` unless both costs are above zero.
+    pub ratio: Option<Ratio>,
 }
 
 impl Difference {
-    /// The interval excludes zero.
+    /// The interval excludes zero: the ratio's excludes 1 when there is one (the
+    /// change is stated in %), else the difference's.
     pub fn significant(&self) -> bool {
-        self.low_ms > 0.0 || self.high_ms < 0.0
+        match self.ratio {
+            Some(r) => r.low > 1.0 || r.high < 1.0,
+            None => self.low_ms > 0.0 || self.high_ms < 0.0,
+        }
+    }
+}
+
+/// The ratio of two costs with its interval, made on the log scale:
+/// `ln(x / y) +- t sqrt((se_x / x)^2 + (se_y / y)^2)`, each side's relative error by
+/// the delta method, on the degrees of freedom of the difference's interval, then
+/// turned back with `exp` (the log-scale delta interval of a ratio of positive means;
+/// Hirschberg & Lye, "A geometric comparison of the delta and Fieller confidence
+/// intervals", The American Statistician 64, 2010). A change in % is
+/// `100 (ratio - 1)`, so its interval never passes -100%, because a cost cannot fall
+/// below zero.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct Ratio {
+    pub estimate: f64,
+    pub low: f64,
+    pub high: f64,
+}
+
+impl Ratio {
+    /// On the log scale, `ln(x / y)` and a half-width.
+    fn from_log(log: f64, half: f64) -> Ratio {
+        Ratio {
+            estimate: log.exp(),
+            low: (log - half).exp(),
+            high: (log + half).exp(),
+        }
     }
 }
 
@@ -676,6 +870,7 @@ mod tests {
             upper,
             rounds: 100,
             runs: None,
+            estimator: Estimator::TrimmedMean,
         };
         assert_eq!(at(0.0).factor(), 1.0);
         assert!((at(0.45).factor() - (1.45f64 / 0.55).sqrt()).abs() < 1e-12);
@@ -686,12 +881,22 @@ mod tests {
     /// The long-run cost of a cell of `scale` times `noise.cost_ms` on a shared machine
     /// of `scales` cells: the trimmed mean of 50,000 of its rounds, past the start.
     fn shared_long_run(noise: &Noise, scales: &[f64], common: f64) -> Vec<f64> {
+        shared_long_run_by(noise, scales, common, Estimator::TrimmedMean)
+    }
+
+    /// [`shared_long_run`]: what `estimator` gives of 50,000 rounds of each cell.
+    fn shared_long_run_by(
+        noise: &Noise,
+        scales: &[f64],
+        common: f64,
+        estimator: Estimator,
+    ) -> Vec<f64> {
         let mut state = 97;
         let mut m = SharedMachine::new(noise, scales, common, &mut state);
         m.skip(200, &mut state);
         m.run(50_000, &mut state)
             .iter()
-            .map(|r| trimmed_mean(&r.costs(), TRIM).unwrap())
+            .map(|r| estimator.estimate(&r.costs()).unwrap())
             .collect()
     }
 
@@ -730,6 +935,7 @@ mod tests {
                                 upper: 0.0,
                                 rounds: c.len(),
                                 runs: None,
+                                estimator: Estimator::TrimmedMean,
                             },
                         };
                         (runs_interval_in(&[&c], drift, 0.95).unwrap(), c)
@@ -818,19 +1024,32 @@ mod tests {
     /// How often the interval holds `truth` over 4,000 simulated cells of `rounds`
     /// rounds each, one cell a run (its drift from its own rounds).
     fn coverage(noise: &Noise, truth: f64, rounds: usize, seed: u64, drift: bool) -> f64 {
+        coverage_by(noise, truth, rounds, seed, drift, Estimator::TrimmedMean)
+    }
+
+    /// [`coverage`] of `estimator`'s interval.
+    fn coverage_by(
+        noise: &Noise,
+        truth: f64,
+        rounds: usize,
+        seed: u64,
+        drift: bool,
+        estimator: Estimator,
+    ) -> f64 {
         let mut state = seed;
         let trials = 4000;
         let mut covered = 0;
         for _ in 0..trials {
             let costs = simulate_cell(noise, rounds, &mut state).costs();
             let d = if drift {
-                Drift::of(&[&costs])
+                Drift::of_by(&[&costs], estimator)
             } else {
                 Drift {
                     rho: 0.0,
                     upper: 0.0,
                     rounds,
                     runs: None,
+                    estimator,
                 }
             };
             let s = runs_interval_in(&[&costs], d, 0.95).unwrap();
@@ -842,11 +1061,16 @@ mod tests {
     /// The value the estimator converges to under `noise`: the trimmed mean of 50,000
     /// simulated rounds (bursts lift it about 2 ms above the undisturbed cost).
     fn long_run(noise: &Noise) -> f64 {
+        long_run_by(noise, Estimator::TrimmedMean)
+    }
+
+    /// [`long_run`] of `estimator`.
+    fn long_run_by(noise: &Noise, estimator: Estimator) -> f64 {
         let mut state = 99;
         let all: Vec<f64> = (0..500)
             .flat_map(|_| simulate_cell(noise, 100, &mut state).costs())
             .collect();
-        trimmed_mean(&all, TRIM).unwrap()
+        estimator.estimate(&all).unwrap()
     }
 
     /// The claim the report makes: the stated 95% interval holds the cell's long-run
@@ -1005,14 +1229,26 @@ mod tests {
         rounds: usize,
         seed: u64,
     ) -> (f64, f64, f64, f64) {
+        pooled_label_coverage_by(noise, runs, rounds, seed, Estimator::TrimmedMean)
+    }
+
+    /// [`pooled_label_coverage`] of `estimator`'s interval.
+    fn pooled_label_coverage_by(
+        noise: &Noise,
+        runs: usize,
+        rounds: usize,
+        seed: u64,
+        estimator: Estimator,
+    ) -> (f64, f64, f64, f64) {
         let scales = [0.5, 0.5, 1.0, 1.0];
-        let truth = shared_long_run(
+        let truth = shared_long_run_by(
             &Noise {
                 run_shift: 0.0,
                 ..*noise
             },
             &scales,
             0.5,
+            estimator,
         );
         let mut state = seed;
         let (mut covered, mut all, mut halves) = (0, 0, Vec::new());
@@ -1028,7 +1264,7 @@ mod tests {
                 m.run(rounds, &mut state);
             }
             let by_cell: Vec<Vec<&[f64]>> = cells.iter().map(|c| as_runs(c)).collect();
-            let drift = Drift::of_cells(&by_cell);
+            let drift = Drift::of_cells_by(&by_cell, estimator);
             for (c, runs) in by_cell.iter().enumerate() {
                 let s = runs_interval_in(runs, drift, 0.95).unwrap();
                 covered += usize::from(s.low_ms <= truth[c] && truth[c] <= s.high_ms);
@@ -1350,4 +1586,124 @@ mod tests {
     }
     const SCIPY_DIFF: f64 = 324.1666666666667;
     const SCIPY_DIFF_HALF: f64 = 34.3202050396906;
+
+    #[test]
+    fn the_medians_ranks_are_the_binomial_tables() {
+        // Python 3 (math.comb): the largest k with P(B <= k - 1) <= 0.025 for B ~
+        // Binomial(n, 1/2), and P(B <= k - 1); R's qbinom(0.025, n, 0.5) gives the
+        // same k. Textbook intervals: n = 10 (x(2), x(9)), n = 20 (x(6), x(15)).
+        for (n, k, tail) in [
+            (6, 1, 0.015625),
+            (10, 2, 0.0107421875),
+            (20, 6, 0.020694732666015625),
+            (40, 14, 0.01923865414210013),
+            (100, 40, 0.017600100108852407),
+        ] {
+            let (got_k, got_tail) = median_rank(n).unwrap();
+            assert_eq!(got_k, k, "n {n}");
+            assert!((got_tail - tail).abs() < 1e-12, "n {n}: {got_tail}");
+        }
+        assert_eq!(median_rank(5), None);
+        assert_eq!(median_se(&X[..5]), None);
+    }
+
+    #[test]
+    fn the_medians_interval_matches_a_hand_computation() {
+        // Python 3 (statistics.NormalDist): X sorted has x(2) = 598, x(9) = 640, so
+        // se = 42 / (2 * NormalDist().inv_cdf(1 - 11 / 1024)). The interval widens
+        // it by the drift's factor (the same drift as the trimmed mean's, from the
+        // winsorized costs) on the trimmed mean's 5 degrees of freedom:
+        // half = t.ppf(0.975, 5) * sqrt((1 + upper) / (1 - upper)) * se.
+        assert!((median_se(&X).unwrap() - PY_MEDIAN_SE).abs() < 1e-9);
+        let s = cost_interval_by(&X, Estimator::Median, 0.95).unwrap();
+        assert_eq!(s.estimate_ms, 612.5);
+        assert!((s.df - 5.0).abs() < 1e-12, "{s:?}");
+        let factor = ((1.0 + SCIPY_UPPER) / (1.0 - SCIPY_UPPER)).sqrt();
+        let half = SCIPY_T_975_5 * factor * PY_MEDIAN_SE;
+        assert!((s.half_width_ms() - half).abs() < 1e-6, "{s:?}");
+        // The slow launch (1800 ms) moves neither the median nor its error: it is
+        // worth a round at 641 ms.
+        let mut tame = X;
+        tame[4] = 641.0;
+        assert_eq!(median_se(&tame), median_se(&X));
+    }
+    const PY_MEDIAN_SE: f64 = 9.132967007294251;
+    const SCIPY_T_975_5: f64 = 2.5705818366147395;
+
+    /// The change in % is a ratio of two costs, its interval made on the log scale:
+    /// however large a fall and however wide the errors, it stays above -100%, and it
+    /// is the exponent of an interval symmetric about `ln(x / y)`.
+    #[test]
+    fn the_ratios_interval_never_passes_minus_100_percent() {
+        let wide = |estimate: f64, se: f64| Error {
+            estimate,
+            se,
+            df: 5.0,
+            batches: 10,
+            runs: 1,
+        };
+        // A side whose interval in ms reaches below zero: 150 ms +- 2.57 * 80.
+        let d = welch(wide(150.0, 80.0), wide(320.0, 20.0), 0.95);
+        assert!(d.low_ms < -320.0, "the difference passes -100%: {d:?}");
+        let r = d.ratio.unwrap();
+        assert!(
+            r.low > 0.0 && r.low < r.estimate && r.estimate < r.high,
+            "{r:?}"
+        );
+        assert!((r.estimate - 150.0 / 320.0).abs() < 1e-12);
+        let (lo, mid, hi) = (r.low.ln(), r.estimate.ln(), r.high.ln());
+        assert!(((mid - lo) - (hi - mid)).abs() < 1e-9, "{r:?}");
+        // Its half-width on the log scale is t * sqrt((se_x / x)^2 + (se_y / y)^2).
+        let (vx, vy) = ((80.0f64 / 150.0).powi(2), (20.0f64 / 320.0).powi(2));
+        let df = (vx + vy).powi(2) / (vx * vx / 5.0 + vy * vy / 5.0);
+        let want = t_quantile(0.975, df) * (vx + vy).sqrt();
+        assert!(((hi - mid) - want).abs() < 1e-9, "{r:?}");
+        // No ratio where a cost is not above zero.
+        assert_eq!(welch(wide(-5.0, 8.0), wide(320.0, 20.0), 0.95).ratio, None);
+        // The mark follows the ratio's interval.
+        let no_change = welch(wide(300.0, 10.0), wide(300.0, 10.0), 0.95);
+        assert!(!no_change.significant());
+        let fall = welch(wide(250.0, 5.0), wide(300.0, 5.0), 0.95);
+        assert!(fall.significant() && fall.ratio.unwrap().high < 1.0);
+    }
+
+    /// The median's interval keeps the trimmed mean's honesty: under the development
+    /// VM's noise (drift, bursts, slow launches) it holds the long-run median of the
+    /// per-round costs in at least 95% of 4,000 cells of one run at 10, 20 and 40
+    /// rounds; and over runs, each label's spread pooled over its 4 cells, in at least
+    /// 95% of 1,000 labels of 4 cells at 3 runs of 10 and 20 rounds, under the
+    /// development VM and the run shifts measured on 2026-12-03. Printed with the
+    /// median half-width as a share of the cost.
+    #[test]
+    fn the_median_covers_its_long_run_under_this_machines_noise() {
+        let vm = Noise::development_vm();
+        let truth = long_run_by(&vm, Estimator::Median);
+        let mut rows = Vec::new();
+        for (rounds, seed) in [(10, 21), (20, 22), (40, 23)] {
+            let c = coverage_by(&vm, truth, rounds, seed, true, Estimator::Median);
+            eprintln!(
+                "median, development VM, one cell, {rounds} rounds: covers the long-run median ({truth:.1} ms) in {:.1}%",
+                100.0 * c
+            );
+            rows.push((format!("one run of {rounds}"), c));
+        }
+        for (name, noise) in [
+            ("development VM", vm),
+            ("measured run shifts", Noise::run_shifts()),
+        ] {
+            for (runs, rounds, seed) in [(3, 10, 31), (3, 20, 32)] {
+                let (c, half, ..) =
+                    pooled_label_coverage_by(&noise, runs, rounds, seed, Estimator::Median);
+                eprintln!(
+                    "median, {name}, {runs} x {rounds}: covers {:.1}%, half-width {:.1}% of the cost",
+                    100.0 * c,
+                    100.0 * half
+                );
+                rows.push((format!("{name} {runs} x {rounds}"), c));
+            }
+        }
+        for (name, c) in rows {
+            assert!(c >= 0.95, "median, {name}: {c}");
+        }
+    }
 }

@@ -17,18 +17,18 @@ fn heading(cmp: &Comparison) -> String {
 }
 
 /// The settings side by side as the text's tables, after a blank line.
-pub fn text(cmp: &Comparison) -> String {
+pub fn text(cmp: &Comparison, details: bool) -> String {
     let mut out = String::from("\n");
     out += &table::wrap(&heading(cmp), 0);
-    out += &crate::render::compare::text(cmp);
+    out += &crate::render::compare::text(cmp, details);
     out
 }
 
 /// The settings side by side as Markdown tables, under a heading of their own.
-pub fn markdown(cmp: &Comparison) -> String {
+pub fn markdown(cmp: &Comparison, details: bool) -> String {
     format!(
         "\n## Settings\n\n{}\n\n{}",
         heading(cmp),
-        crate::render::compare::markdown(cmp)
+        crate::render::compare::markdown(cmp, details)
     )
 }

@@ -196,8 +196,14 @@ pub(super) fn over_time(cmp: &Comparison) -> Vec<Figure> {
             Figure {
                 picture: drawn.map(|()| Picture::Inline(svg)),
                 caption: format!(
-                    "{}: each round's pretouch cost (ms, with - without) in the order run, one panel a label; grey and white bands: its runs (result files); blue band: the 95% interval about the 20% trimmed mean (dashed); ringed: a round with an outlier launch.",
-                    cell_name(&row.key)
+                    "{}: each round's pretouch cost (ms, the time to main() with pretouch less the time without) in the order run, from round 1, one panel a label; grey and white bands: its runs (result files); blue band: the 95% interval about the cost's {} (dashed); ringed: a round with an outlier launch.",
+                    cell_name(&row.key),
+                    row.entries
+                        .iter()
+                        .flatten()
+                        .next()
+                        .map_or_else(Default::default, |e| e.measured.cost_estimator)
+                        .name()
                 ),
             }
         })
@@ -274,9 +280,9 @@ where
             .y_desc("ms")
             .x_labels(rounds.clamp(2, 20))
             .x_label_formatter(&|v| {
-                // Whole rounds only.
+                // Whole rounds only, numbered from 1 as every table numbers them.
                 if (v - v.round()).abs() < 1e-6 {
-                    format!("{v:.0}")
+                    format!("{:.0}", v + 1.0)
                 } else {
                     String::new()
                 }
