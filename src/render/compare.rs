@@ -289,16 +289,28 @@ fn letter_tables(cmp: &Comparison, cols: &[usize]) -> String {
 /// The footer of the cover letter's table: what `*` means and at what level the
 /// column's marks hold together, in one line; what `+-` is.
 fn letter_footer(cmp: &Comparison) -> String {
-    let marks: usize = cmp.columns.iter().map(|c| c.compared).sum();
     if cmp.columns.len() == 1 {
         return "+- = half the 95% interval of the cost\n".to_owned();
     }
-    if marks == 0 {
+    // Each label's column is one family, so with several labels the level holds for
+    // each label's cells, not for all the table's cells together.
+    let compared: Vec<usize> = cmp
+        .columns
+        .iter()
+        .map(|c| c.compared)
+        .filter(|&n| n > 0)
+        .collect();
+    let Some(&marks) = compared.iter().max() else {
         return String::new();
-    }
+    };
+    let whose = if compared.len() > 1 {
+        "each label's"
+    } else {
+        "the"
+    };
     table::wrap(
         &format!(
-            "+- = the wider side of the 95% interval; * = it excludes 0 ({} for the {marks} cell{} compared together)",
+            "+- = the wider side of the 95% interval; * = it excludes 0 ({} for {whose} {marks} cell{} compared together)",
             table::pct(100.0 * cmp.confidence, 0),
             if marks == 1 { "" } else { "s" }
         ),
