@@ -399,17 +399,14 @@ pub fn machine_notes(results: &crate::store::Results) -> Vec<String> {
             note(
                 hostname,
                 format!(
-                    "ran on a VM with free page reporting on ({virt}): memory freed between launches went back to the host, and launches that touched it again paid the host's faults too (cells marked disturbed). `pretouch run --comparable-memory` (root) keeps it in the guest."
+                    "ran on a VM, {virt}, with free page reporting on. Memory freed between launches went back to the host, so launches that touched it again paid the host's faults too, and their cells are marked disturbed. `pretouch run --comparable-memory` keeps that memory in the guest, as root."
                 ),
                 label,
             );
         } else if guest.hypervisor_flag {
             note(
                 hostname,
-                format!(
-                    "ran on a VM ({virt}; free page reporting: {}).",
-                    guest.reporting()
-                ),
+                format!("ran on a VM, {virt}, with free page reporting off."),
                 label,
             );
         }
@@ -739,7 +736,8 @@ mod tests {
             "{text}"
         );
         assert!(
-            text.contains("machine: base ran on a VM with free page reporting on"),
+            text.contains("machine: base ran on a VM, ")
+                && text.contains(", with free page reporting on."),
             "{text}"
         );
     }

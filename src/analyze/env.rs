@@ -58,35 +58,29 @@ fn words(s: &Setting<'_>) -> String {
     }
 }
 
-/// One line naming the virtualization, e.g. `KVM (CPUID KVMKVMKVM), no DMI tables:
-/// likely Firecracker (...)`; `None`: no VM detected.
+/// The virtualization in words, such as `KVM without DMI tables, likely Firecracker
+/// because it has only virtio devices`. Without a VM it says that none was detected.
 pub fn virtualization(v: Option<&Virtualization<'_>>) -> String {
     let Some(v) = v else {
-        return "none detected (no hypervisor CPU flag)".to_owned();
+        return "none detected, because the CPU has no hypervisor flag".to_owned();
     };
-    let vendor = match v.signature {
+    let mut s = match v.signature {
         Some("KVMKVMKVM") => "KVM".to_owned(),
         Some("Microsoft Hv") => "Hyper-V".to_owned(),
         Some("VMwareVMware") => "VMware".to_owned(),
         Some("XenVMMXenVMM") => "Xen".to_owned(),
-        Some("TCGTCGTCGTCG") => "QEMU TCG (emulated, no KVM)".to_owned(),
-        Some(other) => format!("hypervisor `{other}`"),
-        None => "a hypervisor".to_owned(),
-    };
-    let mut s = match v.signature {
-        Some(sig) => format!("{vendor} (CPUID {sig})"),
-        None => format!("{vendor} (hypervisor CPU flag)"),
+        Some("TCGTCGTCGTCG") => "QEMU TCG, emulated without KVM".to_owned(),
+        Some(other) => format!("the hypervisor `{other}`"),
+        None => "a hypervisor that gives no CPUID signature".to_owned(),
     };
     match v.dmi {
         Some(dmi) => s += &format!(", DMI {dmi}"),
-        None => s += ", no DMI tables",
+        None => s += " without DMI tables",
     }
     s += match v.firecracker {
         Firecracker::No => "",
-        Firecracker::Named => ": Firecracker (named by the init process)",
-        Firecracker::Likely => {
-            ": likely Firecracker (a KVM guest without DMI, virtio devices only)"
-        }
+        Firecracker::Named => ", which is Firecracker as its init process says",
+        Firecracker::Likely => ", likely Firecracker because it has only virtio devices",
     };
     s
 }
@@ -167,7 +161,7 @@ mod tests {
         assert_eq!(names, ["virtualization", "page_reporting"], "{diff:?}");
         assert_eq!(
             diff[0].2,
-            "a hypervisor (hypervisor CPU flag), no DMI tables"
+            "a hypervisor that gives no CPUID signature without DMI tables"
         );
     }
 
@@ -180,11 +174,11 @@ mod tests {
         };
         assert_eq!(
             virtualization(Some(&kvm)),
-            "KVM (CPUID KVMKVMKVM), no DMI tables: likely Firecracker (a KVM guest without DMI, virtio devices only)"
+            "KVM without DMI tables, likely Firecracker because it has only virtio devices"
         );
         assert_eq!(
             virtualization(None),
-            "none detected (no hypervisor CPU flag)"
+            "none detected, because the CPU has no hypervisor flag"
         );
         assert_eq!(ksm(Some("0")), "off");
         let env = Environment::default();

@@ -73,9 +73,8 @@ pub(crate) fn warn_about_the_machine(comparable: bool) {
             "{}",
             textwrap::fill(
                 &format!(
-                    "warning: free page reporting is on ({}; {}): memory freed between launches goes back to the host within seconds, and launches that touch it again pay the host's faults too (several times slower). Such launches are marked in the report; --comparable-memory (root) stops the reporting for the run.",
-                    crate::analyze::env::virtualization(guest.virtualization().as_ref()),
-                    guest.reporting()
+                    "warning: this machine is a VM, {}. Its free page reporting is on, so memory freed between launches goes back to the host within seconds. Launches that touch that memory again pay the host's faults too, which makes them several times slower. The report marks such launches. --comparable-memory stops the reporting for the run, as root.",
+                    crate::analyze::env::virtualization(guest.virtualization().as_ref())
                 ),
                 80
             )
