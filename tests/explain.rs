@@ -423,7 +423,7 @@ fn explains_g1_pretouch_with_and_without_huge_pages() {
         "{text}"
     );
     // The uncalibrated label is named where the explaining table (`--details`) has a
-    // %ceil column; where no cell has one (THP `always`: every
+    // % ceiling column; where no cell has one (THP `always`: every
     // cell at 2 MiB folios, which a 4 KiB calibration does not measure), the column is
     // left out and its legend says where it comes from.
     let out = pretouch()
@@ -432,7 +432,7 @@ fn explains_g1_pretouch_with_and_without_huge_pages() {
         .assert()
         .success();
     let text = unwrapped(&out.get_output().stdout);
-    if text.contains("%ceil ") || text.contains(" %ceil\n") {
+    if text.contains("% ceiling ") || text.contains(" % ceiling\n") {
         assert!(
             text.contains("no `pretouch calibrate` results for other-kernel"),
             "{text}"
@@ -440,7 +440,10 @@ fn explains_g1_pretouch_with_and_without_huge_pages() {
     } else {
         // The legend is wrapped at 72 columns: read it with its line breaks as spaces.
         let words = text.split_whitespace().collect::<Vec<_>>().join(" ");
-        assert!(words.contains("(%ceil: `pretouch calibrate`)"), "{text}");
+        assert!(
+            words.contains("`pretouch calibrate` fills % ceiling"),
+            "{text}"
+        );
     }
 }
 

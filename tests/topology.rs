@@ -183,7 +183,7 @@ fn a_confined_cell_is_read_against_the_calibration_of_its_cpus() {
     // The zap calibration faults 4 KiB pages: a heap of larger folios (THP `always`,
     // mTHP 64 KiB `always`) is not read against it, and the report says so.
     let expected = match heap_folio() {
-        4096 => format!("%ceil against calibrate zap, 1 CPU (CPUs {cpu})"),
+        4096 => format!("% ceiling against calibrate zap, 1 CPU (CPUs {cpu})"),
         folio => format!(
             "no calibration of k at {} folios (it has 4 KiB): no % ceiling",
             pretouch::units::Bytes(folio)

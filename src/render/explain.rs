@@ -26,11 +26,11 @@ const EXPLAIN_HEADERS: [&str; 13] = [
     "gc",
     "heap",
     "variant",
-    "grew most",
-    "init +ms",
-    "jvm pretouch",
-    "genesis +ms",
-    "faults +",
+    "phase grew",
+    "VM init ms",
+    "JVM log ms",
+    "Genesis ms",
+    "faults",
     "expected",
     "faults/s",
     "% ceiling",
@@ -105,39 +105,40 @@ fn labels(report: &Report) -> impl Iterator<Item = (&str, Vec<&CellReport>)> {
 }
 
 const LEGEND: &str = "\
-grew most = the startup phase whose median grew most with pretouch;
-init +ms = agent load->VM init with minus without pretouch (where pretouch lands);
-jvm ms (jvm pretouch) = the JVM log's pretouch time (each `PreTouch` line to the next
-line), gen. +ms (genesis +ms) = its Genesis time with minus without; faults + = median
-minor faults of a launch with minus without; expected = heap / folio x views, the folio
-the largest the run's THP modes allow the heap (4 KiB without THP); faults/s =
-faults + / init +; %ceil (% ceiling) = of this label's `pretouch calibrate` at the same
-folio size; touched =
-80% of the heap (as mapped, per view) resident at main, each page once; RSS growth for
+phase grew = the startup phase whose median grew most with pretouch.
+VM init ms = how much longer the JVM takes to create its VM with pretouch. The heap is
+touched there. JVM log ms = the pretouch time the JVM's own log gives, from each
+`PreTouch` line to the next line. Genesis ms = how much longer the JVM's Genesis phase,
+which creates the heap, takes with pretouch. faults = the minor faults up to main()
+that pretouch adds, median of a launch. expected = the faults the heap should take,
+which is its size over the largest folio the run's THP modes allow, times its views.
+faults/s = faults over VM init ms. % ceiling = faults/s as a share of this label's
+`pretouch calibrate` rate at the same folio size. touched = 80% of the heap, as mapped
+and per view, was resident at main(), each page counted once, or the RSS growth for
 older records.
 ";
 
 /// The time columns of the text's explaining table.
 const TIME: [Explaining<CellReport>; 4] = [
     Explaining {
-        col: num("grew most"),
-        legend: "grew most = the startup phase whose median grew most with pretouch",
+        col: num("phase grew"),
+        legend: "phase grew = the startup phase whose median grew most with pretouch",
         value: |c| c.explain.grew_most().unwrap_or("-").to_owned(),
     },
     Explaining {
-        col: num("init +ms"),
-        legend: "init +ms = agent load->VM init with minus without pretouch (where \
-                 pretouch lands)",
+        col: num("VM init ms"),
+        legend: "VM init ms = how much longer the JVM takes to create its VM with \
+                 pretouch, which is where it touches the heap",
         value: |c| table::opt_ms_tenths(c.explain.init_growth_ms()),
     },
     Explaining {
-        col: num("jvm ms"),
-        legend: "jvm ms = the JVM log's pretouch time",
+        col: num("JVM log ms"),
+        legend: "JVM log ms = the pretouch time the JVM's own log gives",
         value: |c| table::opt_ms_tenths(c.jvm_pretouch_ms),
     },
     Explaining {
-        col: num("gen. +ms"),
-        legend: "gen. +ms = its Genesis time with minus without",
+        col: num("Genesis ms"),
+        legend: "Genesis ms = how much longer the JVM's Genesis phase takes with pretouch",
         value: |c| table::opt_ms_tenths(c.jvm_genesis_growth_ms),
     },
 ];
@@ -145,8 +146,8 @@ const TIME: [Explaining<CellReport>; 4] = [
 /// The fault columns of the text's explaining table.
 const FAULTS: [Explaining<CellReport>; 5] = [
     Explaining {
-        col: num("faults +"),
-        legend: "faults + = median minor faults with minus without",
+        col: num("faults"),
+        legend: "faults = the minor faults up to main() that pretouch adds, median",
         value: |c| table::opt_count(c.pretouch_faults),
     },
     Explaining {
@@ -156,12 +157,13 @@ const FAULTS: [Explaining<CellReport>; 5] = [
     },
     Explaining {
         col: num("faults/s"),
-        legend: "faults/s = faults + / init +ms",
+        legend: "faults/s = faults over VM init ms",
         value: |c| table::opt_count(c.fault_rate_per_s),
     },
     Explaining {
-        col: num("%ceil"),
-        legend: "%ceil = faults/s in % of the label's `pretouch calibrate`, same folio",
+        col: num("% ceiling"),
+        legend: "% ceiling = faults/s as a share of the label's `pretouch calibrate` rate \
+                 at the same folio size",
         value: |c| {
             c.ceiling_pct
                 .map_or_else(|| "-".to_owned(), |p| table::pct(p, 0))
@@ -258,7 +260,7 @@ fn uncalibrated(report: &Report, label: &dyn Fn(&str) -> String) -> Vec<String> 
         .collect()
 }
 
-/// How the notes name what they speak of: the text by letters and `%ceil`, the
+/// How the notes name what they speak of: the text by letters and `% ceiling`, the
 /// Markdown in full and `% ceiling`.
 struct NoteNames<'a> {
     cell: &'a dyn Fn(&CellReport) -> String,
@@ -512,10 +514,10 @@ pub fn text(report: &Report, phases: bool, names: &CellNames) -> String {
     text.push('.');
     if !dropped.is_empty() {
         text += " Empty columns are left out";
-        if dropped.contains(&"%ceil")
+        if dropped.contains(&"% ceiling")
             && !uncalibrated(report, &|l| names.letter(l).to_owned()).is_empty()
         {
-            text += " (%ceil: `pretouch calibrate`)";
+            text += ". `pretouch calibrate` fills % ceiling";
         }
         text.push('.');
     }
@@ -524,9 +526,9 @@ pub fn text(report: &Report, phases: bool, names: &CellNames) -> String {
     let note_names = NoteNames {
         cell: &|c| names.name(c),
         label: &|l| names.letter(l).to_owned(),
-        ceiling: "%ceil",
+        ceiling: "% ceiling",
     };
-    for note in notes(report, &note_names, !dropped.contains(&"%ceil")) {
+    for note in notes(report, &note_names, !dropped.contains(&"% ceiling")) {
         out += &table::wrap(&note, 2);
     }
     out
@@ -667,13 +669,13 @@ mod tests {
         insta::assert_snapshot!(text(&sample(), true, &CellNames::of(&sample())), @r#"
 
         pretouch explained
-        gc        heap  variant    grew most  init +ms  jvm ms  gen. +ms
-        g1        1g    default  agent->init     397.5   405.1     395.9
-        parallel  1g    thp      agent->init     397.5       -     395.9
+        gc        heap  variant   phase grew  VM init ms  JVM log ms  Genesis ms
+        g1        1g    default  agent->init       397.5       405.1       395.9
+        parallel  1g    thp      agent->init       397.5           -       395.9
 
-        gc       heap variant faults + expected faults/s %ceil      touched
-        g1       1g   default   262.9k   262.1k   661.4k   55%          yes
-        parallel 1g   thp       140.0k   262.1k   661.4k   55% NO (3 of 10)
+        gc       heap variant faults expected faults/s % ceiling      touched
+        g1       1g   default 262.9k   262.1k   661.4k       55%          yes
+        parallel 1g   thp     140.0k   262.1k   661.4k       55% NO (3 of 10)
 
         phases (ms, median without -> with pretouch)
                 exec->agent             agent->init         init->main
@@ -682,14 +684,15 @@ mod tests {
         parallel 1g thp
           9.5 -> 7.9 (-1.6)  58.2 -> 455.7 (+397.5)  2.0 -> 3.3 (+1.3)
 
-        grew most = the startup phase whose median grew most with pretouch; init
-        +ms = agent load->VM init with minus without pretouch (where pretouch
-        lands); jvm ms = the JVM log's pretouch time; gen. +ms = its Genesis
-        time with minus without; faults + = median minor faults with minus
-        without; expected = heap / folio x views; faults/s = faults + / init
-        +ms; %ceil = faults/s in % of the label's `pretouch calibrate`, same
-        folio; touched = 80% of the heap resident at main(). Empty columns are
-        left out.
+        phase grew = the startup phase whose median grew most with pretouch; VM
+        init ms = how much longer the JVM takes to create its VM with pretouch,
+        which is where it touches the heap; JVM log ms = the pretouch time the
+        JVM's own log gives; Genesis ms = how much longer the JVM's Genesis
+        phase takes with pretouch; faults = the minor faults up to main() that
+        pretouch adds, median; expected = heap / folio x views; faults/s =
+        faults over VM init ms; % ceiling = faults/s as a share of the label's
+        `pretouch calibrate` rate at the same folio size; touched = 80% of the
+        heap resident at main(). Empty columns are left out.
         warning: parallel 1g thp: PRETOUCH DID NOT HAPPEN in 3 of 10 launches
           (quick-20261130T071303Z.jsonl#4 quick-20261130T071303Z.jsonl#9
           quick-20261130T071303Z.jsonl#17); first: RSS grew 542 MiB during VM
@@ -710,12 +713,12 @@ mod tests {
 
         #### 6.18.0-base: pretouch explained
 
-        | jdk | gc | heap | variant | grew most | init +ms | jvm pretouch | genesis +ms | faults + | expected | faults/s | % ceiling | touched |
+        | jdk | gc | heap | variant | phase grew | VM init ms | JVM log ms | Genesis ms | faults | expected | faults/s | % ceiling | touched |
         |---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|
         | 25.0.3+9 | g1 | 1g | default | agent->init | 397.5 | 405.1 | 395.9 | 262.9k | 262.1k | 661.4k | 55% | yes |
         | 25.0.3+9 | parallel | 1g | thp | agent->init | 397.5 | - | 395.9 | 140.0k | 262.1k | 661.4k | 55% | NO (3 of 10) |
 
-        grew most = the startup phase whose median grew most with pretouch; init +ms = agent load->VM init with minus without pretouch (where pretouch lands); jvm ms (jvm pretouch) = the JVM log's pretouch time (each `PreTouch` line to the next line), gen. +ms (genesis +ms) = its Genesis time with minus without; faults + = median minor faults of a launch with minus without; expected = heap / folio x views, the folio the largest the run's THP modes allow the heap (4 KiB without THP); faults/s = faults + / init +; %ceil (% ceiling) = of this label's `pretouch calibrate` at the same folio size; touched = 80% of the heap (as mapped, per view) resident at main, each page once; RSS growth for older records.
+        phase grew = the startup phase whose median grew most with pretouch. VM init ms = how much longer the JVM takes to create its VM with pretouch. The heap is touched there. JVM log ms = the pretouch time the JVM's own log gives, from each `PreTouch` line to the next line. Genesis ms = how much longer the JVM's Genesis phase, which creates the heap, takes with pretouch. faults = the minor faults up to main() that pretouch adds, median of a launch. expected = the faults the heap should take, which is its size over the largest folio the run's THP modes allow, times its views. faults/s = faults over VM init ms. % ceiling = faults/s as a share of this label's `pretouch calibrate` rate at the same folio size. touched = 80% of the heap, as mapped and per view, was resident at main(), each page counted once, or the RSS growth for older records.
 
         > warning: 6.18.0-base 25.0.3+9 parallel 1g thp: PRETOUCH DID NOT HAPPEN in 3 of 10 launches (quick-20261130T071303Z.jsonl#4 quick-20261130T071303Z.jsonl#9 quick-20261130T071303Z.jsonl#17); first: RSS grew 542 MiB during VM creation (512 MiB beyond a launch without pretouch), expected about the heap, 1 GiB
 

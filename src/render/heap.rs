@@ -323,7 +323,7 @@ mod tests {
         not the anonymous-fault path), with transparent huge-page bytes; page =
         the kernel page size of its mappings; resident = median of the heap
         resident at main(), each page once; method = how the JVM touches each
-        page. Empty columns are left out (%ceil: `pretouch calibrate`).
+        page. Empty columns are left out. `pretouch calibrate` fills % ceiling.
         note: 17.0.15+6 zgc 64m: 10 JVM log(s) without a pretouch line: zgc logs
           its pretouch only as a gc+task line without bytes or time: no JVM
           figure to check against
