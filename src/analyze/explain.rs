@@ -54,7 +54,7 @@ impl Phases {
 /// Not the kernel's count for the whole process (rusage), because a server keeps
 /// running after `main()` and its workload's faults would enter that count: a launch
 /// without pretouch takes the faults that pretouch took at startup while it serves, so
-/// the difference with minus without would shrink by them.
+/// the difference pretouch makes would shrink by them.
 fn faults_at_main(launch: &LaunchRecord) -> Option<u64> {
     launch.measured.stamps.main.map(|m| m.minflt)
 }
@@ -141,7 +141,7 @@ pub struct CellExplain {
     pub fault_rate_per_s: Option<f64>,
     /// Median JVM-logged pretouch time over the launches with pretouch, ms.
     pub jvm_pretouch_ms: Option<f64>,
-    /// Median Genesis with minus without pretouch (JVM log), ms.
+    /// How much longer the median Genesis phase takes with pretouch, from the JVM log, ms.
     pub jvm_genesis_growth_ms: Option<f64>,
     /// Launches with pretouch whose heap does not look touched.
     pub untouched: usize,
@@ -160,7 +160,7 @@ pub struct CellExplain {
     /// a launch with pretouch got (`mthp` records: anonymous and shmem allocations),
     /// largest first; sizes at 0 left out. Not less the launches without pretouch: ZGC
     /// commits its shared-memory heap with `fallocate`, which allocates its folios
-    /// without a touch, so that with minus without would say 0 for its whole heap.
+    /// without a touch, so that the difference would say 0 for its whole heap.
     pub folios: Vec<FolioCount>,
     /// The median fallbacks (a wanted folio size not at hand, a smaller one taken) of a
     /// launch with pretouch, summed over sizes; `None` when no launch recorded `mthp`
@@ -197,7 +197,7 @@ pub struct CgroupFigures {
 }
 
 impl CellExplain {
-    /// agent->init growth (with minus without), ms: where pretouch lands.
+    /// How much longer agent load to VM init takes with pretouch, ms. Pretouch lands there.
     pub fn init_growth_ms(&self) -> Option<f64> {
         Some(self.phases_on_ms[1]? - self.phases_off_ms[1]?)
     }

@@ -135,7 +135,7 @@ pub struct CellReport {
     pub ceiling_pct: Option<f64>,
     /// The JVM's own pretouch time (its log), median over launches with pretouch, ms.
     pub jvm_pretouch_ms: Option<f64>,
-    /// The JVM's Genesis time, with minus without pretouch (its log), ms.
+    /// How much longer the JVM's Genesis phase takes with pretouch, from its log, ms.
     pub jvm_genesis_growth_ms: Option<f64>,
     /// Launches with pretouch whose heap did not become resident: pretouch did not happen.
     pub untouched: usize,
