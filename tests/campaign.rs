@@ -447,13 +447,14 @@ fn a_campaign_survives_cuts_wrong_kernels_and_hangs_and_runs_every_planned_run_o
             assert_eq!(seqs.len(), planned, "no launch twice in {}", f.display());
         }
     }
-    // The report beside the results is `pretouch report` of the folder.
+    // The report beside the results is `pretouch report --details` of the folder,
+    // because nobody watched the campaign run.
     for (name, format) in [
         ("campaign-report.txt", "text"),
         ("campaign-report.json", "json"),
     ] {
         let out = pretouch()
-            .arg("report")
+            .args(["report", "--details"])
             .arg(&results)
             .args(["--format", format])
             .output()

@@ -162,8 +162,9 @@ fn a_limited_cell_runs_in_its_own_cgroup_and_a_heap_above_the_limit_is_oom_kille
             _ => panic!("unexpected cell {name}"),
         }
     }
+    // The failed launches' cause is a detail; the default report names the option.
     let report = pretouch()
-        .arg("report")
+        .args(["report", "--details"])
         .arg(dir.path().join("results"))
         .output()
         .unwrap();

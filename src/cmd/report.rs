@@ -71,20 +71,23 @@ pub(crate) fn report_text(
     format: Format,
     profiled: bool,
 ) -> anyhow::Result<String> {
-    let [text] = report_texts(paths, [format], profiled)?;
+    let [text] = report_texts(paths, [format], profiled, false)?;
     Ok(text)
 }
 
 /// What `pretouch report PATHS --format F` prints for each of `formats`, from one
-/// reading of the results (the campaign's end writes the text and the JSON).
+/// reading of the results, with `--details` when `details`. The campaign's end writes
+/// the text and the JSON with every detail, because nobody watched the campaign run.
 pub(crate) fn report_texts<const N: usize>(
     paths: &[PathBuf],
     formats: [Format; N],
     profiled: bool,
+    details: bool,
 ) -> anyhow::Result<[String; N]> {
     let options = Options {
         profile: profiled,
         show_profile: profiled,
+        details,
         ..Options::default()
     };
     let doc = document::build_read(catalog(paths)?, &options).map_err(bad)?;

@@ -884,7 +884,12 @@ fn finish(
     if has_results {
         let profiled = campaign.session.profile_rounds.is_some();
         let formats = [Format::Text, Format::Json];
-        match crate::cmd::report::report_texts(std::slice::from_ref(&results), formats, profiled) {
+        match crate::cmd::report::report_texts(
+            std::slice::from_ref(&results),
+            formats,
+            profiled,
+            true,
+        ) {
             Ok(texts) => {
                 for (name, text) in [REPORT_TEXT, REPORT_JSON].into_iter().zip(texts) {
                     std::fs::write(results.join(name), text)
