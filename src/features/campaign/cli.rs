@@ -259,11 +259,12 @@ fn campaign_steps(runs: u32, kernels: &CampaignKernels) -> (Vec<usize>, Vec<Kern
     (order, steps)
 }
 
-/// Root's copies (the unit runs these, never the files the campaign started from: this
-/// binary, the matrix with its JDKs as checked and its `app:` paths made absolute
-/// against `matrix_file`'s folder, the agent file as checked) and the state in the
-/// campaign's folder, its own time counted (the `checked` before the question, then
-/// this), then the unit installed.
+/// Installs the campaign. It writes root's copies into the campaign's folder, and the
+/// unit runs those copies, never the files the campaign started from. The copies are
+/// this binary, the matrix with its JDKs as checked, and the agent file as checked. The
+/// matrix's `app:` paths are made absolute against `matrix_file`'s folder. The state
+/// goes beside them, and its own time counts `checked`, the time before the question,
+/// and then this. Last, the unit is installed.
 fn install(
     matrix: &Matrix,
     matrix_file: Option<&Path>,
