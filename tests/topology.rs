@@ -177,7 +177,13 @@ fn a_confined_cell_is_read_against_the_calibration_of_its_cpus() {
             yaml_list(&[jdk])
         ),
     );
-    let out = run_labelled("k", &results).arg(&matrix).assert().success();
+    run_labelled("k", &results).arg(&matrix).assert().success();
+    // The ceiling a cell is read against is a detail of the report.
+    let out = pretouch()
+        .args(["report", "--details"])
+        .arg(&results)
+        .assert()
+        .success();
     let text = unwrapped(&out.get_output().stdout);
     let cpu = this_machine().cpus[0].id;
     // The zap calibration faults 4 KiB pages: a heap of larger folios (THP `always`,
