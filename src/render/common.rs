@@ -13,7 +13,7 @@ pub enum Format {
     Markdown,
     Csv,
     Json,
-    /// One self-contained page: the report's tables with its pictures inline.
+    /// One self-contained page with the report's tables and pictures.
     Html,
 }
 

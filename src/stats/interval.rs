@@ -56,14 +56,12 @@ pub const MIN_ROUNDS: usize = 10;
 )]
 #[serde(rename_all = "kebab-case")]
 pub enum Estimator {
-    /// The median of the per-round costs, as the reference measurement reports it
-    /// (median of 10), its error the one its distribution-free interval implies
-    /// ([`median_se`]).
+    /// The median of the per-round costs, as the reference measurement reports it. Its
+    /// interval is distribution-free.
     #[default]
     Median,
-    /// The 20% trimmed mean of the per-round costs ([`trimmed_mean`]), its error from
-    /// the winsorized variance: more efficient than the median where the costs are
-    /// near normal.
+    /// The 20% trimmed mean of the per-round costs. Its interval comes from the
+    /// winsorized variance, and it is more efficient where the costs are near normal.
     TrimmedMean,
 }
 

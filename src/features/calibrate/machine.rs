@@ -32,11 +32,11 @@ use crate::units::{Bytes, Nanos};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "kebab-case")]
 pub enum Layout {
-    /// Threads of one process, one shared anonymous mapping, a slice each (the JVM's case).
+    /// Threads of one process sharing one mapping, a slice each, as a JVM does.
     Shared,
-    /// Threads of one process, one mapping each.
+    /// Threads of one process with one mapping each.
     PerThread,
-    /// Processes, one mapping each.
+    /// Processes with one mapping each.
     Processes,
 }
 
@@ -54,14 +54,14 @@ impl std::fmt::Display for Layout {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "kebab-case")]
 pub enum Variant {
-    /// One mapping, `MADV_NOHUGEPAGE`, zapped with `MADV_DONTNEED` between passes
-    /// (the reference series' microbenchmark).
+    /// One mapping without huge pages, emptied with MADV_DONTNEED between passes. The
+    /// reference series measured this.
     #[default]
     Zap,
-    /// A fresh mapping every pass, `MADV_NOHUGEPAGE`, unmapped after it (pft's shape).
+    /// A fresh mapping without huge pages for every pass, as the pft benchmark does.
     Pft,
-    /// The zap loop on a `MADV_HUGEPAGE` mapping: the ceiling of a JVM run with
-    /// `-XX:+UseTransparentHugePages`.
+    /// The zap loop on a mapping with MADV_HUGEPAGE. It is the ceiling of a JVM run with
+    /// -XX:+UseTransparentHugePages.
     Huge,
 }
 

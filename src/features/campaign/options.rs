@@ -8,11 +8,11 @@ use clap::Subcommand;
 /// `run --boot`: where the kernels boot.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum BootChoice {
-    /// Each kernel in a VM (virtme-ng): the default on a VM
+    /// Each kernel in a VM, the default on a VM
     Vm,
-    /// `kexec -l` the image, then `systemctl kexec`: the default on bare metal
+    /// This machine boots each kernel with kexec, the default on bare metal
     Kexec,
-    /// The bootloader's one-shot entry (`grub-reboot`), then `systemctl reboot`
+    /// This machine reboots into each kernel through grub-reboot
     Reboot,
     /// Tests only: record each boot asked for in a file, boot nothing. It exists only in
     /// builds with the `test-support` feature, which `cargo test` turns on.
@@ -38,22 +38,19 @@ impl BootChoice {
 /// What `pretouch run` is asked about how the kernels boot.
 #[derive(Debug, Clone, clap::Args)]
 pub struct BootArgs {
-    /// How the kernels (`--kernel` or `kernels:`, `--runs` times, in turn) are booted.
-    /// vm: each in a VM (virtme-ng), the default on a VM. kexec: on this machine, one
-    /// boot per run, unattended (a systemd unit continues the campaign at each boot),
-    /// with `kexec -l` and `systemctl kexec`, the default on bare metal. reboot: the
-    /// same with the bootloader's one-shot entry (`grub-reboot`), for machines where
-    /// kexec is not safe. kexec and reboot are root only, check everything, print the
-    /// plan and ask before the first boot (see docs/unattended.md, and `pretouch
-    /// campaign status|stop`)
+    /// Where the kernels boot.
+    ///
+    /// With kexec or reboot, this machine boots each kernel in turn and a systemd unit
+    /// goes on with the campaign at each boot, so it runs unattended. Use reboot where
+    /// kexec is not safe. Both need root. They check everything, print the plan and ask
+    /// before the first boot. `pretouch campaign` shows or stops the campaign.
     #[arg(long, value_enum, value_name = "HOW", conflicts_with_all = ["resume", "in_vm"])]
     pub boot: Option<BootChoice>,
-    /// With a campaign (--boot kexec|reboot): start without asking (needed without a
-    /// terminal)
+    /// Start a campaign without asking. Without a terminal this is needed.
     #[arg(long)]
     pub yes: bool,
-    /// With a campaign: run `pretouch calibrate --passes N` of each kernel at each
-    /// boot, before its run, filed under the kernel's label (the report's %ceil)
+    /// Calibrate each kernel at each boot of a campaign, with N passes, before its run.
+    /// The report then reads each cost against its kernel's ceiling.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub calibrate_per_boot: Option<u32>,
     /// With a campaign: install it under this folder instead of `/`. Tests only, so it
@@ -102,12 +99,12 @@ impl CampaignArgs {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Subcommand)]
 pub enum CampaignAction {
-    /// Where the campaign stands: step k of n, the runs of each label, the boots that
-    /// failed, the time left
+    /// Show where the campaign stands, with its boots and the time left
     Status,
-    /// End the campaign now: the run under way is stopped (its finished launches are
-    /// kept), the unit removed and the default boot restored; the report of what ran
-    /// is written beside the results
+    /// End the campaign now and restore the default boot.
+    ///
+    /// The run under way stops, and its finished launches are kept. The report of what
+    /// ran is written beside the results.
     Stop,
     /// What the campaign's systemd unit runs at each boot
     #[command(hide = true)]

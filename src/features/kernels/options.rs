@@ -9,27 +9,28 @@ use crate::units::Bytes;
 /// campaign across reboots too.
 #[derive(Debug, Clone, clap::Args)]
 pub struct KernelArgs {
-    /// Boot this kernel image in a VM (virtme-ng) and run the matrix inside; repeat for
-    /// more kernels. Each is filed under its guest's kernel release; replaces the matrix's
-    /// `kernels:`. Without hardware virtualization the guests are emulated, and marked so
+    /// Boot this kernel image in a VM and run the matrix inside.
+    ///
+    /// Give it once for each kernel. Each kernel's results are filed under its release,
+    /// and the option replaces the matrix's `kernels:`. Without hardware virtualization
+    /// the guests are emulated, and their results are marked so.
     #[arg(long, value_name = "IMAGE", conflicts_with = "resume")]
     pub kernel: Vec<PathBuf>,
-    /// With --kernel or `kernels:`: run the matrix N times in each kernel, in turn (A B
-    /// A B ...), each time a new boot and a new run of its label, so that a kernel's cost
-    /// gets an interval over its runs, which sees the machine move between them (three
-    /// or more; see docs/statistics.md)
+    /// Run the matrix N times in each kernel, taking the kernels in turn.
+    ///
+    /// Each time is a new boot, so a kernel's cost gets an interval over its boots. That
+    /// interval sees the machine move between them. Use three or more.
     #[arg(long, value_name = "N", default_value_t = 1,
           value_parser = clap::value_parser!(u32).range(1..=100), conflicts_with = "resume")]
     pub runs: u32,
-    /// vCPUs of each kernel's VM [default: this machine's online CPUs]
+    /// The vCPUs of each kernel's VM [default: this machine's online CPUs]
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub vm_cpus: Option<u32>,
-    /// Memory of each kernel's VM, preallocated (JVM size syntax) [default: the largest
-    /// heap, the JVM's own memory and 768 MiB for the guest]
+    /// The memory of each kernel's VM, such as 6g [default: enough for the largest heap]
     #[arg(long, value_name = "SIZE", value_parser = HeapSize::parse_bytes)]
     pub vm_memory: Option<Bytes>,
-    /// Seconds a kernel may take to boot before its VM is stopped and the kernel is
-    /// reported as failed
+    /// Seconds a kernel may take to boot. After that its VM is stopped and the kernel
+    /// is reported as failed.
     #[arg(long, value_name = "SECS", default_value_t = 600, value_parser = clap::value_parser!(u64).range(1..))]
     pub vm_boot_timeout: u64,
     /// Run inside a VM that `pretouch run --kernel` started; WORK holds the VM's shape

@@ -5,17 +5,20 @@ use std::path::PathBuf;
 /// What `pretouch run` is asked about the kernel profile.
 #[derive(Debug, Clone, clap::Args)]
 pub struct ProfileArgs {
-    /// After the timed launches, a few profiled rounds per cell (with and without pretouch)
-    /// under `perf record -e cpu-clock -g`, stored apart and in no timing median; needs
-    /// perf (Debian: linux-perf). Same as `profile: true` in the matrix
+    /// Add a few rounds per cell under `perf record` after the timed launches.
+    ///
+    /// Their launches are stored apart and left out of every timing median, because perf
+    /// slows them. It needs perf, which Debian's linux-perf package installs. The matrix
+    /// key `profile: true` does the same.
     #[arg(long)]
     pub profile: bool,
-    /// Profiled rounds per cell with --profile (each: one launch without, one with pretouch)
+    /// The profiled rounds per cell. Each round launches once without and once with
+    /// pretouch.
     #[arg(long, default_value_t = crate::features::profile::schedule::DEFAULT_ROUNDS,
           value_parser = clap::value_parser!(u32).range(1..=100))]
     pub profile_rounds: u32,
-    /// Keep each profiled launch's perf.data in DIR (default: deleted once its samples are
-    /// folded into the result file)
+    /// Keep each profiled launch's perf.data in DIR. Otherwise it is deleted once its
+    /// samples are in the result file.
     #[arg(long, value_name = "DIR")]
     pub keep_perf_data: Option<PathBuf>,
 }
