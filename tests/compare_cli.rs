@@ -81,7 +81,7 @@ fn compares_labels_within_72_columns_and_draws_every_round() {
         comparison.lines().all(|l| l.chars().count() <= 72),
         "{text}"
     );
-    assert!(!comparison.contains("unfinished run"), "{text}");
+    assert!(!comparison.contains("the run is unfinished"), "{text}");
     assert!(text.contains("thp-madvise (baseline): host"), "{text}");
     // Both cells about -85%, marked significant.
     let header = text.lines().find(|l| l.starts_with("gc ")).unwrap();
@@ -189,7 +189,7 @@ fn an_unknown_label_is_bad_input() {
         .args(["--labels", "thp-madvise,6.19"])
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("no results labelled `6.19`"));
+        .stderr(predicate::str::contains("no results are labelled `6.19`"));
 }
 
 /// Real JVMs: the same matrix twice under two labels is compared cell by cell (the

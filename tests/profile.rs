@@ -333,7 +333,7 @@ fn sigint_in_the_profiled_rounds_then_resume_runs_each_missing_profiled_launch_o
     let text = unwrapped(&output.stdout);
     assert!(
         text.contains(&format!(
-            "profiled rounds unfinished, {} profiled launches missing",
+            "the profiled rounds are unfinished, with {} profiled launches missing",
             cells * rounds * 2 - before
         )),
         "{text}"
@@ -415,7 +415,7 @@ fn sigint_in_the_profiled_rounds_then_resume_runs_each_missing_profiled_launch_o
         .output()
         .unwrap();
     let text = unwrapped(&output.stdout);
-    assert!(!text.contains("profiled rounds unfinished"), "{text}");
+    assert!(!text.contains("profiled rounds are unfinished"), "{text}");
     assert!(
         text.contains(&format!("{rounds}+{rounds} profiled launches")),
         "{text}"

@@ -336,12 +336,12 @@ fn a_label_at_a_time_keeps_every_warning_in_its_place_and_every_figure() {
     // b's later run (10:00) came before a's (11:00): its warning first, though a is
     // the older label.
     assert!(b_flags < a_flags, "{:#?}", report.warnings);
-    let damaged = at("b/1.jsonl:4: unreadable line skipped");
+    let damaged = at("b/1.jsonl:4: an unreadable line is skipped");
     let cut = at("a/2.jsonl:41:");
     assert!(report.warnings[cut].contains("cut short"));
-    let junk = at("notes.jsonl: no run header");
+    let junk = at("notes.jsonl: skipped, because it has no run header");
     let not_utf8 = at("c/h2.jsonl:43:");
-    let unfinished = at("unfinished run");
+    let unfinished = at("the run is unfinished");
     assert!(a_flags < cut && cut < damaged && damaged < not_utf8 && not_utf8 < junk);
     assert!(junk < unfinished);
     assert_eq!(report.labels, ["c@h1", "a", "b", "c@h2"]);

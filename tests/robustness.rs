@@ -347,7 +347,9 @@ fn kill_9_takes_the_jvm_along_and_a_cut_line_does_not_stop_the_resume() {
     let stdout = unwrapped(&report.stdout);
     assert!(stdout.contains("the last line is cut short"), "{stdout}");
     assert!(
-        stdout.contains(&format!("unfinished run, {recorded} of {PLANNED} launches")),
+        stdout.contains(&format!(
+            "the run is unfinished, with {recorded} of {PLANNED} launches"
+        )),
         "{stdout}"
     );
 
@@ -731,12 +733,12 @@ fn bad_inputs_are_refused_with_file_line_and_fix_before_anything_starts() {
         (
             "name: x\ngcs: [g1]\nheaps: [1q]\nrepetitions: 1\n".to_owned(),
             "line 3",
-            "unknown unit `q`; write a whole number",
+            "unknown unit `q`. Write a whole number",
         ),
         (
             "name: x\ngcs: [g1]\nheaps: [-1g]\nrepetitions: 1\n".to_owned(),
             "line 3",
-            "write a whole number",
+            "Write a whole number",
         ),
         (
             "name: x\ngcs: [g1]\nheaps: [0]\nrepetitions: 1\n".to_owned(),
@@ -782,12 +784,12 @@ fn bad_inputs_are_refused_with_file_line_and_fix_before_anything_starts() {
         "above 0 (e.g. ci_ms: 10)",
         "or `ci_ms` (half-width in ms, e.g. ci_ms: 10), or both",
         "give at least one value, or remove the key where it is optional",
-        "write a whole number with an optional k, m, g or t suffix, like 256m",
-        "write a whole number with an optional k, m, g or t suffix, like 256m",
-        "the JVM needs at least 2m; write a whole number",
+        "Write a whole number with an optional k, m, g or t suffix, like 256m",
+        "Write a whole number with an optional k, m, g or t suffix, like 256m",
+        "the JVM needs at least 2m. Write a whole number",
         "fix: use heaps up to",
         "fix: use one of the expected values listed",
-        "fix: give a JAVA_HOME folder (it holds bin/java), a `java` binary or a feature version such as 17 in the matrix's `jdks:`; installed: ",
+        "fix: give a JAVA_HOME folder (it holds bin/java), a `java` binary or a feature version such as 17 in the matrix's `jdks:`. These are installed: ",
         "fix: give a JAVA_HOME folder (it holds bin/java)",
         "each variant needs its own name",
     ];

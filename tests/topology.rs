@@ -139,7 +139,9 @@ fn calibrations_of_two_labels_print_side_by_side() {
         .arg(&results)
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("calibrated labels: first, second"));
+        .stderr(predicate::str::contains(
+            "These labels have one: first, second",
+        ));
 }
 
 #[test]

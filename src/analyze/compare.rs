@@ -75,7 +75,7 @@ pub fn compare_chosen(report: &Report, chosen: Chosen) -> Comparison {
     for c in &columns {
         if !c.baseline && c.info.matrix != base_info.matrix {
             warnings.push(format!(
-                "label `{}` was run from another matrix than the baseline `{}`; only cells with the same flags are compared",
+                "label `{}` was run from another matrix than the baseline `{}`, so only cells with the same flags are compared",
                 c.info.label, base_info.label
             ));
         }
@@ -410,7 +410,7 @@ mod tests {
         };
         assert_eq!(
             err(Some(&["a", "x"]), None),
-            "no results labelled `x`; the results hold: a, b"
+            "no results are labelled `x`. The results hold a, b."
         );
         assert_eq!(
             err(Some(&["a"]), Some("b")),

@@ -22,7 +22,7 @@ use crate::store::{CellKey, CellStop, HostInfo, LaunchRecord, ResultFile, Result
 /// A label selection that cannot be met (`--labels`, `--baseline`).
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum CompareError {
-    #[error("no results labelled `{label}`; the results hold: {known}")]
+    #[error("no results are labelled `{label}`. The results hold {known}.")]
     UnknownLabel { label: String, known: String },
     #[error("baseline `{baseline}` is not among --labels ({labels})")]
     BaselineNotShown { baseline: String, labels: String },
@@ -399,7 +399,7 @@ fn effective_labels(files: &[&ResultFile], warnings: &mut Vec<String>) -> Vec<St
     for (label, ids) in &hosts {
         if ids.len() > 1 {
             warnings.push(format!(
-                "label `{label}` mixes results of {} machines ({}); reported apart as `{label}@<hostname>`",
+                "label `{label}` mixes results of {} machines, so each is reported apart as `{label}@<hostname>`. They are {}.",
                 ids.len(),
                 ids.iter()
                     .map(|(h, c)| format!("{h}: {c}"))
@@ -514,7 +514,7 @@ impl Labelling {
         for info in &label_info {
             if info.matrices > 1 {
                 warnings.push(format!(
-                    "label `{}` pools {} files run from {} different matrices; a cell's launches are pooled only when its flags agree",
+                    "label `{}` pools {} files run from {} different matrices. A cell's launches are pooled only where its flags agree.",
                     info.label, info.files, info.matrices
                 ));
             }
@@ -589,7 +589,7 @@ pub fn label_rows(
             if samples.flag_sets == 0 || samples.flags != cell_flags {
                 if samples.flag_sets > 0 {
                     warnings.push((*position, format!(
-                        "label `{label}`: cell {} {} {} {} was run with different flags in `{}` ({}); pooled",
+                        "label `{label}`: cell {} {} {} {} was run with different flags in `{}`, and its launches are pooled. {}",
                         launch.cell.jdk,
                         launch.cell.gc,
                         launch.cell.heap,

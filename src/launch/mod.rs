@@ -734,7 +734,7 @@ fn explain_failure(
 ) -> Option<String> {
     match (signal, oom_killed) {
         (Some(libc::SIGKILL), Some(true)) => return Some(
-            "killed by the OOM killer (SIGKILL, and the kernel's oom_kill count rose during this launch; see `dmesg`): the heap does not fit in this machine's memory".to_owned(),
+            "killed by the OOM killer, because the heap does not fit in this machine's memory. The kernel's oom_kill count rose during this launch, and `dmesg` tells more.".to_owned(),
         ),
         (Some(libc::SIGKILL), Some(false)) => return Some(
             "killed by signal 9 (SIGKILL, not by the OOM killer: the kernel's oom_kill count did not change)".to_owned(),
@@ -1066,7 +1066,7 @@ mod tests {
         let tail = |t: &str| Some(t.to_owned());
         assert_eq!(
             explain_failure(&None, Some(libc::SIGKILL), Some(true)).unwrap(),
-            "killed by the OOM killer (SIGKILL, and the kernel's oom_kill count rose during this launch; see `dmesg`): the heap does not fit in this machine's memory"
+            "killed by the OOM killer, because the heap does not fit in this machine's memory. The kernel's oom_kill count rose during this launch, and `dmesg` tells more."
         );
         assert!(
             explain_failure(&None, Some(libc::SIGKILL), Some(false))

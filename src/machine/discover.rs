@@ -287,7 +287,7 @@ pub fn resolve_specs(
                 return Err((
                     spec_text.clone(),
                     anyhow::anyhow!(
-                        "jdks `{}` and `{}` are the same JDK ({}); list it once",
+                        "jdks `{}` and `{}` are the same JDK, {}. List it once.",
                         twin.spec,
                         spec_text,
                         jdk.home.display()
@@ -430,7 +430,7 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(spec, "17");
-        assert!(e.to_string().contains("list it once"), "{e}");
+        assert!(e.to_string().contains("List it once"), "{e}");
     }
 
     #[test]

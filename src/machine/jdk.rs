@@ -56,7 +56,7 @@ pub enum JdkError {
     )]
     NoneFound,
     #[error(
-        "JDK `{spec}` {origin} does not exist\n  fix: {}; installed: {installed}",
+        "JDK `{spec}` {origin} does not exist\n  fix: {}. These are installed: {installed}",
         origin.fix()
     )]
     Missing {

@@ -247,7 +247,7 @@ fn gc_threads_set_twice(raw: &RawMatrix, text: &str) -> Option<(Option<usize>, S
         .find(|a| a.starts_with("-XX:ParallelGCThreads"))?;
     Some((
         line_of(text, arg),
-        format!("jvm_args must not contain {arg:?}: it is set by `gc_threads`; remove it here"),
+        format!("jvm_args must not contain {arg:?}, because `gc_threads` sets it. Remove it here."),
     ))
 }
 
@@ -791,11 +791,11 @@ fn check_jvm_args(args: &[String]) -> Result<(), String> {
         {
             Some("`heaps`")
         } else if arg.ends_with("AlwaysPreTouch") && arg.starts_with("-XX:") {
-            Some("the runner (every cell runs with and without it)")
+            Some("the runner, which runs every cell with and without it,")
         } else if let Some(gc) = gc_selected_by(arg) {
             return Err(format!(
-                "jvm_args must not contain {arg:?}: the collector is set by `gcs`; \
-                 remove it here and list `{gc}` in `gcs:`"
+                "jvm_args must not contain {arg:?}, because `gcs` sets the collector. \
+                 Remove it here and list `{gc}` in `gcs:`."
             ));
         } else if arg.starts_with("-agentpath:") && arg.contains("pretouch_agent") {
             Some("the runner")
@@ -804,11 +804,11 @@ fn check_jvm_args(args: &[String]) -> Result<(), String> {
         };
         if let Some(owner) = owned_by {
             return Err(format!(
-                "jvm_args must not contain {arg:?}: it is set by {owner}; remove it here"
+                "jvm_args must not contain {arg:?}, because {owner} sets it. Remove it here."
             ));
         }
         if arg.is_empty() {
-            return Err("jvm_args holds an empty string; remove it".to_owned());
+            return Err("jvm_args holds an empty string. Remove it.".to_owned());
         }
     }
     Ok(())
@@ -986,7 +986,7 @@ variants:
             "{base}gc_threads: [1]\njvm_args: [-XX:ParallelGCThreads=4]\n"
         ));
         assert!(
-            e.contains("line 6") && e.contains("set by `gc_threads`"),
+            e.contains("line 6") && e.contains("because `gc_threads` sets it"),
             "{e}"
         );
     }
@@ -1098,12 +1098,12 @@ variants:
             (
                 "name: x\ngcs: [g1]\nheaps: [64m]\nrepetitions: 1\njvm_args: [-Xmx1g]\n",
                 "line 5",
-                "set by `heaps`",
+                "because `heaps` sets it",
             ),
             (
                 "name: x\ngcs: [g1]\nheaps: [64m]\nrepetitions: 1\njvm_args: [-XX:+AlwaysPreTouch]\n",
                 "line 5",
-                "set by the runner",
+                "because the runner, which runs every cell with and without it, sets it",
             ),
             (
                 "name: x\ngcs: [g1]\nheaps: [64m]\nrepetitions: 1\nvariants:\n  - name: a\n  - name: a\n",
@@ -1249,7 +1249,7 @@ variants:
                         prop_assert_eq!(h.text, text);
                     }
                     Err(e) => prop_assert!(
-                        e.starts_with(&format!("invalid heap size {text:?}: ")),
+                        e.starts_with(&format!("invalid heap size {text:?}")),
                         "{}", e
                     ),
                 }

@@ -20,7 +20,7 @@ impl HeapSize {
     }
 
     pub fn parse(text: &str) -> Result<HeapSize, String> {
-        let fix = "write a whole number with an optional k, m, g or t suffix, like 256m or 32g";
+        let fix = "Write a whole number with an optional k, m, g or t suffix, like 256m or 32g.";
         let (digits, shift) = match text.char_indices().last() {
             Some((i, c)) if c.is_ascii_alphabetic() => {
                 let shift = match c.to_ascii_lowercase() {
@@ -30,7 +30,7 @@ impl HeapSize {
                     't' => 40,
                     _ => {
                         return Err(format!(
-                            "invalid heap size {text:?}: unknown unit `{c}`; {fix}"
+                            "invalid heap size {text:?}: unknown unit `{c}`. {fix}"
                         ));
                     }
                 };
@@ -39,7 +39,7 @@ impl HeapSize {
             _ => (text, 0),
         };
         if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-            return Err(format!("invalid heap size {text:?}: {fix}"));
+            return Err(format!("invalid heap size {text:?}. {fix}"));
         }
         let n: u64 = digits
             .parse()
@@ -50,7 +50,7 @@ impl HeapSize {
         // HotSpot refuses heaps below 2 MiB (and rounds up to its alignment).
         if bytes < 2 << 20 {
             return Err(format!(
-                "invalid heap size {text:?}: the JVM needs at least 2m; {fix}"
+                "invalid heap size {text:?}: the JVM needs at least 2m. {fix}"
             ));
         }
         Ok(HeapSize {

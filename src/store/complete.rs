@@ -39,7 +39,7 @@ pub fn completeness_warnings(files: &[(ResultFile, Launched)]) -> Vec<String> {
     let mut out = Vec::new();
     for (file, launched) in files.iter().filter(|(f, _)| f.end.is_none()) {
         out.push(format!(
-            "{}: unfinished run, {} of {} launches (interrupted, or still running); `pretouch run --resume {}` completes it",
+            "{}: the run is unfinished, with {} of {} launches. It was interrupted or is still running, and `pretouch run --resume {}` completes it.",
             file.path.display(),
             launched.launches,
             file.header.planned_launches,
@@ -54,7 +54,7 @@ pub fn completeness_warnings(files: &[(ResultFile, Launched)]) -> Vec<String> {
         ] {
             if missing > 0 {
                 out.push(format!(
-                    "{}: {kind} rounds unfinished, {missing} {kind} launches missing; `pretouch run --resume {}` completes them",
+                    "{}: the {kind} rounds are unfinished, with {missing} {kind} launches missing. `pretouch run --resume {}` completes them.",
                     file.path.display(),
                     file.path.display()
                 ));
@@ -100,7 +100,7 @@ mod tests {
         let warnings = completeness_warnings(&[(file.clone(), launched)]);
         assert_eq!(warnings.len(), 1, "{warnings:?}");
         assert!(
-            warnings[0].contains("probed rounds unfinished, 3 probed launches missing"),
+            warnings[0].contains("probed rounds are unfinished, with 3 probed launches missing"),
             "{warnings:?}"
         );
         // All four there: no warning.

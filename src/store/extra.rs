@@ -53,7 +53,7 @@ fn read_one(file: &ResultFile, out: &mut Extras) {
         Ok(f) => f,
         Err(e) => {
             out.warnings.push(format!(
-                "{}: its profile and probe records could not be read ({e}); skipped",
+                "{}: its profile and probe records are skipped, because they could not be read. {e}",
                 path.display()
             ));
             return;
@@ -69,7 +69,7 @@ fn read_one(file: &ResultFile, out: &mut Extras) {
             Ok(_) => {}
             Err(e) => {
                 out.warnings.push(format!(
-                    "{}: reading stopped after line {number} ({e}); the rest of its profile and probe records skipped",
+                    "{}: reading stopped after line {number}, so the rest of its profile and probe records is skipped. {e}",
                     path.display()
                 ));
                 break;
@@ -228,7 +228,7 @@ mod tests {
         let path = file.path.display().to_string();
         assert_eq!(extras.warnings.len(), 2, "{:?}", extras.warnings);
         assert!(
-            extras.warnings[0].starts_with(&format!("{path}:3: unreadable line skipped (")),
+            extras.warnings[0].starts_with(&format!("{path}:3: an unreadable line is skipped. ")),
             "{:?}",
             extras.warnings
         );
@@ -276,7 +276,7 @@ mod tests {
         let (read, timed) = crate::store::parse_result_file(&file.path, &bytes);
         assert_eq!(read.unwrap().launches.len(), file.launches.len());
         let damaged = format!(
-            "r.jsonl:{}: unreadable line skipped",
+            "r.jsonl:{}: an unreadable line is skipped",
             file.launches.len() + 2
         );
         assert!(timed.len() == 1 && timed[0].contains(&damaged), "{timed:?}");

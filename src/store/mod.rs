@@ -135,7 +135,7 @@ mod tests {
         assert_eq!(
             warnings,
             [
-                "r.jsonl:3: the last line is cut short (the run was killed while writing it); skipped"
+                "r.jsonl:3: the last line is cut short and skipped, because the run was killed while writing it"
             ]
         );
     }
@@ -148,7 +148,7 @@ mod tests {
         let (file, warnings) = parse(&text);
         assert_eq!(file.unwrap().launches.len(), 1);
         assert_eq!(warnings.len(), 1);
-        assert!(warnings[0].starts_with("r.jsonl:2: unreadable line skipped"));
+        assert!(warnings[0].starts_with("r.jsonl:2: an unreadable line is skipped"));
         let (file, warnings) = parse(b"\xff\n");
         assert!(file.is_none());
         assert_eq!(warnings.len(), 2, "{warnings:?}");

@@ -218,7 +218,7 @@ fn read_results_with(
             Ok(c) => results.campaigns.push(c),
             Err(e) => results
                 .warnings
-                .push(format!("{e}; its failed boots are not reported")),
+                .push(format!("{e}. Its failed boots are not reported.")),
         }
     }
     Ok(results)
@@ -397,9 +397,11 @@ pub(crate) fn parse_record(text: &str) -> serde_json::Result<Record> {
 pub(crate) fn damaged_line(path: &Path, number: usize, cut: bool, why: &str) -> String {
     let at = format!("{}:{number}", path.display());
     if cut {
-        format!("{at}: the last line is cut short (the run was killed while writing it); skipped")
+        format!(
+            "{at}: the last line is cut short and skipped, because the run was killed while writing it"
+        )
     } else {
-        format!("{at}: unreadable line skipped ({why})")
+        format!("{at}: an unreadable line is skipped. {why}")
     }
 }
 
@@ -460,7 +462,9 @@ fn parse_lines(
                 ));
             }
             Ok(Record::Run(h)) if header.is_none() => header = Some(h),
-            Ok(Record::Run(_)) => warnings.push(format!("{}: a second run header; skipped", at())),
+            Ok(Record::Run(_)) => {
+                warnings.push(format!("{}: a second run header is skipped", at()))
+            }
             Ok(Record::Launch(l)) => match keep {
                 Keep::Whole => launches.push(l),
                 Keep::Report => launches.push(l.for_report()),
@@ -482,7 +486,7 @@ fn parse_lines(
         }),
         None => {
             warnings.push(format!(
-                "{}: no run header; not a pretouch result file, skipped",
+                "{}: skipped, because it has no run header and so is no pretouch result file",
                 path.display()
             ));
             None

@@ -43,7 +43,7 @@ pub enum CalibrationCompareError {
         "no `pretouch calibrate` results found\n  fix: run `pretouch calibrate --label NAME` on each kernel first"
     )]
     Empty,
-    #[error("no calibration of label `{label}`; calibrated labels: {known}")]
+    #[error("label `{label}` has no calibration. These labels have one: {known}.")]
     UnknownLabel { label: String, known: String },
     #[error(transparent)]
     Labels(CompareError),
@@ -918,7 +918,7 @@ mod tests {
             },
         )
         .unwrap_err();
-        assert!(e.to_string().contains("calibrated labels: a, b"), "{e}");
+        assert!(e.to_string().contains("These labels have one: a, b"), "{e}");
         assert!(matches!(
             compare(&[], &Options::default()),
             Err(CalibrationCompareError::Empty)

@@ -73,7 +73,8 @@ fn size(key: &str, text: &str) -> Result<Bytes, String> {
         .map(|h| h.bytes)
         .map_err(|e| {
             let e = e.replace("heap size", "size");
-            let e = e.split("; ").next().unwrap_or(&e).to_owned();
+            // The heap's own fix names heap sizes. This key has its own.
+            let e = e.split(". ").next().unwrap_or(&e).to_owned();
             format!("memory: {key}: {e}\n  fix: write a whole number with a k, m, g or t suffix, like 1536m or 2g")
         })
 }

@@ -63,13 +63,13 @@ impl<'de> Deserialize<'de> for RawKernels {
 pub fn check(kernels: &[KernelSpec]) -> Result<(), String> {
     if kernels.is_empty() {
         return Err(
-            "kernels: the list is empty; name at least one `image:`, or remove the key".into(),
+            "kernels: the list is empty. Name at least one `image:`, or remove the key.".into(),
         );
     }
     for (i, k) in kernels.iter().enumerate() {
         if k.image.trim().is_empty() {
             return Err(format!(
-                "kernels: entry {} has an empty `image`; give the kernel image's path, e.g. /boot/vmlinuz-6.12.117+deb12-amd64",
+                "kernels: entry {} has an empty `image`. Give the kernel image's path, such as /boot/vmlinuz-6.12.117+deb12-amd64.",
                 i + 1
             ));
         }
@@ -83,13 +83,13 @@ pub fn check(kernels: &[KernelSpec]) -> Result<(), String> {
         for other in &kernels[..i] {
             if other.label.is_some() && other.label == k.label {
                 return Err(format!(
-                    "kernels: label {:?} is given twice; give each kernel its own label",
+                    "kernels: label {:?} is given twice. Give each kernel its own label.",
                     k.label.as_deref().unwrap_or_default()
                 ));
             }
             if other.image == k.image && other.cmdline == k.cmdline {
                 return Err(format!(
-                    "kernels: image {:?} is listed twice with the same cmdline; remove one, or give each a different `cmdline:`",
+                    "kernels: image {:?} is listed twice with the same cmdline. Remove one, or give each a different `cmdline:`.",
                     k.image
                 ));
             }

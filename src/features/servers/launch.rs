@@ -192,7 +192,7 @@ pub fn serve(
                 status: out.status,
                 reaped_ns: Nanos::monotonic_now(),
                 failure: Some(format!(
-                    "the JVM ended before it was ready ({}); last probe: {}",
+                    "the JVM ended before it was ready, {}. The last probe said {}.",
                     plan.ready.check,
                     run.last_check.as_deref().unwrap_or("none made")
                 )),

@@ -129,12 +129,12 @@ impl<'de> Deserialize<'de> for Requests {
             .is_none()
         {
             return Err(D::Error::custom(format!(
-                "requests.url: {url_text:?} is not on this machine; the first requests go only to the server under test, e.g. http://127.0.0.1:8080/"
+                "requests.url: {url_text:?} is not on this machine. The first requests go only to the server under test, such as http://127.0.0.1:8080/."
             )));
         }
         if raw.count == 0 || raw.count > u64::from(MAX_REQUESTS) {
             return Err(D::Error::custom(format!(
-                "requests.count: {} is not a number of requests from 1 to {MAX_REQUESTS}; give how many first requests to time, e.g. 40",
+                "requests.count: {} is not a number of requests from 1 to {MAX_REQUESTS}. Give how many first requests to time, such as 40.",
                 raw.count
             )));
         }
@@ -188,7 +188,7 @@ fn parse_duration(what: &str, text: &str) -> Result<Duration, String> {
         Ok(d) if !d.is_zero() => Ok(d),
         Ok(_) => Err(format!("{what}: must be longer than 0")),
         Err(e) => Err(format!(
-            "{what}: {text:?} is not a duration ({e}); write e.g. 90s, 2m or 1500ms"
+            "{what}: {text:?} is not a duration. Write one such as 90s, 2m or 1500ms. {e}"
         )),
     }
 }
@@ -211,7 +211,7 @@ impl<'de> Deserialize<'de> for Ready {
         let check = match (raw.port, raw.http, raw.log) {
             (Some(0), None, None) => {
                 return Err(D::Error::custom(
-                    "ready: port 0 is no port to connect to; give the port the server listens on",
+                    "ready: port 0 is no port to connect to. Give the port the server listens on.",
                 ));
             }
             (Some(port), None, None) => ReadyCheck::Port(port),
@@ -247,7 +247,7 @@ fn check_url(url: &str) -> Result<Option<u16>, String> {
         .map_err(|e| format!("ready.http: {url:?} is not a URL ({e})"))?;
     if uri.scheme_str() != Some("http") {
         return Err(format!(
-            "ready.http: {url:?}: only http:// is probed (no TLS); e.g. http://127.0.0.1:8080/"
+            "ready.http: {url:?}: only http:// is probed, because the probe has no TLS. Give one such as http://127.0.0.1:8080/."
         ));
     }
     let host = uri.host().unwrap_or_default();

@@ -18,7 +18,7 @@ use crate::analyze::report::{CompareError, Report};
 #[derive(Debug, thiserror::Error)]
 pub enum SettingsError {
     #[error(
-        "--baseline-setting `{name}`: no cell shown ran under that setting; the settings are: {known}"
+        "--baseline-setting `{name}`: no cell shown ran under that setting. The settings are {known}."
     )]
     UnknownBaseline { name: String, known: String },
     #[error("--baseline-setting `{0}`: the results shown have no `settings:` axis")]
