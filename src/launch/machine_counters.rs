@@ -513,7 +513,7 @@ pub fn busy_warning(busy: f64, steal: f64, over: &str) -> Option<String> {
     (busy >= BUSY_WARNING || steal >= STEAL_WARNING).then(|| {
         textwrap::fill(
             &format!(
-                "warning: the machine is busy: {:.0}% of all CPU time went to other processes and {:.0}% to steal over {over}; launches will be disturbed (each record keeps the other processes' CPU time, and the report names the launches it slowed).",
+                "warning: the machine is busy. Over {over}, other processes took {:.0}% of all CPU time and steal took {:.0}%, so launches will be disturbed. Each record keeps the other processes' CPU time, and the report names the launches they slowed.",
                 100.0 * busy,
                 100.0 * steal
             ),
@@ -740,8 +740,9 @@ mod tests {
         let (busy, steal) = launch_busy_share(&m, Nanos(300_000_000)).unwrap();
         assert!((busy - 0.25).abs() < 1e-9 && (steal - 0.025).abs() < 1e-9);
         let warning = busy_warning(busy, steal, "the first launch (0.40 s)").unwrap();
+        let words = warning.split_whitespace().collect::<Vec<_>>().join(" ");
         assert!(
-            warning.contains("25% of all CPU time went to other processes"),
+            words.contains("other processes took 25% of all CPU time"),
             "{warning}"
         );
         // The JVM's own time is not load; without counters there is no judgement.

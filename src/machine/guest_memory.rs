@@ -134,12 +134,12 @@ pub fn restore_leftover(knob: &Knob) -> Option<String> {
         Ok(()) => {
             let _ = std::fs::remove_file(&knob.state_file);
             Some(format!(
-                "restored {} to {old}: the runner that changed it (pid {pid}) ended without restoring it",
+                "restored {} to {old}, because the runner that changed it, pid {pid}, ended without restoring it",
                 knob.order_file.display()
             ))
         }
         Err(e) => Some(format!(
-            "{} was changed by a runner that ended (pid {pid}); restoring it to {old} failed: {e}",
+            "{} was changed by a runner that ended, pid {pid}. Restoring it to {old} failed: {e}",
             knob.order_file.display()
         )),
     }
@@ -278,7 +278,7 @@ pub fn hold(
                 touched,
                 touch_ns,
                 note: format!(
-                    "free page reporting stopped for the run (page_reporting_order {before} -> {during}, restored afterwards); {touched} touched before the first launch, in {touch_ns}"
+                    "free page reporting stopped for the run, with page_reporting_order {before} -> {during} until it ends. {touched} touched before the first launch, in {touch_ns}."
                 ),
             },
         ),
@@ -290,7 +290,7 @@ pub fn hold(
                 touched,
                 touch_ns,
                 note: format!(
-                    "free page reporting was not on ({}): nothing to change; {touched} touched before the first launch, in {touch_ns}",
+                    "free page reporting was not on ({}), so nothing changed. {touched} touched before the first launch, in {touch_ns}.",
                     guest.reporting()
                 ),
             },

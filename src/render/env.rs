@@ -56,17 +56,17 @@ fn meanings(guest: &GuestInfo) -> Vec<String> {
     let mut out = Vec::new();
     if guest.reporting_on() {
         out.push(
-            "free page reporting is on: memory the guest frees goes back to the host within seconds of idling, and the next launch that touches it also pays the host's faults (on the Firecracker guest README.md describes: G1 2g with THP, 0.15 s back to back, 2.4 s after 15 s idle). Launches after idle gaps, and the first cell of a round, come out slow. `pretouch run --comparable-memory` (root) stops the reporting for the run and restores it afterwards."
+            "free page reporting is on. Memory the guest frees goes back to the host within seconds of idling, so the next launch that touches it also pays the host's faults. Launches after idle gaps, and the first cell of a round, come out slow. As root, `pretouch run --comparable-memory` stops the reporting for the run and restores it afterwards."
                 .to_owned(),
         );
     } else if guest.balloon {
-        out.push("a memory balloon is present: if the host inflates it during a run, the guest reclaims memory and launches slow down; balloon_inflate in each launch's counters shows it.".to_owned());
+        out.push("a memory balloon is present. If the host inflates it during a run, the guest reclaims memory and launches slow down. balloon_inflate in each launch's counters shows it.".to_owned());
     }
     if guest.hypervisor_flag {
-        out.push("this is a virtual machine: steal time (another guest on the vCPU) and the host's own memory management can slow single launches; each launch's record keeps its steal and the machine's CPU time, and the report names the likely cause of each outlier.".to_owned());
+        out.push("this is a virtual machine. Steal time and the host's own memory management can slow single launches. Each launch's record keeps its steal and the machine's CPU time, and the report names the likely cause of each outlier.".to_owned());
     }
     if matches!(guest.ksm_run.as_deref(), Some("1")) {
-        out.push("KSM is merging pages: a write to a merged page copies it first, so touched memory can cost more than a fresh fault.".to_owned());
+        out.push("KSM is merging pages. A write to a merged page copies it first, so touched memory can cost more than a fresh fault.".to_owned());
     }
     out
 }
