@@ -9,7 +9,7 @@ use std::time::Duration;
 use crate::matrix::cpuset::CpuSet;
 use crate::matrix::{GcThreads, Matrix};
 use crate::schedule::plan::{Cell, Plan};
-use crate::stats::power::{RoundNoise, detectable_change};
+use crate::stats::power::{RoundNoise, detectable_change_by};
 
 /// Time of one launch apart from pretouch: exec to `main()` is 40-60 ms on the 2-core
 /// development machine (METHOD.md); with the spawn, the reap and the heap's release,
@@ -265,7 +265,7 @@ const MOST_RUNS: usize = 100;
 
 /// Per cell, the smallest change in its pretouch cost that comparing two labels of
 /// `runs` runs of the matrix's rounds each, in turn, marks with 80% power
-/// (`stats::power::detectable_change`), from `noise` (measured figures where the cell
+/// (`stats::power::detectable_change_by`, for the median), from `noise` (measured figures where the cell
 /// was measured, else the stated defaults on the duration estimate's cost), and for 3
 /// runs a label when fewer are planned; and how many runs a label find a 10% change.
 pub fn detectable(
@@ -280,7 +280,7 @@ pub fn detectable(
     let cells = plan.cells.len();
     let _ = writeln!(
         out,
-        "\nSmallest change in a cell's pretouch cost found with 80% power by comparing two labels of {runs} run(s) x {rounds} rounds, in turn, {cells} cell(s) a column; noise from {}:",
+        "\nThe smallest change in a cell's pretouch cost that the report's median finds with 80% power, comparing two labels of {runs} run(s) x {rounds} rounds in turn, {cells} cell(s) a column. The noise is from {}.",
         noise.source
     );
     let mut any_default = false;
@@ -302,7 +302,10 @@ pub fn detectable(
                 (n, cost, "defaults, estimated cost")
             }
         };
-        let found = |runs: usize| detectable_change(round_noise, rounds, runs, cells, 0.8);
+        // The report's default estimator, because that is the figure the plan is for.
+        let estimator = crate::stats::interval::Estimator::default();
+        let found =
+            |runs: usize| detectable_change_by(round_noise, rounds, runs, cells, 0.8, estimator);
         let shown = |d: Option<f64>| match d {
             Some(d) => format!("{d:.1} ms ({:.1}% of {cost:.0} ms)", 100.0 * d / cost),
             None => "none (fewer than 10 rounds: no interval)".to_owned(),
@@ -422,7 +425,7 @@ mod tests {
         .unwrap();
         let plan = Plan::new(&m, &[jdk()]);
         let text = detectable(&m, &plan, 2, 1, &PlannedNoise::defaults());
-        assert!(text.contains("noise from stated defaults"), "{text}");
+        assert!(text.contains("The noise is from stated defaults"), "{text}");
         assert_eq!(
             text.matches("[defaults, estimated cost]").count(),
             2,
