@@ -109,8 +109,12 @@ pub struct EnvArgs {
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct RunArgs {
-    /// Matrix YAML file; without it, the built-in `quick` matrix (configs/quick.yaml)
+    /// Matrix YAML file; without it, the built-in `quick` matrix (configs/quick.yaml),
+    /// with the axes --gc, --heap, --jdk, --rounds and --warmup give. Those flags are
+    /// refused beside a file, because the file holds every axis of its run
     pub matrix: Option<PathBuf>,
+    #[command(flatten)]
+    pub axes: MatrixArgs,
     /// Name the results are compared under [default: the kernel release, `uname -r`]
     #[arg(long)]
     pub label: Option<String>,
@@ -179,6 +183,62 @@ pub struct RunArgs {
     pub campaign: crate::features::campaign::options::BootArgs,
 }
 
+/// The axes of a run without a matrix file: `pretouch run --gc g1,parallel --heap 512m,4g
+/// --jdk 25 --rounds 10`. Each replaces the built-in quick matrix's axis, and the result
+/// file stores the matrix they make as YAML ([`crate::matrix::flags`]).
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct MatrixArgs {
+    /// Collectors to run, without a matrix file (comma-separated, repeatable): g1,
+    /// parallel, serial, zgc, zgc-generational, zgc-nongenerational, shenandoah, epsilon
+    /// [default: g1,parallel]
+    #[arg(
+        long = "gc",
+        value_name = "GC",
+        value_delimiter = ',',
+        conflicts_with = "resume"
+    )]
+    pub gcs: Vec<String>,
+    /// Heap sizes to run, without a matrix file (comma-separated, repeatable), in the
+    /// JVM's syntax such as 512m or 4g: -Xms and -Xmx [default: 128m,512m]
+    #[arg(
+        long = "heap",
+        value_name = "SIZE",
+        value_delimiter = ',',
+        conflicts_with = "resume"
+    )]
+    pub heaps: Vec<String>,
+    /// JDKs to run, without a matrix file (comma-separated, repeatable): a JDK home, a
+    /// java binary, a feature version such as 25, or `auto` for every JDK installed
+    /// [default: JAVA_HOME, then java on PATH]
+    #[arg(
+        long = "jdk",
+        value_name = "JDK",
+        value_delimiter = ',',
+        conflicts_with = "resume"
+    )]
+    pub jdks: Vec<String>,
+    /// Counted rounds per cell, without a matrix file: the matrix's `repetitions`
+    /// [default: 20]
+    #[arg(long, value_name = "N", conflicts_with = "resume")]
+    pub rounds: Option<u32>,
+    /// Uncounted rounds first, without a matrix file: the matrix's `warmup` [default: 1]
+    #[arg(long, value_name = "N", conflicts_with = "resume")]
+    pub warmup: Option<u32>,
+}
+
+impl MatrixArgs {
+    /// The flags as the matrix stage reads them.
+    pub(crate) fn flags(&self) -> crate::matrix::flags::Flags<'_> {
+        crate::matrix::flags::Flags {
+            gcs: &self.gcs,
+            heaps: &self.heaps,
+            jdks: &self.jdks,
+            rounds: self.rounds,
+            warmup: self.warmup,
+        }
+    }
+}
+
 /// The values a run elsewhere gets in place of this command line's own: the agent
 /// file (absolute; `None`: the built-in one), the extra rounds of the session (a
 /// resumed session keeps its first run's), and where perf.data is kept (absolute).
@@ -191,6 +251,23 @@ pub(crate) struct PassedOn {
 }
 
 impl RunArgs {
+    /// The matrix of a fresh run: MATRIX, or the built-in one with the axes of the
+    /// matrix flags ([`crate::matrix::Matrix::of_run`]). A `--kernel` run refuses the
+    /// flags, because each VM is given the matrix as a file.
+    pub(crate) fn matrix_of_run(&self) -> anyhow::Result<crate::matrix::Matrix> {
+        let flags = self.axes.flags();
+        if flags.any() && !self.kernels.kernel.is_empty() && self.kernels.in_vm.is_none() {
+            return Err(crate::cmd::error::bad(anyhow::anyhow!(
+                "{} with --kernel: each kernel's VM runs the matrix from a file\n  \
+                 fix: write the matrix into a file (docs/matrix.md), and run \
+                 `pretouch run FILE --kernel ...`",
+                flags.command_line()
+            )));
+        }
+        crate::matrix::Matrix::of_run(self.matrix.as_deref(), &flags)
+            .map_err(crate::cmd::error::bad)
+    }
+
     /// The command line's options that a run of the same matrix elsewhere gets (the
     /// matrix, label and results are the caller's), with `given`'s values where they
     /// replace this command line's. Every field is named here: a new option is a
@@ -199,6 +276,16 @@ impl RunArgs {
     pub(crate) fn passed_on(&self, given: &PassedOn) -> Vec<String> {
         let RunArgs {
             matrix: _,
+            // A run with the matrix flags has no guests: `matrix_of_run` refuses them
+            // with --kernel.
+            axes:
+                MatrixArgs {
+                    gcs: _,
+                    heaps: _,
+                    jdks: _,
+                    rounds: _,
+                    warmup: _,
+                },
             label: _,
             results: _,
             resume: _,
@@ -367,6 +454,11 @@ mod tests {
     /// neither.
     const HOST_ONLY: &[&str] = &[
         "matrix",
+        "gcs",
+        "heaps",
+        "jdks",
+        "rounds",
+        "warmup",
         "label",
         "results",
         "resume",
@@ -467,6 +559,35 @@ mod tests {
                 raw(&guest_matches),
                 raw(&host),
                 "`--{id}` does not reach the guest: {guest:?}"
+            );
+        }
+    }
+
+    /// `run --help` names the built-in matrix's values as the defaults of the matrix
+    /// flags, so this fails when configs/quick.yaml changes and the help does not.
+    #[test]
+    fn the_matrix_flags_defaults_are_the_built_in_matrixs_values() {
+        let m = crate::matrix::Matrix::default_matrix();
+        let joined = |values: Vec<String>| values.join(",");
+        let cli = Cli::command();
+        let run = cli.find_subcommand("run").unwrap();
+        for (id, default) in [
+            (
+                "gcs",
+                joined(m.gcs.iter().map(ToString::to_string).collect()),
+            ),
+            (
+                "heaps",
+                joined(m.heaps.iter().map(ToString::to_string).collect()),
+            ),
+            ("rounds", m.repetitions.to_string()),
+            ("warmup", m.warmup.to_string()),
+        ] {
+            let arg = run.get_arguments().find(|a| a.get_id() == id).unwrap();
+            let help = arg.get_help().unwrap().to_string();
+            assert!(
+                help.ends_with(&format!("[default: {default}]")),
+                "--help of `{id}` does not end with [default: {default}]: {help}"
             );
         }
     }
