@@ -593,6 +593,48 @@ mod tests {
     }
 
     #[test]
+    fn the_matrix_flags_are_refused_with_kernels_and_make_the_matrix_otherwise() {
+        let run = |argv: &[&str]| {
+            let Command::Run(args) = Cli::try_parse_from(["pretouch", "run"].iter().chain(argv))
+                .unwrap()
+                .command
+            else {
+                unreachable!()
+            };
+            args.matrix_of_run()
+        };
+        let e = run(&["--gc", "g1", "--kernel", "/boot/vmlinuz"]).unwrap_err();
+        assert_eq!(
+            crate::cmd::error::exit_code(&e),
+            crate::cmd::error::exit::BAD_INPUT
+        );
+        assert!(
+            e.to_string()
+                .starts_with("--gc g1 with --kernel: each kernel's VM runs the matrix from a file"),
+            "{e}"
+        );
+        let m = run(&[
+            "--gc",
+            "serial",
+            "--heap",
+            "64m",
+            "--heap",
+            "128m,256m",
+            "--rounds",
+            "3",
+        ])
+        .unwrap();
+        assert_eq!(m.origin, crate::matrix::flags::ORIGIN);
+        assert_eq!((m.gcs.len(), m.heaps.len(), m.repetitions), (1, 3, 3));
+        let e = run(&["--heap", "5x"]).unwrap_err();
+        assert_eq!(
+            crate::cmd::error::exit_code(&e),
+            crate::cmd::error::exit::BAD_INPUT
+        );
+        assert!(e.to_string().starts_with("--heap: "), "{e}");
+    }
+
+    #[test]
     fn a_guest_gets_the_sessions_extra_rounds_over_the_command_lines() {
         let Command::Run(args) = Cli::try_parse_from(["pretouch", "run", "--probe-rounds", "4"])
             .unwrap()
