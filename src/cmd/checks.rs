@@ -13,6 +13,7 @@ use crate::machine::topology::{self, Placement};
 use crate::machine::{discover, memory};
 use crate::matrix::app::App;
 use crate::matrix::cpuset;
+use crate::matrix::flags::place;
 use crate::matrix::{Gc, Matrix};
 
 /// Refuses (bad input) a run while a variable the JVM reads options from is set, unless
@@ -74,9 +75,10 @@ pub(crate) fn resolve_jdks(matrix: &Matrix, ask_collectors: bool) -> anyhow::Res
         Some(specs) => {
             let installed = discover::discover(&discover::Sources::from_environment());
             discover::resolve_specs(specs, &installed, ask, &cache).map_err(|(spec, e)| {
-                e.context(match line_of(&matrix.text, &spec) {
-                    Some(line) => format!("matrix `{}`, line {line}: jdks", matrix.origin),
-                    None => format!("matrix `{}`: jdks", matrix.origin),
+                let at = place(&matrix.origin, "jdks", line_of(&matrix.text, &spec));
+                e.context(match matrix.origin == crate::matrix::flags::ORIGIN {
+                    true => at,
+                    false => format!("{at}: jdks"),
                 })
             })?
         }
@@ -132,18 +134,24 @@ fn check_collectors(
         return Ok(());
     };
     let every = collectors::probe(&jdk.java, cache).unwrap_or_else(|_| collectors.clone());
-    let at = match line_of(&matrix.text, "gcs:") {
-        Some(line) => format!("matrix `{}`, line {line}", matrix.origin),
-        None => format!("matrix `{}`", matrix.origin),
-    };
+    let at = place(&matrix.origin, "gcs", line_of(&matrix.text, "gcs:"));
     let modes = if missing.is_zgc() && every.has(Gc::Zgc) {
         " (a JDK with one ZGC mode has only `zgc`; both modes exist on JDK 21 to 23)"
     } else {
         ""
     };
+    let (at, fix) = match matrix.origin == crate::matrix::flags::ORIGIN {
+        true => (
+            at,
+            format!("leave `{missing}` out of --gc, or name a JDK that has it with --jdk"),
+        ),
+        false => (
+            format!("{at}: gcs"),
+            format!("remove `{missing}` from `gcs:`, or list a JDK that has it in `jdks:`"),
+        ),
+    };
     Err(bad(anyhow::anyhow!(
-        "{at}: gcs: JDK {} ({}) has no `{missing}`{modes}; it has: {}\n  \
-         fix: remove `{missing}` from `gcs:`, or list a JDK that has it in `jdks:`",
+        "{at}: JDK {} ({}) has no `{missing}`{modes}; it has: {}\n  fix: {fix}",
         jdk.version,
         jdk.home.display(),
         every.list()

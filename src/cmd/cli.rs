@@ -106,9 +106,14 @@ pub struct EnvArgs {
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct RunArgs {
-    /// The matrix YAML file. Without it, the run uses the built-in matrix of
-    /// configs/quick.yaml.
+    /// The matrix YAML file.
+    ///
+    /// Without it, the run uses the built-in matrix of configs/quick.yaml, with the axes
+    /// that --gc, --heap, --jdk, --rounds and --warmup give. Those flags are refused
+    /// beside a file, because the file holds every axis of its run.
     pub matrix: Option<PathBuf>,
+    #[command(flatten)]
+    pub axes: MatrixArgs,
     /// The name the results are filed and compared under [default: the kernel release]
     #[arg(long)]
     pub label: Option<String>,
@@ -182,6 +187,67 @@ pub struct RunArgs {
     pub campaign: crate::features::campaign::options::BootArgs,
 }
 
+/// The axes of a run without a matrix file: `pretouch run --gc g1,parallel --heap 512m,4g
+/// --jdk 25 --rounds 10`. Each replaces the built-in quick matrix's axis, and the result
+/// file stores the matrix they make as YAML ([`crate::matrix::flags`]).
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct MatrixArgs {
+    /// The collectors to run without a matrix file, separated by commas [default:
+    /// g1,parallel]
+    ///
+    /// They are g1, parallel, serial, zgc, zgc-generational, zgc-nongenerational,
+    /// shenandoah and epsilon. The option can be given more than once.
+    #[arg(
+        long = "gc",
+        value_name = "GC",
+        value_delimiter = ',',
+        conflicts_with = "resume"
+    )]
+    pub gcs: Vec<String>,
+    /// The heap sizes to run without a matrix file, such as 512m,4g [default: 128m,512m]
+    ///
+    /// Each is both -Xms and -Xmx. The option can be given more than once.
+    #[arg(
+        long = "heap",
+        value_name = "SIZE",
+        value_delimiter = ',',
+        conflicts_with = "resume"
+    )]
+    pub heaps: Vec<String>,
+    /// The JDKs to run without a matrix file, separated by commas [default: JAVA_HOME,
+    /// then java on PATH]
+    ///
+    /// Each is a JDK home, a java binary, a feature version such as 25, or `auto` for
+    /// every JDK installed. The option can be given more than once.
+    #[arg(
+        long = "jdk",
+        value_name = "JDK",
+        value_delimiter = ',',
+        conflicts_with = "resume"
+    )]
+    pub jdks: Vec<String>,
+    /// The counted rounds of each cell without a matrix file, as `repetitions` in a file
+    /// [default: 20]
+    #[arg(long, value_name = "N", conflicts_with = "resume")]
+    pub rounds: Option<u32>,
+    /// The uncounted rounds before them, as `warmup` in a file [default: 1]
+    #[arg(long, value_name = "N", conflicts_with = "resume")]
+    pub warmup: Option<u32>,
+}
+
+impl MatrixArgs {
+    /// The flags as the matrix stage reads them.
+    pub(crate) fn flags(&self) -> crate::matrix::flags::Flags<'_> {
+        crate::matrix::flags::Flags {
+            gcs: &self.gcs,
+            heaps: &self.heaps,
+            jdks: &self.jdks,
+            rounds: self.rounds,
+            warmup: self.warmup,
+        }
+    }
+}
+
 /// The values a run elsewhere gets in place of this command line's own: the agent
 /// file (absolute; `None`: the built-in one), the extra rounds of the session (a
 /// resumed session keeps its first run's), and where perf.data is kept (absolute).
@@ -194,6 +260,23 @@ pub(crate) struct PassedOn {
 }
 
 impl RunArgs {
+    /// The matrix of a fresh run: MATRIX, or the built-in one with the axes of the
+    /// matrix flags ([`crate::matrix::Matrix::of_run`]). A `--kernel` run refuses the
+    /// flags, because each VM is given the matrix as a file.
+    pub(crate) fn matrix_of_run(&self) -> anyhow::Result<crate::matrix::Matrix> {
+        let flags = self.axes.flags();
+        if flags.any() && !self.kernels.kernel.is_empty() && self.kernels.in_vm.is_none() {
+            return Err(crate::cmd::error::bad(anyhow::anyhow!(
+                "{} with --kernel: each kernel's VM runs the matrix from a file\n  \
+                 fix: write the matrix into a file (docs/matrix.md), and run \
+                 `pretouch run FILE --kernel ...`",
+                flags.command_line()
+            )));
+        }
+        crate::matrix::Matrix::of_run(self.matrix.as_deref(), &flags)
+            .map_err(crate::cmd::error::bad)
+    }
+
     /// The command line's options that a run of the same matrix elsewhere gets (the
     /// matrix, label and results are the caller's), with `given`'s values where they
     /// replace this command line's. Every field is named here: a new option is a
@@ -202,6 +285,16 @@ impl RunArgs {
     pub(crate) fn passed_on(&self, given: &PassedOn) -> Vec<String> {
         let RunArgs {
             matrix: _,
+            // A run with the matrix flags has no guests: `matrix_of_run` refuses them
+            // with --kernel.
+            axes:
+                MatrixArgs {
+                    gcs: _,
+                    heaps: _,
+                    jdks: _,
+                    rounds: _,
+                    warmup: _,
+                },
             label: _,
             results: _,
             resume: _,
@@ -371,6 +464,11 @@ mod tests {
     /// neither.
     const HOST_ONLY: &[&str] = &[
         "matrix",
+        "gcs",
+        "heaps",
+        "jdks",
+        "rounds",
+        "warmup",
         "label",
         "results",
         "resume",
@@ -473,6 +571,77 @@ mod tests {
                 "`--{id}` does not reach the guest: {guest:?}"
             );
         }
+    }
+
+    /// `run --help` names the built-in matrix's values as the defaults of the matrix
+    /// flags, so this fails when configs/quick.yaml changes and the help does not.
+    #[test]
+    fn the_matrix_flags_defaults_are_the_built_in_matrixs_values() {
+        let m = crate::matrix::Matrix::default_matrix();
+        let joined = |values: Vec<String>| values.join(",");
+        let cli = Cli::command();
+        let run = cli.find_subcommand("run").unwrap();
+        for (id, default) in [
+            (
+                "gcs",
+                joined(m.gcs.iter().map(ToString::to_string).collect()),
+            ),
+            (
+                "heaps",
+                joined(m.heaps.iter().map(ToString::to_string).collect()),
+            ),
+            ("rounds", m.repetitions.to_string()),
+            ("warmup", m.warmup.to_string()),
+        ] {
+            let arg = run.get_arguments().find(|a| a.get_id() == id).unwrap();
+            let help = arg.get_help().unwrap().to_string();
+            assert!(
+                help.ends_with(&format!("[default: {default}]")),
+                "--help of `{id}` does not end with [default: {default}]: {help}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_matrix_flags_are_refused_with_kernels_and_make_the_matrix_otherwise() {
+        let run = |argv: &[&str]| {
+            let Command::Run(args) = Cli::try_parse_from(["pretouch", "run"].iter().chain(argv))
+                .unwrap()
+                .command
+            else {
+                unreachable!()
+            };
+            args.matrix_of_run()
+        };
+        let e = run(&["--gc", "g1", "--kernel", "/boot/vmlinuz"]).unwrap_err();
+        assert_eq!(
+            crate::cmd::error::exit_code(&e),
+            crate::cmd::error::exit::BAD_INPUT
+        );
+        assert!(
+            e.to_string()
+                .starts_with("--gc g1 with --kernel: each kernel's VM runs the matrix from a file"),
+            "{e}"
+        );
+        let m = run(&[
+            "--gc",
+            "serial",
+            "--heap",
+            "64m",
+            "--heap",
+            "128m,256m",
+            "--rounds",
+            "3",
+        ])
+        .unwrap();
+        assert_eq!(m.origin, crate::matrix::flags::ORIGIN);
+        assert_eq!((m.gcs.len(), m.heaps.len(), m.repetitions), (1, 3, 3));
+        let e = run(&["--heap", "5x"]).unwrap_err();
+        assert_eq!(
+            crate::cmd::error::exit_code(&e),
+            crate::cmd::error::exit::BAD_INPUT
+        );
+        assert!(e.to_string().starts_with("--heap: "), "{e}");
     }
 
     #[test]

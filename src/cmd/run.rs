@@ -122,10 +122,7 @@ fn run_and_restore(
 /// The matrix of a fresh run, checked against the command line: what only a fresh run
 /// can get wrong.
 fn fresh_matrix(args: &RunArgs) -> anyhow::Result<Matrix> {
-    let mut matrix = match &args.matrix {
-        Some(path) => Matrix::from_file(path).map_err(bad)?,
-        None => Matrix::default_matrix(),
-    };
+    let mut matrix = args.matrix_of_run()?;
     let kernels = args.kernels.in_vm.is_none()
         && (!args.kernels.kernel.is_empty() || !matrix.kernels.is_empty());
     if args.pass_java_options && kernels {
@@ -355,6 +352,10 @@ fn resumed_matrix(args: &RunArgs, path: &Path, file: &ResultFile) -> anyhow::Res
     let mut matrix = match &args.matrix {
         Some(path) => Matrix::from_file(path).map_err(bad)?,
         None if header.matrix_origin == built_in.origin => built_in,
+        // A matrix made from flags has no file: the header's text is the matrix.
+        None if header.matrix_origin == crate::matrix::flags::ORIGIN => {
+            Matrix::parse(&header.matrix_origin, &header.matrix).map_err(bad)?
+        }
         None => match Matrix::from_file(Path::new(&header.matrix_origin)) {
             Ok(matrix) => matrix,
             Err(MatrixError::Read { source, .. }) => {

@@ -33,11 +33,11 @@ pub fn mem_available() -> Option<Bytes> {
 
 #[derive(Debug, thiserror::Error)]
 #[error(
-    "matrix `{origin}`{}: heap {heap} needs about {needed} with the JVM's own memory, \
+    "{}: heap {heap} needs about {needed} with the JVM's own memory, \
      but this machine has {available} available (MemAvailable): pretouching it would \
      invoke the OOM killer or swap, and measure nothing\n  \
      fix: use heaps up to {largest_fitting} on this machine, or pass --force to run anyway",
-    .line.map(|l| format!(", line {l}")).unwrap_or_default()
+    crate::matrix::flags::place(origin, "heaps", *line)
 )]
 pub struct TooLarge {
     pub origin: String,

@@ -6,6 +6,7 @@
 pub mod app;
 pub mod cpuset;
 pub mod cpuspec;
+pub mod flags;
 pub mod repetitions;
 pub mod size;
 
@@ -130,6 +131,18 @@ pub enum MatrixError {
         column: Option<usize>,
         message: String,
     },
+    /// A value of a matrix flag of `pretouch run` (`--heap 5x`), named by its flag.
+    #[error("{flag}: {message}")]
+    Flag { flag: &'static str, message: String },
+    /// Matrix flags beside a matrix file: the file holds every axis of its run.
+    #[error(
+        "{flags} beside the matrix file `{}`: the flags make a matrix of their own, \
+         and the file holds every axis of its run\n  \
+         fix: change the axes in the file, or leave the file out to run the built-in \
+         quick matrix with these flags: pretouch run {flags}",
+        path.display()
+    )]
+    FlagsBesideFile { flags: String, path: PathBuf },
 }
 
 fn location(line: Option<usize>, column: Option<usize>) -> String {

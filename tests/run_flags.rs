@@ -1,0 +1,163 @@
+//! `pretouch run --gc ... --heap ... --jdk ... --rounds N` without a matrix file: the run
+//! stores the matrix the flags make as YAML, and `report` and `--resume` read its result
+//! file as a file's. Flags beside a file, and bad values, are refused naming the flag.
+//! Real JVMs on a 64m heap, one collector, the first JDK installed, two rounds.
+
+mod common;
+
+use std::path::Path;
+
+use common::*;
+use predicates::prelude::*;
+use serde_json::Value;
+
+/// `pretouch run` in `dir` with the matrix flags of a tiny run: G1, 64m, the first JDK
+/// installed, two rounds, no warmup.
+fn tiny_flags_run(dir: &Path) -> assert_cmd::Command {
+    let mut cmd = run_labelled("k", dir.join("results"));
+    cmd.current_dir(dir)
+        .args(["--gc", "g1", "--heap", "64m", "--jdk"])
+        .arg(&jdks()[0])
+        .args(["--rounds", "2", "--warmup", "0"]);
+    cmd
+}
+
+/// The records of `file` whose `record` is `kind`.
+fn of_kind(file: &Path, kind: &str) -> Vec<Value> {
+    std::fs::read_to_string(file)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|r| r["record"] == kind)
+        .collect()
+}
+
+#[test]
+fn a_run_from_flags_stores_its_matrix_and_reports_and_resumes_as_a_files() {
+    let _jvms = jvm_lock();
+    let dir = tempfile::tempdir().unwrap();
+    tiny_flags_run(dir.path()).assert().success();
+    assert_no_java_left();
+    let file = jsonl_files(&dir.path().join("results")).remove(0);
+
+    // The header holds the matrix as a file would, made from the flags.
+    let header = of_kind(&file, "run").remove(0);
+    assert_eq!(header["matrix_origin"], "<command line>");
+    let text = header["matrix"].as_str().unwrap();
+    for line in [
+        "gcs: [g1]\n",
+        "heaps: [64m]\n",
+        "repetitions: 2\n",
+        "warmup: 0\n",
+    ] {
+        assert!(text.contains(line), "{line:?} not in\n{text}");
+    }
+    assert!(
+        text.starts_with("# pretouch run --gc g1 --heap 64m --jdk "),
+        "{text}"
+    );
+    assert_eq!(header["planned_launches"], 4);
+    assert_eq!(of_kind(&file, "launch").len(), 4);
+
+    // The report reads it as a file's run: one cell, named by the flags' values.
+    let report = pretouch()
+        .args(["report", "--format", "csv"])
+        .arg(dir.path().join("results"))
+        .assert()
+        .success();
+    let rows = csv_rows(&String::from_utf8_lossy(&report.get_output().stdout));
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    assert_eq!(
+        (rows[0]["gc"].as_str(), rows[0]["heap"].as_str()),
+        ("g1", "64m")
+    );
+
+    // Stopped before its end and its last launch: the resume, without a matrix file,
+    // runs the missing launch from the header's matrix.
+    let kept = cut_end_record(&file);
+    let last = kept.trim_end().rfind('\n').unwrap();
+    std::fs::write(&file, &kept[..=last]).unwrap();
+    assert_eq!(of_kind(&file, "launch").len(), 3);
+    pretouch()
+        .current_dir(dir.path())
+        .args(["run", "--resume"])
+        .arg(&file)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("3 of 4 launches recorded"));
+    assert_no_java_left();
+    let seqs: Vec<u64> = of_kind(&file, "launch")
+        .iter()
+        .map(|l| l["seq"].as_u64().unwrap())
+        .collect();
+    assert_eq!(seqs, [0, 1, 2, 3]);
+    assert_eq!(of_kind(&file, "resume").len(), 1);
+    assert_eq!(of_kind(&file, "end").len(), 1);
+    pretouch()
+        .arg("report")
+        .arg(&file)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("g1  64m"));
+
+    // The flags do not go with --resume: the file's matrix is the run's.
+    pretouch()
+        .args(["run", "--gc", "parallel", "--resume"])
+        .arg(&file)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("cannot be used with"));
+}
+
+#[test]
+fn flags_beside_a_matrix_file_are_refused_and_nothing_starts() {
+    let dir = tempfile::tempdir().unwrap();
+    let matrix = first_jdk_matrix(dir.path(), "g1", "64m", 1);
+    run_labelled("k", dir.path().join("results"))
+        .arg(&matrix)
+        .args(["--heap", "128m", "--rounds", "3"])
+        .assert()
+        .code(2)
+        .stderr(
+            predicate::str::contains("error: --heap 128m --rounds 3 beside the matrix file").and(
+                predicate::str::contains("fix: change the axes in the file, or leave the file out"),
+            ),
+        );
+    assert!(!dir.path().join("results").exists());
+}
+
+#[test]
+fn a_bad_flag_value_is_bad_input_naming_the_flag() {
+    let dir = tempfile::tempdir().unwrap();
+    for (args, says) in [
+        (
+            &["--heap", "5x"][..],
+            "error: --heap: invalid heap size \"5x\": unknown unit `x`",
+        ),
+        (
+            &["--gc", "g1,cms"][..],
+            "error: --gc: unknown collector `cms`\n  fix: use one of g1, parallel",
+        ),
+        (
+            &["--heap", "64m", "--heap", "64M"][..],
+            "error: --heap: `64M` is `64m` again",
+        ),
+        (
+            &["--rounds", "0"][..],
+            "error: --rounds: 0 rounds measure nothing",
+        ),
+        (&["--rounds", "ten"][..], "'ten' for '--rounds <N>'"),
+        // Checked against this machine as a file's heap is, and named by its flag.
+        (
+            &["--gc", "g1", "--heap", "100t"][..],
+            "error: --heap: heap 100t needs about",
+        ),
+    ] {
+        run_labelled("k", dir.path().join("results"))
+            .args(args)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(says).and(predicate::str::contains("line ").not()));
+    }
+    assert!(!dir.path().join("results").exists());
+}
