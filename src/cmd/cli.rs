@@ -21,6 +21,7 @@ Exit codes:
   3    the run completed but some launches failed (they are recorded, and in no
        median) or were skipped because their cell was given up (--give-up-after);
        also a run stopped by --fail-fast
+  125  `pretouch check` only: undecided (`pretouch check --help` has its codes)
   130  interrupted by SIGINT (Ctrl-C): the JVM under way was killed, every finished
        launch is on disk; `pretouch run --resume FILE` goes on
   143  interrupted by SIGTERM: as 130";
@@ -56,6 +57,10 @@ pub enum Command {
     /// interval, from stored results; several labels (kernels) side by side, with each
     /// change against a baseline
     Report(ReportArgs),
+    /// Exit 0, 1 or 125 as each cell's change against the baseline stays below a
+    /// threshold with its whole interval, goes wholly above it, or is undecided: a
+    /// verdict for scripts and `git bisect run`
+    Check(CheckArgs),
     /// List every JDK installed (/usr/lib/jvm, /opt/pretouch-jdks, JAVA_HOME, PATH): what
     /// `jdks: [auto]` runs
     Jdks(JdksArgs),
@@ -346,6 +351,64 @@ pub struct ReportArgs {
     /// memory) and the machine's notes. HTML, JSON and CSV always hold them
     #[arg(long)]
     pub details: bool,
+}
+
+/// `pretouch check`'s exit codes: 1 and 125 are the verdict's, so an error is 2.
+const CHECK_EXIT_CODES: &str = "\
+Exit codes:
+  0    pass: every cell's change lies below the threshold with its whole interval
+  1    regression: some cell's interval lies wholly above the threshold (with
+       --direction both: wholly beyond it either way)
+  2    bad input or an error: no such label or setting, an unreadable file, no
+       result files, a threshold without its unit; nothing was judged
+  125  undecided: no cell regressed, but some interval straddles the threshold or
+       a cell has too few rounds for an interval (10 a side); `git bisect run`
+       reads 125 as \"skip this commit\"
+
+The intervals are those the report's comparison marks with `*`, so `pretouch report`
+of the same files and options shows the figures the verdict read.";
+
+#[derive(Debug, clap::Args)]
+#[command(after_help = CHECK_EXIT_CODES)]
+pub struct CheckArgs {
+    /// Result files or folders of them [default: results]
+    pub paths: Vec<PathBuf>,
+    /// The label the others are held against [default: the label with the oldest
+    /// results]
+    #[arg(long)]
+    pub baseline: Option<String>,
+    /// The labels judged against the baseline (comma-separated, or repeat the option)
+    /// [default: every other label]
+    #[arg(long, value_delimiter = ',', requires = "baseline")]
+    pub label: Vec<String>,
+    /// Judge the `settings:` axis instead of labels: each other setting against this
+    /// one, as the report's settings side by side show it
+    #[arg(long, value_name = "NAME", conflicts_with_all = ["baseline", "label"])]
+    pub baseline_setting: Option<String>,
+    /// The settings judged against --baseline-setting (comma-separated, or repeat the
+    /// option) [default: every other setting]
+    #[arg(
+        long,
+        value_name = "NAME",
+        value_delimiter = ',',
+        requires = "baseline_setting"
+    )]
+    pub setting: Vec<String>,
+    /// The largest change allowed, in % of the baseline's cost (`5%`) or in ms of cost
+    /// (`20ms`)
+    #[arg(long, value_name = "CHANGE")]
+    pub max_change: crate::analyze::verdict::Threshold,
+    /// Which changes count: only a cost that grew (a patch that makes pretouch cheaper
+    /// passes), or a change either way
+    #[arg(long, value_enum, default_value_t = crate::analyze::verdict::Direction::Increase)]
+    pub direction: crate::analyze::verdict::Direction,
+    /// The figure of each cell's per-round costs, as `pretouch report --estimator`
+    #[arg(long, value_enum, default_value_t = Estimator::Median)]
+    pub estimator: Estimator,
+    /// Leave launches flagged as outliers out of every figure, as `pretouch report
+    /// --exclude-outliers`
+    #[arg(long)]
+    pub exclude_outliers: bool,
 }
 
 #[cfg(test)]
