@@ -78,7 +78,7 @@ fn no_change_passes_with_exit_0() {
         ))
         .stdout(predicate::str::contains("wholly below +5.0%"))
         .stdout(predicate::str::contains(
-            "verdict: pass, because the change of the 1 cell against `base` lies below +5% with its whole interval (exit 0)",
+            "verdict: pass, because the change of the one cell against `base` lies below +5% with its whole interval (exit 0)",
         ));
 }
 
@@ -277,4 +277,68 @@ fn interval(v: &serde_json::Value) -> Option<(f64, f64)> {
         serde_json::Value::Array(a) => a.iter().find_map(interval),
         _ => None,
     }
+}
+
+/// One label whose G1 1g cell ran under the settings `never` (400 ms) and `always`
+/// (150 ms), as a matrix with a `settings:` axis stores it.
+fn settings_file(dir: &Path) {
+    let (never, always) = (cell(400.0, 20), cell(150.0, 20));
+    let mut f = file(
+        "thp",
+        "2026-12-01T08:00:00Z",
+        host("vm"),
+        &[
+            FakeCell {
+                gc: Gc::G1,
+                heap: "1g",
+                rounds: &never,
+            },
+            FakeCell {
+                gc: Gc::G1,
+                heap: "1g",
+                rounds: &always,
+            },
+        ],
+    );
+    let half = f.launches.len() / 2;
+    for (i, l) in f.launches.iter_mut().enumerate() {
+        l.cell.setting = Some(if i < half { "never" } else { "always" }.into());
+    }
+    write(dir, &f);
+}
+
+#[test]
+fn judges_the_settings_axis_in_either_direction() {
+    let dir = tempfile::tempdir().unwrap();
+    settings_file(dir.path());
+    let setting = |base: &str, extra: &[&str]| {
+        pretouch()
+            .arg("check")
+            .arg(dir.path())
+            .args(["--baseline-setting", base, "--max-change", "5%"])
+            .args(extra)
+            .assert()
+    };
+    setting("never", &[])
+        .code(0)
+        .stdout(predicate::str::contains("`always` against `never`"));
+    setting("always", &[])
+        .code(1)
+        .stdout(predicate::str::contains("`never` against `always`"));
+    setting("never", &["--direction", "both"]).code(1);
+    setting("never", &["--setting", "always"]).code(0);
+    setting("never", &["--setting", "sometimes"])
+        .code(2)
+        .stderr(predicate::str::contains(
+            "--setting `sometimes`: no such setting",
+        ));
+    setting("sometimes", &[]).code(2);
+    // Results without a settings axis.
+    let plain = results();
+    pretouch()
+        .arg("check")
+        .arg(plain.path())
+        .args(["--baseline-setting", "never", "--max-change", "5%"])
+        .assert()
+        .code(2);
 }

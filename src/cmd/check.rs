@@ -132,7 +132,11 @@ fn cell_line(v: &Verdict, cell: &Judged) -> String {
 fn final_line(v: &Verdict) -> String {
     let n = v.cells.len();
     let k = v.deciding().count();
-    let cells = |k: usize| if k == 1 { "cell" } else { "cells" };
+    let some = if n == 1 {
+        "the one cell".to_owned()
+    } else {
+        format!("{k} of {n} cells")
+    };
     let t = v.threshold;
     let (beyond, within) = match v.direction {
         Direction::Increase => (format!("grew by more than {t}"), format!("below +{t}")),
@@ -143,18 +147,17 @@ fn final_line(v: &Verdict) -> String {
     };
     let base = &v.baseline;
     match v.outcome() {
+        Outcome::Pass if n == 1 => format!(
+            "verdict: pass, because the change of the one cell against `{base}` lies {within} with its whole interval (exit 0)"
+        ),
         Outcome::Pass => format!(
-            "verdict: pass, because the change of {} {n} {} against `{base}` lies {within} with its whole interval (exit 0)",
-            if n == 1 { "the" } else { "all" },
-            cells(n)
+            "verdict: pass, because the changes of all {n} cells against `{base}` lie {within} with their whole intervals (exit 0)"
         ),
         Outcome::Regression => format!(
-            "verdict: regression, because the cost of {k} of {n} {} {beyond} against `{base}` with its whole interval (exit 1)",
-            cells(n)
+            "verdict: regression, because the cost of {some} {beyond} against `{base}` with its whole interval (exit 1)"
         ),
         Outcome::Undecided => format!(
-            "verdict: undecided, because no cell {beyond} against `{base}` with its whole interval, but {k} of {n} {} could not be decided against {t} (exit 125, which `git bisect run` reads as skip)",
-            cells(n)
+            "verdict: undecided, because no cell {beyond} against `{base}` with its whole interval, but {some} could not be decided against {t} (exit 125, which `git bisect run` reads as skip)"
         ),
     }
 }
