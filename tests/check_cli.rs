@@ -342,3 +342,22 @@ fn judges_the_settings_axis_in_either_direction() {
         .assert()
         .code(2);
 }
+
+#[test]
+fn help_lists_the_verdicts_exit_codes() {
+    let out = pretouch().args(["check", "--help"]).assert().success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let codes = text
+        .split("Exit codes:")
+        .nth(1)
+        .expect("an Exit codes section");
+    for code in [
+        "0    pass",
+        "1    regression",
+        "2    bad input",
+        "125  undecided",
+    ] {
+        assert!(codes.contains(code), "{code}: {text}");
+    }
+    assert!(codes.contains("git bisect run"), "{text}");
+}
