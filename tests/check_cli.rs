@@ -184,7 +184,11 @@ fn bad_input_exits_2_never_1_or_125() {
     check(dir.path(), "nope", &[])
         .code(2)
         .stderr(predicate::str::contains("no results labelled `nope`"));
-    check(dir.path(), "base", &[]).code(2);
+    check(dir.path(), "base", &[])
+        .code(2)
+        .stderr(predicate::str::contains(
+            "--label `base` is the baseline itself",
+        ));
     pretouch()
         .arg("check")
         .arg(dir.path().join("missing"))

@@ -38,6 +38,13 @@ fn judge(args: &CheckArgs) -> anyhow::Result<Verdict> {
     } else {
         args.paths.clone()
     };
+    if let Some(base) = &args.baseline
+        && args.label.contains(base)
+    {
+        anyhow::bail!(
+            "--label `{base}` is the baseline itself\n  fix: name another label to hold against `{base}`"
+        );
+    }
     // The baseline first, then the labels judged, so that the comparison holds them.
     let labels = (!args.label.is_empty()).then(|| {
         args.baseline

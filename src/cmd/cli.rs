@@ -21,7 +21,8 @@ Exit codes:
   3    the run completed but some launches failed (they are recorded, and in no
        median) or were skipped because their cell was given up (--give-up-after);
        also a run stopped by --fail-fast
-  125  `pretouch check` only: undecided (`pretouch check --help` has its codes)
+  125  `pretouch check` only: undecided; its 0, 1 and 2 mean a pass, a regression
+       and any error (`pretouch check --help`)
   130  interrupted by SIGINT (Ctrl-C): the JVM under way was killed, every finished
        launch is on disk; `pretouch run --resume FILE` goes on
   143  interrupted by SIGTERM: as 130";
