@@ -16,11 +16,11 @@
 # Exit codes, as `git bisect run` reads them:
 #   0    good: every cell's cost grew by less than BISECT_MAX_CHANGE, whole interval
 #   1    bad: some cell's cost grew by more than BISECT_MAX_CHANGE, whole interval
-#   125  skip: the kernel did not build or boot, its run failed, or the verdict is
+#   125  skip: a kernel did not build or boot, the run failed, or the verdict is
 #        undecided (an interval straddles the threshold, or too few rounds)
 #   128  stop the bisection: the settings below are wrong (no matrix, a matrix the run
-#        refuses, no good kernel, the run interrupted, or a check that refused its
-#        input), and every later commit would fail the same way
+#        refuses, no good kernel image, or a check that refused its input), so every
+#        later commit would fail the same way, or the run was interrupted
 #
 # Settings, from the environment:
 #   BISECT_MATRIX         the matrix to run (required); it must not name `kernels:`
@@ -107,7 +107,9 @@ label() {
   done
   return 1
 }
-good=$(label good) || stop "the good kernel left no results in $results"
+# A good kernel that left nothing failed this once (a boot that timed out, say), because
+# its image was checked above, so the step is skipped rather than the bisection ended.
+good=$(label good) || skip "the good kernel left no results in $results"
 bisect=$(label bisect) || skip "this commit's kernel left no results (no boot?)"
 
 # shellcheck disable=SC2086 # the options are words on purpose

@@ -140,10 +140,14 @@ fn each_kind_of_commit_gets_its_exit_code() {
     cmd.env("BISECT_RUN_CMD", "exit 2");
     let out = cmd.output().unwrap();
     assert_eq!(out.status.code(), Some(128));
-    // So does a good kernel that left no results.
+    // A good kernel that left no results this once only skips the commit.
     cmd.env("BISECT_RUN_CMD", "true");
     let out = cmd.output().unwrap();
-    assert_eq!(out.status.code(), Some(128));
+    assert_eq!(out.status.code(), Some(125));
+    // So does a run that failed for this commit's kernel.
+    cmd.env("BISECT_RUN_CMD", "exit 3");
+    let out = cmd.output().unwrap();
+    assert_eq!(out.status.code(), Some(125));
 }
 
 #[test]
