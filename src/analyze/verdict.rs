@@ -221,7 +221,13 @@ fn judge_entry(
         Threshold::Ms(_) => Some(change.delta),
     };
     let Some(interval) = threshold.interval(&change) else {
-        let mut judged = undecided(no_interval(&entry.measured));
+        let why = if change.interval.is_some() {
+            // The interval in ms exists, so the rounds suffice, and only the % lacks a base.
+            "the baseline's cost is not positive, so a change in % has no interval; give --max-change in ms".to_owned()
+        } else {
+            no_interval(&entry.measured)
+        };
+        let mut judged = undecided(why);
         judged.change = estimate;
         return judged;
     };
@@ -349,6 +355,15 @@ mod tests {
         assert!(v.cells[0].interval.is_none());
         assert!(v.cells[0].why.contains("too few rounds"), "{v:?}");
         assert!(v.cells[0].change.unwrap() > 50.0);
+    }
+
+    #[test]
+    fn a_baseline_without_a_positive_cost_has_no_change_in_percent_but_one_in_ms() {
+        let v = verdict(-20.0, 400.0, 20, "5%", Direction::Increase);
+        assert_eq!(v.outcome(), Outcome::Undecided);
+        assert!(v.cells[0].why.contains("not positive"), "{v:?}");
+        let v = verdict(-20.0, 400.0, 20, "10ms", Direction::Increase);
+        assert_eq!(v.outcome(), Outcome::Regression, "{v:?}");
     }
 
     #[test]
