@@ -22,6 +22,8 @@ Exit codes:
   3    The run completed, but some launches failed or were skipped. They are
        recorded and left out of every median. A run stopped by --fail-fast ends so
        too.
+  125  Only from `pretouch check`, when its verdict is undecided. Its 0, 1 and 2
+       mean a pass, a regression and any error.
   130  Interrupted by Ctrl-C. The JVM under way was killed, and every finished
        launch is on disk, so `pretouch run --resume FILE` goes on.
   143  Interrupted by SIGTERM, as with 130.";
@@ -57,6 +59,9 @@ pub enum Command {
     /// Print each cell's pretouch cost from stored results, with several labels side
     /// by side and each label's change against a baseline
     Report(ReportArgs),
+    /// Exit 0, 1 or 125 as each cell's change stays below a threshold, goes above it,
+    /// or is undecided, for scripts and `git bisect run`
+    Check(CheckArgs),
     /// List every JDK installed, which is what `jdks: [auto]` in a matrix runs
     Jdks(JdksArgs),
     /// Print the facts of this machine that a run records with its results
@@ -443,6 +448,65 @@ pub struct ReportArgs {
     /// cost, and the machine's notes. HTML, JSON and CSV always hold them.
     #[arg(long)]
     pub details: bool,
+}
+
+/// `pretouch check`'s exit codes: 1 and 125 are the verdict's, so an error is 2.
+const CHECK_EXIT_CODES: &str = "\
+Exit codes:
+  0    pass. Every cell's change lies below the threshold with its whole interval.
+  1    regression. Some cell's interval lies wholly above the threshold. With
+       --direction both, it lies wholly beyond it either way.
+  2    bad input or an error, so nothing was judged. For example no such label or
+       setting, an unreadable file, no result files or a threshold without its
+       unit.
+  125  undecided. No cell regressed, but some interval straddles the threshold,
+       or a cell has too few rounds for an interval, which needs 10 a side.
+       `git bisect run` reads 125 as \"skip this commit\".
+
+The intervals are those the report's comparison marks with `*`. So `pretouch report`
+of the same files and options shows the figures the verdict read.";
+
+#[derive(Debug, clap::Args)]
+#[command(after_help = CHECK_EXIT_CODES)]
+pub struct CheckArgs {
+    /// Result files or folders of them [default: results]
+    pub paths: Vec<PathBuf>,
+    /// The label the others are held against [default: the label with the oldest
+    /// results]
+    #[arg(long)]
+    pub baseline: Option<String>,
+    /// The labels judged against the baseline, separated by commas [default: every other
+    /// label]
+    #[arg(long, value_delimiter = ',', requires = "baseline")]
+    pub label: Vec<String>,
+    /// Judge the `settings:` axis instead of labels, each other setting against this
+    /// one, as the report sets them side by side
+    #[arg(long, value_name = "NAME", conflicts_with_all = ["baseline", "label"])]
+    pub baseline_setting: Option<String>,
+    /// The settings judged against --baseline-setting, separated by commas [default:
+    /// every other setting]
+    #[arg(
+        long,
+        value_name = "NAME",
+        value_delimiter = ',',
+        requires = "baseline_setting"
+    )]
+    pub setting: Vec<String>,
+    /// The largest change allowed, in % of the baseline's cost such as 5%, or in ms
+    /// such as 20ms
+    #[arg(long, value_name = "CHANGE")]
+    pub max_change: crate::analyze::verdict::Threshold,
+    /// Which changes count. By default only a cost that grew counts, so a patch that
+    /// makes pretouch cheaper passes.
+    #[arg(long, value_enum, default_value_t = crate::analyze::verdict::Direction::Increase)]
+    pub direction: crate::analyze::verdict::Direction,
+    /// How a cell's rounds become its cost, as with `pretouch report --estimator`
+    #[arg(long, value_enum, default_value_t = Estimator::Median)]
+    pub estimator: Estimator,
+    /// Leave the launches flagged as outliers out of every figure, as `pretouch report
+    /// --exclude-outliers` does
+    #[arg(long)]
+    pub exclude_outliers: bool,
 }
 
 #[cfg(test)]

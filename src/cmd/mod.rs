@@ -1,6 +1,7 @@
 //! Stage 7, the commands: one file per subcommand, each reading its arguments and
 //! calling the stages below (schedule, analyze, render) in pipeline order. Nothing
 //! below `cmd` imports it.
+pub(crate) mod check;
 pub(crate) mod checks;
 pub mod cli;
 mod env;
@@ -24,6 +25,7 @@ pub fn dispatch(command: Command) -> anyhow::Result<u8> {
     match command {
         Command::Run(args) => run::cmd_run(args),
         Command::Report(args) => report::cmd_report(args),
+        Command::Check(args) => check::cmd_check(&args),
         Command::Jdks(args) => jdks::cmd_jdks(&args),
         Command::Env(args) => env::cmd_env(args, &leftover),
         Command::Calibrate(args) => calibrate::cmd_calibrate(args),

@@ -97,7 +97,7 @@ pub(crate) fn report_texts<const N: usize>(
 /// The result files under `paths`, their headers read (their launches are read a label
 /// at a time by `document::build_read`, which also warns of each run left unfinished);
 /// a bad-input error when there are none.
-fn catalog(paths: &[PathBuf]) -> anyhow::Result<Catalog> {
+pub(crate) fn catalog(paths: &[PathBuf]) -> anyhow::Result<Catalog> {
     let catalog = catalog_for_report(paths).map_err(bad)?;
     if catalog.results.files.is_empty() {
         return Err(bad(anyhow::anyhow!(
