@@ -183,7 +183,7 @@ fn bad_input_exits_2_never_1_or_125() {
     let dir = results();
     check(dir.path(), "nope", &[])
         .code(2)
-        .stderr(predicate::str::contains("no results labelled `nope`"));
+        .stderr(predicate::str::contains("no results are labelled `nope`"));
     check(dir.path(), "base", &[])
         .code(2)
         .stderr(predicate::str::contains(
