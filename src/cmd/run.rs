@@ -7,15 +7,10 @@ use std::time::Duration;
 use anyhow::Context;
 
 use crate::analyze::document;
-use crate::cmd::checks::{self, check_cpus, check_label, check_memory, resolve_app, resolve_jdks};
-use crate::cmd::cli::RunArgs;
-use crate::cmd::error::{bad, exit};
-use crate::cmd::extra;
-use crate::cmd::preflight;
-use crate::features::kernels::cli as kernels;
 use crate::features::kernels::machine::VmShape;
-use crate::features::probe::cli as probe;
+use crate::features::kernels::session as kernels;
 use crate::features::probe::launch::ProbeSupport;
+use crate::features::probe::session as probe;
 use crate::launch::interrupt;
 use crate::launch::{JvmLauncher, agent};
 use crate::machine::env::Environment;
@@ -31,6 +26,13 @@ use crate::schedule::plan::Plan;
 use crate::schedule::run::Stop;
 use crate::schedule::session::{self, Probing, Profiling, Session};
 use crate::schedule::{dryrun, resume};
+use crate::session::args::RunArgs;
+use crate::session::checks::{
+    self, check_cpus, check_label, check_memory, resolve_app, resolve_jdks,
+};
+use crate::session::error::{bad, exit};
+use crate::session::extra;
+use crate::session::preflight;
 use crate::store::{
     FORMAT_VERSION, Record, ResultFile, RunHeader, RunResume, StoreWriter, read_for_report,
 };
@@ -62,7 +64,7 @@ pub(crate) fn cmd_run(args: RunArgs) -> anyhow::Result<u8> {
                  by kexec (the default on bare metal; --boot vm runs them in VMs instead)"
             );
         }
-        return crate::features::campaign::cli::cmd_start(&args, matrix, method);
+        return crate::features::campaign::session::cmd_start(&args, matrix, method);
     }
     for (given, flag) in [
         (args.campaign.yes, "--yes"),
@@ -83,7 +85,7 @@ pub(crate) fn cmd_run(args: RunArgs) -> anyhow::Result<u8> {
         return kernels::cmd_run_kernels(&args, matrix);
     }
     // Read only: the kernel has each file, and offers each value.
-    crate::features::settings::cli::check(&matrix, !args.dry_run)?;
+    crate::features::settings::session::check(&matrix, !args.dry_run)?;
     if args.dry_run {
         return dry_run(&args, matrix);
     }
@@ -115,7 +117,7 @@ fn run_and_restore(
 ) -> anyhow::Result<u8> {
     let settings = session.settings.clone();
     let result = execute_and_report(args, session, &machine);
-    crate::features::settings::cli::end(settings);
+    crate::features::settings::session::end(settings);
     result
 }
 
@@ -235,7 +237,7 @@ fn prepare_fresh(args: &RunArgs, matrix: Matrix) -> anyhow::Result<(Session, pre
     )?;
     // Restored at the end (SIGINT and SIGTERM end the run there too), or when the last
     // handle is dropped on a panic; after a kill, by the next pretouch.
-    let settings = crate::features::settings::cli::begin(&r.matrix)?;
+    let settings = crate::features::settings::session::begin(&r.matrix)?;
     let store = create_result_file(args, &r, &label, host, vm_shape, &machine)?;
     if let Some(work) = &args.kernels.in_vm {
         kernels::note_result(work, store.path())?;
@@ -435,7 +437,7 @@ fn prepare_resume(args: &RunArgs, path: &Path) -> anyhow::Result<(Session, prefl
     let file = unfinished.file;
     let header = &file.header;
     let matrix = resumed_matrix(args, path, &file)?;
-    crate::features::settings::cli::check(&matrix, true)?;
+    crate::features::settings::session::check(&matrix, true)?;
     let (profile_rounds, probe_rounds) = resumed_extra(args, &matrix, &file)?;
     let host = host::host_info();
     let matrix_file = args
@@ -473,7 +475,7 @@ fn prepare_resume(args: &RunArgs, path: &Path) -> anyhow::Result<(Session, prefl
     let comparable =
         args.comparable_memory || r.matrix.comparable_memory || header.comparable_memory.is_some();
     let machine = preflight::hold(comparable, &r.matrix)?;
-    let settings = crate::features::settings::cli::begin(&r.matrix)?;
+    let settings = crate::features::settings::session::begin(&r.matrix)?;
     if let Some(work) = &args.kernels.in_vm {
         kernels::note_result(work, &file.path)?;
     }
