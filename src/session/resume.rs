@@ -18,7 +18,7 @@ use crate::schedule::plan::Plan;
 use crate::schedule::resume;
 use crate::schedule::session::{self, Probing, Profiling, Session};
 use crate::session::args::RunArgs;
-use crate::session::checks::{self};
+use crate::session::checks;
 use crate::session::error::bad;
 use crate::session::finish::run_and_restore;
 use crate::session::preflight;
@@ -27,7 +27,7 @@ use crate::store::{Record, ResultFile, RunResume, StoreWriter};
 
 /// `pretouch run --resume PATH [MATRIX]`: the missing launches of an unfinished run,
 /// appended to its file.
-pub(crate) fn run_resumed(args: &RunArgs, path: &Path) -> anyhow::Result<u8> {
+pub(super) fn run_resumed(args: &RunArgs, path: &Path) -> anyhow::Result<u8> {
     let (session, machine) = prepare_resume(args, path)?;
     run_and_restore(args, session, machine)
 }
