@@ -6,5 +6,5 @@ use crate::session::Session;
 use crate::session::args::RunArgs;
 
 pub(crate) fn cmd_run(args: RunArgs) -> anyhow::Result<u8> {
-    Session::new(args).run()
+    Session::new(args)?.run()
 }

@@ -3,7 +3,7 @@
 //! the result file, runs the schedule, restores the machine's settings and prints the
 //! final report. `cmd::run` only parses the arguments into it.
 //!
-//! [`Session::run`] decides how the run goes: a fresh run or a resumed one on this
+//! [`Session::new`] decides how the run goes: a fresh run or a resumed one on this
 //! machine, a dry run, kernels in VMs, or a campaign across reboots. The kernels and
 //! the campaign make their guests' and boots' command lines from the same options
 //! ([`args::RunArgs::passed_on`]).
@@ -19,7 +19,12 @@ mod prepare;
 pub(crate) mod report;
 mod resume;
 
+use std::path::PathBuf;
+
+use crate::features::campaign::boot::BootMethod;
+use crate::features::campaign::session as campaign;
 use crate::features::kernels::session as kernels;
+use crate::matrix::Matrix;
 use crate::session::args::RunArgs;
 use crate::session::dry_run::dry_run;
 use crate::session::error::bad;
@@ -27,75 +32,110 @@ use crate::session::finish::run_and_restore;
 use crate::session::prepare::{fresh_matrix, prepare_fresh};
 use crate::session::resume::run_resumed;
 
-/// One `pretouch run`, made from its command line: [`Session::run`] lives it through.
+/// One `pretouch run`, made from its command line: [`Session::new`] checks what the
+/// options and the matrix decide, and [`Session::run`] lives the run through.
 pub(crate) struct Session {
     args: RunArgs,
+    way: Way,
+}
+
+/// How a run goes, as its options and its matrix decide.
+enum Way {
+    /// `--resume` of a kernel session's file: its kernels again, in VMs.
+    ResumeKernels(PathBuf),
+    /// `--resume` of a result file: its missing launches, on this machine.
+    Resume(PathBuf),
+    /// Kernels booted on this machine, one boot a run.
+    Campaign(Matrix, BootMethod),
+    /// Kernels booted in VMs, the matrix run inside each.
+    Kernels(Matrix),
+    /// The plan and its command lines, nothing launched.
+    DryRun(Matrix),
+    /// A fresh run on this machine's kernel.
+    Fresh(Matrix),
 }
 
 impl Session {
-    /// The session of the run `args` asks for.
-    pub(crate) fn new(args: RunArgs) -> Session {
-        Session { args }
+    /// The session of the run `args` asks for. Everything the user can get wrong on the
+    /// command line or in the matrix is checked here, before the first JVM starts; a
+    /// resume is checked against its file when it runs.
+    pub(crate) fn new(args: RunArgs) -> anyhow::Result<Session> {
+        let way = way_of(&args)?;
+        Ok(Session { args, way })
     }
 
-    /// Runs the session to its end: the checks, the launches and the report. `Ok` holds
-    /// the exit code.
+    /// Runs the session to its end: the preparation, the launches, the restore of the
+    /// machine's settings and the report. `Ok` holds the exit code.
     pub(crate) fn run(self) -> anyhow::Result<u8> {
-        let args = self.args;
-        if let Some(path) = &args.resume {
-            if let Some(session) = crate::store::kernels::session_file(path) {
-                return kernels::cmd_resume_kernels(&args, &session);
-            }
-            return run_resumed(&args, path);
-        }
-        // Everything the user can get wrong is checked before the first JVM starts.
-        let matrix = fresh_matrix(&args)?;
-        let kernels = !args.kernels.kernel.is_empty() || !matrix.kernels.is_empty();
-        let bare_metal = || {
-            crate::machine::guest::GuestInfo::read()
-                .virtualization()
-                .is_none()
-        };
-        let boot = boot_of(
-            args.campaign.boot,
-            kernels && args.kernels.in_vm.is_none(),
-            bare_metal,
-        );
-        if let Some(method) = boot {
-            if args.campaign.boot.is_none() {
-                eprintln!(
-                    "pretouch: this machine is not a VM: the kernels boot on it, one boot a run, \
-                     by kexec (the default on bare metal; --boot vm runs them in VMs instead)"
-                );
-            }
-            return crate::features::campaign::session::cmd_start(&args, matrix, method);
-        }
-        for (given, flag) in [
-            (args.campaign.yes, "--yes"),
-            (
-                args.campaign.calibrate_per_boot.is_some(),
-                "--calibrate-per-boot",
-            ),
-            (args.campaign.campaign_root().is_some(), "--campaign-root"),
-        ] {
-            if given {
-                return Err(bad(anyhow::anyhow!(
-                    "{flag} applies to a campaign across reboots only\n  fix: add --boot kexec \
-                     (or reboot) with the kernels, or leave {flag} out"
-                )));
+        let Session { args, way } = self;
+        match way {
+            Way::ResumeKernels(session) => kernels::cmd_resume_kernels(&args, &session),
+            Way::Resume(path) => run_resumed(&args, &path),
+            Way::Campaign(matrix, method) => campaign::cmd_start(&args, matrix, method),
+            Way::Kernels(matrix) => kernels::cmd_run_kernels(&args, matrix),
+            Way::DryRun(matrix) => dry_run(&args, matrix),
+            Way::Fresh(matrix) => {
+                let (session, machine) = prepare_fresh(&args, matrix)?;
+                run_and_restore(&args, session, machine)
             }
         }
-        if args.kernels.in_vm.is_none() && kernels {
-            return kernels::cmd_run_kernels(&args, matrix);
-        }
-        // Read only: the kernel has each file, and offers each value.
-        crate::features::settings::session::check(&matrix, !args.dry_run)?;
-        if args.dry_run {
-            return dry_run(&args, matrix);
-        }
-        let (session, machine) = prepare_fresh(&args, matrix)?;
-        run_and_restore(&args, session, machine)
     }
+}
+
+/// How the run `args` asks for goes ([`Way`]), its command line and matrix checked.
+fn way_of(args: &RunArgs) -> anyhow::Result<Way> {
+    if let Some(path) = &args.resume {
+        if let Some(session) = crate::store::kernels::session_file(path) {
+            return Ok(Way::ResumeKernels(session));
+        }
+        return Ok(Way::Resume(path.clone()));
+    }
+    // Everything the user can get wrong is checked before the first JVM starts.
+    let matrix = fresh_matrix(args)?;
+    let kernels = !args.kernels.kernel.is_empty() || !matrix.kernels.is_empty();
+    let bare_metal = || {
+        crate::machine::guest::GuestInfo::read()
+            .virtualization()
+            .is_none()
+    };
+    let boot = boot_of(
+        args.campaign.boot,
+        kernels && args.kernels.in_vm.is_none(),
+        bare_metal,
+    );
+    if let Some(method) = boot {
+        if args.campaign.boot.is_none() {
+            eprintln!(
+                "pretouch: this machine is not a VM: the kernels boot on it, one boot a run, \
+                 by kexec (the default on bare metal; --boot vm runs them in VMs instead)"
+            );
+        }
+        return Ok(Way::Campaign(matrix, method));
+    }
+    for (given, flag) in [
+        (args.campaign.yes, "--yes"),
+        (
+            args.campaign.calibrate_per_boot.is_some(),
+            "--calibrate-per-boot",
+        ),
+        (args.campaign.campaign_root().is_some(), "--campaign-root"),
+    ] {
+        if given {
+            return Err(bad(anyhow::anyhow!(
+                "{flag} applies to a campaign across reboots only\n  fix: add --boot kexec \
+                 (or reboot) with the kernels, or leave {flag} out"
+            )));
+        }
+    }
+    if args.kernels.in_vm.is_none() && kernels {
+        return Ok(Way::Kernels(matrix));
+    }
+    // Read only: the kernel has each file, and offers each value.
+    crate::features::settings::session::check(&matrix, !args.dry_run)?;
+    if args.dry_run {
+        return Ok(Way::DryRun(matrix));
+    }
+    Ok(Way::Fresh(matrix))
 }
 
 /// How the kernels boot: as `--boot` says; without it, by kexec on bare metal and in
@@ -105,10 +145,10 @@ fn boot_of(
     choice: Option<crate::features::campaign::options::BootChoice>,
     kernels: bool,
     bare_metal: impl FnOnce() -> bool,
-) -> Option<crate::features::campaign::boot::BootMethod> {
+) -> Option<BootMethod> {
     match choice {
         Some(choice) => choice.method(),
-        None if kernels && bare_metal() => Some(crate::features::campaign::boot::BootMethod::Kexec),
+        None if kernels && bare_metal() => Some(BootMethod::Kexec),
         None => None,
     }
 }
@@ -116,7 +156,6 @@ fn boot_of(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::features::campaign::boot::BootMethod;
     use crate::features::campaign::options::BootChoice;
 
     #[test]
