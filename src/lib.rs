@@ -3,7 +3,7 @@
 //! The data flows matrix -> plan -> launch -> store -> analyze -> render; each stage is
 //! a folder, and imports run one way, from the commands down to the units:
 //!
-//! `cmd` -> `schedule`, `render` -> `analyze` -> `store` -> `launch` -> `machine` ->
+//! `cmd` -> `session` -> `schedule`, `render` -> `analyze` -> `store` -> `launch` -> `machine` ->
 //! `matrix` -> `units`, `stats`, `access`.
 //!
 //! `tests/architecture.rs` fails on an import against that order or a cycle.
@@ -21,6 +21,7 @@ pub mod machine;
 pub mod matrix;
 pub mod render;
 pub mod schedule;
+pub mod session;
 pub mod stats;
 pub mod store;
 pub mod units;

@@ -22,7 +22,8 @@ const STAGES: &[(&str, u8)] = &[
     ("analyze", 5),
     ("schedule", 6),
     ("render", 6),
-    ("cmd", 7),
+    ("session", 7),
+    ("cmd", 8),
 ];
 
 /// A feature's files (`src/features/<feature>/<file>.rs`) are named after the stage they
@@ -30,7 +31,8 @@ const STAGES: &[(&str, u8)] = &[
 /// the stage folders. Each file name here, and the stage it stands for.
 const FEATURE_FILES: &[(&str, &str)] = &[
     ("cli", "cmd"),
-    ("options", "cmd"),
+    ("options", "session"),
+    ("session", "session"),
     ("matrix", "matrix"),
     ("machine", "machine"),
     ("boot", "machine"),

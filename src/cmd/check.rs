@@ -9,7 +9,7 @@ use crate::analyze::document;
 use crate::analyze::verdict::{self, Direction, Judged, Outcome, Verdict};
 use crate::cmd::cli::CheckArgs;
 use crate::cmd::error::bad;
-use crate::cmd::report::catalog;
+use crate::session::report::catalog;
 
 /// The exit code `git bisect run` reads as "skip this commit".
 pub const UNDECIDED: u8 = 125;

@@ -8,7 +8,7 @@ pub(crate) fn cmd_env(
     args: EnvArgs,
     leftover: &crate::features::settings::launch::Leftover,
 ) -> anyhow::Result<u8> {
-    crate::cmd::preflight::restore_leftover();
+    crate::session::preflight::restore_leftover();
     let env = Environment::read();
     if args.json {
         println!("{}", serde_json::to_string_pretty(&env)?);

@@ -1,8 +1,8 @@
 //! `pretouch jdks`: the JDKs this machine has.
 
 use crate::cmd::cli::JdksArgs;
-use crate::cmd::error::bad;
 use crate::machine::discover;
+use crate::session::error::bad;
 
 pub(crate) fn cmd_jdks(args: &JdksArgs) -> anyhow::Result<u8> {
     let mut sources = discover::Sources::from_environment();

@@ -1,20 +1,18 @@
-//! Stage 7, the commands: one file per subcommand, each reading its arguments and
-//! calling the stages below (schedule, analyze, render) in pipeline order. Nothing
-//! below `cmd` imports it.
+//! Stage 8, the commands: one file per subcommand, each reading its arguments and
+//! calling the stages below (session, schedule, analyze, render) in pipeline order.
+//! Nothing below `cmd` imports it.
 pub(crate) mod check;
-pub(crate) mod checks;
 pub mod cli;
 mod env;
-pub mod error;
-pub(crate) mod extra;
 mod generate;
 mod jdks;
-pub(crate) mod preflight;
 pub(crate) mod report;
 mod run;
 
+pub use crate::session::error;
+
 use crate::features::calibrate::cli as calibrate;
-use crate::features::campaign::cli as campaign;
+use crate::features::campaign::session as campaign;
 use crate::features::settings::cli as settings;
 use cli::Command;
 

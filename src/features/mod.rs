@@ -1,6 +1,6 @@
 //! The optional features, one folder each. A feature's files are named after the stages
-//! they plug into (`cli`, `matrix`, `launch`, `schedule`, `analyze`, `render`), so a reader
-//! finds everything about one feature in one place.
+//! they plug into (`matrix`, `launch`, `schedule`, `analyze`, `render`, `session`,
+//! `cli`), so a reader finds everything about one feature in one place.
 
 pub mod calibrate;
 pub mod campaign;

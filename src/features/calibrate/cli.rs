@@ -2,8 +2,6 @@
 
 use anyhow::Context;
 
-use crate::cmd::checks::check_label;
-use crate::cmd::error::bad;
 use crate::features::calibrate::machine::{
     self as calibration, Layout, MemoryDuring, Plan, Setup, Variant,
 };
@@ -14,6 +12,8 @@ use crate::machine::guest_memory::{self, Knob, OrderGuard};
 use crate::machine::host;
 use crate::machine::topology::{self, Topology};
 use crate::matrix::cpuset::CpuSet;
+use crate::session::checks::check_label;
+use crate::session::error::bad;
 
 pub(crate) fn cmd_calibrate(args: CalibrateArgs) -> anyhow::Result<u8> {
     let label = args
@@ -32,7 +32,7 @@ pub(crate) fn cmd_calibrate(args: CalibrateArgs) -> anyhow::Result<u8> {
     };
     // Refused before anything runs: a configuration with less than a page per worker.
     plan.check().map_err(bad)?;
-    crate::cmd::preflight::restore_leftover();
+    crate::session::preflight::restore_leftover();
     // From here a signal stops the calibration between two configurations, so that the
     // guard below is dropped and restores page_reporting_order.
     let interrupt = Interrupt::new();

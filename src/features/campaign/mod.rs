@@ -4,7 +4,7 @@
 //! One file per stage of the pipeline, named after the stage folder it plugs into.
 
 pub mod boot;
-pub mod cli;
 pub mod options;
 pub mod schedule;
+pub mod session;
 pub mod unit;

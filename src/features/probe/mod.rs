@@ -4,9 +4,9 @@
 //! One file per stage of the pipeline, named after the stage folder it plugs into.
 
 pub mod analyze;
-pub mod cli;
 pub mod launch;
 pub mod options;
 pub mod plot;
 pub mod render;
 pub mod schedule;
+pub mod session;

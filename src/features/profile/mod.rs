@@ -4,9 +4,9 @@
 //! One file per stage of the pipeline, named after the stage folder it plugs into.
 
 pub mod analyze;
-pub mod cli;
 pub mod flamegraph;
 pub mod launch;
 pub mod options;
 pub mod render;
 pub mod schedule;
+pub mod session;

@@ -4,7 +4,7 @@
 //! One file per stage of the pipeline, named after the stage folder it plugs into.
 
 pub mod analyze;
-pub mod cli;
 pub mod launch;
 pub mod matrix;
 pub mod render;
+pub mod session;

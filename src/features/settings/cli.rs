@@ -1,75 +1,7 @@
-//! The `settings:` axis in the commands: its checks before the first JVM, the session
-//! that writes it around the launches, its restore at the run's end, and the replay of
-//! a journal a killed run left behind, which every `pretouch` command tries first.
+//! The `settings:` axis in the commands: the replay of a journal a killed run left
+//! behind, which every `pretouch` command tries first, and `pretouch env`'s line on it.
 
-use std::sync::{Arc, Mutex};
-
-use crate::cmd::error::bad;
-use crate::features::settings::launch::{Leftover, Paths, Session, replay_leftover};
-use crate::matrix::Matrix;
-
-/// The run's session, shared by the launchers of the timed and extra rounds.
-pub(crate) type Shared = Arc<Mutex<Session>>;
-
-/// Checks the matrix's `settings:` against this kernel, reading only: nothing on the
-/// machine changes before every check passed. `need_root`: a real run (not a dry run).
-/// The `memory:` axis too: the memory controller is there, and a real run can make
-/// cgroups.
-pub(crate) fn check(matrix: &Matrix, need_root: bool) -> anyhow::Result<()> {
-    crate::features::settings::launch::check(matrix, &Paths::from_env(), need_root).map_err(bad)?;
-    let warnings = crate::features::cgroup::launch::check(matrix, need_root)
-        .map_err(|e| bad(anyhow::anyhow!(e)))?;
-    for warning in warnings {
-        eprintln!("warning: {warning}");
-    }
-    Ok(())
-}
-
-/// Journals the originals and tries each setting once (see [`Session::begin`]);
-/// `None` without a `settings:` axis.
-pub(crate) fn begin(matrix: &Matrix) -> anyhow::Result<Option<Shared>> {
-    if matrix.settings.is_empty() {
-        return Ok(None);
-    }
-    let paths = Paths::from_env();
-    let session = Session::begin(&paths, &matrix.settings).map_err(bad)?;
-    eprintln!(
-        "pretouch: {} kernel settings ({}), originals journalled in {}; restored when the run ends",
-        matrix.settings.len(),
-        matrix
-            .settings
-            .iter()
-            .map(|s| s.name.as_str())
-            .collect::<Vec<_>>()
-            .join(", "),
-        paths.journal().display()
-    );
-    Ok(Some(Arc::new(Mutex::new(session))))
-}
-
-/// Puts the originals back and says what changed back; a failure is said, and the
-/// journal stays for the next `pretouch`.
-pub(crate) fn end(session: Option<Shared>) {
-    let Some(session) = session else {
-        return;
-    };
-    let restored = session
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-        .restore();
-    match restored {
-        Ok(lines) if lines.is_empty() => {
-            eprintln!("pretouch: kernel settings restored (they held the originals already)")
-        }
-        Ok(lines) => eprintln!(
-            "pretouch: kernel settings restored:{}",
-            lines.iter().map(|l| format!("\n  {l}")).collect::<String>()
-        ),
-        Err(e) => eprintln!(
-            "pretouch: {e}\n  the journal stays; the next pretouch run as root tries again"
-        ),
-    }
-}
+use crate::features::settings::launch::{Leftover, Paths, replay_leftover};
 
 /// Replays a journal a killed run left, and says what it restored or why not. A
 /// journal a live run holds is that run's, and not worth a word here (`pretouch env`

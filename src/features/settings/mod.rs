@@ -8,3 +8,4 @@ pub mod cli;
 pub mod launch;
 pub mod matrix;
 pub mod render;
+pub mod session;

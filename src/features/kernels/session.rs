@@ -8,9 +8,6 @@ use std::time::Duration;
 
 use anyhow::Context;
 
-use crate::cmd::checks::{resolve_app, resolve_jdks};
-use crate::cmd::cli::{PassedOn, RunArgs};
-use crate::cmd::error::{bad, exit};
 use crate::features::kernels::launch::{VmRequest, VngRunner, locate_vng};
 use crate::features::kernels::machine::{
     Accel, EMULATED_MARK, VmShape, detect, image_release, tool_version, vm_memory,
@@ -25,6 +22,9 @@ use crate::machine::{host, lock, memory};
 use crate::matrix::Matrix;
 use crate::matrix::cpuset::CpuSet;
 use crate::schedule::resume::matrix_sha256;
+use crate::session::args::{PassedOn, RunArgs};
+use crate::session::checks::{resolve_app, resolve_jdks};
+use crate::session::error::{bad, exit};
 use crate::store::kernels::{
     KernelSession, KernelState, KernelStatus, SESSION_FILE, SESSION_FORMAT,
 };
@@ -530,7 +530,11 @@ fn print_done_report(args: &RunArgs, session: &KernelSession) -> anyhow::Result<
         .filter_map(|k| k.result_file.clone())
         .collect();
     if !files.is_empty() {
-        crate::cmd::report::print_report(&files, args.format, session.profile_rounds.is_some())?;
+        crate::session::report::print_report(
+            &files,
+            args.format,
+            session.profile_rounds.is_some(),
+        )?;
     }
     Ok(())
 }

@@ -1,19 +1,19 @@
 //! `pretouch run --probe`: the checks that bpftrace can time the JVM's faults (before any
 //! JVM starts), and what the probed rounds after the timed launches bring to the extra
-//! rounds' driver ([`crate::cmd::extra`]).
+//! rounds' driver ([`crate::session::extra`]).
 
 use std::path::Path;
 
 use anyhow::Context;
 
-use crate::cmd::cli::RunArgs;
-use crate::cmd::error::bad;
-use crate::cmd::extra::Instrument;
 use crate::features::probe::launch::{self as probe, C2cSupport, ProbeLauncher, ProbeSupport};
 use crate::features::probe::schedule::Probed;
 use crate::launch::JvmLauncher;
 use crate::matrix::Matrix;
 use crate::schedule::session::Probing;
+use crate::session::args::RunArgs;
+use crate::session::error::bad;
+use crate::session::extra::Instrument;
 
 /// Whether the run asks for probes (`--probe` or `probe: true`).
 pub(crate) fn wanted(args: &RunArgs, matrix: &Matrix) -> bool {

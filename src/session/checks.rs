@@ -5,7 +5,6 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
-use crate::cmd::error::bad;
 use crate::machine::collectors::{self, Collectors};
 use crate::machine::jdk::{Ask, Jdk};
 use crate::machine::jdk_cache::JdkCache;
@@ -15,6 +14,7 @@ use crate::matrix::app::App;
 use crate::matrix::cpuset;
 use crate::matrix::flags::place;
 use crate::matrix::{Gc, Matrix};
+use crate::session::error::bad;
 
 /// Refuses (bad input) a run while a variable the JVM reads options from is set, unless
 /// `pass`: then its options go into the matrix's flags, before the command line's or
@@ -218,7 +218,7 @@ pub(crate) fn resolve_app(
     let app = spec
         .resolve(&base)
         .with_context(|| format!("matrix `{}`", matrix.origin))?;
-    crate::features::servers::cli::check_server(&app, matrix)?;
+    crate::features::servers::session::check_server(&app, matrix)?;
     Ok(Some(app))
 }
 

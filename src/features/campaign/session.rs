@@ -15,9 +15,6 @@ use std::time::Instant;
 use anyhow::Context;
 use sha2::Digest;
 
-use crate::cmd::checks::{check_label, check_memory, resolve_app, resolve_jdks};
-use crate::cmd::cli::RunArgs;
-use crate::cmd::error::bad;
 use crate::features::campaign::boot::{
     self, BootLoader, BootMethod, BootTarget, GrubReboot, Running, installed_initrd, kexec_cmdline,
 };
@@ -33,6 +30,9 @@ use crate::render::common::Format;
 use crate::schedule::dryrun::estimate_launch;
 use crate::schedule::plan::Plan;
 use crate::schedule::resume::matrix_sha256;
+use crate::session::args::RunArgs;
+use crate::session::checks::{check_label, check_memory, resolve_app, resolve_jdks};
+use crate::session::error::bad;
 use crate::store::campaign::{CAMPAIGN_FORMAT, Campaign, STATE_COPY, TimeSpent};
 use crate::store::kernels::{KernelSession, KernelState, KernelStatus, SESSION_FORMAT};
 
@@ -230,7 +230,7 @@ fn boot_options(
     probe_rounds: Option<u32>,
     profile_rounds: Option<u32>,
 ) -> anyhow::Result<Vec<String>> {
-    crate::features::kernels::cli::passed_on(
+    crate::features::kernels::session::passed_on(
         args,
         agent.map(|_| agent_copy(layout)),
         results,
@@ -549,7 +549,7 @@ fn campaign_kernels(
              release) for each, or `kernels:` in the matrix"
         )));
     }
-    crate::features::kernels::cli::kernels_to_run(&args, matrix).map_err(bad)
+    crate::features::kernels::session::kernels_to_run(&args, matrix).map_err(bad)
 }
 
 /// The matrix each boot's run reads, from root's copy in the campaign's folder: without
@@ -885,7 +885,7 @@ fn finish(
     if has_results {
         let profiled = campaign.session.profile_rounds.is_some();
         let formats = [Format::Text, Format::Json];
-        match crate::cmd::report::report_texts(
+        match crate::session::report::report_texts(
             std::slice::from_ref(&results),
             formats,
             profiled,

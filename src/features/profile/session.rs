@@ -1,16 +1,16 @@
 //! `pretouch run --profile`: the check that perf can see the kernel (before any JVM
 //! starts), and what the profiled rounds after the timed launches bring to the extra
-//! rounds' driver ([`crate::cmd::extra`]).
+//! rounds' driver ([`crate::session::extra`]).
 
 use std::path::Path;
 
 use anyhow::Context;
 
-use crate::cmd::extra::Instrument;
 use crate::features::profile::launch::{EVENT, FREQUENCY_HZ, PerfLauncher};
 use crate::features::profile::schedule::Profiled;
 use crate::launch::JvmLauncher;
 use crate::schedule::session::Profiling;
+use crate::session::extra::Instrument;
 
 impl Instrument for Profiling {
     type Rounds = Profiled<PerfLauncher>;

@@ -1,7 +1,7 @@
 //! `pretouch run`'s extra rounds (`--profile`, `--probe`), after the timed launches: the
 //! one driver both kinds run through. It makes the launcher, says what the rounds will
 //! do, draws the progress bar, warns about each failed launch, and says how the rounds
-//! ended. Each kind ([`crate::features::profile::cli`], [`crate::features::probe::cli`]) supplies only what
+//! ended. Each kind ([`crate::features::profile::session`], [`crate::features::probe::session`]) supplies only what
 //! differs, as an [`Instrument`].
 
 use std::path::Path;

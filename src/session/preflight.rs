@@ -5,12 +5,12 @@
 
 use anyhow::Context;
 
-use crate::cmd::error::bad;
 use crate::launch::interrupt::Interrupt;
 use crate::machine::guest::GuestInfo;
 use crate::machine::guest_memory::{self, ComparableMemory, Knob, OrderGuard};
 use crate::machine::lock::{self, MachineLock};
 use crate::matrix::Matrix;
+use crate::session::error::bad;
 use crate::units::Bytes;
 
 /// Restores a `page_reporting_order` left changed by a runner that was killed.

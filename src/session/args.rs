@@ -1,0 +1,286 @@
+//! `pretouch run`'s options (clap derive), which a run's session is made from; and the
+//! options a run elsewhere (a kernel's guest) gets from them.
+
+use std::path::PathBuf;
+
+use clap::ValueEnum;
+
+use crate::features::campaign::options::BootArgs;
+use crate::features::kernels::options::KernelArgs;
+use crate::features::probe::options::ProbeArgs;
+use crate::features::profile::options::ProfileArgs;
+use crate::render::common::Format;
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct RunArgs {
+    /// The matrix YAML file.
+    ///
+    /// Without it, the run uses the built-in matrix of configs/quick.yaml, with the axes
+    /// that --gc, --heap, --jdk, --rounds and --warmup give. Those flags are refused
+    /// beside a file, because the file holds every axis of its run.
+    pub matrix: Option<PathBuf>,
+    #[command(flatten)]
+    pub axes: MatrixArgs,
+    /// The name the results are filed and compared under [default: the kernel release]
+    #[arg(long)]
+    pub label: Option<String>,
+    /// The folder of result files. Each run writes DIR/LABEL/NAME-TIME.jsonl.
+    #[arg(long, default_value = "results")]
+    pub results: PathBuf,
+    /// The agent library to load [default: $PRETOUCH_AGENT, or the built-in agent]
+    #[arg(long)]
+    pub agent: Option<PathBuf>,
+    /// Seconds a launch may take to reach main(). A slower launch is killed and
+    /// recorded as failed. The limit is a week.
+    #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..=604_800))]
+    pub timeout: u64,
+    /// The format of the report printed at the end
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+    /// Go on with an interrupted run.
+    ///
+    /// PATH is a result file, a label folder or the session folder of a `--kernel` run.
+    /// A label folder goes on with its newest unfinished file. A session folder goes on
+    /// at its first unfinished kernel. The run adds exactly the missing launches to that
+    /// file. It refuses when the matrix file changed since, or when the kernel release or
+    /// the JDKs differ. MATRIX defaults to the file the run was started with.
+    #[arg(long, value_name = "PATH", conflicts_with_all = ["label", "results"])]
+    pub resume: Option<PathBuf>,
+    /// Run a heap larger than this machine's available memory. Such a launch may meet
+    /// the OOM killer or swap.
+    #[arg(long)]
+    pub force: bool,
+    /// Stop at the first failed launch instead of going on with the other cells. The
+    /// failed launch is recorded, and --resume goes on.
+    #[arg(long)]
+    pub fail_fast: bool,
+    /// Check the matrix and print the launches without starting them.
+    ///
+    /// It prints their number, their command lines and a rough duration. A matrix that
+    /// names ZGC or Shenandoah first asks each JDK which collectors it has, as a run does,
+    /// unless the cache of the JDKs' answers holds them.
+    #[arg(long, conflicts_with = "resume")]
+    pub dry_run: bool,
+    /// Do not pass -Xlog:gc+heap=debug,startuptime to the JVMs. The JVM's own account of
+    /// its pretouch is then not recorded.
+    #[arg(long)]
+    pub no_jvm_log: bool,
+    #[command(flatten)]
+    pub profiling: crate::features::profile::options::ProfileArgs,
+    #[command(flatten)]
+    pub probing: crate::features::probe::options::ProbeArgs,
+    #[command(flatten)]
+    pub kernels: crate::features::kernels::options::KernelArgs,
+    /// Start every launch from the same guest memory on a VM.
+    ///
+    /// As root, it stops free page reporting for the run and touches a heap-sized region
+    /// once before the first launch. The setting is restored at the end, also after
+    /// Ctrl-C. The matrix key `comparable_memory: true` does the same.
+    #[arg(long)]
+    pub comparable_memory: bool,
+    /// Give a cell up after N failed launches in a row, so the run goes on with the
+    /// other cells. The cell's remaining launches are recorded as skipped, with the
+    /// reason. 0 never gives up.
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    pub give_up_after: u32,
+    /// Run although _JAVA_OPTIONS, JAVA_TOOL_OPTIONS or JDK_JAVA_OPTIONS is set.
+    ///
+    /// Their options go on every launch's command line, where each record shows them,
+    /// and the variables are not passed on. Without this option a run refuses to start
+    /// while one is set, because the JVM would apply options no record names.
+    #[arg(long)]
+    pub pass_java_options: bool,
+    #[command(flatten)]
+    pub campaign: crate::features::campaign::options::BootArgs,
+}
+
+/// The axes of a run without a matrix file: `pretouch run --gc g1,parallel --heap 512m,4g
+/// --jdk 25 --rounds 10`. Each replaces the built-in quick matrix's axis, and the result
+/// file stores the matrix they make as YAML ([`crate::matrix::flags`]).
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct MatrixArgs {
+    /// The collectors to run without a matrix file, separated by commas [default:
+    /// g1,parallel]
+    ///
+    /// They are g1, parallel, serial, zgc, zgc-generational, zgc-nongenerational,
+    /// shenandoah and epsilon. The option can be given more than once.
+    #[arg(
+        long = "gc",
+        value_name = "GC",
+        value_delimiter = ',',
+        conflicts_with = "resume"
+    )]
+    pub gcs: Vec<String>,
+    /// The heap sizes to run without a matrix file, such as 512m,4g [default: 128m,512m]
+    ///
+    /// Each is both -Xms and -Xmx. The option can be given more than once.
+    #[arg(
+        long = "heap",
+        value_name = "SIZE",
+        value_delimiter = ',',
+        conflicts_with = "resume"
+    )]
+    pub heaps: Vec<String>,
+    /// The JDKs to run without a matrix file, separated by commas [default: JAVA_HOME,
+    /// then java on PATH]
+    ///
+    /// Each is a JDK home, a java binary, a feature version such as 25, or `auto` for
+    /// every JDK installed. The option can be given more than once.
+    #[arg(
+        long = "jdk",
+        value_name = "JDK",
+        value_delimiter = ',',
+        conflicts_with = "resume"
+    )]
+    pub jdks: Vec<String>,
+    /// The counted rounds of each cell without a matrix file, as `repetitions` in a file
+    /// [default: 20]
+    #[arg(long, value_name = "N", conflicts_with = "resume")]
+    pub rounds: Option<u32>,
+    /// The uncounted rounds before them, as `warmup` in a file [default: 1]
+    #[arg(long, value_name = "N", conflicts_with = "resume")]
+    pub warmup: Option<u32>,
+}
+
+impl MatrixArgs {
+    /// The flags as the matrix stage reads them.
+    pub(crate) fn flags(&self) -> crate::matrix::flags::Flags<'_> {
+        crate::matrix::flags::Flags {
+            gcs: &self.gcs,
+            heaps: &self.heaps,
+            jdks: &self.jdks,
+            rounds: self.rounds,
+            warmup: self.warmup,
+        }
+    }
+}
+
+/// The values a run elsewhere gets in place of this command line's own: the agent
+/// file (absolute; `None`: the built-in one), the extra rounds of the session (a
+/// resumed session keeps its first run's), and where perf.data is kept (absolute).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct PassedOn {
+    pub agent: Option<PathBuf>,
+    pub probe_rounds: Option<u32>,
+    pub profile_rounds: Option<u32>,
+    pub keep_perf_data: Option<PathBuf>,
+}
+
+impl RunArgs {
+    /// The matrix of a fresh run: MATRIX, or the built-in one with the axes of the
+    /// matrix flags ([`crate::matrix::Matrix::of_run`]). A `--kernel` run refuses the
+    /// flags, because each VM is given the matrix as a file.
+    pub(crate) fn matrix_of_run(&self) -> anyhow::Result<crate::matrix::Matrix> {
+        let flags = self.axes.flags();
+        if flags.any() && !self.kernels.kernel.is_empty() && self.kernels.in_vm.is_none() {
+            return Err(crate::session::error::bad(anyhow::anyhow!(
+                "{} with --kernel: each kernel's VM runs the matrix from a file\n  \
+                 fix: write the matrix into a file (docs/matrix.md), and run \
+                 `pretouch run FILE --kernel ...`",
+                flags.command_line()
+            )));
+        }
+        crate::matrix::Matrix::of_run(self.matrix.as_deref(), &flags)
+            .map_err(crate::session::error::bad)
+    }
+
+    /// The command line's options that a run of the same matrix elsewhere gets (the
+    /// matrix, label and results are the caller's), with `given`'s values where they
+    /// replace this command line's. Every field is named here: a new option is a
+    /// compile error until it is passed on or its name is put in the
+    /// unit tests' list of options only the host's run reads.
+    pub(crate) fn passed_on(&self, given: &PassedOn) -> Vec<String> {
+        let RunArgs {
+            matrix: _,
+            // A run with the matrix flags has no guests: `matrix_of_run` refuses them
+            // with --kernel.
+            axes:
+                MatrixArgs {
+                    gcs: _,
+                    heaps: _,
+                    jdks: _,
+                    rounds: _,
+                    warmup: _,
+                },
+            label: _,
+            results: _,
+            resume: _,
+            dry_run: _,
+            kernels:
+                KernelArgs {
+                    kernel: _,
+                    runs: _,
+                    vm_cpus: _,
+                    vm_memory: _,
+                    vm_boot_timeout: _,
+                    in_vm: _,
+                },
+            pass_java_options: _,
+            campaign:
+                BootArgs {
+                    boot: _,
+                    yes: _,
+                    #[cfg(feature = "test-support")]
+                        campaign_root: _,
+                    calibrate_per_boot: _,
+                },
+            // Replaced by `given`'s.
+            agent: _,
+            profiling:
+                ProfileArgs {
+                    profile: _,
+                    profile_rounds: _,
+                    keep_perf_data: _,
+                },
+            probing:
+                ProbeArgs {
+                    probe: _,
+                    probe_rounds,
+                },
+            timeout,
+            format,
+            force,
+            fail_fast,
+            no_jvm_log,
+            comparable_memory,
+            give_up_after,
+        } = self;
+        let mut out = Vec::new();
+        let mut value = |flag: &str, value: String| out.extend([flag.to_owned(), value]);
+        if let Some(agent) = &given.agent {
+            value("--agent", agent.display().to_string());
+        }
+        value("--timeout", timeout.to_string());
+        let format = format
+            .to_possible_value()
+            .map_or_else(|| "text".to_owned(), |v| v.get_name().to_owned());
+        value("--format", format);
+        // `probe: true` in the matrix reaches a guest through the matrix file, with
+        // these rounds.
+        value(
+            "--probe-rounds",
+            given.probe_rounds.unwrap_or(*probe_rounds).to_string(),
+        );
+        // Perf's options only with the profile: a guest without it profiles nothing.
+        if let Some(rounds) = given.profile_rounds {
+            value("--profile-rounds", rounds.to_string());
+            if let Some(keep) = &given.keep_perf_data {
+                value("--keep-perf-data", keep.display().to_string());
+            }
+        }
+        value("--give-up-after", give_up_after.to_string());
+        for (on, flag) in [
+            (*no_jvm_log, "--no-jvm-log"),
+            (*force, "--force"),
+            (*fail_fast, "--fail-fast"),
+            (*comparable_memory, "--comparable-memory"),
+            (given.probe_rounds.is_some(), "--probe"),
+            (given.profile_rounds.is_some(), "--profile"),
+        ] {
+            if on {
+                out.push(flag.to_owned());
+            }
+        }
+        out
+    }
+}

@@ -1,0 +1,116 @@
+//! `pretouch run --dry-run`: the plan and its command lines, checked as a run checks
+//! them, but nothing launched.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::Context;
+
+use crate::features::probe::session as probe;
+use crate::launch::{JvmLauncher, agent};
+use crate::machine::jdk::Jdk;
+use crate::machine::memory;
+use crate::matrix::Matrix;
+use crate::matrix::app::App;
+use crate::matrix::cpuset;
+use crate::schedule::dryrun;
+use crate::schedule::plan::Plan;
+use crate::session::args::RunArgs;
+use crate::session::checks::{self, check_cpus, resolve_app, resolve_jdks};
+use crate::session::error::bad;
+use crate::session::preflight;
+
+/// `pretouch run --dry-run`: the plan and its command lines, checked as a run checks
+/// them, but nothing launched (a matrix naming ZGC or Shenandoah still asks each JDK
+/// for its collectors).
+pub(super) fn dry_run(args: &RunArgs, mut matrix: Matrix) -> anyhow::Result<u8> {
+    let mut jdks = resolve_jdks(&matrix, false).map_err(bad)?;
+    let notes = checks::dry_run_collectors(&matrix, &mut jdks)?;
+    crate::schedule::plan::check_size(&matrix, jdks.len()).map_err(bad)?;
+    check_cpus(&mut matrix).map_err(bad)?;
+    let app = resolve_app(&matrix, args.matrix.as_deref(), &jdks, false).map_err(bad)?;
+    for note in &notes {
+        println!("{note}");
+    }
+    show_plan(args, &matrix, &jdks, app)
+}
+
+fn show_plan(
+    args: &RunArgs,
+    matrix: &Matrix,
+    jdks: &[Jdk],
+    app: Option<App>,
+) -> anyhow::Result<u8> {
+    // A missing --agent file need not stop the plan from being shown.
+    let agent = agent::locate_agent(args.agent.as_deref())
+        .map_or_else(|_| PathBuf::from(agent::AGENT_FILE), |a| a.path);
+    let main = app.as_ref().map(|a| a.main.clone());
+    let launcher = JvmLauncher::new(agent, Duration::from_secs(args.timeout))
+        .context("creating a scratch folder")?
+        .with_app(app)
+        .with_jvm_log(!args.no_jvm_log);
+    let plan = Plan::new(matrix, jdks).with_app(main.as_deref());
+    let scratch = launcher.scratch().display().to_string();
+    let available = cpuset::available().map_or(1, |c| c.len());
+    let text = dryrun::render(matrix, &plan, available, &|cell, pretouch| {
+        std::iter::once(cell.jdk.java.display().to_string())
+            .chain(
+                launcher
+                    .arguments(&cell.jvm_args(&matrix.jvm_args, pretouch))
+                    .into_iter()
+                    .map(|a| a.replace(&scratch, "$SCRATCH")),
+            )
+            .collect()
+    });
+    print!("{text}");
+    println!(
+        "($SCRATCH: a temporary folder made for the run; it holds the stamps file and the main class)"
+    );
+    print!(
+        "{}",
+        dryrun::detectable(
+            matrix,
+            &plan,
+            available,
+            args.kernels.runs as usize,
+            &planned_noise(args)
+        )
+    );
+    if probe::wanted(args, matrix) {
+        println!(
+            "then {} probed launches ({} cells x {} rounds x with/without pretouch) while bpftrace times each page fault and lock wait, in no median; a real run checks bpftrace first",
+            plan.cells.len() as u32 * args.probing.probe_rounds * 2,
+            plan.cells.len(),
+            args.probing.probe_rounds
+        );
+    }
+    if args.profiling.profile || matrix.profile {
+        println!(
+            "then {} profiled launches ({} cells x {} rounds x with/without pretouch) under `perf record -e cpu-clock -g`, in no median; a real run checks perf first",
+            plan.cells.len() as u32 * args.profiling.profile_rounds * 2,
+            plan.cells.len(),
+            args.profiling.profile_rounds
+        );
+    }
+    if let Some(available) = memory::mem_available()
+        && let Err(e) = memory::check(matrix, available)
+    {
+        println!("note: a real run on this machine would stop here: {e}");
+    }
+    if args.comparable_memory || matrix.comparable_memory {
+        println!("{}", preflight::comparable_memory_plan(matrix));
+    }
+    Ok(0)
+}
+
+/// The noise the dry run judges the plan's power by: the last runs in `--results`
+/// when it holds any, else the stated defaults.
+fn planned_noise(args: &RunArgs) -> dryrun::PlannedNoise {
+    match crate::store::read_results(std::slice::from_ref(&args.results)) {
+        Ok(r) if !r.files.is_empty() => dryrun::PlannedNoise::from_report(
+            &crate::analyze::build(&r),
+            &args.results.display().to_string(),
+        ),
+        _ => dryrun::PlannedNoise::defaults(),
+    }
+}
