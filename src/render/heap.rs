@@ -59,7 +59,7 @@ fn heap_value(c: &CellReport, i: usize) -> String {
 
 /// The heap's columns of the text's explaining table (`render::explain`), each with
 /// the sentence of the legend that defines it.
-pub(crate) const COLUMNS: [Explaining<CellReport>; 7] = [
+pub(crate) const COLUMNS: [Explaining<CellReport>; 5] = [
     Explaining {
         col: name("memory"),
         legend: "memory = what backs the heap at main() (xN: N views of the same \
@@ -89,18 +89,21 @@ pub(crate) const COLUMNS: [Explaining<CellReport>; 7] = [
                  shows no fault-entry frames)",
         value: |c| heap_value(c, 8),
     },
-    Explaining {
-        col: num("peak off"),
-        legend: "peak off = the median peak RSS of a launch without pretouch \
-                 (ru_maxrss), MiB",
-        value: |c| peak(c.peak_rss_off_mib),
-    },
-    Explaining {
-        col: num("peak on"),
-        legend: "peak on = the same with pretouch, about the heap and the JVM's own",
-        value: |c| peak(c.peak_rss_on_mib),
-    },
 ];
+
+/// The peak RSS column of the text's explaining tables, a group of its own after the
+/// faults, whose table it joins where it has room, so that the heap's columns keep
+/// their line. Without and with pretouch in one column, `40 -> 568`, as the phases
+/// table gives its medians.
+pub(crate) const PEAKS: [Explaining<CellReport>; 1] = [Explaining {
+    col: num("peak MiB"),
+    legend: "peak MiB = the median peak RSS (ru_maxrss) of a launch without pretouch, \
+             then with it",
+    value: |c| match (c.peak_rss_off_mib, c.peak_rss_on_mib) {
+        (None, None) => "-".to_owned(),
+        (off, on) => format!("{} -> {}", peak(off), peak(on)),
+    },
+}];
 
 fn cells(report: &Report) -> Vec<(&CellReport, &CellHeap)> {
     report
