@@ -263,8 +263,11 @@ fn real_runs_under_two_labels_are_compared_and_other_flags_are_not() {
     let want = cost("b") - cost("a");
     // The CSV's milliseconds are to the microsecond.
     assert!((change - want).abs() < 1e-3, "{change} vs {want}: {csv}");
+    // Why the cell was not compared, then the label's geometric mean, empty for a
+    // label without a compared cell, then whether outliers were left out.
     assert!(
-        lines[3].ends_with("\"other JVM flags (`-XX:+UseTransparentHugePages`, not ``)\",false"),
+        lines[3]
+            .ends_with("\"other JVM flags (`-XX:+UseTransparentHugePages`, not ``)\",,,,,,false"),
         "{csv}"
     );
     // 3 labels x 4 rounds, every round a point.

@@ -68,6 +68,13 @@ fn measures_pretouch_on_every_installed_jdk() {
     let launches: Vec<&Value> = records.iter().filter(|r| r["record"] == "launch").collect();
     // jdks x 2 GCs x 4 rounds x 2 settings
     assert_eq!(launches.len(), jdks.len() * 2 * 4 * 2);
+    // Every launch has its own peak RSS, those without pretouch after one with it too,
+    // where the children's running maximum gave them none.
+    let without_peak: Vec<&&Value> = launches
+        .iter()
+        .filter(|l| l["rusage"]["peak_rss"].as_u64().is_none())
+        .collect();
+    assert!(without_peak.is_empty(), "{without_peak:?}");
     // The test's own reading of CLOCK_MONOTONIC bounds every stamp: they are that clock,
     // taken during this run. Launches never overlap: sorted by spawn, each starts after
     // the one before it was reaped.
@@ -170,6 +177,14 @@ fn measures_pretouch_on_every_installed_jdk() {
             "pretouch faulted only {extra} more pages (THP {}): {cell}",
             thp_enabled()
         );
+        // With pretouch the JVM's peak RSS holds the touched heap, so it is above the
+        // peak without, whatever the figures are.
+        let peak = |key: &str| {
+            cell[key]
+                .as_f64()
+                .unwrap_or_else(|| panic!("{key}: {cell}"))
+        };
+        assert!(peak("peak_rss_on_mib") > peak("peak_rss_off_mib"), "{cell}");
     }
 }
 

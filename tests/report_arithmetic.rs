@@ -343,6 +343,7 @@ fn explained(
             utime_ns: Nanos(0),
             stime_ns: Nanos(0),
             maxrss: None,
+            peak_rss: None,
         }),
         jvm_log: Some(JvmLog {
             pretouches: took_ms

@@ -86,7 +86,8 @@ fn write_inputs(inputs: &Path) {
 
 /// The cover letter's shape: three labels (a base kernel and two patches, each about
 /// 11% cheaper at pretouch) of a G1 and a Parallel cell, 10 rounds each, nothing
-/// wrong: no failure, no slow launch.
+/// wrong: no failure, no slow launch. Each launch records its peak RSS, about the 1g
+/// heap and the JVM's own with pretouch and far less without.
 fn write_three_inputs(dir: &Path) {
     let _ = std::fs::remove_dir_all(dir);
     for (label, started, g1, parallel) in [
@@ -94,15 +95,24 @@ fn write_three_inputs(dir: &Path) {
         ("patch1", "2026-11-30T07:10:00Z", 374.0, 381.0),
         ("patch2", "2026-11-30T07:20:00Z", 375.0, 384.0),
     ] {
-        write_result_file(
-            dir,
-            &file(
-                label,
-                started,
-                host("vm"),
-                &g1_and_parallel(&rounds(50.0, g1, false), &rounds(52.0, parallel, false)),
-            ),
+        let mut f = file(
+            label,
+            started,
+            host("vm"),
+            &g1_and_parallel(&rounds(50.0, g1, false), &rounds(52.0, parallel, false)),
         );
+        for l in &mut f.launches {
+            let mib = if l.pretouch { 1090 } else { 46 } + u64::from(l.round % 3);
+            l.measured.rusage = Some(pretouch::launch::rusage::LaunchUsage {
+                minflt: 0,
+                majflt: 0,
+                utime_ns: pretouch::units::Nanos(0),
+                stime_ns: pretouch::units::Nanos(0),
+                maxrss: None,
+                peak_rss: Some(pretouch::units::Bytes(mib << 20)),
+            });
+        }
+        write_result_file(dir, &f);
     }
 }
 

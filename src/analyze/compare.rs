@@ -24,7 +24,7 @@ pub use crate::analyze::labels::{Change, Chosen, Interval, choose, letter};
 use crate::analyze::options::Options;
 use crate::analyze::report::CompareError;
 use crate::analyze::report::{self, CellReport, LabelInfo, Report, RunToRun};
-use crate::stats::family::{Sides, cell_level, table_marks_looks};
+use crate::stats::family::{Sides, cell_level, geometric_mean, table_marks_looks, table_ratios};
 use crate::stats::interval::as_runs;
 use crate::store::ResultFile;
 
@@ -241,6 +241,7 @@ fn mark(columns: &mut [Column], rows: &mut [Row]) {
             .next()
             .unwrap_or_default();
         let marks = table_marks_looks(&cells, &looks, estimator, CONFIDENCE);
+        column.geomean = column_geomean(rows, i, &sides, &cells, &looks, estimator);
         let k = marks.iter().flatten().count();
         column.compared = k;
         column.level = (k > 0).then(|| cell_level(k, CONFIDENCE));
@@ -261,6 +262,31 @@ fn mark(columns: &mut [Column], rows: &mut [Row]) {
             }
         }
     }
+}
+
+/// The geometric mean of column `i`'s cost ratios over its compared rows
+/// ([`geometric_mean`]): each ratio as the row shows it, `1 + change / 100`, and its
+/// interval at [`CONFIDENCE`] for the row alone, not at the column's Bonferroni level,
+/// because the summary is one statement, not one more mark in the column's family.
+fn column_geomean(
+    rows: &[Row],
+    i: usize,
+    sides: &[(usize, RunCosts, RunCosts, [Option<usize>; 2])],
+    cells: &[Sides<'_>],
+    looks: &[[Option<usize>; 2]],
+    estimator: crate::stats::interval::Estimator,
+) -> Option<crate::stats::family::GeoMean> {
+    let own = table_ratios(cells, looks, estimator, CONFIDENCE);
+    let ratios: Vec<(f64, Option<(f64, f64)>)> = sides
+        .iter()
+        .zip(own)
+        .filter_map(|((r, ..), q)| {
+            let change = rows[*r].entries[i].as_ref()?.change?;
+            let ratio = 1.0 + change.percent? / 100.0;
+            Some((ratio, q.map(|q| (q.low, q.high))))
+        })
+        .collect();
+    geometric_mean(&ratios)
 }
 
 /// The run-to-run check ([`RunToRun`]) of a label's files, oldest first: its oldest run
@@ -577,13 +603,14 @@ mod tests {
     /// Two labels' tables of 20 cells (G1 and Parallel at ten heap sizes), each cell's
     /// rounds drawn from `noise(label)` with the development VM's noise (drift, bursts,
     /// slow launches; `stats::noise`), through the whole report and comparison. Returns
-    /// per table the marks of the second label's column and its compared cells.
+    /// per table the marks of the second label's column, its compared cells, and
+    /// whether its geometric mean's interval leaves 1 out.
     fn simulated_tables(
         tables: usize,
         rounds: usize,
         seed: u64,
         noise: impl Fn(usize) -> crate::stats::noise::Noise,
-    ) -> Vec<(usize, usize)> {
+    ) -> Vec<(usize, usize, bool)> {
         use crate::stats::noise::simulate_cell;
         const HEAPS: [&str; 10] = [
             "64m", "128m", "192m", "256m", "320m", "384m", "448m", "512m", "576m", "640m",
@@ -616,7 +643,10 @@ mod tests {
                     .filter_map(|r| r.entries[1].as_ref()?.change.as_ref())
                     .filter(|c| c.significant)
                     .count();
-                (marks, cmp.columns[1].compared)
+                let geomean = cmp.columns[1].geomean.expect("20 cells compared");
+                let (low, high) = geomean.interval.expect("every cell has an interval");
+                assert!(low <= geomean.ratio && geomean.ratio <= high, "{geomean:?}");
+                (marks, cmp.columns[1].compared, low > 1.0 || high < 1.0)
             })
             .collect()
     }
@@ -629,13 +659,21 @@ mod tests {
         let vm = crate::stats::noise::Noise::development_vm();
         for (rounds, seed) in [(10, 41), (20, 42)] {
             let tables = simulated_tables(200, rounds, seed, |_| vm);
-            assert!(tables.iter().all(|&(_, k)| k == 20), "every cell compared");
-            let marked = tables.iter().filter(|&&(m, _)| m > 0).count();
+            assert!(
+                tables.iter().all(|&(_, k, _)| k == 20),
+                "every cell compared"
+            );
+            let marked = tables.iter().filter(|&&(m, ..)| m > 0).count();
             eprintln!("A/A, 20 cells of {rounds} rounds: {marked} of 200 tables marked");
             assert!(
                 marked * 20 <= tables.len(),
                 "{rounds} rounds: {marked} of 200"
             );
+            // The geometric mean's 95% interval leaves out 1, where nothing changed, in
+            // at most 5% of the tables too.
+            let off = tables.iter().filter(|t| t.2).count();
+            eprintln!("A/A, 20 cells of {rounds} rounds: geomean leaves out 1 in {off} of 200");
+            assert!(off * 20 <= tables.len(), "{rounds} rounds: {off} of 200");
         }
     }
 
@@ -649,8 +687,10 @@ mod tests {
             ..vm
         };
         let tables = simulated_tables(5, 40, 43, |label| if label == 1 { slower } else { vm });
-        let marked: usize = tables.iter().map(|&(m, _)| m).sum();
+        let marked: usize = tables.iter().map(|&(m, ..)| m).sum();
         eprintln!("+100 ms, 5 tables of 20 cells of 40 rounds: {marked} of 100 marked");
         assert!(marked >= 70, "{marked} of 100");
+        // The geometric mean sees the change in every table, however wide it is taken.
+        assert!(tables.iter().all(|t| t.2), "{tables:?}");
     }
 }

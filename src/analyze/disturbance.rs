@@ -446,6 +446,7 @@ mod tests {
             utime_ns: ms(40.0),
             stime_ns: ms(300.0),
             maxrss: None,
+            peak_rss: None,
         });
         let vmstat = [
             ("thp_fault_alloc", 1068),

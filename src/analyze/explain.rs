@@ -464,6 +464,7 @@ mod tests {
                 utime_ns: Nanos(0),
                 stime_ns: Nanos(0),
                 maxrss: None,
+                peak_rss: None,
             }),
             jvm_log: pretouch.then(|| JvmLog {
                 pretouches: vec![PretouchLine {

@@ -118,6 +118,11 @@ pub struct Column<I> {
     /// The confidence of each of those intervals, `1 - 0.05 / compared` (Bonferroni,
     /// `stats::family`); absent for the baseline.
     pub level: Option<f64>,
+    /// The geometric mean of the label's cost ratios against the baseline over the
+    /// rows compared, with its interval at the comparison's confidence
+    /// (`stats::family::geometric_mean`); absent for the baseline, under 2 rows, and
+    /// where the rows are not costs (calibrations).
+    pub geomean: Option<crate::stats::family::GeoMean>,
 }
 
 /// One thing compared, every label side by side.
@@ -227,6 +232,7 @@ impl<I> Column<I> {
             info,
             compared: 0,
             level: None,
+            geomean: None,
         }
     }
 }

@@ -213,6 +213,13 @@ pub struct CellReport {
     pub disturbances: String,
     /// The likely cause of each launch flagged as an outlier, `; `-separated.
     pub outlier_causes: String,
+    /// Median peak RSS of the JVM without pretouch (its `ru_maxrss`), MiB, over the
+    /// counted launches that recorded one; absent in files written before it was read.
+    /// Last among the cell's columns, so that the CSV's earlier columns keep their
+    /// places.
+    pub peak_rss_off_mib: Option<f64>,
+    /// The same with pretouch: about the heap plus the JVM's own memory.
+    pub peak_rss_on_mib: Option<f64>,
     /// The same, one entry per outlier.
     #[serde(skip)]
     pub outlier_lines: Vec<String>,
@@ -906,8 +913,7 @@ fn cell_report<'a>(
             .collect()
     };
     let (on_times, off_times) = (times(true), times(false));
-    let on = summarize(&on_times);
-    let off = summarize(&off_times);
+    let (on, off) = (summarize(&on_times), summarize(&off_times));
     // The records that entered the statistics, for the explanation of the cell.
     let records =
         |setting: bool, all: &[&'a LaunchRecord]| -> (Vec<&'a LaunchRecord>, Vec<usize>) {
@@ -920,8 +926,7 @@ fn cell_report<'a>(
     let (launches_off, _) = records(false, &s.launches_off);
     let costs = round_costs(&s, &flagged, kept);
     let cost_values: Vec<f64> = costs.iter().map(|c| c.ms).collect();
-    let cost = summarize(&cost_values);
-    let quart = quartiles(&cost_values);
+    let (cost, quart) = (summarize(&cost_values), quartiles(&cost_values));
     let by_run = run_costs(&costs);
     let (interval, looks) = crate::analyze::interval::stated(&by_run, looks, options.estimator);
     // Over runs the interval is about the mean of the runs' figures.
@@ -1002,9 +1007,23 @@ fn cell_report<'a>(
         disturbed: disturbance.disturbed,
         disturbances: disturbance.summary,
         outlier_causes: disturbance.outlier_causes,
+        peak_rss_off_mib: peak_rss_mib(&launches_off),
+        peak_rss_on_mib: peak_rss_mib(&launches_on),
         outlier_lines: disturbance.outliers,
         outlier_launches: disturbance.outlier_launches,
     }
+}
+
+/// The median peak RSS of `launches`, MiB, over those that recorded one
+/// (`launch::rusage::peak_at_exit`); `None` when none did, as in older files, so that
+/// a report shows nothing rather than 0.
+fn peak_rss_mib(launches: &[&LaunchRecord]) -> Option<f64> {
+    let peaks: Vec<f64> = launches
+        .iter()
+        .filter_map(|l| l.measured.rusage?.peak_rss)
+        .map(|b| b.0 as f64 / (1u64 << 20) as f64)
+        .collect();
+    crate::stats::median(&peaks)
 }
 
 /// Per-round costs: the round's with and without launches, both kept.
@@ -1145,6 +1164,63 @@ impl Report {
 mod tests {
     use super::*;
     use crate::store::Results;
+
+    /// Each side's peak RSS is the median over its launches that recorded one, in MiB;
+    /// launches of older files, which recorded none, give no figure rather than 0.
+    #[test]
+    fn peak_rss_is_each_sides_median_and_absent_in_older_files() {
+        use crate::launch::rusage::LaunchUsage;
+        use crate::units::{Bytes, Nanos};
+        let cell = |f: &crate::store::ResultFile| {
+            let report = crate::analyze::build(&Results {
+                files: vec![f.clone()],
+                ..Default::default()
+            });
+            let c = &report.cells[0];
+            (c.peak_rss_off_mib, c.peak_rss_on_mib)
+        };
+        use crate::fixtures::{FakeCell, file, host, rounds};
+        let r = rounds(40.0, 400.0, false);
+        let cells = [FakeCell {
+            gc: crate::matrix::Gc::G1,
+            heap: "1g",
+            rounds: &r,
+        }];
+        let mut f = file("a", "2026-01-01T00:00:00Z", host("h"), &cells);
+        assert_eq!(cell(&f), (None, None), "a file from before the peak");
+        let mib = 1u64 << 20;
+        for l in &mut f.launches {
+            // Without pretouch 40, 41, 42... MiB; with it 1100 MiB and one of 1300.
+            let peak = if l.pretouch {
+                if l.round == 0 { 1300 } else { 1100 }
+            } else {
+                40 + u64::from(l.round)
+            };
+            l.measured.rusage = Some(LaunchUsage {
+                minflt: 0,
+                majflt: 0,
+                utime_ns: Nanos(0),
+                stime_ns: Nanos(0),
+                maxrss: None,
+                peak_rss: (l.round != 1).then_some(Bytes(peak * mib)),
+            });
+        }
+        let rounds: Vec<u32> = f
+            .launches
+            .iter()
+            .filter(|l| !l.pretouch)
+            .map(|l| l.round)
+            .collect();
+        let expected_off: Vec<f64> = rounds
+            .iter()
+            .filter(|&&r| r != 1)
+            .map(|&r| 40.0 + f64::from(r))
+            .collect();
+        let (off, on) = cell(&f);
+        assert_eq!(off, crate::stats::median(&expected_off));
+        assert_eq!(on, Some(1100.0));
+        assert!(on > off);
+    }
 
     #[test]
     fn a_stored_matrix_that_no_longer_parses_is_named_not_skipped() {

@@ -372,7 +372,10 @@ impl Launcher for JvmLauncher {
             .zip(oom_kills())
             .map(|(before, after)| after > before);
         outcome.measured.cgroup = cgroup.map(|c| Box::new(c.finish()));
-        outcome.measured.rusage = Some(ChildrenUsage::now().since(&usage_before));
+        outcome.measured.rusage = Some(LaunchUsage {
+            peak_rss: waited.peak_rss,
+            ..ChildrenUsage::now().since(&usage_before)
+        });
         outcome.measured.machine = Some(self.watch.after_reap(&machine_before));
         let folios = self.mthp.read().since(&mthp_before);
         outcome.measured.mthp = (!folios.is_empty()).then(|| folios.into_boxed_slice());
@@ -404,6 +407,8 @@ struct Waited {
     served_failure: Option<String>,
     /// When a server was reaped (before the wait for its port to close).
     server_reaped: Option<Nanos>,
+    /// The JVM's own peak RSS, read as it exited ([`rusage::peak_at_exit`]).
+    peak_rss: Option<crate::units::Bytes>,
 }
 
 impl JvmLauncher {
@@ -554,6 +559,7 @@ impl JvmLauncher {
     ) -> Waited {
         let mut served_failure = None;
         let mut server_reaped = None;
+        let mut peak_rss = None;
         let status = expression.start().and_then(|handle| {
             let handle = std::sync::Arc::new(handle);
             let stop = if grouped {
@@ -585,7 +591,16 @@ impl JvmLauncher {
                 server_reaped = Some(served.reaped_ns);
                 return Ok(Some(served.status));
             }
-            match handle.wait_timeout(self.timeout)? {
+            // The peak is read from the exited child before duct reaps it, within the
+            // same timeout; with a wrapper (perf) it is the wrapper's, which counts the
+            // JVM it reaped.
+            let started = std::time::Instant::now();
+            peak_rss = handle
+                .pids()
+                .first()
+                .and_then(|&pid| rusage::peak_at_exit(pid, self.timeout));
+            let left = self.timeout.saturating_sub(started.elapsed());
+            match handle.wait_timeout(left)? {
                 Some(output) => Ok(Some(output.status)),
                 None => {
                     if grouped {
@@ -601,6 +616,7 @@ impl JvmLauncher {
             status,
             served_failure,
             server_reaped,
+            peak_rss,
         }
     }
 

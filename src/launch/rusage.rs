@@ -47,6 +47,7 @@ impl ChildrenUsage {
             utime_ns: Nanos(self.utime.0.saturating_sub(before.utime.0)),
             stime_ns: Nanos(self.stime.0.saturating_sub(before.stime.0)),
             maxrss: (self.maxrss > before.maxrss).then_some(self.maxrss),
+            peak_rss: None,
         }
     }
 }
@@ -69,11 +70,121 @@ pub struct LaunchUsage {
     /// The agent's stamps hold the RSS at each stamp.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub maxrss: Option<Bytes>,
+    /// Peak RSS of this JVM alone (its `ru_maxrss`), read from the exited process
+    /// before it is reaped ([`peak_at_exit`]), so every launch has its own, small or
+    /// large. Absent in files written before it was read, for a server, and when the
+    /// read failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub peak_rss: Option<Bytes>,
+}
+
+/// Waits up to `timeout` for the child `pid` to exit, and reads its own peak RSS
+/// without reaping it, so that the caller's wait still reaps it and gets its status.
+///
+/// `getrusage(RUSAGE_CHILDREN)` keeps the largest peak of every child reaped so far,
+/// so after one launch with pretouch a launch without it shows nothing of its own.
+/// `waitid` with `WNOWAIT` fills the exited child's own rusage when it is given one,
+/// which the raw system call does and glibc's wrapper does not. The wait is a pidfd
+/// polled with the timeout, because `waitid` has none. `None` when the kernel has no
+/// pidfd (before Linux 5.3), when the timeout passes, or when the child was reaped
+/// elsewhere; the launch goes on without the figure.
+pub fn peak_at_exit(pid: u32, timeout: std::time::Duration) -> Option<Bytes> {
+    let deadline = std::time::Instant::now() + timeout;
+    let pid = libc::pid_t::try_from(pid).ok()?;
+    // SAFETY: pidfd_open takes a pid and flags and returns a new descriptor or -1.
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
+    let fd = libc::c_int::try_from(fd).ok().filter(|fd| *fd >= 0)?;
+    // SAFETY: `fd` is a descriptor this function just opened and owns.
+    let fd = unsafe { <std::os::fd::OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(fd) };
+    loop {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        let mut poll = libc::pollfd {
+            fd: std::os::fd::AsRawFd::as_raw_fd(&fd),
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        let ms = libc::c_int::try_from(left.as_millis()).unwrap_or(libc::c_int::MAX);
+        // SAFETY: one valid pollfd, its count 1.
+        let ready = unsafe { libc::poll(&mut poll, 1, ms) };
+        if ready > 0 {
+            break;
+        }
+        // A signal interrupts the poll; the interrupt's handler stops the child, so the
+        // loop sees it exit.
+        let interrupted =
+            ready < 0 && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted;
+        if !interrupted || left.is_zero() {
+            return None;
+        }
+    }
+    // SAFETY: rusage is plain old data; an all-zero value is valid.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: siginfo_t is plain old data; an all-zero value is valid.
+    let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+    // SAFETY: the raw waitid takes the id type, the id, a writable siginfo_t, the
+    // options and a writable rusage; WNOWAIT leaves the child to be reaped by its owner.
+    let rc = unsafe {
+        libc::syscall(
+            libc::SYS_waitid,
+            libc::P_PID,
+            pid,
+            &mut info as *mut libc::siginfo_t,
+            libc::WEXITED | libc::WNOWAIT | libc::WNOHANG,
+            &mut ru as *mut libc::rusage,
+        )
+    };
+    // With WNOHANG a child that has not exited leaves the siginfo's pid 0.
+    // SAFETY: the kernel filled `info` for an exited child, and zeroed it otherwise.
+    let exited = rc == 0 && unsafe { info.si_pid() } == pid;
+    // Linux reports ru_maxrss in KiB.
+    (exited && ru.ru_maxrss > 0).then(|| Bytes(ru.ru_maxrss as u64 * 1024))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn dd(block: &str) -> std::process::Child {
+        std::process::Command::new("dd")
+            .args([
+                "if=/dev/zero",
+                "of=/dev/null",
+                &format!("bs={block}"),
+                "count=1",
+                "status=none",
+            ])
+            .spawn()
+            .unwrap()
+    }
+
+    /// Each child's own peak, a small one after a large one too, which the children's
+    /// running maximum cannot give; and the child is left for its owner to reap. A
+    /// child starts as a copy of its parent, so its peak is at least the parent's peak
+    /// at the spawn: the large child is made larger than this test process has been.
+    #[test]
+    fn each_child_shows_its_own_peak_and_is_still_reaped_by_its_owner() {
+        let timeout = std::time::Duration::from_secs(30);
+        let mib = crate::machine::host::own_max_rss().0 / (1 << 20) + 128;
+        let mut large = dd(&format!("{mib}M"));
+        let large_peak = peak_at_exit(large.id(), timeout).expect("a peak");
+        assert!(large.wait().unwrap().success());
+        let mut small = dd("4M");
+        let small_peak = peak_at_exit(small.id(), timeout).expect("a peak");
+        assert!(small.wait().unwrap().success(), "still reapable");
+        assert!(large_peak >= Bytes(mib << 20), "{large_peak}");
+        assert!(small_peak < large_peak, "{small_peak} vs {large_peak}");
+        // A child that outlives the timeout gives nothing, and is not reaped.
+        let mut sleeper = std::process::Command::new("sleep")
+            .arg("5")
+            .spawn()
+            .unwrap();
+        let short = std::time::Duration::from_millis(50);
+        assert_eq!(peak_at_exit(sleeper.id(), short), None);
+        sleeper.kill().unwrap();
+        sleeper.wait().unwrap();
+        // Nor a child already reaped.
+        assert_eq!(peak_at_exit(small.id(), short), None);
+    }
 
     #[test]
     fn a_reaped_child_shows_in_the_difference() {
@@ -110,6 +221,7 @@ mod tests {
             "{used:?}"
         );
         let zero = before.since(&before);
+        assert_eq!(zero.peak_rss, None);
         assert_eq!(zero.minflt, 0);
         assert_eq!(zero.maxrss, None);
     }

@@ -57,6 +57,15 @@ fn legend(cmp: &Comparison) -> String {
             levels.join(", ")
         );
     }
+    if shows_geomean(cmp) {
+        let _ = write!(
+            text,
+            " geomean = the geometric mean of a label's cost ratios against the baseline \
+             over its cells, with its {} interval for that one figure, taken as if the \
+             cells moved together, so it is never too narrow; it carries no mark.",
+            table::pct(100.0 * cmp.confidence, 0)
+        );
+    }
     if few {
         text += " none = under 10 rounds a side: no interval, no mark.";
     }
@@ -150,7 +159,8 @@ fn details(cmp: &Comparison, cols: &[usize]) -> String {
 fn letter_column(cmp: &Comparison, i: usize) -> Vec<String> {
     let base = cmp.baseline_index();
     let entries: Vec<Option<&Entry>> = cmp.rows.iter().map(|r| r.entries[i].as_ref()).collect();
-    let costs: Vec<String> = entries.iter().map(|e| cell_cost(*e)).collect();
+    let mut costs: Vec<String> = entries.iter().map(|e| cell_cost(*e)).collect();
+    let geomean = shows_geomean(cmp);
     if i == base && cmp.columns.len() == 1 {
         // One label: its cost with the half-width of its own interval.
         let w = costs.iter().map(String::len).max().unwrap_or(0);
@@ -167,11 +177,15 @@ fn letter_column(cmp: &Comparison, i: usize) -> Vec<String> {
             })
             .collect();
     }
+    if geomean {
+        // The baseline's ratio to itself is 1, so its cell of the geomean row is empty.
+        costs.push(String::new());
+    }
     if i == base {
         return costs;
     }
     let change = |e: &Option<&Entry>| e.and_then(|e| e.change);
-    let pcts: Vec<String> = entries
+    let mut pcts: Vec<String> = entries
         .iter()
         .map(|e| match (e, change(e)) {
             (_, Some(c)) => c
@@ -182,7 +196,7 @@ fn letter_column(cmp: &Comparison, i: usize) -> Vec<String> {
             (None, None) => String::new(),
         })
         .collect();
-    let halves: Vec<String> = entries
+    let mut halves: Vec<String> = entries
         .iter()
         .map(
             |e| match change(e).map(|c| (c.interval, c.percent_interval)) {
@@ -192,13 +206,25 @@ fn letter_column(cmp: &Comparison, i: usize) -> Vec<String> {
             },
         )
         .collect();
-    let marks: Vec<&str> = entries
+    let mut marks: Vec<&str> = entries
         .iter()
         .map(|e| change(e).map_or("", |c| labels::mark(&c)))
         .collect();
+    if geomean {
+        // The summary carries no mark: it is not one of the column's family.
+        let g = GeomeanView::of(&cmp.columns[i], cmp.confidence);
+        pcts.push(g.map_or_else(String::new, |g| table::signed_pct(g.percent)));
+        halves.push(
+            g.map_or_else(String::new, |g| match (g.percent_low, g.percent_high) {
+                (Some(low), Some(high)) => format!("+-{:.1}", wider_side(g.percent, low, high)),
+                _ => "no CI".to_owned(),
+            }),
+        );
+        marks.push("");
+    }
     let w = |v: &[String]| v.iter().map(String::len).max().unwrap_or(0);
     let (wc, wp, wh) = (w(&costs), w(&pcts), w(&halves));
-    (0..entries.len())
+    (0..costs.len())
         .map(|r| {
             format!(
                 "{:>wc$}  {:>wp$} {:>wh$} {}",
@@ -231,16 +257,22 @@ fn letter_tables(cmp: &Comparison, cols: &[usize]) -> String {
             })
             .collect();
         let columns: Vec<Vec<String>> = shown.iter().map(|&i| column(i)).collect();
-        let rows: Vec<(Vec<String>, Vec<String>)> = cmp
+        let mut keys: Vec<Vec<String>> = cmp
             .rows
             .iter()
+            .map(|row| key_values(key_parts(&row.key), cols))
+            .collect();
+        if shows_geomean(cmp) {
+            let mut key = vec![String::new(); cols.len()];
+            if let Some(first) = key.first_mut() {
+                *first = GEOMEAN.to_owned();
+            }
+            keys.push(key);
+        }
+        let rows: Vec<(Vec<String>, Vec<String>)> = keys
+            .into_iter()
             .enumerate()
-            .map(|(r, row)| {
-                (
-                    key_values(key_parts(&row.key), cols),
-                    columns.iter().map(|c| c[r].clone()).collect(),
-                )
-            })
+            .map(|(r, key)| (key, columns.iter().map(|c| c[r].clone()).collect()))
             .collect();
         (values, rows)
     };
@@ -308,14 +340,84 @@ fn letter_footer(cmp: &Comparison) -> String {
     } else {
         "the"
     };
+    let geomean = if shows_geomean(cmp) {
+        "; geomean = all cells, no mark"
+    } else {
+        ""
+    };
     table::wrap(
         &format!(
-            "+- = the wider side of the 95% interval; * = it excludes 0 ({} for {whose} {marks} cell{} compared together)",
+            "+- = the wider side of the 95% interval; * = it excludes 0 ({} for {whose} {marks} cell{} compared together){geomean}",
             table::pct(100.0 * cmp.confidence, 0),
             if marks == 1 { "" } else { "s" }
         ),
         2,
     )
+}
+
+/// The summary row's name in the key columns.
+const GEOMEAN: &str = "geomean";
+
+/// Whether the tables end with the geometric mean of each label's cost ratios: with
+/// two compared rows or more in some label's column.
+fn shows_geomean(cmp: &Comparison) -> bool {
+    cmp.columns.iter().any(|c| c.geomean.is_some())
+}
+
+/// A label's geometric mean of its cost ratios against the baseline
+/// (`stats::family::geometric_mean`), in %, as the JSON's `comparison.columns[].geomean`
+/// and the CSV's `geomean_*` columns give it.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct GeomeanView {
+    /// The geometric mean of the cells' cost ratios, label over baseline.
+    pub ratio: f64,
+    /// `100 (ratio - 1)`: the typical change across the cells, in %.
+    pub percent: f64,
+    /// Its interval, in %; null when a cell has no interval.
+    pub percent_low: Option<f64>,
+    pub percent_high: Option<f64>,
+    /// The interval's confidence, for this one statement (no Bonferroni).
+    pub confidence: f64,
+    /// The cells it is over: those of the label compared with the baseline.
+    pub cells: usize,
+}
+
+impl GeomeanView {
+    pub fn of(column: &Column, confidence: f64) -> Option<GeomeanView> {
+        let g = column.geomean?;
+        let pct = |r: f64| 100.0 * (r - 1.0);
+        Some(GeomeanView {
+            ratio: g.ratio,
+            percent: pct(g.ratio),
+            percent_low: g.interval.map(|i| pct(i.0)),
+            percent_high: g.interval.map(|i| pct(i.1)),
+            confidence,
+            cells: g.cells,
+        })
+    }
+}
+
+/// The CSV's geometric-mean columns: the label's summary, repeated on each of its rows
+/// so that the CSV keeps one shape; empty for the baseline and under 2 cells.
+#[derive(Serialize, Default)]
+struct GeomeanColumns {
+    geomean_percent: Option<f64>,
+    geomean_percent_low: Option<f64>,
+    geomean_percent_high: Option<f64>,
+    geomean_confidence: Option<f64>,
+    geomean_cells: Option<usize>,
+}
+
+impl GeomeanColumns {
+    fn of(column: &Column, confidence: f64) -> GeomeanColumns {
+        GeomeanView::of(column, confidence).map_or_else(Default::default, |g| GeomeanColumns {
+            geomean_percent: Some(g.percent),
+            geomean_percent_low: g.percent_low,
+            geomean_percent_high: g.percent_high,
+            geomean_confidence: Some(g.confidence),
+            geomean_cells: Some(g.cells),
+        })
+    }
 }
 
 /// The table's title: what the cost is, its estimator and rounds, against which label
@@ -551,6 +653,7 @@ pub fn markdown(cmp: &Comparison, details: bool) -> String {
         }
         rows.push(row);
     }
+    rows.extend(markdown_geomean(cmp));
     let cells: Vec<&CellReport> = compared_cells(cmp).collect();
     let mut out = format!("{}\n\n", title(cmp, &cells));
     out += &table::markdown(&cols, &rows);
@@ -600,6 +703,37 @@ pub fn markdown(cmp: &Comparison, details: bool) -> String {
         let _ = writeln!(out, "\n> {n}");
     }
     out
+}
+
+/// The Markdown table's last row: each label's geometric mean in %, with the wider side
+/// of its interval, in the label's change columns; none without a geometric mean.
+fn markdown_geomean(cmp: &Comparison) -> Option<Vec<String>> {
+    if !shows_geomean(cmp) {
+        return None;
+    }
+    let base = cmp.baseline_index();
+    let mut row = vec![
+        GEOMEAN.to_owned(),
+        String::new(),
+        String::new(),
+        String::new(),
+    ];
+    for (i, c) in cmp.columns.iter().enumerate() {
+        row.push(String::new());
+        if i == base {
+            continue;
+        }
+        let g = GeomeanView::of(c, cmp.confidence);
+        row.push(g.map_or_else(|| "-".to_owned(), |g| format!("{:+.1}", g.percent)));
+        row.push(g.map_or_else(
+            || "-".to_owned(),
+            |g| match (g.percent_low, g.percent_high) {
+                (Some(low), Some(high)) => format!("{:.1}", wider_side(g.percent, low, high)),
+                _ => "none".to_owned(),
+            },
+        ));
+    }
+    Some(row)
 }
 
 /// `--details` in Markdown: a row per cell and label, one figure a cell: its rounds,
@@ -662,6 +796,21 @@ fn markdown_details(cmp: &Comparison) -> String {
                 pct.map_or_else(|| "-".to_owned(), |p| format!("{:+.1}", p.high)),
             ]);
         }
+    }
+    // Each label's geometric mean closes the table, with its interval's ends in %.
+    for c in &cmp.columns {
+        let Some(g) = GeomeanView::of(c, cmp.confidence) else {
+            continue;
+        };
+        let end = |v: Option<f64>| v.map_or_else(|| "-".to_owned(), |v| format!("{v:+.1}"));
+        let mut row = vec![GEOMEAN.to_owned()];
+        row.extend(std::iter::repeat_n(String::new(), 3));
+        row.push(c.label.clone());
+        row.push(format!("{} cells", g.cells));
+        row.extend(std::iter::repeat_n("-".to_owned(), 11));
+        row.push(end(g.percent_low));
+        row.push(end(g.percent_high));
+        rows.push(row);
     }
     table::markdown(&cols, &rows)
 }
@@ -731,7 +880,8 @@ pub fn csv(cmp: &Comparison) -> String {
             let excluded = Excluded {
                 outliers_excluded: cmp.outliers_excluded,
             };
-            rows.push((&e.measured, (ChangeColumns::of(col, e), excluded)));
+            let geomean = GeomeanColumns::of(col, cmp.confidence);
+            rows.push((&e.measured, (ChangeColumns::of(col, e), geomean, excluded)));
         }
     }
     crate::render::report::cells_csv(&rows)
@@ -785,8 +935,9 @@ mod tests {
         gc        heap  6.18.0-base  6.18.0-vma-refcount
         g1        1g    383          284  -25.9% +-2.4 *
         parallel  1g    396          396   +0.1% +-3.3
+        geomean                           -13.9% +-2.4
         +- = the wider side of the 95% interval; * = it excludes 0 (95% for the
-          2 cells compared together)
+          2 cells compared together); geomean = all cells, no mark
         note: 1 launch far from the others, in every figure (--details)
         note: one run a label, so drift between runs is not in it (--runs 3)
         ");
@@ -801,8 +952,9 @@ mod tests {
         |---|---|---|---|---:|---:|---:|---:|
         | 17.0.15+6 | g1 | 1g | default | 383 | 284 | -25.9* | 2.4 |
         | 17.0.15+6 | parallel | 1g | default | 396 | 396 | +0.1 | 3.3 |
+        | geomean |  |  |  |  |  | -13.9 | 2.4 |
 
-        +- = the wider side of the 95% interval; * = it excludes 0 (95% for the 2 cells compared together)
+        +- = the wider side of the 95% interval; * = it excludes 0 (95% for the 2 cells compared together); geomean = all cells, no mark
 
         > note: 1 launch far from the others, in every figure (--details)
 
@@ -813,11 +965,11 @@ mod tests {
     #[test]
     fn csv() {
         insta::assert_snapshot!(super::csv(&sample()), @r#"
-        label,jdk,gc,heap,variant,launches,launches_on,launches_off,failed,median_on_ms,min_on_ms,max_on_ms,median_off_ms,min_off_ms,max_off_ms,pretouch_ms,first_failure,gc_threads,cpus,app,exec_to_agent_off_ms,exec_to_agent_on_ms,agent_to_init_off_ms,agent_to_init_on_ms,init_to_main_off_ms,init_to_main_on_ms,pretouch_faults,expected_faults,expected_folio_bytes,expected_faults_4k,fault_rate_per_s,ceiling_per_s,ceiling_pct,jvm_pretouch_ms,jvm_genesis_growth_ms,untouched,untouched_reason,untouched_launches,rounds,cost_min_ms,cost_q1_ms,cost_median_ms,cost_q3_ms,cost_max_ms,cost_tmean_ms,cost_estimator,cost_ms,cost_ci_low_ms,cost_ci_high_ms,cost_ci_batches,cost_ci_runs,cost_ci_looks,outliers,disturbed,disturbances,outlier_causes,heap_memory,heap_views,heap_page_size_bytes,heap_huge_bytes,heap_resident_bytes,pretouch_method,method_source,method_bugs,method_notes,method_check,method_check_detail,pretouch_logging,baseline,change_ms,change_percent,change_percent_low,change_percent_high,shift_ms,ci_low_ms,ci_high_ms,ci_confidence,significant,not_compared,outliers_excluded
-        6.18.0-base,17.0.15+6-Debian-1deb12u1,g1,1g,default,20,10,10,0,431.075,421.4,442.9,48.125,47.0,49.5,382.95,,auto,all,,,,,,,,,262144,4096,,,,,,,0,,,10,374.4,378.042,382.95,388.017,393.4,382.95,median,382.95,374.454,391.446,10,,,0,0,,,,,,,,store,"JDK 17, before JDK 18",JDK-8272807,,,,running-pre-touch-lines,true,,,,,,,,,,,false
-        6.18.0-vma-refcount,17.0.15+6-Debian-1deb12u1,g1,1g,default,20,10,10,0,332.475,323.4,985.05,48.625,47.5,50.0,283.85,,auto,all,,,,,,,,,262144,4096,,,,,,,0,,,10,275.9,279.983,283.6,288.617,937.3,283.833,median,283.6,277.339,289.861,10,,,1,0,,"round 8 with pretouch 985 ms, median 332: no machine counters recorded (file written before they were)",,,,,,store,"JDK 17, before JDK 18",JDK-8272807,,,,running-pre-touch-lines,false,-99.35,-25.943334638986805,-28.280479457497044,-23.530028604375673,-99.35,-110.329,-88.371,0.975,true,,false
-        6.18.0-base,17.0.15+6-Debian-1deb12u1,parallel,1g,default,20,10,10,0,446.113,436.1,458.35,50.125,49.0,51.5,395.988,,auto,all,,,,,,,,,262144,4096,,,,,,,0,,,10,387.1,390.885,395.988,401.254,406.85,395.988,median,395.988,387.156,404.819,10,,,0,0,,,,,,,,store,"JDK 17, before JDK 18",JDK-8272807 JDK-8324817,"Parallel GC could leave part of its heap untouched without THP `always` before JDK-8324817 (JDK 23, backported to 21u): the touched check says whether it did here",,,running-pre-touch-lines,true,,,,,,,,,,,false
-        6.18.0-vma-refcount,17.0.15+6-Debian-1deb12u1,parallel,1g,default,20,10,10,0,447.115,437.08,459.38,50.625,49.5,52.0,396.49,,auto,all,,,,,,,,,262144,4096,,,,,,,0,,,10,387.58,391.375,396.49,401.77,407.38,396.49,median,396.49,387.636,405.344,10,,,0,0,,,,,,,,store,"JDK 17, before JDK 18",JDK-8272807 JDK-8324817,"Parallel GC could leave part of its heap untouched without THP `always` before JDK-8324817 (JDK 23, backported to 21u): the touched check says whether it did here",,,running-pre-touch-lines,false,0.502,0.1268979450108899,-3.0591493344001797,3.417657502031912,0.502,-12.311,13.316,0.975,false,,false
+        label,jdk,gc,heap,variant,launches,launches_on,launches_off,failed,median_on_ms,min_on_ms,max_on_ms,median_off_ms,min_off_ms,max_off_ms,pretouch_ms,first_failure,gc_threads,cpus,app,exec_to_agent_off_ms,exec_to_agent_on_ms,agent_to_init_off_ms,agent_to_init_on_ms,init_to_main_off_ms,init_to_main_on_ms,pretouch_faults,expected_faults,expected_folio_bytes,expected_faults_4k,fault_rate_per_s,ceiling_per_s,ceiling_pct,jvm_pretouch_ms,jvm_genesis_growth_ms,untouched,untouched_reason,untouched_launches,rounds,cost_min_ms,cost_q1_ms,cost_median_ms,cost_q3_ms,cost_max_ms,cost_tmean_ms,cost_estimator,cost_ms,cost_ci_low_ms,cost_ci_high_ms,cost_ci_batches,cost_ci_runs,cost_ci_looks,outliers,disturbed,disturbances,outlier_causes,peak_rss_off_mib,peak_rss_on_mib,heap_memory,heap_views,heap_page_size_bytes,heap_huge_bytes,heap_resident_bytes,pretouch_method,method_source,method_bugs,method_notes,method_check,method_check_detail,pretouch_logging,baseline,change_ms,change_percent,change_percent_low,change_percent_high,shift_ms,ci_low_ms,ci_high_ms,ci_confidence,significant,not_compared,geomean_percent,geomean_percent_low,geomean_percent_high,geomean_confidence,geomean_cells,outliers_excluded
+        6.18.0-base,17.0.15+6-Debian-1deb12u1,g1,1g,default,20,10,10,0,431.075,421.4,442.9,48.125,47.0,49.5,382.95,,auto,all,,,,,,,,,262144,4096,,,,,,,0,,,10,374.4,378.042,382.95,388.017,393.4,382.95,median,382.95,374.454,391.446,10,,,0,0,,,,,,,,,,store,"JDK 17, before JDK 18",JDK-8272807,,,,running-pre-touch-lines,true,,,,,,,,,,,,,,,,false
+        6.18.0-vma-refcount,17.0.15+6-Debian-1deb12u1,g1,1g,default,20,10,10,0,332.475,323.4,985.05,48.625,47.5,50.0,283.85,,auto,all,,,,,,,,,262144,4096,,,,,,,0,,,10,275.9,279.983,283.6,288.617,937.3,283.833,median,283.6,277.339,289.861,10,,,1,0,,"round 8 with pretouch 985 ms, median 332: no machine counters recorded (file written before they were)",,,,,,,,store,"JDK 17, before JDK 18",JDK-8272807,,,,running-pre-touch-lines,false,-99.35,-25.943334638986805,-28.280479457497044,-23.530028604375673,-99.35,-110.329,-88.371,0.975,true,,-13.889233107874421,-16.20347655932084,-11.511076232187268,0.95,2,false
+        6.18.0-base,17.0.15+6-Debian-1deb12u1,parallel,1g,default,20,10,10,0,446.113,436.1,458.35,50.125,49.0,51.5,395.988,,auto,all,,,,,,,,,262144,4096,,,,,,,0,,,10,387.1,390.885,395.988,401.254,406.85,395.988,median,395.988,387.156,404.819,10,,,0,0,,,,,,,,,,store,"JDK 17, before JDK 18",JDK-8272807 JDK-8324817,"Parallel GC could leave part of its heap untouched without THP `always` before JDK-8324817 (JDK 23, backported to 21u): the touched check says whether it did here",,,running-pre-touch-lines,true,,,,,,,,,,,,,,,,false
+        6.18.0-vma-refcount,17.0.15+6-Debian-1deb12u1,parallel,1g,default,20,10,10,0,447.115,437.08,459.38,50.625,49.5,52.0,396.49,,auto,all,,,,,,,,,262144,4096,,,,,,,0,,,10,387.58,391.375,396.49,401.77,407.38,396.49,median,396.49,387.636,405.344,10,,,0,0,,,,,,,,,,store,"JDK 17, before JDK 18",JDK-8272807 JDK-8324817,"Parallel GC could leave part of its heap untouched without THP `always` before JDK-8324817 (JDK 23, backported to 21u): the touched check says whether it did here",,,running-pre-touch-lines,false,0.502,0.1268979450108899,-3.0591493344001797,3.417657502031912,0.502,-12.311,13.316,0.975,false,,-13.889233107874421,-16.20347655932084,-11.511076232187268,0.95,2,false
         "#);
     }
 }

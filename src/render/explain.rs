@@ -487,8 +487,13 @@ pub fn text(report: &Report, phases: bool, names: &CellNames) -> String {
             (k, *c)
         })
         .collect();
-    let groups: [&[Explaining<CellReport>]; 4] =
-        [&TIME, &FAULTS, &BACKING, &crate::render::heap::COLUMNS];
+    let groups: [&[Explaining<CellReport>]; 5] = [
+        &TIME,
+        &FAULTS,
+        &crate::render::heap::PEAKS,
+        &BACKING,
+        &crate::render::heap::COLUMNS,
+    ];
     let (tables, dropped) = table::pack(&key, &plain, &groups);
     let mut out = String::from("\npretouch explained\n");
     let mut merged = false;

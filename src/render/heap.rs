@@ -11,13 +11,28 @@ use crate::analyze::method::MethodCheck;
 use crate::analyze::report::{CellReport, Report};
 use crate::machine::jdk::short_jdk;
 use crate::render::common::{CellNames, cell_name};
-use crate::render::table::{self, Explaining, name};
+use crate::render::table::{self, Explaining, name, num};
 
-const HEADERS: [&str; 9] = [
-    "jdk", "gc", "heap", "variant", "memory", "page", "resident", "method", "profile",
+const HEADERS: [&str; 11] = [
+    "jdk",
+    "gc",
+    "heap",
+    "variant",
+    "memory",
+    "page",
+    "resident",
+    "method",
+    "profile",
+    "peak RSS off MiB",
+    "peak RSS on MiB",
 ];
 
-fn row(c: &CellReport, h: &CellHeap) -> [String; 9] {
+/// A median peak RSS in whole MiB; `-` where the launches recorded none.
+fn peak(v: Option<f64>) -> String {
+    v.map_or_else(|| "-".to_owned(), |v| format!("{v:.0}"))
+}
+
+fn row(c: &CellReport, h: &CellHeap) -> [String; 11] {
     let m = h.memory.as_ref();
     let dash = || "-".to_owned();
     [
@@ -31,6 +46,8 @@ fn row(c: &CellReport, h: &CellHeap) -> [String; 9] {
         m.map_or_else(dash, |m| m.resident_of_heap()),
         h.method.method.name().to_owned(),
         check_word(h.check.as_ref()),
+        peak(c.peak_rss_off_mib),
+        peak(c.peak_rss_on_mib),
     ]
 }
 
@@ -74,6 +91,20 @@ pub(crate) const COLUMNS: [Explaining<CellReport>; 5] = [
     },
 ];
 
+/// The peak RSS column of the text's explaining tables, a group of its own after the
+/// faults, whose table it joins where it has room, so that the heap's columns keep
+/// their line. Without and with pretouch in one column, `40 -> 568`, as the phases
+/// table gives its medians.
+pub(crate) const PEAKS: [Explaining<CellReport>; 1] = [Explaining {
+    col: num("peak MiB"),
+    legend: "peak MiB = the median peak RSS (ru_maxrss) of a launch without pretouch, \
+             then with it",
+    value: |c| match (c.peak_rss_off_mib, c.peak_rss_on_mib) {
+        (None, None) => "-".to_owned(),
+        (off, on) => format!("{} -> {}", peak(off), peak(on)),
+    },
+}];
+
 fn cells(report: &Report) -> Vec<(&CellReport, &CellHeap)> {
     report
         .cells
@@ -89,7 +120,9 @@ with transparent huge-page bytes (`-`: records from before the heap's memory was
 page = the kernel page size of its mappings; resident = median of the heap resident \
 at main(), each page once, of the heap; \
 method = how the JVM touches each page, from its version and flags; profile = the \
-method checked against the kernel profile (a populate shows no fault-entry frames).";
+method checked against the kernel profile (a populate shows no fault-entry frames); \
+peak RSS off MiB and peak RSS on MiB = the median peak RSS (ru_maxrss) of a launch \
+without and with pretouch (`-`: records from before it was read).";
 
 /// `cells: what` lines, one per distinct `what`, in the order first met, the cells
 /// named together by `name`.
@@ -340,22 +373,22 @@ mod tests {
     fn markdown_names_each_cells_memory_and_method() {
         let out = render(Format::Markdown);
         let section = &out[out.find("#### k: heap and pretouch method").unwrap()..];
-        insta::assert_snapshot!(section, @r#"
+        insta::assert_snapshot!(section, @"
         #### k: heap and pretouch method
 
-        | jdk | gc | heap | variant | memory | page | resident | method | profile |
-        |---|---|---|---|---|---|---|---|---|
-        | 17.0.15+6 | zgc | 64m | default | shared-memfd x3 | 4 KiB | 64 MiB of 64 MiB | store | - |
-        | 25.0.3+9 | g1 | 64m | default | anonymous, 60 MiB huge | 4 KiB | 64 MiB of 64 MiB | madvise populate | - |
+        | jdk | gc | heap | variant | memory | page | resident | method | profile | peak RSS off MiB | peak RSS on MiB |
+        |---|---|---|---|---|---|---|---|---|---:|---:|
+        | 17.0.15+6 | zgc | 64m | default | shared-memfd x3 | 4 KiB | 64 MiB of 64 MiB | store | - | - | - |
+        | 25.0.3+9 | g1 | 64m | default | anonymous, 60 MiB huge | 4 KiB | 64 MiB of 64 MiB | madvise populate | - | - | - |
 
-        memory = what backs the heap at main() (xN: N views of the same memory, as JDK 11/17 ZGC maps it; shared memory faults take shmem_fault, not the anonymous-fault path), with transparent huge-page bytes (`-`: records from before the heap's memory was read); page = the kernel page size of its mappings; resident = median of the heap resident at main(), each page once, of the heap; method = how the JVM touches each page, from its version and flags; profile = the method checked against the kernel profile (a populate shows no fault-entry frames).
+        memory = what backs the heap at main() (xN: N views of the same memory, as JDK 11/17 ZGC maps it; shared memory faults take shmem_fault, not the anonymous-fault path), with transparent huge-page bytes (`-`: records from before the heap's memory was read); page = the kernel page size of its mappings; resident = median of the heap resident at main(), each page once, of the heap; method = how the JVM touches each page, from its version and flags; profile = the method checked against the kernel profile (a populate shows no fault-entry frames); peak RSS off MiB and peak RSS on MiB = the median peak RSS (ru_maxrss) of a launch without and with pretouch (`-`: records from before it was read).
 
         > method: k 17.0.15+6 zgc 64m default: store, from JDK 17, before JDK 18 (JDK-8272807)
 
         > method: k 25.0.3+9 g1 64m default: madvise populate, from JDK 25.0.3 with -XX:+UseTransparentHugePages (JDK-8315923)
 
         > note: k 25.0.3+9 g1 64m default: the JVM touches pages itself instead where the kernel refuses MADV_POPULATE_WRITE (before Linux 5.14)
-        "#);
+        ");
     }
 
     #[test]

@@ -29,7 +29,7 @@ use crate::analyze::report::LabelInfo;
 use crate::analyze::report::Report;
 use crate::features::probe::analyze::ProbeAnalysis;
 use crate::features::profile::analyze::ProfileReport;
-use crate::render::compare::ChangeColumns;
+use crate::render::compare::{ChangeColumns, GeomeanView};
 
 /// Raised when a key is removed or renamed, or changes meaning; not when one is added.
 const SCHEMA_VERSION: u32 = 1;
@@ -86,16 +86,21 @@ pub struct ColumnView<'a> {
     /// The confidence of each cell's interval in this column (`1 - 0.05 /
     /// compared_cells`); absent for the baseline and where no cell has an interval.
     pub cell_confidence: Option<f64>,
+    /// The geometric mean of the label's cost ratios against the baseline over its
+    /// compared cells, with its interval; absent for the baseline and under 2 cells.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub geomean: Option<GeomeanView>,
 }
 
-impl<'a> From<&'a Column> for ColumnView<'a> {
-    fn from(c: &'a Column) -> ColumnView<'a> {
+impl<'a> ColumnView<'a> {
+    fn of(c: &'a Column, confidence: f64) -> ColumnView<'a> {
         ColumnView {
             letter: &c.letter,
             baseline: c.baseline,
             info: &c.info,
             compared_cells: c.compared,
             cell_confidence: c.level,
+            geomean: GeomeanView::of(c, confidence),
         }
     }
 }
@@ -137,7 +142,11 @@ pub fn comparison(cmp: &Comparison) -> ComparisonSection<'_> {
     ComparisonSection {
         baseline: &cmp.baseline,
         confidence: cmp.confidence,
-        columns: cmp.columns.iter().map(ColumnView::from).collect(),
+        columns: cmp
+            .columns
+            .iter()
+            .map(|c| ColumnView::of(c, cmp.confidence))
+            .collect(),
         changes,
         warnings: &cmp.warnings,
     }

@@ -12,7 +12,7 @@
 //! or not, marking a third or more of A/A tables under this machine's noise.
 
 use crate::stats::interval::{
-    Difference, Drift, Estimator, difference_interval, difference_interval_in,
+    Difference, Drift, Estimator, Ratio, difference_interval, difference_interval_in,
 };
 
 /// The confidence each cell's interval needs so that a table of `cells` cells holds no
@@ -52,6 +52,26 @@ pub fn table_marks_looks(
     let comparable = |x: &[&[f64]], y: &[&[f64]]| difference_interval(x, y, family).is_some();
     let k = cells.iter().filter(|(x, y)| comparable(x, y)).count();
     let level = cell_level(k, family);
+    differences_at(cells, looks, estimator, level)
+        .into_iter()
+        .map(|d| {
+            d.map(|difference| Marked {
+                difference,
+                level,
+                marked: difference.significant(),
+            })
+        })
+        .collect()
+}
+
+/// Each cell's difference at `level` itself, each label's drift pooled over the
+/// table's cells as [`table_marks_looks`] pools it.
+fn differences_at(
+    cells: &[Sides<'_>],
+    looks: &[[Option<usize>; 2]],
+    estimator: Estimator,
+    level: f64,
+) -> Vec<Option<Difference>> {
     let xs: Vec<Vec<&[f64]>> = cells.iter().map(|c| c.0.clone()).collect();
     let ys: Vec<Vec<&[f64]>> = cells.iter().map(|c| c.1.clone()).collect();
     let drifts = [
@@ -61,15 +81,76 @@ pub fn table_marks_looks(
     cells
         .iter()
         .zip(looks)
-        .map(|((x, y), &looks)| {
-            let difference = difference_interval_in(x, y, drifts, looks, level)?;
-            Some(Marked {
-                difference,
-                level,
-                marked: difference.significant(),
-            })
-        })
+        .map(|((x, y), &looks)| difference_interval_in(x, y, drifts, looks, level))
         .collect()
+}
+
+/// Each cell's cost ratio, label over baseline, with its interval at `level` for the
+/// cell alone (no Bonferroni), made as [`table_marks_looks`] makes the column's: what
+/// [`geometric_mean`] takes. `None` for a cell without an interval.
+pub fn table_ratios(
+    cells: &[Sides<'_>],
+    looks: &[[Option<usize>; 2]],
+    estimator: Estimator,
+    level: f64,
+) -> Vec<Option<Ratio>> {
+    differences_at(cells, looks, estimator, level)
+        .into_iter()
+        .map(|d| d?.ratio)
+        .collect()
+}
+
+/// The geometric mean of a label's cost ratios against the baseline over its cells,
+/// the summary line that mmtests closes its comparisons with, and its interval.
+///
+/// The estimate is `exp(mean(ln r_i))` over the cells' ratios `r_i`. The interval's
+/// ends are the geometric means of the cells' own interval ends, `exp(mean(ln low_i))`
+/// and `exp(mean(ln high_i))`, each cell's interval at the level wanted for the
+/// summary. On the log scale that is the mean of the cells' half-widths. It is exact
+/// when the cells' errors move together fully, and wider than needed when they do
+/// not, because the standard deviation of a mean is never more than the mean of the
+/// standard deviations. The cells of one label ran on one machine in one stretch, and
+/// on the development VM their levels were measured to move together
+/// (`stats::noise::Noise::run_shifts`), so the cells are not taken as independent,
+/// which would make the interval about `sqrt(n)` times narrower. It assumes only what
+/// each cell's interval assumes. docs/statistics.md tells the story.
+///
+/// `cells` holds each cell's ratio and, when it has one, its interval `(low, high)`.
+/// `None` under 2 cells (one would only repeat the cell) or with a ratio that is not
+/// above 0. The interval is absent unless every cell has one.
+pub fn geometric_mean(cells: &[(f64, Option<(f64, f64)>)]) -> Option<GeoMean> {
+    if cells.len() < 2 || cells.iter().any(|&(r, _)| r <= 0.0 || r.is_nan()) {
+        return None;
+    }
+    let n = cells.len() as f64;
+    let mean_ln = |v: &mut dyn Iterator<Item = f64>| (v.map(f64::ln).sum::<f64>() / n).exp();
+    let ratio = mean_ln(&mut cells.iter().map(|c| c.0));
+    let ends: Option<Vec<(f64, f64)>> = cells
+        .iter()
+        .map(|c| c.1.filter(|&(low, high)| low > 0.0 && high >= low))
+        .collect();
+    let interval = ends.map(|e| {
+        (
+            mean_ln(&mut e.iter().map(|x| x.0)),
+            mean_ln(&mut e.iter().map(|x| x.1)),
+        )
+    });
+    Some(GeoMean {
+        ratio,
+        interval,
+        cells: cells.len(),
+    })
+}
+
+/// A label's geometric mean of its cost ratios ([`geometric_mean`]).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct GeoMean {
+    /// The geometric mean of the ratios, label over baseline.
+    pub ratio: f64,
+    /// Its interval's ends, as ratios; absent when a cell has no interval.
+    pub interval: Option<(f64, f64)>,
+    /// The cells it is over.
+    pub cells: usize,
 }
 
 /// One cell's difference at its table's level.
@@ -88,6 +169,67 @@ pub(crate) mod tests {
     use crate::stats::hodges_lehmann;
     use crate::stats::interval::as_runs;
     use crate::stats::noise::{Machine, Noise, simulate_cell};
+
+    /// Ratios 1.1 and 0.9 give sqrt(0.99) = 0.99499, not their arithmetic mean 1; the
+    /// interval's ends are the geometric means of the cells' ends.
+    #[test]
+    fn the_geometric_mean_of_known_ratios() {
+        let g = geometric_mean(&[(1.1, Some((1.0, 1.21))), (0.9, Some((0.8, 1.0)))]).unwrap();
+        assert!((g.ratio - 0.994_987_437).abs() < 1e-9, "{g:?}");
+        let (low, high) = g.interval.unwrap();
+        assert!((low - 0.8_f64.sqrt()).abs() < 1e-12, "{g:?}");
+        assert!((high - 1.1).abs() < 1e-12, "{g:?}");
+        assert_eq!(g.cells, 2);
+        // On the log scale, the mean of the cells' half-widths.
+        let cells = [(1.5, Some((1.2, 1.875))), (0.5, Some((0.25, 1.0)))];
+        let g = geometric_mean(&cells).unwrap();
+        let (low, high) = g.interval.unwrap();
+        let halves: f64 = cells
+            .iter()
+            .map(|(_, i)| (i.unwrap().1.ln() - i.unwrap().0.ln()) / 2.0)
+            .sum::<f64>()
+            / 2.0;
+        assert!(((high.ln() - low.ln()) / 2.0 - halves).abs() < 1e-12);
+        assert!((g.ratio - 0.75_f64.sqrt()).abs() < 1e-12);
+        // Three equal ratios give that ratio and, with equal intervals, that interval.
+        let same = geometric_mean(&[(0.8, Some((0.7, 0.9))); 3]).unwrap();
+        assert!((same.ratio - 0.8).abs() < 1e-12);
+        let (low, high) = same.interval.unwrap();
+        assert!((low - 0.7).abs() < 1e-12 && (high - 0.9).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_geometric_mean_needs_two_cells_positive_ratios_and_every_interval() {
+        assert_eq!(geometric_mean(&[]), None);
+        assert_eq!(geometric_mean(&[(1.1, Some((1.0, 1.2)))]), None);
+        assert_eq!(geometric_mean(&[(1.1, None), (0.0, None)]), None);
+        assert_eq!(geometric_mean(&[(1.1, None), (-0.5, None)]), None);
+        let g = geometric_mean(&[(1.1, Some((1.0, 1.2))), (0.9, None)]).unwrap();
+        assert!((g.ratio - 0.99_f64.sqrt()).abs() < 1e-12);
+        assert_eq!(g.interval, None, "a cell without an interval");
+    }
+
+    /// A column's ratios at 95% for each cell alone are narrower than at its
+    /// Bonferroni level, and centred on the same ratios.
+    #[test]
+    fn table_ratios_are_each_cells_own_at_the_level_asked() {
+        let x: Vec<f64> = (0..12).map(|i| 300.0 + f64::from(i % 5)).collect();
+        let y: Vec<f64> = (0..12).map(|i| 400.0 + f64::from(i % 4)).collect();
+        let cells: Vec<Sides<'_>> = vec![(vec![&x], vec![&y]); 4];
+        let looks = vec![[None, None]; 4];
+        let own = table_ratios(&cells, &looks, Estimator::TrimmedMean, 0.95);
+        let marks = table_marks_looks(&cells, &looks, Estimator::TrimmedMean, 0.95);
+        for (r, m) in own.iter().zip(&marks) {
+            let (r, m) = (r.unwrap(), m.unwrap().difference.ratio.unwrap());
+            assert!((r.estimate - m.estimate).abs() < 1e-12);
+            assert!(m.low < r.low && r.high < m.high, "{r:?} within {m:?}");
+        }
+        let short: Vec<Sides<'_>> = vec![(vec![&x[..9]], vec![&y])];
+        assert_eq!(
+            table_ratios(&short, &[[None, None]], Estimator::TrimmedMean, 0.95),
+            [None]
+        );
+    }
 
     #[test]
     fn the_level_is_bonferronis() {
