@@ -584,7 +584,7 @@ fn a_pretouch_that_did_not_happen_is_flagged() {
     // The end of the run says so in its short form; `report --details` names the launches.
     let text = unwrapped(&out.get_output().stdout);
     assert!(
-        text.contains("PRETOUCH DID NOT HAPPEN in 2 of 2 launches (--details)"),
+        text.contains("PRETOUCH DID NOT HAPPEN in 2 of 2 launches. --details says more."),
         "{text}"
     );
     let details = pretouch()

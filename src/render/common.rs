@@ -466,14 +466,14 @@ impl Brief<'_> {
                 format!("{} cells", cells.len())
             };
             notes.push(format!(
-                "warning: {} failed in {where_}, in no figure (--details)",
+                "warning: {} failed in {where_}, left out of every figure. --details lists them.",
                 launches(failed)
             ));
         }
         // A cost without a pretouch is no cost: said first, whatever else.
         for c in self.cells.iter().filter(|c| c.untouched > 0) {
             notes.push(format!(
-                "warning: {}: PRETOUCH DID NOT HAPPEN in {} of {} launches (--details)",
+                "warning: {}: PRETOUCH DID NOT HAPPEN in {} of {} launches. --details says more.",
                 cell_name(c),
                 c.untouched,
                 c.runs_on
@@ -483,12 +483,12 @@ impl Brief<'_> {
         if outliers > 0 {
             notes.push(if self.outliers_excluded {
                 format!(
-                    "note: {} left out as outliers (--details lists them)",
+                    "note: {} left out as outliers. --details lists them.",
                     launches(outliers)
                 )
             } else {
                 format!(
-                    "note: {} far from the others, in every figure (--details)",
+                    "note: {} far from the others, counted in every figure. --details lists them.",
                     launches(outliers)
                 )
             });
@@ -496,7 +496,7 @@ impl Brief<'_> {
         let disturbed: usize = self.cells.iter().map(|c| c.disturbed).sum();
         if disturbed > 0 {
             notes.push(format!(
-                "note: {} ran beside other work or the host's faults (--details)",
+                "note: {} ran beside other work or paid the host's faults. --details names them.",
                 launches(disturbed)
             ));
         }
@@ -506,7 +506,7 @@ impl Brief<'_> {
             .any(|c| c.cost_interval().is_some() && c.cost_ci_runs.is_none())
         {
             notes.push(
-                "note: one run a label, so drift between runs is not in it (--runs 3)".to_owned(),
+                "note: each label is one run, so its intervals miss drift between runs. --runs 3 measures it.".to_owned(),
             );
         }
         if self
@@ -515,7 +515,7 @@ impl Brief<'_> {
             .any(|c| c.rounds > 0 && c.cost_interval().is_none())
         {
             notes.push(
-                "note: a cell of under 10 rounds has no interval (--details shows which)"
+                "note: a cell of under 10 rounds has no interval. --details shows which."
                     .to_owned(),
             );
         }
@@ -529,7 +529,7 @@ impl Brief<'_> {
             .count();
         if drifted > 0 {
             notes.push(format!(
-                "warning: the runs of {drifted} label(s) differ more than chance (--details)"
+                "warning: the runs of {drifted} label(s) differ more than chance. --details shows them."
             ));
         }
         for d in self.env_differences {
@@ -541,10 +541,10 @@ impl Brief<'_> {
                 .iter()
                 .any(|n| n.contains("free page reporting on"));
             notes.push(if reporting {
-                "machine: free page reporting on; launches may pay host faults (--details)"
+                "machine: free page reporting is on, so launches may pay the host's faults. --details says more."
                     .to_owned()
             } else {
-                "machine: notes on the machine the runs ran on (--details)".to_owned()
+                "machine: --details has notes on the machine the runs ran on.".to_owned()
             });
         }
         notes.into_iter().map(|n| two_lines(&n)).collect()

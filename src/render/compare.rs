@@ -28,10 +28,10 @@ fn legend(cmp: &Comparison) -> String {
         .next()
         .map_or_else(Default::default, |c| c.cost_estimator);
     let mut text = format!(
-        "cost = the time from exec to main() with -XX:+AlwaysPreTouch less the time \
-         without it, in one round (two launches back to back); cost ms = the {} of a \
-         cell's rounds; a negative change is less startup time. +- ms = half its 95% \
-         interval.",
+        "A round launches the JVM twice back to back, once with -XX:+AlwaysPreTouch and \
+         once without. Its cost is the time from exec to main() with pretouch less the \
+         time without. cost ms is the {} of a cell's rounds, and +- ms is half its 95% \
+         interval. A negative change is less startup time.",
         estimator.name()
     );
     let levels: Vec<String> = cmp
@@ -52,7 +52,8 @@ fn legend(cmp: &Comparison) -> String {
         let _ = write!(
             text,
             " A change's interval is at the level that holds a label's marks together at \
-             {} (Bonferroni: {}); in %, it is the ratio of the costs, on the log scale.",
+             {}, by Bonferroni. The levels are {}. A change in % is the ratio of the \
+             costs, and its interval is made on the log scale.",
             table::pct(100.0 * cmp.confidence, 0),
             levels.join(", ")
         );
@@ -60,22 +61,24 @@ fn legend(cmp: &Comparison) -> String {
     if shows_geomean(cmp) {
         let _ = write!(
             text,
-            " geomean = the geometric mean of a label's cost ratios against the baseline \
-             over its cells, with its {} interval for that one figure, taken as if the \
-             cells moved together, so it is never too narrow; it carries no mark.",
+            " geomean is the geometric mean of a label's cost ratios over its cells. Its \
+             {} interval holds for that one figure. It is taken as if the cells moved \
+             together, so it is never too narrow, and it carries no mark.",
             table::pct(100.0 * cmp.confidence, 0)
         );
     }
     if few {
-        text += " none = under 10 rounds a side: no interval, no mark.";
+        text += " none means under 10 rounds a side, so there is no interval and no mark.";
     }
-    text += " min-max ms and IQR ms = the spread of the per-round costs; outliers = \
-             launches whose modified z-score is above 3.5.";
+    text += " min-max ms and IQR ms give the spread of the per-round costs. outliers \
+             counts the launches whose modified z-score is above 3.5.";
     if one_run {
-        text += " An interval from one run misses drift between runs (run --runs 3).";
+        text += " An interval from one run misses drift between runs, and --runs 3 \
+                 measures it.";
     }
     if over_runs {
-        text += " rounds = runs (result files) x rounds a run, where the interval is over runs.";
+        text += " Where the interval is over runs, rounds counts the runs times the \
+                 rounds of a run.";
     }
     text += " docs/report.md says more.";
     text
@@ -322,7 +325,7 @@ fn letter_tables(cmp: &Comparison, cols: &[usize]) -> String {
 /// column's marks hold together, in one line; what `+-` is.
 fn letter_footer(cmp: &Comparison) -> String {
     if cmp.columns.len() == 1 {
-        return "+- = half the 95% interval of the cost\n".to_owned();
+        return "+- is half the 95% interval of the cost.\n".to_owned();
     }
     // Each label's column is one family, so with several labels the level holds for
     // each label's cells, not for all the table's cells together.
@@ -341,15 +344,19 @@ fn letter_footer(cmp: &Comparison) -> String {
         "the"
     };
     let geomean = if shows_geomean(cmp) {
-        "; geomean = all cells, no mark"
+        " geomean is the change over all cells, with no mark."
     } else {
         ""
     };
     table::wrap(
         &format!(
-            "+- = the wider side of the 95% interval; * = it excludes 0 ({} for {whose} {marks} cell{} compared together){geomean}",
+            "+- is the wider side of the 95% interval. * marks an interval that excludes 0, at {}{}.{geomean}",
             table::pct(100.0 * cmp.confidence, 0),
-            if marks == 1 { "" } else { "s" }
+            if marks == 1 {
+                String::new()
+            } else {
+                format!(" for {whose} {marks} cells together")
+            }
         ),
         2,
     )
@@ -936,10 +943,13 @@ mod tests {
         g1        1g    383          284  -25.9% +-2.4 *
         parallel  1g    396          396   +0.1% +-3.3
         geomean                           -13.9% +-2.4
-        +- = the wider side of the 95% interval; * = it excludes 0 (95% for the
-          2 cells compared together); geomean = all cells, no mark
-        note: 1 launch far from the others, in every figure (--details)
-        note: one run a label, so drift between runs is not in it (--runs 3)
+        +- is the wider side of the 95% interval. * marks an interval that
+          excludes 0, at 95% for the 2 cells together. geomean is the change
+          over all cells, with no mark.
+        note: 1 launch far from the others, counted in every figure. --details
+          lists them.
+        note: each label is one run, so its intervals miss drift between runs.
+          --runs 3 measures it.
         ");
     }
 
@@ -954,11 +964,11 @@ mod tests {
         | 17.0.15+6 | parallel | 1g | default | 396 | 396 | +0.1 | 3.3 |
         | geomean |  |  |  |  |  | -13.9 | 2.4 |
 
-        +- = the wider side of the 95% interval; * = it excludes 0 (95% for the 2 cells compared together); geomean = all cells, no mark
+        +- is the wider side of the 95% interval. * marks an interval that excludes 0, at 95% for the 2 cells together. geomean is the change over all cells, with no mark.
 
-        > note: 1 launch far from the others, in every figure (--details)
+        > note: 1 launch far from the others, counted in every figure. --details lists them.
 
-        > note: one run a label, so drift between runs is not in it (--runs 3)
+        > note: each label is one run, so its intervals miss drift between runs. --runs 3 measures it.
         ");
     }
 

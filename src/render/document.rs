@@ -38,12 +38,17 @@ pub fn render(doc: &Document, format: Format) -> String {
 fn text(doc: &Document) -> String {
     let mut out = String::new();
     if let Some(l) = &doc.launches {
-        out += &cells_text(l);
-        out += &l
-            .settings
-            .as_ref()
-            .map(|s| settings::text(s, l.details))
-            .unwrap_or_default();
+        match &l.settings {
+            // One label's settings side by side are the table its reader wants, so the
+            // short report shows that table alone, with the notes once. The row per
+            // setting comes with --details.
+            Some(s) if !l.details && !l.several() => out += &compare::text(s, false),
+            Some(s) => {
+                out += &cells_text(l);
+                out += &settings::text(s, l.details);
+            }
+            None => out += &cells_text(l),
+        }
         out += &ready::text(&l.report);
         let names = cell_names(l);
         // The tables that explain the cost are details, or asked for by `--phases`.

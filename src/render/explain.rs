@@ -147,17 +147,17 @@ const TIME: [Explaining<CellReport>; 4] = [
 const FAULTS: [Explaining<CellReport>; 5] = [
     Explaining {
         col: num("faults"),
-        legend: "faults = the minor faults up to main() that pretouch adds, median",
+        legend: "faults = the median of the minor faults up to main() that pretouch adds",
         value: |c| table::opt_count(c.pretouch_faults),
     },
     Explaining {
         col: num("expected"),
-        legend: "expected = heap / folio x views",
+        legend: "expected = the heap divided by the folio size, times its views",
         value: |c| table::opt_count(Some(c.expected_faults as f64)),
     },
     Explaining {
         col: num("faults/s"),
-        legend: "faults/s = faults over VM init ms",
+        legend: "faults/s = the faults divided by VM init ms",
         value: |c| table::opt_count(c.fault_rate_per_s),
     },
     Explaining {
@@ -171,7 +171,7 @@ const FAULTS: [Explaining<CellReport>; 5] = [
     },
     Explaining {
         col: num("touched"),
-        legend: "touched = 80% of the heap resident at main()",
+        legend: "touched = whether 80% of the heap was resident at main()",
         value: touched,
     },
 ];
@@ -186,8 +186,8 @@ fn opt_bytes(v: Option<f64>) -> String {
 const BACKING: [Explaining<CellReport>; 5] = [
     Explaining {
         col: num("folios"),
-        legend: "folios = the folios above 4 KiB a launch with pretouch got, per size \
-                 (median; the mTHP counters)",
+        legend: "folios = the median folios above 4 KiB a launch with pretouch got, per \
+                 size, from the mTHP counters",
         value: |c| {
             let f: Vec<String> = (c.folios.iter())
                 .map(|f| {
@@ -237,7 +237,7 @@ const BACKING: [Explaining<CellReport>; 5] = [
     },
     Explaining {
         col: num("at limit"),
-        legend: "at limit = median times a launch with pretouch hit the limit",
+        legend: "at limit = the median number of times a launch with pretouch hit the limit",
         value: |c| match &c.cgroup {
             Some(g) if g.max_bytes.is_some() => table::opt_count(g.at_limit_on),
             _ => "-".to_owned(),
@@ -515,8 +515,14 @@ pub fn text(report: &Report, phases: bool, names: &CellNames) -> String {
     if merged {
         legend.push("all = alike in every label");
     }
-    let mut text = legend.join("; ");
-    text.push('.');
+    // Each column's entry says `header = meaning`, and the legend reads it as a
+    // sentence: `header is meaning.`
+    let sentences: Vec<String> = legend
+        .iter()
+        .filter(|l| !l.is_empty())
+        .map(|l| format!("{}.", l.replacen(" = ", " is ", 1)))
+        .collect();
+    let mut text = sentences.join(" ");
     if !dropped.is_empty() {
         text += " Empty columns are left out";
         if dropped.contains(&"% ceiling")
@@ -689,15 +695,16 @@ mod tests {
         parallel 1g thp
           9.5 -> 7.9 (-1.6)  58.2 -> 455.7 (+397.5)  2.0 -> 3.3 (+1.3)
 
-        phase grew = the startup phase whose median grew most with pretouch; VM
-        init ms = how much longer the JVM takes to create its VM with pretouch,
-        which is where it touches the heap; JVM log ms = the pretouch time the
-        JVM's own log gives; Genesis ms = how much longer the JVM's Genesis
-        phase takes with pretouch; faults = the minor faults up to main() that
-        pretouch adds, median; expected = heap / folio x views; faults/s =
-        faults over VM init ms; % ceiling = faults/s as a share of the label's
-        `pretouch calibrate` rate at the same folio size; touched = 80% of the
-        heap resident at main(). Empty columns are left out.
+        phase grew is the startup phase whose median grew most with pretouch. VM
+        init ms is how much longer the JVM takes to create its VM with pretouch,
+        which is where it touches the heap. JVM log ms is the pretouch time the
+        JVM's own log gives. Genesis ms is how much longer the JVM's Genesis
+        phase takes with pretouch. faults is the median of the minor faults up
+        to main() that pretouch adds. expected is the heap divided by the folio
+        size, times its views. faults/s is the faults divided by VM init ms. %
+        ceiling is faults/s as a share of the label's `pretouch calibrate` rate
+        at the same folio size. touched is whether 80% of the heap was resident
+        at main(). Empty columns are left out.
         warning: parallel 1g thp: PRETOUCH DID NOT HAPPEN in 3 of 10 launches
           (quick-20261130T071303Z.jsonl#4 quick-20261130T071303Z.jsonl#9
           quick-20261130T071303Z.jsonl#17); first: RSS grew 542 MiB during VM

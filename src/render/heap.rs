@@ -62,10 +62,9 @@ fn heap_value(c: &CellReport, i: usize) -> String {
 pub(crate) const COLUMNS: [Explaining<CellReport>; 5] = [
     Explaining {
         col: name("memory"),
-        legend: "memory = what backs the heap at main() (xN: N views of the same \
-                 memory, as JDK 11/17 ZGC maps it; shared memory faults take \
-                 shmem_fault, not the anonymous-fault path), with transparent \
-                 huge-page bytes",
+        legend: "memory = what backs the heap at main(), with its transparent huge-page \
+                 bytes. xN means N views of the same memory, as JDK 11 and 17 ZGC map \
+                 it, and such shared memory faults through shmem_fault",
         value: |c| heap_value(c, 4),
     },
     Explaining {
@@ -75,7 +74,7 @@ pub(crate) const COLUMNS: [Explaining<CellReport>; 5] = [
     },
     Explaining {
         col: name("resident"),
-        legend: "resident = median of the heap resident at main(), each page once",
+        legend: "resident = the median of the heap resident at main(), each page counted once",
         value: |c| heap_value(c, 6),
     },
     Explaining {
@@ -85,8 +84,8 @@ pub(crate) const COLUMNS: [Explaining<CellReport>; 5] = [
     },
     Explaining {
         col: name("profile"),
-        legend: "profile = the method checked against the kernel profile (a populate \
-                 shows no fault-entry frames)",
+        legend: "profile = the method checked against the kernel profile, where a populate \
+                 shows no fault-entry frames",
         value: |c| heap_value(c, 8),
     },
 ];
@@ -97,8 +96,8 @@ pub(crate) const COLUMNS: [Explaining<CellReport>; 5] = [
 /// table gives its medians.
 pub(crate) const PEAKS: [Explaining<CellReport>; 1] = [Explaining {
     col: num("peak MiB"),
-    legend: "peak MiB = the median peak RSS (ru_maxrss) of a launch without pretouch, \
-             then with it",
+    legend: "peak MiB = the median peak RSS of a launch without pretouch, then with \
+             it",
     value: |c| match (c.peak_rss_off_mib, c.peak_rss_on_mib) {
         (None, None) => "-".to_owned(),
         (off, on) => format!("{} -> {}", peak(off), peak(on)),
@@ -350,13 +349,14 @@ mod tests {
         25.0.3+9 g1 64m
           anonymous, 60 MiB huge  4 KiB  64 MiB of 64 MiB  madvise populate
 
-        expected = heap / folio x views; touched = 80% of the heap resident at
-        main(); memory = what backs the heap at main() (xN: N views of the same
-        memory, as JDK 11/17 ZGC maps it; shared memory faults take shmem_fault,
-        not the anonymous-fault path), with transparent huge-page bytes; page =
-        the kernel page size of its mappings; resident = median of the heap
-        resident at main(), each page once; method = how the JVM touches each
-        page. Empty columns are left out. `pretouch calibrate` fills % ceiling.
+        expected is the heap divided by the folio size, times its views. touched
+        is whether 80% of the heap was resident at main(). memory is what backs
+        the heap at main(), with its transparent huge-page bytes. xN means N
+        views of the same memory, as JDK 11 and 17 ZGC map it, and such shared
+        memory faults through shmem_fault. page is the kernel page size of its
+        mappings. resident is the median of the heap resident at main(), each
+        page counted once. method is how the JVM touches each page. Empty
+        columns are left out. `pretouch calibrate` fills % ceiling.
         note: 17.0.15+6 zgc 64m: 10 JVM log(s) without a pretouch line: zgc logs
           its pretouch only as a gc+task line without bytes or time: no JVM
           figure to check against

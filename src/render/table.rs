@@ -127,14 +127,17 @@ pub fn render_keyed(
     out
 }
 
-/// Whether [`render_keyed`] can print these rows as one flat table, two spaces apart.
+/// Whether [`render_keyed`] can print these rows as one flat table, two spaces apart
+/// or else one, as it tries them.
 pub fn fits(key: &[Col<'_>], values: &[Col<'_>], rows: &[(Vec<String>, Vec<String>)]) -> bool {
     let cols: Vec<Col<'_>> = key.iter().chain(values).copied().collect();
     let flat: Vec<Vec<String>> = rows
         .iter()
         .map(|(k, v)| k.iter().chain(v).cloned().collect())
         .collect();
-    width(&render(&cols, &flat, 0)) <= WIDTH
+    [2, 1]
+        .into_iter()
+        .any(|gap| width(&render_gap(&cols, &flat, 0, gap)) <= WIDTH)
 }
 
 /// A column of the explaining tables: its header, the sentence of the legend that

@@ -10,8 +10,8 @@ use crate::render::table;
 /// The heading of the settings' tables: what a column is and which one is the baseline.
 fn heading(cmp: &Comparison) -> String {
     format!(
-        "Settings side by side: a column per `settings:` value, each cell's change \
-         against the baseline setting `{}`",
+        "Settings side by side. Each `settings:` value has a column, with each \
+         cell's change against the baseline setting `{}`.",
         cmp.baseline
     )
 }
@@ -20,7 +20,12 @@ fn heading(cmp: &Comparison) -> String {
 pub fn text(cmp: &Comparison, details: bool) -> String {
     let mut out = String::from("\n");
     out += &table::wrap(&heading(cmp), 0);
-    out += &crate::render::compare::text(cmp, details);
+    // The notes stand under the first table already, so a short report does not repeat
+    // them here.
+    out += &match details {
+        true => crate::render::compare::text(cmp, true),
+        false => crate::render::compare::head(cmp),
+    };
     out
 }
 
