@@ -125,8 +125,9 @@ fn profiled_launches(n: usize) -> String {
 
 /// What the launches say about the movers of one cell, as sentences: each mover with
 /// its shift and interval, or that none moved, or that there were too few launches to
-/// tell. Each entry is one paragraph.
-fn movers_prose(s: &CellShift) -> Vec<String> {
+/// tell. Each entry is one paragraph. Names are set as code where `code` (Markdown),
+/// because a kernel function's underscores would otherwise read as emphasis.
+fn movers_prose(s: &CellShift, code: bool) -> Vec<String> {
     if !s.tested {
         return vec![format!(
             "No interval and so no mover: {} with pretouch samples in `{}` and {} in \
@@ -161,7 +162,11 @@ fn movers_prose(s: &CellShift) -> Vec<String> {
         let mut line = format!(
             "{}: {} of a launch's pretouch samples in `{}` against {} in `{}`, a change \
              of {} points, interval {} to {} points",
-            m.name,
+            if code {
+                format!("`{}`", m.name)
+            } else {
+                m.name.clone()
+            },
             table::pct(i.pct, 1),
             s.label,
             table::pct(i.base_pct, 1),
@@ -263,7 +268,7 @@ fn shift_text(s: &CellShift, width: usize) -> String {
         s.label,
         s.baseline
     );
-    for (i, paragraph) in movers_prose(s).iter().enumerate() {
+    for (i, paragraph) in movers_prose(s, false).iter().enumerate() {
         let indent = if i == 0 { "  " } else { "  - " };
         out += &table::wrap(&format!("{indent}{paragraph}"), if i == 0 { 2 } else { 4 });
     }
@@ -341,14 +346,15 @@ pub fn markdown(report: &ProfileReport) -> String {
                 s.baseline
             )
             .unwrap();
-            for (i, paragraph) in movers_prose(s).iter().enumerate() {
+            let prose = movers_prose(s, true);
+            for (i, paragraph) in prose.iter().enumerate() {
                 if i == 0 {
                     writeln!(out, "{paragraph}\n").unwrap();
                 } else {
                     writeln!(out, "- {paragraph}").unwrap();
                 }
             }
-            if movers_prose(s).len() > 1 {
+            if prose.len() > 1 {
                 out.push('\n');
             }
             let headers = SHIFT_HEADERS;
@@ -807,7 +813,8 @@ mod tests {
         [k] _raw_spin_lock            42.0   0.0      -42.0   -10.5    yes
         ");
         let md = markdown(&report);
-        assert!(md.contains("- huge-page zeroing: "), "{md}");
+        assert!(md.contains("- `huge-page zeroing`: "), "{md}");
+        assert!(md.contains("- `[k] _raw_spin_lock`: "), "{md}");
         let csv_text = csv(&report);
         let mut reader = csv::Reader::from_reader(csv_text.as_bytes());
         let headers = reader.headers().unwrap().clone();
