@@ -5,6 +5,7 @@ pub mod family;
 pub mod interval;
 #[cfg(any(test, feature = "test-support"))]
 pub mod noise;
+pub mod permutation;
 pub mod power;
 
 use statrs::distribution::{ContinuousCDF, Normal};

@@ -371,7 +371,7 @@ fn self_function(frames: &[&str]) -> String {
 
 /// The samples of one or more profiled launches, counted.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
-struct Attribution {
+pub(crate) struct Attribution {
     /// Every sample.
     pub samples: u64,
     /// Samples whose stack passes through a pretouch frame.
@@ -479,6 +479,10 @@ pub struct CellProfile {
     /// flame graph draws.
     #[serde(skip)]
     pub stacks: Vec<String>,
+    /// Each launch with pretouch on its own, those with pretouch samples only: the units
+    /// whose spread tells a mover from noise.
+    #[serde(skip)]
+    pub(crate) per_launch: Vec<Attribution>,
 }
 
 impl CellProfile {
@@ -512,6 +516,27 @@ pub struct Shift {
     pub base_pct: f64,
     pub pct: f64,
     pub delta_pp: f64,
+    /// The mean of the launches' own shares on each side, and the interval of their
+    /// change; absent where the shift was not tested (too few launches, or a function
+    /// under [`TESTED_SHARE_PCT`] on both sides).
+    pub interval: Option<ShiftInterval>,
+    /// Whether the change exceeds what the profiled launches of each label vary: its
+    /// interval leaves out 0.
+    pub mover: bool,
+}
+
+/// One shift's change between the launches' mean shares, with its interval, in points.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct ShiftInterval {
+    /// The mean over the baseline's launches of each launch's share, %.
+    pub base_pct: f64,
+    /// The same over the label's launches, %.
+    pub pct: f64,
+    /// `pct - base_pct`, points.
+    pub change_pp: f64,
+    /// The interval of `change_pp`, at 95% for every tested shift of the cell together.
+    pub low_pp: f64,
+    pub high_pp: f64,
 }
 
 /// One cell's profile against the baseline label's.
@@ -523,9 +548,16 @@ pub struct CellShift {
     pub cell: CellKey,
     #[serde(skip)]
     pub key: [String; 4],
-    /// Biggest movers first (by |delta ms|, else |delta pp|).
+    /// Biggest shifts first (by |delta ms|, else |delta pp|).
     pub categories: Vec<Shift>,
     pub functions: Vec<Shift>,
+    /// Profiled launches with pretouch samples in the baseline and in the label: the
+    /// launches the intervals rest on.
+    pub base_launches: usize,
+    pub launches: usize,
+    /// Whether both sides had [`MIN_LAUNCHES`] such launches, so that the shifts were
+    /// tested; otherwise no shift is a mover.
+    pub tested: bool,
 }
 
 /// Every profiled cell, and the shifts against the baseline.
@@ -645,6 +677,15 @@ fn cell_profile(
         stacks: crate::features::profile::launch::merge_threads(
             on.iter().flat_map(|r| r.folded.iter().map(String::as_str)),
         ),
+        per_launch: on
+            .iter()
+            .map(|r| {
+                let mut one = Attribution::default();
+                one.add(r.folded.iter().map(String::as_str));
+                one
+            })
+            .filter(|a| a.pretouch > 0)
+            .collect(),
     }
 }
 
@@ -671,12 +712,169 @@ fn shift(base: &[Share], new: &[Share]) -> Vec<Shift> {
                 base_pct: pct(&b),
                 pct: pct(&n),
                 delta_pp: pct(&n) - pct(&b),
+                interval: None,
+                mover: false,
             }
         })
         .collect();
     let size = |s: &Shift| s.delta_ms.unwrap_or(s.delta_pp).abs();
     shifts.sort_by(|a, b| size(b).total_cmp(&size(a)).then(a.name.cmp(&b.name)));
     shifts
+}
+
+/// Profiled launches with pretouch each label needs before its shifts are tested: with
+/// fewer, no interval is given and no shift is called a mover.
+pub const MIN_LAUNCHES: usize = crate::stats::permutation::MIN_PER_GROUP;
+
+/// A function is tested when it holds at least this share, in %, of the pretouch
+/// samples of the two labels together. Rarer functions are a sample or two a launch,
+/// and testing them would only widen every other interval.
+pub const TESTED_SHARE_PCT: f64 = 1.0;
+
+/// The level of the intervals, for all tested shifts of a cell together.
+pub const MOVER_LEVEL: f64 = 0.95;
+
+/// Tests every category's shift and every common function's, against what the profiled
+/// launches of each label vary: each launch's own share of each, then the max-T
+/// intervals of the change of the mean shares ([`crate::stats::permutation`]), at 95%
+/// for the whole list at once. Fills each tested shift's interval and whether it is a
+/// mover; false, and nothing filled, with fewer than [`MIN_LAUNCHES`] launches a side.
+fn test_shifts(
+    base: &CellProfile,
+    new: &CellProfile,
+    categories: &mut [Shift],
+    functions: &mut [Shift],
+) -> bool {
+    // Each tested shift: which list, its index there, and its name.
+    struct Tested {
+        category: bool,
+        index: usize,
+        name: String,
+    }
+    let count = |a: &Attribution, t: &Tested| -> u64 {
+        if t.category {
+            a.categories
+                .iter()
+                .find(|(c, _)| c.name() == t.name)
+                .map_or(0, |(_, n)| *n)
+        } else {
+            a.functions.get(&t.name).copied().unwrap_or(0)
+        }
+    };
+    let pooled = |t: &Tested| {
+        let samples: u64 = base
+            .per_launch
+            .iter()
+            .chain(&new.per_launch)
+            .map(|a| count(a, t))
+            .sum();
+        samples as f64 / (base.pretouch_samples + new.pretouch_samples).max(1) as f64
+    };
+    let mut tested: Vec<Tested> = Vec::new();
+    for (index, c) in categories.iter().enumerate() {
+        tested.push(Tested {
+            category: true,
+            index,
+            name: c.name.clone(),
+        });
+    }
+    for (index, f) in functions.iter().enumerate() {
+        let t = Tested {
+            category: false,
+            index,
+            name: f.name.clone(),
+        };
+        if 100.0 * pooled(&t) >= TESTED_SHARE_PCT {
+            tested.push(t);
+        }
+    }
+    let rows = |launches: &[Attribution]| -> Vec<Vec<f64>> {
+        launches
+            .iter()
+            .map(|a| {
+                tested
+                    .iter()
+                    .map(|t| 100.0 * count(a, t) as f64 / a.pretouch as f64)
+                    .collect()
+            })
+            .collect()
+    };
+    // The least variance of a launch's share in points squared: a count's own binomial
+    // noise at the pooled share, over the mean pretouch samples of a launch.
+    let units = (base.per_launch.len() + new.per_launch.len()).max(1);
+    let mean_samples = (base.pretouch_samples + new.pretouch_samples) as f64 / units as f64;
+    let floors: Vec<f64> = tested
+        .iter()
+        .map(|t| {
+            let p = pooled(t);
+            1e4 * p * (1.0 - p) / mean_samples.max(1.0)
+        })
+        .collect();
+    let Some(result) = crate::stats::permutation::max_t_intervals(
+        &rows(&base.per_launch),
+        &rows(&new.per_launch),
+        &floors,
+        MOVER_LEVEL,
+    ) else {
+        return false;
+    };
+    for (t, d) in tested.iter().zip(&result.differences) {
+        let shift = if t.category {
+            &mut categories[t.index]
+        } else {
+            &mut functions[t.index]
+        };
+        shift.interval = Some(ShiftInterval {
+            base_pct: d.mean_x,
+            pct: d.mean_y,
+            change_pp: d.estimate,
+            low_pp: d.low,
+            high_pp: d.high,
+        });
+        shift.mover = d.marked;
+    }
+    true
+}
+
+/// Whether a folded stack (frames root to leaf, without its count) belongs to a mover
+/// of `shift`: it passes through pretouch frames, and its leaf function or its
+/// category is a mover. The differential flame graph colours only these.
+pub fn stack_of_mover(stack: &str, shift: &CellShift) -> bool {
+    let frames: Vec<&str> = stack.split(';').collect();
+    if !frames.iter().any(|f| is_pretouch_frame(f)) {
+        return false;
+    }
+    let function = self_function(&frames);
+    let category = categorize(&frames).name();
+    shift
+        .functions
+        .iter()
+        .any(|f| f.mover && f.name == function)
+        || shift
+            .categories
+            .iter()
+            .any(|c| c.mover && c.name == category)
+}
+
+/// One cell's shifts from the baseline's profile `b` to the label's `c`, tested against
+/// the launches' noise; `None` when either side has no pretouch sample.
+fn cell_shift(b: &CellProfile, c: &CellProfile) -> Option<CellShift> {
+    if b.pretouch_samples == 0 || c.pretouch_samples == 0 {
+        return None;
+    }
+    let mut s = CellShift {
+        label: c.label.clone(),
+        baseline: b.label.clone(),
+        cell: c.cell.clone(),
+        key: c.key.clone(),
+        categories: shift(&b.categories, &c.categories),
+        functions: shift(&b.functions, &c.functions),
+        base_launches: b.per_launch.len(),
+        launches: c.per_launch.len(),
+        tested: false,
+    };
+    s.tested = test_shifts(b, c, &mut s.categories, &mut s.functions);
+    Some(s)
 }
 
 /// The profile report: every (label, cell) with profiled launches, in the order of
@@ -719,17 +917,7 @@ pub fn build(
         let Some(b) = cells.iter().find(|b| b.label == baseline && b.key == c.key) else {
             continue;
         };
-        if b.pretouch_samples == 0 || c.pretouch_samples == 0 {
-            continue;
-        }
-        shifts.push(CellShift {
-            label: c.label.clone(),
-            baseline: baseline.to_owned(),
-            cell: c.cell.clone(),
-            key: c.key.clone(),
-            categories: shift(&b.categories, &c.categories),
-            functions: shift(&b.functions, &c.functions),
-        });
+        shifts.extend(cell_shift(b, c));
     }
     ProfileReport {
         baseline: baseline.to_owned(),
@@ -985,5 +1173,153 @@ mod tests {
         assert!(s.iter().all(|s| s.delta_ms.is_none()));
         assert_eq!(s[0].name, "page tables");
         assert_eq!(s[0].delta_pp, -25.0);
+    }
+
+    /// A huge-page fault's zeroing, JDK 17 with THP.
+    const HUGE: &str = "GC_Thread;start_thread;GangWorker::loop;os::pretouch_memory;asm_exc_page_fault_[k];exc_page_fault_[k];handle_mm_fault_[k];__handle_mm_fault_[k];do_huge_pmd_anonymous_page_[k];vma_alloc_anon_folio_pmd_[k];folio_zero_user_[k];clear_page_erms_[k]";
+
+    /// One profiled launch with pretouch: samples of 4 KiB zeroing, of huge-page
+    /// zeroing, of the fault handler's own code and of the page-table lock.
+    fn launch(
+        zero: u64,
+        huge: u64,
+        fault: u64,
+        tables: u64,
+    ) -> crate::store::profile::ProfileRecord {
+        let lines = [
+            format!("{FAULT};clear_page_erms_[k] {zero}"),
+            format!("{HUGE} {huge}"),
+            format!("{FAULT} {fault}"),
+            format!("{FAULT};__pte_offset_map_lock_[k];_raw_spin_lock_[k] {tables}"),
+            "java;JavaMain 50".to_owned(),
+        ];
+        let lines: Vec<&str> = lines
+            .iter()
+            .map(String::as_str)
+            .filter(|l| !l.ends_with(" 0"))
+            .collect();
+        record(true, 500, &lines)
+    }
+
+    fn compare(
+        base: &[crate::store::profile::ProfileRecord],
+        new: &[crate::store::profile::ProfileRecord],
+    ) -> CellShift {
+        let cell = base[0].at.cell.clone();
+        let profile = |label: &str, records: &[crate::store::profile::ProfileRecord]| {
+            let refs: Vec<&crate::store::profile::ProfileRecord> = records.iter().collect();
+            cell_profile(label, &cell, &refs, None)
+        };
+        cell_shift(&profile("a", base), &profile("b", new)).unwrap()
+    }
+
+    /// Five launches a side whose shares wander by several points from launch to
+    /// launch, as they do on a shared VM.
+    fn noisy_a() -> Vec<crate::store::profile::ProfileRecord> {
+        [
+            (260, 70, 40),
+            (340, 45, 30),
+            (300, 60, 55),
+            (280, 80, 35),
+            (330, 50, 45),
+        ]
+        .iter()
+        .map(|&(z, f, t)| launch(z, 0, f, t))
+        .collect()
+    }
+
+    fn movers(s: &CellShift) -> Vec<&str> {
+        s.categories
+            .iter()
+            .chain(&s.functions)
+            .filter(|x| x.mover)
+            .map(|x| x.name.as_str())
+            .collect()
+    }
+
+    #[test]
+    fn a_noisy_a_a_comparison_names_no_mover() {
+        let b: Vec<_> = [
+            (320, 50, 50),
+            (270, 75, 35),
+            (350, 55, 30),
+            (290, 65, 45),
+            (310, 70, 40),
+        ]
+        .iter()
+        .map(|&(z, f, t)| launch(z, 0, f, t))
+        .collect();
+        let s = compare(&noisy_a(), &b);
+        assert!(s.tested);
+        assert_eq!((s.base_launches, s.launches), (5, 5));
+        // The launches are noisy: one launch's share of zeroing against another's
+        // differs by more than 8 points, so a plain threshold of a few points between
+        // two single launches would have called it a mover.
+        let zeroing = |z: f64, f: f64, t: f64| 100.0 * z / (z + f + t);
+        assert!(zeroing(340.0, 45.0, 30.0) - zeroing(260.0, 70.0, 40.0) > 8.0);
+        assert!(movers(&s).is_empty(), "{:?}", movers(&s));
+        // Every category and every common function was tested, each interval holds 0.
+        for x in s.categories.iter().chain(&s.functions) {
+            let i = x.interval.expect("tested");
+            assert!(i.low_pp < 0.0 && i.high_pp > 0.0, "{}: {i:?}", x.name);
+            assert!(i.low_pp <= i.change_pp && i.change_pp <= i.high_pp);
+        }
+    }
+
+    #[test]
+    fn half_the_zeroing_gone_to_huge_pages_is_named_and_the_rest_is_not() {
+        let b: Vec<_> = [
+            (150, 160, 50, 50),
+            (170, 150, 75, 35),
+            (140, 170, 55, 30),
+            (160, 140, 65, 45),
+            (155, 150, 70, 40),
+        ]
+        .iter()
+        .map(|&(z, h, f, t)| launch(z, h, f, t))
+        .collect();
+        let s = compare(&noisy_a(), &b);
+        assert!(s.tested);
+        let mut named = movers(&s);
+        named.sort_unstable();
+        assert_eq!(named, ["huge-page zeroing", "page zeroing"]);
+        let huge = s
+            .categories
+            .iter()
+            .find(|x| x.name == "huge-page zeroing")
+            .unwrap();
+        let i = huge.interval.unwrap();
+        // From none to about 37% of a launch's pretouch samples.
+        assert_eq!(i.base_pct, 0.0);
+        assert!(i.low_pp > 0.0 && i.low_pp < i.change_pp && i.change_pp < i.high_pp);
+        assert!((30.0..45.0).contains(&i.change_pp), "{i:?}");
+        // The same leaf zeroes both page sizes, so the function did not move.
+        let leaf = s
+            .functions
+            .iter()
+            .find(|x| x.name == "[k] clear_page_erms")
+            .unwrap();
+        assert!(!leaf.mover);
+    }
+
+    #[test]
+    fn too_few_launches_give_no_interval_and_no_mover() {
+        let a = noisy_a();
+        let b: Vec<_> = [(0, 300, 5, 5), (0, 310, 4, 6), (0, 290, 6, 4)]
+            .iter()
+            .map(|&(z, h, f, t)| launch(z, h, f, t))
+            .collect();
+        let s = compare(&a[..MIN_LAUNCHES - 1], &b);
+        assert!(!s.tested);
+        assert_eq!((s.base_launches, s.launches), (3, 3));
+        // The change is plain to see, and still nothing is called a mover.
+        assert!(s.categories.iter().any(|x| x.delta_pp.abs() > 50.0));
+        assert!(movers(&s).is_empty());
+        assert!(s.categories.iter().all(|x| x.interval.is_none()));
+        // One launch more on each side and the same change is tested and named.
+        let b4: Vec<_> = b.iter().chain(&b[..1]).cloned().collect();
+        let s = compare(&a[..MIN_LAUNCHES], &b4);
+        assert!(s.tested);
+        assert!(movers(&s).contains(&"huge-page zeroing"));
     }
 }

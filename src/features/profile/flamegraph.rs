@@ -2,15 +2,40 @@
 //! one SVG per cell and label (every sample of its launches with pretouch), and per
 //! cell two differential ones of each label against the baseline (red: more in the
 //! label, blue: less; both scaled to the same total): in the label's shape, where what
-//! grew shows, and in the baseline's, where what shrank or vanished shows.
+//! grew shows, and in the baseline's, where what shrank or vanished shows. Only the
+//! movers are coloured, the functions and categories whose shift exceeds what the
+//! profiled launches vary ([`crate::features::profile::analyze::stack_of_mover`]).
+//! The rest is grey, because a colour there would be the launches' noise.
 
 use std::io::Cursor;
 
 use inferno::flamegraph::color::{MultiPalette, Palette};
 use inferno::flamegraph::{self, Options};
 
-use crate::features::profile::analyze::{CellProfile, ProfileReport};
+use crate::features::profile::analyze::{CellProfile, CellShift, ProfileReport, stack_of_mover};
 use crate::machine::jdk::short_jdk;
+
+/// The fill inferno gives a frame whose count did not change.
+const UNCHANGED_FILL: &str = "fill=\"rgb(250,250,250)\"";
+/// The neutral grey of every frame that is no mover.
+const NEUTRAL_FILL: &str = "fill=\"rgb(200,200,200)\"";
+
+/// Differential lines (`stack before after`) with the change taken out of every stack
+/// that is no mover: its count before is set to its count after, so that inferno draws
+/// it as unchanged.
+fn movers_only(diff: &str, shift: &CellShift) -> Vec<String> {
+    diff.lines()
+        .map(|line| {
+            let mut parts = line.rsplitn(3, ' ');
+            match (parts.next(), parts.next(), parts.next()) {
+                (Some(after), Some(_), Some(stack)) if !stack_of_mover(stack, shift) => {
+                    format!("{stack} {after} {after}")
+                }
+                _ => line.to_owned(),
+            }
+        })
+        .collect()
+}
 
 /// A file name from free text: letters, digits, `.`, `-`, `_`; the rest `_`.
 fn file_part(text: &str) -> String {
@@ -100,8 +125,7 @@ pub fn graphs(report: &ProfileReport, script: bool) -> std::io::Result<Vec<(Stri
                 Cursor::new(after.stacks.join("\n")),
                 &mut diff,
             )?;
-            let diff = String::from_utf8_lossy(&diff);
-            let lines: Vec<String> = diff.lines().map(str::to_owned).collect();
+            let lines = movers_only(&String::from_utf8_lossy(&diff), s);
             let name = format!(
                 "diff-{}-to-{}-{}{shape}.svg",
                 file_part(&s.baseline),
@@ -109,17 +133,26 @@ pub fn graphs(report: &ProfileReport, script: bool) -> std::io::Result<Vec<(Stri
                 cell_part(new)
             );
             let widths = if negate { base } else { new };
+            let colours = if !s.tested {
+                "no colour: too few profiled launches to tell a mover from noise".to_owned()
+            } else if s.categories.iter().chain(&s.functions).any(|x| x.mover) {
+                format!("movers only, red: more in {}, blue: less", s.label)
+            } else {
+                "no colour: nothing moved more than the launches vary".to_owned()
+            };
             let svg = draw(
                 &lines,
                 &format!("{} against {}: {}", s.label, s.baseline, cell_title(new)),
                 &format!(
-                    "widths: {} ({} samples); red: more in {}, blue: less (both scaled to the same total)",
-                    widths.label, widths.samples_on, s.label
+                    "widths: {} ({} samples, both scaled to the same total); {colours}",
+                    widths.label, widths.samples_on
                 ),
                 negate,
                 script,
             )?;
-            written.push((name, svg));
+            // inferno draws an unchanged frame near-white; grey says "no mover" plainly.
+            let svg = String::from_utf8_lossy(&svg).replace(UNCHANGED_FILL, NEUTRAL_FILL);
+            written.push((name, svg.into_bytes()));
         }
     }
     Ok(written)

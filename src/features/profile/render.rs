@@ -1,16 +1,20 @@
 //! The profile report (`report --profile`) in every format: per cell the kernel
 //! functions and categories of the pretouch, then each label's shift against the
-//! baseline, biggest movers first, as `perf diff` and the kernel test robot print them.
+//! baseline: first the movers in words, with their intervals, then the biggest shifts,
+//! as `perf diff` and the kernel test robot print them.
 
 use std::fmt::Write as _;
 
-use crate::features::profile::analyze::{CellProfile, CellShift, ProfileReport, Share, Shift};
+use crate::features::profile::analyze::{
+    CellProfile, CellShift, MIN_LAUNCHES, ProfileReport, Share, Shift,
+};
 use crate::machine::jdk::short_jdk;
 use crate::render::table::{self, WIDTH, name, num};
 
 /// Functions listed per cell in text and Markdown (CSV and JSON have all).
 pub const TOP_FUNCTIONS: usize = 12;
-/// Movers listed per cell and label in text and Markdown.
+/// Shifts listed per cell and label in the tables of text and Markdown (the movers
+/// are all named above the tables, and CSV and JSON have every shift).
 pub const TOP_MOVERS: usize = 10;
 
 fn cell_title(key: &[String; 4]) -> String {
@@ -102,9 +106,82 @@ fn shift_rows(shifts: &[Shift], limit: usize, width: usize) -> Vec<Vec<String>> 
                 table::opt_ms(s.ms),
                 table::opt_signed_ms(s.delta_ms),
                 table::pp(s.delta_pp),
+                if s.mover { "yes" } else { "" }.to_owned(),
             ]
         })
         .collect()
+}
+
+/// The headers of a shift table after its first column's.
+const SHIFT_HEADERS: [&str; 5] = ["baseline ms", "ms", "change ms", "points", "mover"];
+
+fn profiled_launches(n: usize) -> String {
+    if n == 1 {
+        "1 profiled launch".to_owned()
+    } else {
+        format!("{n} profiled launches")
+    }
+}
+
+/// What the launches say about the movers of one cell, as sentences: each mover with
+/// its shift and interval, or that none moved, or that there were too few launches to
+/// tell. Each entry is one paragraph. Names are set as code where `code` (Markdown),
+/// because a kernel function's underscores would otherwise read as emphasis.
+fn movers_prose(s: &CellShift, code: bool) -> Vec<String> {
+    if !s.tested {
+        return vec![format!(
+            "No interval and so no mover: {} with pretouch samples in `{}` and {} in \
+             `{}`, and an interval needs {MIN_LAUNCHES} on each side (run with \
+             --profile-rounds {MIN_LAUNCHES} or more). The shifts below are single \
+             figures, which the launches' own noise may make.",
+            profiled_launches(s.launches),
+            s.label,
+            s.base_launches,
+            s.baseline
+        )];
+    }
+    let launches = format!(
+        "the {} profiled launches of `{}` and the {} of `{}` vary, at 95% for all the \
+         cell's tested shifts together",
+        s.launches, s.label, s.base_launches, s.baseline
+    );
+    let movers: Vec<&Shift> = s
+        .categories
+        .iter()
+        .chain(&s.functions)
+        .filter(|x| x.mover)
+        .collect();
+    if movers.is_empty() {
+        return vec![format!(
+            "No category or function moved more than {launches}."
+        )];
+    }
+    let mut out = vec![format!("Movers, whose change exceeds what {launches}:")];
+    for m in movers {
+        let Some(i) = m.interval else { continue };
+        let mut line = format!(
+            "{}: {} of a launch's pretouch samples in `{}` against {} in `{}`, a change \
+             of {} points, interval {} to {} points",
+            if code {
+                format!("`{}`", m.name)
+            } else {
+                m.name.clone()
+            },
+            table::pct(i.pct, 1),
+            s.label,
+            table::pct(i.base_pct, 1),
+            s.baseline,
+            table::pp(i.change_pp),
+            table::pp(i.low_pp),
+            table::pp(i.high_pp),
+        );
+        if let Some(ms) = m.delta_ms {
+            write!(line, ", about {} ms of the cost", table::signed_ms(ms)).unwrap();
+        }
+        line.push('.');
+        out.push(line);
+    }
+    out
 }
 
 const NOTES: &str = "share = of the samples whose stack passes through the JVM's \
@@ -168,12 +245,13 @@ pub fn text(report: &ProfileReport) -> String {
     if !report.shifts.is_empty() {
         writeln!(
             out,
-            "\nshift against the baseline `{}`: est. ms of the pretouch cost,\nbiggest movers first; pp = change of the share in points",
+            "\nshift against the baseline `{}`: the movers, then the biggest\nshifts in estimated ms of the pretouch cost and in points of share",
             report.baseline
         )
         .unwrap();
-        // 2 indent + name + 4 gaps + 3 ms columns of 7 + pp 6.
-        let width = WIDTH - 2 - 8 - 7 * 3 - 6;
+        // 2 indent + name + 5 gaps + baseline ms 11 + ms 7 + change ms 9 + points 6 +
+        // mover 5.
+        let width = WIDTH - 2 - 10 - 11 - 7 - 9 - 6 - 5;
         for s in &report.shifts {
             out += &shift_text(s, width);
         }
@@ -190,25 +268,22 @@ fn shift_text(s: &CellShift, width: usize) -> String {
         s.label,
         s.baseline
     );
+    for (i, paragraph) in movers_prose(s, false).iter().enumerate() {
+        let indent = if i == 0 { "  " } else { "  - " };
+        out += &table::wrap(&format!("{indent}{paragraph}"), if i == 0 { 2 } else { 4 });
+    }
+    let headers = |first: &'static str| {
+        let mut h = vec![name(first)];
+        h.extend(SHIFT_HEADERS.iter().map(|x| num(x)));
+        h
+    };
     out += &table::render(
-        &[
-            name("category"),
-            num("base ms"),
-            num("ms"),
-            num("change"),
-            num("pp"),
-        ],
+        &headers("category"),
         &shift_rows(&s.categories, TOP_MOVERS, width),
         2,
     );
     out += &table::render(
-        &[
-            name("function (self)"),
-            num("base ms"),
-            num("ms"),
-            num("change"),
-            num("pp"),
-        ],
+        &headers("function (self)"),
         &shift_rows(&s.functions, TOP_MOVERS, width),
         2,
     );
@@ -258,7 +333,7 @@ pub fn markdown(report: &ProfileReport) -> String {
     if !report.shifts.is_empty() {
         writeln!(
             out,
-            "### Shift against the baseline `{}`\n\nEstimated ms of the pretouch cost, biggest movers first; pp = change of the share in points.\n",
+            "### Shift against the baseline `{}`\n\nThe movers first, then the biggest shifts in estimated ms of the pretouch cost and in points of share.\n",
             report.baseline
         )
         .unwrap();
@@ -271,7 +346,18 @@ pub fn markdown(report: &ProfileReport) -> String {
                 s.baseline
             )
             .unwrap();
-            let headers = ["base ms", "ms", "change", "pp"];
+            let prose = movers_prose(s, true);
+            for (i, paragraph) in prose.iter().enumerate() {
+                if i == 0 {
+                    writeln!(out, "{paragraph}\n").unwrap();
+                } else {
+                    writeln!(out, "- {paragraph}").unwrap();
+                }
+            }
+            if prose.len() > 1 {
+                out.push('\n');
+            }
+            let headers = SHIFT_HEADERS;
             out += &md_table(
                 &[&["category"], &headers[..]].concat(),
                 &shift_rows(&s.categories, TOP_MOVERS, usize::MAX),
@@ -314,6 +400,12 @@ pub fn csv(report: &ProfileReport) -> String {
         "base_est_ms",
         "delta_pp",
         "delta_ms",
+        "launch_base_share_pct",
+        "launch_share_pct",
+        "change_pp",
+        "interval_low_pp",
+        "interval_high_pp",
+        "mover",
     ])
     .expect("in memory");
     let f = |v: Option<f64>| v.map_or_else(String::new, |v| format!("{v:.3}"));
@@ -356,7 +448,7 @@ pub fn csv(report: &ProfileReport) -> String {
         for (name, value) in summary {
             let mut r = head("summary", name);
             r.push(value.unwrap_or_default());
-            r.extend(std::iter::repeat_n(String::new(), 7));
+            r.extend(std::iter::repeat_n(String::new(), 13));
             w.write_record(&r).expect("in memory");
         }
         for (kind, shares) in [("category", &c.categories), ("function", &c.functions)] {
@@ -368,7 +460,7 @@ pub fn csv(report: &ProfileReport) -> String {
                     format!("{:.3}", s.pct),
                     f(s.est_ms),
                 ]);
-                r.extend(std::iter::repeat_n(String::new(), 4));
+                r.extend(std::iter::repeat_n(String::new(), 10));
                 w.write_record(&r).expect("in memory");
             }
         }
@@ -394,6 +486,12 @@ pub fn csv(report: &ProfileReport) -> String {
                     f(x.base_ms),
                     format!("{:.3}", x.delta_pp),
                     f(x.delta_ms),
+                    f(x.interval.map(|i| i.base_pct)),
+                    f(x.interval.map(|i| i.pct)),
+                    f(x.interval.map(|i| i.change_pp)),
+                    f(x.interval.map(|i| i.low_pp)),
+                    f(x.interval.map(|i| i.high_pp)),
+                    x.mover.to_string(),
                 ])
                 .expect("in memory");
             }
@@ -450,8 +548,15 @@ mod tests {
         }
     }
 
-    /// Two labels: the baseline zeroes 4 KiB pages, the other huge pages at a tenth.
+    /// Two labels: the baseline zeroes 4 KiB pages, the other huge pages at a tenth, one
+    /// profiled launch each.
     pub(crate) fn two_labels() -> ProfileReport {
+        two_labels_of(1)
+    }
+
+    /// The same change, each label with `launches` profiled launches with pretouch whose
+    /// counts differ a little from launch to launch.
+    fn two_labels_of(launches: usize) -> ProfileReport {
         let base = [
             format!("{FAULT};clear_page_erms_[k] 300"),
             format!("{FAULT} 60"),
@@ -464,12 +569,29 @@ mod tests {
             "java;JavaMain 50".to_owned(),
         ];
         let off = ["java;JavaMain 45".to_owned()];
-        let profiles = [
-            record("madvise", true, &base),
-            record("madvise", false, &off),
-            record("always", true, &thp),
-            record("always", false, &off),
-        ];
+        // Launch i adds (3 i + 5 j) mod 7 samples to line j, so the shares wander.
+        let varied = |lines: &[String], i: usize| -> Vec<String> {
+            lines
+                .iter()
+                .enumerate()
+                .map(|(j, line)| {
+                    let (stack, n) = line.rsplit_once(' ').unwrap();
+                    let n: usize = n.parse().unwrap();
+                    format!("{stack} {}", n + (3 * i + 5 * j) % 7)
+                })
+                .collect()
+        };
+        let mut profiles = Vec::new();
+        for (label, on) in [("madvise", &base[..]), ("always", &thp[..])] {
+            for i in 0..launches {
+                profiles.push(record(
+                    label,
+                    true,
+                    &if i == 0 { on.to_vec() } else { varied(on, i) },
+                ));
+            }
+            profiles.push(record(label, false, &off));
+        }
         let row = |label: &str, cost: f64| CellReport {
             label: label.into(),
             jdk: "17.0.15+6-Debian-1deb12u1".into(),
@@ -567,19 +689,23 @@ mod tests {
           [k] clear_page_erms         38  95.0%    38.0
           [k] do_anonymous_page        2   5.0%     2.0
 
-        shift against the baseline `madvise`: est. ms of the pretouch cost,
-        biggest movers first; pp = change of the share in points
+        shift against the baseline `madvise`: the movers, then the biggest
+        shifts in estimated ms of the pretouch cost and in points of share
 
         17.0.15+6 g1 1g default: always against madvise
-          category           base ms    ms  change     pp
-          page zeroing           300   0.0    -300  -75.0
-          fault entry/exit      60.0   2.0   -58.0  -10.0
-          page tables           40.0   0.0   -40.0  -10.0
-          huge-page zeroing      0.0  38.0   +38.0  +95.0
-          function (self)        base ms    ms  change     pp
-          [k] clear_page_erms        300  38.0    -262  +20.0
-          [k] do_anonymous_page     60.0   2.0   -58.0  -10.0
-          [k] _raw_spin_lock        40.0   0.0   -40.0  -10.0
+          No interval and so no mover: 1 profiled launch with pretouch samples
+          in `always` and 1 in `madvise`, and an interval needs 4 on each side
+          (run with --profile-rounds 4 or more). The shifts below are single
+          figures, which the launches' own noise may make.
+          category           baseline ms    ms  change ms  points  mover
+          page zeroing               300   0.0       -300   -75.0
+          fault entry/exit          60.0   2.0      -58.0   -10.0
+          page tables               40.0   0.0      -40.0   -10.0
+          huge-page zeroing          0.0  38.0      +38.0   +95.0
+          function (self)        baseline ms    ms  change ms  points  mover
+          [k] clear_page_erms            300  38.0       -262   +20.0
+          [k] do_anonymous_page         60.0   2.0      -58.0   -10.0
+          [k] _raw_spin_lock            40.0   0.0      -40.0   -10.0
 
         share = of the samples whose stack passes through the JVM's pretouch
         frames (os::pretouch_memory, PretouchTask::*), by the leaf function
@@ -620,8 +746,91 @@ mod tests {
     }
 
     #[test]
+    fn too_few_launches_say_so_and_name_no_mover() {
+        let text = text(&two_labels()).replace("\n  ", " ");
+        assert!(
+            text.contains(
+                "No interval and so no mover: 1 profiled launch with pretouch samples in \
+                 `always` and 1 in `madvise`, and an interval needs 4 on each side"
+            ),
+            "{text}"
+        );
+        assert!(!text.contains("yes"));
+        assert!(markdown(&two_labels()).contains("No interval and so no mover"));
+    }
+
+    #[test]
+    fn movers_are_named_with_their_shift_and_interval_in_words() {
+        let report = two_labels_of(5);
+        let s = &report.shifts[0];
+        assert!(s.tested);
+        let text = text(&report);
+        for line in text.lines() {
+            assert!(line.chars().count() <= WIDTH, "too wide: {line:?}");
+            assert_eq!(line, line.trim_end());
+        }
+        let section = text
+            .split("17.0.15+6 g1 1g default: always against madvise")
+            .nth(1)
+            .unwrap()
+            .split("share = ")
+            .next()
+            .unwrap();
+        insta::assert_snapshot!(section, @"
+
+        Movers, whose change exceeds what the 5 profiled launches of `always`
+        and the 5 of `madvise` vary, at 95% for all the cell's tested shifts
+        together:
+        - page zeroing: 0.0% of a launch's pretouch samples in `always`
+          against 74.4% in `madvise`, a change of -74.4 points, interval -79.3
+          to -69.5 points, about -298 ms of the cost.
+        - fault entry/exit: 7.8% of a launch's pretouch samples in `always`
+          against 15.1% in `madvise`, a change of -7.3 points, interval -11.7
+          to -2.9 points, about -57.2 ms of the cost.
+        - page tables: 0.0% of a launch's pretouch samples in `always` against
+          10.5% in `madvise`, a change of -10.5 points, interval -13.5 to -7.5
+          points, about -42.0 ms of the cost.
+        - huge-page zeroing: 92.2% of a launch's pretouch samples in `always`
+          against 0.0% in `madvise`, a change of +92.2 points, interval +88.0
+          to +96.4 points, about +36.8 ms of the cost.
+        - [k] clear_page_erms: 92.2% of a launch's pretouch samples in
+          `always` against 74.4% in `madvise`, a change of +17.8 points,
+          interval +13.0 to +22.6 points, about -261 ms of the cost.
+        - [k] do_anonymous_page: 7.8% of a launch's pretouch samples in
+          `always` against 15.1% in `madvise`, a change of -7.3 points,
+          interval -11.7 to -2.9 points, about -57.2 ms of the cost.
+        - [k] _raw_spin_lock: 0.0% of a launch's pretouch samples in `always`
+          against 10.5% in `madvise`, a change of -10.5 points, interval -13.5
+          to -7.5 points, about -42.0 ms of the cost.
+        category           baseline ms    ms  change ms  points  mover
+        page zeroing               298   0.0       -298   -74.4    yes
+        fault entry/exit          60.5   3.2      -57.2    -7.1    yes
+        page tables               42.0   0.0      -42.0   -10.5    yes
+        huge-page zeroing          0.0  36.8      +36.8   +92.0    yes
+        function (self)        baseline ms    ms  change ms  points  mover
+        [k] clear_page_erms            298  36.8       -261   +17.6    yes
+        [k] do_anonymous_page         60.5   3.2      -57.2    -7.1    yes
+        [k] _raw_spin_lock            42.0   0.0      -42.0   -10.5    yes
+        ");
+        let md = markdown(&report);
+        assert!(md.contains("- `huge-page zeroing`: "), "{md}");
+        assert!(md.contains("- `[k] _raw_spin_lock`: "), "{md}");
+        let csv_text = csv(&report);
+        let mut reader = csv::Reader::from_reader(csv_text.as_bytes());
+        let headers = reader.headers().unwrap().clone();
+        let mover = headers.iter().position(|h| h == "mover").unwrap();
+        let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+        let huge = rows
+            .iter()
+            .find(|r| &r[0] == "shift" && &r[8] == "huge-page zeroing")
+            .unwrap();
+        assert_eq!(&huge[mover], "true");
+    }
+
+    #[test]
     fn flame_graphs_per_cell_and_a_differential_one() {
-        let written = crate::features::profile::flamegraph::graphs(&two_labels(), true).unwrap();
+        let written =
+            crate::features::profile::flamegraph::graphs(&two_labels_of(5), true).unwrap();
         let names: Vec<&str> = written.iter().map(|(name, _)| name.as_str()).collect();
         assert_eq!(
             names,
@@ -643,5 +852,28 @@ mod tests {
             diff.contains("%)") && diff.contains("+"),
             "changes in the titles"
         );
+        // The movers are red or blue, everything else one neutral grey.
+        let fills: Vec<&str> = diff
+            .split("fill=\"rgb(")
+            .skip(1)
+            .map(|f| f.split(')').next().unwrap())
+            .collect();
+        assert!(fills.contains(&"200,200,200"), "grey frames");
+        assert!(!fills.contains(&"250,250,250"), "no near-white frame left");
+        assert!(
+            fills.iter().any(|f| f.starts_with("255,"))
+                || fills.iter().any(|f| f.ends_with(",255")),
+            "a red or blue mover: {fills:?}"
+        );
+        // With one launch a side nothing is a mover, so nothing is coloured.
+        let one = crate::features::profile::flamegraph::graphs(&two_labels(), true).unwrap();
+        let diff = String::from_utf8(one[2].1.clone()).unwrap();
+        let coloured = diff
+            .split("fill=\"rgb(")
+            .skip(1)
+            .filter(|f| f.starts_with("255,") || f.split(')').next().unwrap().ends_with(",255"))
+            .count();
+        assert_eq!(coloured, 0);
+        assert!(diff.contains("too few profiled launches"));
     }
 }
