@@ -146,7 +146,7 @@ fn details(cmp: &Comparison, cols: &[usize]) -> String {
             v[0] = c.label.clone();
         }
     }
-    if table::fits(&key, &values, &named) {
+    if table::fits_tight(&key, &values, &named) {
         return table::render_keyed(&key, &values, &named);
     }
     let mut out = String::new();

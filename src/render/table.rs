@@ -127,17 +127,33 @@ pub fn render_keyed(
     out
 }
 
-/// Whether [`render_keyed`] can print these rows as one flat table, two spaces apart
-/// or else one, as it tries them.
+/// Whether [`render_keyed`] can print these rows as one flat table, two spaces apart.
 pub fn fits(key: &[Col<'_>], values: &[Col<'_>], rows: &[(Vec<String>, Vec<String>)]) -> bool {
+    fits_gap(key, values, rows, 2)
+}
+
+/// Whether [`render_keyed`] can print these rows as one flat table at all, two spaces
+/// apart or else one, as it tries them.
+pub fn fits_tight(
+    key: &[Col<'_>],
+    values: &[Col<'_>],
+    rows: &[(Vec<String>, Vec<String>)],
+) -> bool {
+    fits_gap(key, values, rows, 2) || fits_gap(key, values, rows, 1)
+}
+
+fn fits_gap(
+    key: &[Col<'_>],
+    values: &[Col<'_>],
+    rows: &[(Vec<String>, Vec<String>)],
+    gap: usize,
+) -> bool {
     let cols: Vec<Col<'_>> = key.iter().chain(values).copied().collect();
     let flat: Vec<Vec<String>> = rows
         .iter()
         .map(|(k, v)| k.iter().chain(v).cloned().collect())
         .collect();
-    [2, 1]
-        .into_iter()
-        .any(|gap| width(&render_gap(&cols, &flat, 0, gap)) <= WIDTH)
+    width(&render_gap(&cols, &flat, 0, gap)) <= WIDTH
 }
 
 /// A column of the explaining tables: its header, the sentence of the legend that
