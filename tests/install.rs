@@ -282,7 +282,7 @@ fn a_resume_with_another_agent_says_so_and_records_its_hash() {
     let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
     assert!(
         stderr.contains(&format!(
-            "was started with another agent (sha256 {})",
+            "was started with another agent, sha256 {}.",
             sha256_hex(&bytes)
         )),
         "{stderr}"

@@ -37,7 +37,7 @@ pub enum AdaptiveError {
     Store(#[from] StoreError),
     /// `--resume`: a launch in the file is not the one the policy plans at its seq.
     #[error(
-        "launch {seq}: {detail}; the file does not match its own matrix and policy, so it is not resumed"
+        "launch {seq}: {detail}. The file does not match its own matrix and policy, so it is not resumed"
     )]
     Mismatch { seq: u64, detail: String },
 }

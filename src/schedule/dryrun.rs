@@ -122,7 +122,7 @@ pub fn render(
     }
     let _ = writeln!(
         out,
-        "\nCommand lines, one pair per cell; every round repeats them (the pair's order alternates):"
+        "\nThe command lines, one pair per cell. Every round repeats them, and the pair's order alternates."
     );
     for (i, cell) in plan.cells.iter().enumerate() {
         let _ = writeln!(out, "cell {}: {}", i + 1, cell.describe());
@@ -406,7 +406,7 @@ mod tests {
         estimated duration: 46s
           (rough, for 84 CPUs: 0.1 s a launch, plus the heap pretouched at 1.3 GiB/s per GC thread, at most 13 threads' worth)
 
-        Command lines, one pair per cell; every round repeats them (the pair's order alternates):
+        The command lines, one pair per cell. Every round repeats them, and the pair's order alternates.
         cell 1: 25.0.3+9-LTS g1 32g default
           without /jdk/bin/java -Xms32g -Xmx32g -XX:+UseG1GC -XX:-AlwaysPreTouch
           with    /jdk/bin/java -Xms32g -Xmx32g -XX:+UseG1GC -XX:+AlwaysPreTouch

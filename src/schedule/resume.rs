@@ -67,7 +67,7 @@ pub enum ResumeError {
         now: String,
     },
     #[error(
-        "`{path}`, launch {seq}: {detail}; the file does not match its own matrix, so it is not resumed"
+        "`{path}`, launch {seq}: {detail}. The file does not match its own matrix, so it is not resumed"
     )]
     PlanMismatch {
         path: PathBuf,

@@ -44,7 +44,9 @@ pub(crate) fn check_java_env(matrix: &mut Matrix, pass: bool) -> anyhow::Result<
 /// memory, unless `force`.
 pub(crate) fn check_memory(matrix: &Matrix, force: bool) -> anyhow::Result<()> {
     let Some(available) = memory::mem_available() else {
-        eprintln!("warning: cannot read MemAvailable from /proc/meminfo; heap sizes not checked");
+        eprintln!(
+            "warning: cannot read MemAvailable from /proc/meminfo, so the heap sizes are not checked"
+        );
         return Ok(());
     };
     match memory::check(matrix, available) {
@@ -136,7 +138,7 @@ fn check_collectors(
     let every = collectors::probe(&jdk.java, cache).unwrap_or_else(|_| collectors.clone());
     let at = place(&matrix.origin, "gcs", line_of(&matrix.text, "gcs:"));
     let modes = if missing.is_zgc() && every.has(Gc::Zgc) {
-        " (a JDK with one ZGC mode has only `zgc`; both modes exist on JDK 21 to 23)"
+        ". A JDK with one ZGC mode has only `zgc`, and both modes exist on JDK 21 to 23"
     } else {
         ""
     };
@@ -151,7 +153,7 @@ fn check_collectors(
         ),
     };
     Err(bad(anyhow::anyhow!(
-        "{at}: JDK {} ({}) has no `{missing}`{modes}; it has: {}\n  fix: {fix}",
+        "{at}: JDK {} ({}) has no `{missing}`{modes}. It has {}.\n  fix: {fix}",
         jdk.version,
         jdk.home.display(),
         every.list()

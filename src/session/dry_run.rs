@@ -64,7 +64,7 @@ fn show_plan(
     });
     print!("{text}");
     println!(
-        "($SCRATCH: a temporary folder made for the run; it holds the stamps file and the main class)"
+        "$SCRATCH is a temporary folder made for the run. It holds the stamps file and the main class."
     );
     print!(
         "{}",
@@ -78,7 +78,7 @@ fn show_plan(
     );
     if probe::wanted(args, matrix) {
         println!(
-            "then {} probed launches ({} cells x {} rounds x with/without pretouch) while bpftrace times each page fault and lock wait, in no median; a real run checks bpftrace first",
+            "then {} probed launches, {} cells x {} rounds x with and without pretouch, while bpftrace times each page fault and lock wait. They enter no median, and a real run checks bpftrace first.",
             plan.cells.len() as u32 * args.probing.probe_rounds * 2,
             plan.cells.len(),
             args.probing.probe_rounds
@@ -86,7 +86,7 @@ fn show_plan(
     }
     if args.profiling.profile || matrix.profile {
         println!(
-            "then {} profiled launches ({} cells x {} rounds x with/without pretouch) under `perf record -e cpu-clock -g`, in no median; a real run checks perf first",
+            "then {} profiled launches, {} cells x {} rounds x with and without pretouch, under `perf record -e cpu-clock -g`. They enter no median, and a real run checks perf first.",
             plan.cells.len() as u32 * args.profiling.profile_rounds * 2,
             plan.cells.len(),
             args.profiling.profile_rounds

@@ -69,13 +69,13 @@ pub(crate) fn run<I: Instrument>(
     let all = extra::count(plan, owed.rounds);
     let done_before = owed.done.len() as u64;
     eprintln!(
-        "pretouch: {all} {name} launches ({} cells x {} rounds x with/without pretouch){}; in no timing median{}",
+        "pretouch: {all} {name} launches, {} cells x {} rounds x with and without pretouch{}. They enter no timing median{}",
         plan.cells.len(),
         owed.rounds,
         instrument.how(),
         match done_before {
             0 => String::new(),
-            n => format!("; {n} already in the file, {} to go", all.saturating_sub(n)),
+            n => format!(", {n} already in the file, {} to go", all.saturating_sub(n)),
         }
     );
     for note in notes {
@@ -123,7 +123,7 @@ pub(crate) fn run<I: Instrument>(
         // The timed run ended (its end record is written); `--resume` runs the extra
         // launches the file lacks.
         eprintln!(
-            "pretouch: interrupted by {} during the {name} launches; the timed launches are complete, and {} of {all} {name} launches are in {results}\n  resume: pretouch run --resume {results}{}",
+            "pretouch: interrupted by {} during the {name} launches. The timed launches are complete, and {} of {all} {name} launches are in {results}.\n  resume: pretouch run --resume {results}{}",
             interrupt::signal_name(signal),
             done_before + summary.launches,
             instrument.interrupted_hint(store.path()),

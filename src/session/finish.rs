@@ -75,7 +75,7 @@ fn execute_and_report(
     print_report(args, path, profiled)?;
     eprintln!("results: {}", path.display());
     if failed > 0 {
-        eprintln!("{failed} of {recorded} launches failed; see the warnings above");
+        eprintln!("{failed} of {recorded} launches failed. The warnings above say why.");
         return Ok(exit::FAILED_LAUNCHES);
     }
     Ok(0)
@@ -94,7 +94,7 @@ fn say_stopped(stop: &Stop, session: &Session, recorded: u64) -> u8 {
     match *stop {
         Stop::Interrupted(signal) => {
             eprintln!(
-                "pretouch: interrupted by {} after {recorded} of {planned} launches; the JVM under way was killed and not recorded\n  {resume_hint}",
+                "pretouch: interrupted by {} after {recorded} of {planned} launches. The JVM under way was killed and not recorded.\n  {resume_hint}",
                 interrupt::signal_name(signal),
             );
             interrupt::exit_code(signal)

@@ -59,7 +59,7 @@ pub(crate) fn comparable_memory_plan(matrix: &Matrix) -> String {
             guest.reporting()
         ),
         (false, _) => format!(
-            "--comparable-memory: free page reporting is not on ({}); a real run would only touch {touch} before the first launch",
+            "--comparable-memory: free page reporting is not on ({}), so a real run would only touch {touch} before the first launch",
             guest.reporting()
         ),
     }

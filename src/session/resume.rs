@@ -205,7 +205,7 @@ fn append_resume_record(
     let (mut store, dropped_tail) = StoreWriter::open_append(&file.path).map_err(bad)?;
     if let Some(tail) = &dropped_tail {
         eprintln!(
-            "warning: removed the cut last line of `{}` ({} bytes; kept in the resume record)",
+            "warning: removed the cut last line of `{}`, {} bytes. The resume record keeps it.",
             file.path.display(),
             tail.len()
         );
@@ -242,7 +242,7 @@ fn announce_resume(
         profiling.map_or(String::new(), |p| {
             let all = crate::schedule::extra::count(plan, p.owed.rounds);
             format!(
-                "; then {} of {all} profiled launches recorded, {} to go",
+                ", then {} of {all} profiled launches recorded, {} to go",
                 p.owed.done.len(),
                 all.saturating_sub(p.owed.done.len() as u64)
             )
@@ -256,7 +256,7 @@ fn announce_resume(
 fn warn_of_another_agent(file: &ResultFile, agent: &agent::Agent) {
     if let Some(before) = (file.header.agent_sha256.as_ref()).filter(|h| **h != agent.sha256) {
         eprintln!(
-            "warning: `{}` was started with another agent (sha256 {before}); its launches from here on use {} (sha256 {}), as its resume record says",
+            "warning: `{}` was started with another agent, sha256 {before}. Its launches from here on use {}, sha256 {}, as its resume record says.",
             file.path.display(),
             agent.path.display(),
             agent.sha256

@@ -359,7 +359,7 @@ fn ask_boot(target: &BootTarget, token: &str, loader: &dyn BootLoader) -> Result
         }
         Err(e) => {
             return Err(format!(
-                "cannot read `{}`: {e}; not booted",
+                "cannot read `{}`, so it was not booted: {e}",
                 target.image.display()
             ));
         }

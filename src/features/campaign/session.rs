@@ -297,7 +297,7 @@ fn install(
     campaign.save(&layout.dir().join(STATE_FILE))?;
     unit::install(layout).context("installing the systemd unit")?;
     eprintln!(
-        "pretouch: campaign installed ({}), unit {}\n  status: pretouch campaign status; stop: pretouch campaign stop",
+        "pretouch: campaign installed ({}), unit {}\n  `pretouch campaign status` shows it, and `pretouch campaign stop` ends it.",
         layout.dir().display(),
         layout.unit().display()
     );
@@ -960,7 +960,7 @@ fn stop(layout: &Layout, path: &Path) -> anyhow::Result<u8> {
     }
     let loader = loader_for(campaign.boot, layout);
     finish(layout, &mut campaign, &*loader, "stopped")?;
-    eprintln!("  the next boot is the default kernel's; nothing of the campaign is installed");
+    eprintln!("  The next boot is the default kernel's, and nothing of the campaign is installed.");
     Ok(0)
 }
 

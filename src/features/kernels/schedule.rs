@@ -292,7 +292,7 @@ fn classify(kernel: &mut KernelState, outcome: &VmOutcome) {
     } else if outcome.booted.is_none() {
         let why = if outcome.boot_timed_out {
             format!(
-                "did not boot within {} s; the VM was stopped",
+                "did not boot within {} s, so the VM was stopped",
                 outcome.elapsed.as_secs()
             )
         } else if let Some(e) = &outcome.error {

@@ -149,7 +149,7 @@ fn vm_plan(args: &RunArgs, matrix: &Matrix, vng: &Path) -> anyhow::Result<VmPlan
     let for_jvm = crate::units::Bytes(memory.0.saturating_sub(GUEST_OWN));
     if let Err(e) = memory::check(matrix, for_jvm) {
         let e = anyhow::anyhow!(
-            "{e}\n  (in a VM of {memory}, less {} for the guest itself; --vm-memory sets it)",
+            "{e}\n  That is in a VM of {memory}, less {} for the guest itself, and --vm-memory sets it.",
             crate::units::Bytes(GUEST_OWN)
         );
         if !args.force {
@@ -364,7 +364,7 @@ pub(crate) fn cmd_resume_kernels(args: &RunArgs, path: &Path) -> anyhow::Result<
     }
     if session.unfinished().next().is_none() {
         return Err(bad(anyhow::anyhow!(
-            "every kernel of `{}` ran to its end; nothing to resume",
+            "every kernel of `{}` ran to its end, so there is nothing to resume",
             path.display()
         )));
     }
@@ -504,7 +504,7 @@ fn run_and_report(
 
     if let Some(signal) = summary.interrupted {
         eprintln!(
-            "pretouch: interrupted by {}; {} of {} {} done, every finished launch is on disk\n  resume: pretouch run --resume {}",
+            "pretouch: interrupted by {}, with {} of {} {} done. Every finished launch is on disk.\n  resume: pretouch run --resume {}",
             interrupt::signal_name(signal),
             summary.done,
             session.kernels.len(),

@@ -40,7 +40,7 @@ pub(crate) fn preflight(
 impl Instrument for Probing {
     type Rounds = Probed<ProbeLauncher>;
     const NAME: &'static str = "probed";
-    const FAILED: &'static str = "were not read by the probe; they are recorded with why";
+    const FAILED: &'static str = "were not read by the probe. They are recorded with the reason";
 
     fn owed(&self) -> &crate::schedule::extra::Owed {
         &self.owed

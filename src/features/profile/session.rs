@@ -15,7 +15,7 @@ use crate::session::extra::Instrument;
 impl Instrument for Profiling {
     type Rounds = Profiled<PerfLauncher>;
     const NAME: &'static str = "profiled";
-    const FAILED: &'static str = "have no samples; they are recorded and left out of the profile";
+    const FAILED: &'static str = "have no samples. They are recorded and left out of the profile";
 
     fn owed(&self) -> &crate::schedule::extra::Owed {
         &self.owed

@@ -33,7 +33,7 @@ pub(crate) fn begin(matrix: &Matrix) -> anyhow::Result<Option<Shared>> {
     let paths = Paths::from_env();
     let session = Session::begin(&paths, &matrix.settings).map_err(bad)?;
     eprintln!(
-        "pretouch: {} kernel settings ({}), originals journalled in {}; restored when the run ends",
+        "pretouch: {} kernel settings changed ({}). The originals are journalled in {} and restored when the run ends.",
         matrix.settings.len(),
         matrix
             .settings
@@ -65,7 +65,7 @@ pub(crate) fn end(session: Option<Shared>) {
             lines.iter().map(|l| format!("\n  {l}")).collect::<String>()
         ),
         Err(e) => eprintln!(
-            "pretouch: {e}\n  the journal stays; the next pretouch run as root tries again"
+            "pretouch: {e}\n  The journal stays, and the next pretouch run as root tries again."
         ),
     }
 }
