@@ -92,7 +92,7 @@ fn compares_labels_within_72_columns_and_draws_every_round() {
     assert_eq!(marked.count(), 2, "{text}");
     let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(
-        flat.contains("a negative change is less startup time"),
+        flat.contains("A negative change is less startup time."),
         "{text}"
     );
     let svg = std::fs::read_to_string(&svg).unwrap();

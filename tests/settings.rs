@@ -250,13 +250,28 @@ fn each_launch_records_its_setting_as_read_back_and_the_run_restores_at_its_end(
             .collect();
         assert_eq!(names.len(), 2, "round {round}");
     }
-    // The report keeps the settings' cells apart.
+    // The report keeps the settings' cells apart: side by side by default, a column
+    // each, and a row each with --details.
     let report = pretouch_in(dir.path())
         .arg("report")
         .arg(dir.path().join("results"))
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&report.stdout);
+    let header = text
+        .lines()
+        .find(|l| l.starts_with("gc "))
+        .unwrap_or_default();
+    assert!(
+        header.contains("mthp-64k") && header.contains("thp"),
+        "{text}"
+    );
+    let details = pretouch_in(dir.path())
+        .args(["report", "--details"])
+        .arg(dir.path().join("results"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&details.stdout);
     assert!(
         text.contains("setting=thp") && text.contains("setting=mthp-64k"),
         "{text}"

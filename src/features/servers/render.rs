@@ -18,11 +18,11 @@ fn server_cells(report: &Report) -> Vec<(&CellReport, &CellReady)> {
         .collect()
 }
 
-const READY_FOOTER: &str = "main, ready: median time in ms from exec to main() and from exec to ready (the `ready:` probe first succeeding) without -XX:+AlwaysPreTouch; with: the same with it; cost = with - without; share = the ready cost as a part of the time to ready with pretouch.";
+const READY_FOOTER: &str = "main and ready are the median times in ms from exec to main() and from exec to ready, without -XX:+AlwaysPreTouch. Ready is when the `ready:` probe first succeeds. with is the same with pretouch, and cost is with less without. share is the ready cost as a part of the time to ready with pretouch.";
 
-const PAYBACK_FOOTER: &str = "startup + = the ready cost above; work, with: median wall time in ms of the `after_ready` command against the ready server, without and with pretouch; change = with - without (negative: pretouch made the workload faster); net = startup + plus change: pretouch paid back where net is negative.";
+const PAYBACK_FOOTER: &str = "startup + is the ready cost above. work and with are the median wall times in ms of the `after_ready` command against the ready server, without and with pretouch. change is with less without, so a negative change means pretouch made the workload faster. net is startup + plus change, and pretouch paid back where net is negative.";
 
-const REQUESTS_FOOTER: &str = "first, with: median latency in ms of the first request sent once the server was ready (`requests:`), without and with pretouch; p50, p99: the median over launches of each launch's median and 99th percentile latency over its first requests (n of them); agree from: the first request from which on, to the last, the two sides agree within their noise: at each request, the medians over launches differ by no more than the two sides' spreads (largest less smallest) added; `never` when they still differ at the last request, `-` with fewer than two launches a side.";
+const REQUESTS_FOOTER: &str = "first and with are the median latencies in ms of the first request sent once the server was ready, without and with pretouch. p50 and p99 are the median over launches of each launch's median and 99th percentile latency over its n first requests. agree from is the first request from which on, to the last, the two sides agree within their noise. They agree at a request when the medians over launches differ by no more than the two sides' spreads added, a spread being the largest latency less the smallest. never means they still differ at the last request, and - means fewer than two launches a side.";
 
 /// A server cell and its time-to-ready figures.
 type ServerCell<'a> = (&'a CellReport, &'a CellReady);
@@ -232,7 +232,7 @@ fn notes(cells: &[(&CellReport, &CellReady)]) -> Vec<String> {
     for (c, r) in cells {
         if r.workload_failed > 0 {
             notes.push(format!(
-                "warning: {}: {} after_ready run(s) failed (in no figure), first: {}",
+                "warning: {}: {} after_ready run(s) failed and are in no figure. The first: {}",
                 cell_name(c),
                 r.workload_failed,
                 r.workload_first_failure.as_deref().unwrap_or("unknown")
@@ -412,15 +412,16 @@ mod tests {
         gc  heap  startup +  work  with  change   net
         g1  1g         +232   238   202   -36.0  +196
 
-        main, ready: median time in ms from exec to main() and from exec to
-        ready (the `ready:` probe first succeeding) without -XX:+AlwaysPreTouch;
-        with: the same with it; cost = with - without; share = the ready cost as
-        a part of the time to ready with pretouch.
-        startup + = the ready cost above; work, with: median wall time in ms of
-        the `after_ready` command against the ready server, without and with
-        pretouch; change = with - without (negative: pretouch made the workload
-        faster); net = startup + plus change: pretouch paid back where net is
-        negative.
+        main and ready are the median times in ms from exec to main() and from
+        exec to ready, without -XX:+AlwaysPreTouch. Ready is when the `ready:`
+        probe first succeeds. with is the same with pretouch, and cost is with
+        less without. share is the ready cost as a part of the time to ready
+        with pretouch.
+        startup + is the ready cost above. work and with are the median wall
+        times in ms of the `after_ready` command against the ready server,
+        without and with pretouch. change is with less without, so a negative
+        change means pretouch made the workload faster. net is startup + plus
+        change, and pretouch paid back where net is negative.
         ready probe: port 8080
         ");
     }
@@ -479,7 +480,7 @@ mod tests {
         |---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|
         | 6.18.0-base | 17.0.15+6 | g1 | 1g | default app=example.Server | 5+5 | 92.0 (90.0-94.0) | 322 (320-324) | 230 | 562 (560-564) | 794 (790-798) | 232 | 29% |
 
-        main, ready: median time in ms from exec to main() and from exec to ready (the `ready:` probe first succeeding) without -XX:+AlwaysPreTouch; with: the same with it; cost = with - without; share = the ready cost as a part of the time to ready with pretouch.
+        main and ready are the median times in ms from exec to main() and from exec to ready, without -XX:+AlwaysPreTouch. Ready is when the `ready:` probe first succeeds. with is the same with pretouch, and cost is with less without. share is the ready cost as a part of the time to ready with pretouch.
 
         ### Pay-back
 
@@ -487,7 +488,7 @@ mod tests {
         |---|---|---|---|---|---:|---:|---:|---:|---:|
         | 6.18.0-base | 17.0.15+6 | g1 | 1g | default app=example.Server | +232 | 238 | 202 | -36.0 | +196 |
 
-        startup + = the ready cost above; work, with: median wall time in ms of the `after_ready` command against the ready server, without and with pretouch; change = with - without (negative: pretouch made the workload faster); net = startup + plus change: pretouch paid back where net is negative.
+        startup + is the ready cost above. work and with are the median wall times in ms of the `after_ready` command against the ready server, without and with pretouch. change is with less without, so a negative change means pretouch made the workload faster. net is startup + plus change, and pretouch paid back where net is negative.
 
         > ready probe: port 8080
         ");
