@@ -223,7 +223,7 @@ fn judge_entry(
     let Some(interval) = threshold.interval(&change) else {
         let why = if change.interval.is_some() {
             // The interval in ms exists, so the rounds suffice, and only the % lacks a base.
-            "the baseline's cost is not positive, so a change in % has no interval; give --max-change in ms".to_owned()
+            "the baseline's cost is not positive, so a change in % has no interval. Give --max-change in ms.".to_owned()
         } else {
             no_interval(&entry.measured)
         };

@@ -82,7 +82,7 @@ fn judge(args: &CheckArgs) -> anyhow::Result<Verdict> {
     for name in judged {
         if !comparison.columns.iter().any(|c| c.label == *name) {
             anyhow::bail!(
-                "--{what} `{name}`: no such {what}; the results hold: {}",
+                "--{what} `{name}`: there is no such {what}. The results hold {}.",
                 comparison
                     .columns
                     .iter()

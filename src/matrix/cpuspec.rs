@@ -60,7 +60,7 @@ pub enum CpuSpec {
     },
 }
 
-const SYNTAX: &str = "write a CPU list (0-6, 0,2,4-7), `all`, or a topology spec such as \
+const SYNTAX: &str = "Write a CPU list (0-6, 0,2,4-7), `all`, or a topology spec such as \
 `1 L3 domain, 7 CPUs`, `7 L3 domains, 1 CPU each`, `2 NUMA nodes`, `1 core, 2 CPUs`, `4 CPUs`";
 
 impl CpuSpec {
@@ -70,7 +70,7 @@ impl CpuSpec {
     }
 
     pub fn parse(text: &str) -> Result<CpuSpec, String> {
-        let fail = |why: &str| format!("invalid CPU set {text:?}: {why}; {SYNTAX}");
+        let fail = |why: &str| format!("invalid CPU set {text:?}: {why}. {SYNTAX}");
         let (head, tail) = match text.split_once(',') {
             Some((h, t)) => (h, Some(t)),
             None => (text, None),

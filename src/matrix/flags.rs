@@ -115,7 +115,7 @@ fn checked<T, K: PartialEq>(
             };
             return Err(refused(
                 flag,
-                format!("{what}; the same cell would run twice\n  fix: give each value once"),
+                format!("{what}, so the same cell would run twice\n  fix: give each value once"),
             ));
         }
         out.push(item);
@@ -363,7 +363,7 @@ mod tests {
                 list(&["64m", "65536k"]),
                 list(&[]),
                 None,
-                "--heap: `65536k` is `64m` again; the same cell would run twice",
+                "--heap: `65536k` is `64m` again, so the same cell would run twice",
             ),
             (
                 list(&["cms"]),

@@ -101,10 +101,10 @@ pub(crate) fn interval_basis_note<'a>(cells: impl Iterator<Item = &'a CellReport
     }
     let mut note = String::new();
     if one_run {
-        note += " From one run's rounds, the interval does not see the machine move between runs; a label of three runs or more, run in turn with the others (`run --kernel ... --runs 3` in VMs), gets one over its runs that does (docs/statistics.md).";
+        note += " An interval from one run's rounds does not see the machine move between runs. A label of three runs or more, run in turn with the others, gets one over its runs that does, as `run --kernel ... --runs 3` makes in VMs. docs/statistics.md explains it.";
     }
     if over_runs {
-        note += " (N runs) = the label ran the cell N times (result files), and the interval is over those runs: the mean of their figures (medians or trimmed means), its error how far the runs differ, pooled over the label's cells, never narrower than the drift in their rounds (docs/statistics.md).";
+        note += " (N runs) means that the label ran the cell N times, in N result files, and that the interval is over those runs. Its figure is the mean of the runs' figures. Its error is how far the runs differ, pooled over the label's cells, and never narrower than the drift in their rounds. docs/statistics.md explains it.";
     }
     note
 }
@@ -204,10 +204,10 @@ pub(crate) fn stop_lines(report: &Report) -> String {
 /// so that interval holds the cost less often than it says
 /// (`an_adaptive_stop_covers_95_percent_at_planned_looks_not_every_round` in
 /// `schedule/adaptive.rs`, docs/statistics.md).
-const ADAPTIVE_COVERAGE_NOTE: &str = "adaptive: in a file written before the planned looks, a cell's interval at the round it stopped on holds the cost less often than 95% (77-88% in docs/statistics.md's simulation); for a 95% interval, run a fixed count of rounds";
+const ADAPTIVE_COVERAGE_NOTE: &str = "adaptive: this file was written before the planned looks, so a cell's interval at the round it stopped on holds the cost less often than 95%. docs/statistics.md's simulation found 77-88%. For a 95% interval, run a fixed count of rounds";
 
 /// Under the stop lines of a run checked at planned looks.
-const ADAPTIVE_LOOKS_NOTE: &str = "adaptive: each cell was checked only at planned rounds (from min, doubling, to max), each time at 1 - 0.05 / looks, so that the interval it stopped on holds 95% however the stop fell (Bonferroni over the looks; docs/statistics.md); the table states that interval, and a comparison of such a cell adds the two sides' intervals over their looks, wider than Welch's";
+const ADAPTIVE_LOOKS_NOTE: &str = "adaptive: each cell was checked only at planned rounds, from min and doubling up to max, each time at 1 - 0.05 / looks. So the interval it stopped on holds 95% however the stop fell, by Bonferroni over the looks. The table states that interval. A comparison of such a cell adds the two sides' intervals over their looks, which is wider than Welch's";
 
 /// The key columns that vary among `cells` (gc and heap always), and a line naming the
 /// parts every cell shares.
@@ -273,12 +273,12 @@ pub(crate) fn run_to_run_notes(checks: &[crate::analyze::report::RunToRun]) -> V
         })
         .collect();
     let verdict = if checks.iter().any(drifted) {
-        "warning: more than chance (about 5%): the machine drifted between runs, which an interval from one run's rounds does not see; an interval over runs (the runs column) allows for it."
+        "warning: that is more than the 5% that chance gives, so the machine drifted between runs. An interval from one run's rounds does not see that drift, and an interval over runs allows for it."
     } else {
-        "about 5% is chance."
+        "About 5% is chance."
     };
     vec![format!(
-        "run-to-run check, each cell of a label's oldest run against the same cell in each later run, pairs that differ significantly: {}; {verdict}",
+        "run-to-run check: each cell of a label's oldest run is tested against the same cell in each later run. These pairs differ significantly: {}. {verdict}",
         each.join(", ")
     )]
 }

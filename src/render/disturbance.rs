@@ -127,7 +127,7 @@ fn named_notes(cells: &[&CellReport], cell_name: &dyn Fn(&CellReport) -> String)
     }
     if summarized > 0 {
         out.push(format!(
-            "note: {total} outliers in this report, more than {OUTLIER_LINES_MAX}: those of cells with more than {WORST} are summarized ({summarized} of them); --format csv or json lists every one (outlier_causes)."
+            "note: this report has {total} outliers, more than {OUTLIER_LINES_MAX}. So those of cells with more than {WORST} are summarized, {summarized} of them. --format csv or json lists every one in outlier_causes."
         ));
     }
     out.extend(disturbed_note(cells, cell_name));
@@ -254,8 +254,11 @@ mod tests {
                 .all(|n| n.starts_with("outlier: base 25.0.3+9 zgc 2g default: round ")),
             "{notes:?}"
         );
-        assert!(notes[4].contains("15 outliers in this report"), "{notes:?}");
-        assert!(notes[4].contains("(12 of them)"), "{notes:?}");
+        assert!(
+            notes[4].contains("this report has 15 outliers"),
+            "{notes:?}"
+        );
+        assert!(notes[4].contains("summarized, 12 of them"), "{notes:?}");
         assert_eq!(notes.len(), 5, "{notes:?}");
 
         // At the threshold nothing is summarized: 10 lines, one each.

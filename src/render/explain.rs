@@ -350,7 +350,7 @@ fn folio_notes(report: &Report, name: &dyn Fn(&CellReport) -> String) -> Vec<Str
                 .map(|&b| format!("{}, then ", Bytes(b)))
                 .collect();
             out.push(format!(
-                "note: {}: expected {} faults at {} folios (the run's THP modes); up to {} if the kernel falls back to {through}4 KiB pages",
+                "note: {}: {} faults are expected at {} folios, as the run's THP modes give. There may be up to {} if the kernel falls back to {through}4 KiB pages",
                 name(c),
                 table::opt_count(Some(c.expected_faults as f64)),
                 Bytes(c.expected_folio_bytes),

@@ -44,24 +44,26 @@ fn single_legend(report: &Report) -> String {
         .next()
         .map_or_else(Default::default, |c| c.cost_estimator);
     let mut text = format!(
-        "cost = the time from exec to main() with -XX:+AlwaysPreTouch less the time \
-         without it, in one round (two launches back to back); cost ms = the {} of a \
-         cell's rounds, +- ms = half its 95% interval.",
+        "A round launches the JVM twice back to back, once with -XX:+AlwaysPreTouch and \
+         once without. Its cost is the time from exec to main() with pretouch less the \
+         time without. cost ms is the {} of a cell's rounds, and +- ms is half its 95% \
+         interval.",
         estimator.name()
     );
     if cells().any(|c| c.rounds > 0 && c.cost_interval().is_none()) {
-        text += " none = under 10 rounds: no interval.";
+        text += " none means under 10 rounds, so there is no interval.";
     }
     if cells().any(|c| c.cost_ci_runs.is_some()) {
-        text += " runs = result files the interval is over.";
+        text += " runs counts the result files the interval is over.";
     }
-    text += " min-max ms and IQR ms = the spread of the per-round costs; \
-             outliers = launches whose modified z-score is above 3.5.";
+    text += " min-max ms and IQR ms give the spread of the per-round costs. outliers \
+             counts the launches whose modified z-score is above 3.5.";
     if cells().any(|c| c.failed > 0) {
-        text += " failed = failed launches, in no figure.";
+        text += " failed counts the failed launches, which are in no figure.";
     }
     if cells().any(|c| c.cost_interval().is_some() && c.cost_ci_runs.is_none()) {
-        text += " An interval from one run misses drift between runs (--runs 3).";
+        text += " An interval from one run misses drift between runs, and --runs 3 \
+                 measures it.";
     }
     text + " docs/report.md says more."
 }
@@ -198,7 +200,7 @@ pub fn markdown(report: &Report) -> String {
         .map_or_else(Default::default, |c| c.cost_estimator);
     let _ = write!(
         out,
-        "Times in ms from exec to `main()`: median of the counted launches (min-max); pretouch = the median time with pretouch less the median without; cost ms +- 95%: the {} of the per-round costs (the time with pretouch less the time without, in one round), with the half-width of its 95% interval (its standard error widened for drift, `docs/statistics.md`), `few rounds` under 10 rounds; cost min-max and IQR: spread of the per-round costs; outliers: launches with a modified z-score above 3.5.",
+        "Times are in ms from exec to `main()`, as the median of the counted launches with their range. pretouch is the median time with pretouch less the median without. A round's cost is the time with pretouch less the time without, and cost ms is the {} of the per-round costs. +- 95% is the half-width of its 95% interval, whose standard error is widened for drift. A cell under 10 rounds shows `few rounds`. cost min-max and IQR give the spread of the per-round costs. outliers counts the launches with a modified z-score above 3.5.",
         estimator.name()
     );
     out += &interval_basis_note(report.cells.iter());
@@ -445,7 +447,7 @@ mod tests {
             "{out}"
         );
         assert!(
-            out.contains("so that the interval it stopped on holds 95%"),
+            out.contains("So the interval it stopped on holds 95%"),
             "{out}"
         );
         assert!(!out.contains("written before the planned looks"), "{out}");
@@ -464,21 +466,22 @@ mod tests {
         g1 1g default gc_threads=1 cpus=0 app=com.example.Main
              10+10      386   12.1    376-1241    11.8         1
 
-        cost = the time from exec to main() with -XX:+AlwaysPreTouch less the
-        time without it, in one round (two launches back to back); cost ms = the
-        median of a cell's rounds, +- ms = half its 95% interval. min-max ms and
-        IQR ms = the spread of the per-round costs; outliers = launches whose
-        modified z-score is above 3.5. An interval from one run misses drift
-        between runs (--runs 3). docs/report.md says more.
+        A round launches the JVM twice back to back, once with
+        -XX:+AlwaysPreTouch and once without. Its cost is the time from exec to
+        main() with pretouch less the time without. cost ms is the median of a
+        cell's rounds, and +- ms is half its 95% interval. min-max ms and IQR ms
+        give the spread of the per-round costs. outliers counts the launches
+        whose modified z-score is above 3.5. An interval from one run misses
+        drift between runs, and --runs 3 measures it. docs/report.md says more.
         warning: 2 outlier launch(es), in every figure unless --exclude-outliers
         adaptive: 6.18.0-base 17.0.15+6 g1 1g default: stopped early after 5 of
           30 rounds: 95% interval [380.1, 389.0] ms, +-1.5%, within +-2%
         adaptive: 6.18.0-base 17.0.15+6 g1 1g default gc_threads=1 cpus=0: ran
           all 30 rounds: 95% interval [801.0, 870.2] ms, +-5.8%, wider than +-2%
-        adaptive: in a file written before the planned looks, a cell's interval
-          at the round it stopped on holds the cost less often than 95% (77-88%
-          in docs/statistics.md's simulation); for a 95% interval, run a fixed
-          count of rounds
+        adaptive: this file was written before the planned looks, so a cell's
+          interval at the round it stopped on holds the cost less often than
+          95%. docs/statistics.md's simulation found 77-88%. For a 95% interval,
+          run a fixed count of rounds
         outlier                                                 round  pretouch
           ms  median  likely cause
         g1 1g default                                               8  with
@@ -498,11 +501,11 @@ mod tests {
         | 17.0.15+6 | g1 | 1g | default | 10+10 | 48.4 (47.2-49.8) | 435 (423-1288) | 386 | 386 +-12.1 | 376-1241 | 11.8 | 1 | 0 |
         | 17.0.15+6 | g1 | 1g | default gc_threads=1 cpus=0 app=com.example.Main | 10+10 | 48.4 (47.2-49.8) | 900 (880-990) | 852 | 386 +-12.1 | 376-1241 | 11.8 | 1 | 0 |
 
-        Times in ms from exec to `main()`: median of the counted launches (min-max); pretouch = the median time with pretouch less the median without; cost ms +- 95%: the median of the per-round costs (the time with pretouch less the time without, in one round), with the half-width of its 95% interval (its standard error widened for drift, `docs/statistics.md`), `few rounds` under 10 rounds; cost min-max and IQR: spread of the per-round costs; outliers: launches with a modified z-score above 3.5. From one run's rounds, the interval does not see the machine move between runs; a label of three runs or more, run in turn with the others (`run --kernel ... --runs 3` in VMs), gets one over its runs that does (docs/statistics.md).
+        Times are in ms from exec to `main()`, as the median of the counted launches with their range. pretouch is the median time with pretouch less the median without. A round's cost is the time with pretouch less the time without, and cost ms is the median of the per-round costs. +- 95% is the half-width of its 95% interval, whose standard error is widened for drift. A cell under 10 rounds shows `few rounds`. cost min-max and IQR give the spread of the per-round costs. outliers counts the launches with a modified z-score above 3.5. An interval from one run's rounds does not see the machine move between runs. A label of three runs or more, run in turn with the others, gets one over its runs that does, as `run --kernel ... --runs 3` makes in VMs. docs/statistics.md explains it.
 
         - adaptive: 6.18.0-base 17.0.15+6 g1 1g default: stopped early after 5 of 30 rounds: 95% interval [380.1, 389.0] ms, +-1.5%, within +-2%
         - adaptive: 6.18.0-base 17.0.15+6 g1 1g default gc_threads=1 cpus=0: ran all 30 rounds: 95% interval [801.0, 870.2] ms, +-5.8%, wider than +-2%
-        - adaptive: in a file written before the planned looks, a cell's interval at the round it stopped on holds the cost less often than 95% (77-88% in docs/statistics.md's simulation); for a 95% interval, run a fixed count of rounds
+        - adaptive: this file was written before the planned looks, so a cell's interval at the round it stopped on holds the cost less often than 95%. docs/statistics.md's simulation found 77-88%. For a 95% interval, run a fixed count of rounds
 
         > warning: 2 outlier launch(es), in every figure unless --exclude-outliers
 
@@ -531,13 +534,14 @@ mod tests {
         g1       1g      10+10     386  12.1   376-1241   11.8        1      0
         parallel 2g       10+0       -     -          -      -        0     10
 
-        cost = the time from exec to main() with -XX:+AlwaysPreTouch less the
-        time without it, in one round (two launches back to back); cost ms = the
-        median of a cell's rounds, +- ms = half its 95% interval. min-max ms and
-        IQR ms = the spread of the per-round costs; outliers = launches whose
-        modified z-score is above 3.5. failed = failed launches, in no figure.
-        An interval from one run misses drift between runs (--runs 3).
-        docs/report.md says more.
+        A round launches the JVM twice back to back, once with
+        -XX:+AlwaysPreTouch and once without. Its cost is the time from exec to
+        main() with pretouch less the time without. cost ms is the median of a
+        cell's rounds, and +- ms is half its 95% interval. min-max ms and IQR ms
+        give the spread of the per-round costs. outliers counts the launches
+        whose modified z-score is above 3.5. failed counts the failed launches,
+        which are in no figure. An interval from one run misses drift between
+        runs, and --runs 3 measures it. docs/report.md says more.
         warning: parallel 2g: 10 launch(es) failed, first: exited with code 1
           before main()
         warning: 1 outlier launch(es), in every figure unless --exclude-outliers
@@ -551,10 +555,10 @@ mod tests {
     fn an_interval_over_runs_says_so_in_text_and_markdown() {
         let mut report = sample();
         let flat = |out: &str| out.split_whitespace().collect::<Vec<_>>().join(" ");
-        let one_run = "From one run's rounds, the interval does not see the machine move";
+        let one_run = "An interval from one run's rounds does not see the machine move";
         let text_one_run = "An interval from one run misses drift between runs";
         let plain = super::text(&report);
-        assert!(!plain.contains("runs ="), "{plain}");
+        assert!(!plain.contains("runs counts"), "{plain}");
         assert!(flat(&plain).contains(text_one_run), "{plain}");
         assert!(flat(&super::markdown(&report)).contains(one_run));
         // The sample's one cell with an interval, now over 3 runs: the note says so,
@@ -565,14 +569,14 @@ mod tests {
         let header = plain.lines().find(|l| l.contains("launches")).unwrap();
         assert!(header.contains(" runs "), "{plain}");
         assert!(
-            flat(&plain).contains("runs = result files the interval is over"),
+            flat(&plain).contains("runs counts the result files the interval is over"),
             "{plain}"
         );
         assert!(!flat(&plain).contains(text_one_run), "{plain}");
         let md = super::markdown(&report);
         assert!(md.contains("386 +-") && md.contains(" (3 runs) |"), "{md}");
         assert!(
-            flat(&md).contains("(N runs) = the label ran the cell N times"),
+            flat(&md).contains("(N runs) means that the label ran the cell N times"),
             "{md}"
         );
         assert!(!flat(&md).contains(one_run), "{md}");
@@ -596,7 +600,7 @@ mod tests {
         | 17.0.15+6 | g1 | 1g | default | 10+10 | 48.4 (47.2-49.8) | 435 (423-1288) | 386 | 386 +-12.1 | 376-1241 | 11.8 | 1 | 0 |
         | 17.0.15+6 | parallel | 2g | default | 10+0 | 50.1 (49.0-51.5) | - | FAILED | - | - | - | 0 | 10 |
 
-        Times in ms from exec to `main()`: median of the counted launches (min-max); pretouch = the median time with pretouch less the median without; cost ms +- 95%: the median of the per-round costs (the time with pretouch less the time without, in one round), with the half-width of its 95% interval (its standard error widened for drift, `docs/statistics.md`), `few rounds` under 10 rounds; cost min-max and IQR: spread of the per-round costs; outliers: launches with a modified z-score above 3.5. From one run's rounds, the interval does not see the machine move between runs; a label of three runs or more, run in turn with the others (`run --kernel ... --runs 3` in VMs), gets one over its runs that does (docs/statistics.md).
+        Times are in ms from exec to `main()`, as the median of the counted launches with their range. pretouch is the median time with pretouch less the median without. A round's cost is the time with pretouch less the time without, and cost ms is the median of the per-round costs. +- 95% is the half-width of its 95% interval, whose standard error is widened for drift. A cell under 10 rounds shows `few rounds`. cost min-max and IQR give the spread of the per-round costs. outliers counts the launches with a modified z-score above 3.5. An interval from one run's rounds does not see the machine move between runs. A label of three runs or more, run in turn with the others, gets one over its runs that does, as `run --kernel ... --runs 3` makes in VMs. docs/statistics.md explains it.
 
         > warning: 6.18.0-base 17.0.15+6 parallel 2g default: 10 launch(es) failed, first: exited with code 1 before main()
 

@@ -243,7 +243,7 @@ fn settle_devices() {
     if let Err(e) = run("udevadm", &["settle".to_owned(), "--timeout=60".to_owned()])
         && !e.starts_with("cannot run")
     {
-        eprintln!("pretouch campaign: warning: {e}; booting on");
+        eprintln!("pretouch campaign: warning: {e}. The campaign boots on.");
     }
 }
 

@@ -448,7 +448,7 @@ pub fn parse(text: &str, locks: Result<(), LocksUnsupported>) -> Result<ProbeRea
         return Err(match errors.is_empty() {
             true => "bpftrace saw no exec of the JVM".to_owned(),
             false => format!(
-                "bpftrace saw no exec of the JVM; it said: {}",
+                "bpftrace saw no exec of the JVM. It said: {}",
                 errors.join(" ")
             ),
         });
