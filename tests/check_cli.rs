@@ -334,7 +334,7 @@ fn judges_the_settings_axis_in_either_direction() {
     setting("never", &["--setting", "sometimes"])
         .code(2)
         .stderr(predicate::str::contains(
-            "--setting `sometimes`: no such setting",
+            "--setting `sometimes`: there is no such setting",
         ));
     setting("sometimes", &[]).code(2);
     // Results without a settings axis.
