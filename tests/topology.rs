@@ -33,7 +33,7 @@ fn more_l3_domains_than_the_machine_has_are_refused_before_anything_runs() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains(format!(
-            "it asks for {} L3 domains of at least 1 CPU(s); this machine has {n} such",
+            "it asks for {} L3 domains of at least 1 CPU(s), but this machine has {n} such",
             n + 1
         )))
         .stderr(

@@ -208,7 +208,7 @@ pub fn check_against_profile(method: PretouchMethod, evidence: ProfileEvidence) 
         }
         (PretouchMethod::Undetermined, seen) => MethodCheck::Inconclusive {
             why: format!(
-                "no expectation; the profile looks like {}",
+                "no expectation, and the profile looks like {}",
                 if seen == PretouchMethod::MadvisePopulate {
                     "madvise populate"
                 } else {

@@ -261,10 +261,13 @@ impl Topology {
             .collect();
         let has = || {
             format!(
-                "in all this machine has {}{}",
+                "this machine has {} in all{}",
                 self.summary(),
                 if usable.len() < self.cpus.len() {
-                    format!("; this runner may use CPUs {} only", format_list(&usable))
+                    format!(
+                        ", and this runner may use CPUs {} only",
+                        format_list(&usable)
+                    )
                 } else {
                     String::new()
                 }
@@ -278,7 +281,7 @@ impl Topology {
                     .filter(|c| usable.contains(&c.id))
                     .collect();
                 if cpus.len() < n {
-                    return Err(format!("it asks for {n} CPUs; {}", has()));
+                    return Err(format!("it asks for {n} CPUs, but {}", has()));
                 }
                 cpus.sort_by_key(|c| (c.thread, c.l3, c.core, c.id));
                 Ok(sorted(
@@ -303,7 +306,7 @@ impl Topology {
                 eligible.sort_by_key(|(d, c)| (cores(c) < need, *d));
                 if eligible.len() < count {
                     return Err(format!(
-                        "it asks for {count} {} of at least {need} CPU(s); this machine has {} such {} ({})\n  {}",
+                        "it asks for {count} {} of at least {need} CPU(s), but this machine has {} such {} ({})\n  {}",
                         kind.name(count),
                         eligible.len(),
                         kind.name(eligible.len()),
@@ -384,7 +387,7 @@ pub fn resolve(
             let missing = set.missing(available);
             if !missing.is_empty() {
                 return Err(format!(
-                    "cpus `{set}` names CPU(s) {} that this machine does not have\n  available: {} ({} CPUs); this machine has {}",
+                    "cpus `{set}` names CPU(s) {} that this machine does not have\n  available: {}, {} CPUs. This machine has {}.",
                     format_list(&missing),
                     format_list(available),
                     available.len(),
@@ -599,7 +602,7 @@ mod tests {
         );
         let e = pick(&t, "1 CCD, 15 CPUs").unwrap_err();
         assert!(
-            e.contains("of at least 15 CPU(s); this machine has 0 such"),
+            e.contains("of at least 15 CPU(s), but this machine has 0 such"),
             "{e}"
         );
     }

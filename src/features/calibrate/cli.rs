@@ -165,11 +165,11 @@ fn hold_memory(args: &CalibrateArgs) -> anyhow::Result<(MemoryDuring, Option<Ord
         .zip(record.order_during)
         .map(|(a, b)| [a, b]);
     eprintln!(
-        "  {}; {} touched in {}",
+        "  {}. {} touched in {}.",
         match memory.stopped {
             Some([before, during]) => format!(
-                "free page reporting stopped for the calibration (page_reporting_order \
-                 {before} -> {during}, restored afterwards)"
+                "free page reporting stopped for the calibration, with page_reporting_order \
+                 {before} -> {during} until it ends"
             ),
             None => format!("free page reporting was not on ({})", memory.reporting),
         },

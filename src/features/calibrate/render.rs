@@ -152,7 +152,8 @@ fn mark_note(cmp: &CalibrationComparison) -> String {
 
 /// The calibrations side by side as a text table.
 pub fn text(cmp: &CalibrationComparison) -> String {
-    let mut out = String::from("anonymous write faults per wall-second, per label; gain against ");
+    let mut out =
+        String::from("anonymous write faults per wall-second, each gain against ");
     out += &cmp.columns[cmp.baseline_index()].letter;
     out += "\n";
     out += &legend(cmp);
@@ -546,16 +547,16 @@ pub fn run_text(c: &Calibration) -> String {
     out += &table::render(&cols, &rows, 0);
     let _ = writeln!(
         out,
-        "faults/s: median of all passes (min-max); rounds: the range of the rounds' medians"
+        "faults/s is the median of all passes, with their range. rounds is the range of the rounds' medians."
     );
     let _ = writeln!(
         out,
-        "cpu: the workers' CPU time over their time in the passes (below 100%: preempted)"
+        "cpu is the workers' CPU time over their time in the passes. Below 100% they were preempted."
     );
     if let Some((best, r)) = c.ceiling() {
         let _ = writeln!(
             out,
-            "ceiling: {} faults/s (zap, shared mapping, {}; each pass writes {} pages)",
+            "ceiling: {} faults/s, from zap on a shared mapping with {}. Each pass writes {} pages.",
             table::count(best),
             r.cpus_name(),
             r.pages
@@ -590,7 +591,7 @@ fn placement(p: &Placement) -> String {
 fn memory_during(m: &MemoryDuring) -> String {
     let reported = m
         .reported_kib
-        .map(|k| format!("; {} MiB reported to the host meanwhile", k / 1024))
+        .map(|k| format!(", and {} MiB reported to the host meanwhile", k / 1024))
         .unwrap_or_default();
     match m.stopped {
         Some([before, during]) => format!(
@@ -698,7 +699,7 @@ mod tests {
         let text = text(&seeds());
         assert!(table::width(&text) <= table::WIDTH, "{text}");
         insta::assert_snapshot!(text, @"
-        anonymous write faults per wall-second, per label; gain against A
+        anonymous write faults per wall-second, each gain against A
         A  base (baseline): 2026-11-30 07:00 UTC, kernel 6.19.0-base
         B  patch1: 2026-11-30 08:00 UTC, kernel 6.19.0-patch1
         C  patch2: 2026-11-30 09:00 UTC, kernel 6.19.0-patch2

@@ -458,7 +458,7 @@ fn check_matrix(args: &RunArgs, matrix: &Matrix) -> anyhow::Result<CheckedMatrix
 fn root_alone(path: &Path, what: &str, does: &str, fix: &str) -> anyhow::Result<()> {
     unit::root_only(path).map_err(|e| {
         bad(anyhow::anyhow!(
-            "{what}: {e}; the campaign {does}\n  fix: {fix}"
+            "{what}: {e}. The campaign {does}.\n  fix: {fix}"
         ))
     })
 }
@@ -663,7 +663,7 @@ fn print_plan(c: &Campaign, matrix: &Matrix, launches: usize) {
         );
     }
     println!(
-        "estimated duration: {}; results: {}",
+        "estimated duration: {}. The results go to {}.",
         human(c.seconds_left()),
         c.session.results.display()
     );
@@ -812,7 +812,7 @@ fn print_event(e: &CampaignEvent<'_>, labels: &[String], total: usize) {
             f.why
         ),
         CampaignEvent::RunCut { step, given_up } => eprintln!(
-            "pretouch campaign: step {} ({}): its boot ended during its run; {}",
+            "pretouch campaign: step {} ({}): its boot ended during its run, so it is {}",
             step + 1,
             labels[*step],
             if *given_up {

@@ -42,7 +42,7 @@ pub fn label_warning(label: &str, files: &[&ResultFile]) -> Option<String> {
         })
         .collect();
     Some(format!(
-        "label `{label}`: CDS differs between its JDKs' launches ({}{}): their times to main() differ by class loading too; to compare JDKs, run `java -Xshare:dump` once in each home without lib/server/classes.jsa, or add -Xshare:off to every JDK's launches",
+        "label `{label}`: CDS differs between its JDKs' launches ({}{}), so their times to main() differ by class loading too. To compare JDKs, run `java -Xshare:dump` once in each home without lib/server/classes.jsa, or add -Xshare:off to every JDK's launches.",
         each.join("; "),
         if guessed {
             "; for records older than the CDS field, from the command and the JDK home as it is now"

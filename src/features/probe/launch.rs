@@ -649,7 +649,7 @@ impl ProbeLauncher {
         match (stopped, parse(&output, self.support.locks.clone())) {
             (Err(stuck), _) => {
                 probed.problem = Some(format!(
-                    "bpftrace did not exit within {}s of the stop (uprobe, then SIGINT; killed; it was in {stuck}){}",
+                    "bpftrace did not exit within {}s of the stop by uprobe and SIGINT, so it was killed. It was in {stuck}.{}",
                     STOP_TIMEOUT.as_secs(),
                     stderr_note(&files.err)
                 ));

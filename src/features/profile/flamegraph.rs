@@ -144,7 +144,7 @@ pub fn graphs(report: &ProfileReport, script: bool) -> std::io::Result<Vec<(Stri
                 &lines,
                 &format!("{} against {}: {}", s.label, s.baseline, cell_title(new)),
                 &format!(
-                    "widths: {} ({} samples, both scaled to the same total); {colours}",
+                    "widths: {} ({} samples, both scaled to the same total). {colours}",
                     widths.label, widths.samples_on
                 ),
                 negate,

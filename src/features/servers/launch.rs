@@ -227,7 +227,7 @@ pub fn serve(
         let sent = send_requests(requests, plan.interrupt);
         if let Some(why) = &sent.failure {
             failure = Some(format!(
-                "the first requests to {} failed: {why} (the server stays in the record; check `requests.url` and that the server answers it with 2xx)",
+                "the first requests to {} failed: {why}. The server stays in the record. Check `requests.url`, and that the server answers it with 2xx.",
                 requests.url
             ));
         }

@@ -588,7 +588,7 @@ impl Drop for Session {
                 lines.iter().map(|l| format!("\n  {l}")).collect::<String>()
             ),
             Err(e) => crate::eprintln!(
-                "pretouch: {e}\n  the journal {} stays; the next pretouch tries again",
+                "pretouch: {e}\n  The journal {} stays, and the next pretouch tries again.",
                 self.paths.journal().display()
             ),
         }

@@ -76,7 +76,7 @@ fn changes(cmp: &Comparison) -> Vec<Change> {
 /// marked `*` in the table; no line: no interval, too few rounds).
 pub(super) fn forest(cmp: &Comparison) -> Figure {
     let caption = format!(
-        "Change of each cell's cost against {} (baseline), in %, with its 95% interval, as in the table; filled: marked * (the interval excludes 0); no line: too few rounds for an interval.",
+        "Change of each cell's cost against the baseline {}, in %, with its 95% interval, as in the table. A filled point is marked *, because its interval excludes 0. A point without a line has too few rounds for an interval.",
         cmp.baseline
     );
     let rows = changes(cmp);
@@ -196,7 +196,7 @@ pub(super) fn over_time(cmp: &Comparison) -> Vec<Figure> {
             Figure {
                 picture: drawn.map(|()| Picture::Inline(svg)),
                 caption: format!(
-                    "{}: each round's pretouch cost (ms, the time to main() with pretouch less the time without) in the order run, from round 1, one panel a label; grey and white bands: its runs (result files); blue band: the 95% interval about the cost's {} (dashed); ringed: a round with an outlier launch.",
+                    "{}: each round's pretouch cost in ms, the time to main() with pretouch less the time without, in the order run from round 1, with one panel a label. Grey and white bands are its runs, one result file each. The blue band is the 95% interval about the cost's {}, which is dashed. A ringed point is a round with an outlier launch.",
                     cell_name(&row.key),
                     row.entries
                         .iter()

@@ -45,7 +45,7 @@ pub fn in_use_message(port: u16) -> String {
             .join(", "),
     };
     format!(
-        "port {port} is already in use by {who}; the server could not listen on it, or the probe would see that process\n  fix: stop that process, or move the application and its `ready:` probe to a free port"
+        "port {port} is already in use by {who}. The server could not listen on it, or the probe would see that process.\n  fix: stop that process, or move the application and its `ready:` probe to a free port"
     )
 }
 
