@@ -226,7 +226,7 @@ fn a_probe_that_never_succeeds_is_a_failed_launch_with_its_reason() {
         let failure = l["failure"].as_str().unwrap();
         assert!(
             failure.starts_with(&format!(
-                "not ready within 2s (port {port}): stopped; last probe: Connection refused"
+                "not ready within 2s (port {port}), so it was stopped. Its last probe said: Connection refused"
             )),
             "{failure}"
         );

@@ -152,8 +152,7 @@ fn mark_note(cmp: &CalibrationComparison) -> String {
 
 /// The calibrations side by side as a text table.
 pub fn text(cmp: &CalibrationComparison) -> String {
-    let mut out =
-        String::from("anonymous write faults per wall-second, each gain against ");
+    let mut out = String::from("anonymous write faults per wall-second, each gain against ");
     out += &cmp.columns[cmp.baseline_index()].letter;
     out += "\n";
     out += &legend(cmp);

@@ -210,7 +210,7 @@ pub fn serve(
         }
         if Instant::now() >= deadline {
             failure = Some(format!(
-                "not ready within {} ({}): stopped; last probe: {}. Raise `ready: {{timeout: ...}}` or --timeout if it needs longer.",
+                "not ready within {} ({}), so it was stopped. Its last probe said: {}. Raise `ready: {{timeout: ...}}` or --timeout if it needs longer.",
                 humantime::format_duration(timeout),
                 plan.ready.check,
                 checker.last.as_deref().unwrap_or("none")
