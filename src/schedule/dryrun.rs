@@ -263,11 +263,12 @@ impl PlannedNoise {
 /// Most runs a label the dry run looks at for a 10% change.
 const MOST_RUNS: usize = 100;
 
-/// Per cell, the smallest change in its pretouch cost that comparing two labels of
-/// `runs` runs of the matrix's rounds each, in turn, marks with 80% power
-/// (`stats::power::detectable_change_by`, for the median), from `noise` (measured figures where the cell
-/// was measured, else the stated defaults on the duration estimate's cost), and for 3
-/// runs a label when fewer are planned; and how many runs a label find a 10% change.
+/// Per cell, the smallest change in its pretouch cost that the median marks with 80%
+/// power, by `stats::power::detectable_change_by`, when two labels of `runs` runs of the
+/// matrix's rounds each are compared in turn. The noise is `noise`, measured where the
+/// cell was measured and else the stated defaults on the estimated cost. It is also
+/// given for 3 runs a label when fewer are planned, with how many runs a label find a
+/// 10% change.
 pub fn detectable(
     matrix: &Matrix,
     plan: &Plan,

@@ -155,9 +155,10 @@ impl MatrixArgs {
     }
 }
 
-/// The values a run elsewhere gets in place of this command line's own: the agent
-/// file (absolute; `None`: the built-in one), the extra rounds of the session (a
-/// resumed session keeps its first run's), and where perf.data is kept (absolute).
+/// The values a run elsewhere gets in place of this command line's own. They are the
+/// agent file as an absolute path, or `None` for the built-in one, and the extra
+/// rounds of the session, which a resumed session keeps from its first run. The last
+/// is the absolute folder where perf.data is kept.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct PassedOn {
     pub agent: Option<PathBuf>,
