@@ -104,7 +104,7 @@ fn a_collector_a_jdk_lacks_is_refused_before_any_launch() {
     assert!(
         stderr.contains("line 3")
             && stderr.contains("has no `zgc-generational`")
-            && stderr.contains("it has: g1, parallel, serial, zgc")
+            && stderr.contains("It has g1, parallel, serial, zgc")
             && stderr.contains(&jdk.display().to_string())
             && stderr.contains("fix:"),
         "{stderr}"

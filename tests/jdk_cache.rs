@@ -212,7 +212,7 @@ fn a_collector_the_jdk_lacks_is_still_refused_with_every_collector_it_has() {
         let stderr = unwrapped(&out.get_output().stderr);
         assert!(
             stderr.contains("has no `zgc-generational`")
-                && stderr.contains("it has: g1, parallel, serial"),
+                && stderr.contains("It has g1, parallel, serial"),
             "{stderr}"
         );
     }
