@@ -232,6 +232,27 @@ pub fn rounds(off: f64, on: f64, slow: bool) -> Vec<(f64, f64)> {
         .collect()
 }
 
+/// `n` rounds of a cell costing about `cost` ms, the wobble of [`rounds`] repeated.
+pub fn rounds_costing(cost: f64, n: usize) -> Vec<(f64, f64)> {
+    rounds(50.0, 50.0 + cost, false)
+        .into_iter()
+        .cycle()
+        .take(n)
+        .collect()
+}
+
+/// Writes the label `label` into `dir`: one G1 1g cell of [`rounds_costing`], its run
+/// started at `at`, so that the label written with the earliest `at` is the oldest.
+pub fn write_g1_label(dir: &std::path::Path, label: &str, at: &str, cost: f64, n: usize) {
+    let r = rounds_costing(cost, n);
+    let cell = FakeCell {
+        gc: crate::matrix::Gc::G1,
+        heap: "1g",
+        rounds: &r,
+    };
+    write_result_file(dir, &file(label, at, host("vm"), &[cell]));
+}
+
 /// A successful server launch (`app:` with `ready:`) spawned at 0: main() at `main_ms`,
 /// ready at `ready_ms`, the `after_ready` workload taking `workload_ms` when given, then
 /// stopped by SIGTERM 100 ms after ready and reaped 50 ms later.

@@ -7,34 +7,10 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use pretouch::fixtures::{FakeCell, file, host, rounds, write_result_file as write};
-use pretouch::matrix::Gc;
+use pretouch::fixtures::write_g1_label as label;
 
 fn script() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scripts/bisect-kernel.sh")
-}
-
-/// Writes the label `label` under `dir`: a G1 1g cell costing about `cost` ms over `n`
-/// rounds.
-fn label(dir: &Path, label: &str, at: &str, cost: f64, n: usize) {
-    let r: Vec<(f64, f64)> = rounds(50.0, 50.0 + cost, false)
-        .into_iter()
-        .cycle()
-        .take(n)
-        .collect();
-    write(
-        dir,
-        &file(
-            label,
-            at,
-            host("vm"),
-            &[FakeCell {
-                gc: Gc::G1,
-                heap: "1g",
-                rounds: &r,
-            }],
-        ),
-    );
 }
 
 /// The prepared results, a folder per kind, each with the labels `good` and `bisect`:

@@ -6,41 +6,16 @@ use std::path::Path;
 
 use assert_cmd::Command;
 use predicates::prelude::*;
-use pretouch::fixtures::{FakeCell, file, host, rounds, write_result_file as write};
+use pretouch::fixtures::{
+    FakeCell, file, host, rounds_costing as cell, write_g1_label as label,
+    write_result_file as write,
+};
 use pretouch::matrix::Gc;
 
 fn pretouch() -> Command {
     let mut cmd = Command::cargo_bin("pretouch").unwrap();
     cmd.env_remove("PRETOUCH_AGENT");
     cmd
-}
-
-/// `n` rounds of a G1 1g cell costing about `cost` ms, with the fixtures' wobble.
-fn cell(cost: f64, n: usize) -> Vec<(f64, f64)> {
-    rounds(50.0, 50.0 + cost, false)
-        .into_iter()
-        .cycle()
-        .take(n)
-        .collect()
-}
-
-/// Writes the label `label` into `dir`: one G1 1g cell over `n` rounds costing about
-/// `cost` ms, started at `at` (so that `base`, written first, is the oldest).
-fn label(dir: &Path, label: &str, at: &str, cost: f64, n: usize) {
-    let r = cell(cost, n);
-    write(
-        dir,
-        &file(
-            label,
-            at,
-            host("vm"),
-            &[FakeCell {
-                gc: Gc::G1,
-                heap: "1g",
-                rounds: &r,
-            }],
-        ),
-    );
 }
 
 /// A baseline `base` of 400 ms over 20 rounds, and these patches: `same` (400 ms),
