@@ -605,3 +605,146 @@ fn function_lengths_run_from_fn_to_its_closing_brace_outside_tests() {
         ]
     );
 }
+
+/// The core files that still import a feature's files, with the features each imports.
+/// The core should reach the features only through the one list in
+/// `src/features/mod.rs`, which a core file may import. This list only shrinks: a core
+/// file that starts to import a feature fails the test below, and so does a file here
+/// that no longer needs its entry.
+const CORE_IMPORTING_FEATURES: &[(&str, &[&str])] = &[
+    ("analyze", &["calibrate", "cds", "kernels"]),
+    (
+        "analyze::document",
+        &["calibrate", "probe", "profile", "settings"],
+    ),
+    ("analyze::explain", &["cgroup"]),
+    ("analyze::report", &["calibrate", "servers"]),
+    ("cmd", &["calibrate", "campaign", "settings"]),
+    ("cmd::cli", &["calibrate", "campaign"]),
+    ("cmd::env", &["settings"]),
+    ("launch", &["cds", "cgroup", "servers", "settings"]),
+    ("launch::mthp", &["settings"]),
+    ("matrix", &["cgroup", "kernels", "settings"]),
+    ("matrix::app", &["servers"]),
+    (
+        "render::document",
+        &["calibrate", "probe", "profile", "servers", "settings"],
+    ),
+    ("render::document::charts", &["probe", "profile"]),
+    (
+        "render::document::html",
+        &["calibrate", "probe", "profile", "servers"],
+    ),
+    ("render::document::side", &["probe", "profile"]),
+    ("render::json", &["probe", "profile"]),
+    ("schedule::plan", &["cgroup"]),
+    ("schedule::run", &["settings"]),
+    ("schedule::session", &["probe", "settings"]),
+    ("session", &["campaign", "kernels", "settings"]),
+    (
+        "session::args",
+        &["campaign", "kernels", "probe", "profile"],
+    ),
+    ("session::checks", &["servers"]),
+    ("session::dry_run", &["probe"]),
+    ("session::finish", &["settings"]),
+    (
+        "session::prepare",
+        &["kernels", "probe", "profile", "settings"],
+    ),
+    ("session::resume", &["kernels", "probe", "settings"]),
+    ("store::calibration", &["calibrate"]),
+    ("store::campaign", &["campaign"]),
+    ("store::read", &["calibrate"]),
+    ("store::record", &["kernels", "probe"]),
+];
+
+/// Each core file that imports a feature's files, and the features it imports.
+fn core_imports_of_features(
+    graph: &BTreeMap<String, BTreeSet<String>>,
+) -> BTreeMap<String, BTreeSet<String>> {
+    let mut out: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (from, targets) in graph {
+        if from.starts_with("features") {
+            continue;
+        }
+        for to in targets {
+            if let ["features", feature, ..] = to.split("::").collect::<Vec<_>>().as_slice() {
+                out.entry(from.clone())
+                    .or_default()
+                    .insert((*feature).to_owned());
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn the_core_imports_no_feature_beyond_the_known_list() {
+    let graph = import_graph(&library_files(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
+    ));
+    let found = core_imports_of_features(&graph);
+    let known: BTreeMap<String, BTreeSet<String>> = CORE_IMPORTING_FEATURES
+        .iter()
+        .map(|(file, features)| {
+            let features = features.iter().map(|f| (*f).to_owned()).collect();
+            ((*file).to_owned(), features)
+        })
+        .collect();
+    let mut wrong = Vec::new();
+    for (file, features) in &found {
+        let allowed = known.get(file).cloned().unwrap_or_default();
+        let new: Vec<_> = features.difference(&allowed).cloned().collect();
+        if !new.is_empty() {
+            wrong.push(format!(
+                "{file} imports the features {new:?}. Plug them into the core through the \
+                 list in src/features/mod.rs instead."
+            ));
+        }
+    }
+    for (file, features) in &known {
+        let now = found.get(file).cloned().unwrap_or_default();
+        let gone: Vec<_> = features.difference(&now).cloned().collect();
+        if !gone.is_empty() {
+            wrong.push(format!(
+                "{file} no longer imports the features {gone:?}. Take them out of \
+                 CORE_IMPORTING_FEATURES, so the list keeps shrinking."
+            ));
+        }
+    }
+    let listing: Vec<String> = found
+        .iter()
+        .map(|(file, features)| {
+            let features: Vec<_> = features.iter().collect();
+            format!("    (\"{file}\", &{features:?}),")
+        })
+        .collect();
+    assert!(
+        wrong.is_empty(),
+        "{}\n\nThe core files that import features now:\n{}",
+        wrong.join("\n"),
+        listing.join("\n")
+    );
+}
+
+#[test]
+fn the_check_of_the_core_sees_a_core_file_import_a_feature() {
+    let files: BTreeMap<String, String> = [
+        ("features", "pub fn all() {}"),
+        ("features::probe::launch", ""),
+        ("launch", "use crate::features::probe::launch::Probe;"),
+        ("store", "fn f() { crate::features::all(); }"),
+        (
+            "features::probe::render",
+            "use crate::features::probe::launch::Probe;",
+        ),
+    ]
+    .into_iter()
+    .map(|(m, t)| (m.to_owned(), t.to_owned()))
+    .collect();
+    let found = core_imports_of_features(&import_graph(&files));
+    let expected: BTreeMap<String, BTreeSet<String>> =
+        [("launch".to_owned(), BTreeSet::from(["probe".to_owned()]))].into();
+    assert_eq!(found, expected);
+}
