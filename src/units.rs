@@ -121,6 +121,14 @@ pub mod word {
 }
 
 /// UTC now, RFC 3339 with milliseconds: the time stamps a result file keeps.
+/// `n` of a thing, in the plural unless there is one: `1 cell`, `2 cells`.
+pub fn count_of(n: impl std::fmt::Display, noun: &str) -> String {
+    match n.to_string() {
+        one if one == "1" => format!("1 {noun}"),
+        many => format!("{many} {noun}s"),
+    }
+}
+
 pub fn utc_now_millis() -> String {
     humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string()
 }

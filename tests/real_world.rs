@@ -110,7 +110,8 @@ fn check_cover_letter_plan(mut cmd: assert_cmd::Command, matrix: &Path, jdk_home
     let text = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
     assert!(
         text.contains(
-            "44 launches: 40 counted (2 cells x 10 rounds x with/without pretouch) + 4 warm-up"
+            "44 launches. 40 are counted, 2 cells x 10 rounds x with and without pretouch, \
+             and 4 warm-ups in 1 round."
         ),
         "{text}"
     );
@@ -231,7 +232,7 @@ fn dry_run_starts_no_jvm() {
     assert!(!dir.path().join("results").exists());
     // 2 GCs x 2 gc_threads x 2 cpus = 8 cells; 6 rounds (1 warm-up + min 5).
     assert!(
-        text.contains("96 launches: 80 counted (8 cells x 5 rounds"),
+        text.contains("96 launches. 80 are counted, 8 cells x 5 rounds"),
         "{text}"
     );
     assert!(

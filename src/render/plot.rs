@@ -11,6 +11,7 @@ use plotters::coord::types::RangedCoordf64;
 use crate::analyze::compare::{Comparison, Row};
 use crate::analyze::report::CellReport;
 use crate::machine::jdk::short_jdk;
+use crate::stats::interval::Estimator;
 
 #[derive(Debug, thiserror::Error)]
 #[error("cannot draw the plot: {0}")]
@@ -45,12 +46,17 @@ fn legend(cmp: &Comparison) -> Vec<String> {
         .collect()
 }
 
+/// The height above the panels: four lines of title, then the legend's lines.
+fn header_height(legend_lines: usize) -> u32 {
+    16 + 22 * (4 + legend_lines as u32)
+}
+
 fn size(cmp: &Comparison) -> (u32, u32) {
     let panels = cmp.rows.len().max(1);
     let across = panels.min(PER_LINE);
     let down = panels.div_ceil(across);
-    let header = 60 + 22 * legend(cmp).len() as u32;
-    // Wide enough for the two title lines even with one panel.
+    let header = header_height(legend(cmp).len());
+    // Wide enough for the title lines even with one panel.
     (
         (PANEL.0 * across as u32).max(960),
         PANEL.1 * down as u32 + header,
@@ -68,24 +74,39 @@ where
     let across = panels.min(PER_LINE);
     let down = panels.div_ceil(across);
     let legend = legend(cmp);
-    let header = 60 + 22 * legend.len() as u32;
+    let header = header_height(legend.len());
     root.fill(&WHITE).map_err(err)?;
     let (top, body) = root.split_vertically(header);
-    let title = format!(
-        "Per-round pretouch cost (with - without), ms: points = rounds, box = quartiles and median, whiskers = min-max. Above: cost (20% trimmed mean of the rounds), change vs {}{}",
-        cmp.baseline,
+    let estimator = cmp
+        .rows
+        .iter()
+        .flat_map(|r| &r.entries)
+        .flatten()
+        .map(|e| e.measured.cost_estimator)
+        .next()
+        .unwrap_or_default();
+    let estimator = match estimator {
+        Estimator::Median => "median",
+        Estimator::TrimmedMean => "20% trimmed mean",
+    };
+    // One sentence a line, because the SVG backend does not wrap text.
+    let title = [
+        "Pretouch cost of each round in ms, the launch with pretouch less the one without."
+            .to_owned(),
+        "Dots are rounds. The box spans the quartiles and their median, and the whiskers the range."
+            .to_owned(),
+        format!(
+            "Above each box is the cost, the {estimator} of the rounds, and its change against {}.",
+            cmp.baseline
+        ),
         if cmp.outliers_excluded {
-            ". Outliers excluded (--exclude-outliers)."
+            "Outliers are excluded, because --exclude-outliers asked so."
         } else {
-            ". Red: a round with an outlier launch."
+            "A red dot is a round with an outlier launch."
         }
-    );
-    // Two lines: the SVG backend does not wrap text.
-    let (first, second) = title.split_at(title.find(" Above:").unwrap_or(title.len()));
-    let lines = [first, second.trim_start()]
-        .into_iter()
-        .map(str::to_owned)
-        .chain(legend);
+        .to_owned(),
+    ];
+    let lines = title.into_iter().chain(legend);
     for (i, line) in lines.enumerate() {
         top.draw(&Text::new(
             line,

@@ -77,10 +77,12 @@ pub fn render(
     );
     let _ = writeln!(
         out,
-        "{} launches: {counted} counted ({cells} cells x {} rounds x with/without pretouch) + {warmups} warm-up ({} round(s))",
+        "{} launches. {counted} are counted, {} x {} x with and without pretouch, and {} in {}.",
         plan.launches.len(),
-        matrix.repetitions,
-        matrix.warmup
+        crate::units::count_of(cells, "cell"),
+        crate::units::count_of(matrix.repetitions, "round"),
+        crate::units::count_of(warmups, "warm-up"),
+        crate::units::count_of(matrix.warmup, "round"),
     );
     let rounds = matrix.warmup + matrix.repetitions;
     let mut estimate = format!("estimated duration: {}", human(per_round * rounds));
@@ -403,7 +405,7 @@ mod tests {
         });
         insta::assert_snapshot!(text, @"
         dry run of `cover.yaml` (name: cover): no launch is made
-        44 launches: 40 counted (2 cells x 10 rounds x with/without pretouch) + 4 warm-up (1 round(s))
+        44 launches. 40 are counted, 2 cells x 10 rounds x with and without pretouch, and 4 warm-ups in 1 round.
         estimated duration: 46s
           (rough, for 84 CPUs: 0.1 s a launch, plus the heap pretouched at 1.3 GiB/s per GC thread, at most 13 threads' worth)
 

@@ -178,10 +178,12 @@ pub fn check_size(matrix: &Matrix, jdks: usize) -> Result<(), MatrixError> {
         line,
         column: None,
         message: format!(
-            "this matrix plans {launches} launches ({cells} cells x {rounds} rounds x \
-             with/without pretouch), which would take {at_least} at least \
-             ({FASTEST_LAUNCH_MS} ms a launch); a run plans at most {MAX_LAUNCHES}\n  \
-             fix: lower `{key}` (or the axes), or split the matrix into several runs"
+            "this matrix plans {launches} launches, {} x {} x with and without \
+             pretouch. They would take {at_least} at least, at {FASTEST_LAUNCH_MS} ms a \
+             launch, and a run plans at most {MAX_LAUNCHES}.\n  \
+             fix: lower `{key}` or the axes, or split the matrix into several runs",
+            crate::units::count_of(cells, "cell"),
+            crate::units::count_of(rounds, "round"),
         ),
     })
 }
@@ -413,7 +415,7 @@ mod tests {
         let e = check_size(&m, 1).unwrap_err().to_string();
         assert!(e.contains("m.yaml`, line 4"), "{e}");
         assert!(e.contains("plans 2000000000 launches"), "{e}");
-        assert!(e.contains("would take 6years"), "{e}");
+        assert!(e.contains("They would take 6years"), "{e}");
         assert!(e.contains("fix: lower `repetitions`"), "{e}");
         let m = parse("name: x\ngcs: [g1]\nheaps: [64m]\nrepetitions: 1\nwarmup: 100000000\n");
         let e = check_size(&m, 2).unwrap_err().to_string();

@@ -236,10 +236,10 @@ fn create_result_file(
 fn announce_fresh(r: &Resolved, label: &str, file: &Path) {
     let matrix = &r.matrix;
     eprintln!(
-        "pretouch: {} launches ({} cells x {} rounds x with/without pretouch), label `{label}`\n  recording to {}",
+        "pretouch: {} launches, {} x {} x with and without pretouch, label `{label}`\n  recording to {}",
         r.plan.launches.len(),
-        r.plan.cells.len(),
-        matrix.warmup + matrix.repetitions,
+        crate::units::count_of(r.plan.cells.len(), "cell"),
+        crate::units::count_of(matrix.warmup + matrix.repetitions, "round"),
         file.display()
     );
     if let Some(a) = matrix.adaptive {

@@ -463,7 +463,8 @@ pub struct CellProfile {
     /// their samples per launch x period. Against `pretouch_cpu_ms`: how much of the
     /// extra time the pretouch frames account for.
     pub extra_cpu_ms: Option<f64>,
-    /// The cell's pretouch cost from the timed launches (median with - without), ms.
+    /// The cell's pretouch cost from the timed launches, in ms. It is the median with
+    /// pretouch less the median without.
     pub cost_ms: Option<f64>,
     /// Median time to main of the profiled launches with pretouch, and of the timed ones.
     pub profiled_on_ms: Option<f64>,
