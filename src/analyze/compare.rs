@@ -442,7 +442,10 @@ mod tests {
             err(Some(&["a"]), Some("b")),
             "baseline `b` is not among --labels (a)"
         );
-        assert_eq!(err(Some(&["a", "a"]), None), "--labels names `a` twice");
+        assert_eq!(
+            err(Some(&["a", "a"]), None),
+            "the label `a` is asked for twice. Name each label once."
+        );
     }
 
     #[test]

@@ -26,7 +26,7 @@ pub enum CompareError {
     UnknownLabel { label: String, known: String },
     #[error("baseline `{baseline}` is not among --labels ({labels})")]
     BaselineNotShown { baseline: String, labels: String },
-    #[error("--labels names `{0}` twice")]
+    #[error("the label `{0}` is asked for twice. Name each label once.")]
     Duplicate(String),
 }
 
