@@ -3,11 +3,8 @@
 //! last line when the run ends. This is the file format users keep; fields are only
 //! ever added. [`record`] holds the types, [`write`] the writer, [`read`] the reader.
 
-pub mod calibration;
-pub mod campaign;
 pub mod complete;
 pub mod extra;
-pub mod kernels;
 pub mod probe;
 pub mod profile;
 pub mod read;

@@ -8,8 +8,8 @@ use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
 use crate::features::calibrate::machine::Calibration;
-use crate::store::calibration::is_calibration_file;
-use crate::store::campaign::{Campaign, is_state_copy};
+use crate::features::calibrate::record::is_calibration_file;
+use crate::features::campaign::record::{Campaign, is_state_copy};
 use crate::store::record::{FORMAT_VERSION, LaunchRecord, Record, RunEnd, RunHeader};
 use crate::store::write::StoreError;
 
