@@ -48,19 +48,23 @@ const FEATURE_FILES: &[(&str, &str)] = &[
 ];
 
 /// The stage a module belongs to: its top folder, or for a feature's file the stage its
-/// name stands for. A feature's own `mod.rs` only declares its files, so it is the
-/// feature's and no stage's.
+/// name stands for. A file beside the features' folders named after a stage, such as
+/// `features/record.rs`, is that stage's list of the features, so it is of that stage
+/// too. A feature's own `mod.rs` only declares its files, so it is the feature's and no
+/// stage's.
 fn stage_of(module: &str) -> String {
     let parts: Vec<&str> = module.split("::").collect();
-    match parts.as_slice() {
-        ["features", feature] => format!("features::{feature}"),
-        ["features", _, file, ..] => FEATURE_FILES
+    let stage_of_file = |file: &str| {
+        FEATURE_FILES
             .iter()
-            .find(|(name, _)| name == file)
-            .map_or_else(
-                || format!("features::*::{file}"),
-                |(_, stage)| (*stage).to_owned(),
-            ),
+            .find(|(name, _)| *name == file)
+            .map(|(_, stage)| (*stage).to_owned())
+    };
+    match parts.as_slice() {
+        ["features", file] => stage_of_file(file).unwrap_or_else(|| format!("features::{file}")),
+        ["features", _, file, ..] => {
+            stage_of_file(file).unwrap_or_else(|| format!("features::*::{file}"))
+        }
         [top, ..] => (*top).to_owned(),
         [] => String::new(),
     }

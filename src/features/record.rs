@@ -1,0 +1,19 @@
+//! The features' records, as the store reads them: one line a feature whose extra
+//! rounds write records of a kind of their own into the run's result file. The store
+//! reads, checks and counts each kind through this list, so that it names none.
+//!
+//! The list is a file of its own, of the store's stage, because the imports run one
+//! way: the store reads it, and it reads the features' `record.rs` files.
+
+use crate::store::extra::ExtraKind;
+
+/// Every kind of record of the extra rounds, in the order a report names them.
+pub const EXTRA_KINDS: &[ExtraKind] = &[
+    crate::features::profile::record::KIND,
+    crate::features::probe::record::KIND,
+];
+
+/// The kind whose tag is `tag`, when a feature registers one.
+pub fn extra_kind(tag: &str) -> Option<&'static ExtraKind> {
+    EXTRA_KINDS.iter().find(|k| k.tag == tag)
+}
