@@ -462,6 +462,33 @@ fn a_features_files_keep_the_stage_order_of_the_names_they_bear() {
     );
 }
 
+#[test]
+fn a_list_of_the_features_beside_their_folders_is_of_the_stage_it_is_named_after() {
+    // `features/record.rs` lists the features' records for the store: the store may
+    // read it and it may read the features' `record.rs`, but not their later files.
+    let files: BTreeMap<String, String> = [
+        ("store::complete", "use crate::features::record::KINDS;"),
+        (
+            "features::record",
+            "use crate::features::probe::record::KIND;\nuse crate::features::probe::render::x;",
+        ),
+        ("features::probe::record", ""),
+        ("features::probe::render", ""),
+        ("features::probe", ""),
+    ]
+    .into_iter()
+    .map(|(m, t)| (m.to_owned(), t.to_owned()))
+    .collect();
+    assert_eq!(stage_of("features::record"), "store");
+    assert_eq!(stage_of("features::probe"), "features::probe");
+    assert_eq!(
+        order_violations(&import_graph(&files)),
+        [
+            "features::record -> features::probe::render: stage `store` (4) may not import `render` (6)"
+        ]
+    );
+}
+
 /// Lines of every function in `files` outside their `#[cfg(test)]` modules, as
 /// `(lines, module, name)`, longest first: from the `fn` line to the `}` at its
 /// indentation. A declaration without a body (`fn f();`) is none.

@@ -17,3 +17,19 @@ pub const EXTRA_KINDS: &[ExtraKind] = &[
 pub fn extra_kind(tag: &str) -> Option<&'static ExtraKind> {
     EXTRA_KINDS.iter().find(|k| k.tag == tag)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_kind_has_a_tag_of_its_own_that_no_core_record_has() {
+        let mut tags: Vec<&str> = crate::store::record::CORE_TAGS.to_vec();
+        for kind in EXTRA_KINDS {
+            assert!(!tags.contains(&kind.tag), "`{}` twice", kind.tag);
+            tags.push(kind.tag);
+            assert_eq!(extra_kind(kind.tag).unwrap().launches, kind.launches);
+        }
+        assert!(extra_kind("launch").is_none());
+    }
+}
