@@ -364,7 +364,7 @@ pub fn probe_record(
     values: &[u64],
     agent_faults: u64,
     locks: Vec<crate::features::probe::launch::LockWait>,
-) -> crate::store::probe::ProbeRecord {
+) -> crate::features::probe::record::ProbeRecord {
     use crate::features::probe::launch::{C2cSupport, Contention, FaultLatency};
     let ok = !ms.is_nan();
     let command = vec![
@@ -375,7 +375,7 @@ pub fn probe_record(
         "-XX:+UseG1GC".to_owned(),
         "PretouchMain".to_owned(),
     ];
-    crate::store::probe::ProbeRecord {
+    crate::features::probe::record::ProbeRecord {
         at: crate::store::PlannedAs {
             seq,
             round: (seq / 2) as u32,
@@ -420,7 +420,7 @@ pub fn probe_record(
 pub fn append_probes(
     dir: &std::path::Path,
     label: &str,
-    probes: &[crate::store::probe::ProbeRecord],
+    probes: &[crate::features::probe::record::ProbeRecord],
 ) {
     use std::io::Write as _;
     let path = dir.join(label).join("fixed.jsonl");
@@ -429,8 +429,7 @@ pub fn append_probes(
         .open(&path)
         .unwrap();
     for p in probes {
-        let line =
-            serde_json::to_string(&crate::store::Record::Probe(Box::new(p.clone()))).unwrap();
+        let line = serde_json::to_string(&p.as_record()).unwrap();
         writeln!(f, "{line}").unwrap();
     }
 }

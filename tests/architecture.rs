@@ -48,19 +48,23 @@ const FEATURE_FILES: &[(&str, &str)] = &[
 ];
 
 /// The stage a module belongs to: its top folder, or for a feature's file the stage its
-/// name stands for. A feature's own `mod.rs` only declares its files, so it is the
-/// feature's and no stage's.
+/// name stands for. A file beside the features' folders named after a stage, such as
+/// `features/record.rs`, is that stage's list of the features, so it is of that stage
+/// too. A feature's own `mod.rs` only declares its files, so it is the feature's and no
+/// stage's.
 fn stage_of(module: &str) -> String {
     let parts: Vec<&str> = module.split("::").collect();
-    match parts.as_slice() {
-        ["features", feature] => format!("features::{feature}"),
-        ["features", _, file, ..] => FEATURE_FILES
+    let stage_of_file = |file: &str| {
+        FEATURE_FILES
             .iter()
-            .find(|(name, _)| name == file)
-            .map_or_else(
-                || format!("features::*::{file}"),
-                |(_, stage)| (*stage).to_owned(),
-            ),
+            .find(|(name, _)| *name == file)
+            .map(|(_, stage)| (*stage).to_owned())
+    };
+    match parts.as_slice() {
+        ["features", file] => stage_of_file(file).unwrap_or_else(|| format!("features::{file}")),
+        ["features", _, file, ..] => {
+            stage_of_file(file).unwrap_or_else(|| format!("features::*::{file}"))
+        }
         [top, ..] => (*top).to_owned(),
         [] => String::new(),
     }
@@ -455,6 +459,33 @@ fn a_features_files_keep_the_stage_order_of_the_names_they_bear() {
         violations[1],
         "features::probe::launch -> features::probe::render: stage `launch` (3) may not \
          import `render` (6)"
+    );
+}
+
+#[test]
+fn a_list_of_the_features_beside_their_folders_is_of_the_stage_it_is_named_after() {
+    // `features/record.rs` lists the features' records for the store: the store may
+    // read it and it may read the features' `record.rs`, but not their later files.
+    let files: BTreeMap<String, String> = [
+        ("store::complete", "use crate::features::record::KINDS;"),
+        (
+            "features::record",
+            "use crate::features::probe::record::KIND;\nuse crate::features::probe::render::x;",
+        ),
+        ("features::probe::record", ""),
+        ("features::probe::render", ""),
+        ("features::probe", ""),
+    ]
+    .into_iter()
+    .map(|(m, t)| (m.to_owned(), t.to_owned()))
+    .collect();
+    assert_eq!(stage_of("features::record"), "store");
+    assert_eq!(stage_of("features::probe"), "features::probe");
+    assert_eq!(
+        order_violations(&import_graph(&files)),
+        [
+            "features::record -> features::probe::render: stage `store` (4) may not import `render` (6)"
+        ]
     );
 }
 

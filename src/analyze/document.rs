@@ -152,7 +152,7 @@ fn build_from(
     // whether one label is shown or several.
     let comparison = compare::compare_chosen(&report, chosen);
     let profile = options.profile.then(|| {
-        let profiles = crate::store::profile::read_profiles(&results.files);
+        let profiles = crate::features::profile::record::read_profiles(&results.files);
         let labels: Vec<String> = comparison
             .columns
             .iter()
@@ -412,7 +412,7 @@ fn probe_analysis(
             })
         })
         .collect();
-    let probes = crate::store::probe::read_probes(&headers);
+    let probes = crate::features::probe::record::read_probes(&headers);
     if probes.is_empty() {
         return None;
     }

@@ -11,3 +11,6 @@ pub mod probe;
 pub mod profile;
 pub mod servers;
 pub mod settings;
+
+/// The list of the features' records the store reads (`store` stage).
+pub mod record;

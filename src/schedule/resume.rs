@@ -7,11 +7,11 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
+use crate::features::profile::record::read_profiles;
 use crate::machine::jdk::Jdk;
 use crate::schedule::extra::{self, Mismatch};
 use crate::schedule::plan::Plan;
 use crate::schedule::run::cell_key;
-use crate::store::profile::read_profiles;
 use crate::store::{HostInfo, ResultFile, RunHeader, StoreError, read_results};
 
 /// SHA-256 of a matrix's text, hex, as stored in the run header.
@@ -146,7 +146,7 @@ pub fn find(path: &Path) -> Result<Unfinished, ResumeError> {
 /// launch its header plans (the end record comes after the timed launches, before the
 /// profiled ones).
 pub fn finished(file: &ResultFile) -> bool {
-    file.end.is_some() && crate::store::extra::all_extras_stored(file)
+    file.end.is_some() && crate::store::complete::all_extras_stored(file)
 }
 
 /// Refuses to resume when the matrix text, the kernel release or the JDKs differ from
@@ -459,7 +459,7 @@ mod tests {
     }
 
     fn profile(seq: u64, round: u32, gc: crate::matrix::Gc, pretouch: bool) -> String {
-        let record = crate::store::profile::ProfileRecord {
+        let record = crate::features::profile::record::ProfileRecord {
             at: crate::store::PlannedAs {
                 seq,
                 round,
@@ -480,7 +480,7 @@ mod tests {
             folded: vec![],
             perf_data: None,
         };
-        serde_json::to_string(&crate::store::Record::Profile(record)).unwrap()
+        serde_json::to_string(&record.as_record()).unwrap()
     }
 
     #[test]
@@ -516,7 +516,7 @@ mod tests {
         )
         .unwrap();
         assert!(!finished(&file));
-        assert_eq!(crate::store::profile::missing_profiles(&file), 6);
+        assert_eq!(crate::features::profile::record::missing_profiles(&file), 6);
         assert_eq!(
             done_profiles(&plan, 2, &file).unwrap(),
             BTreeSet::from([0, 1])

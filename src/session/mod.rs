@@ -85,7 +85,7 @@ impl Session {
 /// How the run `args` asks for goes ([`Way`]), its command line and matrix checked.
 fn way_of(args: &RunArgs) -> anyhow::Result<Way> {
     if let Some(path) = &args.resume {
-        if let Some(session) = crate::store::kernels::session_file(path) {
+        if let Some(session) = crate::features::kernels::record::session_file(path) {
             return Ok(Way::ResumeKernels(session));
         }
         return Ok(Way::Resume(path.clone()));

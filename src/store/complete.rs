@@ -1,40 +1,67 @@
 //! What a report says of result files left incomplete: a run interrupted (or still
-//! running) before its end record, and profiled or probed rounds cut short after it. Judged when a
-//! file is read whole ([`Launched::of`]), so that the warnings can still be given once
-//! its launches are dropped ([`completeness_warnings`]).
+//! running) before its end record, and extra rounds cut short after it, of each kind
+//! the features register (`features::record`). Judged when a file is read whole
+//! ([`Launched::of`]), so that the warnings can still be given once its launches are
+//! dropped ([`completeness_warnings`]).
 
+use crate::features::record::EXTRA_KINDS;
+use crate::store::extra::{missing, stored};
 use crate::store::read::ResultFile;
 
 /// What a report says of a file read whole, about its launches, once they are dropped:
-/// how many were read, and how many of its profiled and probed launches are missing.
+/// how many were read, and how many launches of each kind of extra round are missing.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Launched {
     pub launches: usize,
-    pub missing_profiles: u64,
-    pub missing_probes: u64,
+    /// The launches missing of each kind of [`EXTRA_KINDS`], in its order.
+    pub missing: [u64; EXTRA_KINDS.len()],
 }
 
 impl Launched {
-    /// Of `file` read whole ([`crate::store::read::Catalog::read`]). Its profile and
-    /// probe records are read again, in one pass, only when its run planned such rounds.
+    /// Of `file` read whole ([`crate::store::read::Catalog::read`]). Its extra rounds'
+    /// records are read again, in one pass, only when its run planned such rounds.
     pub fn of(file: &ResultFile) -> Launched {
-        let planned = file.header.profile_rounds.is_some() || file.header.probe_rounds.is_some();
-        let (missing_profiles, missing_probes) = if planned {
-            crate::store::extra::missing_extras(file)
-        } else {
-            (0, 0)
-        };
         Launched {
             launches: file.launches.len(),
-            missing_profiles,
-            missing_probes,
+            missing: missing_extras(file),
         }
     }
 }
 
-/// A warning for each run left unfinished, then one for each file whose profiled or
-/// probed rounds are (`files` in name order, each with what [`Launched::of`] found in
-/// it).
+/// The launches of each kind of extra round that `file`'s header plans and that no
+/// record of the file holds, in the order of [`EXTRA_KINDS`], from one pass over the
+/// file; no pass when its run planned none.
+pub fn missing_extras(file: &ResultFile) -> [u64; EXTRA_KINDS.len()] {
+    let mut out = [0; EXTRA_KINDS.len()];
+    let planned: Vec<_> = EXTRA_KINDS
+        .iter()
+        .filter(|k| (k.rounds)(&file.header).is_some())
+        .collect();
+    if planned.is_empty() {
+        return out;
+    }
+    for (kind, stored) in planned.iter().zip(stored(file, &planned)) {
+        let at = EXTRA_KINDS
+            .iter()
+            .position(|k| k.tag == kind.tag)
+            .expect("a kind of the list");
+        out[at] = missing(
+            file,
+            (kind.rounds)(&file.header),
+            stored.into_iter().map(|p| (p.cell, p.round, p.pretouch)),
+        );
+    }
+    out
+}
+
+/// Whether every launch of the extra rounds `file`'s header plans is stored: with its
+/// end record, what makes a run finished (`schedule::resume::finished`).
+pub fn all_extras_stored(file: &ResultFile) -> bool {
+    missing_extras(file).iter().all(|&m| m == 0)
+}
+
+/// A warning for each run left unfinished, then one for each file whose extra rounds
+/// of a kind are (`files` in name order, each with what [`Launched::of`] found in it).
 pub fn completeness_warnings(files: &[(ResultFile, Launched)]) -> Vec<String> {
     let mut out = Vec::new();
     for (file, launched) in files.iter().filter(|(f, _)| f.end.is_none()) {
@@ -48,10 +75,8 @@ pub fn completeness_warnings(files: &[(ResultFile, Launched)]) -> Vec<String> {
     }
     // Timed launches complete, extra rounds cut short (the end record comes between).
     for (file, launched) in files.iter().filter(|(f, _)| f.end.is_some()) {
-        for (missing, kind) in [
-            (launched.missing_profiles, "profiled"),
-            (launched.missing_probes, "probed"),
-        ] {
+        for (&missing, kind) in launched.missing.iter().zip(EXTRA_KINDS) {
+            let kind = kind.launches;
             if missing > 0 {
                 out.push(format!(
                     "{}: the {kind} rounds are unfinished, with {missing} {kind} launches missing. `pretouch run --resume {}` completes them.",
@@ -62,52 +87,4 @@ pub fn completeness_warnings(files: &[(ResultFile, Launched)]) -> Vec<String> {
         }
     }
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::store::record::Record;
-
-    #[test]
-    fn a_run_whose_probed_rounds_were_cut_short_says_so() {
-        let dir = tempfile::tempdir().unwrap();
-        let mut file = crate::fixtures::one_cell_file("k");
-        file.header.probe_rounds = Some(2);
-        file.path = dir.path().join("r.jsonl");
-        // The timed launches ended.
-        file.end = Some(crate::store::RunEnd {
-            finished_at: "2026-01-01T00:01:00Z".into(),
-            launches: 2,
-            failed: 0,
-            stops: Vec::new(),
-            runner_max_rss: None,
-        });
-        let cell = file.launches[0].cell.clone();
-        let probe = crate::fixtures::probe_record(&cell, 0, false, 50.0, &[1000], 1, Vec::new());
-        let mut bytes = Vec::new();
-        for record in [
-            Record::Run(file.header.clone()),
-            Record::Probe(Box::new(probe)),
-        ] {
-            bytes.extend(serde_json::to_vec(&record).unwrap());
-            bytes.push(b'\n');
-        }
-        std::fs::write(&file.path, bytes).unwrap();
-        let launched = Launched::of(&file);
-        // Two rounds of one cell plan four probed launches; one is here.
-        assert_eq!((launched.missing_probes, launched.missing_profiles), (3, 0));
-        let warnings = completeness_warnings(&[(file.clone(), launched)]);
-        assert_eq!(warnings.len(), 1, "{warnings:?}");
-        assert!(
-            warnings[0].contains("probed rounds are unfinished, with 3 probed launches missing"),
-            "{warnings:?}"
-        );
-        // All four there: no warning.
-        let full = Launched {
-            missing_probes: 0,
-            ..launched
-        };
-        assert!(completeness_warnings(&[(file, full)]).is_empty());
-    }
 }

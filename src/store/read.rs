@@ -1,6 +1,6 @@
 //! Reading result files back: every record that parses, and a warning naming the file
 //! and line for each that does not. A file is read a line at a time, never whole: a
-//! campaign's files are gigabytes. [`read_for_report`] also drops, from each launch
+//! long run's files are gigabytes. [`read_for_report`] also drops, from each launch
 //! record, what no report reads ([`LaunchRecord::for_report`]), so that a report holds
 //! a few hundred bytes a launch instead of the record's few kilobytes.
 
@@ -8,19 +8,13 @@ use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
 use crate::features::calibrate::machine::Calibration;
-use crate::store::calibration::is_calibration_file;
-use crate::store::campaign::{Campaign, is_state_copy};
-use crate::store::record::{FORMAT_VERSION, LaunchRecord, Record, RunEnd, RunHeader};
+use crate::features::calibrate::record::is_calibration_file;
+use crate::features::campaign::record::{Campaign, is_state_copy};
+use crate::features::record::{EXTRA_KINDS, extra_kind};
+pub use crate::store::file::ResultFile;
+use crate::store::file::{LAUNCH_LINE_START, damaged_line, tag_of};
+use crate::store::record::{CORE_TAGS, Entries, ExtraLine, FORMAT_VERSION, LaunchRecord, Record};
 use crate::store::write::StoreError;
-
-/// A result file read back.
-#[derive(Debug, Clone)]
-pub struct ResultFile {
-    pub path: PathBuf,
-    pub header: RunHeader,
-    pub launches: Vec<LaunchRecord>,
-    pub end: Option<RunEnd>,
-}
 
 /// Everything read from the paths given to `report`.
 #[derive(Debug, Default)]
@@ -252,7 +246,7 @@ fn collect_jsonl(path: &Path, out: &mut Vec<PathBuf>) -> Result<(), StoreError> 
 type FileRead = Result<(Option<ResultFile>, Vec<String>), StoreError>;
 
 /// [`read_file`] of each of `files`, in their order, on as many threads as the machine
-/// has CPUs: parsing the lines is most of a campaign report's time, and each file is
+/// has CPUs: parsing the lines is most of a long run's report time, and each file is
 /// parsed on its own. Every file is read even after one fails; the caller takes the
 /// first failure in order, as reading them one after the other would.
 fn read_each(files: &[PathBuf], keep: Keep) -> Vec<FileRead> {
@@ -354,7 +348,7 @@ fn first_bad_line(bytes: &[u8]) -> String {
         let text = String::from_utf8_lossy(line);
         let parsed = std::str::from_utf8(line)
             .map_err(|e| e.to_string())
-            .and_then(|t| serde_json::from_str::<Record>(t).map_err(|e| e.to_string()));
+            .and_then(|t| parse_record(t).map_err(|e| e.to_string()));
         if let Err(e) = parsed {
             let mut start: String = text.trim().chars().take(60).collect();
             if text.trim().chars().count() > 60 {
@@ -378,30 +372,50 @@ pub fn parse_result_file(path: &Path, bytes: &[u8]) -> (Option<ResultFile>, Vec<
     }
 }
 
-/// How the writer starts a launch line: its tag first.
-pub(crate) const LAUNCH_LINE_START: &str = r#"{"record":"launch","#;
-
-/// One line's record. A launch line as the writer puts it (its tag first) is read as a
-/// launch directly: the same fields, without the copy of the whole line that serde makes
-/// to find an internally tagged enum's variant.
-pub(crate) fn parse_record(text: &str) -> serde_json::Result<Record> {
+/// One line's record: its tag read first, then the line as the record of that kind.
+/// A launch line as the writer puts it (its tag first) is read as a launch directly,
+/// without reading its tag apart. No line is copied into a buffer of serde's to find
+/// its kind, as an internally tagged enum would: a report reads millions of them.
+///
+/// A tag that is neither the core's ([`CORE_TAGS`]) nor one a feature registers
+/// (`features::record`) is refused, naming the tags this build knows.
+pub fn parse_record(text: &str) -> serde_json::Result<Record> {
     if text.starts_with(LAUNCH_LINE_START) {
         return serde_json::from_str::<LaunchRecord>(text).map(Record::Launch);
     }
-    serde_json::from_str::<Record>(text)
+    let tag = tag_of(text)?;
+    match &*tag {
+        "run" => serde_json::from_str(text).map(Record::Run),
+        "launch" => serde_json::from_str(text).map(Record::Launch),
+        "end" => serde_json::from_str(text).map(Record::End),
+        "resume" => serde_json::from_str(text).map(Record::Resume),
+        other => match extra_kind(other) {
+            Some(kind) => {
+                (kind.read)(text)?;
+                Ok(Record::Extra(ExtraLine::read(kind.tag, text)))
+            }
+            None => Err(serde::de::Error::unknown_variant(other, &RECORD_TAGS)),
+        },
+    }
 }
 
-/// The warning for line `number` of `path` that does not parse (`why`): cut short when
-/// it lacks its newline (the run was killed while writing it), unreadable otherwise.
-/// Every reader of result files names a damaged line with it.
-pub(crate) fn damaged_line(path: &Path, number: usize, cut: bool, why: &str) -> String {
-    let at = format!("{}:{number}", path.display());
-    if cut {
-        format!(
-            "{at}: the last line is cut short and skipped, because the run was killed while writing it"
-        )
-    } else {
-        format!("{at}: an unreadable line is skipped. {why}")
+/// Every tag a record may have: the core's, then those the features register.
+static RECORD_TAGS: std::sync::LazyLock<Vec<&'static str>> = std::sync::LazyLock::new(|| {
+    CORE_TAGS
+        .into_iter()
+        .chain(EXTRA_KINDS.iter().map(|k| k.tag))
+        .collect()
+});
+
+/// Read as [`parse_record`] reads it, from the keys and values in their order. For
+/// tests and tools that read one line; the readers of files call [`parse_record`],
+/// which reads the text without this copy.
+impl<'de> serde::Deserialize<'de> for Record {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Record, D::Error> {
+        use serde::de::Error;
+        let entries = Entries::deserialize(d)?;
+        let text = serde_json::to_string(&entries).map_err(D::Error::custom)?;
+        parse_record(&text).map_err(D::Error::custom)
     }
 }
 
@@ -471,8 +485,8 @@ fn parse_lines(
                 Keep::Header | Keep::Nothing => {}
             },
             Ok(Record::End(e)) => end = Some(e),
-            // Read by `store::extra::read_all`, only when a report asks.
-            Ok(Record::Resume(_) | Record::Profile(_) | Record::Probe(_)) => {}
+            // An extra round's record is read by its feature, only when a report asks.
+            Ok(Record::Resume(_) | Record::Extra(_)) => {}
             Err(e) => warnings.push(damaged_line(path, number, cut, &e)),
         }
     }

@@ -16,19 +16,195 @@ use crate::units::{Bytes, Nanos, Word, word};
 /// Version of the record format, in every run header.
 pub const FORMAT_VERSION: u32 = 1;
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(tag = "record", rename_all = "snake_case")]
+/// One line of a result file. The core's kinds are named here; the extra rounds' kinds
+/// are the features' (`features::record` lists them), each kept as its line.
+///
+/// Written with its tag first, as `"record":"<kind>"`. Read with
+/// [`crate::store::read::parse_record`], which reads the tag and then the line as its
+/// kind, so that no line is copied into serde's buffer of an internally tagged enum.
+#[derive(Debug, Clone)]
 pub enum Record {
     Run(RunHeader),
     Launch(LaunchRecord),
     End(RunEnd),
     /// Written by `pretouch run --resume` before the launches it adds.
     Resume(RunResume),
-    /// A launch under `perf record` (`pretouch run --profile`); in no timing statistic.
-    Profile(ProfileRecord),
-    /// A launch whose faults and lock waits bpftrace timed (`pretouch run --probe`); in no
-    /// timing statistic. Boxed: it is much larger than the others.
-    Probe(Box<ProbeRecord>),
+    /// A launch of the extra rounds, of a kind a feature registers: in no timing
+    /// statistic.
+    Extra(ExtraLine),
+}
+
+/// The tags of the core's records, in the order of [`Record`]'s variants.
+pub const CORE_TAGS: [&str; 4] = ["run", "launch", "end", "resume"];
+
+impl Serialize for Record {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        /// The core's records as they are written: the tag, then the record's fields.
+        #[derive(Serialize)]
+        #[serde(tag = "record", rename_all = "snake_case")]
+        enum Core<'a> {
+            Run(&'a RunHeader),
+            Launch(&'a LaunchRecord),
+            End(&'a RunEnd),
+            Resume(&'a RunResume),
+        }
+        match self {
+            Record::Run(r) => Core::Run(r).serialize(serializer),
+            Record::Launch(r) => Core::Launch(r).serialize(serializer),
+            Record::End(r) => Core::End(r).serialize(serializer),
+            Record::Resume(r) => Core::Resume(r).serialize(serializer),
+            Record::Extra(r) => r.serialize(serializer),
+        }
+    }
+}
+
+/// A record of the extra rounds as its line holds it: `"record":"<tag>"`, then the
+/// fields its feature's record type writes. The store keeps it as that line, because
+/// only the feature knows the type (`features::record` lists the kinds).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExtraLine {
+    tag: &'static str,
+    line: String,
+}
+
+impl ExtraLine {
+    /// The line of `record`, a feature's record of kind `tag`, which writes a JSON
+    /// object: the tag first, then the record's fields in the record's own order.
+    pub fn of<T: Serialize>(tag: &'static str, record: &T) -> ExtraLine {
+        let fields = serde_json::to_string(record).expect("records always serialize");
+        let rest = fields
+            .strip_prefix('{')
+            .expect("a record writes a JSON object");
+        let comma = if rest == "}" { "" } else { "," };
+        ExtraLine {
+            tag,
+            line: format!(r#"{{"record":"{tag}"{comma}{rest}"#),
+        }
+    }
+
+    /// A line of kind `tag` as read from a file.
+    pub(crate) fn read(tag: &'static str, line: &str) -> ExtraLine {
+        ExtraLine {
+            tag,
+            line: line.to_owned(),
+        }
+    }
+
+    pub fn tag(&self) -> &'static str {
+        self.tag
+    }
+
+    /// The line, without its newline.
+    pub fn line(&self) -> &str {
+        &self.line
+    }
+}
+
+/// A JSON value with every object's keys in their order, duplicates included: what an
+/// extra record's line holds, read without knowing its type and written back as it was.
+pub(crate) enum Entries {
+    Null,
+    Bool(bool),
+    Number(serde_json::Number),
+    String(String),
+    Array(Vec<Entries>),
+    Object(Vec<(String, Entries)>),
+}
+
+impl<'de> Deserialize<'de> for Entries {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Entries, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = Entries;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON value")
+            }
+            fn visit_unit<E>(self) -> Result<Entries, E> {
+                Ok(Entries::Null)
+            }
+            fn visit_none<E>(self) -> Result<Entries, E> {
+                Ok(Entries::Null)
+            }
+            fn visit_bool<E>(self, v: bool) -> Result<Entries, E> {
+                Ok(Entries::Bool(v))
+            }
+            fn visit_u64<E>(self, v: u64) -> Result<Entries, E> {
+                Ok(Entries::Number(v.into()))
+            }
+            fn visit_i64<E>(self, v: i64) -> Result<Entries, E> {
+                Ok(Entries::Number(v.into()))
+            }
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Entries, E> {
+                serde_json::Number::from_f64(v)
+                    .map(Entries::Number)
+                    .ok_or_else(|| E::custom("a number JSON cannot hold"))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Entries, E> {
+                Ok(Entries::String(v.to_owned()))
+            }
+            fn visit_string<E>(self, v: String) -> Result<Entries, E> {
+                Ok(Entries::String(v))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Entries, A::Error> {
+                let mut out = Vec::new();
+                while let Some(value) = seq.next_element()? {
+                    out.push(value);
+                }
+                Ok(Entries::Array(out))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Entries, A::Error> {
+                let mut out = Vec::new();
+                while let Some(entry) = map.next_entry()? {
+                    out.push(entry);
+                }
+                Ok(Entries::Object(out))
+            }
+        }
+        d.deserialize_any(Visitor)
+    }
+}
+
+impl Serialize for Entries {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{SerializeMap, SerializeSeq};
+        match self {
+            Entries::Null => serializer.serialize_unit(),
+            Entries::Bool(v) => serializer.serialize_bool(*v),
+            Entries::Number(v) => v.serialize(serializer),
+            Entries::String(v) => serializer.serialize_str(v),
+            Entries::Array(values) => {
+                let mut seq = serializer.serialize_seq(Some(values.len()))?;
+                for value in values {
+                    seq.serialize_element(value)?;
+                }
+                seq.end()
+            }
+            Entries::Object(entries) => {
+                let mut map = serializer.serialize_map(Some(entries.len()))?;
+                for (key, value) in entries {
+                    map.serialize_entry(key, value)?;
+                }
+                map.end()
+            }
+        }
+    }
+}
+
+/// Written as its line's keys and values, in their order: the same bytes as the line
+/// when written by [`ExtraLine::of`].
+impl Serialize for ExtraLine {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::Error;
+        serde_json::from_str::<Entries>(&self.line)
+            .map_err(S::Error::custom)?
+            .serialize(serializer)
+    }
 }
 
 /// First line of a result file: what was run, where, when.
@@ -183,7 +359,7 @@ const REPORT_FLAGS: [&str; 4] = [
 ];
 
 impl LaunchRecord {
-    /// The core it shares with the profiled and probed records, read from where a timed
+    /// The core it shares with the extra rounds' records, read from where a timed
     /// record keeps it: its own fields and its measurement's.
     pub fn core(&self) -> LaunchCore<'_> {
         LaunchCore {
@@ -503,7 +679,7 @@ pub struct RunResume {
 }
 
 /// Where a launch of the extra rounds stands in its run's plan: the fields its record
-/// starts with, the same for every kind (profiled, probed), written in this order.
+/// starts with, the same for every kind of the extra rounds, written in this order.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PlannedAs {
     /// Position among the run's launches of its kind, from 0.
@@ -519,7 +695,7 @@ pub struct PlannedAs {
 }
 
 /// What a launch of the extra rounds started and reached: the fields every kind
-/// (profiled, probed) holds after [`PlannedAs`], made from the launcher's
+/// of the extra rounds holds after [`PlannedAs`], made from the launcher's
 /// [`Measurement`] by [`Launched::new`] alone. Each record writes them where the file
 /// has always had them, among its own fields, so this type is read flattened and
 /// written by the record.
@@ -550,10 +726,10 @@ impl Launched {
     }
 }
 
-/// The core every launch record holds, whichever its kind (timed, profiled, probed),
+/// The core every launch record holds, whichever its kind (timed, or of an extra round),
 /// borrowed: where the launch stands in its plan (seq, round, cell, pretouch) and what
-/// it launched and reached (command, start, time to main, failure). The profiled and
-/// probed records store it as [`PlannedAs`] and [`Launched`]; a timed one keeps these
+/// it launched and reached (command, start, time to main, failure). The extra rounds'
+/// records store it as [`PlannedAs`] and [`Launched`]; a timed one keeps these
 /// fields where they were, because it is the record a report holds by the hundred
 /// thousand (see `a_launch_record_stays_small_inline`) and its launched fields are
 /// the launcher's [`Measurement`].
@@ -583,8 +759,8 @@ impl LaunchCore<'_> {
         self.failure.is_none() && self.time_to_main_ns.is_some()
     }
 
-    /// The core of a profiled or probed launch.
-    fn of<'a>(at: &'a PlannedAs, launched: &'a Launched) -> LaunchCore<'a> {
+    /// The core of a launch of the extra rounds, from the two parts its record holds.
+    pub fn of<'a>(at: &'a PlannedAs, launched: &'a Launched) -> LaunchCore<'a> {
         LaunchCore {
             seq: at.seq,
             round: at.round,
@@ -595,176 +771,6 @@ impl LaunchCore<'_> {
             time_to_main_ns: launched.time_to_main_ns,
             failure: launched.failure.as_deref(),
         }
-    }
-}
-
-/// One profiled launch (`"record":"profile"`). Written after the run's timed launches,
-/// its fields in the order of `ProfileLine`.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-pub struct ProfileRecord {
-    /// Where the launch stands among the run's profiled launches.
-    #[serde(flatten)]
-    pub at: PlannedAs,
-    /// Its command line (`perf record ... --`, then the JVM's as in a launch record), the
-    /// spawn (of perf) and the time from it to the JVM's `main()`: set against the timed
-    /// launches, perf's overhead. Failed when the launch or the reading of its samples
-    /// failed.
-    #[serde(flatten)]
-    pub launched: Launched,
-    /// Spawn of perf to its reap (perf writes its data after the JVM exits).
-    pub wall_ns: Nanos,
-    /// perf's event: `cpu-clock` (the kernel's timer; needs no hardware PMU).
-    pub event: String,
-    /// Sampling frequency, per second and thread (`perf record -F`).
-    pub frequency_hz: u32,
-    /// How stacks were walked: `fp` (frame pointers, `perf record -g`).
-    pub call_graph: String,
-    /// Samples recorded: the sum of the counts in `folded`.
-    pub samples: u64,
-    /// The samples as folded stacks, inferno's format: frames from the thread (root; its
-    /// `#N` dropped, so `GC_Thread` is every GC worker) to the leaf, `;`-separated, then a
-    /// space and the number of samples with that stack. Kernel frames end in `_[k]`;
-    /// user frames are demangled symbols, or `[libjvm.so]` where perf had none.
-    pub folded: Vec<String>,
-    /// perf.data of this launch, when kept (`--keep-perf-data`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub perf_data: Option<PathBuf>,
-}
-
-/// A profile record as its line holds it: the fields in the order files have always
-/// had, [`Launched`]'s around `wall_ns`.
-#[derive(Serialize)]
-struct ProfileLine<'a> {
-    #[serde(flatten)]
-    at: &'a PlannedAs,
-    command: &'a [String],
-    started_at: &'a str,
-    time_to_main_ns: Option<Nanos>,
-    wall_ns: Nanos,
-    failure: Option<&'a str>,
-    event: &'a str,
-    frequency_hz: u32,
-    call_graph: &'a str,
-    samples: u64,
-    folded: &'a [String],
-    #[serde(skip_serializing_if = "Option::is_none")]
-    perf_data: Option<&'a PathBuf>,
-}
-
-impl Serialize for ProfileRecord {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let Launched {
-            command,
-            started_at,
-            time_to_main_ns,
-            failure,
-        } = &self.launched;
-        ProfileLine {
-            at: &self.at,
-            command,
-            started_at,
-            time_to_main_ns: *time_to_main_ns,
-            wall_ns: self.wall_ns,
-            failure: failure.as_deref(),
-            event: &self.event,
-            frequency_hz: self.frequency_hz,
-            call_graph: &self.call_graph,
-            samples: self.samples,
-            folded: &self.folded,
-            perf_data: self.perf_data.as_ref(),
-        }
-        .serialize(serializer)
-    }
-}
-
-impl ProfileRecord {
-    pub fn core(&self) -> LaunchCore<'_> {
-        LaunchCore::of(&self.at, &self.launched)
-    }
-
-    pub fn ok(&self) -> bool {
-        self.core().ok()
-    }
-}
-
-/// One probed launch (`"record":"probe"`), its fields in the order of `ProbeLine`.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-pub struct ProbeRecord {
-    /// Where the launch stands among the run's probed launches.
-    #[serde(flatten)]
-    pub at: PlannedAs,
-    /// The JVM's command line, as in a launch record (the JVM is not under a wrapper),
-    /// its spawn and its time to `main()`: set against the timed launches of the same
-    /// cell, the probes' cost. Failed when the launch or its probe failed.
-    #[serde(flatten)]
-    pub launched: Launched,
-    /// The bpftrace command that probed it, started before the JVM and stopped after it.
-    pub probe_command: Vec<String>,
-    /// The agent's fault count at its main stamp (`getrusage` minor + major, exec to
-    /// main, the forked child's few included): what `faults` must agree with.
-    pub main_faults: Option<u64>,
-    /// The faults, timed one by one; absent when the probe read nothing.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub faults: Option<crate::features::probe::launch::FaultLatency>,
-    /// The lock waits, or why this kernel cannot tell them; absent when the probe read
-    /// nothing.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub contention: Option<crate::features::probe::launch::Contention>,
-    /// Whether `perf c2c` could run on this machine (it needs the PMU's memory-sampling
-    /// events); with them, `perf c2c record -g -- <command>` profiles the same launch.
-    pub c2c: crate::features::probe::launch::C2cSupport,
-}
-
-/// A probe record as its line holds it: the fields in the order files have always had,
-/// [`Launched`]'s around `probe_command` and `main_faults`.
-#[derive(Serialize)]
-struct ProbeLine<'a> {
-    #[serde(flatten)]
-    at: &'a PlannedAs,
-    command: &'a [String],
-    probe_command: &'a [String],
-    started_at: &'a str,
-    time_to_main_ns: Option<Nanos>,
-    main_faults: Option<u64>,
-    failure: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    faults: Option<&'a crate::features::probe::launch::FaultLatency>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    contention: Option<&'a crate::features::probe::launch::Contention>,
-    c2c: &'a crate::features::probe::launch::C2cSupport,
-}
-
-impl Serialize for ProbeRecord {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let Launched {
-            command,
-            started_at,
-            time_to_main_ns,
-            failure,
-        } = &self.launched;
-        ProbeLine {
-            at: &self.at,
-            command,
-            probe_command: &self.probe_command,
-            started_at,
-            time_to_main_ns: *time_to_main_ns,
-            main_faults: self.main_faults,
-            failure: failure.as_deref(),
-            faults: self.faults.as_ref(),
-            contention: self.contention.as_ref(),
-            c2c: &self.c2c,
-        }
-        .serialize(serializer)
-    }
-}
-
-impl ProbeRecord {
-    pub fn core(&self) -> LaunchCore<'_> {
-        LaunchCore::of(&self.at, &self.launched)
-    }
-
-    pub fn ok(&self) -> bool {
-        self.core().ok() && self.faults.is_some()
     }
 }
 
@@ -850,7 +856,7 @@ mod tests {
         let derived = serde_json::from_str::<Derived>(line).map(LaunchRecord::from);
         let mut reads = vec![serde_json::from_str::<LaunchRecord>(line)];
         if tagged {
-            reads.push(serde_json::from_str::<Record>(line).map(|r| match r {
+            reads.push(crate::store::read::parse_record(line).map(|r| match r {
                 Record::Launch(l) => l,
                 _ => panic!("not a launch: {line}"),
             }));
@@ -957,87 +963,6 @@ mod tests {
         // peak RSS (16, `rusage.peak_rss`), 2 MB over a campaign's label.
         let size = std::mem::size_of::<LaunchRecord>();
         assert!(size <= 992, "LaunchRecord is {size} bytes inline");
-    }
-
-    /// Where each of `keys` starts in `line`, which must be in this order.
-    fn in_order(line: &str, keys: &[&str]) {
-        let at: Vec<usize> = keys
-            .iter()
-            .map(|k| {
-                line.find(&format!("\"{k}\":"))
-                    .unwrap_or_else(|| panic!("{k}"))
-            })
-            .collect();
-        assert!(at.is_sorted(), "{keys:?} at {at:?} in {line}");
-    }
-
-    #[test]
-    fn the_extra_records_write_their_core_where_files_have_it_and_read_it_back() {
-        let cell = crate::fixtures::launch(0, true, 1.0).cell;
-        let probe = crate::fixtures::probe_record(&cell, 3, true, 50.0, &[1000], 1, Vec::new());
-        let line = serde_json::to_string(&Record::Probe(Box::new(probe.clone()))).unwrap();
-        in_order(
-            &line,
-            &[
-                "record",
-                "seq",
-                "round",
-                "jdk",
-                "cpus",
-                "pretouch",
-                "command",
-                "probe_command",
-                "started_at",
-                "time_to_main_ns",
-                "main_faults",
-                "failure",
-                "faults",
-                "c2c",
-            ],
-        );
-        match serde_json::from_str(&line).unwrap() {
-            Record::Probe(read) => assert_eq!(*read, probe),
-            _ => panic!("not a probe"),
-        }
-        let (at, launched) = (probe.at.clone(), probe.launched.clone());
-        let profile = ProfileRecord {
-            at,
-            launched,
-            wall_ns: Nanos(9),
-            event: "cpu-clock".into(),
-            frequency_hz: 999,
-            call_graph: "fp".into(),
-            samples: 1,
-            folded: vec!["a;b 1".into()],
-            perf_data: Some("p.data".into()),
-        };
-        let line = serde_json::to_string(&Record::Profile(profile.clone())).unwrap();
-        in_order(
-            &line,
-            &[
-                "record",
-                "seq",
-                "round",
-                "jdk",
-                "cpus",
-                "pretouch",
-                "command",
-                "started_at",
-                "time_to_main_ns",
-                "wall_ns",
-                "failure",
-                "event",
-                "folded",
-                "perf_data",
-            ],
-        );
-        match serde_json::from_str(&line).unwrap() {
-            Record::Profile(read) => assert_eq!(read, profile),
-            _ => panic!("not a profile"),
-        }
-        // One core, whichever kind holds it.
-        assert_eq!(profile.core(), probe.core());
-        assert!(probe.core().ok());
     }
 
     #[test]

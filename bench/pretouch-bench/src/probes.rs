@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 
 use pretouch::features::probe::analyze::{self as probe, Quantile};
-use pretouch::store::probe::read_probes;
+use pretouch::features::probe::record::read_probes;
 use pretouch::store::read_results;
 
 #[derive(Debug, clap::Args)]

@@ -212,6 +212,6 @@ fn save(
 ) -> anyhow::Result<std::path::PathBuf> {
     let utc = humantime::format_rfc3339_seconds(started).to_string();
     let stamp: String = utc.chars().filter(|c| *c != '-' && *c != ':').collect();
-    crate::store::calibration::save(c, &args.results.join(&c.label), &stamp)
+    crate::features::calibrate::record::save(c, &args.results.join(&c.label), &stamp)
         .context("writing the calibration")
 }

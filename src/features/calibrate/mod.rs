@@ -8,4 +8,5 @@ pub mod ceiling;
 pub mod cli;
 pub mod machine;
 pub mod options;
+pub mod record;
 pub mod render;

@@ -5,6 +5,7 @@
 
 pub mod boot;
 pub mod options;
+pub mod record;
 pub mod schedule;
 pub mod session;
 pub mod unit;

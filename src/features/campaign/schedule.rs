@@ -13,9 +13,9 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use crate::features::campaign::boot::{BootLoader, BootTarget, Running, sha256_file};
+use crate::features::campaign::record::{Campaign, FailedBoot, InFlight, MAX_BOOTS, Phase};
+use crate::features::kernels::record::KernelStatus;
 use crate::features::kernels::schedule::{GuestCommand, finished};
-use crate::store::campaign::{Campaign, FailedBoot, InFlight, MAX_BOOTS, Phase};
-use crate::store::kernels::KernelStatus;
 use crate::store::parse_result_file;
 
 /// How a step's run ended.
@@ -695,7 +695,7 @@ mod tests {
     /// The store's two-kernel, two-run campaign, as a kexec campaign of releases
     /// `6.1-a` and `6.1-b` recording into `results`.
     fn campaign(results: &Path) -> Campaign {
-        let mut c = crate::store::campaign::tests::campaign(&["a", "b"], 2);
+        let mut c = crate::features::campaign::record::tests::campaign(&["a", "b"], 2);
         for target in &mut c.targets {
             target.release = format!("6.1-{}", target.release);
             target.image = results.join(format!("vmlinuz-{}", target.release));

@@ -19,12 +19,14 @@ use crate::features::campaign::boot::{
     self, BootLoader, BootMethod, BootTarget, GrubReboot, Running, installed_initrd, kexec_cmdline,
 };
 use crate::features::campaign::options::{CampaignAction, CampaignArgs};
+use crate::features::campaign::record::{CAMPAIGN_FORMAT, Campaign, STATE_COPY, TimeSpent};
 use crate::features::campaign::schedule::{
     Boot, CampaignEvent, Stand, StepOutcome, StepRunner, at_boot, boot_not_carried_out,
     step_command,
 };
 use crate::features::campaign::unit::{self, Layout, PID_FILE, STATE_FILE, STOP_FILE};
 use crate::features::kernels::machine::image_release;
+use crate::features::kernels::record::{KernelSession, KernelState, KernelStatus, SESSION_FORMAT};
 use crate::matrix::Matrix;
 use crate::render::common::Format;
 use crate::schedule::dryrun::estimate_launch;
@@ -33,8 +35,6 @@ use crate::schedule::resume::matrix_sha256;
 use crate::session::args::RunArgs;
 use crate::session::checks::{check_label, check_memory, resolve_app, resolve_jdks};
 use crate::session::error::bad;
-use crate::store::campaign::{CAMPAIGN_FORMAT, Campaign, STATE_COPY, TimeSpent};
-use crate::store::kernels::{KernelSession, KernelState, KernelStatus, SESSION_FORMAT};
 
 /// Boot times the plan assumes until the campaign has timed its own.
 const KEXEC_BOOT_SECS: f64 = 60.0;
@@ -1043,8 +1043,8 @@ fn where_it_stands(c: &Campaign) -> String {
             f.step + 1,
             c.label(f.step),
             match f.phase {
-                crate::store::campaign::Phase::Booting => "its kernel booting",
-                crate::store::campaign::Phase::Running => "running",
+                crate::features::campaign::record::Phase::Booting => "its kernel booting",
+                crate::features::campaign::record::Phase::Running => "running",
             }
         ),
         None if c.finished_at.is_some() => "finished".to_owned(),

@@ -5,12 +5,12 @@
 //! results folder at its end: each boot that failed, and each label left with fewer
 //! runs than planned.
 
+use crate::features::kernels::record::KernelStatus;
 use crate::store::Results;
-use crate::store::kernels::KernelStatus;
 
 /// A campaign's boots that did not bring up the kernel asked for, and the labels they
 /// left short of their planned runs, one line each, from every campaign state found
-/// among the results (`store::campaign::STATE_COPY`).
+/// among the results (`features::campaign::record::STATE_COPY`).
 /// With `shown` (`--labels`), only of those labels.
 pub fn campaign_warnings(results: &Results, shown: Option<&[String]>) -> Vec<String> {
     // A label asked as `label@host` is the label's too.

@@ -8,5 +8,6 @@ pub mod launch;
 pub mod machine;
 pub mod matrix;
 pub mod options;
+pub mod record;
 pub mod schedule;
 pub mod session;

@@ -13,8 +13,8 @@ use crate::features::kernels::launch::{
     BOOTED_FILE, CONSOLE_FILE, EXIT_FILE, VmOutcome, VmRequest, VmRunner,
 };
 use crate::features::kernels::machine::{Accel, VmShape};
+use crate::features::kernels::record::{KernelSession, KernelState, KernelStatus};
 use crate::launch::interrupt::Interrupt;
-use crate::store::kernels::{KernelSession, KernelState, KernelStatus};
 use crate::store::parse_result_file;
 use crate::units::Bytes;
 
@@ -364,7 +364,7 @@ fn prepare_work(work: &Path, shape: &VmShape) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::kernels::SESSION_FORMAT;
+    use crate::features::kernels::record::SESSION_FORMAT;
     use crate::store::{Record, RunEnd};
     use std::collections::VecDeque;
 

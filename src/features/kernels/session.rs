@@ -13,6 +13,9 @@ use crate::features::kernels::machine::{
     Accel, EMULATED_MARK, VmShape, detect, image_release, tool_version, vm_memory,
 };
 use crate::features::kernels::matrix::{self as kernels, KernelSpec};
+use crate::features::kernels::record::{
+    KernelSession, KernelState, KernelStatus, SESSION_FILE, SESSION_FORMAT,
+};
 use crate::features::kernels::schedule::{
     GuestCommand, KernelEvent, RESULT_FILE, SHAPE_FILE, SessionSummary, VmPlan, run_session,
 };
@@ -25,9 +28,6 @@ use crate::schedule::resume::matrix_sha256;
 use crate::session::args::{PassedOn, RunArgs};
 use crate::session::checks::{resolve_app, resolve_jdks};
 use crate::session::error::{bad, exit};
-use crate::store::kernels::{
-    KernelSession, KernelState, KernelStatus, SESSION_FILE, SESSION_FORMAT,
-};
 
 /// The QEMU virtme-ng starts on x86-64.
 const QEMU: &str = "qemu-system-x86_64";

@@ -16,9 +16,9 @@ use std::collections::BTreeMap;
 use crate::features::probe::launch::{
     C2cSupport, Contention, FaultLatency, LatencyBucket, LocksUnsupported,
 };
+use crate::features::probe::record::LabelledProbe;
 use crate::stats::{Shift, hodges_lehmann, median};
 use crate::store::CellKey;
-use crate::store::probe::LabelledProbe;
 use crate::store::read::ResultFile;
 use crate::units::Nanos;
 
@@ -367,7 +367,7 @@ impl ProbeAnalysis {
 
 /// Whether a probed launch's shortfall is the one [`ProbeAnalysis::disagreeing_populate`]
 /// explains: pretouch with THP, the probe counting fewer than the agent.
-fn populate_shortfall(record: &crate::store::probe::ProbeRecord, a: &Agreement) -> bool {
+fn populate_shortfall(record: &crate::features::probe::record::ProbeRecord, a: &Agreement) -> bool {
     record.at.pretouch
         && a.diff_pct < 0.0
         && record
@@ -537,8 +537,8 @@ pub fn shifts(cells: &[CellProbes], baseline: &str) -> Vec<LatencyShift> {
 mod tests {
     use super::*;
     use crate::features::probe::launch::LockWait;
+    use crate::features::probe::record::ProbeRecord;
     use crate::fixtures::latency_histogram;
-    use crate::store::probe::ProbeRecord;
 
     fn faults(values: &[u64]) -> FaultLatency {
         FaultLatency {

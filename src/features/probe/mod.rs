@@ -7,6 +7,7 @@ pub mod analyze;
 pub mod launch;
 pub mod options;
 pub mod plot;
+pub mod record;
 pub mod render;
 pub mod schedule;
 pub mod session;

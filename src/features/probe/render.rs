@@ -675,11 +675,11 @@ fn latency_figures(c: &CellProbes) -> Vec<Figure> {
 mod tests {
     use super::*;
     use crate::features::probe::launch::{Contention, LocksUnsupported};
+    use crate::features::probe::record::LabelledProbe;
     use crate::fixtures::{FakeCell, file, host, lock_wait, probe_record};
     use crate::matrix::Gc;
-    use crate::store::probe::LabelledProbe;
 
-    fn analysis(edit: impl Fn(&mut crate::store::probe::ProbeRecord)) -> ProbeAnalysis {
+    fn analysis(edit: impl Fn(&mut crate::features::probe::record::ProbeRecord)) -> ProbeAnalysis {
         let files = [file(
             "base",
             "t",

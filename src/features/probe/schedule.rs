@@ -6,10 +6,10 @@
 use std::collections::BTreeSet;
 
 use crate::features::probe::launch::{C2cSupport, ProbeLauncher, ProbedOutcome};
+use crate::features::probe::record::ProbeRecord;
 use crate::schedule::extra::{self, ExtraRecord, Mismatch, Planned, Rounds};
 use crate::schedule::plan::{Cell, Plan};
 use crate::schedule::run::launch_options;
-use crate::store::probe::ProbeRecord;
 use crate::store::{PlannedAs, Record};
 
 /// Probed rounds per cell unless told otherwise.
@@ -79,7 +79,7 @@ impl ExtraRecord for ProbeRecord {
         ProbeRecord::ok(self)
     }
     fn to_record(&self) -> Record {
-        Record::Probe(Box::new(self.clone()))
+        ProbeRecord::as_record(self)
     }
 }
 
@@ -90,7 +90,7 @@ pub fn done_probes(
     rounds: u32,
     file: &crate::store::ResultFile,
 ) -> Result<BTreeSet<u64>, String> {
-    let probes = crate::store::probe::read_probes(std::slice::from_ref(file));
+    let probes = crate::features::probe::record::read_probes(std::slice::from_ref(file));
     extra::done(plan, rounds, probes.iter().map(|p| &p.record)).map_err(|e| {
         let (seq, round) = match e {
             Mismatch::Unplanned { seq, planned } => {
@@ -110,8 +110,8 @@ pub fn done_probes(
 mod tests {
     use super::*;
     use crate::features::probe::launch::{Contention, FaultLatency, LatencyBucket, ProbeReading};
+    use crate::features::probe::record::read_probes;
     use crate::launch::LaunchOptions;
-    use crate::store::probe::read_probes;
     use std::path::Path;
 
     /// Answers every launch with a reading: ten faults without pretouch, a hundred with.
@@ -226,7 +226,7 @@ mod tests {
         for launch in &file.launches {
             lines.push(serde_json::to_string(&Record::Launch(launch.clone())).unwrap());
         }
-        lines.push(serde_json::to_string(&Record::Probe(Box::new(record.clone()))).unwrap());
+        lines.push(serde_json::to_string(&record.as_record()).unwrap());
         let text = lines.join("\n") + "\n";
         std::fs::write(&path, text).unwrap();
         let results = crate::store::read_results(&[path]).unwrap();
@@ -239,7 +239,10 @@ mod tests {
             ("k", &record)
         );
         // One round of one cell plans two probed launches; one is here.
-        assert_eq!(crate::store::probe::missing_probes(&results.files[0]), 1);
+        assert_eq!(
+            crate::features::probe::record::missing_probes(&results.files[0]),
+            1
+        );
         // Resumed: seq 0 of the plan is the cell without pretouch, not this record.
         let matrix = crate::matrix::Matrix::parse(
             "m",

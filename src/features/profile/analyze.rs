@@ -21,9 +21,9 @@ use serde::Serialize;
 
 use crate::analyze::report::{CellReport, Report};
 use crate::features::profile::launch::{KERNEL_SUFFIX, split_folded};
+use crate::features::profile::record::LabelledProfile;
 use crate::stats::median;
 use crate::store::CellKey;
-use crate::store::profile::LabelledProfile;
 
 /// What a kernel developer reads a pretouch profile by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -620,7 +620,7 @@ fn median_ms(values: impl Iterator<Item = f64>) -> Option<f64> {
 fn cell_profile(
     label: &str,
     cell: &CellKey,
-    records: &[&crate::store::profile::ProfileRecord],
+    records: &[&crate::features::profile::record::ProfileRecord],
     timed: Option<&CellReport>,
 ) -> CellProfile {
     let ok: Vec<_> = records.iter().filter(|r| r.ok() && r.samples > 0).collect();
@@ -644,7 +644,7 @@ fn cell_profile(
         .iter()
         .map(|(c, n)| (c.name().to_owned(), *n))
         .collect();
-    let ttm = |side: &[&&&crate::store::profile::ProfileRecord]| {
+    let ttm = |side: &[&&&crate::features::profile::record::ProfileRecord]| {
         median_ms(
             side.iter()
                 .filter_map(|r| r.launched.time_to_main_ns)
@@ -889,7 +889,7 @@ pub fn build(
 ) -> ProfileReport {
     let mut groups: Vec<(
         (String, CellKey),
-        Vec<&crate::store::profile::ProfileRecord>,
+        Vec<&crate::features::profile::record::ProfileRecord>,
     )> = Vec::new();
     for p in profiles {
         if !labels.contains(&p.label) {
@@ -1057,9 +1057,9 @@ mod tests {
         pretouch: bool,
         ttm_ms: u64,
         folded: &[&str],
-    ) -> crate::store::profile::ProfileRecord {
+    ) -> crate::features::profile::record::ProfileRecord {
         let folded: Vec<String> = folded.iter().map(|s| (*s).to_owned()).collect();
-        crate::store::profile::ProfileRecord {
+        crate::features::profile::record::ProfileRecord {
             at: crate::store::PlannedAs {
                 seq: 0,
                 round: 0,
@@ -1186,7 +1186,7 @@ mod tests {
         huge: u64,
         fault: u64,
         tables: u64,
-    ) -> crate::store::profile::ProfileRecord {
+    ) -> crate::features::profile::record::ProfileRecord {
         let lines = [
             format!("{FAULT};clear_page_erms_[k] {zero}"),
             format!("{HUGE} {huge}"),
@@ -1203,12 +1203,13 @@ mod tests {
     }
 
     fn compare(
-        base: &[crate::store::profile::ProfileRecord],
-        new: &[crate::store::profile::ProfileRecord],
+        base: &[crate::features::profile::record::ProfileRecord],
+        new: &[crate::features::profile::record::ProfileRecord],
     ) -> CellShift {
         let cell = base[0].at.cell.clone();
-        let profile = |label: &str, records: &[crate::store::profile::ProfileRecord]| {
-            let refs: Vec<&crate::store::profile::ProfileRecord> = records.iter().collect();
+        let profile = |label: &str, records: &[crate::features::profile::record::ProfileRecord]| {
+            let refs: Vec<&crate::features::profile::record::ProfileRecord> =
+                records.iter().collect();
             cell_profile(label, &cell, &refs, None)
         };
         cell_shift(&profile("a", base), &profile("b", new)).unwrap()
@@ -1216,7 +1217,7 @@ mod tests {
 
     /// Five launches a side whose shares wander by several points from launch to
     /// launch, as they do on a shared VM.
-    fn noisy_a() -> Vec<crate::store::profile::ProfileRecord> {
+    fn noisy_a() -> Vec<crate::features::profile::record::ProfileRecord> {
         [
             (260, 70, 40),
             (340, 45, 30),

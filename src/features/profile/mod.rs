@@ -7,6 +7,7 @@ pub mod analyze;
 pub mod flamegraph;
 pub mod launch;
 pub mod options;
+pub mod record;
 pub mod render;
 pub mod schedule;
 pub mod session;

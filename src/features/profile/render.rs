@@ -505,7 +505,7 @@ mod tests {
     use super::*;
     use crate::analyze::report::{CellReport, Report};
     use crate::features::profile::analyze::build;
-    use crate::store::profile::{LabelledProfile, ProfileRecord};
+    use crate::features::profile::record::{LabelledProfile, ProfileRecord};
 
     const FAULT: &str = "GC_Thread;start_thread;GangWorker::loop;os::pretouch_memory;asm_exc_page_fault_[k];exc_page_fault_[k];handle_mm_fault_[k];__handle_mm_fault_[k];do_anonymous_page_[k]";
 

@@ -3,10 +3,10 @@
 //! under `perf record`, stored as a profile record with its samples.
 
 use crate::features::profile::launch::{self as profile, PerfLauncher, ProfiledOutcome};
+use crate::features::profile::record::ProfileRecord;
 use crate::schedule::extra::{ExtraRecord, Planned, Rounds};
 use crate::schedule::plan::Cell;
 use crate::schedule::run::launch_options;
-use crate::store::profile::ProfileRecord;
 use crate::store::{PlannedAs, Record};
 
 /// Profiled rounds per cell unless told otherwise. Five, because the report names a
@@ -88,18 +88,18 @@ impl ExtraRecord for ProfileRecord {
         ProfileRecord::ok(self)
     }
     fn to_record(&self) -> Record {
-        Record::Profile(self.clone())
+        ProfileRecord::as_record(self)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::features::profile::record::read_profiles;
     use crate::launch::LaunchOptions;
     use crate::schedule::extra;
     use crate::schedule::plan::Plan;
     use crate::store::StoreWriter;
-    use crate::store::profile::read_profiles;
     use std::collections::BTreeSet;
     use std::path::Path;
 
@@ -211,7 +211,7 @@ mod tests {
         let text = format!(
             "{}\n{}\n",
             serde_json::to_string(&Record::Run(file.header.clone())).unwrap(),
-            serde_json::to_string(&Record::Profile(record.clone())).unwrap()
+            serde_json::to_string(&record.as_record()).unwrap()
         );
         std::fs::write(&path, text).unwrap();
         let results = crate::store::read_results(&[path]).unwrap();

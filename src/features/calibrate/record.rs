@@ -1,4 +1,4 @@
-//! Stage 4: `pretouch calibrate`'s results on disk, one JSON file a calibration beside
+//! The store's part of calibrate: `pretouch calibrate`'s results on disk, one JSON file a calibration beside
 //! the label's result files: `<results>/<label>/calibrate-<UTC time>.json`.
 
 use std::path::{Path, PathBuf};

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::features::campaign::boot::{BootMethod, BootTarget};
-use crate::store::kernels::{KernelSession, KernelStatus, save_json};
+use crate::features::kernels::record::{KernelSession, KernelStatus, save_json};
 
 /// Version of the campaign format.
 pub const CAMPAIGN_FORMAT: u32 = 1;
@@ -239,7 +239,7 @@ impl Campaign {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::store::kernels::{KernelState, SESSION_FORMAT};
+    use crate::features::kernels::record::{KernelState, SESSION_FORMAT};
 
     pub(crate) fn campaign(labels: &[&str], runs: u32) -> Campaign {
         let targets: Vec<BootTarget> = labels
