@@ -19,6 +19,9 @@ const STAGES: &[(&str, u8)] = &[
     ("machine", 2),
     ("launch", 3),
     ("store", 4),
+    // `features/mod.rs`, the one list that registers the features: it names their launch
+    // hooks, and the schedule calls it when it makes a launcher.
+    ("features", 5),
     ("analyze", 5),
     ("schedule", 6),
     ("render", 6),

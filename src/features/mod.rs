@@ -11,3 +11,20 @@ pub mod probe;
 pub mod profile;
 pub mod servers;
 pub mod settings;
+
+use std::sync::{Arc, Mutex};
+
+use crate::launch::LaunchHook;
+
+/// The features' hooks around each launch, one line per feature, in the order the
+/// launcher calls them. A hook that may refuse a launch comes before one that holds
+/// something for it (see `LaunchHook::before_spawn`). `settings` is the run's kernel
+/// settings session, if the matrix has a `settings:` axis.
+pub fn launch_hooks(
+    settings: Option<Arc<Mutex<settings::launch::Session>>>,
+) -> Vec<Box<dyn LaunchHook>> {
+    vec![
+        Box::new(settings::launch::hook::SettingsHook::new(settings)),
+        Box::new(cgroup::launch::hook::CgroupHook::default()),
+    ]
+}

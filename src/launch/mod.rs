@@ -15,11 +15,11 @@ pub mod reference;
 pub mod rusage;
 
 use crate::features::cds::launch as cds;
-use crate::features::cgroup::launch as cgroup;
 use crate::features::servers::launch as ready;
-use crate::features::settings::launch as settings;
+use std::any::Any;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -108,10 +108,10 @@ pub struct Measurement {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cds: Option<cds::Cds>,
     /// The `settings:` value the launch ran under, every knob of the run's settings as
-    /// read back from the kernel just before the spawn (see [`settings`]). Absent
-    /// without a `settings:` axis.
+    /// read back from the kernel just before the spawn (see
+    /// `features::settings::launch`). Absent without a `settings:` axis.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub settings: Option<Box<settings::SettingsRead>>,
+    pub settings: Option<Box<crate::features::settings::launch::SettingsRead>>,
     /// Folios allocated (and fallbacks) per multi-size THP size over the launch, from
     /// `transparent_hugepage/hugepages-*/stats` (see [`mthp`]); only the sizes whose
     /// counters moved. Absent when none moved, on kernels without them, and in files
@@ -119,10 +119,10 @@ pub struct Measurement {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mthp: Option<Box<[mthp::MthpCounts]>>,
     /// The memory cgroup of a `memory:` cell's launch: its limit as read back, its peak
-    /// charge, its events (`oom_kill`, `max`) and fault counters (see [`cgroup`]). Absent
-    /// without a `memory:` axis.
+    /// charge, its events (`oom_kill`, `max`) and fault counters (see
+    /// `features::cgroup::launch`). Absent without a `memory:` axis.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cgroup: Option<Box<cgroup::CgroupRun>>,
+    pub cgroup: Option<Box<crate::features::cgroup::launch::CgroupRun>>,
 }
 
 impl Measurement {
@@ -147,17 +147,87 @@ pub struct LaunchOutcome {
 }
 
 /// What a launch needs beyond the JVM flags.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default)]
 pub struct LaunchOptions {
     /// Confine the JVM to these CPUs (`sched_setaffinity` before exec); `None`: inherit
     /// the runner's.
     pub cpus: Option<Vec<usize>>,
-    /// The cell's `settings:` value, as an index into the settings the launcher's
-    /// session holds ([`JvmLauncher::with_settings`]); `None`: no settings axis.
-    pub setting: Option<usize>,
-    /// Run the JVM in a memory cgroup of its own with this limit (see [`cgroup`]);
-    /// `None`: in the runner's cgroup.
-    pub memory: Option<crate::features::cgroup::matrix::MemoryLimit>,
+    /// The cell's values that the features' hooks read, such as its kernel settings or
+    /// its memory limit.
+    pub cell: CellValues,
+}
+
+/// The values of one cell that only a feature reads, at most one of each type. The
+/// launcher carries them to its hooks without knowing them, and each hook takes its own
+/// by its type, so a new feature adds a value without a new field here.
+#[derive(Clone, Default)]
+pub struct CellValues(Vec<Arc<dyn Any + Send + Sync>>);
+
+impl CellValues {
+    /// These values with `value`, in place of the one of its type if there was one.
+    pub fn with<T: Any + Send + Sync>(mut self, value: T) -> CellValues {
+        self.0.retain(|held| !(**held).is::<T>());
+        self.0.push(Arc::new(value));
+        self
+    }
+
+    /// The value of type `T`, if the cell has one.
+    pub fn get<T: Any>(&self) -> Option<&T> {
+        self.0.iter().find_map(|held| (**held).downcast_ref::<T>())
+    }
+}
+
+impl std::fmt::Debug for CellValues {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "CellValues({} values)", self.0.len())
+    }
+}
+
+/// A feature's part of one launch, such as writing the cell's kernel settings before it
+/// or running it in a memory cgroup. The launcher holds a list of hooks, made in one
+/// place (`features::launch_hooks`), and calls them in the list's order. A hook may keep
+/// what it needs from its `before_spawn` to its `after_reap`, because the launcher runs
+/// one launch at a time.
+pub trait LaunchHook: Send {
+    /// Called before the spawn, once the command is known. The hook may fill its part of
+    /// the measurement and change the command. An error refuses the launch and is its
+    /// failure. A refused launch ends there, so the hooks after the one that refused are
+    /// not called, and no hook's `after_reap` is. So a hook that holds something for the
+    /// launch, such as a cgroup, comes after the hooks that may refuse.
+    fn before_spawn(&mut self, spawn: &mut Spawn<'_>) -> Result<(), String>;
+
+    /// Called right after the reap, with the spawn and reap times measured but before the
+    /// launcher reads the exit status, the output and the stamps. The hook fills its part
+    /// of the measurement.
+    fn after_reap(&mut self, measured: &mut Measurement) {
+        let _ = measured;
+    }
+
+    /// A better reason for a failed launch than the launcher's own, from the hook's part
+    /// of the measurement. The first hook that has one wins.
+    fn explain(&self, measured: &Measurement) -> Option<String> {
+        let _ = measured;
+        None
+    }
+}
+
+/// A change to the command before it is spawned, such as a step its child runs between
+/// fork and exec (`CommandExt::pre_exec`).
+pub type CommandChange =
+    Box<dyn Fn(&mut std::process::Command) -> std::io::Result<()> + Send + Sync>;
+
+/// One launch as its hooks see it before the spawn.
+pub struct Spawn<'a> {
+    /// The `java` started, which a wrapper such as `perf record` may start in turn.
+    pub java: &'a Path,
+    /// The arguments after `java`.
+    pub args: &'a [String],
+    /// The launch's options, with the cell's values for the features.
+    pub options: &'a LaunchOptions,
+    /// What is measured so far. A hook fills its part.
+    pub measured: &'a mut Measurement,
+    /// The hooks' changes to the command, applied in the order they were added.
+    pub command: Vec<CommandChange>,
 }
 
 /// Launches one JVM, waits until it is reaped, and reports what it measured.
@@ -195,14 +265,10 @@ pub struct JvmLauncher {
     watch: MachineWatch,
     /// Where a crashed launch's `hs_err`/`replay` files are moved (see [`crash`]).
     crash_dir: Option<PathBuf>,
-    /// The run's kernel settings, written before each launch of a cell that has one.
-    settings: Option<std::sync::Arc<std::sync::Mutex<settings::Session>>>,
     /// The mTHP sizes' folio counters around each launch.
     mthp: mthp::MthpWatch,
-    /// Where `memory:` cells' cgroups are made, found at the first such launch.
-    cgroups: std::cell::OnceCell<Result<cgroup::Hierarchy, String>>,
-    /// Memory cgroups made so far: the next one's number.
-    cgroups_made: std::cell::Cell<u64>,
+    /// The features' parts of each launch, called in this order.
+    hooks: Vec<Box<dyn LaunchHook>>,
 }
 
 /// The launcher's scratch folder (the built-in main class, each launch's stamps,
@@ -247,10 +313,8 @@ impl JvmLauncher {
             wrapper: Vec::new(),
             watch: MachineWatch::default(),
             crash_dir: None,
-            settings: None,
             mthp: mthp::MthpWatch::default(),
-            cgroups: std::cell::OnceCell::new(),
-            cgroups_made: std::cell::Cell::new(0),
+            hooks: Vec::new(),
         })
     }
 
@@ -313,13 +377,9 @@ impl JvmLauncher {
         self
     }
 
-    /// Writes each launch's `settings:` value (its [`LaunchOptions::setting`]) before
-    /// the spawn, through this session.
-    pub fn with_settings(
-        mut self,
-        session: Option<std::sync::Arc<std::sync::Mutex<settings::Session>>>,
-    ) -> JvmLauncher {
-        self.settings = session;
+    /// Calls these hooks around each launch, in this order (see [`LaunchHook`]).
+    pub fn with_hooks(mut self, hooks: Vec<Box<dyn LaunchHook>>) -> JvmLauncher {
+        self.hooks = hooks;
         self
     }
 
@@ -344,17 +404,16 @@ impl Launcher for JvmLauncher {
         let scratch = self.clear_scratch();
         let args = self.arguments(jvm_args);
         let mut outcome = self.planned(java, &args, options);
-        let ready = self.app.as_ref().and_then(|a| a.ready.as_ref());
-        let cgroup = match self.before_spawn(ready, options, &mut outcome) {
-            Ok(cgroup) => cgroup,
+        let changes = match self.before_spawn(java, &args, options, &mut outcome) {
+            Ok(changes) => changes,
             Err(failure) => {
                 outcome.measured.started_at = utc_now_millis();
                 outcome.measured.failure = Some(failure);
                 return outcome;
             }
         };
-        let (expression, grouped) =
-            self.expression(java, &args, &scratch.output, options, cgroup.as_ref());
+        let (expression, grouped) = self.expression(java, &args, &scratch.output, options, changes);
+        let ready = self.app.as_ref().and_then(|a| a.ready.as_ref());
         let mthp_before = self.mthp.read();
         let oom_kills_before = oom_kills();
         // Only a stop during this launch counts against it.
@@ -371,7 +430,9 @@ impl Launcher for JvmLauncher {
         let oom_killed = oom_kills_before
             .zip(oom_kills())
             .map(|(before, after)| after > before);
-        outcome.measured.cgroup = cgroup.map(|c| Box::new(c.finish()));
+        for hook in &mut self.hooks {
+            hook.after_reap(&mut outcome.measured);
+        }
         outcome.measured.rusage = Some(LaunchUsage {
             peak_rss: waited.peak_rss,
             ..ChildrenUsage::now().since(&usage_before)
@@ -466,7 +527,7 @@ impl JvmLauncher {
         args: &[String],
         output: &Path,
         options: &LaunchOptions,
-        cgroup: Option<&cgroup::Transient>,
+        changes: Vec<CommandChange>,
     ) -> (duct::Expression, bool) {
         let mut expression = match self.wrapper.split_first() {
             None => duct::cmd(java, args),
@@ -491,12 +552,10 @@ impl JvmLauncher {
                 Ok(())
             });
         }
-        if let Some(cgroup) = cgroup {
-            let procs = cgroup.procs().clone();
-            expression = expression.before_spawn(move |command| {
-                cgroup::join_before_exec(command, procs.clone());
-                Ok(())
-            });
+        // duct applies the last step given first: reversed, the hooks' changes apply in
+        // the order they were added.
+        for change in changes.into_iter().rev() {
+            expression = expression.before_spawn(change);
         }
         // A wrapper (perf record) forks the JVM: both go in a process group of their
         // own, so that a timeout or a signal ends the JVM too, not the wrapper alone.
@@ -511,15 +570,16 @@ impl JvmLauncher {
         (expression, grouped)
     }
 
-    /// What must hold before the spawn: a server's port free, the launch's setting
-    /// written, its memory cgroup made. Why not, when it does not.
+    /// What must hold before the spawn: a server's port free, and each hook's part done.
+    /// The hooks' changes to the command, or why the launch is refused.
     fn before_spawn(
-        &self,
-        ready: Option<&crate::features::servers::matrix::Ready>,
+        &mut self,
+        java: &Path,
+        args: &[String],
         options: &LaunchOptions,
         outcome: &mut LaunchOutcome,
-    ) -> Result<Option<cgroup::Transient>, String> {
-        if let Some(ready) = ready {
+    ) -> Result<Vec<CommandChange>, String> {
+        if let Some(ready) = self.app.as_ref().and_then(|a| a.ready.as_ref()) {
             // Never two servers at once, and never a probe answered by another process.
             ready::check_port(ready)?;
             outcome.measured.server = Some(Box::new(ServerRun {
@@ -528,23 +588,17 @@ impl JvmLauncher {
                 ..ServerRun::default()
             }));
         }
-        if let (Some(session), Some(index)) = (&self.settings, options.setting) {
-            let read = session
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .apply(index)
-                .map_err(|e| e.to_string())?;
-            outcome.measured.settings = Some(Box::new(read));
-        }
-        let Some(limit) = &options.memory else {
-            return Ok(None);
+        let mut spawn = Spawn {
+            java,
+            args,
+            options,
+            measured: &mut outcome.measured,
+            command: Vec::new(),
         };
-        let hierarchy = self
-            .cgroups
-            .get_or_init(|| cgroup::Hierarchy::find().and_then(|h| h.prepare().map(|()| h)))
-            .clone()?;
-        self.cgroups_made.set(self.cgroups_made.get() + 1);
-        cgroup::Transient::create(&hierarchy, limit, self.cgroups_made.get()).map(Some)
+        for hook in &mut self.hooks {
+            hook.before_spawn(&mut spawn)?;
+        }
+        Ok(spawn.command)
     }
 
     /// Starts the JVM and waits for it: to its exit or the timeout, or for a server
@@ -702,11 +756,12 @@ impl JvmLauncher {
             .as_ref()
             .is_some_and(|i| i.signal().is_some());
         outcome.measured.crash_files = crash::keep(self.workdir.path(), self.crash_dir.as_deref());
-        let cgroup_killed = (outcome.measured.cgroup.as_deref())
-            .and_then(cgroup::CgroupRun::oom_killed)
-            .filter(|_| outcome.measured.signal == Some(libc::SIGKILL));
+        let hook_explained = self
+            .hooks
+            .iter()
+            .find_map(|hook| hook.explain(&outcome.measured));
         if let Some(failure) = &mut outcome.measured.failure {
-            if let Some(better) = cgroup_killed.or_else(|| {
+            if let Some(better) = hook_explained.or_else(|| {
                 explain_failure(
                     &outcome.measured.output_tail,
                     outcome.measured.signal,
@@ -1043,6 +1098,115 @@ mod tests {
             (Nanos(0), None),
             "never spawned"
         );
+    }
+
+    #[test]
+    fn cell_values_hold_one_value_of_each_type() {
+        #[derive(Debug, PartialEq)]
+        struct Index(usize);
+        let values = CellValues::default()
+            .with(Index(1))
+            .with("limit".to_owned())
+            .with(Index(2));
+        assert_eq!(values.get::<Index>(), Some(&Index(2)));
+        assert_eq!(values.get::<String>().map(String::as_str), Some("limit"));
+        assert_eq!(values.get::<u32>(), None);
+    }
+
+    /// A hook that writes what it was asked into `calls`, and refuses when told to.
+    struct Recording {
+        name: &'static str,
+        refuse: bool,
+        calls: Arc<std::sync::Mutex<Vec<String>>>,
+    }
+
+    impl LaunchHook for Recording {
+        fn before_spawn(&mut self, spawn: &mut Spawn<'_>) -> Result<(), String> {
+            self.calls
+                .lock()
+                .unwrap()
+                .push(format!("{} before", self.name));
+            if self.refuse {
+                return Err(format!("{} refused", self.name));
+            }
+            let name = self.name;
+            spawn.command.push(Box::new(move |command| {
+                command.env("PRETOUCH_HOOK", name);
+                Ok(())
+            }));
+            Ok(())
+        }
+
+        fn after_reap(&mut self, measured: &mut Measurement) {
+            let reaped = measured.reaped_ns > measured.spawn_ns;
+            (self.calls.lock().unwrap()).push(format!("{} after, reaped {reaped}", self.name));
+        }
+    }
+
+    /// A shell in place of `java`, and the flags that make it write the hook's variable
+    /// to `seen` and exit, whatever the launcher appends. No script is written, because
+    /// writing an executable while another test forks makes its exec fail (ETXTBSY).
+    fn shell_java(dir: &Path) -> (PathBuf, Vec<String>, PathBuf) {
+        let seen = dir.join("seen");
+        let script = format!("echo \"$PRETOUCH_HOOK\" > '{}'", seen.display());
+        let flags = ["-c", &script, "sh"].map(str::to_owned).to_vec();
+        ("/bin/sh".into(), flags, seen)
+    }
+
+    #[test]
+    fn hooks_run_in_order_around_the_launch_and_change_its_command() {
+        let dir = tempfile::tempdir().unwrap();
+        let (java, flags, seen) = shell_java(dir.path());
+        let calls = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let hook = |name| -> Box<dyn LaunchHook> {
+            Box::new(Recording {
+                name,
+                refuse: false,
+                calls: Arc::clone(&calls),
+            })
+        };
+        let mut launcher = JvmLauncher::new(dir.path().join("agent.so"), Duration::from_secs(10))
+            .unwrap()
+            .with_hooks(vec![hook("first"), hook("second")]);
+        let outcome = launcher.launch(&java, &flags);
+        assert_eq!(outcome.measured.exit_code, Some(0), "{outcome:?}");
+        assert_eq!(
+            *calls.lock().unwrap(),
+            [
+                "first before",
+                "second before",
+                "first after, reaped true",
+                "second after, reaped true"
+            ]
+        );
+        // The later change to the command wins.
+        assert_eq!(std::fs::read_to_string(&seen).unwrap().trim(), "second");
+    }
+
+    #[test]
+    fn a_hook_that_refuses_stops_the_launch_before_the_spawn() {
+        let dir = tempfile::tempdir().unwrap();
+        let (java, flags, seen) = shell_java(dir.path());
+        let calls = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let hook = |name, refuse| -> Box<dyn LaunchHook> {
+            Box::new(Recording {
+                name,
+                refuse,
+                calls: Arc::clone(&calls),
+            })
+        };
+        let mut launcher = JvmLauncher::new(dir.path().join("agent.so"), Duration::from_secs(10))
+            .unwrap()
+            .with_hooks(vec![
+                hook("first", false),
+                hook("second", true),
+                hook("third", false),
+            ]);
+        let outcome = launcher.launch(&java, &flags);
+        assert_eq!(outcome.measured.failure.as_deref(), Some("second refused"));
+        assert_eq!(*calls.lock().unwrap(), ["first before", "second before"]);
+        assert!(!seen.exists(), "the JVM was started");
+        assert_eq!(outcome.measured.spawn_ns, Nanos(0), "never spawned");
     }
 
     #[test]
