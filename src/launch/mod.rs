@@ -14,7 +14,6 @@ pub mod mthp;
 pub mod reference;
 pub mod rusage;
 
-use crate::features::cds::launch as cds;
 use crate::features::servers::launch as ready;
 use std::any::Any;
 use std::os::unix::process::ExitStatusExt;
@@ -103,10 +102,10 @@ pub struct Measurement {
     pub heap_memory: Option<heap_memory::HeapMemory>,
     /// Whether the launch ran with class data sharing: off, the JDK's default archive,
     /// none (the home has no `lib/server/classes.jsa`), or a custom archive; from the
-    /// command and the JDK home at launch (see [`cds`]). Absent in files written before
-    /// it was recorded.
+    /// command and the JDK home at launch (see `features::cds::launch`). Absent in files
+    /// written before it was recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cds: Option<cds::Cds>,
+    pub cds: Option<crate::features::cds::launch::Cds>,
     /// The `settings:` value the launch ran under, every knob of the run's settings as
     /// read back from the kernel just before the spawn (see
     /// `features::settings::launch`). Absent without a `settings:` axis.
@@ -489,10 +488,9 @@ impl JvmLauncher {
         scratch
     }
 
-    /// The outcome as known before the spawn: the command line, the CPUs and the CDS
-    /// archive's state.
+    /// The outcome as known before the spawn: the command line and the CPUs.
     fn planned(&self, java: &Path, args: &[String], options: &LaunchOptions) -> LaunchOutcome {
-        let mut outcome = LaunchOutcome {
+        LaunchOutcome {
             measured: Measurement {
                 command: self
                     .wrapper
@@ -510,13 +508,7 @@ impl JvmLauncher {
                 ..Measurement::default()
             },
             interrupted: false,
-        };
-        // Before the spawn, so the stat costs the launch nothing it is measured by.
-        let real_java = std::fs::canonicalize(java).unwrap_or_else(|_| java.to_path_buf());
-        if let Some(home) = real_java.parent().and_then(Path::parent) {
-            outcome.measured.cds = Some(cds::of(home, args));
         }
-        outcome
     }
 
     /// The JVM's command (under the wrapper, if any), its output to `output`, and
@@ -570,8 +562,8 @@ impl JvmLauncher {
         (expression, grouped)
     }
 
-    /// What must hold before the spawn: a server's port free, and each hook's part done.
-    /// The hooks' changes to the command, or why the launch is refused.
+    /// Each hook's part before the spawn: the hooks' changes to the command, or why the
+    /// launch is refused.
     fn before_spawn(
         &mut self,
         java: &Path,
@@ -579,15 +571,6 @@ impl JvmLauncher {
         options: &LaunchOptions,
         outcome: &mut LaunchOutcome,
     ) -> Result<Vec<CommandChange>, String> {
-        if let Some(ready) = self.app.as_ref().and_then(|a| a.ready.as_ref()) {
-            // Never two servers at once, and never a probe answered by another process.
-            ready::check_port(ready)?;
-            outcome.measured.server = Some(Box::new(ServerRun {
-                check: ready.check.to_string(),
-                port: ready.check.port(),
-                ..ServerRun::default()
-            }));
-        }
         let mut spawn = Spawn {
             java,
             args,
@@ -1060,44 +1043,6 @@ mod tests {
         run.ready_ns = Some(Nanos(140));
         o.measured.stamps.main = None;
         assert!(judge_server(&o, &run).unwrap().contains("main() missing"));
-    }
-
-    #[test]
-    fn a_server_whose_port_is_taken_is_not_started() {
-        use crate::features::servers::matrix::{Ready, ReadyCheck};
-        use crate::matrix::app::{App, ResolvedKind};
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        let port = listener.local_addr().unwrap().port();
-        let app = App {
-            kind: ResolvedKind::Classpath("/nonexistent".into()),
-            main: "example.Server".into(),
-            args: vec![],
-            exit_at_main: false,
-            ready: Some(Ready {
-                check: ReadyCheck::Port(port),
-                timeout: None,
-            }),
-            after_ready: None,
-            requests: None,
-            stop_grace: Duration::from_secs(1),
-        };
-        let mut launcher = JvmLauncher::new("/nonexistent.so".into(), Duration::from_secs(5))
-            .unwrap()
-            .with_app(Some(app));
-        let o = launcher.launch(Path::new("/nonexistent/java"), &[]);
-        let failure = o.measured.failure.unwrap();
-        assert!(
-            failure.contains(&format!(
-                "port {port} is already in use by pid {}",
-                std::process::id()
-            )),
-            "{failure}"
-        );
-        assert_eq!(
-            (o.measured.spawn_ns, o.measured.exit_code),
-            (Nanos(0), None),
-            "never spawned"
-        );
     }
 
     #[test]
