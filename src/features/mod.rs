@@ -27,9 +27,7 @@ pub fn launch_hooks(
 ) -> Vec<Box<dyn LaunchHook>> {
     vec![
         Box::new(cds::launch::hook::CdsHook),
-        Box::new(servers::launch::hook::ServerHook::new(
-            app.and_then(|a| a.ready.clone()),
-        )),
+        Box::new(servers::launch::hook::ServerHook::new(app)),
         Box::new(settings::launch::hook::SettingsHook::new(settings)),
         Box::new(cgroup::launch::hook::CgroupHook::default()),
     ]

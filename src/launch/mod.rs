@@ -14,7 +14,6 @@ pub mod mthp;
 pub mod reference;
 pub mod rusage;
 
-use crate::features::servers::launch as ready;
 use std::any::Any;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
@@ -23,7 +22,6 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::features::servers::launch::{ServerPlan, ServerRun};
 use crate::launch::agent::{Stamps, agent_arg, agent_arg_for_main, parse_stamps};
 use crate::launch::child::{die_with_the_runner, read_tail};
 use crate::launch::interrupt::{Interrupt, StopBy, signal_children, signal_name};
@@ -77,7 +75,7 @@ pub struct Measurement {
     /// ready), the `after_ready` workload's time, the stop (SIGTERM, SIGKILL after the
     /// grace) and when the port was free again. Absent for other launches.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub server: Option<Box<ServerRun>>,
+    pub server: Option<Box<crate::features::servers::launch::ServerRun>>,
     /// What the whole machine did while this JVM ran: CPU time by state (steal, other
     /// processes), selected /proc/vmstat counters, PSI stalls, the JVM's context
     /// switches, the idle gap before it and the memory handed back to the hypervisor
@@ -208,6 +206,50 @@ pub trait LaunchHook: Send {
         let _ = measured;
         None
     }
+
+    /// Waits for the started JVM in place of the launcher's wait for its exit, as a
+    /// server's launch waits until ready, runs its workload and stops the JVM. `None`
+    /// leaves the wait to the launcher. The first hook that waits is the only one.
+    fn wait(
+        &mut self,
+        started: &Started<'_>,
+        measured: &mut Measurement,
+    ) -> Option<std::io::Result<Ended>> {
+        let _ = (started, measured);
+        None
+    }
+
+    /// Why a launch this hook waited for measured nothing, in place of the launcher's
+    /// test ([`judge`]), which the default keeps. The launcher asks only the hook that
+    /// waited, and only when nothing failed before.
+    fn judge(&self, outcome: &LaunchOutcome) -> Option<String> {
+        judge(outcome)
+    }
+}
+
+/// A started JVM, as a hook that waits for it sees it.
+pub struct Started<'a> {
+    pub handle: &'a Arc<duct::Handle>,
+    /// CLOCK_MONOTONIC read just before the spawn.
+    pub spawn_ns: Nanos,
+    /// The launch's timeout, for a hook whose own has none.
+    pub timeout: Duration,
+    /// Where the JVM's stdout and stderr go.
+    pub output: &'a Path,
+    /// The launcher's scratch folder.
+    pub scratch: &'a Path,
+    /// The signal that stops the run, if the launcher has one.
+    pub interrupt: Option<&'a Interrupt>,
+}
+
+/// How a JVM that a hook waited for ended.
+pub struct Ended {
+    /// Its exit status once reaped.
+    pub status: std::process::ExitStatus,
+    /// CLOCK_MONOTONIC once it was reaped.
+    pub reaped_ns: Nanos,
+    /// Why the launch measured nothing, if the hook knows already.
+    pub failure: Option<String>,
 }
 
 /// A change to the command before it is spawned, such as a step its child runs between
@@ -412,7 +454,6 @@ impl Launcher for JvmLauncher {
             }
         };
         let (expression, grouped) = self.expression(java, &args, &scratch.output, options, changes);
-        let ready = self.app.as_ref().and_then(|a| a.ready.as_ref());
         let mthp_before = self.mthp.read();
         let oom_kills_before = oom_kills();
         // Only a stop during this launch counts against it.
@@ -423,9 +464,10 @@ impl Launcher for JvmLauncher {
         let machine_before = self.watch.before_spawn();
         let usage_before = ChildrenUsage::now();
         outcome.measured.spawn_ns = Nanos::monotonic_now();
-        let waited = self.wait(&expression, grouped, ready, &scratch.output, &mut outcome);
-        // A server's reap came before the wait for its port.
-        outcome.measured.reaped_ns = waited.server_reaped.unwrap_or_else(Nanos::monotonic_now);
+        let waited = self.wait(&expression, grouped, &scratch.output, &mut outcome);
+        // A hook's reap came before the rest of its wait, such as a server's port.
+        outcome.measured.reaped_ns = waited.hook_reaped.unwrap_or_else(Nanos::monotonic_now);
+        let waited_by = waited.by;
         let oom_killed = oom_kills_before
             .zip(oom_kills())
             .map(|(before, after)| after > before);
@@ -446,7 +488,7 @@ impl Launcher for JvmLauncher {
             });
         }
         self.ended(java, jvm_args, &scratch, waited, &mut outcome);
-        self.judged(oom_killed, &mut outcome);
+        self.judged(oom_killed, waited_by, &mut outcome);
         outcome
     }
 }
@@ -463,10 +505,13 @@ struct ScratchFiles {
 struct Waited {
     /// Its exit status; `None` when it was killed at the timeout.
     status: std::io::Result<Option<std::process::ExitStatus>>,
-    /// Why a server failed, as its wait for ready judged it.
-    served_failure: Option<String>,
-    /// When a server was reaped (before the wait for its port to close).
-    server_reaped: Option<Nanos>,
+    /// The hook that waited in place of the launcher, by its place in the list.
+    by: Option<usize>,
+    /// Why the launch failed, as the hook that waited judged it.
+    hook_failure: Option<String>,
+    /// When the JVM was reaped, if a hook waited (a server's reap comes before the wait
+    /// for its port to close).
+    hook_reaped: Option<Nanos>,
     /// The JVM's own peak RSS, read as it exited ([`rusage::peak_at_exit`]).
     peak_rss: Option<crate::units::Bytes>,
 }
@@ -584,18 +629,18 @@ impl JvmLauncher {
         Ok(spawn.command)
     }
 
-    /// Starts the JVM and waits for it: to its exit or the timeout, or for a server
-    /// through its ready probe, its workload and its stop.
+    /// Starts the JVM and waits for it: to its exit or the timeout, or as a hook waits,
+    /// such as a server's through its ready probe, its workload and its stop.
     fn wait(
-        &self,
+        &mut self,
         expression: &duct::Expression,
         grouped: bool,
-        ready: Option<&crate::features::servers::matrix::Ready>,
         output: &Path,
         outcome: &mut LaunchOutcome,
     ) -> Waited {
-        let mut served_failure = None;
-        let mut server_reaped = None;
+        let mut by = None;
+        let mut hook_failure = None;
+        let mut hook_reaped = None;
         let mut peak_rss = None;
         let status = expression.start().and_then(|handle| {
             let handle = std::sync::Arc::new(handle);
@@ -608,25 +653,22 @@ impl JvmLauncher {
                 .interrupt
                 .as_ref()
                 .map(|i| i.track_as(std::sync::Arc::clone(&handle), stop));
-            let spawn_ns = outcome.measured.spawn_ns;
-            if let (Some(ready), Some(run), Some(app)) =
-                (ready, outcome.measured.server.as_mut(), self.app.as_ref())
-            {
-                let plan = ServerPlan {
-                    ready,
-                    after_ready: app.after_ready.as_ref(),
-                    requests: app.requests.as_ref(),
-                    grace: app.stop_grace,
-                    default_timeout: self.timeout,
-                    output,
-                    scratch: self.workdir.path(),
-                    spawn_ns,
-                    interrupt: self.interrupt.as_ref(),
-                };
-                let served = ready::serve(&handle, &plan, run)?;
-                served_failure = served.failure;
-                server_reaped = Some(served.reaped_ns);
-                return Ok(Some(served.status));
+            let started = Started {
+                handle: &handle,
+                spawn_ns: outcome.measured.spawn_ns,
+                timeout: self.timeout,
+                output,
+                scratch: self.workdir.path(),
+                interrupt: self.interrupt.as_ref(),
+            };
+            for (i, hook) in self.hooks.iter_mut().enumerate() {
+                if let Some(ended) = hook.wait(&started, &mut outcome.measured) {
+                    by = Some(i);
+                    let ended = ended?;
+                    hook_failure = ended.failure;
+                    hook_reaped = Some(ended.reaped_ns);
+                    return Ok(Some(ended.status));
+                }
             }
             // The peak is read from the exited child before duct reaps it, within the
             // same timeout; with a wrapper (perf) it is the wrapper's, which counts the
@@ -651,8 +693,9 @@ impl JvmLauncher {
         });
         Waited {
             status,
-            served_failure,
-            server_reaped,
+            by,
+            hook_failure,
+            hook_reaped,
             peak_rss,
         }
     }
@@ -706,17 +749,23 @@ impl JvmLauncher {
             }
             Err(_) => {}
         }
-        if let Some(failure) = waited.served_failure {
+        if let Some(failure) = waited.hook_failure {
             outcome.measured.failure.get_or_insert(failure);
         }
     }
 
     /// The launch judged: its failure (if any) found and explained, its crash files
-    /// kept, and whether a signal to the runner cut it short.
-    fn judged(&self, oom_killed: Option<bool>, outcome: &mut LaunchOutcome) {
+    /// kept, and whether a signal to the runner cut it short. `waited_by`: the hook that
+    /// waited in place of the launcher, if one did.
+    fn judged(
+        &self,
+        oom_killed: Option<bool>,
+        waited_by: Option<usize>,
+        outcome: &mut LaunchOutcome,
+    ) {
         if outcome.measured.failure.is_none() {
-            outcome.measured.failure = match &outcome.measured.server {
-                Some(run) => judge_server(outcome, run),
+            outcome.measured.failure = match waited_by.and_then(|i| self.hooks.get(i)) {
+                Some(hook) => hook.judge(outcome),
                 None => judge(outcome),
             };
         }
@@ -763,9 +812,10 @@ impl JvmLauncher {
             }
             outcome.interrupted = signalled;
         }
-        // A server stopped by the signal, or a workload cut short by it, measured nothing
-        // either, though the JVM reached ready.
-        if outcome.measured.server.is_some() && signalled {
+        // A JVM that a hook waited for and stopped, such as a server stopped by the
+        // signal or whose workload the signal cut short, measured nothing either, though
+        // it did not fail.
+        if waited_by.is_some() && signalled {
             outcome.interrupted = true;
         }
     }
@@ -869,31 +919,6 @@ pub fn judge(outcome: &LaunchOutcome) -> Option<String> {
     }
     if !order.is_sorted() {
         return Some(format!("stamps out of order: {order:?}"));
-    }
-    None
-}
-
-/// Why a server launch measured nothing, if it did not. Its end is the runner's stop
-/// (SIGTERM: exit code 143 or the signal; SIGKILL after the grace), so the exit status
-/// is recorded but not judged; the stamps must be complete, in order, and before ready.
-fn judge_server(outcome: &LaunchOutcome, run: &ServerRun) -> Option<String> {
-    let s = &outcome.measured.stamps;
-    let Some(ready) = run.ready_ns else {
-        return Some(format!("never ready ({})", run.check));
-    };
-    let order = [
-        Some(outcome.measured.spawn_ns),
-        s.agent_load.map(|x| x.ns),
-        s.vm_init.map(|x| x.ns),
-        s.main.map(|x| x.ns),
-    ];
-    if order.iter().any(Option::is_none) {
-        return Some("ready, but the stamps are incomplete: agent load, VM init or main() missing (is `main` the class the application starts with?)".to_owned());
-    }
-    if !order.is_sorted() || order[3].is_some_and(|main| main > ready) {
-        return Some(format!(
-            "stamps out of order: {order:?}, ready at {ready:?} (did another process answer the probe?)"
-        ));
     }
     None
 }
@@ -1019,30 +1044,6 @@ mod tests {
         raised.join().unwrap();
         assert!(started.elapsed() < Duration::from_secs(30), "{outcome:?}");
         assert_ends(&pid_file);
-    }
-
-    #[test]
-    fn a_server_launch_is_judged_by_ready_not_by_its_exit() {
-        let mut o = outcome();
-        // Stopped by the runner's SIGTERM: the JVM's exit code 143 is no failure.
-        o.measured.exit_code = Some(143);
-        let mut run = ServerRun {
-            check: "port 1".into(),
-            ready_ns: Some(Nanos(140)),
-            ..ServerRun::default()
-        };
-        assert_eq!(judge_server(&o, &run), None);
-        run.ready_ns = Some(Nanos(125));
-        assert!(
-            judge_server(&o, &run)
-                .unwrap()
-                .contains("did another process answer the probe?")
-        );
-        run.ready_ns = None;
-        assert_eq!(judge_server(&o, &run).unwrap(), "never ready (port 1)");
-        run.ready_ns = Some(Nanos(140));
-        o.measured.stamps.main = None;
-        assert!(judge_server(&o, &run).unwrap().contains("main() missing"));
     }
 
     #[test]
