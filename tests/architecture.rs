@@ -670,7 +670,7 @@ const CORE_IMPORTING_FEATURES: &[(&str, &[&str])] = &[
     ("render::json", &["probe", "profile"]),
     ("schedule::plan", &["cgroup"]),
     ("schedule::resume", &["profile"]),
-    ("schedule::run", &["settings"]),
+    ("schedule::run", &["cgroup", "settings"]),
     ("schedule::session", &["probe", "settings"]),
     ("session", &["campaign", "kernels", "settings"]),
     (

@@ -12,5 +12,7 @@ pub mod profile;
 pub mod servers;
 pub mod settings;
 
+/// The list of the features' hooks around a launch (`launch` stage).
+pub mod launch;
 /// The list of the features' records the store reads (`store` stage).
 pub mod record;

@@ -14,17 +14,14 @@ pub mod mthp;
 pub mod reference;
 pub mod rusage;
 
-use crate::features::cds::launch as cds;
-use crate::features::cgroup::launch as cgroup;
-use crate::features::servers::launch as ready;
-use crate::features::settings::launch as settings;
+use std::any::Any;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::features::servers::launch::{ServerPlan, ServerRun};
 use crate::launch::agent::{Stamps, agent_arg, agent_arg_for_main, parse_stamps};
 use crate::launch::child::{die_with_the_runner, read_tail};
 use crate::launch::interrupt::{Interrupt, StopBy, signal_children, signal_name};
@@ -78,7 +75,7 @@ pub struct Measurement {
     /// ready), the `after_ready` workload's time, the stop (SIGTERM, SIGKILL after the
     /// grace) and when the port was free again. Absent for other launches.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub server: Option<Box<ServerRun>>,
+    pub server: Option<Box<crate::features::servers::launch::ServerRun>>,
     /// What the whole machine did while this JVM ran: CPU time by state (steal, other
     /// processes), selected /proc/vmstat counters, PSI stalls, the JVM's context
     /// switches, the idle gap before it and the memory handed back to the hypervisor
@@ -103,15 +100,15 @@ pub struct Measurement {
     pub heap_memory: Option<heap_memory::HeapMemory>,
     /// Whether the launch ran with class data sharing: off, the JDK's default archive,
     /// none (the home has no `lib/server/classes.jsa`), or a custom archive; from the
-    /// command and the JDK home at launch (see [`cds`]). Absent in files written before
-    /// it was recorded.
+    /// command and the JDK home at launch (see `features::cds::launch`). Absent in files
+    /// written before it was recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cds: Option<cds::Cds>,
+    pub cds: Option<crate::features::cds::launch::Cds>,
     /// The `settings:` value the launch ran under, every knob of the run's settings as
-    /// read back from the kernel just before the spawn (see [`settings`]). Absent
-    /// without a `settings:` axis.
+    /// read back from the kernel just before the spawn (see
+    /// `features::settings::launch`). Absent without a `settings:` axis.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub settings: Option<Box<settings::SettingsRead>>,
+    pub settings: Option<Box<crate::features::settings::launch::SettingsRead>>,
     /// Folios allocated (and fallbacks) per multi-size THP size over the launch, from
     /// `transparent_hugepage/hugepages-*/stats` (see [`mthp`]); only the sizes whose
     /// counters moved. Absent when none moved, on kernels without them, and in files
@@ -119,10 +116,10 @@ pub struct Measurement {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mthp: Option<Box<[mthp::MthpCounts]>>,
     /// The memory cgroup of a `memory:` cell's launch: its limit as read back, its peak
-    /// charge, its events (`oom_kill`, `max`) and fault counters (see [`cgroup`]). Absent
-    /// without a `memory:` axis.
+    /// charge, its events (`oom_kill`, `max`) and fault counters (see
+    /// `features::cgroup::launch`). Absent without a `memory:` axis.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cgroup: Option<Box<cgroup::CgroupRun>>,
+    pub cgroup: Option<Box<crate::features::cgroup::launch::CgroupRun>>,
 }
 
 impl Measurement {
@@ -147,17 +144,131 @@ pub struct LaunchOutcome {
 }
 
 /// What a launch needs beyond the JVM flags.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default)]
 pub struct LaunchOptions {
     /// Confine the JVM to these CPUs (`sched_setaffinity` before exec); `None`: inherit
     /// the runner's.
     pub cpus: Option<Vec<usize>>,
-    /// The cell's `settings:` value, as an index into the settings the launcher's
-    /// session holds ([`JvmLauncher::with_settings`]); `None`: no settings axis.
-    pub setting: Option<usize>,
-    /// Run the JVM in a memory cgroup of its own with this limit (see [`cgroup`]);
-    /// `None`: in the runner's cgroup.
-    pub memory: Option<crate::features::cgroup::matrix::MemoryLimit>,
+    /// The cell's values that the features' hooks read, such as its kernel settings or
+    /// its memory limit.
+    pub cell: CellValues,
+}
+
+/// The values of one cell that only a feature reads, at most one of each type. The
+/// launcher carries them to its hooks without knowing them, and each hook takes its own
+/// by its type, so a new feature adds a value without a new field here.
+#[derive(Clone, Default)]
+pub struct CellValues(Vec<Arc<dyn Any + Send + Sync>>);
+
+impl CellValues {
+    /// These values with `value`, in place of the one of its type if there was one.
+    pub fn with<T: Any + Send + Sync>(mut self, value: T) -> CellValues {
+        self.0.retain(|held| !(**held).is::<T>());
+        self.0.push(Arc::new(value));
+        self
+    }
+
+    /// The value of type `T`, if the cell has one.
+    pub fn get<T: Any>(&self) -> Option<&T> {
+        self.0.iter().find_map(|held| (**held).downcast_ref::<T>())
+    }
+}
+
+impl std::fmt::Debug for CellValues {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "CellValues({} values)", self.0.len())
+    }
+}
+
+/// A feature's part of one launch, such as writing the cell's kernel settings before it
+/// or running it in a memory cgroup. The launcher holds a list of hooks, made in one
+/// place (`features::launch::hooks`), and calls them in the list's order. A hook may keep
+/// what it needs from its `before_spawn` to its `after_reap`, because the launcher runs
+/// one launch at a time.
+pub trait LaunchHook: Send {
+    /// Called before the spawn, once the command is known. The hook may fill its part of
+    /// the measurement and change the command. An error refuses the launch and is its
+    /// failure. A refused launch ends there, so the hooks after the one that refused are
+    /// not called, and no hook's `after_reap` is. So a hook that holds something for the
+    /// launch, such as a cgroup, comes after the hooks that may refuse.
+    fn before_spawn(&mut self, spawn: &mut Spawn<'_>) -> Result<(), String>;
+
+    /// Called right after the reap, with the spawn and reap times measured but before the
+    /// launcher reads the exit status, the output and the stamps. The hook fills its part
+    /// of the measurement.
+    fn after_reap(&mut self, measured: &mut Measurement) {
+        let _ = measured;
+    }
+
+    /// A better reason for a failed launch than the launcher's own, from the hook's part
+    /// of the measurement. The first hook that has one wins.
+    fn explain(&self, measured: &Measurement) -> Option<String> {
+        let _ = measured;
+        None
+    }
+
+    /// Waits for the started JVM in place of the launcher's wait for its exit, as a
+    /// server's launch waits until ready, runs its workload and stops the JVM. `None`
+    /// leaves the wait to the launcher. The first hook that waits is the only one.
+    fn wait(
+        &mut self,
+        started: &Started<'_>,
+        measured: &mut Measurement,
+    ) -> Option<std::io::Result<Ended>> {
+        let _ = (started, measured);
+        None
+    }
+
+    /// Why a launch this hook waited for measured nothing, in place of the launcher's
+    /// test ([`judge`]), which the default keeps. The launcher asks only the hook that
+    /// waited, and only when nothing failed before.
+    fn judge(&self, outcome: &LaunchOutcome) -> Option<String> {
+        judge(outcome)
+    }
+}
+
+/// A started JVM, as a hook that waits for it sees it.
+pub struct Started<'a> {
+    pub handle: &'a Arc<duct::Handle>,
+    /// CLOCK_MONOTONIC read just before the spawn.
+    pub spawn_ns: Nanos,
+    /// The launch's timeout, for a hook whose own has none.
+    pub timeout: Duration,
+    /// Where the JVM's stdout and stderr go.
+    pub output: &'a Path,
+    /// The launcher's scratch folder.
+    pub scratch: &'a Path,
+    /// The signal that stops the run, if the launcher has one.
+    pub interrupt: Option<&'a Interrupt>,
+}
+
+/// How a JVM that a hook waited for ended.
+pub struct Ended {
+    /// Its exit status once reaped.
+    pub status: std::process::ExitStatus,
+    /// CLOCK_MONOTONIC once it was reaped.
+    pub reaped_ns: Nanos,
+    /// Why the launch measured nothing, if the hook knows already.
+    pub failure: Option<String>,
+}
+
+/// A change to the command before it is spawned, such as a step its child runs between
+/// fork and exec (`CommandExt::pre_exec`).
+pub type CommandChange =
+    Box<dyn Fn(&mut std::process::Command) -> std::io::Result<()> + Send + Sync>;
+
+/// One launch as its hooks see it before the spawn.
+pub struct Spawn<'a> {
+    /// The `java` started, which a wrapper such as `perf record` may start in turn.
+    pub java: &'a Path,
+    /// The arguments after `java`.
+    pub args: &'a [String],
+    /// The launch's options, with the cell's values for the features.
+    pub options: &'a LaunchOptions,
+    /// What is measured so far. A hook fills its part.
+    pub measured: &'a mut Measurement,
+    /// The hooks' changes to the command, applied in the order they were added.
+    pub command: Vec<CommandChange>,
 }
 
 /// Launches one JVM, waits until it is reaped, and reports what it measured.
@@ -195,14 +306,10 @@ pub struct JvmLauncher {
     watch: MachineWatch,
     /// Where a crashed launch's `hs_err`/`replay` files are moved (see [`crash`]).
     crash_dir: Option<PathBuf>,
-    /// The run's kernel settings, written before each launch of a cell that has one.
-    settings: Option<std::sync::Arc<std::sync::Mutex<settings::Session>>>,
     /// The mTHP sizes' folio counters around each launch.
     mthp: mthp::MthpWatch,
-    /// Where `memory:` cells' cgroups are made, found at the first such launch.
-    cgroups: std::cell::OnceCell<Result<cgroup::Hierarchy, String>>,
-    /// Memory cgroups made so far: the next one's number.
-    cgroups_made: std::cell::Cell<u64>,
+    /// The features' parts of each launch, called in this order.
+    hooks: Vec<Box<dyn LaunchHook>>,
 }
 
 /// The launcher's scratch folder (the built-in main class, each launch's stamps,
@@ -247,10 +354,8 @@ impl JvmLauncher {
             wrapper: Vec::new(),
             watch: MachineWatch::default(),
             crash_dir: None,
-            settings: None,
             mthp: mthp::MthpWatch::default(),
-            cgroups: std::cell::OnceCell::new(),
-            cgroups_made: std::cell::Cell::new(0),
+            hooks: Vec::new(),
         })
     }
 
@@ -313,13 +418,9 @@ impl JvmLauncher {
         self
     }
 
-    /// Writes each launch's `settings:` value (its [`LaunchOptions::setting`]) before
-    /// the spawn, through this session.
-    pub fn with_settings(
-        mut self,
-        session: Option<std::sync::Arc<std::sync::Mutex<settings::Session>>>,
-    ) -> JvmLauncher {
-        self.settings = session;
+    /// Calls these hooks around each launch, in this order (see [`LaunchHook`]).
+    pub fn with_hooks(mut self, hooks: Vec<Box<dyn LaunchHook>>) -> JvmLauncher {
+        self.hooks = hooks;
         self
     }
 
@@ -344,17 +445,15 @@ impl Launcher for JvmLauncher {
         let scratch = self.clear_scratch();
         let args = self.arguments(jvm_args);
         let mut outcome = self.planned(java, &args, options);
-        let ready = self.app.as_ref().and_then(|a| a.ready.as_ref());
-        let cgroup = match self.before_spawn(ready, options, &mut outcome) {
-            Ok(cgroup) => cgroup,
+        let changes = match self.before_spawn(java, &args, options, &mut outcome) {
+            Ok(changes) => changes,
             Err(failure) => {
                 outcome.measured.started_at = utc_now_millis();
                 outcome.measured.failure = Some(failure);
                 return outcome;
             }
         };
-        let (expression, grouped) =
-            self.expression(java, &args, &scratch.output, options, cgroup.as_ref());
+        let (expression, grouped) = self.expression(java, &args, &scratch.output, options, changes);
         let mthp_before = self.mthp.read();
         let oom_kills_before = oom_kills();
         // Only a stop during this launch counts against it.
@@ -365,13 +464,16 @@ impl Launcher for JvmLauncher {
         let machine_before = self.watch.before_spawn();
         let usage_before = ChildrenUsage::now();
         outcome.measured.spawn_ns = Nanos::monotonic_now();
-        let waited = self.wait(&expression, grouped, ready, &scratch.output, &mut outcome);
-        // A server's reap came before the wait for its port.
-        outcome.measured.reaped_ns = waited.server_reaped.unwrap_or_else(Nanos::monotonic_now);
+        let waited = self.wait(&expression, grouped, &scratch.output, &mut outcome);
+        // A hook's reap came before the rest of its wait, such as a server's port.
+        outcome.measured.reaped_ns = waited.hook_reaped.unwrap_or_else(Nanos::monotonic_now);
+        let waited_by = waited.by;
         let oom_killed = oom_kills_before
             .zip(oom_kills())
             .map(|(before, after)| after > before);
-        outcome.measured.cgroup = cgroup.map(|c| Box::new(c.finish()));
+        for hook in &mut self.hooks {
+            hook.after_reap(&mut outcome.measured);
+        }
         outcome.measured.rusage = Some(LaunchUsage {
             peak_rss: waited.peak_rss,
             ..ChildrenUsage::now().since(&usage_before)
@@ -386,7 +488,7 @@ impl Launcher for JvmLauncher {
             });
         }
         self.ended(java, jvm_args, &scratch, waited, &mut outcome);
-        self.judged(oom_killed, &mut outcome);
+        self.judged(oom_killed, waited_by, &mut outcome);
         outcome
     }
 }
@@ -403,10 +505,13 @@ struct ScratchFiles {
 struct Waited {
     /// Its exit status; `None` when it was killed at the timeout.
     status: std::io::Result<Option<std::process::ExitStatus>>,
-    /// Why a server failed, as its wait for ready judged it.
-    served_failure: Option<String>,
-    /// When a server was reaped (before the wait for its port to close).
-    server_reaped: Option<Nanos>,
+    /// The hook that waited in place of the launcher, by its place in the list.
+    by: Option<usize>,
+    /// Why the launch failed, as the hook that waited judged it.
+    hook_failure: Option<String>,
+    /// When the JVM was reaped, if a hook waited (a server's reap comes before the wait
+    /// for its port to close).
+    hook_reaped: Option<Nanos>,
     /// The JVM's own peak RSS, read as it exited ([`rusage::peak_at_exit`]).
     peak_rss: Option<crate::units::Bytes>,
 }
@@ -428,10 +533,9 @@ impl JvmLauncher {
         scratch
     }
 
-    /// The outcome as known before the spawn: the command line, the CPUs and the CDS
-    /// archive's state.
+    /// The outcome as known before the spawn: the command line and the CPUs.
     fn planned(&self, java: &Path, args: &[String], options: &LaunchOptions) -> LaunchOutcome {
-        let mut outcome = LaunchOutcome {
+        LaunchOutcome {
             measured: Measurement {
                 command: self
                     .wrapper
@@ -449,13 +553,7 @@ impl JvmLauncher {
                 ..Measurement::default()
             },
             interrupted: false,
-        };
-        // Before the spawn, so the stat costs the launch nothing it is measured by.
-        let real_java = std::fs::canonicalize(java).unwrap_or_else(|_| java.to_path_buf());
-        if let Some(home) = real_java.parent().and_then(Path::parent) {
-            outcome.measured.cds = Some(cds::of(home, args));
         }
-        outcome
     }
 
     /// The JVM's command (under the wrapper, if any), its output to `output`, and
@@ -466,7 +564,7 @@ impl JvmLauncher {
         args: &[String],
         output: &Path,
         options: &LaunchOptions,
-        cgroup: Option<&cgroup::Transient>,
+        changes: Vec<CommandChange>,
     ) -> (duct::Expression, bool) {
         let mut expression = match self.wrapper.split_first() {
             None => duct::cmd(java, args),
@@ -491,12 +589,10 @@ impl JvmLauncher {
                 Ok(())
             });
         }
-        if let Some(cgroup) = cgroup {
-            let procs = cgroup.procs().clone();
-            expression = expression.before_spawn(move |command| {
-                cgroup::join_before_exec(command, procs.clone());
-                Ok(())
-            });
+        // duct applies the last step given first: reversed, the hooks' changes apply in
+        // the order they were added.
+        for change in changes.into_iter().rev() {
+            expression = expression.before_spawn(change);
         }
         // A wrapper (perf record) forks the JVM: both go in a process group of their
         // own, so that a timeout or a signal ends the JVM too, not the wrapper alone.
@@ -511,54 +607,40 @@ impl JvmLauncher {
         (expression, grouped)
     }
 
-    /// What must hold before the spawn: a server's port free, the launch's setting
-    /// written, its memory cgroup made. Why not, when it does not.
+    /// Each hook's part before the spawn: the hooks' changes to the command, or why the
+    /// launch is refused.
     fn before_spawn(
-        &self,
-        ready: Option<&crate::features::servers::matrix::Ready>,
+        &mut self,
+        java: &Path,
+        args: &[String],
         options: &LaunchOptions,
         outcome: &mut LaunchOutcome,
-    ) -> Result<Option<cgroup::Transient>, String> {
-        if let Some(ready) = ready {
-            // Never two servers at once, and never a probe answered by another process.
-            ready::check_port(ready)?;
-            outcome.measured.server = Some(Box::new(ServerRun {
-                check: ready.check.to_string(),
-                port: ready.check.port(),
-                ..ServerRun::default()
-            }));
-        }
-        if let (Some(session), Some(index)) = (&self.settings, options.setting) {
-            let read = session
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .apply(index)
-                .map_err(|e| e.to_string())?;
-            outcome.measured.settings = Some(Box::new(read));
-        }
-        let Some(limit) = &options.memory else {
-            return Ok(None);
+    ) -> Result<Vec<CommandChange>, String> {
+        let mut spawn = Spawn {
+            java,
+            args,
+            options,
+            measured: &mut outcome.measured,
+            command: Vec::new(),
         };
-        let hierarchy = self
-            .cgroups
-            .get_or_init(|| cgroup::Hierarchy::find().and_then(|h| h.prepare().map(|()| h)))
-            .clone()?;
-        self.cgroups_made.set(self.cgroups_made.get() + 1);
-        cgroup::Transient::create(&hierarchy, limit, self.cgroups_made.get()).map(Some)
+        for hook in &mut self.hooks {
+            hook.before_spawn(&mut spawn)?;
+        }
+        Ok(spawn.command)
     }
 
-    /// Starts the JVM and waits for it: to its exit or the timeout, or for a server
-    /// through its ready probe, its workload and its stop.
+    /// Starts the JVM and waits for it: to its exit or the timeout, or as a hook waits,
+    /// such as a server's through its ready probe, its workload and its stop.
     fn wait(
-        &self,
+        &mut self,
         expression: &duct::Expression,
         grouped: bool,
-        ready: Option<&crate::features::servers::matrix::Ready>,
         output: &Path,
         outcome: &mut LaunchOutcome,
     ) -> Waited {
-        let mut served_failure = None;
-        let mut server_reaped = None;
+        let mut by = None;
+        let mut hook_failure = None;
+        let mut hook_reaped = None;
         let mut peak_rss = None;
         let status = expression.start().and_then(|handle| {
             let handle = std::sync::Arc::new(handle);
@@ -571,25 +653,22 @@ impl JvmLauncher {
                 .interrupt
                 .as_ref()
                 .map(|i| i.track_as(std::sync::Arc::clone(&handle), stop));
-            let spawn_ns = outcome.measured.spawn_ns;
-            if let (Some(ready), Some(run), Some(app)) =
-                (ready, outcome.measured.server.as_mut(), self.app.as_ref())
-            {
-                let plan = ServerPlan {
-                    ready,
-                    after_ready: app.after_ready.as_ref(),
-                    requests: app.requests.as_ref(),
-                    grace: app.stop_grace,
-                    default_timeout: self.timeout,
-                    output,
-                    scratch: self.workdir.path(),
-                    spawn_ns,
-                    interrupt: self.interrupt.as_ref(),
-                };
-                let served = ready::serve(&handle, &plan, run)?;
-                served_failure = served.failure;
-                server_reaped = Some(served.reaped_ns);
-                return Ok(Some(served.status));
+            let started = Started {
+                handle: &handle,
+                spawn_ns: outcome.measured.spawn_ns,
+                timeout: self.timeout,
+                output,
+                scratch: self.workdir.path(),
+                interrupt: self.interrupt.as_ref(),
+            };
+            for (i, hook) in self.hooks.iter_mut().enumerate() {
+                if let Some(ended) = hook.wait(&started, &mut outcome.measured) {
+                    by = Some(i);
+                    let ended = ended?;
+                    hook_failure = ended.failure;
+                    hook_reaped = Some(ended.reaped_ns);
+                    return Ok(Some(ended.status));
+                }
             }
             // The peak is read from the exited child before duct reaps it, within the
             // same timeout; with a wrapper (perf) it is the wrapper's, which counts the
@@ -614,8 +693,9 @@ impl JvmLauncher {
         });
         Waited {
             status,
-            served_failure,
-            server_reaped,
+            by,
+            hook_failure,
+            hook_reaped,
             peak_rss,
         }
     }
@@ -669,17 +749,23 @@ impl JvmLauncher {
             }
             Err(_) => {}
         }
-        if let Some(failure) = waited.served_failure {
+        if let Some(failure) = waited.hook_failure {
             outcome.measured.failure.get_or_insert(failure);
         }
     }
 
     /// The launch judged: its failure (if any) found and explained, its crash files
-    /// kept, and whether a signal to the runner cut it short.
-    fn judged(&self, oom_killed: Option<bool>, outcome: &mut LaunchOutcome) {
+    /// kept, and whether a signal to the runner cut it short. `waited_by`: the hook that
+    /// waited in place of the launcher, if one did.
+    fn judged(
+        &self,
+        oom_killed: Option<bool>,
+        waited_by: Option<usize>,
+        outcome: &mut LaunchOutcome,
+    ) {
         if outcome.measured.failure.is_none() {
-            outcome.measured.failure = match &outcome.measured.server {
-                Some(run) => judge_server(outcome, run),
+            outcome.measured.failure = match waited_by.and_then(|i| self.hooks.get(i)) {
+                Some(hook) => hook.judge(outcome),
                 None => judge(outcome),
             };
         }
@@ -702,11 +788,12 @@ impl JvmLauncher {
             .as_ref()
             .is_some_and(|i| i.signal().is_some());
         outcome.measured.crash_files = crash::keep(self.workdir.path(), self.crash_dir.as_deref());
-        let cgroup_killed = (outcome.measured.cgroup.as_deref())
-            .and_then(cgroup::CgroupRun::oom_killed)
-            .filter(|_| outcome.measured.signal == Some(libc::SIGKILL));
+        let hook_explained = self
+            .hooks
+            .iter()
+            .find_map(|hook| hook.explain(&outcome.measured));
         if let Some(failure) = &mut outcome.measured.failure {
-            if let Some(better) = cgroup_killed.or_else(|| {
+            if let Some(better) = hook_explained.or_else(|| {
                 explain_failure(
                     &outcome.measured.output_tail,
                     outcome.measured.signal,
@@ -725,9 +812,10 @@ impl JvmLauncher {
             }
             outcome.interrupted = signalled;
         }
-        // A server stopped by the signal, or a workload cut short by it, measured nothing
-        // either, though the JVM reached ready.
-        if outcome.measured.server.is_some() && signalled {
+        // A JVM that a hook waited for and stopped, such as a server stopped by the
+        // signal or whose workload the signal cut short, measured nothing either, though
+        // it did not fail.
+        if waited_by.is_some() && signalled {
             outcome.interrupted = true;
         }
     }
@@ -831,31 +919,6 @@ pub fn judge(outcome: &LaunchOutcome) -> Option<String> {
     }
     if !order.is_sorted() {
         return Some(format!("stamps out of order: {order:?}"));
-    }
-    None
-}
-
-/// Why a server launch measured nothing, if it did not. Its end is the runner's stop
-/// (SIGTERM: exit code 143 or the signal; SIGKILL after the grace), so the exit status
-/// is recorded but not judged; the stamps must be complete, in order, and before ready.
-fn judge_server(outcome: &LaunchOutcome, run: &ServerRun) -> Option<String> {
-    let s = &outcome.measured.stamps;
-    let Some(ready) = run.ready_ns else {
-        return Some(format!("never ready ({})", run.check));
-    };
-    let order = [
-        Some(outcome.measured.spawn_ns),
-        s.agent_load.map(|x| x.ns),
-        s.vm_init.map(|x| x.ns),
-        s.main.map(|x| x.ns),
-    ];
-    if order.iter().any(Option::is_none) {
-        return Some("ready, but the stamps are incomplete: agent load, VM init or main() missing (is `main` the class the application starts with?)".to_owned());
-    }
-    if !order.is_sorted() || order[3].is_some_and(|main| main > ready) {
-        return Some(format!(
-            "stamps out of order: {order:?}, ready at {ready:?} (did another process answer the probe?)"
-        ));
     }
     None
 }
@@ -984,65 +1047,112 @@ mod tests {
     }
 
     #[test]
-    fn a_server_launch_is_judged_by_ready_not_by_its_exit() {
-        let mut o = outcome();
-        // Stopped by the runner's SIGTERM: the JVM's exit code 143 is no failure.
-        o.measured.exit_code = Some(143);
-        let mut run = ServerRun {
-            check: "port 1".into(),
-            ready_ns: Some(Nanos(140)),
-            ..ServerRun::default()
-        };
-        assert_eq!(judge_server(&o, &run), None);
-        run.ready_ns = Some(Nanos(125));
-        assert!(
-            judge_server(&o, &run)
+    fn cell_values_hold_one_value_of_each_type() {
+        #[derive(Debug, PartialEq)]
+        struct Index(usize);
+        let values = CellValues::default()
+            .with(Index(1))
+            .with("limit".to_owned())
+            .with(Index(2));
+        assert_eq!(values.get::<Index>(), Some(&Index(2)));
+        assert_eq!(values.get::<String>().map(String::as_str), Some("limit"));
+        assert_eq!(values.get::<u32>(), None);
+    }
+
+    /// A hook that writes what it was asked into `calls`, and refuses when told to.
+    struct Recording {
+        name: &'static str,
+        refuse: bool,
+        calls: Arc<std::sync::Mutex<Vec<String>>>,
+    }
+
+    impl LaunchHook for Recording {
+        fn before_spawn(&mut self, spawn: &mut Spawn<'_>) -> Result<(), String> {
+            self.calls
+                .lock()
                 .unwrap()
-                .contains("did another process answer the probe?")
-        );
-        run.ready_ns = None;
-        assert_eq!(judge_server(&o, &run).unwrap(), "never ready (port 1)");
-        run.ready_ns = Some(Nanos(140));
-        o.measured.stamps.main = None;
-        assert!(judge_server(&o, &run).unwrap().contains("main() missing"));
+                .push(format!("{} before", self.name));
+            if self.refuse {
+                return Err(format!("{} refused", self.name));
+            }
+            let name = self.name;
+            spawn.command.push(Box::new(move |command| {
+                command.env("PRETOUCH_HOOK", name);
+                Ok(())
+            }));
+            Ok(())
+        }
+
+        fn after_reap(&mut self, measured: &mut Measurement) {
+            let reaped = measured.reaped_ns > measured.spawn_ns;
+            (self.calls.lock().unwrap()).push(format!("{} after, reaped {reaped}", self.name));
+        }
+    }
+
+    /// A shell in place of `java`, and the flags that make it write the hook's variable
+    /// to `seen` and exit, whatever the launcher appends. No script is written, because
+    /// writing an executable while another test forks makes its exec fail (ETXTBSY).
+    fn shell_java(dir: &Path) -> (PathBuf, Vec<String>, PathBuf) {
+        let seen = dir.join("seen");
+        let script = format!("echo \"$PRETOUCH_HOOK\" > '{}'", seen.display());
+        let flags = ["-c", &script, "sh"].map(str::to_owned).to_vec();
+        ("/bin/sh".into(), flags, seen)
     }
 
     #[test]
-    fn a_server_whose_port_is_taken_is_not_started() {
-        use crate::features::servers::matrix::{Ready, ReadyCheck};
-        use crate::matrix::app::{App, ResolvedKind};
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        let port = listener.local_addr().unwrap().port();
-        let app = App {
-            kind: ResolvedKind::Classpath("/nonexistent".into()),
-            main: "example.Server".into(),
-            args: vec![],
-            exit_at_main: false,
-            ready: Some(Ready {
-                check: ReadyCheck::Port(port),
-                timeout: None,
-            }),
-            after_ready: None,
-            requests: None,
-            stop_grace: Duration::from_secs(1),
+    fn hooks_run_in_order_around_the_launch_and_change_its_command() {
+        let dir = tempfile::tempdir().unwrap();
+        let (java, flags, seen) = shell_java(dir.path());
+        let calls = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let hook = |name| -> Box<dyn LaunchHook> {
+            Box::new(Recording {
+                name,
+                refuse: false,
+                calls: Arc::clone(&calls),
+            })
         };
-        let mut launcher = JvmLauncher::new("/nonexistent.so".into(), Duration::from_secs(5))
+        let mut launcher = JvmLauncher::new(dir.path().join("agent.so"), Duration::from_secs(10))
             .unwrap()
-            .with_app(Some(app));
-        let o = launcher.launch(Path::new("/nonexistent/java"), &[]);
-        let failure = o.measured.failure.unwrap();
-        assert!(
-            failure.contains(&format!(
-                "port {port} is already in use by pid {}",
-                std::process::id()
-            )),
-            "{failure}"
-        );
+            .with_hooks(vec![hook("first"), hook("second")]);
+        let outcome = launcher.launch(&java, &flags);
+        assert_eq!(outcome.measured.exit_code, Some(0), "{outcome:?}");
         assert_eq!(
-            (o.measured.spawn_ns, o.measured.exit_code),
-            (Nanos(0), None),
-            "never spawned"
+            *calls.lock().unwrap(),
+            [
+                "first before",
+                "second before",
+                "first after, reaped true",
+                "second after, reaped true"
+            ]
         );
+        // The later change to the command wins.
+        assert_eq!(std::fs::read_to_string(&seen).unwrap().trim(), "second");
+    }
+
+    #[test]
+    fn a_hook_that_refuses_stops_the_launch_before_the_spawn() {
+        let dir = tempfile::tempdir().unwrap();
+        let (java, flags, seen) = shell_java(dir.path());
+        let calls = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let hook = |name, refuse| -> Box<dyn LaunchHook> {
+            Box::new(Recording {
+                name,
+                refuse,
+                calls: Arc::clone(&calls),
+            })
+        };
+        let mut launcher = JvmLauncher::new(dir.path().join("agent.so"), Duration::from_secs(10))
+            .unwrap()
+            .with_hooks(vec![
+                hook("first", false),
+                hook("second", true),
+                hook("third", false),
+            ]);
+        let outcome = launcher.launch(&java, &flags);
+        assert_eq!(outcome.measured.failure.as_deref(), Some("second refused"));
+        assert_eq!(*calls.lock().unwrap(), ["first before", "second before"]);
+        assert!(!seen.exists(), "the JVM was started");
+        assert_eq!(outcome.measured.spawn_ns, Nanos(0), "never spawned");
     }
 
     #[test]

@@ -4,8 +4,10 @@
 
 use std::collections::BTreeSet;
 
+use crate::features::cgroup::matrix::MemoryLimit;
+use crate::features::settings::launch::hook::CellSetting;
 use crate::launch::interrupt::Interrupt;
-use crate::launch::{LaunchOptions, Launcher, Measurement};
+use crate::launch::{CellValues, LaunchOptions, Launcher, Measurement};
 use crate::matrix::cpuset::CpuSet;
 use crate::schedule::give_up::GiveUp;
 use crate::schedule::plan::{Cell, Plan, PlannedLaunch};
@@ -90,15 +92,22 @@ pub fn cell_key(cell: &Cell) -> CellKey {
     }
 }
 
-/// What the launcher is told besides the flags: the cell's CPU set.
+/// What the launcher is told besides the flags: the cell's CPU set, and the values its
+/// features' hooks read.
 pub fn launch_options(cell: &Cell) -> LaunchOptions {
+    let mut values = CellValues::default();
+    if let Some(setting) = &cell.setting {
+        values = values.with(CellSetting(setting.index));
+    }
+    if let Some(limit) = &cell.memory {
+        values = values.with(MemoryLimit::clone(limit));
+    }
     LaunchOptions {
         cpus: match &cell.cpus {
             CpuSet::All => None,
             set => Some(set.cpus(&[])),
         },
-        setting: cell.setting.as_ref().map(|s| s.index),
-        memory: cell.memory.as_deref().cloned(),
+        cell: values,
     }
 }
 

@@ -112,7 +112,10 @@ impl Session {
         let mut launcher = JvmLauncher::new(self.agent.clone(), self.options.timeout)?
             .with_app(self.app.clone())
             .with_jvm_log(self.options.jvm_log)
-            .with_settings(self.settings.clone());
+            .with_hooks(crate::features::launch::hooks(
+                self.settings.clone(),
+                self.app.as_ref(),
+            ));
         if let Some(interrupt) = interrupt {
             launcher = launcher.with_interrupt(interrupt.clone());
         }

@@ -11,6 +11,8 @@
 //! `classes_nocoops.jsa`, the archive of heaps without compressed oops (32 GiB and
 //! more), is not looked at.
 
+pub mod hook;
+
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};

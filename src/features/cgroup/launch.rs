@@ -11,6 +11,8 @@
 //! that names one is refused there. A cgroup per launch, not per cell: its peak and
 //! its events are that launch's alone.
 
+pub mod hook;
+
 use std::collections::BTreeMap;
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;

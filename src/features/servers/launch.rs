@@ -3,6 +3,7 @@
 //! until it is reaped and its port is free, so that the next launch finds the machine as
 //! this one did. [`ServerRun`] is what the launch record keeps of it.
 
+pub mod hook;
 pub mod port;
 
 use std::io::{Read, Seek, SeekFrom};

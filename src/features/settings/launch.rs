@@ -12,6 +12,8 @@
 //! going from one that died. `PRETOUCH_KERNEL_ROOT` (a folder holding `sys/kernel/mm`
 //! and `proc/sys`) and `PRETOUCH_STATE_DIR` point both at a fake tree, for tests.
 
+pub mod hook;
+
 use std::collections::BTreeMap;
 use std::fs::{File, OpenOptions};
 use std::io::Write as _;

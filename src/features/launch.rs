@@ -1,0 +1,24 @@
+//! The features' hooks around each launch, as one list. It is a file of its own beside
+//! the feature folders, named after its stage, because the launcher's callers import it
+//! and it imports the features' hooks.
+
+use std::sync::{Arc, Mutex};
+
+use crate::launch::LaunchHook;
+use crate::matrix::app::App;
+
+/// The features' hooks around each launch, one line per feature, in the order the
+/// launcher calls them. A hook that may refuse a launch comes before one that holds
+/// something for it (see `LaunchHook::before_spawn`). `settings` is the run's kernel
+/// settings session, if the matrix has a `settings:` axis, and `app` the run's `app:`.
+pub fn hooks(
+    settings: Option<Arc<Mutex<super::settings::launch::Session>>>,
+    app: Option<&App>,
+) -> Vec<Box<dyn LaunchHook>> {
+    vec![
+        Box::new(super::cds::launch::hook::CdsHook),
+        Box::new(super::servers::launch::hook::ServerHook::new(app)),
+        Box::new(super::settings::launch::hook::SettingsHook::new(settings)),
+        Box::new(super::cgroup::launch::hook::CgroupHook::default()),
+    ]
+}

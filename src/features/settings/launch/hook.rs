@@ -1,0 +1,43 @@
+//! The `settings:` axis's part of a launch: the cell's setting written, and read back,
+//! just before the spawn. The hook lives in a file of its own because the launcher's
+//! measurement names `SettingsRead`, so the file that defines it cannot also name the
+//! launcher without an import circle.
+
+use std::sync::{Arc, Mutex, PoisonError};
+
+use crate::features::settings::launch::Session;
+use crate::launch::{LaunchHook, Spawn};
+
+/// The cell's `settings:` value, as its place in the list the run's [`Session`] holds.
+/// The schedule puts it in the launch's `LaunchOptions::cell`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CellSetting(pub usize);
+
+/// Writes each launch's setting through the run's session and records what the kernel
+/// held just before the spawn. Without a session (no `settings:` axis) it does nothing.
+pub struct SettingsHook {
+    session: Option<Arc<Mutex<Session>>>,
+}
+
+impl SettingsHook {
+    pub fn new(session: Option<Arc<Mutex<Session>>>) -> SettingsHook {
+        SettingsHook { session }
+    }
+}
+
+impl LaunchHook for SettingsHook {
+    fn before_spawn(&mut self, spawn: &mut Spawn<'_>) -> Result<(), String> {
+        let (Some(session), Some(CellSetting(index))) =
+            (&self.session, spawn.options.cell.get::<CellSetting>())
+        else {
+            return Ok(());
+        };
+        let read = session
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .apply(*index)
+            .map_err(|e| e.to_string())?;
+        spawn.measured.settings = Some(Box::new(read));
+        Ok(())
+    }
+}
