@@ -26,20 +26,21 @@ pub fn minute(at: &str) -> String {
     at.get(..16).unwrap_or(at).replace('T', " ")
 }
 
-/// Each compared column's family and level: `B 2 cell(s) at 97.50%` (`unit` `cell`,
-/// `at` `""`), `B 3 row(s) at L = 98.33%`; `B no cell` where nothing had an interval.
+/// Each compared column's family and level: `B tests 2 cells at 97.50%` (`unit` `cell`,
+/// `at` `""`), `B tests 3 rows at L = 98.33%`, or `B tests no cell` where nothing had an
+/// interval.
 pub fn levels<K, I, M>(cmp: &Comparison<K, I, M>, unit: &str, at: &str) -> String {
     cmp.columns
         .iter()
         .filter(|c| !c.baseline)
         .map(|c| match c.level {
             Some(level) => format!(
-                "{} {} {unit}(s) at {at}{}",
+                "{} tests {} at {at}{}",
                 c.letter,
-                table::whole(c.compared),
+                crate::units::count_of(table::whole(c.compared), unit),
                 table::pct(100.0 * level, 2)
             ),
-            None => format!("{} no {unit}", c.letter),
+            None => format!("{} tests no {unit}", c.letter),
         })
         .collect::<Vec<_>>()
         .join(", ")
@@ -107,10 +108,10 @@ mod tests {
     #[test]
     fn both_tables_print_a_comparison_alike() {
         let mut cmp = two_labels(&[Some(true), Some(false)]);
-        assert_eq!(levels(&cmp, "cell", ""), "B no cell");
+        assert_eq!(levels(&cmp, "cell", ""), "B tests no cell");
         cmp.columns[1].compared = 2;
         cmp.columns[1].level = Some(0.975);
-        assert_eq!(levels(&cmp, "row", "L = "), "B 2 row(s) at L = 97.50%");
+        assert_eq!(levels(&cmp, "row", "L = "), "B tests 2 rows at L = 97.50%");
         let change = |r: usize| cmp.rows[r].entries[1].as_ref().unwrap().change;
         assert_eq!(percent(change(0).as_ref(), "-"), "+100.0%*");
         assert_eq!(percent(None, "-"), "-");

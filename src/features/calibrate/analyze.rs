@@ -421,11 +421,11 @@ impl<'a> Measured<'a> {
                 .collect();
             if !busy.is_empty() {
                 warnings.push(format!(
-                    "{label}: the workers had their CPUs less than {:.0}% of the time in {} \
-                     configuration(s) ({}): the machine was busy, and these rates and marks \
-                     reflect that as much as the kernel",
+                    "{label}: the workers had their CPUs less than {:.0}% of the time in {}: \
+                     {}. The machine was busy, so these rates and marks show that \
+                     as much as the kernel.",
                     100.0 * BUSY_SHARE,
-                    busy.len(),
+                    crate::units::count_of(busy.len(), "configuration"),
                     busy.join(", ")
                 ));
             }
@@ -655,7 +655,7 @@ mod tests {
         );
         assert!(
             flagged.warnings.iter().any(|w| w.contains(
-                "less than 90% of the time in 1 configuration(s) (1 CCD, 7 CPUs zap 50%)"
+                "less than 90% of the time in 1 configuration: 1 CCD, 7 CPUs zap 50%."
             )),
             "{:?}",
             flagged.warnings

@@ -109,16 +109,18 @@ fn legend(cmp: &CalibrationComparison) -> String {
     out
 }
 
-const NOTE: &str = "Rates: 4 KiB pages made present per wall-second, the median of \
-each label's round medians (for 4 KiB faults: faults/s, as pft reports; a 2 MiB fault \
-counts 512). zap: threads write one shared anonymous mapping, each its own slice, \
-MADV_DONTNEED between passes; pft: a fresh mapping every pass; huge: zap on a \
-MADV_HUGEPAGE mapping. CPUs: the set the workers were pinned to, one per CPU. gain = \
-median / baseline's median - 1. n, rounds = rounds x passes; min-max and spread: of the \
-round medians ((max - min) / median). cpu = the workers' CPU time over their time in \
-the passes (below 100%: preempted). fault = bytes the kernel mapped per fault. shift: \
-Hodges-Lehmann shift of the round medians against the baseline's, with its \
-Mann-Whitney interval (R: wilcox.test(x, y, conf.int = TRUE, conf.level = L)).";
+const NOTE: &str = "A rate is 4 KiB pages made present per wall-second, the median of \
+the label's round medians. For 4 KiB faults that is faults per second, as pft reports \
+them, and a 2 MiB fault counts 512. In zap, the threads write one shared anonymous \
+mapping, each its own slice, with MADV_DONTNEED between passes. pft maps afresh every \
+pass, and huge is zap on a MADV_HUGEPAGE mapping. CPUs is the set the workers were \
+pinned to, one worker per CPU. gain is the median over the baseline's median, less 1. n \
+is rounds x passes. min-max and spread are of the round medians, and spread is their \
+range over their median. cpu is the workers' CPU time over their time in the passes, so \
+below 100% they were preempted. fault is the bytes the kernel mapped per fault. shift is \
+the Hodges-Lehmann shift of the round medians against the baseline's, with its \
+Mann-Whitney interval. R gives the same with wilcox.test(x, y, conf.int = TRUE, \
+conf.level = L).";
 
 /// One line per label calibrated more than once: its own A/A pairs.
 fn run_to_run(cmp: &CalibrationComparison) -> Vec<String> {
@@ -126,8 +128,8 @@ fn run_to_run(cmp: &CalibrationComparison) -> Vec<String> {
         .iter()
         .map(|r| {
             format!(
-                "run-to-run check: `{}` has {} calibrations; its oldest against each later \
-                 one marks {} of {} rows",
+                "run-to-run check: `{}` has {} calibrations. Its oldest against each later \
+                 one marks {} of {} rows.",
                 r.label, r.runs, r.significant, r.cells
             )
         })
@@ -137,12 +139,13 @@ fn run_to_run(cmp: &CalibrationComparison) -> Vec<String> {
 /// What the mark means here: the family confidence and each column's row level.
 fn mark_note(cmp: &CalibrationComparison) -> String {
     format!(
-        "* = the interval excludes 0. Each column's marks hold together at {}: its \
-         rows' intervals are at 1 - {} / rows (Bonferroni; {}): where no row differs, \
-         and rounds vary as independent runs would, a column holds any mark at most {} \
-         of the time. The test is on rounds, not passes (passes of one round share the \
-         machine's state); `few rounds`: too few a side for that level (6 a side allow \
-         up to 23 rows), no mark.",
+        "* marks an interval that excludes 0. Each column's marks hold together at {}, \
+         because its rows' intervals are at 1 - {} / rows, by Bonferroni. {}. So where \
+         no row differs, and rounds vary as independent runs would, a column holds any \
+         mark at most {} of the time. The test is on rounds, not passes, because the \
+         passes of one round share the machine's state. `few rounds` means too few \
+         rounds a side for that level, so the row gets no mark. 6 rounds a side allow up \
+         to 23 rows.",
         table::pct(100.0 * cmp.confidence, 0),
         table::fraction(1.0 - cmp.confidence, 2),
         levels(cmp, "row", "L = "),
@@ -724,25 +727,28 @@ mod tests {
           B  6x1  2.497M-2.599M      4%  99%     4K  +260.0k*  +188.8k..+331.2k
           C  6x1  2.890M-3.008M      4%  99%     4K  +661.0k*  +585.8k..+736.2k
 
-        Rates: 4 KiB pages made present per wall-second, the median of each
-        label's round medians (for 4 KiB faults: faults/s, as pft reports; a 2
-        MiB fault counts 512). zap: threads write one shared anonymous mapping,
-        each its own slice, MADV_DONTNEED between passes; pft: a fresh mapping
-        every pass; huge: zap on a MADV_HUGEPAGE mapping. CPUs: the set the
-        workers were pinned to, one per CPU. gain = median / baseline's median -
-        1. n, rounds = rounds x passes; min-max and spread: of the round medians
-        ((max - min) / median). cpu = the workers' CPU time over their time in
-        the passes (below 100%: preempted). fault = bytes the kernel mapped per
-        fault. shift: Hodges-Lehmann shift of the round medians against the
-        baseline's, with its Mann-Whitney interval (R: wilcox.test(x, y,
-        conf.int = TRUE, conf.level = L)).
-        * = the interval excludes 0. Each column's marks hold together at 95%:
-        its rows' intervals are at 1 - 0.05 / rows (Bonferroni; B 3 row(s) at L
-        = 98.33%, C 3 row(s) at L = 98.33%): where no row differs, and rounds
-        vary as independent runs would, a column holds any mark at most 5% of
-        the time. The test is on rounds, not passes (passes of one round share
-        the machine's state); `few rounds`: too few a side for that level (6 a
-        side allow up to 23 rows), no mark.
+        A rate is 4 KiB pages made present per wall-second, the median of the
+        label's round medians. For 4 KiB faults that is faults per second, as
+        pft reports them, and a 2 MiB fault counts 512. In zap, the threads
+        write one shared anonymous mapping, each its own slice, with
+        MADV_DONTNEED between passes. pft maps afresh every pass, and huge is
+        zap on a MADV_HUGEPAGE mapping. CPUs is the set the workers were pinned
+        to, one worker per CPU. gain is the median over the baseline's median,
+        less 1. n is rounds x passes. min-max and spread are of the round
+        medians, and spread is their range over their median. cpu is the
+        workers' CPU time over their time in the passes, so below 100% they were
+        preempted. fault is the bytes the kernel mapped per fault. shift is the
+        Hodges-Lehmann shift of the round medians against the baseline's, with
+        its Mann-Whitney interval. R gives the same with wilcox.test(x, y,
+        conf.int = TRUE, conf.level = L).
+        * marks an interval that excludes 0. Each column's marks hold together
+        at 95%, because its rows' intervals are at 1 - 0.05 / rows, by
+        Bonferroni. B tests 3 rows at L = 98.33%, C tests 3 rows at L = 98.33%.
+        So where no row differs, and rounds vary as independent runs would, a
+        column holds any mark at most 5% of the time. The test is on rounds, not
+        passes, because the passes of one round share the machine's state. `few
+        rounds` means too few rounds a side for that level, so the row gets no
+        mark. 6 rounds a side allow up to 23 rows.
         ");
     }
 
@@ -772,7 +778,7 @@ mod tests {
         | 12 CCDs, 1 CPU each | zap | patch1 | 6x1 | 2.497M-2.599M | 4.0% | 2.497M-2.599M | 99% | 4K | +260.0k* | +188.8k..+331.2k |
         | 12 CCDs, 1 CPU each | zap | patch2 | 6x1 | 2.890M-3.008M | 4.0% | 2.890M-3.008M | 99% | 4K | +661.0k* | +585.8k..+736.2k |
 
-        Rates: 4 KiB pages made present per wall-second, the median of each label's round medians (for 4 KiB faults: faults/s, as pft reports; a 2 MiB fault counts 512). zap: threads write one shared anonymous mapping, each its own slice, MADV_DONTNEED between passes; pft: a fresh mapping every pass; huge: zap on a MADV_HUGEPAGE mapping. CPUs: the set the workers were pinned to, one per CPU. gain = median / baseline's median - 1. n, rounds = rounds x passes; min-max and spread: of the round medians ((max - min) / median). cpu = the workers' CPU time over their time in the passes (below 100%: preempted). fault = bytes the kernel mapped per fault. shift: Hodges-Lehmann shift of the round medians against the baseline's, with its Mann-Whitney interval (R: wilcox.test(x, y, conf.int = TRUE, conf.level = L)). * = the interval excludes 0. Each column's marks hold together at 95%: its rows' intervals are at 1 - 0.05 / rows (Bonferroni; B 3 row(s) at L = 98.33%, C 3 row(s) at L = 98.33%): where no row differs, and rounds vary as independent runs would, a column holds any mark at most 5% of the time. The test is on rounds, not passes (passes of one round share the machine's state); `few rounds`: too few a side for that level (6 a side allow up to 23 rows), no mark.
+        A rate is 4 KiB pages made present per wall-second, the median of the label's round medians. For 4 KiB faults that is faults per second, as pft reports them, and a 2 MiB fault counts 512. In zap, the threads write one shared anonymous mapping, each its own slice, with MADV_DONTNEED between passes. pft maps afresh every pass, and huge is zap on a MADV_HUGEPAGE mapping. CPUs is the set the workers were pinned to, one worker per CPU. gain is the median over the baseline's median, less 1. n is rounds x passes. min-max and spread are of the round medians, and spread is their range over their median. cpu is the workers' CPU time over their time in the passes, so below 100% they were preempted. fault is the bytes the kernel mapped per fault. shift is the Hodges-Lehmann shift of the round medians against the baseline's, with its Mann-Whitney interval. R gives the same with wilcox.test(x, y, conf.int = TRUE, conf.level = L). * marks an interval that excludes 0. Each column's marks hold together at 95%, because its rows' intervals are at 1 - 0.05 / rows, by Bonferroni. B tests 3 rows at L = 98.33%, C tests 3 rows at L = 98.33%. So where no row differs, and rounds vary as independent runs would, a column holds any mark at most 5% of the time. The test is on rounds, not passes, because the passes of one round share the machine's state. `few rounds` means too few rounds a side for that level, so the row gets no mark. 6 rounds a side allow up to 23 rows.
         ");
         insta::assert_snapshot!(csv(&cmp), @r#"
         cpus,test,workers,label,baseline,pinned_to,rounds,passes,median_per_s,round_min_per_s,round_max_per_s,round_spread_pct,min_per_s,max_per_s,spread_pct,fault_bytes,cpu_share,gain_pct,shift_per_s,ci_low_per_s,ci_high_per_s,ci_confidence,testable,significant
