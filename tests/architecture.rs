@@ -12,6 +12,8 @@ use std::path::Path;
 /// Stages in pipeline order, lowest first. A file may import its own stage's files
 /// and those of lower stages, never a stage of the same rank or above.
 const STAGES: &[(&str, u8)] = &[
+    // `features/mod.rs`, the features' list: it names their folders and imports nothing.
+    ("features", 0),
     ("units", 0),
     ("stats", 0),
     ("access", 0),
@@ -43,6 +45,7 @@ const FEATURE_FILES: &[(&str, &str)] = &[
     ("analyze", "analyze"),
     ("ceiling", "analyze"),
     ("render", "render"),
+    ("report", "render"),
     ("plot", "render"),
     ("flamegraph", "render"),
 ];
@@ -146,10 +149,20 @@ fn expand(text: &str, prefix: Vec<String>, out: &mut Vec<Vec<String>>) {
     let mut path = prefix;
     let mut rest = text;
     loop {
-        let ident: String = rest
+        let mut ident: String = rest
             .chars()
             .take_while(|c| c.is_alphanumeric() || *c == '_')
             .collect();
+        // A macro's `$feature`, in `crate::features::$feature::analyze`, stands for each
+        // feature of the features' list: `*`.
+        if let Some(var) = rest.strip_prefix('$').filter(|_| ident.is_empty()) {
+            let name = var
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .count();
+            rest = &rest[name..];
+            ident = "*".to_owned();
+        }
         if ident.is_empty() {
             if let Some(group) = rest.strip_prefix('{') {
                 for part in top_level_parts(group) {
@@ -251,7 +264,11 @@ fn import_graph(files: &BTreeMap<String, String>) -> BTreeMap<String, BTreeSet<S
             let target = (1..=path.len())
                 .rev()
                 .map(|n| path[..n].join("::"))
-                .find(|m| files.contains_key(m) || LEFT_OUT.contains(&m.as_str()));
+                .find(|m| {
+                    files.contains_key(m)
+                        || LEFT_OUT.contains(&m.as_str())
+                        || every_feature(m).is_some()
+                });
             if let Some(target) = target
                 && target != *module
             {
@@ -260,7 +277,31 @@ fn import_graph(files: &BTreeMap<String, String>) -> BTreeMap<String, BTreeSet<S
         }
         graph.insert(module.clone(), targets);
     }
+    // `features::*::analyze` imports what every feature's `analyze` imports, so that a
+    // cycle through the features' list is seen.
+    let every: BTreeSet<String> = graph.values().flatten().cloned().collect();
+    for m in every.iter().filter(|m| every_feature(m).is_some()) {
+        let file = every_feature(m).unwrap_or_default();
+        let imports: BTreeSet<String> = graph
+            .iter()
+            .filter(|(k, _)| {
+                k.strip_prefix("features::")
+                    .and_then(|k| k.split_once("::"))
+                    .is_some_and(|(_, f)| f == file)
+            })
+            .flat_map(|(_, v)| v.iter().cloned())
+            .collect();
+        graph.insert(m.clone(), imports);
+    }
     graph
+}
+
+/// The file name of `features::*::FILE`, each feature's file of that name, which a
+/// macro reaches through the features' list.
+fn every_feature(module: &str) -> Option<&str> {
+    module
+        .strip_prefix("features::*::")
+        .filter(|file| !file.contains("::"))
 }
 
 /// Every import against the stage order, as `from -> to (why)`.
@@ -455,6 +496,44 @@ fn a_features_files_keep_the_stage_order_of_the_names_they_bear() {
         violations[1],
         "features::probe::launch -> features::probe::render: stage `launch` (3) may not \
          import `render` (6)"
+    );
+}
+
+#[test]
+fn a_macro_over_the_features_list_imports_each_features_file_of_that_name() {
+    let files: BTreeMap<String, String> = [
+        ("features", "macro_rules! report_sections { () => {} }"),
+        (
+            "analyze::document",
+            "crate::features::report_sections!(halves);\n\
+             [$(&crate::features::$feature::analyze::SECTION as &dyn Section,)*]",
+        ),
+        (
+            "analyze::late",
+            "[$(&crate::features::$feature::report::SECTION as &dyn Section,)*]",
+        ),
+        ("features::probe", ""),
+        (
+            "features::probe::analyze",
+            "use crate::analyze::document::Launches;",
+        ),
+        ("features::probe::report", ""),
+    ]
+    .into_iter()
+    .map(|(m, t)| (m.to_owned(), t.to_owned()))
+    .collect();
+    let graph = import_graph(&files);
+    assert_eq!(
+        graph["analyze::document"],
+        BTreeSet::from(["features".to_owned(), "features::*::analyze".to_owned()])
+    );
+    assert_eq!(
+        order_violations(&graph),
+        ["analyze::late -> features::*::report: stage `analyze` (5) may not import `render` (6)"]
+    );
+    assert_eq!(
+        cycles(&graph),
+        ["analyze::document -> features::*::analyze -> analyze::document"]
     );
 }
 

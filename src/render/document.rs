@@ -1,25 +1,48 @@
 //! Stage 6, rendering: the one report document ([`crate::analyze::document`]) into
 //! bytes, one function per format, each walking the document's sections in the same
-//! order; and the files beside the report (flame graphs, the profile's and the probes'
-//! rows, their pictures, the plot) from the same document, [`side_files`]. A new format
+//! order; and the files beside the report (each section's, then the plot) from the same
+//! document, [`side_files`]. The features' sections are written by their render halves
+//! ([`crate::render::section::Section`]), which every format walks through the features'
+//! list, in the order of [`in_order`]. A new format
 //! is one [`Format`] variant (its `--format` value comes with it), one arm in [`render`]
 //! and one function that walks the document (HTML's walks it in `html`, with its
 //! pictures in `charts`).
 
 use crate::analyze::document::{Document, Launches};
 use crate::features::calibrate::render as calibration;
-use crate::features::probe::render as probe;
-use crate::features::profile::render as profile;
 use crate::features::servers::render as ready;
 use crate::features::settings::render as settings;
 use crate::render::common::{CellNames, Format};
+use crate::render::section::{Place, Section};
 use crate::render::{compare, explain, heap, json, report};
 
 mod charts;
 mod html;
 mod side;
 
-pub use side::{SideError, SideFile, SideOutput, SideRequest, side_files};
+pub use crate::render::section::{SideError, SideFile, SideOutput, SideRequest};
+pub use side::side_files;
+
+/// The render halves of the features' sections, in their list's order.
+macro_rules! render_halves {
+    ($($feature:ident,)*) => {
+        [$(&crate::features::$feature::report::SECTION as &dyn Section,)*]
+    };
+}
+
+/// Every feature's section, its render half.
+static SECTIONS: &[&dyn Section] = &crate::features::report_sections!(render_halves);
+
+/// The sections that go at `place`, in their list's order.
+fn placed(place: Place) -> impl Iterator<Item = &'static dyn Section> {
+    SECTIONS.iter().copied().filter(move |s| s.place() == place)
+}
+
+/// The sections in the order every format prints them: by place, then in their list's
+/// order.
+fn in_order() -> impl Iterator<Item = &'static dyn Section> {
+    placed(Place::AfterCells).chain(placed(Place::Last))
+}
 
 /// The document in `format`.
 pub fn render(doc: &Document, format: Format) -> String {
@@ -58,12 +81,8 @@ fn text(doc: &Document) -> String {
         if l.details {
             out += &heap::text(&l.report, &names);
         }
-        if let Some(p) = l.shown_profile() {
-            out += "\n";
-            out += &profile::text(p);
-        }
-        if let Some(p) = &l.probes {
-            out += &probe::text(p);
+        for s in placed(Place::Last) {
+            out += &s.text(l);
         }
     }
     if let Some(c) = &doc.calibration {
@@ -121,12 +140,8 @@ fn markdown(doc: &Document) -> String {
         if l.details {
             out += &heap::markdown(&l.report);
         }
-        if let Some(p) = l.shown_profile() {
-            out += "\n";
-            out += &profile::markdown(p);
-        }
-        if let Some(p) = &l.probes {
-            out += &probe::markdown(p);
+        for s in placed(Place::Last) {
+            out += &s.markdown(l);
         }
     }
     if let Some(c) = &doc.calibration {
@@ -146,6 +161,9 @@ fn csv(doc: &Document) -> String {
         } else {
             report::csv(&l.report)
         };
+        for s in in_order() {
+            out += &s.csv(l);
+        }
     }
     if let Some(c) = &doc.calibration {
         out += &calibration::csv(c);
@@ -159,13 +177,12 @@ fn json(doc: &Document) -> String {
     let mut out = String::new();
     if let Some(l) = &doc.launches {
         let cmp = l.several().then_some(&l.comparison);
-        out += &json::render_with_settings(
-            &l.report,
-            cmp,
-            l.settings.as_ref(),
-            l.shown_profile(),
-            l.probes.as_ref(),
-        );
+        let mut sections: Vec<(&str, String)> = Vec::new();
+        if let Some(s) = &l.settings {
+            sections.push(("settings", json::comparison_json(s)));
+        }
+        sections.extend(in_order().filter_map(|s| s.json(l)));
+        out += &json::with_sections(&l.report, cmp, &sections);
     }
     if let Some(c) = &doc.calibration {
         out += &calibration::json(c);

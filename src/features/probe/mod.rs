@@ -8,5 +8,6 @@ pub mod launch;
 pub mod options;
 pub mod plot;
 pub mod render;
+pub mod report;
 pub mod schedule;
 pub mod session;

@@ -9,12 +9,11 @@ use std::fmt::Write as _;
 
 use crate::analyze::document::{Document, Launches};
 use crate::features::calibrate::render as calibration;
-use crate::features::probe::render as probe;
-use crate::features::profile::render as profile;
 use crate::features::servers::render as ready;
+use crate::render::section::{Figure, HtmlSection, Picture, Place};
 use crate::render::{compare, explain, heap, report};
 
-use super::charts::{self, Figure, Picture};
+use super::charts;
 
 /// The whole page.
 pub(super) fn page(doc: &Document) -> String {
@@ -83,15 +82,23 @@ fn launches(l: &Launches) -> String {
         "Heap and pretouch method",
         &markdown_to_html(&heap::markdown(&l.report)),
     );
-    if let Some(p) = &l.profile {
-        let mut html = markdown_to_html(&profile::markdown(p));
-        html += &figures(charts::flame_graphs(p));
-        out += &section("profile", "Kernel profile and flame graphs", &html);
-    }
-    if let Some(p) = &l.probes {
-        let mut html = markdown_to_html(&probe::markdown(p));
-        html += &figures(charts::fault_latency(p));
-        out += &section("probes", "Fault latency and lock wait", &html);
+    out += &sections(l, Place::Last);
+    out
+}
+
+/// The features' sections that go at `place`, each its Markdown as HTML, then its
+/// pictures.
+fn sections(l: &Launches, place: Place) -> String {
+    let mut out = String::new();
+    for s in super::placed(place).filter_map(|s| s.html(l)) {
+        let HtmlSection {
+            id,
+            heading,
+            markdown,
+            figures: figs,
+        } = s;
+        let html = markdown_to_html(&markdown) + &figures(figs);
+        out += &section(id, heading, &html);
     }
     out
 }
