@@ -44,6 +44,7 @@ const FEATURE_FILES: &[(&str, &str)] = &[
     ("schedule", "schedule"),
     ("analyze", "analyze"),
     ("ceiling", "analyze"),
+    ("section", "analyze"),
     ("render", "render"),
     ("report", "render"),
     ("plot", "render"),

@@ -46,10 +46,6 @@ pub struct Launches {
     /// The labels side by side against the baseline, with intervals (one column when
     /// one label is shown).
     pub comparison: Comparison,
-    /// The `settings:` axis side by side against the baseline setting, with intervals
-    /// ([`crate::features::settings::analyze`]); absent when the cells shown ran under fewer than
-    /// two settings.
-    pub settings: Option<Comparison>,
     /// Whether the startup phases' table is shown.
     pub phases: bool,
     /// Whether the text and Markdown show every detail (`--details`): the spread,
@@ -65,7 +61,7 @@ pub struct Launches {
 /// The analysis halves of the features' sections, in their list's order.
 macro_rules! analysis_halves {
     ($($feature:ident,)*) => {
-        [$(&crate::features::$feature::analyze::SECTION as &dyn Section,)*]
+        [$(&crate::features::$feature::section::SECTION as &dyn Section,)*]
     };
 }
 
@@ -93,8 +89,6 @@ pub enum DocumentError {
     Labels(#[from] CompareError),
     #[error(transparent)]
     Calibration(#[from] CalibrationCompareError),
-    #[error(transparent)]
-    Settings(#[from] crate::features::settings::analyze::SettingsError),
     /// A feature's section cannot be built.
     #[error(transparent)]
     Section(SectionError),
@@ -185,15 +179,10 @@ fn build_from(
             sections.push(Arc::from(part));
         }
     }
-    let settings = crate::features::settings::analyze::compare_settings(
-        &report,
-        options.baseline_setting.as_deref(),
-    )?;
     Ok(Document {
         launches: Some(Launches {
             report,
             comparison,
-            settings,
             phases: options.phases,
             details: options.details,
             sections,

@@ -13,7 +13,7 @@ pub mod servers;
 pub mod settings;
 
 /// The features that add a section to the report, one line each, in the order their
-/// sections are built. Each one's `analyze.rs` has a `SECTION`, its analysis half
+/// sections are built. Each one's `section.rs` has a `SECTION`, its analysis half
 /// (`analyze::section::Section`), and its `report.rs` a `SECTION`, its render half
 /// (`render::section::Section`). `analyze::document` and `render::document` each call
 /// this with a macro of their own that takes their half of each feature, so the
@@ -28,6 +28,8 @@ macro_rules! report_sections {
         $each![
             profile,
             probe,
+            settings,
+            servers,
         ]
     };
 }

@@ -10,8 +10,6 @@
 
 use crate::analyze::document::{Document, Launches};
 use crate::features::calibrate::render as calibration;
-use crate::features::servers::render as ready;
-use crate::features::settings::render as settings;
 use crate::render::common::{CellNames, Format};
 use crate::render::section::{Place, Section};
 use crate::render::{compare, explain, heap, json, report};
@@ -61,18 +59,11 @@ pub fn render(doc: &Document, format: Format) -> String {
 fn text(doc: &Document) -> String {
     let mut out = String::new();
     if let Some(l) = &doc.launches {
-        match &l.settings {
-            // One label's settings side by side are the table its reader wants, so the
-            // short report shows that table alone, with the notes once. The row per
-            // setting comes with --details.
-            Some(s) if !l.details && !l.several() => out += &compare::text(s, false),
-            Some(s) => {
-                out += &cells_text(l);
-                out += &settings::text(s, l.details);
-            }
-            None => out += &cells_text(l),
+        let alone = in_order().find_map(|s| s.instead_of_cells(l));
+        out += &alone.unwrap_or_else(|| cells_text(l));
+        for s in placed(Place::AfterCells) {
+            out += &s.text(l);
         }
-        out += &ready::text(&l.report);
         let names = cell_names(l);
         // The tables that explain the cost are details, or asked for by `--phases`.
         if l.details || l.phases {
@@ -128,12 +119,9 @@ fn markdown(doc: &Document) -> String {
             out += "\n";
             out += &report::markdown(&l.report);
         }
-        out += &l
-            .settings
-            .as_ref()
-            .map(|s| settings::markdown(s, l.details))
-            .unwrap_or_default();
-        out += &ready::markdown(&l.report);
+        for s in placed(Place::AfterCells) {
+            out += &s.markdown(l);
+        }
         if l.details || l.phases {
             out += &explain::markdown(&l.report, l.phases);
         }
@@ -177,11 +165,7 @@ fn json(doc: &Document) -> String {
     let mut out = String::new();
     if let Some(l) = &doc.launches {
         let cmp = l.several().then_some(&l.comparison);
-        let mut sections: Vec<(&str, String)> = Vec::new();
-        if let Some(s) = &l.settings {
-            sections.push(("settings", json::comparison_json(s)));
-        }
-        sections.extend(in_order().filter_map(|s| s.json(l)));
+        let sections: Vec<(&str, String)> = in_order().filter_map(|s| s.json(l)).collect();
         out += &json::with_sections(&l.report, cmp, &sections);
     }
     if let Some(c) = &doc.calibration {

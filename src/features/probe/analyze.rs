@@ -533,64 +533,6 @@ pub fn shifts(cells: &[CellProbes], baseline: &str) -> Vec<LatencyShift> {
     out
 }
 
-/// The probes' section of the report, its analysis half: each label's timed medians
-/// while its launches are read, then the probe records of the labels shown, each
-/// against those medians. Its part is the [`ProbeAnalysis`], absent when the results
-/// hold no probe record.
-pub struct SectionAnalysis;
-
-pub static SECTION: SectionAnalysis = SectionAnalysis;
-
-impl crate::analyze::section::Section for SectionAnalysis {
-    fn gather(&self, files: &[(String, &ResultFile)]) -> Option<crate::analyze::section::Gathered> {
-        Some(Box::new(timed_medians(files)))
-    }
-
-    fn build(
-        &self,
-        input: &mut crate::analyze::section::Input<'_>,
-        gathered: Vec<crate::analyze::section::Gathered>,
-    ) -> Result<Option<Box<dyn crate::analyze::section::Part>>, crate::analyze::section::SectionError>
-    {
-        let mut timed = TimedMedians::new();
-        for g in gathered {
-            if let Ok(t) = g.downcast::<TimedMedians>() {
-                timed.extend(*t);
-            }
-        }
-        let labels: Vec<String> = input
-            .comparison
-            .columns
-            .iter()
-            .map(|c| c.info.label.clone())
-            .collect();
-        // Each file under the label it is shown under (the files hold no launch by now),
-        // as its timed launches were while they were read.
-        let headers: Vec<ResultFile> = input
-            .results
-            .files
-            .iter()
-            .filter_map(|f| {
-                let mut header = f.header.clone();
-                header.label = crate::analyze::section::shown_label(f, &labels)?;
-                Some(ResultFile {
-                    path: f.path.clone(),
-                    header,
-                    launches: Vec::new(),
-                    end: f.end.clone(),
-                })
-            })
-            .collect();
-        let probes = crate::store::probe::read_probes(&headers);
-        if probes.is_empty() {
-            return Ok(None);
-        }
-        let mut analysis = build_timed(&probes, &timed, &input.comparison.baseline);
-        analysis.order_labels(&labels);
-        Ok(Some(Box::new(analysis)))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

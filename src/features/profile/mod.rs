@@ -10,4 +10,5 @@ pub mod options;
 pub mod render;
 pub mod report;
 pub mod schedule;
+pub mod section;
 pub mod session;

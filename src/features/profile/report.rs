@@ -5,9 +5,10 @@
 //! writes the files `--flamegraph DIR` and `--profile-csv FILE` ask for.
 
 use crate::analyze::document::Launches;
-use crate::features::profile::analyze::{ProfileReport, ProfileSection};
+use crate::features::profile::analyze::ProfileReport;
 use crate::features::profile::flamegraph;
 use crate::features::profile::render as profile;
+use crate::features::profile::section::ProfileSection;
 use crate::render::common::Format;
 use crate::render::section::{
     Figure, HtmlSection, Picture, Place, Section, SideError, SideFile, SideOutput, SideRequest,

@@ -9,7 +9,6 @@ use std::fmt::Write as _;
 
 use crate::analyze::document::{Document, Launches};
 use crate::features::calibrate::render as calibration;
-use crate::features::servers::render as ready;
 use crate::render::section::{Figure, HtmlSection, Picture, Place};
 use crate::render::{compare, explain, heap, report};
 
@@ -68,10 +67,7 @@ fn launches(l: &Launches) -> String {
         "Environment differences",
         &environment(&l.report.env_differences, l.several()),
     );
-    let ready = ready::markdown(&l.report);
-    if !ready.trim().is_empty() {
-        out += &section("ready", "Time to ready", &markdown_to_html(&ready));
-    }
+    out += &sections(l, Place::AfterCells);
     out += &section(
         "explain",
         "What explains the cost",
