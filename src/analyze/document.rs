@@ -21,9 +21,6 @@ use crate::analyze::compare::{self, Comparison};
 use crate::analyze::options::Options;
 use crate::analyze::report::{CompareError, Labelling, Report};
 use crate::analyze::section::{Gathered, Input, Part, Section, SectionError, shown_label};
-use crate::features::calibrate::analyze::{
-    self as calibration, CalibrationCompareError, CalibrationComparison,
-};
 use crate::store::read::Catalog;
 use crate::store::{ResultFile, Results, StoreError};
 
@@ -32,8 +29,18 @@ use crate::store::{ResultFile, Results, StoreError};
 pub struct Document {
     /// The launches' sections; absent for `report --calibrate`.
     pub launches: Option<Launches>,
-    /// The labels' calibrations side by side (`report --calibrate`).
-    pub calibration: Option<CalibrationComparison>,
+    /// A feature's report of its own, asked for instead of the launches' report, such
+    /// as the calibrations side by side (`report --calibrate`).
+    pub own: Option<Arc<dyn Part>>,
+}
+
+impl Document {
+    /// The feature's report of its own, when it is of type `T`.
+    pub fn own<T: Part>(&self) -> Option<&T> {
+        self.own
+            .as_deref()
+            .and_then(|p| (p as &dyn Any).downcast_ref::<T>())
+    }
 }
 
 /// The sections built from the launches.
@@ -87,8 +94,6 @@ impl Launches {
 pub enum DocumentError {
     #[error(transparent)]
     Labels(#[from] CompareError),
-    #[error(transparent)]
-    Calibration(#[from] CalibrationCompareError),
     /// A feature's section cannot be built.
     #[error(transparent)]
     Section(SectionError),
@@ -118,11 +123,13 @@ fn build_from(
     catalog: Option<&Catalog>,
     options: &Options,
 ) -> Result<Document, DocumentError> {
-    if options.calibrate {
-        let cmp = calibration::compare(&results.calibrations, options)?;
+    if let Some(own) = SECTIONS
+        .iter()
+        .find_map(|s| s.instead_of_launches(&results, options))
+    {
         return Ok(Document {
             launches: None,
-            calibration: Some(cmp),
+            own: Some(Arc::from(own.map_err(DocumentError::Section)?)),
         });
     }
     let others = match &options.labels {
@@ -187,7 +194,7 @@ fn build_from(
             details: options.details,
             sections,
         }),
-        calibration: None,
+        own: None,
     })
 }
 

@@ -44,6 +44,17 @@ pub trait Section: Sync {
     ) -> Result<Option<Box<dyn Part>>, SectionError> {
         Ok(None)
     }
+
+    /// A report of the feature's own, when `options` ask for it instead of the
+    /// launches' report, as `report --calibrate` asks for the calibrations side by side.
+    /// The document then holds that report alone. None by default.
+    fn instead_of_launches(
+        &self,
+        _results: &Results,
+        _options: &Options,
+    ) -> Option<Result<Box<dyn Part>, SectionError>> {
+        None
+    }
 }
 
 /// What every section is built from.

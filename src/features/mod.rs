@@ -30,6 +30,7 @@ macro_rules! report_sections {
             probe,
             settings,
             servers,
+            calibrate,
         ]
     };
 }

@@ -9,9 +9,8 @@
 //! pictures in `charts`).
 
 use crate::analyze::document::{Document, Launches};
-use crate::features::calibrate::render as calibration;
 use crate::render::common::{CellNames, Format};
-use crate::render::section::{Place, Section};
+use crate::render::section::{OwnReport, Place, Section};
 use crate::render::{compare, explain, heap, json, report};
 
 mod charts;
@@ -34,6 +33,11 @@ static SECTIONS: &[&dyn Section] = &crate::features::report_sections!(render_hal
 /// The sections that go at `place`, in their list's order.
 fn placed(place: Place) -> impl Iterator<Item = &'static dyn Section> {
     SECTIONS.iter().copied().filter(move |s| s.place() == place)
+}
+
+/// The feature's report of its own that `doc` holds instead of the launches' report.
+fn own_report(doc: &Document) -> Option<Box<dyn OwnReport + '_>> {
+    SECTIONS.iter().find_map(|s| s.own_report(doc))
 }
 
 /// The sections in the order every format prints them: by place, then in their list's
@@ -76,8 +80,8 @@ fn text(doc: &Document) -> String {
             out += &s.text(l);
         }
     }
-    if let Some(c) = &doc.calibration {
-        out += &calibration::text(c);
+    if let Some(r) = own_report(doc) {
+        out += &r.text();
     }
     out
 }
@@ -132,8 +136,8 @@ fn markdown(doc: &Document) -> String {
             out += &s.markdown(l);
         }
     }
-    if let Some(c) = &doc.calibration {
-        out += &calibration::markdown(c);
+    if let Some(r) = own_report(doc) {
+        out += &r.markdown();
     }
     out
 }
@@ -153,8 +157,8 @@ fn csv(doc: &Document) -> String {
             out += &s.csv(l);
         }
     }
-    if let Some(c) = &doc.calibration {
-        out += &calibration::csv(c);
+    if let Some(r) = own_report(doc) {
+        out += &r.csv();
     }
     out
 }
@@ -168,8 +172,8 @@ fn json(doc: &Document) -> String {
         let sections: Vec<(&str, String)> = in_order().filter_map(|s| s.json(l)).collect();
         out += &json::with_sections(&l.report, cmp, &sections);
     }
-    if let Some(c) = &doc.calibration {
-        out += &calibration::json(c);
+    if let Some(r) = own_report(doc) {
+        out += &r.json();
     }
     out
 }

@@ -9,7 +9,7 @@
 
 use std::path::PathBuf;
 
-use crate::analyze::document::Launches;
+use crate::analyze::document::{Document, Launches};
 use crate::render::common::Format;
 
 /// Where a section's tables go among the core's in the text, Markdown and HTML. Each
@@ -25,9 +25,12 @@ pub enum Place {
 
 /// One feature's section of the report, its render half. Each method finds the
 /// section's part in `l` with `Launches::part`, and gives nothing when there is none.
+/// Every method gives nothing by default, so a feature writes only what it has.
 pub trait Section: Sync {
-    /// Where the section's tables go.
-    fn place(&self) -> Place;
+    /// Where the section's tables go, last by default.
+    fn place(&self) -> Place {
+        Place::Last
+    }
 
     /// The text that stands in for the cells' tables, when the section is the table the
     /// reader wants. The section then prints nothing more in the text. None by default.
@@ -36,10 +39,14 @@ pub trait Section: Sync {
     }
 
     /// The section in plain text, empty without a part.
-    fn text(&self, l: &Launches) -> String;
+    fn text(&self, _l: &Launches) -> String {
+        String::new()
+    }
 
     /// The section in Markdown, empty without a part.
-    fn markdown(&self, l: &Launches) -> String;
+    fn markdown(&self, _l: &Launches) -> String {
+        String::new()
+    }
 
     /// The section's rows in the printed CSV, after the cells'. Most sections write
     /// their rows into a file of their own instead ([`Section::side_files`]), because
@@ -69,6 +76,25 @@ pub trait Section: Sync {
     ) -> Vec<Result<SideOutput, SideError>> {
         Vec::new()
     }
+
+    /// The feature's report of its own, when `doc` holds it instead of the launches'
+    /// report (`analyze::section::Section::instead_of_launches`).
+    fn own_report<'a>(&self, _doc: &'a Document) -> Option<Box<dyn OwnReport + 'a>> {
+        None
+    }
+}
+
+/// A feature's report of its own, asked for instead of the launches' report, such as
+/// the calibrations side by side (`report --calibrate`), in each format.
+pub trait OwnReport {
+    /// The labels it shows, which the HTML page's title names.
+    fn labels(&self) -> Vec<&str>;
+    fn text(&self) -> String;
+    fn markdown(&self) -> String;
+    fn csv(&self) -> String;
+    fn json(&self) -> String;
+    /// Its section of the HTML page.
+    fn html(&self) -> HtmlSection;
 }
 
 /// A section of the HTML page: its Markdown turned into HTML, then its pictures.

@@ -9,3 +9,5 @@ pub mod cli;
 pub mod machine;
 pub mod options;
 pub mod render;
+pub mod report;
+pub mod section;

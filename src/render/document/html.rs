@@ -8,7 +8,6 @@
 use std::fmt::Write as _;
 
 use crate::analyze::document::{Document, Launches};
-use crate::features::calibrate::render as calibration;
 use crate::render::section::{Figure, HtmlSection, Picture, Place};
 use crate::render::{compare, explain, heap, report};
 
@@ -20,12 +19,8 @@ pub(super) fn page(doc: &Document) -> String {
     if let Some(l) = &doc.launches {
         body += &launches(l);
     }
-    if let Some(c) = &doc.calibration {
-        body += &section(
-            "calibration",
-            "Calibrations",
-            &markdown_to_html(&calibration::markdown(c)),
-        );
+    if let Some(r) = super::own_report(doc) {
+        body += &sections_of([r.html()]);
     }
     format!(
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
@@ -39,14 +34,14 @@ pub(super) fn page(doc: &Document) -> String {
 
 /// `pretouch report: k1, k2`, the labels shown.
 fn title(doc: &Document) -> String {
-    let labels: Vec<&str> = match (&doc.launches, &doc.calibration) {
+    let labels: Vec<String> = match (&doc.launches, super::own_report(doc)) {
         (Some(l), _) => l
             .comparison
             .columns
             .iter()
-            .map(|c| c.info.label.as_str())
+            .map(|c| c.info.label.clone())
             .collect(),
-        (None, Some(c)) => c.columns.iter().map(|c| c.label.as_str()).collect(),
+        (None, Some(r)) => r.labels().into_iter().map(str::to_owned).collect(),
         (None, None) => Vec::new(),
     };
     format!("pretouch report: {}", labels.join(", "))
@@ -85,8 +80,13 @@ fn launches(l: &Launches) -> String {
 /// The features' sections that go at `place`, each its Markdown as HTML, then its
 /// pictures.
 fn sections(l: &Launches, place: Place) -> String {
+    sections_of(super::placed(place).filter_map(|s| s.html(l)))
+}
+
+/// Each section's Markdown as HTML, then its pictures.
+fn sections_of(sections: impl IntoIterator<Item = HtmlSection>) -> String {
     let mut out = String::new();
-    for s in super::placed(place).filter_map(|s| s.html(l)) {
+    for s in sections {
         let HtmlSection {
             id,
             heading,
