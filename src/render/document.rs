@@ -57,9 +57,9 @@ pub fn render(doc: &Document, format: Format) -> String {
     }
 }
 
-/// Plain text that fits a patch email: the cells (or the labels side by side), time to
-/// ready, what explains each cost, the heap and pretouch method, the profile; or the
-/// calibrations.
+/// Plain text that fits a patch email: the cells (or the labels side by side), the
+/// sections that go after them, what explains each cost, the heap and pretouch method,
+/// the sections that go last; or a feature's report of its own.
 fn text(doc: &Document) -> String {
     let mut out = String::new();
     if let Some(l) = &doc.launches {
@@ -142,9 +142,9 @@ fn markdown(doc: &Document) -> String {
     out
 }
 
-/// CSV holds one table: a row per cell (and label), its explaining figures as columns;
-/// server cells add theirs. The profile's rows go to a file of their own
-/// (`--profile-csv`), and so do the probes' (`--probe-csv`): [`side_files`].
+/// CSV holds one table: a row per cell (and label), its explaining figures as columns.
+/// A section that has rows of its own writes them into a file beside the report
+/// ([`side_files`]), unless it adds them here.
 fn csv(doc: &Document) -> String {
     let mut out = String::new();
     if let Some(l) = &doc.launches {
@@ -164,7 +164,8 @@ fn csv(doc: &Document) -> String {
 }
 
 /// One JSON document whatever the number of labels: the cells, the comparison beside
-/// them when there are several labels, the profile when shown; or the calibrations.
+/// them when there are several labels, each section's key; or a feature's report of
+/// its own.
 fn json(doc: &Document) -> String {
     let mut out = String::new();
     if let Some(l) = &doc.launches {

@@ -12,15 +12,18 @@
 //!   "outliers_excluded": false,
 //!   "stops": [...], "run_to_run": [...],     only when there are any
 //!   "comparison": {...}      only with two labels or more
+//!   then the features' sections' keys, in the order the formats print the sections:
 //!   "settings": {...}        only with two `settings:` values or more (its shape)
 //!   "profile": {...}         only with `--profile` (the kernel profile's analysis)
 //!   "probes": {...}          only when the results hold probe records (`run --probe`)
 //! }
 //! ```
 //!
-//! Sections are added as new keys beside `cells` (readers ignore keys they do not
-//! know); `schema_version` changes only when a key is removed or renamed, or its
-//! meaning changes. docs/json.md documents every key.
+//! Each feature's section gives its key and value (`render::section::Section::json`),
+//! and [`with_sections`] sets them after the report's. Sections are added as new keys
+//! beside `cells` (readers ignore keys they do not know); `schema_version` changes
+//! only when a key is removed or renamed, or its meaning changes. docs/json.md
+//! documents every key.
 
 use serde::Serialize;
 
@@ -272,7 +275,7 @@ mod tests {
         #[derive(Serialize)]
         struct Whole {
             schema: u8,
-            profile: Inner,
+            section: Inner,
             empty: Vec<u8>,
         }
         let inner = || Inner {
@@ -285,7 +288,7 @@ mod tests {
             serde_json::to_string_pretty(v).unwrap()
         }
         let sections = [
-            ("profile", pretty(&inner())),
+            ("section", pretty(&inner())),
             ("empty", pretty(&Vec::<u8>::new())),
         ];
         // The bytes serde writes for the object with the sections as its last fields.
@@ -293,7 +296,7 @@ mod tests {
             set_keys(pretty(&Head { schema: 1 }), &sections),
             pretty(&Whole {
                 schema: 1,
-                profile: inner(),
+                section: inner(),
                 empty: Vec::new(),
             })
         );
@@ -306,12 +309,12 @@ mod tests {
             serde_json::from_str(&with).unwrap(),
         );
         let mut expected = keys(&p);
-        expected.push("profile".into());
+        expected.push("section".into());
         expected.sort();
         assert_eq!(keys(&w), expected);
         assert!(with.starts_with(plain.strip_suffix("\n}\n").unwrap()));
         assert_eq!(w["cells"], p["cells"]);
-        assert_eq!(w["profile"]["note"], "two\nlines");
-        assert!(p.get("profile").is_none(), "absent without the section");
+        assert_eq!(w["section"]["note"], "two\nlines");
+        assert!(p.get("section").is_none(), "absent without the section");
     }
 }

@@ -1,15 +1,14 @@
 //! Stage 6, rendering: the HTML report's pictures as SVG text (plotters' SVG backend,
 //! into a string): the changes with their 95% intervals (a forest plot), each cell's
-//! per-round costs over time per label with its runs shaded, and, from the renderers
-//! of the files `--plot`, `--probe-svg` and `--flamegraph` write, the costs'
-//! distributions, the fault-latency histograms and the flame graphs. Draws what the
-//! report computed, nothing else.
+//! per-round costs over time per label with its runs shaded, and the costs'
+//! distributions as `--plot` draws them. Draws what the report computed, nothing else.
+//! The features' sections draw their own pictures for the page.
 
 use plotters::prelude::*;
 
 use crate::analyze::compare::{Comparison, Row};
-use crate::features::probe::plot::COLORS;
 use crate::machine::jdk::short_jdk;
+use crate::render::plot::COLORS;
 use crate::render::section::{Figure, Picture};
 use crate::render::{plot, table};
 

@@ -2,8 +2,9 @@
 //! (`report --format html`): no network, no script, CSS and pictures inline. Its tables
 //! and notes are the Markdown report's, section by section, turned into HTML here, so
 //! the page says what the text says with the same estimator, intervals and marks; its
-//! pictures are drawn by `charts` and by the renderers of `--plot`, `--probe-svg` and
-//! `--flamegraph`. Every text from the results is escaped. Computes nothing.
+//! pictures are drawn by `charts`, by the renderer of `--plot` and by the features'
+//! sections, as their files beside the report draw them. Every text from the results
+//! is escaped. Computes nothing.
 
 use std::fmt::Write as _;
 
