@@ -12,6 +12,8 @@ use std::path::Path;
 /// Stages in pipeline order, lowest first. A file may import its own stage's files
 /// and those of lower stages, never a stage of the same rank or above.
 const STAGES: &[(&str, u8)] = &[
+    // `features/mod.rs`, the features' list: it names their folders and imports nothing.
+    ("features", 0),
     ("units", 0),
     ("stats", 0),
     ("access", 0),
@@ -42,7 +44,9 @@ const FEATURE_FILES: &[(&str, &str)] = &[
     ("schedule", "schedule"),
     ("analyze", "analyze"),
     ("ceiling", "analyze"),
+    ("section", "analyze"),
     ("render", "render"),
+    ("report", "render"),
     ("plot", "render"),
     ("flamegraph", "render"),
 ];
@@ -150,10 +154,20 @@ fn expand(text: &str, prefix: Vec<String>, out: &mut Vec<Vec<String>>) {
     let mut path = prefix;
     let mut rest = text;
     loop {
-        let ident: String = rest
+        let mut ident: String = rest
             .chars()
             .take_while(|c| c.is_alphanumeric() || *c == '_')
             .collect();
+        // A macro's `$feature`, in `crate::features::$feature::analyze`, stands for each
+        // feature of the features' list: `*`.
+        if let Some(var) = rest.strip_prefix('$').filter(|_| ident.is_empty()) {
+            let name = var
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .count();
+            rest = &rest[name..];
+            ident = "*".to_owned();
+        }
         if ident.is_empty() {
             if let Some(group) = rest.strip_prefix('{') {
                 for part in top_level_parts(group) {
@@ -255,7 +269,11 @@ fn import_graph(files: &BTreeMap<String, String>) -> BTreeMap<String, BTreeSet<S
             let target = (1..=path.len())
                 .rev()
                 .map(|n| path[..n].join("::"))
-                .find(|m| files.contains_key(m) || LEFT_OUT.contains(&m.as_str()));
+                .find(|m| {
+                    files.contains_key(m)
+                        || LEFT_OUT.contains(&m.as_str())
+                        || every_feature(m).is_some()
+                });
             if let Some(target) = target
                 && target != *module
             {
@@ -264,7 +282,31 @@ fn import_graph(files: &BTreeMap<String, String>) -> BTreeMap<String, BTreeSet<S
         }
         graph.insert(module.clone(), targets);
     }
+    // `features::*::analyze` imports what every feature's `analyze` imports, so that a
+    // cycle through the features' list is seen.
+    let every: BTreeSet<String> = graph.values().flatten().cloned().collect();
+    for m in every.iter().filter(|m| every_feature(m).is_some()) {
+        let file = every_feature(m).unwrap_or_default();
+        let imports: BTreeSet<String> = graph
+            .iter()
+            .filter(|(k, _)| {
+                k.strip_prefix("features::")
+                    .and_then(|k| k.split_once("::"))
+                    .is_some_and(|(_, f)| f == file)
+            })
+            .flat_map(|(_, v)| v.iter().cloned())
+            .collect();
+        graph.insert(m.clone(), imports);
+    }
     graph
+}
+
+/// The file name of `features::*::FILE`, each feature's file of that name, which a
+/// macro reaches through the features' list.
+fn every_feature(module: &str) -> Option<&str> {
+    module
+        .strip_prefix("features::*::")
+        .filter(|file| !file.contains("::"))
 }
 
 /// Every import against the stage order, as `from -> to (why)`.
@@ -489,6 +531,44 @@ fn a_list_of_the_features_beside_their_folders_is_of_the_stage_it_is_named_after
     );
 }
 
+#[test]
+fn a_macro_over_the_features_list_imports_each_features_file_of_that_name() {
+    let files: BTreeMap<String, String> = [
+        ("features", "macro_rules! report_sections { () => {} }"),
+        (
+            "analyze::document",
+            "crate::features::report_sections!(halves);\n\
+             [$(&crate::features::$feature::analyze::SECTION as &dyn Section,)*]",
+        ),
+        (
+            "analyze::late",
+            "[$(&crate::features::$feature::report::SECTION as &dyn Section,)*]",
+        ),
+        ("features::probe", ""),
+        (
+            "features::probe::analyze",
+            "use crate::analyze::document::Launches;",
+        ),
+        ("features::probe::report", ""),
+    ]
+    .into_iter()
+    .map(|(m, t)| (m.to_owned(), t.to_owned()))
+    .collect();
+    let graph = import_graph(&files);
+    assert_eq!(
+        graph["analyze::document"],
+        BTreeSet::from(["features".to_owned(), "features::*::analyze".to_owned()])
+    );
+    assert_eq!(
+        order_violations(&graph),
+        ["analyze::late -> features::*::report: stage `analyze` (5) may not import `render` (6)"]
+    );
+    assert_eq!(
+        cycles(&graph),
+        ["analyze::document -> features::*::analyze -> analyze::document"]
+    );
+}
+
 /// Lines of every function in `files` outside their `#[cfg(test)]` modules, as
 /// `(lines, module, name)`, longest first: from the `fn` line to the `}` at its
 /// indentation. A declaration without a body (`fn f();`) is none.
@@ -644,30 +724,17 @@ fn function_lengths_run_from_fn_to_its_closing_brace_outside_tests() {
 /// that no longer needs its entry.
 const CORE_IMPORTING_FEATURES: &[(&str, &[&str])] = &[
     ("analyze", &["calibrate", "cds", "kernels"]),
-    (
-        "analyze::document",
-        &["calibrate", "probe", "profile", "settings"],
-    ),
+    ("analyze::document", &["calibrate"]),
     ("analyze::explain", &["cgroup"]),
     ("analyze::report", &["calibrate", "servers"]),
     ("cmd", &["calibrate", "campaign", "settings"]),
+    ("cmd::check", &["settings"]),
     ("cmd::cli", &["calibrate", "campaign"]),
     ("cmd::env", &["settings"]),
     ("launch", &["cds", "cgroup", "servers", "settings"]),
     ("launch::mthp", &["settings"]),
     ("matrix", &["cgroup", "kernels", "settings"]),
     ("matrix::app", &["servers"]),
-    (
-        "render::document",
-        &["calibrate", "probe", "profile", "servers", "settings"],
-    ),
-    ("render::document::charts", &["probe", "profile"]),
-    (
-        "render::document::html",
-        &["calibrate", "probe", "profile", "servers"],
-    ),
-    ("render::document::side", &["probe", "profile"]),
-    ("render::json", &["probe", "profile"]),
     ("schedule::plan", &["cgroup"]),
     ("schedule::resume", &["profile"]),
     ("schedule::run", &["cgroup", "settings"]),
@@ -694,9 +761,13 @@ fn core_imports_of_features(
     graph: &BTreeMap<String, BTreeSet<String>>,
 ) -> BTreeMap<String, BTreeSet<String>> {
     // A feature is a folder under features/, so it has files below it. A file beside the
-    // folders, such as features/record.rs, is one of the lists.
+    // folders, such as features/record.rs, is one of the lists, and `features::*::` is
+    // what a macro over the features' list reaches.
     let is_feature = |name: &str| {
         let folder = format!("features::{name}::");
+        if name == "*" {
+            return false;
+        }
         graph.keys().any(|m| m.starts_with(&folder))
     };
     let mut out: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();

@@ -1,27 +1,26 @@
 //! Stage 5, analysis: the one report document. `pretouch run`, `pretouch report` and
 //! `pretouch run --kernel` all build it here from stored records, with [`build`] (records
 //! in memory) or [`build_read`] (result files read here, one label at a time); each
-//! output format only walks it (`render::document`). A new section of the report is
-//! one field of [`Document`] (or of [`Launches`]), filled here and printed there.
+//! output format only walks it (`render::document`). A feature's section of the report
+//! is built by its analysis half ([`crate::analyze::section::Section`]), which this file
+//! walks through the features' list, and is kept in [`Launches::sections`].
 //!
 //! Either way the report is built a label at a time: each label's launches give its
 //! piece ([`crate::analyze::LabelPiece`]: the cells' rows, the A/A check of its runs,
-//! its CDS warning) and the probed launches' timed medians, and are dropped; the pieces
+//! its CDS warning) and what each section gathers of them, and are dropped; the pieces
 //! are then put together in label order. What depends on more than one label (the
 //! labels and their order, the comparison, the environment's differences, the machine
 //! notes) reads only the files' headers and end records and the pieces. So a campaign's
 //! report holds one label's launch records at a time on each of at most two CPUs
 //! ([`LABELS_AT_ONCE`]), not all of them.
 
+use std::any::Any;
+use std::sync::Arc;
+
 use crate::analyze::compare::{self, Comparison};
 use crate::analyze::options::Options;
 use crate::analyze::report::{CompareError, Labelling, Report};
-use crate::features::calibrate::analyze::{
-    self as calibration, CalibrationCompareError, CalibrationComparison,
-};
-use crate::features::probe::analyze::ProbeAnalysis;
-use crate::features::probe::analyze::TimedMedians;
-use crate::features::profile::analyze::ProfileReport;
+use crate::analyze::section::{Gathered, Input, Part, Section, SectionError, shown_label};
 use crate::store::read::Catalog;
 use crate::store::{ResultFile, Results, StoreError};
 
@@ -30,11 +29,21 @@ use crate::store::{ResultFile, Results, StoreError};
 pub struct Document {
     /// The launches' sections; absent for `report --calibrate`.
     pub launches: Option<Launches>,
-    /// The labels' calibrations side by side (`report --calibrate`).
-    pub calibration: Option<CalibrationComparison>,
+    /// A feature's report of its own, asked for instead of the launches' report, such
+    /// as the calibrations side by side (`report --calibrate`).
+    pub own: Option<Arc<dyn Part>>,
 }
 
-/// The sections built from the timed and profiled launches.
+impl Document {
+    /// The feature's report of its own, when it is of type `T`.
+    pub fn own<T: Part>(&self) -> Option<&T> {
+        self.own
+            .as_deref()
+            .and_then(|p| (p as &dyn Any).downcast_ref::<T>())
+    }
+}
+
+/// The sections built from the launches.
 #[derive(Debug, Clone)]
 pub struct Launches {
     /// Per cell and label: medians, spreads, outliers, the figures that explain the cost
@@ -44,24 +53,27 @@ pub struct Launches {
     /// The labels side by side against the baseline, with intervals (one column when
     /// one label is shown).
     pub comparison: Comparison,
-    /// The `settings:` axis side by side against the baseline setting, with intervals
-    /// ([`crate::features::settings::analyze`]); absent when the cells shown ran under fewer than
-    /// two settings.
-    pub settings: Option<Comparison>,
-    /// The profiled launches' analysis, when asked for.
-    pub profile: Option<ProfileReport>,
-    /// Whether the report shows the profile (else it is made for files only).
-    pub show_profile: bool,
     /// Whether the startup phases' table is shown.
     pub phases: bool,
     /// Whether the text and Markdown show every detail (`--details`): the spread,
     /// rounds, outliers and their causes, the explaining tables and the machine's
     /// notes; without it, the cover letter's table and a line per warning.
     pub details: bool,
-    /// The probed launches' fault latency and lock contention (`run --probe`), of the
-    /// labels shown; absent when the results hold no probe record.
-    pub probes: Option<ProbeAnalysis>,
+    /// The features' sections, each built by its analysis half
+    /// ([`crate::analyze::section::Section`]) in the order of
+    /// `features::report_sections`; a section with nothing to show has no part.
+    pub sections: Vec<Arc<dyn Part>>,
 }
+
+/// The analysis halves of the features' sections, in their list's order.
+macro_rules! analysis_halves {
+    ($($feature:ident,)*) => {
+        [$(&crate::features::$feature::section::SECTION as &dyn Section,)*]
+    };
+}
+
+/// Every feature's section, its analysis half.
+static SECTIONS: &[&dyn Section] = &crate::features::report_sections!(analysis_halves);
 
 impl Launches {
     /// Several labels side by side (the comparison's tables), else one label's cells.
@@ -69,9 +81,11 @@ impl Launches {
         self.comparison.columns.len() > 1
     }
 
-    /// The profile, when the report shows it.
-    pub fn shown_profile(&self) -> Option<&ProfileReport> {
-        self.profile.as_ref().filter(|_| self.show_profile)
+    /// The part of type `T` of a feature's section, when it has one.
+    pub fn part<T: Part>(&self) -> Option<&T> {
+        self.sections
+            .iter()
+            .find_map(|p| (&**p as &dyn Any).downcast_ref::<T>())
     }
 }
 
@@ -80,10 +94,9 @@ impl Launches {
 pub enum DocumentError {
     #[error(transparent)]
     Labels(#[from] CompareError),
+    /// A feature's section cannot be built.
     #[error(transparent)]
-    Calibration(#[from] CalibrationCompareError),
-    #[error(transparent)]
-    Settings(#[from] crate::features::settings::analyze::SettingsError),
+    Section(SectionError),
     /// A result file could not be read (`build_read`).
     #[error(transparent)]
     Store(#[from] StoreError),
@@ -110,11 +123,13 @@ fn build_from(
     catalog: Option<&Catalog>,
     options: &Options,
 ) -> Result<Document, DocumentError> {
-    if options.calibrate {
-        let cmp = calibration::compare(&results.calibrations, options)?;
+    if let Some(own) = SECTIONS
+        .iter()
+        .find_map(|s| s.instead_of_launches(&results, options))
+    {
         return Ok(Document {
             launches: None,
-            calibration: Some(cmp),
+            own: Some(Arc::from(own.map_err(DocumentError::Section)?)),
         });
     }
     let others = match &options.labels {
@@ -147,44 +162,39 @@ fn build_from(
             .warnings
             .extend(crate::store::complete::completeness_warnings(&read.files));
     }
-    let mut report = crate::analyze::assemble(&results, labelling, read.pieces, options);
+    let report = crate::analyze::assemble(&results, labelling, read.pieces, options);
     // The labels chosen above, once: --labels and --baseline were checked there,
     // whether one label is shown or several.
     let comparison = compare::compare_chosen(&report, chosen);
-    let profile = options.profile.then(|| {
-        let profiles = crate::features::profile::record::read_profiles(&results.files);
-        let labels: Vec<String> = comparison
-            .columns
-            .iter()
-            .map(|c| c.info.label.clone())
-            .collect();
-        crate::features::profile::analyze::build(&report, &profiles, &labels, &comparison.baseline)
-    });
-    let probes = probe_analysis(&results, &comparison, &read.timed);
-    if let Some(profile) = &profile {
-        check_methods(&mut report, profile);
-    }
-    let report = if comparison.columns.len() > 1 || report.labels.is_empty() {
+    let mut report = if comparison.columns.len() > 1 || report.labels.is_empty() {
         report
     } else {
         report.only(&comparison.baseline)?
     };
-    let settings = crate::features::settings::analyze::compare_settings(
-        &report,
-        options.baseline_setting.as_deref(),
-    )?;
+    let mut input = Input {
+        results: &results,
+        comparison: &comparison,
+        options,
+        report: &mut report,
+    };
+    let mut sections = Vec::new();
+    for (section, gathered) in SECTIONS.iter().zip(read.gathered) {
+        if let Some(part) = section
+            .build(&mut input, gathered)
+            .map_err(DocumentError::Section)?
+        {
+            sections.push(Arc::from(part));
+        }
+    }
     Ok(Document {
         launches: Some(Launches {
             report,
             comparison,
-            settings,
-            profile,
-            show_profile: options.show_profile,
             phases: options.phases,
             details: options.details,
-            probes,
+            sections,
         }),
-        calibration: None,
+        own: None,
     })
 }
 
@@ -193,12 +203,14 @@ fn build_from(
 /// machine's CPUs.
 const LABELS_AT_ONCE: usize = 2;
 
-/// What reading and analyzing every label left: the labels' pieces, in label order; the
-/// probed launches' timed medians; and, when the files were read here, each file's
-/// reading warnings (by path) and what its completeness warnings need.
+/// What reading and analyzing every label left: the labels' pieces, in label order;
+/// what each section gathered of each label, in label order; and, when the files were
+/// read here, each file's reading warnings (by path) and what its completeness warnings
+/// need.
 struct Read {
     pieces: Vec<crate::analyze::LabelPiece>,
-    timed: TimedMedians,
+    /// A list per section of [`SECTIONS`].
+    gathered: Vec<Vec<Gathered>>,
     warnings: std::collections::HashMap<std::path::PathBuf, Vec<String>>,
     /// Every file read here (the labels not shown included), in name order, with its
     /// launches counted and its missing profiled launches.
@@ -213,11 +225,12 @@ struct Work {
     files: Vec<(usize, usize, ResultFile)>,
 }
 
-/// One [`Work`] done: its label's piece and timed medians, and its files without their
-/// launches, each with its reading warnings and what its completeness warnings need.
+/// One [`Work`] done: its label's piece and what each section gathered of it, and its
+/// files without their launches, each with its reading warnings and what its
+/// completeness warnings need.
 struct Done {
     piece: Option<crate::analyze::LabelPiece>,
-    timed: TimedMedians,
+    gathered: Vec<Option<Gathered>>,
     files: Vec<(
         usize,
         ResultFile,
@@ -282,7 +295,7 @@ fn read_labels(
     });
     let mut read = Read {
         pieces: Vec::new(),
-        timed: TimedMedians::new(),
+        gathered: SECTIONS.iter().map(|_| Vec::new()).collect(),
         warnings: Default::default(),
         files: Vec::new(),
     };
@@ -300,7 +313,9 @@ fn read_labels(
             }
         };
         read.pieces.extend(d.piece);
-        read.timed.extend(d.timed);
+        for (all, one) in read.gathered.iter_mut().zip(d.gathered) {
+            all.extend(one);
+        }
         for (index, file, warnings, launched) in d.files {
             read.warnings.insert(file.path.clone(), warnings);
             back.push((index, file, launched));
@@ -323,7 +338,7 @@ fn read_labels(
 }
 
 /// Reads one [`Work`]'s files (in memory already without `catalog`), computes its
-/// label's piece and timed medians, and drops the launches.
+/// label's piece and what each section gathers of it, and drops the launches.
 fn do_work(
     work: Work,
     catalog: Option<&Catalog>,
@@ -350,7 +365,7 @@ fn do_work(
         }
     };
     let mut piece = None;
-    let mut timed = TimedMedians::new();
+    let mut gathered = Vec::new();
     if let Some(label) = work.label {
         let runs: Vec<(usize, &ResultFile)> = files.iter().map(|(p, _, f, _)| (*p, f)).collect();
         piece = Some(crate::analyze::label_piece(
@@ -363,7 +378,7 @@ fn do_work(
             .iter()
             .filter_map(|(_, _, f, _)| Some((shown_label(f, shown)?, f)))
             .collect();
-        timed = crate::features::probe::analyze::timed_medians(&shown_files);
+        gathered = SECTIONS.iter().map(|s| s.gather(&shown_files)).collect();
     }
     let files = files
         .into_iter()
@@ -379,78 +394,9 @@ fn do_work(
         .collect();
     Ok(Done {
         piece,
-        timed,
+        gathered,
         files,
     })
-}
-
-/// The probe records' analysis, of the labels the comparison shows; `None` without any.
-/// A label split by machine (`label@host`) names its files' probes as it does their
-/// timed launches, whose medians (`timed`) were taken while they were read.
-fn probe_analysis(
-    results: &Results,
-    comparison: &Comparison,
-    timed: &TimedMedians,
-) -> Option<ProbeAnalysis> {
-    let labels: Vec<String> = comparison
-        .columns
-        .iter()
-        .map(|c| c.info.label.clone())
-        .collect();
-    // Each file under the label it is shown under (the files hold no launch by now).
-    let headers: Vec<ResultFile> = results
-        .files
-        .iter()
-        .filter_map(|f| {
-            let mut header = f.header.clone();
-            header.label = shown_label(f, &labels)?;
-            Some(ResultFile {
-                path: f.path.clone(),
-                header,
-                launches: Vec::new(),
-                end: f.end.clone(),
-            })
-        })
-        .collect();
-    let probes = crate::features::probe::record::read_probes(&headers);
-    if probes.is_empty() {
-        return None;
-    }
-    let mut analysis =
-        crate::features::probe::analyze::build_timed(&probes, timed, &comparison.baseline);
-    analysis.order_labels(&labels);
-    Some(analysis)
-}
-
-/// The label `file` is shown under among `labels`: its own, or `label@hostname` (with
-/// the CPU model when one hostname had two), as the report splits a label by machine.
-fn shown_label(file: &crate::store::read::ResultFile, labels: &[String]) -> Option<String> {
-    let own = &file.header.label;
-    let host = &file.header.host;
-    let split = format!("{own}@{}", host.hostname);
-    let split_cpu = format!("{split} ({})", host.cpu_model);
-    [own, &split_cpu, &split]
-        .into_iter()
-        .find(|l| labels.contains(l))
-        .cloned()
-}
-
-/// Checks each profiled cell's pretouch method against its profile: a populate shows no
-/// fault-entry frames, a store or an atomic add no `madvise`.
-fn check_methods(report: &mut Report, profile: &ProfileReport) {
-    for cell in &mut report.cells {
-        let key = cell.key();
-        let label = cell.label.clone();
-        if let (Some(h), Some(p)) = (
-            cell.heap_and_method.as_mut(),
-            profile
-                .cells
-                .iter()
-                .find(|p| p.label == label && p.key == key && p.launches_on > 0),
-        ) {
-            h.check_with(p.evidence);
-        }
-    }
 }
 
 /// Keeps the files of the labels asked for: their environment is compared, their runs

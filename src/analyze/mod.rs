@@ -13,6 +13,7 @@ pub mod method;
 pub mod options;
 pub mod outliers;
 pub mod report;
+pub mod section;
 pub mod verdict;
 
 pub use crate::analyze::options::Options;

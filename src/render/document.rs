@@ -1,25 +1,50 @@
 //! Stage 6, rendering: the one report document ([`crate::analyze::document`]) into
 //! bytes, one function per format, each walking the document's sections in the same
-//! order; and the files beside the report (flame graphs, the profile's and the probes'
-//! rows, their pictures, the plot) from the same document, [`side_files`]. A new format
+//! order; and the files beside the report (each section's, then the plot) from the same
+//! document, [`side_files`]. The features' sections are written by their render halves
+//! ([`crate::render::section::Section`]), which every format walks through the features'
+//! list, in the order of [`in_order`]. A new format
 //! is one [`Format`] variant (its `--format` value comes with it), one arm in [`render`]
 //! and one function that walks the document (HTML's walks it in `html`, with its
 //! pictures in `charts`).
 
 use crate::analyze::document::{Document, Launches};
-use crate::features::calibrate::render as calibration;
-use crate::features::probe::render as probe;
-use crate::features::profile::render as profile;
-use crate::features::servers::render as ready;
-use crate::features::settings::render as settings;
 use crate::render::common::{CellNames, Format};
+use crate::render::section::{OwnReport, Place, Section};
 use crate::render::{compare, explain, heap, json, report};
 
 mod charts;
 mod html;
 mod side;
 
-pub use side::{SideError, SideFile, SideOutput, SideRequest, side_files};
+pub use crate::render::section::{SideError, SideFile, SideOutput, SideRequest};
+pub use side::side_files;
+
+/// The render halves of the features' sections, in their list's order.
+macro_rules! render_halves {
+    ($($feature:ident,)*) => {
+        [$(&crate::features::$feature::report::SECTION as &dyn Section,)*]
+    };
+}
+
+/// Every feature's section, its render half.
+static SECTIONS: &[&dyn Section] = &crate::features::report_sections!(render_halves);
+
+/// The sections that go at `place`, in their list's order.
+fn placed(place: Place) -> impl Iterator<Item = &'static dyn Section> {
+    SECTIONS.iter().copied().filter(move |s| s.place() == place)
+}
+
+/// The feature's report of its own that `doc` holds instead of the launches' report.
+fn own_report(doc: &Document) -> Option<Box<dyn OwnReport + '_>> {
+    SECTIONS.iter().find_map(|s| s.own_report(doc))
+}
+
+/// The sections in the order every format prints them: by place, then in their list's
+/// order.
+fn in_order() -> impl Iterator<Item = &'static dyn Section> {
+    placed(Place::AfterCells).chain(placed(Place::Last))
+}
 
 /// The document in `format`.
 pub fn render(doc: &Document, format: Format) -> String {
@@ -32,24 +57,17 @@ pub fn render(doc: &Document, format: Format) -> String {
     }
 }
 
-/// Plain text that fits a patch email: the cells (or the labels side by side), time to
-/// ready, what explains each cost, the heap and pretouch method, the profile; or the
-/// calibrations.
+/// Plain text that fits a patch email: the cells (or the labels side by side), the
+/// sections that go after them, what explains each cost, the heap and pretouch method,
+/// the sections that go last; or a feature's report of its own.
 fn text(doc: &Document) -> String {
     let mut out = String::new();
     if let Some(l) = &doc.launches {
-        match &l.settings {
-            // One label's settings side by side are the table its reader wants, so the
-            // short report shows that table alone, with the notes once. The row per
-            // setting comes with --details.
-            Some(s) if !l.details && !l.several() => out += &compare::text(s, false),
-            Some(s) => {
-                out += &cells_text(l);
-                out += &settings::text(s, l.details);
-            }
-            None => out += &cells_text(l),
+        let alone = in_order().find_map(|s| s.instead_of_cells(l));
+        out += &alone.unwrap_or_else(|| cells_text(l));
+        for s in placed(Place::AfterCells) {
+            out += &s.text(l);
         }
-        out += &ready::text(&l.report);
         let names = cell_names(l);
         // The tables that explain the cost are details, or asked for by `--phases`.
         if l.details || l.phases {
@@ -58,16 +76,12 @@ fn text(doc: &Document) -> String {
         if l.details {
             out += &heap::text(&l.report, &names);
         }
-        if let Some(p) = l.shown_profile() {
-            out += "\n";
-            out += &profile::text(p);
-        }
-        if let Some(p) = &l.probes {
-            out += &probe::text(p);
+        for s in placed(Place::Last) {
+            out += &s.text(l);
         }
     }
-    if let Some(c) = &doc.calibration {
-        out += &calibration::text(c);
+    if let Some(r) = own_report(doc) {
+        out += &r.text();
     }
     out
 }
@@ -109,35 +123,28 @@ fn markdown(doc: &Document) -> String {
             out += "\n";
             out += &report::markdown(&l.report);
         }
-        out += &l
-            .settings
-            .as_ref()
-            .map(|s| settings::markdown(s, l.details))
-            .unwrap_or_default();
-        out += &ready::markdown(&l.report);
+        for s in placed(Place::AfterCells) {
+            out += &s.markdown(l);
+        }
         if l.details || l.phases {
             out += &explain::markdown(&l.report, l.phases);
         }
         if l.details {
             out += &heap::markdown(&l.report);
         }
-        if let Some(p) = l.shown_profile() {
-            out += "\n";
-            out += &profile::markdown(p);
-        }
-        if let Some(p) = &l.probes {
-            out += &probe::markdown(p);
+        for s in placed(Place::Last) {
+            out += &s.markdown(l);
         }
     }
-    if let Some(c) = &doc.calibration {
-        out += &calibration::markdown(c);
+    if let Some(r) = own_report(doc) {
+        out += &r.markdown();
     }
     out
 }
 
-/// CSV holds one table: a row per cell (and label), its explaining figures as columns;
-/// server cells add theirs. The profile's rows go to a file of their own
-/// (`--profile-csv`), and so do the probes' (`--probe-csv`): [`side_files`].
+/// CSV holds one table: a row per cell (and label), its explaining figures as columns.
+/// A section that has rows of its own writes them into a file beside the report
+/// ([`side_files`]), unless it adds them here.
 fn csv(doc: &Document) -> String {
     let mut out = String::new();
     if let Some(l) = &doc.launches {
@@ -146,29 +153,28 @@ fn csv(doc: &Document) -> String {
         } else {
             report::csv(&l.report)
         };
+        for s in in_order() {
+            out += &s.csv(l);
+        }
     }
-    if let Some(c) = &doc.calibration {
-        out += &calibration::csv(c);
+    if let Some(r) = own_report(doc) {
+        out += &r.csv();
     }
     out
 }
 
 /// One JSON document whatever the number of labels: the cells, the comparison beside
-/// them when there are several labels, the profile when shown; or the calibrations.
+/// them when there are several labels, each section's key; or a feature's report of
+/// its own.
 fn json(doc: &Document) -> String {
     let mut out = String::new();
     if let Some(l) = &doc.launches {
         let cmp = l.several().then_some(&l.comparison);
-        out += &json::render_with_settings(
-            &l.report,
-            cmp,
-            l.settings.as_ref(),
-            l.shown_profile(),
-            l.probes.as_ref(),
-        );
+        let sections: Vec<(&str, String)> = in_order().filter_map(|s| s.json(l)).collect();
+        out += &json::with_sections(&l.report, cmp, &sections);
     }
-    if let Some(c) = &doc.calibration {
-        out += &calibration::json(c);
+    if let Some(r) = own_report(doc) {
+        out += &r.json();
     }
     out
 }

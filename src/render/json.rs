@@ -12,23 +12,24 @@
 //!   "outliers_excluded": false,
 //!   "stops": [...], "run_to_run": [...],     only when there are any
 //!   "comparison": {...}      only with two labels or more
+//!   then the features' sections' keys, in the order the formats print the sections:
 //!   "settings": {...}        only with two `settings:` values or more (its shape)
 //!   "profile": {...}         only with `--profile` (the kernel profile's analysis)
 //!   "probes": {...}          only when the results hold probe records (`run --probe`)
 //! }
 //! ```
 //!
-//! Sections are added as new keys beside `cells` (readers ignore keys they do not
-//! know); `schema_version` changes only when a key is removed or renamed, or its
-//! meaning changes. docs/json.md documents every key.
+//! Each feature's section gives its key and value (`render::section::Section::json`),
+//! and [`with_sections`] sets them after the report's. Sections are added as new keys
+//! beside `cells` (readers ignore keys they do not know); `schema_version` changes
+//! only when a key is removed or renamed, or its meaning changes. docs/json.md
+//! documents every key.
 
 use serde::Serialize;
 
 use crate::analyze::compare::{Column, Comparison};
 use crate::analyze::report::LabelInfo;
 use crate::analyze::report::Report;
-use crate::features::probe::analyze::ProbeAnalysis;
-use crate::features::profile::analyze::ProfileReport;
 use crate::render::compare::{ChangeColumns, GeomeanView};
 
 /// Raised when a key is removed or renamed, or changes meaning; not when one is added.
@@ -45,18 +46,6 @@ struct Document<'a> {
     warnings: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     comparison: Option<ComparisonSection<'a>>,
-    /// The `settings:` axis side by side: the shape of `comparison`, a column per
-    /// setting (`features::settings::analyze`); only when the cells ran under two settings or more.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    settings: Option<ComparisonSection<'a>>,
-    /// `report --profile`: where the pretouch time goes in the kernel, per cell and
-    /// label, and each label's shift against the baseline.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    profile: Option<&'a ProfileReport>,
-    /// `run --probe`: fault latency and lock waits per cell, label and pretouch, the
-    /// labels' shifts of p50 and p99, and what was not measured.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    probes: Option<&'a ProbeAnalysis>,
 }
 
 /// The labels side by side: each label's change against the baseline, per cell.
@@ -152,34 +141,18 @@ pub fn comparison(cmp: &Comparison) -> ComparisonSection<'_> {
     }
 }
 
-/// The report as JSON; `cmp`: the comparison of its labels, when there are several;
-/// `profile`: the profile analysis (`report --profile`) as the `profile` key.
-pub fn render(
-    report: &Report,
-    cmp: Option<&Comparison>,
-    profile: Option<&ProfileReport>,
-) -> String {
-    render_with_probes(report, cmp, profile, None)
+/// The report as JSON; `cmp`: the comparison of its labels, when there are several.
+pub fn render(report: &Report, cmp: Option<&Comparison>) -> String {
+    with_sections(report, cmp, &[])
 }
 
-/// [`render`], with the probes' analysis as the `probes` key when there is one.
-fn render_with_probes(
+/// [`render`], with the features' sections after the report's keys: each a key and its
+/// value as pretty JSON on its own, in the order given
+/// (`render::section::Section::json`).
+pub fn with_sections(
     report: &Report,
     cmp: Option<&Comparison>,
-    profile: Option<&ProfileReport>,
-    probes: Option<&ProbeAnalysis>,
-) -> String {
-    render_with_settings(report, cmp, None, profile, probes)
-}
-
-/// [`render_with_probes`], with the settings side by side as the `settings` key when
-/// the cells ran under several.
-pub fn render_with_settings(
-    report: &Report,
-    cmp: Option<&Comparison>,
-    settings: Option<&Comparison>,
-    profile: Option<&ProfileReport>,
-    probes: Option<&ProbeAnalysis>,
+    sections: &[(&str, String)],
 ) -> String {
     let cells: Vec<_> = report.cells.iter().collect();
     let document = Document {
@@ -193,11 +166,33 @@ pub fn render_with_settings(
             &report.run_to_run,
         ),
         comparison: cmp.map(comparison),
-        settings: settings.map(comparison),
-        profile,
-        probes,
     };
-    serde_json::to_string_pretty(&document).expect("a report always serializes") + "\n"
+    let core = serde_json::to_string_pretty(&document).expect("a report always serializes");
+    set_keys(core, sections) + "\n"
+}
+
+/// A comparison's section as pretty JSON on its own, the shape of `comparison`.
+pub fn comparison_json(cmp: &Comparison) -> String {
+    serde_json::to_string_pretty(&comparison(cmp)).expect("a comparison always serializes")
+}
+
+/// `object`, pretty JSON of an object with a key or more, with `keys` added at its end:
+/// the bytes serde writes for the object with those fields. serde's pretty JSON indents
+/// each level by two spaces and writes a string's line breaks as `\n`, so a value
+/// written on its own is the nested one once each line after its first is indented.
+fn set_keys(object: String, keys: &[(&str, String)]) -> String {
+    if keys.is_empty() {
+        return object;
+    }
+    let mut out = object
+        .strip_suffix("\n}")
+        .expect("pretty JSON of an object with keys ends with a line break and `}`")
+        .to_owned();
+    for (key, value) in keys {
+        out += &format!(",\n  {}: ", serde_json::Value::from(*key));
+        out += &value.replace('\n', "\n  ");
+    }
+    out + "\n}"
 }
 
 #[cfg(test)]
@@ -240,10 +235,10 @@ mod tests {
     #[test]
     fn one_label_or_several_share_one_shape() {
         let one = report(&["base"]);
-        let one: serde_json::Value = serde_json::from_str(&render(&one, None, None)).unwrap();
+        let one: serde_json::Value = serde_json::from_str(&render(&one, None)).unwrap();
         let two = report(&["base", "new"]);
         let cmp = compare(&two, &Options::default()).unwrap();
-        let two: serde_json::Value = serde_json::from_str(&render(&two, Some(&cmp), None)).unwrap();
+        let two: serde_json::Value = serde_json::from_str(&render(&two, Some(&cmp))).unwrap();
         assert_eq!(one["schema_version"], SCHEMA_VERSION);
         assert_eq!(two["schema_version"], SCHEMA_VERSION);
         // The same keys, and the comparison beside them.
@@ -265,26 +260,61 @@ mod tests {
     }
 
     #[test]
-    fn the_profile_is_a_key_of_the_same_document() {
-        let one = report(&["base"]);
-        let plain: serde_json::Value = serde_json::from_str(&render(&one, None, None)).unwrap();
-        let profile = ProfileReport {
-            baseline: "base".into(),
-            cells: Vec::new(),
+    fn a_section_is_a_key_of_the_same_document_as_serde_writes_it() {
+        #[derive(Serialize)]
+        struct Inner {
+            baseline: &'static str,
+            cells: Vec<Vec<f64>>,
+            shifts: Vec<u8>,
+            note: &'static str,
+        }
+        #[derive(Serialize)]
+        struct Head {
+            schema: u8,
+        }
+        #[derive(Serialize)]
+        struct Whole {
+            schema: u8,
+            section: Inner,
+            empty: Vec<u8>,
+        }
+        let inner = || Inner {
+            baseline: "base",
+            cells: vec![vec![1.5, 2.0], Vec::new()],
             shifts: Vec::new(),
+            note: "two\nlines",
         };
-        let with: serde_json::Value =
-            serde_json::from_str(&render(&one, None, Some(&profile))).unwrap();
-        // The report's keys, unchanged, and the profile beside them.
-        let mut expected = keys(&plain);
-        expected.push("profile".into());
+        fn pretty<T: Serialize>(v: &T) -> String {
+            serde_json::to_string_pretty(v).unwrap()
+        }
+        let sections = [
+            ("section", pretty(&inner())),
+            ("empty", pretty(&Vec::<u8>::new())),
+        ];
+        // The bytes serde writes for the object with the sections as its last fields.
+        assert_eq!(
+            set_keys(pretty(&Head { schema: 1 }), &sections),
+            pretty(&Whole {
+                schema: 1,
+                section: inner(),
+                empty: Vec::new(),
+            })
+        );
+        // The report's keys, unchanged, and the section after them.
+        let one = report(&["base"]);
+        let plain = render(&one, None);
+        let with = with_sections(&one, None, &sections[..1]);
+        let (p, w): (serde_json::Value, serde_json::Value) = (
+            serde_json::from_str(&plain).unwrap(),
+            serde_json::from_str(&with).unwrap(),
+        );
+        let mut expected = keys(&p);
+        expected.push("section".into());
         expected.sort();
-        let mut got = keys(&with);
-        got.sort();
-        assert_eq!(got, expected);
-        assert_eq!(with["cells"], plain["cells"]);
-        assert_eq!(with["profile"]["baseline"], "base");
-        assert_eq!(keys(&with["profile"]), ["baseline", "cells", "shifts"]);
-        assert!(plain.get("profile").is_none(), "absent without --profile");
+        assert_eq!(keys(&w), expected);
+        assert!(with.starts_with(plain.strip_suffix("\n}\n").unwrap()));
+        assert_eq!(w["cells"], p["cells"]);
+        assert_eq!(w["section"]["note"], "two\nlines");
+        assert!(p.get("section").is_none(), "absent without the section");
     }
 }

@@ -12,4 +12,5 @@ pub mod json;
 pub mod labels;
 pub mod plot;
 pub mod report;
+pub mod section;
 pub mod table;

@@ -13,6 +13,16 @@ use crate::analyze::report::CellReport;
 use crate::machine::jdk::short_jdk;
 use crate::stats::interval::Estimator;
 
+/// The labels' colours, in the report's label order (then round again).
+pub const COLORS: [RGBColor; 6] = [
+    RGBColor(31, 119, 180),
+    RGBColor(214, 39, 40),
+    RGBColor(44, 160, 44),
+    RGBColor(148, 103, 189),
+    RGBColor(255, 127, 14),
+    RGBColor(23, 190, 207),
+];
+
 #[derive(Debug, thiserror::Error)]
 #[error("cannot draw the plot: {0}")]
 pub struct PlotError(String);

@@ -623,7 +623,7 @@ mod tests {
 
     #[test]
     fn json() {
-        insta::assert_snapshot!(crate::render::json::render(&sample(), None, None), @r#"
+        insta::assert_snapshot!(crate::render::json::render(&sample(), None), @r#"
         {
           "schema": "pretouch-report",
           "schema_version": 1,

@@ -654,9 +654,8 @@ mod tests {
             flagged.warnings
         );
         assert!(
-            flagged.warnings.iter().any(|w| w.contains(
-                "less than 90% of the time in 1 configuration: 1 CCD, 7 CPUs zap 50%."
-            )),
+            flagged.warnings.iter().any(|w| w
+                .contains("less than 90% of the time in 1 configuration: 1 CCD, 7 CPUs zap 50%.")),
             "{:?}",
             flagged.warnings
         );

@@ -10,3 +10,5 @@ pub mod machine;
 pub mod options;
 pub mod record;
 pub mod render;
+pub mod report;
+pub mod section;

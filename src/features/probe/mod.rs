@@ -9,5 +9,7 @@ pub mod options;
 pub mod plot;
 pub mod record;
 pub mod render;
+pub mod report;
 pub mod schedule;
+pub mod section;
 pub mod session;

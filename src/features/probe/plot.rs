@@ -9,6 +9,7 @@ use plotters::prelude::*;
 
 use crate::features::probe::analyze::{CellProbes, ProbeAnalysis};
 use crate::features::probe::render::cell_title;
+use crate::render::plot::COLORS;
 use crate::store::CellKey;
 
 #[derive(Debug, thiserror::Error)]
@@ -21,16 +22,6 @@ fn err(e: impl std::fmt::Display) -> ProbePlotError {
 
 const PANEL: (u32, u32) = (560, 380);
 const HEADER: u32 = 70;
-
-/// The labels' colours, in the report's label order (then round again).
-pub const COLORS: [RGBColor; 6] = [
-    RGBColor(31, 119, 180),
-    RGBColor(214, 39, 40),
-    RGBColor(44, 160, 44),
-    RGBColor(148, 103, 189),
-    RGBColor(255, 127, 14),
-    RGBColor(23, 190, 207),
-];
 
 /// A file name from free text: letters, digits, `.`, `-`, `_`; the rest `_`.
 fn file_part(text: &str) -> String {

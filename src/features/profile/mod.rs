@@ -9,5 +9,7 @@ pub mod launch;
 pub mod options;
 pub mod record;
 pub mod render;
+pub mod report;
 pub mod schedule;
+pub mod section;
 pub mod session;

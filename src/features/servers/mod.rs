@@ -7,4 +7,6 @@ pub mod analyze;
 pub mod launch;
 pub mod matrix;
 pub mod render;
+pub mod report;
+pub mod section;
 pub mod session;

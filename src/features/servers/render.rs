@@ -508,7 +508,7 @@ mod tests {
             "{csv}"
         );
         let json: serde_json::Value =
-            serde_json::from_str(&crate::render::json::render(&report, None, None)).unwrap();
+            serde_json::from_str(&crate::render::json::render(&report, None)).unwrap();
         let ready = &json["cells"][0]["ready"];
         assert_eq!(ready["ready_cost_ms"], 232.0);
         assert_eq!(ready["workload_change_ms"], -36.0);
@@ -557,7 +557,7 @@ mod tests {
             100.0
         );
         let json: serde_json::Value =
-            serde_json::from_str(&crate::render::json::render(&report, Some(&cmp), None)).unwrap();
+            serde_json::from_str(&crate::render::json::render(&report, Some(&cmp))).unwrap();
         let cells = json["cells"].as_array().unwrap();
         assert_eq!(cells.len(), 2);
         for (cell, row) in cells.iter().zip(&rows) {

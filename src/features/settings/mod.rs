@@ -8,4 +8,6 @@ pub mod cli;
 pub mod launch;
 pub mod matrix;
 pub mod render;
+pub mod report;
+pub mod section;
 pub mod session;

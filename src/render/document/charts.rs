@@ -1,35 +1,16 @@
 //! Stage 6, rendering: the HTML report's pictures as SVG text (plotters' SVG backend,
 //! into a string): the changes with their 95% intervals (a forest plot), each cell's
-//! per-round costs over time per label with its runs shaded, and, from the renderers
-//! of the files `--plot`, `--probe-svg` and `--flamegraph` write, the costs'
-//! distributions, the fault-latency histograms and the flame graphs. Draws what the
-//! report computed, nothing else.
+//! per-round costs over time per label with its runs shaded, and the costs'
+//! distributions as `--plot` draws them. Draws what the report computed, nothing else.
+//! The features' sections draw their own pictures for the page.
 
 use plotters::prelude::*;
 
 use crate::analyze::compare::{Comparison, Row};
-use crate::features::probe::analyze::ProbeAnalysis;
-use crate::features::probe::plot as probe_plot;
-use crate::features::probe::plot::COLORS;
-use crate::features::profile::analyze::ProfileReport;
-use crate::features::profile::flamegraph;
 use crate::machine::jdk::short_jdk;
+use crate::render::plot::COLORS;
+use crate::render::section::{Figure, Picture};
 use crate::render::{plot, table};
-
-/// A chart for the page: its picture (inline SVG, or an image of an SVG that brings
-/// its own styles), or why it could not be drawn, and its caption.
-pub(super) struct Figure {
-    pub(super) picture: Result<Picture, String>,
-    pub(super) caption: String,
-}
-
-pub(super) enum Picture {
-    /// SVG drawn here, put in the page as it is.
-    Inline(String),
-    /// An SVG file of its own (a flame graph: its styles would restyle the page), put
-    /// in as an image.
-    Image(Vec<u8>),
-}
 
 fn err(e: impl std::fmt::Display) -> String {
     e.to_string()
@@ -382,37 +363,5 @@ pub(super) fn distributions(cmp: &Comparison) -> Figure {
     Figure {
         picture: plot::svg(cmp).map(Picture::Inline).map_err(err),
         caption: "Each cell's per-round costs by label: points = rounds, box = quartiles and median, whiskers = min-max (as `report --plot FILE` draws them).".to_owned(),
-    }
-}
-
-/// Each probed cell's fault-latency histograms, as `report --probe-svg DIR` draws them.
-pub(super) fn fault_latency(a: &ProbeAnalysis) -> Vec<Figure> {
-    a.cell_keys()
-        .into_iter()
-        .map(|cell| Figure {
-            picture: probe_plot::svg(a, cell).map(Picture::Inline).map_err(err),
-            caption: format!(
-                "{}: page fault latency from exec to main(), share of each label's faults per eighth-octave bucket (run --probe).",
-                crate::features::probe::render::cell_title(cell)
-            ),
-        })
-        .collect()
-}
-
-/// The flame graphs `report --flamegraph DIR` writes, without their script, as images
-/// (their styles are their own).
-pub(super) fn flame_graphs(p: &ProfileReport) -> Vec<Figure> {
-    match flamegraph::graphs(p, false) {
-        Ok(graphs) => graphs
-            .into_iter()
-            .map(|(name, svg)| Figure {
-                picture: Ok(Picture::Image(svg)),
-                caption: format!("flame graph {name} (as `report --flamegraph DIR` names it)"),
-            })
-            .collect(),
-        Err(e) => vec![Figure {
-            picture: Err(e.to_string()),
-            caption: "flame graphs".to_owned(),
-        }],
     }
 }

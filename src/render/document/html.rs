@@ -2,19 +2,17 @@
 //! (`report --format html`): no network, no script, CSS and pictures inline. Its tables
 //! and notes are the Markdown report's, section by section, turned into HTML here, so
 //! the page says what the text says with the same estimator, intervals and marks; its
-//! pictures are drawn by `charts` and by the renderers of `--plot`, `--probe-svg` and
-//! `--flamegraph`. Every text from the results is escaped. Computes nothing.
+//! pictures are drawn by `charts`, by the renderer of `--plot` and by the features'
+//! sections, as their files beside the report draw them. Every text from the results
+//! is escaped. Computes nothing.
 
 use std::fmt::Write as _;
 
 use crate::analyze::document::{Document, Launches};
-use crate::features::calibrate::render as calibration;
-use crate::features::probe::render as probe;
-use crate::features::profile::render as profile;
-use crate::features::servers::render as ready;
+use crate::render::section::{Figure, HtmlSection, Picture, Place};
 use crate::render::{compare, explain, heap, report};
 
-use super::charts::{self, Figure, Picture};
+use super::charts;
 
 /// The whole page.
 pub(super) fn page(doc: &Document) -> String {
@@ -22,12 +20,8 @@ pub(super) fn page(doc: &Document) -> String {
     if let Some(l) = &doc.launches {
         body += &launches(l);
     }
-    if let Some(c) = &doc.calibration {
-        body += &section(
-            "calibration",
-            "Calibrations",
-            &markdown_to_html(&calibration::markdown(c)),
-        );
+    if let Some(r) = super::own_report(doc) {
+        body += &sections_of([r.html()]);
     }
     format!(
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
@@ -41,14 +35,14 @@ pub(super) fn page(doc: &Document) -> String {
 
 /// `pretouch report: k1, k2`, the labels shown.
 fn title(doc: &Document) -> String {
-    let labels: Vec<&str> = match (&doc.launches, &doc.calibration) {
+    let labels: Vec<String> = match (&doc.launches, super::own_report(doc)) {
         (Some(l), _) => l
             .comparison
             .columns
             .iter()
-            .map(|c| c.info.label.as_str())
+            .map(|c| c.info.label.clone())
             .collect(),
-        (None, Some(c)) => c.columns.iter().map(|c| c.label.as_str()).collect(),
+        (None, Some(r)) => r.labels().into_iter().map(str::to_owned).collect(),
         (None, None) => Vec::new(),
     };
     format!("pretouch report: {}", labels.join(", "))
@@ -69,10 +63,7 @@ fn launches(l: &Launches) -> String {
         "Environment differences",
         &environment(&l.report.env_differences, l.several()),
     );
-    let ready = ready::markdown(&l.report);
-    if !ready.trim().is_empty() {
-        out += &section("ready", "Time to ready", &markdown_to_html(&ready));
-    }
+    out += &sections(l, Place::AfterCells);
     out += &section(
         "explain",
         "What explains the cost",
@@ -83,15 +74,28 @@ fn launches(l: &Launches) -> String {
         "Heap and pretouch method",
         &markdown_to_html(&heap::markdown(&l.report)),
     );
-    if let Some(p) = &l.profile {
-        let mut html = markdown_to_html(&profile::markdown(p));
-        html += &figures(charts::flame_graphs(p));
-        out += &section("profile", "Kernel profile and flame graphs", &html);
-    }
-    if let Some(p) = &l.probes {
-        let mut html = markdown_to_html(&probe::markdown(p));
-        html += &figures(charts::fault_latency(p));
-        out += &section("probes", "Fault latency and lock wait", &html);
+    out += &sections(l, Place::Last);
+    out
+}
+
+/// The features' sections that go at `place`, each its Markdown as HTML, then its
+/// pictures.
+fn sections(l: &Launches, place: Place) -> String {
+    sections_of(super::placed(place).filter_map(|s| s.html(l)))
+}
+
+/// Each section's Markdown as HTML, then its pictures.
+fn sections_of(sections: impl IntoIterator<Item = HtmlSection>) -> String {
+    let mut out = String::new();
+    for s in sections {
+        let HtmlSection {
+            id,
+            heading,
+            markdown,
+            figures: figs,
+        } = s;
+        let html = markdown_to_html(&markdown) + &figures(figs);
+        out += &section(id, heading, &html);
     }
     out
 }

@@ -1,0 +1,71 @@
+//! Stage 5, analysis: the profile's section of the report, its analysis half
+//! (`analyze::section::Section`). Its render half is `features::profile::report`.
+
+use crate::analyze::report::Report;
+use crate::analyze::section::{Gathered, Input, Part, Section, SectionError};
+use crate::features::profile::analyze::{ProfileReport, build};
+
+/// The profile's part of the report: the profiled launches' analysis, and whether the
+/// report shows it (`--profile`) or only draws files from it, such as the flame graphs.
+#[derive(Debug, Clone)]
+pub struct ProfileSection {
+    pub report: ProfileReport,
+    pub shown: bool,
+}
+
+impl ProfileSection {
+    /// The profile, when the report shows it.
+    pub fn shown(&self) -> Option<&ProfileReport> {
+        self.shown.then_some(&self.report)
+    }
+}
+
+/// The profile's section of the report, its analysis half: the profiled launches of
+/// the labels shown, when the report is asked for them. It checks each profiled cell's
+/// pretouch method against its profile.
+pub struct SectionAnalysis;
+
+pub static SECTION: SectionAnalysis = SectionAnalysis;
+
+impl Section for SectionAnalysis {
+    fn build(
+        &self,
+        input: &mut Input<'_>,
+        _gathered: Vec<Gathered>,
+    ) -> Result<Option<Box<dyn Part>>, SectionError> {
+        if !input.options.profile {
+            return Ok(None);
+        }
+        let profiles = crate::features::profile::record::read_profiles(&input.results.files);
+        let labels: Vec<String> = input
+            .comparison
+            .columns
+            .iter()
+            .map(|c| c.info.label.clone())
+            .collect();
+        let profile = build(input.report, &profiles, &labels, &input.comparison.baseline);
+        check_methods(input.report, &profile);
+        Ok(Some(Box::new(ProfileSection {
+            report: profile,
+            shown: input.options.show_profile,
+        })))
+    }
+}
+
+/// Checks each profiled cell's pretouch method against its profile: a populate shows no
+/// fault-entry frames, a store or an atomic add no `madvise`.
+fn check_methods(report: &mut Report, profile: &ProfileReport) {
+    for cell in &mut report.cells {
+        let key = cell.key();
+        let label = cell.label.clone();
+        if let (Some(h), Some(p)) = (
+            cell.heap_and_method.as_mut(),
+            profile
+                .cells
+                .iter()
+                .find(|p| p.label == label && p.key == key && p.launches_on > 0),
+        ) {
+            h.check_with(p.evidence);
+        }
+    }
+}
