@@ -206,6 +206,305 @@ pub fn pack<'a, C>(
     (tables, dropped)
 }
 
+/// Which formats show a column. Text fits a patch email, so some columns are left out
+/// there, and Markdown has the room for others.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shown {
+    /// Text, Markdown and CSV.
+    Everywhere,
+    /// Only the text table.
+    Text,
+    /// Only the Markdown table, where width is free.
+    Wide,
+}
+
+/// A column of a [`Table`]: its header, its alignment, and what each format does with
+/// it.
+#[derive(Debug, Clone)]
+pub struct Column {
+    /// The header of the text table and the CSV.
+    pub header: String,
+    /// The Markdown header, where it says more than the text's narrow one.
+    pub wide_header: Option<String>,
+    /// Whether the values are numbers, right-aligned.
+    pub numeric: bool,
+    /// Whether Markdown sets the values as code, because a kernel symbol's underscores
+    /// would otherwise read as emphasis.
+    pub code: bool,
+    /// The most characters a text value keeps; a longer one is cut and ends in `..`.
+    pub fit: Option<usize>,
+    /// Which formats show the column.
+    pub shown: Shown,
+}
+
+impl Column {
+    /// A column of names, left-aligned.
+    pub fn name(header: impl Into<String>) -> Column {
+        Column {
+            header: header.into(),
+            wide_header: None,
+            numeric: false,
+            code: false,
+            fit: None,
+            shown: Shown::Everywhere,
+        }
+    }
+
+    /// A column of numbers, right-aligned.
+    pub fn num(header: impl Into<String>) -> Column {
+        Column {
+            numeric: true,
+            ..Column::name(header)
+        }
+    }
+
+    /// The column with a Markdown header of its own.
+    pub fn wide_header(self, header: impl Into<String>) -> Column {
+        Column {
+            wide_header: Some(header.into()),
+            ..self
+        }
+    }
+
+    /// The column with its values set as code in Markdown.
+    pub fn code(self) -> Column {
+        Column { code: true, ..self }
+    }
+
+    /// The column with its text values cut to `max` characters.
+    pub fn fit(self, max: usize) -> Column {
+        Column {
+            fit: Some(max),
+            ..self
+        }
+    }
+
+    /// The column shown only in `shown`.
+    pub fn shown(self, shown: Shown) -> Column {
+        Column { shown, ..self }
+    }
+
+    fn col(&self, wide: bool) -> Col<'_> {
+        Col {
+            header: match (wide, &self.wide_header) {
+                (true, Some(h)) => h,
+                _ => &self.header,
+            },
+            numeric: self.numeric,
+        }
+    }
+}
+
+/// Headers as columns: the first `names` are names, the others numbers.
+pub fn columns(headers: &[&str], names: usize) -> Vec<Column> {
+    headers
+        .iter()
+        .enumerate()
+        .map(|(i, h)| {
+            if i < names {
+                Column::name(*h)
+            } else {
+                Column::num(*h)
+            }
+        })
+        .collect()
+}
+
+/// A value of a [`Table`]: what the text prints, and what Markdown prints where it has
+/// the room to say more, such as a median with its range.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cell {
+    pub text: String,
+    pub wide: Option<String>,
+}
+
+impl Cell {
+    /// A value Markdown writes as `wide` and the other formats as `text`.
+    pub fn wide(text: String, wide: String) -> Cell {
+        Cell {
+            text,
+            wide: Some(wide),
+        }
+    }
+}
+
+impl From<String> for Cell {
+    fn from(text: String) -> Cell {
+        Cell { text, wide: None }
+    }
+}
+
+impl From<&str> for Cell {
+    fn from(text: &str) -> Cell {
+        Cell::from(text.to_owned())
+    }
+}
+
+/// One table of a report section, stated once: its columns and its rows. Text
+/// ([`Table::text`], [`Table::text_keyed`]), Markdown ([`Table::markdown`]) and CSV
+/// ([`Table::csv`]) each walk it. The first [`Table::key`] columns name the row.
+#[derive(Debug, Clone)]
+pub struct Table {
+    pub columns: Vec<Column>,
+    pub rows: Vec<Vec<Cell>>,
+    /// How many of the first columns name the row: text folds them onto a line of
+    /// their own when the table is too wide.
+    pub key: usize,
+    /// Whether text leaves a row's key blank when it is the row above's, so a key
+    /// with several lines is named once.
+    pub key_once: bool,
+}
+
+impl Table {
+    /// A table of `columns` without rows, none of them a key.
+    pub fn new(columns: Vec<Column>) -> Table {
+        Table {
+            columns,
+            rows: Vec::new(),
+            key: 0,
+            key_once: false,
+        }
+    }
+
+    /// The table with its first `key` columns naming the row.
+    pub fn keyed(self, key: usize) -> Table {
+        Table { key, ..self }
+    }
+
+    /// The table naming a key once where rows in a row share it (text only).
+    pub fn key_once(self) -> Table {
+        Table {
+            key_once: true,
+            ..self
+        }
+    }
+
+    /// Adds a row.
+    pub fn push<C: Into<Cell>>(&mut self, row: impl IntoIterator<Item = C>) {
+        self.rows.push(row.into_iter().map(Into::into).collect());
+    }
+
+    /// The table with the rows `rows` adds.
+    pub fn with_rows<C: Into<Cell>, R: IntoIterator<Item = C>>(
+        mut self,
+        rows: impl IntoIterator<Item = R>,
+    ) -> Table {
+        for r in rows {
+            self.push(r);
+        }
+        self
+    }
+
+    /// The table of the rows `keep` chooses.
+    pub fn rows_where(&self, keep: impl Fn(&[Cell]) -> bool) -> Table {
+        Table {
+            rows: self.rows.iter().filter(|r| keep(r)).cloned().collect(),
+            ..self.clone()
+        }
+    }
+
+    /// The table of the columns at `indices`, in that order; the key is the key
+    /// columns kept.
+    pub fn pick(&self, indices: &[usize]) -> Table {
+        Table {
+            columns: indices.iter().map(|&i| self.columns[i].clone()).collect(),
+            rows: (self.rows.iter())
+                .map(|r| indices.iter().map(|&i| r[i].clone()).collect())
+                .collect(),
+            key: indices.iter().filter(|&&i| i < self.key).count(),
+            key_once: self.key_once,
+        }
+    }
+
+    /// The columns shown in text or Markdown (`wide`), with their values there.
+    fn shown(&self, wide: bool) -> (Vec<Col<'_>>, usize, Vec<Vec<String>>) {
+        let keep: Vec<usize> = (0..self.columns.len())
+            .filter(|&i| match self.columns[i].shown {
+                Shown::Everywhere => true,
+                Shown::Text => !wide,
+                Shown::Wide => wide,
+            })
+            .collect();
+        let cols = keep.iter().map(|&i| self.columns[i].col(wide)).collect();
+        let key = keep.iter().filter(|&&i| i < self.key).count();
+        let mut above: Option<&[Cell]> = None;
+        let rows = (self.rows.iter())
+            .map(|r| {
+                let same_key = above.is_some_and(|a| a[..self.key] == r[..self.key]);
+                above = Some(r);
+                keep.iter()
+                    .map(|&i| {
+                        let c = &self.columns[i];
+                        match (wide, &r[i].wide) {
+                            (true, Some(w)) => w.clone(),
+                            (true, None) if c.code => format!("`{}`", r[i].text),
+                            (true, None) => r[i].text.clone(),
+                            (false, _) if self.key_once && same_key && i < self.key => {
+                                String::new()
+                            }
+                            (false, _) => match c.fit {
+                                Some(max) => fit(&r[i].text, max),
+                                None => r[i].text.clone(),
+                            },
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        (cols, key, rows)
+    }
+
+    /// The table as text: two spaces between columns, `indent` spaces first.
+    pub fn text(&self, indent: usize) -> String {
+        let (cols, _, rows) = self.shown(false);
+        render(&cols, &rows, indent)
+    }
+
+    /// The table as text within [`WIDTH`], as [`render_keyed`] folds it.
+    pub fn text_keyed(&self) -> String {
+        let (cols, key, rows) = self.shown(false);
+        let rows: Vec<(Vec<String>, Vec<String>)> = rows
+            .into_iter()
+            .map(|mut r| {
+                let values = r.split_off(key);
+                (r, values)
+            })
+            .collect();
+        render_keyed(&cols[..key], &cols[key..], &rows)
+    }
+
+    /// The table as Markdown, as [`markdown`] writes it.
+    pub fn markdown(&self) -> String {
+        let (cols, _, rows) = self.shown(true);
+        markdown(&cols, &rows)
+    }
+
+    /// The table as CSV: a header line, then a line per row, the text's values
+    /// uncut. Columns shown only in text or only in Markdown are left out.
+    pub fn csv(&self) -> String {
+        let keep: Vec<usize> = (0..self.columns.len())
+            .filter(|&i| self.columns[i].shown == Shown::Everywhere)
+            .collect();
+        let mut w = csv::Writer::from_writer(Vec::new());
+        w.write_record(keep.iter().map(|&i| &self.columns[i].header))
+            .expect("in memory");
+        for r in &self.rows {
+            w.write_record(keep.iter().map(|&i| &r[i].text))
+                .expect("in memory");
+        }
+        String::from_utf8(w.into_inner().expect("in memory")).expect("CSV of UTF-8 strings")
+    }
+}
+
+/// Cuts a name to `max` characters, marking the cut with `..`.
+pub fn fit(name: &str, max: usize) -> String {
+    if name.chars().count() <= max {
+        name.to_owned()
+    } else {
+        name.chars().take(max - 2).collect::<String>() + ".."
+    }
+}
+
 /// Wraps prose to [`WIDTH`] columns; continuation lines get `indent` spaces. Words
 /// longer than a line (paths) are broken.
 pub fn wrap(text: &str, indent: usize) -> String {
