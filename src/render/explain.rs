@@ -9,7 +9,7 @@ use crate::analyze::explain::PHASE_NAMES;
 use crate::analyze::report::{CellReport, Report};
 use crate::machine::jdk::short_jdk;
 use crate::render::common::{CellNames, cell_name};
-use crate::render::table::{self, Explaining, name, num};
+use crate::render::table::{self, Column, Explaining, Table, name, num};
 
 fn touched(c: &CellReport) -> String {
     if c.runs_on == 0 {
@@ -403,8 +403,9 @@ fn explaining_table(
     cols: &[&Explaining<CellReport>],
     merge: bool,
 ) -> (String, bool) {
-    let values: Vec<table::Col<'_>> = cols.iter().map(|c| c.col).collect();
-    let mut rows: Vec<(Vec<String>, Vec<String>)> = Vec::new();
+    let mut columns: Vec<Column> = key.iter().map(Column::from).collect();
+    columns.extend(cols.iter().map(|c| Column::from(&c.col)));
+    let mut t = Table::new(columns).keyed(key.len());
     let mut merged = false;
     let mut i = 0;
     while i < cells.len() {
@@ -425,7 +426,7 @@ fn explaining_table(
             && row_values.iter().all(|v| *v == row_values[0])
         {
             merged = true;
-            rows.push(([k, vec![ALL.to_owned()]].concat(), row_values[0].clone()));
+            t.push([k, vec![ALL.to_owned()], row_values[0].clone()].concat());
             continue;
         }
         for (n, (c, v)) in group.iter().zip(row_values).enumerate() {
@@ -437,10 +438,10 @@ fn explaining_table(
             if names.lettered() {
                 key_values.push(names.letter(&c.label).to_owned());
             }
-            rows.push((key_values, v));
+            t.push([key_values, v].concat());
         }
     }
-    (table::render_keyed(key, &values, &rows), merged)
+    (t.text_keyed(), merged)
 }
 
 /// The phases of each cell, as a column of the phases table.
@@ -563,7 +564,9 @@ fn markdown_notes(report: &Report) -> String {
 pub fn markdown(report: &Report, phases: bool) -> String {
     let mut out = String::new();
     let md = |out: &mut String, headers: &[&str], rows: Vec<Vec<String>>| {
-        *out += &table::markdown(&table::cols(headers, 4), &rows);
+        *out += &Table::new(table::columns(headers, 4))
+            .with_rows(rows)
+            .markdown();
     };
     for (label, cells) in labels(report) {
         let _ = writeln!(out, "\n#### {label}: pretouch explained\n");

@@ -11,7 +11,7 @@ use crate::analyze::method::MethodCheck;
 use crate::analyze::report::{CellReport, Report};
 use crate::machine::jdk::short_jdk;
 use crate::render::common::{CellNames, cell_name};
-use crate::render::table::{self, Explaining, name, num};
+use crate::render::table::{self, Explaining, Table, name, num};
 
 const HEADERS: [&str; 11] = [
     "jdk",
@@ -221,13 +221,13 @@ pub fn markdown(report: &Report) -> String {
     }
     let mut out = String::new();
     for label in &report.labels {
-        let rows: Vec<Vec<String>> = all
-            .iter()
+        let rows = (all.iter())
             .filter(|(c, _)| c.label == *label)
-            .map(|(c, h)| row(c, h).to_vec())
-            .collect();
+            .map(|(c, h)| row(c, h));
         let _ = writeln!(out, "\n#### {label}: heap and pretouch method\n");
-        out += &table::markdown(&table::cols(&HEADERS, 9), &rows);
+        out += &Table::new(table::columns(&HEADERS, 9))
+            .with_rows(rows)
+            .markdown();
     }
     let _ = writeln!(out, "\n{LEGEND}");
     let full = |cells: &[&CellReport]| {

@@ -295,6 +295,15 @@ impl Column {
     }
 }
 
+impl From<&Col<'_>> for Column {
+    fn from(c: &Col<'_>) -> Column {
+        match c.numeric {
+            true => Column::num(c.header),
+            false => Column::name(c.header),
+        }
+    }
+}
+
 /// Headers as columns: the first `names` are names, the others numbers.
 pub fn columns(headers: &[&str], names: usize) -> Vec<Column> {
     headers
