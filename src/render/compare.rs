@@ -14,7 +14,7 @@ use crate::render::common::{
     failure_warnings_named, iqr, key_columns, key_values, ms, outlier_note, run_to_run_notes,
     spread, wider_side,
 };
-use crate::render::labels::{self, detail_rows, minute};
+use crate::render::labels::{self, minute};
 use crate::render::table::{self, Col};
 
 /// The legend under the details, said once: every column in words; the long story
@@ -104,56 +104,105 @@ fn key_parts([jdk, gc, heap, variant]: &[String; 4]) -> (&str, &str, &str, &str)
     (jdk, gc, heap, variant)
 }
 
-/// The details: per cell and label, its rounds, its cost with the half-width of its
-/// own interval, the runs it is over, the spread of the per-round costs and the
-/// outliers.
-fn details(cmp: &Comparison, cols: &[usize]) -> String {
-    let key: Vec<Col<'_>> = cols.iter().map(|&i| table::name(KEY_HEADERS[i])).collect();
-    let mut values = vec![
-        table::name("label"),
-        table::num("rounds"),
-        table::num("cost ms"),
-        table::num("+- ms"),
-    ];
-    values.extend([
-        table::num("min-max ms"),
-        table::num("IQR ms"),
-        table::num("outliers"),
+/// The details: per cell and label, its rounds, its cost with its interval, the runs
+/// it is over, the spread of the per-round costs and the outliers, then its change
+/// against the baseline. Text names a cell once, its label by a letter where
+/// `lettered`, and the interval by its half-width; Markdown gives one figure a cell.
+fn details_table(cmp: &Comparison, lettered: bool) -> table::Table {
+    use table::{Cell, Column as Col, Shown};
+    let wide = |c: Col| c.shown(Shown::Wide);
+    let text = |c: Col| c.shown(Shown::Text);
+    let mut columns: Vec<Col> = KEY_HEADERS.into_iter().map(Col::name).collect();
+    columns.extend([
+        Col::name("label"),
+        Col::num("rounds"),
+        Col::num("cost ms"),
+        text(Col::num("+- ms")),
+        wide(Col::num("low ms")),
+        wide(Col::num("high ms")),
+        wide(Col::num("runs")),
+        text(Col::num("min-max ms")),
+        wide(Col::num("min ms")),
+        wide(Col::num("max ms")),
+        Col::num("IQR ms"),
+        Col::num("outliers"),
     ]);
-    let rows = detail_rows(
-        cmp,
-        |k| key_values(key_parts(k), cols),
-        |e| {
+    columns.extend(
+        ["change ms", "change low ms", "change high ms"]
+            .into_iter()
+            .chain(["change low %", "change high %"])
+            .map(|h| wide(Col::num(h))),
+    );
+    let mut t = table::Table::new(columns)
+        .keyed(KEY_HEADERS.len())
+        .key_once();
+    for r in &cmp.rows {
+        for (col, e) in cmp.entries(r) {
             let c: &CellReport = &e.measured;
+            let change = e.change;
+            let interval = change.and_then(|c| c.interval);
+            let pct = change.and_then(|c| c.percent_interval);
+            let dash = || "-".to_owned();
+            let end = |v: Option<f64>| v.map_or_else(dash, |v| format!("{v:+.1}"));
             // Over runs, `3 x 10`: 3 runs of 10 rounds each (on average).
             let rounds = match c.cost_ci_runs {
                 Some(runs) => format!("{runs} x {}", table::whole(c.rounds / runs.max(1))),
                 None => table::whole(c.rounds),
             };
-            let mut v = vec![rounds, ms(c.cost_ms), cost_half_width(c, "none")];
-            v.extend([
-                spread(c.cost_min_ms, c.cost_max_ms),
-                iqr(c),
-                table::whole(c.outliers),
-            ]);
-            v
-        },
-    );
-    // Each line names its label, not a letter to look up, where the labels fit.
-    let mut named = rows.clone();
-    for (_, v) in &mut named {
-        if let Some(c) = cmp.columns.iter().find(|c| c.letter == v[0]) {
-            v[0] = c.label.clone();
+            let label = match lettered {
+                true => Cell::wide(col.letter.clone(), col.label.clone()),
+                false => col.label.as_str().into(),
+            };
+            let mut row: Vec<Cell> = key_values(key_parts(&r.key), &[0, 1, 2, 3])
+                .into_iter()
+                .map(Cell::from)
+                .collect();
+            row.push(label);
+            row.push(Cell::wide(rounds, table::whole(c.rounds)));
+            row.extend(
+                [
+                    ms(c.cost_ms),
+                    cost_half_width(c, "none"),
+                    ms(c.cost_ci_low_ms),
+                    ms(c.cost_ci_high_ms),
+                    table::whole(c.cost_ci_runs.unwrap_or(1)),
+                    spread(c.cost_min_ms, c.cost_max_ms),
+                    ms(c.cost_min_ms),
+                    ms(c.cost_max_ms),
+                    iqr(c),
+                    table::whole(c.outliers),
+                    change.map_or_else(dash, |c| table::change_ms(c.delta)),
+                    interval.map_or_else(dash, |i| table::change_ms(i.low)),
+                    interval.map_or_else(dash, |i| table::change_ms(i.high)),
+                    end(pct.map(|p| p.low)),
+                    end(pct.map(|p| p.high)),
+                ]
+                .map(Cell::from),
+            );
+            t.rows.push(row);
         }
     }
-    if table::fits_tight(&key, &values, &named) {
-        return table::render_keyed(&key, &values, &named);
+    t
+}
+
+/// The details as text: the key parts that vary, and each line names its label, not a
+/// letter to look up, where the labels fit.
+fn details(cmp: &Comparison, cols: &[usize]) -> String {
+    let shown = |t: &table::Table| {
+        let picked: Vec<usize> = (cols.iter().copied())
+            .chain(t.key..t.columns.len())
+            .collect();
+        t.pick(&picked)
+    };
+    let named = shown(&details_table(cmp, false));
+    if named.fits() {
+        return named.text_keyed();
     }
     let mut out = String::new();
     for c in &cmp.columns {
         out += &table::wrap(&format!("{} = {}", c.letter, c.label), 2);
     }
-    out + &table::render_keyed(&key, &values, &rows)
+    out + &shown(&details_table(cmp, true)).text_keyed()
 }
 
 /// A label's column of the cover letter's table: its parts padded alike in every row,
@@ -746,64 +795,7 @@ fn markdown_geomean(cmp: &Comparison) -> Option<Vec<String>> {
 /// `--details` in Markdown: a row per cell and label, one figure a cell: its rounds,
 /// cost, interval, runs, spread and outliers; and each change's interval in ms and %.
 fn markdown_details(cmp: &Comparison) -> String {
-    let cols = table::cols(
-        &[
-            "jdk",
-            "gc",
-            "heap",
-            "variant",
-            "label",
-            "rounds",
-            "cost ms",
-            "low ms",
-            "high ms",
-            "runs",
-            "min ms",
-            "max ms",
-            "IQR ms",
-            "outliers",
-            "change ms",
-            "change low ms",
-            "change high ms",
-            "change low %",
-            "change high %",
-        ],
-        5,
-    );
-    let mut rows = Vec::new();
-    for r in &cmp.rows {
-        let [jdk, gc, heap, variant] = &r.key;
-        for (col, e) in cmp.entries(r) {
-            let c = &e.measured;
-            let opt = |v: Option<f64>| v.map_or_else(|| "-".to_owned(), table::ms);
-            let change = e.change;
-            let interval = change.and_then(|c| c.interval);
-            let pct = change.and_then(|c| c.percent_interval);
-            rows.push(vec![
-                short_jdk(jdk).to_owned(),
-                gc.clone(),
-                heap.clone(),
-                variant.clone(),
-                col.label.clone(),
-                table::whole(c.rounds),
-                opt(c.cost_ms),
-                opt(c.cost_ci_low_ms),
-                opt(c.cost_ci_high_ms),
-                table::whole(c.cost_ci_runs.unwrap_or(1)),
-                opt(c.cost_min_ms),
-                opt(c.cost_max_ms),
-                c.cost_q1_ms
-                    .zip(c.cost_q3_ms)
-                    .map_or_else(|| "-".to_owned(), |(a, b)| table::ms(b - a)),
-                table::whole(c.outliers),
-                change.map_or_else(|| "-".to_owned(), |c| table::change_ms(c.delta)),
-                interval.map_or_else(|| "-".to_owned(), |i| table::change_ms(i.low)),
-                interval.map_or_else(|| "-".to_owned(), |i| table::change_ms(i.high)),
-                pct.map_or_else(|| "-".to_owned(), |p| format!("{:+.1}", p.low)),
-                pct.map_or_else(|| "-".to_owned(), |p| format!("{:+.1}", p.high)),
-            ]);
-        }
-    }
+    let mut t = details_table(cmp, false);
     // Each label's geometric mean closes the table, with its interval's ends in %.
     for c in &cmp.columns {
         let Some(g) = GeomeanView::of(c, cmp.confidence) else {
@@ -817,9 +809,16 @@ fn markdown_details(cmp: &Comparison) -> String {
         row.extend(std::iter::repeat_n("-".to_owned(), 11));
         row.push(end(g.percent_low));
         row.push(end(g.percent_high));
-        rows.push(row);
+        // Markdown alone has the room for these rows, so the text's columns are empty.
+        let mut cells: Vec<table::Cell> = row.into_iter().map(table::Cell::from).collect();
+        for (i, c) in t.columns.iter().enumerate() {
+            if c.shown == table::Shown::Text {
+                cells.insert(i, table::Cell::from(""));
+            }
+        }
+        t.rows.push(cells);
     }
-    table::markdown(&cols, &rows)
+    t.markdown()
 }
 
 /// A cell's change against the baseline as the CSV's columns after the cell's own, and
@@ -928,6 +927,29 @@ mod tests {
             ..Default::default()
         };
         compare(&crate::analyze::build(&results), &Options::default()).unwrap()
+    }
+
+    /// [`sample`] with labels too long to name each line of the details.
+    fn long_labels() -> Comparison {
+        let mut cmp = sample();
+        for c in &mut cmp.columns {
+            c.label = format!("{}-with-a-local-version-string-this-long", c.label);
+        }
+        cmp
+    }
+
+    #[test]
+    fn details_name_labels_by_letter_where_they_do_not_fit() {
+        let out = details(&long_labels(), &[1, 2]);
+        insta::assert_snapshot!(out, @"
+        A = 6.18.0-base-with-a-local-version-string-this-long
+        B = 6.18.0-vma-refcount-with-a-local-version-string-this-long
+        gc       heap label rounds cost ms +- ms min-max ms IQR ms outliers
+        g1       1g   A         10     383   8.5    374-393   10.0        0
+                      B         10     284   6.3    276-937    8.6        1
+        parallel 1g   A         10     396   8.8    387-407   10.4        0
+                      B         10     396   8.9    388-407   10.4        0
+        ");
     }
 
     #[test]

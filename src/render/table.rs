@@ -469,6 +469,20 @@ impl Table {
         render(&cols, &rows, indent)
     }
 
+    /// Whether text prints the table as one flat table within [`WIDTH`], two spaces
+    /// apart or else one, rather than folding its keys onto lines of their own.
+    pub fn fits(&self) -> bool {
+        let (cols, key, rows) = self.shown(false);
+        let rows: Vec<(Vec<String>, Vec<String>)> = rows
+            .into_iter()
+            .map(|mut r| {
+                let values = r.split_off(key);
+                (r, values)
+            })
+            .collect();
+        fits_tight(&cols[..key], &cols[key..], &rows)
+    }
+
     /// The table as text within [`WIDTH`], as [`render_keyed`] folds it.
     pub fn text_keyed(&self) -> String {
         let (cols, key, rows) = self.shown(false);
