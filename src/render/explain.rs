@@ -7,8 +7,7 @@ use std::fmt::Write as _;
 
 use crate::analyze::explain::PHASE_NAMES;
 use crate::analyze::report::{CellReport, Report};
-use crate::machine::jdk::short_jdk;
-use crate::render::common::{CellNames, cell_name};
+use crate::render::common::{CellNames, KEY_HEADERS, cell_name, key_refs, key_values};
 use crate::render::table::{self, Column, Explaining, Table, name, num};
 
 fn touched(c: &CellReport) -> String {
@@ -20,51 +19,6 @@ fn touched(c: &CellReport) -> String {
         format!("NO ({} of {})", c.untouched, c.runs_on)
     }
 }
-
-const EXPLAIN_HEADERS: [&str; 13] = [
-    "jdk",
-    "gc",
-    "heap",
-    "variant",
-    "phase grew",
-    "VM init ms",
-    "JVM log ms",
-    "Genesis ms",
-    "faults",
-    "expected",
-    "faults/s",
-    "% ceiling",
-    "touched",
-];
-
-fn explain_row(c: &CellReport) -> [String; 13] {
-    [
-        short_jdk(&c.jdk).to_owned(),
-        c.gc.clone(),
-        c.heap.clone(),
-        c.variant_text(),
-        c.explain.grew_most().unwrap_or("-").to_owned(),
-        table::opt_ms_tenths(c.explain.init_growth_ms()),
-        table::opt_ms_tenths(c.jvm_pretouch_ms),
-        table::opt_ms_tenths(c.jvm_genesis_growth_ms),
-        table::opt_count(c.pretouch_faults),
-        table::opt_count(Some(c.expected_faults as f64)),
-        table::opt_count(c.fault_rate_per_s),
-        c.ceiling_pct
-            .map_or_else(|| "-".to_owned(), |p| table::pct(p, 0)),
-        touched(c),
-    ]
-}
-
-const PHASE_HEADERS: [&str; 7] = [
-    "jdk",
-    "gc",
-    "heap",
-    "variant",
-    PHASE_NAMES[0],
-    PHASE_NAMES[1],
-    PHASE_NAMES[2],
-];
 
 fn phase(off: Option<f64>, on: Option<f64>) -> String {
     match (off, on) {
@@ -80,19 +34,6 @@ fn phase(off: Option<f64>, on: Option<f64>) -> String {
             table::opt_ms_tenths(on)
         ),
     }
-}
-
-fn phase_row(c: &CellReport) -> [String; 7] {
-    let x = &c.explain;
-    [
-        short_jdk(&c.jdk).to_owned(),
-        c.gc.clone(),
-        c.heap.clone(),
-        c.variant_text(),
-        phase(x.phases_off_ms[0], x.phases_on_ms[0]),
-        phase(x.phases_off_ms[1], x.phases_on_ms[1]),
-        phase(x.phases_off_ms[2], x.phases_on_ms[2]),
-    ]
 }
 
 fn labels(report: &Report) -> impl Iterator<Item = (&str, Vec<&CellReport>)> {
@@ -560,31 +501,31 @@ fn markdown_notes(report: &Report) -> String {
     out
 }
 
+/// A Markdown table of the explaining columns `groups`, every one of them, a row per
+/// cell named by its whole key: the same columns text packs into its tables.
+fn markdown_table(cells: &[&CellReport], groups: &[&[Explaining<CellReport>]]) -> Table {
+    let mut columns: Vec<Column> = KEY_HEADERS.into_iter().map(Column::name).collect();
+    let explaining: Vec<&Explaining<CellReport>> = groups.iter().copied().flatten().collect();
+    columns.extend(explaining.iter().map(|e| Column::from(&e.col)));
+    Table::new(columns).with_rows(cells.iter().map(|c| {
+        let mut row = key_values(key_refs(&c.key()), &[0, 1, 2, 3]);
+        row.extend(explaining.iter().map(|e| (e.value)(c)));
+        row
+    }))
+}
+
 /// The same as Markdown tables.
 pub fn markdown(report: &Report, phases: bool) -> String {
     let mut out = String::new();
-    let md = |out: &mut String, headers: &[&str], rows: Vec<Vec<String>>| {
-        *out += &Table::new(table::columns(headers, 4))
-            .with_rows(rows)
-            .markdown();
-    };
     for (label, cells) in labels(report) {
         let _ = writeln!(out, "\n#### {label}: pretouch explained\n");
-        md(
-            &mut out,
-            &EXPLAIN_HEADERS,
-            cells.iter().map(|c| explain_row(c).to_vec()).collect(),
-        );
+        out += &markdown_table(&cells, &[&TIME, &FAULTS]).markdown();
         if phases {
             let _ = writeln!(
                 out,
                 "\n#### {label}: phases (ms, median without -> with pretouch)\n"
             );
-            md(
-                &mut out,
-                &PHASE_HEADERS,
-                cells.iter().map(|c| phase_row(c).to_vec()).collect(),
-            );
+            out += &markdown_table(&cells, &[&PHASES]).markdown();
         }
     }
     out.push('\n');
