@@ -1,7 +1,11 @@
-//! The one table model of the report: columns ([`Col`]: a header, a name or a number)
-//! and rows of strings, printed as plain text that fits a patch email (at most
-//! [`WIDTH`] columns, names left-aligned, numbers right-aligned, no trailing spaces) by
-//! [`render`] and [`render_keyed`], or as a Markdown table by [`markdown`].
+//! The one table model of the report. A section states each table once as a [`Table`]:
+//! its columns ([`Column`]: a header, names or numbers, and what each format does with
+//! it) and its rows of [`Cell`]s. Text that fits a patch email (at most [`WIDTH`]
+//! columns, names left-aligned, numbers right-aligned, no trailing spaces) comes from
+//! [`Table::text`] and [`Table::text_keyed`], Markdown from [`Table::markdown`] and CSV
+//! from [`Table::csv`]. The free functions [`render`], [`render_keyed`] and
+//! [`markdown`] below are those writers' layout, on columns ([`Col`]) and rows of
+//! strings. The number formatters at the end write every figure the tables print.
 
 /// The widest line a text report may print: what pastes cleanly into a patch email.
 pub const WIDTH: usize = 72;
@@ -789,6 +793,42 @@ mod tests {
             render_keyed(&[name("jdk")], &[num("ms")], &short),
             "jdk   ms\n17   1.0\n"
         );
+    }
+
+    #[test]
+    fn one_table_gives_each_format_its_columns_and_values() {
+        let columns = vec![
+            Column::name("gc"),
+            Column::name("function").code().fit(6),
+            Column::num("ms").wide_header("ms (min-max)"),
+            Column::num("note").shown(Shown::Text),
+            Column::num("runs").shown(Shown::Wide),
+        ];
+        let mut t = Table::new(columns).keyed(1).key_once();
+        t.push([
+            Cell::from("g1"),
+            "clear_page_erms".into(),
+            Cell::wide("1.0".into(), "1.0 (0.9-1.2)".into()),
+            "x".into(),
+            "3".into(),
+        ]);
+        t.push(["g1", "memset", "2.0", "y", "4"]);
+        assert_eq!(
+            t.text(0),
+            "gc  function   ms  note\ng1  clea..    1.0     x\n    memset    2.0     y\n"
+        );
+        assert_eq!(
+            t.markdown(),
+            "| gc | function | ms (min-max) | runs |\n|---|---|---:|---:|\n\
+             | g1 | `clear_page_erms` | 1.0 (0.9-1.2) | 3 |\n| g1 | `memset` | 2.0 | 4 |\n"
+        );
+        assert_eq!(
+            t.csv(),
+            "gc,function,ms\ng1,clear_page_erms,1.0\ng1,memset,2.0\n"
+        );
+        let picked = t.pick(&[0, 2]);
+        assert_eq!((picked.key, picked.columns.len()), (1, 2));
+        assert_eq!(t.rows_where(|r| r[1].text == "memset").rows.len(), 1);
     }
 
     #[test]
