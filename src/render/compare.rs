@@ -670,8 +670,9 @@ pub fn markdown(cmp: &Comparison, details: bool) -> String {
             }
         })
         .collect();
-    let mut cols = table::cols(&["jdk", "gc", "heap", "variant"], 4);
-    cols.extend(headers.iter().map(|h| table::num(h)));
+    let mut columns: Vec<table::Column> =
+        KEY_HEADERS.into_iter().map(table::Column::name).collect();
+    columns.extend(headers.into_iter().map(table::Column::num));
     let mut rows = Vec::new();
     for r in &cmp.rows {
         let [jdk, gc, heap, variant] = &r.key;
@@ -712,7 +713,7 @@ pub fn markdown(cmp: &Comparison, details: bool) -> String {
     rows.extend(markdown_geomean(cmp));
     let cells: Vec<&CellReport> = compared_cells(cmp).collect();
     let mut out = format!("{}\n\n", title(cmp, &cells));
-    out += &table::markdown(&cols, &rows);
+    out += &table::Table::new(columns).with_rows(rows).markdown();
     let footer = letter_footer(cmp);
     if !footer.is_empty() {
         out += "\n";

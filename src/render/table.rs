@@ -82,15 +82,6 @@ pub fn markdown(cols: &[Col<'_>], rows: &[Vec<String>]) -> String {
     out
 }
 
-/// Headers as columns: the first `names` are names, the others numbers.
-pub fn cols<'a>(headers: &[&'a str], names: usize) -> Vec<Col<'a>> {
-    headers
-        .iter()
-        .enumerate()
-        .map(|(i, h)| if i < names { name(h) } else { num(h) })
-        .collect()
-}
-
 /// The widest line of a rendered block.
 pub fn width(text: &str) -> usize {
     text.lines().map(|l| l.chars().count()).max().unwrap_or(0)
