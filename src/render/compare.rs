@@ -8,14 +8,13 @@ use serde::Serialize;
 
 use crate::analyze::compare::{Column, Comparison, Entry, Interval};
 use crate::analyze::report::CellReport;
-use crate::machine::jdk::short_jdk;
 use crate::render::common::{
     Brief, CellNames, KEY_HEADERS, cost_half_width, estimate_phrase, failure_warnings,
     failure_warnings_named, iqr, key_columns, key_values, ms, outlier_note, run_to_run_notes,
     spread, wider_side,
 };
 use crate::render::labels::{self, minute};
-use crate::render::table::{self, Col};
+use crate::render::table;
 
 /// The legend under the details, said once: every column in words; the long story
 /// is docs/report.md's.
@@ -195,7 +194,7 @@ fn details(cmp: &Comparison, cols: &[usize]) -> String {
         t.pick(&picked)
     };
     let named = shown(&details_table(cmp, false));
-    if named.fits() {
+    if named.fits(true) {
         return named.text_keyed();
     }
     let mut out = String::new();
@@ -288,59 +287,134 @@ fn letter_column(cmp: &Comparison, i: usize) -> Vec<String> {
         .collect()
 }
 
+/// The cover letter's table, stated once: a row per cell and the geometric mean's
+/// last, and per label its cost in ms and, for each label but the baseline, its change
+/// in % with the wider side of its 95% interval and `*` where the interval excludes 0.
+/// Text gives a label one column, its parts padded alike in every row
+/// ([`letter_column`]), and Markdown one figure a column. `cols` are the key parts
+/// text shows, where the geometric mean's row is named. The second value is each
+/// label's text column.
+fn letter_table(cmp: &Comparison, cols: &[usize]) -> (table::Table, Vec<usize>) {
+    use table::{Cell, Column as Col, Shown};
+    let base = cmp.baseline_index();
+    let alone = cmp.columns.len() == 1;
+    let mut columns: Vec<Col> = KEY_HEADERS.into_iter().map(Col::name).collect();
+    let mut text_columns = Vec::new();
+    for (i, c) in cmp.columns.iter().enumerate() {
+        text_columns.push(columns.len());
+        columns.push(Col::name(c.label.as_str()).shown(Shown::Text));
+        let mut wide = vec![format!("{} ms", c.label)];
+        if i == base && alone {
+            wide.push("+- ms".to_owned());
+        } else if i != base {
+            wide.extend([format!("{} change %", c.label), "+- %".to_owned()]);
+        }
+        columns.extend(wide.into_iter().map(|h| Col::num(h).shown(Shown::Wide)));
+    }
+    let letters: Vec<Vec<String>> = (0..cmp.columns.len())
+        .map(|i| letter_column(cmp, i))
+        .collect();
+    let mut rows: Vec<Vec<Cell>> = Vec::new();
+    for (n, r) in cmp.rows.iter().enumerate() {
+        let mut row: Vec<Cell> = key_values(key_parts(&r.key), &[0, 1, 2, 3])
+            .into_iter()
+            .map(Cell::from)
+            .collect();
+        for (i, e) in r.entries.iter().enumerate() {
+            let e = e.as_ref();
+            row.push(letters[i][n].as_str().into());
+            row.push(cell_cost(e).into());
+            if i == base && alone {
+                row.push(
+                    e.map_or_else(|| "-".to_owned(), |e| cost_half_width(&e.measured, "none"))
+                        .into(),
+                );
+            } else if i != base {
+                let change = e.and_then(|e| e.change);
+                row.push(
+                    match change {
+                        Some(c) => format!(
+                            "{}{}",
+                            c.percent
+                                .map_or_else(|| "n/a".to_owned(), |p| format!("{p:+.1}")),
+                            labels::mark(&c)
+                        ),
+                        None => "-".to_owned(),
+                    }
+                    .into(),
+                );
+                row.push(
+                    match change.map(|c| (c.interval, c.percent_interval)) {
+                        Some((_, Some(p))) => {
+                            format!("{:.1}", wider_side(p.estimate, p.low, p.high))
+                        }
+                        Some((Some(_), None)) => "n/a".to_owned(),
+                        Some((None, _)) => "none".to_owned(),
+                        None => "-".to_owned(),
+                    }
+                    .into(),
+                );
+            }
+        }
+        rows.push(row);
+    }
+    if let Some(wide) = markdown_geomean(cmp) {
+        // Text names the row in the first key part it shows, Markdown in the first.
+        let first = cols.first().copied().unwrap_or(0);
+        let mut row: Vec<Cell> = (0..KEY_HEADERS.len())
+            .map(|k| {
+                let text = if k == first { GEOMEAN } else { "" };
+                Cell::wide(text.to_owned(), wide[k].clone())
+            })
+            .collect();
+        let mut values = wide[KEY_HEADERS.len()..].iter();
+        for (i, c) in columns.iter().enumerate().skip(KEY_HEADERS.len()) {
+            match c.shown {
+                Shown::Text => {
+                    let label = text_columns.iter().position(|&t| t == i).unwrap_or(0);
+                    let text = letters[label].get(cmp.rows.len()).cloned();
+                    row.push(text.unwrap_or_default().into());
+                }
+                _ => row.push(values.next().cloned().unwrap_or_default().into()),
+            }
+        }
+        rows.push(row);
+    }
+    let mut t = table::Table::new(columns).keyed(KEY_HEADERS.len());
+    t.rows = rows;
+    (t, text_columns)
+}
+
 /// The cover letter's table: a row per cell, a column per label in the order given,
 /// each label's cost in ms and, for each label but the baseline, its change in % with
 /// the wider side of its 95% interval and `*` where the interval excludes 0. Labels
 /// that do not fit 72 columns go to further tables, each with the baseline's column.
 fn letter_tables(cmp: &Comparison, cols: &[usize]) -> String {
     let base = cmp.baseline_index();
-    let key: Vec<Col<'_>> = cols.iter().map(|&i| table::name(KEY_HEADERS[i])).collect();
+    let (table, text_columns) = letter_table(cmp, cols);
     let others: Vec<usize> = (0..cmp.columns.len()).filter(|&i| i != base).collect();
-    let column = |i: usize| letter_column(cmp, i);
     let parts = |group: &[usize], lettered: bool| {
         let mut shown: Vec<usize> = group.to_vec();
         shown.push(base);
         shown.sort_unstable();
-        let values: Vec<Col<'_>> = shown
-            .iter()
-            .map(|&i| {
-                let c = &cmp.columns[i];
-                table::name(if lettered { &c.letter } else { &c.label })
-            })
+        let picked: Vec<usize> = (cols.iter().copied())
+            .chain(shown.iter().map(|&i| text_columns[i]))
             .collect();
-        let columns: Vec<Vec<String>> = shown.iter().map(|&i| column(i)).collect();
-        let mut keys: Vec<Vec<String>> = cmp
-            .rows
-            .iter()
-            .map(|row| key_values(key_parts(&row.key), cols))
-            .collect();
-        if shows_geomean(cmp) {
-            let mut key = vec![String::new(); cols.len()];
-            if let Some(first) = key.first_mut() {
-                *first = GEOMEAN.to_owned();
+        let mut t = table.pick(&picked);
+        if lettered {
+            for (c, &i) in t.columns[cols.len()..].iter_mut().zip(&shown) {
+                c.header.clone_from(&cmp.columns[i].letter);
             }
-            keys.push(key);
         }
-        let rows: Vec<(Vec<String>, Vec<String>)> = keys
-            .into_iter()
-            .enumerate()
-            .map(|(r, key)| (key, columns.iter().map(|c| c[r].clone()).collect()))
-            .collect();
-        (values, rows)
+        t
     };
     // Labels too long for a column beside the baseline's are named by letters, each
     // letter's label said above the table.
     let lettered = others
         .iter()
         .chain(others.is_empty().then_some(&base))
-        .any(|&i| {
-            let (values, rows) = parts(&[i], false);
-            !table::fits(&key, &values, &rows)
-        });
-    let fits = |group: &[usize]| {
-        let (values, rows) = parts(group, lettered);
-        table::fits(&key, &values, &rows)
-    };
+        .any(|&i| !parts(&[i], false).fits(false));
+    let fits = |group: &[usize]| parts(group, lettered).fits(false);
     let mut tables: Vec<Vec<usize>> = Vec::new();
     let mut group: Vec<usize> = Vec::new();
     for &i in &others {
@@ -364,8 +438,7 @@ fn letter_tables(cmp: &Comparison, cols: &[usize]) -> String {
         if n > 0 {
             out.push('\n');
         }
-        let (values, rows) = parts(g, lettered);
-        out += &table::render_keyed(&key, &values, &rows);
+        out += &parts(g, lettered).text_keyed();
     }
     out
 }
@@ -650,70 +723,9 @@ fn notes(cmp: &Comparison) -> Vec<String> {
 /// interval), the title and a line per warning; with `details`, each cell's rounds,
 /// interval and spread, the legend and every note in full.
 pub fn markdown(cmp: &Comparison, details: bool) -> String {
-    let base = cmp.baseline_index();
-    let alone = cmp.columns.len() == 1;
-    let headers: Vec<String> = cmp
-        .columns
-        .iter()
-        .enumerate()
-        .flat_map(|(i, c)| {
-            if i == base && alone {
-                vec![format!("{} ms", c.label), "+- ms".to_owned()]
-            } else if i == base {
-                vec![format!("{} ms", c.label)]
-            } else {
-                vec![
-                    format!("{} ms", c.label),
-                    format!("{} change %", c.label),
-                    "+- %".to_owned(),
-                ]
-            }
-        })
-        .collect();
-    let mut columns: Vec<table::Column> =
-        KEY_HEADERS.into_iter().map(table::Column::name).collect();
-    columns.extend(headers.into_iter().map(table::Column::num));
-    let mut rows = Vec::new();
-    for r in &cmp.rows {
-        let [jdk, gc, heap, variant] = &r.key;
-        let mut row = vec![
-            short_jdk(jdk).to_owned(),
-            gc.clone(),
-            heap.clone(),
-            variant.clone(),
-        ];
-        for (i, e) in r.entries.iter().enumerate() {
-            let e = e.as_ref();
-            row.push(cell_cost(e));
-            if i == base && alone {
-                row.push(
-                    e.map_or_else(|| "-".to_owned(), |e| cost_half_width(&e.measured, "none")),
-                );
-            } else if i != base {
-                let change = e.and_then(|e| e.change);
-                row.push(match change {
-                    Some(c) => format!(
-                        "{}{}",
-                        c.percent
-                            .map_or_else(|| "n/a".to_owned(), |p| format!("{p:+.1}")),
-                        labels::mark(&c)
-                    ),
-                    None => "-".to_owned(),
-                });
-                row.push(match change.map(|c| (c.interval, c.percent_interval)) {
-                    Some((_, Some(p))) => format!("{:.1}", wider_side(p.estimate, p.low, p.high)),
-                    Some((Some(_), None)) => "n/a".to_owned(),
-                    Some((None, _)) => "none".to_owned(),
-                    None => "-".to_owned(),
-                });
-            }
-        }
-        rows.push(row);
-    }
-    rows.extend(markdown_geomean(cmp));
     let cells: Vec<&CellReport> = compared_cells(cmp).collect();
     let mut out = format!("{}\n\n", title(cmp, &cells));
-    out += &table::Table::new(columns).with_rows(rows).markdown();
+    out += &letter_table(cmp, &[0, 1, 2, 3]).0.markdown();
     let footer = letter_footer(cmp);
     if !footer.is_empty() {
         out += "\n";
@@ -937,6 +949,51 @@ mod tests {
             c.label = format!("{}-with-a-local-version-string-this-long", c.label);
         }
         cmp
+    }
+
+    /// [`long_labels`] with three more labels like the second, so the labels take
+    /// several tables.
+    fn many_labels() -> Comparison {
+        let mut cmp = long_labels();
+        for letter in ["C", "D", "E"] {
+            let mut c = cmp.columns[1].clone();
+            c.letter = letter.to_owned();
+            c.label = format!("{}-{letter}", c.label);
+            cmp.columns.push(c);
+            for r in &mut cmp.rows {
+                let e = r.entries[1].clone();
+                r.entries.push(e);
+            }
+        }
+        cmp
+    }
+
+    #[test]
+    fn cover_letter_tables_letter_long_labels_and_split_many() {
+        insta::assert_snapshot!(letter_tables(&long_labels(), &[1, 2]), @"
+        A = 6.18.0-base-with-a-local-version-string-this-long
+        B = 6.18.0-vma-refcount-with-a-local-version-string-this-long
+        gc        heap  A    B
+        g1        1g    383  284  -25.9% +-2.4 *
+        parallel  1g    396  396   +0.1% +-3.3
+        geomean                   -13.9% +-2.4
+        ");
+        insta::assert_snapshot!(letter_tables(&many_labels(), &[1, 2]), @"
+        A = 6.18.0-base-with-a-local-version-string-this-long
+        B = 6.18.0-vma-refcount-with-a-local-version-string-this-long
+        C = 6.18.0-vma-refcount-with-a-local-version-string-this-long-C
+        D = 6.18.0-vma-refcount-with-a-local-version-string-this-long-D
+        E = 6.18.0-vma-refcount-with-a-local-version-string-this-long-E
+        gc        heap  A    B                    C
+        g1        1g    383  284  -25.9% +-2.4 *  284  -25.9% +-2.4 *
+        parallel  1g    396  396   +0.1% +-3.3    396   +0.1% +-3.3
+        geomean                   -13.9% +-2.4         -13.9% +-2.4
+
+        gc        heap  A    D                    E
+        g1        1g    383  284  -25.9% +-2.4 *  284  -25.9% +-2.4 *
+        parallel  1g    396  396   +0.1% +-3.3    396   +0.1% +-3.3
+        geomean                   -13.9% +-2.4         -13.9% +-2.4
+        ");
     }
 
     #[test]

@@ -465,8 +465,9 @@ impl Table {
     }
 
     /// Whether text prints the table as one flat table within [`WIDTH`], two spaces
-    /// apart or else one, rather than folding its keys onto lines of their own.
-    pub fn fits(&self) -> bool {
+    /// apart (or else one, where `tight`), rather than folding its keys onto lines of
+    /// their own.
+    pub fn fits(&self, tight: bool) -> bool {
         let (cols, key, rows) = self.shown(false);
         let rows: Vec<(Vec<String>, Vec<String>)> = rows
             .into_iter()
@@ -475,7 +476,10 @@ impl Table {
                 (r, values)
             })
             .collect();
-        fits_tight(&cols[..key], &cols[key..], &rows)
+        match tight {
+            true => fits_tight(&cols[..key], &cols[key..], &rows),
+            false => fits(&cols[..key], &cols[key..], &rows),
+        }
     }
 
     /// The table as text within [`WIDTH`], as [`render_keyed`] folds it.
