@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 
 use crate::analyze::explain::PHASE_NAMES;
 use crate::analyze::report::{CellReport, Report};
-use crate::render::common::{CellNames, KEY_HEADERS, cell_name, key_refs, key_values};
+use crate::render::common::{CellNames, cell_name, explaining_markdown};
 use crate::render::table::{self, Column, Explaining, Table, name, num};
 
 fn touched(c: &CellReport) -> String {
@@ -501,31 +501,18 @@ fn markdown_notes(report: &Report) -> String {
     out
 }
 
-/// A Markdown table of the explaining columns `groups`, every one of them, a row per
-/// cell named by its whole key: the same columns text packs into its tables.
-fn markdown_table(cells: &[&CellReport], groups: &[&[Explaining<CellReport>]]) -> Table {
-    let mut columns: Vec<Column> = KEY_HEADERS.into_iter().map(Column::name).collect();
-    let explaining: Vec<&Explaining<CellReport>> = groups.iter().copied().flatten().collect();
-    columns.extend(explaining.iter().map(|e| Column::from(&e.col)));
-    Table::new(columns).with_rows(cells.iter().map(|c| {
-        let mut row = key_values(key_refs(&c.key()), &[0, 1, 2, 3]);
-        row.extend(explaining.iter().map(|e| (e.value)(c)));
-        row
-    }))
-}
-
 /// The same as Markdown tables.
 pub fn markdown(report: &Report, phases: bool) -> String {
     let mut out = String::new();
     for (label, cells) in labels(report) {
         let _ = writeln!(out, "\n#### {label}: pretouch explained\n");
-        out += &markdown_table(&cells, &[&TIME, &FAULTS]).markdown();
+        out += &explaining_markdown(&cells, &[&TIME, &FAULTS]).markdown();
         if phases {
             let _ = writeln!(
                 out,
                 "\n#### {label}: phases (ms, median without -> with pretouch)\n"
             );
-            out += &markdown_table(&cells, &[&PHASES]).markdown();
+            out += &explaining_markdown(&cells, &[&PHASES]).markdown();
         }
     }
     out.push('\n');
