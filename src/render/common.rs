@@ -601,3 +601,22 @@ pub(crate) fn estimate_phrase(cells: &[&CellReport]) -> String {
 pub(crate) fn wider_side(estimate: f64, low: f64, high: f64) -> f64 {
     (estimate - low).max(high - estimate)
 }
+
+/// A table of the explaining columns `groups`, every one of them, a row per cell named
+/// by its whole key: the columns the text of `render::explain` packs into its tables,
+/// as Markdown lists them.
+pub(crate) fn explaining_markdown(
+    cells: &[&CellReport],
+    groups: &[&[table::Explaining<CellReport>]],
+) -> table::Table {
+    let mut columns: Vec<table::Column> =
+        KEY_HEADERS.into_iter().map(table::Column::name).collect();
+    let explaining: Vec<&table::Explaining<CellReport>> =
+        groups.iter().copied().flatten().collect();
+    columns.extend(explaining.iter().map(|e| table::Column::from(&e.col)));
+    table::Table::new(columns).with_rows(cells.iter().map(|c| {
+        let mut row = key_values(key_refs(&c.key()), &[0, 1, 2, 3]);
+        row.extend(explaining.iter().map(|e| (e.value)(c)));
+        row
+    }))
+}

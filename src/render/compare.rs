@@ -8,14 +8,13 @@ use serde::Serialize;
 
 use crate::analyze::compare::{Column, Comparison, Entry, Interval};
 use crate::analyze::report::CellReport;
-use crate::machine::jdk::short_jdk;
 use crate::render::common::{
     Brief, CellNames, KEY_HEADERS, cost_half_width, estimate_phrase, failure_warnings,
     failure_warnings_named, iqr, key_columns, key_values, ms, outlier_note, run_to_run_notes,
     spread, wider_side,
 };
-use crate::render::labels::{self, detail_rows, minute};
-use crate::render::table::{self, Col};
+use crate::render::labels::{self, minute};
+use crate::render::table;
 
 /// The legend under the details, said once: every column in words; the long story
 /// is docs/report.md's.
@@ -104,56 +103,105 @@ fn key_parts([jdk, gc, heap, variant]: &[String; 4]) -> (&str, &str, &str, &str)
     (jdk, gc, heap, variant)
 }
 
-/// The details: per cell and label, its rounds, its cost with the half-width of its
-/// own interval, the runs it is over, the spread of the per-round costs and the
-/// outliers.
-fn details(cmp: &Comparison, cols: &[usize]) -> String {
-    let key: Vec<Col<'_>> = cols.iter().map(|&i| table::name(KEY_HEADERS[i])).collect();
-    let mut values = vec![
-        table::name("label"),
-        table::num("rounds"),
-        table::num("cost ms"),
-        table::num("+- ms"),
-    ];
-    values.extend([
-        table::num("min-max ms"),
-        table::num("IQR ms"),
-        table::num("outliers"),
+/// The details: per cell and label, its rounds, its cost with its interval, the runs
+/// it is over, the spread of the per-round costs and the outliers, then its change
+/// against the baseline. Text names a cell once, its label by a letter where
+/// `lettered`, and the interval by its half-width; Markdown gives one figure a cell.
+fn details_table(cmp: &Comparison, lettered: bool) -> table::Table {
+    use table::{Cell, Column as Col, Shown};
+    let wide = |c: Col| c.shown(Shown::Wide);
+    let text = |c: Col| c.shown(Shown::Text);
+    let mut columns: Vec<Col> = KEY_HEADERS.into_iter().map(Col::name).collect();
+    columns.extend([
+        Col::name("label"),
+        Col::num("rounds"),
+        Col::num("cost ms"),
+        text(Col::num("+- ms")),
+        wide(Col::num("low ms")),
+        wide(Col::num("high ms")),
+        wide(Col::num("runs")),
+        text(Col::num("min-max ms")),
+        wide(Col::num("min ms")),
+        wide(Col::num("max ms")),
+        Col::num("IQR ms"),
+        Col::num("outliers"),
     ]);
-    let rows = detail_rows(
-        cmp,
-        |k| key_values(key_parts(k), cols),
-        |e| {
+    columns.extend(
+        ["change ms", "change low ms", "change high ms"]
+            .into_iter()
+            .chain(["change low %", "change high %"])
+            .map(|h| wide(Col::num(h))),
+    );
+    let mut t = table::Table::new(columns)
+        .keyed(KEY_HEADERS.len())
+        .key_once();
+    for r in &cmp.rows {
+        for (col, e) in cmp.entries(r) {
             let c: &CellReport = &e.measured;
+            let change = e.change;
+            let interval = change.and_then(|c| c.interval);
+            let pct = change.and_then(|c| c.percent_interval);
+            let dash = || "-".to_owned();
+            let end = |v: Option<f64>| v.map_or_else(dash, |v| format!("{v:+.1}"));
             // Over runs, `3 x 10`: 3 runs of 10 rounds each (on average).
             let rounds = match c.cost_ci_runs {
                 Some(runs) => format!("{runs} x {}", table::whole(c.rounds / runs.max(1))),
                 None => table::whole(c.rounds),
             };
-            let mut v = vec![rounds, ms(c.cost_ms), cost_half_width(c, "none")];
-            v.extend([
-                spread(c.cost_min_ms, c.cost_max_ms),
-                iqr(c),
-                table::whole(c.outliers),
-            ]);
-            v
-        },
-    );
-    // Each line names its label, not a letter to look up, where the labels fit.
-    let mut named = rows.clone();
-    for (_, v) in &mut named {
-        if let Some(c) = cmp.columns.iter().find(|c| c.letter == v[0]) {
-            v[0] = c.label.clone();
+            let label = match lettered {
+                true => Cell::wide(col.letter.clone(), col.label.clone()),
+                false => col.label.as_str().into(),
+            };
+            let mut row: Vec<Cell> = key_values(key_parts(&r.key), &[0, 1, 2, 3])
+                .into_iter()
+                .map(Cell::from)
+                .collect();
+            row.push(label);
+            row.push(Cell::wide(rounds, table::whole(c.rounds)));
+            row.extend(
+                [
+                    ms(c.cost_ms),
+                    cost_half_width(c, "none"),
+                    ms(c.cost_ci_low_ms),
+                    ms(c.cost_ci_high_ms),
+                    table::whole(c.cost_ci_runs.unwrap_or(1)),
+                    spread(c.cost_min_ms, c.cost_max_ms),
+                    ms(c.cost_min_ms),
+                    ms(c.cost_max_ms),
+                    iqr(c),
+                    table::whole(c.outliers),
+                    change.map_or_else(dash, |c| table::change_ms(c.delta)),
+                    interval.map_or_else(dash, |i| table::change_ms(i.low)),
+                    interval.map_or_else(dash, |i| table::change_ms(i.high)),
+                    end(pct.map(|p| p.low)),
+                    end(pct.map(|p| p.high)),
+                ]
+                .map(Cell::from),
+            );
+            t.rows.push(row);
         }
     }
-    if table::fits_tight(&key, &values, &named) {
-        return table::render_keyed(&key, &values, &named);
+    t
+}
+
+/// The details as text: the key parts that vary, and each line names its label, not a
+/// letter to look up, where the labels fit.
+fn details(cmp: &Comparison, cols: &[usize]) -> String {
+    let shown = |t: &table::Table| {
+        let picked: Vec<usize> = (cols.iter().copied())
+            .chain(t.key..t.columns.len())
+            .collect();
+        t.pick(&picked)
+    };
+    let named = shown(&details_table(cmp, false));
+    if named.fits(true) {
+        return named.text_keyed();
     }
     let mut out = String::new();
     for c in &cmp.columns {
         out += &table::wrap(&format!("{} = {}", c.letter, c.label), 2);
     }
-    out + &table::render_keyed(&key, &values, &rows)
+    out + &shown(&details_table(cmp, true)).text_keyed()
 }
 
 /// A label's column of the cover letter's table: its parts padded alike in every row,
@@ -239,59 +287,134 @@ fn letter_column(cmp: &Comparison, i: usize) -> Vec<String> {
         .collect()
 }
 
+/// The cover letter's table, stated once: a row per cell and the geometric mean's
+/// last, and per label its cost in ms and, for each label but the baseline, its change
+/// in % with the wider side of its 95% interval and `*` where the interval excludes 0.
+/// Text gives a label one column, its parts padded alike in every row
+/// ([`letter_column`]), and Markdown one figure a column. `cols` are the key parts
+/// text shows, where the geometric mean's row is named. The second value is each
+/// label's text column.
+fn letter_table(cmp: &Comparison, cols: &[usize]) -> (table::Table, Vec<usize>) {
+    use table::{Cell, Column as Col, Shown};
+    let base = cmp.baseline_index();
+    let alone = cmp.columns.len() == 1;
+    let mut columns: Vec<Col> = KEY_HEADERS.into_iter().map(Col::name).collect();
+    let mut text_columns = Vec::new();
+    for (i, c) in cmp.columns.iter().enumerate() {
+        text_columns.push(columns.len());
+        columns.push(Col::name(c.label.as_str()).shown(Shown::Text));
+        let mut wide = vec![format!("{} ms", c.label)];
+        if i == base && alone {
+            wide.push("+- ms".to_owned());
+        } else if i != base {
+            wide.extend([format!("{} change %", c.label), "+- %".to_owned()]);
+        }
+        columns.extend(wide.into_iter().map(|h| Col::num(h).shown(Shown::Wide)));
+    }
+    let letters: Vec<Vec<String>> = (0..cmp.columns.len())
+        .map(|i| letter_column(cmp, i))
+        .collect();
+    let mut rows: Vec<Vec<Cell>> = Vec::new();
+    for (n, r) in cmp.rows.iter().enumerate() {
+        let mut row: Vec<Cell> = key_values(key_parts(&r.key), &[0, 1, 2, 3])
+            .into_iter()
+            .map(Cell::from)
+            .collect();
+        for (i, e) in r.entries.iter().enumerate() {
+            let e = e.as_ref();
+            row.push(letters[i][n].as_str().into());
+            row.push(cell_cost(e).into());
+            if i == base && alone {
+                row.push(
+                    e.map_or_else(|| "-".to_owned(), |e| cost_half_width(&e.measured, "none"))
+                        .into(),
+                );
+            } else if i != base {
+                let change = e.and_then(|e| e.change);
+                row.push(
+                    match change {
+                        Some(c) => format!(
+                            "{}{}",
+                            c.percent
+                                .map_or_else(|| "n/a".to_owned(), |p| format!("{p:+.1}")),
+                            labels::mark(&c)
+                        ),
+                        None => "-".to_owned(),
+                    }
+                    .into(),
+                );
+                row.push(
+                    match change.map(|c| (c.interval, c.percent_interval)) {
+                        Some((_, Some(p))) => {
+                            format!("{:.1}", wider_side(p.estimate, p.low, p.high))
+                        }
+                        Some((Some(_), None)) => "n/a".to_owned(),
+                        Some((None, _)) => "none".to_owned(),
+                        None => "-".to_owned(),
+                    }
+                    .into(),
+                );
+            }
+        }
+        rows.push(row);
+    }
+    if let Some(wide) = markdown_geomean(cmp) {
+        // Text names the row in the first key part it shows, Markdown in the first.
+        let first = cols.first().copied().unwrap_or(0);
+        let mut row: Vec<Cell> = (0..KEY_HEADERS.len())
+            .map(|k| {
+                let text = if k == first { GEOMEAN } else { "" };
+                Cell::wide(text.to_owned(), wide[k].clone())
+            })
+            .collect();
+        let mut values = wide[KEY_HEADERS.len()..].iter();
+        for (i, c) in columns.iter().enumerate().skip(KEY_HEADERS.len()) {
+            match c.shown {
+                Shown::Text => {
+                    let label = text_columns.iter().position(|&t| t == i).unwrap_or(0);
+                    let text = letters[label].get(cmp.rows.len()).cloned();
+                    row.push(text.unwrap_or_default().into());
+                }
+                _ => row.push(values.next().cloned().unwrap_or_default().into()),
+            }
+        }
+        rows.push(row);
+    }
+    let mut t = table::Table::new(columns).keyed(KEY_HEADERS.len());
+    t.rows = rows;
+    (t, text_columns)
+}
+
 /// The cover letter's table: a row per cell, a column per label in the order given,
 /// each label's cost in ms and, for each label but the baseline, its change in % with
 /// the wider side of its 95% interval and `*` where the interval excludes 0. Labels
 /// that do not fit 72 columns go to further tables, each with the baseline's column.
 fn letter_tables(cmp: &Comparison, cols: &[usize]) -> String {
     let base = cmp.baseline_index();
-    let key: Vec<Col<'_>> = cols.iter().map(|&i| table::name(KEY_HEADERS[i])).collect();
+    let (table, text_columns) = letter_table(cmp, cols);
     let others: Vec<usize> = (0..cmp.columns.len()).filter(|&i| i != base).collect();
-    let column = |i: usize| letter_column(cmp, i);
     let parts = |group: &[usize], lettered: bool| {
         let mut shown: Vec<usize> = group.to_vec();
         shown.push(base);
         shown.sort_unstable();
-        let values: Vec<Col<'_>> = shown
-            .iter()
-            .map(|&i| {
-                let c = &cmp.columns[i];
-                table::name(if lettered { &c.letter } else { &c.label })
-            })
+        let picked: Vec<usize> = (cols.iter().copied())
+            .chain(shown.iter().map(|&i| text_columns[i]))
             .collect();
-        let columns: Vec<Vec<String>> = shown.iter().map(|&i| column(i)).collect();
-        let mut keys: Vec<Vec<String>> = cmp
-            .rows
-            .iter()
-            .map(|row| key_values(key_parts(&row.key), cols))
-            .collect();
-        if shows_geomean(cmp) {
-            let mut key = vec![String::new(); cols.len()];
-            if let Some(first) = key.first_mut() {
-                *first = GEOMEAN.to_owned();
+        let mut t = table.pick(&picked);
+        if lettered {
+            for (c, &i) in t.columns[cols.len()..].iter_mut().zip(&shown) {
+                c.header.clone_from(&cmp.columns[i].letter);
             }
-            keys.push(key);
         }
-        let rows: Vec<(Vec<String>, Vec<String>)> = keys
-            .into_iter()
-            .enumerate()
-            .map(|(r, key)| (key, columns.iter().map(|c| c[r].clone()).collect()))
-            .collect();
-        (values, rows)
+        t
     };
     // Labels too long for a column beside the baseline's are named by letters, each
     // letter's label said above the table.
     let lettered = others
         .iter()
         .chain(others.is_empty().then_some(&base))
-        .any(|&i| {
-            let (values, rows) = parts(&[i], false);
-            !table::fits(&key, &values, &rows)
-        });
-    let fits = |group: &[usize]| {
-        let (values, rows) = parts(group, lettered);
-        table::fits(&key, &values, &rows)
-    };
+        .any(|&i| !parts(&[i], false).fits(false));
+    let fits = |group: &[usize]| parts(group, lettered).fits(false);
     let mut tables: Vec<Vec<usize>> = Vec::new();
     let mut group: Vec<usize> = Vec::new();
     for &i in &others {
@@ -315,8 +438,7 @@ fn letter_tables(cmp: &Comparison, cols: &[usize]) -> String {
         if n > 0 {
             out.push('\n');
         }
-        let (values, rows) = parts(g, lettered);
-        out += &table::render_keyed(&key, &values, &rows);
+        out += &parts(g, lettered).text_keyed();
     }
     out
 }
@@ -601,69 +723,9 @@ fn notes(cmp: &Comparison) -> Vec<String> {
 /// interval), the title and a line per warning; with `details`, each cell's rounds,
 /// interval and spread, the legend and every note in full.
 pub fn markdown(cmp: &Comparison, details: bool) -> String {
-    let base = cmp.baseline_index();
-    let alone = cmp.columns.len() == 1;
-    let headers: Vec<String> = cmp
-        .columns
-        .iter()
-        .enumerate()
-        .flat_map(|(i, c)| {
-            if i == base && alone {
-                vec![format!("{} ms", c.label), "+- ms".to_owned()]
-            } else if i == base {
-                vec![format!("{} ms", c.label)]
-            } else {
-                vec![
-                    format!("{} ms", c.label),
-                    format!("{} change %", c.label),
-                    "+- %".to_owned(),
-                ]
-            }
-        })
-        .collect();
-    let mut cols = table::cols(&["jdk", "gc", "heap", "variant"], 4);
-    cols.extend(headers.iter().map(|h| table::num(h)));
-    let mut rows = Vec::new();
-    for r in &cmp.rows {
-        let [jdk, gc, heap, variant] = &r.key;
-        let mut row = vec![
-            short_jdk(jdk).to_owned(),
-            gc.clone(),
-            heap.clone(),
-            variant.clone(),
-        ];
-        for (i, e) in r.entries.iter().enumerate() {
-            let e = e.as_ref();
-            row.push(cell_cost(e));
-            if i == base && alone {
-                row.push(
-                    e.map_or_else(|| "-".to_owned(), |e| cost_half_width(&e.measured, "none")),
-                );
-            } else if i != base {
-                let change = e.and_then(|e| e.change);
-                row.push(match change {
-                    Some(c) => format!(
-                        "{}{}",
-                        c.percent
-                            .map_or_else(|| "n/a".to_owned(), |p| format!("{p:+.1}")),
-                        labels::mark(&c)
-                    ),
-                    None => "-".to_owned(),
-                });
-                row.push(match change.map(|c| (c.interval, c.percent_interval)) {
-                    Some((_, Some(p))) => format!("{:.1}", wider_side(p.estimate, p.low, p.high)),
-                    Some((Some(_), None)) => "n/a".to_owned(),
-                    Some((None, _)) => "none".to_owned(),
-                    None => "-".to_owned(),
-                });
-            }
-        }
-        rows.push(row);
-    }
-    rows.extend(markdown_geomean(cmp));
     let cells: Vec<&CellReport> = compared_cells(cmp).collect();
     let mut out = format!("{}\n\n", title(cmp, &cells));
-    out += &table::markdown(&cols, &rows);
+    out += &letter_table(cmp, &[0, 1, 2, 3]).0.markdown();
     let footer = letter_footer(cmp);
     if !footer.is_empty() {
         out += "\n";
@@ -746,64 +808,7 @@ fn markdown_geomean(cmp: &Comparison) -> Option<Vec<String>> {
 /// `--details` in Markdown: a row per cell and label, one figure a cell: its rounds,
 /// cost, interval, runs, spread and outliers; and each change's interval in ms and %.
 fn markdown_details(cmp: &Comparison) -> String {
-    let cols = table::cols(
-        &[
-            "jdk",
-            "gc",
-            "heap",
-            "variant",
-            "label",
-            "rounds",
-            "cost ms",
-            "low ms",
-            "high ms",
-            "runs",
-            "min ms",
-            "max ms",
-            "IQR ms",
-            "outliers",
-            "change ms",
-            "change low ms",
-            "change high ms",
-            "change low %",
-            "change high %",
-        ],
-        5,
-    );
-    let mut rows = Vec::new();
-    for r in &cmp.rows {
-        let [jdk, gc, heap, variant] = &r.key;
-        for (col, e) in cmp.entries(r) {
-            let c = &e.measured;
-            let opt = |v: Option<f64>| v.map_or_else(|| "-".to_owned(), table::ms);
-            let change = e.change;
-            let interval = change.and_then(|c| c.interval);
-            let pct = change.and_then(|c| c.percent_interval);
-            rows.push(vec![
-                short_jdk(jdk).to_owned(),
-                gc.clone(),
-                heap.clone(),
-                variant.clone(),
-                col.label.clone(),
-                table::whole(c.rounds),
-                opt(c.cost_ms),
-                opt(c.cost_ci_low_ms),
-                opt(c.cost_ci_high_ms),
-                table::whole(c.cost_ci_runs.unwrap_or(1)),
-                opt(c.cost_min_ms),
-                opt(c.cost_max_ms),
-                c.cost_q1_ms
-                    .zip(c.cost_q3_ms)
-                    .map_or_else(|| "-".to_owned(), |(a, b)| table::ms(b - a)),
-                table::whole(c.outliers),
-                change.map_or_else(|| "-".to_owned(), |c| table::change_ms(c.delta)),
-                interval.map_or_else(|| "-".to_owned(), |i| table::change_ms(i.low)),
-                interval.map_or_else(|| "-".to_owned(), |i| table::change_ms(i.high)),
-                pct.map_or_else(|| "-".to_owned(), |p| format!("{:+.1}", p.low)),
-                pct.map_or_else(|| "-".to_owned(), |p| format!("{:+.1}", p.high)),
-            ]);
-        }
-    }
+    let mut t = details_table(cmp, false);
     // Each label's geometric mean closes the table, with its interval's ends in %.
     for c in &cmp.columns {
         let Some(g) = GeomeanView::of(c, cmp.confidence) else {
@@ -817,9 +822,16 @@ fn markdown_details(cmp: &Comparison) -> String {
         row.extend(std::iter::repeat_n("-".to_owned(), 11));
         row.push(end(g.percent_low));
         row.push(end(g.percent_high));
-        rows.push(row);
+        // Markdown alone has the room for these rows, so the text's columns are empty.
+        let mut cells: Vec<table::Cell> = row.into_iter().map(table::Cell::from).collect();
+        for (i, c) in t.columns.iter().enumerate() {
+            if c.shown == table::Shown::Text {
+                cells.insert(i, table::Cell::from(""));
+            }
+        }
+        t.rows.push(cells);
     }
-    table::markdown(&cols, &rows)
+    t.markdown()
 }
 
 /// A cell's change against the baseline as the CSV's columns after the cell's own, and
@@ -928,6 +940,74 @@ mod tests {
             ..Default::default()
         };
         compare(&crate::analyze::build(&results), &Options::default()).unwrap()
+    }
+
+    /// [`sample`] with labels too long to name each line of the details.
+    fn long_labels() -> Comparison {
+        let mut cmp = sample();
+        for c in &mut cmp.columns {
+            c.label = format!("{}-with-a-local-version-string-this-long", c.label);
+        }
+        cmp
+    }
+
+    /// [`long_labels`] with three more labels like the second, so the labels take
+    /// several tables.
+    fn many_labels() -> Comparison {
+        let mut cmp = long_labels();
+        for letter in ["C", "D", "E"] {
+            let mut c = cmp.columns[1].clone();
+            c.letter = letter.to_owned();
+            c.label = format!("{}-{letter}", c.label);
+            cmp.columns.push(c);
+            for r in &mut cmp.rows {
+                let e = r.entries[1].clone();
+                r.entries.push(e);
+            }
+        }
+        cmp
+    }
+
+    #[test]
+    fn cover_letter_tables_letter_long_labels_and_split_many() {
+        insta::assert_snapshot!(letter_tables(&long_labels(), &[1, 2]), @"
+        A = 6.18.0-base-with-a-local-version-string-this-long
+        B = 6.18.0-vma-refcount-with-a-local-version-string-this-long
+        gc        heap  A    B
+        g1        1g    383  284  -25.9% +-2.4 *
+        parallel  1g    396  396   +0.1% +-3.3
+        geomean                   -13.9% +-2.4
+        ");
+        insta::assert_snapshot!(letter_tables(&many_labels(), &[1, 2]), @"
+        A = 6.18.0-base-with-a-local-version-string-this-long
+        B = 6.18.0-vma-refcount-with-a-local-version-string-this-long
+        C = 6.18.0-vma-refcount-with-a-local-version-string-this-long-C
+        D = 6.18.0-vma-refcount-with-a-local-version-string-this-long-D
+        E = 6.18.0-vma-refcount-with-a-local-version-string-this-long-E
+        gc        heap  A    B                    C
+        g1        1g    383  284  -25.9% +-2.4 *  284  -25.9% +-2.4 *
+        parallel  1g    396  396   +0.1% +-3.3    396   +0.1% +-3.3
+        geomean                   -13.9% +-2.4         -13.9% +-2.4
+
+        gc        heap  A    D                    E
+        g1        1g    383  284  -25.9% +-2.4 *  284  -25.9% +-2.4 *
+        parallel  1g    396  396   +0.1% +-3.3    396   +0.1% +-3.3
+        geomean                   -13.9% +-2.4         -13.9% +-2.4
+        ");
+    }
+
+    #[test]
+    fn details_name_labels_by_letter_where_they_do_not_fit() {
+        let out = details(&long_labels(), &[1, 2]);
+        insta::assert_snapshot!(out, @"
+        A = 6.18.0-base-with-a-local-version-string-this-long
+        B = 6.18.0-vma-refcount-with-a-local-version-string-this-long
+        gc       heap label rounds cost ms +- ms min-max ms IQR ms outliers
+        g1       1g   A         10     383   8.5    374-393   10.0        0
+                      B         10     284   6.3    276-937    8.6        1
+        parallel 1g   A         10     396   8.8    387-407   10.4        0
+                      B         10     396   8.9    388-407   10.4        0
+        ");
     }
 
     #[test]

@@ -6,7 +6,7 @@ use crate::analyze::disturbance::NO_COUNTERS;
 use crate::analyze::outliers::{OutlierSummary, WORST};
 use crate::analyze::report::{CellReport, Report};
 use crate::render::common::{CellNames, cell_name};
-use crate::render::table::{self, name, num};
+use crate::render::table::{self, Column, Table};
 
 /// A report with more outlier lines than this summarizes the outliers of each cell
 /// with more than [`WORST`] of them (how many, their causes, the worst [`WORST`]);
@@ -45,18 +45,18 @@ pub(crate) fn text(cells: &[&CellReport], names: &CellNames) -> String {
         }
         return out;
     }
-    let cols = [
-        name("outlier"),
-        num("round"),
-        name("pretouch"),
-        num("ms"),
-        num("median"),
+    let columns = vec![
+        Column::name("outlier"),
+        Column::num("round"),
+        Column::name("pretouch"),
+        Column::num("ms"),
+        Column::num("median"),
     ];
-    let mut rows = Vec::new();
+    let mut rows = Table::new(columns);
     let mut causes = Vec::new();
     for c in cells {
         for (o, line) in c.outlier_launches.iter().zip(&c.outlier_lines) {
-            rows.push(vec![
+            rows.push([
                 names.name(c),
                 // From 1, as every format numbers rounds.
                 table::whole(o.round + 1),
@@ -73,8 +73,8 @@ pub(crate) fn text(cells: &[&CellReport], names: &CellNames) -> String {
             });
         }
     }
-    if !rows.is_empty() {
-        let rendered = table::render(&cols, &rows, 0);
+    if !rows.rows.is_empty() {
+        let rendered = rows.text(0);
         let w = table::width(&rendered);
         // A cause too long for its column goes on below, indented as every note is.
         let indent = if w + 2 <= table::WIDTH / 2 { w + 2 } else { 2 };

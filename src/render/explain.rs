@@ -7,9 +7,8 @@ use std::fmt::Write as _;
 
 use crate::analyze::explain::PHASE_NAMES;
 use crate::analyze::report::{CellReport, Report};
-use crate::machine::jdk::short_jdk;
-use crate::render::common::{CellNames, cell_name};
-use crate::render::table::{self, Explaining, name, num};
+use crate::render::common::{CellNames, cell_name, explaining_markdown};
+use crate::render::table::{self, Column, Explaining, Table, name, num};
 
 fn touched(c: &CellReport) -> String {
     if c.runs_on == 0 {
@@ -20,51 +19,6 @@ fn touched(c: &CellReport) -> String {
         format!("NO ({} of {})", c.untouched, c.runs_on)
     }
 }
-
-const EXPLAIN_HEADERS: [&str; 13] = [
-    "jdk",
-    "gc",
-    "heap",
-    "variant",
-    "phase grew",
-    "VM init ms",
-    "JVM log ms",
-    "Genesis ms",
-    "faults",
-    "expected",
-    "faults/s",
-    "% ceiling",
-    "touched",
-];
-
-fn explain_row(c: &CellReport) -> [String; 13] {
-    [
-        short_jdk(&c.jdk).to_owned(),
-        c.gc.clone(),
-        c.heap.clone(),
-        c.variant_text(),
-        c.explain.grew_most().unwrap_or("-").to_owned(),
-        table::opt_ms_tenths(c.explain.init_growth_ms()),
-        table::opt_ms_tenths(c.jvm_pretouch_ms),
-        table::opt_ms_tenths(c.jvm_genesis_growth_ms),
-        table::opt_count(c.pretouch_faults),
-        table::opt_count(Some(c.expected_faults as f64)),
-        table::opt_count(c.fault_rate_per_s),
-        c.ceiling_pct
-            .map_or_else(|| "-".to_owned(), |p| table::pct(p, 0)),
-        touched(c),
-    ]
-}
-
-const PHASE_HEADERS: [&str; 7] = [
-    "jdk",
-    "gc",
-    "heap",
-    "variant",
-    PHASE_NAMES[0],
-    PHASE_NAMES[1],
-    PHASE_NAMES[2],
-];
 
 fn phase(off: Option<f64>, on: Option<f64>) -> String {
     match (off, on) {
@@ -80,19 +34,6 @@ fn phase(off: Option<f64>, on: Option<f64>) -> String {
             table::opt_ms_tenths(on)
         ),
     }
-}
-
-fn phase_row(c: &CellReport) -> [String; 7] {
-    let x = &c.explain;
-    [
-        short_jdk(&c.jdk).to_owned(),
-        c.gc.clone(),
-        c.heap.clone(),
-        c.variant_text(),
-        phase(x.phases_off_ms[0], x.phases_on_ms[0]),
-        phase(x.phases_off_ms[1], x.phases_on_ms[1]),
-        phase(x.phases_off_ms[2], x.phases_on_ms[2]),
-    ]
 }
 
 fn labels(report: &Report) -> impl Iterator<Item = (&str, Vec<&CellReport>)> {
@@ -403,8 +344,9 @@ fn explaining_table(
     cols: &[&Explaining<CellReport>],
     merge: bool,
 ) -> (String, bool) {
-    let values: Vec<table::Col<'_>> = cols.iter().map(|c| c.col).collect();
-    let mut rows: Vec<(Vec<String>, Vec<String>)> = Vec::new();
+    let mut columns: Vec<Column> = key.iter().map(Column::from).collect();
+    columns.extend(cols.iter().map(|c| Column::from(&c.col)));
+    let mut t = Table::new(columns).keyed(key.len());
     let mut merged = false;
     let mut i = 0;
     while i < cells.len() {
@@ -425,7 +367,7 @@ fn explaining_table(
             && row_values.iter().all(|v| *v == row_values[0])
         {
             merged = true;
-            rows.push(([k, vec![ALL.to_owned()]].concat(), row_values[0].clone()));
+            t.push([k, vec![ALL.to_owned()], row_values[0].clone()].concat());
             continue;
         }
         for (n, (c, v)) in group.iter().zip(row_values).enumerate() {
@@ -437,10 +379,10 @@ fn explaining_table(
             if names.lettered() {
                 key_values.push(names.letter(&c.label).to_owned());
             }
-            rows.push((key_values, v));
+            t.push([key_values, v].concat());
         }
     }
-    (table::render_keyed(key, &values, &rows), merged)
+    (t.text_keyed(), merged)
 }
 
 /// The phases of each cell, as a column of the phases table.
@@ -562,26 +504,15 @@ fn markdown_notes(report: &Report) -> String {
 /// The same as Markdown tables.
 pub fn markdown(report: &Report, phases: bool) -> String {
     let mut out = String::new();
-    let md = |out: &mut String, headers: &[&str], rows: Vec<Vec<String>>| {
-        *out += &table::markdown(&table::cols(headers, 4), &rows);
-    };
     for (label, cells) in labels(report) {
         let _ = writeln!(out, "\n#### {label}: pretouch explained\n");
-        md(
-            &mut out,
-            &EXPLAIN_HEADERS,
-            cells.iter().map(|c| explain_row(c).to_vec()).collect(),
-        );
+        out += &explaining_markdown(&cells, &[&TIME, &FAULTS]).markdown();
         if phases {
             let _ = writeln!(
                 out,
                 "\n#### {label}: phases (ms, median without -> with pretouch)\n"
             );
-            md(
-                &mut out,
-                &PHASE_HEADERS,
-                cells.iter().map(|c| phase_row(c).to_vec()).collect(),
-            );
+            out += &explaining_markdown(&cells, &[&PHASES]).markdown();
         }
     }
     out.push('\n');

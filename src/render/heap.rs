@@ -9,52 +9,31 @@ use std::fmt::Write as _;
 use crate::analyze::heap::{CellHeap, check_word};
 use crate::analyze::method::MethodCheck;
 use crate::analyze::report::{CellReport, Report};
-use crate::machine::jdk::short_jdk;
-use crate::render::common::{CellNames, cell_name};
+use crate::render::common::{CellNames, cell_name, explaining_markdown};
 use crate::render::table::{self, Explaining, name, num};
-
-const HEADERS: [&str; 11] = [
-    "jdk",
-    "gc",
-    "heap",
-    "variant",
-    "memory",
-    "page",
-    "resident",
-    "method",
-    "profile",
-    "peak RSS off MiB",
-    "peak RSS on MiB",
-];
 
 /// A median peak RSS in whole MiB; `-` where the launches recorded none.
 fn peak(v: Option<f64>) -> String {
     v.map_or_else(|| "-".to_owned(), |v| format!("{v:.0}"))
 }
 
-fn row(c: &CellReport, h: &CellHeap) -> [String; 11] {
-    let m = h.memory.as_ref();
-    let dash = || "-".to_owned();
-    [
-        short_jdk(&c.jdk).to_owned(),
-        c.gc.clone(),
-        c.heap.clone(),
-        c.variant_text(),
-        m.map_or_else(dash, |m| m.summary()),
-        m.and_then(|m| m.page_size)
-            .map_or_else(dash, |p| p.to_string()),
-        m.map_or_else(dash, |m| m.resident_of_heap()),
-        h.method.method.name().to_owned(),
-        check_word(h.check.as_ref()),
-        peak(c.peak_rss_off_mib),
-        peak(c.peak_rss_on_mib),
-    ]
-}
-
+/// The `i`th of the heap's figures of a cell: its memory, page size, resident share,
+/// method and the method's check; `-` for a cell without them.
 fn heap_value(c: &CellReport, i: usize) -> String {
-    c.heap_and_method
-        .as_ref()
-        .map_or_else(|| "-".to_owned(), |h| row(c, h)[i].clone())
+    let dash = || "-".to_owned();
+    let Some(h) = c.heap_and_method.as_ref() else {
+        return dash();
+    };
+    let m = h.memory.as_ref();
+    match i {
+        4 => m.map_or_else(dash, |m| m.summary()),
+        5 => m
+            .and_then(|m| m.page_size)
+            .map_or_else(dash, |p| p.to_string()),
+        6 => m.map_or_else(dash, |m| m.resident_of_heap()),
+        7 => h.method.method.name().to_owned(),
+        _ => check_word(h.check.as_ref()),
+    }
 }
 
 /// The heap's columns of the text's explaining table (`render::explain`), each with
@@ -103,6 +82,21 @@ pub(crate) const PEAKS: [Explaining<CellReport>; 1] = [Explaining {
         (off, on) => format!("{} -> {}", peak(off), peak(on)),
     },
 }];
+
+/// The peak RSS without and with pretouch as Markdown gives them, a column each, where
+/// text joins them in [`PEAKS`].
+const PEAKS_APART: [Explaining<CellReport>; 2] = [
+    Explaining {
+        col: num("peak RSS off MiB"),
+        legend: "",
+        value: |c| peak(c.peak_rss_off_mib),
+    },
+    Explaining {
+        col: num("peak RSS on MiB"),
+        legend: "",
+        value: |c| peak(c.peak_rss_on_mib),
+    },
+];
 
 fn cells(report: &Report) -> Vec<(&CellReport, &CellHeap)> {
     report
@@ -221,13 +215,12 @@ pub fn markdown(report: &Report) -> String {
     }
     let mut out = String::new();
     for label in &report.labels {
-        let rows: Vec<Vec<String>> = all
-            .iter()
+        let mine: Vec<&CellReport> = (all.iter())
             .filter(|(c, _)| c.label == *label)
-            .map(|(c, h)| row(c, h).to_vec())
+            .map(|(c, _)| *c)
             .collect();
         let _ = writeln!(out, "\n#### {label}: heap and pretouch method\n");
-        out += &table::markdown(&table::cols(&HEADERS, 9), &rows);
+        out += &explaining_markdown(&mine, &[&COLUMNS, &PEAKS_APART]).markdown();
     }
     let _ = writeln!(out, "\n{LEGEND}");
     let full = |cells: &[&CellReport]| {

@@ -5,7 +5,7 @@
 //! label of a row a line. `render::compare` (the launches) and `features::calibrate::render`
 //! (the calibrations) walk their comparison with these. Computes nothing.
 
-use crate::analyze::labels::{Change, Column, Comparison, Entry};
+use crate::analyze::labels::{Change, Column, Comparison};
 use crate::render::table;
 
 /// `A  base (baseline): facts`, wrapped under the label.
@@ -76,30 +76,6 @@ pub fn estimate(change: Option<&Change>, unit: fn(f64) -> String) -> String {
     }
 }
 
-/// The details table's rows: per row, a line per label with an entry, its letter
-/// first, the row's `key` on the first line only.
-pub fn detail_rows<K, I, M>(
-    cmp: &Comparison<K, I, M>,
-    key: impl Fn(&K) -> Vec<String>,
-    values: impl Fn(&Entry<M>) -> Vec<String>,
-) -> Vec<(Vec<String>, Vec<String>)> {
-    let mut rows = Vec::new();
-    for r in &cmp.rows {
-        let k = key(&r.key);
-        for (i, (c, e)) in cmp.entries(r).enumerate() {
-            let mut v = vec![c.letter.clone()];
-            v.extend(values(e));
-            let k = if i == 0 {
-                k.clone()
-            } else {
-                vec![String::new(); k.len()]
-            };
-            rows.push((k, v));
-        }
-    }
-    rows
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -117,21 +93,6 @@ mod tests {
         assert_eq!(percent(None, "-"), "-");
         // No interval: no estimate, whatever the mark.
         assert_eq!(estimate(change(0).as_ref(), table::change_ms), "");
-        let rows = detail_rows(
-            &cmp,
-            |k| vec![k.to_string()],
-            |e| vec![e.measured.to_string()],
-        );
-        let lines: Vec<(Vec<String>, Vec<String>)> = [
-            (["0"], ["A", "1"]),
-            ([""], ["B", "2"]),
-            (["1"], ["A", "1"]),
-            ([""], ["B", "2"]),
-        ]
-        .into_iter()
-        .map(|(k, v)| (k.map(String::from).to_vec(), v.map(String::from).to_vec()))
-        .collect();
-        assert_eq!(rows, lines);
         assert_eq!(minute("2026-11-30T07:00:00Z"), "2026-11-30 07:00");
         assert!(legend_line(&cmp.columns[0], "x").starts_with("A  a (baseline): x"));
     }

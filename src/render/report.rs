@@ -5,13 +5,12 @@ use crate::analyze::heap::HeapColumns;
 use std::fmt::Write as _;
 
 use crate::analyze::report::{CellReport, Report};
-use crate::machine::jdk::short_jdk;
 use crate::render::common::{
     CellNames, KEY_HEADERS, cost, cost_ci, cost_half_width, failure_warnings,
     failure_warnings_named, interval_basis_note, iqr, key_columns, key_refs, key_values, ms,
     outlier_note, run_to_run_notes, spread, stop_lines,
 };
-use crate::render::table;
+use crate::render::table::{self, Column, Shown, Table};
 
 fn by_label(report: &Report) -> Vec<(&str, Vec<&CellReport>)> {
     report
@@ -76,51 +75,15 @@ pub fn text(report: &Report) -> String {
         let owned: Vec<[String; 4]> = cells.iter().map(|c| c.key()).collect();
         let keys: Vec<_> = owned.iter().map(key_refs).collect();
         let (cols, shared) = key_columns(&keys);
-        let key: Vec<table::Col<'_>> = cols.iter().map(|&i| table::name(KEY_HEADERS[i])).collect();
-        let any_failed = cells.iter().any(|c| c.failed > 0);
-        let mut values = vec![
-            table::num("launches"),
-            table::num("cost ms"),
-            table::num("+- ms"),
-        ];
-        if over_runs {
-            values.push(table::num("runs"));
-        }
-        values.extend([
-            table::num("min-max ms"),
-            table::num("IQR ms"),
-            table::num("outliers"),
-        ]);
-        if any_failed {
-            values.push(table::num("failed"));
-        }
-        let rows: Vec<(Vec<String>, Vec<String>)> = cells
-            .iter()
-            .map(|c| {
-                let mut v = vec![
-                    format!("{}+{}", table::whole(c.runs_off), table::whole(c.runs_on)),
-                    ms(c.cost_ms),
-                    cost_half_width(c, "none"),
-                ];
-                if over_runs {
-                    v.push(table::whole(c.cost_ci_runs.unwrap_or(1)));
-                }
-                v.extend([
-                    spread(c.cost_min_ms, c.cost_max_ms),
-                    iqr(c),
-                    table::whole(c.outliers),
-                ]);
-                if any_failed {
-                    v.push(table::whole(c.failed));
-                }
-                (key_values(key_refs(&c.key()), &cols), v)
-            })
-            .collect();
         out += &table::wrap(&label_line(report, label), 2);
         if let Some(shared) = shared {
             out += &table::wrap(&shared, 2);
         }
-        out += &table::render_keyed(&key, &values, &rows);
+        let table = cells_table(&cells, over_runs);
+        let shown: Vec<usize> = (cols.iter().copied())
+            .chain(table.key..table.columns.len())
+            .collect();
+        out += &table.pick(&shown).text_keyed();
         out.push('\n');
     }
     out += &table::wrap(&single_legend(report), 0);
@@ -144,21 +107,61 @@ pub fn text(report: &Report) -> String {
     out
 }
 
-const MD_HEADERS: [&str; 13] = [
-    "jdk",
-    "gc",
-    "heap",
-    "variant",
-    "launches",
-    "without (min-max)",
-    "with (min-max)",
-    "pretouch",
-    "cost ms +- 95%",
-    "cost min-max",
-    "cost IQR",
-    "outliers",
-    "failed",
-];
+/// One label's cells, a row each: the launches, the times to main without and with
+/// pretouch (Markdown), the cost with its interval and its spread, the outliers and the
+/// failed launches. Text gives the interval's half-width a column of its own, the
+/// runs it is over when any cell has them, and the failed launches where any failed.
+fn cells_table(cells: &[&CellReport], over_runs: bool) -> Table {
+    let wide = |c: Column| c.shown(Shown::Wide);
+    let text = |c: Column| c.shown(Shown::Text);
+    let failed = match cells.iter().any(|c| c.failed > 0) {
+        true => Shown::Everywhere,
+        false => Shown::Wide,
+    };
+    let mut columns: Vec<Column> = KEY_HEADERS.into_iter().map(Column::name).collect();
+    columns.extend([
+        Column::num("launches"),
+        wide(Column::num("without (min-max)")),
+        wide(Column::num("with (min-max)")),
+        wide(Column::num("pretouch")),
+        text(Column::num("cost ms")),
+        text(Column::num("+- ms")),
+        wide(Column::num("cost ms +- 95%")),
+    ]);
+    if over_runs {
+        columns.push(text(Column::num("runs")));
+    }
+    columns.extend([
+        Column::num("min-max ms").wide_header("cost min-max"),
+        Column::num("IQR ms").wide_header("cost IQR"),
+        Column::num("outliers"),
+        Column::num("failed").shown(failed),
+    ]);
+    Table::new(columns)
+        .keyed(KEY_HEADERS.len())
+        .with_rows(cells.iter().map(|c| {
+            let mut row = key_values(key_refs(&c.key()), &[0, 1, 2, 3]);
+            row.extend([
+                format!("{}+{}", table::whole(c.runs_off), table::whole(c.runs_on)),
+                md_spread(c.median_off_ms, c.min_off_ms, c.max_off_ms),
+                md_spread(c.median_on_ms, c.min_on_ms, c.max_on_ms),
+                cost(c),
+                ms(c.cost_ms),
+                cost_half_width(c, "none"),
+                cost_ci(c),
+            ]);
+            if over_runs {
+                row.push(table::whole(c.cost_ci_runs.unwrap_or(1)));
+            }
+            row.extend([
+                spread(c.cost_min_ms, c.cost_max_ms),
+                iqr(c),
+                table::whole(c.outliers),
+                table::whole(c.failed),
+            ]);
+            row
+        }))
+}
 
 fn md_spread(median: Option<f64>, min: Option<f64>, max: Option<f64>) -> String {
     match median {
@@ -172,26 +175,7 @@ pub fn markdown(report: &Report) -> String {
     let mut out = String::new();
     for (label, cells) in by_label(report) {
         let _ = writeln!(out, "### {label}\n");
-        let mut rows = Vec::new();
-        for c in cells {
-            let row = [
-                short_jdk(&c.jdk).to_owned(),
-                c.gc.clone(),
-                c.heap.clone(),
-                c.variant_text(),
-                format!("{}+{}", table::whole(c.runs_off), table::whole(c.runs_on)),
-                md_spread(c.median_off_ms, c.min_off_ms, c.max_off_ms),
-                md_spread(c.median_on_ms, c.min_on_ms, c.max_on_ms),
-                cost(c),
-                cost_ci(c),
-                spread(c.cost_min_ms, c.cost_max_ms),
-                iqr(c),
-                table::whole(c.outliers),
-                table::whole(c.failed),
-            ];
-            rows.push(row.to_vec());
-        }
-        out += &table::markdown(&table::cols(&MD_HEADERS, 4), &rows);
+        out += &cells_table(&cells, false).markdown();
         out.push('\n');
     }
     let estimator = report

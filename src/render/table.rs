@@ -1,7 +1,11 @@
-//! The one table model of the report: columns ([`Col`]: a header, a name or a number)
-//! and rows of strings, printed as plain text that fits a patch email (at most
-//! [`WIDTH`] columns, names left-aligned, numbers right-aligned, no trailing spaces) by
-//! [`render`] and [`render_keyed`], or as a Markdown table by [`markdown`].
+//! The one table model of the report. A section states each table once as a [`Table`]:
+//! its columns ([`Column`]: a header, names or numbers, and what each format does with
+//! it) and its rows of [`Cell`]s. Text that fits a patch email (at most [`WIDTH`]
+//! columns, names left-aligned, numbers right-aligned, no trailing spaces) comes from
+//! [`Table::text`] and [`Table::text_keyed`], Markdown from [`Table::markdown`] and CSV
+//! from [`Table::csv`]. The free functions [`render`], [`render_keyed`] and
+//! [`markdown`] below are those writers' layout, on columns ([`Col`]) and rows of
+//! strings. The number formatters at the end write every figure the tables print.
 
 /// The widest line a text report may print: what pastes cleanly into a patch email.
 pub const WIDTH: usize = 72;
@@ -76,15 +80,6 @@ pub fn markdown(cols: &[Col<'_>], rows: &[Vec<String>]) -> String {
         out += &format!("| {} |\n", r.join(" | ").replace('\n', " "));
     }
     out
-}
-
-/// Headers as columns: the first `names` are names, the others numbers.
-pub fn cols<'a>(headers: &[&'a str], names: usize) -> Vec<Col<'a>> {
-    headers
-        .iter()
-        .enumerate()
-        .map(|(i, h)| if i < names { name(h) } else { num(h) })
-        .collect()
 }
 
 /// The widest line of a rendered block.
@@ -204,6 +199,332 @@ pub fn pack<'a, C>(
         }
     }
     (tables, dropped)
+}
+
+/// Which formats show a column. Text fits a patch email, so some columns are left out
+/// there, and Markdown has the room for others.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shown {
+    /// Text, Markdown and CSV.
+    Everywhere,
+    /// Only the text table.
+    Text,
+    /// Only the Markdown table, where width is free.
+    Wide,
+}
+
+/// A column of a [`Table`]: its header, its alignment, and what each format does with
+/// it.
+#[derive(Debug, Clone)]
+pub struct Column {
+    /// The header of the text table and the CSV.
+    pub header: String,
+    /// The Markdown header, where it says more than the text's narrow one.
+    pub wide_header: Option<String>,
+    /// Whether the values are numbers, right-aligned.
+    pub numeric: bool,
+    /// Whether Markdown sets the values as code, because a kernel symbol's underscores
+    /// would otherwise read as emphasis.
+    pub code: bool,
+    /// The most characters a text value keeps; a longer one is cut and ends in `..`.
+    pub fit: Option<usize>,
+    /// Which formats show the column.
+    pub shown: Shown,
+}
+
+impl Column {
+    /// A column of names, left-aligned.
+    pub fn name(header: impl Into<String>) -> Column {
+        Column {
+            header: header.into(),
+            wide_header: None,
+            numeric: false,
+            code: false,
+            fit: None,
+            shown: Shown::Everywhere,
+        }
+    }
+
+    /// A column of numbers, right-aligned.
+    pub fn num(header: impl Into<String>) -> Column {
+        Column {
+            numeric: true,
+            ..Column::name(header)
+        }
+    }
+
+    /// The column with a Markdown header of its own.
+    pub fn wide_header(self, header: impl Into<String>) -> Column {
+        Column {
+            wide_header: Some(header.into()),
+            ..self
+        }
+    }
+
+    /// The column with its values set as code in Markdown.
+    pub fn code(self) -> Column {
+        Column { code: true, ..self }
+    }
+
+    /// The column with its text values cut to `max` characters.
+    pub fn fit(self, max: usize) -> Column {
+        Column {
+            fit: Some(max),
+            ..self
+        }
+    }
+
+    /// The column shown only in `shown`.
+    pub fn shown(self, shown: Shown) -> Column {
+        Column { shown, ..self }
+    }
+
+    fn col(&self, wide: bool) -> Col<'_> {
+        Col {
+            header: match (wide, &self.wide_header) {
+                (true, Some(h)) => h,
+                _ => &self.header,
+            },
+            numeric: self.numeric,
+        }
+    }
+}
+
+impl From<&Col<'_>> for Column {
+    fn from(c: &Col<'_>) -> Column {
+        match c.numeric {
+            true => Column::num(c.header),
+            false => Column::name(c.header),
+        }
+    }
+}
+
+/// Headers as columns: the first `names` are names, the others numbers.
+pub fn columns(headers: &[&str], names: usize) -> Vec<Column> {
+    headers
+        .iter()
+        .enumerate()
+        .map(|(i, h)| {
+            if i < names {
+                Column::name(*h)
+            } else {
+                Column::num(*h)
+            }
+        })
+        .collect()
+}
+
+/// A value of a [`Table`]: what the text prints, and what Markdown prints where it has
+/// the room to say more, such as a median with its range.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cell {
+    pub text: String,
+    pub wide: Option<String>,
+}
+
+impl Cell {
+    /// A value Markdown writes as `wide` and the other formats as `text`.
+    pub fn wide(text: String, wide: String) -> Cell {
+        Cell {
+            text,
+            wide: Some(wide),
+        }
+    }
+}
+
+impl From<String> for Cell {
+    fn from(text: String) -> Cell {
+        Cell { text, wide: None }
+    }
+}
+
+impl From<&str> for Cell {
+    fn from(text: &str) -> Cell {
+        Cell::from(text.to_owned())
+    }
+}
+
+/// One table of a report section, stated once: its columns and its rows. Text
+/// ([`Table::text`], [`Table::text_keyed`]), Markdown ([`Table::markdown`]) and CSV
+/// ([`Table::csv`]) each walk it. The first [`Table::key`] columns name the row.
+#[derive(Debug, Clone)]
+pub struct Table {
+    pub columns: Vec<Column>,
+    pub rows: Vec<Vec<Cell>>,
+    /// How many of the first columns name the row: text folds them onto a line of
+    /// their own when the table is too wide.
+    pub key: usize,
+    /// Whether text leaves a row's key blank when it is the row above's, so a key
+    /// with several lines is named once.
+    pub key_once: bool,
+}
+
+impl Table {
+    /// A table of `columns` without rows, none of them a key.
+    pub fn new(columns: Vec<Column>) -> Table {
+        Table {
+            columns,
+            rows: Vec::new(),
+            key: 0,
+            key_once: false,
+        }
+    }
+
+    /// The table with its first `key` columns naming the row.
+    pub fn keyed(self, key: usize) -> Table {
+        Table { key, ..self }
+    }
+
+    /// The table naming a key once where rows in a row share it (text only).
+    pub fn key_once(self) -> Table {
+        Table {
+            key_once: true,
+            ..self
+        }
+    }
+
+    /// Adds a row.
+    pub fn push<C: Into<Cell>>(&mut self, row: impl IntoIterator<Item = C>) {
+        self.rows.push(row.into_iter().map(Into::into).collect());
+    }
+
+    /// The table with the rows `rows` adds.
+    pub fn with_rows<C: Into<Cell>, R: IntoIterator<Item = C>>(
+        mut self,
+        rows: impl IntoIterator<Item = R>,
+    ) -> Table {
+        for r in rows {
+            self.push(r);
+        }
+        self
+    }
+
+    /// The table of the rows `keep` chooses.
+    pub fn rows_where(&self, keep: impl Fn(&[Cell]) -> bool) -> Table {
+        Table {
+            rows: self.rows.iter().filter(|r| keep(r)).cloned().collect(),
+            ..self.clone()
+        }
+    }
+
+    /// The table of the columns at `indices`, in that order; the key is the key
+    /// columns kept.
+    pub fn pick(&self, indices: &[usize]) -> Table {
+        Table {
+            columns: indices.iter().map(|&i| self.columns[i].clone()).collect(),
+            rows: (self.rows.iter())
+                .map(|r| indices.iter().map(|&i| r[i].clone()).collect())
+                .collect(),
+            key: indices.iter().filter(|&&i| i < self.key).count(),
+            key_once: self.key_once,
+        }
+    }
+
+    /// The columns shown in text or Markdown (`wide`), with their values there.
+    fn shown(&self, wide: bool) -> (Vec<Col<'_>>, usize, Vec<Vec<String>>) {
+        let keep: Vec<usize> = (0..self.columns.len())
+            .filter(|&i| match self.columns[i].shown {
+                Shown::Everywhere => true,
+                Shown::Text => !wide,
+                Shown::Wide => wide,
+            })
+            .collect();
+        let cols = keep.iter().map(|&i| self.columns[i].col(wide)).collect();
+        let key = keep.iter().filter(|&&i| i < self.key).count();
+        let mut above: Option<&[Cell]> = None;
+        let rows = (self.rows.iter())
+            .map(|r| {
+                let same_key = above.is_some_and(|a| a[..self.key] == r[..self.key]);
+                above = Some(r);
+                keep.iter()
+                    .map(|&i| {
+                        let c = &self.columns[i];
+                        match (wide, &r[i].wide) {
+                            (true, Some(w)) => w.clone(),
+                            (true, None) if c.code => format!("`{}`", r[i].text),
+                            (true, None) => r[i].text.clone(),
+                            (false, _) if self.key_once && same_key && i < self.key => {
+                                String::new()
+                            }
+                            (false, _) => match c.fit {
+                                Some(max) => fit(&r[i].text, max),
+                                None => r[i].text.clone(),
+                            },
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        (cols, key, rows)
+    }
+
+    /// The table as text: two spaces between columns, `indent` spaces first.
+    pub fn text(&self, indent: usize) -> String {
+        let (cols, _, rows) = self.shown(false);
+        render(&cols, &rows, indent)
+    }
+
+    /// Whether text prints the table as one flat table within [`WIDTH`], two spaces
+    /// apart (or else one, where `tight`), rather than folding its keys onto lines of
+    /// their own.
+    pub fn fits(&self, tight: bool) -> bool {
+        let (cols, key, rows) = self.shown(false);
+        let rows: Vec<(Vec<String>, Vec<String>)> = rows
+            .into_iter()
+            .map(|mut r| {
+                let values = r.split_off(key);
+                (r, values)
+            })
+            .collect();
+        match tight {
+            true => fits_tight(&cols[..key], &cols[key..], &rows),
+            false => fits(&cols[..key], &cols[key..], &rows),
+        }
+    }
+
+    /// The table as text within [`WIDTH`], as [`render_keyed`] folds it.
+    pub fn text_keyed(&self) -> String {
+        let (cols, key, rows) = self.shown(false);
+        let rows: Vec<(Vec<String>, Vec<String>)> = rows
+            .into_iter()
+            .map(|mut r| {
+                let values = r.split_off(key);
+                (r, values)
+            })
+            .collect();
+        render_keyed(&cols[..key], &cols[key..], &rows)
+    }
+
+    /// The table as Markdown, as [`markdown`] writes it.
+    pub fn markdown(&self) -> String {
+        let (cols, _, rows) = self.shown(true);
+        markdown(&cols, &rows)
+    }
+
+    /// The table as CSV: a header line, then a line per row, the text's values
+    /// uncut. Columns shown only in text or only in Markdown are left out.
+    pub fn csv(&self) -> String {
+        let keep: Vec<usize> = (0..self.columns.len())
+            .filter(|&i| self.columns[i].shown == Shown::Everywhere)
+            .collect();
+        let mut w = csv::Writer::from_writer(Vec::new());
+        w.write_record(keep.iter().map(|&i| &self.columns[i].header))
+            .expect("in memory");
+        for r in &self.rows {
+            w.write_record(keep.iter().map(|&i| &r[i].text))
+                .expect("in memory");
+        }
+        String::from_utf8(w.into_inner().expect("in memory")).expect("CSV of UTF-8 strings")
+    }
+}
+
+/// Cuts a name to `max` characters, marking the cut with `..`.
+pub fn fit(name: &str, max: usize) -> String {
+    if name.chars().count() <= max {
+        name.to_owned()
+    } else {
+        name.chars().take(max - 2).collect::<String>() + ".."
+    }
 }
 
 /// Wraps prose to [`WIDTH`] columns; continuation lines get `indent` spaces. Words
@@ -467,6 +788,42 @@ mod tests {
             render_keyed(&[name("jdk")], &[num("ms")], &short),
             "jdk   ms\n17   1.0\n"
         );
+    }
+
+    #[test]
+    fn one_table_gives_each_format_its_columns_and_values() {
+        let columns = vec![
+            Column::name("gc"),
+            Column::name("function").code().fit(6),
+            Column::num("ms").wide_header("ms (min-max)"),
+            Column::num("note").shown(Shown::Text),
+            Column::num("runs").shown(Shown::Wide),
+        ];
+        let mut t = Table::new(columns).keyed(1).key_once();
+        t.push([
+            Cell::from("g1"),
+            "clear_page_erms".into(),
+            Cell::wide("1.0".into(), "1.0 (0.9-1.2)".into()),
+            "x".into(),
+            "3".into(),
+        ]);
+        t.push(["g1", "memset", "2.0", "y", "4"]);
+        assert_eq!(
+            t.text(0),
+            "gc  function   ms  note\ng1  clea..    1.0     x\n    memset    2.0     y\n"
+        );
+        assert_eq!(
+            t.markdown(),
+            "| gc | function | ms (min-max) | runs |\n|---|---|---:|---:|\n\
+             | g1 | `clear_page_erms` | 1.0 (0.9-1.2) | 3 |\n| g1 | `memset` | 2.0 | 4 |\n"
+        );
+        assert_eq!(
+            t.csv(),
+            "gc,function,ms\ng1,clear_page_erms,1.0\ng1,memset,2.0\n"
+        );
+        let picked = t.pick(&[0, 2]);
+        assert_eq!((picked.key, picked.columns.len()), (1, 2));
+        assert_eq!(t.rows_where(|r| r[1].text == "memset").rows.len(), 1);
     }
 
     #[test]

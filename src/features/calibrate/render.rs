@@ -14,8 +14,8 @@ use crate::features::calibrate::analyze::{CalibrationComparison, Config, Entry, 
 use crate::features::calibrate::machine::{Calibration, MemoryDuring};
 use crate::machine::topology::Placement;
 use crate::matrix::cpuset::format_list;
-use crate::render::labels::{self, detail_rows, legend_line, levels, minute};
-use crate::render::table::{self, name, num};
+use crate::render::labels::{self, legend_line, levels, minute};
+use crate::render::table::{self, Cell, Column, Shown, Table};
 
 fn gain(e: &Entry) -> String {
     labels::percent(e.change.as_ref(), "-")
@@ -153,6 +153,74 @@ fn mark_note(cmp: &CalibrationComparison) -> String {
     )
 }
 
+/// Each row's median rate under each label, then each label's gain against the
+/// baseline. Text heads a label's column with its letter, Markdown with its name.
+fn rates_table(cmp: &CalibrationComparison) -> Table {
+    let mut columns = vec![Column::name("CPUs"), Column::name("test")];
+    columns.extend(
+        (cmp.columns.iter()).map(|c| Column::num(c.letter.as_str()).wide_header(c.label.as_str())),
+    );
+    columns.extend(gain_headers(cmp).into_iter().map(Column::num));
+    Table::new(columns).keyed(2).with_rows(
+        cmp.rows
+            .iter()
+            .map(|r| [config(r), values(cmp, r)].concat()),
+    )
+}
+
+/// Each row's figures, a line per label: rounds, the spread of the round medians, the
+/// CPU share, the fault size, the shift and its interval. Text names a row once and a
+/// label by its letter; Markdown adds the passes' range.
+fn detail_table(cmp: &CalibrationComparison) -> Table {
+    let columns = vec![
+        Column::name("CPUs"),
+        Column::name("test"),
+        Column::name("").wide_header("label"),
+        Column::num("n").wide_header("rounds"),
+        Column::num("min-max").wide_header("rounds min-max"),
+        Column::num("spread"),
+        Column::num("passes min-max").shown(Shown::Wide),
+        Column::num("cpu"),
+        Column::num("fault"),
+        Column::num("shift"),
+        Column::num("interval"),
+    ];
+    let mut t = Table::new(columns).keyed(2).key_once();
+    for r in &cmp.rows {
+        for (c, e) in cmp.entries(r) {
+            let (s, ci) = shift(e);
+            let m = &e.measured;
+            let mut line: Vec<Cell> = config(r).into_iter().map(Cell::from).collect();
+            line.extend([
+                Cell::wide(c.letter.clone(), c.label.clone()),
+                rounds(e).into(),
+                format!(
+                    "{}-{}",
+                    table::count(m.round_min_per_s),
+                    table::count(m.round_max_per_s)
+                )
+                .into(),
+                Cell::wide(
+                    table::pct(m.round_spread_pct, 0),
+                    table::pct(m.round_spread_pct, 1),
+                ),
+                format!(
+                    "{}-{}",
+                    table::count(m.min_per_s),
+                    table::count(m.max_per_s)
+                )
+                .into(),
+                cpu(e).into(),
+                fault(e).into(),
+                s.into(),
+                ci.into(),
+            ]);
+            t.push(line);
+        }
+    }
+    t
+}
+
 /// The calibrations side by side as a text table.
 pub fn text(cmp: &CalibrationComparison) -> String {
     let mut out = String::from("anonymous write faults per wall-second, each gain against ");
@@ -160,53 +228,9 @@ pub fn text(cmp: &CalibrationComparison) -> String {
     out += "\n";
     out += &legend(cmp);
     out.push('\n');
-    let gains = gain_headers(cmp);
-    let mut value_cols: Vec<table::Col<'_>> =
-        cmp.columns.iter().map(|c| num(c.letter.as_str())).collect();
-    value_cols.extend(gains.iter().map(|g| num(g.as_str())));
-    let rows: Vec<(Vec<String>, Vec<String>)> = cmp
-        .rows
-        .iter()
-        .map(|r| (config(r), values(cmp, r)))
-        .collect();
-    out += &table::render_keyed(&[name("CPUs"), name("test")], &value_cols, &rows);
+    out += &rates_table(cmp).text_keyed();
     out.push('\n');
-    // The spread and the interval, per row and label.
-    let detail = detail_rows(
-        cmp,
-        |k| vec![k.cpus.clone(), k.test.clone()],
-        |e| {
-            let (s, ci) = shift(e);
-            let m = &e.measured;
-            vec![
-                rounds(e),
-                format!(
-                    "{}-{}",
-                    table::count(m.round_min_per_s),
-                    table::count(m.round_max_per_s)
-                ),
-                table::pct(m.round_spread_pct, 0),
-                cpu(e),
-                fault(e),
-                s,
-                ci,
-            ]
-        },
-    );
-    out += &table::render_keyed(
-        &[name("CPUs"), name("test")],
-        &[
-            name(""),
-            num("n"),
-            num("min-max"),
-            num("spread"),
-            num("cpu"),
-            num("fault"),
-            num("shift"),
-            num("interval"),
-        ],
-        &detail,
-    );
+    out += &detail_table(cmp).text_keyed();
     out.push('\n');
     out += &table::wrap(NOTE, 0);
     out += &table::wrap(&mark_note(cmp), 0);
@@ -237,69 +261,9 @@ pub fn markdown(cmp: &CalibrationComparison) -> String {
         );
     }
     out.push('\n');
-    let gains = gain_headers(cmp);
-    let mut head = vec!["CPUs".to_owned(), "test".to_owned()];
-    head.extend(cmp.columns.iter().map(|c| c.label.clone()));
-    head.extend(gains);
-    let head: Vec<&str> = head.iter().map(String::as_str).collect();
-    let rows: Vec<Vec<String>> = cmp
-        .rows
-        .iter()
-        .map(|r| {
-            let mut cells = config(r);
-            cells.extend(values(cmp, r));
-            cells
-        })
-        .collect();
-    out += &table::markdown(&table::cols(&head, 2), &rows);
-    let mut detail = Vec::new();
-    for r in &cmp.rows {
-        for (c, e) in cmp.entries(r) {
-            let (s, ci) = shift(e);
-            let m = &e.measured;
-            let mut line = config(r);
-            line.extend([
-                c.label.clone(),
-                rounds(e),
-                format!(
-                    "{}-{}",
-                    table::count(m.round_min_per_s),
-                    table::count(m.round_max_per_s)
-                ),
-                table::pct(m.round_spread_pct, 1),
-                format!(
-                    "{}-{}",
-                    table::count(m.min_per_s),
-                    table::count(m.max_per_s)
-                ),
-                cpu(e),
-                fault(e),
-                s,
-                ci,
-            ]);
-            detail.push(line);
-        }
-    }
+    out += &rates_table(cmp).markdown();
     out.push('\n');
-    out += &table::markdown(
-        &table::cols(
-            &[
-                "CPUs",
-                "test",
-                "label",
-                "rounds",
-                "rounds min-max",
-                "spread",
-                "passes min-max",
-                "cpu",
-                "fault",
-                "shift",
-                "interval",
-            ],
-            3,
-        ),
-        &detail,
-    );
+    out += &detail_table(cmp).markdown();
     out.push('\n');
     out += NOTE;
     out.push(' ');
@@ -533,7 +497,7 @@ pub fn run_text(c: &Calibration) -> String {
             ]
         })
         .collect();
-    let cols = table::cols(
+    let table = Table::new(table::columns(
         &[
             "test",
             "CPUs",
@@ -545,8 +509,9 @@ pub fn run_text(c: &Calibration) -> String {
             "cpu",
         ],
         3,
-    );
-    out += &table::render(&cols, &rows, 0);
+    ))
+    .with_rows(rows);
+    out += &table.text(0);
     let _ = writeln!(
         out,
         "faults/s is the median of all passes, with their range. rounds is the range of the rounds' medians."

@@ -11,7 +11,7 @@ use crate::features::probe::analyze::{
 };
 use crate::features::probe::launch::C2cSupport;
 use crate::machine::jdk::short_jdk;
-use crate::render::table::{self, name, num};
+use crate::render::table::{self, Column, Shown, Table};
 use crate::stats::Shift;
 use crate::store::CellKey;
 
@@ -98,38 +98,63 @@ fn latency_row(c: &CellProbes) -> Vec<String> {
 
 const LATENCY_HEADERS: [&str; 4] = ["p50 us", "p90 us", "p99 us", "max us"];
 
-/// A lock's rows: its kind and symbol as the key, then the figures and the caller last,
-/// as `perf lock contention` prints them.
-fn lock_rows(locks: &[LockSummary], limit: usize) -> Vec<(Vec<String>, Vec<String>)> {
-    locks
+/// A cell's probed launches, a row per label and pretouch setting: the summary's
+/// figures, then the latency's. Text prints the two as tables of their own.
+fn cell_table(cells: &[&CellProbes]) -> Table {
+    let headers: Vec<&str> = ["label", "pt"]
         .iter()
-        .take(limit)
-        .map(|l| {
-            (
-                vec![l.kind.clone(), l.lock.clone()],
-                vec![
-                    table::whole(l.count),
-                    table::us(l.total.0 as f64),
-                    table::us(l.max.0 as f64),
-                    table::us(l.per_launch_ns),
-                    l.caller.clone(),
-                ],
-            )
-        })
-        .collect()
+        .chain(&SUMMARY_HEADERS)
+        .chain(&LATENCY_HEADERS)
+        .copied()
+        .collect();
+    Table::new(table::columns(&headers, 2))
+        .keyed(2)
+        .with_rows(cells.iter().map(|c| {
+            [
+                vec![c.label.clone(), pt(c.pretouch).to_owned()],
+                summary_row(c),
+                latency_row(c),
+            ]
+            .concat()
+        }))
 }
 
-const LOCK_KEY: [&str; 2] = ["kind", "lock"];
-const LOCK_HEADERS: [&str; 5] = ["waits", "total us", "max us", "us/launch", "caller"];
+/// The columns of [`cell_table`] text prints as its first table and as its second.
+const SUMMARY_TABLE: [usize; 7] = [0, 1, 2, 3, 4, 5, 6];
+const LATENCY_TABLE: [usize; 6] = [0, 1, 7, 8, 9, 10];
 
-fn lock_value_cols() -> [table::Col<'static>; 5] {
-    [
-        num(LOCK_HEADERS[0]),
-        num(LOCK_HEADERS[1]),
-        num(LOCK_HEADERS[2]),
-        num(LOCK_HEADERS[3]),
-        name(LOCK_HEADERS[4]),
-    ]
+/// A cell's lock waits, the most total wait first: its kind and symbol as the key,
+/// then the figures and the caller last, as `perf lock contention` prints them. Text
+/// first tries one line a lock with the kind and symbol together after the figures.
+fn lock_table(locks: &[LockSummary], limit: usize) -> Table {
+    let columns = vec![
+        Column::name("kind"),
+        Column::name("lock").code(),
+        Column::num("waits"),
+        Column::num("total us"),
+        Column::num("max us"),
+        Column::num("us/launch"),
+        Column::name("lock").shown(Shown::Text),
+        Column::name("caller").code(),
+    ];
+    Table::new(columns)
+        .keyed(2)
+        .with_rows(locks.iter().take(limit).map(|l| {
+            let lock = match l.lock.as_str() {
+                "(no symbol)" => l.kind.clone(),
+                symbol => format!("{} {symbol}", l.kind),
+            };
+            [
+                l.kind.clone(),
+                l.lock.clone(),
+                table::whole(l.count),
+                table::us(l.total.0 as f64),
+                table::us(l.max.0 as f64),
+                table::us(l.per_launch_ns),
+                lock,
+                l.caller.clone(),
+            ]
+        }))
 }
 
 /// The cells of `a` with the probe figures of `key`, in order.
@@ -186,16 +211,23 @@ fn shift_rows(a: &ProbeAnalysis, s: &LatencyShift) -> Vec<Vec<String>> {
     ]
 }
 
-const SHIFT_HEADERS: [&str; 5] = ["base", "shift", "95% interval", "new", "metric"];
-
-fn shift_cols() -> [table::Col<'static>; 5] {
-    [
-        num(SHIFT_HEADERS[0]),
-        num(SHIFT_HEADERS[1]),
-        num(SHIFT_HEADERS[2]),
-        num(SHIFT_HEADERS[3]),
-        name(SHIFT_HEADERS[4]),
-    ]
+/// A label's shift of p50 and p99 in one cell and pretouch setting; Markdown names the
+/// label and cell in each row, text above the table.
+fn shift_table(a: &ProbeAnalysis, s: &LatencyShift) -> Table {
+    let columns = vec![
+        Column::name("label").shown(Shown::Wide),
+        Column::name("cell").shown(Shown::Wide),
+        Column::num("base"),
+        Column::num("shift"),
+        Column::num("95% interval"),
+        Column::num("new"),
+        Column::name("metric"),
+    ];
+    Table::new(columns).with_rows(
+        shift_rows(a, s)
+            .into_iter()
+            .map(|r| [vec![s.label.clone(), cell_title(&s.cell)], r].concat()),
+    )
 }
 
 const LEGEND: &str = "pt: without (off) or with (on) -XX:+AlwaysPreTouch. launches: probed \
@@ -264,60 +296,24 @@ const LOCK_WIDTH: usize = 80;
 /// kind, and its symbol when it has one) and the caller; when a name makes that wider
 /// than [`LOCK_WIDTH`], each lock's name goes on a line above its figures.
 fn lock_text(locks: &[LockSummary]) -> String {
-    let rows = lock_rows(locks, TOP_LOCKS);
-    let flat: Vec<Vec<String>> = rows
-        .iter()
-        .map(|(k, v)| {
-            let lock = match k[1].as_str() {
-                "(no symbol)" => k[0].clone(),
-                symbol => format!("{} {symbol}", k[0]),
-            };
-            [&v[..4], &[lock, v[4].clone()]].concat()
-        })
-        .collect();
-    let cols = [
-        num(LOCK_HEADERS[0]),
-        num(LOCK_HEADERS[1]),
-        num(LOCK_HEADERS[2]),
-        num(LOCK_HEADERS[3]),
-        name("lock"),
-        name(LOCK_HEADERS[4]),
-    ];
-    let table = table::render(&cols, &flat, 4);
-    if table::width(&table) <= LOCK_WIDTH {
-        return table;
+    let locks = lock_table(locks, TOP_LOCKS);
+    let text = locks.pick(&[2, 3, 4, 5, 6, 7]).text(4);
+    if table::width(&text) <= LOCK_WIDTH {
+        return text;
     }
-    indent(&table::render_keyed(
-        &table::cols(&LOCK_KEY, 2),
-        &lock_value_cols(),
-        &rows,
-    ))
+    indent(&locks.pick(&[0, 1, 2, 3, 4, 5, 7]).text_keyed())
 }
 
 /// The probes as text within the table width.
 pub fn text(a: &ProbeAnalysis) -> String {
     let mut out =
         String::from("\nfault latency and lock waits, exec to main (run --probe, bpftrace)\n");
-    let key = [name("label"), name("pt")];
     for cell in a.cell_keys() {
         let cells = of_cell(a, cell);
         writeln!(out, "\n{}", cell_title(cell)).unwrap();
-        let keyed = |f: &dyn Fn(&CellProbes) -> Vec<String>| -> Vec<(Vec<String>, Vec<String>)> {
-            cells
-                .iter()
-                .map(|c| (vec![c.label.clone(), pt(c.pretouch).to_owned()], f(c)))
-                .collect()
-        };
-        out += &indent(&table::render_keyed(
-            &key,
-            &table::cols(&SUMMARY_HEADERS, 0),
-            &keyed(&summary_row),
-        ));
-        out += &indent(&table::render_keyed(
-            &key,
-            &table::cols(&LATENCY_HEADERS, 0),
-            &keyed(&latency_row),
-        ));
+        let table = cell_table(&cells);
+        out += &indent(&table.pick(&SUMMARY_TABLE).text_keyed());
+        out += &indent(&table.pick(&LATENCY_TABLE).text_keyed());
         for c in &cells {
             let Ok(locks) = &c.locks else { continue };
             if c.latency.is_none() {
@@ -363,7 +359,7 @@ pub fn text(a: &ProbeAnalysis) -> String {
                 s.baseline
             )
             .unwrap();
-            out += &table::render(&shift_cols(), &shift_rows(a, s), 2);
+            out += &shift_table(a, s).text(2);
         }
     }
     out += "\n";
@@ -379,32 +375,14 @@ fn indent(block: &str) -> String {
     block.lines().map(|l| format!("  {l}\n")).collect()
 }
 
-fn md_table(cols: &[table::Col<'_>], rows: Vec<(Vec<String>, Vec<String>)>) -> String {
-    let rows: Vec<Vec<String>> = rows.into_iter().map(|(k, v)| [k, v].concat()).collect();
-    table::markdown(cols, &rows) + "\n"
-}
-
 /// The probes as Markdown tables.
 pub fn markdown(a: &ProbeAnalysis) -> String {
     let mut out = String::from("\n## Fault latency and lock waits (`run --probe`)\n\n");
     for cell in a.cell_keys() {
         let cells = of_cell(a, cell);
         writeln!(out, "### {}\n", cell_title(cell)).unwrap();
-        let keyed = |f: &dyn Fn(&CellProbes) -> Vec<String>| -> Vec<(Vec<String>, Vec<String>)> {
-            cells
-                .iter()
-                .map(|c| (vec![c.label.clone(), pt(c.pretouch).to_owned()], f(c)))
-                .collect()
-        };
-        let headers: Vec<&str> = SUMMARY_HEADERS
-            .iter()
-            .chain(&LATENCY_HEADERS)
-            .copied()
-            .collect();
-        out += &md_table(
-            &table::cols(&[&["label", "pt"][..], &headers].concat(), 2),
-            keyed(&|c| [summary_row(c), latency_row(c)].concat()),
-        );
+        out += &cell_table(&cells).markdown();
+        out.push('\n');
         for c in &cells {
             let Ok(locks) = &c.locks else { continue };
             if c.latency.is_none() || locks.is_empty() {
@@ -417,19 +395,8 @@ pub fn markdown(a: &ProbeAnalysis) -> String {
                 pt(c.pretouch)
             )
             .unwrap();
-            let rows = lock_rows(locks, TOP_LOCKS)
-                .into_iter()
-                .map(|(mut k, mut v)| {
-                    k[1] = format!("`{}`", k[1]);
-                    v[4] = format!("`{}`", v[4]);
-                    (k, v)
-                })
-                .collect();
-            let cols: Vec<table::Col<'_>> = table::cols(&LOCK_KEY, 2)
-                .into_iter()
-                .chain(lock_value_cols())
-                .collect();
-            out += &md_table(&cols, rows);
+            out += &lock_table(locks, TOP_LOCKS).markdown();
+            out.push('\n');
         }
         for line in cells.iter().filter_map(|c| c2c_lines(c)) {
             let (what, cmd) = line.split_once(": ").unwrap_or((&line, ""));
@@ -445,15 +412,8 @@ pub fn markdown(a: &ProbeAnalysis) -> String {
         )
         .unwrap();
         for s in &a.shifts {
-            let rows = shift_rows(a, s)
-                .into_iter()
-                .map(|r| (vec![s.label.clone(), cell_title(&s.cell)], r))
-                .collect();
-            let cols: Vec<table::Col<'_>> = [name("label"), name("cell")]
-                .into_iter()
-                .chain(shift_cols())
-                .collect();
-            out += &md_table(&cols, rows);
+            out += &shift_table(a, s).markdown();
+            out.push('\n');
         }
     }
     out += LEGEND;
@@ -503,7 +463,7 @@ struct CsvRow<'a> {
     rest: [&'a str; 4],
 }
 
-fn write_row(w: &mut csv::Writer<Vec<u8>>, row: CsvRow<'_>) {
+fn write_row(w: &mut Table, row: CsvRow<'_>) {
     let (low, high) = row.range.unwrap_or_default();
     let cell_fields: [String; 8] = match row.cell {
         Some((c, pretouch)) => [
@@ -522,14 +482,13 @@ fn write_row(w: &mut csv::Writer<Vec<u8>>, row: CsvRow<'_>) {
     r.extend(cell_fields);
     r.extend([row.metric.into(), row.value, low, high, row.unit.into()]);
     r.extend(row.rest.iter().map(|s| (*s).to_owned()));
-    w.write_record(&r).expect("in memory");
+    w.push(r);
 }
 
 /// The probes, a CSV row per figure (`--probe-csv`): ns unless `unit` says otherwise;
 /// histogram rows give every bucket's count.
 pub fn csv(a: &ProbeAnalysis) -> String {
-    let mut w = csv::Writer::from_writer(Vec::new());
-    w.write_record(CSV_COLUMNS).expect("in memory");
+    let mut w = Table::new(table::columns(&CSV_COLUMNS, CSV_COLUMNS.len()));
     for c in &a.cells {
         cell_csv(&mut w, c);
     }
@@ -564,11 +523,11 @@ pub fn csv(a: &ProbeAnalysis) -> String {
             },
         );
     }
-    String::from_utf8(w.into_inner().expect("in memory")).expect("CSV of UTF-8 strings")
+    w.csv()
 }
 
 /// A cell's rows of the probe CSV: its latency figures, histogram and lock waits.
-fn cell_csv(w: &mut csv::Writer<Vec<u8>>, c: &CellProbes) {
+fn cell_csv(w: &mut Table, c: &CellProbes) {
     let at = Some((&c.cell, c.pretouch));
     for (metric, value, range, unit) in latency_figures(c) {
         write_row(

@@ -9,7 +9,7 @@ use crate::features::profile::analyze::{
     CellProfile, CellShift, MIN_LAUNCHES, ProfileReport, Share, Shift,
 };
 use crate::machine::jdk::short_jdk;
-use crate::render::table::{self, WIDTH, name, num};
+use crate::render::table::{self, Column, Table, WIDTH};
 
 /// Functions listed per cell in text and Markdown (CSV and JSON have all).
 pub const TOP_FUNCTIONS: usize = 12;
@@ -19,15 +19,6 @@ pub const TOP_MOVERS: usize = 10;
 
 fn cell_title(key: &[String; 4]) -> String {
     format!("{} {} {} {}", short_jdk(&key[0]), key[1], key[2], key[3])
-}
-
-/// Cuts a name to `max` characters, marking the cut with `..`.
-fn fit(name: &str, max: usize) -> String {
-    if name.chars().count() <= max {
-        name.to_owned()
-    } else {
-        name.chars().take(max - 2).collect::<String>() + ".."
-    }
 }
 
 /// What a cell's figures rest on, as prose: samples, CPU, cost, perf's overhead.
@@ -80,36 +71,44 @@ fn summary(c: &CellProfile) -> String {
     s
 }
 
-fn share_rows(shares: &[Share], limit: usize, width: usize) -> Vec<Vec<String>> {
-    shares
-        .iter()
-        .take(limit)
-        .map(|s| {
-            vec![
-                fit(&s.name, width),
-                table::whole(s.samples),
-                table::pct(s.pct, 1),
-                table::opt_ms(s.est_ms),
-            ]
-        })
-        .collect()
+/// The first column of a share or shift table: the category or the kernel function,
+/// cut to `width` in text, and a function set as code in Markdown.
+fn first(function: bool, width: usize) -> Column {
+    match function {
+        true => Column::name("function (self)").code(),
+        false => Column::name("category"),
+    }
+    .fit(width)
 }
 
-fn shift_rows(shifts: &[Shift], limit: usize, width: usize) -> Vec<Vec<String>> {
-    shifts
-        .iter()
-        .take(limit)
-        .map(|s| {
-            vec![
-                fit(&s.name, width),
-                table::opt_ms(s.base_ms),
-                table::opt_ms(s.ms),
-                table::opt_signed_ms(s.delta_ms),
-                table::pp(s.delta_pp),
-                if s.mover { "yes" } else { "" }.to_owned(),
-            ]
-        })
-        .collect()
+/// A cell's shares of the pretouch samples, by category or by function.
+fn share_table(shares: &[Share], function: bool, limit: usize, width: usize) -> Table {
+    let mut columns = vec![first(function, width)];
+    columns.extend(table::columns(&["samples", "share", "est ms"], 0));
+    Table::new(columns).with_rows(shares.iter().take(limit).map(|s| {
+        [
+            s.name.clone(),
+            table::whole(s.samples),
+            table::pct(s.pct, 1),
+            table::opt_ms(s.est_ms),
+        ]
+    }))
+}
+
+/// A label's biggest shifts against the baseline, by category or by function.
+fn shift_table(shifts: &[Shift], function: bool, width: usize) -> Table {
+    let mut columns = vec![first(function, width)];
+    columns.extend(table::columns(&SHIFT_HEADERS, 0));
+    Table::new(columns).with_rows(shifts.iter().take(TOP_MOVERS).map(|s| {
+        [
+            s.name.clone(),
+            table::opt_ms(s.base_ms),
+            table::opt_ms(s.ms),
+            table::opt_signed_ms(s.delta_ms),
+            table::pp(s.delta_pp),
+            if s.mover { "yes" } else { "" }.to_owned(),
+        ]
+    }))
 }
 
 /// The headers of a shift table after its first column's.
@@ -213,26 +212,8 @@ pub fn text(report: &ProfileReport) -> String {
             out += "  no sample passes through pretouch frames\n";
             continue;
         }
-        out += &table::render(
-            &[
-                name("category"),
-                num("samples"),
-                num("share"),
-                num("est ms"),
-            ],
-            &share_rows(&c.categories, usize::MAX, fn_width),
-            2,
-        );
-        out += &table::render(
-            &[
-                name("function (self)"),
-                num("samples"),
-                num("share"),
-                num("est ms"),
-            ],
-            &share_rows(&c.functions, TOP_FUNCTIONS, fn_width),
-            2,
-        );
+        out += &share_table(&c.categories, false, usize::MAX, fn_width).text(2);
+        out += &share_table(&c.functions, true, TOP_FUNCTIONS, fn_width).text(2);
         if c.functions.len() > TOP_FUNCTIONS {
             writeln!(
                 out,
@@ -272,26 +253,9 @@ fn shift_text(s: &CellShift, width: usize) -> String {
         let indent = if i == 0 { "  " } else { "  - " };
         out += &table::wrap(&format!("{indent}{paragraph}"), if i == 0 { 2 } else { 4 });
     }
-    let headers = |first: &'static str| {
-        let mut h = vec![name(first)];
-        h.extend(SHIFT_HEADERS.iter().map(|x| num(x)));
-        h
-    };
-    out += &table::render(
-        &headers("category"),
-        &shift_rows(&s.categories, TOP_MOVERS, width),
-        2,
-    );
-    out += &table::render(
-        &headers("function (self)"),
-        &shift_rows(&s.functions, TOP_MOVERS, width),
-        2,
-    );
+    out += &shift_table(&s.categories, false, width).text(2);
+    out += &shift_table(&s.functions, true, width).text(2);
     out
-}
-
-fn md_table(headers: &[&str], rows: &[Vec<String>]) -> String {
-    table::markdown(&table::cols(headers, 1), rows) + "\n"
 }
 
 /// The profile's analysis as Markdown tables.
@@ -313,22 +277,10 @@ pub fn markdown(report: &ProfileReport) -> String {
         if c.pretouch_samples == 0 {
             continue;
         }
-        let esc = |rows: Vec<Vec<String>>| -> Vec<Vec<String>> {
-            rows.into_iter()
-                .map(|mut r| {
-                    r[0] = format!("`{}`", r[0]);
-                    r
-                })
-                .collect()
-        };
-        out += &md_table(
-            &["category", "samples", "share", "est ms"],
-            &share_rows(&c.categories, usize::MAX, usize::MAX),
-        );
-        out += &md_table(
-            &["function (self)", "samples", "share", "est ms"],
-            &esc(share_rows(&c.functions, TOP_FUNCTIONS, usize::MAX)),
-        );
+        out += &share_table(&c.categories, false, usize::MAX, WIDTH).markdown();
+        out.push('\n');
+        out += &share_table(&c.functions, true, TOP_FUNCTIONS, WIDTH).markdown();
+        out.push('\n');
     }
     if !report.shifts.is_empty() {
         writeln!(
@@ -357,21 +309,10 @@ pub fn markdown(report: &ProfileReport) -> String {
             if prose.len() > 1 {
                 out.push('\n');
             }
-            let headers = SHIFT_HEADERS;
-            out += &md_table(
-                &[&["category"], &headers[..]].concat(),
-                &shift_rows(&s.categories, TOP_MOVERS, usize::MAX),
-            );
-            out += &md_table(
-                &[&["function (self)"], &headers[..]].concat(),
-                &shift_rows(&s.functions, TOP_MOVERS, usize::MAX)
-                    .into_iter()
-                    .map(|mut r| {
-                        r[0] = format!("`{}`", r[0]);
-                        r
-                    })
-                    .collect::<Vec<_>>(),
-            );
+            out += &shift_table(&s.categories, false, WIDTH).markdown();
+            out.push('\n');
+            out += &shift_table(&s.functions, true, WIDTH).markdown();
+            out.push('\n');
         }
     }
     out += NOTES;
@@ -381,33 +322,34 @@ pub fn markdown(report: &ProfileReport) -> String {
 
 /// The profile's analysis, a CSV row per figure (`--profile-csv`).
 pub fn csv(report: &ProfileReport) -> String {
-    let mut w = csv::Writer::from_writer(Vec::new());
-    w.write_record([
-        "section",
-        "label",
-        "baseline",
-        "jdk",
-        "gc",
-        "heap",
-        "variant",
-        "kind",
-        "name",
-        "value",
-        "samples",
-        "share_pct",
-        "est_ms",
-        "base_share_pct",
-        "base_est_ms",
-        "delta_pp",
-        "delta_ms",
-        "launch_base_share_pct",
-        "launch_share_pct",
-        "change_pp",
-        "interval_low_pp",
-        "interval_high_pp",
-        "mover",
-    ])
-    .expect("in memory");
+    let mut w = Table::new(table::columns(
+        &[
+            "section",
+            "label",
+            "baseline",
+            "jdk",
+            "gc",
+            "heap",
+            "variant",
+            "kind",
+            "name",
+            "value",
+            "samples",
+            "share_pct",
+            "est_ms",
+            "base_share_pct",
+            "base_est_ms",
+            "delta_pp",
+            "delta_ms",
+            "launch_base_share_pct",
+            "launch_share_pct",
+            "change_pp",
+            "interval_low_pp",
+            "interval_high_pp",
+            "mover",
+        ],
+        0,
+    ));
     let f = |v: Option<f64>| v.map_or_else(String::new, |v| format!("{v:.3}"));
     for c in &report.cells {
         let head = |kind: &str, name: &str| {
@@ -449,7 +391,7 @@ pub fn csv(report: &ProfileReport) -> String {
             let mut r = head("summary", name);
             r.push(value.unwrap_or_default());
             r.extend(std::iter::repeat_n(String::new(), 13));
-            w.write_record(&r).expect("in memory");
+            w.push(r);
         }
         for (kind, shares) in [("category", &c.categories), ("function", &c.functions)] {
             for s in shares {
@@ -461,14 +403,14 @@ pub fn csv(report: &ProfileReport) -> String {
                     f(s.est_ms),
                 ]);
                 r.extend(std::iter::repeat_n(String::new(), 10));
-                w.write_record(&r).expect("in memory");
+                w.push(r);
             }
         }
     }
     for s in &report.shifts {
         for (kind, shifts) in [("category", &s.categories), ("function", &s.functions)] {
             for x in shifts {
-                w.write_record([
+                w.push([
                     "shift".to_owned(),
                     s.label.clone(),
                     s.baseline.clone(),
@@ -492,12 +434,11 @@ pub fn csv(report: &ProfileReport) -> String {
                     f(x.interval.map(|i| i.low_pp)),
                     f(x.interval.map(|i| i.high_pp)),
                     x.mover.to_string(),
-                ])
-                .expect("in memory");
+                ]);
             }
         }
     }
-    String::from_utf8(w.into_inner().expect("in memory")).expect("utf8")
+    w.csv()
 }
 
 #[cfg(test)]

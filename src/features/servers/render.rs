@@ -6,9 +6,8 @@ use std::fmt::Write as _;
 
 use crate::analyze::report::{CellReport, Report};
 use crate::features::servers::analyze::CellReady;
-use crate::machine::jdk::short_jdk;
 use crate::render::common::*;
-use crate::render::table;
+use crate::render::table::{self, Cell, Column, Shown, Table};
 
 fn server_cells(report: &Report) -> Vec<(&CellReport, &CellReady)> {
     report
@@ -58,31 +57,19 @@ pub fn text(report: &Report) -> String {
         let keys = LabelKeys::of(&mine);
         out += &keys.table(
             &format!("time to ready, label: {label}"),
-            &READY_COLUMNS,
-            &mine,
-            ready_row,
+            &ready_table(&mine),
         );
-        let asked: Vec<ServerCell<'_>> = mine.iter().copied().filter(sent_requests).collect();
-        if !asked.is_empty() {
+        let asked = requests_table(&mine);
+        if !asked.rows.is_empty() {
             any_requests = true;
-            out += &keys.table(
-                &format!("first requests, label: {label}"),
-                &REQUESTS_COLUMNS,
-                &asked,
-                requests_row,
-            );
+            out += &keys.table(&format!("first requests, label: {label}"), &asked);
         }
-        let work: Vec<ServerCell<'_>> = mine.iter().copied().filter(ran_workload).collect();
-        if work.is_empty() {
+        let work = payback_table(&mine);
+        if work.rows.is_empty() {
             continue;
         }
         any_workload = true;
-        out += &keys.table(
-            &format!("pay-back, label: {label}"),
-            &PAYBACK_COLUMNS,
-            &work,
-            payback_row,
-        );
+        out += &keys.table(&format!("pay-back, label: {label}"), &work);
     }
     out.push('\n');
     out += &table::wrap(READY_FOOTER, 0);
@@ -98,88 +85,129 @@ pub fn text(report: &Report) -> String {
     out
 }
 
-/// The value columns of the time-to-ready table, text.
-const READY_COLUMNS: [table::Col<'static>; 8] = [
-    table::num("launches"),
-    table::num("main"),
-    table::num("with"),
-    table::num("cost"),
-    table::num("ready"),
-    table::num("with"),
-    table::num("cost"),
-    table::num("share"),
-];
-
-/// The value columns of the first-requests table, text.
-const REQUESTS_COLUMNS: [table::Col<'static>; 9] = [
-    table::num("n"),
-    table::num("first"),
-    table::num("with"),
-    table::num("p50"),
-    table::num("with"),
-    table::num("p99"),
-    table::num("with"),
-    table::num("agree from"),
-    table::num("launches"),
-];
-
-/// A cell's values in the first-requests table, text and Markdown.
-fn requests_row((_, r): &ServerCell<'_>) -> Vec<String> {
-    let agree = match (r.requests_agree_from, r.requests_never_agree) {
-        (Some(k), _) => table::whole(k as usize),
-        (None, true) => "never".to_owned(),
-        (None, false) => "-".to_owned(),
-    };
-    vec![
-        r.requests_count
-            .map_or_else(|| "-".to_owned(), |n| table::whole(n as usize)),
-        ms(r.first_request_off_ms),
-        ms(r.first_request_on_ms),
-        ms(r.requests_p50_off_ms),
-        ms(r.requests_p50_on_ms),
-        ms(r.requests_p99_off_ms),
-        ms(r.requests_p99_on_ms),
-        agree,
-        format!(
-            "{}+{}",
-            table::whole(r.requests_runs_off),
-            table::whole(r.requests_runs_on)
-        ),
-    ]
+/// One table of server cells, a row each: the label (in Markdown, which has every
+/// label in one table), the cell's key, then `values` and a row of them per cell.
+fn server_table(
+    cells: &[ServerCell<'_>],
+    values: Vec<Column>,
+    row: impl Fn(&ServerCell<'_>) -> Vec<Cell>,
+) -> Table {
+    let mut columns = vec![Column::name("label").shown(Shown::Wide)];
+    columns.extend(KEY_HEADERS.map(Column::name));
+    columns.extend(values);
+    Table::new(columns)
+        .keyed(1 + KEY_HEADERS.len())
+        .with_rows(cells.iter().map(|cell| {
+            let c = cell.0;
+            let mut r: Vec<Cell> = vec![c.label.as_str().into()];
+            r.extend(
+                key_values(key_refs(&c.key()), &[0, 1, 2, 3])
+                    .into_iter()
+                    .map(Cell::from),
+            );
+            r.extend(row(cell));
+            r
+        }))
 }
 
-/// The value columns of the pay-back table, text.
-const PAYBACK_COLUMNS: [table::Col<'static>; 5] = [
-    table::num("startup +"),
-    table::num("work"),
-    table::num("with"),
-    table::num("change"),
-    table::num("net"),
-];
-
-/// A cell's values in the time-to-ready table, text.
-fn ready_row((c, r): &ServerCell<'_>) -> Vec<String> {
-    vec![
-        format!("{}+{}", table::whole(c.runs_off), table::whole(c.runs_on)),
-        ms(c.median_off_ms),
-        ms(c.median_on_ms),
-        cost(c),
-        ms(r.ready_off_ms),
-        ms(r.ready_on_ms),
-        ms(r.ready_cost_ms),
-        table::opt_pct(r.ready_share_pct, 0),
-    ]
+/// The time to ready of each cell: the time to main and to ready, without and with
+/// pretouch, and their cost. Markdown gives each time with its range.
+fn ready_table(cells: &[ServerCell<'_>]) -> Table {
+    let values = vec![
+        Column::num("launches"),
+        Column::num("main").wide_header("to main (min-max)"),
+        Column::num("with"),
+        Column::num("cost"),
+        Column::num("ready").wide_header("to ready (min-max)"),
+        Column::num("with").wide_header("with (min-max)"),
+        Column::num("cost"),
+        Column::num("share"),
+    ];
+    server_table(cells, values, |(c, r)| {
+        vec![
+            format!("{}+{}", table::whole(c.runs_off), table::whole(c.runs_on)).into(),
+            Cell::wide(
+                ms(c.median_off_ms),
+                md(c.median_off_ms, c.min_off_ms, c.max_off_ms),
+            ),
+            Cell::wide(
+                ms(c.median_on_ms),
+                md(c.median_on_ms, c.min_on_ms, c.max_on_ms),
+            ),
+            cost(c).into(),
+            Cell::wide(
+                ms(r.ready_off_ms),
+                md(r.ready_off_ms, r.ready_min_off_ms, r.ready_max_off_ms),
+            ),
+            Cell::wide(
+                ms(r.ready_on_ms),
+                md(r.ready_on_ms, r.ready_min_on_ms, r.ready_max_on_ms),
+            ),
+            ms(r.ready_cost_ms).into(),
+            table::opt_pct(r.ready_share_pct, 0).into(),
+        ]
+    })
 }
 
-/// A cell's values in the pay-back table, text.
-fn payback_row((_, r): &ServerCell<'_>) -> Vec<String> {
-    vec![
-        table::opt_signed_ms(r.ready_cost_ms),
-        ms(r.workload_off_ms),
-        ms(r.workload_on_ms),
-        table::opt_signed_ms(r.workload_change_ms),
-        table::opt_signed_ms(r.net_ms),
-    ]
+/// The first requests of each cell that sent them (`requests:`).
+fn requests_table(cells: &[ServerCell<'_>]) -> Table {
+    let asked: Vec<ServerCell<'_>> = cells.iter().copied().filter(sent_requests).collect();
+    let values = table::columns(
+        &[
+            "n",
+            "first",
+            "with",
+            "p50",
+            "with",
+            "p99",
+            "with",
+            "agree from",
+            "launches",
+        ],
+        0,
+    );
+    server_table(&asked, values, |(_, r)| {
+        let agree = match (r.requests_agree_from, r.requests_never_agree) {
+            (Some(k), _) => table::whole(k as usize),
+            (None, true) => "never".to_owned(),
+            (None, false) => "-".to_owned(),
+        };
+        [
+            r.requests_count
+                .map_or_else(|| "-".to_owned(), |n| table::whole(n as usize)),
+            ms(r.first_request_off_ms),
+            ms(r.first_request_on_ms),
+            ms(r.requests_p50_off_ms),
+            ms(r.requests_p50_on_ms),
+            ms(r.requests_p99_off_ms),
+            ms(r.requests_p99_on_ms),
+            agree,
+            format!(
+                "{}+{}",
+                table::whole(r.requests_runs_off),
+                table::whole(r.requests_runs_on)
+            ),
+        ]
+        .map(Cell::from)
+        .to_vec()
+    })
+}
+
+/// The pay-back of each cell that ran its `after_ready` workload.
+fn payback_table(cells: &[ServerCell<'_>]) -> Table {
+    let work: Vec<ServerCell<'_>> = cells.iter().copied().filter(ran_workload).collect();
+    let values = table::columns(&["startup +", "work", "with", "change", "net"], 0);
+    server_table(&work, values, |(_, r)| {
+        [
+            table::opt_signed_ms(r.ready_cost_ms),
+            ms(r.workload_off_ms),
+            ms(r.workload_on_ms),
+            table::opt_signed_ms(r.workload_change_ms),
+            table::opt_signed_ms(r.net_ms),
+        ]
+        .map(Cell::from)
+        .to_vec()
+    })
 }
 
 /// The key columns of one label's tables: the parts of the cells' keys that differ
@@ -199,26 +227,15 @@ impl LabelKeys {
 
     /// One table of the label, text: its `title`, the shared key line, and a row of
     /// `values` for each cell, keyed by the parts that differ.
-    fn table(
-        &self,
-        title: &str,
-        values: &[table::Col<'_>],
-        cells: &[ServerCell<'_>],
-        row: fn(&ServerCell<'_>) -> Vec<String>,
-    ) -> String {
-        let key: Vec<table::Col<'_>> = (self.cols.iter())
-            .map(|&i| table::name(KEY_HEADERS[i]))
-            .collect();
-        let rows: Vec<(Vec<String>, Vec<String>)> = cells
-            .iter()
-            .map(|cell| (key_values(key_refs(&cell.0.key()), &self.cols), row(cell)))
-            .collect();
+    fn table(&self, title: &str, table: &Table) -> String {
+        let keys = self.cols.iter().map(|i| i + 1);
+        let shown: Vec<usize> = keys.chain(table.key..table.columns.len()).collect();
         let mut out = String::from("\n");
         out += &table::wrap(title, 2);
         if let Some(shared) = &self.shared {
             out += &table::wrap(shared, 2);
         }
-        out += &table::render_keyed(&key, values, &rows);
+        out += &table.pick(&shown).text_keyed();
         out
     }
 }
@@ -256,96 +273,24 @@ pub fn markdown(report: &Report) -> String {
         return String::new();
     }
     let mut out = String::from("\n### Time to ready\n\n");
-    out += &markdown_table(
-        &[
-            "launches",
-            "to main (min-max)",
-            "with",
-            "cost",
-            "to ready (min-max)",
-            "with (min-max)",
-            "cost",
-            "share",
-        ],
-        &cells,
-        ready_markdown_row,
-    );
+    out += &ready_table(&cells).markdown();
     let _ = writeln!(out, "\n{READY_FOOTER}");
-    let asked: Vec<ServerCell<'_>> = cells.iter().copied().filter(sent_requests).collect();
-    if !asked.is_empty() {
+    let asked = requests_table(&cells);
+    if !asked.rows.is_empty() {
         out += "\n### First requests\n\n";
-        out += &markdown_table(
-            &[
-                "n",
-                "first",
-                "with",
-                "p50",
-                "with",
-                "p99",
-                "with",
-                "agree from",
-                "launches",
-            ],
-            &asked,
-            requests_row,
-        );
+        out += &asked.markdown();
         let _ = writeln!(out, "\n{REQUESTS_FOOTER}");
     }
-    let work: Vec<ServerCell<'_>> = cells.iter().copied().filter(ran_workload).collect();
-    if !work.is_empty() {
+    let work = payback_table(&cells);
+    if !work.rows.is_empty() {
         out += "\n### Pay-back\n\n";
-        out += &markdown_table(
-            &["startup +", "work", "with", "change", "net"],
-            &work,
-            payback_row,
-        );
+        out += &work.markdown();
         let _ = writeln!(out, "\n{PAYBACK_FOOTER}");
     }
     for n in notes(&cells) {
         let _ = writeln!(out, "\n> {n}");
     }
     out
-}
-
-/// One Markdown table of server cells: a row for each cell, named by its label, JDK,
-/// collector, heap and variant, then its `values` under `headers`.
-fn markdown_table(
-    headers: &[&str],
-    cells: &[ServerCell<'_>],
-    values: fn(&ServerCell<'_>) -> Vec<String>,
-) -> String {
-    let mut all = vec!["label", "jdk", "gc", "heap", "variant"];
-    all.extend_from_slice(headers);
-    let rows: Vec<Vec<String>> = cells
-        .iter()
-        .map(|cell| {
-            let c = cell.0;
-            let mut row = vec![
-                c.label.clone(),
-                short_jdk(&c.jdk).to_owned(),
-                c.gc.clone(),
-                c.heap.clone(),
-                c.variant_text(),
-            ];
-            row.extend(values(cell));
-            row
-        })
-        .collect();
-    table::markdown(&table::cols(&all, 5), &rows)
-}
-
-/// A cell's values in the time-to-ready table, Markdown: each time with its range.
-fn ready_markdown_row((c, r): &ServerCell<'_>) -> Vec<String> {
-    vec![
-        format!("{}+{}", table::whole(c.runs_off), table::whole(c.runs_on)),
-        md(c.median_off_ms, c.min_off_ms, c.max_off_ms),
-        md(c.median_on_ms, c.min_on_ms, c.max_on_ms),
-        cost(c),
-        md(r.ready_off_ms, r.ready_min_off_ms, r.ready_max_off_ms),
-        md(r.ready_on_ms, r.ready_min_on_ms, r.ready_max_on_ms),
-        ms(r.ready_cost_ms),
-        table::opt_pct(r.ready_share_pct, 0),
-    ]
 }
 
 fn md(median: Option<f64>, min: Option<f64>, max: Option<f64>) -> String {
