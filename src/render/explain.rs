@@ -63,23 +63,23 @@ older records.
 const TIME: [Explaining<CellReport>; 4] = [
     Explaining {
         col: num("phase grew"),
-        legend: "phase grew = the startup phase whose median grew most with pretouch",
+        legend: "phase grew is the startup phase whose median grew most with pretouch.",
         value: |c| c.explain.grew_most().unwrap_or("-").to_owned(),
     },
     Explaining {
         col: num("VM init ms"),
-        legend: "VM init ms = how much longer the JVM takes to create its VM with \
-                 pretouch, which is where it touches the heap",
+        legend: "VM init ms is how much longer the JVM takes to create its VM with \
+                 pretouch, which is where it touches the heap.",
         value: |c| table::opt_ms_tenths(c.explain.init_growth_ms()),
     },
     Explaining {
         col: num("JVM log ms"),
-        legend: "JVM log ms = the pretouch time the JVM's own log gives",
+        legend: "JVM log ms is the pretouch time the JVM's own log gives.",
         value: |c| table::opt_ms_tenths(c.jvm_pretouch_ms),
     },
     Explaining {
         col: num("Genesis ms"),
-        legend: "Genesis ms = how much longer the JVM's Genesis phase takes with pretouch",
+        legend: "Genesis ms is how much longer the JVM's Genesis phase takes with pretouch.",
         value: |c| table::opt_ms_tenths(c.jvm_genesis_growth_ms),
     },
 ];
@@ -88,23 +88,23 @@ const TIME: [Explaining<CellReport>; 4] = [
 const FAULTS: [Explaining<CellReport>; 5] = [
     Explaining {
         col: num("faults"),
-        legend: "faults = the median of the minor faults up to main() that pretouch adds",
+        legend: "faults is the median of the minor faults up to main() that pretouch adds.",
         value: |c| table::opt_count(c.pretouch_faults),
     },
     Explaining {
         col: num("expected"),
-        legend: "expected = the heap divided by the folio size, times its views",
+        legend: "expected is the heap divided by the folio size, times its views.",
         value: |c| table::opt_count(Some(c.expected_faults as f64)),
     },
     Explaining {
         col: num("faults/s"),
-        legend: "faults/s = the faults divided by VM init ms",
+        legend: "faults/s is the faults divided by VM init ms.",
         value: |c| table::opt_count(c.fault_rate_per_s),
     },
     Explaining {
         col: num("% ceiling"),
-        legend: "% ceiling = faults/s as a share of the label's `pretouch calibrate` rate \
-                 at the same folio size",
+        legend: "% ceiling is faults/s as a share of the label's `pretouch calibrate` rate \
+                 at the same folio size.",
         value: |c| {
             c.ceiling_pct
                 .map_or_else(|| "-".to_owned(), |p| table::pct(p, 0))
@@ -112,7 +112,7 @@ const FAULTS: [Explaining<CellReport>; 5] = [
     },
     Explaining {
         col: num("touched"),
-        legend: "touched = whether 80% of the heap was resident at main()",
+        legend: "touched is whether 80% of the heap was resident at main().",
         value: touched,
     },
 ];
@@ -127,8 +127,8 @@ fn opt_bytes(v: Option<f64>) -> String {
 const BACKING: [Explaining<CellReport>; 5] = [
     Explaining {
         col: num("folios"),
-        legend: "folios = the median folios above 4 KiB a launch with pretouch got, per \
-                 size, from the mTHP counters",
+        legend: "folios is the median folios above 4 KiB a launch with pretouch got, per \
+                 size, from the mTHP counters.",
         value: |c| {
             let f: Vec<String> = (c.folios.iter())
                 .map(|f| {
@@ -148,7 +148,7 @@ const BACKING: [Explaining<CellReport>; 5] = [
     },
     Explaining {
         col: num("fallback"),
-        legend: "fallback = its faults that fell back to a smaller folio",
+        legend: "fallback is its faults that fell back to a smaller folio.",
         value: |c| match c.folio_fallbacks {
             Some(f) if f > 0.0 || !c.folios.is_empty() => table::count(f),
             _ => "-".to_owned(),
@@ -156,7 +156,7 @@ const BACKING: [Explaining<CellReport>; 5] = [
     },
     Explaining {
         col: num("cg limit"),
-        legend: "cg limit = the cell's memory cgroup limit as the kernel held it",
+        legend: "cg limit is the cell's memory cgroup limit as the kernel held it.",
         value: |c| match &c.cgroup {
             Some(g) => g
                 .max_bytes
@@ -166,7 +166,7 @@ const BACKING: [Explaining<CellReport>; 5] = [
     },
     Explaining {
         col: num("cg peak off/on"),
-        legend: "cg peak off/on = its median peak charge without / with pretouch",
+        legend: "cg peak off/on is its median peak charge without / with pretouch.",
         value: |c| match &c.cgroup {
             Some(g) => format!(
                 "{} / {}",
@@ -178,7 +178,7 @@ const BACKING: [Explaining<CellReport>; 5] = [
     },
     Explaining {
         col: num("at limit"),
-        legend: "at limit = the median number of times a launch with pretouch hit the limit",
+        legend: "at limit is the median number of times a launch with pretouch hit the limit.",
         value: |c| match &c.cgroup {
             Some(g) if g.max_bytes.is_some() => table::opt_count(g.at_limit_on),
             _ => "-".to_owned(),
@@ -455,15 +455,9 @@ pub fn text(report: &Report, phases: bool, names: &CellNames) -> String {
     }
     let mut legend: Vec<&str> = tables.iter().flatten().map(|c| c.legend).collect();
     if merged {
-        legend.push("all = alike in every label");
+        legend.push("all is alike in every label.");
     }
-    // Each column's entry says `header = meaning`, and the legend reads it as a
-    // sentence: `header is meaning.`
-    let sentences: Vec<String> = legend
-        .iter()
-        .filter(|l| !l.is_empty())
-        .map(|l| format!("{}.", l.replacen(" = ", " is ", 1)))
-        .collect();
+    let sentences: Vec<&str> = legend.into_iter().filter(|l| !l.is_empty()).collect();
     let mut text = sentences.join(" ");
     if !dropped.is_empty() {
         text += " Empty columns are left out";

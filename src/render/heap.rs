@@ -41,30 +41,30 @@ fn heap_value(c: &CellReport, i: usize) -> String {
 pub(crate) const COLUMNS: [Explaining<CellReport>; 5] = [
     Explaining {
         col: name("memory"),
-        legend: "memory = what backs the heap at main(), with its transparent huge-page \
+        legend: "memory is what backs the heap at main(), with its transparent huge-page \
                  bytes. xN means N views of the same memory, as JDK 11 and 17 ZGC map \
-                 it, and such shared memory faults through shmem_fault",
+                 it, and such shared memory faults through shmem_fault.",
         value: |c| heap_value(c, 4),
     },
     Explaining {
         col: name("page"),
-        legend: "page = the kernel page size of its mappings",
+        legend: "page is the kernel page size of its mappings.",
         value: |c| heap_value(c, 5),
     },
     Explaining {
         col: name("resident"),
-        legend: "resident = the median of the heap resident at main(), each page counted once",
+        legend: "resident is the median of the heap resident at main(), each page counted once.",
         value: |c| heap_value(c, 6),
     },
     Explaining {
         col: name("method"),
-        legend: "method = how the JVM touches each page",
+        legend: "method is how the JVM touches each page.",
         value: |c| heap_value(c, 7),
     },
     Explaining {
         col: name("profile"),
-        legend: "profile = the method checked against the kernel profile, where a populate \
-                 shows no fault-entry frames",
+        legend: "profile is the method checked against the kernel profile, where a populate \
+                 shows no fault-entry frames.",
         value: |c| heap_value(c, 8),
     },
 ];
@@ -75,8 +75,8 @@ pub(crate) const COLUMNS: [Explaining<CellReport>; 5] = [
 /// table gives its medians.
 pub(crate) const PEAKS: [Explaining<CellReport>; 1] = [Explaining {
     col: num("peak MiB"),
-    legend: "peak MiB = the median peak RSS of a launch without pretouch, then with \
-             it",
+    legend: "peak MiB is the median peak RSS of a launch without pretouch, then with \
+             it.",
     value: |c| match (c.peak_rss_off_mib, c.peak_rss_on_mib) {
         (None, None) => "-".to_owned(),
         (off, on) => format!("{} -> {}", peak(off), peak(on)),
