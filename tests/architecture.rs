@@ -740,10 +740,6 @@ const CORE_IMPORTING_FEATURES: &[(&str, &[&str])] = &[
     ("schedule::run", &["cgroup", "settings"]),
     ("schedule::session", &["probe", "settings"]),
     ("session", &["campaign", "kernels", "settings"]),
-    (
-        "session::args",
-        &["campaign", "kernels", "probe", "profile"],
-    ),
     ("session::checks", &["servers"]),
     ("session::dry_run", &["probe"]),
     ("session::finish", &["settings"]),

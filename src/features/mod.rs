@@ -14,6 +14,8 @@ pub mod settings;
 
 /// The list of the features' hooks around a launch (`launch` stage).
 pub mod launch;
+/// The list of the features' options of `pretouch run` (`session` stage).
+pub mod options;
 /// The list of the features' records the store reads (`store` stage).
 pub mod record;
 

@@ -72,24 +72,24 @@ fn show_plan(
             matrix,
             &plan,
             available,
-            args.kernels.runs as usize,
+            args.features.kernels.runs as usize,
             &planned_noise(args)
         )
     );
     if probe::wanted(args, matrix) {
         println!(
             "then {} probed launches, {} cells x {} rounds x with and without pretouch, while bpftrace times each page fault and lock wait. They enter no median, and a real run checks bpftrace first.",
-            plan.cells.len() as u32 * args.probing.probe_rounds * 2,
+            plan.cells.len() as u32 * args.features.probing.probe_rounds * 2,
             plan.cells.len(),
-            args.probing.probe_rounds
+            args.features.probing.probe_rounds
         );
     }
-    if args.profiling.profile || matrix.profile {
+    if args.features.profiling.profile || matrix.profile {
         println!(
             "then {} profiled launches, {} cells x {} rounds x with and without pretouch, under `perf record -e cpu-clock -g`. They enter no median, and a real run checks perf first.",
-            plan.cells.len() as u32 * args.profiling.profile_rounds * 2,
+            plan.cells.len() as u32 * args.features.profiling.profile_rounds * 2,
             plan.cells.len(),
-            args.profiling.profile_rounds
+            args.features.profiling.profile_rounds
         );
     }
     if let Some(available) = memory::mem_available()

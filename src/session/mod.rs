@@ -92,19 +92,19 @@ fn way_of(args: &RunArgs) -> anyhow::Result<Way> {
     }
     // Everything the user can get wrong is checked before the first JVM starts.
     let matrix = fresh_matrix(args)?;
-    let kernels = !args.kernels.kernel.is_empty() || !matrix.kernels.is_empty();
+    let kernels = !args.features.kernels.kernel.is_empty() || !matrix.kernels.is_empty();
     let bare_metal = || {
         crate::machine::guest::GuestInfo::read()
             .virtualization()
             .is_none()
     };
     let boot = boot_of(
-        args.campaign.boot,
-        kernels && args.kernels.in_vm.is_none(),
+        args.features.campaign.boot,
+        kernels && args.features.kernels.in_vm.is_none(),
         bare_metal,
     );
     if let Some(method) = boot {
-        if args.campaign.boot.is_none() {
+        if args.features.campaign.boot.is_none() {
             eprintln!(
                 "pretouch: this machine is not a VM: the kernels boot on it, one boot a run, \
                  by kexec (the default on bare metal; --boot vm runs them in VMs instead)"
@@ -113,12 +113,15 @@ fn way_of(args: &RunArgs) -> anyhow::Result<Way> {
         return Ok(Way::Campaign(matrix, method));
     }
     for (given, flag) in [
-        (args.campaign.yes, "--yes"),
+        (args.features.campaign.yes, "--yes"),
         (
-            args.campaign.calibrate_per_boot.is_some(),
+            args.features.campaign.calibrate_per_boot.is_some(),
             "--calibrate-per-boot",
         ),
-        (args.campaign.campaign_root().is_some(), "--campaign-root"),
+        (
+            args.features.campaign.campaign_root().is_some(),
+            "--campaign-root",
+        ),
     ] {
         if given {
             return Err(bad(anyhow::anyhow!(
@@ -127,7 +130,7 @@ fn way_of(args: &RunArgs) -> anyhow::Result<Way> {
             )));
         }
     }
-    if args.kernels.in_vm.is_none() && kernels {
+    if args.features.kernels.in_vm.is_none() && kernels {
         return Ok(Way::Kernels(matrix));
     }
     // Read only: the kernel has each file, and offers each value.

@@ -17,7 +17,7 @@ use crate::session::extra::Instrument;
 
 /// Whether the run asks for probes (`--probe` or `probe: true`).
 pub(crate) fn wanted(args: &RunArgs, matrix: &Matrix) -> bool {
-    args.probing.probe || matrix.probe
+    args.features.probing.probe || matrix.probe
 }
 
 /// With probes asked for: what they can do here, or a bad-input error saying the fix.
