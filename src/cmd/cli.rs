@@ -2,10 +2,9 @@
 
 use std::path::PathBuf;
 
-use crate::features::campaign::options::CampaignArgs;
 use clap::{Parser, Subcommand};
 
-use crate::features::calibrate::options::CalibrateArgs;
+use crate::features::cli::FeatureCommand;
 use crate::render::common::Format;
 use crate::stats::interval::Estimator;
 
@@ -65,10 +64,9 @@ pub enum Command {
     Jdks(JdksArgs),
     /// Print the facts of this machine that a run records with its results
     Env(EnvArgs),
-    /// Measure how fast this machine faults in anonymous memory, the ceiling for pretouch
-    Calibrate(CalibrateArgs),
-    /// Show or stop the campaign across reboots that `pretouch run --boot` started
-    Campaign(CampaignArgs),
+    // The features' own subcommands, one list (`features::cli`).
+    #[command(flatten)]
+    Feature(FeatureCommand),
     /// Write the man pages into a folder, or print a shell's completion script
     Generate(GenerateArgs),
 }

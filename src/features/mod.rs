@@ -12,6 +12,8 @@ pub mod profile;
 pub mod servers;
 pub mod settings;
 
+/// The list of the features' own subcommands (`cmd` stage).
+pub mod cli;
 /// The list of the features' hooks around a launch (`launch` stage).
 pub mod launch;
 /// The list of the features' options of `pretouch run` (`session` stage).
