@@ -737,9 +737,6 @@ const CORE_IMPORTING_FEATURES: &[(&str, &[&str])] = &[
     ("schedule::run", &["cgroup", "settings"]),
     ("schedule::session", &["probe", "settings"]),
     ("session", &["campaign", "kernels", "settings"]),
-    ("session::checks", &["servers"]),
-    ("session::dry_run", &["probe"]),
-    ("session::finish", &["settings"]),
     (
         "session::prepare",
         &["kernels", "probe", "profile", "settings"],

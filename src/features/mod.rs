@@ -20,6 +20,8 @@ pub mod launch;
 pub mod options;
 /// The list of the features' records the store reads (`store` stage).
 pub mod record;
+/// The features' parts of a run's life (`session` stage).
+pub mod session;
 
 /// The features that add a section to the report, one line each, in the order their
 /// sections are built. Each one's `section.rs` has a `SECTION`, its analysis half

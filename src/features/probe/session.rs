@@ -78,3 +78,14 @@ impl Instrument for Probing {
         )
     }
 }
+
+/// The dry run's line on the probed rounds of `cells` cells, when probes are asked for.
+pub(crate) fn dry_run_line(args: &RunArgs, matrix: &Matrix, cells: usize) -> Option<String> {
+    let rounds = args.features.probing.probe_rounds;
+    wanted(args, matrix).then(|| {
+        format!(
+            "then {} probed launches, {cells} cells x {rounds} rounds x with and without pretouch, while bpftrace times each page fault and lock wait. They enter no median, and a real run checks bpftrace first.",
+            cells as u32 * rounds * 2,
+        )
+    })
+}
