@@ -35,6 +35,7 @@ const FEATURE_FILES: &[(&str, &str)] = &[
     ("cli", "cmd"),
     ("options", "session"),
     ("session", "session"),
+    ("elsewhere", "session"),
     ("matrix", "matrix"),
     ("machine", "machine"),
     ("boot", "machine"),
@@ -736,7 +737,6 @@ const CORE_IMPORTING_FEATURES: &[(&str, &[&str])] = &[
     ("schedule::resume", &["profile"]),
     ("schedule::run", &["cgroup", "settings"]),
     ("schedule::session", &["probe", "settings"]),
-    ("session", &["campaign", "kernels", "settings"]),
     (
         "session::prepare",
         &["kernels", "probe", "profile", "settings"],

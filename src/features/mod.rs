@@ -14,6 +14,8 @@ pub mod settings;
 
 /// The list of the features' own subcommands (`cmd` stage).
 pub mod cli;
+/// The runs the features take elsewhere than this machine's kernel (`session` stage).
+pub mod elsewhere;
 /// The list of the features' hooks around a launch (`launch` stage).
 pub mod launch;
 /// The list of the features' options of `pretouch run` (`session` stage).
