@@ -728,7 +728,6 @@ const CORE_IMPORTING_FEATURES: &[(&str, &[&str])] = &[
     ("analyze::document", &["calibrate"]),
     ("analyze::explain", &["cgroup"]),
     ("analyze::report", &["calibrate", "servers"]),
-    ("cmd::check", &["settings"]),
     ("launch", &["cds", "cgroup", "servers", "settings"]),
     ("launch::mthp", &["settings"]),
     ("matrix", &["cgroup", "kernels", "settings"]),

@@ -45,3 +45,12 @@ impl BeforeAny {
         crate::features::settings::cli::env_line(&self.settings)
     }
 }
+
+/// The comparison of the settings side by side, which `pretouch check
+/// --baseline-setting` judges. `None` when the results ran under one setting only.
+pub(crate) fn settings_comparison(
+    launches: &crate::analyze::document::Launches,
+) -> Option<&crate::analyze::compare::Comparison> {
+    use crate::features::settings::section::SettingsSection;
+    launches.part::<SettingsSection>().map(|s| &s.0)
+}
