@@ -9,7 +9,6 @@ use crate::analyze::document;
 use crate::analyze::verdict::{self, Direction, Judged, Outcome, Verdict};
 use crate::cmd::cli::CheckArgs;
 use crate::cmd::error::bad;
-use crate::features::settings::section::SettingsSection;
 use crate::session::report::catalog;
 
 /// The exit code `git bisect run` reads as "skip this commit".
@@ -68,7 +67,7 @@ fn judge(args: &CheckArgs) -> anyhow::Result<Verdict> {
         .ok_or_else(|| anyhow::anyhow!("the results hold no launches to judge"))?;
     let (comparison, judged, what): (Comparison, &[String], &str) = match &args.baseline_setting {
         Some(name) => {
-            let cmp = launches.part::<SettingsSection>().map(|s| s.0.clone()).ok_or_else(|| {
+            let cmp = crate::features::cli::settings_comparison(&launches).cloned().ok_or_else(|| {
                     anyhow::anyhow!(
                         "--baseline-setting `{name}`: the results shown ran under one setting only, so there is nothing to hold against it\n  fix: name results of a matrix with two settings or more"
                     )

@@ -2,10 +2,9 @@
 
 use std::path::PathBuf;
 
-use crate::features::campaign::options::CampaignArgs;
 use clap::{Parser, Subcommand};
 
-use crate::features::calibrate::options::CalibrateArgs;
+use crate::features::cli::FeatureCommand;
 use crate::render::common::Format;
 use crate::stats::interval::Estimator;
 
@@ -65,10 +64,9 @@ pub enum Command {
     Jdks(JdksArgs),
     /// Print the facts of this machine that a run records with its results
     Env(EnvArgs),
-    /// Measure how fast this machine faults in anonymous memory, the ceiling for pretouch
-    Calibrate(CalibrateArgs),
-    /// Show or stop the campaign across reboots that `pretouch run --boot` started
-    Campaign(CampaignArgs),
+    // The features' own subcommands, one list (`features::cli`).
+    #[command(flatten)]
+    Feature(FeatureCommand),
     /// Write the man pages into a folder, or print a shell's completion script
     Generate(GenerateArgs),
 }
@@ -239,6 +237,7 @@ mod tests {
     use clap::CommandFactory;
 
     use super::*;
+    use crate::features::options::Given;
     use crate::session::args::PassedOn;
 
     #[test]
@@ -295,14 +294,20 @@ mod tests {
 
     /// The values a guest gets when its session keeps this command line's own.
     fn as_given(args: &RunArgs) -> PassedOn {
+        let features = &args.features;
         PassedOn {
             agent: args.agent.clone(),
-            probe_rounds: args.probing.probe.then_some(args.probing.probe_rounds),
-            profile_rounds: args
-                .profiling
-                .profile
-                .then_some(args.profiling.profile_rounds),
-            keep_perf_data: args.profiling.keep_perf_data.clone(),
+            features: Given {
+                probe_rounds: features
+                    .probing
+                    .probe
+                    .then_some(features.probing.probe_rounds),
+                profile_rounds: features
+                    .profiling
+                    .profile
+                    .then_some(features.profiling.profile_rounds),
+                keep_perf_data: features.profiling.keep_perf_data.clone(),
+            },
         }
     }
 
@@ -361,6 +366,26 @@ mod tests {
                 "`--{id}` does not reach the guest: {guest:?}"
             );
         }
+    }
+
+    /// A guest's command line keeps its order while each feature writes its own part:
+    /// the run's options with a value, the features', `--give-up-after`, the run's
+    /// switches, then the features'.
+    #[test]
+    fn a_guests_command_line_puts_the_features_options_where_they_always_were() {
+        let host: Vec<&str> = ["pretouch", "run"]
+            .into_iter()
+            .chain(SAMPLES.iter().flat_map(|(_, argv)| argv.iter().copied()))
+            .collect();
+        let Command::Run(args) = Cli::try_parse_from(host).unwrap().command else {
+            unreachable!()
+        };
+        assert_eq!(
+            args.passed_on(&as_given(&args)).join(" "),
+            "--agent /abs/agent.so --timeout 7 --format json --probe-rounds 4 \
+             --profile-rounds 5 --keep-perf-data /abs/results/perf --give-up-after 9 \
+             --no-jvm-log --force --fail-fast --comparable-memory --probe --profile"
+        );
     }
 
     /// `run --help` names the built-in matrix's values as the defaults of the matrix
@@ -443,8 +468,11 @@ mod tests {
             unreachable!()
         };
         let given = PassedOn {
-            probe_rounds: Some(2),
-            profile_rounds: Some(6),
+            features: Given {
+                probe_rounds: Some(2),
+                profile_rounds: Some(6),
+                ..Given::default()
+            },
             ..PassedOn::default()
         };
         let guest = args.passed_on(&given).join(" ");

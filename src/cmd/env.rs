@@ -6,7 +6,7 @@ use crate::machine::jdk::Jdk;
 
 pub(crate) fn cmd_env(
     args: EnvArgs,
-    leftover: &crate::features::settings::launch::Leftover,
+    before: &crate::features::cli::BeforeAny,
 ) -> anyhow::Result<u8> {
     crate::session::preflight::restore_leftover();
     let env = Environment::read();
@@ -20,6 +20,6 @@ pub(crate) fn cmd_env(
         "{}",
         crate::render::env::text(&env, jdk.as_ref().map_err(Clone::clone))
     );
-    print!("{}", crate::features::settings::cli::env_line(leftover));
+    print!("{}", before.env_lines());
     Ok(0)
 }

@@ -11,23 +11,19 @@ mod run;
 
 pub use crate::session::error;
 
-use crate::features::calibrate::cli as calibrate;
-use crate::features::campaign::session as campaign;
-use crate::features::settings::cli as settings;
 use cli::Command;
 
 /// Runs one subcommand; `Ok` holds the exit code.
 pub fn dispatch(command: Command) -> anyhow::Result<u8> {
     // Before anything else: a run killed with its kernel settings changed left them so.
-    let leftover = settings::replay();
+    let before = crate::features::cli::before_any_command();
     match command {
         Command::Run(args) => run::cmd_run(args),
         Command::Report(args) => report::cmd_report(args),
         Command::Check(args) => check::cmd_check(&args),
         Command::Jdks(args) => jdks::cmd_jdks(&args),
-        Command::Env(args) => env::cmd_env(args, &leftover),
-        Command::Calibrate(args) => calibrate::cmd_calibrate(args),
-        Command::Campaign(args) => campaign::cmd_campaign(&args),
+        Command::Env(args) => env::cmd_env(args, &before),
+        Command::Feature(command) => command.run(),
         Command::Generate(args) => generate::cmd_generate(&args),
     }
 }

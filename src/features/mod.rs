@@ -12,10 +12,18 @@ pub mod profile;
 pub mod servers;
 pub mod settings;
 
+/// The list of the features' own subcommands (`cmd` stage).
+pub mod cli;
+/// The runs the features take elsewhere than this machine's kernel (`session` stage).
+pub mod elsewhere;
 /// The list of the features' hooks around a launch (`launch` stage).
 pub mod launch;
+/// The list of the features' options of `pretouch run` (`session` stage).
+pub mod options;
 /// The list of the features' records the store reads (`store` stage).
 pub mod record;
+/// The features' parts of a run's life (`session` stage).
+pub mod session;
 
 /// The features that add a section to the report, one line each, in the order their
 /// sections are built. Each one's `section.rs` has a `SECTION`, its analysis half

@@ -5,10 +5,7 @@ use std::path::PathBuf;
 
 use clap::ValueEnum;
 
-use crate::features::campaign::options::BootArgs;
-use crate::features::kernels::options::KernelArgs;
-use crate::features::probe::options::ProbeArgs;
-use crate::features::profile::options::ProfileArgs;
+use crate::features::options::{RUNS_OWN_LAST, RunOptions};
 use crate::render::common::Format;
 
 #[derive(Debug, Clone, clap::Args)]
@@ -65,33 +62,28 @@ pub struct RunArgs {
     /// its pretouch is then not recorded.
     #[arg(long)]
     pub no_jvm_log: bool,
+    /// The features' options, one list (`features::options`).
     #[command(flatten)]
-    pub profiling: crate::features::profile::options::ProfileArgs,
-    #[command(flatten)]
-    pub probing: crate::features::probe::options::ProbeArgs,
-    #[command(flatten)]
-    pub kernels: crate::features::kernels::options::KernelArgs,
+    pub features: RunOptions,
     /// Start every launch from the same guest memory on a VM.
     ///
     /// As root, it stops free page reporting for the run and touches a heap-sized region
     /// once before the first launch. The setting is restored at the end, also after
     /// Ctrl-C. The matrix key `comparable_memory: true` does the same.
-    #[arg(long)]
+    #[arg(long, display_order = RUNS_OWN_LAST)]
     pub comparable_memory: bool,
     /// Give a cell up after N failed launches in a row, so the run goes on with the
     /// other cells. The cell's remaining launches are recorded as skipped, with the
     /// reason. 0 never gives up.
-    #[arg(long, value_name = "N", default_value_t = 3)]
+    #[arg(long, value_name = "N", default_value_t = 3, display_order = RUNS_OWN_LAST + 1)]
     pub give_up_after: u32,
     /// Run although _JAVA_OPTIONS, JAVA_TOOL_OPTIONS or JDK_JAVA_OPTIONS is set.
     ///
     /// Their options go on every launch's command line, where each record shows them,
     /// and the variables are not passed on. Without this option a run refuses to start
     /// while one is set, because the JVM would apply options no record names.
-    #[arg(long)]
+    #[arg(long, display_order = RUNS_OWN_LAST + 2)]
     pub pass_java_options: bool,
-    #[command(flatten)]
-    pub campaign: crate::features::campaign::options::BootArgs,
 }
 
 /// The axes of a run without a matrix file: `pretouch run --gc g1,parallel --heap 512m,4g
@@ -156,15 +148,12 @@ impl MatrixArgs {
 }
 
 /// The values a run elsewhere gets in place of this command line's own. They are the
-/// agent file as an absolute path, or `None` for the built-in one, and the extra
-/// rounds of the session, which a resumed session keeps from its first run. The last
-/// is the absolute folder where perf.data is kept.
+/// agent file as an absolute path, or `None` for the built-in one, and the features'
+/// values.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct PassedOn {
     pub agent: Option<PathBuf>,
-    pub probe_rounds: Option<u32>,
-    pub profile_rounds: Option<u32>,
-    pub keep_perf_data: Option<PathBuf>,
+    pub features: crate::features::options::Given,
 }
 
 impl RunArgs {
@@ -173,7 +162,10 @@ impl RunArgs {
     /// flags, because each VM is given the matrix as a file.
     pub(crate) fn matrix_of_run(&self) -> anyhow::Result<crate::matrix::Matrix> {
         let flags = self.axes.flags();
-        if flags.any() && !self.kernels.kernel.is_empty() && self.kernels.in_vm.is_none() {
+        if flags.any()
+            && !self.features.kernels.kernel.is_empty()
+            && self.features.kernels.in_vm.is_none()
+        {
             return Err(crate::session::error::bad(anyhow::anyhow!(
                 "{} with --kernel: each kernel's VM runs the matrix from a file\n  \
                  fix: write the matrix into a file (docs/matrix.md), and run \
@@ -207,37 +199,11 @@ impl RunArgs {
             results: _,
             resume: _,
             dry_run: _,
-            kernels:
-                KernelArgs {
-                    kernel: _,
-                    runs: _,
-                    vm_cpus: _,
-                    vm_memory: _,
-                    vm_boot_timeout: _,
-                    in_vm: _,
-                },
             pass_java_options: _,
-            campaign:
-                BootArgs {
-                    boot: _,
-                    yes: _,
-                    #[cfg(feature = "test-support")]
-                        campaign_root: _,
-                    calibrate_per_boot: _,
-                },
             // Replaced by `given`'s.
             agent: _,
-            profiling:
-                ProfileArgs {
-                    profile: _,
-                    profile_rounds: _,
-                    keep_perf_data: _,
-                },
-            probing:
-                ProbeArgs {
-                    probe: _,
-                    probe_rounds,
-                },
+            // Each feature says what it passes on.
+            features,
             timeout,
             format,
             force,
@@ -247,41 +213,33 @@ impl RunArgs {
             give_up_after,
         } = self;
         let mut out = Vec::new();
-        let mut value = |flag: &str, value: String| out.extend([flag.to_owned(), value]);
+        let mut switches = Vec::new();
+        let value = |out: &mut Vec<String>, flag: &str, value: String| {
+            out.extend([flag.to_owned(), value]);
+        };
         if let Some(agent) = &given.agent {
-            value("--agent", agent.display().to_string());
+            value(&mut out, "--agent", agent.display().to_string());
         }
-        value("--timeout", timeout.to_string());
+        value(&mut out, "--timeout", timeout.to_string());
         let format = format
             .to_possible_value()
             .map_or_else(|| "text".to_owned(), |v| v.get_name().to_owned());
-        value("--format", format);
-        // `probe: true` in the matrix reaches a guest through the matrix file, with
-        // these rounds.
-        value(
-            "--probe-rounds",
-            given.probe_rounds.unwrap_or(*probe_rounds).to_string(),
-        );
-        // Perf's options only with the profile: a guest without it profiles nothing.
-        if let Some(rounds) = given.profile_rounds {
-            value("--profile-rounds", rounds.to_string());
-            if let Some(keep) = &given.keep_perf_data {
-                value("--keep-perf-data", keep.display().to_string());
-            }
-        }
-        value("--give-up-after", give_up_after.to_string());
+        value(&mut out, "--format", format);
+        // The features' options with a value come here and their switches after the
+        // run's own, where a guest has always found them.
+        features.passed_on(&given.features, &mut out, &mut switches);
+        value(&mut out, "--give-up-after", give_up_after.to_string());
         for (on, flag) in [
             (*no_jvm_log, "--no-jvm-log"),
             (*force, "--force"),
             (*fail_fast, "--fail-fast"),
             (*comparable_memory, "--comparable-memory"),
-            (given.probe_rounds.is_some(), "--probe"),
-            (given.profile_rounds.is_some(), "--profile"),
         ] {
             if on {
                 out.push(flag.to_owned());
             }
         }
+        out.extend(switches);
         out
     }
 }

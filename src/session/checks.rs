@@ -220,7 +220,7 @@ pub(crate) fn resolve_app(
     let app = spec
         .resolve(&base)
         .with_context(|| format!("matrix `{}`", matrix.origin))?;
-    crate::features::servers::session::check_server(&app, matrix)?;
+    crate::features::session::check_app(&app, matrix)?;
     Ok(Some(app))
 }
 

@@ -6,7 +6,6 @@ use std::time::Duration;
 
 use anyhow::Context;
 
-use crate::features::probe::session as probe;
 use crate::launch::{JvmLauncher, agent};
 use crate::machine::jdk::Jdk;
 use crate::machine::memory;
@@ -72,25 +71,12 @@ fn show_plan(
             matrix,
             &plan,
             available,
-            args.kernels.runs as usize,
+            args.features.kernels.runs as usize,
             &planned_noise(args)
         )
     );
-    if probe::wanted(args, matrix) {
-        println!(
-            "then {} probed launches, {} cells x {} rounds x with and without pretouch, while bpftrace times each page fault and lock wait. They enter no median, and a real run checks bpftrace first.",
-            plan.cells.len() as u32 * args.probing.probe_rounds * 2,
-            plan.cells.len(),
-            args.probing.probe_rounds
-        );
-    }
-    if args.profiling.profile || matrix.profile {
-        println!(
-            "then {} profiled launches, {} cells x {} rounds x with and without pretouch, under `perf record -e cpu-clock -g`. They enter no median, and a real run checks perf first.",
-            plan.cells.len() as u32 * args.profiling.profile_rounds * 2,
-            plan.cells.len(),
-            args.profiling.profile_rounds
-        );
+    for line in crate::features::session::dry_run_lines(args, matrix, plan.cells.len()) {
+        println!("{line}");
     }
     if let Some(available) = memory::mem_available()
         && let Err(e) = memory::check(matrix, available)

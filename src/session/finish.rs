@@ -27,7 +27,7 @@ pub(super) fn run_and_restore(
 ) -> anyhow::Result<u8> {
     let settings = session.settings.clone();
     let result = execute_and_report(args, session, &machine);
-    crate::features::settings::session::end(settings);
+    crate::features::session::end(settings);
     result
 }
 

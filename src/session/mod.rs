@@ -21,13 +21,10 @@ mod resume;
 
 use std::path::PathBuf;
 
-use crate::features::campaign::boot::BootMethod;
-use crate::features::campaign::session as campaign;
-use crate::features::kernels::session as kernels;
+use crate::features::elsewhere as features;
 use crate::matrix::Matrix;
 use crate::session::args::RunArgs;
 use crate::session::dry_run::dry_run;
-use crate::session::error::bad;
 use crate::session::finish::run_and_restore;
 use crate::session::prepare::{fresh_matrix, prepare_fresh};
 use crate::session::resume::run_resumed;
@@ -41,14 +38,11 @@ pub(crate) struct Session {
 
 /// How a run goes, as its options and its matrix decide.
 enum Way {
-    /// `--resume` of a kernel session's file: its kernels again, in VMs.
-    ResumeKernels(PathBuf),
+    /// Elsewhere than on this machine's kernel, as a feature runs it: kernels in VMs or
+    /// booted on this machine, or the resume of a kernel session.
+    Elsewhere(features::Elsewhere),
     /// `--resume` of a result file: its missing launches, on this machine.
     Resume(PathBuf),
-    /// Kernels booted on this machine, one boot a run.
-    Campaign(Matrix, BootMethod),
-    /// Kernels booted in VMs, the matrix run inside each.
-    Kernels(Matrix),
     /// The plan and its command lines, nothing launched.
     DryRun(Matrix),
     /// A fresh run on this machine's kernel.
@@ -69,10 +63,8 @@ impl Session {
     pub(crate) fn run(self) -> anyhow::Result<u8> {
         let Session { args, way } = self;
         match way {
-            Way::ResumeKernels(session) => kernels::cmd_resume_kernels(&args, &session),
+            Way::Elsewhere(elsewhere) => elsewhere.run(&args),
             Way::Resume(path) => run_resumed(&args, &path),
-            Way::Campaign(matrix, method) => campaign::cmd_start(&args, matrix, method),
-            Way::Kernels(matrix) => kernels::cmd_run_kernels(&args, matrix),
             Way::DryRun(matrix) => dry_run(&args, matrix),
             Way::Fresh(matrix) => {
                 let (session, machine) = prepare_fresh(&args, matrix)?;
@@ -85,97 +77,20 @@ impl Session {
 /// How the run `args` asks for goes ([`Way`]), its command line and matrix checked.
 fn way_of(args: &RunArgs) -> anyhow::Result<Way> {
     if let Some(path) = &args.resume {
-        if let Some(session) = crate::features::kernels::record::session_file(path) {
-            return Ok(Way::ResumeKernels(session));
+        if let Some(elsewhere) = features::resumed_elsewhere(path) {
+            return Ok(Way::Elsewhere(elsewhere));
         }
         return Ok(Way::Resume(path.clone()));
     }
     // Everything the user can get wrong is checked before the first JVM starts.
-    let matrix = fresh_matrix(args)?;
-    let kernels = !args.kernels.kernel.is_empty() || !matrix.kernels.is_empty();
-    let bare_metal = || {
-        crate::machine::guest::GuestInfo::read()
-            .virtualization()
-            .is_none()
+    let matrix = match features::elsewhere(args, fresh_matrix(args)?)? {
+        features::Where::Elsewhere(elsewhere) => return Ok(Way::Elsewhere(elsewhere)),
+        features::Where::Here(matrix) => matrix,
     };
-    let boot = boot_of(
-        args.campaign.boot,
-        kernels && args.kernels.in_vm.is_none(),
-        bare_metal,
-    );
-    if let Some(method) = boot {
-        if args.campaign.boot.is_none() {
-            eprintln!(
-                "pretouch: this machine is not a VM: the kernels boot on it, one boot a run, \
-                 by kexec (the default on bare metal; --boot vm runs them in VMs instead)"
-            );
-        }
-        return Ok(Way::Campaign(matrix, method));
-    }
-    for (given, flag) in [
-        (args.campaign.yes, "--yes"),
-        (
-            args.campaign.calibrate_per_boot.is_some(),
-            "--calibrate-per-boot",
-        ),
-        (args.campaign.campaign_root().is_some(), "--campaign-root"),
-    ] {
-        if given {
-            return Err(bad(anyhow::anyhow!(
-                "{flag} applies to a campaign across reboots only\n  fix: add --boot kexec \
-                 (or reboot) with the kernels, or leave {flag} out"
-            )));
-        }
-    }
-    if args.kernels.in_vm.is_none() && kernels {
-        return Ok(Way::Kernels(matrix));
-    }
-    // Read only: the kernel has each file, and offers each value.
-    crate::features::settings::session::check(&matrix, !args.dry_run)?;
+    // Read only: the features' checks of this machine, such as the kernel settings.
+    crate::features::session::check_here(&matrix, !args.dry_run)?;
     if args.dry_run {
         return Ok(Way::DryRun(matrix));
     }
     Ok(Way::Fresh(matrix))
-}
-
-/// How the kernels boot: as `--boot` says; without it, by kexec on bare metal and in
-/// VMs on a VM. `None`: in VMs (or no kernels at all). `kernels`: the run has kernels
-/// to boot (and is not itself a guest's).
-fn boot_of(
-    choice: Option<crate::features::campaign::options::BootChoice>,
-    kernels: bool,
-    bare_metal: impl FnOnce() -> bool,
-) -> Option<BootMethod> {
-    match choice {
-        Some(choice) => choice.method(),
-        None if kernels && bare_metal() => Some(BootMethod::Kexec),
-        None => None,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::features::campaign::options::BootChoice;
-
-    #[test]
-    fn kernels_boot_by_kexec_on_bare_metal_and_in_vms_on_a_vm_unless_boot_says() {
-        let never = || -> bool { panic!("not asked: --boot decides") };
-        assert_eq!(boot_of(None, true, || true), Some(BootMethod::Kexec));
-        assert_eq!(boot_of(None, true, || false), None);
-        assert_eq!(
-            boot_of(None, false, || true),
-            None,
-            "no kernels: no campaign"
-        );
-        assert_eq!(boot_of(Some(BootChoice::Vm), true, never), None);
-        assert_eq!(
-            boot_of(Some(BootChoice::Reboot), true, never),
-            Some(BootMethod::Reboot)
-        );
-        assert_eq!(
-            boot_of(Some(BootChoice::Kexec), true, never),
-            Some(BootMethod::Kexec)
-        );
-    }
 }

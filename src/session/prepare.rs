@@ -33,20 +33,20 @@ use crate::store::{FORMAT_VERSION, Record, RunHeader, StoreWriter};
 /// can get wrong.
 pub(super) fn fresh_matrix(args: &RunArgs) -> anyhow::Result<Matrix> {
     let mut matrix = args.matrix_of_run()?;
-    let kernels = args.kernels.in_vm.is_none()
-        && (!args.kernels.kernel.is_empty() || !matrix.kernels.is_empty());
+    let kernels = args.features.kernels.in_vm.is_none()
+        && (!args.features.kernels.kernel.is_empty() || !matrix.kernels.is_empty());
     if args.pass_java_options && kernels {
         return Err(bad(anyhow::anyhow!(
             "--pass-java-options does not reach the JVMs in a kernel's VM\n  \
              fix: unset the variable and put its options in the matrix's jvm_args"
         )));
     }
-    if args.kernels.runs > 1 && args.kernels.in_vm.is_none() && !kernels {
+    if args.features.kernels.runs > 1 && args.features.kernels.in_vm.is_none() && !kernels {
         return Err(bad(anyhow::anyhow!(
             "--runs {n} repeats the kernels of a `--kernel` run, and none is given\n  \
              fix: on this machine's own kernel, run `pretouch run` {n} times: each run is a \
              result file of its label, and `pretouch report` reads them as one label of {n} runs",
-            n = args.kernels.runs
+            n = args.features.kernels.runs
         )));
     }
     checks::check_java_env(&mut matrix, args.pass_java_options)?;
@@ -117,7 +117,8 @@ pub(super) fn resolve(
 
 /// Inside a VM that `--kernel` booted (`--in-vm`): the VM's shape.
 pub(super) fn guest_vm_shape(args: &RunArgs) -> anyhow::Result<Option<VmShape>> {
-    args.kernels
+    args.features
+        .kernels
         .in_vm
         .as_deref()
         .map(kernels::guest_shape)
@@ -133,7 +134,7 @@ pub(super) fn prepare_fresh(
 ) -> anyhow::Result<(Session, preflight::Held)> {
     let vm_shape = guest_vm_shape(args)?;
     let extra = (
-        args.profiling.profile || matrix.profile,
+        args.features.profiling.profile || matrix.profile,
         probe::wanted(args, &matrix),
     );
     let r = resolve(args, matrix, args.matrix.as_deref(), extra, &|_, _| Ok(()))?;
@@ -147,7 +148,7 @@ pub(super) fn prepare_fresh(
     // handle is dropped on a panic; after a kill, by the next pretouch.
     let settings = crate::features::settings::session::begin(&r.matrix)?;
     let store = create_result_file(args, &r, &label, host, vm_shape, &machine)?;
-    if let Some(work) = &args.kernels.in_vm {
+    if let Some(work) = &args.features.kernels.in_vm {
         kernels::note_result(work, store.path())?;
     }
     announce_fresh(&r, &label, store.path());
@@ -159,12 +160,12 @@ pub(super) fn prepare_fresh(
         app: r.app,
         profiling: r.perf.map(|perf| Profiling {
             perf,
-            owed: Owed::all(args.profiling.profile_rounds),
-            keep_perf_data: args.profiling.keep_perf_data.clone(),
+            owed: Owed::all(args.features.profiling.profile_rounds),
+            keep_perf_data: args.features.profiling.keep_perf_data.clone(),
         }),
         probing: r.probes.map(|support| Probing {
             support,
-            owed: Owed::all(args.probing.probe_rounds),
+            owed: Owed::all(args.features.probing.probe_rounds),
         }),
         store,
         options: session_options(args),
@@ -225,8 +226,14 @@ fn create_result_file(
             vm: vm_shape.map(Box::new),
             cpu_placements: r.cpu_placements.clone(),
             comparable_memory: machine.comparable_memory.clone(),
-            profile_rounds: r.perf.as_ref().map(|_| args.profiling.profile_rounds),
-            probe_rounds: r.probes.as_ref().map(|_| args.probing.probe_rounds),
+            profile_rounds: r
+                .perf
+                .as_ref()
+                .map(|_| args.features.profiling.profile_rounds),
+            probe_rounds: r
+                .probes
+                .as_ref()
+                .map(|_| args.features.probing.probe_rounds),
         }))
         .context("writing the run header")?;
     Ok(store)

@@ -73,26 +73,28 @@ fn resumed_extra(
     let profile_rounds = resume::profile_rounds(
         file,
         matrix.profile,
-        args.profiling.profile,
-        args.profiling.profile_rounds,
+        args.features.profiling.profile,
+        args.features.profiling.profile_rounds,
     )
     .map_err(bad)?;
     if let Some(rounds) = profile_rounds {
-        if !(args.profiling.profile || matrix.profile) {
+        if !(args.features.profiling.profile || matrix.profile) {
             eprintln!(
                 "note: `{}` was started with --profile ({rounds} profiled rounds per cell): the resume runs its missing profiled launches too",
                 file.path.display()
             );
-        } else if args.profiling.profile && args.profiling.profile_rounds != rounds {
+        } else if args.features.profiling.profile
+            && args.features.profiling.profile_rounds != rounds
+        {
             eprintln!(
                 "note: `{}` was started with --profile-rounds {rounds}: the resume keeps them (--profile-rounds {} does not change a resumed run)",
                 file.path.display(),
-                args.profiling.profile_rounds
+                args.features.profiling.profile_rounds
             );
         }
     }
     // A resume adds no probed rounds to a run without.
-    if args.probing.probe && header.probe_rounds.is_none() {
+    if args.features.probing.probe && header.probe_rounds.is_none() {
         return Err(bad(anyhow::anyhow!(
             "`{}` was started without --probe: a resume runs only the launches its run planned \
              (its header plans no probed rounds, so nothing would tell the probed launches owed \
@@ -149,7 +151,7 @@ pub(super) fn prepare_resume(
         (Some(perf), Some(rounds)) => Some(Profiling {
             perf,
             owed: owed(&r.plan, &file, rounds, true)?,
-            keep_perf_data: args.profiling.keep_perf_data.clone(),
+            keep_perf_data: args.features.profiling.keep_perf_data.clone(),
         }),
         _ => None,
     };
@@ -165,7 +167,7 @@ pub(super) fn prepare_resume(
         args.comparable_memory || r.matrix.comparable_memory || header.comparable_memory.is_some();
     let machine = preflight::hold(comparable, &r.matrix)?;
     let settings = crate::features::settings::session::begin(&r.matrix)?;
-    if let Some(work) = &args.kernels.in_vm {
+    if let Some(work) = &args.features.kernels.in_vm {
         kernels::note_result(work, &file.path)?;
     }
     let store = append_resume_record(&file, host, &r.agent, vm_shape)?;

@@ -61,6 +61,19 @@ pub struct BootArgs {
 }
 
 impl BootArgs {
+    /// A run elsewhere gets none of these options, because they start the campaign on
+    /// the host. Every field is named, so a new option is a compile error until it is
+    /// passed on or said to be the host's own here.
+    pub(crate) fn passed_on(&self) {
+        let BootArgs {
+            boot: _,
+            yes: _,
+            calibrate_per_boot: _,
+            #[cfg(feature = "test-support")]
+                campaign_root: _,
+        } = self;
+    }
+
     /// The folder a campaign is installed under, when a test gave one instead of `/`.
     pub fn campaign_root(&self) -> Option<&std::path::Path> {
         #[cfg(feature = "test-support")]

@@ -65,6 +65,7 @@ fn loader_for(method: BootMethod, layout: &Layout) -> Box<dyn BootLoader> {
 pub(crate) fn cmd_start(args: &RunArgs, matrix: Matrix, method: BootMethod) -> anyhow::Result<u8> {
     let t0 = Instant::now();
     let root = args
+        .features
         .campaign
         .campaign_root()
         .map_or_else(|| "/".into(), Path::to_path_buf);
@@ -159,12 +160,16 @@ fn new_campaign(
     let utc = humantime::format_rfc3339_seconds(started).to_string();
     let results = results_folder(args, matrix, &utc, kernels.specs.len(), plan.launches.len())?;
     let dir_in_system = Layout::dir_in_system();
-    let probe_rounds = args.probing.probe.then_some(args.probing.probe_rounds);
-    let profile_rounds =
-        (args.profiling.profile || matrix.profile).then_some(args.profiling.profile_rounds);
+    let probe_rounds = args
+        .features
+        .probing
+        .probe
+        .then_some(args.features.probing.probe_rounds);
+    let profile_rounds = (args.features.profiling.profile || matrix.profile)
+        .then_some(args.features.profiling.profile_rounds);
     let agent = checked.agent.as_deref();
     let options = boot_options(args, layout, agent, &results, probe_rounds, profile_rounds)?;
-    let (order, steps) = campaign_steps(args.kernels.runs, &kernels);
+    let (order, steps) = campaign_steps(args.features.kernels.runs, &kernels);
     Ok(Campaign {
         format: CAMPAIGN_FORMAT,
         session: KernelSession {
@@ -177,7 +182,7 @@ fn new_campaign(
             kernels: steps,
             probe_rounds,
             profile_rounds,
-            runs: Some(args.kernels.runs),
+            runs: Some(args.features.kernels.runs),
         },
         boot: method,
         targets: kernels.targets,
@@ -190,7 +195,7 @@ fn new_campaign(
         failed_boots: vec![],
         spawned_at: vec![],
         time: TimeSpent::default(),
-        calibrate_passes: args.campaign.calibrate_per_boot,
+        calibrate_passes: args.features.campaign.calibrate_per_boot,
         estimate_run_secs: run_secs,
         estimate_boot_secs: boot_secs,
         finished_at: None,
@@ -318,7 +323,9 @@ fn check_start(args: &RunArgs, method: BootMethod, layout: &Layout) -> anyhow::R
             layout.dir().display()
         )));
     }
-    if args.campaign.campaign_root().is_none() && !Path::new("/run/systemd/system").is_dir() {
+    if args.features.campaign.campaign_root().is_none()
+        && !Path::new("/run/systemd/system").is_dir()
+    {
         return Err(bad(anyhow::anyhow!(
             "systemd is not this machine's init: the campaign goes on at each boot through a systemd unit"
         )));
@@ -494,7 +501,7 @@ fn results_folder(
         "--results a folder only root can write, e.g. /var/lib/pretouch-results (copy the \
          results out at the end)",
     )?;
-    let steps = kernels * args.kernels.runs as usize;
+    let steps = kernels * args.features.kernels.runs as usize;
     let needed = steps as u64 * launches as u64 * BYTES_PER_LAUNCH + (64 << 20);
     if let Some(free) = free_bytes(&results)
         && free < needed
@@ -511,7 +518,7 @@ fn results_folder(
 
 /// Whether the user said to start: `--yes`, or `y` on the terminal.
 fn confirmed(args: &RunArgs, campaign: &Campaign) -> anyhow::Result<bool> {
-    if args.campaign.yes {
+    if args.features.campaign.yes {
         return Ok(true);
     }
     if !std::io::stdin().is_terminal() {
@@ -537,13 +544,13 @@ fn campaign_kernels(
     matrix: &Matrix,
 ) -> anyhow::Result<Vec<crate::features::kernels::matrix::KernelSpec>> {
     let mut args = args.clone();
-    for k in &mut args.kernels.kernel {
+    for k in &mut args.features.kernels.kernel {
         let installed = Path::new("/boot").join(format!("vmlinuz-{}", k.display()));
         if !k.exists() && k.components().count() == 1 && installed.is_file() {
             *k = installed;
         }
     }
-    if args.kernels.kernel.is_empty() && matrix.kernels.is_empty() {
+    if args.features.kernels.kernel.is_empty() && matrix.kernels.is_empty() {
         return Err(bad(anyhow::anyhow!(
             "--boot runs kernels, and none is given\n  fix: --kernel IMAGE (or an installed \
              release) for each, or `kernels:` in the matrix"

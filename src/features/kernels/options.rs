@@ -37,3 +37,19 @@ pub struct KernelArgs {
     #[arg(long, hide = true, value_name = "WORK", conflicts_with = "kernel")]
     pub in_vm: Option<PathBuf>,
 }
+
+impl KernelArgs {
+    /// A run elsewhere gets none of these options, because they boot the kernels and
+    /// mark the guest. Every field is named, so a new option is a compile error until it
+    /// is passed on or said to be the host's own here.
+    pub(crate) fn passed_on(&self) {
+        let KernelArgs {
+            kernel: _,
+            runs: _,
+            vm_cpus: _,
+            vm_memory: _,
+            vm_boot_timeout: _,
+            in_vm: _,
+        } = self;
+    }
+}

@@ -57,7 +57,7 @@ pub(crate) fn note_result(work: &Path, file: &Path) -> anyhow::Result<()> {
 /// The kernels to run: `--kernel` (relative to the current folder) or the matrix's
 /// `kernels:` (relative to the matrix file), as absolute paths that exist.
 pub(crate) fn kernels_to_run(args: &RunArgs, matrix: &Matrix) -> anyhow::Result<Vec<KernelSpec>> {
-    let (specs, base) = if args.kernels.kernel.is_empty() {
+    let (specs, base) = if args.features.kernels.kernel.is_empty() {
         let base = args
             .matrix
             .as_deref()
@@ -67,6 +67,7 @@ pub(crate) fn kernels_to_run(args: &RunArgs, matrix: &Matrix) -> anyhow::Result<
         (matrix.kernels.clone(), base)
     } else {
         let specs: Vec<KernelSpec> = args
+            .features
             .kernels
             .kernel
             .iter()
@@ -137,7 +138,7 @@ fn vm_plan(args: &RunArgs, matrix: &Matrix, vng: &Path) -> anyhow::Result<VmPlan
         })
         .max()
         .unwrap_or(1);
-    let cpus = args.kernels.vm_cpus.unwrap_or(host.cpus as u32);
+    let cpus = args.features.kernels.vm_cpus.unwrap_or(host.cpus as u32);
     if (cpus as usize) < needed_cpus {
         return Err(bad(anyhow::anyhow!(
             "the matrix's `cpus:` names CPU {} but the VM gets {cpus} vCPUs\n  fix: --vm-cpus {needed_cpus} or more",
@@ -145,7 +146,11 @@ fn vm_plan(args: &RunArgs, matrix: &Matrix, vng: &Path) -> anyhow::Result<VmPlan
         )));
     }
     let largest = matrix.largest_heap();
-    let memory = args.kernels.vm_memory.unwrap_or_else(|| vm_memory(largest));
+    let memory = args
+        .features
+        .kernels
+        .vm_memory
+        .unwrap_or_else(|| vm_memory(largest));
     let for_jvm = crate::units::Bytes(memory.0.saturating_sub(GUEST_OWN));
     if let Err(e) = memory::check(matrix, for_jvm) {
         let e = anyhow::anyhow!(
@@ -180,7 +185,7 @@ fn vm_plan(args: &RunArgs, matrix: &Matrix, vng: &Path) -> anyhow::Result<VmPlan
         cpus,
         memory,
         accel: virt.accel,
-        boot_timeout: Duration::from_secs(args.kernels.vm_boot_timeout),
+        boot_timeout: Duration::from_secs(args.features.kernels.vm_boot_timeout),
         shape: VmShape {
             accel: virt.accel,
             emulated: virt.accel == Accel::Tcg,
@@ -245,15 +250,17 @@ pub(crate) fn passed_on(
 ) -> anyhow::Result<Vec<String>> {
     // The probes and the profile run inside each guest, on its kernel: the guest's
     // pretouch checks bpftrace or perf there before its first JVM.
-    let keep_perf_data = match (&args.profiling.keep_perf_data, profile_rounds) {
+    let keep_perf_data = match (&args.features.profiling.keep_perf_data, profile_rounds) {
         (Some(keep), Some(_)) => Some(kept_in_results(keep, results)?),
         _ => None,
     };
     let given = PassedOn {
         agent,
-        probe_rounds,
-        profile_rounds,
-        keep_perf_data,
+        features: crate::features::options::Given {
+            probe_rounds,
+            profile_rounds,
+            keep_perf_data,
+        },
     };
     Ok(args.passed_on(&given))
 }
@@ -284,9 +291,13 @@ pub(crate) fn cmd_run_kernels(args: &RunArgs, matrix: Matrix) -> anyhow::Result<
     resolve_app(&matrix, args.matrix.as_deref(), &jdks, true).map_err(bad)?;
     let vng = find_vng()?;
     let vm = vm_plan(args, &matrix, &vng)?;
-    let probe_rounds = args.probing.probe.then_some(args.probing.probe_rounds);
-    let profile_rounds =
-        (args.profiling.profile || matrix.profile).then_some(args.profiling.profile_rounds);
+    let probe_rounds = args
+        .features
+        .probing
+        .probe
+        .then_some(args.features.probing.probe_rounds);
+    let profile_rounds = (args.features.profiling.profile || matrix.profile)
+        .then_some(args.features.profiling.profile_rounds);
     let results = std::path::absolute(&args.results).unwrap_or_else(|_| args.results.clone());
     let guest = guest_command(
         args,
@@ -313,10 +324,10 @@ pub(crate) fn cmd_run_kernels(args: &RunArgs, matrix: Matrix) -> anyhow::Result<
         matrix_sha256: matrix_sha256(&matrix.text),
         started_at: utc,
         results,
-        kernels: in_turn(&specs, args.kernels.runs),
+        kernels: in_turn(&specs, args.features.kernels.runs),
         probe_rounds,
         profile_rounds,
-        runs: (args.kernels.runs > 1).then_some(args.kernels.runs),
+        runs: (args.features.kernels.runs > 1).then_some(args.features.kernels.runs),
     };
     if args.dry_run {
         return dry_run(&session, &dir, &vng, &vm, &guest);
@@ -369,7 +380,7 @@ pub(crate) fn cmd_resume_kernels(args: &RunArgs, path: &Path) -> anyhow::Result<
         )));
     }
     // The probed rounds are the session's, as a result file's are its run's.
-    if args.probing.probe && session.probe_rounds.is_none() && !matrix.probe {
+    if args.features.probing.probe && session.probe_rounds.is_none() && !matrix.probe {
         return Err(bad(anyhow::anyhow!(
             "`{}` was started without --probe: its resume runs the kernels as the first ones ran, \
              and a probed kernel beside unprobed ones compares nothing\n  \
@@ -380,7 +391,7 @@ pub(crate) fn cmd_resume_kernels(args: &RunArgs, path: &Path) -> anyhow::Result<
         )));
     }
     // So are the profiled rounds; a matrix's `profile: true` reaches the guests anyway.
-    if args.profiling.profile && session.profile_rounds.is_none() && !matrix.profile {
+    if args.features.profiling.profile && session.profile_rounds.is_none() && !matrix.profile {
         return Err(bad(anyhow::anyhow!(
             "`{}` was started without --profile: its resume runs the kernels as the first ones \
              ran, and a profiled kernel beside unprofiled ones compares nothing\n  \

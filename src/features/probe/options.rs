@@ -16,3 +16,28 @@ pub struct ProbeArgs {
           value_parser = clap::value_parser!(u32).range(1..=100))]
     pub probe_rounds: u32,
 }
+
+impl ProbeArgs {
+    /// What a run elsewhere gets of these options. `rounds` is the session's probed
+    /// rounds, `None` when it probes nothing. `probe: true` in the matrix reaches a
+    /// guest through the matrix file, with these rounds.
+    pub(crate) fn passed_on(
+        &self,
+        rounds: Option<u32>,
+        values: &mut Vec<String>,
+        switches: &mut Vec<String>,
+    ) {
+        // Every field is named, so a new option is a compile error until it is passed on.
+        let ProbeArgs {
+            probe: _,
+            probe_rounds,
+        } = self;
+        values.extend([
+            "--probe-rounds".to_owned(),
+            rounds.unwrap_or(*probe_rounds).to_string(),
+        ]);
+        if rounds.is_some() {
+            switches.push("--probe".to_owned());
+        }
+    }
+}

@@ -17,7 +17,7 @@ use crate::session::extra::Instrument;
 
 /// Whether the run asks for probes (`--probe` or `probe: true`).
 pub(crate) fn wanted(args: &RunArgs, matrix: &Matrix) -> bool {
-    args.probing.probe || matrix.probe
+    args.features.probing.probe || matrix.probe
 }
 
 /// With probes asked for: what they can do here, or a bad-input error saying the fix.
@@ -77,4 +77,15 @@ impl Instrument for Probing {
             }
         )
     }
+}
+
+/// The dry run's line on the probed rounds of `cells` cells, when probes are asked for.
+pub(crate) fn dry_run_line(args: &RunArgs, matrix: &Matrix, cells: usize) -> Option<String> {
+    let rounds = args.features.probing.probe_rounds;
+    wanted(args, matrix).then(|| {
+        format!(
+            "then {} probed launches, {cells} cells x {rounds} rounds x with and without pretouch, while bpftrace times each page fault and lock wait. They enter no median, and a real run checks bpftrace first.",
+            cells as u32 * rounds * 2,
+        )
+    })
 }

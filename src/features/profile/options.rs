@@ -22,3 +22,33 @@ pub struct ProfileArgs {
     #[arg(long, value_name = "DIR")]
     pub keep_perf_data: Option<PathBuf>,
 }
+
+impl ProfileArgs {
+    /// What a run elsewhere gets of these options. `rounds` is the session's profiled
+    /// rounds, `None` when it profiles nothing, and `keep_perf_data` the absolute folder
+    /// for perf.data, because they replace this command line's own.
+    pub(crate) fn passed_on(
+        &self,
+        rounds: Option<u32>,
+        keep_perf_data: Option<&std::path::Path>,
+        values: &mut Vec<String>,
+        switches: &mut Vec<String>,
+    ) {
+        // Every field is named, so a new option is a compile error until it is passed on.
+        let ProfileArgs {
+            profile: _,
+            profile_rounds: _,
+            keep_perf_data: _,
+        } = self;
+        // Perf's options only with the profile, because a guest without it profiles
+        // nothing.
+        let Some(rounds) = rounds else {
+            return;
+        };
+        values.extend(["--profile-rounds".to_owned(), rounds.to_string()]);
+        if let Some(keep) = keep_perf_data {
+            values.extend(["--keep-perf-data".to_owned(), keep.display().to_string()]);
+        }
+        switches.push("--profile".to_owned());
+    }
+}

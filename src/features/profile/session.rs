@@ -50,3 +50,19 @@ impl Instrument for Profiling {
         )
     }
 }
+
+/// The dry run's line on the profiled rounds of `cells` cells, when the profile is
+/// asked for.
+pub(crate) fn dry_run_line(
+    args: &crate::session::args::RunArgs,
+    matrix: &crate::matrix::Matrix,
+    cells: usize,
+) -> Option<String> {
+    let rounds = args.features.profiling.profile_rounds;
+    (args.features.profiling.profile || matrix.profile).then(|| {
+        format!(
+            "then {} profiled launches, {cells} cells x {rounds} rounds x with and without pretouch, under `perf record -e cpu-clock -g`. They enter no median, and a real run checks perf first.",
+            cells as u32 * rounds * 2,
+        )
+    })
+}
