@@ -752,7 +752,6 @@ const CORE_IMPORTING_FEATURES: &[(&str, &[&str])] = &[
         &["kernels", "probe", "profile", "settings"],
     ),
     ("session::resume", &["kernels", "probe", "settings"]),
-    ("store::read", &["calibrate", "campaign"]),
     ("store::record", &["kernels"]),
 ];
 

@@ -275,7 +275,7 @@ fn read_labels(
             files: vec![(0, n + i, f)],
         }));
     }
-    let calibrations = &results.calibrations;
+    let calibrations = crate::features::calibrate::ceiling::calibrations(results);
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(LABELS_AT_ONCE)

@@ -18,6 +18,7 @@ pub mod verdict;
 
 pub use crate::analyze::options::Options;
 use crate::analyze::report::{LabelRows, Labelling, RunToRun};
+use crate::features::calibrate::ceiling::calibrations;
 use crate::features::calibrate::machine::Calibration;
 use crate::features::cds::analyze as cds;
 use crate::features::kernels::analyze as kernels;
@@ -36,7 +37,7 @@ pub fn build_with(results: &Results, options: &Options) -> report::Report {
     let pieces = (0..labelling.labels.len())
         .map(|i| {
             let files = labelling.files(i, results);
-            label_piece(&labelling.labels[i], &files, &results.calibrations, options)
+            label_piece(&labelling.labels[i], &files, calibrations(results), options)
         })
         .collect();
     assemble(results, labelling, pieces, options)

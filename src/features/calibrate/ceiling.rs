@@ -11,7 +11,16 @@
 
 use crate::features::calibrate::machine::{Calibration, ConfigResult, Layout, Variant};
 use crate::matrix::cpuset::{ALL, format_list, parse_list};
+use crate::store::Results;
 use crate::units::Bytes;
+
+/// The calibrations found among `results`, read by `features::calibrate::record::FILES`.
+pub fn calibrations(results: &Results) -> &[Calibration] {
+    results
+        .features
+        .get::<Vec<Calibration>>()
+        .map_or(&[], Vec::as_slice)
+}
 
 /// A ceiling and where it comes from.
 #[derive(Debug, Clone, PartialEq)]

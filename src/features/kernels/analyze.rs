@@ -5,6 +5,7 @@
 //! results folder at its end: each boot that failed, and each label left with fewer
 //! runs than planned.
 
+use crate::features::campaign::record::Campaign;
 use crate::features::kernels::record::KernelStatus;
 use crate::store::Results;
 
@@ -17,7 +18,12 @@ pub fn campaign_warnings(results: &Results, shown: Option<&[String]>) -> Vec<Str
     let is_shown =
         |label: &str| shown.is_none_or(|s| s.iter().any(|l| l.split('@').next() == Some(label)));
     let mut out = Vec::new();
-    for c in &results.campaigns {
+    for c in results
+        .features
+        .get::<Vec<Campaign>>()
+        .into_iter()
+        .flatten()
+    {
         let steps = c.session.kernels.len();
         for f in c.failed_boots.iter().filter(|f| is_shown(&f.label)) {
             out.push(format!(
