@@ -409,7 +409,7 @@ fn report_calibrate_warns_of_the_same_lines_without_keeping_a_launch() {
         let warnings = catalog.read_warnings().unwrap();
         assert_eq!(warnings, whole.warnings, "{paths:?}");
         let count = |r: &pretouch::store::Results| {
-            pretouch::features::calibrate::ceiling::calibrations(r).len()
+            pretouch::features::calibrate::ceiling::calibrations(&r.features).len()
         };
         assert_eq!(count(&catalog.results), count(&whole));
         assert!(catalog.results.files.iter().all(|f| f.launches.is_empty()));

@@ -18,10 +18,9 @@ pub mod verdict;
 
 pub use crate::analyze::options::Options;
 use crate::analyze::report::{LabelRows, Labelling, RunToRun};
-use crate::features::calibrate::ceiling::calibrations;
-use crate::features::calibrate::machine::Calibration;
 use crate::features::cds::analyze as cds;
 use crate::features::kernels::analyze as kernels;
+use crate::store::feature_files::FeatureFiles;
 use crate::store::{ResultFile, Results};
 
 /// The report of stored results with default options: every cell's row, and the
@@ -37,7 +36,7 @@ pub fn build_with(results: &Results, options: &Options) -> report::Report {
     let pieces = (0..labelling.labels.len())
         .map(|i| {
             let files = labelling.files(i, results);
-            label_piece(&labelling.labels[i], &files, calibrations(results), options)
+            label_piece(&labelling.labels[i], &files, &results.features, options)
         })
         .collect();
     assemble(results, labelling, pieces, options)
@@ -58,12 +57,12 @@ pub struct LabelPiece {
 pub fn label_piece(
     label: &str,
     files: &[(usize, &ResultFile)],
-    calibrations: &[Calibration],
+    features: &FeatureFiles,
     options: &Options,
 ) -> LabelPiece {
     let runs: Vec<&ResultFile> = files.iter().map(|(_, f)| *f).collect();
     LabelPiece {
-        rows: report::label_rows(label, files, calibrations, options),
+        rows: report::label_rows(label, files, features, options),
         run_to_run: compare::run_to_run_check(label, &runs, options),
         cds: cds::label_warning(label, &runs),
     }

@@ -570,13 +570,15 @@ pub struct LabelRows {
 }
 
 /// The rows of the label `label`, from its files (oldest first, each with its position
-/// in [`Labelling::order`]) and the calibrations the ceilings come from.
+/// in [`Labelling::order`]) and the features' files found among the results, whose
+/// calibrations the ceilings come from.
 pub fn label_rows(
     label: &str,
     files: &[(usize, &ResultFile)],
-    calibrations: &[crate::features::calibrate::machine::Calibration],
+    features: &crate::store::feature_files::FeatureFiles,
     options: &Options,
 ) -> LabelRows {
+    let calibrations = crate::features::calibrate::ceiling::calibrations(features);
     let mut warnings = Vec::new();
     // Cells in the order first met: the matrix's own order.
     let mut order: Vec<CellKey> = Vec::new();

@@ -11,13 +11,12 @@
 
 use crate::features::calibrate::machine::{Calibration, ConfigResult, Layout, Variant};
 use crate::matrix::cpuset::{ALL, format_list, parse_list};
-use crate::store::Results;
+use crate::store::feature_files::FeatureFiles;
 use crate::units::Bytes;
 
-/// The calibrations found among `results`, read by `features::calibrate::record::FILES`.
-pub fn calibrations(results: &Results) -> &[Calibration] {
-    results
-        .features
+/// The calibrations found among the results, read by `features::calibrate::record::FILES`.
+pub fn calibrations(features: &FeatureFiles) -> &[Calibration] {
+    features
         .get::<Vec<Calibration>>()
         .map_or(&[], Vec::as_slice)
 }

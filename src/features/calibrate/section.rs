@@ -21,7 +21,7 @@ impl Section for SectionAnalysis {
         options: &Options,
     ) -> Option<Result<Box<dyn Part>, SectionError>> {
         options.calibrate.then(|| {
-            compare(calibrations(results), options)
+            compare(calibrations(&results.features), options)
                 .map(|c| Box::new(c) as Box<dyn Part>)
                 .map_err(SectionError::from)
         })
