@@ -12,6 +12,8 @@ pub mod profile;
 pub mod servers;
 pub mod settings;
 
+/// The list of the features' warnings of the report (`analyze` stage).
+pub mod analyze;
 /// The list of the features' hooks around a launch (`launch` stage).
 pub mod launch;
 /// The list of the features' records the store reads (`store` stage).

@@ -5,8 +5,21 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::analyze::warning::Warnings;
 use crate::features::cds::launch::{self as cds, Cds};
 use crate::store::{ResultFile, Results};
+
+/// CDS's warnings of the report: one per label whose JDKs differ in CDS.
+pub struct CdsWarnings;
+
+/// What `features::analyze::WARNINGS` lists.
+pub static WARNINGS: CdsWarnings = CdsWarnings;
+
+impl Warnings for CdsWarnings {
+    fn of_label(&self, label: &str, files: &[&ResultFile]) -> Option<String> {
+        label_warning(label, files)
+    }
+}
 
 /// One warning per label whose JDKs' launches differ in CDS. A record without its CDS
 /// state (written before it was recorded) is judged by its command and its JDK home as
@@ -53,12 +66,12 @@ pub fn label_warning(label: &str, files: &[&ResultFile]) -> Option<String> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::fixtures::{FakeCell, file, host, rounds};
     use crate::matrix::Gc;
 
-    fn results(states: [Option<Cds>; 2]) -> Results {
+    pub(crate) fn results(states: [Option<Cds>; 2]) -> Results {
         let r = rounds(50.0, 100.0, false);
         let mut f = file(
             "k",
