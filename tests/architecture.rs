@@ -727,7 +727,7 @@ fn function_lengths_run_from_fn_to_its_closing_brace_outside_tests() {
 /// that no longer needs its entry.
 const CORE_IMPORTING_FEATURES: &[(&str, &[&str])] = &[
     ("analyze::explain", &["cgroup"]),
-    ("analyze::report", &["calibrate", "servers"]),
+    ("analyze::report", &["servers"]),
     ("cmd", &["calibrate", "campaign", "settings"]),
     ("cmd::check", &["settings"]),
     ("cmd::cli", &["calibrate", "campaign"]),

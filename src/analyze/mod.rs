@@ -1,6 +1,7 @@
 //! Stage 5, analysis: stored records into figures. Per cell the medians, spreads and
 //! outliers ([`report`]), where the cost went ([`explain`]), and labels set side by
 //! side with intervals ([`compare`]). Reads the store; computes, never prints.
+pub mod ceiling;
 pub mod compare;
 pub mod disturbance;
 pub mod document;

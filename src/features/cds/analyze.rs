@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::analyze::warning::Warnings;
 use crate::features::cds::launch::{self as cds, Cds};
-use crate::store::{ResultFile, Results};
+use crate::store::ResultFile;
 
 /// CDS's warnings of the report: one per label whose JDKs differ in CDS.
 pub struct CdsWarnings;
@@ -21,17 +21,10 @@ impl Warnings for CdsWarnings {
     }
 }
 
-/// One warning per label whose JDKs' launches differ in CDS. A record without its CDS
-/// state (written before it was recorded) is judged by its command and its JDK home as
-/// it is now, and the warning says so.
-pub fn warnings(results: &Results) -> Vec<String> {
-    crate::analyze::report::runs_by_label(results)
-        .into_iter()
-        .filter_map(|(label, files)| label_warning(&label, &files))
-        .collect()
-}
-
-/// The warning of one label, from its files' launches; `None` when its JDKs agree.
+/// The warning of one label whose JDKs' launches differ in CDS, from its files'
+/// launches; `None` when its JDKs agree. A record without its CDS state (written
+/// before it was recorded) is judged by its command and its JDK home as it is now, and
+/// the warning says so.
 pub fn label_warning(label: &str, files: &[&ResultFile]) -> Option<String> {
     let mut by_jdk: BTreeMap<&str, BTreeSet<Cds>> = BTreeMap::new();
     let mut guessed = false;
@@ -70,6 +63,15 @@ pub(crate) mod tests {
     use super::*;
     use crate::fixtures::{FakeCell, file, host, rounds};
     use crate::matrix::Gc;
+    use crate::store::Results;
+
+    /// Every label's warning, as the report gives them.
+    fn warnings(results: &Results) -> Vec<String> {
+        crate::analyze::report::runs_by_label(results)
+            .into_iter()
+            .filter_map(|(label, files)| label_warning(&label, &files))
+            .collect()
+    }
 
     pub(crate) fn results(states: [Option<Cds>; 2]) -> Results {
         let r = rounds(50.0, 100.0, false);
