@@ -407,9 +407,11 @@ fn the_explanation_of_a_cost_from_stamps_counters_and_the_jvm_log() {
         explained(3, false, [20, 28, 30], 4482, 4, None, 12),
     ];
     let mut r = results(vec![file("k", "x", "2026-01-01T00:00:00Z", launches)]);
-    r.calibrations
-        .push(calibration("k", vec![400_000.0, 600_000.0, 512_000.0]));
-    r.calibrations.push(calibration("other", vec![1e9]));
+    let calibrations = r
+        .features
+        .get_or_insert_with(pretouch::features::calibrate::record::FILES, Vec::new);
+    calibrations.push(calibration("k", vec![400_000.0, 600_000.0, 512_000.0]));
+    calibrations.push(calibration("other", vec![1e9]));
     let c = &build(&r).cells[0];
     // Phase medians: exec->agent off (18 + 20) / 2 = 19, on 21; agent->init off 24,
     // on 280; init->main off 30, on 32.

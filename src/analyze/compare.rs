@@ -305,7 +305,7 @@ pub fn run_to_run_check(label: &str, runs: &[&ResultFile], options: &Options) ->
         significant: 0,
     };
     let side = |file: &ResultFile, name: &str| {
-        let rows = report::label_rows(name, &[(0, file)], &[], options);
+        let rows = report::label_rows(name, &[(0, file)], &Default::default(), options);
         let h = &file.header;
         let info = LabelInfo {
             label: name.to_owned(),

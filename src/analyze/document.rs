@@ -154,10 +154,10 @@ fn build_from(
     )?;
     if let Some(catalog) = catalog {
         // As reading every file whole gives them: each file's lines in name order, the
-        // calibrations', then the runs left unfinished.
-        let calibrations = std::mem::take(&mut results.warnings);
+        // features' files', then the runs left unfinished.
+        let of_features = std::mem::take(&mut results.warnings);
         results.warnings = catalog.warnings(&read.warnings);
-        results.warnings.extend(calibrations);
+        results.warnings.extend(of_features);
         results
             .warnings
             .extend(crate::store::complete::completeness_warnings(&read.files));
@@ -275,7 +275,7 @@ fn read_labels(
             files: vec![(0, n + i, f)],
         }));
     }
-    let calibrations = &results.calibrations;
+    let features = &results.features;
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(LABELS_AT_ONCE)
@@ -287,7 +287,7 @@ fn read_labels(
             w,
             catalog,
             labelling,
-            calibrations,
+            features,
             shown,
             options,
             parallel_files,
@@ -343,7 +343,7 @@ fn do_work(
     work: Work,
     catalog: Option<&Catalog>,
     labelling: &Labelling,
-    calibrations: &[crate::features::calibrate::machine::Calibration],
+    features: &crate::store::feature_files::FeatureFiles,
     shown: &[String],
     options: &Options,
     parallel_files: bool,
@@ -371,7 +371,7 @@ fn do_work(
         piece = Some(crate::analyze::label_piece(
             &labelling.labels[label],
             &runs,
-            calibrations,
+            features,
             options,
         ));
         let shown_files: Vec<(String, &ResultFile)> = files

@@ -570,11 +570,12 @@ pub struct LabelRows {
 }
 
 /// The rows of the label `label`, from its files (oldest first, each with its position
-/// in [`Labelling::order`]) and the calibrations the ceilings come from.
+/// in [`Labelling::order`]) and the features' files found among the results, whose
+/// calibrations the ceilings come from.
 pub fn label_rows(
     label: &str,
     files: &[(usize, &ResultFile)],
-    calibrations: &[crate::features::calibrate::machine::Calibration],
+    features: &crate::store::feature_files::FeatureFiles,
     options: &Options,
 ) -> LabelRows {
     let mut warnings = Vec::new();
@@ -670,7 +671,7 @@ pub fn label_rows(
         .map(|key| {
             let s = by_cell.remove(&key).unwrap_or_default();
             let looks = looks.get(&key).copied();
-            let heap = heap_facts(calibrations, label, &key, &s, &per_file);
+            let heap = heap_facts(features, label, &key, &s, &per_file);
             cell_report(label.to_owned(), key, s, options, heap, &per_file, looks)
         })
         .collect();
@@ -769,13 +770,13 @@ struct CellHeapFacts {
     folios: crate::analyze::explain::CellFolios,
     /// The ceiling at the cell's folio size, or why there is none (`Err(None)`: the
     /// label has no calibration).
-    ceiling: Result<crate::features::calibrate::ceiling::Ceiling, Option<String>>,
+    ceiling: Result<crate::analyze::ceiling::CellCeiling, Option<String>>,
 }
 
-/// The folio sizes of a cell's heap and the ceiling at the largest, from the calibration
-/// of the same CPUs and folio size where there is one.
+/// The folio sizes of a cell's heap and the ceiling at the largest, from the features'
+/// files, such as the calibration of the same CPUs and folio size where there is one.
 fn heap_facts(
-    calibrations: &[crate::features::calibrate::machine::Calibration],
+    features: &crate::store::feature_files::FeatureFiles,
     label: &str,
     key: &CellKey,
     s: &Samples<'_>,
@@ -786,16 +787,17 @@ fn heap_facts(
         .as_ref()
         .and_then(|f| f.first())
         .map_or(crate::machine::folio::BASE_PAGE.0, |b| b.0);
-    let ceiling = crate::features::calibrate::ceiling::for_cell(
-        calibrations,
+    let cell = crate::analyze::ceiling::CeilingOf {
         label,
-        &key.cpus,
-        s.launches_on
+        cpus: &key.cpus,
+        affinity: s
+            .launches_on
             .iter()
             .find_map(|l| l.measured.affinity.as_deref()),
         folio,
-    )
-    .ok_or_else(|| crate::features::calibrate::ceiling::missing(calibrations, label, folio));
+    };
+    let ceiling =
+        crate::analyze::ceiling::of_cell(crate::features::analyze::CEILINGS, features, &cell);
     CellHeapFacts { folios, ceiling }
 }
 
@@ -1115,7 +1117,9 @@ fn env_differences(results: &Results, labels: &[String]) -> Vec<String> {
     out
 }
 
-/// Each label's result files, oldest first, labels in the order they first ran.
+/// Each label's result files, oldest first, labels in the order they first ran. The
+/// report reads one label at a time instead, so only tests ask for them all at once.
+#[cfg(test)]
 pub(crate) fn runs_by_label(results: &Results) -> Vec<(String, Vec<&ResultFile>)> {
     let labelling = Labelling::of(results);
     (0..labelling.labels.len())

@@ -12,6 +12,8 @@ pub mod profile;
 pub mod servers;
 pub mod settings;
 
+/// The list of the features' warnings of the report (`analyze` stage).
+pub mod analyze;
 /// The list of the features' own subcommands (`cmd` stage).
 pub mod cli;
 /// The runs the features take elsewhere than this machine's kernel (`session` stage).

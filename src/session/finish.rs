@@ -117,7 +117,7 @@ fn print_report(args: &RunArgs, path: &Path, profiled: bool) -> anyhow::Result<(
     if let Some(label_dir) = path.parent()
         && let Ok(found) = crate::store::read::catalog_for_report(&[label_dir.to_owned()])
     {
-        results.calibrations = found.results.calibrations;
+        results.features = found.results.features.beside_each_run();
     }
     // The profile follows the text table only; `pretouch report --profile` has it in
     // every format.

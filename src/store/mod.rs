@@ -5,6 +5,7 @@
 
 pub mod complete;
 pub mod extra;
+pub mod feature_files;
 pub mod file;
 pub mod read;
 pub mod record;

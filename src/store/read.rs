@@ -7,10 +7,8 @@
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
-use crate::features::calibrate::machine::Calibration;
-use crate::features::calibrate::record::is_calibration_file;
-use crate::features::campaign::record::{Campaign, is_state_copy};
-use crate::features::record::{EXTRA_KINDS, extra_kind};
+use crate::features::record::{EXTRA_KINDS, FILE_KINDS, extra_kind};
+use crate::store::feature_files::FeatureFiles;
 pub use crate::store::file::ResultFile;
 use crate::store::file::{LAUNCH_LINE_START, damaged_line, tag_of};
 use crate::store::record::{CORE_TAGS, Entries, ExtraLine, FORMAT_VERSION, LaunchRecord, Record};
@@ -22,11 +20,10 @@ pub struct Results {
     pub files: Vec<ResultFile>,
     /// Lines or files that could not be read, each naming the file and line.
     pub warnings: Vec<String>,
-    /// `pretouch calibrate` results found among the paths (`calibrate-*.json`).
-    pub calibrations: Vec<Calibration>,
-    /// The states of ended campaigns found among the paths (`campaign.json`, copied
-    /// into a campaign's results folder at its end): their failed boots are reported.
-    pub campaigns: Vec<Campaign>,
+    /// The files the features keep among the paths, such as the calibrations and the
+    /// states of ended campaigns, each kind read by its feature
+    /// (`features::record::FILE_KINDS`).
+    pub features: FeatureFiles,
 }
 
 /// How much of each launch record to keep.
@@ -65,7 +62,7 @@ type ReadWhole = (ResultFile, Vec<String>);
 #[derive(Debug, Default)]
 pub struct Catalog {
     /// The files with a run header, in name order, without their launches and end
-    /// records (read by [`Catalog::read`]); the calibrations found; no warning yet.
+    /// records (read by [`Catalog::read`]); the features' files found; no warning yet.
     pub results: Results,
     /// Every result file found, in name order, with the warnings of reading those that
     /// have no run header (read whole already; none for the others yet).
@@ -110,8 +107,8 @@ impl Catalog {
     }
 
     /// The warnings of reading every file whole, as [`read_for_report`] gives them
-    /// (each file's lines in name order, then the calibrations'), keeping no launch:
-    /// what `report --calibrate` prints of the result files beside the calibrations.
+    /// (each file's lines in name order, then the features' files'), keeping no
+    /// launch: what a feature's report of its own prints of the result files beside it.
     pub fn read_warnings(&self) -> Result<Vec<String>, StoreError> {
         let paths: Vec<PathBuf> = self.results.files.iter().map(|f| f.path.clone()).collect();
         let mut by_path = std::collections::HashMap::new();
@@ -166,16 +163,24 @@ fn read_results_with(
     for path in paths {
         collect_jsonl(path, &mut files)?;
     }
-    let (mut campaigns, files): (Vec<PathBuf>, Vec<PathBuf>) =
-        files.into_iter().partition(|p| is_state_copy(p));
-    let (mut calibrations, mut files): (Vec<PathBuf>, Vec<PathBuf>) =
-        files.into_iter().partition(|p| is_calibration_file(p));
+    // Each kind of a feature's files, then the result files: what no kind claims.
+    let mut of_kind: Vec<Vec<PathBuf>> = FILE_KINDS.iter().map(|_| Vec::new()).collect();
+    let mut files: Vec<PathBuf> = files
+        .into_iter()
+        .filter(|p| match FILE_KINDS.iter().position(|k| (k.is_one)(p)) {
+            Some(i) => {
+                of_kind[i].push(p.clone());
+                false
+            }
+            None => true,
+        })
+        .collect();
     files.sort();
     files.dedup();
-    calibrations.sort();
-    calibrations.dedup();
-    campaigns.sort();
-    campaigns.dedup();
+    for paths in &mut of_kind {
+        paths.sort();
+        paths.dedup();
+    }
     let mut results = Results::default();
     for (path, read) in files.iter().zip(read_each(&files, keep)) {
         let (file, warnings) = read?;
@@ -195,25 +200,9 @@ fn read_results_with(
             });
         }
     }
-    for path in calibrations {
-        let parsed = std::fs::read_to_string(&path)
-            .map_err(|e| e.to_string())
-            .and_then(|t| serde_json::from_str::<Calibration>(&t).map_err(|e| e.to_string()));
-        match parsed {
-            Ok(c) => results.calibrations.push(c),
-            Err(e) => results.warnings.push(format!(
-                "{}: unreadable calibration skipped ({e})",
-                path.display()
-            )),
-        }
-    }
-    for path in campaigns {
-        match Campaign::load(&path) {
-            Ok(c) => results.campaigns.push(c),
-            Err(e) => results
-                .warnings
-                .push(format!("{e}. Its failed boots are not reported.")),
-        }
+    for (kind, paths) in FILE_KINDS.iter().zip(&of_kind) {
+        let part = (kind.read)(paths, &mut results.warnings);
+        results.features.push(*kind, part);
     }
     Ok(results)
 }
@@ -233,8 +222,7 @@ fn collect_jsonl(path: &Path, out: &mut Vec<PathBuf>) -> Result<(), StoreError> 
         if p.is_dir() {
             collect_jsonl(&p, out)?;
         } else if p.extension().is_some_and(|e| e == "jsonl")
-            || is_calibration_file(&p)
-            || is_state_copy(&p)
+            || FILE_KINDS.iter().any(|k| (k.is_one)(&p))
         {
             out.push(p);
         }

@@ -9,9 +9,46 @@
 //! calibration that has the configuration. Without one at the cell's folio size there is
 //! no ceiling, and [`missing`] says why.
 
+use crate::analyze::ceiling::{CeilingOf, Ceilings, CellCeiling};
 use crate::features::calibrate::machine::{Calibration, ConfigResult, Layout, Variant};
 use crate::matrix::cpuset::{ALL, format_list, parse_list};
+use crate::store::feature_files::FeatureFiles;
 use crate::units::Bytes;
+
+/// The calibrations' ceilings of the cells, which `features::analyze::CEILINGS` lists.
+pub struct CalibratedCeilings;
+
+/// What `features::analyze::CEILINGS` lists.
+pub static CEILINGS: CalibratedCeilings = CalibratedCeilings;
+
+impl Ceilings for CalibratedCeilings {
+    fn of_cell(
+        &self,
+        files: &FeatureFiles,
+        cell: &CeilingOf<'_>,
+    ) -> Result<CellCeiling, Option<String>> {
+        let calibrations = calibrations(files);
+        for_cell(
+            calibrations,
+            cell.label,
+            cell.cpus,
+            cell.affinity,
+            cell.folio,
+        )
+        .map(|c| CellCeiling {
+            per_s: c.per_s,
+            from: c.from,
+        })
+        .ok_or_else(|| missing(calibrations, cell.label, cell.folio))
+    }
+}
+
+/// The calibrations found among the results, read by `features::calibrate::record::FILES`.
+pub fn calibrations(features: &FeatureFiles) -> &[Calibration] {
+    features
+        .get::<Vec<Calibration>>()
+        .map_or(&[], Vec::as_slice)
+}
 
 /// A ceiling and where it comes from.
 #[derive(Debug, Clone, PartialEq)]

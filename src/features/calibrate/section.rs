@@ -5,6 +5,7 @@
 use crate::analyze::options::Options;
 use crate::analyze::section::{Part, Section, SectionError};
 use crate::features::calibrate::analyze::compare;
+use crate::features::calibrate::ceiling::calibrations;
 use crate::store::Results;
 
 /// The calibrations' report, its analysis half: the labels' calibrations side by side,
@@ -20,7 +21,7 @@ impl Section for SectionAnalysis {
         options: &Options,
     ) -> Option<Result<Box<dyn Part>, SectionError>> {
         options.calibrate.then(|| {
-            compare(&results.calibrations, options)
+            compare(calibrations(&results.features), options)
                 .map(|c| Box::new(c) as Box<dyn Part>)
                 .map_err(SectionError::from)
         })

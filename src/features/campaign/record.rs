@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::features::campaign::boot::{BootMethod, BootTarget};
 use crate::features::kernels::record::{KernelSession, KernelStatus, save_json};
+use crate::store::feature_files::{FileKind, Part};
 
 /// Version of the campaign format.
 pub const CAMPAIGN_FORMAT: u32 = 1;
@@ -23,6 +24,27 @@ pub const STATE_COPY: &str = "campaign.json";
 /// Whether `path` is a campaign's state copied into its results folder.
 pub fn is_state_copy(path: &Path) -> bool {
     path.file_name().is_some_and(|n| n == STATE_COPY)
+}
+
+/// The states of ended campaigns among the result files, as the store finds and reads
+/// them: their failed boots are reported.
+pub const FILES: FileKind = FileKind {
+    is_one: is_state_copy,
+    read: read_state_copies,
+    beside_each_run: false,
+};
+
+/// Every campaign state of `paths`, a `Vec<Campaign>`. A state that cannot be read is
+/// skipped with a warning that names it.
+fn read_state_copies(paths: &[PathBuf], warnings: &mut Vec<String>) -> Box<dyn Part> {
+    let mut campaigns: Vec<Campaign> = Vec::new();
+    for path in paths {
+        match Campaign::load(path) {
+            Ok(c) => campaigns.push(c),
+            Err(e) => warnings.push(format!("{e}. Its failed boots are not reported.")),
+        }
+    }
+    Box::new(campaigns)
 }
 
 /// Boots a step may take: a step cut by a power loss or a hang mid-run is booted
@@ -324,5 +346,27 @@ pub(crate) mod tests {
         c.save(&path).unwrap();
         assert_eq!(Campaign::load(&path).unwrap(), c);
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn the_store_reads_each_state_copy_and_names_the_one_it_cannot_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let good = dir.path().join("a").join(STATE_COPY);
+        let bad = dir.path().join("b").join(STATE_COPY);
+        std::fs::create_dir_all(bad.parent().unwrap()).unwrap();
+        let c = campaign(&["a"], 1);
+        c.save(&good).unwrap();
+        std::fs::write(&bad, "{").unwrap();
+        assert!((FILES.is_one)(&good) && !(FILES.is_one)(&dir.path().join("x.jsonl")));
+        let mut warnings = Vec::new();
+        let part = (FILES.read)(&[good, bad.clone()], &mut warnings);
+        let read = (&*part as &dyn std::any::Any).downcast_ref::<Vec<Campaign>>();
+        assert_eq!(read, Some(&vec![c]));
+        assert_eq!(warnings.len(), 1);
+        assert!(
+            warnings[0].contains(&bad.display().to_string()),
+            "{warnings:?}"
+        );
+        assert!(warnings[0].ends_with("Its failed boots are not reported."));
     }
 }

@@ -5,20 +5,26 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::analyze::warning::Warnings;
 use crate::features::cds::launch::{self as cds, Cds};
-use crate::store::{ResultFile, Results};
+use crate::store::ResultFile;
 
-/// One warning per label whose JDKs' launches differ in CDS. A record without its CDS
-/// state (written before it was recorded) is judged by its command and its JDK home as
-/// it is now, and the warning says so.
-pub fn warnings(results: &Results) -> Vec<String> {
-    crate::analyze::report::runs_by_label(results)
-        .into_iter()
-        .filter_map(|(label, files)| label_warning(&label, &files))
-        .collect()
+/// CDS's warnings of the report: one per label whose JDKs differ in CDS.
+pub struct CdsWarnings;
+
+/// What `features::analyze::WARNINGS` lists.
+pub static WARNINGS: CdsWarnings = CdsWarnings;
+
+impl Warnings for CdsWarnings {
+    fn of_label(&self, label: &str, files: &[&ResultFile]) -> Option<String> {
+        label_warning(label, files)
+    }
 }
 
-/// The warning of one label, from its files' launches; `None` when its JDKs agree.
+/// The warning of one label whose JDKs' launches differ in CDS, from its files'
+/// launches; `None` when its JDKs agree. A record without its CDS state (written
+/// before it was recorded) is judged by its command and its JDK home as it is now, and
+/// the warning says so.
 pub fn label_warning(label: &str, files: &[&ResultFile]) -> Option<String> {
     let mut by_jdk: BTreeMap<&str, BTreeSet<Cds>> = BTreeMap::new();
     let mut guessed = false;
@@ -53,12 +59,21 @@ pub fn label_warning(label: &str, files: &[&ResultFile]) -> Option<String> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::fixtures::{FakeCell, file, host, rounds};
     use crate::matrix::Gc;
+    use crate::store::Results;
 
-    fn results(states: [Option<Cds>; 2]) -> Results {
+    /// Every label's warning, as the report gives them.
+    fn warnings(results: &Results) -> Vec<String> {
+        crate::analyze::report::runs_by_label(results)
+            .into_iter()
+            .filter_map(|(label, files)| label_warning(&label, &files))
+            .collect()
+    }
+
+    pub(crate) fn results(states: [Option<Cds>; 2]) -> Results {
         let r = rounds(50.0, 100.0, false);
         let mut f = file(
             "k",

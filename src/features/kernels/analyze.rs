@@ -5,8 +5,28 @@
 //! results folder at its end: each boot that failed, and each label left with fewer
 //! runs than planned.
 
+use crate::analyze::options::Options;
+use crate::analyze::warning::Warnings;
+use crate::features::campaign::record::Campaign;
 use crate::features::kernels::record::KernelStatus;
 use crate::store::Results;
+
+/// The VM kernels' warnings of the report: the labels run under emulation and the VM
+/// settings that differ first, then each campaign's failed boots and short labels.
+pub struct KernelWarnings;
+
+/// What `features::analyze::WARNINGS` lists.
+pub static WARNINGS: KernelWarnings = KernelWarnings;
+
+impl Warnings for KernelWarnings {
+    fn first(&self, results: &Results) -> Vec<String> {
+        warnings(results)
+    }
+
+    fn last(&self, results: &Results, options: &Options) -> Vec<String> {
+        campaign_warnings(results, options.labels.as_deref())
+    }
+}
 
 /// A campaign's boots that did not bring up the kernel asked for, and the labels they
 /// left short of their planned runs, one line each, from every campaign state found
@@ -17,7 +37,12 @@ pub fn campaign_warnings(results: &Results, shown: Option<&[String]>) -> Vec<Str
     let is_shown =
         |label: &str| shown.is_none_or(|s| s.iter().any(|l| l.split('@').next() == Some(label)));
     let mut out = Vec::new();
-    for c in &results.campaigns {
+    for c in results
+        .features
+        .get::<Vec<Campaign>>()
+        .into_iter()
+        .flatten()
+    {
         let steps = c.session.kernels.len();
         for f in c.failed_boots.iter().filter(|f| is_shown(&f.label)) {
             out.push(format!(
@@ -153,6 +178,21 @@ mod tests {
             files,
             ..Results::default()
         }
+    }
+
+    #[test]
+    fn the_report_names_emulated_labels_first_and_a_labels_cds_last() {
+        use crate::features::cds::launch::Cds;
+        let mut r = crate::features::cds::analyze::tests::results([
+            Some(Cds::DefaultArchive),
+            Some(Cds::NoArchive),
+        ]);
+        r.files
+            .extend(results(&[("a-EMULATED", Some(shape(true, 1)))]).files);
+        let w = crate::analyze::build(&r).warnings;
+        assert!(w.len() >= 2, "{w:?}");
+        assert!(w[0].starts_with("EMULATED: label `a-EMULATED`"), "{w:?}");
+        assert!(w[w.len() - 1].contains("21.0.8+9 none"), "{w:?}");
     }
 
     #[test]
