@@ -97,9 +97,9 @@ pub(crate) fn elsewhere(args: &RunArgs, matrix: Matrix) -> anyhow::Result<Where>
     Ok(Where::Here(matrix))
 }
 
-/// How the kernels boot: as `--boot` says; without it, by kexec on bare metal and in
-/// VMs on a VM. `None`: in VMs (or no kernels at all). `kernels`: the run has kernels
-/// to boot (and is not itself a guest's).
+/// How the kernels boot. `--boot` says so, and without it they boot by kexec on bare
+/// metal and in VMs on a VM. `None` means in VMs, or that there are no kernels at all.
+/// `kernels` says the run has kernels to boot, so it is not itself a guest's.
 fn boot_of(
     choice: Option<crate::features::campaign::options::BootChoice>,
     kernels: bool,

@@ -115,9 +115,9 @@ pub struct Measurement {
     /// written before it was recorded. Boxed: rare beside a launch's other fields.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mthp: Option<Box<[mthp::MthpCounts]>>,
-    /// The memory cgroup of a `memory:` cell's launch: its limit as read back, its peak
-    /// charge, its events (`oom_kill`, `max`) and fault counters (see
-    /// `features::cgroup::launch`). Absent without a `memory:` axis.
+    /// The memory cgroup of a `memory:` cell's launch. It holds the limit as read back,
+    /// the peak charge, the events such as `oom_kill` and `max`, and the fault counters,
+    /// as `features::cgroup::launch` reads them. Absent without a `memory:` axis.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cgroup: Option<Box<crate::features::cgroup::launch::CgroupRun>>,
 }

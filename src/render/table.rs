@@ -344,9 +344,9 @@ impl From<&str> for Cell {
     }
 }
 
-/// One table of a report section, stated once: its columns and its rows. Text
-/// ([`Table::text`], [`Table::text_keyed`]), Markdown ([`Table::markdown`]) and CSV
-/// ([`Table::csv`]) each walk it. The first [`Table::key`] columns name the row.
+/// One table of a report section, stated once as its columns and its rows. The writers
+/// walk it: [`Table::text`] and [`Table::text_keyed`] for text, [`Table::markdown`] and
+/// [`Table::csv`]. The first [`Table::key`] columns name the row.
 #[derive(Debug, Clone)]
 pub struct Table {
     pub columns: Vec<Column>,
