@@ -41,6 +41,13 @@ pub type Column = labels::Column<LabelInfo>;
 pub type Row = labels::Row<[String; 4], CellReport>;
 pub type Entry = labels::Entry<CellReport>;
 
+impl Comparison {
+    /// The labels shown, in column order, the baseline among them.
+    pub fn labels(&self) -> Vec<String> {
+        self.columns.iter().map(|c| c.info.label.clone()).collect()
+    }
+}
+
 /// The labels of `report` side by side against the baseline, as `options` chooses them
 /// (its `labels` and `baseline`).
 pub fn compare(report: &Report, options: &Options) -> Result<Comparison, CompareError> {

@@ -3,8 +3,8 @@
 //! Westfall and Young (Resampling-Based Multiple Testing, 1993, section 2.6), with
 //! Welch's standard error for each measure.
 //!
-//! Each unit (one profiled launch) carries one value per measure (its share of each
-//! category and function). Under the hypothesis that both groups come from the same
+//! Each unit is one profiled launch, and it carries one value per measure, such as its
+//! share of each category and function. Under the hypothesis that both groups come from the same
 //! settings, the units are exchangeable between the groups, so every split of them into
 //! groups of the same sizes is as likely as the observed one. The largest studentized
 //! difference over all measures is computed for every split, and its 95th percentile is

@@ -29,12 +29,7 @@ impl Section for SectionAnalysis {
                 timed.extend(*t);
             }
         }
-        let labels: Vec<String> = input
-            .comparison
-            .columns
-            .iter()
-            .map(|c| c.info.label.clone())
-            .collect();
+        let labels = input.comparison.labels();
         // Each file under the label it is shown under (the files hold no launch by now),
         // as its timed launches were while they were read.
         let headers: Vec<ResultFile> = input

@@ -37,12 +37,7 @@ impl Section for SectionAnalysis {
             return Ok(None);
         }
         let profiles = crate::features::profile::record::read_profiles(&input.results.files);
-        let labels: Vec<String> = input
-            .comparison
-            .columns
-            .iter()
-            .map(|c| c.info.label.clone())
-            .collect();
+        let labels = input.comparison.labels();
         let profile = build(input.report, &profiles, &labels, &input.comparison.baseline);
         check_methods(input.report, &profile);
         Ok(Some(Box::new(ProfileSection {

@@ -36,12 +36,7 @@ pub(super) fn page(doc: &Document) -> String {
 /// `pretouch report: k1, k2`, the labels shown.
 fn title(doc: &Document) -> String {
     let labels: Vec<String> = match (&doc.launches, super::own_report(doc)) {
-        (Some(l), _) => l
-            .comparison
-            .columns
-            .iter()
-            .map(|c| c.info.label.clone())
-            .collect(),
+        (Some(l), _) => l.comparison.labels(),
         (None, Some(r)) => r.labels().into_iter().map(str::to_owned).collect(),
         (None, None) => Vec::new(),
     };
