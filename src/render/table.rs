@@ -518,6 +518,45 @@ impl Table {
     }
 }
 
+/// A note under a section's tables. A section states its notes once, beside its tables,
+/// and the text and Markdown writers each set them in their own way.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Note {
+    /// What the tables' columns and marks mean, as a paragraph.
+    Legend(String),
+    /// A remark about part of the results, such as a warning or a figure that could
+    /// not be had. Text hangs its later lines by two spaces, and Markdown quotes it.
+    Remark(String),
+}
+
+impl Note {
+    /// The note as text, wrapped to [`WIDTH`].
+    pub fn text(&self) -> String {
+        match self {
+            Note::Legend(s) => wrap(s, 0),
+            Note::Remark(s) => wrap(s, 2),
+        }
+    }
+
+    /// The note as a Markdown block, with a blank line before it.
+    pub fn markdown(&self) -> String {
+        match self {
+            Note::Legend(s) => format!("\n{s}\n"),
+            Note::Remark(s) => format!("\n> {s}\n"),
+        }
+    }
+}
+
+/// The notes as text, one after the other.
+pub fn notes_text(notes: &[Note]) -> String {
+    notes.iter().map(Note::text).collect()
+}
+
+/// The notes as Markdown, a block each.
+pub fn notes_markdown(notes: &[Note]) -> String {
+    notes.iter().map(Note::markdown).collect()
+}
+
 /// Cuts a name to `max` characters, marking the cut with `..`.
 pub fn fit(name: &str, max: usize) -> String {
     if name.chars().count() <= max {
@@ -728,6 +767,27 @@ pub fn opt_pct(v: Option<f64>, decimals: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_legend_is_a_paragraph_and_a_remark_hangs_in_text_and_is_quoted_in_markdown() {
+        let long = "word ".repeat(20);
+        let notes = [
+            Note::Legend(long.trim_end().to_owned()),
+            Note::Remark(format!("warning: {}", long.trim_end())),
+        ];
+        let text = notes_text(&notes);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 4, "{text}");
+        assert!(lines[1].starts_with("word"), "{text}");
+        assert!(lines[2].starts_with("warning: word"), "{text}");
+        assert!(lines[3].starts_with("  word"), "{text}");
+        assert!(lines.iter().all(|l| l.chars().count() <= WIDTH), "{text}");
+        let md = notes_markdown(&notes);
+        assert_eq!(
+            md,
+            format!("\n{}\n\n> warning: {}\n", long.trim_end(), long.trim_end())
+        );
+    }
 
     #[test]
     fn the_two_millisecond_rules_and_the_signed_forms() {

@@ -15,7 +15,7 @@ use crate::features::calibrate::machine::{Calibration, MemoryDuring};
 use crate::machine::topology::Placement;
 use crate::matrix::cpuset::format_list;
 use crate::render::labels::{self, legend_line, levels, minute};
-use crate::render::table::{self, Cell, Column, Shown, Table};
+use crate::render::table::{self, Cell, Column, Note, Shown, Table};
 
 fn gain(e: &Entry) -> String {
     labels::percent(e.change.as_ref(), "-")
@@ -232,18 +232,18 @@ pub fn text(cmp: &CalibrationComparison) -> String {
     out.push('\n');
     out += &detail_table(cmp).text_keyed();
     out.push('\n');
-    out += &table::wrap(NOTE, 0);
-    out += &table::wrap(&mark_note(cmp), 0);
-    for r in run_to_run(cmp) {
-        out += &table::wrap(&r, 2);
-    }
-    for d in &cmp.env_differences {
-        out += &table::wrap(&format!("environment: {d}"), 2);
-    }
-    for w in &cmp.warnings {
-        out += &table::wrap(&format!("warning: {w}"), 2);
-    }
+    out += &table::notes_text(&notes(cmp));
     out
+}
+
+/// The notes under the tables: what the figures and marks mean, then the run-to-run
+/// checks, the differences between the machines and the warnings.
+fn notes(cmp: &CalibrationComparison) -> Vec<Note> {
+    let mut notes = vec![Note::Legend(NOTE.to_owned()), Note::Legend(mark_note(cmp))];
+    notes.extend(run_to_run(cmp).into_iter().map(Note::Remark));
+    notes.extend((cmp.env_differences.iter()).map(|d| Note::Remark(format!("environment: {d}"))));
+    notes.extend((cmp.warnings.iter()).map(|w| Note::Remark(format!("warning: {w}"))));
+    notes
 }
 
 /// The calibrations side by side as a Markdown table.
@@ -264,20 +264,7 @@ pub fn markdown(cmp: &CalibrationComparison) -> String {
     out += &rates_table(cmp).markdown();
     out.push('\n');
     out += &detail_table(cmp).markdown();
-    out.push('\n');
-    out += NOTE;
-    out.push(' ');
-    out += &mark_note(cmp);
-    out.push('\n');
-    for r in run_to_run(cmp) {
-        let _ = writeln!(out, "\n{r}");
-    }
-    for d in &cmp.env_differences {
-        let _ = writeln!(out, "\nenvironment: {d}");
-    }
-    for w in &cmp.warnings {
-        let _ = writeln!(out, "\nwarning: {w}");
-    }
+    out += &table::notes_markdown(&notes(cmp));
     out
 }
 
@@ -743,7 +730,9 @@ mod tests {
         | 12 CCDs, 1 CPU each | zap | patch1 | 6x1 | 2.497M-2.599M | 4.0% | 2.497M-2.599M | 99% | 4K | +260.0k* | +188.8k..+331.2k |
         | 12 CCDs, 1 CPU each | zap | patch2 | 6x1 | 2.890M-3.008M | 4.0% | 2.890M-3.008M | 99% | 4K | +661.0k* | +585.8k..+736.2k |
 
-        A rate is 4 KiB pages made present per wall-second, the median of the label's round medians. For 4 KiB faults that is faults per second, as pft reports them, and a 2 MiB fault counts 512. In zap, the threads write one shared anonymous mapping, each its own slice, with MADV_DONTNEED between passes. pft maps afresh every pass, and huge is zap on a MADV_HUGEPAGE mapping. CPUs is the set the workers were pinned to, one worker per CPU. gain is the median over the baseline's median, less 1. n is rounds x passes. min-max and spread are of the round medians, and spread is their range over their median. cpu is the workers' CPU time over their time in the passes, so below 100% they were preempted. fault is the bytes the kernel mapped per fault. shift is the Hodges-Lehmann shift of the round medians against the baseline's, with its Mann-Whitney interval. R gives the same with wilcox.test(x, y, conf.int = TRUE, conf.level = L). * marks an interval that excludes 0. Each column's marks hold together at 95%, because its rows' intervals are at 1 - 0.05 / rows, by Bonferroni. B tests 3 rows at L = 98.33%, C tests 3 rows at L = 98.33%. So where no row differs, and rounds vary as independent runs would, a column holds any mark at most 5% of the time. The test is on rounds, not passes, because the passes of one round share the machine's state. `few rounds` means too few rounds a side for that level, so the row gets no mark. 6 rounds a side allow up to 23 rows.
+        A rate is 4 KiB pages made present per wall-second, the median of the label's round medians. For 4 KiB faults that is faults per second, as pft reports them, and a 2 MiB fault counts 512. In zap, the threads write one shared anonymous mapping, each its own slice, with MADV_DONTNEED between passes. pft maps afresh every pass, and huge is zap on a MADV_HUGEPAGE mapping. CPUs is the set the workers were pinned to, one worker per CPU. gain is the median over the baseline's median, less 1. n is rounds x passes. min-max and spread are of the round medians, and spread is their range over their median. cpu is the workers' CPU time over their time in the passes, so below 100% they were preempted. fault is the bytes the kernel mapped per fault. shift is the Hodges-Lehmann shift of the round medians against the baseline's, with its Mann-Whitney interval. R gives the same with wilcox.test(x, y, conf.int = TRUE, conf.level = L).
+
+        * marks an interval that excludes 0. Each column's marks hold together at 95%, because its rows' intervals are at 1 - 0.05 / rows, by Bonferroni. B tests 3 rows at L = 98.33%, C tests 3 rows at L = 98.33%. So where no row differs, and rounds vary as independent runs would, a column holds any mark at most 5% of the time. The test is on rounds, not passes, because the passes of one round share the machine's state. `few rounds` means too few rounds a side for that level, so the row gets no mark. 6 rounds a side allow up to 23 rows.
         ");
         insta::assert_snapshot!(csv(&cmp), @r#"
         cpus,test,workers,label,baseline,pinned_to,rounds,passes,median_per_s,round_min_per_s,round_max_per_s,round_spread_pct,min_per_s,max_per_s,spread_pct,fault_bytes,cpu_share,gain_pct,shift_per_s,ci_low_per_s,ci_high_per_s,ci_confidence,testable,significant

@@ -11,7 +11,7 @@ use crate::features::probe::analyze::{
 };
 use crate::features::probe::launch::C2cSupport;
 use crate::machine::jdk::short_jdk;
-use crate::render::table::{self, Column, Shown, Table};
+use crate::render::table::{self, Column, Note, Shown, Table};
 use crate::stats::Shift;
 use crate::store::CellKey;
 
@@ -238,8 +238,16 @@ launches minus that of the timed ones, same cell and pt. p50, p90, p99: the buck
 eighth of an octave, [low, high)) holding it, all launches' faults together; max: the \
 longest fault. Probed launches ran after the timed ones and are in no median.";
 
+/// The notes under the probes' tables: the legend, then what the report says once about
+/// the locks, c2c and the count's agreement.
+fn notes(a: &ProbeAnalysis) -> Vec<Note> {
+    let mut notes = vec![Note::Legend(LEGEND.to_owned())];
+    notes.extend(remarks(a).into_iter().map(Note::Remark));
+    notes
+}
+
 /// What the report says once: the locks, c2c, the count's agreement.
-fn notes(a: &ProbeAnalysis) -> Vec<String> {
+fn remarks(a: &ProbeAnalysis) -> Vec<String> {
     let mut notes = Vec::new();
     if let Some(why) = &a.locks_unsupported {
         notes.push(format!("lock contention: not measured, {why}."));
@@ -363,10 +371,7 @@ pub fn text(a: &ProbeAnalysis) -> String {
         }
     }
     out += "\n";
-    out += &table::wrap(LEGEND, 0);
-    for note in notes(a) {
-        out += &table::wrap(&note, 2);
-    }
+    out += &table::notes_text(&notes(a));
     out
 }
 
@@ -416,11 +421,9 @@ pub fn markdown(a: &ProbeAnalysis) -> String {
             out.push('\n');
         }
     }
-    out += LEGEND;
-    out += "\n\n";
-    for note in notes(a) {
-        writeln!(out, "- {note}").unwrap();
-    }
+    // Each table above ends with a blank line, and each note brings its own.
+    let mut out = out.trim_end_matches('\n').to_owned() + "\n";
+    out += &table::notes_markdown(&notes(a));
     out
 }
 
@@ -511,7 +514,7 @@ pub fn csv(a: &ProbeAnalysis) -> String {
             );
         }
     }
-    for note in notes(a) {
+    for note in remarks(a) {
         let (metric, value) = note.split_once(": ").unwrap_or(("note", &note));
         write_row(
             &mut w,
@@ -695,7 +698,7 @@ mod tests {
         assert_eq!(text.matches("lock contention: not measured").count(), 1);
         assert!(!text.contains("lock waits, base"), "no lock table: {text}");
         let md = markdown(&a);
-        assert!(md.contains("- lock contention: not measured"), "{md}");
+        assert!(md.contains("> lock contention: not measured"), "{md}");
         let csv = csv(&a);
         assert!(csv.contains("note,"), "{csv}");
         assert!(!csv.contains("\nlock,"), "{csv}");

@@ -9,7 +9,7 @@ use crate::features::profile::analyze::{
     CellProfile, CellShift, MIN_LAUNCHES, ProfileReport, Share, Shift,
 };
 use crate::machine::jdk::short_jdk;
-use crate::render::table::{self, Column, Table, WIDTH};
+use crate::render::table::{self, Column, Note, Table, WIDTH};
 
 /// Functions listed per cell in text and Markdown (CSV and JSON have all).
 pub const TOP_FUNCTIONS: usize = 12;
@@ -238,8 +238,13 @@ pub fn text(report: &ProfileReport) -> String {
         }
     }
     out += "\n";
-    out += &table::wrap(NOTES, 0);
+    out += &table::notes_text(&notes());
     out
+}
+
+/// The notes under the profile's tables.
+fn notes() -> Vec<Note> {
+    vec![Note::Legend(NOTES.to_owned())]
 }
 
 fn shift_text(s: &CellShift, width: usize) -> String {
@@ -315,8 +320,9 @@ pub fn markdown(report: &ProfileReport) -> String {
             out.push('\n');
         }
     }
-    out += NOTES;
-    out += "\n";
+    // Each table above ends with a blank line, and each note brings its own.
+    let mut out = out.trim_end_matches('\n').to_owned() + "\n";
+    out += &table::notes_markdown(&notes());
     out
 }
 
