@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use crate::analyze::explain::PHASE_NAMES;
 use crate::analyze::report::{CellReport, Report};
 use crate::render::common::{CellNames, cell_name, explaining_markdown};
-use crate::render::table::{self, Column, Explaining, Table, name, num};
+use crate::render::table::{self, Column, Explaining, Note, Table, name, num};
 
 fn touched(c: &CellReport) -> String {
     if c.runs_on == 0 {
@@ -44,20 +44,6 @@ fn labels(report: &Report) -> impl Iterator<Item = (&str, Vec<&CellReport>)> {
         )
     })
 }
-
-const LEGEND: &str = "\
-phase grew = the startup phase whose median grew most with pretouch.
-VM init ms = how much longer the JVM takes to create its VM with pretouch. The heap is
-touched there. JVM log ms = the pretouch time the JVM's own log gives, from each
-`PreTouch` line to the next line. Genesis ms = how much longer the JVM's Genesis phase,
-which creates the heap, takes with pretouch. faults = the minor faults up to main()
-that pretouch adds, median of a launch. expected = the faults the heap should take,
-which is its size over the largest folio the run's THP modes allow, times its views.
-faults/s = faults over VM init ms. % ceiling = faults/s as a share of this label's
-`pretouch calibrate` rate at the same folio size. touched = 80% of the heap, as mapped
-and per view, was resident at main(), each page counted once, or the RSS growth for
-older records.
-";
 
 /// The time columns of the text's explaining table.
 const TIME: [Explaining<CellReport>; 4] = [
@@ -453,12 +439,11 @@ pub fn text(report: &Report, phases: bool, names: &CellNames) -> String {
         let cols: Vec<&Explaining<CellReport>> = PHASES.iter().collect();
         out += &explaining_table(names, &key, &cells, &cols, false).0;
     }
-    let mut legend: Vec<&str> = tables.iter().flatten().map(|c| c.legend).collect();
+    let shown: Vec<&Explaining<CellReport>> = tables.iter().flatten().copied().collect();
+    let mut text = table::legend_of(&shown);
     if merged {
-        legend.push("all is alike in every label.");
+        text += " all is alike in every label.";
     }
-    let sentences: Vec<&str> = legend.into_iter().filter(|l| !l.is_empty()).collect();
-    let mut text = sentences.join(" ");
     if !dropped.is_empty() {
         text += " Empty columns are left out";
         if dropped.contains(&"% ceiling")
@@ -468,31 +453,31 @@ pub fn text(report: &Report, phases: bool, names: &CellNames) -> String {
         }
         text.push('.');
     }
-    out.push('\n');
-    out += &table::wrap(&text, 0);
     let note_names = NoteNames {
         cell: &|c| names.name(c),
         label: &|l| names.letter(l).to_owned(),
         ceiling: "% ceiling",
     };
-    for note in notes(report, &note_names, !dropped.contains(&"% ceiling")) {
-        out += &table::wrap(&note, 2);
-    }
+    let mut all = vec![Note::Legend(text)];
+    let remarks = notes(report, &note_names, !dropped.contains(&"% ceiling"));
+    all.extend(remarks.into_iter().map(Note::Remark));
+    out.push('\n');
+    out += &table::notes_text(&all);
     out
 }
 
-/// The notes under the Markdown tables, each cell named in full.
-fn markdown_notes(report: &Report) -> String {
+/// The notes under the Markdown tables: the legend of every column they show, then the
+/// remarks, each cell named in full.
+fn markdown_notes(report: &Report) -> Vec<Note> {
     let names = NoteNames {
         cell: &|c| cell_name(c),
         label: &|l| l.to_owned(),
         ceiling: "% ceiling",
     };
-    let mut out = String::new();
-    for note in notes(report, &names, true) {
-        let _ = writeln!(out, "{note}");
-    }
-    out
+    let columns: Vec<&Explaining<CellReport>> = TIME.iter().chain(&FAULTS).collect();
+    let mut all = vec![Note::Legend(table::legend_of(&columns))];
+    all.extend(notes(report, &names, true).into_iter().map(Note::Remark));
+    all
 }
 
 /// The same as Markdown tables.
@@ -509,12 +494,7 @@ pub fn markdown(report: &Report, phases: bool) -> String {
             out += &explaining_markdown(&cells, &[&PHASES]).markdown();
         }
     }
-    out.push('\n');
-    out += LEGEND.replace('\n', " ").trim_end();
-    out.push('\n');
-    for line in markdown_notes(report).lines() {
-        let _ = writeln!(out, "\n> {line}");
-    }
+    out += &table::notes_markdown(&markdown_notes(report));
     out
 }
 
@@ -655,7 +635,7 @@ mod tests {
         | 25.0.3+9 | g1 | 1g | default | agent->init | 397.5 | 405.1 | 395.9 | 262.9k | 262.1k | 661.4k | 55% | yes |
         | 25.0.3+9 | parallel | 1g | thp | agent->init | 397.5 | - | 395.9 | 140.0k | 262.1k | 661.4k | 55% | NO (3 of 10) |
 
-        phase grew = the startup phase whose median grew most with pretouch. VM init ms = how much longer the JVM takes to create its VM with pretouch. The heap is touched there. JVM log ms = the pretouch time the JVM's own log gives, from each `PreTouch` line to the next line. Genesis ms = how much longer the JVM's Genesis phase, which creates the heap, takes with pretouch. faults = the minor faults up to main() that pretouch adds, median of a launch. expected = the faults the heap should take, which is its size over the largest folio the run's THP modes allow, times its views. faults/s = faults over VM init ms. % ceiling = faults/s as a share of this label's `pretouch calibrate` rate at the same folio size. touched = 80% of the heap, as mapped and per view, was resident at main(), each page counted once, or the RSS growth for older records.
+        phase grew is the startup phase whose median grew most with pretouch. VM init ms is how much longer the JVM takes to create its VM with pretouch, which is where it touches the heap. JVM log ms is the pretouch time the JVM's own log gives. Genesis ms is how much longer the JVM's Genesis phase takes with pretouch. faults is the median of the minor faults up to main() that pretouch adds. expected is the heap divided by the folio size, times its views. faults/s is the faults divided by VM init ms. % ceiling is faults/s as a share of the label's `pretouch calibrate` rate at the same folio size. touched is whether 80% of the heap was resident at main().
 
         > warning: 6.18.0-base 25.0.3+9 parallel 1g thp: PRETOUCH DID NOT HAPPEN in 3 of 10 launches (quick-20261130T071303Z.jsonl#4 quick-20261130T071303Z.jsonl#9 quick-20261130T071303Z.jsonl#17); first: RSS grew 542 MiB during VM creation (512 MiB beyond a launch without pretouch), expected about the heap, 1 GiB
 

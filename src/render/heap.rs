@@ -10,7 +10,7 @@ use crate::analyze::heap::{CellHeap, check_word};
 use crate::analyze::method::MethodCheck;
 use crate::analyze::report::{CellReport, Report};
 use crate::render::common::{CellNames, cell_name, explaining_markdown};
-use crate::render::table::{self, Explaining, name, num};
+use crate::render::table::{self, Explaining, Note, name, num};
 
 /// A median peak RSS in whole MiB; `-` where the launches recorded none.
 fn peak(v: Option<f64>) -> String {
@@ -88,7 +88,8 @@ pub(crate) const PEAKS: [Explaining<CellReport>; 1] = [Explaining {
 const PEAKS_APART: [Explaining<CellReport>; 2] = [
     Explaining {
         col: num("peak RSS off MiB"),
-        legend: "",
+        legend: "peak RSS off MiB and peak RSS on MiB are the median peak RSS of a launch \
+                 without and with pretouch.",
         value: |c| peak(c.peak_rss_off_mib),
     },
     Explaining {
@@ -105,17 +106,6 @@ fn cells(report: &Report) -> Vec<(&CellReport, &CellHeap)> {
         .filter_map(|c| Some((c, c.heap_and_method.as_ref()?)))
         .collect()
 }
-
-const LEGEND: &str = "\
-memory = what backs the heap at main() (xN: N views of the same memory, as JDK 11/17 \
-ZGC maps it; shared memory faults take shmem_fault, not the anonymous-fault path), \
-with transparent huge-page bytes (`-`: records from before the heap's memory was read); \
-page = the kernel page size of its mappings; resident = median of the heap resident \
-at main(), each page once, of the heap; \
-method = how the JVM touches each page, from its version and flags; profile = the \
-method checked against the kernel profile (a populate shows no fault-entry frames); \
-peak RSS off MiB and peak RSS on MiB = the median peak RSS (ru_maxrss) of a launch \
-without and with pretouch (`-`: records from before it was read).";
 
 /// `cells: what` lines, one per distinct `what`, in the order first met, the cells
 /// named together by `name`.
@@ -200,11 +190,8 @@ fn notes(report: &Report, name: &dyn Fn(&[&CellReport]) -> String, all_notes: bo
 /// the checks that disagree. Its columns are among the explaining tables'
 /// ([`COLUMNS`], printed by `render::explain`).
 pub fn text(report: &Report, names: &CellNames) -> String {
-    let mut out = String::new();
-    for note in notes(report, &|cells| names.group(cells), false) {
-        out += &table::wrap(&note, 2);
-    }
-    out
+    let remarks = notes(report, &|cells| names.group(cells), false);
+    table::notes_text(&remarks.into_iter().map(Note::Remark).collect::<Vec<_>>())
 }
 
 /// The same as Markdown tables.
@@ -222,7 +209,6 @@ pub fn markdown(report: &Report) -> String {
         let _ = writeln!(out, "\n#### {label}: heap and pretouch method\n");
         out += &explaining_markdown(&mine, &[&COLUMNS, &PEAKS_APART]).markdown();
     }
-    let _ = writeln!(out, "\n{LEGEND}");
     let full = |cells: &[&CellReport]| {
         cells
             .iter()
@@ -230,9 +216,10 @@ pub fn markdown(report: &Report) -> String {
             .collect::<Vec<_>>()
             .join(", ")
     };
-    for line in notes(report, &full, true) {
-        let _ = writeln!(out, "\n> {line}");
-    }
+    let columns: Vec<&Explaining<CellReport>> = COLUMNS.iter().chain(&PEAKS_APART).collect();
+    let mut all = vec![Note::Legend(table::legend_of(&columns))];
+    all.extend(notes(report, &full, true).into_iter().map(Note::Remark));
+    out += &table::notes_markdown(&all);
     out
 }
 
@@ -374,7 +361,7 @@ mod tests {
         | 17.0.15+6 | zgc | 64m | default | shared-memfd x3 | 4 KiB | 64 MiB of 64 MiB | store | - | - | - |
         | 25.0.3+9 | g1 | 64m | default | anonymous, 60 MiB huge | 4 KiB | 64 MiB of 64 MiB | madvise populate | - | - | - |
 
-        memory = what backs the heap at main() (xN: N views of the same memory, as JDK 11/17 ZGC maps it; shared memory faults take shmem_fault, not the anonymous-fault path), with transparent huge-page bytes (`-`: records from before the heap's memory was read); page = the kernel page size of its mappings; resident = median of the heap resident at main(), each page once, of the heap; method = how the JVM touches each page, from its version and flags; profile = the method checked against the kernel profile (a populate shows no fault-entry frames); peak RSS off MiB and peak RSS on MiB = the median peak RSS (ru_maxrss) of a launch without and with pretouch (`-`: records from before it was read).
+        memory is what backs the heap at main(), with its transparent huge-page bytes. xN means N views of the same memory, as JDK 11 and 17 ZGC map it, and such shared memory faults through shmem_fault. page is the kernel page size of its mappings. resident is the median of the heap resident at main(), each page counted once. method is how the JVM touches each page. profile is the method checked against the kernel profile, where a populate shows no fault-entry frames. peak RSS off MiB and peak RSS on MiB are the median peak RSS of a launch without and with pretouch.
 
         > method: k 17.0.15+6 zgc 64m default: store, from JDK 17, before JDK 18 (JDK-8272807)
 

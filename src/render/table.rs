@@ -159,6 +159,16 @@ pub struct Explaining<C> {
     pub value: fn(&C) -> String,
 }
 
+/// The legend of these columns, each column's sentence in order. A column without a
+/// sentence, such as the second of a pair that the first one's sentence defines, adds
+/// none.
+pub fn legend_of<C>(columns: &[&Explaining<C>]) -> String {
+    let sentences: Vec<&str> = (columns.iter().map(|c| c.legend))
+        .filter(|l| !l.is_empty())
+        .collect();
+    sentences.join(" ")
+}
+
 /// Groups of [`Explaining`] columns packed into as few tables as fit [`WIDTH`]: a
 /// column whose every value is `-` is left out (the second value says which were), the
 /// groups kept whole and in order. `key` and `rows` are each row's key parts and item.
