@@ -14,7 +14,7 @@ use crate::render::common::{
     spread, wider_side,
 };
 use crate::render::labels::{self, minute};
-use crate::render::table;
+use crate::render::table::{self, Note};
 
 /// The legend under the details, said once: every column in words; the long story
 /// is docs/report.md's.
@@ -655,7 +655,7 @@ fn details_text(cmp: &Comparison, cols: &[usize]) -> String {
     out.push('\n');
     out += &details(cmp, cols);
     out.push('\n');
-    out += &table::wrap(&legend(cmp), 0);
+    out += &Note::Legend(legend(cmp)).text();
     out += &text_notes(cmp);
     out
 }
@@ -681,14 +681,13 @@ fn text_notes(cmp: &Comparison) -> String {
     ));
     notes.extend(cmp.warnings.iter().map(|w| format!("warning: {w}")));
     notes.extend(run_to_run_notes(&cmp.run_to_run));
-    let mut out = String::new();
-    for n in notes {
-        out += &table::wrap(&n, 2);
-    }
+    let remarks: Vec<Note> = notes.into_iter().map(Note::Remark).collect();
+    let mut out = table::notes_text(&remarks);
     out += &crate::render::disturbance::text(&cells, &names);
-    for n in &cmp.machine_notes {
-        out += &table::wrap(n, 2);
-    }
+    let machine: Vec<Note> = (cmp.machine_notes.iter())
+        .map(|n| Note::Remark(n.clone()))
+        .collect();
+    out += &table::notes_text(&machine);
     out
 }
 
@@ -752,9 +751,7 @@ pub fn markdown(cmp: &Comparison, details: bool) -> String {
     }
     out += "\n";
     out += &markdown_details(cmp);
-    out += "\n";
-    out += &legend(cmp);
-    out += "\n";
+    out += &Note::Legend(legend(cmp)).markdown();
     for c in &cmp.columns {
         let _ = write!(
             out,
@@ -768,9 +765,8 @@ pub fn markdown(cmp: &Comparison, details: bool) -> String {
         );
     }
     out += "\n";
-    for n in notes(cmp) {
-        let _ = writeln!(out, "\n> {n}");
-    }
+    let remarks: Vec<Note> = notes(cmp).into_iter().map(Note::Remark).collect();
+    out += &table::notes_markdown(&remarks);
     out
 }
 

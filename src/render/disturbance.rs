@@ -6,7 +6,7 @@ use crate::analyze::disturbance::NO_COUNTERS;
 use crate::analyze::outliers::{OutlierSummary, WORST};
 use crate::analyze::report::{CellReport, Report};
 use crate::render::common::{CellNames, cell_name};
-use crate::render::table::{self, Column, Table};
+use crate::render::table::{self, Column, Note, Table};
 
 /// A report with more outlier lines than this summarizes the outliers of each cell
 /// with more than [`WORST`] of them (how many, their causes, the worst [`WORST`]);
@@ -38,12 +38,9 @@ pub(crate) fn text(cells: &[&CellReport], names: &CellNames) -> String {
         && cells
             .iter()
             .all(|c| c.outlier_launches.len() == c.outlier_lines.len());
-    let mut out = String::new();
     if !as_table {
-        for n in named_notes(cells, &|c| names.name(c)) {
-            out += &table::wrap(&n, 2);
-        }
-        return out;
+        let notes = named_notes(cells, &|c| names.name(c));
+        return table::notes_text(&notes.into_iter().map(Note::Remark).collect::<Vec<_>>());
     }
     let columns = vec![
         Column::name("outlier"),
@@ -73,6 +70,7 @@ pub(crate) fn text(cells: &[&CellReport], names: &CellNames) -> String {
             });
         }
     }
+    let mut out = String::new();
     if !rows.rows.is_empty() {
         let rendered = rows.text(0);
         let w = table::width(&rendered);
@@ -88,7 +86,7 @@ pub(crate) fn text(cells: &[&CellReport], names: &CellNames) -> String {
         }
     }
     if let Some(n) = disturbed_note(cells, &|c| names.name(c)) {
-        out += &table::wrap(&n, 2);
+        out += &Note::Remark(n).text();
     }
     out
 }

@@ -10,7 +10,7 @@ use crate::render::common::{
     failure_warnings_named, interval_basis_note, iqr, key_columns, key_refs, key_values, ms,
     outlier_note, run_to_run_notes, spread, stop_lines,
 };
-use crate::render::table::{self, Column, Shown, Table};
+use crate::render::table::{self, Column, Note, Shown, Table};
 
 fn by_label(report: &Report) -> Vec<(&str, Vec<&CellReport>)> {
     report
@@ -86,25 +86,32 @@ pub fn text(report: &Report) -> String {
         out += &table.pick(&shown).text_keyed();
         out.push('\n');
     }
-    out += &table::wrap(&single_legend(report), 0);
     let cells: Vec<&CellReport> = report.cells.iter().collect();
     let names = CellNames::of(report);
-    let mut notes = failure_warnings_named(&cells, &|c| names.name(c));
+    let mut notes = vec![Note::Legend(single_legend(report))];
+    let failures = failure_warnings_named(&cells, &|c| names.name(c));
+    notes.extend(remarks(report, failures).into_iter().map(Note::Remark));
+    out += &table::notes_text(&notes);
+    out += &crate::render::disturbance::text(&cells, &names);
+    let machine: Vec<Note> = (report.machine_notes.iter())
+        .map(|n| Note::Remark(n.clone()))
+        .collect();
+    out += &table::notes_text(&machine);
+    out
+}
+
+/// The remarks under one label's tables: the failed launches, the outliers, the cells
+/// that stopped early, the warnings and the run-to-run checks.
+fn remarks(report: &Report, failures: Vec<String>) -> Vec<String> {
+    let mut notes = failures;
     notes.extend(outlier_note(
-        cells.iter().map(|c| c.outliers).sum(),
+        report.cells.iter().map(|c| c.outliers).sum(),
         report.outliers_excluded,
     ));
     notes.extend(stop_lines(report).lines().map(str::to_owned));
     notes.extend(report.warnings.iter().map(|w| format!("warning: {w}")));
     notes.extend(run_to_run_notes(&report.run_to_run));
-    for n in notes {
-        out += &table::wrap(&n, 2);
-    }
-    out += &crate::render::disturbance::text(&cells, &names);
-    for n in &report.machine_notes {
-        out += &table::wrap(n, 2);
-    }
-    out
+    notes
 }
 
 /// One label's cells, a row each: the launches, the times to main without and with
@@ -182,32 +189,19 @@ pub fn markdown(report: &Report) -> String {
         .cells
         .first()
         .map_or_else(Default::default, |c| c.cost_estimator);
-    let _ = write!(
-        out,
+    let mut legend = format!(
         "Times are in ms from exec to `main()`, as the median of the counted launches with their range. pretouch is the median time with pretouch less the median without. A round's cost is the time with pretouch less the time without, and cost ms is the {} of the per-round costs. +- 95% is the half-width of its 95% interval, whose standard error is widened for drift. A cell under 10 rounds shows `few rounds`. cost min-max and IQR give the spread of the per-round costs. outliers counts the launches with a modified z-score above 3.5.",
         estimator.name()
     );
-    out += &interval_basis_note(report.cells.iter());
-    out.push('\n');
+    legend += &interval_basis_note(report.cells.iter());
     let cells: Vec<&CellReport> = report.cells.iter().collect();
-    let mut notes = failure_warnings(&cells);
-    notes.extend(outlier_note(
-        cells.iter().map(|c| c.outliers).sum(),
-        report.outliers_excluded,
-    ));
-    let stops = stop_lines(report);
-    if !stops.is_empty() {
-        out.push('\n');
-        for line in stops.lines() {
-            let _ = writeln!(out, "- {line}");
-        }
-    }
-    notes.extend(report.warnings.iter().map(|w| format!("warning: {w}")));
-    notes.extend(run_to_run_notes(&report.run_to_run));
-    notes.extend(crate::render::disturbance::notes(report));
-    for n in notes {
-        let _ = writeln!(out, "\n> {n}");
-    }
+    let mut notes = vec![Note::Legend(legend)];
+    let mut remarks = remarks(report, failure_warnings(&cells));
+    remarks.extend(crate::render::disturbance::notes(report));
+    notes.extend(remarks.into_iter().map(Note::Remark));
+    // The last table ends with a blank line, and each note brings its own.
+    out.pop();
+    out += &table::notes_markdown(&notes);
     out
 }
 
@@ -487,11 +481,13 @@ mod tests {
 
         Times are in ms from exec to `main()`, as the median of the counted launches with their range. pretouch is the median time with pretouch less the median without. A round's cost is the time with pretouch less the time without, and cost ms is the median of the per-round costs. +- 95% is the half-width of its 95% interval, whose standard error is widened for drift. A cell under 10 rounds shows `few rounds`. cost min-max and IQR give the spread of the per-round costs. outliers counts the launches with a modified z-score above 3.5. An interval from one run's rounds does not see the machine move between runs. A label of three runs or more, run in turn with the others, gets one over its runs that does, as `run --kernel ... --runs 3` makes in VMs. docs/statistics.md explains it.
 
-        - adaptive: 6.18.0-base 17.0.15+6 g1 1g default: stopped early after 5 of 30 rounds: 95% interval [380.1, 389.0] ms, +-1.5%, within +-2%
-        - adaptive: 6.18.0-base 17.0.15+6 g1 1g default gc_threads=1 cpus=0: ran all 30 rounds: 95% interval [801.0, 870.2] ms, +-5.8%, wider than +-2%
-        - adaptive: this file was written before the planned looks, so a cell's interval at the round it stopped on holds the cost less often than 95%. docs/statistics.md's simulation found 77-88%. For a 95% interval, run a fixed count of rounds
-
         > warning: 2 outlier launch(es), in every figure unless --exclude-outliers
+
+        > adaptive: 6.18.0-base 17.0.15+6 g1 1g default: stopped early after 5 of 30 rounds: 95% interval [380.1, 389.0] ms, +-1.5%, within +-2%
+
+        > adaptive: 6.18.0-base 17.0.15+6 g1 1g default gc_threads=1 cpus=0: ran all 30 rounds: 95% interval [801.0, 870.2] ms, +-5.8%, wider than +-2%
+
+        > adaptive: this file was written before the planned looks, so a cell's interval at the round it stopped on holds the cost less often than 95%. docs/statistics.md's simulation found 77-88%. For a 95% interval, run a fixed count of rounds
 
         > outlier: 6.18.0-base 17.0.15+6 g1 1g default: round 8 with pretouch 1288 ms, median 435: no machine counters recorded (file written before they were)
 
