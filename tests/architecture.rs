@@ -734,14 +734,16 @@ const CORE_IMPORTING_FEATURES: &[(&str, &[&str])] = &[
     ("matrix", &["cgroup", "kernels", "settings"]),
     ("matrix::app", &["servers"]),
     ("schedule::plan", &["cgroup"]),
-    ("schedule::resume", &["profile"]),
     ("schedule::run", &["cgroup", "settings"]),
     ("schedule::session", &["probe", "settings"]),
     (
         "session::prepare",
         &["kernels", "probe", "profile", "settings"],
     ),
-    ("session::resume", &["kernels", "probe", "settings"]),
+    (
+        "session::resume",
+        &["kernels", "probe", "profile", "settings"],
+    ),
     ("store::record", &["kernels"]),
 ];
 

@@ -7,9 +7,7 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
-use crate::features::profile::record::read_profiles;
 use crate::machine::jdk::Jdk;
-use crate::schedule::extra::{self, Mismatch};
 use crate::schedule::plan::Plan;
 use crate::schedule::run::cell_key;
 use crate::store::{HostInfo, ResultFile, RunHeader, StoreError, read_results};
@@ -235,69 +233,10 @@ pub fn done_launches(plan: &Plan, file: &ResultFile) -> Result<BTreeSet<u64>, Re
     Ok(done)
 }
 
-/// The profiled rounds a resumed run owes: those its header records (`--profile-rounds`
-/// of the first run), or with `profile: true` in a file from before the header recorded
-/// them, `asked_rounds`. `--profile` on a run started without it is refused: the resume
-/// would add launches its run never planned.
-pub fn profile_rounds(
-    file: &ResultFile,
-    matrix_profile: bool,
-    asked: bool,
-    asked_rounds: u32,
-) -> Result<Option<u32>, ResumeError> {
-    match file.header.profile_rounds {
-        Some(rounds) => Ok(Some(rounds)),
-        None if matrix_profile => Ok(Some(asked_rounds)),
-        None if asked => Err(ResumeError::ProfileAdded {
-            path: file.path.clone(),
-            origin: file.header.matrix_origin.clone(),
-        }),
-        None => Ok(None),
-    }
-}
-
-/// The seqs of the profiled launches the file already holds ([`extra::done`]): every
-/// stored profile record must be the planned one of its seq (round, cell, pretouch),
-/// and appear once.
-pub fn done_profiles(
-    plan: &Plan,
-    rounds: u32,
-    file: &ResultFile,
-) -> Result<BTreeSet<u64>, ResumeError> {
-    let profiles = read_profiles(std::slice::from_ref(file));
-    extra::done(plan, rounds, profiles.iter().map(|p| &p.record)).map_err(|e| {
-        let (seq, detail) = match e {
-            Mismatch::Unplanned { seq, planned } => (
-                seq,
-                format!("the run plans only {planned} profiled launches"),
-            ),
-            Mismatch::Misplaced {
-                seq,
-                recorded,
-                planned,
-            } => {
-                let (round, cell, pretouch) = *recorded;
-                let (p_round, key, p_pretouch) = *planned;
-                (
-                    seq,
-                    format!(
-                        "recorded as round {round} {cell:?} pretouch {pretouch}, planned as round {p_round} {key:?} pretouch {p_pretouch}"
-                    ),
-                )
-            }
-            Mismatch::Twice { seq, .. } => (seq, "recorded twice".to_owned()),
-        };
-        ResumeError::ProfileMismatch {
-            path: file.path.clone(),
-            seq,
-            detail,
-        }
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::features::profile::schedule::{done_profiles, profile_rounds};
     use crate::matrix::Matrix;
     use crate::store::LaunchRecord;
     use crate::units::{Bytes, Nanos};

@@ -70,7 +70,7 @@ fn resumed_extra(
     file: &ResultFile,
 ) -> anyhow::Result<(Option<u32>, Option<u32>)> {
     let header = &file.header;
-    let profile_rounds = resume::profile_rounds(
+    let profile_rounds = crate::features::profile::schedule::profile_rounds(
         file,
         matrix.profile,
         args.features.profiling.profile,
@@ -270,7 +270,9 @@ fn warn_of_another_agent(file: &ResultFile, agent: &agent::Agent) {
 /// owes: the seqs it holds, each checked to be the one planned.
 fn owed(plan: &Plan, file: &ResultFile, rounds: u32, profiled: bool) -> anyhow::Result<Owed> {
     let done = match profiled {
-        true => resume::done_profiles(plan, rounds, file).map_err(bad)?,
+        true => {
+            crate::features::profile::schedule::done_profiles(plan, rounds, file).map_err(bad)?
+        }
         false => crate::features::probe::schedule::done_probes(plan, rounds, file)
             .map_err(|e| bad(anyhow::anyhow!("`{}`, {e}", file.path.display())))?,
     };

@@ -1,12 +1,18 @@
 //! Profiled rounds (`pretouch run --profile`), one kind of extra round
 //! ([`crate::schedule::extra`]): every cell launched once without and once with pretouch
-//! under `perf record`, stored as a profile record with its samples.
+//! under `perf record`, stored as a profile record with its samples. And what a resumed
+//! run owes of them.
+
+use std::collections::BTreeSet;
 
 use crate::features::profile::launch::{self as profile, PerfLauncher, ProfiledOutcome};
-use crate::features::profile::record::ProfileRecord;
-use crate::schedule::extra::{ExtraRecord, Planned, Rounds};
+use crate::features::profile::record::{ProfileRecord, read_profiles};
+use crate::schedule::extra::{self, ExtraRecord, Mismatch, Planned, Rounds};
 use crate::schedule::plan::Cell;
+use crate::schedule::plan::Plan;
+use crate::schedule::resume::ResumeError;
 use crate::schedule::run::launch_options;
+use crate::store::ResultFile;
 use crate::store::{PlannedAs, Record};
 
 /// Profiled rounds per cell unless told otherwise. Five, because the report names a
@@ -90,6 +96,66 @@ impl ExtraRecord for ProfileRecord {
     fn to_record(&self) -> Record {
         ProfileRecord::as_record(self)
     }
+}
+
+/// The profiled rounds a resumed run owes: those its header records (`--profile-rounds`
+/// of the first run), or with `profile: true` in a file from before the header recorded
+/// them, `asked_rounds`. `--profile` on a run started without it is refused: the resume
+/// would add launches its run never planned.
+pub fn profile_rounds(
+    file: &ResultFile,
+    matrix_profile: bool,
+    asked: bool,
+    asked_rounds: u32,
+) -> Result<Option<u32>, ResumeError> {
+    match file.header.profile_rounds {
+        Some(rounds) => Ok(Some(rounds)),
+        None if matrix_profile => Ok(Some(asked_rounds)),
+        None if asked => Err(ResumeError::ProfileAdded {
+            path: file.path.clone(),
+            origin: file.header.matrix_origin.clone(),
+        }),
+        None => Ok(None),
+    }
+}
+
+/// The seqs of the profiled launches the file already holds ([`crate::schedule::extra::done`]): every
+/// stored profile record must be the planned one of its seq (round, cell, pretouch),
+/// and appear once.
+pub fn done_profiles(
+    plan: &Plan,
+    rounds: u32,
+    file: &ResultFile,
+) -> Result<BTreeSet<u64>, ResumeError> {
+    let profiles = read_profiles(std::slice::from_ref(file));
+    extra::done(plan, rounds, profiles.iter().map(|p| &p.record)).map_err(|e| {
+        let (seq, detail) = match e {
+            Mismatch::Unplanned { seq, planned } => (
+                seq,
+                format!("the run plans only {planned} profiled launches"),
+            ),
+            Mismatch::Misplaced {
+                seq,
+                recorded,
+                planned,
+            } => {
+                let (round, cell, pretouch) = *recorded;
+                let (p_round, key, p_pretouch) = *planned;
+                (
+                    seq,
+                    format!(
+                        "recorded as round {round} {cell:?} pretouch {pretouch}, planned as round {p_round} {key:?} pretouch {p_pretouch}"
+                    ),
+                )
+            }
+            Mismatch::Twice { seq, .. } => (seq, "recorded twice".to_owned()),
+        };
+        ResumeError::ProfileMismatch {
+            path: file.path.clone(),
+            seq,
+            detail,
+        }
+    })
 }
 
 #[cfg(test)]
