@@ -89,7 +89,6 @@ impl Resumed {
     pub fn loop_context<'a>(
         &'a self,
         options: &Options,
-        settings: Option<Arc<Mutex<crate::features::settings::launch::Session>>>,
         interrupt: Option<&'a Interrupt>,
     ) -> run::Context<'a> {
         run::Context {
@@ -100,7 +99,6 @@ impl Resumed {
             failed_before: self.failed_before,
             give_up_after: options.give_up_after,
             earlier: &self.earlier,
-            settings,
         }
     }
 }
@@ -138,10 +136,7 @@ impl Session {
                 stopped: None,
             });
         }
-        let settings = self.settings.clone();
-        let context = self
-            .resumed
-            .loop_context(&self.options, settings, interrupt);
+        let context = self.resumed.loop_context(&self.options, interrupt);
         let plan = &self.plan;
         // With a policy, the bar counts up to the most launches it allows.
         let most = self.matrix.adaptive.map_or(0, |policy| {
