@@ -36,6 +36,7 @@ const FEATURE_FILES: &[(&str, &str)] = &[
     ("options", "session"),
     ("session", "session"),
     ("elsewhere", "session"),
+    ("checks", "session"),
     ("matrix", "matrix"),
     ("machine", "machine"),
     ("boot", "machine"),
@@ -735,15 +736,6 @@ const CORE_IMPORTING_FEATURES: &[(&str, &[&str])] = &[
     ("matrix::app", &["servers"]),
     ("schedule::plan", &["cgroup"]),
     ("schedule::run", &["cgroup", "settings"]),
-    ("schedule::session", &["probe", "settings"]),
-    (
-        "session::prepare",
-        &["kernels", "probe", "profile", "settings"],
-    ),
-    (
-        "session::resume",
-        &["kernels", "probe", "profile", "settings"],
-    ),
     ("store::record", &["kernels"]),
 ];
 

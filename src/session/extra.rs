@@ -11,7 +11,7 @@ use anyhow::Context;
 use crate::launch::JvmLauncher;
 use crate::launch::interrupt::{self, Interrupt};
 use crate::schedule::extra::{self, ExtraRecord, Rounds};
-use crate::schedule::session::Session;
+use crate::schedule::session::{Features, Session};
 
 /// What one kind of extra round brings to the driver.
 pub(crate) trait Instrument {
@@ -48,8 +48,8 @@ pub(crate) trait Instrument {
 /// Runs the extra rounds of one kind: every cell `rounds` times without and with
 /// pretouch under the instrument, but the launches in `done`, appended to the result
 /// file. `Some(exit code)` when a signal stopped them, the way to resume said.
-pub(crate) fn run<I: Instrument>(
-    session: &mut Session,
+pub(crate) fn run<I: Instrument, F: Features>(
+    session: &mut Session<F>,
     interrupt: Option<&Interrupt>,
     instrument: &I,
 ) -> anyhow::Result<Option<u8>> {
