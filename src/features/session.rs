@@ -176,6 +176,12 @@ pub(crate) fn extra_rounds(
     Ok(None)
 }
 
+/// The features' checks of a fresh run's command line against its matrix, before
+/// anything is planned: what only a fresh run can get wrong.
+pub(crate) fn check_fresh(args: &RunArgs, matrix: &Matrix) -> anyhow::Result<()> {
+    kernels::check_fresh(args, matrix)
+}
+
 /// The dry run's lines on the features' rounds after the timed launches of `cells`
 /// cells, in the order a run makes them.
 pub(crate) fn dry_run_lines(args: &RunArgs, matrix: &Matrix, cells: usize) -> Vec<String> {

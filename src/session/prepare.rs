@@ -29,22 +29,7 @@ use crate::store::{FORMAT_VERSION, Record, RunHeader, StoreWriter};
 /// can get wrong.
 pub(super) fn fresh_matrix(args: &RunArgs) -> anyhow::Result<Matrix> {
     let mut matrix = args.matrix_of_run()?;
-    let kernels = args.features.kernels.in_vm.is_none()
-        && (!args.features.kernels.kernel.is_empty() || !matrix.kernels.is_empty());
-    if args.pass_java_options && kernels {
-        return Err(bad(anyhow::anyhow!(
-            "--pass-java-options does not reach the JVMs in a kernel's VM\n  \
-             fix: unset the variable and put its options in the matrix's jvm_args"
-        )));
-    }
-    if args.features.kernels.runs > 1 && args.features.kernels.in_vm.is_none() && !kernels {
-        return Err(bad(anyhow::anyhow!(
-            "--runs {n} repeats the kernels of a `--kernel` run, and none is given\n  \
-             fix: on this machine's own kernel, run `pretouch run` {n} times: each run is a \
-             result file of its label, and `pretouch report` reads them as one label of {n} runs",
-            n = args.features.kernels.runs
-        )));
-    }
+    crate::features::session::check_fresh(args, &matrix)?;
     checks::check_java_env(&mut matrix, args.pass_java_options)?;
     // Before anything is planned or started: each `jdks:` entry is one JDK at least.
     let entries = matrix.jdks.as_ref().map_or(1, Vec::len);
