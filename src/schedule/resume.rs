@@ -72,20 +72,6 @@ pub enum ResumeError {
         seq: u64,
         detail: String,
     },
-    #[error(
-        "`{path}`, profiled launch {seq}: {detail}; the file does not match its own matrix and \
-         --profile-rounds, so it is not resumed"
-    )]
-    ProfileMismatch {
-        path: PathBuf,
-        seq: u64,
-        detail: String,
-    },
-    #[error(
-        "`{path}` was started without --profile: a resume runs only the launches its run planned\n  \
-         fix: resume without --profile, then profile in a run of its own: `pretouch run {origin} --profile`"
-    )]
-    ProfileAdded { path: PathBuf, origin: String },
 }
 
 /// An unfinished result file, read back.
@@ -140,9 +126,9 @@ pub fn find(path: &Path) -> Result<Unfinished, ResumeError> {
     })
 }
 
-/// A file that ran to its end: its end record is written, and so is every profiled
-/// launch its header plans (the end record comes after the timed launches, before the
-/// profiled ones).
+/// A file that ran to its end: its end record is written, and so is every extra launch
+/// its header plans, such as the profiled ones (the end record comes after the timed
+/// launches, before the extra ones).
 pub fn finished(file: &ResultFile) -> bool {
     file.end.is_some() && crate::store::complete::all_extras_stored(file)
 }
@@ -236,7 +222,7 @@ pub fn done_launches(plan: &Plan, file: &ResultFile) -> Result<BTreeSet<u64>, Re
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::features::profile::schedule::{done_profiles, profile_rounds};
+    use crate::features::profile::schedule::done_profiles;
     use crate::matrix::Matrix;
     use crate::store::LaunchRecord;
     use crate::units::{Bytes, Nanos};
@@ -493,31 +479,5 @@ mod tests {
         // A header without profile rounds (unprofiled, or older): its end record ends it.
         let e = write(None, &[]);
         assert!(matches!(e, Err(ResumeError::Finished { .. })), "{e:?}");
-    }
-
-    #[test]
-    fn the_profiled_rounds_owed_are_the_first_runs() {
-        let with = |rounds| ResultFile {
-            header: RunHeader {
-                profile_rounds: rounds,
-                ..header()
-            },
-            ..file(vec![])
-        };
-        // Started with --profile-rounds 2: 2, with or without --profile now.
-        for asked in [false, true] {
-            assert_eq!(
-                profile_rounds(&with(Some(2)), false, asked, 3).unwrap(),
-                Some(2)
-            );
-        }
-        assert_eq!(profile_rounds(&with(None), false, false, 3).unwrap(), None);
-        // `profile: true` in a file from before the header kept the rounds.
-        assert_eq!(
-            profile_rounds(&with(None), true, false, 3).unwrap(),
-            Some(3)
-        );
-        let e = profile_rounds(&with(None), false, true, 3).unwrap_err();
-        assert!(matches!(e, ResumeError::ProfileAdded { .. }), "{e:?}");
     }
 }
