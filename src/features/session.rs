@@ -1,4 +1,5 @@
-//! The features' parts of a run's life, one function per point of it, each calling the
+//! The features' parts of a run's life: the value the run's session holds for them
+//! ([`Parts`]), and one function or method per point of the run, each calling the
 //! features that take part there, one line per feature. The run's life in `session/`
 //! calls these, so it names no feature.
 

@@ -1,8 +1,8 @@
-//! `pretouch run`'s extra rounds (`--profile`, `--probe`), after the timed launches: the
-//! one driver both kinds run through. It makes the launcher, says what the rounds will
-//! do, draws the progress bar, warns about each failed launch, and says how the rounds
-//! ended. Each kind ([`crate::features::profile::session`], [`crate::features::probe::session`]) supplies only what
-//! differs, as an [`Instrument`].
+//! `pretouch run`'s extra rounds, after the timed launches: the one driver every kind
+//! runs through. It makes the launcher, says what the rounds will do, draws the progress
+//! bar, warns about each failed launch, and says how the rounds ended. Each kind, such as
+//! the profiled and the probed rounds in their features' `session.rs`, supplies only what
+//! differs, as an [`Instrument`], and `features::session::extra_rounds` runs them in turn.
 
 use std::path::Path;
 
