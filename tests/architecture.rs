@@ -36,6 +36,7 @@ const FEATURE_FILES: &[(&str, &str)] = &[
     ("options", "session"),
     ("session", "session"),
     ("elsewhere", "session"),
+    ("checks", "session"),
     ("matrix", "matrix"),
     ("machine", "machine"),
     ("boot", "machine"),
@@ -734,14 +735,7 @@ const CORE_IMPORTING_FEATURES: &[(&str, &[&str])] = &[
     ("matrix", &["cgroup", "kernels", "settings"]),
     ("matrix::app", &["servers"]),
     ("schedule::plan", &["cgroup"]),
-    ("schedule::resume", &["profile"]),
     ("schedule::run", &["cgroup", "settings"]),
-    ("schedule::session", &["probe", "settings"]),
-    (
-        "session::prepare",
-        &["kernels", "probe", "profile", "settings"],
-    ),
-    ("session::resume", &["kernels", "probe", "settings"]),
     ("store::record", &["kernels"]),
 ];
 

@@ -14,6 +14,8 @@ pub mod settings;
 
 /// The list of the features' warnings of the report (`analyze` stage).
 pub mod analyze;
+/// The features' checks within the core's checks before the first JVM (`session` stage).
+pub mod checks;
 /// The list of the features' own subcommands (`cmd` stage).
 pub mod cli;
 /// The runs the features take elsewhere than this machine's kernel (`session` stage).

@@ -7,9 +7,7 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
-use crate::features::profile::record::read_profiles;
 use crate::machine::jdk::Jdk;
-use crate::schedule::extra::{self, Mismatch};
 use crate::schedule::plan::Plan;
 use crate::schedule::run::cell_key;
 use crate::store::{HostInfo, ResultFile, RunHeader, StoreError, read_results};
@@ -74,20 +72,6 @@ pub enum ResumeError {
         seq: u64,
         detail: String,
     },
-    #[error(
-        "`{path}`, profiled launch {seq}: {detail}; the file does not match its own matrix and \
-         --profile-rounds, so it is not resumed"
-    )]
-    ProfileMismatch {
-        path: PathBuf,
-        seq: u64,
-        detail: String,
-    },
-    #[error(
-        "`{path}` was started without --profile: a resume runs only the launches its run planned\n  \
-         fix: resume without --profile, then profile in a run of its own: `pretouch run {origin} --profile`"
-    )]
-    ProfileAdded { path: PathBuf, origin: String },
 }
 
 /// An unfinished result file, read back.
@@ -142,9 +126,9 @@ pub fn find(path: &Path) -> Result<Unfinished, ResumeError> {
     })
 }
 
-/// A file that ran to its end: its end record is written, and so is every profiled
-/// launch its header plans (the end record comes after the timed launches, before the
-/// profiled ones).
+/// A file that ran to its end: its end record is written, and so is every extra launch
+/// its header plans, such as the profiled ones (the end record comes after the timed
+/// launches, before the extra ones).
 pub fn finished(file: &ResultFile) -> bool {
     file.end.is_some() && crate::store::complete::all_extras_stored(file)
 }
@@ -235,69 +219,10 @@ pub fn done_launches(plan: &Plan, file: &ResultFile) -> Result<BTreeSet<u64>, Re
     Ok(done)
 }
 
-/// The profiled rounds a resumed run owes: those its header records (`--profile-rounds`
-/// of the first run), or with `profile: true` in a file from before the header recorded
-/// them, `asked_rounds`. `--profile` on a run started without it is refused: the resume
-/// would add launches its run never planned.
-pub fn profile_rounds(
-    file: &ResultFile,
-    matrix_profile: bool,
-    asked: bool,
-    asked_rounds: u32,
-) -> Result<Option<u32>, ResumeError> {
-    match file.header.profile_rounds {
-        Some(rounds) => Ok(Some(rounds)),
-        None if matrix_profile => Ok(Some(asked_rounds)),
-        None if asked => Err(ResumeError::ProfileAdded {
-            path: file.path.clone(),
-            origin: file.header.matrix_origin.clone(),
-        }),
-        None => Ok(None),
-    }
-}
-
-/// The seqs of the profiled launches the file already holds ([`extra::done`]): every
-/// stored profile record must be the planned one of its seq (round, cell, pretouch),
-/// and appear once.
-pub fn done_profiles(
-    plan: &Plan,
-    rounds: u32,
-    file: &ResultFile,
-) -> Result<BTreeSet<u64>, ResumeError> {
-    let profiles = read_profiles(std::slice::from_ref(file));
-    extra::done(plan, rounds, profiles.iter().map(|p| &p.record)).map_err(|e| {
-        let (seq, detail) = match e {
-            Mismatch::Unplanned { seq, planned } => (
-                seq,
-                format!("the run plans only {planned} profiled launches"),
-            ),
-            Mismatch::Misplaced {
-                seq,
-                recorded,
-                planned,
-            } => {
-                let (round, cell, pretouch) = *recorded;
-                let (p_round, key, p_pretouch) = *planned;
-                (
-                    seq,
-                    format!(
-                        "recorded as round {round} {cell:?} pretouch {pretouch}, planned as round {p_round} {key:?} pretouch {p_pretouch}"
-                    ),
-                )
-            }
-            Mismatch::Twice { seq, .. } => (seq, "recorded twice".to_owned()),
-        };
-        ResumeError::ProfileMismatch {
-            path: file.path.clone(),
-            seq,
-            detail,
-        }
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::features::profile::schedule::done_profiles;
     use crate::matrix::Matrix;
     use crate::store::LaunchRecord;
     use crate::units::{Bytes, Nanos};
@@ -554,31 +479,5 @@ mod tests {
         // A header without profile rounds (unprofiled, or older): its end record ends it.
         let e = write(None, &[]);
         assert!(matches!(e, Err(ResumeError::Finished { .. })), "{e:?}");
-    }
-
-    #[test]
-    fn the_profiled_rounds_owed_are_the_first_runs() {
-        let with = |rounds| ResultFile {
-            header: RunHeader {
-                profile_rounds: rounds,
-                ..header()
-            },
-            ..file(vec![])
-        };
-        // Started with --profile-rounds 2: 2, with or without --profile now.
-        for asked in [false, true] {
-            assert_eq!(
-                profile_rounds(&with(Some(2)), false, asked, 3).unwrap(),
-                Some(2)
-            );
-        }
-        assert_eq!(profile_rounds(&with(None), false, false, 3).unwrap(), None);
-        // `profile: true` in a file from before the header kept the rounds.
-        assert_eq!(
-            profile_rounds(&with(None), true, false, 3).unwrap(),
-            Some(3)
-        );
-        let e = profile_rounds(&with(None), false, true, 3).unwrap_err();
-        assert!(matches!(e, ResumeError::ProfileAdded { .. }), "{e:?}");
     }
 }

@@ -72,10 +72,6 @@ pub struct Context<'a> {
     pub give_up_after: u32,
     /// The launches already in the file (`--resume`), so that a cell given up stays so.
     pub earlier: &'a [LaunchRecord],
-    /// The run's kernel settings (`settings:`), written by the launchers before each
-    /// launch; `None` without that axis.
-    pub settings:
-        Option<std::sync::Arc<std::sync::Mutex<crate::features::settings::launch::Session>>>,
 }
 
 pub fn cell_key(cell: &Cell) -> CellKey {

@@ -1,22 +1,19 @@
 //! The run as one value: everything a run needs (matrix, JDKs, plan, agent, app, the
-//! extra rounds it owes, the store it appends to, its options), put together once,
-//! whichever way the run starts (a fresh matrix, a resumed file, a kernel's guest).
+//! store it appends to, its options, and the features' parts of the run), put together
+//! once, whichever way the run starts (a fresh matrix, a resumed file, a kernel's guest).
 //! The commands only prepare it; the launcher, the scheduler's options and the extra
 //! rounds are all made from it here.
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use crate::features::probe::launch::ProbeSupport;
 use crate::launch::interrupt::Interrupt;
-use crate::launch::{JvmLauncher, Launcher};
+use crate::launch::{JvmLauncher, LaunchHook, Launcher};
 use crate::machine::jdk::Jdk;
 use crate::matrix::Matrix;
 use crate::matrix::app::App;
 use crate::schedule::adaptive::{self, AdaptiveError};
-use crate::schedule::extra::Owed;
 use crate::schedule::plan::Plan;
 use crate::schedule::progress::Progress;
 use crate::schedule::run::{self, RunSummary};
@@ -50,38 +47,27 @@ pub struct Resumed {
     pub timed_ended: bool,
 }
 
-/// The profiled rounds a run owes (`--profile`), with perf and where perf.data is kept,
-/// if asked (`--keep-perf-data`).
-#[derive(Debug)]
-pub struct Profiling {
-    pub perf: PathBuf,
-    pub owed: Owed,
-    pub keep_perf_data: Option<PathBuf>,
-}
-
-/// The probed rounds a run owes (`--probe`), with what the probes can do here.
-#[derive(Debug)]
-pub struct Probing {
-    pub support: ProbeSupport,
-    pub owed: Owed,
+/// What the features' parts of a run give the session's launcher. The session holds
+/// them as one value and names none of them.
+pub trait Features {
+    /// The features' hooks around each launch of this run, whose `app:` is `app`.
+    fn hooks(&self, app: Option<&App>) -> Vec<Box<dyn LaunchHook>>;
 }
 
 /// Everything one run needs, prepared once.
-pub struct Session {
+pub struct Session<F> {
     pub matrix: Matrix,
     pub jdks: Vec<Jdk>,
     pub plan: Plan,
     /// The agent library every launch loads.
     pub agent: PathBuf,
     pub app: Option<App>,
-    pub profiling: Option<Profiling>,
-    pub probing: Option<Probing>,
     pub store: StoreWriter,
     pub options: Options,
     pub resumed: Resumed,
-    /// The run's kernel settings (`settings:`), written by the launchers before each
-    /// launch; `None` without that axis.
-    pub settings: Option<Arc<Mutex<crate::features::settings::launch::Session>>>,
+    /// The features' parts of the run, such as the extra rounds it owes after the timed
+    /// launches and what the launchers' hooks hold.
+    pub features: F,
 }
 
 impl Resumed {
@@ -89,7 +75,6 @@ impl Resumed {
     pub fn loop_context<'a>(
         &'a self,
         options: &Options,
-        settings: Option<Arc<Mutex<crate::features::settings::launch::Session>>>,
         interrupt: Option<&'a Interrupt>,
     ) -> run::Context<'a> {
         run::Context {
@@ -100,22 +85,18 @@ impl Resumed {
             failed_before: self.failed_before,
             give_up_after: options.give_up_after,
             earlier: &self.earlier,
-            settings,
         }
     }
 }
 
-impl Session {
+impl<F: Features> Session<F> {
     /// A launcher of the session's JVMs (the timed ones, and the inner one of every
     /// extra round), killed by `interrupt`'s signal.
     pub fn launcher(&self, interrupt: Option<&Interrupt>) -> std::io::Result<JvmLauncher> {
         let mut launcher = JvmLauncher::new(self.agent.clone(), self.options.timeout)?
             .with_app(self.app.clone())
             .with_jvm_log(self.options.jvm_log)
-            .with_hooks(crate::features::launch::hooks(
-                self.settings.clone(),
-                self.app.as_ref(),
-            ));
+            .with_hooks(self.features.hooks(self.app.as_ref()));
         if let Some(interrupt) = interrupt {
             launcher = launcher.with_interrupt(interrupt.clone());
         }
@@ -123,7 +104,7 @@ impl Session {
     }
 }
 
-impl Session {
+impl<F> Session<F> {
     /// Runs the session's timed launches (none when a resumed run's had ended), the
     /// adaptive policy's rounds when the matrix has one, under the progress bar.
     pub fn run_timed(
@@ -138,10 +119,7 @@ impl Session {
                 stopped: None,
             });
         }
-        let settings = self.settings.clone();
-        let context = self
-            .resumed
-            .loop_context(&self.options, settings, interrupt);
+        let context = self.resumed.loop_context(&self.options, interrupt);
         let plan = &self.plan;
         // With a policy, the bar counts up to the most launches it allows.
         let most = self.matrix.adaptive.map_or(0, |policy| {

@@ -220,7 +220,7 @@ pub(crate) fn resolve_app(
     let app = spec
         .resolve(&base)
         .with_context(|| format!("matrix `{}`", matrix.origin))?;
-    crate::features::session::check_app(&app, matrix)?;
+    crate::features::checks::check_app(&app, matrix)?;
     Ok(Some(app))
 }
 

@@ -1,8 +1,8 @@
-//! `pretouch run`'s extra rounds (`--profile`, `--probe`), after the timed launches: the
-//! one driver both kinds run through. It makes the launcher, says what the rounds will
-//! do, draws the progress bar, warns about each failed launch, and says how the rounds
-//! ended. Each kind ([`crate::features::profile::session`], [`crate::features::probe::session`]) supplies only what
-//! differs, as an [`Instrument`].
+//! `pretouch run`'s extra rounds, after the timed launches: the one driver every kind
+//! runs through. It makes the launcher, says what the rounds will do, draws the progress
+//! bar, warns about each failed launch, and says how the rounds ended. Each kind, such as
+//! the profiled and the probed rounds in their features' `session.rs`, supplies only what
+//! differs, as an [`Instrument`], and `features::session::extra_rounds` runs them in turn.
 
 use std::path::Path;
 
@@ -11,7 +11,7 @@ use anyhow::Context;
 use crate::launch::JvmLauncher;
 use crate::launch::interrupt::{self, Interrupt};
 use crate::schedule::extra::{self, ExtraRecord, Rounds};
-use crate::schedule::session::Session;
+use crate::schedule::session::{Features, Session};
 
 /// What one kind of extra round brings to the driver.
 pub(crate) trait Instrument {
@@ -48,8 +48,8 @@ pub(crate) trait Instrument {
 /// Runs the extra rounds of one kind: every cell `rounds` times without and with
 /// pretouch under the instrument, but the launches in `done`, appended to the result
 /// file. `Some(exit code)` when a signal stopped them, the way to resume said.
-pub(crate) fn run<I: Instrument>(
-    session: &mut Session,
+pub(crate) fn run<I: Instrument, F: Features>(
+    session: &mut Session<F>,
     interrupt: Option<&Interrupt>,
     instrument: &I,
 ) -> anyhow::Result<Option<u8>> {

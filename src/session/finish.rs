@@ -7,14 +7,13 @@ use std::path::Path;
 use anyhow::Context;
 
 use crate::analyze::document;
+use crate::features::session::Parts;
 use crate::launch::interrupt;
-use crate::render::common::Format;
 use crate::schedule::adaptive::AdaptiveError;
 use crate::schedule::run::Stop;
 use crate::schedule::session::Session;
 use crate::session::args::RunArgs;
 use crate::session::error::{bad, exit};
-use crate::session::extra;
 use crate::session::preflight;
 use crate::store::read_for_report;
 
@@ -22,20 +21,20 @@ use crate::store::read_for_report;
 /// wrote, whatever happened.
 pub(super) fn run_and_restore(
     args: &RunArgs,
-    session: Session,
+    session: Session<Parts>,
     machine: preflight::Held,
 ) -> anyhow::Result<u8> {
-    let settings = session.settings.clone();
+    let restore = session.features.to_restore();
     let result = execute_and_report(args, session, &machine);
-    crate::features::session::end(settings);
+    crate::features::session::end(restore);
     result
 }
 
-/// Runs the session's timed launches, then its profiled rounds and its probed ones,
-/// then says how it ended: the report, or how to resume.
+/// Runs the session's timed launches, then the features' extra rounds, then says how it
+/// ended: the report, or how to resume.
 fn execute_and_report(
     args: &RunArgs,
-    mut session: Session,
+    mut session: Session<Parts>,
     machine: &preflight::Held,
 ) -> anyhow::Result<u8> {
     let interrupt = Some(&machine.interrupt);
@@ -52,19 +51,12 @@ fn execute_and_report(
             AdaptiveError::Store(e) => anyhow::Error::new(e),
         })?;
     drop(launcher);
-    let profiled = session.profiling.is_some();
-    if summary.stopped.is_none() {
-        // The profiled rounds, then the probed ones; a signal in either ends the run.
-        if let Some(profiling) = session.profiling.take()
-            && let Some(code) = extra::run(&mut session, interrupt, &profiling)?
-        {
-            return Ok(code);
-        }
-        if let Some(probing) = session.probing.take()
-            && let Some(code) = extra::run(&mut session, interrupt, &probing)?
-        {
-            return Ok(code);
-        }
+    let report = session.features.report_options(args.format);
+    // A signal in the extra rounds ends the run.
+    if summary.stopped.is_none()
+        && let Some(code) = crate::features::session::extra_rounds(&mut session, interrupt)?
+    {
+        return Ok(code);
     }
     let recorded = session.resumed.done.len() as u64 + summary.launches;
     let failed = session.resumed.failed_before + summary.failed;
@@ -72,7 +64,7 @@ fn execute_and_report(
         return Ok(say_stopped(stop, &session, recorded));
     }
     let path = session.store.path();
-    print_report(args, path, profiled)?;
+    print_report(args, path, &report)?;
     eprintln!("results: {}", path.display());
     if failed > 0 {
         eprintln!("{failed} of {recorded} launches failed. The warnings above say why.");
@@ -83,7 +75,7 @@ fn execute_and_report(
 
 /// Says why the timed launches stopped before their end (`recorded` of them in the
 /// file) and how to resume; the exit code.
-fn say_stopped(stop: &Stop, session: &Session, recorded: u64) -> u8 {
+fn say_stopped(stop: &Stop, session: &Session<Parts>, recorded: u64) -> u8 {
     let path = session.store.path();
     let planned = session.plan.launches.len();
     let resume_hint = format!(
@@ -109,8 +101,12 @@ fn say_stopped(stop: &Stop, session: &Session, recorded: u64) -> u8 {
 }
 
 /// Prints the report of the result file at `path`, in `--format`, with this label's
-/// calibrations; with the profile after the text table when the run was `profiled`.
-fn print_report(args: &RunArgs, path: &Path, profiled: bool) -> anyhow::Result<()> {
+/// calibrations and the features' `options`.
+fn print_report(
+    args: &RunArgs,
+    path: &Path,
+    options: &crate::analyze::Options,
+) -> anyhow::Result<()> {
     let mut results = read_for_report(&[path.to_owned()])?;
     // This label's calibrations (beside the result file), for the report's % of the ceiling;
     // the label's other result files are read up to their headers only.
@@ -119,15 +115,7 @@ fn print_report(args: &RunArgs, path: &Path, profiled: bool) -> anyhow::Result<(
     {
         results.features = found.results.features.beside_each_run();
     }
-    // The profile follows the text table only; `pretouch report --profile` has it in
-    // every format.
-    let profiled = profiled && args.format == Format::Text;
-    let options = crate::analyze::Options {
-        profile: profiled,
-        show_profile: profiled,
-        ..crate::analyze::Options::default()
-    };
-    let doc = document::build(results, &options)?;
+    let doc = document::build(results, options)?;
     print!("{}", crate::render::document::render(&doc, args.format));
     Ok(())
 }

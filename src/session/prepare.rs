@@ -2,25 +2,21 @@
 //! line, every part resolved and checked against this machine before the first JVM,
 //! the machine held, the kernel settings written and the result file created.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 use anyhow::Context;
 
-use crate::features::kernels::machine::VmShape;
-use crate::features::kernels::session as kernels;
-use crate::features::probe::launch::ProbeSupport;
-use crate::features::probe::session as probe;
+use crate::features::session::Parts;
 use crate::launch::agent;
 use crate::machine::env::Environment;
 use crate::machine::host;
 use crate::machine::jdk::Jdk;
 use crate::matrix::Matrix;
 use crate::matrix::app::App;
-use crate::schedule::extra::Owed;
 use crate::schedule::plan::Plan;
 use crate::schedule::resume;
-use crate::schedule::session::{self, Probing, Profiling, Session};
+use crate::schedule::session::{self, Session};
 use crate::session::args::RunArgs;
 use crate::session::checks::{
     self, check_cpus, check_label, check_memory, resolve_app, resolve_jdks,
@@ -33,22 +29,7 @@ use crate::store::{FORMAT_VERSION, Record, RunHeader, StoreWriter};
 /// can get wrong.
 pub(super) fn fresh_matrix(args: &RunArgs) -> anyhow::Result<Matrix> {
     let mut matrix = args.matrix_of_run()?;
-    let kernels = args.features.kernels.in_vm.is_none()
-        && (!args.features.kernels.kernel.is_empty() || !matrix.kernels.is_empty());
-    if args.pass_java_options && kernels {
-        return Err(bad(anyhow::anyhow!(
-            "--pass-java-options does not reach the JVMs in a kernel's VM\n  \
-             fix: unset the variable and put its options in the matrix's jvm_args"
-        )));
-    }
-    if args.features.kernels.runs > 1 && args.features.kernels.in_vm.is_none() && !kernels {
-        return Err(bad(anyhow::anyhow!(
-            "--runs {n} repeats the kernels of a `--kernel` run, and none is given\n  \
-             fix: on this machine's own kernel, run `pretouch run` {n} times: each run is a \
-             result file of its label, and `pretouch report` reads them as one label of {n} runs",
-            n = args.features.kernels.runs
-        )));
-    }
+    crate::features::session::check_fresh(args, &matrix)?;
     checks::check_java_env(&mut matrix, args.pass_java_options)?;
     // Before anything is planned or started: each `jdks:` entry is one JDK at least.
     let entries = matrix.jdks.as_ref().map_or(1, Vec::len);
@@ -57,16 +38,15 @@ pub(super) fn fresh_matrix(args: &RunArgs) -> anyhow::Result<Matrix> {
 }
 
 /// What a run resolves and checks against this machine before its first JVM, fresh or
-/// resumed: perf and bpftrace when its extra rounds need them, the agent, the JDKs, the
-/// CPU sets, the app, the memory, and the plan.
+/// resumed: the agent, the JDKs, the CPU sets, the app, the memory, and the plan. The
+/// features' checks, such as perf and bpftrace when the extra rounds need them, complete
+/// the features' parts of the run.
 pub(super) struct Resolved {
     pub(super) matrix: Matrix,
     pub(super) jdks: Vec<Jdk>,
     pub(super) plan: Plan,
     pub(super) app: Option<App>,
     pub(super) agent: agent::Agent,
-    pub(super) perf: Option<PathBuf>,
-    pub(super) probes: Option<ProbeSupport>,
     pub(super) cpu_placements: Vec<crate::machine::topology::Placement>,
 }
 
@@ -86,16 +66,13 @@ pub(super) fn resolve(
     args: &RunArgs,
     mut matrix: Matrix,
     matrix_file: Option<&Path>,
-    (profile, probe): (bool, bool),
+    features: &mut Parts,
     same: &dyn Fn(&Matrix, &[Jdk]) -> anyhow::Result<()>,
 ) -> anyhow::Result<Resolved> {
-    // perf and bpftrace before any JVM starts (resolving the JDKs runs them).
-    let perf = match profile {
-        true => Some(crate::features::profile::launch::preflight().map_err(bad)?),
-        false => None,
-    };
+    // The features' checks before any JVM starts (resolving the JDKs runs them).
+    features.check_before_agent(args)?;
     let agent = agent::locate_agent(args.agent.as_deref()).map_err(bad)?;
-    let probes = probe::preflight(probe, &agent.path)?;
+    features.check_with_agent(&agent.path)?;
     let jdks = resolve_jdks(&matrix, true).map_err(bad)?;
     same(&matrix, &jdks)?;
     crate::schedule::plan::check_size(&matrix, jdks.len()).map_err(bad)?;
@@ -109,21 +86,8 @@ pub(super) fn resolve(
         plan,
         app,
         agent,
-        perf,
-        probes,
         cpu_placements,
     })
-}
-
-/// Inside a VM that `--kernel` booted (`--in-vm`): the VM's shape.
-pub(super) fn guest_vm_shape(args: &RunArgs) -> anyhow::Result<Option<VmShape>> {
-    args.features
-        .kernels
-        .in_vm
-        .as_deref()
-        .map(kernels::guest_shape)
-        .transpose()
-        .map_err(bad)
 }
 
 /// The session of a fresh run: its parts resolved, the machine held, the result file
@@ -131,26 +95,26 @@ pub(super) fn guest_vm_shape(args: &RunArgs) -> anyhow::Result<Option<VmShape>> 
 pub(super) fn prepare_fresh(
     args: &RunArgs,
     matrix: Matrix,
-) -> anyhow::Result<(Session, preflight::Held)> {
-    let vm_shape = guest_vm_shape(args)?;
-    let extra = (
-        args.features.profiling.profile || matrix.profile,
-        probe::wanted(args, &matrix),
-    );
-    let r = resolve(args, matrix, args.matrix.as_deref(), extra, &|_, _| Ok(()))?;
+) -> anyhow::Result<(Session<Parts>, preflight::Held)> {
+    let mut features = Parts::fresh(args, &matrix)?;
+    let r = resolve(
+        args,
+        matrix,
+        args.matrix.as_deref(),
+        &mut features,
+        &|_, _| Ok(()),
+    )?;
     let host = host::host_info();
-    let label = fresh_label(args, &host, vm_shape.as_ref())?;
+    let label = fresh_label(args, &host, &features)?;
     let machine = preflight::hold(
         args.comparable_memory || r.matrix.comparable_memory,
         &r.matrix,
     )?;
     // Restored at the end (SIGINT and SIGTERM end the run there too), or when the last
     // handle is dropped on a panic; after a kill, by the next pretouch.
-    let settings = crate::features::settings::session::begin(&r.matrix)?;
-    let store = create_result_file(args, &r, &label, host, vm_shape, &machine)?;
-    if let Some(work) = &args.features.kernels.in_vm {
-        kernels::note_result(work, store.path())?;
-    }
+    features.begin(&r.matrix)?;
+    let store = create_result_file(args, &r, &label, host, &features, &machine)?;
+    features.note_result(args, store.path())?;
     announce_fresh(&r, &label, store.path());
     let session = Session {
         matrix: r.matrix,
@@ -158,36 +122,22 @@ pub(super) fn prepare_fresh(
         plan: r.plan,
         agent: r.agent.path,
         app: r.app,
-        profiling: r.perf.map(|perf| Profiling {
-            perf,
-            owed: Owed::all(args.features.profiling.profile_rounds),
-            keep_perf_data: args.features.profiling.keep_perf_data.clone(),
-        }),
-        probing: r.probes.map(|support| Probing {
-            support,
-            owed: Owed::all(args.features.probing.probe_rounds),
-        }),
         store,
         options: session_options(args),
         resumed: session::Resumed::default(),
-        settings,
+        features,
     };
     Ok((session, machine))
 }
 
 /// The label a fresh run files its results under: `--label`, else the kernel's release;
-/// marked when the VM it runs in is emulated.
-fn fresh_label(
-    args: &RunArgs,
-    host: &host::HostInfo,
-    vm_shape: Option<&VmShape>,
-) -> anyhow::Result<String> {
+/// marked by the features, such as when the VM it runs in is emulated.
+fn fresh_label(args: &RunArgs, host: &host::HostInfo, features: &Parts) -> anyhow::Result<String> {
     let label = args
         .label
         .clone()
         .unwrap_or_else(|| host.kernel_release.clone());
-    let label =
-        crate::features::kernels::machine::mark_label(&label, vm_shape.is_some_and(|v| v.emulated));
+    let label = features.mark_label(&label);
     check_label(&label).map_err(bad)?;
     Ok(label)
 }
@@ -198,7 +148,7 @@ fn create_result_file(
     r: &Resolved,
     label: &str,
     host: host::HostInfo,
-    vm_shape: Option<VmShape>,
+    features: &Parts,
     machine: &preflight::Held,
 ) -> anyhow::Result<StoreWriter> {
     let matrix = &r.matrix;
@@ -223,17 +173,11 @@ fn create_result_file(
             agent_sha256: Some(r.agent.sha256.clone()),
             planned_launches: r.plan.launches.len() as u64,
             env: Some(Environment::read()),
-            vm: vm_shape.map(Box::new),
+            vm: features.vm(),
             cpu_placements: r.cpu_placements.clone(),
             comparable_memory: machine.comparable_memory.clone(),
-            profile_rounds: r
-                .perf
-                .as_ref()
-                .map(|_| args.features.profiling.profile_rounds),
-            probe_rounds: r
-                .probes
-                .as_ref()
-                .map(|_| args.features.probing.probe_rounds),
+            profile_rounds: features.profile_rounds(),
+            probe_rounds: features.probe_rounds(),
         }))
         .context("writing the run header")?;
     Ok(store)

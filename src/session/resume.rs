@@ -6,23 +6,20 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
-use crate::features::kernels::machine::VmShape;
-use crate::features::kernels::session as kernels;
-use crate::features::probe::session as probe;
+use crate::features::session::Parts;
 use crate::launch::agent;
 use crate::machine::host;
 use crate::machine::jdk::Jdk;
 use crate::matrix::{Matrix, MatrixError};
-use crate::schedule::extra::Owed;
 use crate::schedule::plan::Plan;
 use crate::schedule::resume;
-use crate::schedule::session::{self, Probing, Profiling, Session};
+use crate::schedule::session::{self, Session};
 use crate::session::args::RunArgs;
 use crate::session::checks;
 use crate::session::error::bad;
 use crate::session::finish::run_and_restore;
 use crate::session::preflight;
-use crate::session::prepare::{guest_vm_shape, resolve, session_options};
+use crate::session::prepare::{resolve, session_options};
 use crate::store::{Record, ResultFile, RunResume, StoreWriter};
 
 /// `pretouch run --resume PATH [MATRIX]`: the missing launches of an unfinished run,
@@ -62,65 +59,12 @@ fn resumed_matrix(args: &RunArgs, path: &Path, file: &ResultFile) -> anyhow::Res
     Ok(matrix)
 }
 
-/// The extra rounds a resumed file owes, as its first run planned them, whatever this
-/// command line says: `(profile rounds, probe rounds)`.
-fn resumed_extra(
-    args: &RunArgs,
-    matrix: &Matrix,
-    file: &ResultFile,
-) -> anyhow::Result<(Option<u32>, Option<u32>)> {
-    let header = &file.header;
-    let profile_rounds = resume::profile_rounds(
-        file,
-        matrix.profile,
-        args.features.profiling.profile,
-        args.features.profiling.profile_rounds,
-    )
-    .map_err(bad)?;
-    if let Some(rounds) = profile_rounds {
-        if !(args.features.profiling.profile || matrix.profile) {
-            eprintln!(
-                "note: `{}` was started with --profile ({rounds} profiled rounds per cell): the resume runs its missing profiled launches too",
-                file.path.display()
-            );
-        } else if args.features.profiling.profile
-            && args.features.profiling.profile_rounds != rounds
-        {
-            eprintln!(
-                "note: `{}` was started with --profile-rounds {rounds}: the resume keeps them (--profile-rounds {} does not change a resumed run)",
-                file.path.display(),
-                args.features.profiling.profile_rounds
-            );
-        }
-    }
-    // A resume adds no probed rounds to a run without.
-    if args.features.probing.probe && header.probe_rounds.is_none() {
-        return Err(bad(anyhow::anyhow!(
-            "`{}` was started without --probe: a resume runs only the launches its run planned \
-             (its header plans no probed rounds, so nothing would tell the probed launches owed \
-             from those done)\n  \
-             fix: resume without --probe, then probe in a run of its own: `pretouch run {} --probe`",
-            file.path.display(),
-            header.matrix_origin
-        )));
-    }
-    if let Some(rounds) = header.probe_rounds
-        && !probe::wanted(args, matrix)
-    {
-        eprintln!(
-            "note: `{}` was started with --probe ({rounds} probed rounds per cell): the resume runs its missing probed launches too",
-            file.path.display()
-        );
-    }
-    Ok((profile_rounds, header.probe_rounds))
-}
-
 /// The session of a resumed run: the file's matrix and extra rounds, its parts resolved
 /// and checked against the file's, the machine held, a resume record appended.
 pub(super) fn prepare_resume(
     args: &RunArgs,
     path: &Path,
-) -> anyhow::Result<(Session, preflight::Held)> {
+) -> anyhow::Result<(Session<Parts>, preflight::Held)> {
     let unfinished = resume::find(path).map_err(bad)?;
     for warning in &unfinished.warnings {
         eprintln!("warning: {warning}");
@@ -128,8 +72,8 @@ pub(super) fn prepare_resume(
     let file = unfinished.file;
     let header = &file.header;
     let matrix = resumed_matrix(args, path, &file)?;
-    crate::features::settings::session::check(&matrix, true)?;
-    let (profile_rounds, probe_rounds) = resumed_extra(args, &matrix, &file)?;
+    crate::features::session::check_here(&matrix, true)?;
+    let mut features = Parts::resumed(args, &matrix, &file)?;
     let host = host::host_info();
     let matrix_file = args
         .matrix
@@ -138,8 +82,7 @@ pub(super) fn prepare_resume(
     let same = |matrix: &Matrix, jdks: &[Jdk]| {
         resume::check_same(&file.path, header, &matrix.text, &host, jdks).map_err(bad)
     };
-    let extra = (profile_rounds.is_some(), probe_rounds.is_some());
-    let r = resolve(args, matrix, Some(&matrix_file), extra, &same)?;
+    let r = resolve(args, matrix, Some(&matrix_file), &mut features, &same)?;
     warn_of_another_agent(&file, &r.agent);
     let done = match r.matrix.adaptive {
         None => resume::done_launches(&r.plan, &file).map_err(bad)?,
@@ -147,31 +90,14 @@ pub(super) fn prepare_resume(
         // policy's (see `adaptive::execute`).
         Some(_) => file.launches.iter().map(|l| l.seq).collect(),
     };
-    let profiling = match (r.perf, profile_rounds) {
-        (Some(perf), Some(rounds)) => Some(Profiling {
-            perf,
-            owed: owed(&r.plan, &file, rounds, true)?,
-            keep_perf_data: args.features.profiling.keep_perf_data.clone(),
-        }),
-        _ => None,
-    };
-    let probing = match (r.probes, probe_rounds) {
-        (Some(support), Some(rounds)) => Some(Probing {
-            support,
-            owed: owed(&r.plan, &file, rounds, false)?,
-        }),
-        _ => None,
-    };
-    let vm_shape = guest_vm_shape(args)?;
+    features.owed_by(&r.plan, &file)?;
     let comparable =
         args.comparable_memory || r.matrix.comparable_memory || header.comparable_memory.is_some();
     let machine = preflight::hold(comparable, &r.matrix)?;
-    let settings = crate::features::settings::session::begin(&r.matrix)?;
-    if let Some(work) = &args.features.kernels.in_vm {
-        kernels::note_result(work, &file.path)?;
-    }
-    let store = append_resume_record(&file, host, &r.agent, vm_shape)?;
-    announce_resume(&file, &done, &r.plan, profiling.as_ref());
+    features.begin(&r.matrix)?;
+    features.note_result(args, &file.path)?;
+    let store = append_resume_record(&file, host, &r.agent, &features)?;
+    announce_resume(&file, &done, &r.plan, &features);
     let resumed = session::Resumed {
         done,
         failed_before: file.launches.iter().filter(|l| !l.ok()).count() as u64,
@@ -185,12 +111,10 @@ pub(super) fn prepare_resume(
         plan: r.plan,
         agent: r.agent.path,
         app: r.app,
-        profiling,
-        probing,
         store,
         options: session_options(args),
         resumed,
-        settings,
+        features,
     };
     Ok((session, machine))
 }
@@ -202,7 +126,7 @@ fn append_resume_record(
     file: &ResultFile,
     host: host::HostInfo,
     agent: &agent::Agent,
-    vm_shape: Option<VmShape>,
+    features: &Parts,
 ) -> anyhow::Result<StoreWriter> {
     let (mut store, dropped_tail) = StoreWriter::open_append(&file.path).map_err(bad)?;
     if let Some(tail) = &dropped_tail {
@@ -221,19 +145,19 @@ fn append_resume_record(
             agent_sha256: Some(agent.sha256.clone()),
             launches_before: file.launches.len() as u64,
             dropped_tail,
-            vm: vm_shape.map(Box::new),
+            vm: features.vm(),
         }))
         .context("writing the resume record")?;
     Ok(store)
 }
 
-/// Says how far the resumed file is: its timed launches recorded and to go, then its
-/// profiled ones.
+/// Says how far the resumed file is: its timed launches recorded and to go, then the
+/// features' extra ones.
 fn announce_resume(
     file: &ResultFile,
     done: &std::collections::BTreeSet<u64>,
     plan: &Plan,
-    profiling: Option<&Profiling>,
+    features: &Parts,
 ) {
     eprintln!(
         "pretouch: resuming `{}`: {} of {} launches recorded, {} to go{}, label `{}`",
@@ -241,14 +165,7 @@ fn announce_resume(
         done.len(),
         plan.launches.len(),
         plan.launches.len().saturating_sub(done.len()),
-        profiling.map_or(String::new(), |p| {
-            let all = crate::schedule::extra::count(plan, p.owed.rounds);
-            format!(
-                ", then {} of {all} profiled launches recorded, {} to go",
-                p.owed.done.len(),
-                all.saturating_sub(p.owed.done.len() as u64)
-            )
-        }),
+        features.resume_note(plan),
         file.header.label
     );
 }
@@ -264,15 +181,4 @@ fn warn_of_another_agent(file: &ResultFile, agent: &agent::Agent) {
             agent.sha256
         );
     }
-}
-
-/// The profiled (`profiled`) or probed launches of `rounds` rounds a resumed file
-/// owes: the seqs it holds, each checked to be the one planned.
-fn owed(plan: &Plan, file: &ResultFile, rounds: u32, profiled: bool) -> anyhow::Result<Owed> {
-    let done = match profiled {
-        true => resume::done_profiles(plan, rounds, file).map_err(bad)?,
-        false => crate::features::probe::schedule::done_probes(plan, rounds, file)
-            .map_err(|e| bad(anyhow::anyhow!("`{}`, {e}", file.path.display())))?,
-    };
-    Ok(Owed { rounds, done })
 }

@@ -35,8 +35,38 @@ const QEMU: &str = "qemu-system-x86_64";
 /// Memory left to the guest's kernel and init, besides the JVM ([`vm_memory`]).
 const GUEST_OWN: u64 = 768 << 20;
 
+/// A fresh run's command line against its matrix, where kernels would run in VMs: the
+/// JVMs there do not see this shell's Java options, and `--runs` needs kernels to repeat.
+pub(crate) fn check_fresh(args: &RunArgs, matrix: &Matrix) -> anyhow::Result<()> {
+    let kernels = args.features.kernels.in_vm.is_none()
+        && (!args.features.kernels.kernel.is_empty() || !matrix.kernels.is_empty());
+    if args.pass_java_options && kernels {
+        return Err(bad(anyhow::anyhow!(
+            "--pass-java-options does not reach the JVMs in a kernel's VM\n  \
+             fix: unset the variable and put its options in the matrix's jvm_args"
+        )));
+    }
+    if args.features.kernels.runs > 1 && args.features.kernels.in_vm.is_none() && !kernels {
+        return Err(bad(anyhow::anyhow!(
+            "--runs {n} repeats the kernels of a `--kernel` run, and none is given\n  \
+             fix: on this machine's own kernel, run `pretouch run` {n} times: each run is a \
+             result file of its label, and `pretouch report` reads them as one label of {n} runs",
+            n = args.features.kernels.runs
+        )));
+    }
+    Ok(())
+}
+
+/// Inside a VM that `--kernel` booted (`--in-vm`): the VM's shape. `None` elsewhere.
+pub(crate) fn guest_vm(args: &RunArgs) -> anyhow::Result<Option<VmShape>> {
+    (args.features.kernels.in_vm.as_deref())
+        .map(guest_shape)
+        .transpose()
+        .map_err(bad)
+}
+
 /// The guest's side: the VM's shape the host wrote into the work folder.
-pub(crate) fn guest_shape(work: &Path) -> anyhow::Result<VmShape> {
+fn guest_shape(work: &Path) -> anyhow::Result<VmShape> {
     let path = work.join(SHAPE_FILE);
     let text = std::fs::read_to_string(&path).with_context(|| {
         format!(
@@ -47,8 +77,17 @@ pub(crate) fn guest_shape(work: &Path) -> anyhow::Result<VmShape> {
     serde_json::from_str(&text).with_context(|| format!("--in-vm: `{}`", path.display()))
 }
 
+/// Inside a VM that `--kernel` booted (`--in-vm`): tells the host which result file this
+/// run writes. Nothing elsewhere.
+pub(crate) fn note_guest_result(args: &RunArgs, file: &Path) -> anyhow::Result<()> {
+    match &args.features.kernels.in_vm {
+        Some(work) => note_result(work, file),
+        None => Ok(()),
+    }
+}
+
 /// The guest's side: tells the host which result file this run writes.
-pub(crate) fn note_result(work: &Path, file: &Path) -> anyhow::Result<()> {
+fn note_result(work: &Path, file: &Path) -> anyhow::Result<()> {
     let file = std::path::absolute(file).unwrap_or_else(|_| file.to_owned());
     std::fs::write(work.join(RESULT_FILE), file.display().to_string())
         .with_context(|| format!("--in-vm: writing `{}`", work.join(RESULT_FILE).display()))

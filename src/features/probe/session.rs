@@ -7,34 +7,86 @@ use std::path::Path;
 use anyhow::Context;
 
 use crate::features::probe::launch::{self as probe, C2cSupport, ProbeLauncher, ProbeSupport};
-use crate::features::probe::schedule::Probed;
+use crate::features::probe::schedule::{Probed, done_probes};
 use crate::launch::JvmLauncher;
 use crate::matrix::Matrix;
-use crate::schedule::session::Probing;
+use crate::schedule::extra::Owed;
+use crate::schedule::plan::Plan;
 use crate::session::args::RunArgs;
 use crate::session::error::bad;
 use crate::session::extra::Instrument;
+use crate::store::ResultFile;
+
+/// The probed rounds a run owes (`--probe`), with what the probes can do here.
+#[derive(Debug)]
+pub(crate) struct Probing {
+    pub(crate) support: ProbeSupport,
+    pub(crate) owed: Owed,
+}
 
 /// Whether the run asks for probes (`--probe` or `probe: true`).
-pub(crate) fn wanted(args: &RunArgs, matrix: &Matrix) -> bool {
+fn wanted(args: &RunArgs, matrix: &Matrix) -> bool {
     args.features.probing.probe || matrix.probe
 }
 
-/// With probes asked for: what they can do here, or a bad-input error saying the fix.
-/// Without: `None`, and nothing is looked for. Says once, when the kernel cannot tell
-/// lock contention, why.
-pub(crate) fn preflight(
-    wanted: bool,
-    agent: &std::path::Path,
-) -> anyhow::Result<Option<ProbeSupport>> {
-    if !wanted {
-        return Ok(None);
+/// The probed rounds a fresh run asks for (`--probe` or `probe: true`).
+pub(crate) fn rounds_of_fresh(args: &RunArgs, matrix: &Matrix) -> Option<u32> {
+    wanted(args, matrix).then_some(args.features.probing.probe_rounds)
+}
+
+/// The probed rounds a resumed file owes, as its header plans them. A resume adds no
+/// probed rounds to a run without; a note when the command line does not ask for them.
+pub(crate) fn rounds_of_resumed(
+    args: &RunArgs,
+    matrix: &Matrix,
+    file: &ResultFile,
+) -> anyhow::Result<Option<u32>> {
+    let header = &file.header;
+    if args.features.probing.probe && header.probe_rounds.is_none() {
+        return Err(bad(anyhow::anyhow!(
+            "`{}` was started without --probe: a resume runs only the launches its run planned \
+             (its header plans no probed rounds, so nothing would tell the probed launches owed \
+             from those done)\n  \
+             fix: resume without --probe, then probe in a run of its own: `pretouch run {} --probe`",
+            file.path.display(),
+            header.matrix_origin
+        )));
     }
+    if let Some(rounds) = header.probe_rounds
+        && !wanted(args, matrix)
+    {
+        eprintln!(
+            "note: `{}` was started with --probe ({rounds} probed rounds per cell): the resume runs its missing probed launches too",
+            file.path.display()
+        );
+    }
+    Ok(header.probe_rounds)
+}
+
+/// With probed rounds owed: what the probes can do here, or a bad-input error saying
+/// the fix, and every launch of `rounds` rounds owed. Without: `None`, and nothing is
+/// looked for. Says once, when the kernel cannot tell lock contention, why.
+pub(crate) fn check(rounds: Option<u32>, agent: &Path) -> anyhow::Result<Option<Probing>> {
+    let Some(rounds) = rounds else {
+        return Ok(None);
+    };
     let support = probe::preflight(agent).map_err(bad)?;
     if let Err(why) = &support.locks {
         eprintln!("note: --probe times the faults, but not lock contention: {why}");
     }
-    Ok(Some(support))
+    Ok(Some(Probing {
+        support,
+        owed: Owed::all(rounds),
+    }))
+}
+
+impl Probing {
+    /// A resumed file's probed launches: only those it lacks are owed.
+    pub(crate) fn owed_by(&mut self, plan: &Plan, file: &ResultFile) -> anyhow::Result<()> {
+        self.owed.done = done_probes(plan, self.owed.rounds, file)
+            .map_err(|e| bad(anyhow::anyhow!("`{}`, {e}", file.path.display())))?;
+        Ok(())
+    }
 }
 
 impl Instrument for Probing {
