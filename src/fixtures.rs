@@ -285,7 +285,7 @@ pub fn server_launch(
     };
     launch.measured.exit_code = Some(143);
     launch.measured.reaped_ns = ns(ready_ms + 150.0);
-    launch.measured.server = Some(Box::new(ServerRun {
+    launch.measured.features.server = Some(Box::new(ServerRun {
         check: "port 8080".into(),
         ready_ns: Some(ns(ready_ms)),
         time_to_ready_ns: Some(ns(ready_ms)),

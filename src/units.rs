@@ -133,6 +133,20 @@ pub fn utc_now_millis() -> String {
     humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string()
 }
 
+/// Reads the next value of `map` into `slot`, refusing a key given twice. The readers
+/// that read a record's keys one by one, the store's and the features', share it.
+pub fn read_once<'de, T: serde::Deserialize<'de>, A: serde::de::MapAccess<'de>>(
+    slot: &mut Option<T>,
+    key: &'static str,
+    map: &mut A,
+) -> Result<(), A::Error> {
+    if slot.is_some() {
+        return Err(serde::de::Error::duplicate_field(key));
+    }
+    *slot = Some(map.next_value()?);
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -42,6 +42,7 @@ const FEATURE_FILES: &[(&str, &str)] = &[
     ("boot", "machine"),
     ("unit", "machine"),
     ("launch", "launch"),
+    ("measurement", "launch"),
     ("record", "store"),
     ("schedule", "schedule"),
     ("analyze", "analyze"),
@@ -730,7 +731,6 @@ fn function_lengths_run_from_fn_to_its_closing_brace_outside_tests() {
 const CORE_IMPORTING_FEATURES: &[(&str, &[&str])] = &[
     ("analyze::explain", &["cgroup"]),
     ("analyze::report", &["servers"]),
-    ("launch", &["cds", "cgroup", "servers", "settings"]),
     ("launch::mthp", &["settings"]),
     ("matrix", &["cgroup", "kernels", "settings"]),
     ("matrix::app", &["servers"]),

@@ -138,13 +138,13 @@ fn a_file_without_heap_memory_reads_and_one_with_it_round_trips() {
 fn a_file_without_cds_reads_and_one_with_it_round_trips() {
     let results = read_results(&[old_file()]).unwrap();
     let launches = &results.files[0].launches;
-    assert!(launches.iter().all(|l| l.measured.cds.is_none()));
+    assert!(launches.iter().all(|l| l.measured.features.cds.is_none()));
     let mut line: serde_json::Value = serde_json::to_value(&launches[0]).unwrap();
     assert!(line.get("cds").is_none(), "absent, not null: {line}");
     for state in ["off", "default-archive", "no-archive", "custom-archive"] {
         line["cds"] = serde_json::json!(state);
         let back: pretouch::store::LaunchRecord = serde_json::from_value(line.clone()).unwrap();
-        assert!(back.measured.cds.is_some());
+        assert!(back.measured.features.cds.is_some());
         assert_eq!(serde_json::to_value(&back).unwrap()["cds"], state);
     }
 }

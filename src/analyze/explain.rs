@@ -378,7 +378,7 @@ impl BackingColumns {
 fn cgroup_figures<'a>(on: &[&'a LaunchRecord], off: &[&'a LaunchRecord]) -> Option<CgroupFigures> {
     fn runs<'a>(ls: &[&'a LaunchRecord]) -> Vec<&'a crate::features::cgroup::launch::CgroupRun> {
         ls.iter()
-            .filter_map(|l| l.measured.cgroup.as_deref())
+            .filter_map(|l| l.measured.features.cgroup.as_deref())
             .collect()
     }
     let (runs_on, runs_off) = (runs(on), runs(off));

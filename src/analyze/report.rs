@@ -825,8 +825,8 @@ fn cell_folios(s: &Samples<'_>, gc: Gc, per_file: &[FileState<'_>]) -> CellFolio
     let mut first: Option<Vec<crate::units::Bytes>> = None;
     let mut last = None;
     for i in 0..s.timed.len() {
-        let read = launch_of(s, i).measured.settings.as_deref();
-        let key = (s.timed[i].0, read.map(|r| &r.values));
+        let read = launch_of(s, i).measured.features.kernel_values();
+        let key = (s.timed[i].0, read);
         if last == Some(key) {
             continue;
         }
@@ -837,7 +837,7 @@ fn cell_folios(s: &Samples<'_>, gc: Gc, per_file: &[FileState<'_>]) -> CellFolio
             .unwrap_or(&default);
         let folios = match read {
             Some(read) => {
-                let env = env.with_settings(&read.values);
+                let env = env.with_settings(read);
                 sizes(&env, backing, jvm_advises(&env, backing, args))
             }
             None => sizes(env, backing, jvm_advises(env, backing, args)),
@@ -882,8 +882,8 @@ fn flag_outliers(s: &Samples<'_>) -> Vec<bool> {
 fn cell_thp_mode<'a>(s: &Samples<'a>, per_file: &[FileState<'a>]) -> Option<&'a str> {
     // A launch's `settings:` value wrote the mode it ran under, when it names one.
     let mut modes = (0..s.timed.len()).map(|i| {
-        let written = (launch_of(s, i).measured.settings.as_deref())
-            .and_then(|r| r.values.get("transparent_hugepage/enabled"))
+        let written = (launch_of(s, i).measured.features.kernel_values())
+            .and_then(|values| values.get("transparent_hugepage/enabled"))
             .map(String::as_str);
         written.or_else(|| per_file.get(s.timed[i].0).and_then(|f| f.thp_mode))
     });

@@ -22,6 +22,8 @@ pub mod cli;
 pub mod elsewhere;
 /// The list of the features' hooks around a launch (`launch` stage).
 pub mod launch;
+/// The features' parts of what a launch measured (`launch` stage).
+pub mod measurement;
 /// The list of the features' options of `pretouch run` (`session` stage).
 pub mod options;
 /// The list of the features' records the store reads (`store` stage).

@@ -71,11 +71,6 @@ pub struct Measurement {
     /// lines, Genesis and Create VM times. Absent when the run did not ask for it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub jvm_log: Option<JvmLog>,
-    /// A server launch (`app:` with `ready:`): when the ready probe succeeded (exec ->
-    /// ready), the `after_ready` workload's time, the stop (SIGTERM, SIGKILL after the
-    /// grace) and when the port was free again. Absent for other launches.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub server: Option<Box<crate::features::servers::launch::ServerRun>>,
     /// What the whole machine did while this JVM ran: CPU time by state (steal, other
     /// processes), selected /proc/vmstat counters, PSI stalls, the JVM's context
     /// switches, the idle gap before it and the memory handed back to the hypervisor
@@ -98,28 +93,17 @@ pub struct Measurement {
     /// was recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub heap_memory: Option<heap_memory::HeapMemory>,
-    /// Whether the launch ran with class data sharing: off, the JDK's default archive,
-    /// none (the home has no `lib/server/classes.jsa`), or a custom archive; from the
-    /// command and the JDK home at launch (see `features::cds::launch`). Absent in files
-    /// written before it was recorded.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cds: Option<crate::features::cds::launch::Cds>,
-    /// The `settings:` value the launch ran under, every knob of the run's settings as
-    /// read back from the kernel just before the spawn (see
-    /// `features::settings::launch`). Absent without a `settings:` axis.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub settings: Option<Box<crate::features::settings::launch::SettingsRead>>,
     /// Folios allocated (and fallbacks) per multi-size THP size over the launch, from
     /// `transparent_hugepage/hugepages-*/stats` (see [`mthp`]); only the sizes whose
     /// counters moved. Absent when none moved, on kernels without them, and in files
     /// written before it was recorded. Boxed: rare beside a launch's other fields.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mthp: Option<Box<[mthp::MthpCounts]>>,
-    /// The memory cgroup of a `memory:` cell's launch. It holds the limit as read back,
-    /// the peak charge, the events such as `oom_kill` and `max`, and the fault counters,
-    /// as `features::cgroup::launch` reads them. Absent without a `memory:` axis.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cgroup: Option<Box<crate::features::cgroup::launch::CgroupRun>>,
+    /// The features' parts of the launch, each written by its feature's hook, such as a
+    /// server's ready time or the memory cgroup's peak. Their keys follow the core's in
+    /// the record, and each is absent when its feature took no part.
+    #[serde(flatten)]
+    pub features: crate::features::measurement::LaunchParts,
 }
 
 impl Measurement {

@@ -6,11 +6,13 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 use crate::features::kernels::machine::VmShape;
+use crate::features::measurement::LaunchParts;
 use crate::launch::Measurement;
 use crate::machine::env::Environment;
 use crate::machine::guest_memory::ComparableMemory;
 use crate::machine::jdk::Jdk;
 use crate::matrix::Gc;
+use crate::units::read_once;
 use crate::units::{Bytes, Nanos, Word, word};
 
 /// Version of the record format, in every run header.
@@ -378,14 +380,6 @@ impl LaunchRecord {
         self.core().ok()
     }
 
-    /// Exec to ready, for a server launch that became ready and succeeded.
-    pub fn time_to_ready(&self) -> Option<Nanos> {
-        if !self.ok() {
-            return None;
-        }
-        self.measured.server.as_ref()?.time_to_ready_ns
-    }
-
     /// The record as a report reads it (see [`crate::store::read_for_report`]): without
     /// what no report shows (the command line but for the flags [`REPORT_FLAGS`] names,
     /// the spawn's wall-clock time, the output's tail of a launch that did not fail, the
@@ -423,41 +417,51 @@ impl LaunchRecord {
 }
 
 /// Declares, for each key named, a local `Option` of that name, and reads each key of
-/// `$map` into its own: the value of a key named nowhere is skipped (so that files
-/// written by newer versions read), and a key given twice is refused. The type of each
-/// local is the one its field has, found by the compiler from where it is used.
+/// `$map` into its own. A key named nowhere is offered to `$other`, which reads its
+/// value and returns true when the key is its own. The value of a key no one takes is
+/// skipped, so that files written by newer versions read. A key given twice is refused.
+/// The type of each local is the one its field has, found by the compiler from where it
+/// is used.
 macro_rules! read_keys {
-    ($map:ident: $($key:ident)*) => {
+    ($map:ident, $other:expr; $($key:ident)*) => {
         $(let mut $key = None;)*
         {
             #[expect(non_camel_case_types, reason = "each variant is its key, as written")]
-            enum Key {
+            enum Key<'a> {
                 $($key,)*
-                Other,
+                Other(std::borrow::Cow<'a, str>),
             }
             struct KeyVisitor;
-            impl serde::de::Visitor<'_> for KeyVisitor {
-                type Value = Key;
+            impl<'de> serde::de::Visitor<'de> for KeyVisitor {
+                type Value = Key<'de>;
                 fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
                     f.write_str("a field name")
                 }
-                fn visit_str<E: serde::de::Error>(self, key: &str) -> Result<Key, E> {
+                fn visit_borrowed_str<E: serde::de::Error>(self, key: &'de str) -> Result<Key<'de>, E> {
                     Ok(match key {
                         $(stringify!($key) => Key::$key,)*
-                        _ => Key::Other,
+                        _ => Key::Other(std::borrow::Cow::Borrowed(key)),
+                    })
+                }
+                fn visit_str<E: serde::de::Error>(self, key: &str) -> Result<Key<'de>, E> {
+                    Ok(match key {
+                        $(stringify!($key) => Key::$key,)*
+                        _ => Key::Other(std::borrow::Cow::Owned(key.to_owned())),
                     })
                 }
             }
-            impl<'de> Deserialize<'de> for Key {
-                fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Key, D::Error> {
+            impl<'de> Deserialize<'de> for Key<'de> {
+                fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Key<'de>, D::Error> {
                     d.deserialize_identifier(KeyVisitor)
                 }
             }
             while let Some(key) = $map.next_key::<Key>()? {
                 match key {
                     $(Key::$key => read_once(&mut $key, stringify!($key), &mut $map)?,)*
-                    Key::Other => {
-                        $map.next_value::<serde::de::IgnoredAny>()?;
+                    Key::Other(key) => {
+                        if !$other(&key, &mut $map)? {
+                            $map.next_value::<serde::de::IgnoredAny>()?;
+                        }
                     }
                 }
             }
@@ -473,19 +477,6 @@ macro_rules! need {
             None => return Err(serde::de::Error::missing_field(stringify!($key))),
         }
     };
-}
-
-/// Reads the next value of `map` into `slot`, refusing a key given twice.
-fn read_once<'de, T: Deserialize<'de>, A: serde::de::MapAccess<'de>>(
-    slot: &mut Option<T>,
-    key: &'static str,
-    map: &mut A,
-) -> Result<(), A::Error> {
-    if slot.is_some() {
-        return Err(serde::de::Error::duplicate_field(key));
-    }
-    *slot = Some(map.next_value()?);
-    Ok(())
 }
 
 /// A cell's word, read as [`word`] reads it: shared with the file's other launches.
@@ -529,12 +520,14 @@ impl<'de> serde::de::Visitor<'de> for LaunchVisitor {
     }
 
     fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<LaunchRecord, A::Error> {
-        read_keys!(map:
+        // The features' keys are theirs to read, so the core's list names none of them.
+        let mut features = LaunchParts::default();
+        read_keys!(map, |key: &str, map: &mut A| features.read_key(key, map);
             seq round warmup
             jdk gc heap variant gc_threads cpus app setting memory
             jdk_home heap_bytes pretouch
             command started_at spawn_ns reaped_ns exit_code signal stamps failure output_tail
-            affinity rusage jvm_log server machine crash_files heap_memory cds settings mthp cgroup
+            affinity rusage jvm_log machine crash_files heap_memory mthp
             time_to_main_ns skipped
         );
         // In the order of the fields, so that of several keys missing the first is named,
@@ -570,14 +563,11 @@ impl<'de> serde::de::Visitor<'de> for LaunchVisitor {
                 affinity: affinity.unwrap_or_default(),
                 rusage: rusage.unwrap_or_default(),
                 jvm_log: jvm_log.unwrap_or_default(),
-                server: server.unwrap_or_default(),
                 machine: machine.unwrap_or_default(),
                 crash_files: crash_files.unwrap_or_default(),
                 heap_memory: heap_memory.unwrap_or_default(),
-                cds: cds.unwrap_or_default(),
-                settings: settings.unwrap_or_default(),
                 mthp: mthp.unwrap_or_default(),
-                cgroup: cgroup.unwrap_or_default(),
+                features,
             },
             time_to_main_ns: time_to_main_ns.unwrap_or_default(),
             skipped: skipped.unwrap_or_default(),
@@ -908,11 +898,20 @@ mod tests {
             }
         }
         assert!(lines.len() > 100, "{} launch lines", lines.len());
-        // Every key the types declare, and one they do not: each is taken away, given a
-        // value no field takes, given twice and given a value of its own (from the
-        // first line that has one).
-        let mut keys = keys_of::<Measurement>();
+        // Every key the kept lines have, every key the cell and the features' parts
+        // declare, and one no type declares: each is taken away, given a value no field
+        // takes, given twice and given a value of its own (from the first line that has
+        // one). The measurement's keys come from the lines, because its derived reader
+        // reads the features' parts flattened, and so names no keys of its own.
+        let mut keys: Vec<&str> = (lines.iter().flat_map(|l| l.keys()))
+            .map(String::as_str)
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect();
         keys.extend(keys_of::<CellKey>());
+        keys.extend(keys_of::<LaunchParts>());
+        keys.sort_unstable();
+        keys.dedup();
         keys.extend([
             "seq",
             "round",

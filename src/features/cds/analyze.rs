@@ -29,7 +29,7 @@ pub fn label_warning(label: &str, files: &[&ResultFile]) -> Option<String> {
     let mut by_jdk: BTreeMap<&str, BTreeSet<Cds>> = BTreeMap::new();
     let mut guessed = false;
     for launch in files.iter().flat_map(|f| &f.launches) {
-        let state = launch.measured.cds.unwrap_or_else(|| {
+        let state = launch.measured.features.cds.unwrap_or_else(|| {
             guessed = true;
             cds::of(&launch.jdk_home, &launch.measured.command)
         });
@@ -93,7 +93,7 @@ pub(crate) mod tests {
         }
         f.launches.extend(other);
         for (i, l) in f.launches.iter_mut().enumerate() {
-            l.measured.cds = states[usize::from(i >= n)];
+            l.measured.features.cds = states[usize::from(i >= n)];
         }
         Results {
             files: vec![f],

@@ -10,6 +10,15 @@ use serde::Serialize;
 use crate::features::servers::launch::Workload;
 use crate::stats::summarize;
 use crate::store::LaunchRecord;
+use crate::units::Nanos;
+
+/// Exec to ready, for a server launch that became ready and succeeded.
+fn time_to_ready(l: &LaunchRecord) -> Option<Nanos> {
+    if !l.ok() {
+        return None;
+    }
+    l.measured.features.server.as_ref()?.time_to_ready_ns
+}
 
 /// A server cell's figures (`app:` with `ready:`), in ms; medians over its launches.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -100,7 +109,7 @@ pub fn cell_ready<R: Borrow<LaunchRecord>>(off: &[R], on: &[R]) -> Option<CellRe
     let (off, on) = (off.as_slice(), on.as_slice());
     let both = || off.iter().chain(on).copied();
     let check = both()
-        .find_map(|l| l.measured.server.as_ref())?
+        .find_map(|l| l.measured.features.server.as_ref())?
         .check
         .clone();
     let median = |v: &[f64]| summarize(v).map(|s| s.median);
@@ -110,7 +119,7 @@ pub fn cell_ready<R: Borrow<LaunchRecord>>(off: &[R], on: &[R]) -> Option<CellRe
     );
     let (w_off, w_on) = (workload_times(off), workload_times(on));
     let failed: Vec<&Workload> = both()
-        .filter_map(|l| l.measured.server.as_ref()?.after_ready.as_ref())
+        .filter_map(|l| l.measured.features.server.as_ref()?.after_ready.as_ref())
         .filter(|w| !w.ok())
         .collect();
     let ready_cost = r_on.zip(r_off).map(|(a, b)| a.median - b.median);
@@ -150,6 +159,7 @@ pub fn cell_ready<R: Borrow<LaunchRecord>>(off: &[R], on: &[R]) -> Option<CellRe
         sigkills: both()
             .filter(|l| {
                 l.measured
+                    .features
                     .server
                     .as_ref()
                     .is_some_and(|s| s.sigkill_ns.is_some())
@@ -157,7 +167,17 @@ pub fn cell_ready<R: Borrow<LaunchRecord>>(off: &[R], on: &[R]) -> Option<CellRe
             .count(),
         stop_ms: median(&stops),
         requests_count: both()
-            .filter_map(|l| Some(l.measured.server.as_ref()?.requests.as_ref()?.count))
+            .filter_map(|l| {
+                Some(
+                    l.measured
+                        .features
+                        .server
+                        .as_ref()?
+                        .requests
+                        .as_ref()?
+                        .count,
+                )
+            })
             .max(),
         requests_runs_off: q_off.len(),
         requests_runs_on: q_on.len(),
@@ -184,7 +204,7 @@ pub fn cell_ready<R: Borrow<LaunchRecord>>(off: &[R], on: &[R]) -> Option<CellRe
 fn request_latencies(launches: &[&LaunchRecord]) -> Vec<Vec<f64>> {
     launches
         .iter()
-        .filter_map(|l| l.measured.server.as_ref()?.requests.as_ref())
+        .filter_map(|l| l.measured.features.server.as_ref()?.requests.as_ref())
         .filter(|r| r.ok())
         .map(|r| r.latencies_ns.iter().flatten().map(|n| n.as_ms()).collect())
         .collect()
@@ -195,7 +215,7 @@ fn request_latencies(launches: &[&LaunchRecord]) -> Vec<Vec<f64>> {
 fn every_request(launches: &[&LaunchRecord]) -> String {
     launches
         .iter()
-        .filter_map(|l| l.measured.server.as_ref()?.requests.as_ref())
+        .filter_map(|l| l.measured.features.server.as_ref()?.requests.as_ref())
         .map(|r| {
             r.latencies_ns
                 .iter()
@@ -250,7 +270,7 @@ pub fn agree_from(off: &[Vec<f64>], on: &[Vec<f64>]) -> Option<Option<u32>> {
 fn times_to_ready(launches: &[&LaunchRecord]) -> Vec<f64> {
     launches
         .iter()
-        .filter_map(|l| l.time_to_ready().map(|t| t.as_ms()))
+        .filter_map(|l| time_to_ready(l).map(|t| t.as_ms()))
         .collect()
 }
 
@@ -258,7 +278,7 @@ fn times_to_ready(launches: &[&LaunchRecord]) -> Vec<f64> {
 fn main_to_ready(launches: &[&LaunchRecord]) -> Vec<f64> {
     launches
         .iter()
-        .filter_map(|l| Some(l.time_to_ready()?.as_ms() - l.time_to_main_ns?.as_ms()))
+        .filter_map(|l| Some(time_to_ready(l)?.as_ms() - l.time_to_main_ns?.as_ms()))
         .collect()
 }
 
@@ -266,7 +286,7 @@ fn main_to_ready(launches: &[&LaunchRecord]) -> Vec<f64> {
 fn workload_times(launches: &[&LaunchRecord]) -> Vec<f64> {
     launches
         .iter()
-        .filter_map(|l| l.measured.server.as_ref()?.after_ready.as_ref())
+        .filter_map(|l| l.measured.features.server.as_ref()?.after_ready.as_ref())
         .filter(|w| w.ok())
         .map(|w| w.wall_ns.as_ms())
         .collect()
@@ -274,7 +294,7 @@ fn workload_times(launches: &[&LaunchRecord]) -> Vec<f64> {
 
 /// A launch's SIGTERM -> reaped, ms, when it was sent one.
 fn stop_time(l: &LaunchRecord) -> Option<f64> {
-    let term = l.measured.server.as_ref()?.sigterm_ns?;
+    let term = l.measured.features.server.as_ref()?.sigterm_ns?;
     Some(l.measured.reaped_ns.since(term)?.as_ms())
 }
 
@@ -323,7 +343,7 @@ mod tests {
     /// A server launch whose first requests took these latencies, ms.
     fn with_requests(pretouch: bool, latencies: &[f64]) -> LaunchRecord {
         let mut l = server_launch(pretouch, 50.0, 600.0, None);
-        let run = l.measured.server.as_mut().unwrap();
+        let run = l.measured.features.server.as_mut().unwrap();
         run.requests = Some(crate::features::servers::launch::RequestRun {
             url: "http://127.0.0.1:8080/work".into(),
             count: latencies.len() as u32,
@@ -380,7 +400,7 @@ mod tests {
         assert!(!r.requests_never_agree && r.requests_agree_from.is_none());
         // A launch whose requests failed enters no figure, but its latencies are listed.
         let mut failed = with_requests(false, &[40.0, 30.0]);
-        if let Some(q) = &mut failed.measured.server.as_mut().unwrap().requests {
+        if let Some(q) = &mut failed.measured.features.server.as_mut().unwrap().requests {
             q.count = 6;
             q.failure = Some("request 3 of 6: status 404".into());
         }
@@ -395,6 +415,7 @@ mod tests {
         let mut bad = server_launch(false, 50.0, 600.0, Some(5.0));
         let w = bad
             .measured
+            .features
             .server
             .as_mut()
             .unwrap()
@@ -415,7 +436,7 @@ mod tests {
         );
         assert_eq!((r.ready_cost_ms, r.net_ms), (None, None));
         let mut plain = server_launch(false, 50.0, 600.0, None);
-        plain.measured.server = None;
+        plain.measured.features.server = None;
         assert!(cell_ready(&[plain], &[]).is_none());
     }
 }

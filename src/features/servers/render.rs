@@ -379,7 +379,7 @@ mod tests {
             let slow = if l.pretouch { 0.0 } else { 30.0 };
             let w = f64::from(l.round);
             let ms = [10.0 + slow + w, 8.0 + slow + w, 5.0 + w, 5.0 + w];
-            l.measured.server.as_mut().unwrap().requests =
+            l.measured.features.server.as_mut().unwrap().requests =
                 Some(crate::features::servers::launch::RequestRun {
                     url: "http://127.0.0.1:8080/work".into(),
                     count: 4,

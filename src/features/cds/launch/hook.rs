@@ -16,7 +16,7 @@ impl LaunchHook for CdsHook {
         let java = spawn.java;
         let real_java = std::fs::canonicalize(java).unwrap_or_else(|_| java.to_path_buf());
         if let Some(home) = real_java.parent().and_then(Path::parent) {
-            spawn.measured.cds = Some(crate::features::cds::launch::of(home, spawn.args));
+            spawn.measured.features.cds = Some(crate::features::cds::launch::of(home, spawn.args));
         }
         Ok(())
     }

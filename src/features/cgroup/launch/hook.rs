@@ -44,13 +44,14 @@ impl LaunchHook for CgroupHook {
 
     fn after_reap(&mut self, measured: &mut Measurement) {
         if let Some(cgroup) = self.current.take() {
-            measured.cgroup = Some(Box::new(cgroup.finish()));
+            measured.features.cgroup = Some(Box::new(cgroup.finish()));
         }
     }
 
     /// The cgroup's OOM kill, when the JVM died of SIGKILL and the cgroup counted one.
     fn explain(&self, measured: &Measurement) -> Option<String> {
         measured
+            .features
             .cgroup
             .as_deref()
             .and_then(CgroupRun::oom_killed)

@@ -30,7 +30,7 @@ impl LaunchHook for ServerHook {
             return Ok(());
         };
         check_port(ready)?;
-        spawn.measured.server = Some(Box::new(ServerRun {
+        spawn.measured.features.server = Some(Box::new(ServerRun {
             check: ready.check.to_string(),
             port: ready.check.port(),
             ..ServerRun::default()
@@ -55,7 +55,7 @@ impl LaunchHook for ServerHook {
             spawn_ns: started.spawn_ns,
             interrupt: started.interrupt,
         };
-        let run = measured.server.as_deref_mut()?;
+        let run = measured.features.server.as_deref_mut()?;
         Some(serve(started.handle, &plan, run).map(|served| Ended {
             status: served.status,
             reaped_ns: served.reaped_ns,
@@ -64,7 +64,7 @@ impl LaunchHook for ServerHook {
     }
 
     fn judge(&self, outcome: &LaunchOutcome) -> Option<String> {
-        match outcome.measured.server.as_deref() {
+        match outcome.measured.features.server.as_deref() {
             Some(run) => judge_server(outcome, run),
             None => crate::launch::judge(outcome),
         }

@@ -37,7 +37,7 @@ impl LaunchHook for SettingsHook {
             .unwrap_or_else(PoisonError::into_inner)
             .apply(*index)
             .map_err(|e| e.to_string())?;
-        spawn.measured.settings = Some(Box::new(read));
+        spawn.measured.features.settings = Some(Box::new(read));
         Ok(())
     }
 }
