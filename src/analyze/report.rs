@@ -124,9 +124,11 @@ pub struct CellReport {
     /// Median fallbacks to a smaller folio of a launch with pretouch.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub folio_fallbacks: Option<f64>,
-    /// A `memory:` cell's cgroups: the limit, the peak charge, the hits at the limit.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub cgroup: Option<crate::analyze::explain::CgroupFigures>,
+    /// The features' figures of how the heap was backed, each its own key (a `memory:`
+    /// cell's cgroups). Flattened, because the keys sit where they always have; this
+    /// row is only ever written, never read back.
+    #[serde(flatten)]
+    pub backing: crate::features::analyze::Backing,
     /// pretouch_faults per second of the agent->init growth (wall time).
     pub fault_rate_per_s: Option<f64>,
     /// This label's `pretouch calibrate` ceiling, faults/s: see `ceiling_from`.
@@ -975,7 +977,7 @@ fn cell_report<'a>(
         expected_faults_4k: x.expected_faults_4k,
         folios: x.folios.clone(),
         folio_fallbacks: x.folio_fallbacks,
-        cgroup: x.cgroup.clone(),
+        backing: x.backing.clone(),
         fault_rate_per_s: x.fault_rate_per_s,
         ceiling_per_s: ceiling,
         ceiling_pct: x.fault_rate_per_s.zip(ceiling).map(|(r, c)| 100.0 * r / c),

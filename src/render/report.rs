@@ -10,6 +10,7 @@ use crate::render::common::{
     failure_warnings_named, interval_basis_note, iqr, key_columns, key_refs, key_values, ms,
     outlier_note, run_to_run_notes, spread, stop_lines,
 };
+use crate::render::csv_row::AsStruct;
 use crate::render::table::{self, Column, Shown, Table};
 
 fn by_label(report: &Report) -> Vec<(&str, Vec<&CellReport>)> {
@@ -234,7 +235,7 @@ pub(crate) fn cells_csv<E: serde::Serialize>(rows: &[(&CellReport, E)]) -> Strin
     let ceilings = rows.iter().any(|(c, _)| c.ceiling_from.is_some());
     let backing = rows
         .iter()
-        .any(|(c, _)| !c.folios.is_empty() || c.folio_fallbacks.is_some() || c.cgroup.is_some());
+        .any(|(c, _)| !c.folios.is_empty() || c.folio_fallbacks.is_some() || !c.backing.is_empty());
     // The same for the `settings:` and `memory:` names: a cell without the axis gets an
     // empty column beside cells with it (labels with and without, side by side).
     let settings = rows.iter().any(|(c, _)| c.setting.is_some());
@@ -256,25 +257,26 @@ pub(crate) fn cells_csv<E: serde::Serialize>(rows: &[(&CellReport, E)]) -> Strin
             .heap_and_method
             .take()
             .map_or_else(Default::default, |h| HeapColumns::of(&h));
-        // The folios and cgroups as flat columns, when any cell has them.
+        // The folios and the features' figures of the backing as flat columns, when any
+        // cell has them.
         let backing_cols = backing.then(|| {
-            crate::analyze::explain::BackingColumns::of(
+            let folios = crate::analyze::explain::FolioColumns::of(
                 &std::mem::take(&mut plain.folios),
                 plain.folio_fallbacks.take(),
-                plain.cgroup.take().as_ref(),
-            )
+            );
+            (folios, std::mem::take(&mut plain.backing).columns())
         });
         let written = match (servers, backing_cols) {
-            (true, Some(b)) => {
+            (true, Some((f, b))) => {
                 let figures = plain.ready.take().unwrap_or_default();
-                w.serialize((plain, heap, figures, b, extra))
+                w.serialize((AsStruct(&plain), heap, figures, f, b, extra))
             }
             (true, None) => {
                 let figures = plain.ready.take().unwrap_or_default();
-                w.serialize((plain, heap, figures, extra))
+                w.serialize((AsStruct(&plain), heap, figures, extra))
             }
-            (false, Some(b)) => w.serialize((plain, heap, b, extra)),
-            (false, None) => w.serialize((plain, heap, extra)),
+            (false, Some((f, b))) => w.serialize((AsStruct(&plain), heap, f, b, extra)),
+            (false, None) => w.serialize((AsStruct(&plain), heap, extra)),
         };
         written.expect("a report row always serializes");
     }
