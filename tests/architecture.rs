@@ -727,7 +727,6 @@ fn function_lengths_run_from_fn_to_its_closing_brace_outside_tests() {
 /// file that starts to import a feature fails the test below, and so does a file here
 /// that no longer needs its entry.
 const CORE_IMPORTING_FEATURES: &[(&str, &[&str])] = &[
-    ("analyze::report", &["servers"]),
     ("launch", &["cds", "cgroup", "servers", "settings"]),
     ("launch::mthp", &["settings"]),
     ("matrix", &["cgroup", "kernels", "settings"]),

@@ -225,11 +225,12 @@ pub(crate) struct NoColumns {}
 
 /// The one CSV of cells: every figure of each cell's row ([`CellReport`]'s fields, so
 /// that a new figure of a cell is a new column of every CSV), the heap's memory and the
-/// pretouch method ([`HeapColumns`]), its time-to-ready columns when any cell is a
-/// server (empty for the others), then `extra`'s columns (the
-/// comparison's, with several labels).
+/// pretouch method ([`HeapColumns`]), the features' columns of the cell when any cell
+/// has them, such as a server's time to ready (empty for the others), the folios and
+/// the features' figures of the backing when any cell has them, then `extra`'s columns
+/// (the comparison's, with several labels).
 pub(crate) fn cells_csv<E: serde::Serialize>(rows: &[(&CellReport, E)]) -> String {
-    let servers = rows.iter().any(|(c, _)| c.ready.is_some());
+    let parts = rows.iter().any(|(c, _)| !c.parts.is_empty());
     // `ceiling_from` is left out of a cell without a calibration; a CSV row needs every
     // column as soon as one cell has it (labels calibrated and not, side by side).
     let ceilings = rows.iter().any(|(c, _)| c.ceiling_from.is_some());
@@ -266,17 +267,13 @@ pub(crate) fn cells_csv<E: serde::Serialize>(rows: &[(&CellReport, E)]) -> Strin
             );
             (folios, std::mem::take(&mut plain.backing).columns())
         });
-        let written = match (servers, backing_cols) {
-            (true, Some((f, b))) => {
-                let figures = plain.ready.take().unwrap_or_default();
-                w.serialize((AsStruct(&plain), heap, figures, f, b, extra))
-            }
-            (true, None) => {
-                let figures = plain.ready.take().unwrap_or_default();
-                w.serialize((AsStruct(&plain), heap, figures, extra))
-            }
-            (false, Some((f, b))) => w.serialize((AsStruct(&plain), heap, f, b, extra)),
-            (false, None) => w.serialize((AsStruct(&plain), heap, extra)),
+        // The features' figures of the cell as flat columns, when any cell has them.
+        let part_cols = parts.then(|| std::mem::take(&mut plain.parts).columns());
+        let written = match (part_cols, backing_cols) {
+            (Some(p), Some((f, b))) => w.serialize((AsStruct(&plain), heap, p, f, b, extra)),
+            (Some(p), None) => w.serialize((AsStruct(&plain), heap, p, extra)),
+            (None, Some((f, b))) => w.serialize((AsStruct(&plain), heap, f, b, extra)),
+            (None, None) => w.serialize((AsStruct(&plain), heap, extra)),
         };
         written.expect("a report row always serializes");
     }
