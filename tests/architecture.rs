@@ -42,6 +42,7 @@ const FEATURE_FILES: &[(&str, &str)] = &[
     ("unit", "machine"),
     ("launch", "launch"),
     ("record", "store"),
+    ("header", "store"),
     ("schedule", "schedule"),
     ("analyze", "analyze"),
     ("ceiling", "analyze"),
@@ -740,7 +741,6 @@ const CORE_IMPORTING_FEATURES: &[(&str, &[&str])] = &[
         &["kernels", "probe", "profile", "settings"],
     ),
     ("session::resume", &["kernels", "probe", "settings"]),
-    ("store::record", &["kernels"]),
 ];
 
 /// Each core file that imports a feature's files, and the features it imports.

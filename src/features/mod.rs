@@ -12,12 +12,15 @@ pub mod profile;
 pub mod servers;
 pub mod settings;
 
-/// The list of the features' warnings of the report (`analyze` stage).
+/// The list of the features' warnings of the report and figures of a cell (`analyze`
+/// stage).
 pub mod analyze;
 /// The list of the features' own subcommands (`cmd` stage).
 pub mod cli;
 /// The runs the features take elsewhere than this machine's kernel (`session` stage).
 pub mod elsewhere;
+/// The list of the features' parts of a run's header (`store` stage).
+pub mod header;
 /// The list of the features' hooks around a launch (`launch` stage).
 pub mod launch;
 /// The list of the features' options of `pretouch run` (`session` stage).

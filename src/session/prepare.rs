@@ -223,7 +223,9 @@ fn create_result_file(
             agent_sha256: Some(r.agent.sha256.clone()),
             planned_launches: r.plan.launches.len() as u64,
             env: Some(Environment::read()),
-            vm: vm_shape.map(Box::new),
+            features: crate::features::header::RunParts {
+                vm: vm_shape.map(Box::new),
+            },
             cpu_placements: r.cpu_placements.clone(),
             comparable_memory: machine.comparable_memory.clone(),
             profile_rounds: r

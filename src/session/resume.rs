@@ -221,7 +221,9 @@ fn append_resume_record(
             agent_sha256: Some(agent.sha256.clone()),
             launches_before: file.launches.len() as u64,
             dropped_tail,
-            vm: vm_shape.map(Box::new),
+            features: crate::features::header::RunParts {
+                vm: vm_shape.map(Box::new),
+            },
         }))
         .context("writing the resume record")?;
     Ok(store)
