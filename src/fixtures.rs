@@ -166,7 +166,7 @@ pub fn file(label: &str, started_at: &str, host: HostInfo, cells: &[FakeCell<'_>
             matrix: MATRIX.into(),
             matrix_sha256: None,
             env: None,
-            vm: None,
+            features: Default::default(),
             cpu_placements: Vec::new(),
             comparable_memory: None,
             profile_rounds: None,

@@ -80,7 +80,7 @@ fn file(label: &str, name: &str, started_at: &str, launches: Vec<LaunchRecord>) 
             agent_sha256: None,
             planned_launches: launches.len() as u64,
             env: None,
-            vm: None,
+            features: Default::default(),
             cpu_placements: Vec::new(),
             comparable_memory: None,
             profile_rounds: None,

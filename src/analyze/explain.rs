@@ -111,7 +111,7 @@ pub fn untouched(launch: &LaunchRecord, baseline: Option<u64>) -> Option<String>
 }
 
 /// A cell's explanation, from its counted launches that reached `main()`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct CellExplain {
     /// Median of each phase without pretouch, ms ([`PHASE_NAMES`] order).
     pub phases_off_ms: [Option<f64>; 3],
@@ -166,8 +166,8 @@ pub struct CellExplain {
     /// launch with pretouch, summed over sizes; `None` when no launch recorded `mthp`
     /// counters.
     pub folio_fallbacks: Option<f64>,
-    /// The launches' memory cgroups (`memory:` cells); `None` without.
-    pub cgroup: Option<CgroupFigures>,
+    /// The features' figures of how the heap was backed (a `memory:` cell's cgroups).
+    pub backing: crate::features::analyze::Backing,
 }
 
 /// Folios of one size a launch's heap got.
@@ -177,23 +177,6 @@ pub struct FolioCount {
     pub bytes: u64,
     /// Median over the launches with pretouch.
     pub per_launch: f64,
-}
-
-/// What a `memory:` cell's cgroups recorded, over its launches that reached `main()`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct CgroupFigures {
-    /// The limit as the kernel held it, bytes; `None`: no limit.
-    pub max_bytes: Option<u64>,
-    /// Median peak charge without pretouch, bytes.
-    pub peak_off_bytes: Option<f64>,
-    /// Median peak charge with pretouch, bytes.
-    pub peak_on_bytes: Option<f64>,
-    /// Median times a launch with pretouch hit the limit (`memory.events` `max`, v1
-    /// `memory.failcnt`).
-    pub at_limit_on: Option<f64>,
-    /// Median `memory.stat` `pgscan` of a launch with pretouch: pages the limit made
-    /// the kernel scan for reclaim (v2 only).
-    pub reclaim_scanned_on: Option<f64>,
 }
 
 impl CellExplain {
@@ -292,7 +275,7 @@ pub fn explain_cell<R: Borrow<LaunchRecord>>(
         }
     }
     (x.folios, x.folio_fallbacks) = folio_figures(on);
-    x.cgroup = cgroup_figures(on, off);
+    x.backing = crate::features::analyze::Backing::of(on, off);
     x
 }
 
@@ -339,66 +322,25 @@ fn folio_figures(on: &[&LaunchRecord]) -> (Vec<FolioCount>, Option<f64>) {
     )
 }
 
-/// The flat columns of a cell's folios and cgroups in the CSV of cells (a CSV row holds
-/// no nested object): `folios` as `SIZE:COUNT` pairs, `16K:68600 2M:3`.
+/// The flat columns of a cell's folios in the CSV of cells (a CSV row holds no nested
+/// object): `folios` as `SIZE:COUNT` pairs, `16K:68600 2M:3`. The features' figures of
+/// the backing follow them ([`crate::features::analyze::Backing::columns`]).
 #[derive(Debug, Clone, Default, Serialize)]
-pub struct BackingColumns {
+pub struct FolioColumns {
     pub folios: String,
     pub folio_fallbacks: Option<f64>,
-    pub cgroup_max_bytes: Option<u64>,
-    pub cgroup_peak_off_bytes: Option<f64>,
-    pub cgroup_peak_on_bytes: Option<f64>,
-    pub cgroup_at_limit_on: Option<f64>,
-    pub cgroup_reclaim_scanned_on: Option<f64>,
 }
 
-impl BackingColumns {
-    pub fn of(
-        folios: &[FolioCount],
-        fallbacks: Option<f64>,
-        cgroup: Option<&CgroupFigures>,
-    ) -> BackingColumns {
-        let g = cgroup.cloned().unwrap_or_default();
-        BackingColumns {
+impl FolioColumns {
+    pub fn of(folios: &[FolioCount], fallbacks: Option<f64>) -> FolioColumns {
+        FolioColumns {
             folios: (folios.iter())
                 .map(|f| format!("{}K:{}", f.bytes / 1024, f.per_launch))
                 .collect::<Vec<_>>()
                 .join(" "),
             folio_fallbacks: fallbacks,
-            cgroup_max_bytes: g.max_bytes,
-            cgroup_peak_off_bytes: g.peak_off_bytes,
-            cgroup_peak_on_bytes: g.peak_on_bytes,
-            cgroup_at_limit_on: g.at_limit_on,
-            cgroup_reclaim_scanned_on: g.reclaim_scanned_on,
         }
     }
-}
-
-/// A `memory:` cell's cgroup figures; `None` when its launches ran in none.
-fn cgroup_figures<'a>(on: &[&'a LaunchRecord], off: &[&'a LaunchRecord]) -> Option<CgroupFigures> {
-    fn runs<'a>(ls: &[&'a LaunchRecord]) -> Vec<&'a crate::features::cgroup::launch::CgroupRun> {
-        ls.iter()
-            .filter_map(|l| l.measured.features.cgroup.as_deref())
-            .collect()
-    }
-    let (runs_on, runs_off) = (runs(on), runs(off));
-    let first = runs_on.first().or(runs_off.first())?;
-    let peak = |rs: &[&crate::features::cgroup::launch::CgroupRun]| {
-        med(rs.iter().filter_map(|r| r.peak).map(|p| p.0 as f64))
-    };
-    Some(CgroupFigures {
-        max_bytes: first.max.map(|m| m.0),
-        peak_off_bytes: peak(&runs_off),
-        peak_on_bytes: peak(&runs_on),
-        at_limit_on: med(runs_on
-            .iter()
-            .filter_map(|r| r.events.max)
-            .map(|m| m as f64)),
-        reclaim_scanned_on: med(runs_on
-            .iter()
-            .filter_map(|r| r.stat.get("pgscan"))
-            .map(|&p| p as f64)),
-    })
 }
 
 /// The expected faults of `x`'s cell, from one of its launches (the heap's size and

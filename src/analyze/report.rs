@@ -124,9 +124,11 @@ pub struct CellReport {
     /// Median fallbacks to a smaller folio of a launch with pretouch.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub folio_fallbacks: Option<f64>,
-    /// A `memory:` cell's cgroups: the limit, the peak charge, the hits at the limit.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub cgroup: Option<crate::analyze::explain::CgroupFigures>,
+    /// The features' figures of how the heap was backed, each its own key (a `memory:`
+    /// cell's cgroups). Flattened, because the keys sit where they always have; this
+    /// row is only ever written, never read back.
+    #[serde(flatten)]
+    pub backing: crate::features::analyze::Backing,
     /// pretouch_faults per second of the agent->init growth (wall time).
     pub fault_rate_per_s: Option<f64>,
     /// This label's `pretouch calibrate` ceiling, faults/s: see `ceiling_from`.
@@ -201,10 +203,11 @@ pub struct CellReport {
     /// its heap's faults map (`features::calibrate::ceiling::missing`). Absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ceiling_missing: Option<String>,
-    /// A server cell (`app:` with `ready:`): time to ready, pretouch's share of it, the
-    /// `after_ready` workload with and without pretouch. Absent for other cells.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub ready: Option<crate::features::servers::analyze::CellReady>,
+    /// The features' figures of the cell, each its own key (a server cell's time to
+    /// ready). Flattened, because the keys sit where they always have; this row is only
+    /// ever written, never read back.
+    #[serde(flatten)]
+    pub parts: crate::features::analyze::CellParts,
     /// Counted launches whose machine counters show a disturbance (host memory, steal,
     /// other processes, THP fallback, compaction, reclaim; `analyze/disturbance.rs`).
     pub disturbed: usize,
@@ -938,7 +941,7 @@ fn cell_report<'a>(
     let thp_mode = cell_thp_mode(&s, per_file);
     let heap_and_method =
         crate::analyze::heap::cell_heap(&key.jdk, key.gc, &launches_on, &launches_off, thp_mode);
-    let ready = crate::features::servers::analyze::cell_ready(&launches_off, &launches_on);
+    let parts = crate::features::analyze::CellParts::of(&launches_off, &launches_on);
     let disturbance = judge_cell(&judged(&s, &flagged, per_file));
     CellReport {
         label,
@@ -975,7 +978,7 @@ fn cell_report<'a>(
         expected_faults_4k: x.expected_faults_4k,
         folios: x.folios.clone(),
         folio_fallbacks: x.folio_fallbacks,
-        cgroup: x.cgroup.clone(),
+        backing: x.backing.clone(),
         fault_rate_per_s: x.fault_rate_per_s,
         ceiling_per_s: ceiling,
         ceiling_pct: x.fault_rate_per_s.zip(ceiling).map(|(r, c)| 100.0 * r / c),
@@ -1005,7 +1008,7 @@ fn cell_report<'a>(
         flags: s.flags,
         ceiling_from,
         ceiling_missing,
-        ready,
+        parts,
         disturbed: disturbance.disturbed,
         disturbances: disturbance.summary,
         outlier_causes: disturbance.outlier_causes,

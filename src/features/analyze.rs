@@ -1,12 +1,16 @@
 //! The features that add warnings to the report, one line each, in the order their
-//! warnings are given, and those that give cells their ceiling. The report's core asks
-//! each through these lists, so it names none.
+//! warnings are given, those that give cells their ceiling, and those with figures of a
+//! cell: of how its heap was backed, and of its row in the report. The report's core
+//! asks each through these lists, so it names none.
 //!
 //! The list is a file of its own, of the analysis stage, because the imports run one
 //! way: the report's core reads it, and it reads the features' `analyze.rs` files.
 
+use serde::Serialize;
+
 use crate::analyze::ceiling::Ceilings;
 use crate::analyze::warning::Warnings;
+use crate::store::LaunchRecord;
 
 /// Every feature's warnings of the report.
 pub static WARNINGS: &[&dyn Warnings] = &[
@@ -17,3 +21,68 @@ pub static WARNINGS: &[&dyn Warnings] = &[
 /// Every feature that gives cells their ceiling, the first that has one for a cell
 /// first.
 pub static CEILINGS: &[&dyn Ceilings] = &[&crate::features::calibrate::ceiling::CEILINGS];
+
+/// The features' figures of how a cell's heap was backed, beside the core's folios: each
+/// feature's own key, in the order the cell's explanation and its row in the report
+/// write them. A cell without a feature's figures has no key of it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Backing {
+    /// A `memory:` cell's cgroups: the limit, the peak charge, the hits at the limit.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cgroup: Option<crate::features::cgroup::analyze::CgroupFigures>,
+}
+
+impl Backing {
+    /// The features' figures of a cell, from its launches with (`on`) and without
+    /// (`off`) pretouch that reached `main()`.
+    pub fn of(on: &[&LaunchRecord], off: &[&LaunchRecord]) -> Backing {
+        Backing {
+            cgroup: crate::features::cgroup::analyze::figures(on, off),
+        }
+    }
+
+    /// No feature has figures of the cell.
+    pub fn is_empty(&self) -> bool {
+        self.cgroup.is_none()
+    }
+
+    /// The features' figures as flat columns of the CSV of cells, after the folios'
+    /// (a CSV row holds no nested object): every feature's columns, empty where the
+    /// cell has no figures of it.
+    pub fn columns(&self) -> impl Serialize + use<> {
+        crate::features::cgroup::analyze::CgroupColumns::of(self.cgroup.as_ref())
+    }
+}
+
+/// The features' figures of a cell's row in the report, after its ceiling: each
+/// feature's own key, in the order the report's JSON writes them. A cell without a
+/// feature's figures has no key of it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct CellParts {
+    /// A server cell (`app:` with `ready:`): time to ready, pretouch's share of it, the
+    /// `after_ready` workload with and without pretouch.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ready: Option<crate::features::servers::analyze::CellReady>,
+}
+
+impl CellParts {
+    /// The features' figures of a cell, from its launches without (`off`) and with
+    /// (`on`) pretouch that entered its statistics.
+    pub fn of(off: &[&LaunchRecord], on: &[&LaunchRecord]) -> CellParts {
+        CellParts {
+            ready: crate::features::servers::analyze::cell_ready(off, on),
+        }
+    }
+
+    /// No feature has figures of the cell.
+    pub fn is_empty(&self) -> bool {
+        self.ready.is_none()
+    }
+
+    /// The features' figures as flat columns of the CSV of cells, after the heap's (a
+    /// CSV row holds no nested object): every feature's columns, empty where the cell
+    /// has no figures of it.
+    pub fn columns(&self) -> impl Serialize + use<> {
+        self.ready.clone().unwrap_or_default()
+    }
+}

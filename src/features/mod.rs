@@ -12,7 +12,8 @@ pub mod profile;
 pub mod servers;
 pub mod settings;
 
-/// The list of the features' warnings of the report (`analyze` stage).
+/// The list of the features' warnings of the report and figures of a cell (`analyze`
+/// stage).
 pub mod analyze;
 /// The features' checks within the core's checks before the first JVM (`session` stage).
 pub mod checks;
@@ -20,6 +21,8 @@ pub mod checks;
 pub mod cli;
 /// The runs the features take elsewhere than this machine's kernel (`session` stage).
 pub mod elsewhere;
+/// The list of the features' parts of a run's header (`store` stage).
+pub mod header;
 /// The list of the features' hooks around a launch (`launch` stage).
 pub mod launch;
 /// The features' parts of what a launch measured (`launch` stage).

@@ -122,6 +122,11 @@ impl Parts {
         self.vm.clone().map(Box::new)
     }
 
+    /// The features' keys of the run header, such as the VM the run ran in.
+    pub(crate) fn header(&self) -> super::header::RunParts {
+        super::header::RunParts { vm: self.vm() }
+    }
+
     /// The profiled rounds per cell the run owes, as its header stores them.
     pub(crate) fn profile_rounds(&self) -> Option<u32> {
         self.profiling.as_ref().map(|p| p.owed.rounds)

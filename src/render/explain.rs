@@ -143,7 +143,7 @@ const BACKING: [Explaining<CellReport>; 5] = [
     Explaining {
         col: num("cg limit"),
         legend: "cg limit is the cell's memory cgroup limit as the kernel held it.",
-        value: |c| match &c.cgroup {
+        value: |c| match &c.backing.cgroup {
             Some(g) => g
                 .max_bytes
                 .map_or_else(|| "none".to_owned(), |m| table::bytes(m as f64)),
@@ -153,7 +153,7 @@ const BACKING: [Explaining<CellReport>; 5] = [
     Explaining {
         col: num("cg peak off/on"),
         legend: "cg peak off/on is its median peak charge without / with pretouch.",
-        value: |c| match &c.cgroup {
+        value: |c| match &c.backing.cgroup {
             Some(g) => format!(
                 "{} / {}",
                 opt_bytes(g.peak_off_bytes),
@@ -165,7 +165,7 @@ const BACKING: [Explaining<CellReport>; 5] = [
     Explaining {
         col: num("at limit"),
         legend: "at limit is the median number of times a launch with pretouch hit the limit.",
-        value: |c| match &c.cgroup {
+        value: |c| match &c.backing.cgroup {
             Some(g) if g.max_bytes.is_some() => table::opt_count(g.at_limit_on),
             _ => "-".to_owned(),
         },

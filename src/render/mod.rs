@@ -2,6 +2,7 @@
 //! Markdown, CSV, JSON, SVG and one self-contained HTML page (`document::html`). Renderers compute nothing; they read `analyze`'s types.
 pub mod common;
 pub mod compare;
+pub mod csv_row;
 pub mod disturbance;
 pub mod document;
 pub mod env;

@@ -10,6 +10,7 @@ use crate::render::common::{
     failure_warnings_named, interval_basis_note, iqr, key_columns, key_refs, key_values, ms,
     outlier_note, run_to_run_notes, spread, stop_lines,
 };
+use crate::render::csv_row::AsStruct;
 use crate::render::table::{self, Column, Note, Shown, Table};
 
 fn by_label(report: &Report) -> Vec<(&str, Vec<&CellReport>)> {
@@ -218,17 +219,18 @@ pub(crate) struct NoColumns {}
 
 /// The one CSV of cells: every figure of each cell's row ([`CellReport`]'s fields, so
 /// that a new figure of a cell is a new column of every CSV), the heap's memory and the
-/// pretouch method ([`HeapColumns`]), its time-to-ready columns when any cell is a
-/// server (empty for the others), then `extra`'s columns (the
-/// comparison's, with several labels).
+/// pretouch method ([`HeapColumns`]), the features' columns of the cell when any cell
+/// has them, such as a server's time to ready (empty for the others), the folios and
+/// the features' figures of the backing when any cell has them, then `extra`'s columns
+/// (the comparison's, with several labels).
 pub(crate) fn cells_csv<E: serde::Serialize>(rows: &[(&CellReport, E)]) -> String {
-    let servers = rows.iter().any(|(c, _)| c.ready.is_some());
+    let parts = rows.iter().any(|(c, _)| !c.parts.is_empty());
     // `ceiling_from` is left out of a cell without a calibration; a CSV row needs every
     // column as soon as one cell has it (labels calibrated and not, side by side).
     let ceilings = rows.iter().any(|(c, _)| c.ceiling_from.is_some());
     let backing = rows
         .iter()
-        .any(|(c, _)| !c.folios.is_empty() || c.folio_fallbacks.is_some() || c.cgroup.is_some());
+        .any(|(c, _)| !c.folios.is_empty() || c.folio_fallbacks.is_some() || !c.backing.is_empty());
     // The same for the `settings:` and `memory:` names: a cell without the axis gets an
     // empty column beside cells with it (labels with and without, side by side).
     let settings = rows.iter().any(|(c, _)| c.setting.is_some());
@@ -250,25 +252,22 @@ pub(crate) fn cells_csv<E: serde::Serialize>(rows: &[(&CellReport, E)]) -> Strin
             .heap_and_method
             .take()
             .map_or_else(Default::default, |h| HeapColumns::of(&h));
-        // The folios and cgroups as flat columns, when any cell has them.
+        // The folios and the features' figures of the backing as flat columns, when any
+        // cell has them.
         let backing_cols = backing.then(|| {
-            crate::analyze::explain::BackingColumns::of(
+            let folios = crate::analyze::explain::FolioColumns::of(
                 &std::mem::take(&mut plain.folios),
                 plain.folio_fallbacks.take(),
-                plain.cgroup.take().as_ref(),
-            )
+            );
+            (folios, std::mem::take(&mut plain.backing).columns())
         });
-        let written = match (servers, backing_cols) {
-            (true, Some(b)) => {
-                let figures = plain.ready.take().unwrap_or_default();
-                w.serialize((plain, heap, figures, b, extra))
-            }
-            (true, None) => {
-                let figures = plain.ready.take().unwrap_or_default();
-                w.serialize((plain, heap, figures, extra))
-            }
-            (false, Some(b)) => w.serialize((plain, heap, b, extra)),
-            (false, None) => w.serialize((plain, heap, extra)),
+        // The features' figures of the cell as flat columns, when any cell has them.
+        let part_cols = parts.then(|| std::mem::take(&mut plain.parts).columns());
+        let written = match (part_cols, backing_cols) {
+            (Some(p), Some((f, b))) => w.serialize((AsStruct(&plain), heap, p, f, b, extra)),
+            (Some(p), None) => w.serialize((AsStruct(&plain), heap, p, extra)),
+            (None, Some((f, b))) => w.serialize((AsStruct(&plain), heap, f, b, extra)),
+            (None, None) => w.serialize((AsStruct(&plain), heap, extra)),
         };
         written.expect("a report row always serializes");
     }

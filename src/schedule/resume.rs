@@ -259,7 +259,7 @@ mod tests {
             agent_sha256: None,
             planned_launches: 4,
             env: None,
-            vm: None,
+            features: Default::default(),
             cpu_placements: Vec::new(),
             comparable_memory: None,
             profile_rounds: None,

@@ -173,7 +173,7 @@ fn create_result_file(
             agent_sha256: Some(r.agent.sha256.clone()),
             planned_launches: r.plan.launches.len() as u64,
             env: Some(Environment::read()),
-            vm: features.vm(),
+            features: features.header(),
             cpu_placements: r.cpu_placements.clone(),
             comparable_memory: machine.comparable_memory.clone(),
             profile_rounds: features.profile_rounds(),

@@ -145,7 +145,7 @@ fn append_resume_record(
             agent_sha256: Some(agent.sha256.clone()),
             launches_before: file.launches.len() as u64,
             dropped_tail,
-            vm: features.vm(),
+            features: features.header(),
         }))
         .context("writing the resume record")?;
     Ok(store)

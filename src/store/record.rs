@@ -5,7 +5,6 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use crate::features::kernels::machine::VmShape;
 use crate::features::measurement::LaunchParts;
 use crate::launch::Measurement;
 use crate::machine::env::Environment;
@@ -246,12 +245,10 @@ pub struct RunHeader {
     /// limits, boot parameters...). Absent in files written before it was recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub env: Option<Environment>,
-    /// The VM the run was taken in, when `pretouch run --kernel` booted this kernel with
-    /// virtme-ng (as the host saw it: accelerator, emulated or not, QEMU and virtme-ng
-    /// versions, vCPUs, memory, preallocation, the host's kernel). Absent for a run on
-    /// the machine's own kernel, and in files written before it was recorded.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub vm: Option<Box<VmShape>>,
+    /// The features' parts of the header, each its own key (the VM a kernel ran in).
+    /// Flattened, so the keys sit where they always have.
+    #[serde(flatten)]
+    pub features: crate::features::header::RunParts,
     /// Where each of the matrix's `cpus:` sets lies, in matrix order: the CPUs a set
     /// (a list, or a topology spec like `1 L3 domain, 7 CPUs`) resolved to and their L3
     /// domains, NUMA nodes, sockets and cores. Empty when every set is `all`, and in
@@ -663,9 +660,10 @@ pub struct RunResume {
     /// removed so that new lines start on a line of their own; kept here, lossily decoded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dropped_tail: Option<String>,
-    /// The VM of the resumed session, when it ran in one (see [`RunHeader::vm`]).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub vm: Option<Box<VmShape>>,
+    /// The features' parts of the resumed session, each its own key (the VM it ran in),
+    /// as in [`RunHeader::features`].
+    #[serde(flatten)]
+    pub features: crate::features::header::RunParts,
 }
 
 /// Where a launch of the extra rounds stands in its run's plan: the fields its record
@@ -1000,5 +998,84 @@ mod tests {
         assert!(!std::sync::Arc::ptr_eq(&read().cell.jdk, &a.cell.jdk));
         let old: serde_json::Value = serde_json::from_str(&line).unwrap();
         assert!(old["jdk"].is_string() && old["gc_threads"].is_string());
+    }
+
+    /// A VM as a header keeps it, with every field set.
+    fn vm_shape() -> crate::features::kernels::machine::VmShape {
+        use crate::features::kernels::machine::{Accel, VmShape};
+        VmShape {
+            accel: Accel::Kvm,
+            emulated: false,
+            accel_reason: "/dev/kvm is there".into(),
+            qemu_version: Some("QEMU emulator version 8.2.2".into()),
+            vng_version: Some("virtme-ng 1.42".into()),
+            vcpus: 2,
+            memory: Bytes(4 << 30),
+            prealloc: true,
+            image: "/boot/vmlinuz-6.18".into(),
+            kernel_cmdline: None,
+            host_kernel_release: "6.1.0".into(),
+            host_kernel_version: "#1 SMP".into(),
+            host_hostname: "host".into(),
+            host_cpu_model: "AMD EPYC".into(),
+        }
+    }
+
+    #[test]
+    fn a_header_keeps_its_vm_where_it_was_and_reads_it_back() {
+        let mut header = crate::fixtures::one_cell_file("l").header;
+        header.env = None;
+        header.cpu_placements = Vec::new();
+        header.comparable_memory = None;
+        header.profile_rounds = Some(3);
+        let without = serde_json::to_string(&Record::Run(header.clone())).unwrap();
+        assert!(!without.contains("\"vm\""), "{without}");
+        assert!(
+            without.contains(r#""planned_launches":"#)
+                && without.ends_with(r#","profile_rounds":3}"#)
+        );
+        // The VM's key sits after `env`'s place and before `profile_rounds`, as the
+        // header declared it before the features' parts were one value.
+        let vm = serde_json::to_string(&vm_shape()).unwrap();
+        let expected = without.replace(
+            r#","profile_rounds":3}"#,
+            &format!(r#","vm":{vm},"profile_rounds":3}}"#),
+        );
+        header.features.vm = Some(Box::new(vm_shape()));
+        let with = serde_json::to_string(&Record::Run(header.clone())).unwrap();
+        assert_eq!(with, expected);
+        let read: RunHeader = serde_json::from_str(&expected).unwrap();
+        assert_eq!(read.features.vm.as_deref(), Some(&vm_shape()));
+        assert_eq!(read.profile_rounds, Some(3));
+        let old: RunHeader = serde_json::from_str(&without).unwrap();
+        assert_eq!(old.features.vm, None);
+    }
+
+    #[test]
+    fn a_resume_record_keeps_its_vm_last_and_reads_it_back() {
+        let resume = RunResume {
+            resumed_at: "2026-12-05T20:00:00.000Z".into(),
+            tool_version: "0.1.0".into(),
+            host: crate::fixtures::host("h"),
+            agent: "/a.so".into(),
+            agent_sha256: None,
+            launches_before: 4,
+            dropped_tail: None,
+            features: crate::features::header::RunParts {
+                vm: Some(Box::new(vm_shape())),
+            },
+        };
+        let line = serde_json::to_string(&Record::Resume(resume.clone())).unwrap();
+        let vm = serde_json::to_string(&vm_shape()).unwrap();
+        assert!(
+            line.ends_with(&format!(r#""launches_before":4,"vm":{vm}}}"#)),
+            "{line}"
+        );
+        let read: RunResume = serde_json::from_str(&line).unwrap();
+        assert_eq!(read.features, resume.features);
+        let old = line.replace(&format!(r#","vm":{vm}"#), "");
+        let read: RunResume = serde_json::from_str(&old).unwrap();
+        assert_eq!(read.features.vm, None);
+        assert_eq!(read.launches_before, 4);
     }
 }

@@ -3,5 +3,6 @@
 //!
 //! One file per stage of the pipeline, named after the stage folder it plugs into.
 
+pub mod analyze;
 pub mod launch;
 pub mod matrix;

@@ -86,7 +86,9 @@ pub fn warnings(results: &Results) -> Vec<String> {
     let mut seen: Vec<&str> = Vec::new();
     let mut shapes = Vec::new();
     for file in &results.files {
-        let Some(vm) = &file.header.vm else { continue };
+        let Some(vm) = &file.header.features.vm else {
+            continue;
+        };
         let label = file.header.label.as_str();
         if seen.contains(&label) {
             continue;
@@ -170,7 +172,7 @@ mod tests {
                     crate::fixtures::host("vm"),
                     &[],
                 );
-                f.header.vm = vm.clone().map(Box::new);
+                f.header.features.vm = vm.clone().map(Box::new);
                 f
             })
             .collect();

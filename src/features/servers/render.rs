@@ -13,7 +13,7 @@ fn server_cells(report: &Report) -> Vec<(&CellReport, &CellReady)> {
     report
         .cells
         .iter()
-        .filter_map(|c| Some((c, c.ready.as_ref()?)))
+        .filter_map(|c| Some((c, c.parts.ready.as_ref()?)))
         .collect()
 }
 

@@ -1,0 +1,23 @@
+//! The features' parts of a run's header and of its resume record, one field a feature
+//! that adds to them. The store's records hold one value of this list, so they name no
+//! feature.
+//!
+//! The list is a file of its own, apart from `features/record.rs`, because the imports
+//! run one way and no two files import each other: the store's records read this list,
+//! and `features/record.rs` reads the store.
+
+use serde::{Deserialize, Serialize};
+
+/// The features' parts of a run's header, and of its resume record: each feature's own
+/// key, in the order the record writes them. The header and the resume record hold one
+/// each, flattened, so each key sits where it always has. They are read once a file, not
+/// once a launch, so the flatten's buffering costs the reading nothing that counts.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunParts {
+    /// The VM the run was taken in, when `pretouch run --kernel` booted this kernel with
+    /// virtme-ng (as the host saw it: accelerator, emulated or not, QEMU and virtme-ng
+    /// versions, vCPUs, memory, preallocation, the host's kernel). Absent for a run on
+    /// the machine's own kernel, and in files written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vm: Option<Box<crate::features::kernels::machine::VmShape>>,
+}
