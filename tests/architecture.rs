@@ -730,7 +730,6 @@ const CORE_IMPORTING_FEATURES: &[(&str, &[&str])] = &[
     ("analyze::explain", &["cgroup"]),
     ("analyze::report", &["servers"]),
     ("launch", &["cds", "cgroup", "servers", "settings"]),
-    ("launch::mthp", &["settings"]),
     ("matrix", &["cgroup", "kernels", "settings"]),
     ("matrix::app", &["servers"]),
     ("schedule::plan", &["cgroup"]),

@@ -47,7 +47,7 @@ impl Paths {
     pub fn from_env() -> Paths {
         let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
         Paths {
-            root: var("PRETOUCH_KERNEL_ROOT").map_or_else(|| PathBuf::from("/"), PathBuf::from),
+            root: crate::machine::kernel_root::kernel_root(),
             state_dir: var("PRETOUCH_STATE_DIR")
                 .map_or_else(|| PathBuf::from(STATE_DIR), PathBuf::from),
         }
@@ -158,7 +158,7 @@ fn read_knob(path: &Path) -> Result<String, SettingsError> {
 /// The mTHP sizes this kernel has (`hugepages-16kB`...), smallest first.
 fn mthp_sizes(root: &Path) -> Vec<String> {
     let dir = root
-        .join(crate::features::settings::matrix::SYSFS_MM)
+        .join(crate::machine::kernel_root::SYSFS_MM)
         .join("transparent_hugepage");
     let mut sizes: Vec<(u64, String)> = std::fs::read_dir(dir)
         .into_iter()
@@ -269,7 +269,7 @@ fn no_such_knob(setting: &Setting, knob: &Knob, file: &Path, paths: &Paths) -> S
                 .root
                 .join(format!(
                     "{}/transparent_hugepage/{size}",
-                    crate::features::settings::matrix::SYSFS_MM
+                    crate::machine::kernel_root::SYSFS_MM
                 ))
                 .is_dir() =>
         {

@@ -13,8 +13,10 @@ use serde::{Deserialize, Deserializer, de};
 
 use crate::matrix::text::checked_text;
 
-/// Where the `sysfs:` knobs live: paths in a setting are relative to this folder.
-pub const SYSFS_MM: &str = "sys/kernel/mm";
+/// Where the `sysfs:` knobs live: paths in a setting are relative to this folder. It is
+/// the machine's `machine::kernel_root::SYSFS_MM`, written again here because the matrix
+/// is read before the machine, and a test keeps the two the same.
+const SYSFS_MM: &str = "sys/kernel/mm";
 /// Where the `sysctl:` knobs live: `vm.swappiness` is `proc/sys/vm/swappiness`.
 const PROC_SYS: &str = "proc/sys";
 
@@ -342,6 +344,18 @@ mod tests {
     use crate::matrix::Matrix;
 
     const HEAD: &str = "name: x\ngcs: [g1]\nheaps: [64m]\nrepetitions: 1\n";
+
+    #[test]
+    fn the_knobs_are_in_the_machines_folder() {
+        assert_eq!(SYSFS_MM, crate::machine::kernel_root::SYSFS_MM);
+        assert_eq!(
+            Knob::Sysfs("transparent_hugepage/enabled".into()).relative_path(),
+            format!(
+                "{}/transparent_hugepage/enabled",
+                crate::machine::kernel_root::SYSFS_MM
+            )
+        );
+    }
 
     fn parse(settings: &str) -> Result<Matrix, String> {
         Matrix::parse("m.yaml", &format!("{HEAD}{settings}")).map_err(|e| e.to_string())
