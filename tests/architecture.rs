@@ -731,7 +731,6 @@ const CORE_IMPORTING_FEATURES: &[(&str, &[&str])] = &[
     ("analyze::report", &["servers"]),
     ("launch", &["cds", "cgroup", "servers", "settings"]),
     ("matrix", &["cgroup", "kernels", "settings"]),
-    ("matrix::app", &["servers"]),
     ("schedule::plan", &["cgroup"]),
     ("schedule::resume", &["profile"]),
     ("schedule::run", &["cgroup", "settings"]),

@@ -20,6 +20,8 @@ pub mod cli;
 pub mod elsewhere;
 /// The list of the features' hooks around a launch (`launch` stage).
 pub mod launch;
+/// The list of the features' keys of the matrix (`matrix` stage).
+pub mod matrix;
 /// The list of the features' options of `pretouch run` (`session` stage).
 pub mod options;
 /// The list of the features' records the store reads (`store` stage).

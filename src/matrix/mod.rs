@@ -7,6 +7,7 @@ pub mod app;
 pub mod cpuset;
 pub mod cpuspec;
 pub mod flags;
+pub mod keys;
 pub mod repetitions;
 pub mod size;
 

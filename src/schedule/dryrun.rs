@@ -115,12 +115,8 @@ pub fn render(
         out,
         "  (rough, for {available_cpus} CPUs: 0.1 s a launch, plus the heap pretouched at 1.3 GiB/s per GC thread, at most {MAX_USEFUL_THREADS} threads' worth)"
     );
-    if let Some(ready) = matrix.app.as_ref().and_then(|a| a.ready.as_ref()) {
-        let _ = writeln!(
-            out,
-            "  not counted: each launch runs the server until ready ({}), the after_ready command if any, and its stop",
-            ready.check
-        );
+    for line in matrix.app.iter().flat_map(|a| a.features.not_counted()) {
+        let _ = writeln!(out, "{line}");
     }
     let _ = writeln!(
         out,
