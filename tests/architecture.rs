@@ -731,9 +731,8 @@ const CORE_IMPORTING_FEATURES: &[(&str, &[&str])] = &[
     ("analyze::report", &["servers"]),
     ("launch", &["cds", "cgroup", "servers", "settings"]),
     ("matrix", &["cgroup", "kernels", "settings"]),
-    ("schedule::plan", &["cgroup"]),
     ("schedule::resume", &["profile"]),
-    ("schedule::run", &["cgroup", "settings"]),
+    ("schedule::run", &["settings"]),
     ("schedule::session", &["probe", "settings"]),
     (
         "session::prepare",

@@ -99,17 +99,11 @@ pub struct Matrix {
     pub profile: bool,
     /// `probe: true`: probed rounds after the timed launches (`run --probe`).
     pub probe: bool,
-    /// `kernels:`: each booted in a VM that runs the matrix; empty: run on this kernel.
-    pub kernels: Vec<crate::features::kernels::matrix::KernelSpec>,
+    /// The features' axes, such as the kernels each booted in a VM.
+    pub features: crate::features::matrix::MatrixParts,
     /// `comparable_memory: true`: every launch starts from the same guest-memory state
     /// (see `machine/guest_memory.rs`); the same as `pretouch run --comparable-memory`.
     pub comparable_memory: bool,
-    /// The `settings:` axis: named sets of kernel writes; empty when absent (the
-    /// machine's settings as they are).
-    pub settings: Vec<crate::features::settings::matrix::Setting>,
-    /// The `memory:` axis: memory cgroup limits each launch runs under; empty when
-    /// absent (the launch runs in the runner's cgroup).
-    pub memory: Vec<crate::features::cgroup::matrix::MemoryLimit>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -231,10 +225,12 @@ impl Matrix {
             app: raw.app.map(|a| a.0),
             profile: raw.profile,
             probe: raw.probe,
-            kernels: raw.kernels.map(|k| k.0).unwrap_or_default(),
             comparable_memory: raw.comparable_memory,
-            settings: raw.settings.map(|s| s.0).unwrap_or_default(),
-            memory: raw.memory.map(|m| m.0).unwrap_or_default(),
+            features: crate::features::matrix::MatrixParts {
+                kernels: raw.kernels.map(|k| k.0).unwrap_or_default(),
+                settings: raw.settings.map(|s| s.0).unwrap_or_default(),
+                memory: raw.memory.map(|m| m.0).unwrap_or_default(),
+            },
             warmup: raw.warmup,
             jvm_args: raw.jvm_args.0,
             variants: raw.variants.map(|v| v.0).unwrap_or_else(|| {

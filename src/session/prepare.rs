@@ -34,7 +34,7 @@ use crate::store::{FORMAT_VERSION, Record, RunHeader, StoreWriter};
 pub(super) fn fresh_matrix(args: &RunArgs) -> anyhow::Result<Matrix> {
     let mut matrix = args.matrix_of_run()?;
     let kernels = args.features.kernels.in_vm.is_none()
-        && (!args.features.kernels.kernel.is_empty() || !matrix.kernels.is_empty());
+        && (!args.features.kernels.kernel.is_empty() || !matrix.features.kernels.is_empty());
     if args.pass_java_options && kernels {
         return Err(bad(anyhow::anyhow!(
             "--pass-java-options does not reach the JVMs in a kernel's VM\n  \

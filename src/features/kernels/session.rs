@@ -64,7 +64,7 @@ pub(crate) fn kernels_to_run(args: &RunArgs, matrix: &Matrix) -> anyhow::Result<
             .and_then(Path::parent)
             .filter(|p| !p.as_os_str().is_empty())
             .map_or_else(|| PathBuf::from("."), Path::to_owned);
-        (matrix.kernels.clone(), base)
+        (matrix.features.kernels.clone(), base)
     } else {
         let specs: Vec<KernelSpec> = args
             .features

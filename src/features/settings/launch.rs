@@ -182,7 +182,7 @@ fn mthp_sizes(root: &Path) -> Vec<String> {
 /// each file exists, a choice file offers the value, a number file gets a number; and
 /// that the runner may write them (root). Errors name the matrix line and the fix.
 pub fn check(matrix: &Matrix, paths: &Paths, need_root: bool) -> Result<(), MatrixError> {
-    if matrix.settings.is_empty() {
+    if matrix.features.settings.is_empty() {
         return Ok(());
     }
     let line_of = |needle: &str| {
@@ -208,7 +208,7 @@ pub fn check(matrix: &Matrix, paths: &Paths, need_root: bool) -> Result<(), Matr
             ));
         }
     }
-    for setting in &matrix.settings {
+    for setting in &matrix.features.settings {
         for write in &setting.writes {
             check_write(setting, write, paths)
                 .map_err(|message| invalid(line_of(write.knob.key()), message))?;

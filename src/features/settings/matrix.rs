@@ -103,6 +103,13 @@ pub struct Setting {
     pub writes: Vec<Write>,
 }
 
+/// A cell's `settings:` value: its place in the matrix's list, and its name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SettingRef {
+    pub index: usize,
+    pub name: String,
+}
+
 /// The knobs under /sys/kernel/mm a setting may write, as patterns: `*` is one path
 /// component of the form `hugepages-<N>kB`. The top-level THP modes, khugepaged's
 /// tunables, each mTHP size's modes and KSM's tunables.
@@ -367,27 +374,32 @@ mod tests {
             "settings:\n  - name: 4k\n    sysfs: {transparent_hugepage/enabled: never, transparent_hugepage/hugepages-64kB/enabled: never}\n  - name: mthp-64k\n    sysfs: {transparent_hugepage/hugepages-64kB/enabled: always}\n    sysctl: {vm.overcommit_memory: 1}\n  - name: base\n",
         )
         .unwrap();
-        let names: Vec<&str> = m.settings.iter().map(|s| s.name.as_str()).collect();
+        let names: Vec<&str> = m
+            .features
+            .settings
+            .iter()
+            .map(|s| s.name.as_str())
+            .collect();
         assert_eq!(names, ["4k", "mthp-64k", "base"]);
-        assert_eq!(m.settings[0].writes.len(), 2);
+        assert_eq!(m.features.settings[0].writes.len(), 2);
         assert_eq!(
-            m.settings[1].writes[1],
+            m.features.settings[1].writes[1],
             Write {
                 knob: Knob::Sysctl("vm.overcommit_memory".into()),
                 value: "1".into()
             }
         );
-        assert!(m.settings[2].writes.is_empty());
+        assert!(m.features.settings[2].writes.is_empty());
         assert_eq!(
             Knob::Sysctl("vm.overcommit_memory".into()).relative_path(),
             "proc/sys/vm/overcommit_memory"
         );
         assert_eq!(
-            m.settings[1].writes[0].knob.mthp_size(),
+            m.features.settings[1].writes[0].knob.mthp_size(),
             Some("hugepages-64kB")
         );
         // Without the axis, no setting: the machine as it is.
-        assert!(parse("").unwrap().settings.is_empty());
+        assert!(parse("").unwrap().features.settings.is_empty());
     }
 
     #[test]
