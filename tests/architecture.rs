@@ -730,7 +730,6 @@ const CORE_IMPORTING_FEATURES: &[(&str, &[&str])] = &[
     ("analyze::explain", &["cgroup"]),
     ("analyze::report", &["servers"]),
     ("launch", &["cds", "cgroup", "servers", "settings"]),
-    ("matrix", &["cgroup", "kernels", "settings"]),
     ("schedule::resume", &["profile"]),
     ("schedule::run", &["settings"]),
     ("schedule::session", &["probe", "settings"]),

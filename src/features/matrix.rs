@@ -53,6 +53,36 @@ pub struct MatrixParts {
 pub const CELL_AXES: &[&str] = &["settings", "memory"];
 
 impl MatrixParts {
+    /// The features' keys of a matrix file, each after the key it follows in the order
+    /// an unknown key's message has always listed them.
+    pub const KEYS: &'static [(&'static str, &'static str)] = &[
+        ("probe", "kernels"),
+        ("comparable_memory", "settings"),
+        ("settings", "memory"),
+    ];
+
+    /// Reads the value of `key`, one of the second halves of [`MatrixParts::KEYS`].
+    pub fn read<'de, A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<(), A::Error> {
+        match key {
+            "kernels" => {
+                let kernels =
+                    map.next_value::<Option<crate::features::kernels::matrix::RawKernels>>()?;
+                self.kernels = kernels.map(|k| k.0).unwrap_or_default();
+            }
+            "settings" => {
+                let settings =
+                    map.next_value::<Option<crate::features::settings::matrix::Settings>>()?;
+                self.settings = settings.map(|s| s.0).unwrap_or_default();
+            }
+            "memory" => {
+                let memory = map.next_value::<Option<crate::features::cgroup::matrix::Limits>>()?;
+                self.memory = memory.map(|m| m.0).unwrap_or_default();
+            }
+            _ => unreachable!("`{key}` is none of the features' keys of a matrix"),
+        }
+        Ok(())
+    }
+
     /// The number of values of each of [`CELL_AXES`], 1 for an absent axis.
     pub fn cell_axes_lengths(&self) -> [usize; 2] {
         [self.settings.len().max(1), self.memory.len().max(1)]
