@@ -462,6 +462,12 @@ mod tests {
         let server = &a.features.servers;
         assert_eq!(server.stop_grace(), std::time::Duration::from_secs(3));
         assert!(server.ready.is_some() && server.after_ready.is_none());
+        let a = parse("{jar: s.jar, ready: {port: 8080}}").unwrap();
+        assert_eq!(
+            a.features.servers.stop_grace(),
+            crate::features::servers::matrix::DEFAULT_STOP_GRACE
+        );
+        assert!(!parse("{jar: s.jar}").unwrap().features.runs_past_main());
         for (text, want) in [
             ("{classpath: build}", "needs `main"),
             ("{jar: a.jar, classpath: b}", "not both"),

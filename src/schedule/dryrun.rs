@@ -416,6 +416,29 @@ mod tests {
     }
 
     #[test]
+    fn a_server_says_its_time_to_ready_is_not_counted() {
+        let text = "name: s\ngcs: [g1]\nheaps: [64m]\nrepetitions: 1\n\
+                    app: {classpath: lib, main: a.Main, ready: {port: 8080}}\n";
+        let m = Matrix::parse("s.yaml", text).unwrap();
+        let plan = Plan::new(&m, &[jdk()]);
+        let text = render(&m, &plan, 2, &|_, _| Vec::new());
+        assert!(
+            text.contains(
+                "\n  not counted: each launch runs the server until ready (port 8080), the \
+                 after_ready command if any, and its stop\n"
+            ),
+            "{text}"
+        );
+        let m = Matrix::parse(
+            "q.yaml",
+            "name: q\ngcs: [g1]\nheaps: [64m]\nrepetitions: 1\n",
+        )
+        .unwrap();
+        let plan = Plan::new(&m, &[jdk()]);
+        assert!(!render(&m, &plan, 2, &|_, _| Vec::new()).contains("not counted"));
+    }
+
+    #[test]
     fn says_what_change_each_cell_can_show_and_from_what() {
         let m = Matrix::parse(
             "cover.yaml",
