@@ -724,19 +724,6 @@ fn function_lengths_run_from_fn_to_its_closing_brace_outside_tests() {
     );
 }
 
-/// The core files that still import a feature's files, with the features each imports.
-/// The core should reach the features only through the lists beside the feature folders,
-/// such as `src/features/record.rs`, which a core file may import. This list only shrinks: a core
-/// file that starts to import a feature fails the test below, and so does a file here
-/// that no longer needs its entry.
-const CORE_IMPORTING_FEATURES: &[(&str, &[&str])] = &[
-    ("launch::mthp", &["settings"]),
-    ("matrix", &["cgroup", "kernels", "settings"]),
-    ("matrix::app", &["servers"]),
-    ("schedule::plan", &["cgroup"]),
-    ("schedule::run", &["cgroup", "settings"]),
-];
-
 /// Each core file that imports a feature's files, and the features it imports.
 fn core_imports_of_features(
     graph: &BTreeMap<String, BTreeSet<String>>,
@@ -769,53 +756,24 @@ fn core_imports_of_features(
     out
 }
 
+/// The core reaches the features only through the lists beside the feature folders,
+/// such as `src/features/record.rs`, which a core file may import. A core file that
+/// imports a feature's own files fails this test, naming the file and the features.
 #[test]
-fn the_core_imports_no_feature_beyond_the_known_list() {
+fn the_core_imports_no_feature() {
     let graph = import_graph(&library_files(
         &Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
     ));
-    let found = core_imports_of_features(&graph);
-    let known: BTreeMap<String, BTreeSet<String>> = CORE_IMPORTING_FEATURES
+    let wrong: Vec<String> = core_imports_of_features(&graph)
         .iter()
         .map(|(file, features)| {
-            let features = features.iter().map(|f| (*f).to_owned()).collect();
-            ((*file).to_owned(), features)
+            format!(
+                "{file} imports the features {features:?}. Plug them into the core through \
+                 one of the lists beside the feature folders in src/features/ instead."
+            )
         })
         .collect();
-    let mut wrong = Vec::new();
-    for (file, features) in &found {
-        let allowed = known.get(file).cloned().unwrap_or_default();
-        let new: Vec<_> = features.difference(&allowed).cloned().collect();
-        if !new.is_empty() {
-            wrong.push(format!(
-                "{file} imports the features {new:?}. Plug them into the core through one \
-                 of the lists beside the feature folders in src/features/ instead."
-            ));
-        }
-    }
-    for (file, features) in &known {
-        let now = found.get(file).cloned().unwrap_or_default();
-        let gone: Vec<_> = features.difference(&now).cloned().collect();
-        if !gone.is_empty() {
-            wrong.push(format!(
-                "{file} no longer imports the features {gone:?}. Take them out of \
-                 CORE_IMPORTING_FEATURES, so the list keeps shrinking."
-            ));
-        }
-    }
-    let listing: Vec<String> = found
-        .iter()
-        .map(|(file, features)| {
-            let features: Vec<_> = features.iter().collect();
-            format!("    (\"{file}\", &{features:?}),")
-        })
-        .collect();
-    assert!(
-        wrong.is_empty(),
-        "{}\n\nThe core files that import features now:\n{}",
-        wrong.join("\n"),
-        listing.join("\n")
-    );
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
 #[test]

@@ -53,7 +53,7 @@ pub(crate) fn resumed_elsewhere(path: &Path) -> Option<Elsewhere> {
 /// Where the fresh run of `matrix` that `args` asks for goes. The options that apply
 /// only to a run elsewhere are refused for a run here.
 pub(crate) fn elsewhere(args: &RunArgs, matrix: Matrix) -> anyhow::Result<Where> {
-    let kernels = !args.features.kernels.kernel.is_empty() || !matrix.kernels.is_empty();
+    let kernels = !args.features.kernels.kernel.is_empty() || !matrix.features.kernels.is_empty();
     let bare_metal = || {
         crate::machine::guest::GuestInfo::read()
             .virtualization()

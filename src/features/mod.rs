@@ -25,6 +25,8 @@ pub mod elsewhere;
 pub mod header;
 /// The list of the features' hooks around a launch (`launch` stage).
 pub mod launch;
+/// The list of the features' keys of the matrix (`matrix` stage).
+pub mod matrix;
 /// The features' parts of what a launch measured (`launch` stage).
 pub mod measurement;
 /// The list of the features' options of `pretouch run` (`session` stage).

@@ -51,7 +51,7 @@ pub struct MthpWatch {
 
 impl Default for MthpWatch {
     fn default() -> MthpWatch {
-        MthpWatch::at(&crate::features::settings::launch::Paths::from_env().root)
+        MthpWatch::at(&crate::machine::kernel_root::kernel_root())
     }
 }
 
@@ -59,7 +59,7 @@ impl MthpWatch {
     pub fn at(root: &Path) -> MthpWatch {
         MthpWatch {
             dir: root
-                .join(crate::features::settings::matrix::SYSFS_MM)
+                .join(crate::machine::kernel_root::SYSFS_MM)
                 .join("transparent_hugepage"),
         }
     }

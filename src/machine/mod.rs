@@ -1,6 +1,7 @@
 //! Stage 2, the machine: what this machine is and can do, read before and beside a
 //! run. Host facts and the environment (kernel, THP, cgroups) with the folio sizes its
-//! THP modes allow (`folio`), the memory check, the
+//! THP modes allow (`folio`), where the kernel's files are read (`kernel_root`), the
+//! memory check, the
 //! JDKs installed and what they answered (`jdk_cache`), the fault-rate ceiling (`calibration`, run by `pretouch calibrate`) and the one-run-at-a-time lock.
 //! Uses the matrix and units only.
 
@@ -14,6 +15,7 @@ pub mod guest_memory;
 pub mod host;
 pub mod jdk;
 pub mod jdk_cache;
+pub mod kernel_root;
 pub mod lock;
 pub mod memory;
 pub mod topology;

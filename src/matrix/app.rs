@@ -11,34 +11,67 @@ use std::fmt;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
+use serde::de::{MapAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 
-use crate::features::servers::matrix::{AfterReady, DEFAULT_STOP_GRACE, Grace, Ready, Requests};
+use crate::features::matrix::AppParts;
+use crate::matrix::keys::{KeySeed, Seen};
 
 /// `app:` as written.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Default)]
 struct RawAppFields {
-    #[serde(default)]
     classpath: Option<String>,
-    #[serde(default)]
     jar: Option<String>,
-    #[serde(default)]
     main: Option<String>,
-    #[serde(default)]
     args: Vec<String>,
-    #[serde(default)]
     exit_at_main: Option<bool>,
-    #[serde(default)]
-    ready: Option<Ready>,
-    #[serde(default)]
-    after_ready: Option<AfterReady>,
-    #[serde(default)]
-    requests: Option<Requests>,
-    #[serde(default)]
-    stop_grace: Option<Grace>,
-    #[serde(default)]
     sources: Option<String>,
+    /// The features' keys.
+    features: AppParts,
+}
+
+/// The keys of `app:`: the core's, the features' and `sources`, in the order an unknown
+/// key's message has always listed them.
+fn app_keys() -> &'static [&'static str] {
+    static KEYS: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
+    KEYS.get_or_init(|| {
+        let mut keys = vec!["classpath", "jar", "main", "args", "exit_at_main"];
+        keys.extend(AppParts::KEYS);
+        keys.push("sources");
+        keys
+    })
+}
+
+impl<'de> Deserialize<'de> for RawAppFields {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Fields;
+        impl<'de> Visitor<'de> for Fields {
+            type Value = RawAppFields;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("struct RawAppFields")
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawAppFields, A::Error> {
+                let mut raw = RawAppFields::default();
+                let mut seen = Seen::default();
+                while let Some(key) = map.next_key_seed(KeySeed(app_keys()))? {
+                    seen.first::<A::Error>(key)?;
+                    match key {
+                        "classpath" => raw.classpath = map.next_value()?,
+                        "jar" => raw.jar = map.next_value()?,
+                        "main" => raw.main = map.next_value()?,
+                        "args" => raw.args = map.next_value()?,
+                        "exit_at_main" => raw.exit_at_main = map.next_value()?,
+                        "sources" => raw.sources = map.next_value()?,
+                        _ => raw.features.read(key, &mut map)?,
+                    }
+                }
+                Ok(raw)
+            }
+        }
+        d.deserialize_struct("RawAppFields", app_keys(), Fields)
+    }
 }
 
 /// `app:` parsed and checked for shape (not yet against the disk).
@@ -65,15 +98,8 @@ pub struct AppSpec {
     pub args: Vec<String>,
     /// End the JVM when `main()` is entered (the application body never runs).
     pub exit_at_main: bool,
-    /// When the application counts as ready (a server); then it is stopped by the runner.
-    pub ready: Option<Ready>,
-    /// A command run against the ready application, timed (the pay-back workload).
-    pub after_ready: Option<AfterReady>,
-    /// The first requests sent to the ready application, each timed (before
-    /// `after_ready`).
-    pub requests: Option<Requests>,
-    /// After SIGTERM, how long the runner waits before SIGKILL.
-    pub stop_grace: std::time::Duration,
+    /// The features' keys, such as when a server counts as ready.
+    pub features: AppParts,
     /// With `jar`: a folder of `.java` files the jar is built from (the JDK's `javac`
     /// and `jar`, see `machine/app_build.rs`) when it is missing or older than a source.
     pub sources: Option<String>,
@@ -105,18 +131,9 @@ impl<'de> Deserialize<'de> for RawApp {
         if let Some(main) = &raw.main {
             check_class_name(main).map_err(D::Error::custom)?;
         }
-        if raw.ready.is_some() && raw.exit_at_main == Some(true) {
-            return Err(D::Error::custom(
-                "app: `ready` needs the application to run past main(): remove `exit_at_main: true`",
-            ));
-        }
-        if raw.ready.is_none()
-            && (raw.after_ready.is_some() || raw.stop_grace.is_some() || raw.requests.is_some())
-        {
-            return Err(D::Error::custom(
-                "app: `after_ready`, `requests` and `stop_grace` need `ready: {port: N}`, `{http: URL}` or `{log: REGEX}`",
-            ));
-        }
+        raw.features
+            .check(raw.exit_at_main)
+            .map_err(D::Error::custom)?;
         if raw.sources.is_some() && !matches!(kind, AppKind::Jar(_)) {
             return Err(D::Error::custom(
                 "app: `sources` builds a `jar`: give `jar: <file>` with it, not `classpath`",
@@ -131,12 +148,9 @@ impl<'de> Deserialize<'de> for RawApp {
             kind,
             main: raw.main,
             args: raw.args,
-            exit_at_main: raw.exit_at_main.unwrap_or(raw.ready.is_none()),
-            ready: raw.ready,
-            after_ready: raw.after_ready,
-            requests: raw.requests,
-            stop_grace: raw.stop_grace.map_or(DEFAULT_STOP_GRACE, |g| g.0),
+            exit_at_main: raw.exit_at_main.unwrap_or(!raw.features.runs_past_main()),
             sources: raw.sources,
+            features: raw.features,
         }))
     }
 }
@@ -165,14 +179,8 @@ pub struct App {
     pub main: String,
     pub args: Vec<String>,
     pub exit_at_main: bool,
-    /// See [`AppSpec::ready`].
-    pub ready: Option<Ready>,
-    /// See [`AppSpec::after_ready`].
-    pub after_ready: Option<AfterReady>,
-    /// See [`AppSpec::requests`].
-    pub requests: Option<Requests>,
-    /// See [`AppSpec::stop_grace`].
-    pub stop_grace: std::time::Duration,
+    /// See [`AppSpec::features`].
+    pub features: AppParts,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -261,10 +269,7 @@ impl AppSpec {
             main,
             args: self.args.clone(),
             exit_at_main: self.exit_at_main,
-            ready: self.ready.clone(),
-            after_ready: self.after_ready.clone(),
-            requests: self.requests.clone(),
-            stop_grace: self.stop_grace,
+            features: self.features.clone(),
         })
     }
 }
@@ -360,6 +365,82 @@ fn manifest_value(text: &str, key: &str) -> Option<String> {
 mod tests {
     use super::*;
 
+    /// `app:` as serde's derived code read it before the features' keys moved out.
+    mod derived {
+        use crate::features::servers::matrix::{AfterReady, Grace, Ready, Requests};
+        #[derive(Debug, serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        #[allow(dead_code)]
+        pub struct RawAppFields {
+            #[serde(default)]
+            classpath: Option<String>,
+            #[serde(default)]
+            jar: Option<String>,
+            #[serde(default)]
+            main: Option<String>,
+            #[serde(default)]
+            args: Vec<String>,
+            #[serde(default)]
+            exit_at_main: Option<bool>,
+            #[serde(default)]
+            ready: Option<Ready>,
+            #[serde(default)]
+            after_ready: Option<AfterReady>,
+            #[serde(default)]
+            requests: Option<Requests>,
+            #[serde(default)]
+            stop_grace: Option<Grace>,
+            #[serde(default)]
+            sources: Option<String>,
+        }
+    }
+
+    #[test]
+    fn app_errors_are_the_derived_codes_word_for_word() {
+        #[derive(Debug, serde::Deserialize)]
+        #[allow(dead_code)]
+        struct Now {
+            name: String,
+            app: RawAppFields,
+        }
+        #[derive(Debug, serde::Deserialize)]
+        #[allow(dead_code)]
+        struct Then {
+            name: String,
+            app: derived::RawAppFields,
+        }
+        for app in [
+            "{jar: a.jar, mian: X}",
+            "\n  jar: a.jar\n  readdy: {port: 1}\n",
+            "\n  jar: a.jar\n  jar: b.jar\n",
+            "\n  jar: a.jar\n  ready: {port: 1}\n  ready: {port: 2}\n",
+            "\n  jar: a.jar\n  ready: {port: x}\n",
+            "\n  jar: a.jar\n  stop_grace: 0s\n",
+            "\n  jar: a.jar\n  stop_grace: soon\n",
+            "\n  jar: a.jar\n  requests: {url: 'http://example.com/', count: 1}\n",
+            "\n  jar: a.jar\n  after_ready: {command: x}\n",
+            "\n  jar: a.jar\n  args: a\n",
+            "\n  jar: a.jar\n  exit_at_main: maybe\n",
+            "\n  jar: [a]\n",
+            "\n  [x]: 1\n",
+            "\n  1: 1\n",
+            "a.jar",
+            "[a.jar]",
+            "",
+            "~",
+        ] {
+            let text = format!("name: x\napp: {app}");
+            let now = serde_yaml::from_str::<Now>(&text)
+                .map(|_| ())
+                .map_err(|e| e.to_string());
+            let then = serde_yaml::from_str::<Then>(&text)
+                .map(|_| ())
+                .map_err(|e| e.to_string());
+            assert!(then.is_err() || app.is_empty(), "{text}");
+            assert_eq!(now, then, "{text}");
+        }
+    }
+
     fn parse(text: &str) -> Result<AppSpec, String> {
         serde_yaml::from_str::<RawApp>(text)
             .map(|r| r.0)
@@ -378,8 +459,15 @@ mod tests {
         // A ready probe runs the application on past main(), and stops it after.
         let a = parse("{jar: s.jar, ready: {port: 8080}, stop_grace: 3s}").unwrap();
         assert!(!a.exit_at_main);
-        assert_eq!(a.stop_grace, std::time::Duration::from_secs(3));
-        assert!(a.ready.is_some() && a.after_ready.is_none());
+        let server = &a.features.servers;
+        assert_eq!(server.stop_grace(), std::time::Duration::from_secs(3));
+        assert!(server.ready.is_some() && server.after_ready.is_none());
+        let a = parse("{jar: s.jar, ready: {port: 8080}}").unwrap();
+        assert_eq!(
+            a.features.servers.stop_grace(),
+            crate::features::servers::matrix::DEFAULT_STOP_GRACE
+        );
+        assert!(!parse("{jar: s.jar}").unwrap().features.runs_past_main());
         for (text, want) in [
             ("{classpath: build}", "needs `main"),
             ("{jar: a.jar, classpath: b}", "not both"),

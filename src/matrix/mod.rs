@@ -1,12 +1,15 @@
 //! Stage 1 of the pipeline: the YAML matrix, parsed and checked before any JVM starts.
 //!
 //! Values are checked while they are deserialized, so that serde_yaml attaches the line
-//! and column of the offending value to every error.
+//! and column of the offending value to every error. The file is read key by key
+//! (`keys.rs`), and a key the core does not know is one of the features', read through
+//! their list, `features::matrix`.
 
 pub mod app;
 pub mod cpuset;
 pub mod cpuspec;
 pub mod flags;
+pub mod keys;
 pub mod repetitions;
 pub mod size;
 
@@ -26,48 +29,132 @@ use crate::matrix::text::checked_text;
 const DEFAULT_MATRIX: &str = include_str!("../../configs/quick.yaml");
 
 /// The matrix file as the user wrote it.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug)]
 struct RawMatrix {
     name: RunName,
-    #[serde(default)]
     jdks: Option<NonEmpty<JdkEntry>>,
     gcs: NonEmpty<Gc>,
     heaps: NonEmpty<HeapSize>,
     repetitions: crate::matrix::repetitions::RawRepetitions,
-    #[serde(default)]
     warmup: u32,
-    #[serde(default)]
     jvm_args: JvmArgs,
-    #[serde(default)]
     variants: Option<Variants>,
     /// CPU sets, one more axis; absent: `all`.
-    #[serde(default)]
     cpus: Option<NonEmpty<CpuSet>>,
     /// `-XX:ParallelGCThreads`, one more axis; absent: `auto` (the JVM's choice).
-    #[serde(default)]
     gc_threads: Option<NonEmpty<GcThreads>>,
     /// A real application whose `main()` is stamped instead of the built-in one.
-    #[serde(default)]
     app: Option<crate::matrix::app::RawApp>,
     /// Profiled rounds after the timed launches, as `pretouch run --profile`.
-    #[serde(default)]
     profile: bool,
     /// Probed rounds after the timed launches, as `pretouch run --probe`.
-    #[serde(default)]
     probe: bool,
-    /// Kernels to boot in a VM (virtme-ng) and run the matrix in, one after another.
-    #[serde(default)]
-    kernels: Option<crate::features::kernels::matrix::RawKernels>,
     /// Keep guest memory in the guest for the run (`--comparable-memory`).
-    #[serde(default)]
     comparable_memory: bool,
-    /// Named sets of kernel writes, one more axis (see `features/settings/matrix.rs`).
-    #[serde(default)]
-    settings: Option<crate::features::settings::matrix::Settings>,
-    /// Memory cgroup limits, one more axis (see `features/cgroup/matrix.rs`).
-    #[serde(default)]
-    memory: Option<crate::features::cgroup::matrix::Limits>,
+    /// The features' axes.
+    features: crate::features::matrix::MatrixParts,
+}
+
+/// The core's keys of a matrix file, in the order an unknown key's message lists them.
+const CORE_KEYS: [&str; 14] = [
+    "name",
+    "jdks",
+    "gcs",
+    "heaps",
+    "repetitions",
+    "warmup",
+    "jvm_args",
+    "variants",
+    "cpus",
+    "gc_threads",
+    "app",
+    "profile",
+    "probe",
+    "comparable_memory",
+];
+
+/// The keys of a matrix file, the core's and the features', in the order an unknown
+/// key's message has always listed them: each feature's key after the key it follows.
+fn matrix_keys() -> &'static [&'static str] {
+    fn push(keys: &mut Vec<&'static str>, key: &'static str) {
+        keys.push(key);
+        for (after, next) in crate::features::matrix::MatrixParts::KEYS {
+            if *after == key {
+                push(keys, next);
+            }
+        }
+    }
+    static KEYS: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
+    KEYS.get_or_init(|| {
+        let mut keys = Vec::new();
+        for key in CORE_KEYS {
+            push(&mut keys, key);
+        }
+        keys
+    })
+}
+
+impl<'de> Deserialize<'de> for RawMatrix {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Fields;
+        impl<'de> de::Visitor<'de> for Fields {
+            type Value = RawMatrix;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("struct RawMatrix")
+            }
+
+            fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<RawMatrix, A::Error> {
+                use crate::matrix::keys::{KeySeed, Seen};
+                let (mut name, mut jdks, mut gcs, mut heaps, mut repetitions) =
+                    (None, None, None, None, None);
+                let (mut warmup, mut jvm_args, mut variants) = (0, JvmArgs::default(), None);
+                let (mut cpus, mut gc_threads, mut app) = (None, None, None);
+                let (mut profile, mut probe, mut comparable_memory) = (false, false, false);
+                let mut features = crate::features::matrix::MatrixParts::default();
+                let mut seen = Seen::default();
+                while let Some(key) = map.next_key_seed(KeySeed(matrix_keys()))? {
+                    seen.first::<A::Error>(key)?;
+                    match key {
+                        "name" => name = Some(map.next_value()?),
+                        "jdks" => jdks = map.next_value()?,
+                        "gcs" => gcs = Some(map.next_value()?),
+                        "heaps" => heaps = Some(map.next_value()?),
+                        "repetitions" => repetitions = Some(map.next_value()?),
+                        "warmup" => warmup = map.next_value()?,
+                        "jvm_args" => jvm_args = map.next_value()?,
+                        "variants" => variants = map.next_value()?,
+                        "cpus" => cpus = map.next_value()?,
+                        "gc_threads" => gc_threads = map.next_value()?,
+                        "app" => app = map.next_value()?,
+                        "profile" => profile = map.next_value()?,
+                        "probe" => probe = map.next_value()?,
+                        "comparable_memory" => comparable_memory = map.next_value()?,
+                        _ => features.read(key, &mut map)?,
+                    }
+                }
+                let missing = de::Error::missing_field;
+                Ok(RawMatrix {
+                    name: name.ok_or_else(|| missing("name"))?,
+                    jdks,
+                    gcs: gcs.ok_or_else(|| missing("gcs"))?,
+                    heaps: heaps.ok_or_else(|| missing("heaps"))?,
+                    repetitions: repetitions.ok_or_else(|| missing("repetitions"))?,
+                    warmup,
+                    jvm_args,
+                    variants,
+                    cpus,
+                    gc_threads,
+                    app,
+                    profile,
+                    probe,
+                    comparable_memory,
+                    features,
+                })
+            }
+        }
+        d.deserialize_struct("RawMatrix", matrix_keys(), Fields)
+    }
 }
 
 /// A checked matrix: every axis non-empty, every value valid.
@@ -98,17 +185,11 @@ pub struct Matrix {
     pub profile: bool,
     /// `probe: true`: probed rounds after the timed launches (`run --probe`).
     pub probe: bool,
-    /// `kernels:`: each booted in a VM that runs the matrix; empty: run on this kernel.
-    pub kernels: Vec<crate::features::kernels::matrix::KernelSpec>,
+    /// The features' axes, such as the kernels each booted in a VM.
+    pub features: crate::features::matrix::MatrixParts,
     /// `comparable_memory: true`: every launch starts from the same guest-memory state
     /// (see `machine/guest_memory.rs`); the same as `pretouch run --comparable-memory`.
     pub comparable_memory: bool,
-    /// The `settings:` axis: named sets of kernel writes; empty when absent (the
-    /// machine's settings as they are).
-    pub settings: Vec<crate::features::settings::matrix::Setting>,
-    /// The `memory:` axis: memory cgroup limits each launch runs under; empty when
-    /// absent (the launch runs in the runner's cgroup).
-    pub memory: Vec<crate::features::cgroup::matrix::MemoryLimit>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -230,10 +311,8 @@ impl Matrix {
             app: raw.app.map(|a| a.0),
             profile: raw.profile,
             probe: raw.probe,
-            kernels: raw.kernels.map(|k| k.0).unwrap_or_default(),
             comparable_memory: raw.comparable_memory,
-            settings: raw.settings.map(|s| s.0).unwrap_or_default(),
-            memory: raw.memory.map(|m| m.0).unwrap_or_default(),
+            features: raw.features,
             warmup: raw.warmup,
             jvm_args: raw.jvm_args.0,
             variants: raw.variants.map(|v| v.0).unwrap_or_else(|| {
@@ -831,6 +910,105 @@ fn check_jvm_args(args: &[String]) -> Result<(), String> {
 mod tests {
     use super::*;
     use crate::units::Bytes;
+
+    /// The matrix file as serde's derived code read it before the features' keys moved
+    /// into the features' list.
+    mod derived {
+        use super::super::*;
+        #[derive(Debug, Deserialize)]
+        #[serde(deny_unknown_fields)]
+        #[allow(dead_code)]
+        pub struct RawMatrix {
+            name: RunName,
+            #[serde(default)]
+            jdks: Option<NonEmpty<JdkEntry>>,
+            gcs: NonEmpty<Gc>,
+            heaps: NonEmpty<HeapSize>,
+            repetitions: crate::matrix::repetitions::RawRepetitions,
+            #[serde(default)]
+            warmup: u32,
+            #[serde(default)]
+            jvm_args: JvmArgs,
+            #[serde(default)]
+            variants: Option<Variants>,
+            #[serde(default)]
+            cpus: Option<NonEmpty<CpuSet>>,
+            #[serde(default)]
+            gc_threads: Option<NonEmpty<GcThreads>>,
+            #[serde(default)]
+            app: Option<crate::matrix::app::RawApp>,
+            #[serde(default)]
+            profile: bool,
+            #[serde(default)]
+            probe: bool,
+            #[serde(default)]
+            pub kernels: Option<crate::features::kernels::matrix::RawKernels>,
+            #[serde(default)]
+            comparable_memory: bool,
+            #[serde(default)]
+            pub settings: Option<crate::features::settings::matrix::Settings>,
+            #[serde(default)]
+            pub memory: Option<crate::features::cgroup::matrix::Limits>,
+        }
+    }
+
+    #[test]
+    fn matrix_errors_are_the_derived_codes_word_for_word() {
+        let head = "name: x\ngcs: [g1]\nheaps: [64m]\nrepetitions: 1\n";
+        let wrong = [
+            format!("{head}kernls: [a]\n"),
+            format!("{head}setings: []\n"),
+            format!("{head}memory: [1g]\nmemroy: [2g]\n"),
+            format!("{head}name: y\n"),
+            format!("{head}settings: [{{name: a}}]\nsettings: [{{name: b}}]\n"),
+            format!("{head}memory: [1g]\nmemory: [2g]\n"),
+            format!("{head}kernels: [a]\nkernels: [b]\n"),
+            format!("{head}settings: {{name: a}}\n"),
+            format!("{head}settings: [{{name: a, sysfs: {{nope: 1}}}}]\n"),
+            format!("{head}memory: [lots]\n"),
+            format!("{head}memory: 1g\n"),
+            format!("{head}kernels: 3\n"),
+            format!("{head}kernels: []\n"),
+            format!("{head}warmup: ~\n"),
+            format!("{head}probe: maybe\n"),
+            format!("{head}app: {{jar: a.jar, mian: X}}\n"),
+            "gcs: [g1]\nheaps: [64m]\nrepetitions: 1\n".to_owned(),
+            "name: x\nheaps: [64m]\nrepetitions: 1\n".to_owned(),
+            "name: x\ngcs: [g1]\nrepetitions: 1\n".to_owned(),
+            "name: x\ngcs: [g1]\nheaps: [64m]\n".to_owned(),
+            "name: x\nrepetitions: 1\n".to_owned(),
+            "[a, b]\n".to_owned(),
+            "just text\n".to_owned(),
+            "1: x\n".to_owned(),
+            "[k]: x\n".to_owned(),
+        ];
+        for text in wrong {
+            let now = serde_yaml::from_str::<RawMatrix>(&text)
+                .map(|_| ())
+                .map_err(|e| e.to_string());
+            let then = serde_yaml::from_str::<derived::RawMatrix>(&text)
+                .map(|_| ())
+                .map_err(|e| e.to_string());
+            assert!(then.is_err(), "{text}");
+            assert_eq!(now, then, "{text}");
+        }
+        // A matrix with every key reads the same as well.
+        let every = format!(
+            "{head}settings: [{{name: a}}]\nmemory: [1g]\nkernels: [{{image: a}}]\nprofile: true\n\
+             comparable_memory: true\n"
+        );
+        let now = serde_yaml::from_str::<RawMatrix>(&every).unwrap();
+        let then = serde_yaml::from_str::<derived::RawMatrix>(&every).unwrap();
+        assert_eq!(
+            format!("{:?}", now.features.settings),
+            format!("{:?}", then.settings.unwrap().0)
+        );
+        assert_eq!(
+            format!("{:?}", now.features.kernels),
+            format!("{:?}", then.kernels.unwrap().0)
+        );
+        assert_eq!(now.features.memory, then.memory.unwrap().0);
+    }
 
     const GOOD: &str = "\
 name: quick

@@ -115,12 +115,8 @@ pub fn render(
         out,
         "  (rough, for {available_cpus} CPUs: 0.1 s a launch, plus the heap pretouched at 1.3 GiB/s per GC thread, at most {MAX_USEFUL_THREADS} threads' worth)"
     );
-    if let Some(ready) = matrix.app.as_ref().and_then(|a| a.ready.as_ref()) {
-        let _ = writeln!(
-            out,
-            "  not counted: each launch runs the server until ready ({}), the after_ready command if any, and its stop",
-            ready.check
-        );
+    for line in matrix.app.iter().flat_map(|a| a.features.not_counted()) {
+        let _ = writeln!(out, "{line}");
     }
     let _ = writeln!(
         out,
@@ -417,6 +413,29 @@ mod tests {
           without /jdk/bin/java -Xms32g -Xmx32g -XX:+UseParallelGC -XX:-AlwaysPreTouch
           with    /jdk/bin/java -Xms32g -Xmx32g -XX:+UseParallelGC -XX:+AlwaysPreTouch
         ");
+    }
+
+    #[test]
+    fn a_server_says_its_time_to_ready_is_not_counted() {
+        let text = "name: s\ngcs: [g1]\nheaps: [64m]\nrepetitions: 1\n\
+                    app: {classpath: lib, main: a.Main, ready: {port: 8080}}\n";
+        let m = Matrix::parse("s.yaml", text).unwrap();
+        let plan = Plan::new(&m, &[jdk()]);
+        let text = render(&m, &plan, 2, &|_, _| Vec::new());
+        assert!(
+            text.contains(
+                "\n  not counted: each launch runs the server until ready (port 8080), the \
+                 after_ready command if any, and its stop\n"
+            ),
+            "{text}"
+        );
+        let m = Matrix::parse(
+            "q.yaml",
+            "name: q\ngcs: [g1]\nheaps: [64m]\nrepetitions: 1\n",
+        )
+        .unwrap();
+        let plan = Plan::new(&m, &[jdk()]);
+        assert!(!render(&m, &plan, 2, &|_, _| Vec::new()).contains("not counted"));
     }
 
     #[test]

@@ -25,19 +25,8 @@ pub struct Cell {
     pub cpus: CpuSet,
     /// Main class of the `app:` stamped; `None`: the built-in main class.
     pub app: Option<String>,
-    /// The `settings:` value the cell runs under; `None`: no settings axis. Boxed, so
-    /// that a cell stays small (see `MAX_CELLS`).
-    pub setting: Option<Box<SettingRef>>,
-    /// The `memory:` limit the cell's launches run under (each in a cgroup of its own);
-    /// `None`: no memory axis, the runner's cgroup. Boxed, as `setting` is.
-    pub memory: Option<Box<crate::features::cgroup::matrix::MemoryLimit>>,
-}
-
-/// A cell's `settings:` value: its place in the matrix's list, and its name.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SettingRef {
-    pub index: usize,
-    pub name: String,
+    /// The cell's values of the features' axes.
+    pub features: crate::features::matrix::CellAxes,
 }
 
 impl Cell {
@@ -73,12 +62,7 @@ impl Cell {
         if self.cpus != CpuSet::All {
             s += &format!(" cpus={}", self.cpus);
         }
-        if let Some(setting) = &self.setting {
-            s += &format!(" setting={}", setting.name);
-        }
-        if let Some(memory) = &self.memory {
-            s += &format!(" memory={}", memory.name);
-        }
+        s += &self.features.describe();
         s
     }
 }
@@ -132,21 +116,24 @@ pub fn check_size(matrix: &Matrix, jdks: usize) -> Result<(), MatrixError> {
         matrix.variants.len(),
         matrix.gc_threads.len(),
         matrix.cpus.len(),
-        matrix.settings.len().max(1),
-        matrix.memory.len().max(1),
     ]
-    .iter()
-    .map(|&n| n as u128)
+    .into_iter()
+    .chain(matrix.features.cell_axes_lengths())
+    .map(|n| n as u128)
     .product::<u128>();
     if cells > MAX_CELLS {
+        let axes: Vec<&str> = ["JDKs", "gcs", "heaps", "variants", "gc_threads", "cpus"]
+            .into_iter()
+            .chain(crate::features::matrix::CELL_AXES.iter().copied())
+            .collect();
         return Err(MatrixError::Invalid {
             origin: matrix.origin.clone(),
             line: None,
             column: None,
             message: format!(
-                "this matrix has {cells} cells (JDKs x gcs x heaps x variants x gc_threads \
-                 x cpus x settings x memory); a run has at most {MAX_CELLS}\n  fix: list fewer values on its \
-                 axes, or split the matrix into several runs"
+                "this matrix has {cells} cells ({}); a run has at most {MAX_CELLS}\n  fix: list fewer values on its \
+                 axes, or split the matrix into several runs",
+                axes.join(" x ")
             ),
         });
     }
@@ -190,38 +177,18 @@ pub fn check_size(matrix: &Matrix, jdks: usize) -> Result<(), MatrixError> {
 
 impl Plan {
     pub fn new(matrix: &Matrix, jdks: &[Jdk]) -> Plan {
-        // Settings outermost: a round runs every cell of one setting before the next, so
-        // that the kernel's knobs change as seldom as a round allows.
-        let settings: Vec<Option<Box<SettingRef>>> = match matrix.settings.len() {
-            0 => vec![None],
-            _ => (matrix.settings.iter().enumerate())
-                .map(|(index, s)| {
-                    Some(Box::new(SettingRef {
-                        index,
-                        name: s.name.clone(),
-                    }))
-                })
-                .collect(),
-        };
-        let memory: Vec<Option<Box<crate::features::cgroup::matrix::MemoryLimit>>> =
-            match matrix.memory.len() {
-                0 => vec![None],
-                _ => matrix
-                    .memory
-                    .iter()
-                    .cloned()
-                    .map(Box::new)
-                    .map(Some)
-                    .collect(),
-            };
+        // The features' outer axes outermost: a round runs every cell of one setting
+        // before the next, so that the kernel's knobs change as seldom as a round allows.
+        let outer = matrix.features.outer_values();
+        let inner = matrix.features.inner_values();
         let mut cells = Vec::new();
-        for setting in &settings {
+        for outer in &outer {
             for jdk in jdks {
                 for &gc in &matrix.gcs {
                     for heap in &matrix.heaps {
                         for variant in &matrix.variants {
                             for &gc_threads in &matrix.gc_threads {
-                                for (cpus, memory) in pairs(&matrix.cpus, &memory) {
+                                for (cpus, inner) in pairs(&matrix.cpus, &inner) {
                                     cells.push(Cell {
                                         jdk: jdk.clone(),
                                         gc,
@@ -230,8 +197,7 @@ impl Plan {
                                         gc_threads,
                                         cpus: cpus.clone(),
                                         app: None,
-                                        setting: setting.clone(),
-                                        memory: memory.clone(),
+                                        features: outer.and(inner),
                                     });
                                 }
                             }
@@ -328,6 +294,55 @@ mod tests {
                 .iter()
                 .enumerate()
                 .all(|(i, l)| l.seq == i as u64)
+        );
+    }
+
+    #[test]
+    fn settings_go_outermost_and_memory_limits_innermost() {
+        let m = Matrix::parse(
+            "m",
+            "name: x\ngcs: [g1, parallel]\nheaps: [64m]\nrepetitions: 1\n\
+             settings: [{name: a}, {name: b}]\nmemory: [1g, 2g]\n",
+        )
+        .unwrap();
+        let plan = Plan::new(&m, &[fake_jdk("17")]);
+        let cells: Vec<String> = plan.cells.iter().map(Cell::describe).collect();
+        assert_eq!(
+            cells,
+            [
+                "17 g1 64m default setting=a memory=1g",
+                "17 g1 64m default setting=a memory=2g",
+                "17 parallel 64m default setting=a memory=1g",
+                "17 parallel 64m default setting=a memory=2g",
+                "17 g1 64m default setting=b memory=1g",
+                "17 g1 64m default setting=b memory=2g",
+                "17 parallel 64m default setting=b memory=1g",
+                "17 parallel 64m default setting=b memory=2g",
+            ]
+        );
+        let keys: Vec<_> = (plan.cells.iter().map(crate::schedule::run::cell_key))
+            .map(|k| (k.setting, k.memory))
+            .collect();
+        assert_eq!(keys[5], (Some("b".to_owned()), Some("2g".to_owned())));
+    }
+
+    #[test]
+    fn too_many_cells_names_every_axis() {
+        let heaps: Vec<String> = (2..=102).map(|n| format!("{n}m")).collect();
+        let settings: Vec<String> = (1..=100).map(|n| format!("{{name: s{n}}}")).collect();
+        let text = format!(
+            "name: x\ngcs: [g1]\nheaps: [{}]\nrepetitions: 1\nsettings: [{}]\n",
+            heaps.join(", "),
+            settings.join(", ")
+        );
+        let m = Matrix::parse("m", &text).unwrap();
+        let e = check_size(&m, 1).unwrap_err().to_string();
+        assert!(
+            e.contains(
+                "this matrix has 10100 cells (JDKs x gcs x heaps x variants x gc_threads x \
+                 cpus x settings x memory); a run has at most 10000\n"
+            ),
+            "{e}"
         );
     }
 

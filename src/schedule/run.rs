@@ -4,10 +4,8 @@
 
 use std::collections::BTreeSet;
 
-use crate::features::cgroup::matrix::MemoryLimit;
-use crate::features::settings::launch::hook::CellSetting;
 use crate::launch::interrupt::Interrupt;
-use crate::launch::{CellValues, LaunchOptions, Launcher, Measurement};
+use crate::launch::{LaunchOptions, Launcher, Measurement};
 use crate::matrix::cpuset::CpuSet;
 use crate::schedule::give_up::GiveUp;
 use crate::schedule::plan::{Cell, Plan, PlannedLaunch};
@@ -83,27 +81,20 @@ pub fn cell_key(cell: &Cell) -> CellKey {
         gc_threads: cell.gc_threads.to_string().into(),
         cpus: cell.cpus.to_string().into(),
         app: cell.app.clone(),
-        setting: cell.setting.as_ref().map(|s| s.name.clone()),
-        memory: cell.memory.as_ref().map(|m| m.name.clone()),
+        setting: cell.features.setting_name(),
+        memory: cell.features.memory_name(),
     }
 }
 
 /// What the launcher is told besides the flags: the cell's CPU set, and the values its
 /// features' hooks read.
 pub fn launch_options(cell: &Cell) -> LaunchOptions {
-    let mut values = CellValues::default();
-    if let Some(setting) = &cell.setting {
-        values = values.with(CellSetting(setting.index));
-    }
-    if let Some(limit) = &cell.memory {
-        values = values.with(MemoryLimit::clone(limit));
-    }
     LaunchOptions {
         cpus: match &cell.cpus {
             CpuSet::All => None,
             set => Some(set.cpus(&[])),
         },
-        cell: values,
+        cell: crate::features::launch::cell_values(&cell.features),
     }
 }
 

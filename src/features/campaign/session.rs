@@ -550,7 +550,7 @@ fn campaign_kernels(
             *k = installed;
         }
     }
-    if args.features.kernels.kernel.is_empty() && matrix.kernels.is_empty() {
+    if args.features.kernels.kernel.is_empty() && matrix.features.kernels.is_empty() {
         return Err(bad(anyhow::anyhow!(
             "--boot runs kernels, and none is given\n  fix: --kernel IMAGE (or an installed \
              release) for each, or `kernels:` in the matrix"
@@ -1139,12 +1139,12 @@ mod tests {
         )
         .unwrap();
         let matrix = Matrix::from_file(&path).unwrap();
-        assert_eq!(matrix.kernels.len(), 1);
+        assert_eq!(matrix.features.kernels.len(), 1);
         let home = PathBuf::from("/usr/lib/jvm/java-17-openjdk-amd64");
         let text = boot_matrix(&matrix, Some(&path), std::slice::from_ref(&home)).unwrap();
         std::fs::write(&path, &text).unwrap();
         let again = Matrix::from_file(&path).unwrap();
-        assert!(again.kernels.is_empty(), "{text}");
+        assert!(again.features.kernels.is_empty(), "{text}");
         assert_eq!((again.name.as_str(), again.repetitions), ("m", 2));
         // The JDK as checked, where the matrix named none (the environment's).
         assert_eq!(again.jdks, Some(vec![home.display().to_string()]));

@@ -228,7 +228,7 @@ impl Hierarchy {
 /// warnings to print: a limit below a heap, whose pretouch launches the cgroup's OOM
 /// killer will kill (they run, and are recorded as failed launches with that cause).
 pub fn check(matrix: &crate::matrix::Matrix, need_root: bool) -> Result<Vec<String>, String> {
-    if matrix.memory.is_empty() {
+    if matrix.features.memory.is_empty() {
         return Ok(Vec::new());
     }
     let line = matrix
@@ -238,7 +238,7 @@ pub fn check(matrix: &crate::matrix::Matrix, need_root: bool) -> Result<Vec<Stri
         .map_or_else(String::new, |i| format!(", line {}", i + 1));
     let at = |message: String| format!("matrix `{}`{line}: {message}", matrix.origin);
     let hierarchy = Hierarchy::find().map_err(at)?;
-    for limit in &matrix.memory {
+    for limit in &matrix.features.memory {
         hierarchy.check(limit).map_err(at)?;
     }
     if need_root {
@@ -260,7 +260,7 @@ pub fn check(matrix: &crate::matrix::Matrix, need_root: bool) -> Result<Vec<Stri
             .finish();
     }
     let mut warnings = Vec::new();
-    for limit in &matrix.memory {
+    for limit in &matrix.features.memory {
         let Some(max) = limit.max else { continue };
         let below: Vec<&str> = (matrix.heaps.iter())
             .filter(|h| h.bytes >= max)

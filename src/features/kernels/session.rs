@@ -39,7 +39,7 @@ const GUEST_OWN: u64 = 768 << 20;
 /// JVMs there do not see this shell's Java options, and `--runs` needs kernels to repeat.
 pub(crate) fn check_fresh(args: &RunArgs, matrix: &Matrix) -> anyhow::Result<()> {
     let kernels = args.features.kernels.in_vm.is_none()
-        && (!args.features.kernels.kernel.is_empty() || !matrix.kernels.is_empty());
+        && (!args.features.kernels.kernel.is_empty() || !matrix.features.kernels.is_empty());
     if args.pass_java_options && kernels {
         return Err(bad(anyhow::anyhow!(
             "--pass-java-options does not reach the JVMs in a kernel's VM\n  \
@@ -103,7 +103,7 @@ pub(crate) fn kernels_to_run(args: &RunArgs, matrix: &Matrix) -> anyhow::Result<
             .and_then(Path::parent)
             .filter(|p| !p.as_os_str().is_empty())
             .map_or_else(|| PathBuf::from("."), Path::to_owned);
-        (matrix.kernels.clone(), base)
+        (matrix.features.kernels.clone(), base)
     } else {
         let specs: Vec<KernelSpec> = args
             .features

@@ -289,6 +289,83 @@ impl<'de> Deserialize<'de> for Grace {
     }
 }
 
+/// The servers' keys of `app:`, as read.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AppKeys {
+    /// When the application counts as ready (a server); then it is stopped by the runner.
+    pub ready: Option<Ready>,
+    /// A command run against the ready application, timed (the pay-back workload).
+    pub after_ready: Option<AfterReady>,
+    /// The first requests sent to the ready application, each timed (before
+    /// `after_ready`).
+    pub requests: Option<Requests>,
+    /// `stop_grace:` as written; [`AppKeys::stop_grace`] says how long it is.
+    pub stop_grace_written: Option<Duration>,
+}
+
+impl AppKeys {
+    /// The keys, in the order an unknown key's message lists them.
+    pub const KEYS: &'static [&'static str] = &["ready", "after_ready", "requests", "stop_grace"];
+
+    /// Reads the value of `key`, one of [`AppKeys::KEYS`].
+    pub fn read<'de, A: serde::de::MapAccess<'de>>(
+        &mut self,
+        key: &str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match key {
+            "ready" => self.ready = map.next_value()?,
+            "after_ready" => self.after_ready = map.next_value()?,
+            "requests" => self.requests = map.next_value()?,
+            "stop_grace" => {
+                self.stop_grace_written = map.next_value::<Option<Grace>>()?.map(|g| g.0)
+            }
+            _ => unreachable!("`{key}` is not one of the servers' keys of app:"),
+        }
+        Ok(())
+    }
+
+    /// The checks of the keys together, once the block is read.
+    pub fn check(&self, exit_at_main: Option<bool>) -> Result<(), String> {
+        if self.ready.is_some() && exit_at_main == Some(true) {
+            return Err(
+                "app: `ready` needs the application to run past main(): remove `exit_at_main: true`"
+                    .to_owned(),
+            );
+        }
+        if self.ready.is_none()
+            && (self.after_ready.is_some()
+                || self.stop_grace_written.is_some()
+                || self.requests.is_some())
+        {
+            return Err(
+                "app: `after_ready`, `requests` and `stop_grace` need `ready: {port: N}`, `{http: URL}` or `{log: REGEX}`"
+                    .to_owned(),
+            );
+        }
+        Ok(())
+    }
+
+    /// A server runs on past `main()` until it is ready.
+    pub fn runs_past_main(&self) -> bool {
+        self.ready.is_some()
+    }
+
+    /// After SIGTERM, how long the runner waits before SIGKILL.
+    pub fn stop_grace(&self) -> Duration {
+        self.stop_grace_written.unwrap_or(DEFAULT_STOP_GRACE)
+    }
+
+    /// What the dry run's estimate of the time leaves out of a server's launches.
+    pub fn not_counted(&self) -> Option<String> {
+        let ready = self.ready.as_ref()?;
+        Some(format!(
+            "  not counted: each launch runs the server until ready ({}), the after_ready command if any, and its stop",
+            ready.check
+        ))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

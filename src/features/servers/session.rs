@@ -20,12 +20,12 @@ pub(crate) fn check_server(app: &App, matrix: &Matrix) -> anyhow::Result<()> {
         Some(line) => format!("matrix `{}`, line {line}", matrix.origin),
         None => format!("matrix `{}`", matrix.origin),
     };
-    if let Some(ready) = &app.ready
+    if let Some(ready) = &app.features.servers.ready
         && let Err(e) = ready::check_port(ready)
     {
         anyhow::bail!("{}: ready: {e}", at("ready"));
     }
-    if let Some(after) = &app.after_ready {
+    if let Some(after) = &app.features.servers.after_ready {
         let program = &after.command[0];
         if find_program(program).is_none() {
             anyhow::bail!(

@@ -47,7 +47,7 @@ impl Paths {
     pub fn from_env() -> Paths {
         let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
         Paths {
-            root: var("PRETOUCH_KERNEL_ROOT").map_or_else(|| PathBuf::from("/"), PathBuf::from),
+            root: crate::machine::kernel_root::kernel_root(),
             state_dir: var("PRETOUCH_STATE_DIR")
                 .map_or_else(|| PathBuf::from(STATE_DIR), PathBuf::from),
         }
@@ -158,7 +158,7 @@ fn read_knob(path: &Path) -> Result<String, SettingsError> {
 /// The mTHP sizes this kernel has (`hugepages-16kB`...), smallest first.
 fn mthp_sizes(root: &Path) -> Vec<String> {
     let dir = root
-        .join(crate::features::settings::matrix::SYSFS_MM)
+        .join(crate::machine::kernel_root::SYSFS_MM)
         .join("transparent_hugepage");
     let mut sizes: Vec<(u64, String)> = std::fs::read_dir(dir)
         .into_iter()
@@ -182,7 +182,7 @@ fn mthp_sizes(root: &Path) -> Vec<String> {
 /// each file exists, a choice file offers the value, a number file gets a number; and
 /// that the runner may write them (root). Errors name the matrix line and the fix.
 pub fn check(matrix: &Matrix, paths: &Paths, need_root: bool) -> Result<(), MatrixError> {
-    if matrix.settings.is_empty() {
+    if matrix.features.settings.is_empty() {
         return Ok(());
     }
     let line_of = |needle: &str| {
@@ -208,7 +208,7 @@ pub fn check(matrix: &Matrix, paths: &Paths, need_root: bool) -> Result<(), Matr
             ));
         }
     }
-    for setting in &matrix.settings {
+    for setting in &matrix.features.settings {
         for write in &setting.writes {
             check_write(setting, write, paths)
                 .map_err(|message| invalid(line_of(write.knob.key()), message))?;
@@ -269,7 +269,7 @@ fn no_such_knob(setting: &Setting, knob: &Knob, file: &Path, paths: &Paths) -> S
                 .root
                 .join(format!(
                     "{}/transparent_hugepage/{size}",
-                    crate::features::settings::matrix::SYSFS_MM
+                    crate::machine::kernel_root::SYSFS_MM
                 ))
                 .is_dir() =>
         {

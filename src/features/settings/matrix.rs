@@ -13,8 +13,10 @@ use serde::{Deserialize, Deserializer, de};
 
 use crate::matrix::text::checked_text;
 
-/// Where the `sysfs:` knobs live: paths in a setting are relative to this folder.
-pub const SYSFS_MM: &str = "sys/kernel/mm";
+/// Where the `sysfs:` knobs live: paths in a setting are relative to this folder. It is
+/// the machine's `machine::kernel_root::SYSFS_MM`, written again here because the matrix
+/// is read before the machine, and a test keeps the two the same.
+const SYSFS_MM: &str = "sys/kernel/mm";
 /// Where the `sysctl:` knobs live: `vm.swappiness` is `proc/sys/vm/swappiness`.
 const PROC_SYS: &str = "proc/sys";
 
@@ -99,6 +101,13 @@ pub struct Write {
 pub struct Setting {
     pub name: String,
     pub writes: Vec<Write>,
+}
+
+/// A cell's `settings:` value: its place in the matrix's list, and its name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SettingRef {
+    pub index: usize,
+    pub name: String,
 }
 
 /// The knobs under /sys/kernel/mm a setting may write, as patterns: `*` is one path
@@ -343,6 +352,18 @@ mod tests {
 
     const HEAD: &str = "name: x\ngcs: [g1]\nheaps: [64m]\nrepetitions: 1\n";
 
+    #[test]
+    fn the_knobs_are_in_the_machines_folder() {
+        assert_eq!(SYSFS_MM, crate::machine::kernel_root::SYSFS_MM);
+        assert_eq!(
+            Knob::Sysfs("transparent_hugepage/enabled".into()).relative_path(),
+            format!(
+                "{}/transparent_hugepage/enabled",
+                crate::machine::kernel_root::SYSFS_MM
+            )
+        );
+    }
+
     fn parse(settings: &str) -> Result<Matrix, String> {
         Matrix::parse("m.yaml", &format!("{HEAD}{settings}")).map_err(|e| e.to_string())
     }
@@ -353,27 +374,32 @@ mod tests {
             "settings:\n  - name: 4k\n    sysfs: {transparent_hugepage/enabled: never, transparent_hugepage/hugepages-64kB/enabled: never}\n  - name: mthp-64k\n    sysfs: {transparent_hugepage/hugepages-64kB/enabled: always}\n    sysctl: {vm.overcommit_memory: 1}\n  - name: base\n",
         )
         .unwrap();
-        let names: Vec<&str> = m.settings.iter().map(|s| s.name.as_str()).collect();
+        let names: Vec<&str> = m
+            .features
+            .settings
+            .iter()
+            .map(|s| s.name.as_str())
+            .collect();
         assert_eq!(names, ["4k", "mthp-64k", "base"]);
-        assert_eq!(m.settings[0].writes.len(), 2);
+        assert_eq!(m.features.settings[0].writes.len(), 2);
         assert_eq!(
-            m.settings[1].writes[1],
+            m.features.settings[1].writes[1],
             Write {
                 knob: Knob::Sysctl("vm.overcommit_memory".into()),
                 value: "1".into()
             }
         );
-        assert!(m.settings[2].writes.is_empty());
+        assert!(m.features.settings[2].writes.is_empty());
         assert_eq!(
             Knob::Sysctl("vm.overcommit_memory".into()).relative_path(),
             "proc/sys/vm/overcommit_memory"
         );
         assert_eq!(
-            m.settings[1].writes[0].knob.mthp_size(),
+            m.features.settings[1].writes[0].knob.mthp_size(),
             Some("hugepages-64kB")
         );
         // Without the axis, no setting: the machine as it is.
-        assert!(parse("").unwrap().settings.is_empty());
+        assert!(parse("").unwrap().features.settings.is_empty());
     }
 
     #[test]

@@ -27,15 +27,16 @@ pub(crate) fn check(matrix: &Matrix, need_root: bool) -> anyhow::Result<()> {
 /// Journals the originals and tries each setting once (see [`Session::begin`]);
 /// `None` without a `settings:` axis.
 pub(crate) fn begin(matrix: &Matrix) -> anyhow::Result<Option<Shared>> {
-    if matrix.settings.is_empty() {
+    if matrix.features.settings.is_empty() {
         return Ok(None);
     }
     let paths = Paths::from_env();
-    let session = Session::begin(&paths, &matrix.settings).map_err(bad)?;
+    let session = Session::begin(&paths, &matrix.features.settings).map_err(bad)?;
     eprintln!(
         "pretouch: {} kernel settings changed ({}). The originals are journalled in {} and restored when the run ends.",
-        matrix.settings.len(),
+        matrix.features.settings.len(),
         matrix
+            .features
             .settings
             .iter()
             .map(|s| s.name.as_str())

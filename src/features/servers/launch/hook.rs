@@ -19,14 +19,18 @@ impl ServerHook {
     /// The hook for the run's `app:`, a server when it has a `ready:` check.
     pub fn new(app: Option<&App>) -> ServerHook {
         ServerHook {
-            app: app.filter(|a| a.ready.is_some()).cloned(),
+            app: app.filter(|a| a.features.servers.ready.is_some()).cloned(),
         }
     }
 }
 
 impl LaunchHook for ServerHook {
     fn before_spawn(&mut self, spawn: &mut Spawn<'_>) -> Result<(), String> {
-        let Some(ready) = self.app.as_ref().and_then(|a| a.ready.as_ref()) else {
+        let Some(ready) = self
+            .app
+            .as_ref()
+            .and_then(|a| a.features.servers.ready.as_ref())
+        else {
             return Ok(());
         };
         check_port(ready)?;
@@ -43,12 +47,12 @@ impl LaunchHook for ServerHook {
         started: &Started<'_>,
         measured: &mut Measurement,
     ) -> Option<std::io::Result<Ended>> {
-        let app = self.app.as_ref()?;
+        let server = &self.app.as_ref()?.features.servers;
         let plan = ServerPlan {
-            ready: app.ready.as_ref()?,
-            after_ready: app.after_ready.as_ref(),
-            requests: app.requests.as_ref(),
-            grace: app.stop_grace,
+            ready: server.ready.as_ref()?,
+            after_ready: server.after_ready.as_ref(),
+            requests: server.requests.as_ref(),
+            grace: server.stop_grace(),
             default_timeout: started.timeout,
             output: started.output,
             scratch: started.scratch,
@@ -157,13 +161,16 @@ mod tests {
             main: "example.Server".into(),
             args: vec![],
             exit_at_main: false,
-            ready: Some(Ready {
-                check: ReadyCheck::Port(port),
-                timeout: None,
-            }),
-            after_ready: None,
-            requests: None,
-            stop_grace: std::time::Duration::from_secs(1),
+            features: crate::features::matrix::AppParts {
+                servers: crate::features::servers::matrix::AppKeys {
+                    ready: Some(Ready {
+                        check: ReadyCheck::Port(port),
+                        timeout: None,
+                    }),
+                    stop_grace_written: Some(std::time::Duration::from_secs(1)),
+                    ..Default::default()
+                },
+            },
         };
         let mut launcher =
             JvmLauncher::new("/nonexistent.so".into(), std::time::Duration::from_secs(5))
