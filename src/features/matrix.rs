@@ -35,9 +35,14 @@ impl AppParts {
     }
 }
 
-/// The features' axes of the matrix, each empty when its key is absent.
+/// The features' keys of the matrix: their axes, each empty when its key is absent, and
+/// their switches, each false when its key is absent.
 #[derive(Debug, Clone, Default)]
 pub struct MatrixParts {
+    /// `profile: true`: profiled rounds after the timed launches, as `run --profile`.
+    pub profile: bool,
+    /// `probe: true`: probed rounds after the timed launches, as `run --probe`.
+    pub probe: bool,
     /// `kernels:`: each booted in a VM that runs the matrix; empty: run on this kernel.
     pub kernels: Vec<crate::features::kernels::matrix::KernelSpec>,
     /// `settings:`: named sets of kernel writes; empty: the machine's settings as they
@@ -56,6 +61,8 @@ impl MatrixParts {
     /// The features' keys of a matrix file, each after the key it follows in the order
     /// an unknown key's message has always listed them.
     pub const KEYS: &'static [(&'static str, &'static str)] = &[
+        ("app", "profile"),
+        ("profile", "probe"),
         ("probe", "kernels"),
         ("comparable_memory", "settings"),
         ("settings", "memory"),
@@ -64,6 +71,8 @@ impl MatrixParts {
     /// Reads the value of `key`, one of the second halves of [`MatrixParts::KEYS`].
     pub fn read<'de, A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<(), A::Error> {
         match key {
+            "profile" => self.profile = map.next_value()?,
+            "probe" => self.probe = map.next_value()?,
             "kernels" => {
                 let kernels =
                     map.next_value::<Option<crate::features::kernels::matrix::RawKernels>>()?;

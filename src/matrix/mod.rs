@@ -45,18 +45,14 @@ struct RawMatrix {
     gc_threads: Option<NonEmpty<GcThreads>>,
     /// A real application whose `main()` is stamped instead of the built-in one.
     app: Option<crate::matrix::app::RawApp>,
-    /// Profiled rounds after the timed launches, as `pretouch run --profile`.
-    profile: bool,
-    /// Probed rounds after the timed launches, as `pretouch run --probe`.
-    probe: bool,
     /// Keep guest memory in the guest for the run (`--comparable-memory`).
     comparable_memory: bool,
-    /// The features' axes.
+    /// The features' keys.
     features: crate::features::matrix::MatrixParts,
 }
 
 /// The core's keys of a matrix file, in the order an unknown key's message lists them.
-const CORE_KEYS: [&str; 14] = [
+const CORE_KEYS: [&str; 12] = [
     "name",
     "jdks",
     "gcs",
@@ -68,8 +64,6 @@ const CORE_KEYS: [&str; 14] = [
     "cpus",
     "gc_threads",
     "app",
-    "profile",
-    "probe",
     "comparable_memory",
 ];
 
@@ -110,7 +104,7 @@ impl<'de> Deserialize<'de> for RawMatrix {
                     (None, None, None, None, None);
                 let (mut warmup, mut jvm_args, mut variants) = (0, JvmArgs::default(), None);
                 let (mut cpus, mut gc_threads, mut app) = (None, None, None);
-                let (mut profile, mut probe, mut comparable_memory) = (false, false, false);
+                let mut comparable_memory = false;
                 let mut features = crate::features::matrix::MatrixParts::default();
                 let mut seen = Seen::default();
                 while let Some(key) = map.next_key_seed(KeySeed(matrix_keys()))? {
@@ -127,8 +121,6 @@ impl<'de> Deserialize<'de> for RawMatrix {
                         "cpus" => cpus = map.next_value()?,
                         "gc_threads" => gc_threads = map.next_value()?,
                         "app" => app = map.next_value()?,
-                        "profile" => profile = map.next_value()?,
-                        "probe" => probe = map.next_value()?,
                         "comparable_memory" => comparable_memory = map.next_value()?,
                         _ => features.read(key, &mut map)?,
                     }
@@ -146,8 +138,6 @@ impl<'de> Deserialize<'de> for RawMatrix {
                     cpus,
                     gc_threads,
                     app,
-                    profile,
-                    probe,
                     comparable_memory,
                     features,
                 })
@@ -181,11 +171,7 @@ pub struct Matrix {
     pub app: Option<crate::matrix::app::AppSpec>,
     /// `repetitions: {min, max, ci_pct}`; then `repetitions` above is `min`.
     pub adaptive: Option<crate::matrix::repetitions::Adaptive>,
-    /// `profile: true`: profiled rounds after the timed launches (`run --profile`).
-    pub profile: bool,
-    /// `probe: true`: probed rounds after the timed launches (`run --probe`).
-    pub probe: bool,
-    /// The features' axes, such as the kernels each booted in a VM.
+    /// The features' keys, such as the kernels each booted in a VM.
     pub features: crate::features::matrix::MatrixParts,
     /// `comparable_memory: true`: every launch starts from the same guest-memory state
     /// (see `machine/guest_memory.rs`); the same as `pretouch run --comparable-memory`.
@@ -309,8 +295,6 @@ impl Matrix {
                 .gc_threads
                 .map_or_else(|| vec![GcThreads::Auto], |g| g.0),
             app: raw.app.map(|a| a.0),
-            profile: raw.profile,
-            probe: raw.probe,
             comparable_memory: raw.comparable_memory,
             features: raw.features,
             warmup: raw.warmup,
@@ -995,7 +979,7 @@ mod tests {
         // A matrix with every key reads the same as well.
         let every = format!(
             "{head}settings: [{{name: a}}]\nmemory: [1g]\nkernels: [{{image: a}}]\nprofile: true\n\
-             comparable_memory: true\n"
+             probe: true\ncomparable_memory: true\n"
         );
         let now = serde_yaml::from_str::<RawMatrix>(&every).unwrap();
         let then = serde_yaml::from_str::<derived::RawMatrix>(&every).unwrap();
@@ -1008,6 +992,7 @@ mod tests {
             format!("{:?}", then.kernels.unwrap().0)
         );
         assert_eq!(now.features.memory, then.memory.unwrap().0);
+        assert_eq!((now.features.profile, now.features.probe), (true, true));
     }
 
     const GOOD: &str = "\

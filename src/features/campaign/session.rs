@@ -165,7 +165,7 @@ fn new_campaign(
         .probing
         .probe
         .then_some(args.features.probing.probe_rounds);
-    let profile_rounds = (args.features.profiling.profile || matrix.profile)
+    let profile_rounds = (args.features.profiling.profile || matrix.features.profile)
         .then_some(args.features.profiling.profile_rounds);
     let agent = checked.agent.as_deref();
     let options = boot_options(args, layout, agent, &results, probe_rounds, profile_rounds)?;

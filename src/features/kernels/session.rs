@@ -335,7 +335,7 @@ pub(crate) fn cmd_run_kernels(args: &RunArgs, matrix: Matrix) -> anyhow::Result<
         .probing
         .probe
         .then_some(args.features.probing.probe_rounds);
-    let profile_rounds = (args.features.profiling.profile || matrix.profile)
+    let profile_rounds = (args.features.profiling.profile || matrix.features.profile)
         .then_some(args.features.profiling.profile_rounds);
     let results = std::path::absolute(&args.results).unwrap_or_else(|_| args.results.clone());
     let guest = guest_command(
@@ -419,7 +419,7 @@ pub(crate) fn cmd_resume_kernels(args: &RunArgs, path: &Path) -> anyhow::Result<
         )));
     }
     // The probed rounds are the session's, as a result file's are its run's.
-    if args.features.probing.probe && session.probe_rounds.is_none() && !matrix.probe {
+    if args.features.probing.probe && session.probe_rounds.is_none() && !matrix.features.probe {
         return Err(bad(anyhow::anyhow!(
             "`{}` was started without --probe: its resume runs the kernels as the first ones ran, \
              and a probed kernel beside unprobed ones compares nothing\n  \
@@ -430,7 +430,10 @@ pub(crate) fn cmd_resume_kernels(args: &RunArgs, path: &Path) -> anyhow::Result<
         )));
     }
     // So are the profiled rounds; a matrix's `profile: true` reaches the guests anyway.
-    if args.features.profiling.profile && session.profile_rounds.is_none() && !matrix.profile {
+    if args.features.profiling.profile
+        && session.profile_rounds.is_none()
+        && !matrix.features.profile
+    {
         return Err(bad(anyhow::anyhow!(
             "`{}` was started without --profile: its resume runs the kernels as the first ones \
              ran, and a profiled kernel beside unprofiled ones compares nothing\n  \

@@ -26,7 +26,7 @@ pub(crate) struct Probing {
 
 /// Whether the run asks for probes (`--probe` or `probe: true`).
 fn wanted(args: &RunArgs, matrix: &Matrix) -> bool {
-    args.features.probing.probe || matrix.probe
+    args.features.probing.probe || matrix.features.probe
 }
 
 /// The probed rounds a fresh run asks for (`--probe` or `probe: true`).

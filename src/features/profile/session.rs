@@ -30,7 +30,7 @@ pub(crate) struct Profiling {
 /// The profiled rounds a fresh run asks for (`--profile` or `profile: true`).
 pub(crate) fn rounds_of_fresh(args: &RunArgs, matrix: &Matrix) -> Option<u32> {
     let profiling = &args.features.profiling;
-    (profiling.profile || matrix.profile).then_some(profiling.profile_rounds)
+    (profiling.profile || matrix.features.profile).then_some(profiling.profile_rounds)
 }
 
 /// The profiled rounds a resumed file owes, as its first run planned them, whatever
@@ -43,13 +43,13 @@ pub(crate) fn rounds_of_resumed(
     let profiling = &args.features.profiling;
     let rounds = profile_rounds(
         file,
-        matrix.profile,
+        matrix.features.profile,
         profiling.profile,
         profiling.profile_rounds,
     )
     .map_err(bad)?;
     if let Some(rounds) = rounds {
-        if !(profiling.profile || matrix.profile) {
+        if !(profiling.profile || matrix.features.profile) {
             eprintln!(
                 "note: `{}` was started with --profile ({rounds} profiled rounds per cell): the resume runs its missing profiled launches too",
                 file.path.display()
@@ -152,7 +152,7 @@ impl Instrument for Profiling {
 /// asked for.
 pub(crate) fn dry_run_line(args: &RunArgs, matrix: &Matrix, cells: usize) -> Option<String> {
     let rounds = args.features.profiling.profile_rounds;
-    (args.features.profiling.profile || matrix.profile).then(|| {
+    (args.features.profiling.profile || matrix.features.profile).then(|| {
         format!(
             "then {} profiled launches, {cells} cells x {rounds} rounds x with and without pretouch, under `perf record -e cpu-clock -g`. They enter no median, and a real run checks perf first.",
             cells as u32 * rounds * 2,
