@@ -169,8 +169,7 @@ pub fn file(label: &str, started_at: &str, host: HostInfo, cells: &[FakeCell<'_>
             features: Default::default(),
             cpu_placements: Vec::new(),
             comparable_memory: None,
-            profile_rounds: None,
-            probe_rounds: None,
+            extra_rounds: Default::default(),
             host,
             started_at: started_at.into(),
             jdks: vec![Jdk {

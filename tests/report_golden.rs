@@ -192,7 +192,7 @@ fn write_probe_inputs(dir: &Path) {
                 rounds: &timed[..4],
             }],
         );
-        f.header.probe_rounds = Some(3);
+        f.header.extra_rounds.probe_rounds = Some(3);
         write_result_file(dir, &f);
         let cell = f.launches[0].cell.clone();
         let probes: Vec<_> = (0..6u64)

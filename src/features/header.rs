@@ -1,5 +1,5 @@
 //! The features' parts of a run's header and of its resume record, one field a feature
-//! that adds to them. The store's records hold one value of this list, so they name no
+//! that adds to them, and the extra rounds the header plans. The store's records hold one value of this list, so they name no
 //! feature.
 //!
 //! The list is a file of its own, apart from `features/record.rs`, because the imports
@@ -20,4 +20,22 @@ pub struct RunParts {
     /// the machine's own kernel, and in files written before it was recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub vm: Option<Box<crate::features::kernels::machine::VmShape>>,
+}
+
+/// The extra rounds per cell a run owes after its timed launches, each feature's own
+/// key, in the order the header writes them, so that `--resume` runs those the file
+/// lacks. The header writes these keys last, after keys of its own that come after
+/// [`RunParts`], so it holds them apart, flattened at its end, and each key sits where it
+/// always has.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExtraRounds {
+    /// With `--profile` or `profile: true`: the profiled rounds per cell the run was
+    /// started with (`--profile-rounds`). Absent without profiling, and in files written
+    /// before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile_rounds: Option<u32>,
+    /// With `--probe` or `probe: true`: the probed rounds per cell the run was started
+    /// with (`--probe-rounds`). Absent without probes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probe_rounds: Option<u32>,
 }

@@ -127,14 +127,12 @@ impl Parts {
         super::header::RunParts { vm: self.vm() }
     }
 
-    /// The profiled rounds per cell the run owes, as its header stores them.
-    pub(crate) fn profile_rounds(&self) -> Option<u32> {
-        self.profiling.as_ref().map(|p| p.owed.rounds)
-    }
-
-    /// The probed rounds per cell the run owes, as its header stores them.
-    pub(crate) fn probe_rounds(&self) -> Option<u32> {
-        self.probing.as_ref().map(|p| p.owed.rounds)
+    /// The profiled and probed rounds per cell the run owes, as its header stores them.
+    pub(crate) fn extra_rounds(&self) -> super::header::ExtraRounds {
+        super::header::ExtraRounds {
+            profile_rounds: self.profiling.as_ref().map(|p| p.owed.rounds),
+            probe_rounds: self.probing.as_ref().map(|p| p.owed.rounds),
+        }
     }
 
     /// How far a resumed file's extra launches are, after its timed ones in the line

@@ -262,8 +262,7 @@ mod tests {
             features: Default::default(),
             cpu_placements: Vec::new(),
             comparable_memory: None,
-            profile_rounds: None,
-            probe_rounds: None,
+            extra_rounds: Default::default(),
         }
     }
 
@@ -415,10 +414,8 @@ mod tests {
         let path = dir.path().join("r.jsonl");
         let plan = Plan::new(&Matrix::parse("m", MATRIX).unwrap(), &[jdk()]);
         let write = |rounds: Option<u32>, profiles: &[String]| -> Result<ResultFile, ResumeError> {
-            let header = RunHeader {
-                profile_rounds: rounds,
-                ..header()
-            };
+            let mut header = header();
+            header.extra_rounds.profile_rounds = rounds;
             let mut lines =
                 vec![serde_json::to_string(&crate::store::Record::Run(header)).unwrap()];
             for (seq, (gc, pretouch)) in

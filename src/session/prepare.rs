@@ -176,8 +176,7 @@ fn create_result_file(
             features: features.header(),
             cpu_placements: r.cpu_placements.clone(),
             comparable_memory: machine.comparable_memory.clone(),
-            profile_rounds: features.profile_rounds(),
-            probe_rounds: features.probe_rounds(),
+            extra_rounds: features.extra_rounds(),
         }))
         .context("writing the run header")?;
     Ok(store)

@@ -260,16 +260,11 @@ pub struct RunHeader {
     /// Absent when the option was not used.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub comparable_memory: Option<ComparableMemory>,
-    /// With `--profile` (or `profile: true`): the profiled rounds per cell the run was
-    /// started with (`--profile-rounds`), so that `--resume` runs those the file lacks.
-    /// Absent without profiling, and in files written before it was recorded.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub profile_rounds: Option<u32>,
-    /// With `--probe` (or `probe: true`): the probed rounds per cell the run was started
-    /// with (`--probe-rounds`), so that `--resume` runs those the file lacks. Absent
-    /// without probes.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub probe_rounds: Option<u32>,
+    /// The extra rounds per cell the run owes after its timed launches, each feature's
+    /// own key, so that `--resume` runs those the file lacks. Flattened last, so the keys
+    /// sit where they always have.
+    #[serde(flatten)]
+    pub extra_rounds: crate::features::header::ExtraRounds,
 }
 
 /// The machine a run was taken on (read by `machine::host`), stored in the run header.
@@ -1027,7 +1022,7 @@ mod tests {
         header.env = None;
         header.cpu_placements = Vec::new();
         header.comparable_memory = None;
-        header.profile_rounds = Some(3);
+        header.extra_rounds.profile_rounds = Some(3);
         let without = serde_json::to_string(&Record::Run(header.clone())).unwrap();
         assert!(!without.contains("\"vm\""), "{without}");
         assert!(
@@ -1046,9 +1041,41 @@ mod tests {
         assert_eq!(with, expected);
         let read: RunHeader = serde_json::from_str(&expected).unwrap();
         assert_eq!(read.features.vm.as_deref(), Some(&vm_shape()));
-        assert_eq!(read.profile_rounds, Some(3));
+        assert_eq!(read.extra_rounds.profile_rounds, Some(3));
         let old: RunHeader = serde_json::from_str(&without).unwrap();
         assert_eq!(old.features.vm, None);
+    }
+
+    #[test]
+    fn a_header_keeps_its_extra_rounds_last_and_reads_them_back() {
+        let mut header = crate::fixtures::one_cell_file("l").header;
+        let comparable = crate::machine::guest_memory::ComparableMemory {
+            order_before: Some(5),
+            order_during: None,
+            touched: crate::units::Bytes(1 << 30),
+            touch_ns: crate::units::Nanos(7),
+            note: "touched".into(),
+        };
+        header.comparable_memory = Some(comparable.clone());
+        header.extra_rounds.profile_rounds = Some(3);
+        header.extra_rounds.probe_rounds = Some(2);
+        let json = serde_json::to_string(&Record::Run(header.clone())).unwrap();
+        // The rounds come after the core's last key, as the header declared them before
+        // they were the features' part.
+        let comparable = serde_json::to_string(&comparable).unwrap();
+        assert!(
+            json.ends_with(&format!(
+                r#","comparable_memory":{comparable},"profile_rounds":3,"probe_rounds":2}}"#
+            )),
+            "{json}"
+        );
+        let read: RunHeader = serde_json::from_str(&json).unwrap();
+        assert_eq!(read.extra_rounds, header.extra_rounds);
+        header.extra_rounds = Default::default();
+        let without = serde_json::to_string(&Record::Run(header)).unwrap();
+        assert!(!without.contains("_rounds"), "{without}");
+        let old: RunHeader = serde_json::from_str(&without).unwrap();
+        assert_eq!(old.extra_rounds, Default::default());
     }
 
     #[test]

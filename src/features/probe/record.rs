@@ -16,7 +16,7 @@ use crate::units::Nanos;
 pub const KIND: ExtraKind = ExtraKind {
     tag: "probe",
     launches: "probed",
-    rounds: |header| header.probe_rounds,
+    rounds: |header| header.extra_rounds.probe_rounds,
     read: |line| serde_json::from_str::<ProbeRecord>(line).map(|r| r.at),
 };
 
@@ -162,7 +162,7 @@ mod tests {
     fn each_kind_reads_its_own_lines_past_a_damaged_one_and_counts_what_is_missing() {
         let dir = tempfile::tempdir().unwrap();
         let mut file = crate::fixtures::one_cell_file("k");
-        file.header.probe_rounds = Some(2);
+        file.header.extra_rounds.probe_rounds = Some(2);
         file.path = dir.path().join("r.jsonl");
         let cell = file.launches[0].cell.clone();
         let probe = crate::fixtures::probe_record(&cell, 1, true, 50.0, &[1000], 1, Vec::new());
@@ -285,7 +285,7 @@ mod tests {
     fn a_run_whose_probed_rounds_were_cut_short_says_so() {
         let dir = tempfile::tempdir().unwrap();
         let mut file = crate::fixtures::one_cell_file("k");
-        file.header.probe_rounds = Some(2);
+        file.header.extra_rounds.probe_rounds = Some(2);
         file.path = dir.path().join("r.jsonl");
         // The timed launches ended.
         file.end = Some(crate::store::RunEnd {

@@ -198,7 +198,7 @@ mod tests {
     fn probe_records_read_back_beside_the_launches_and_count_what_is_missing() {
         let dir = tempfile::tempdir().unwrap();
         let mut file = crate::fixtures::one_cell_file("k");
-        file.header.probe_rounds = Some(1);
+        file.header.extra_rounds.probe_rounds = Some(1);
         let cell = file.launches[0].cell.clone();
         let path = dir.path().join("r.jsonl");
         let record = ProbeRecord {

@@ -42,7 +42,7 @@ pub(crate) fn rounds_of_resumed(
     file: &ResultFile,
 ) -> anyhow::Result<Option<u32>> {
     let header = &file.header;
-    if args.features.probing.probe && header.probe_rounds.is_none() {
+    if args.features.probing.probe && header.extra_rounds.probe_rounds.is_none() {
         return Err(bad(anyhow::anyhow!(
             "`{}` was started without --probe: a resume runs only the launches its run planned \
              (its header plans no probed rounds, so nothing would tell the probed launches owed \
@@ -52,7 +52,7 @@ pub(crate) fn rounds_of_resumed(
             header.matrix_origin
         )));
     }
-    if let Some(rounds) = header.probe_rounds
+    if let Some(rounds) = header.extra_rounds.probe_rounds
         && !wanted(args, matrix)
     {
         eprintln!(
@@ -60,7 +60,7 @@ pub(crate) fn rounds_of_resumed(
             file.path.display()
         );
     }
-    Ok(header.probe_rounds)
+    Ok(header.extra_rounds.probe_rounds)
 }
 
 /// With probed rounds owed: what the probes can do here, or a bad-input error saying

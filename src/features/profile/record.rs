@@ -17,7 +17,7 @@ use crate::units::Nanos;
 pub const KIND: ExtraKind = ExtraKind {
     tag: "profile",
     launches: "profiled",
-    rounds: |header| header.profile_rounds,
+    rounds: |header| header.extra_rounds.profile_rounds,
     read: |line| serde_json::from_str::<ProfileRecord>(line).map(|r| r.at),
 };
 

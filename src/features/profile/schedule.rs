@@ -125,7 +125,7 @@ pub fn profile_rounds(
     asked: bool,
     asked_rounds: u32,
 ) -> Result<Option<u32>, ResumeError> {
-    match file.header.profile_rounds {
+    match file.header.extra_rounds.profile_rounds {
         Some(rounds) => Ok(Some(rounds)),
         None if matrix_profile => Ok(Some(asked_rounds)),
         None if asked => Err(ResumeError::Added {
@@ -312,7 +312,7 @@ mod tests {
     fn the_profiled_rounds_owed_are_the_first_runs() {
         let with = |rounds| {
             let mut file = crate::fixtures::one_cell_file("k");
-            file.header.profile_rounds = rounds;
+            file.header.extra_rounds.profile_rounds = rounds;
             file
         };
         // Started with --profile-rounds 2: 2, with or without --profile now.
