@@ -15,13 +15,12 @@ pub struct Options {
     pub exclude_outliers: bool,
     /// Also the startup phases' table.
     pub phases: bool,
-    /// Analyze the profiled launches (`--profile`, `--profile-csv`, `--flamegraph`).
-    pub profile: bool,
-    /// Show the profile's analysis in the report (`--profile`); without it the analysis
-    /// is only made for files (`--profile-csv`, `--flamegraph`).
-    pub show_profile: bool,
-    /// The labels' `pretouch calibrate` results side by side, instead of the launches.
-    pub calibrate: bool,
+    /// The report is the HTML page, which holds every section whose figures the results
+    /// have, such as the flame graphs.
+    pub page: bool,
+    /// What the report asks of the features (`features::report_options`), which each
+    /// feature's section reads.
+    pub features: crate::features::report_options::ReportOptions,
     /// The setting the others are compared with (`--baseline-setting`); `None`: the
     /// first setting met, in matrix order.
     pub baseline_setting: Option<String>,

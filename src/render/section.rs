@@ -10,6 +10,7 @@
 use std::path::PathBuf;
 
 use crate::analyze::document::{Document, Launches};
+use crate::features::report_options::ReportOptions;
 use crate::render::common::Format;
 
 /// Where a section's tables go among the core's in the text, Markdown and HTML. Each
@@ -122,23 +123,16 @@ pub enum Picture {
 }
 
 /// The files asked for beside the report, and how the report itself is printed (its
-/// format and `--profile` decide which notes say where the rows it leaves out go).
+/// format and the features' options decide which notes say where the rows it leaves
+/// out go).
 #[derive(Debug, Clone)]
 pub struct SideRequest {
     /// The report's format (`--format`).
     pub format: Format,
-    /// The report shows the profile (`--profile`).
-    pub profile: bool,
-    /// `--flamegraph DIR`.
-    pub flamegraph: Option<PathBuf>,
-    /// `--profile-csv FILE`.
-    pub profile_csv: Option<PathBuf>,
-    /// `--probe-csv FILE`.
-    pub probe_csv: Option<PathBuf>,
-    /// `--probe-svg DIR`.
-    pub probe_svg: Option<PathBuf>,
     /// `--plot FILE`.
     pub plot: Option<PathBuf>,
+    /// The features' options (`features::report_options`), which each section reads.
+    pub features: ReportOptions,
 }
 
 /// One output beside the report: its files, to be written into `dir` (created first)

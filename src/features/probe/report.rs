@@ -89,7 +89,7 @@ fn rows(
     probes: Option<&ProbeAnalysis>,
     request: &SideRequest,
 ) -> Option<Result<SideOutput, SideError>> {
-    let Some(path) = &request.probe_csv else {
+    let Some(path) = &request.features.probe.probe_csv else {
         return (probes.is_some() && request.format == Format::Csv).then(|| {
             Ok(SideOutput::note(
                 "note: the CSV printed holds the report's rows; `--probe-csv FILE` writes the \
@@ -117,7 +117,7 @@ fn pictures(
     probes: Option<&ProbeAnalysis>,
     request: &SideRequest,
 ) -> Option<Result<SideOutput, SideError>> {
-    let dir = request.probe_svg.as_ref()?;
+    let dir = request.features.probe.probe_svg.as_ref()?;
     let Some(probes) = probes else {
         return Some(Err(SideError::NoProbes("--probe-svg")));
     };
