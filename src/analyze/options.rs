@@ -1,7 +1,7 @@
 //! Stage 5, analysis: what the user asks of a report, in one value. `pretouch report`,
-//! `pretouch run` and `run --kernel` fill it from their arguments; the document
+//! `pretouch run` and the features' runs elsewhere fill it from their arguments; the document
 //! ([`crate::analyze::document`]) passes it down as it is, and the cells' report, the
-//! comparison and the calibrations' comparison each read the fields they need.
+//! comparison and the features' sections each read the fields they need.
 
 /// What the report shows, of which labels, and what enters its statistics.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

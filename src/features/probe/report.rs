@@ -99,7 +99,7 @@ fn rows(
         });
     };
     let Some(probes) = probes else {
-        return Some(Err(SideError::NoProbes("--probe-csv")));
+        return Some(Err(no_probes("--probe-csv")));
     };
     Some(Ok(SideOutput {
         dir: None,
@@ -112,6 +112,13 @@ fn rows(
     }))
 }
 
+/// `flag` of results without a probe record.
+fn no_probes(flag: &str) -> SideError {
+    SideError::Missing(format!(
+        "{flag}: no probed launches in these results\n  fix: record some with `pretouch run --probe`"
+    ))
+}
+
 /// `--probe-svg DIR`: an SVG per probed cell, the labels' fault latency overlaid.
 fn pictures(
     probes: Option<&ProbeAnalysis>,
@@ -119,7 +126,7 @@ fn pictures(
 ) -> Option<Result<SideOutput, SideError>> {
     let dir = request.features.probe.probe_svg.as_ref()?;
     let Some(probes) = probes else {
-        return Some(Err(SideError::NoProbes("--probe-svg")));
+        return Some(Err(no_probes("--probe-svg")));
     };
     let writing = format!("drawing into `{}`", dir.display());
     let mut files = Vec::new();

@@ -109,7 +109,11 @@ fn graphs(
     let dir = request.features.profile.flamegraph.as_ref()?;
     let profile = profile?;
     if profile.cells.iter().all(|c| c.stacks.is_empty()) {
-        return Some(Err(SideError::NoSamples));
+        return Some(Err(SideError::Missing(
+            "--flamegraph: no profiled launches with samples in these results\n  fix: \
+             record some with `pretouch run --profile`"
+                .to_owned(),
+        )));
     }
     let writing = format!("writing flame graphs into `{}`", dir.display());
     let graphs = match flamegraph::graphs(profile, true) {
