@@ -49,6 +49,7 @@ const FEATURE_FILES: &[(&str, &str)] = &[
     ("analyze", "analyze"),
     ("ceiling", "analyze"),
     ("section", "analyze"),
+    ("report_options", "analyze"),
     ("render", "render"),
     ("report", "render"),
     ("plot", "render"),

@@ -11,6 +11,8 @@ use std::path::PathBuf;
 
 use pretouch::analyze::Options;
 use pretouch::analyze::document::{Document, build, build_read};
+use pretouch::features::calibrate::report_options::CalibrateReportArgs;
+use pretouch::features::report_options::ReportOptions;
 use pretouch::render::common::Format;
 use pretouch::render::document::render;
 use pretouch::store::read::catalog_for_report;
@@ -36,8 +38,7 @@ fn report_options() -> Vec<Options> {
             ..Options::default()
         },
         Options {
-            profile: true,
-            show_profile: true,
+            features: ReportOptions::after_run(true),
             ..Options::default()
         },
     ]
@@ -66,13 +67,16 @@ fn the_compact_records_give_the_same_report_as_the_whole_ones() {
     ];
     let mut options = report_options();
     options.push(Options {
-        calibrate: true,
+        features: ReportOptions {
+            calibrate: CalibrateReportArgs { calibrate: true },
+            ..ReportOptions::default()
+        },
         ..Options::default()
     });
     let mut compared = 0;
     for paths in &sets {
         for o in &options {
-            if o.calibrate && !paths[0].ends_with("real") {
+            if o.features.instead_of_launches() && !paths[0].ends_with("real") {
                 continue;
             }
             for (format, whole, compact) in reports(paths, o) {
@@ -306,8 +310,7 @@ fn a_label_at_a_time_keeps_every_warning_in_its_place_and_every_figure() {
         Options {
             exclude_outliers: true,
             phases: true,
-            profile: true,
-            show_profile: true,
+            features: ReportOptions::after_run(true),
             ..Options::default()
         },
     ];

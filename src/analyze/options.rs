@@ -1,7 +1,7 @@
 //! Stage 5, analysis: what the user asks of a report, in one value. `pretouch report`,
-//! `pretouch run` and `run --kernel` fill it from their arguments; the document
+//! `pretouch run` and the features' runs elsewhere fill it from their arguments; the document
 //! ([`crate::analyze::document`]) passes it down as it is, and the cells' report, the
-//! comparison and the calibrations' comparison each read the fields they need.
+//! comparison and the features' sections each read the fields they need.
 
 /// What the report shows, of which labels, and what enters its statistics.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -15,13 +15,12 @@ pub struct Options {
     pub exclude_outliers: bool,
     /// Also the startup phases' table.
     pub phases: bool,
-    /// Analyze the profiled launches (`--profile`, `--profile-csv`, `--flamegraph`).
-    pub profile: bool,
-    /// Show the profile's analysis in the report (`--profile`); without it the analysis
-    /// is only made for files (`--profile-csv`, `--flamegraph`).
-    pub show_profile: bool,
-    /// The labels' `pretouch calibrate` results side by side, instead of the launches.
-    pub calibrate: bool,
+    /// The report is the HTML page, which holds every section whose figures the results
+    /// have, such as the flame graphs.
+    pub page: bool,
+    /// What the report asks of the features (`features::report_options`), which each
+    /// feature's section reads.
+    pub features: crate::features::report_options::ReportOptions,
     /// The setting the others are compared with (`--baseline-setting`); `None`: the
     /// first setting met, in matrix order.
     pub baseline_setting: Option<String>,

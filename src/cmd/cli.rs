@@ -136,31 +136,9 @@ pub struct ReportArgs {
     /// Also draw the cost of every round, per cell and label, into an SVG file
     #[arg(long, value_name = "FILE")]
     pub plot: Option<PathBuf>,
-    /// Show where the pretouch time goes in the kernel, from `run --profile`'s launches.
-    ///
-    /// Each cell lists its kernel functions and their categories, and how each moved
-    /// against the baseline label.
-    #[arg(long)]
-    pub profile: bool,
-    /// Write flame graphs of the profiled launches into DIR. There is one per cell and
-    /// label, and one per cell that shows the change against the baseline.
-    #[arg(long, value_name = "DIR")]
-    pub flamegraph: Option<PathBuf>,
-    /// Compare the labels' `pretouch calibrate` results instead of their runs
-    #[arg(long, conflicts_with_all = ["phases", "plot", "exclude_outliers"])]
-    pub calibrate: bool,
-    /// Write the profile's figures as CSV into FILE, whatever `--format` prints, because
-    /// a CSV file holds one table
-    #[arg(long, value_name = "FILE", conflicts_with = "calibrate")]
-    pub profile_csv: Option<PathBuf>,
-    /// Write the figures of `run --probe`'s launches as CSV into FILE, whatever
-    /// `--format` prints
-    #[arg(long, value_name = "FILE", conflicts_with = "calibrate")]
-    pub probe_csv: Option<PathBuf>,
-    /// Draw the fault latency of `run --probe`'s launches into DIR, as one SVG per cell
-    /// with every label's histogram
-    #[arg(long, value_name = "DIR", conflicts_with = "calibrate")]
-    pub probe_svg: Option<PathBuf>,
+    /// The features' options, one list (`features::report_options`).
+    #[command(flatten)]
+    pub features: crate::features::report_options::ReportOptions,
     /// How a cell's rounds become its cost. The median is the default. The 20% trimmed
     /// mean is more efficient where the costs are near normal.
     #[arg(long, value_enum, default_value_t = Estimator::Median)]

@@ -24,18 +24,13 @@ pub(crate) fn cmd_report(args: ReportArgs) -> anyhow::Result<u8> {
         baseline: args.baseline.clone(),
         exclude_outliers: args.exclude_outliers,
         phases: args.phases,
-        // The HTML page holds the profile and its flame graphs whenever there is one.
-        profile: args.profile
-            || args.flamegraph.is_some()
-            || args.profile_csv.is_some()
-            || args.format == Format::Html,
-        show_profile: args.profile,
-        calibrate: args.calibrate,
+        page: args.format == Format::Html,
+        features: args.features.clone(),
         baseline_setting: args.baseline_setting.clone(),
         estimator: args.estimator,
         details: args.details,
     };
-    let doc = if args.calibrate {
+    let doc = if args.features.instead_of_launches() {
         // The result files' damaged lines are warned about, their launches never kept.
         let catalog = catalog_for_report(&paths).map_err(bad)?;
         for w in catalog.read_warnings().map_err(bad)? {
@@ -60,12 +55,8 @@ pub(crate) fn cmd_report(args: ReportArgs) -> anyhow::Result<u8> {
 fn write_side_files(doc: &document::Document, args: &ReportArgs) -> anyhow::Result<()> {
     let request = SideRequest {
         format: args.format,
-        profile: args.profile,
-        flamegraph: args.flamegraph.clone(),
-        profile_csv: args.profile_csv.clone(),
-        probe_csv: args.probe_csv.clone(),
-        probe_svg: args.probe_svg.clone(),
         plot: args.plot.clone(),
+        features: args.features.clone(),
     };
     for output in side_files(doc, &request) {
         let output = output.map_err(|e| if e.is_bad_input() { bad(e) } else { e.into() })?;

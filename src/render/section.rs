@@ -10,6 +10,7 @@
 use std::path::PathBuf;
 
 use crate::analyze::document::{Document, Launches};
+use crate::features::report_options::ReportOptions;
 use crate::render::common::Format;
 
 /// Where a section's tables go among the core's in the text, Markdown and HTML. Each
@@ -68,7 +69,7 @@ pub trait Section: Sync {
 
     /// The files the section writes beside the report that `request` asks for, in the
     /// order they are written, ending at the first that cannot be made. `l` is `None`
-    /// for a report without launches (`report --calibrate`). None by default.
+    /// for a feature's report of its own, which has no launches. None by default.
     fn side_files(
         &self,
         _l: Option<&Launches>,
@@ -85,7 +86,7 @@ pub trait Section: Sync {
 }
 
 /// A feature's report of its own, asked for instead of the launches' report, such as
-/// the calibrations side by side (`report --calibrate`), in each format.
+/// the labels' figures of a feature side by side, in each format.
 pub trait OwnReport {
     /// The labels it shows, which the HTML page's title names.
     fn labels(&self) -> Vec<&str>;
@@ -122,23 +123,16 @@ pub enum Picture {
 }
 
 /// The files asked for beside the report, and how the report itself is printed (its
-/// format and `--profile` decide which notes say where the rows it leaves out go).
+/// format and the features' options decide which notes say where the rows it leaves
+/// out go).
 #[derive(Debug, Clone)]
 pub struct SideRequest {
     /// The report's format (`--format`).
     pub format: Format,
-    /// The report shows the profile (`--profile`).
-    pub profile: bool,
-    /// `--flamegraph DIR`.
-    pub flamegraph: Option<PathBuf>,
-    /// `--profile-csv FILE`.
-    pub profile_csv: Option<PathBuf>,
-    /// `--probe-csv FILE`.
-    pub probe_csv: Option<PathBuf>,
-    /// `--probe-svg DIR`.
-    pub probe_svg: Option<PathBuf>,
     /// `--plot FILE`.
     pub plot: Option<PathBuf>,
+    /// The features' options (`features::report_options`), which each section reads.
+    pub features: ReportOptions,
 }
 
 /// One output beside the report: its files, to be written into `dir` (created first)
@@ -146,7 +140,7 @@ pub struct SideRequest {
 /// alone: it says where the rows the printed CSV leaves out go.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SideOutput {
-    /// The folder the files go into (`--flamegraph`, `--probe-svg`).
+    /// The folder the files go into, when the output is a folder of files.
     pub dir: Option<PathBuf>,
     pub files: Vec<SideFile>,
     /// The line printed once the files are written.
@@ -177,17 +171,10 @@ pub struct SideFile {
 /// Why an output beside the report cannot be made.
 #[derive(Debug, thiserror::Error)]
 pub enum SideError {
-    /// `--flamegraph` of results whose profiled launches hold no sample.
-    #[error(
-        "--flamegraph: no profiled launches with samples in these results\n  fix: \
-         record some with `pretouch run --profile`"
-    )]
-    NoSamples,
-    /// `--probe-csv` or `--probe-svg` (the flag) of results without a probe record.
-    #[error(
-        "{0}: no probed launches in these results\n  fix: record some with `pretouch run --probe`"
-    )]
-    NoProbes(&'static str),
+    /// The results do not hold what the output draws. The section's message names its
+    /// option and the fix.
+    #[error("{0}")]
+    Missing(String),
     /// A picture could not be drawn.
     #[error("{context}")]
     Drawing {
@@ -201,6 +188,6 @@ impl SideError {
     /// Whether the results, not the machine, are at fault: the user asked for what they
     /// do not hold.
     pub fn is_bad_input(&self) -> bool {
-        matches!(self, SideError::NoSamples | SideError::NoProbes(_))
+        matches!(self, SideError::Missing(_))
     }
 }

@@ -6,30 +6,31 @@ use std::path::PathBuf;
 
 use crate::analyze::Options;
 use crate::analyze::document;
+use crate::features::report_options::ReportOptions;
 use crate::render::common::Format;
 use crate::render::document::render as render_document;
 use crate::session::error::bad;
 use crate::store::read::{Catalog, catalog_for_report};
 
-/// `pretouch report FILES --format FORMAT`, with `--profile` when `profiled`: what
-/// `run --kernel` prints across its kernels once they are done.
+/// `pretouch report FILES --format FORMAT` with the features' options `features`:
+/// what `run --kernel` prints across its kernels once they are done.
 pub(crate) fn print_report(
     paths: &[PathBuf],
     format: Format,
-    profiled: bool,
+    features: &ReportOptions,
 ) -> anyhow::Result<()> {
-    print!("{}", report_text(paths, format, profiled)?);
+    print!("{}", report_text(paths, format, features)?);
     Ok(())
 }
 
-/// What `pretouch report PATHS --format FORMAT` (with `--profile` when `profiled`)
+/// What `pretouch report PATHS --format FORMAT` with the features' options `features`
 /// prints.
 pub(crate) fn report_text(
     paths: &[PathBuf],
     format: Format,
-    profiled: bool,
+    features: &ReportOptions,
 ) -> anyhow::Result<String> {
-    let [text] = report_texts(paths, [format], profiled, false)?;
+    let [text] = report_texts(paths, [format], features, false)?;
     Ok(text)
 }
 
@@ -39,12 +40,11 @@ pub(crate) fn report_text(
 pub(crate) fn report_texts<const N: usize>(
     paths: &[PathBuf],
     formats: [Format; N],
-    profiled: bool,
+    features: &ReportOptions,
     details: bool,
 ) -> anyhow::Result<[String; N]> {
     let options = Options {
-        profile: profiled,
-        show_profile: profiled,
+        features: features.clone(),
         details,
         ..Options::default()
     };

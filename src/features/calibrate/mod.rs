@@ -11,4 +11,5 @@ pub mod options;
 pub mod record;
 pub mod render;
 pub mod report;
+pub mod report_options;
 pub mod section;

@@ -20,7 +20,7 @@ impl Section for SectionAnalysis {
         results: &Results,
         options: &Options,
     ) -> Option<Result<Box<dyn Part>, SectionError>> {
-        options.calibrate.then(|| {
+        options.features.calibrate.calibrate.then(|| {
             compare(calibrations(&results.features), options)
                 .map(|c| Box::new(c) as Box<dyn Part>)
                 .map_err(SectionError::from)

@@ -27,6 +27,7 @@ use crate::features::campaign::schedule::{
 use crate::features::campaign::unit::{self, Layout, PID_FILE, STATE_FILE, STOP_FILE};
 use crate::features::kernels::machine::image_release;
 use crate::features::kernels::record::{KernelSession, KernelState, KernelStatus, SESSION_FORMAT};
+use crate::features::report_options::ReportOptions;
 use crate::matrix::Matrix;
 use crate::render::common::Format;
 use crate::schedule::dryrun::estimate_launch;
@@ -895,7 +896,7 @@ fn finish(
         match crate::session::report::report_texts(
             std::slice::from_ref(&results),
             formats,
-            profiled,
+            &ReportOptions::after_run(profiled),
             true,
         ) {
             Ok(texts) => {

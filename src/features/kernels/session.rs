@@ -586,7 +586,9 @@ fn print_done_report(args: &RunArgs, session: &KernelSession) -> anyhow::Result<
         crate::session::report::print_report(
             &files,
             args.format,
-            session.profile_rounds.is_some(),
+            &crate::features::report_options::ReportOptions::after_run(
+                session.profile_rounds.is_some(),
+            ),
         )?;
     }
     Ok(())

@@ -10,6 +10,7 @@ pub mod plot;
 pub mod record;
 pub mod render;
 pub mod report;
+pub mod report_options;
 pub mod schedule;
 pub mod section;
 pub mod session;

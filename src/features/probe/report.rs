@@ -89,7 +89,7 @@ fn rows(
     probes: Option<&ProbeAnalysis>,
     request: &SideRequest,
 ) -> Option<Result<SideOutput, SideError>> {
-    let Some(path) = &request.probe_csv else {
+    let Some(path) = &request.features.probe.probe_csv else {
         return (probes.is_some() && request.format == Format::Csv).then(|| {
             Ok(SideOutput::note(
                 "note: the CSV printed holds the report's rows; `--probe-csv FILE` writes the \
@@ -99,7 +99,7 @@ fn rows(
         });
     };
     let Some(probes) = probes else {
-        return Some(Err(SideError::NoProbes("--probe-csv")));
+        return Some(Err(no_probes("--probe-csv")));
     };
     Some(Ok(SideOutput {
         dir: None,
@@ -112,14 +112,21 @@ fn rows(
     }))
 }
 
+/// `flag` of results without a probe record.
+fn no_probes(flag: &str) -> SideError {
+    SideError::Missing(format!(
+        "{flag}: no probed launches in these results\n  fix: record some with `pretouch run --probe`"
+    ))
+}
+
 /// `--probe-svg DIR`: an SVG per probed cell, the labels' fault latency overlaid.
 fn pictures(
     probes: Option<&ProbeAnalysis>,
     request: &SideRequest,
 ) -> Option<Result<SideOutput, SideError>> {
-    let dir = request.probe_svg.as_ref()?;
+    let dir = request.features.probe.probe_svg.as_ref()?;
     let Some(probes) = probes else {
-        return Some(Err(SideError::NoProbes("--probe-svg")));
+        return Some(Err(no_probes("--probe-svg")));
     };
     let writing = format!("drawing into `{}`", dir.display());
     let mut files = Vec::new();

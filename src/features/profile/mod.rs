@@ -10,6 +10,7 @@ pub mod options;
 pub mod record;
 pub mod render;
 pub mod report;
+pub mod report_options;
 pub mod schedule;
 pub mod section;
 pub mod session;

@@ -106,10 +106,14 @@ fn graphs(
     profile: Option<&ProfileReport>,
     request: &SideRequest,
 ) -> Option<Result<SideOutput, SideError>> {
-    let dir = request.flamegraph.as_ref()?;
+    let dir = request.features.profile.flamegraph.as_ref()?;
     let profile = profile?;
     if profile.cells.iter().all(|c| c.stacks.is_empty()) {
-        return Some(Err(SideError::NoSamples));
+        return Some(Err(SideError::Missing(
+            "--flamegraph: no profiled launches with samples in these results\n  fix: \
+             record some with `pretouch run --profile`"
+                .to_owned(),
+        )));
     }
     let writing = format!("writing flame graphs into `{}`", dir.display());
     let graphs = match flamegraph::graphs(profile, true) {
@@ -139,7 +143,11 @@ fn graphs(
 /// `--profile --format csv` without `--profile-csv`: CSV holds one table a file, the
 /// report's rows here, the profile's apart.
 fn note(request: &SideRequest) -> Option<Result<SideOutput, SideError>> {
-    (request.profile && request.format == Format::Csv && request.profile_csv.is_none()).then(|| {
+    let asked = &request.features;
+    (asked.profile.profile
+        && request.format == Format::Csv
+        && asked.profile_csv.profile_csv.is_none())
+    .then(|| {
         Ok(SideOutput::note(
             "note: --profile: the CSV printed holds the report's rows; `--profile-csv FILE` \
                  writes the profile's rows into FILE"
@@ -153,7 +161,7 @@ fn rows(
     profile: Option<&ProfileReport>,
     request: &SideRequest,
 ) -> Option<Result<SideOutput, SideError>> {
-    let path = request.profile_csv.as_ref()?;
+    let path = request.features.profile_csv.profile_csv.as_ref()?;
     let profile = profile?;
     let note = if profile.cells.is_empty() {
         format!(

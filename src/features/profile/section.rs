@@ -1,6 +1,7 @@
 //! Stage 5, analysis: the profile's section of the report, its analysis half
 //! (`analyze::section::Section`). Its render half is `features::profile::report`.
 
+use crate::analyze::options::Options;
 use crate::analyze::report::Report;
 use crate::analyze::section::{Gathered, Input, Part, Section, SectionError};
 use crate::features::profile::analyze::{ProfileReport, build};
@@ -33,7 +34,7 @@ impl Section for SectionAnalysis {
         input: &mut Input<'_>,
         _gathered: Vec<Gathered>,
     ) -> Result<Option<Box<dyn Part>>, SectionError> {
-        if !input.options.profile {
+        if !asked(input.options) {
             return Ok(None);
         }
         let profiles = crate::features::profile::record::read_profiles(&input.results.files);
@@ -42,9 +43,20 @@ impl Section for SectionAnalysis {
         check_methods(input.report, &profile);
         Ok(Some(Box::new(ProfileSection {
             report: profile,
-            shown: input.options.show_profile,
+            shown: input.options.features.profile.profile,
         })))
     }
+}
+
+/// The profile is analyzed when the report shows it (`--profile`) or writes its files
+/// (`--flamegraph`, `--profile-csv`). The HTML page holds the profile and its flame
+/// graphs whenever there is one.
+fn asked(options: &Options) -> bool {
+    let features = &options.features;
+    options.page
+        || features.profile.profile
+        || features.profile.flamegraph.is_some()
+        || features.profile_csv.profile_csv.is_some()
 }
 
 /// Checks each profiled cell's pretouch method against its profile: a populate shows no

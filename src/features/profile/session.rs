@@ -101,10 +101,10 @@ impl Profiling {
 /// table when the run was `profiled`. `pretouch report --profile` has it in every
 /// format.
 pub(crate) fn report_options(profiled: bool, format: Format) -> crate::analyze::Options {
-    let profiled = profiled && format == Format::Text;
     crate::analyze::Options {
-        profile: profiled,
-        show_profile: profiled,
+        features: crate::features::report_options::ReportOptions::after_run(
+            profiled && format == Format::Text,
+        ),
         ..crate::analyze::Options::default()
     }
 }

@@ -61,6 +61,9 @@ mod tests {
     use super::*;
     use crate::analyze::Options;
     use crate::analyze::document;
+    use crate::features::probe::report_options::ProbeReportArgs;
+    use crate::features::profile::report_options::{ProfileCsvArgs, ProfileReportArgs};
+    use crate::features::report_options::ReportOptions;
     use crate::fixtures::{file, g1_and_parallel, host, rounds};
     use crate::render::common::Format;
     use crate::store::Results;
@@ -94,12 +97,8 @@ mod tests {
     fn request(format: Format) -> SideRequest {
         SideRequest {
             format,
-            profile: false,
-            flamegraph: None,
-            profile_csv: None,
-            probe_csv: None,
-            probe_svg: None,
             plot: None,
+            features: ReportOptions::default(),
         }
     }
 
@@ -111,16 +110,19 @@ mod tests {
     #[test]
     fn outputs_come_in_order_with_their_notes() {
         let options = Options {
-            profile: true,
-            show_profile: true,
+            features: ReportOptions::after_run(true),
             ..Options::default()
         };
         let made = side_files(
             &doc(&options),
             &SideRequest {
-                profile: true,
-                profile_csv: Some("p.csv".into()),
                 plot: Some("plot.svg".into()),
+                features: ReportOptions {
+                    profile_csv: ProfileCsvArgs {
+                        profile_csv: Some("p.csv".into()),
+                    },
+                    ..ReportOptions::after_run(true)
+                },
                 ..request(Format::Csv)
             },
         );
@@ -141,7 +143,7 @@ mod tests {
         let made = side_files(
             &doc(&options),
             &SideRequest {
-                profile: true,
+                features: ReportOptions::after_run(true),
                 ..request(Format::Csv)
             },
         );
@@ -155,9 +157,14 @@ mod tests {
         let made = side_files(
             &doc(&Options::default()),
             &SideRequest {
-                probe_csv: Some("probes.csv".into()),
-                probe_svg: Some("svg".into()),
                 plot: Some("plot.svg".into()),
+                features: ReportOptions {
+                    probe: ProbeReportArgs {
+                        probe_csv: Some("probes.csv".into()),
+                        probe_svg: Some("svg".into()),
+                    },
+                    ..ReportOptions::default()
+                },
                 ..request(Format::Text)
             },
         );
@@ -173,7 +180,13 @@ mod tests {
         let made = side_files(
             &doc(&Options::default()),
             &SideRequest {
-                flamegraph: Some("fg".into()),
+                features: ReportOptions {
+                    profile: ProfileReportArgs {
+                        flamegraph: Some("fg".into()),
+                        ..ProfileReportArgs::default()
+                    },
+                    ..ReportOptions::default()
+                },
                 ..request(Format::Text)
             },
         );
