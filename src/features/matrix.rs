@@ -43,13 +43,14 @@ pub struct MatrixParts {
     pub profile: bool,
     /// `probe: true`: probed rounds after the timed launches, as `run --probe`.
     pub probe: bool,
-    /// `kernels:`: each booted in a VM that runs the matrix; empty: run on this kernel.
+    /// The kernels of `kernels:`, each booted in a VM that runs the matrix. Without
+    /// them, the run runs on this machine's kernel.
     pub kernels: Vec<crate::features::kernels::matrix::KernelSpec>,
-    /// `settings:`: named sets of kernel writes; empty: the machine's settings as they
-    /// are.
+    /// The named sets of kernel writes of `settings:`. Without them, the machine's
+    /// settings stay as they are.
     pub settings: Vec<crate::features::settings::matrix::Setting>,
-    /// `memory:`: memory cgroup limits each launch runs under; empty: the launch runs in
-    /// the runner's cgroup.
+    /// The memory cgroup limits of `memory:`, each launch running under one. Without
+    /// them, a launch runs in the runner's cgroup.
     pub memory: Vec<crate::features::cgroup::matrix::MemoryLimit>,
 }
 

@@ -23,8 +23,8 @@ use crate::store::ResultFile;
 /// The features' parts of one run, held by its session as one value: the VM it runs
 /// in, the extra rounds it owes after the timed launches (profiled, then probed), and
 /// the kernel settings it writes. A fresh run's come from its command line and matrix
-/// ([`Parts::fresh`]), a resumed run's from its file ([`Parts::resumed`]); the
-/// preparation completes them at its points, in the order it reaches them.
+/// with [`Parts::fresh`], and a resumed run's come from its file with [`Parts::resumed`].
+/// The preparation completes them at its points, in the order it reaches them.
 pub(crate) struct Parts {
     /// Inside a VM that `--kernel` booted: the VM's shape.
     vm: Option<VmShape>,

@@ -30,8 +30,8 @@ fn med(values: impl Iterator<Item = f64>) -> Option<f64> {
     median(&values.collect::<Vec<_>>())
 }
 
-/// A `memory:` cell's cgroup figures, from its launches with (`on`) and without (`off`)
-/// pretouch; `None` when its launches ran in none.
+/// A `memory:` cell's cgroup figures, from its launches with pretouch, `on`, and those
+/// without, `off`. `None` when its launches ran in no cgroup.
 pub fn figures(on: &[&LaunchRecord], off: &[&LaunchRecord]) -> Option<CgroupFigures> {
     fn runs<'a>(ls: &[&'a LaunchRecord]) -> Vec<&'a CgroupRun> {
         ls.iter()
