@@ -1,6 +1,6 @@
-//! The features' parts of a run's header and of its resume record, one field a feature
-//! that adds to them, and the extra rounds the header plans. The store's records hold one value of this list, so they name no
-//! feature.
+//! The features' parts of a run's header and of its resume record, and the extra rounds
+//! a run owes. Each feature that adds to them has a field here. The store's records hold
+//! these values, so they name no feature.
 //!
 //! The list is a file of its own, apart from `features/record.rs`, because the imports
 //! run one way and no two files import each other: the store's records read this list,
