@@ -1,8 +1,8 @@
 //! Stage 2, the machine: what this machine is and can do, read before and beside a
-//! run. Host facts and the environment (kernel, THP, cgroups) with the folio sizes its
-//! THP modes allow (`folio`), where the kernel's files are read (`kernel_root`), the
-//! memory check, the
-//! JDKs installed and what they answered (`jdk_cache`), the fault-rate ceiling (`calibration`, run by `pretouch calibrate`) and the one-run-at-a-time lock.
+//! run. It holds the host facts and the environment, such as the kernel, THP and the
+//! cgroups, and in `folio` the folio sizes the THP modes allow. `kernel_root` says where
+//! the kernel's files are read. It also holds the memory check, the JDKs installed and
+//! what they answered in `jdk_cache`, and the one-run-at-a-time lock.
 //! Uses the matrix and units only.
 
 pub mod app_build;
