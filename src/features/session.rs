@@ -117,14 +117,12 @@ impl Parts {
         kernels::note_guest_result(args, file)
     }
 
-    /// The VM the run runs in, as its header and its resume records store it.
-    pub(crate) fn vm(&self) -> Option<Box<VmShape>> {
-        self.vm.clone().map(Box::new)
-    }
-
-    /// The features' keys of the run header, such as the VM the run ran in.
+    /// The features' keys of the run header and of its resume records, such as the VM
+    /// the run ran in.
     pub(crate) fn header(&self) -> super::header::RunParts {
-        super::header::RunParts { vm: self.vm() }
+        super::header::RunParts {
+            vm: self.vm.clone().map(Box::new),
+        }
     }
 
     /// The profiled and probed rounds per cell the run owes, as its header stores them.

@@ -681,14 +681,7 @@ fn text_notes(cmp: &Comparison) -> String {
     ));
     notes.extend(cmp.warnings.iter().map(|w| format!("warning: {w}")));
     notes.extend(run_to_run_notes(&cmp.run_to_run));
-    let remarks: Vec<Note> = notes.into_iter().map(Note::Remark).collect();
-    let mut out = table::notes_text(&remarks);
-    out += &crate::render::disturbance::text(&cells, &names);
-    let machine: Vec<Note> = (cmp.machine_notes.iter())
-        .map(|n| Note::Remark(n.clone()))
-        .collect();
-    out += &table::notes_text(&machine);
-    out
+    crate::render::disturbance::with_remarks(notes, &cells, &names, &cmp.machine_notes)
 }
 
 /// Every cell the comparison shows.

@@ -28,6 +28,21 @@ pub(crate) fn cell_notes(cells: &[&CellReport]) -> Vec<String> {
     named_notes(cells, &|c| cell_name(c))
 }
 
+/// The remarks under the cells' tables for the terminal and email: `remarks` first, then
+/// the outliers and the disturbed launches ([`text`]), then `machine_notes`, the notes
+/// on the machine the runs ran on.
+pub(crate) fn with_remarks(
+    remarks: Vec<String>,
+    cells: &[&CellReport],
+    names: &CellNames,
+    machine_notes: &[String],
+) -> String {
+    let mut out = table::remarks_text(remarks);
+    out += &text(cells, names);
+    out += &table::remarks_text(machine_notes);
+    out
+}
+
 /// The outliers of `cells` as a table for the terminal and email, a row each with its
 /// likely cause, and the note on disturbed cells, each cell named by `names`; the
 /// summary of [`cell_notes`] instead of the table when the report has more than
@@ -39,8 +54,7 @@ pub(crate) fn text(cells: &[&CellReport], names: &CellNames) -> String {
             .iter()
             .all(|c| c.outlier_launches.len() == c.outlier_lines.len());
     if !as_table {
-        let notes = named_notes(cells, &|c| names.name(c));
-        return table::notes_text(&notes.into_iter().map(Note::Remark).collect::<Vec<_>>());
+        return table::remarks_text(named_notes(cells, &|c| names.name(c)));
     }
     let columns = vec![
         Column::name("outlier"),

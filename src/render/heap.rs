@@ -190,8 +190,7 @@ fn notes(report: &Report, name: &dyn Fn(&[&CellReport]) -> String, all_notes: bo
 /// the checks that disagree. Its columns are among the explaining tables'
 /// ([`COLUMNS`], printed by `render::explain`).
 pub fn text(report: &Report, names: &CellNames) -> String {
-    let remarks = notes(report, &|cells| names.group(cells), false);
-    table::notes_text(&remarks.into_iter().map(Note::Remark).collect::<Vec<_>>())
+    table::remarks_text(notes(report, &|cells| names.group(cells), false))
 }
 
 /// The same as Markdown tables.

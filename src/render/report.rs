@@ -89,15 +89,11 @@ pub fn text(report: &Report) -> String {
     }
     let cells: Vec<&CellReport> = report.cells.iter().collect();
     let names = CellNames::of(report);
-    let mut notes = vec![Note::Legend(single_legend(report))];
+    out += &Note::Legend(single_legend(report)).text();
     let failures = failure_warnings_named(&cells, &|c| names.name(c));
-    notes.extend(remarks(report, failures).into_iter().map(Note::Remark));
-    out += &table::notes_text(&notes);
-    out += &crate::render::disturbance::text(&cells, &names);
-    let machine: Vec<Note> = (report.machine_notes.iter())
-        .map(|n| Note::Remark(n.clone()))
-        .collect();
-    out += &table::notes_text(&machine);
+    let remarks = remarks(report, failures);
+    out +=
+        &crate::render::disturbance::with_remarks(remarks, &cells, &names, &report.machine_notes);
     out
 }
 

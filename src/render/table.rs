@@ -562,6 +562,13 @@ pub fn notes_text(notes: &[Note]) -> String {
     notes.iter().map(Note::text).collect()
 }
 
+/// Remarks as text, one note each.
+pub fn remarks_text<S: Into<String>>(remarks: impl IntoIterator<Item = S>) -> String {
+    (remarks.into_iter())
+        .map(|r| Note::Remark(r.into()).text())
+        .collect()
+}
+
 /// The notes as Markdown, a block each.
 pub fn notes_markdown(notes: &[Note]) -> String {
     notes.iter().map(Note::markdown).collect()
