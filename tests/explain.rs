@@ -105,7 +105,7 @@ fn explains_g1_pretouch_with_and_without_huge_pages() {
         .arg(&results)
         .assert()
         .success()
-        .stdout(predicate::str::contains("ceiling: "));
+        .stdout(predicate::str::contains("The ceiling is "));
 
     let jdks = jdks();
     let jdk_list = yaml_list(&jdks);

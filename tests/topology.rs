@@ -292,7 +292,10 @@ fn calibrate_interleaves_rounds_and_holds_guest_memory_when_asked() {
     );
     assert!(stderr.contains("round 3/3..."), "{stderr}");
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(stdout.contains("3 round(s) of 2 passes"), "{stdout}");
+    assert!(
+        stdout.contains("over 3 rounds of 2 passes each"),
+        "{stdout}"
+    );
     let json = only_json(&results.join("r"));
     assert_eq!(
         (json["rounds"].as_u64(), json["passes"].as_u64()),
@@ -317,7 +320,7 @@ fn calibrate_interleaves_rounds_and_holds_guest_memory_when_asked() {
             "{json}"
         );
         assert!(
-            stdout.contains("free page reporting: stopped for the calibration"),
+            stdout.contains("Free page reporting was stopped for the calibration"),
             "{stdout}"
         );
         // It ran with nothing to report: the environment read at its end says so.

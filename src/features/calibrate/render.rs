@@ -445,38 +445,40 @@ struct JsonEntry<'a> {
     significant: bool,
 }
 
-/// The table `pretouch calibrate` prints for one calibration.
+/// `n` and the noun, plural unless `n` is 1.
+fn counted(n: u32, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// The table `pretouch calibrate` prints for one calibration, with a sentence on what
+/// was measured above it and the legend, the ceiling and each CPU set's place below.
 pub fn run_text(c: &Calibration) -> String {
-    let mut out = format!(
-        "label: {}  ({} per configuration, {} pages, {} round(s) of {} passes)\n",
-        c.label, c.size, c.page_size, c.rounds, c.passes
+    let first = format!(
+        "Calibration {} faulted in {} for each configuration, in {} pages, over {} of {} each.",
+        c.label,
+        c.size,
+        c.page_size,
+        counted(c.rounds, "round", "rounds"),
+        counted(c.passes, "pass", "passes"),
     );
+    let mut out = table::wrap(&first, 2);
     if let Some(t) = &c.topology {
-        let _ = writeln!(out, "machine: {t}");
+        out += &table::wrap(&format!("Machine: {t}"), 2);
     }
     let rows: Vec<Vec<String>> = c
         .results
         .iter()
         .map(|r| {
             let s = r.summary();
+            let range =
+                |low: f64, high: f64| format!("{}-{}", table::count(low), table::count(high));
             vec![
                 r.test_name(),
                 r.cpus_name(),
-                r.placement.as_ref().map_or("-".to_owned(), |p| {
-                    crate::matrix::cpuset::format_list(&p.cpus)
-                }),
-                s.map_or("-".to_owned(), |s| {
-                    format!(
-                        "{} ({}-{})",
-                        table::count(s.median),
-                        table::count(s.min),
-                        table::count(s.max)
-                    )
-                }),
+                s.map_or("-".to_owned(), |s| table::count(s.median)),
+                s.map_or("-".to_owned(), |s| range(s.min, s.max)),
                 c.round_median_range(r)
-                    .map_or("-".to_owned(), |(low, high)| {
-                        format!("{}-{}", table::count(low), table::count(high))
-                    }),
+                    .map_or("-".to_owned(), |(low, high)| range(low, high)),
                 table::whole(r.faults_per_pass),
                 table::fault_size(r.fault_bytes(c.page_size)),
                 r.cpu_share
@@ -488,71 +490,74 @@ pub fn run_text(c: &Calibration) -> String {
         &[
             "test",
             "CPUs",
-            "pinned to",
-            "faults/s (min-max)",
+            "faults/s",
+            "passes",
             "rounds",
             "faults/pass",
             "fault",
             "cpu",
         ],
-        3,
+        2,
     ))
     .with_rows(rows);
+    out += "\n";
     out += &table.text(0);
-    let _ = writeln!(
-        out,
-        "faults/s is the median of all passes, with their range. rounds is the range of the rounds' medians."
-    );
-    let _ = writeln!(
-        out,
-        "cpu is the workers' CPU time over their time in the passes. Below 100% they were preempted."
-    );
+    out += "\n";
+    let legend = "faults/s is the median of all passes, and passes is their range. \
+        rounds is the range of the rounds' medians. \
+        cpu is the workers' CPU time over their time in the passes, so below 100% they were preempted.";
+    out += &table::wrap(legend, 2);
     if let Some((best, r)) = c.ceiling() {
-        let _ = writeln!(
-            out,
-            "ceiling: {} faults/s, from zap on a shared mapping with {}. Each pass writes {} pages.",
+        let sentence = format!(
+            "The ceiling is {} faults/s, from zap on a shared mapping with {}. Each pass writes {} pages.",
             table::count(best),
             r.cpus_name(),
             r.pages
         );
+        out += &table::wrap(&sentence, 2);
     }
     let mut shown: Vec<&str> = Vec::new();
     for p in c.results.iter().filter_map(|r| r.placement.as_ref()) {
         if !shown.contains(&p.set.as_str()) {
             shown.push(&p.set);
-            let _ = writeln!(out, "  {}: {}", p.set, placement(p));
+            out += &table::wrap(&placement(p), 2);
         }
     }
     if let Some(m) = &c.memory {
-        let _ = writeln!(out, "{}", memory_during(m));
+        out += &table::wrap(&memory_during(m), 2);
     }
     out
 }
 
-/// `CPUs 0-6: 1 L3 domain(s) 0, node(s) 0, 7 core(s)`.
+/// Where a CPU set's workers ran, such as `1 CCD, 7 CPUs ran on CPUs 0-6, 7 cores in L3
+/// domain 0 and NUMA node 0.`
 fn placement(p: &Placement) -> String {
+    let which = |one: &str, many: &str, list: &[usize]| {
+        let noun = if list.len() == 1 { one } else { many };
+        format!("{noun} {}", format_list(list))
+    };
     format!(
-        "CPUs {}: {} L3 domain(s) {}, node(s) {}, {} core(s)",
+        "{} ran on CPUs {}, {} in {} and {}.",
+        p.set,
         format_list(&p.cpus),
-        p.l3_domains.len(),
-        format_list(&p.l3_domains),
-        format_list(&p.nodes),
-        p.cores
+        counted(u32::try_from(p.cores).unwrap_or(u32::MAX), "core", "cores"),
+        which("L3 domain", "L3 domains", &p.l3_domains),
+        which("NUMA node", "NUMA nodes", &p.nodes),
     )
 }
 
-/// The guest memory during a calibration, one line.
+/// The guest's free page reporting during a calibration, in a sentence or two.
 fn memory_during(m: &MemoryDuring) -> String {
     let reported = m
         .reported_kib
-        .map(|k| format!(", and {} MiB reported to the host meanwhile", k / 1024))
+        .map(|k| format!(" {} MiB were reported to the host meanwhile.", k / 1024))
         .unwrap_or_default();
     match m.stopped {
         Some([before, during]) => format!(
-            "free page reporting: stopped for the calibration (page_reporting_order \
-             {before} -> {during}, restored){reported}"
+            "Free page reporting was stopped for the calibration, by raising \
+             page_reporting_order from {before} to {during}, and restored after.{reported}"
         ),
-        None => format!("free page reporting: {}{reported}", m.reporting),
+        None => format!("Free page reporting: {}.{reported}", m.reporting),
     }
 }
 
@@ -586,11 +591,10 @@ mod tests {
         }
     }
 
-    /// The cover letter's rows, three kernels, six rounds each; `+patch 2` clearly apart
-    /// in the last two.
-    fn seeds() -> CalibrationComparison {
-        // Each label's rounds wobble in another order, as independent runs would.
-        let cal = |label: &str, at: &str, turn: usize, f: [f64; 3]| Calibration {
+    /// One label's calibration of three CPU sets, each set's rounds wobbling in an order
+    /// that `turn` rotates, as independent runs would.
+    fn calibration(label: &str, at: &str, turn: usize, f: [f64; 3]) -> Calibration {
+        Calibration {
             record: "calibrate".into(),
             label: label.into(),
             started_at: at.into(),
@@ -624,7 +628,13 @@ mod tests {
                 "1 socket, 1 NUMA node, 12 L3 domains, 84 cores, 168 CPUs (2 per core: SMT on)"
                     .into(),
             ),
-        };
+        }
+    }
+
+    /// The cover letter's rows, three kernels, six rounds each; `+patch 2` clearly apart
+    /// in the last two.
+    fn seeds() -> CalibrationComparison {
+        let cal = calibration;
         let cals = [
             cal(
                 "base",
@@ -772,5 +782,50 @@ mod tests {
         assert_eq!(e["label"], "patch2");
         assert_eq!(e["significant"], true);
         assert!((e["gain_pct"].as_f64().unwrap() - 28.89).abs() < 0.01);
+    }
+
+    /// The table `pretouch calibrate` prints when it ends: one row a configuration, the
+    /// ceiling from the fastest zap, each CPU set's placement once, and what free page
+    /// reporting did meanwhile.
+    #[test]
+    fn run_text_is_the_table_calibrate_prints() {
+        let mut c = calibration(
+            "base",
+            "2026-11-30T07:00:00Z",
+            0,
+            [2.360e6, 1.738e6, 2.288e6],
+        );
+        c.memory = Some(MemoryDuring {
+            reporting: "on".into(),
+            reporting_on: true,
+            stopped: Some([9, 63]),
+            reported_kib: Some(2048),
+        });
+        let text = run_text(&c);
+        insta::assert_snapshot!(text, @"
+        Calibration base faulted in 1 GiB for each configuration, in 4 KiB
+          pages, over 6 rounds of 1 pass each.
+        Machine: 1 socket, 1 NUMA node, 12 L3 domains, 84 cores, 168 CPUs (2 per
+          core: SMT on)
+
+        test  CPUs                 faults/s         passes         rounds  faults/pass  fault  cpu
+        zap   1 CCD, 7 CPUs          2.360M  2.313M-2.407M  2.313M-2.407M       262144     4K  99%
+        zap   7 CCDs, 1 CPU each     1.738M  1.703M-1.773M  1.703M-1.773M       262144     4K  99%
+        zap   12 CCDs, 1 CPU each    2.288M  2.242M-2.334M  2.242M-2.334M       262144     4K  99%
+
+        faults/s is the median of all passes, and passes is their range. rounds
+          is the range of the rounds' medians. cpu is the workers' CPU time over
+          their time in the passes, so below 100% they were preempted.
+        The ceiling is 2.360M faults/s, from zap on a shared mapping with 1 CCD,
+          7 CPUs. Each pass writes 262144 pages.
+        1 CCD, 7 CPUs ran on CPUs 0-6, 7 cores in L3 domain 0 and NUMA node 0.
+        7 CCDs, 1 CPU each ran on CPUs 0,7,14,21,28,35,42, 7 cores in L3 domain
+          0 and NUMA node 0.
+        12 CCDs, 1 CPU each ran on CPUs 0,7,14,21,28,35,42,49,56,63,70,77, 12
+          cores in L3 domain 0 and NUMA node 0.
+        Free page reporting was stopped for the calibration, by raising
+          page_reporting_order from 9 to 63, and restored after. 2 MiB were
+          reported to the host meanwhile.
+        ");
     }
 }
