@@ -12,7 +12,7 @@ use crate::matrix::app::App;
 /// something for it (see `LaunchHook::before_spawn`). `settings` is the run's kernel
 /// settings session, if the matrix has a `settings:` axis, and `app` the run's `app:`.
 pub fn hooks(
-    settings: Option<Arc<Mutex<super::settings::launch::Session>>>,
+    settings: Option<Arc<Mutex<super::settings::launch::Applied>>>,
     app: Option<&App>,
 ) -> Vec<Box<dyn LaunchHook>> {
     vec![

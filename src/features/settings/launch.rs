@@ -326,9 +326,10 @@ struct JournalEntry {
     value: String,
 }
 
-/// The settings of a run, changed on the machine: restores the originals when
-/// [`Session::restore`] is called or, failing that, when dropped (a panic, an error).
-pub struct Session {
+/// The settings of a run, applied to the machine. It restores the originals when
+/// [`Applied::restore`] is called. Otherwise it restores them when dropped, after a panic
+/// or an error. It is not the run's session, which holds it among the features' parts.
+pub struct Applied {
     paths: Paths,
     settings: Vec<Setting>,
     knobs: Vec<Knob>,
@@ -433,12 +434,12 @@ fn pid_of_lock(paths: &Paths) -> Option<u32> {
     serde_json::from_str::<Journal>(&text).ok().map(|j| j.pid)
 }
 
-impl Session {
+impl Applied {
     /// Journals the originals of every knob `settings` write, then writes each
     /// setting once and reads it back (so that a value the kernel refuses or rewrites
     /// stops the run before the first launch), and puts the originals back. The
-    /// journal stays until [`Session::restore`].
-    pub fn begin(paths: &Paths, settings: &[Setting]) -> Result<Session, SettingsError> {
+    /// journal stays until [`Applied::restore`].
+    pub fn begin(paths: &Paths, settings: &[Setting]) -> Result<Applied, SettingsError> {
         state_dir(paths)?;
         let Some(lock) = try_lock(paths)? else {
             return Err(SettingsError::Busy {
@@ -479,7 +480,7 @@ impl Session {
             path: journal.display().to_string(),
             message: format!("cannot write it: {e}"),
         })?;
-        let mut session = Session {
+        let mut session = Applied {
             paths: paths.clone(),
             settings: settings.to_vec(),
             knobs,
@@ -579,7 +580,7 @@ impl Session {
     }
 }
 
-impl Drop for Session {
+impl Drop for Applied {
     fn drop(&mut self) {
         if self.restored {
             return;
@@ -691,7 +692,7 @@ pub fn replay_leftover(paths: &Paths) -> Leftover {
         Ok(read) => read,
         Err(why) => return Leftover::Refused { why },
     };
-    let mut session = Session {
+    let mut session = Applied {
         paths: paths.clone(),
         settings: Vec::new(),
         knobs: originals.keys().cloned().collect(),
@@ -847,7 +848,7 @@ mod tests {
                 ],
             ),
         ];
-        let mut session = Session::begin(&paths, &settings).unwrap();
+        let mut session = Applied::begin(&paths, &settings).unwrap();
         // The trial pass left the originals, and the journal holds them.
         assert_eq!(
             value(&paths, "sysfs:transparent_hugepage/enabled"),
@@ -893,7 +894,7 @@ mod tests {
             &[("sysfs:transparent_hugepage/enabled", "always")],
         )];
         let caught = std::panic::catch_unwind(|| {
-            let mut session = Session::begin(&paths, &settings).unwrap();
+            let mut session = Applied::begin(&paths, &settings).unwrap();
             session.apply(0).unwrap();
             assert_eq!(
                 value(&paths, "sysfs:transparent_hugepage/enabled"),
@@ -916,7 +917,7 @@ mod tests {
             "thp",
             &[("sysfs:transparent_hugepage/enabled", "always")],
         )];
-        let mut session = Session::begin(&paths, &settings).unwrap();
+        let mut session = Applied::begin(&paths, &settings).unwrap();
         session.apply(0).unwrap();
         // While the run lives, its journal is left alone, and a second run is refused.
         assert!(matches!(
@@ -924,7 +925,7 @@ mod tests {
             Leftover::Live { pid: Some(_) }
         ));
         assert!(matches!(
-            Session::begin(&paths, &settings),
+            Applied::begin(&paths, &settings),
             Err(SettingsError::Busy { .. })
         ));
         // A run killed: its lock is gone, its journal and its writes stay.
@@ -958,7 +959,7 @@ mod tests {
             "thp",
             &[("sysfs:transparent_hugepage/enabled", "always")],
         )];
-        let mut session = Session::begin(&paths, &settings).unwrap();
+        let mut session = Applied::begin(&paths, &settings).unwrap();
         session.apply(0).unwrap();
         session.restored = true;
         drop(session);
@@ -975,7 +976,7 @@ mod tests {
         );
         // A later run refuses to start over it.
         assert!(matches!(
-            Session::begin(&paths, &settings),
+            Applied::begin(&paths, &settings),
             Err(SettingsError::Journal { .. })
         ));
         std::fs::set_permissions(&journal, std::fs::Permissions::from_mode(0o600)).unwrap();
@@ -1005,7 +1006,7 @@ mod tests {
         std::fs::remove_file(&file).unwrap();
         std::os::unix::fs::symlink("/dev/null", &file).unwrap();
         let settings = [setting("s", &[(knob, "100")])];
-        let e = Session::begin(&paths, &settings).err().unwrap().to_string();
+        let e = Applied::begin(&paths, &settings).err().unwrap().to_string();
         assert!(
             e.contains(&file.display().to_string())
                 && e.contains("`100`")

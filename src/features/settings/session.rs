@@ -3,12 +3,12 @@
 
 use std::sync::{Arc, Mutex};
 
-use crate::features::settings::launch::{Paths, Session};
+use crate::features::settings::launch::{Applied, Paths};
 use crate::matrix::Matrix;
 use crate::session::error::bad;
 
 /// The run's session, shared by the launchers of the timed and extra rounds.
-pub(crate) type Shared = Arc<Mutex<Session>>;
+pub(crate) type Shared = Arc<Mutex<Applied>>;
 
 /// Checks the matrix's `settings:` against this kernel, reading only: nothing on the
 /// machine changes before every check passed. `need_root`: a real run (not a dry run).
@@ -24,14 +24,14 @@ pub(crate) fn check(matrix: &Matrix, need_root: bool) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Journals the originals and tries each setting once (see [`Session::begin`]);
+/// Journals the originals and tries each setting once (see [`Applied::begin`]);
 /// `None` without a `settings:` axis.
 pub(crate) fn begin(matrix: &Matrix) -> anyhow::Result<Option<Shared>> {
     if matrix.features.settings.is_empty() {
         return Ok(None);
     }
     let paths = Paths::from_env();
-    let session = Session::begin(&paths, &matrix.features.settings).map_err(bad)?;
+    let session = Applied::begin(&paths, &matrix.features.settings).map_err(bad)?;
     eprintln!(
         "pretouch: {} kernel settings changed ({}). The originals are journalled in {} and restored when the run ends.",
         matrix.features.settings.len(),

@@ -5,10 +5,10 @@
 
 use std::sync::{Arc, Mutex, PoisonError};
 
-use crate::features::settings::launch::Session;
+use crate::features::settings::launch::Applied;
 use crate::launch::{LaunchHook, Spawn};
 
-/// The cell's `settings:` value, as its place in the list the run's [`Session`] holds.
+/// The cell's `settings:` value, as its place in the list of the run's [`Applied`] settings.
 /// The schedule puts it in the launch's `LaunchOptions::cell`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CellSetting(pub usize);
@@ -16,11 +16,11 @@ pub struct CellSetting(pub usize);
 /// Writes each launch's setting through the run's session and records what the kernel
 /// held just before the spawn. Without a session (no `settings:` axis) it does nothing.
 pub struct SettingsHook {
-    session: Option<Arc<Mutex<Session>>>,
+    session: Option<Arc<Mutex<Applied>>>,
 }
 
 impl SettingsHook {
-    pub fn new(session: Option<Arc<Mutex<Session>>>) -> SettingsHook {
+    pub fn new(session: Option<Arc<Mutex<Applied>>>) -> SettingsHook {
         SettingsHook { session }
     }
 }
