@@ -319,7 +319,51 @@ fn judges_the_settings_axis_in_either_direction() {
         .arg(plain.path())
         .args(["--baseline-setting", "never", "--max-change", "5%"])
         .assert()
-        .code(2);
+        .code(2)
+        .stderr(predicate::str::contains(
+            "--baseline-setting `never`: the results shown have no `settings:` axis",
+        ));
+}
+
+/// The settings' options of the check are refused with the labels' options, `--setting`
+/// is refused without `--baseline-setting`, and one setting alone is nothing to judge.
+#[test]
+fn the_settings_options_are_refused_where_they_cannot_judge() {
+    let dir = tempfile::tempdir().unwrap();
+    let check = |argv: &[&str]| {
+        pretouch()
+            .arg("check")
+            .arg(dir.path())
+            .args(["--max-change", "5%"])
+            .args(argv)
+            .assert()
+            .code(2)
+    };
+    check(&["--setting", "always"]).stderr(predicate::str::contains(
+        "the following required arguments were not provided:\n  --baseline-setting <NAME>",
+    ));
+    check(&["--baseline-setting", "never", "--baseline", "thp"]).stderr(predicate::str::contains(
+        "'--baseline-setting <NAME>' cannot be used with '--baseline",
+    ));
+    let never = cell(400.0, 20);
+    let mut f = file(
+        "thp",
+        "2026-12-01T08:00:00Z",
+        host("vm"),
+        &[FakeCell {
+            gc: Gc::G1,
+            heap: "1g",
+            rounds: &never,
+        }],
+    );
+    for l in &mut f.launches {
+        l.cell.setting = Some("never".into());
+    }
+    write(dir.path(), &f);
+    check(&["--baseline-setting", "never"]).stderr(predicate::str::contains(
+        "--baseline-setting `never`: the results shown ran under one setting only, so there is \
+         nothing to hold against it\n  fix: name results of a matrix with two settings or more",
+    ));
 }
 
 #[test]

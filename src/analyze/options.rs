@@ -21,9 +21,10 @@ pub struct Options {
     /// What the report asks of the features (`features::report_options`), which each
     /// feature's section reads.
     pub features: crate::features::report_options::ReportOptions,
-    /// The setting the others are compared with (`--baseline-setting`); `None`: the
-    /// first setting met, in matrix order.
-    pub baseline_setting: Option<String>,
+    /// What the report asks of the features' own comparisons
+    /// (`features::report_options::CompareOptions`), such as their baselines, which
+    /// each feature's section reads.
+    pub compare: crate::features::report_options::CompareOptions,
     /// The figure of each cell's per-round costs (`--estimator`): the median unless
     /// asked otherwise.
     pub estimator: crate::stats::interval::Estimator,

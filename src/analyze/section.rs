@@ -21,8 +21,8 @@ use crate::store::{ResultFile, Results};
 /// What a section kept of one label's launches, for its [`Section::build`].
 pub type Gathered = Box<dyn Any + Send>;
 
-/// Why a section cannot be built, such as a `--baseline-setting` that names no setting.
-/// The report prints it as it is.
+/// Why a section cannot be built, such as a feature's option that names a baseline the
+/// results do not hold. The report prints it as it is.
 pub type SectionError = Box<dyn std::error::Error + Send + Sync>;
 
 /// One feature's section of the report, its analysis half.

@@ -104,12 +104,13 @@ pub enum Outcome {
     Regression,
 }
 
-/// One cell of one label (or setting) against the baseline, judged.
+/// One cell of one column against the baseline, judged. A column is a label, or a
+/// column of a feature's comparison.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Judged {
     /// The cell as the report names it: JDK, collector, heap and variant.
     pub cell: String,
-    /// The label (or setting) judged against the baseline.
+    /// The column's name, the label or the feature's, judged against the baseline.
     pub label: String,
     pub outcome: Outcome,
     /// The change in the threshold's unit, as the report's table shows it; absent when
@@ -147,6 +148,19 @@ impl Verdict {
         let outcome = self.outcome();
         self.cells.iter().filter(move |c| c.outcome == outcome)
     }
+}
+
+/// What a check judges: a comparison side by side, and the names of its columns it
+/// judges. The labels side by side are the check's own, and a feature may give a
+/// comparison of its own in their place.
+#[derive(Debug, Clone)]
+pub struct Judging<'a> {
+    pub comparison: crate::analyze::compare::Comparison,
+    /// The columns named to judge against the baseline. Empty means every other column.
+    pub judged: &'a [String],
+    /// The word for a column in the check's messages and the option that names one,
+    /// such as `label` for `--label`.
+    pub what: &'static str,
 }
 
 /// Judges each change of `comparison`'s columns named in `judged` (every column but

@@ -4,9 +4,8 @@
 use std::path::PathBuf;
 
 use crate::analyze::Options;
-use crate::analyze::compare::Comparison;
 use crate::analyze::document;
-use crate::analyze::verdict::{self, Direction, Judged, Outcome, Verdict};
+use crate::analyze::verdict::{self, Direction, Judged, Judging, Outcome, Verdict};
 use crate::cmd::cli::CheckArgs;
 use crate::cmd::error::bad;
 use crate::session::report::catalog;
@@ -57,7 +56,7 @@ fn judge(args: &CheckArgs) -> anyhow::Result<Verdict> {
         labels,
         baseline: args.baseline.clone(),
         exclude_outliers: args.exclude_outliers,
-        baseline_setting: args.baseline_setting.clone(),
+        compare: args.features.compare(),
         estimator: args.estimator,
         ..Options::default()
     };
@@ -65,16 +64,17 @@ fn judge(args: &CheckArgs) -> anyhow::Result<Verdict> {
     let launches = doc
         .launches
         .ok_or_else(|| anyhow::anyhow!("the results hold no launches to judge"))?;
-    let (comparison, judged, what): (Comparison, &[String], &str) = match &args.baseline_setting {
-        Some(name) => {
-            let cmp = crate::features::cli::settings_comparison(&launches).cloned().ok_or_else(|| {
-                    anyhow::anyhow!(
-                        "--baseline-setting `{name}`: the results shown ran under one setting only, so there is nothing to hold against it\n  fix: name results of a matrix with two settings or more"
-                    )
-                })?;
-            (cmp, &args.setting, "setting")
-        }
-        None => (launches.comparison, &args.label, "label"),
+    let Judging {
+        comparison,
+        judged,
+        what,
+    } = match args.features.judging(&launches) {
+        Some(judging) => judging?,
+        None => Judging {
+            comparison: launches.comparison,
+            judged: &args.label,
+            what: "label",
+        },
     };
     for w in &comparison.warnings {
         eprintln!("warning: {w}");

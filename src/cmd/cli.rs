@@ -126,10 +126,10 @@ pub struct ReportArgs {
     /// The label the others are compared with [default: the label with the oldest results]
     #[arg(long)]
     pub baseline: Option<String>,
-    /// The setting of the `settings:` axis the others are compared with [default: the
-    /// matrix's first]
-    #[arg(long, value_name = "NAME")]
-    pub baseline_setting: Option<String>,
+    /// The features' options that pick their comparisons' baselines, one list
+    /// (`features::report_options::CompareOptions`).
+    #[command(flatten)]
+    pub compare: crate::features::report_options::CompareOptions,
     /// Leave the launches flagged as outliers out of every figure. The report says so.
     #[arg(long)]
     pub exclude_outliers: bool,
@@ -180,19 +180,10 @@ pub struct CheckArgs {
     /// label]
     #[arg(long, value_delimiter = ',', requires = "baseline")]
     pub label: Vec<String>,
-    /// Judge the `settings:` axis instead of labels, each other setting against this
-    /// one, as the report sets them side by side
-    #[arg(long, value_name = "NAME", conflicts_with_all = ["baseline", "label"])]
-    pub baseline_setting: Option<String>,
-    /// The settings judged against --baseline-setting, separated by commas [default:
-    /// every other setting]
-    #[arg(
-        long,
-        value_name = "NAME",
-        value_delimiter = ',',
-        requires = "baseline_setting"
-    )]
-    pub setting: Vec<String>,
+    /// The features' options that judge a comparison of their own in place of the
+    /// labels', one list (`features::cli::CheckOptions`).
+    #[command(flatten)]
+    pub features: crate::features::cli::CheckOptions,
     /// The largest change allowed, in % of the baseline's cost such as 5%, or in ms
     /// such as 20ms
     #[arg(long, value_name = "CHANGE")]

@@ -26,7 +26,7 @@ pub(crate) fn cmd_report(args: ReportArgs) -> anyhow::Result<u8> {
         phases: args.phases,
         page: args.format == Format::Html,
         features: args.features.clone(),
-        baseline_setting: args.baseline_setting.clone(),
+        compare: args.compare.clone(),
         estimator: args.estimator,
         details: args.details,
     };

@@ -1,10 +1,15 @@
 //! The features' own subcommands, one line per feature. `cmd::cli::Command` flattens
 //! this list, so the command line names no feature, and `cmd` runs each through
 //! [`FeatureCommand::run`]. The list's order is the order `pretouch --help` shows them
-//! in, after the core's `env` and before `generate`.
+//! in, after the core's `env` and before `generate`. The features' options of
+//! `pretouch check` are a list here too, [`CheckOptions`].
 
+use crate::analyze::document::Launches;
+use crate::analyze::verdict::Judging;
 use crate::features::calibrate::options::CalibrateArgs;
 use crate::features::campaign::options::CampaignArgs;
+use crate::features::report_options::CompareOptions;
+use crate::features::settings::cli::SettingsCheckArgs;
 
 #[derive(Debug, clap::Subcommand)]
 pub enum FeatureCommand {
@@ -46,11 +51,30 @@ impl BeforeAny {
     }
 }
 
-/// The comparison of the settings side by side, which `pretouch check
-/// --baseline-setting` judges. `None` when the results ran under one setting only.
-pub(crate) fn settings_comparison(
-    launches: &crate::analyze::document::Launches,
-) -> Option<&crate::analyze::compare::Comparison> {
-    use crate::features::settings::section::SettingsSection;
-    launches.part::<SettingsSection>().map(|s| &s.0)
+/// The features' options of `pretouch check`, one line per feature. `cmd::cli::CheckArgs`
+/// flattens this list after its `--label`, where `--help` and the shell completions
+/// always showed them, so the check's command line names no feature. A feature's
+/// options here ask the check to judge its comparison in place of the labels side by
+/// side, as `--baseline-setting` asks for the settings'.
+#[derive(Debug, Clone, Default, PartialEq, Eq, clap::Args)]
+pub struct CheckOptions {
+    #[command(flatten)]
+    pub settings: SettingsCheckArgs,
+}
+
+impl CheckOptions {
+    /// What the report's analysis needs of these options, so that it builds the
+    /// comparisons the check judges.
+    pub(crate) fn compare(&self) -> CompareOptions {
+        CompareOptions {
+            settings: self.settings.report_args(),
+        }
+    }
+
+    /// The feature's comparison that these options ask the check to judge in place of
+    /// the labels side by side, or an error that says why it cannot be judged. `None`
+    /// when they ask for none.
+    pub(crate) fn judging(&self, launches: &Launches) -> Option<anyhow::Result<Judging<'_>>> {
+        self.settings.judging(launches)
+    }
 }

@@ -9,5 +9,6 @@ pub mod launch;
 pub mod matrix;
 pub mod render;
 pub mod report;
+pub mod report_options;
 pub mod section;
 pub mod session;

@@ -22,7 +22,8 @@ impl Section for SectionAnalysis {
         input: &mut Input<'_>,
         _gathered: Vec<Gathered>,
     ) -> Result<Option<Box<dyn Part>>, SectionError> {
-        let cmp = compare_settings(input.report, input.options.baseline_setting.as_deref())?;
+        let baseline = input.options.compare.settings.baseline_setting.as_deref();
+        let cmp = compare_settings(input.report, baseline)?;
         Ok(cmp.map(|c| Box::new(SettingsSection(c)) as Box<dyn Part>))
     }
 }
