@@ -8,7 +8,7 @@
 
 use serde::Serialize;
 
-use crate::analyze::ceiling::Ceilings;
+use crate::analyze::ceiling::{CeilingWords, Ceilings};
 use crate::analyze::warning::Warnings;
 use crate::store::LaunchRecord;
 
@@ -21,6 +21,10 @@ pub static WARNINGS: &[&dyn Warnings] = &[
 /// Every feature that gives cells their ceiling, the first that has one for a cell
 /// first.
 pub static CEILINGS: &[&dyn Ceilings] = &[&crate::features::calibrate::ceiling::CEILINGS];
+
+/// How the explaining tables name where the cells' ceilings come from: in the words of
+/// the feature in [`CEILINGS`], the only one there.
+pub const CEILING_WORDS: CeilingWords = crate::features::calibrate::ceiling::WORDS;
 
 /// The features' figures of how a cell's heap was backed, beside the core's folios: each
 /// feature's own key, in the order the cell's explanation and its row in the report
