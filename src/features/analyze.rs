@@ -1,7 +1,7 @@
 //! The features that add warnings to the report, one line each, in the order their
 //! warnings are given, those that give cells their ceiling, and those with figures of a
-//! cell: of how its heap was backed, and of its row in the report. The report's core
-//! asks each through these lists, so it names none.
+//! cell: of how its heap was backed, of its heap and pretouch method, and of its row in
+//! the report. The report's core asks each through these lists, so it names none.
 //!
 //! The list is a file of its own, of the analysis stage, because the imports run one
 //! way: the report's core reads it, and it reads the features' `analyze.rs` files.
@@ -56,6 +56,34 @@ impl Backing {
     pub fn columns(&self) -> impl Serialize + use<> {
         crate::features::cgroup::analyze::CgroupColumns::of(self.cgroup.as_ref())
     }
+}
+
+/// The features' figures of a cell's heap and pretouch method, after the method: each
+/// feature's own key, in the order the report's JSON writes them.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct HeapParts {
+    /// The method against the cell's profile (`report --profile`); `None`: no profile.
+    /// The JSON writes it as `null` then, as it always has.
+    pub check: Option<crate::features::profile::method::MethodCheck>,
+}
+
+impl HeapParts {
+    /// The features' figures as flat columns of the CSV of cells, after the method's
+    /// (a CSV row holds no nested object): every feature's columns, empty where the
+    /// cell has no figures of it.
+    pub fn columns(&self) -> HeapPartsColumns {
+        HeapPartsColumns {
+            check: crate::features::profile::method::CheckColumns::of(self.check.as_ref()),
+        }
+    }
+}
+
+/// [`HeapParts`] as flat columns, which the heap's columns of the CSV of cells flatten
+/// after the method's.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct HeapPartsColumns {
+    #[serde(flatten)]
+    check: crate::features::profile::method::CheckColumns,
 }
 
 /// The features' figures of a cell's row in the report, after its ceiling: each

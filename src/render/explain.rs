@@ -369,7 +369,7 @@ const PHASES: [Explaining<CellReport>; 3] = [
 /// label (the label's letter in a column of its own, `all` for a key whose labels
 /// agree), the columns without a figure left out, the rest packed into as few tables
 /// as fit [`table::WIDTH`] columns; the heap and pretouch method's columns
-/// ([`crate::render::heap::COLUMNS`]) among them. The phases table with `phases`.
+/// ([`crate::render::heap::columns`]) among them. The phases table with `phases`.
 /// A legend defines the columns shown, and only those.
 pub fn text(report: &Report, phases: bool, names: &CellNames) -> String {
     let cells = ordered(report, names);
@@ -390,14 +390,9 @@ pub fn text(report: &Report, phases: bool, names: &CellNames) -> String {
             (k, *c)
         })
         .collect();
-    let backing = backing_columns();
-    let groups: [&[Explaining<CellReport>]; 5] = [
-        &TIME,
-        &FAULTS,
-        &crate::render::heap::PEAKS,
-        &backing,
-        &crate::render::heap::COLUMNS,
-    ];
+    let (backing, heap) = (backing_columns(), crate::render::heap::columns());
+    let groups: [&[Explaining<CellReport>]; 5] =
+        [&TIME, &FAULTS, &crate::render::heap::PEAKS, &backing, &heap];
     let (tables, dropped) = table::pack(&key, &plain, &groups);
     let mut out = String::from("\npretouch explained\n");
     let mut merged = false;
