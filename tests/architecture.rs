@@ -48,6 +48,7 @@ const FEATURE_FILES: &[(&str, &str)] = &[
     ("schedule", "schedule"),
     ("analyze", "analyze"),
     ("ceiling", "analyze"),
+    ("method", "analyze"),
     ("section", "analyze"),
     ("report_options", "analyze"),
     ("render", "render"),

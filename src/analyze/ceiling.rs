@@ -25,6 +25,22 @@ pub struct CeilingOf<'a> {
     pub folio: u64,
 }
 
+/// How the explaining tables name where the cells' ceilings come from, in the legend of
+/// `% ceiling` and in the notes under the tables. The feature that gives the ceilings
+/// says it, through `features::analyze::CEILING_WORDS`.
+#[derive(Debug, Clone, Copy)]
+pub struct CeilingWords {
+    /// The legend's sentence of the `% ceiling` column.
+    pub legend: &'static str,
+    /// What fills the `% ceiling` column, for a legend that says the column was left out.
+    pub fills: &'static str,
+    /// The note on labels without a ceiling up to the labels, which follow it.
+    pub none_for: &'static str,
+    /// What the note on a cell read against a ceiling of its own puts before where the
+    /// ceiling comes from.
+    pub against: &'static str,
+}
+
 /// A feature that gives cells their ceiling.
 pub trait Ceilings: Sync {
     /// The ceiling of `cell` from the features' files, or why there is none. The reason

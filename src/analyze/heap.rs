@@ -2,16 +2,15 @@
 //! cell's launches with pretouch, the heap's memory at `main()` (kind, views, page
 //! size, huge-page bytes, the median resident against the heap); from the JDK and the
 //! command, the pretouch method ([`crate::analyze::method`]) and what the collector
-//! logs of it; and, where a profile was taken, the method checked against it.
+//! logs of it; and the features' figures of them, such as the method checked against a
+//! kernel profile.
 
 use std::borrow::Borrow;
 
 use serde::Serialize;
 
-use crate::analyze::method::{
-    CellMethod, MethodCheck, PretouchLogging, ProfileEvidence, check_against_profile,
-    feature_update, pretouch_method,
-};
+use crate::analyze::method::{CellMethod, PretouchLogging, feature_update, pretouch_method};
+use crate::features::analyze::{HeapParts, HeapPartsColumns};
 use crate::launch::heap_memory::{HeapMemory, MemoryKind};
 use crate::matrix::Gc;
 use crate::stats::median;
@@ -66,30 +65,14 @@ pub struct CellHeap {
     pub memory: Option<CellMemory>,
     /// How the JVM pretouches, from its version and flags.
     pub method: CellMethod,
-    /// The method against the cell's profile (`report --profile`); `None`: no profile.
-    pub check: Option<MethodCheck>,
+    /// The features' figures of the heap and method, each feature's key after the
+    /// method's, as the JSON has always written them.
+    #[serde(flatten)]
+    pub parts: HeapParts,
     /// What the collector logs of its pretouch.
     pub logging: PretouchLogging,
     /// The sentence a report prints for a JVM log without a pretouch line.
     pub missing_log_line: String,
-}
-
-impl CellHeap {
-    /// Checks the method against a profile's evidence.
-    pub fn check_with(&mut self, evidence: ProfileEvidence) {
-        self.check = Some(check_against_profile(self.method.method, evidence));
-    }
-}
-
-/// The verdict in a word or two (`agrees`, `DISAGREES: madvise populate`,
-/// `inconclusive`), `-` without a profile.
-pub fn check_word(check: Option<&MethodCheck>) -> String {
-    match check {
-        None => "-".to_owned(),
-        Some(MethodCheck::Agrees) => "agrees".to_owned(),
-        Some(MethodCheck::Disagrees { seen }) => format!("DISAGREES: {}", seen.name()),
-        Some(MethodCheck::Inconclusive { .. }) => "inconclusive".to_owned(),
-    }
 }
 
 fn memory_of<L: Borrow<LaunchRecord>>(on: &[L]) -> Option<CellMemory> {
@@ -141,7 +124,7 @@ pub fn cell_heap<L: Borrow<LaunchRecord>>(
     CellHeap {
         memory: memory_of(on),
         method: pretouch_method(jdk, gc, command, thp_mode),
-        check: None,
+        parts: HeapParts::default(),
         logging,
         missing_log_line: logging.explain(gc),
     }
@@ -162,22 +145,17 @@ pub struct HeapColumns {
     pub method_bugs: String,
     /// `; `-separated.
     pub method_notes: String,
-    /// `agrees`, `disagrees`, `inconclusive`; empty without a profile.
-    pub method_check: String,
-    /// What the profile looked like (disagrees) or why it settles nothing.
-    pub method_check_detail: String,
+    /// The features' columns of the heap and method, such as the method's check
+    /// against a kernel profile. A CSV writer that refuses a flattened field takes the
+    /// row through `render::csv_row::AsStruct`.
+    #[serde(flatten)]
+    pub parts: HeapPartsColumns,
     pub pretouch_logging: String,
 }
 
 impl HeapColumns {
     pub fn of(h: &CellHeap) -> HeapColumns {
         let m = h.memory.as_ref();
-        let (check, detail) = match &h.check {
-            None => (String::new(), String::new()),
-            Some(MethodCheck::Agrees) => ("agrees".into(), String::new()),
-            Some(MethodCheck::Disagrees { seen }) => ("disagrees".into(), seen.name().into()),
-            Some(MethodCheck::Inconclusive { why }) => ("inconclusive".into(), why.clone()),
-        };
         HeapColumns {
             heap_memory: m.map(CellMemory::summary).unwrap_or_default(),
             heap_views: m.and_then(|m| m.views),
@@ -188,8 +166,7 @@ impl HeapColumns {
             method_source: h.method.source.clone(),
             method_bugs: h.method.bugs.join(" "),
             method_notes: h.method.notes.join("; "),
-            method_check: check,
-            method_check_detail: detail,
+            parts: h.parts.columns(),
             pretouch_logging: serde_json::to_value(h.logging)
                 .ok()
                 .and_then(|v| v.as_str().map(str::to_owned))
@@ -239,7 +216,8 @@ mod tests {
             h.missing_log_line
                 .starts_with("zgc logs its pretouch only as a gc+task line")
         );
-        assert_eq!(check_word(h.check.as_ref()), "-");
+        assert_eq!(h.parts, HeapParts::default());
+        assert_eq!(HeapColumns::of(&h).pretouch_logging, "task-line-only");
     }
 
     #[test]
@@ -269,19 +247,15 @@ mod tests {
         assert_eq!(h.method.method, PretouchMethod::AtomicAdd);
     }
 
+    /// The features' columns sit between the method's and the logging's, as the CSV
+    /// of cells has always written them.
     #[test]
-    fn the_profile_check_is_kept_with_its_detail() {
-        let mut h = cell_heap::<LaunchRecord>("25.0.3", Gc::G1, &[], &[], None);
-        h.check_with(ProfileEvidence {
-            fault_entry_samples: 0,
-            populate_samples: 400,
-        });
-        assert_eq!(check_word(h.check.as_ref()), "DISAGREES: madvise populate");
-        let c = HeapColumns::of(&h);
-        assert_eq!(
-            (c.method_check.as_str(), c.method_check_detail.as_str()),
-            ("disagrees", "madvise populate")
-        );
-        assert_eq!(c.pretouch_logging, "running-pre-touch-lines");
+    fn the_features_columns_follow_the_methods() {
+        let h = cell_heap::<LaunchRecord>("25.0.3", Gc::G1, &[], &[], None);
+        let json = serde_json::to_string(&HeapColumns::of(&h)).unwrap();
+        let at = |key: &str| json.find(&format!("\"{key}\"")).unwrap();
+        assert!(at("method_notes") < at("method_check"), "{json}");
+        assert!(at("method_check") < at("method_check_detail"), "{json}");
+        assert!(at("method_check_detail") < at("pretouch_logging"), "{json}");
     }
 }

@@ -1,6 +1,6 @@
 //! Stage 5, analysis: how a cell's JVM pretouches its heap (a store, an atomic add of
 //! zero, or `madvise(MADV_POPULATE_WRITE)`), said from the JDK's version and flags with
-//! the JDK bug that sets it, and checked against a profile where one was taken.
+//! the JDK bug that sets it. The profile feature checks it against a kernel profile.
 //!
 //! Sources (HotSpot's `os::pretouch_memory`):
 //! - JDK-8272807 (JDK 18): the touch became an atomic add of zero; before it, a store.
@@ -150,73 +150,6 @@ pub fn pretouch_method(
         source,
         bugs,
         notes,
-    }
-}
-
-/// What a profile showed of the heap's pretouch: its samples with a page-fault entry
-/// (`exc_page_fault`) and those under `madvise`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-pub struct ProfileEvidence {
-    pub fault_entry_samples: u64,
-    pub populate_samples: u64,
-}
-
-/// The method check against a profile.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(tag = "verdict", rename_all = "kebab-case")]
-pub enum MethodCheck {
-    /// The profile shows the expected path (and at most 5% of the other).
-    Agrees,
-    /// The profile shows the other path: `seen` is what it looks like.
-    Disagrees { seen: PretouchMethod },
-    /// Too few samples on either path, or no expectation to check.
-    Inconclusive { why: String },
-}
-
-/// Below this many samples on either path a profile settles nothing.
-pub const MIN_SAMPLES: u64 = 10;
-
-/// Checks `method` against a profile: a populate shows no fault-entry frames, a store
-/// or an atomic add shows them and no `madvise`. Either path holding at most 5% of the
-/// other's samples counts as absent (a stray fault on the code cache or a chunk the
-/// kernel refused).
-pub fn check_against_profile(method: PretouchMethod, evidence: ProfileEvidence) -> MethodCheck {
-    let (faults, populate) = (evidence.fault_entry_samples, evidence.populate_samples);
-    let total = faults + populate;
-    if total < MIN_SAMPLES {
-        return MethodCheck::Inconclusive {
-            why: format!(
-                "{total} pretouch samples with a fault entry or madvise, fewer than {MIN_SAMPLES}"
-            ),
-        };
-    }
-    let seen = if populate * 20 <= total {
-        PretouchMethod::AtomicAdd
-    } else if faults * 20 <= total {
-        PretouchMethod::MadvisePopulate
-    } else {
-        return MethodCheck::Inconclusive {
-            why: format!(
-                "both paths: {faults} samples with fault entries, {populate} under madvise"
-            ),
-        };
-    };
-    match (method, seen) {
-        (PretouchMethod::MadvisePopulate, PretouchMethod::MadvisePopulate)
-        | (PretouchMethod::Store | PretouchMethod::AtomicAdd, PretouchMethod::AtomicAdd) => {
-            MethodCheck::Agrees
-        }
-        (PretouchMethod::Undetermined, seen) => MethodCheck::Inconclusive {
-            why: format!(
-                "no expectation, and the profile looks like {}",
-                if seen == PretouchMethod::MadvisePopulate {
-                    "madvise populate"
-                } else {
-                    "page faults (store or atomic add)"
-                }
-            ),
-        },
-        (_, seen) => MethodCheck::Disagrees { seen },
     }
 }
 
@@ -377,44 +310,5 @@ mod tests {
         assert_eq!(PretouchLogging::of(Gc::Shenandoah, Some(25)), None);
         let s = PretouchLogging::of(Gc::Epsilon, Some(25)).explain(Gc::Epsilon);
         assert!(s.starts_with("epsilon logs no pretouch line"), "{s}");
-    }
-
-    #[test]
-    fn a_populate_shows_no_fault_entries() {
-        let ev = |f, p| ProfileEvidence {
-            fault_entry_samples: f,
-            populate_samples: p,
-        };
-        use PretouchMethod::*;
-        assert_eq!(
-            check_against_profile(MadvisePopulate, ev(2, 400)),
-            MethodCheck::Agrees
-        );
-        assert_eq!(
-            check_against_profile(AtomicAdd, ev(400, 0)),
-            MethodCheck::Agrees
-        );
-        assert_eq!(
-            check_against_profile(MadvisePopulate, ev(400, 3)),
-            MethodCheck::Disagrees { seen: AtomicAdd }
-        );
-        assert_eq!(
-            check_against_profile(Store, ev(0, 400)),
-            MethodCheck::Disagrees {
-                seen: MadvisePopulate
-            }
-        );
-        assert!(matches!(
-            check_against_profile(AtomicAdd, ev(3, 2)),
-            MethodCheck::Inconclusive { .. }
-        ));
-        assert!(matches!(
-            check_against_profile(AtomicAdd, ev(200, 200)),
-            MethodCheck::Inconclusive { .. }
-        ));
-        assert!(matches!(
-            check_against_profile(Undetermined, ev(0, 200)),
-            MethodCheck::Inconclusive { .. }
-        ));
     }
 }

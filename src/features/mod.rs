@@ -33,6 +33,8 @@ pub mod measurement;
 pub mod options;
 /// The list of the features' records the store reads (`store` stage).
 pub mod record;
+/// The list of the features' columns of the explaining tables (`render` stage).
+pub mod render;
 /// The list of the features' options of `pretouch report` (`analyze` stage).
 pub mod report_options;
 /// The features' parts of a run's life (`session` stage).

@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 
 use crate::analyze::explain::PHASE_NAMES;
 use crate::analyze::report::{CellReport, Report};
+use crate::features::analyze::CEILING_WORDS;
 use crate::render::common::{CellNames, cell_name, explaining_markdown};
 use crate::render::table::{self, Column, Explaining, Note, Table, name, num};
 
@@ -89,8 +90,7 @@ const FAULTS: [Explaining<CellReport>; 5] = [
     },
     Explaining {
         col: num("% ceiling"),
-        legend: "% ceiling is faults/s as a share of the label's `pretouch calibrate` rate \
-                 at the same folio size.",
+        legend: CEILING_WORDS.legend,
         value: |c| {
             c.ceiling_pct
                 .map_or_else(|| "-".to_owned(), |p| table::pct(p, 0))
@@ -103,14 +103,10 @@ const FAULTS: [Explaining<CellReport>; 5] = [
     },
 ];
 
-/// [`table::bytes`], `-` when absent.
-fn opt_bytes(v: Option<f64>) -> String {
-    v.map_or_else(|| "-".to_owned(), table::bytes)
-}
-
-/// How each cell's heap was backed (the mTHP counters) and, for `memory:` cells, what
-/// its cgroups recorded.
-const BACKING: [Explaining<CellReport>; 5] = [
+/// How each cell's heap was backed: the mTHP counters. The features' figures of it,
+/// such as a `memory:` cell's cgroup limit, follow in the same group
+/// ([`backing_columns`]).
+const BACKING: [Explaining<CellReport>; 2] = [
     Explaining {
         col: num("folios"),
         legend: "folios is the median folios above 4 KiB a launch with pretouch got, per \
@@ -140,40 +136,17 @@ const BACKING: [Explaining<CellReport>; 5] = [
             _ => "-".to_owned(),
         },
     },
-    Explaining {
-        col: num("cg limit"),
-        legend: "cg limit is the cell's memory cgroup limit as the kernel held it.",
-        value: |c| match &c.backing.cgroup {
-            Some(g) => g
-                .max_bytes
-                .map_or_else(|| "none".to_owned(), |m| table::bytes(m as f64)),
-            None => "-".to_owned(),
-        },
-    },
-    Explaining {
-        col: num("cg peak off/on"),
-        legend: "cg peak off/on is its median peak charge without / with pretouch.",
-        value: |c| match &c.backing.cgroup {
-            Some(g) => format!(
-                "{} / {}",
-                opt_bytes(g.peak_off_bytes),
-                opt_bytes(g.peak_on_bytes)
-            ),
-            None => "-".to_owned(),
-        },
-    },
-    Explaining {
-        col: num("at limit"),
-        legend: "at limit is the median number of times a launch with pretouch hit the limit.",
-        value: |c| match &c.backing.cgroup {
-            Some(g) if g.max_bytes.is_some() => table::opt_count(g.at_limit_on),
-            _ => "-".to_owned(),
-        },
-    },
 ];
 
-/// The labels without a `pretouch calibrate` result for some cell, each as `label` names it.
-fn uncalibrated(report: &Report, label: &dyn Fn(&str) -> String) -> Vec<String> {
+/// The backing's columns, the core's then the features' (`features::render::BACKING`).
+fn backing_columns() -> Vec<Explaining<CellReport>> {
+    let features = crate::features::render::BACKING.iter().copied().flatten();
+    BACKING.iter().chain(features).copied().collect()
+}
+
+/// The labels with a cell that has no ceiling because no feature measured one for the
+/// label, so there is no reason of the cell's own, each as `label` names it.
+fn without_ceiling(report: &Report, label: &dyn Fn(&str) -> String) -> Vec<String> {
     report
         .labels
         .iter()
@@ -195,8 +168,8 @@ struct NoteNames<'a> {
     ceiling: &'a str,
 }
 
-/// The notes under the explaining tables, one a line, unwrapped; the uncalibrated
-/// labels' note only where the table shows the ceiling column.
+/// The notes under the explaining tables, one a line, unwrapped. The note on the labels
+/// without a ceiling comes only where the table shows the ceiling column.
 fn notes(report: &Report, names: &NoteNames, ceiling_shown: bool) -> Vec<String> {
     let name = names.cell;
     let mut out = Vec::new();
@@ -236,11 +209,12 @@ fn notes(report: &Report, names: &NoteNames, ceiling_shown: bool) -> Vec<String>
             c.explain.first_jvm_log_warning.as_deref().unwrap_or("")
         ));
     }
-    let uncalibrated = uncalibrated(report, names.label);
-    if ceiling_shown && !uncalibrated.is_empty() {
+    let without = without_ceiling(report, names.label);
+    if ceiling_shown && !without.is_empty() {
         out.push(format!(
-            "note: no `pretouch calibrate` results for {}: no {}",
-            uncalibrated.join(", "),
+            "note: {} {}: no {}",
+            CEILING_WORDS.none_for,
+            without.join(", "),
             names.ceiling
         ));
     }
@@ -251,9 +225,10 @@ fn notes(report: &Report, names: &NoteNames, ceiling_shown: bool) -> Vec<String>
             && (c.cpus != crate::matrix::cpuset::ALL || from.starts_with("huge"))
         {
             out.push(format!(
-                "note: {}: {} against calibrate {from}",
+                "note: {}: {} {} {from}",
                 name(c),
-                names.ceiling
+                names.ceiling,
+                CEILING_WORDS.against
             ));
         }
     }
@@ -394,7 +369,7 @@ const PHASES: [Explaining<CellReport>; 3] = [
 /// label (the label's letter in a column of its own, `all` for a key whose labels
 /// agree), the columns without a figure left out, the rest packed into as few tables
 /// as fit [`table::WIDTH`] columns; the heap and pretouch method's columns
-/// ([`crate::render::heap::COLUMNS`]) among them. The phases table with `phases`.
+/// ([`crate::render::heap::columns`]) among them. The phases table with `phases`.
 /// A legend defines the columns shown, and only those.
 pub fn text(report: &Report, phases: bool, names: &CellNames) -> String {
     let cells = ordered(report, names);
@@ -415,13 +390,9 @@ pub fn text(report: &Report, phases: bool, names: &CellNames) -> String {
             (k, *c)
         })
         .collect();
-    let groups: [&[Explaining<CellReport>]; 5] = [
-        &TIME,
-        &FAULTS,
-        &crate::render::heap::PEAKS,
-        &BACKING,
-        &crate::render::heap::COLUMNS,
-    ];
+    let (backing, heap) = (backing_columns(), crate::render::heap::columns());
+    let groups: [&[Explaining<CellReport>]; 5] =
+        [&TIME, &FAULTS, &crate::render::heap::PEAKS, &backing, &heap];
     let (tables, dropped) = table::pack(&key, &plain, &groups);
     let mut out = String::from("\npretouch explained\n");
     let mut merged = false;
@@ -447,9 +418,10 @@ pub fn text(report: &Report, phases: bool, names: &CellNames) -> String {
     if !dropped.is_empty() {
         text += " Empty columns are left out";
         if dropped.contains(&"% ceiling")
-            && !uncalibrated(report, &|l| names.letter(l).to_owned()).is_empty()
+            && !without_ceiling(report, &|l| names.letter(l).to_owned()).is_empty()
         {
-            text += ". `pretouch calibrate` fills % ceiling";
+            text += ". ";
+            text += CEILING_WORDS.fills;
         }
         text.push('.');
     }
@@ -564,6 +536,17 @@ mod tests {
             run_to_run: vec![],
             machine_notes: vec![],
         }
+    }
+
+    #[test]
+    fn the_features_backing_columns_follow_the_folios_in_one_group() {
+        let headers: Vec<&str> = backing_columns().iter().map(|c| c.col.header).collect();
+        assert_eq!(&headers[..2], ["folios", "fallback"]);
+        let features: Vec<&str> = (crate::features::render::BACKING.iter().copied().flatten())
+            .map(|c| c.col.header)
+            .collect();
+        assert!(!features.is_empty());
+        assert_eq!(headers[2..], features);
     }
 
     /// Cells that differ only in an axis (gc_threads, cpus, app) must not look alike.

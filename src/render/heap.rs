@@ -1,13 +1,12 @@
 //! Stage 6: the heap and pretouch method section. Per cell, what backs the heap (kind,
 //! views, page size, huge-page bytes), how much of it was resident at `main()`, how the
 //! JVM pretouches it with the source of that (JDK version and flags, JDK bug ids), and
-//! the method's check against the profile. Text and Markdown; CSV and JSON carry the
-//! same fields with the cells. Computes nothing.
+//! the features' columns and remarks of them (`features::render::HEAP`). Text and
+//! Markdown; CSV and JSON carry the same fields with the cells. Computes nothing.
 
 use std::fmt::Write as _;
 
-use crate::analyze::heap::{CellHeap, check_word};
-use crate::analyze::method::MethodCheck;
+use crate::analyze::heap::CellHeap;
 use crate::analyze::report::{CellReport, Report};
 use crate::render::common::{CellNames, cell_name, explaining_markdown};
 use crate::render::table::{self, Explaining, Note, name, num};
@@ -17,8 +16,8 @@ fn peak(v: Option<f64>) -> String {
     v.map_or_else(|| "-".to_owned(), |v| format!("{v:.0}"))
 }
 
-/// The `i`th of the heap's figures of a cell: its memory, page size, resident share,
-/// method and the method's check; `-` for a cell without them.
+/// The `i`th of the heap's figures of a cell: its memory, page size, resident share and
+/// method; `-` for a cell without them.
 fn heap_value(c: &CellReport, i: usize) -> String {
     let dash = || "-".to_owned();
     let Some(h) = c.heap_and_method.as_ref() else {
@@ -31,14 +30,13 @@ fn heap_value(c: &CellReport, i: usize) -> String {
             .and_then(|m| m.page_size)
             .map_or_else(dash, |p| p.to_string()),
         6 => m.map_or_else(dash, |m| m.resident_of_heap()),
-        7 => h.method.method.name().to_owned(),
-        _ => check_word(h.check.as_ref()),
+        _ => h.method.method.name().to_owned(),
     }
 }
 
-/// The heap's columns of the text's explaining table (`render::explain`), each with
-/// the sentence of the legend that defines it.
-pub(crate) const COLUMNS: [Explaining<CellReport>; 5] = [
+/// The heap's columns of the core, each with the sentence of the legend that defines
+/// it. The features' follow them in [`columns`].
+const COLUMNS: [Explaining<CellReport>; 4] = [
     Explaining {
         col: name("memory"),
         legend: "memory is what backs the heap at main(), with its transparent huge-page \
@@ -61,13 +59,15 @@ pub(crate) const COLUMNS: [Explaining<CellReport>; 5] = [
         legend: "method is how the JVM touches each page.",
         value: |c| heap_value(c, 7),
     },
-    Explaining {
-        col: name("profile"),
-        legend: "profile is the method checked against the kernel profile, where a populate \
-                 shows no fault-entry frames.",
-        value: |c| heap_value(c, 8),
-    },
 ];
+
+/// The heap's columns of the text's explaining table (`render::explain`) and of the
+/// Markdown's heap table: the core's, then the features' (`features::render::HEAP`),
+/// such as the method's check against a kernel profile.
+pub(crate) fn columns() -> Vec<Explaining<CellReport>> {
+    let features = crate::features::render::HEAP.iter().copied().flatten();
+    COLUMNS.iter().chain(features).copied().collect()
+}
 
 /// The peak RSS column of the text's explaining tables, a group of its own after the
 /// faults, whose table it joins where it has room, so that the heap's columns keep
@@ -133,8 +133,8 @@ fn settled_by_touched_check(c: &CellReport, note: &str) -> bool {
 }
 
 /// The lines under the table: each method's source and bugs, the notes (without those
-/// the touched check settled, unless `all_notes`), the checks that disagree or settle
-/// nothing.
+/// the touched check settled, unless `all_notes`), then the features' remarks on each
+/// cell (`features::render::HEAP_REMARKS`).
 fn notes(report: &Report, name: &dyn Fn(&[&CellReport]) -> String, all_notes: bool) -> Vec<String> {
     let cells = cells(report);
     let mut out: Vec<String> = grouped(
@@ -169,26 +169,15 @@ fn notes(report: &Report, name: &dyn Fn(&[&CellReport]) -> String, all_notes: bo
         .map(|l| format!("note: {l}")),
     );
     for (c, h) in &cells {
-        match &h.check {
-            Some(MethodCheck::Disagrees { seen }) => out.push(format!(
-                "warning: {}: the profile DISAGREES with the method {}: it looks like {}",
-                name(&[c]),
-                h.method.method.name(),
-                seen.name()
-            )),
-            Some(MethodCheck::Inconclusive { why }) => out.push(format!(
-                "note: {}: the profile does not settle the method: {why}",
-                name(&[c])
-            )),
-            _ => {}
-        }
+        let remarks = crate::features::render::HEAP_REMARKS.iter();
+        out.extend(remarks.filter_map(|remark| remark(h, &name(&[c]))));
     }
     out
 }
 
 /// The section's notes for the terminal and email: each method's source, the notes,
-/// the checks that disagree. Its columns are among the explaining tables'
-/// ([`COLUMNS`], printed by `render::explain`).
+/// the features' remarks. Its columns are among the explaining tables' ([`columns`],
+/// printed by `render::explain`).
 pub fn text(report: &Report, names: &CellNames) -> String {
     table::remarks_text(notes(report, &|cells| names.group(cells), false))
 }
@@ -199,6 +188,7 @@ pub fn markdown(report: &Report) -> String {
     if all.is_empty() {
         return String::new();
     }
+    let heap_columns = columns();
     let mut out = String::new();
     for label in &report.labels {
         let mine: Vec<&CellReport> = (all.iter())
@@ -206,7 +196,7 @@ pub fn markdown(report: &Report) -> String {
             .map(|(c, _)| *c)
             .collect();
         let _ = writeln!(out, "\n#### {label}: heap and pretouch method\n");
-        out += &explaining_markdown(&mine, &[&COLUMNS, &PEAKS_APART]).markdown();
+        out += &explaining_markdown(&mine, &[&heap_columns, &PEAKS_APART]).markdown();
     }
     let full = |cells: &[&CellReport]| {
         cells
@@ -215,7 +205,7 @@ pub fn markdown(report: &Report) -> String {
             .collect::<Vec<_>>()
             .join(", ")
     };
-    let columns: Vec<&Explaining<CellReport>> = COLUMNS.iter().chain(&PEAKS_APART).collect();
+    let columns: Vec<&Explaining<CellReport>> = heap_columns.iter().chain(&PEAKS_APART).collect();
     let mut all = vec![Note::Legend(table::legend_of(&columns))];
     all.extend(notes(report, &full, true).into_iter().map(Note::Remark));
     out += &table::notes_markdown(&all);

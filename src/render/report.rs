@@ -248,6 +248,7 @@ pub(crate) fn cells_csv<E: serde::Serialize>(rows: &[(&CellReport, E)]) -> Strin
             .heap_and_method
             .take()
             .map_or_else(Default::default, |h| HeapColumns::of(&h));
+        let heap = AsStruct(&heap);
         // The folios and the features' figures of the backing as flat columns, when any
         // cell has them.
         let backing_cols = backing.then(|| {

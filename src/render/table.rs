@@ -159,6 +159,16 @@ pub struct Explaining<C> {
     pub value: fn(&C) -> String,
 }
 
+// By hand, because a derive would ask `C` to be `Copy` too. So a table can join the
+// core's columns and the features' into one group.
+impl<C> Clone for Explaining<C> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<C> Copy for Explaining<C> {}
+
 /// The legend of these columns, each column's sentence in order. A column without a
 /// sentence, such as the second of a pair that the first one's sentence defines, adds
 /// none.

@@ -9,7 +9,7 @@
 //! calibration that has the configuration. Without one at the cell's folio size there is
 //! no ceiling, and [`missing`] says why.
 
-use crate::analyze::ceiling::{CeilingOf, Ceilings, CellCeiling};
+use crate::analyze::ceiling::{CeilingOf, CeilingWords, Ceilings, CellCeiling};
 use crate::features::calibrate::machine::{Calibration, ConfigResult, Layout, Variant};
 use crate::matrix::cpuset::{ALL, format_list, parse_list};
 use crate::store::feature_files::FeatureFiles;
@@ -42,6 +42,16 @@ impl Ceilings for CalibratedCeilings {
         .ok_or_else(|| missing(calibrations, cell.label, cell.folio))
     }
 }
+
+/// How the explaining tables name the calibrations, which `features::analyze::CEILING_WORDS`
+/// gives.
+pub const WORDS: CeilingWords = CeilingWords {
+    legend: "% ceiling is faults/s as a share of the label's `pretouch calibrate` rate at \
+             the same folio size.",
+    fills: "`pretouch calibrate` fills % ceiling",
+    none_for: "no `pretouch calibrate` results for",
+    against: "against calibrate",
+};
 
 /// The calibrations found among the results, read by `features::calibrate::record::FILES`.
 pub fn calibrations(features: &FeatureFiles) -> &[Calibration] {

@@ -6,3 +6,4 @@
 pub mod analyze;
 pub mod launch;
 pub mod matrix;
+pub mod render;

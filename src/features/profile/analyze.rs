@@ -383,9 +383,9 @@ pub(crate) struct Attribution {
     /// Pretouch samples by category.
     pub categories: BTreeMap<Category, u64>,
     /// Heap pretouch samples with a page-fault entry (`exc_page_fault`) and those under
-    /// `madvise` (a populate): what [`crate::analyze::method::check_against_profile`]
+    /// `madvise` (a populate): what [`crate::features::profile::method::check_against_profile`]
     /// reads.
-    pub evidence: crate::analyze::method::ProfileEvidence,
+    pub evidence: crate::features::profile::method::ProfileEvidence,
 }
 
 impl Attribution {
@@ -453,8 +453,8 @@ pub struct CellProfile {
     pub heap_pretouch_samples: u64,
     /// Of the heap's pretouch samples, those with a fault entry and those under madvise:
     /// the cell's pretouch method is checked against them
-    /// ([`crate::analyze::method::check_against_profile`]).
-    pub evidence: crate::analyze::method::ProfileEvidence,
+    /// ([`crate::features::profile::method::check_against_profile`]).
+    pub evidence: crate::features::profile::method::ProfileEvidence,
     /// Sampling period, ms (1000 / frequency).
     pub period_ms: f64,
     /// CPU time in pretouch frames per launch: pretouch samples / launches x period.

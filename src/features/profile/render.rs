@@ -1,15 +1,61 @@
 //! The profile report (`report --profile`) in every format: per cell the kernel
 //! functions and categories of the pretouch, then each label's shift against the
 //! baseline: first the movers in words, with their intervals, then the biggest shifts,
-//! as `perf diff` and the kernel test robot print them.
+//! as `perf diff` and the kernel test robot print them. And the heap table's column and
+//! remarks of each cell's pretouch method checked against its profile, which
+//! `features::render::HEAP` and `HEAP_REMARKS` list.
 
 use std::fmt::Write as _;
 
+use crate::analyze::heap::CellHeap;
+use crate::analyze::report::CellReport;
 use crate::features::profile::analyze::{
     CellProfile, CellShift, MIN_LAUNCHES, ProfileReport, Share, Shift,
 };
+use crate::features::profile::method::MethodCheck;
 use crate::machine::jdk::short_jdk;
-use crate::render::table::{self, Column, Note, Table, WIDTH};
+use crate::render::table::{self, Column, Explaining, Note, Table, WIDTH};
+
+/// The method's check in a word or two (`agrees`, `DISAGREES: madvise populate`,
+/// `inconclusive`), `-` without a profile.
+pub fn check_word(check: Option<&MethodCheck>) -> String {
+    match check {
+        None => "-".to_owned(),
+        Some(MethodCheck::Agrees) => "agrees".to_owned(),
+        Some(MethodCheck::Disagrees { seen }) => format!("DISAGREES: {}", seen.name()),
+        Some(MethodCheck::Inconclusive { .. }) => "inconclusive".to_owned(),
+    }
+}
+
+/// The profile's column of the heap's explaining columns, after the method's.
+pub const HEAP_COLUMNS: [Explaining<CellReport>; 1] = [Explaining {
+    col: table::name("profile"),
+    legend: "profile is the method checked against the kernel profile, where a populate \
+             shows no fault-entry frames.",
+    value: |c| {
+        check_word(
+            c.heap_and_method
+                .as_ref()
+                .and_then(|h| h.parts.check.as_ref()),
+        )
+    },
+}];
+
+/// The remark under the heap's table on a cell, named `cell`, whose profile disagrees
+/// with its method or does not settle it.
+pub fn heap_remark(h: &CellHeap, cell: &str) -> Option<String> {
+    match &h.parts.check {
+        Some(MethodCheck::Disagrees { seen }) => Some(format!(
+            "warning: {cell}: the profile DISAGREES with the method {}: it looks like {}",
+            h.method.method.name(),
+            seen.name()
+        )),
+        Some(MethodCheck::Inconclusive { why }) => Some(format!(
+            "note: {cell}: the profile does not settle the method: {why}"
+        )),
+        _ => None,
+    }
+}
 
 /// Functions listed per cell in text and Markdown (CSV and JSON have all).
 pub const TOP_FUNCTIONS: usize = 12;
@@ -452,6 +498,54 @@ mod tests {
     use super::*;
     use crate::analyze::report::{CellReport, Report};
     use crate::features::profile::analyze::build;
+
+    #[test]
+    fn a_check_that_disagrees_or_settles_nothing_is_said_under_the_heap_table() {
+        use crate::analyze::method::PretouchMethod;
+        use crate::features::profile::method::{ProfileEvidence, check_against_profile};
+        let mut h = crate::analyze::heap::cell_heap::<crate::store::LaunchRecord>(
+            "25.0.3",
+            crate::matrix::Gc::G1,
+            &[],
+            &[],
+            None,
+        );
+        assert_eq!(check_word(h.parts.check.as_ref()), "-");
+        assert_eq!(heap_remark(&h, "g1"), None);
+        let populate = ProfileEvidence {
+            fault_entry_samples: 0,
+            populate_samples: 400,
+        };
+        h.parts.check = Some(check_against_profile(h.method.method, populate));
+        assert_eq!(
+            check_word(h.parts.check.as_ref()),
+            "DISAGREES: madvise populate"
+        );
+        assert_eq!(
+            heap_remark(&h, "g1").unwrap(),
+            "warning: g1: the profile DISAGREES with the method atomic add: it looks like madvise populate"
+        );
+        h.method.method = PretouchMethod::MadvisePopulate;
+        h.parts.check = Some(check_against_profile(h.method.method, populate));
+        assert_eq!(check_word(h.parts.check.as_ref()), "agrees");
+        assert_eq!(heap_remark(&h, "g1"), None);
+        let few = ProfileEvidence {
+            fault_entry_samples: 1,
+            populate_samples: 1,
+        };
+        h.parts.check = Some(check_against_profile(h.method.method, few));
+        assert_eq!(check_word(h.parts.check.as_ref()), "inconclusive");
+        assert!(
+            heap_remark(&h, "g1").unwrap().starts_with(
+                "note: g1: the profile does not settle the method: 2 pretouch samples"
+            ),
+        );
+        // The column reads the cell's check, `-` for a cell without a heap.
+        let mut c = CellReport::default();
+        assert_eq!((HEAP_COLUMNS[0].value)(&c), "-");
+        c.heap_and_method = Some(h);
+        assert_eq!((HEAP_COLUMNS[0].value)(&c), "inconclusive");
+    }
     use crate::features::profile::record::{LabelledProfile, ProfileRecord};
 
     const FAULT: &str = "GC_Thread;start_thread;GangWorker::loop;os::pretouch_memory;asm_exc_page_fault_[k];exc_page_fault_[k];handle_mm_fault_[k];__handle_mm_fault_[k];do_anonymous_page_[k]";

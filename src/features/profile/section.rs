@@ -5,6 +5,7 @@ use crate::analyze::options::Options;
 use crate::analyze::report::Report;
 use crate::analyze::section::{Gathered, Input, Part, Section, SectionError};
 use crate::features::profile::analyze::{ProfileReport, build};
+use crate::features::profile::method::check_against_profile;
 
 /// The profile's part of the report: the profiled launches' analysis, and whether the
 /// report shows it (`--profile`) or only draws files from it, such as the flame graphs.
@@ -72,7 +73,7 @@ fn check_methods(report: &mut Report, profile: &ProfileReport) {
                 .iter()
                 .find(|p| p.label == label && p.key == key && p.launches_on > 0),
         ) {
-            h.check_with(p.evidence);
+            h.parts.check = Some(check_against_profile(h.method.method, p.evidence));
         }
     }
 }
