@@ -281,7 +281,7 @@ fn settings_file(dir: &Path) {
     );
     let half = f.launches.len() / 2;
     for (i, l) in f.launches.iter_mut().enumerate() {
-        l.cell.setting = Some(if i < half { "never" } else { "always" }.into());
+        l.cell.features.setting = Some(if i < half { "never" } else { "always" }.into());
     }
     write(dir, &f);
 }
