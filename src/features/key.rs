@@ -119,6 +119,21 @@ mod tests {
     }
 
     #[test]
+    fn a_plans_cell_keeps_its_names_and_its_words() {
+        let m = crate::matrix::Matrix::parse(
+            "m",
+            "name: x\ngcs: [g1]\nheaps: [64m]\nrepetitions: 1\n\
+             settings: [{name: a}, {name: b}]\nmemory: [1g]\n",
+        )
+        .unwrap();
+        let axes = m.features.outer_values()[1].and(&m.features.inner_values()[0]);
+        let key = KeyParts::of(&axes);
+        assert_eq!(key, parts(Some("b"), Some("1g")));
+        assert_eq!(key.words(), axes.describe());
+        assert_eq!(KeyParts::of(&CellAxes::default()), KeyParts::default());
+    }
+
+    #[test]
     fn a_column_is_there_when_any_cell_has_the_axis_and_empty_where_one_lacks_it() {
         let cells = [parts(Some("4k"), None), parts(None, None)];
         let columns = KeyParts::columns_of(&cells);
