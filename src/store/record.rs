@@ -511,7 +511,8 @@ impl<'de> serde::de::Visitor<'de> for LaunchVisitor {
     }
 
     fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<LaunchRecord, A::Error> {
-        // The features' keys are theirs to read, so the core's list names none of them.
+        // The features' keys are theirs to read, the cell's axes and the measurement's
+        // parts, so the core's list names none of them.
         let mut features = LaunchParts::default();
         let mut axes = KeyParts::default();
         read_keys!(map, |key: &str, map: &mut A| Ok(axes.read_key(key, map)? || features.read_key(key, map)?);
