@@ -45,6 +45,7 @@ const FEATURE_FILES: &[(&str, &str)] = &[
     ("measurement", "launch"),
     ("record", "store"),
     ("header", "store"),
+    ("key", "store"),
     ("schedule", "schedule"),
     ("analyze", "analyze"),
     ("ceiling", "analyze"),

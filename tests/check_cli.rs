@@ -281,7 +281,7 @@ fn settings_file(dir: &Path) {
     );
     let half = f.launches.len() / 2;
     for (i, l) in f.launches.iter_mut().enumerate() {
-        l.cell.setting = Some(if i < half { "never" } else { "always" }.into());
+        l.cell.features.setting = Some(if i < half { "never" } else { "always" }.into());
     }
     write(dir, &f);
 }
@@ -357,7 +357,7 @@ fn the_settings_options_are_refused_where_they_cannot_judge() {
         }],
     );
     for l in &mut f.launches {
-        l.cell.setting = Some("never".into());
+        l.cell.features.setting = Some("never".into());
     }
     write(dir.path(), &f);
     check(&["--baseline-setting", "never"]).stderr(predicate::str::contains(

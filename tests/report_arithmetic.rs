@@ -31,8 +31,7 @@ fn cell(gc: Gc) -> CellKey {
         gc_threads: "auto".into(),
         cpus: "all".into(),
         app: None,
-        setting: None,
-        memory: None,
+        features: Default::default(),
     }
 }
 

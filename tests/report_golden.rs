@@ -143,7 +143,7 @@ fn write_settings_inputs(dir: &Path) {
     for (setting, pair) in &cells {
         let one = file("vm-settings", "2026-11-30T09:00:00Z", host("vm"), pair);
         for mut l in one.launches {
-            l.cell.setting = Some((*setting).to_owned());
+            l.cell.features.setting = Some((*setting).to_owned());
             l.seq = f.launches.len() as u64;
             f.launches.push(l);
         }

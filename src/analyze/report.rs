@@ -79,12 +79,11 @@ pub struct CellReport {
     pub cpus: String,
     /// The `app:` main class stamped; null: the built-in main class.
     pub app: Option<String>,
-    /// The `settings:` value (a named set of kernel writes); absent without that axis.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub setting: Option<String>,
-    /// The `memory:` limit's name (a memory cgroup per launch); absent without that axis.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub memory: Option<String>,
+    /// The features' axes of the cell, each its own key, absent without that axis.
+    /// Flattened, because the keys sit where they always have; this row is only ever
+    /// written, never read back.
+    #[serde(flatten)]
+    pub axes: crate::features::key::KeyParts,
     /// Where the cost went: phases, faults, the JVM's own account, the touched check.
     #[serde(skip)]
     pub explain: CellExplain,
@@ -280,12 +279,7 @@ impl CellReport {
         if let Some(app) = &self.app {
             s += &format!(" app={app}");
         }
-        if let Some(setting) = &self.setting {
-            s += &format!(" setting={setting}");
-        }
-        if let Some(memory) = &self.memory {
-            s += &format!(" memory={memory}");
-        }
+        s += &self.axes.words();
         s
     }
 }
@@ -964,8 +958,7 @@ fn cell_report<'a>(
         gc_threads: key.gc_threads.to_string(),
         cpus: key.cpus.to_string(),
         app: key.app,
-        setting: key.setting,
-        memory: key.memory,
+        axes: key.features,
         exec_to_agent_off_ms: x.phases_off_ms[0],
         exec_to_agent_on_ms: x.phases_on_ms[0],
         agent_to_init_off_ms: x.phases_off_ms[1],

@@ -23,6 +23,8 @@ pub mod cli;
 pub mod elsewhere;
 /// The list of the features' parts of a run's header (`store` stage).
 pub mod header;
+/// The features' axes of a cell's key (`store` stage).
+pub mod key;
 /// The list of the features' hooks around a launch (`launch` stage).
 pub mod launch;
 /// The list of the features' keys of the matrix (`matrix` stage).

@@ -5,6 +5,7 @@ use crate::analyze::heap::HeapColumns;
 use std::fmt::Write as _;
 
 use crate::analyze::report::{CellReport, Report};
+use crate::features::key::KeyParts;
 use crate::render::common::{
     CellNames, KEY_HEADERS, cost, cost_ci, cost_half_width, failure_warnings,
     failure_warnings_named, interval_basis_note, iqr, key_columns, key_refs, key_values, ms,
@@ -227,22 +228,16 @@ pub(crate) fn cells_csv<E: serde::Serialize>(rows: &[(&CellReport, E)]) -> Strin
     let backing = rows
         .iter()
         .any(|(c, _)| !c.folios.is_empty() || c.folio_fallbacks.is_some() || !c.backing.is_empty());
-    // The same for the `settings:` and `memory:` names: a cell without the axis gets an
+    // The same for the features' axes of the cells: a cell without an axis gets an
     // empty column beside cells with it (labels with and without, side by side).
-    let settings = rows.iter().any(|(c, _)| c.setting.is_some());
-    let memory = rows.iter().any(|(c, _)| c.memory.is_some());
+    let axes = KeyParts::columns_of(rows.iter().map(|(c, _)| &c.axes));
     let mut w = csv::Writer::from_writer(Vec::new());
     for (c, extra) in rows {
         let mut plain = (*c).clone();
         if ceilings && plain.ceiling_from.is_none() {
             plain.ceiling_from = Some(String::new());
         }
-        if settings && plain.setting.is_none() {
-            plain.setting = Some(String::new());
-        }
-        if memory && plain.memory.is_none() {
-            plain.memory = Some(String::new());
-        }
+        plain.axes = plain.axes.in_columns(&axes);
         // The heap and method as flat columns: a CSV row holds no nested object.
         let heap = plain
             .heap_and_method
@@ -380,8 +375,7 @@ mod tests {
                         gc_threads: cell.gc_threads.as_str().into(),
                         cpus: cell.cpus.as_str().into(),
                         app: cell.app.clone(),
-                        setting: cell.setting.clone(),
-                        memory: cell.memory.clone(),
+                        features: cell.axes.clone(),
                     },
                     rounds,
                     max_rounds: 30,

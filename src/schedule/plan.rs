@@ -321,9 +321,9 @@ mod tests {
             ]
         );
         let keys: Vec<_> = (plan.cells.iter().map(crate::schedule::run::cell_key))
-            .map(|k| (k.setting, k.memory))
+            .map(|k| k.features.words())
             .collect();
-        assert_eq!(keys[5], (Some("b".to_owned()), Some("2g".to_owned())));
+        assert_eq!(keys[5], " setting=b memory=2g");
     }
 
     #[test]

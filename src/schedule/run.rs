@@ -81,8 +81,7 @@ pub fn cell_key(cell: &Cell) -> CellKey {
         gc_threads: cell.gc_threads.to_string().into(),
         cpus: cell.cpus.to_string().into(),
         app: cell.app.clone(),
-        setting: cell.features.setting_name(),
-        memory: cell.features.memory_name(),
+        features: crate::features::key::KeyParts::of(&cell.features),
     }
 }
 

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
+use crate::features::key::KeyParts;
 use crate::features::measurement::LaunchParts;
 use crate::launch::Measurement;
 use crate::machine::env::Environment;
@@ -295,14 +296,12 @@ pub struct CellKey {
     /// Binary name of the `app:` main class stamped; absent for the built-in main class.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub app: Option<String>,
-    /// The `settings:` value's name (a named set of kernel writes); absent when the
-    /// matrix has no such axis, and in files written before it existed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub setting: Option<String>,
-    /// The `memory:` limit's name (each launch in a memory cgroup of its own); absent
-    /// when the matrix has no such axis, and in files written before it existed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub memory: Option<String>,
+    /// The features' axes of the cell, each its own key after the core's, written only
+    /// when the matrix has that axis. Last, so the keys keep their order in the files
+    /// and cells sort as they always have. Flattened for the records that are read once
+    /// a file, and read key by key by the launch record's reader.
+    #[serde(flatten)]
+    pub features: KeyParts,
 }
 
 fn gc_threads_auto() -> Word {
@@ -512,11 +511,13 @@ impl<'de> serde::de::Visitor<'de> for LaunchVisitor {
     }
 
     fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<LaunchRecord, A::Error> {
-        // The features' keys are theirs to read, so the core's list names none of them.
+        // The features' keys are theirs to read, the cell's axes and the measurement's
+        // parts, so the core's list names none of them.
         let mut features = LaunchParts::default();
-        read_keys!(map, |key: &str, map: &mut A| features.read_key(key, map);
+        let mut axes = KeyParts::default();
+        read_keys!(map, |key: &str, map: &mut A| Ok(axes.read_key(key, map)? || features.read_key(key, map)?);
             seq round warmup
-            jdk gc heap variant gc_threads cpus app setting memory
+            jdk gc heap variant gc_threads cpus app
             jdk_home heap_bytes pretouch
             command started_at spawn_ns reaped_ns exit_code signal stamps failure output_tail
             affinity rusage jvm_log machine crash_files heap_memory mthp
@@ -536,8 +537,7 @@ impl<'de> serde::de::Visitor<'de> for LaunchVisitor {
                 gc_threads: gc_threads.map_or_else(gc_threads_auto, interned),
                 cpus: cpus.map_or_else(cpus_all, interned),
                 app: app.unwrap_or_default(),
-                setting: setting.unwrap_or_default(),
-                memory: memory.unwrap_or_default(),
+                features: axes,
             },
             jdk_home: need!(jdk_home),
             heap_bytes: need!(heap_bytes),
@@ -901,7 +901,15 @@ mod tests {
             .collect::<std::collections::BTreeSet<_>>()
             .into_iter()
             .collect();
-        keys.extend(keys_of::<CellKey>());
+        // The cell flattens the features' axes, so its derived reader reads it as a map
+        // and names no keys. Its own keys are those it writes with every field set.
+        let mut cell = crate::fixtures::launch(0, true, 100.0).cell;
+        cell.app = Some("com.example.Main".into());
+        let written = serde_json::to_value(&cell).unwrap();
+        let cell_keys: Vec<String> = written.as_object().unwrap().keys().cloned().collect();
+        assert_eq!(cell_keys.len(), 7, "{cell_keys:?}");
+        keys.extend(cell_keys.iter().map(String::as_str));
+        keys.extend(keys_of::<KeyParts>());
         keys.extend(keys_of::<LaunchParts>());
         keys.sort_unstable();
         keys.dedup();
@@ -942,6 +950,56 @@ mod tests {
             }
         }
         assert!(tried > 1000, "{tried}");
+    }
+
+    /// A cell's setting and memory limit: written after the core's keys of the cell, read
+    /// back by the launch record's reader as the derived reader read them, and written
+    /// in the same place by a stop of the run's end, which reads them flattened.
+    #[test]
+    fn the_features_axes_of_a_cell_sit_after_its_core_keys_and_read_back() {
+        let mut launch = crate::fixtures::launch(0, true, 100.0);
+        launch.cell.features = KeyParts {
+            setting: Some("4k".into()),
+            memory: Some("1g".into()),
+        };
+        let line = serde_json::to_string(&Record::Launch(launch.clone())).unwrap();
+        assert!(
+            line.contains(r#""cpus":"all","setting":"4k","memory":"1g","jdk_home":"#),
+            "{line}"
+        );
+        reads_as_derived(&line, true);
+        let Record::Launch(read) = crate::store::read::parse_record(&line).unwrap() else {
+            panic!("not a launch: {line}");
+        };
+        assert_eq!(read.cell, launch.cell);
+        for twice in [r#","setting":"2m"}"#, r#","memory":"2g"}"#] {
+            let text = format!("{}{twice}", &line[..line.len() - 1]);
+            let e = serde_json::from_str::<LaunchRecord>(&text).unwrap_err();
+            assert!(e.to_string().starts_with("duplicate field `"), "{e}");
+            reads_as_derived(&text, true);
+        }
+        let without = line.replace(r#""setting":"4k","#, r#""setting":null,"#);
+        reads_as_derived(&without, true);
+        let stop = CellStop {
+            cell: launch.cell.clone(),
+            rounds: 3,
+            max_rounds: 9,
+            target_pct: None,
+            target_ms: None,
+            reason: "converged".into(),
+            cost_ms: None,
+            ci_low_ms: None,
+            ci_high_ms: None,
+            ci_half_width_pct: None,
+            ci_batches: None,
+            looks: None,
+        };
+        let text = serde_json::to_string(&stop).unwrap();
+        assert!(
+            text.contains(r#""cpus":"all","setting":"4k","memory":"1g","rounds":3"#),
+            "{text}"
+        );
+        assert_eq!(serde_json::from_str::<CellStop>(&text).unwrap(), stop);
     }
 
     #[test]

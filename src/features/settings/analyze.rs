@@ -30,7 +30,7 @@ pub enum SettingsError {
 /// The settings of `report`'s cells, in the order first met (matrix order).
 fn settings_of(report: &Report) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    for s in report.cells.iter().filter_map(|c| c.setting.as_ref()) {
+    for s in report.cells.iter().filter_map(|c| c.axes.setting.as_ref()) {
         if !out.contains(s) {
             out.push(s.clone());
         }
@@ -88,13 +88,13 @@ fn by_setting(report: &Report, settings: &[String]) -> Report {
         .cells
         .iter()
         .filter_map(|c| {
-            let setting = c.setting.clone()?;
+            let setting = c.axes.setting.clone()?;
             let mut cell = c.clone();
             if several {
                 cell.variant = format!("{} label={}", c.variant, c.label);
             }
             cell.label = setting;
-            cell.setting = None;
+            cell.axes.setting = None;
             Some(cell)
         })
         .collect();
@@ -104,7 +104,7 @@ fn by_setting(report: &Report, settings: &[String]) -> Report {
             let first = report
                 .cells
                 .iter()
-                .find(|c| c.setting.as_ref() == Some(s))
+                .find(|c| c.axes.setting.as_ref() == Some(s))
                 .map(|c| c.label.as_str())
                 .unwrap_or_default();
             let mut info = report
