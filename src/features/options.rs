@@ -66,4 +66,16 @@ impl RunOptions {
         kernels.passed_on();
         campaign.passed_on();
     }
+
+    /// The times each kernel runs the matrix for one label, taken in turn, whether in
+    /// VMs or across reboots. It is 1 unless `--runs` asks for more.
+    pub(crate) fn runs_per_label(&self) -> usize {
+        self.kernels.runs as usize
+    }
+
+    /// Refuses the matrix flags, named as `flags`, where a feature runs the matrix
+    /// elsewhere from a file.
+    pub(crate) fn check_matrix_flags(&self, flags: &str) -> anyhow::Result<()> {
+        self.kernels.check_matrix_flags(flags)
+    }
 }

@@ -158,20 +158,12 @@ pub(crate) struct PassedOn {
 
 impl RunArgs {
     /// The matrix of a fresh run: MATRIX, or the built-in one with the axes of the
-    /// matrix flags ([`crate::matrix::Matrix::of_run`]). A `--kernel` run refuses the
-    /// flags, because each VM is given the matrix as a file.
+    /// matrix flags ([`crate::matrix::Matrix::of_run`]). A feature that runs the matrix
+    /// elsewhere from a file, such as the kernels in VMs, refuses the flags.
     pub(crate) fn matrix_of_run(&self) -> anyhow::Result<crate::matrix::Matrix> {
         let flags = self.axes.flags();
-        if flags.any()
-            && !self.features.kernels.kernel.is_empty()
-            && self.features.kernels.in_vm.is_none()
-        {
-            return Err(crate::session::error::bad(anyhow::anyhow!(
-                "{} with --kernel: each kernel's VM runs the matrix from a file\n  \
-                 fix: write the matrix into a file (docs/matrix.md), and run \
-                 `pretouch run FILE --kernel ...`",
-                flags.command_line()
-            )));
+        if flags.any() {
+            self.features.check_matrix_flags(&flags.command_line())?;
         }
         crate::matrix::Matrix::of_run(self.matrix.as_deref(), &flags)
             .map_err(crate::session::error::bad)

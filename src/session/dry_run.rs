@@ -71,7 +71,7 @@ fn show_plan(
             matrix,
             &plan,
             available,
-            args.features.kernels.runs as usize,
+            args.features.runs_per_label(),
             &planned_noise(args)
         )
     );

@@ -52,4 +52,17 @@ impl KernelArgs {
             in_vm: _,
         } = self;
     }
+
+    /// Refuses the matrix flags, named as `flags`, on the host of a `--kernel` run,
+    /// because each kernel's VM is given the matrix as a file.
+    pub(crate) fn check_matrix_flags(&self, flags: &str) -> anyhow::Result<()> {
+        if self.kernel.is_empty() || self.in_vm.is_some() {
+            return Ok(());
+        }
+        Err(crate::session::error::bad(anyhow::anyhow!(
+            "{flags} with --kernel: each kernel's VM runs the matrix from a file\n  \
+             fix: write the matrix into a file (docs/matrix.md), and run \
+             `pretouch run FILE --kernel ...`"
+        )))
+    }
 }
