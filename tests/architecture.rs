@@ -3,8 +3,9 @@
 //!
 //! Reads every file under `src/` (the library; `main.rs` and `src/bin/` are front ends
 //! above `cmd`), takes each `crate::` path in code outside `#[cfg(test)]` modules and
-//! comments, and resolves it to the file that defines it. Test fixtures (`fixtures`)
-//! are test support and left out.
+//! comments, and resolves it to the file that defines it. Test fixtures are test
+//! support and left out: the core's (`fixtures`) and each feature's
+//! (`features::<feature>::fixtures`).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -83,6 +84,19 @@ fn stage_of(module: &str) -> String {
 
 /// Modules that are not part of the library proper.
 const LEFT_OUT: &[&str] = &["fixtures", "main", "lib"];
+
+/// Whether `module` is left out of the checks: one of [`LEFT_OUT`], or a feature's test
+/// fixtures (`features::<feature>::fixtures`). A feature's fixtures build that feature's
+/// records for tests, so they are test support as the core's fixtures are, compiled only
+/// for tests, and no stage of the pipeline. A library file that imports them outside its
+/// tests is still seen, because the import's stage is then none.
+fn left_out(module: &str) -> bool {
+    LEFT_OUT.contains(&module)
+        || matches!(
+            module.split("::").collect::<Vec<_>>().as_slice(),
+            ["features", _, "fixtures"]
+        )
+}
 
 fn rank(stage: &str) -> Option<u8> {
     STAGES.iter().find(|(s, _)| *s == stage).map(|(_, r)| *r)
@@ -246,7 +260,7 @@ fn library_files(src: &Path) -> BTreeMap<String, String> {
                 parts.pop();
             }
             let module = parts.join("::");
-            if LEFT_OUT.contains(&parts[0].as_str()) {
+            if left_out(&parts[0]) || left_out(&module) {
                 continue;
             }
             files.insert(module, std::fs::read_to_string(&path).unwrap());
@@ -279,11 +293,7 @@ fn import_graph(files: &BTreeMap<String, String>) -> BTreeMap<String, BTreeSet<S
             let target = (1..=path.len())
                 .rev()
                 .map(|n| path[..n].join("::"))
-                .find(|m| {
-                    files.contains_key(m)
-                        || LEFT_OUT.contains(&m.as_str())
-                        || every_feature(m).is_some()
-                });
+                .find(|m| files.contains_key(m) || left_out(m) || every_feature(m).is_some());
             if let Some(target) = target
                 && target != *module
             {
@@ -539,6 +549,57 @@ fn a_list_of_the_features_beside_their_folders_is_of_the_stage_it_is_named_after
             "features::record -> features::probe::render: stage `store` (4) may not import `render` (6)"
         ]
     );
+}
+
+#[test]
+fn a_features_fixtures_are_left_out_as_the_cores_are() {
+    // The walker of `src/` leaves out the core's fixtures and each feature's, and no
+    // other file of a feature.
+    let dir = std::env::temp_dir().join(format!("pretouch-architecture-{}", std::process::id()));
+    let probe = dir.join("features/probe");
+    std::fs::create_dir_all(&probe).unwrap();
+    for file in [
+        "fixtures.rs",
+        "lib.rs",
+        "features/mod.rs",
+        "features/probe/mod.rs",
+        "features/probe/fixtures.rs",
+        "features/probe/record.rs",
+    ] {
+        std::fs::write(dir.join(file), "").unwrap();
+    }
+    let files = library_files(&dir);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(
+        files.keys().collect::<Vec<_>>(),
+        ["features", "features::probe", "features::probe::record"]
+    );
+    // A library file that imports a feature's fixtures outside its tests imports test
+    // support; inside its tests it may.
+    let files: BTreeMap<String, String> = [
+        ("features::probe", ""),
+        ("features::probe::record", ""),
+        (
+            "features::probe::render",
+            "use crate::features::probe::fixtures::probe_record;",
+        ),
+        (
+            "features::probe::analyze",
+            "#[cfg(test)]\nmod tests {\n    use crate::features::probe::fixtures::probe_record;\n}\n",
+        ),
+    ]
+    .into_iter()
+    .map(|(m, t)| (m.to_owned(), t.to_owned()))
+    .collect();
+    assert_eq!(
+        order_violations(&import_graph(&files)),
+        [
+            "features::probe::render -> features::probe::fixtures: `features::*::fixtures` is no \
+             stage (test support?)"
+        ]
+    );
+    assert!(left_out("fixtures") && left_out("features::servers::fixtures"));
+    assert!(!left_out("features::fixtures") && !left_out("features::probe::fixtures::x"));
 }
 
 #[test]
