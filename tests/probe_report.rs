@@ -179,7 +179,8 @@ fn the_json_report_holds_the_probes_beside_the_cells() {
 
 #[test]
 fn a_label_split_by_machine_names_its_probes_as_its_launches() {
-    use pretouch::fixtures::{FakeCell, append_probes, file, host, probe_record, rounds};
+    use pretouch::features::probe::fixtures::{append_probes, probe_record};
+    use pretouch::fixtures::{FakeCell, file, host, rounds};
     let dir = tempfile::tempdir().unwrap();
     let timed = rounds(50.0, 400.0, false);
     for machine in ["vm-a", "vm-b"] {

@@ -7,15 +7,16 @@
 //!
 //! `PRETOUCH_GOLDEN=write cargo test --test report_golden` rewrites the outputs (then
 //! read the diff); `PRETOUCH_GOLDEN=inputs` also rewrites the fixture inputs from
-//! `pretouch::fixtures`.
+//! `pretouch::fixtures` and the probe's and the servers' fixtures in their folders.
 
 mod common;
 
 use std::path::{Path, PathBuf};
 
+use pretouch::features::probe::fixtures::{append_probes, lock_wait, probe_record};
+use pretouch::features::servers::fixtures::server_launch;
 use pretouch::fixtures::{
-    FakeCell, append_probes, file, g1_and_parallel, host, lock_wait, probe_record, rounds,
-    server_launch, write_result_file, write_result_file_as,
+    FakeCell, file, g1_and_parallel, host, rounds, write_result_file, write_result_file_as,
 };
 use pretouch::matrix::Gc;
 

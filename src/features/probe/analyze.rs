@@ -536,9 +536,9 @@ pub fn shifts(cells: &[CellProbes], baseline: &str) -> Vec<LatencyShift> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::features::probe::fixtures::latency_histogram;
     use crate::features::probe::launch::LockWait;
     use crate::features::probe::record::ProbeRecord;
-    use crate::fixtures::latency_histogram;
 
     fn faults(values: &[u64]) -> FaultLatency {
         FaultLatency {

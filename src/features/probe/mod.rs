@@ -4,6 +4,8 @@
 //! One file per stage of the pipeline, named after the stage folder it plugs into.
 
 pub mod analyze;
+#[cfg(any(test, feature = "test-support"))]
+pub mod fixtures;
 pub mod launch;
 pub mod options;
 pub mod plot;

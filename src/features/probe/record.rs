@@ -128,6 +128,7 @@ pub fn missing_probes(file: &ResultFile) -> u64 {
 mod tests {
     use super::*;
 
+    use crate::features::probe::fixtures::probe_record;
     use crate::features::profile::record::ProfileRecord;
     use crate::store::complete::{Launched, completeness_warnings};
 
@@ -165,7 +166,7 @@ mod tests {
         file.header.extra_rounds.probe_rounds = Some(2);
         file.path = dir.path().join("r.jsonl");
         let cell = file.launches[0].cell.clone();
-        let probe = crate::fixtures::probe_record(&cell, 1, true, 50.0, &[1000], 1, Vec::new());
+        let probe = probe_record(&cell, 1, true, 50.0, &[1000], 1, Vec::new());
         let mut bytes = Vec::new();
         for record in [Record::Run(file.header.clone()), probe.as_record()] {
             bytes.extend(serde_json::to_vec(&record).unwrap());
@@ -209,7 +210,7 @@ mod tests {
         let mut file = crate::fixtures::one_cell_file("k");
         file.path = dir.path().join("r.jsonl");
         let cell = file.launches[0].cell.clone();
-        let probe = crate::fixtures::probe_record(&cell, 0, false, 50.0, &[1000], 1, Vec::new());
+        let probe = probe_record(&cell, 0, false, 50.0, &[1000], 1, Vec::new());
         let mut bytes = serde_json::to_vec(&Record::Run(file.header.clone())).unwrap();
         bytes.push(b'\n');
         // A probe record written with other spacing is still a probe record.
@@ -258,7 +259,7 @@ mod tests {
         let mut file = crate::fixtures::one_cell_file("k");
         file.path = dir.path().join("r.jsonl");
         let cell = file.launches[0].cell.clone();
-        let probe = crate::fixtures::probe_record(&cell, 0, false, 50.0, &[1000], 1, Vec::new());
+        let probe = probe_record(&cell, 0, false, 50.0, &[1000], 1, Vec::new());
         let mut bytes = serde_json::to_vec(&Record::Run(file.header.clone())).unwrap();
         bytes.push(b'\n');
         for launch in &file.launches {
@@ -296,7 +297,7 @@ mod tests {
             runner_max_rss: None,
         });
         let cell = file.launches[0].cell.clone();
-        let probe = crate::fixtures::probe_record(&cell, 0, false, 50.0, &[1000], 1, Vec::new());
+        let probe = probe_record(&cell, 0, false, 50.0, &[1000], 1, Vec::new());
         let mut bytes = Vec::new();
         for record in [Record::Run(file.header.clone()), probe.as_record()] {
             bytes.extend(serde_json::to_vec(&record).unwrap());
@@ -328,7 +329,7 @@ mod tests {
     #[test]
     fn the_extra_records_write_their_core_where_files_have_it_and_read_it_back() {
         let cell = crate::fixtures::launch(0, true, 1.0).cell;
-        let probe = crate::fixtures::probe_record(&cell, 3, true, 50.0, &[1000], 1, Vec::new());
+        let probe = probe_record(&cell, 3, true, 50.0, &[1000], 1, Vec::new());
         let line = serde_json::to_string(&probe.as_record()).unwrap();
         in_order(
             &line,

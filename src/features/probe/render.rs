@@ -636,9 +636,10 @@ fn latency_figures(c: &CellProbes) -> Vec<Figure> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::features::probe::fixtures::{lock_wait, probe_record};
     use crate::features::probe::launch::{Contention, LocksUnsupported};
     use crate::features::probe::record::LabelledProbe;
-    use crate::fixtures::{FakeCell, file, host, lock_wait, probe_record};
+    use crate::fixtures::{FakeCell, file, host};
     use crate::matrix::Gc;
 
     fn analysis(edit: impl Fn(&mut crate::features::probe::record::ProbeRecord)) -> ProbeAnalysis {

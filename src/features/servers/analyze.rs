@@ -316,7 +316,7 @@ fn failure_note(w: &Workload) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fixtures::server_launch;
+    use crate::features::servers::fixtures::server_launch;
 
     #[test]
     fn ready_cost_share_and_pay_back() {

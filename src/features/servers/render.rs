@@ -303,7 +303,7 @@ fn md(median: Option<f64>, min: Option<f64>, max: Option<f64>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fixtures::server_launch;
+    use crate::features::servers::fixtures::server_launch;
     use crate::store::Results;
 
     fn sample(workload: bool) -> Report {
