@@ -555,7 +555,8 @@ fn a_list_of_the_features_beside_their_folders_is_of_the_stage_it_is_named_after
 fn a_features_fixtures_are_left_out_as_the_cores_are() {
     // The walker of `src/` leaves out the core's fixtures and each feature's, and no
     // other file of a feature.
-    let dir = std::env::temp_dir().join(format!("pretouch-architecture-{}", std::process::id()));
+    let temp = tempfile::tempdir().unwrap();
+    let dir = temp.path();
     let probe = dir.join("features/probe");
     std::fs::create_dir_all(&probe).unwrap();
     for file in [
@@ -568,8 +569,7 @@ fn a_features_fixtures_are_left_out_as_the_cores_are() {
     ] {
         std::fs::write(dir.join(file), "").unwrap();
     }
-    let files = library_files(&dir);
-    std::fs::remove_dir_all(&dir).unwrap();
+    let files = library_files(dir);
     assert_eq!(
         files.keys().collect::<Vec<_>>(),
         ["features", "features::probe", "features::probe::record"]
