@@ -816,9 +816,9 @@ fn cell_folios(s: &Samples<'_>, gc: Gc, per_file: &[FileState<'_>]) -> CellFolio
         .map(|l| l.measured.command.as_slice());
     let args = s.flags.as_deref().or(command).unwrap_or(&[]);
     let default = crate::machine::env::Environment::default();
-    // Launches of one file and one setting as read back have the same sizes: each run
-    // of them is computed once (a setting's modes are laid over a copy of the
-    // environment).
+    // Launches of one file that ran under the same kernel values have the same sizes.
+    // So each run of such launches is computed once, because laying the values over the
+    // environment copies it.
     let mut first: Option<Vec<crate::units::Bytes>> = None;
     let mut last = None;
     for i in 0..s.timed.len() {
@@ -834,7 +834,7 @@ fn cell_folios(s: &Samples<'_>, gc: Gc, per_file: &[FileState<'_>]) -> CellFolio
             .unwrap_or(&default);
         let folios = match read {
             Some(read) => {
-                let env = env.with_settings(read);
+                let env = env.with_kernel_values(read);
                 sizes(&env, backing, jvm_advises(&env, backing, args))
             }
             None => sizes(env, backing, jvm_advises(env, backing, args)),

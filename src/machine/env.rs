@@ -64,11 +64,12 @@ pub struct Environment {
 }
 
 impl Environment {
-    /// This environment with a launch's `settings:` values laid over it: the THP and
-    /// mTHP modes a setting wrote (keys relative to /sys/kernel/mm, values as the kernel
-    /// held them), so that the folio sizes and the method follow each setting, not the
-    /// machine's modes at the run's start.
-    pub fn with_settings(&self, values: &BTreeMap<String, String>) -> Environment {
+    /// This environment with the kernel values a launch ran under laid over it. Those
+    /// are the THP and mTHP modes that a feature wrote before the launch, by their path
+    /// under /sys/kernel/mm, as the kernel held them. So the folio sizes and the method
+    /// follow the modes each launch ran under, not the machine's modes at the run's
+    /// start.
+    pub fn with_kernel_values(&self, values: &BTreeMap<String, String>) -> Environment {
         let mut env = self.clone();
         for (key, value) in values {
             let Some(rest) = key.strip_prefix("transparent_hugepage/") else {
