@@ -147,6 +147,22 @@ pub fn read_once<'de, T: serde::Deserialize<'de>, A: serde::de::MapAccess<'de>>(
     Ok(())
 }
 
+/// Reads the next value of `map` into an optional `slot`, where `null` leaves it empty,
+/// as serde's derived reader reads an `Option` field. A key given twice is refused. After
+/// a `null`, though, a second value of the key is taken, because an empty slot cannot
+/// tell a `null` from a key that was not there.
+pub fn read_optional_once<'de, T: serde::Deserialize<'de>, A: serde::de::MapAccess<'de>>(
+    slot: &mut Option<T>,
+    key: &'static str,
+    map: &mut A,
+) -> Result<(), A::Error> {
+    if slot.is_some() {
+        return Err(serde::de::Error::duplicate_field(key));
+    }
+    *slot = map.next_value()?;
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

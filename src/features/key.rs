@@ -9,6 +9,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::features::matrix::CellAxes;
+use crate::units::read_optional_once;
 
 /// The features' axes of a cell, by the names the matrix gives their values. Each is a
 /// key of the cell in its launch records, written after the core's keys and only when
@@ -42,15 +43,11 @@ impl KeyParts {
         key: &str,
         map: &mut A,
     ) -> Result<bool, A::Error> {
-        let (slot, name) = match key {
-            "setting" => (&mut self.setting, "setting"),
-            "memory" => (&mut self.memory, "memory"),
+        match key {
+            "setting" => read_optional_once(&mut self.setting, "setting", map)?,
+            "memory" => read_optional_once(&mut self.memory, "memory", map)?,
             _ => return Ok(false),
-        };
-        if slot.is_some() {
-            return Err(serde::de::Error::duplicate_field(name));
         }
-        *slot = map.next_value()?;
         Ok(true)
     }
 

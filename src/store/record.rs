@@ -865,6 +865,26 @@ mod tests {
         }
     }
 
+    /// A feature's key with `null` for its value reads as no value, as the derived
+    /// reader read it, whether the key is the cell's or the measurement's. pretouch never
+    /// writes one, but another tool that writes records may.
+    #[test]
+    fn a_features_key_of_null_reads_as_the_derived_reader_read_it() {
+        let launch = Record::Launch(crate::fixtures::launch(0, true, 100.0));
+        let line = serde_json::to_string(&launch).unwrap();
+        for key in ["setting", "memory", "server", "cds", "settings", "cgroup"] {
+            assert!(!line.contains(&format!("\"{key}\":")), "{line}");
+            let text = format!("{},\"{key}\":null}}", &line[..line.len() - 1]);
+            reads_as_derived(&text, true);
+            let read = crate::store::read::parse_record(&text).unwrap();
+            assert_eq!(
+                serde_json::to_string(&read).unwrap(),
+                line,
+                "{key}: null reads as no value"
+            );
+        }
+    }
+
     #[test]
     fn the_reader_reads_every_line_as_the_derived_reader_did() {
         let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
