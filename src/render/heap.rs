@@ -16,22 +16,12 @@ fn peak(v: Option<f64>) -> String {
     v.map_or_else(|| "-".to_owned(), |v| format!("{v:.0}"))
 }
 
-/// The `i`th of the heap's figures of a cell: its memory, page size, resident share and
-/// method; `-` for a cell without them.
-fn heap_value(c: &CellReport, i: usize) -> String {
-    let dash = || "-".to_owned();
-    let Some(h) = c.heap_and_method.as_ref() else {
-        return dash();
-    };
-    let m = h.memory.as_ref();
-    match i {
-        4 => m.map_or_else(dash, |m| m.summary()),
-        5 => m
-            .and_then(|m| m.page_size)
-            .map_or_else(dash, |p| p.to_string()),
-        6 => m.map_or_else(dash, |m| m.resident_of_heap()),
-        _ => h.method.method.name().to_owned(),
-    }
+/// One of the heap's figures of a cell, `-` for a cell without the heap's figures or
+/// without that one.
+fn heap_figure(c: &CellReport, figure: impl Fn(&CellHeap) -> Option<String>) -> String {
+    (c.heap_and_method.as_ref())
+        .and_then(figure)
+        .unwrap_or_else(|| "-".to_owned())
 }
 
 /// The heap's columns of the core, each with the sentence of the legend that defines
@@ -42,22 +32,22 @@ const COLUMNS: [Explaining<CellReport>; 4] = [
         legend: "memory is what backs the heap at main(), with its transparent huge-page \
                  bytes. xN means N views of the same memory, as JDK 11 and 17 ZGC map \
                  it, and such shared memory faults through shmem_fault.",
-        value: |c| heap_value(c, 4),
+        value: |c| heap_figure(c, |h| Some(h.memory.as_ref()?.summary())),
     },
     Explaining {
         col: name("page"),
         legend: "page is the kernel page size of its mappings.",
-        value: |c| heap_value(c, 5),
+        value: |c| heap_figure(c, |h| Some(h.memory.as_ref()?.page_size?.to_string())),
     },
     Explaining {
         col: name("resident"),
         legend: "resident is the median of the heap resident at main(), each page counted once.",
-        value: |c| heap_value(c, 6),
+        value: |c| heap_figure(c, |h| Some(h.memory.as_ref()?.resident_of_heap())),
     },
     Explaining {
         col: name("method"),
         legend: "method is how the JVM touches each page.",
-        value: |c| heap_value(c, 7),
+        value: |c| heap_figure(c, |h| Some(h.method.method.name().to_owned())),
     },
 ];
 
