@@ -11,6 +11,10 @@ use crate::features::analyze::CEILING_WORDS;
 use crate::render::common::{CellNames, cell_name, explaining_markdown};
 use crate::render::table::{self, Column, Explaining, Note, Table, name, num};
 
+/// The header of the column of the fault rate as a share of the cell's ceiling, which the
+/// notes name too.
+const CEILING: &str = "% ceiling";
+
 fn touched(c: &CellReport) -> String {
     if c.runs_on == 0 {
         "-".to_owned()
@@ -89,7 +93,7 @@ const FAULTS: [Explaining<CellReport>; 5] = [
         value: |c| table::opt_count(c.fault_rate_per_s),
     },
     Explaining {
-        col: num("% ceiling"),
+        col: num(CEILING),
         legend: CEILING_WORDS.legend,
         value: |c| {
             c.ceiling_pct
@@ -160,12 +164,11 @@ fn without_ceiling(report: &Report, label: &dyn Fn(&str) -> String) -> Vec<Strin
         .collect()
 }
 
-/// How the notes name what they speak of: the text by letters and `% ceiling`, the
-/// Markdown in full and `% ceiling`.
+/// How the notes name the cells and the labels they speak of: the text by letters, the
+/// Markdown in full.
 struct NoteNames<'a> {
     cell: &'a dyn Fn(&CellReport) -> String,
     label: &'a dyn Fn(&str) -> String,
-    ceiling: &'a str,
 }
 
 /// The notes under the explaining tables, one a line, unwrapped. The note on the labels
@@ -212,10 +215,9 @@ fn notes(report: &Report, names: &NoteNames, ceiling_shown: bool) -> Vec<String>
     let without = without_ceiling(report, names.label);
     if ceiling_shown && !without.is_empty() {
         out.push(format!(
-            "note: {} {}: no {}",
+            "note: {} {}: no {CEILING}",
             CEILING_WORDS.none_for,
             without.join(", "),
-            names.ceiling
         ));
     }
     out.extend(folio_notes(report, name));
@@ -225,9 +227,8 @@ fn notes(report: &Report, names: &NoteNames, ceiling_shown: bool) -> Vec<String>
             && (c.cpus != crate::matrix::cpuset::ALL || from.starts_with("huge"))
         {
             out.push(format!(
-                "note: {}: {} {} {from}",
+                "note: {}: {CEILING} {} {from}",
                 name(c),
-                names.ceiling,
                 CEILING_WORDS.against
             ));
         }
@@ -417,7 +418,7 @@ pub fn text(report: &Report, phases: bool, names: &CellNames) -> String {
     }
     if !dropped.is_empty() {
         text += " Empty columns are left out";
-        if dropped.contains(&"% ceiling")
+        if dropped.contains(&CEILING)
             && !without_ceiling(report, &|l| names.letter(l).to_owned()).is_empty()
         {
             text += ". ";
@@ -428,10 +429,9 @@ pub fn text(report: &Report, phases: bool, names: &CellNames) -> String {
     let note_names = NoteNames {
         cell: &|c| names.name(c),
         label: &|l| names.letter(l).to_owned(),
-        ceiling: "% ceiling",
     };
     let mut all = vec![Note::Legend(text)];
-    let remarks = notes(report, &note_names, !dropped.contains(&"% ceiling"));
+    let remarks = notes(report, &note_names, !dropped.contains(&CEILING));
     all.extend(remarks.into_iter().map(Note::Remark));
     out.push('\n');
     out += &table::notes_text(&all);
@@ -444,7 +444,6 @@ fn markdown_notes(report: &Report) -> Vec<Note> {
     let names = NoteNames {
         cell: &|c| cell_name(c),
         label: &|l| l.to_owned(),
-        ceiling: "% ceiling",
     };
     let columns: Vec<&Explaining<CellReport>> = TIME.iter().chain(&FAULTS).collect();
     let mut all = vec![Note::Legend(table::legend_of(&columns))];
