@@ -133,8 +133,9 @@ pub fn utc_now_millis() -> String {
     humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string()
 }
 
-/// Reads the next value of `map` into `slot`, refusing a key given twice. The readers
-/// that read a record's keys one by one, the store's and the features', share it.
+/// Reads the next value of `map` into `slot`, refusing a key given twice. The launch
+/// record's reader reads its own keys with it, one by one, and the features' keys go
+/// through [`read_optional_once`].
 pub fn read_once<'de, T: serde::Deserialize<'de>, A: serde::de::MapAccess<'de>>(
     slot: &mut Option<T>,
     key: &'static str,
@@ -147,18 +148,24 @@ pub fn read_once<'de, T: serde::Deserialize<'de>, A: serde::de::MapAccess<'de>>(
     Ok(())
 }
 
+/// The keys a record's reader has read that an empty slot cannot vouch for, because a
+/// `null` leaves the slot empty. See [`read_optional_once`].
+#[derive(Debug, Default)]
+pub struct SeenKeys(Vec<&'static str>);
+
 /// Reads the next value of `map` into an optional `slot`, where `null` leaves it empty,
-/// as serde's derived reader reads an `Option` field. A key given twice is refused. After
-/// a `null`, though, a second value of the key is taken, because an empty slot cannot
-/// tell a `null` from a key that was not there.
+/// as serde's derived reader reads an `Option` field. A key given twice is refused, even
+/// after a `null`, because `seen` remembers each key read.
 pub fn read_optional_once<'de, T: serde::Deserialize<'de>, A: serde::de::MapAccess<'de>>(
     slot: &mut Option<T>,
     key: &'static str,
     map: &mut A,
+    seen: &mut SeenKeys,
 ) -> Result<(), A::Error> {
-    if slot.is_some() {
+    if seen.0.contains(&key) {
         return Err(serde::de::Error::duplicate_field(key));
     }
+    seen.0.push(key);
     *slot = map.next_value()?;
     Ok(())
 }

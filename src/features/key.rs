@@ -9,7 +9,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::features::matrix::CellAxes;
-use crate::units::read_optional_once;
+use crate::units::{SeenKeys, read_optional_once};
 
 /// The features' axes of a cell, by the names the matrix gives their values. Each is a
 /// key of the cell in its launch records, written after the core's keys and only when
@@ -36,16 +36,17 @@ impl KeyParts {
 
     /// Reads the value of `key` into its axis when the key is a feature's, and says
     /// whether it was. A key given twice is refused, naming it, as the launch record's
-    /// reader refuses its own keys. A `null` reads as no value, as the derived reader
-    /// read it.
+    /// reader refuses its own keys, and `seen` remembers the keys read. A `null` reads
+    /// as no value, as the derived reader read it.
     pub fn read_key<'de, A: serde::de::MapAccess<'de>>(
         &mut self,
         key: &str,
         map: &mut A,
+        seen: &mut SeenKeys,
     ) -> Result<bool, A::Error> {
         match key {
-            "setting" => read_optional_once(&mut self.setting, "setting", map)?,
-            "memory" => read_optional_once(&mut self.memory, "memory", map)?,
+            "setting" => read_optional_once(&mut self.setting, "setting", map, seen)?,
+            "memory" => read_optional_once(&mut self.memory, "memory", map, seen)?,
             _ => return Ok(false),
         }
         Ok(true)

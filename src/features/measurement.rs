@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::units::read_optional_once;
+use crate::units::{SeenKeys, read_optional_once};
 
 /// The features' parts of what one launch measured, each written by its feature's hook
 /// and kept in the launch record beside the core's keys. A feature's key is written
@@ -35,17 +35,19 @@ pub struct LaunchParts {
 impl LaunchParts {
     /// Reads the value of `key` into its part when the key is a feature's, and says
     /// whether it was. A key given twice is refused, naming it, as the record's reader
-    /// refuses its own keys. A `null` reads as no part, as the derived reader read it.
+    /// refuses its own keys, and `seen` remembers the keys read. A `null` reads as no
+    /// part, as the derived reader read it.
     pub fn read_key<'de, A: serde::de::MapAccess<'de>>(
         &mut self,
         key: &str,
         map: &mut A,
+        seen: &mut SeenKeys,
     ) -> Result<bool, A::Error> {
         match key {
-            "server" => read_optional_once(&mut self.server, "server", map)?,
-            "cds" => read_optional_once(&mut self.cds, "cds", map)?,
-            "settings" => read_optional_once(&mut self.settings, "settings", map)?,
-            "cgroup" => read_optional_once(&mut self.cgroup, "cgroup", map)?,
+            "server" => read_optional_once(&mut self.server, "server", map, seen)?,
+            "cds" => read_optional_once(&mut self.cds, "cds", map, seen)?,
+            "settings" => read_optional_once(&mut self.settings, "settings", map, seen)?,
+            "cgroup" => read_optional_once(&mut self.cgroup, "cgroup", map, seen)?,
             _ => return Ok(false),
         }
         Ok(true)

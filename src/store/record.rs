@@ -12,8 +12,8 @@ use crate::machine::env::Environment;
 use crate::machine::guest_memory::ComparableMemory;
 use crate::machine::jdk::Jdk;
 use crate::matrix::Gc;
-use crate::units::read_once;
 use crate::units::{Bytes, Nanos, Word, word};
+use crate::units::{SeenKeys, read_once};
 
 /// Version of the record format, in every run header.
 pub const FORMAT_VERSION: u32 = 1;
@@ -515,7 +515,9 @@ impl<'de> serde::de::Visitor<'de> for LaunchVisitor {
         // parts, so the core's list names none of them.
         let mut features = LaunchParts::default();
         let mut axes = KeyParts::default();
-        read_keys!(map, |key: &str, map: &mut A| Ok(axes.read_key(key, map)? || features.read_key(key, map)?);
+        let mut seen = SeenKeys::default();
+        read_keys!(map, |key: &str, map: &mut A| Ok(axes.read_key(key, map, &mut seen)?
+            || features.read_key(key, map, &mut seen)?);
             seq round warmup
             jdk gc heap variant gc_threads cpus app
             jdk_home heap_bytes pretouch
@@ -866,8 +868,9 @@ mod tests {
     }
 
     /// A feature's key with `null` for its value reads as no value, as the derived
-    /// reader read it, whether the key is the cell's or the measurement's. pretouch never
-    /// writes one, but another tool that writes records may.
+    /// reader read it, whether the key is the cell's or the measurement's. The same key
+    /// again after it is refused. pretouch never writes a `null` there, but another tool
+    /// that writes records may.
     #[test]
     fn a_features_key_of_null_reads_as_the_derived_reader_read_it() {
         let launch = Record::Launch(crate::fixtures::launch(0, true, 100.0));
@@ -882,6 +885,11 @@ mod tests {
                 line,
                 "{key}: null reads as no value"
             );
+            // A null does not make the key new again.
+            let twice = format!("{},\"{key}\":null}}", &text[..text.len() - 1]);
+            let e = crate::store::read::parse_record(&twice).unwrap_err();
+            assert!(e.to_string().contains("duplicate field"), "{key}: {e}");
+            reads_as_derived(&twice, true);
         }
     }
 
