@@ -80,8 +80,8 @@ pub struct CellReport {
     /// The `app:` main class stamped; null: the built-in main class.
     pub app: Option<String>,
     /// The features' axes of the cell, each its own key, absent without that axis.
-    /// Flattened, because the keys sit where they always have; this row is only ever
-    /// written, never read back.
+    /// It is flattened, so the keys sit where they always have. This row is only ever
+    /// written, never read back, so the flatten costs no reading time.
     #[serde(flatten)]
     pub axes: crate::features::key::KeyParts,
     /// Where the cost went: phases, faults, the JVM's own account, the touched check.

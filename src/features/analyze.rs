@@ -68,9 +68,9 @@ pub struct HeapParts {
 }
 
 impl HeapParts {
-    /// The features' figures as flat columns of the CSV of cells, after the method's
-    /// (a CSV row holds no nested object): every feature's columns, empty where the
-    /// cell has no figures of it.
+    /// The features' figures as flat columns of the CSV of cells, after the method's,
+    /// because a CSV row holds no nested object. Every feature has its columns, and
+    /// they are empty where the cell has no figures of it.
     pub fn columns(&self) -> HeapPartsColumns {
         HeapPartsColumns {
             check: crate::features::profile::method::CheckColumns::of(self.check.as_ref()),

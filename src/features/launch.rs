@@ -9,8 +9,9 @@ use crate::matrix::app::App;
 
 /// The features' hooks around each launch, one line per feature, in the order the
 /// launcher calls them. A hook that may refuse a launch comes before one that holds
-/// something for it (see `LaunchHook::before_spawn`). `settings` is the run's kernel
-/// settings session, if the matrix has a `settings:` axis, and `app` the run's `app:`.
+/// something for it (see `LaunchHook::before_spawn`). `settings` is the kernel
+/// settings applied to the machine when the matrix has a `settings:` axis. `app` is
+/// the run's `app:`.
 pub fn hooks(
     settings: Option<Arc<Mutex<super::settings::launch::Applied>>>,
     app: Option<&App>,

@@ -77,9 +77,9 @@ pub fn check_against_profile(method: PretouchMethod, evidence: ProfileEvidence) 
     }
 }
 
-/// The check as flat columns of the CSV of cells, after the method's: the verdict and
-/// what the profile looked like (disagrees) or why it settles nothing. Both empty
-/// without a profile.
+/// The check as flat columns of the CSV of cells, after the method's. One is the
+/// verdict. The other says what the profile looked like when it disagrees, or why it
+/// settles nothing. Both are empty without a profile.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct CheckColumns {
     /// `agrees`, `disagrees`, `inconclusive`; empty without a profile.

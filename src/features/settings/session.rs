@@ -1,5 +1,6 @@
-//! The `settings:` axis in a run's session: its checks before the first JVM, the
-//! session that writes it around the launches, and its restore at the run's end.
+//! The `settings:` axis in a run's session. It is checked before the first JVM, its
+//! settings are applied to the machine around the launches, and they are restored at
+//! the run's end.
 
 use std::sync::{Arc, Mutex};
 
@@ -7,7 +8,8 @@ use crate::features::settings::launch::{Applied, Paths};
 use crate::matrix::Matrix;
 use crate::session::error::bad;
 
-/// The run's session, shared by the launchers of the timed and extra rounds.
+/// The settings applied to the machine, shared by the launchers of the timed and extra
+/// rounds.
 pub(crate) type Shared = Arc<Mutex<Applied>>;
 
 /// Checks the matrix's `settings:` against this kernel, reading only: nothing on the

@@ -13,8 +13,9 @@ use crate::launch::{LaunchHook, Spawn};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CellSetting(pub usize);
 
-/// Writes each launch's setting through the run's session and records what the kernel
-/// held just before the spawn. Without a session (no `settings:` axis) it does nothing.
+/// Writes each launch's setting through the settings applied to the machine, and
+/// records what the kernel held just before the spawn. A matrix without a `settings:`
+/// axis applies none, so the hook does nothing.
 pub struct SettingsHook {
     session: Option<Arc<Mutex<Applied>>>,
 }
