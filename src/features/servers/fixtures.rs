@@ -7,9 +7,10 @@ use crate::matrix::Gc;
 use crate::store::LaunchRecord;
 use crate::units::Nanos;
 
-/// A successful server launch (`app:` with `ready:`) spawned at 0: main() at `main_ms`,
-/// ready at `ready_ms`, the `after_ready` workload taking `workload_ms` when given, then
-/// stopped by SIGTERM 100 ms after ready and reaped 50 ms later.
+/// A successful launch of a server, an `app:` with `ready:`. It is spawned at 0, reaches
+/// main() at `main_ms` and is ready at `ready_ms`. The `after_ready` workload takes
+/// `workload_ms` when given. SIGTERM stops the server 100 ms after ready, and it is
+/// reaped 50 ms later.
 pub fn server_launch(
     pretouch: bool,
     main_ms: f64,
