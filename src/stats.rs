@@ -1,6 +1,7 @@
 //! Statistics: pure functions over slices of milliseconds. Each names its method and
 //! its source, and is tested below against values computed with R (4.2, Debian).
 
+pub mod change;
 pub mod family;
 pub mod interval;
 #[cfg(any(test, feature = "test-support"))]
@@ -164,7 +165,7 @@ const MATERIALIZED_DIFFERENCES: usize = 1 << 20;
 /// with both samples sorted, how many differences are at most a value is counted in
 /// `m + n` steps, and the k-th smallest is the smallest value (bisected over the
 /// ordered bit patterns of `f64`) with more than k at most it.
-struct Differences {
+pub(crate) struct Differences {
     x: Vec<f64>,
     y: Vec<f64>,
 }
@@ -176,7 +177,7 @@ fn order_key(v: f64) -> i64 {
 }
 
 impl Differences {
-    fn new(x: &[f64], y: &[f64]) -> Differences {
+    pub(crate) fn new(x: &[f64], y: &[f64]) -> Differences {
         let mut x = x.to_vec();
         let mut y = y.to_vec();
         x.sort_by(f64::total_cmp);
@@ -184,7 +185,7 @@ impl Differences {
         Differences { x, y }
     }
 
-    fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.x.len() * self.y.len()
     }
 
@@ -214,7 +215,7 @@ impl Differences {
     }
 
     /// The k-th smallest difference, from 0.
-    fn kth(&self, k: usize) -> f64 {
+    pub(crate) fn kth(&self, k: usize) -> f64 {
         let (lo, hi) = self.key_range();
         self.kth_within(k, lo, hi)
     }
@@ -275,7 +276,7 @@ impl Differences {
     }
 
     /// statrs' median of the differences: the middle one, or the mean of the two.
-    fn median(&self) -> f64 {
+    pub(crate) fn median(&self) -> f64 {
         let k = self.len() / 2;
         if self.len() % 2 == 1 {
             self.kth(k)
@@ -366,7 +367,7 @@ fn has_ties(x: &[f64], y: &[f64]) -> bool {
 
 /// Midranks (ties share the mean of their ranks) of `values`, in their order, and
 /// `sum(t^3 - t)` over the groups of `t` equal values: R's `rank()` and `table(r)`.
-fn midranks(values: &[f64]) -> (Vec<f64>, f64) {
+pub(crate) fn midranks(values: &[f64]) -> (Vec<f64>, f64) {
     let mut order: Vec<usize> = (0..values.len()).collect();
     order.sort_by(|&a, &b| values[a].total_cmp(&values[b]));
     let mut ranks = vec![0.0; values.len()];
@@ -470,13 +471,13 @@ fn normal_interval(x: &[f64], y: &[f64], diffs: &[f64], level: f64) -> (f64, f64
 /// with `x_i > y_j`, 0..=m*n) for samples of `m` and `n` values without ties: R's
 /// `dwilcox`/`pwilcox`/`qwilcox`. Counts by the recurrence of Mann & Whitney (1947):
 /// `c(k; m, n) = c(k - n; m - 1, n) + c(k; m, n - 1)`.
-struct WilcoxonRankSum {
+pub(crate) struct WilcoxonRankSum {
     /// `P(W = k)` for each k.
     pmf: Vec<f64>,
 }
 
 impl WilcoxonRankSum {
-    fn new(m: usize, n: usize) -> WilcoxonRankSum {
+    pub(crate) fn new(m: usize, n: usize) -> WilcoxonRankSum {
         // prev[j] = counts for (i - 1, j); row i = 0 has one arrangement: W = 0.
         let mut prev: Vec<Vec<f64>> = (0..=n).map(|_| vec![1.0]).collect();
         for i in 1..=m {
@@ -509,7 +510,7 @@ impl WilcoxonRankSum {
     }
 
     /// The smallest `q` with `P(W <= q) >= p`, with R's allowance for rounding.
-    fn quantile(&self, p: f64) -> usize {
+    pub(crate) fn quantile(&self, p: f64) -> usize {
         let p = p - 10.0 * f64::EPSILON;
         let mut acc = 0.0;
         for (q, v) in self.pmf.iter().enumerate() {

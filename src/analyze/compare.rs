@@ -24,8 +24,9 @@ pub use crate::analyze::labels::{Change, Chosen, Interval, choose, letter};
 use crate::analyze::options::Options;
 use crate::analyze::report::CompareError;
 use crate::analyze::report::{self, CellReport, LabelInfo, Report, RunToRun};
-use crate::stats::family::{Sides, cell_level, geometric_mean, table_marks_looks, table_ratios};
-use crate::stats::interval::as_runs;
+use crate::stats::change::{CellChange, change_with};
+use crate::stats::family::{cell_level, geometric_mean};
+use crate::stats::interval::{as_runs, look_level};
 use crate::store::ResultFile;
 
 /// Confidence that a column holds no false mark (each cell's interval is at
@@ -198,9 +199,9 @@ fn differs(
     }
 }
 
-/// The change of the trimmed mean per-round cost, the estimator the interval is built
-/// on ([`crate::stats::interval::difference_interval`]), so that the change, its
-/// percentage, its interval and its mark are one estimator's.
+/// The change of the two cells' stated costs, before [`mark`] gives it the two-sample
+/// change and its interval. A cell of under 10 rounds a side keeps this one, because it
+/// gets no interval.
 fn change(base: &CellReport, cell: &CellReport) -> Option<Change> {
     let (b, c) = (base.cost_ms?, cell.cost_ms?);
     Some(Change {
@@ -213,61 +214,87 @@ fn change(base: &CellReport, cell: &CellReport) -> Option<Change> {
     })
 }
 
-/// A cell's per-round costs by run ([`CellReport::run_costs`]).
-type RunCosts = Vec<Vec<f64>>;
+/// One compared cell of a column: its row, the label's and the baseline's per-round
+/// costs by run ([`CellReport::run_costs`]), the times of their launches without
+/// pretouch ([`CellReport::off_times`]), and the most looks either side's adaptive
+/// stop planned.
+struct Side {
+    row: usize,
+    x: Vec<Vec<f64>>,
+    y: Vec<Vec<f64>>,
+    control: [Vec<f64>; 2],
+    looks: usize,
+}
 
-/// Each column's changes get their interval at the column's level
-/// ([`table_marks_looks`]), and their mark.
+/// Each column's changes from both labels' rounds ([`crate::stats::change::change`]),
+/// with their intervals at the column's level and their marks. A column of `k` cells
+/// compared tests each at `1 - 0.05 / k` (Bonferroni), so that its marks hold together
+/// at 95%. A side that stopped at the planned looks of adaptive repetitions raises its
+/// cell's level once more, to `1 - (1 - level) / looks`, because its stop chose the
+/// rounds it stopped on.
 fn mark(columns: &mut [Column], rows: &mut [Row]) {
     let base = columns.iter().position(|c| c.baseline).unwrap_or(0);
     for (i, column) in columns.iter_mut().enumerate() {
         if i == base {
             continue;
         }
-        // The compared cells of this column, with the row each is in, and the looks
-        // of each side's adaptive stop (`stats::interval::difference_interval_looks`).
-        let sides: Vec<(usize, RunCosts, RunCosts, [Option<usize>; 2])> = rows
+        // The compared cells of this column, with the row each is in and the most
+        // looks either side's stop planned.
+        let sides: Vec<Side> = rows
             .iter()
             .enumerate()
             .filter_map(|(r, row)| {
                 let e = row.entries[i].as_ref().filter(|e| e.change.is_some())?;
                 let b = row.entries[base].as_ref()?;
-                let looks = [&e.measured, &b.measured].map(|c| c.cost_ci_looks.map(|k| k as usize));
-                Some((r, e.measured.run_costs(), b.measured.run_costs(), looks))
+                let looks = [&e.measured, &b.measured]
+                    .iter()
+                    .filter_map(|c| c.cost_ci_looks)
+                    .max()
+                    .unwrap_or(1) as usize;
+                Some(Side {
+                    row: r,
+                    x: e.measured.run_costs(),
+                    y: b.measured.run_costs(),
+                    control: [e.measured.off_times(), b.measured.off_times()],
+                    looks,
+                })
             })
             .collect();
-        let cells: Vec<Sides<'_>> = sides
-            .iter()
-            .map(|(_, x, y, _)| (as_runs(x), as_runs(y)))
-            .collect();
-        let looks: Vec<[Option<usize>; 2]> = sides.iter().map(|s| s.3).collect();
-        let estimator = rows
-            .iter()
-            .flat_map(|r| r.entries.iter().flatten())
-            .map(|e| e.measured.cost_estimator)
-            .next()
-            .unwrap_or_default();
-        let marks = table_marks_looks(&cells, &looks, estimator, CONFIDENCE);
-        column.geomean = column_geomean(rows, i, &sides, &cells, &looks, estimator);
-        let k = marks.iter().flatten().count();
+        let changes_at = |level: f64| -> Vec<Option<CellChange>> {
+            sides
+                .iter()
+                .map(|s| {
+                    let control = [s.control[0].as_slice(), s.control[1].as_slice()];
+                    let at = look_level(level, s.looks);
+                    change_with(&as_runs(&s.x), &as_runs(&s.y), Some(control), at)
+                })
+                .collect()
+        };
+        let k = changes_at(CONFIDENCE).iter().flatten().count();
+        let level = cell_level(k, CONFIDENCE);
         column.compared = k;
-        column.level = (k > 0).then(|| cell_level(k, CONFIDENCE));
-        for ((r, ..), m) in sides.iter().zip(marks) {
-            if let Some(change) = rows[*r].entries[i].as_mut().and_then(|e| e.change.as_mut()) {
-                change.interval = m.map(|m| m.difference.into());
-                // The change in % is the ratio of the two costs less one, and its
-                // interval the ratio's, made on the log scale with both sides' errors
-                // (`stats::interval::Ratio`): it never passes -100%.
-                change.percent_interval = m.and_then(|m| m.difference.ratio).map(|q| Interval {
-                    estimate: 100.0 * (q.estimate - 1.0),
-                    low: 100.0 * (q.low - 1.0),
-                    high: 100.0 * (q.high - 1.0),
-                    confidence: m.map_or(CONFIDENCE, |m| m.level),
-                });
-                change.testable = m.is_some();
-                change.significant = m.is_some_and(|m| m.marked);
+        column.level = (k > 0).then_some(level);
+        let own = changes_at(CONFIDENCE);
+        for (side, c) in sides.iter().zip(changes_at(level)) {
+            let entry = rows[side.row].entries[i].as_mut();
+            let Some(change) = entry.and_then(|e| e.change.as_mut()) else {
+                continue;
+            };
+            let Some(c) = c else { continue };
+            let at = look_level(level, side.looks);
+            change.delta = c.ms.estimate;
+            change.interval = Some(Interval::of(c.ms, at));
+            // The change in % is the ratio less one, so it never passes -100%.
+            if let Some(q) = c.ratio {
+                change.percent = Some(100.0 * (q.estimate - 1.0));
+                change.percent_interval = Some(Interval::of(q, at).ratio_as_percent());
+            } else {
+                change.percent_interval = None;
             }
+            change.testable = true;
+            change.significant = c.marked();
         }
+        column.geomean = column_geomean(rows, i, &sides, &own);
     }
 }
 
@@ -278,19 +305,17 @@ fn mark(columns: &mut [Column], rows: &mut [Row]) {
 fn column_geomean(
     rows: &[Row],
     i: usize,
-    sides: &[(usize, RunCosts, RunCosts, [Option<usize>; 2])],
-    cells: &[Sides<'_>],
-    looks: &[[Option<usize>; 2]],
-    estimator: crate::stats::interval::Estimator,
+    sides: &[Side],
+    own: &[Option<CellChange>],
 ) -> Option<crate::stats::family::GeoMean> {
-    let own = table_ratios(cells, looks, estimator, CONFIDENCE);
     let ratios: Vec<(f64, Option<(f64, f64)>)> = sides
         .iter()
         .zip(own)
-        .filter_map(|((r, ..), q)| {
-            let change = rows[*r].entries[i].as_ref()?.change?;
+        .filter_map(|(side, c)| {
+            let change = rows[side.row].entries[i].as_ref()?.change?;
             let ratio = 1.0 + change.percent? / 100.0;
-            Some((ratio, q.map(|q| (q.low, q.high))))
+            let interval = c.and_then(|c| c.ratio).map(|q| (q.low, q.high));
+            Some((ratio, interval))
         })
         .collect();
     geometric_mean(&ratios)
@@ -654,11 +679,94 @@ mod tests {
                     .filter(|c| c.significant)
                     .count();
                 let geomean = cmp.columns[1].geomean.expect("20 cells compared");
-                let (low, high) = geomean.interval.expect("every cell has an interval");
-                assert!(low <= geomean.ratio && geomean.ratio <= high, "{geomean:?}");
-                (marks, cmp.columns[1].compared, low > 1.0 || high < 1.0)
+                // A slow launch without pretouch can make a round's cost 0 or less, and
+                // then its cell, and so the geometric mean, has no interval.
+                let off = geomean.interval.is_some_and(|(low, high)| {
+                    assert!(low <= geomean.ratio && geomean.ratio <= high, "{geomean:?}");
+                    low > 1.0 || high < 1.0
+                });
+                (marks, cmp.columns[1].compared, off)
             })
             .collect()
+    }
+
+    /// Two labels of two cells each, `base` and `patch`: `cells(label)` gives each
+    /// cell's rounds, G1 first.
+    fn two_cells(base: [Vec<(f64, f64)>; 2], patch: [Vec<(f64, f64)>; 2]) -> Comparison {
+        let mk = |label: &str, at: &str, r: &[Vec<(f64, f64)>; 2]| {
+            file(
+                label,
+                at,
+                host("h"),
+                &crate::fixtures::g1_and_parallel(&r[0], &r[1]),
+            )
+        };
+        let files = vec![
+            mk("base", "2026-01-01T00:00:00Z", &base),
+            mk("patch", "2026-01-01T01:00:00Z", &patch),
+        ];
+        compare(&results(files), &Options::default()).unwrap()
+    }
+
+    /// Every round of the patch below every round of the base: each cell is marked,
+    /// at 10 rounds a side, and `check` calls the base a regression against the patch.
+    #[test]
+    fn rounds_that_do_not_overlap_are_marked_in_every_cell() {
+        let spread = |from: f64| -> Vec<(f64, f64)> {
+            (0..10)
+                .map(|i| (50.0, 50.0 + from + 7.0 * f64::from(i)))
+                .collect()
+        };
+        let cmp = two_cells([spread(211.0), spread(215.0)], [spread(53.0), spread(60.0)]);
+        for row in &cmp.rows {
+            let c = row.entries[1].as_ref().unwrap().change.unwrap();
+            let p = c.percent_interval.unwrap();
+            assert!(c.significant && p.high < 0.0, "{c:?}");
+            assert!(p.low > -100.0 && p.low <= c.percent.unwrap() && c.percent.unwrap() <= p.high);
+            assert!((p.confidence - 0.975).abs() < 1e-12, "{p:?}");
+        }
+        let up = two_cells([spread(53.0), spread(60.0)], [spread(211.0), spread(215.0)]);
+        let v = crate::analyze::verdict::judge(
+            &up,
+            None,
+            "5%".parse().unwrap(),
+            crate::analyze::verdict::Direction::Increase,
+        );
+        assert_eq!(
+            v.outcome(),
+            crate::analyze::verdict::Outcome::Regression,
+            "{v:?}"
+        );
+    }
+
+    /// A cell's change and mark come from its own rounds: a Parallel round lost from
+    /// the patch's file moves nothing of the G1 cell.
+    #[test]
+    fn a_lost_round_of_one_cell_changes_no_other_cell() {
+        let r = |cost: f64| crate::fixtures::rounds_costing(cost, 12);
+        let whole = two_cells([r(300.0), r(310.0)], [r(330.0), r(335.0)]);
+        let mut short = r(335.0);
+        short.remove(4);
+        let lost = two_cells([r(300.0), r(310.0)], [r(330.0), short]);
+        let change = |c: &Comparison, row: usize| c.rows[row].entries[1].as_ref().unwrap().change;
+        assert_eq!(change(&whole, 0), change(&lost, 0), "the G1 cell");
+        assert_eq!(
+            whole.rows[0].entries[1]
+                .as_ref()
+                .unwrap()
+                .measured
+                .cost_ci_low_ms,
+            lost.rows[0].entries[1]
+                .as_ref()
+                .unwrap()
+                .measured
+                .cost_ci_low_ms
+        );
+        assert_ne!(
+            change(&whole, 1),
+            change(&lost, 1),
+            "the Parallel cell lost a round"
+        );
     }
 
     /// The intervals are honest at the comparison itself. At most 5% of A/A tables of 20 cells
@@ -700,7 +808,14 @@ mod tests {
         let marked: usize = tables.iter().map(|&(m, ..)| m).sum();
         eprintln!("+100 ms, 5 tables of 20 cells of 40 rounds: {marked} of 100 marked");
         assert!(marked >= 70, "{marked} of 100");
-        // The geometric mean sees the change in every table, however wide it is taken.
+        // The geometric mean sees the change in every table, however wide it is taken,
+        // where every cell has an interval of its ratio. Here a slow launch without
+        // pretouch makes some round's cost 0 or less in most tables, and that cell has
+        // none, so the same tables are drawn without slow launches.
+        let steady = |n: crate::stats::noise::Noise| crate::stats::noise::Noise { slow: 0.0, ..n };
+        let tables = simulated_tables(5, 40, 44, |label| {
+            steady(if label == 1 { slower } else { vm })
+        });
         assert!(tables.iter().all(|t| t.2), "{tables:?}");
     }
 }

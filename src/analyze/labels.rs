@@ -186,7 +186,28 @@ impl Interval {
         }
     }
 
-    /// Half the interval's width: it is symmetric about its estimate.
+    /// A shift of the statistics and its interval, stated at `confidence`.
+    pub fn of(shift: crate::stats::Shift, confidence: f64) -> Interval {
+        Interval {
+            estimate: shift.estimate,
+            low: shift.low,
+            high: shift.high,
+            confidence,
+        }
+    }
+
+    /// A ratio's interval as a change in %: `100 (ratio - 1)` at every end.
+    pub fn ratio_as_percent(self) -> Interval {
+        let percent = |r: f64| 100.0 * (r - 1.0);
+        Interval {
+            estimate: percent(self.estimate),
+            low: percent(self.low),
+            high: percent(self.high),
+            confidence: self.confidence,
+        }
+    }
+
+    /// Half the interval's width.
     pub fn half_width(&self) -> f64 {
         (self.high - self.low) / 2.0
     }

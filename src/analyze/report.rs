@@ -35,6 +35,8 @@ pub enum CompareError {
 pub struct RoundCost {
     /// Time to main() with pretouch minus without, in the same round.
     pub ms: f64,
+    /// Time to main() of the round's launch without pretouch.
+    pub off_ms: f64,
     /// One of the two launches is an outlier.
     pub outlier: bool,
     /// The round's run (result file), as an index among the files read: the rounds of
@@ -240,6 +242,13 @@ impl CellReport {
     /// The per-round costs by run, in run then round order.
     pub fn run_costs(&self) -> Vec<Vec<f64>> {
         run_costs(&self.costs)
+    }
+
+    /// The times to main() of the launches without pretouch of the rounds that give a
+    /// cost, in run then round order: what the comparison reads the machine's shift
+    /// between two labels' runs from.
+    pub fn off_times(&self) -> Vec<f64> {
+        self.costs.iter().map(|c| c.off_ms).collect()
     }
 
     /// The cost's 95% interval, when the cell has one.
@@ -672,36 +681,8 @@ pub fn label_rows(
             cell_report(label.to_owned(), key, s, options, heap, &per_file, looks)
         })
         .collect();
-    let mut cells: Vec<CellReport> = cells;
-    restate_with_the_labels_drift(&mut cells, options.estimator);
+    let cells: Vec<CellReport> = cells;
     LabelRows { cells, warnings }
-}
-
-/// Each cell's interval again, with the drift and the spread between runs pooled over
-/// every cell's runs of the label (`stats::interval::Drift::of_cells`): the cells of a
-/// run share its rounds and the machine's drift, and one cell's 10 rounds (or 3 runs)
-/// say little of it. A cell whose run stopped under adaptive repetitions keeps the
-/// interval its stop checked, from its own rounds.
-fn restate_with_the_labels_drift(cells: &mut [CellReport], estimator: Estimator) {
-    let runs: Vec<Vec<Vec<f64>>> = cells.iter().map(CellReport::run_costs).collect();
-    let by_cell: Vec<Vec<&[f64]>> = runs
-        .iter()
-        .map(|r| crate::stats::interval::as_runs(r))
-        .collect();
-    let drift = crate::stats::interval::Drift::of_cells_by(&by_cell, estimator);
-    for (cell, runs) in cells.iter_mut().zip(&runs) {
-        if cell.cost_ci_looks.is_some() {
-            continue;
-        }
-        let interval = crate::analyze::interval::stated_in(runs, drift);
-        if let Some(i) = interval {
-            cell.cost_ms = Some(i.estimate_ms);
-        }
-        cell.cost_ci_low_ms = interval.map(|i| i.low_ms);
-        cell.cost_ci_high_ms = interval.map(|i| i.high_ms);
-        cell.cost_ci_batches = interval.filter(|i| i.runs == 1).map(|i| i.batches);
-        cell.cost_ci_runs = interval.filter(|i| i.runs > 1).map(|i| i.runs);
-    }
 }
 
 /// The report of the labels' rows (each label's computed from its launches alone, in
@@ -1037,6 +1018,7 @@ fn round_costs(s: &Samples<'_>, flagged: &[bool], kept: impl Fn(usize) -> bool) 
         .filter_map(|p| match *p {
             [Some(off), Some(on)] => Some(RoundCost {
                 ms: s.timed[on].3 - s.timed[off].3,
+                off_ms: s.timed[off].3,
                 outlier: flagged[on] || flagged[off],
                 run: s.timed[on].0,
             }),

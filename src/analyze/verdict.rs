@@ -262,14 +262,66 @@ fn judge_entry(
         Direction::Increase => threshold.show(t),
         Direction::Both => format!("+-{threshold}"),
     };
+    let mut why = format!("{why} {bound}");
+    if outcome == Outcome::Undecided {
+        why += &more_to_decide(threshold, direction, interval, &entry.measured);
+    }
     Judged {
         cell,
         label: label.to_owned(),
         outcome,
         change: estimate,
         interval: Some(interval),
-        why: format!("{why} {bound}"),
+        why,
     }
+}
+
+/// Most rounds or runs a side that [`more_to_decide`] names; beyond it, it says so.
+const MOST_TO_NAME: f64 = 10_000.0;
+
+/// For a cell whose interval straddles the threshold, about how many rounds a side (or
+/// runs a label, where the interval is over runs) would likely decide it: the
+/// interval's half-width shrinks with the square root of the rounds, so the rounds
+/// that bring it within the distance from the change to the threshold are `n (half /
+/// distance)^2`. A change in % is taken on the log scale, where its interval is made.
+/// It assumes the spread stays as measured and the change stays where it is, so it is
+/// a guide, not a promise.
+fn more_to_decide(
+    threshold: Threshold,
+    direction: Direction,
+    interval: Interval,
+    measured: &CellReport,
+) -> String {
+    let scale = |v: f64| match threshold {
+        Threshold::Percent(_) => (1.0 + v / 100.0).max(f64::MIN_POSITIVE).ln(),
+        Threshold::Ms(_) => v,
+    };
+    let t = threshold.value();
+    let estimate = scale(interval.estimate);
+    let half = (scale(interval.high) - scale(interval.low)) / 2.0;
+    let distance = match direction {
+        Direction::Increase => (estimate - scale(t)).abs(),
+        Direction::Both => (estimate - scale(t))
+            .abs()
+            .min((estimate - scale(-t)).abs()),
+    };
+    let (n, what) = match measured.cost_ci_runs {
+        Some(runs) => (runs, "runs a label"),
+        None => (measured.rounds, "rounds a side"),
+    };
+    if !(distance > 0.0 && half > 0.0) || n == 0 {
+        return ". The change sits at the threshold, so more rounds may not decide it".to_owned();
+    }
+    let needed = (n as f64 * (half / distance).powi(2)).ceil();
+    if needed > MOST_TO_NAME {
+        return format!(
+            ". It would likely take more than {MOST_TO_NAME} {what} to decide, because the change lies so near the threshold"
+        );
+    }
+    format!(
+        ". About {} {what} would likely decide it, where it has {n}",
+        needed.max(n as f64 + 1.0)
+    )
 }
 
 /// Why a compared cell has no interval: its rounds, when a side has too few.

@@ -121,7 +121,7 @@ fn cell_line(v: &Verdict, cell: &Judged) -> String {
         (Some(change), Some(i)) => format!(
             "change {}, {} interval {} to {}",
             show(change),
-            percent(i.confidence),
+            crate::render::table::confidence(i.confidence),
             show(i.low),
             show(i.high)
         ),
@@ -167,9 +167,4 @@ fn final_line(v: &Verdict) -> String {
             "verdict: undecided, because no cell {beyond} against `{base}` with its whole interval, but {some} could not be decided against {t} (exit 125, which `git bisect run` reads as skip)"
         ),
     }
-}
-
-/// A confidence as a percentage: `95%`, `97.5%`.
-fn percent(confidence: f64) -> String {
-    format!("{}%", (confidence * 1000.0).round() / 10.0)
 }

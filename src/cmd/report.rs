@@ -8,7 +8,7 @@ use crate::analyze::Options;
 use crate::analyze::document;
 use crate::cmd::cli::ReportArgs;
 use crate::render::common::Format;
-use crate::render::document::{SideRequest, render as render_document, side_files};
+use crate::render::document::{SideRequest, notes, render as render_document, side_files};
 use crate::session::error::bad;
 use crate::session::report::catalog;
 use crate::store::read::catalog_for_report;
@@ -46,6 +46,8 @@ pub(crate) fn cmd_report(args: ReportArgs) -> anyhow::Result<u8> {
         Some(path) => write_output(path, &text)?,
         None => print!("{text}"),
     }
+    // The notes under the letter's table go to stderr, so that stdout can be pasted.
+    eprint!("{}", notes(&doc, args.format));
     Ok(0)
 }
 

@@ -58,13 +58,13 @@ pub(crate) fn cost(c: &CellReport) -> String {
     }
 }
 
-/// The cell's cost as its 20% trimmed mean with the half-width of its 95% interval,
-/// `376 +-4.2`, and `376 +-12.0 (3 runs)` when the interval is over the label's runs;
-/// `few rounds` when it has rounds but fewer than an interval needs.
+/// The cell's cost with the ends of its 95% interval, `376 [372, 381]`, and
+/// `376 [365, 388] (3 runs)` when the interval is over the label's runs; `few rounds`
+/// when it has rounds but fewer than an interval needs.
 pub(crate) fn cost_ci(c: &CellReport) -> String {
-    match (c.cost_ms, c.cost_half_width_ms()) {
-        (Some(estimate), Some(half_width)) => {
-            let shown = format!("{} +-{}", table::ms(estimate), table::ms(half_width));
+    match (c.cost_ms, c.cost_interval()) {
+        (Some(estimate), Some(_)) => {
+            let shown = format!("{} {}", table::ms(estimate), cost_range(c, ""));
             match c.cost_ci_runs {
                 Some(runs) => format!("{shown} ({} runs)", table::whole(runs)),
                 None => shown,
@@ -75,14 +75,24 @@ pub(crate) fn cost_ci(c: &CellReport) -> String {
     }
 }
 
-/// The half-width of the cell's own interval about its trimmed mean, `4.2`; `few` where
-/// it has rounds but fewer than an interval needs.
-pub(crate) fn cost_half_width(c: &CellReport, few: &str) -> String {
-    match c.cost_half_width_ms() {
-        Some(half_width) => table::ms(half_width),
-        None if c.rounds > 0 => few.to_owned(),
-        None => "-".to_owned(),
+/// The ends of the cell's own interval, `[372, 381]`; `few` where it has rounds but
+/// fewer than an interval needs.
+pub(crate) fn cost_range(c: &CellReport, few: &str) -> String {
+    match (c.cost_ci_low_ms, c.cost_ci_high_ms) {
+        (Some(low), Some(high)) => ms_range(low, high),
+        _ if c.rounds > 0 => few.to_owned(),
+        _ => "-".to_owned(),
     }
+}
+
+/// An interval in ms by its ends, `[372, 381]`, each end as [`table::ms`] writes it.
+pub(crate) fn ms_range(low: f64, high: f64) -> String {
+    format!("[{}, {}]", table::ms(low), table::ms(high))
+}
+
+/// An interval of a change in % by its ends, `[-13.5, -9.3]`, each signed to a tenth.
+pub(crate) fn percent_range(low: f64, high: f64) -> String {
+    format!("[{low:+.1}, {high:+.1}]")
 }
 
 /// What a cell without an interval shows instead.
@@ -593,13 +603,6 @@ pub(crate) fn estimate_phrase(cells: &[&CellReport]) -> String {
         (Some(a), Some(b)) => format!("{name} of {a}-{b}"),
         _ => name.to_owned(),
     }
-}
-
-/// The wider side of an interval about its estimate, for a `+-` column: a ratio's
-/// interval made on the log scale is not symmetric, and the wider side is the one a
-/// reader must not overlook.
-pub(crate) fn wider_side(estimate: f64, low: f64, high: f64) -> f64 {
-    (estimate - low).max(high - estimate)
 }
 
 /// A table of the explaining columns `groups`, every one of them, a row per cell named

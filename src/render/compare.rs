@@ -9,9 +9,9 @@ use serde::Serialize;
 use crate::analyze::compare::{Column, Comparison, Entry, Interval};
 use crate::analyze::report::CellReport;
 use crate::render::common::{
-    Brief, CellNames, KEY_HEADERS, cost_half_width, estimate_phrase, failure_warnings,
-    failure_warnings_named, iqr, key_columns, key_values, ms, outlier_note, run_to_run_notes,
-    spread, wider_side,
+    Brief, CellNames, KEY_HEADERS, cost_range, estimate_phrase, failure_warnings,
+    failure_warnings_named, iqr, key_columns, key_values, ms, outlier_note, percent_range,
+    run_to_run_notes, spread,
 };
 use crate::render::labels::{self, minute};
 use crate::render::table::{self, Note};
@@ -26,12 +26,16 @@ fn legend(cmp: &Comparison) -> String {
     let estimator = compared_cells(cmp)
         .next()
         .map_or_else(Default::default, |c| c.cost_estimator);
+    let figure = if over_runs {
+        format!("the mean of the runs' {}s", estimator.name())
+    } else {
+        format!("the {} of a cell's rounds", estimator.name())
+    };
     let mut text = format!(
         "A round launches the JVM twice back to back, once with -XX:+AlwaysPreTouch and \
          once without. Its cost is the time from exec to main() with pretouch less the \
-         time without. cost ms is the {} of a cell's rounds, and +- ms is half its 95% \
-         interval. A negative change is less startup time.",
-        estimator.name()
+         time without. cost ms is {figure}, and interval ms gives the ends of its 95% \
+         interval. A negative change is less startup time."
     );
     let levels: Vec<String> = cmp
         .columns
@@ -42,7 +46,7 @@ fn legend(cmp: &Comparison) -> String {
                     "{} {} cell(s) at {}",
                     c.label,
                     c.compared,
-                    table::pct(100.0 * l, 2)
+                    table::confidence(l)
                 )
             })
         })
@@ -50,9 +54,13 @@ fn legend(cmp: &Comparison) -> String {
     if !levels.is_empty() {
         let _ = write!(
             text,
-            " A change's interval is at the level that holds a label's marks together at \
-             {}, by Bonferroni. The levels are {}. A change in % is the ratio of the \
-             costs, and its interval is made on the log scale.",
+            " A change is the median of the ratios of each round of a label to each \
+             round of the baseline, so it can differ from the ratio of the two costs \
+             shown. Its interval is the Mann-Whitney interval of that ratio, with each \
+             side counted as the rounds its drift leaves it, widened by how far the \
+             launches without pretouch moved between the two labels' runs. Where each \
+             side has several runs, it is over the runs. A change's interval is at the level that holds a \
+             label's marks together at {}, by Bonferroni. The levels are {}.",
             table::pct(100.0 * cmp.confidence, 0),
             levels.join(", ")
         );
@@ -106,7 +114,7 @@ fn key_parts([jdk, gc, heap, variant]: &[String; 4]) -> (&str, &str, &str, &str)
 /// The details: per cell and label, its rounds, its cost with its interval, the runs
 /// it is over, the spread of the per-round costs and the outliers, then its change
 /// against the baseline. Text names a cell once, its label by a letter where
-/// `lettered`, and the interval by its half-width; Markdown gives one figure a cell.
+/// `lettered`, and the interval by its ends; Markdown gives one figure a cell.
 fn details_table(cmp: &Comparison, lettered: bool) -> table::Table {
     use table::{Cell, Column as Col, Shown};
     let wide = |c: Col| c.shown(Shown::Wide);
@@ -116,7 +124,7 @@ fn details_table(cmp: &Comparison, lettered: bool) -> table::Table {
         Col::name("label"),
         Col::num("rounds"),
         Col::num("cost ms"),
-        text(Col::num("+- ms")),
+        text(Col::num("interval ms")),
         wide(Col::num("low ms")),
         wide(Col::num("high ms")),
         wide(Col::num("runs")),
@@ -161,7 +169,7 @@ fn details_table(cmp: &Comparison, lettered: bool) -> table::Table {
             row.extend(
                 [
                     ms(c.cost_ms),
-                    cost_half_width(c, "none"),
+                    cost_range(c, "none"),
                     ms(c.cost_ci_low_ms),
                     ms(c.cost_ci_high_ms),
                     table::whole(c.cost_ci_runs.unwrap_or(1)),
@@ -213,17 +221,13 @@ fn letter_column(cmp: &Comparison, i: usize) -> Vec<String> {
     let mut costs: Vec<String> = entries.iter().map(|e| cell_cost(*e)).collect();
     let geomean = shows_geomean(cmp);
     if i == base && cmp.columns.len() == 1 {
-        // One label: its cost with the half-width of its own interval.
+        // One label: its cost with the ends of its own interval.
         let w = costs.iter().map(String::len).max().unwrap_or(0);
         return entries
             .iter()
             .zip(&costs)
             .map(|(e, c)| {
-                let half = e.map_or_else(String::new, |e| {
-                    e.measured
-                        .cost_half_width_ms()
-                        .map_or_else(|| "no CI".to_owned(), |h| format!("+-{}", table::ms(h)))
-                });
+                let half = e.map_or_else(String::new, |e| cost_range(&e.measured, "no CI"));
                 format!("{c:>w$} {half}").trim_end().to_owned()
             })
             .collect();
@@ -251,7 +255,7 @@ fn letter_column(cmp: &Comparison, i: usize) -> Vec<String> {
         .iter()
         .map(
             |e| match change(e).map(|c| (c.interval, c.percent_interval)) {
-                Some((_, Some(p))) => format!("+-{:.1}", wider_side(p.estimate, p.low, p.high)),
+                Some((_, Some(p))) => percent_range(p.low, p.high),
                 Some((None, _)) => "no CI".to_owned(),
                 Some((Some(_), None)) | None => String::new(),
             },
@@ -267,7 +271,7 @@ fn letter_column(cmp: &Comparison, i: usize) -> Vec<String> {
         pcts.push(g.map_or_else(String::new, |g| table::signed_pct(g.percent)));
         halves.push(
             g.map_or_else(String::new, |g| match (g.percent_low, g.percent_high) {
-                (Some(low), Some(high)) => format!("+-{:.1}", wider_side(g.percent, low, high)),
+                (Some(low), Some(high)) => percent_range(low, high),
                 _ => "no CI".to_owned(),
             }),
         );
@@ -305,9 +309,9 @@ fn letter_table(cmp: &Comparison, cols: &[usize]) -> (table::Table, Vec<usize>) 
         columns.push(Col::name(c.label.as_str()).shown(Shown::Text));
         let mut wide = vec![format!("{} ms", c.label)];
         if i == base && alone {
-            wide.push("+- ms".to_owned());
+            wide.push("interval ms".to_owned());
         } else if i != base {
-            wide.extend([format!("{} change %", c.label), "+- %".to_owned()]);
+            wide.extend([format!("{} change %", c.label), "interval %".to_owned()]);
         }
         columns.extend(wide.into_iter().map(|h| Col::num(h).shown(Shown::Wide)));
     }
@@ -326,7 +330,7 @@ fn letter_table(cmp: &Comparison, cols: &[usize]) -> (table::Table, Vec<usize>) 
             row.push(cell_cost(e).into());
             if i == base && alone {
                 row.push(
-                    e.map_or_else(|| "-".to_owned(), |e| cost_half_width(&e.measured, "none"))
+                    e.map_or_else(|| "-".to_owned(), |e| cost_range(&e.measured, "none"))
                         .into(),
                 );
             } else if i != base {
@@ -345,9 +349,7 @@ fn letter_table(cmp: &Comparison, cols: &[usize]) -> (table::Table, Vec<usize>) 
                 );
                 row.push(
                     match change.map(|c| (c.interval, c.percent_interval)) {
-                        Some((_, Some(p))) => {
-                            format!("{:.1}", wider_side(p.estimate, p.low, p.high))
-                        }
+                        Some((_, Some(p))) => percent_range(p.low, p.high),
                         Some((Some(_), None)) => "n/a".to_owned(),
                         Some((None, _)) => "none".to_owned(),
                         None => "-".to_owned(),
@@ -443,46 +445,68 @@ fn letter_tables(cmp: &Comparison, cols: &[usize]) -> String {
     out
 }
 
-/// The footer of the cover letter's table: what `*` means and at what level the
-/// column's marks hold together, in one line; what `+-` is.
+/// The footer of the cover letter's table, at most two lines: what a change is, the
+/// confidence of its interval, what `*` means and at what level a label's marks hold
+/// together. With one label, the confidence of the cost's interval. Where no cell has
+/// an interval, what `no CI` means.
 fn letter_footer(cmp: &Comparison) -> String {
+    let any_interval = compared_cells(cmp).any(|c| c.cost_interval().is_some());
     if cmp.columns.len() == 1 {
-        return "+- is half the 95% interval of the cost.\n".to_owned();
+        return if any_interval {
+            "[low, high] is the 95% interval of the cost.\n".to_owned()
+        } else {
+            NO_CI.to_owned()
+        };
     }
     // Each label's column is one family, so with several labels the level holds for
     // each label's cells, not for all the table's cells together.
-    let compared: Vec<usize> = cmp
+    let families: Vec<(usize, f64)> = cmp
         .columns
         .iter()
-        .map(|c| c.compared)
-        .filter(|&n| n > 0)
+        .filter_map(|c| c.level.map(|l| (c.compared, l)))
         .collect();
-    let Some(&marks) = compared.iter().max() else {
-        return String::new();
+    let Some((cells, level)) = change_confidence(cmp) else {
+        let changes = cmp.rows.iter().flat_map(|r| r.entries.iter().flatten());
+        return if changes.clone().any(|e| e.change.is_some()) {
+            NO_CI.to_owned()
+        } else {
+            String::new()
+        };
     };
-    let whose = if compared.len() > 1 {
+    let whose = if families.len() > 1 {
         "each label's"
     } else {
-        "the"
+        "a label's"
     };
-    let geomean = if shows_geomean(cmp) {
-        " geomean is the change over all cells, with no mark."
+    let together = if cells == 1 {
+        String::new()
     } else {
-        ""
+        format!(
+            ", at {} for {whose} {cells} cells together",
+            table::pct(100.0 * cmp.confidence, 0)
+        )
     };
     table::wrap(
         &format!(
-            "+- is the wider side of the 95% interval. * marks an interval that excludes 0, at {}{}.{geomean}",
-            table::pct(100.0 * cmp.confidence, 0),
-            if marks == 1 {
-                String::new()
-            } else {
-                format!(" for {whose} {marks} cells together")
-            }
+            "A change is the median ratio of rounds, with its {} interval. * marks an interval without 0{together}.",
+            table::confidence(level)
         ),
         2,
     )
 }
+
+/// The confidence of the changes' intervals, that of the column with the most cells
+/// compared, and those cells: what the footer, the HTML's chart and `check` state.
+/// `None` where no change has an interval.
+pub fn change_confidence(cmp: &Comparison) -> Option<(usize, f64)> {
+    cmp.columns
+        .iter()
+        .filter_map(|c| c.level.map(|l| (c.compared, l)))
+        .max_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)))
+}
+
+/// The footer where no cell has an interval.
+const NO_CI: &str = "no CI means under 10 rounds, too few for an interval.\n";
 
 /// The summary row's name in the key columns.
 const GEOMEAN: &str = "geomean";
@@ -593,29 +617,33 @@ fn shared_line(cmp: &Comparison, shared: Option<String>) -> String {
     table::wrap(&common.join("; "), 2)
 }
 
-/// The labels side by side as the cover letter's table, with a line or two per
-/// warning; every detail with `details`.
+/// The labels side by side as the cover letter's table; every detail with `details`.
+/// Without `details` the notes are apart ([`brief_notes`]), so that the table can be
+/// pasted as it is.
 pub fn text(cmp: &Comparison, details: bool) -> String {
-    let cells: Vec<&CellReport> = compared_cells(cmp).collect();
     let mut out = head(cmp);
-    let (cols, _) = key_columns(&keys(cmp));
     if details {
+        let (cols, _) = key_columns(&keys(cmp));
         out.push('\n');
         out += &details_text(cmp, &cols);
-    } else {
-        let brief = Brief {
-            cells: &cells,
-            outliers_excluded: cmp.outliers_excluded,
-            warnings: &cmp.warnings,
-            run_to_run: &cmp.run_to_run,
-            machine_notes: &cmp.machine_notes,
-            env_differences: &cmp.env_differences,
-        };
-        for line in brief.lines() {
-            out += &line;
-        }
     }
     out
+}
+
+/// The notes under the cover letter's table without `--details`, a line or two each,
+/// each naming the option that shows more. The text report prints them to stderr, so
+/// that its stdout is the table alone.
+pub fn brief_notes(cmp: &Comparison) -> String {
+    let cells: Vec<&CellReport> = compared_cells(cmp).collect();
+    let brief = Brief {
+        cells: &cells,
+        outliers_excluded: cmp.outliers_excluded,
+        warnings: &cmp.warnings,
+        run_to_run: &cmp.run_to_run,
+        machine_notes: &cmp.machine_notes,
+        env_differences: &cmp.env_differences,
+    };
+    brief.lines().concat()
 }
 
 /// The cover letter's table under its title, with its footer: what the text report
@@ -786,7 +814,7 @@ fn markdown_geomean(cmp: &Comparison) -> Option<Vec<String>> {
         row.push(g.map_or_else(
             || "-".to_owned(),
             |g| match (g.percent_low, g.percent_high) {
-                (Some(low), Some(high)) => format!("{:.1}", wider_side(g.percent, low, high)),
+                (Some(low), Some(high)) => percent_range(low, high),
                 _ => "none".to_owned(),
             },
         ));

@@ -57,6 +57,21 @@ pub fn render(doc: &Document, format: Format) -> String {
     }
 }
 
+/// What the text report prints to stderr beside [`render`]'s stdout: the notes under
+/// the cover letter's table, a line or two each, when `--details` does not hold them.
+/// So `pretouch report > letter.txt` keeps only the letter's table. Empty in the other
+/// formats, which keep their notes.
+pub fn notes(doc: &Document, format: Format) -> String {
+    match (&doc.launches, format) {
+        (Some(l), Format::Text)
+            if !l.details && in_order().all(|s| s.instead_of_cells(l).is_none()) =>
+        {
+            compare::brief_notes(&l.comparison)
+        }
+        _ => String::new(),
+    }
+}
+
 /// Plain text that fits a patch email: the cells (or the labels side by side), the
 /// sections that go after them, what explains each cost, the heap and pretouch method,
 /// the sections that go last; or a feature's report of its own.

@@ -7,9 +7,9 @@ use std::fmt::Write as _;
 use crate::analyze::report::{CellReport, Report};
 use crate::features::key::KeyParts;
 use crate::render::common::{
-    CellNames, KEY_HEADERS, cost, cost_ci, cost_half_width, failure_warnings,
-    failure_warnings_named, interval_basis_note, iqr, key_columns, key_refs, key_values, ms,
-    outlier_note, run_to_run_notes, spread, stop_lines,
+    CellNames, KEY_HEADERS, cost, cost_ci, cost_range, failure_warnings, failure_warnings_named,
+    interval_basis_note, iqr, key_columns, key_refs, key_values, ms, outlier_note,
+    run_to_run_notes, spread, stop_lines,
 };
 use crate::render::csv_row::AsStruct;
 use crate::render::table::{self, Column, Note, Shown, Table};
@@ -152,7 +152,7 @@ fn cells_table(cells: &[&CellReport], over_runs: bool) -> Table {
                 md_spread(c.median_on_ms, c.min_on_ms, c.max_on_ms),
                 cost(c),
                 ms(c.cost_ms),
-                cost_half_width(c, "none"),
+                cost_range(c, "none"),
                 cost_ci(c),
             ]);
             if over_runs {

@@ -746,6 +746,12 @@ pub fn pct(v: f64, decimals: usize) -> String {
     format!("{v:.decimals$}%")
 }
 
+/// A confidence as every output states it, in % to a tenth without a trailing zero:
+/// `95%`, `97.5%`, `99.2%`.
+pub fn confidence(c: f64) -> String {
+    format!("{}%", (c * 1000.0).round() / 10.0)
+}
+
 /// A fraction (a probability) to `decimals` places: `0.05`.
 pub fn fraction(v: f64, decimals: usize) -> String {
     format!("{v:.decimals$}")

@@ -117,5 +117,6 @@ fn print_report(
     }
     let doc = document::build(results, options)?;
     print!("{}", crate::render::document::render(&doc, args.format));
+    eprint!("{}", crate::render::document::notes(&doc, args.format));
     Ok(())
 }

@@ -8,30 +8,22 @@ use crate::analyze::Options;
 use crate::analyze::document;
 use crate::features::report_options::ReportOptions;
 use crate::render::common::Format;
-use crate::render::document::render as render_document;
+use crate::render::document::{notes as render_notes, render as render_document};
 use crate::session::error::bad;
 use crate::store::read::{Catalog, catalog_for_report};
 
 /// `pretouch report FILES --format FORMAT` with the features' options `features`:
-/// what `run --kernel` prints across its kernels once they are done.
+/// what `run --kernel` prints across its kernels once they are done. The notes under
+/// the text's table go to stderr, as `pretouch report` prints them.
 pub(crate) fn print_report(
     paths: &[PathBuf],
     format: Format,
     features: &ReportOptions,
 ) -> anyhow::Result<()> {
-    print!("{}", report_text(paths, format, features)?);
+    let doc = read_document(paths, features, false)?;
+    print!("{}", render_document(&doc, format));
+    eprint!("{}", render_notes(&doc, format));
     Ok(())
-}
-
-/// What `pretouch report PATHS --format FORMAT` with the features' options `features`
-/// prints.
-pub(crate) fn report_text(
-    paths: &[PathBuf],
-    format: Format,
-    features: &ReportOptions,
-) -> anyhow::Result<String> {
-    let [text] = report_texts(paths, [format], features, false)?;
-    Ok(text)
 }
 
 /// What `pretouch report PATHS --format F` prints for each of `formats`, from one
@@ -43,13 +35,23 @@ pub(crate) fn report_texts<const N: usize>(
     features: &ReportOptions,
     details: bool,
 ) -> anyhow::Result<[String; N]> {
+    let doc = read_document(paths, features, details)?;
+    Ok(formats.map(|format| render_document(&doc, format)))
+}
+
+/// The report document of the results under `paths`, as `pretouch report` builds it
+/// with the features' options `features` and `--details` when `details`.
+fn read_document(
+    paths: &[PathBuf],
+    features: &ReportOptions,
+    details: bool,
+) -> anyhow::Result<document::Document> {
     let options = Options {
         features: features.clone(),
         details,
         ..Options::default()
     };
-    let doc = document::build_read(catalog(paths)?, &options).map_err(bad)?;
-    Ok(formats.map(|format| render_document(&doc, format)))
+    Ok(document::build_read(catalog(paths)?, &options).map_err(bad)?)
 }
 
 /// The result files under `paths`, their headers read (their launches are read a label

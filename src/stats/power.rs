@@ -3,24 +3,21 @@
 //! (its power), for the per-round noise of a cell. The dry run prints it per cell
 //! (`schedule::dryrun`); `docs/statistics.md` gives the curve over rounds x runs.
 //!
-//! The approximation follows the interval the comparison marks with
-//! (`stats::interval::difference_interval_in`, `stats::family::table_marks`). A run's
-//! trimmed mean has the iid standard error `1.03 sd / sqrt(rounds)` (1.03: the 20%
-//! trimmed mean's efficiency under normal costs, Wilcox 2017, 3.2). With one run a
-//! label its error is that, widened by the drift factor at the upper bound the plan's
-//! rounds would give, on the rounds' degrees of freedom. Over runs it is what the runs
-//! really vary by, the drift's long-run variance plus the spread between runs
-//! `between_sd_ms`, never below the drift at its point estimate, over the square root
-//! of the runs, on the pooled spread's degrees of freedom
-//! (`stats::interval::RunSpread`): `k (R - 1) / (1 + (k - 1) shared)` for the `k`
-//! cells of a column whose run deviations correlate `shared`, at least `R - 1`, and
-//! twice that for two labels. The mark needs the difference beyond `t(1 - 0.05 /
-//! (2 k), df)` standard errors, so the change found with chance `power` is
-//! `(t(1 - 0.05 / (2 k), df) + t(power, df)) * sqrt(2) * se` (the normal-theory power
-//! of a two-sample t test; Cohen, "Statistical Power Analysis", 2nd ed., 1988, 2.3).
-//! The tests check it against the simulated comparison.
+//! The approximation follows the change the comparison marks with
+//! (`stats::change::change`). With one run a label, that is the Hodges-Lehmann shift
+//! with its rank interval, each side counted as the rounds `m = n (1 - rho) / (1 + rho)`
+//! its drift leaves it. Under normal costs its standard error is
+//! `sd sqrt((pi / 3) (2 / m))`, because the rank test's efficiency against the mean is
+//! `3 / pi` (Hollander & Wolfe 1999, 4.4). Over runs it is Welch's interval of the two
+//! labels' run figures, each run's variance its figure's with the drift plus the spread
+//! between runs `between_sd_ms`, on `2 (R - 1)` degrees of freedom. The mark needs the
+//! change beyond the two-sided quantile at the column's Bonferroni level
+//! `1 - 0.05 / k`, so the change found with chance `power` is that quantile plus the
+//! one of `power`, times the standard error (the normal-theory power of a two-sample
+//! test; Cohen, "Statistical Power Analysis", 2nd ed., 1988, 2.3). The tests check it
+//! against the simulated comparison.
 
-use crate::stats::interval::{Estimator, MIN_ROUNDS, TRIM, median_rank, t_quantile};
+use crate::stats::interval::{Estimator, MIN_ROUNDS, median_rank, t_quantile};
 
 /// Per-round noise of one cell's cost.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -70,29 +67,33 @@ pub fn detectable_change_by(
     }
     let n = rounds as f64;
     let k = cells.max(1) as f64;
-    let label_rounds = n * runs as f64 * k;
     let rho = noise.rho.clamp(0.0, 0.9);
-    let factor = match estimator {
-        Estimator::TrimmedMean => TRIM_SE,
-        Estimator::Median => median_se_factor(rounds)?,
-    };
-    let iid = factor * noise.sd_ms / n.sqrt();
-    let (se, df) = if runs >= 2 {
-        let r = runs as f64;
-        let drift = (1.0 + rho) / (1.0 - rho);
-        let run_var = drift * iid * iid + noise.between_sd_ms.powi(2);
-        let label_df = r - 1.0;
-        let pooled =
-            (k * label_df / (1.0 + (k - 1.0) * noise.shared.clamp(0.0, 1.0))).max(label_df);
-        ((run_var / r).sqrt(), 2.0 * pooled)
-    } else {
-        let upper = (rho + 1.645 * ((1.0 - rho * rho) / label_rounds).sqrt()).min(0.9);
-        let factor = ((1.0 + upper) / (1.0 - upper)).sqrt();
-        let kept = rounds - 2 * (TRIM * n).floor() as usize;
-        let run_df = ((kept - 1) as f64 * (1.0 - rho * rho) / (1.0 + rho * rho)).max(1.0);
-        (factor * iid, 2.0 * run_df)
-    };
     let level = 1.0 - 0.05 / k;
+    if runs < 2 {
+        // One run a label: the Hodges-Lehmann shift with its rank interval, each side
+        // counted as the rounds its drift leaves it. Its variance for two samples of
+        // `m` is `(pi / 3) sd^2 (2 / m)` under normal costs (the rank test's efficiency
+        // is 3 / pi against the mean's), on the normal quantiles.
+        // The drift as the change takes it: one standard error and a half above its
+        // estimate, over both sides' rounds (`stats::change::drift`).
+        let taken = (rho + 1.645 * ((1.0 - rho * rho) / (2.0 * n)).sqrt()).min(0.8);
+        let m = crate::stats::change::effective_rounds(rounds, taken) as f64;
+        let se = (std::f64::consts::PI / 3.0 * 2.0 / m).sqrt() * noise.sd_ms;
+        let z = statrs::distribution::Normal::standard();
+        use statrs::distribution::ContinuousCDF;
+        let q = z.inverse_cdf(1.0 - (1.0 - level) / 2.0) + z.inverse_cdf(power);
+        return Some(q * se);
+    }
+    // Over runs: Welch's interval of the two labels' run medians, whatever the
+    // report's estimator, each run's variance its median's with the drift, plus the
+    // spread between runs.
+    let _ = estimator;
+    let factor = median_se_factor(rounds)?;
+    let iid = factor * noise.sd_ms / n.sqrt();
+    let r = runs as f64;
+    let drift = (1.0 + rho) / (1.0 - rho);
+    let run_var = drift * iid * iid + noise.between_sd_ms.powi(2);
+    let (se, df) = ((run_var / r).sqrt(), 2.0 * (r - 1.0));
     let t = t_quantile(1.0 - (1.0 - level) / 2.0, df) + t_quantile(power, df);
     Some(t * std::f64::consts::SQRT_2 * se)
 }
@@ -203,13 +204,12 @@ mod tests {
                 let delta =
                     detectable_change_by(plan_noise, rounds, runs, 4, 0.8, estimator).unwrap();
                 let change = 1.0 + delta / noise.cost_ms;
-                let (found, _) = crate::stats::family::tests::cover_letter_tables_by(
+                let (found, _) = crate::stats::family::tests::cover_letter_tables(
                     &noise,
                     (400, runs, rounds),
                     change,
                     seed,
                     &[1.0; 4],
-                    estimator,
                 );
                 eprintln!(
                     "{}, {runs} runs x {rounds} rounds: detectable change {delta:.1} ms ({:.1}%), simulated power there {:.1}%",
@@ -220,9 +220,10 @@ mod tests {
                 assert!(found >= 0.7, "{estimator:?} {runs} x {rounds}: {found}");
             }
         }
-        // The median's interval is wider, so it needs a larger change.
+        // The change is the same whatever the report's estimator, so it needs the same
+        // change.
         let median = detectable_change_by(plan_noise, 10, 3, 4, 0.8, Estimator::Median);
-        assert!(median > detectable_change(plan_noise, 10, 3, 4, 0.8));
+        assert_eq!(median, detectable_change(plan_noise, 10, 3, 4, 0.8));
         assert_eq!(detectable_change(plan_noise, 9, 3, 4, 0.8), None);
         // More rounds or runs find less.
         let at = |rounds, runs| detectable_change(plan_noise, rounds, runs, 4, 0.8).unwrap();
@@ -311,14 +312,16 @@ mod tests {
         for runs in [2, 3, 5, 10, 20] {
             for rounds in [10, 20] {
                 let seed = (runs * 100 + rounds) as u64;
-                let (found, _) = crate::stats::family::tests::cover_letter_tables_at(
-                    &noise, 400, runs, rounds, 1.11, seed, &[1.0; 4],
-                );
-                let (_, aa) = crate::stats::family::tests::cover_letter_tables_at(
+                let (found, _) = crate::stats::family::tests::cover_letter_tables(
                     &noise,
-                    400,
-                    runs,
-                    rounds,
+                    (400, runs, rounds),
+                    1.11,
+                    seed,
+                    &[1.0; 4],
+                );
+                let (_, aa) = crate::stats::family::tests::cover_letter_tables(
+                    &noise,
+                    (400, runs, rounds),
                     1.0,
                     seed + 1,
                     &[1.0; 4],

@@ -4,7 +4,7 @@
 //! several-label report does: each label's cells, in the order of their matrix, paired
 //! one to one (so that `b`'s cells may differ from `a`'s in heap, as `found-b.yaml`'s
 //! 10% larger heaps do), each cell's difference the interval over runs with the
-//! label's drift, the column's marks at `1 - 0.05 / k` (`stats::family::table_marks`).
+//! label's drift, the column's marks at `1 - 0.05 / k` (`stats::family::table_changes`).
 //! Then A/A: each repeat's `a` against the next repeat's `a` (and `b` against `b`),
 //! which nothing but time separates.
 
@@ -12,7 +12,7 @@ use std::path::PathBuf;
 
 use pretouch::analyze::build;
 use pretouch::analyze::report::CellReport;
-use pretouch::stats::family::{Sides, table_marks};
+use pretouch::stats::family::{Sides, table_changes};
 use pretouch::stats::interval::{CONFIDENCE, as_runs};
 use pretouch::store::read_results;
 
@@ -55,27 +55,30 @@ fn compare(x: &Label, y: &Label) -> (usize, usize, Vec<String>) {
         .zip(&y.runs)
         .map(|(a, b)| (as_runs(a), as_runs(b)))
         .collect();
-    let marks = table_marks(&cells, CONFIDENCE);
+    let (level, changes) = table_changes(&cells, CONFIDENCE);
     let mut rows = Vec::new();
     let (mut marked, mut compared) = (0, 0);
-    for (i, ((m, xn), yn)) in marks.iter().zip(&x.names).zip(&y.names).enumerate() {
-        let Some(m) = m else {
+    for ((c, xn), yn) in changes.iter().zip(&x.names).zip(&y.names) {
+        let Some(c) = c else {
             rows.push(format!("  {xn} - {yn}: not compared (few rounds)"));
             continue;
         };
         compared += 1;
-        marked += usize::from(m.marked);
-        let d = m.difference;
-        let base: Vec<f64> = y.runs[i].iter().flatten().copied().collect();
-        let base = pretouch::stats::interval::trimmed_mean(&base, 0.2).unwrap_or(f64::NAN);
+        marked += usize::from(c.marked());
+        let change = match c.ratio {
+            Some(r) => format!(
+                "{:+5.1}% [{:+.1}, {:+.1}]",
+                100.0 * (r.estimate - 1.0),
+                100.0 * (r.low - 1.0),
+                100.0 * (r.high - 1.0)
+            ),
+            None => "no ratio".to_owned(),
+        };
         rows.push(format!(
-            "  {xn:<14} - {yn:<14} {:+7.1} ms ({:+5.1}%)  CI {:+.1} .. {:+.1} at {:.2}%{}",
-            d.estimate_ms,
-            100.0 * d.estimate_ms / base,
-            d.low_ms,
-            d.high_ms,
-            100.0 * m.level,
-            if m.marked { "  *" } else { "" }
+            "  {xn:<14} - {yn:<14} {:+7.1} ms {change} at {:.2}%{}",
+            c.ms.estimate,
+            100.0 * level,
+            if c.marked() { "  *" } else { "" }
         ));
     }
     (marked, compared, rows)

@@ -53,12 +53,16 @@ fn changes(cmp: &Comparison) -> Vec<Change> {
     out
 }
 
-/// The changes against the baseline, in %, each with its 95% interval (a filled point:
-/// marked `*` in the table; no line: no interval, too few rounds).
+/// The changes against the baseline, in %, each with its interval at the level the
+/// table states (a filled point: marked `*` in the table; no line: no interval, too
+/// few rounds).
 pub(super) fn forest(cmp: &Comparison) -> Figure {
+    let level =
+        crate::render::compare::change_confidence(cmp).map_or(cmp.confidence, |(_, level)| level);
     let caption = format!(
-        "Change of each cell's cost against the baseline {}, in %, with its 95% interval, as in the table. A filled point is marked *, because its interval excludes 0. A point without a line has too few rounds for an interval.",
-        cmp.baseline
+        "Change of each cell's cost against the baseline {}, in %, with its {} interval, as in the table. A filled point is marked *, because its interval excludes 0. A point without a line has too few rounds for an interval.",
+        cmp.baseline,
+        crate::render::table::confidence(level)
     );
     let rows = changes(cmp);
     let mut svg = String::new();
