@@ -403,10 +403,25 @@ mod tests {
             crate::cmd::error::exit::BAD_INPUT
         );
         assert!(
-            e.to_string()
-                .starts_with("--gc g1 with --kernel: each kernel's VM runs the matrix from a file"),
+            e.to_string().starts_with(
+                "--gc g1 with --kernel: each kernel's run reads the matrix from a file"
+            ),
             "{e}"
         );
+        // A negative count or heap gets pretouch's own message, which names the flag,
+        // rather than clap's advice to pass it after `--`, where it would be the matrix.
+        for (argv, says) in [
+            (&["--rounds", "-1"][..], "`-1` is negative"),
+            (&["--warmup", "-3"][..], "`-3` is negative"),
+        ] {
+            let e = Cli::try_parse_from(["pretouch", "run"].iter().chain(argv))
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains(says) && e.contains("--"), "{e}");
+            assert!(!e.contains("-- -"), "{e}");
+        }
+        let e = run(&["--heap", "-1"]).unwrap_err().to_string();
+        assert!(e.starts_with("--heap: invalid heap size \"-1\""), "{e}");
         let m = run(&[
             "--gc",
             "serial",

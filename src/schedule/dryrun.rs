@@ -72,8 +72,9 @@ pub fn render(
         .sum();
     let _ = writeln!(
         out,
-        "dry run of `{}` (name: {}): no launch is made",
-        matrix.origin, matrix.name
+        "dry run of {} (name: {}): no launch is made",
+        matrix.described(),
+        matrix.name
     );
     let _ = writeln!(
         out,
