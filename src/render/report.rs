@@ -348,6 +348,52 @@ mod tests {
         crate::analyze::build(&results)
     }
 
+    #[test]
+    fn an_outlier_is_named_by_its_round_as_counted_after_the_warm_up() {
+        // The slow launch is the 8th counted round, after one warm-up round, so the
+        // file's round is 8 and the chart rings its 8th point.
+        let g1 = rounds(48.25, 431.5, true);
+        let mut f = file(
+            "base",
+            "2026-11-30T07:00:00Z",
+            host("vm"),
+            &[FakeCell {
+                gc: Gc::G1,
+                heap: "1g",
+                rounds: &g1,
+            }],
+        );
+        let mut warm = f.launches[..2].to_vec();
+        for l in &mut warm {
+            l.warmup = true;
+        }
+        for l in &mut f.launches {
+            l.round += 1;
+        }
+        f.launches.splice(0..0, warm);
+        let report = crate::analyze::build(&Results {
+            files: vec![f],
+            ..Default::default()
+        });
+        let cell = &report.cells[0];
+        assert_eq!(cell.costs.iter().position(|c| c.outlier), Some(7));
+        for (format, out) in [
+            ("markdown", super::markdown(&report)),
+            ("csv", super::csv(&report)),
+            ("json", crate::render::json::render(&report, None)),
+        ] {
+            assert!(out.contains("round 8 with pretouch"), "{format}: {out}");
+            assert!(!out.contains("round 9 with pretouch"), "{format}: {out}");
+        }
+        // The text's table of outliers gives the same round.
+        let text = super::text(&report);
+        let row = text
+            .lines()
+            .find(|l| l.starts_with("g1 1g") && l.contains(" with "))
+            .map(|l| l.split_whitespace().collect::<Vec<_>>());
+        assert_eq!(row.as_ref().map(|r| r[2]), Some("8"), "{text}");
+    }
+
     /// Cells on the new axes (GC threads, CPU sets, an application) under adaptive
     /// repetitions.
     fn axes_sample() -> Report {
