@@ -106,6 +106,13 @@ pub struct EnvArgs {
     pub json: bool,
 }
 
+/// A label as `--labels` and `--baseline` take it: the spaces around it dropped, so
+/// `--labels "base, patch1"` names `patch1`, because a label names a folder and holds
+/// none at its ends.
+fn label_value(value: &str) -> Result<String, String> {
+    Ok(value.trim().to_owned())
+}
+
 #[derive(Debug, clap::Args)]
 pub struct ReportArgs {
     /// Result files or folders of them [default: results]
@@ -121,10 +128,10 @@ pub struct ReportArgs {
     pub phases: bool,
     /// The labels to compare, in this order, separated by commas [default: all, oldest
     /// first]
-    #[arg(long, value_delimiter = ',')]
+    #[arg(long, value_delimiter = ',', value_parser = label_value)]
     pub labels: Option<Vec<String>>,
     /// The label the others are compared with [default: the label with the oldest results]
-    #[arg(long)]
+    #[arg(long, value_parser = label_value)]
     pub baseline: Option<String>,
     /// The features' options that pick their comparisons' baselines, one list
     /// (`features::report_options::CompareOptions`).
@@ -174,11 +181,11 @@ pub struct CheckArgs {
     pub paths: Vec<PathBuf>,
     /// The label the others are held against [default: the label with the oldest
     /// results]
-    #[arg(long)]
+    #[arg(long, value_parser = label_value)]
     pub baseline: Option<String>,
     /// The labels judged against the baseline, separated by commas [default: every other
     /// label]
-    #[arg(long, value_delimiter = ',', requires = "baseline")]
+    #[arg(long, value_delimiter = ',', value_parser = label_value, requires = "baseline")]
     pub label: Vec<String>,
     /// The features' options that judge a comparison of their own in place of the
     /// labels', one list (`features::cli::CheckOptions`).
