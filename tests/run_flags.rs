@@ -237,3 +237,41 @@ fn a_bad_flag_value_is_bad_input_naming_the_flag() {
     }
     assert!(!dir.path().join("results").exists());
 }
+
+#[test]
+fn a_dry_run_that_a_real_run_would_refuse_prints_the_plan_and_exits_2() {
+    let dir = tempfile::tempdir().unwrap();
+    // A heap no machine has: the plan first, then the refusal, and exit code 2.
+    let out = run_labelled("k", dir.path().join("results"))
+        .args(["--gc", "g1", "--heap", "100t", "--dry-run"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "error: a real run would stop here: --heap 100t: heap 100t needs about",
+        ));
+    let plan = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    assert!(plan.contains("-Xms100t"), "{plan}");
+    // --force would run it, so the dry run passes and says so.
+    run_labelled("k", dir.path().join("results"))
+        .args(["--gc", "g1", "--heap", "100t", "--dry-run", "--force"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("note: --force runs it anyway"));
+    // A results folder that cannot be made, because a file stands where a folder would.
+    let file = dir.path().join("a-file");
+    std::fs::write(&file, "").unwrap();
+    run_labelled("k", file.join("results"))
+        .args(["--gc", "g1", "--heap", "64m", "--dry-run"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(format!(
+            "error: a real run would stop here: `{}` is not a folder",
+            file.display()
+        )));
+    // A plan that fits, into a folder that can be made, passes and creates nothing.
+    run_labelled("k", dir.path().join("new/results"))
+        .args(["--gc", "g1", "--heap", "64m", "--dry-run"])
+        .assert()
+        .success();
+    assert!(!dir.path().join("new").exists());
+}
