@@ -115,7 +115,7 @@ fn flags_beside_a_matrix_file_replace_its_axes_for_the_run_and_its_resume() {
     let _jvms = jvm_lock();
     let dir = tempfile::tempdir().unwrap();
     let matrix = first_jdk_matrix(dir.path(), "g1", "64m", 1);
-    let flags = ["--heap", "128m", "--rounds", "2", "--warmup", "0"];
+    let flags = ["--heap", "128m", "--rounds", "2", "--warmup", "1"];
 
     // The dry run shows the matrix as it will run.
     let dry = run_labelled("k", dir.path().join("results"))
@@ -127,9 +127,9 @@ fn flags_beside_a_matrix_file_replace_its_axes_for_the_run_and_its_resume() {
     let out = String::from_utf8_lossy(&dry.get_output().stdout).into_owned();
     assert!(
         out.contains(&format!(
-            "dry run of `{}` with --heap 128m --rounds 2 --warmup 0",
+            "dry run of `{}` with --heap 128m --rounds 2 --warmup 1",
             matrix.display()
-        )) && out.contains("4 launches. 4 are counted, 1 cell x 2 rounds")
+        )) && out.contains("6 launches. 4 are counted, 1 cell x 2 rounds")
             && out.contains("-Xms128m"),
         "{out}"
     );
@@ -140,7 +140,9 @@ fn flags_beside_a_matrix_file_replace_its_axes_for_the_run_and_its_resume() {
         .assert()
         .success()
         .stderr(predicate::str::contains(format!(
-            "4 launches of `{}` with --heap 128m --rounds 2 --warmup 0, 1 cell x 2 rounds",
+            // The rounds as counted, and the warm-up apart from them.
+            "6 launches of `{}` with --heap 128m --rounds 2 --warmup 1, 1 cell x 2 rounds \
+             x with and without pretouch, and 1 warm-up round,",
             matrix.display()
         )));
     assert_no_java_left();
@@ -149,7 +151,7 @@ fn flags_beside_a_matrix_file_replace_its_axes_for_the_run_and_its_resume() {
     assert_eq!(
         header["matrix_origin"],
         format!(
-            "{} with --heap 128m --rounds 2 --warmup 0",
+            "{} with --heap 128m --rounds 2 --warmup 1",
             matrix.display()
         )
     );
@@ -157,14 +159,14 @@ fn flags_beside_a_matrix_file_replace_its_axes_for_the_run_and_its_resume() {
     for line in [
         "heaps: [128m] # --heap 128m, in place of: heaps: [64m]\n",
         "repetitions: 2 # --rounds 2, in place of: repetitions: 1\n",
-        "warmup: 0 # --warmup 0\n",
+        "warmup: 1 # --warmup 1\n",
         "gcs: [g1]\n",
     ] {
         assert!(text.contains(line), "{line:?} not in\n{text}");
     }
-    assert_eq!(header["planned_launches"], 4);
+    assert_eq!(header["planned_launches"], 6);
     let launches = of_kind(&file, "launch");
-    assert_eq!(launches.len(), 4);
+    assert_eq!(launches.len(), 6);
     assert!(launches.iter().all(|l| l["heap"] == "128m"), "{launches:?}");
 
     // Stopped before its last launch: the resume runs it from the header's matrix, not
@@ -178,10 +180,10 @@ fn flags_beside_a_matrix_file_replace_its_axes_for_the_run_and_its_resume() {
         .arg(&file)
         .assert()
         .success()
-        .stderr(predicate::str::contains("3 of 4 launches recorded"));
+        .stderr(predicate::str::contains("5 of 6 launches recorded"));
     assert_no_java_left();
     let launches = of_kind(&file, "launch");
-    assert_eq!(launches.len(), 4);
+    assert_eq!(launches.len(), 6);
     assert!(launches.iter().all(|l| l["heap"] == "128m"), "{launches:?}");
     assert_eq!(of_kind(&file, "end").len(), 1);
 }

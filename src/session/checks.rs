@@ -75,13 +75,19 @@ pub(crate) fn resolve_jdks(matrix: &Matrix, ask_collectors: bool) -> anyhow::Res
         })?],
         Some(specs) => {
             let installed = discover::discover(&discover::Sources::from_environment());
-            discover::resolve_specs(specs, &installed, ask, &cache).map_err(|(spec, e)| {
-                let at = matrix.place_at("jdks", line_of(&matrix.text, &spec));
-                e.context(match matrix.by_flag("jdks") {
-                    true => at,
-                    false => format!("{at}: jdks"),
-                })
-            })?
+            let origin = match matrix.by_flag("jdks") {
+                true => crate::machine::jdk::JdkOrigin::Flag,
+                false => crate::machine::jdk::JdkOrigin::Matrix,
+            };
+            discover::resolve_specs(specs, &installed, ask, &cache, origin).map_err(
+                |(spec, e)| {
+                    let at = matrix.place_at("jdks", line_of(&matrix.text, &spec));
+                    e.context(match matrix.by_flag("jdks") {
+                        true => at,
+                        false => format!("{at}: jdks"),
+                    })
+                },
+            )?
         }
     };
     for jdk in &jdks {
