@@ -99,7 +99,7 @@ complete -c pretouch -n "__fish_pretouch_using_subcommand report" -l calibrate -
 complete -c pretouch -n "__fish_pretouch_using_subcommand report" -l details -d 'Show every detail in text and Markdown'
 complete -c pretouch -n "__fish_pretouch_using_subcommand report" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pretouch -n "__fish_pretouch_using_subcommand check" -l baseline -d 'The label the others are held against [default: the label with the oldest results]' -r
-complete -c pretouch -n "__fish_pretouch_using_subcommand check" -l label -d 'The labels judged against the baseline, separated by commas [default: every other label]' -r
+complete -c pretouch -n "__fish_pretouch_using_subcommand check" -l labels -d 'The labels judged against the baseline, separated by commas [default: every other label]' -r
 complete -c pretouch -n "__fish_pretouch_using_subcommand check" -l baseline-setting -d 'Judge the `settings:` axis instead of labels, each other setting against this one, as the report sets them side by side' -r
 complete -c pretouch -n "__fish_pretouch_using_subcommand check" -l setting -d 'The settings judged against --baseline-setting, separated by commas [default: every other setting]' -r
 complete -c pretouch -n "__fish_pretouch_using_subcommand check" -l max-change -d 'The largest change allowed, in % of the baseline\'s cost such as 5%, or in ms such as 20ms' -r

@@ -106,8 +106,8 @@ trimmed-mean\:"The 20% trimmed mean of the per-round costs. Its interval comes f
 (check)
 _arguments "${_arguments_options[@]}" : \
 '--baseline=[The label the others are held against \[default\: the label with the oldest results\]]:BASELINE:_default' \
-'*--label=[The labels judged against the baseline, separated by commas \[default\: every other label\]]:LABEL:_default' \
-'(--baseline --label)--baseline-setting=[Judge the \`settings\:\` axis instead of labels, each other setting against this one, as the report sets them side by side]:NAME:_default' \
+'*--labels=[The labels judged against the baseline, separated by commas \[default\: every other label\]]:LABEL:_default' \
+'(--baseline --labels)--baseline-setting=[Judge the \`settings\:\` axis instead of labels, each other setting against this one, as the report sets them side by side]:NAME:_default' \
 '*--setting=[The settings judged against --baseline-setting, separated by commas \[default\: every other setting\]]:NAME:_default' \
 '--max-change=[The largest change allowed, in % of the baseline'\''s cost such as 5%, or in ms such as 20ms]:CHANGE:_default' \
 '--direction=[Which changes count. By default only a cost that grew counts, so a patch that makes pretouch cheaper passes]:DIRECTION:((increase\:"Only a cost that grew\: a cell regresses when its interval lies wholly above +threshold, and any fall passes, because a patch that makes pretouch cheaper is no regression"
