@@ -254,12 +254,10 @@ impl Jdk {
         std::env::split_paths(&path)
             .map(|dir| dir.join("java"))
             .find(|java| is_executable(java))
+            // The caller lists what is installed ([`JdkError::listing`]), because the
+            // discovery of installed JDKs reads this file.
             .ok_or_else(|| JdkError::NoneFound {
-                installed: crate::machine::discover::installed_list(
-                    &crate::machine::discover::discover(
-                        &crate::machine::discover::Sources::from_environment(),
-                    ),
-                ),
+                installed: "see `pretouch jdks`".to_owned(),
             })
             .and_then(|java| {
                 Jdk::resolve_asking(&java.to_string_lossy(), ask, cache)
