@@ -452,6 +452,21 @@ mod tests {
             assert!(e.contains(says) && e.contains("--"), "{e}");
             assert!(!e.contains("-- -"), "{e}");
         }
+        // Beside a matrix that lists `kernels:` too, because each guest reads the file.
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("m.yaml");
+        std::fs::write(
+            &file,
+            "name: m\ngcs: [g1]\nheaps: [64m]\nrepetitions: 1\nkernels: [{image: a}]\n",
+        )
+        .unwrap();
+        let e = run(&[file.to_str().unwrap(), "--heap", "128m"])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("--heap 128m with a matrix that lists `kernels:`"),
+            "{e}"
+        );
         let e = run(&["--heap", "-1"]).unwrap_err().to_string();
         assert!(e.starts_with("--heap: invalid heap size \"-1\""), "{e}");
         let m = run(&[
