@@ -52,6 +52,7 @@ fn parse_given(command_line: &str) -> Given {
     }
     given
 }
+
 /// Where a stored origin points: the matrix file, and the flags that changed some of
 /// its axes. A run from flags alone has no file, and a run of a file as it is, no flags.
 pub fn split_origin(origin: &str) -> (Option<&str>, Given) {
