@@ -113,7 +113,7 @@ good=$(label good) || skip "the good kernel left no results in $results"
 bisect=$(label bisect) || skip "this commit's kernel left no results (no boot?)"
 
 # shellcheck disable=SC2086 # the options are words on purpose
-"$pretouch" check "$results" --baseline "$good" --label "$bisect" \
+"$pretouch" check "$results" --baseline "$good" --labels "$bisect" \
   --max-change "$max_change" ${BISECT_CHECK_OPTIONS:-}
 verdict=$?
 case $verdict in

@@ -292,3 +292,56 @@ pub fn two_labels(marked: &[Option<bool>]) -> Comparison<usize, (), f64> {
         outliers_excluded: false,
     }
 }
+
+thread_local! {
+    /// Whether the test on this thread takes minutes a run, so CI reruns it under THP
+    /// `always` alone ([`slow_thp_test`]).
+    static SLOW: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Marks the test on this thread as one that takes minutes a run. CI then reruns it
+/// under THP `always` only, rather than under every THP mode, to keep CI's time.
+pub fn slow_thp_test() {
+    SLOW.with(|s| s.set(true));
+}
+
+/// Says that the test on this thread reads the THP and mTHP modes, because its
+/// expectations follow them. When `PRETOUCH_THP_TESTS` names a file, the test's binary
+/// and name go into it, one line each, as `binary <TAB> test <TAB> speed`. So `.ci/run`
+/// finds the tests to run again under each other mode, and nobody keeps a list by hand.
+/// The test harness names each test's thread after the test, which gives its name.
+pub fn reads_thp_mode() {
+    use std::io::Write;
+    let Some(path) = std::env::var_os("PRETOUCH_THP_TESTS") else {
+        return;
+    };
+    let Some(test) = std::thread::current().name().map(str::to_owned) else {
+        return;
+    };
+    // `server-0123abcd` for tests/server.rs, `pretouch-0123abcd` for the unit tests.
+    let stem = std::env::current_exe()
+        .ok()
+        .and_then(|e| e.file_stem().map(|s| s.to_string_lossy().into_owned()))
+        .unwrap_or_default();
+    let binary = match stem.rsplit_once('-') {
+        Some((name, hash)) if hash.bytes().all(|b| b.is_ascii_hexdigit()) => name.to_owned(),
+        _ => stem,
+    };
+    let binary = match binary.as_str() {
+        "pretouch" => "--lib".to_owned(),
+        name => name.to_owned(),
+    };
+    let speed = if SLOW.with(std::cell::Cell::get) {
+        "slow"
+    } else {
+        "quick"
+    };
+    let written = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .and_then(|mut f| writeln!(f, "{binary}\t{test}\t{speed}"));
+    if let Err(e) = written {
+        panic!("PRETOUCH_THP_TESTS={path:?}: {e}");
+    }
+}

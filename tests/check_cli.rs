@@ -106,7 +106,7 @@ fn an_interval_across_the_threshold_is_undecided_with_exit_125() {
     pretouch()
         .arg("check")
         .arg(dir.path())
-        .args(["--baseline", "base", "--label", "near"])
+        .args(["--baseline", "base", "--labels", "near"])
         .args(["--max-change", "100ms"])
         .assert()
         .code(0)
@@ -162,7 +162,7 @@ fn bad_input_exits_2_never_1_or_125() {
     check(dir.path(), "base", &[])
         .code(2)
         .stderr(predicate::str::contains(
-            "--label `base` is the baseline itself",
+            "--labels `base` is the baseline itself",
         ));
     pretouch()
         .arg("check")
@@ -383,4 +383,34 @@ fn help_lists_the_verdicts_exit_codes() {
         assert!(codes.contains(code), "{code}: {text}");
     }
     assert!(codes.contains("git bisect run"), "{text}");
+}
+
+#[test]
+fn report_help_lists_its_exit_codes_as_check_help_does() {
+    let out = pretouch().args(["report", "--help"]).assert().success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let codes = text
+        .split("Exit codes:")
+        .nth(1)
+        .expect("an Exit codes section");
+    for code in [
+        "0    The report was printed",
+        "1    An error",
+        "2    Bad input",
+    ] {
+        assert!(codes.contains(code), "{code}: {text}");
+    }
+}
+
+#[test]
+fn check_takes_labels_as_report_does_and_the_old_label_still() {
+    let dir = results();
+    for flag in ["--labels", "--label"] {
+        pretouch()
+            .arg("check")
+            .arg(dir.path())
+            .args(["--baseline", "base", flag, "same", "--max-change", "5%"])
+            .assert()
+            .code(0);
+    }
 }

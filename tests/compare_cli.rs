@@ -192,6 +192,35 @@ fn an_unknown_label_is_bad_input() {
         .stderr(predicate::str::contains("no results are labelled `6.19`"));
 }
 
+#[test]
+fn a_baseline_left_out_of_the_labels_is_named_as_such_and_spaces_are_trimmed() {
+    let dir = tempfile::tempdir().unwrap();
+    two_labels(dir.path());
+    pretouch()
+        .arg("report")
+        .arg(dir.path())
+        .args(["--labels", "thp-always", "--baseline", "thp-madvise"])
+        .assert()
+        .code(2)
+        .stderr(
+            predicate::str::contains("baseline `thp-madvise` is not among --labels (thp-always)")
+                .and(predicate::str::contains("no results are labelled").not()),
+        );
+    // The spaces around a label are dropped, as a list written with ", " has them.
+    pretouch()
+        .arg("report")
+        .arg(dir.path())
+        .args([
+            "--labels",
+            "thp-madvise, thp-always",
+            "--baseline",
+            " thp-madvise",
+        ])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("thp-always"));
+}
+
 /// Real JVMs: the same matrix twice under two labels is compared cell by cell (the
 /// flags read back from the stored matrices agree); a run with other JVM flags under a
 /// third label is shown but not compared.

@@ -22,6 +22,8 @@ fn median(mut v: Vec<f64>) -> f64 {
 #[test]
 fn measures_pretouch_on_every_installed_jdk() {
     let _jvms = jvm_lock();
+    // Minutes a run, so CI runs it again under THP `always` alone, not under every mode.
+    pretouch::fixtures::slow_thp_test();
     let dir = tempfile::tempdir().unwrap();
     let jdks = jdks();
     let jdk_list = yaml_list(&jdks);

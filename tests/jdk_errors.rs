@@ -90,3 +90,45 @@ fn a_java_home_that_is_no_jdk_is_named_as_such() {
         empty.display()
     )));
 }
+
+#[test]
+fn a_missing_jdk_from_the_flag_is_named_as_the_flags_with_every_jdk_found() {
+    let dir = tempfile::tempdir().unwrap();
+    pretouch()
+        .args(["run", "--dry-run", "--jdk", "/opt/nojdk"])
+        .env("PRETOUCH_JDKS_DIR", jdks_dir(dir.path()))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "--jdk /opt/nojdk: JDK `/opt/nojdk` from --jdk does not exist",
+        ))
+        .stderr(predicate::str::contains("matrix").not())
+        .stderr(predicate::str::contains("21.0.8+9-fake"));
+}
+
+#[test]
+fn env_lists_every_jdk_found_as_run_does_and_so_does_no_java_at_all() {
+    let dir = tempfile::tempdir().unwrap();
+    let jdks = jdks_dir(dir.path());
+    // A JAVA_HOME that does not exist: the list holds the project's JDK folder too.
+    pretouch()
+        .arg("env")
+        .env("PRETOUCH_JDKS_DIR", &jdks)
+        .env("JAVA_HOME", "/nonexistent")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("from JAVA_HOME does not exist"))
+        .stdout(predicate::str::contains("21.0.8+9-fake"));
+    // No JAVA_HOME and no `java` on PATH: the error lists what is installed.
+    run(
+        dir.path(),
+        "name: m\ngcs: [g1]\nheaps: [64m]\nrepetitions: 1\n",
+    )
+    .env_remove("JAVA_HOME")
+    .env("PATH", "/nonexistent")
+    .assert()
+    .code(2)
+    .stderr(predicate::str::contains("no JDK found"))
+    .stderr(predicate::str::contains("These are installed:"))
+    .stderr(predicate::str::contains("21.0.8+9-fake"));
+}

@@ -449,6 +449,37 @@ fn probe_reaches_every_guest_and_a_resume_cannot_add_it_to_a_session_without() {
 }
 
 #[test]
+fn the_matrixs_probe_reaches_every_guest_with_its_rounds_as_the_flag_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let bin = fakes(d);
+    let mut cmd = run_command(d, &bin);
+    // `probe: true` in the matrix, and no --probe: the session owes probed rounds too.
+    let matrix = d.join("matrix.yaml");
+    let text = std::fs::read_to_string(&matrix).unwrap();
+    std::fs::write(&matrix, format!("{text}probe: true\n")).unwrap();
+    cmd.args(["--dry-run", "--probe-rounds", "2"]);
+    let out = cmd.output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let guests: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.contains("guest runs:"))
+        .collect();
+    assert_eq!(guests.len(), 2, "{stdout}");
+    for g in &guests {
+        assert!(
+            g.contains("--probe-rounds 2") && g.contains(" --probe "),
+            "{g}"
+        );
+    }
+}
+
+#[test]
 fn profile_reaches_every_guest_with_its_rounds_and_a_resume_cannot_add_it_to_a_session_without() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();

@@ -88,6 +88,7 @@ fn a_probed_run_times_every_fault_the_agent_counts_and_stays_out_of_the_medians(
     // `always`; with THP `always`, 2 MiB ones: far fewer, which the machine's other
     // faults can outnumber, so not checked). The folio model is checked in tests/explain.rs.
     use pretouch::machine::folio::{Backing, sizes};
+    pretouch::fixtures::reads_thp_mode();
     let env: pretouch::machine::env::Environment =
         serde_json::from_value(records[0]["env"].clone()).unwrap();
     let folio = sizes(&env, Backing::Anonymous, false)

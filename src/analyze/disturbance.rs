@@ -31,6 +31,9 @@ pub struct Judged<'a> {
     pub outlier: bool,
     /// The file the launch is in: its header says whether free page reporting was on.
     pub reporting_on: bool,
+    /// Its round as counted, from 1: the file's round less the warm-up rounds before
+    /// it, as the report's `rounds` and its chart number them.
+    pub round: u32,
 }
 
 /// What the cell's launches say about disturbances.
@@ -54,6 +57,7 @@ pub struct CellDisturbance {
 /// One launch flagged as an outlier, and what the machine counters say caused it.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct OutlierLaunch {
+    /// Its round as counted, from 1 ([`Judged::round`]).
     pub round: u32,
     pub pretouch: bool,
     /// Its time to main(), ms.
@@ -318,7 +322,13 @@ fn outlier(j: &Judged<'_>, causes: Vec<String>, median: Option<f64>) -> (String,
     let shown_median = median
         .map(|m| format!(", median {m:.0}"))
         .unwrap_or_default();
-    let why = if !causes.is_empty() {
+    // A load slows a launch down, so a launch faster than its median is blamed on none,
+    // whatever the counters say of the machine meanwhile.
+    let faster = median.is_some_and(|m| j.ms < m);
+    let causes = if faster { Vec::new() } else { causes };
+    let why = if faster {
+        FASTER.to_owned()
+    } else if !causes.is_empty() {
         causes.join(", ")
     } else if j.record.measured.machine.is_none() {
         "no machine counters recorded (file written before they were)".to_owned()
@@ -327,11 +337,11 @@ fn outlier(j: &Judged<'_>, causes: Vec<String>, median: Option<f64>) -> (String,
     };
     let line = format!(
         "round {} {setting} pretouch {:.0} ms{shown_median}: {why}",
-        // Rounds are numbered from 1 wherever a reader sees them; the file keeps 0.
-        j.record.round + 1,
-        j.ms
+        j.round, j.ms
     );
-    let mut kinds: Vec<String> = if !causes.is_empty() {
+    let mut kinds: Vec<String> = if faster {
+        vec![FASTER.to_owned()]
+    } else if !causes.is_empty() {
         causes.iter().map(|c| kind(c).to_owned()).collect()
     } else if j.record.measured.machine.is_none() {
         vec![NO_COUNTERS.to_owned()]
@@ -340,7 +350,7 @@ fn outlier(j: &Judged<'_>, causes: Vec<String>, median: Option<f64>) -> (String,
     };
     kinds.dedup();
     let launch = OutlierLaunch {
-        round: j.record.round,
+        round: j.round,
         pretouch: j.record.pretouch,
         ms: j.ms,
         median_ms: median,
@@ -352,6 +362,10 @@ fn outlier(j: &Judged<'_>, causes: Vec<String>, median: Option<f64>) -> (String,
 
 /// The kind of an outlier no machine counter explains.
 const UNEXPLAINED: &str = "unexplained";
+
+/// The outlier line and kind of a launch faster than its median: a load slows a
+/// launch, so none is named.
+const FASTER: &str = "faster than its median, which no load explains";
 
 /// The kind of an outlier from a file written before machine counters were recorded.
 pub const NO_COUNTERS: &str = "no machine counters";
@@ -481,6 +495,7 @@ mod tests {
                 ms: 160.0,
                 outlier: false,
                 reporting_on,
+                round: r.round + 1,
             })
             .collect();
         judged.push(Judged {
@@ -488,6 +503,7 @@ mod tests {
             ms: slow_ms,
             outlier: true,
             reporting_on,
+            round: slow.round + 1,
         });
         judge_cell(&judged)
     }
@@ -521,7 +537,7 @@ mod tests {
         // The same outlier as data, for the summary of a cell with many.
         let o = &d.outlier_launches[..];
         assert_eq!(o.len(), 1);
-        assert_eq!((o[0].round, o[0].pretouch, o[0].ms), (9, true, 2437.0));
+        assert_eq!((o[0].round, o[0].pretouch, o[0].ms), (10, true, 2437.0));
         assert_eq!(o[0].kinds, ["memory returned to host"]);
         assert_eq!(o[0].median_ms, Some(160.0));
     }
@@ -546,6 +562,25 @@ mod tests {
         // Nor with many more faults: the JVM did more work.
         slow.measured.rusage.as_mut().unwrap().minflt = 500_000;
         assert_eq!(cell(slow, 2437.0, true).disturbed, 0);
+    }
+
+    #[test]
+    fn a_launch_faster_than_its_median_is_not_blamed_on_load() {
+        let mut fast = quiet(9);
+        let m = fast.measured.machine.as_mut().unwrap();
+        let cpu = m.cpu.as_mut().unwrap();
+        cpu.user_ns = ms(340.0);
+        m.involuntary_switches = Some(900);
+        let d = cell(fast, 120.0, true);
+        assert_eq!(
+            d.outliers,
+            [
+                "round 10 with pretouch 120 ms, median 160: faster than its median, which no load explains"
+            ]
+        );
+        assert_eq!(d.outlier_launches[0].kinds, [FASTER]);
+        // The machine was still busy, so the launch counts as disturbed.
+        assert_eq!(d.disturbed, 1);
     }
 
     #[test]
@@ -618,6 +653,7 @@ mod tests {
                 ms: 160.0,
                 outlier: false,
                 reporting_on: true,
+                round: r.round + 1,
             })
             .collect();
         judged.push(Judged {
@@ -625,6 +661,7 @@ mod tests {
             ms: 900.0,
             outlier: true,
             reporting_on: true,
+            round: slim.round + 1,
         });
         assert_eq!(judge_cell(&judged), whole);
     }
@@ -649,6 +686,7 @@ mod tests {
                 ms: if r.round == 9 { 170.0 } else { 160.0 },
                 outlier: r.round == 9,
                 reporting_on: true,
+                round: r.round + 1,
             })
             .collect();
         let d = judge_cell(&judged);

@@ -133,7 +133,7 @@ fn build_from(
         });
     }
     let others = match &options.labels {
-        Some(wanted) => select_labels(&mut results, wanted)?,
+        Some(wanted) => select_labels(&mut results, wanted, options.baseline.as_deref())?,
         None => Vec::new(),
     };
     let labelling = Labelling::of(&results);
@@ -400,10 +400,13 @@ fn do_work(
 }
 
 /// Keeps the files of the labels asked for: their environment is compared, their runs
-/// checked; returns the others. `label@host` names a label split by machine.
+/// checked; returns the others. `label@host` names a label split by machine. The
+/// baseline's files stay too, so a baseline left out of the labels is refused as not
+/// among them, rather than as a label the results lack.
 fn select_labels(
     results: &mut Results,
     wanted: &[String],
+    baseline: Option<&str>,
 ) -> Result<Vec<ResultFile>, CompareError> {
     let names = |w: &str, label: &str| {
         w == label || w.strip_prefix(label).is_some_and(|r| r.starts_with('@'))
@@ -423,7 +426,13 @@ fn select_labels(
     }
     let (kept, others) = std::mem::take(&mut results.files)
         .into_iter()
-        .partition(|f| wanted.iter().any(|w| names(w, &f.header.label)));
+        .partition(|f| {
+            wanted
+                .iter()
+                .map(String::as_str)
+                .chain(baseline)
+                .any(|w| names(w, &f.header.label))
+        });
     results.files = kept;
     Ok(others)
 }

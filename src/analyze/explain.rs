@@ -81,11 +81,13 @@ pub fn untouched(launch: &LaunchRecord, baseline: Option<u64>) -> Option<String>
     if let Some(memory) = &launch.measured.heap_memory {
         // ZGC maps only the memory it has committed, which on JDK 11 is less than -Xms
         // at main() (28 MiB of a 64m heap, 220 MiB of 256m): that is the heap there is to touch.
-        let heap = launch
-            .heap_bytes
-            .0
-            .min(memory.mapped.0 / u64::from(memory.views.max(1)));
-        if (memory.resident.0 as f64) < TOUCHED_SHARE * heap as f64 {
+        let views = u64::from(memory.views.max(1));
+        let heap = launch.heap_bytes.0.min(memory.mapped.0 / views);
+        // Pss and Rss, one view's worth, are two readings of the same pages. Either
+        // reaching the heap is enough, so that an undercount of one, such as Pss split
+        // between sharers, is no false warning.
+        let resident = memory.resident.0.max(memory.resident_mapped.0 / views);
+        if (resident as f64) < TOUCHED_SHARE * heap as f64 {
             return Some(format!(
                 "{} of the {} heap mapped ({} memory, {} view(s)) was resident at main(), expected about all of it",
                 memory.resident,
@@ -108,6 +110,26 @@ pub fn untouched(launch: &LaunchRecord, baseline: Option<u64>) -> Option<String>
         ));
     }
     None
+}
+
+/// Whether a launch with too little of its heap resident still took the faults of a
+/// whole pretouch: beyond `faults_off`, the median without pretouch, at least
+/// [`TOUCHED_SHARE`] of `expected`, the fewest faults a whole pretouch takes, at the
+/// largest folio the THP modes allow. Its heap was then touched, and memory that left it
+/// by `main()` says nothing against pretouch. One launch under mTHP 64 KiB `always` had
+/// 201.5 MiB of its 256 MiB resident at `main()` and was called untouched, though its
+/// cost was that of a whole pretouch. Anonymous memory only, because a shared heap's
+/// faults count each of its views and would pass a heap touched in part.
+fn faulted_the_heap(launch: &LaunchRecord, faults_off: Option<f64>, expected: u64) -> bool {
+    let anonymous = launch
+        .measured
+        .heap_memory
+        .as_ref()
+        .is_some_and(|m| !m.kind.is_shared());
+    let beyond = faults_at_main(launch)
+        .zip(faults_off)
+        .map(|(on, off)| on as f64 - off);
+    anonymous && expected > 0 && beyond.is_some_and(|b| b >= TOUCHED_SHARE * expected as f64)
 }
 
 /// A cell's explanation, from its counted launches that reached `main()`.
@@ -267,8 +289,11 @@ pub fn explain_cell<R: Borrow<LaunchRecord>>(
             .collect::<Vec<_>>(),
     )
     .map(|g| g as u64);
+    let faults_off = faults(off);
     for (i, l) in on.iter().enumerate() {
-        if let Some(why) = untouched(l, baseline) {
+        if let Some(why) = untouched(l, baseline)
+            && !faulted_the_heap(l, faults_off, x.expected_faults)
+        {
             x.untouched += 1;
             x.untouched_launches.push(i);
             x.untouched_reason.get_or_insert(why);
@@ -535,6 +560,43 @@ mod tests {
         // Without pretouch nothing is checked.
         assert_eq!(untouched(&off[0], None), None);
     }
+    #[test]
+    fn a_heap_short_of_resident_is_touched_when_rss_or_its_faults_say_so() {
+        use crate::launch::heap_memory::{HeapMemory, MemoryKind};
+        // 256m under mTHP 64 KiB `always`: a whole pretouch takes 4096 faults or more.
+        let heap = 256 * MIB;
+        let g1 = |pss: u64, rss: u64, faults: u64| {
+            let mut l = launch(true, [10, 100, 25], 12_000 + faults, 30 * MIB + pss);
+            l.heap_bytes = Bytes(heap);
+            l.measured.heap_memory = Some(HeapMemory {
+                kind: MemoryKind::Anonymous,
+                page_size: Bytes(4096),
+                huge: Bytes(0),
+                mapped: Bytes(heap),
+                resident: Bytes(pss),
+                resident_mapped: Bytes(rss),
+                mappings: 1,
+                views: 1,
+            });
+            l
+        };
+        let mut off = launch(false, [10, 20, 25], 12_000, 30 * MIB);
+        off.heap_bytes = Bytes(heap);
+        let folios = Some(vec![Bytes(64 << 10)]);
+        let short = 201 * MIB + MIB / 2;
+        // Pss short, Rss whole: the same pages read two ways, so touched.
+        let x = explain_cell(&[g1(short, heap, 10)], &[off.clone()], &folios);
+        assert_eq!(x.untouched, 0, "{:?}", x.untouched_reason);
+        // Both short, but the faults of a whole pretouch at 64 KiB folios: touched.
+        let x = explain_cell(&[g1(short, short, 4096)], &[off.clone()], &folios);
+        assert_eq!(x.expected_faults, 4096);
+        assert_eq!(x.untouched, 0, "{:?}", x.untouched_reason);
+        // Both short and few faults: the heap was not pretouched.
+        let x = explain_cell(&[g1(short, short, 100)], &[off], &folios);
+        assert_eq!(x.untouched, 1);
+        assert!(x.untouched_reason.unwrap().contains("201.5 MiB"));
+    }
+
     #[test]
     fn a_multi_mapped_heap_counts_once_in_the_touched_check_and_the_faults() {
         use crate::launch::heap_memory::{HeapMemory, MemoryKind};

@@ -659,6 +659,14 @@ pub fn label_rows(
                     .is_some_and(|g| g.reporting_on()),
                 thp_mode: env.and_then(|e| e.thp_enabled.as_deref()),
                 env,
+                // Warm-up rounds come first, so the last one's number counts them.
+                warmup_rounds: f
+                    .launches
+                    .iter()
+                    .filter(|l| l.warmup)
+                    .map(|l| l.round + 1)
+                    .max()
+                    .unwrap_or(0),
             }
         })
         .collect();
@@ -740,6 +748,8 @@ struct FileState<'a> {
     thp_mode: Option<&'a str>,
     /// The environment the run recorded (its THP and mTHP modes).
     env: Option<&'a crate::machine::env::Environment>,
+    /// The warm-up rounds the file's run began with, so a round is numbered as counted.
+    warmup_rounds: u32,
 }
 
 /// What a cell's heap faults map and what its rate reads against.
@@ -1033,11 +1043,14 @@ fn judged<'a>(s: &Samples<'a>, flagged: &[bool], per_file: &[FileState<'_>]) -> 
         .map(|i| {
             let (file, _, on, ms) = s.timed[i];
             let all = if on { &s.launches_on } else { &s.launches_off };
+            let record = all[s.record[i]];
+            let warmups = per_file.get(file).map_or(0, |f| f.warmup_rounds);
             Judged {
-                record: all[s.record[i]],
+                record,
                 ms,
                 outlier: flagged[i],
                 reporting_on: per_file.get(file).is_some_and(|f| f.reporting),
+                round: record.round.saturating_sub(warmups) + 1,
             }
         })
         .collect()

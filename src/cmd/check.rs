@@ -41,7 +41,7 @@ fn judge(args: &CheckArgs) -> anyhow::Result<Verdict> {
         && args.label.contains(base)
     {
         anyhow::bail!(
-            "--label `{base}` is the baseline itself\n  fix: name another label to hold against `{base}`"
+            "--labels `{base}` is the baseline itself\n  fix: name another label to hold against `{base}`"
         );
     }
     // The baseline first, then the labels judged, so that the comparison holds them.

@@ -13,23 +13,25 @@ pub use crate::session::args::RunArgs;
 const EXIT_CODES: &str = "\
 Exit codes:
   0    Success.
-  1    An error while running, such as a write that failed or a JDK that cannot be
-       queried.
-  2    Bad input, so nothing was started. The command line, the matrix, a JDK or
-       agent path, a heap too large for this machine or a refused --resume.
-  3    The run completed, but some launches failed or were skipped. They are
-       recorded and left out of every median. A run stopped by --fail-fast ends so
-       too.
-  125  Only from `pretouch check`, when its verdict is undecided. Its 0, 1 and 2
-       mean a pass, a regression and any error.
-  130  Interrupted by Ctrl-C. The JVM under way was killed, and every finished
-       launch is on disk, so `pretouch run --resume FILE` goes on.
+  1    An error while running, such as a write that failed or a JDK that
+       cannot be queried.
+  2    Bad input, so nothing was started. The command line, the matrix,
+       a JDK or agent path, a heap too large for this machine or a
+       refused --resume.
+  3    The run completed, but some launches failed or were skipped. They
+       are recorded and left out of every median. A run stopped by
+       --fail-fast ends so too.
+  125  Only from `pretouch check`, when its verdict is undecided. Its 0,
+       1 and 2 mean a pass, a regression and any error.
+  130  Interrupted by Ctrl-C. The JVM under way was killed, and every
+       finished launch is on disk, so `pretouch run --resume FILE` goes
+       on.
   143  Interrupted by SIGTERM, as with 130.";
 
 /// What `pretouch --version` prints. It is the version, the commit it was built from
 /// and the SHA-256 of the agent library built into it. Each result file records the
 /// agent's hash too.
-const VERSION: &str = concat!(
+pub(crate) const VERSION: &str = concat!(
     env!("CARGO_PKG_VERSION"),
     " (commit ",
     env!("PRETOUCH_GIT_COMMIT"),
@@ -106,7 +108,25 @@ pub struct EnvArgs {
     pub json: bool,
 }
 
+/// A label as `--labels` and `--baseline` take it: the spaces around it dropped, so
+/// `--labels "base, patch1"` names `patch1`, because a label names a folder and holds
+/// none at its ends.
+fn label_value(value: &str) -> Result<String, String> {
+    Ok(value.trim().to_owned())
+}
+
+/// `pretouch report`'s exit codes.
+const REPORT_EXIT_CODES: &str = "\
+Exit codes:
+  0    The report was printed, or written to --output.
+  1    An error while writing, such as an --output or --plot file that
+       cannot be written.
+  2    Bad input, so nothing was reported. For example no result files,
+       no such label, a baseline not among --labels, or an unreadable
+       folder.";
+
 #[derive(Debug, clap::Args)]
+#[command(after_help = REPORT_EXIT_CODES)]
 pub struct ReportArgs {
     /// Result files or folders of them [default: results]
     pub paths: Vec<PathBuf>,
@@ -121,10 +141,10 @@ pub struct ReportArgs {
     pub phases: bool,
     /// The labels to compare, in this order, separated by commas [default: all, oldest
     /// first]
-    #[arg(long, value_delimiter = ',')]
+    #[arg(long, value_delimiter = ',', value_parser = label_value)]
     pub labels: Option<Vec<String>>,
     /// The label the others are compared with [default: the label with the oldest results]
-    #[arg(long)]
+    #[arg(long, value_parser = label_value)]
     pub baseline: Option<String>,
     /// The features' options that pick their comparisons' baselines, one list
     /// (`features::report_options::CompareOptions`).
@@ -154,18 +174,21 @@ pub struct ReportArgs {
 /// `pretouch check`'s exit codes: 1 and 125 are the verdict's, so an error is 2.
 const CHECK_EXIT_CODES: &str = "\
 Exit codes:
-  0    pass. Every cell's change lies below the threshold with its whole interval.
-  1    regression. Some cell's interval lies wholly above the threshold. With
-       --direction both, it lies wholly beyond it either way.
-  2    bad input or an error, so nothing was judged. For example no such label or
-       setting, an unreadable file, no result files or a threshold without its
-       unit.
-  125  undecided. No cell regressed, but some interval straddles the threshold,
-       or a cell has too few rounds for an interval, which needs 10 a side.
-       `git bisect run` reads 125 as \"skip this commit\".
+  0    pass. Every cell's change lies below the threshold with its whole
+       interval.
+  1    regression. Some cell's interval lies wholly above the threshold.
+       With --direction both, it lies wholly beyond it either way.
+  2    bad input or an error, so nothing was judged. For example no such
+       label or setting, an unreadable file, no result files or a
+       threshold without its unit.
+  125  undecided. No cell regressed, but some interval straddles the
+       threshold, or a cell has too few rounds for an interval, which
+       needs 10 a side. `git bisect run` reads 125 as \"skip this
+       commit\".
 
-The intervals are those the report's comparison marks with `*`. So `pretouch report`
-of the same files and options shows the figures the verdict read.";
+The intervals are those the report's comparison marks with `*`. So
+`pretouch report` of the same files and options shows the figures the
+verdict read.";
 
 #[derive(Debug, clap::Args)]
 #[command(after_help = CHECK_EXIT_CODES)]
@@ -174,11 +197,20 @@ pub struct CheckArgs {
     pub paths: Vec<PathBuf>,
     /// The label the others are held against [default: the label with the oldest
     /// results]
-    #[arg(long)]
+    #[arg(long, value_parser = label_value)]
     pub baseline: Option<String>,
     /// The labels judged against the baseline, separated by commas [default: every other
     /// label]
-    #[arg(long, value_delimiter = ',', requires = "baseline")]
+    ///
+    /// Named as `pretouch report --labels` names them. The old spelling --label still
+    /// works.
+    #[arg(
+        long = "labels",
+        alias = "label",
+        value_delimiter = ',',
+        value_parser = label_value,
+        requires = "baseline"
+    )]
     pub label: Vec<String>,
     /// The features' options that judge a comparison of their own in place of the
     /// labels', one list (`features::cli::CheckOptions`).
@@ -403,10 +435,40 @@ mod tests {
             crate::cmd::error::exit::BAD_INPUT
         );
         assert!(
-            e.to_string()
-                .starts_with("--gc g1 with --kernel: each kernel's VM runs the matrix from a file"),
+            e.to_string().starts_with(
+                "--gc g1 with --kernel: each kernel's run reads the matrix from a file"
+            ),
             "{e}"
         );
+        // A negative count or heap gets pretouch's own message, which names the flag,
+        // rather than clap's advice to pass it after `--`, where it would be the matrix.
+        for (argv, says) in [
+            (&["--rounds", "-1"][..], "`-1` is negative"),
+            (&["--warmup", "-3"][..], "`-3` is negative"),
+        ] {
+            let e = Cli::try_parse_from(["pretouch", "run"].iter().chain(argv))
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains(says) && e.contains("--"), "{e}");
+            assert!(!e.contains("-- -"), "{e}");
+        }
+        // Beside a matrix that lists `kernels:` too, because each guest reads the file.
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("m.yaml");
+        std::fs::write(
+            &file,
+            "name: m\ngcs: [g1]\nheaps: [64m]\nrepetitions: 1\nkernels: [{image: a}]\n",
+        )
+        .unwrap();
+        let e = run(&[file.to_str().unwrap(), "--heap", "128m"])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("--heap 128m with a matrix that lists `kernels:`"),
+            "{e}"
+        );
+        let e = run(&["--heap", "-1"]).unwrap_err().to_string();
+        assert!(e.starts_with("--heap: invalid heap size \"-1\""), "{e}");
         let m = run(&[
             "--gc",
             "serial",

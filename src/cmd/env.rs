@@ -1,6 +1,7 @@
 //! `pretouch env`: what this machine is, in words.
 
 use crate::cmd::cli::EnvArgs;
+use crate::machine::discover;
 use crate::machine::env::Environment;
 use crate::machine::jdk::Jdk;
 
@@ -15,7 +16,11 @@ pub(crate) fn cmd_env(
         return Ok(0);
     }
     // The JDK a run without `jdks:` would use.
-    let jdk = Jdk::from_environment().map_err(|e| e.to_string());
+    // Its error lists every installed JDK, as the error of `pretouch run` does.
+    let jdk = Jdk::from_environment().map_err(|e| {
+        let installed = discover::discover(&discover::Sources::from_environment());
+        e.listing(discover::installed_list(&installed)).to_string()
+    });
     print!(
         "{}",
         crate::render::env::text(&env, jdk.as_ref().map_err(Clone::clone))

@@ -42,7 +42,50 @@ fn man_pages(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
         name.starts_with("pretouch") && name.ends_with(".1")
     });
     pages.sort();
+    for page in &pages {
+        let text =
+            std::fs::read_to_string(page).with_context(|| format!("reading {}", page.display()))?;
+        std::fs::write(page, polished(&text))
+            .with_context(|| format!("writing {}", page.display()))?;
+    }
     Ok(pages)
+}
+
+/// A page as `man` should show it. clap_mangen puts the help's exit codes in a section
+/// `EXTRA` that `man` fills like prose, which runs the table's lines together, so they
+/// become `EXIT STATUS` kept line for line. It also puts the whole version in the
+/// header, which `man` prints in the footer's middle, and this version, with its
+/// commit and the agent's hash, runs over the page's name at the footer's end. So the
+/// header keeps the version number alone, and the `VERSION` section keeps the rest,
+/// left adjusted.
+fn polished(page: &str) -> String {
+    let mut out = String::new();
+    let mut kept = false;
+    for line in page.lines() {
+        if line.starts_with(".TH ") {
+            out += &line.replace(super::cli::VERSION, env!("CARGO_PKG_VERSION"));
+        } else if line == ".SH EXTRA" {
+            out += ".SH \"EXIT STATUS\"\n.nf";
+            kept = true;
+        } else if kept && line == "Exit codes:" {
+            continue;
+        } else if kept && line.starts_with(".SH ") {
+            out += ".fi\n";
+            out += line;
+            kept = false;
+        } else if line == ".SH VERSION" {
+            // Left adjusted, because the long words of the commit and the hash would
+            // otherwise be spaced out across the line.
+            out += ".SH VERSION\n.ad l";
+        } else {
+            out += line;
+        }
+        out.push('\n');
+    }
+    if kept {
+        out += ".fi\n";
+    }
+    out
 }
 
 #[cfg(test)]
@@ -66,6 +109,21 @@ mod tests {
         }
         let main = std::fs::read_to_string(dir.path().join("pretouch.1")).unwrap();
         assert!(main.contains(".TH pretouch 1"));
+        // The exit codes are kept line for line, and the footer holds the version
+        // number alone, so it does not run over the page's name.
+        assert!(
+            main.contains(".SH \"EXIT STATUS\"\n.nf\n  0    Success.\n"),
+            "{main}"
+        );
+        let header = main.lines().find(|l| l.starts_with(".TH ")).unwrap();
+        assert!(
+            header.contains(&format!("\"pretouch {}\"", env!("CARGO_PKG_VERSION")))
+                && !header.contains("commit"),
+            "{header}"
+        );
+        assert!(!main.contains(".SH EXTRA"), "{main}");
+        let report = std::fs::read_to_string(dir.path().join("pretouch-report.1")).unwrap();
+        assert!(report.contains(".SH \"EXIT STATUS\""), "{report}");
         assert!(
             main.contains("130"),
             "the exit codes of --help are in the page"

@@ -52,7 +52,7 @@ impl BeforeAny {
 }
 
 /// The features' options of `pretouch check`, one line per feature. `cmd::cli::CheckArgs`
-/// flattens this list after its `--label`, where `--help` and the shell completions
+/// flattens this list after its `--labels`, where `--help` and the shell completions
 /// always showed them, so the check's command line names no feature. A feature's
 /// options here ask the check to judge its comparison in place of the labels side by
 /// side, as `--baseline-setting` asks for the settings'.

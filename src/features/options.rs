@@ -73,9 +73,13 @@ impl RunOptions {
         self.kernels.runs as usize
     }
 
-    /// Refuses the matrix flags, named as `flags`, where a feature runs the matrix
+    /// Refuses the matrix flags, named as `flags`, where a feature runs `matrix`
     /// elsewhere from a file.
-    pub(crate) fn check_matrix_flags(&self, flags: &str) -> anyhow::Result<()> {
-        self.kernels.check_matrix_flags(flags)
+    pub(crate) fn check_matrix_flags(
+        &self,
+        flags: &str,
+        matrix: &crate::matrix::Matrix,
+    ) -> anyhow::Result<()> {
+        self.kernels.check_matrix_flags(flags, matrix)
     }
 }

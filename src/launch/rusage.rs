@@ -205,6 +205,7 @@ mod tests {
         // Under THP `always` the buffer may be mapped with 2 MiB folios (32 faults at
         // least), under mTHP 64 KiB `always` with 64 KiB ones (1024).
         use crate::machine::folio::{Backing, sizes};
+        crate::fixtures::reads_thp_mode();
         let env = crate::machine::env::Environment::read_from(std::path::Path::new("/"));
         let folio = sizes(&env, Backing::Anonymous, false)
             .first()

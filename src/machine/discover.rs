@@ -212,14 +212,23 @@ pub fn installed_list(installed: &[Installed]) -> String {
     if installed.is_empty() {
         return format!("none (`{DEBIAN_JDK_INSTALL}` installs one)");
     }
-    installed
-        .iter()
+    by_feature(installed)
+        .into_iter()
         .map(|j| match j.feature {
             Some(f) => format!("{f}: {}", j.describe()),
             None => j.describe(),
         })
         .collect::<Vec<_>>()
         .join("; ")
+}
+
+/// The JDKs in the order people read versions: by feature release, then by home, and
+/// those of no known release last. Discovery keeps the order it searched in, which put
+/// 11 after 25 where the JDKs came from two folders.
+pub fn by_feature(installed: &[Installed]) -> Vec<&Installed> {
+    let mut sorted: Vec<&Installed> = installed.iter().collect();
+    sorted.sort_by_key(|j| (j.feature.is_none(), j.feature, j.home.clone()));
+    sorted
 }
 
 /// The JAVA_HOME folders (or paths as written) a matrix's `jdks:` entry stands for.
@@ -258,12 +267,14 @@ pub fn expand(spec: &JdkSpec, installed: &[Installed]) -> Result<Vec<String>, Di
 /// Resolves the matrix's `jdks:` entries into JDKs, in order, each JDK once. A JDK named
 /// twice explicitly is an error; `auto` quietly skips JDKs already named.
 /// Each is asked what `ask` says ([`Jdk::resolve_asking`]; [`Ask::Nothing`] in dry runs),
-/// from `cache` where it answered before.
+/// from `cache` where it answered before. `origin` says where the entries came from,
+/// the matrix or `--jdk`, for an error about one.
 pub fn resolve_specs(
     specs: &[String],
     installed: &[Installed],
     ask: Ask<'_>,
     cache: &JdkCache,
+    origin: JdkOrigin,
 ) -> Result<Vec<Jdk>, (String, anyhow::Error)> {
     let mut jdks: Vec<Jdk> = Vec::new();
     for spec_text in specs {
@@ -271,9 +282,7 @@ pub fn resolve_specs(
         let homes = expand(&spec, installed).map_err(|e| (spec_text.clone(), e.into()))?;
         for home in homes {
             let jdk = Jdk::resolve_asking(&home, ask, cache).map_err(|e| {
-                let e = e
-                    .from_origin(JdkOrigin::Matrix)
-                    .listing(installed_list(installed));
+                let e = e.from_origin(origin).listing(installed_list(installed));
                 (spec_text.clone(), e.into())
             })?;
             let jdk = Jdk {
@@ -417,6 +426,7 @@ mod tests {
             &found,
             Ask::Nothing,
             &nowhere(),
+            JdkOrigin::Matrix,
         )
         .unwrap();
         assert_eq!(jdks.len(), 3);
@@ -427,10 +437,50 @@ mod tests {
             &found,
             Ask::Nothing,
             &nowhere(),
+            JdkOrigin::Matrix,
         )
         .unwrap_err();
         assert_eq!(spec, "17");
         assert!(e.to_string().contains("List it once"), "{e}");
+    }
+
+    #[test]
+    fn installed_jdks_are_listed_by_feature_release_and_a_flag_is_named_as_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let jvm = dir.path().join("jvm");
+        fake_jdk(&jvm, "java-17", "JAVA_VERSION=\"17.0.15\"\n");
+        fake_jdk(&jvm, "temurin-25", "JAVA_VERSION=\"25.0.3\"\n");
+        let jdks = dir.path().join("pretouch-jdks");
+        fake_jdk(&jdks, "a-21", "JAVA_VERSION=\"21.0.8\"\n");
+        fake_jdk(&jdks, "b-11", "JAVA_VERSION=\"11.0.13\"\n");
+        let sources = Sources {
+            jvm_dir: jvm,
+            jdk_dirs: vec![jdks],
+            java_home: None,
+            path: None,
+        };
+        let found = discover(&sources);
+        let order: Vec<Option<u32>> = by_feature(&found).iter().map(|j| j.feature).collect();
+        assert_eq!(order, [Some(11), Some(17), Some(21), Some(25)]);
+        let list = installed_list(&found);
+        let at = |f: &str| list.find(f).unwrap();
+        assert!(at("11: ") < at("17: ") && at("17: ") < at("21: ") && at("21: ") < at("25: "));
+        // A `--jdk` that does not exist is named as the flag's, not the matrix's.
+        let (_, e) = resolve_specs(
+            &["/opt/nojdk".into()],
+            &found,
+            Ask::Nothing,
+            &nowhere(),
+            JdkOrigin::Flag,
+        )
+        .unwrap_err();
+        let e = e.to_string();
+        assert!(
+            e.contains("from --jdk does not exist")
+                && e.contains("fix: give --jdk ")
+                && !e.contains("matrix"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -52,9 +52,13 @@ pub enum Ask<'a> {
 pub enum JdkError {
     #[error(
         "no JDK found: JAVA_HOME is not set and there is no `java` on PATH\n  \
-         fix: install one with `{DEBIAN_JDK_INSTALL}`, or list `jdks:` in the matrix"
+         fix: name an installed one with --jdk or the matrix's `jdks:`, set JAVA_HOME, or \
+         install one with `{DEBIAN_JDK_INSTALL}`. These are installed: {installed}"
     )]
-    NoneFound,
+    NoneFound {
+        /// The JDKs this machine has, as a list for the message.
+        installed: String,
+    },
     #[error(
         "JDK `{spec}` {origin} does not exist\n  fix: {}. These are installed: {installed}",
         origin.fix()
@@ -94,6 +98,8 @@ pub enum JdkError {
 pub enum JdkOrigin {
     /// A `jdks:` entry of the matrix.
     Matrix,
+    /// A `--jdk` value of `pretouch run`.
+    Flag,
     /// The `JAVA_HOME` variable, for a matrix without `jdks:`.
     JavaHome,
     /// The `java` found on PATH, for a matrix without `jdks:` and no `JAVA_HOME`.
@@ -108,6 +114,9 @@ impl JdkOrigin {
         match self {
             JdkOrigin::Matrix => {
                 "give a JAVA_HOME folder (it holds bin/java), a `java` binary or a feature version such as 17 in the matrix's `jdks:`"
+            }
+            JdkOrigin::Flag => {
+                "give --jdk a JAVA_HOME folder (it holds bin/java), a `java` binary or a feature version such as 17"
             }
             JdkOrigin::JavaHome => {
                 "set JAVA_HOME to a JDK's folder (it holds bin/java), unset it to run the `java` on PATH, or list `jdks:` in the matrix"
@@ -124,6 +133,7 @@ impl std::fmt::Display for JdkOrigin {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
             JdkOrigin::Matrix => "from the matrix",
+            JdkOrigin::Flag => "from --jdk",
             JdkOrigin::JavaHome => "from JAVA_HOME",
             JdkOrigin::Path => "from `java` on PATH",
             JdkOrigin::Given => "given",
@@ -156,6 +166,7 @@ impl JdkError {
                 origin,
                 installed,
             },
+            JdkError::NoneFound { .. } => JdkError::NoneFound { installed },
             other => other,
         }
     }
@@ -243,7 +254,11 @@ impl Jdk {
         std::env::split_paths(&path)
             .map(|dir| dir.join("java"))
             .find(|java| is_executable(java))
-            .ok_or(JdkError::NoneFound)
+            // The caller lists what is installed ([`JdkError::listing`]), because the
+            // discovery of installed JDKs reads this file.
+            .ok_or_else(|| JdkError::NoneFound {
+                installed: "see `pretouch jdks`".to_owned(),
+            })
             .and_then(|java| {
                 Jdk::resolve_asking(&java.to_string_lossy(), ask, cache)
                     .map_err(|e| e.from_origin(JdkOrigin::Path))

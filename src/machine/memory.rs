@@ -37,11 +37,11 @@ pub fn mem_available() -> Option<Bytes> {
      but this machine has {available} available (MemAvailable): pretouching it would \
      invoke the OOM killer or swap, and measure nothing\n  \
      fix: use heaps up to {largest_fitting} on this machine, or pass --force to run anyway",
-    crate::matrix::flags::place(origin, "heaps", *line)
+    at
 )]
 pub struct TooLarge {
-    pub origin: String,
-    pub line: Option<usize>,
+    /// Where the heap is: the matrix's line, or the flag that gave it.
+    pub at: String,
     pub heap: String,
     pub needed: Bytes,
     pub available: Bytes,
@@ -64,8 +64,7 @@ pub fn check(matrix: &Matrix, available: Bytes) -> Result<(), TooLarge> {
     let fitting = available.0.saturating_sub(64 << 20) / 17 * 16;
     let largest_fitting = Bytes(fitting & !((1 << 20) - 1));
     Err(TooLarge {
-        origin: matrix.origin.clone(),
-        line: line_of_heap(&matrix.text, &heap.text),
+        at: matrix.place_at("heaps", line_of_heap(&matrix.text, &heap.text)),
         heap: heap.text.clone(),
         needed,
         available,
@@ -121,7 +120,7 @@ mod tests {
         let available = Bytes(24 << 30);
         check(&matrix("16g"), available).unwrap();
         let e = check(&matrix("32g"), available).unwrap_err();
-        assert_eq!(e.line, Some(5));
+        assert_eq!(e.at, "matrix `m.yaml`, line 5");
         assert_eq!(e.needed, Bytes((32 << 30) + (64 << 20) + (2 << 30)));
         let message = e.to_string();
         assert!(

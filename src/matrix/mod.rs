@@ -176,6 +176,45 @@ pub struct Matrix {
     /// `comparable_memory: true`: every launch starts from the same guest-memory state
     /// (see `machine/guest_memory.rs`); the same as `pretouch run --comparable-memory`.
     pub comparable_memory: bool,
+    /// The axes that flags of `pretouch run` gave in place of the file's, so messages
+    /// name the flag and the result header names the flags.
+    pub given: Given,
+}
+
+/// The axes of a run that flags of `pretouch run` gave, each as the flag and its value
+/// as typed: `--heap 256m`. Empty for a matrix file or the built-in matrix run as they
+/// are. The flags themselves are read in `flags.rs`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Given(Vec<(&'static str, String)>);
+
+impl Given {
+    /// The flag and value that gave `key`, such as `--rounds 4294967295`.
+    pub fn of(&self, key: &str) -> Option<&str> {
+        self.0
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map(|(_, v)| v.as_str())
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The flags as one would type them again: `--heap 256m --rounds 5`.
+    pub fn command_line(&self) -> String {
+        let all: Vec<&str> = self.0.iter().map(|(_, v)| v.as_str()).collect();
+        all.join(" ")
+    }
+
+    /// Each key a flag gave, with the flag and its value.
+    pub fn iter(&self) -> impl Iterator<Item = (&'static str, &str)> {
+        self.0.iter().map(|(k, v)| (*k, v.as_str()))
+    }
+
+    /// Adds `key`, given by `flag_and_value`.
+    pub(crate) fn push(&mut self, key: &'static str, flag_and_value: String) {
+        self.0.push((key, flag_and_value));
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -198,18 +237,10 @@ pub enum MatrixError {
         column: Option<usize>,
         message: String,
     },
-    /// A value of a matrix flag of `pretouch run` (`--heap 5x`), named by its flag.
+    /// A value of a matrix flag of `pretouch run`, named by its flag (`--heap`) or by
+    /// the flag and its value (`--rounds 4294967295`).
     #[error("{flag}: {message}")]
-    Flag { flag: &'static str, message: String },
-    /// Matrix flags beside a matrix file: the file holds every axis of its run.
-    #[error(
-        "{flags} beside the matrix file `{}`: the flags make a matrix of their own, \
-         and the file holds every axis of its run\n  \
-         fix: change the axes in the file, or leave the file out to run the built-in \
-         quick matrix with these flags: pretouch run {flags}",
-        path.display()
-    )]
-    FlagsBesideFile { flags: String, path: PathBuf },
+    Flag { flag: String, message: String },
 }
 
 fn location(line: Option<usize>, column: Option<usize>) -> String {
@@ -296,6 +327,7 @@ impl Matrix {
                 .map_or_else(|| vec![GcThreads::Auto], |g| g.0),
             app: raw.app.map(|a| a.0),
             comparable_memory: raw.comparable_memory,
+            given: Given::default(),
             features: raw.features,
             warmup: raw.warmup,
             jvm_args: raw.jvm_args.0,
@@ -443,7 +475,7 @@ fn repeated(values: &[String]) -> Option<(usize, usize)> {
 }
 
 /// The line of a top-level `key:`.
-fn key_line(text: &str, key: &str) -> Option<usize> {
+pub(crate) fn key_line(text: &str, key: &str) -> Option<usize> {
     let prefix = format!("{key}:");
     text.lines()
         .position(|l| l.starts_with(&prefix))

@@ -69,8 +69,8 @@ pub(crate) fn text(cells: &[&CellReport], names: &CellNames) -> String {
         for (o, line) in c.outlier_launches.iter().zip(&c.outlier_lines) {
             rows.push([
                 names.name(c),
-                // From 1, as every format numbers rounds.
-                table::whole(o.round + 1),
+                // As counted, from 1, as every format and the chart number rounds.
+                table::whole(o.round),
                 if o.pretouch { "with" } else { "without" }.to_owned(),
                 table::whole_ms(o.ms),
                 o.median_ms.map_or_else(|| "-".to_owned(), table::whole_ms),

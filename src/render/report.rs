@@ -28,13 +28,20 @@ fn by_label(report: &Report) -> Vec<(&str, Vec<&CellReport>)> {
 }
 
 fn label_line(report: &Report, label: &str) -> String {
-    match report.label_info.iter().find(|i| i.label == label) {
-        Some(i) => format!(
-            "label: {label} (host {}, kernel {}, {})",
-            i.hostname, i.kernel_release, i.cpu_model
-        ),
+    match label_machine(report, label) {
+        Some(machine) => format!("label: {label} ({machine})"),
         None => format!("label: {label}"),
     }
+}
+
+/// The machine a label ran on, `host vm, kernel 6.18.0, AMD EPYC 9B14`, where the
+/// results say it. Text prints it beside the label and Markdown under its title.
+fn label_machine(report: &Report, label: &str) -> Option<String> {
+    let i = report.label_info.iter().find(|i| i.label == label)?;
+    Some(format!(
+        "host {}, kernel {}, {}",
+        i.hostname, i.kernel_release, i.cpu_model
+    ))
 }
 
 /// The legend under the single-label tables, said once: every column in words, a
@@ -63,8 +70,9 @@ fn single_legend(report: &Report) -> String {
         text += " failed counts the failed launches, which are in no figure.";
     }
     if cells().any(|c| c.cost_interval().is_some() && c.cost_ci_runs.is_none()) {
-        text += " An interval from one run misses drift between runs, and --runs 3 \
-                 measures it.";
+        text += " An interval from one run misses drift between runs. Three runs a \
+                 label measure it, from --runs 3 with --kernel or --boot, or from three \
+                 runs of pretouch run under one label, in turn with the other labels'.";
     }
     text + " docs/report.md says more."
 }
@@ -180,6 +188,9 @@ pub fn markdown(report: &Report) -> String {
     let mut out = String::new();
     for (label, cells) in by_label(report) {
         let _ = writeln!(out, "### {label}\n");
+        if let Some(machine) = label_machine(report, label) {
+            let _ = writeln!(out, "{machine}\n");
+        }
         out += &cells_table(&cells, false).markdown();
         out.push('\n');
     }
@@ -348,6 +359,52 @@ mod tests {
         crate::analyze::build(&results)
     }
 
+    #[test]
+    fn an_outlier_is_named_by_its_round_as_counted_after_the_warm_up() {
+        // The slow launch is the 8th counted round, after one warm-up round, so the
+        // file's round is 8 and the chart rings its 8th point.
+        let g1 = rounds(48.25, 431.5, true);
+        let mut f = file(
+            "base",
+            "2026-11-30T07:00:00Z",
+            host("vm"),
+            &[FakeCell {
+                gc: Gc::G1,
+                heap: "1g",
+                rounds: &g1,
+            }],
+        );
+        let mut warm = f.launches[..2].to_vec();
+        for l in &mut warm {
+            l.warmup = true;
+        }
+        for l in &mut f.launches {
+            l.round += 1;
+        }
+        f.launches.splice(0..0, warm);
+        let report = crate::analyze::build(&Results {
+            files: vec![f],
+            ..Default::default()
+        });
+        let cell = &report.cells[0];
+        assert_eq!(cell.costs.iter().position(|c| c.outlier), Some(7));
+        for (format, out) in [
+            ("markdown", super::markdown(&report)),
+            ("csv", super::csv(&report)),
+            ("json", crate::render::json::render(&report, None)),
+        ] {
+            assert!(out.contains("round 8 with pretouch"), "{format}: {out}");
+            assert!(!out.contains("round 9 with pretouch"), "{format}: {out}");
+        }
+        // The text's table of outliers gives the same round.
+        let text = super::text(&report);
+        let row = text
+            .lines()
+            .find(|l| l.starts_with("g1 1g") && l.contains(" with "))
+            .map(|l| l.split_whitespace().collect::<Vec<_>>());
+        assert_eq!(row.as_ref().map(|r| r[2]), Some("8"), "{text}");
+    }
+
     /// Cells on the new axes (GC threads, CPU sets, an application) under adaptive
     /// repetitions.
     fn axes_sample() -> Report {
@@ -440,7 +497,9 @@ mod tests {
         cell's rounds, and +- ms is half its 95% interval. min-max ms and IQR ms
         give the spread of the per-round costs. outliers counts the launches
         whose modified z-score is above 3.5. An interval from one run misses
-        drift between runs, and --runs 3 measures it. docs/report.md says more.
+        drift between runs. Three runs a label measure it, from --runs 3 with
+        --kernel or --boot, or from three runs of pretouch run under one label,
+        in turn with the other labels'. docs/report.md says more.
         warning: 2 outlier launch(es), in every figure unless --exclude-outliers
         adaptive: 6.18.0-base 17.0.15+6 g1 1g default: stopped early after 5 of
           30 rounds: 95% interval [380.1, 389.0] ms, +-1.5%, within +-2%
@@ -464,12 +523,14 @@ mod tests {
         insta::assert_snapshot!(super::markdown(&axes_sample()), @"
         ### 6.18.0-base
 
+        host vm, kernel 6.18.0, AMD EPYC 9B14
+
         | jdk | gc | heap | variant | launches | without (min-max) | with (min-max) | pretouch | cost ms +- 95% | cost min-max | cost IQR | outliers | failed |
         |---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|
         | 17.0.15+6 | g1 | 1g | default | 10+10 | 48.4 (47.2-49.8) | 435 (423-1288) | 386 | 386 +-12.1 | 376-1241 | 11.8 | 1 | 0 |
         | 17.0.15+6 | g1 | 1g | default gc_threads=1 cpus=0 app=com.example.Main | 10+10 | 48.4 (47.2-49.8) | 900 (880-990) | 852 | 386 +-12.1 | 376-1241 | 11.8 | 1 | 0 |
 
-        Times are in ms from exec to `main()`, as the median of the counted launches with their range. pretouch is the median time with pretouch less the median without. A round's cost is the time with pretouch less the time without, and cost ms is the median of the per-round costs. +- 95% is the half-width of its 95% interval, whose standard error is widened for drift. A cell under 10 rounds shows `few rounds`. cost min-max and IQR give the spread of the per-round costs. outliers counts the launches with a modified z-score above 3.5. An interval from one run's rounds does not see the machine move between runs. A label of three runs or more, run in turn with the others, gets one over its runs that does, as `run --kernel ... --runs 3` makes in VMs. docs/statistics.md explains it.
+        Times are in ms from exec to `main()`, as the median of the counted launches with their range. pretouch is the median time with pretouch less the median without. A round's cost is the time with pretouch less the time without, and cost ms is the median of the per-round costs. +- 95% is the half-width of its 95% interval, whose standard error is widened for drift. A cell under 10 rounds shows `few rounds`. cost min-max and IQR give the spread of the per-round costs. outliers counts the launches with a modified z-score above 3.5. An interval from one run's rounds does not see the machine move between runs. A label of three runs or more, run in turn with the others, gets one over its runs that does, as `run --kernel ... --runs 3` makes in VMs and `--boot` across reboots, or as three runs of `pretouch run` under one label make. docs/statistics.md explains it.
 
         > warning: 2 outlier launch(es), in every figure unless --exclude-outliers
 
@@ -511,7 +572,9 @@ mod tests {
         give the spread of the per-round costs. outliers counts the launches
         whose modified z-score is above 3.5. failed counts the failed launches,
         which are in no figure. An interval from one run misses drift between
-        runs, and --runs 3 measures it. docs/report.md says more.
+        runs. Three runs a label measure it, from --runs 3 with --kernel or
+        --boot, or from three runs of pretouch run under one label, in turn with
+        the other labels'. docs/report.md says more.
         warning: parallel 2g: 10 launch(es) failed, first: exited with code 1
           before main()
         warning: 1 outlier launch(es), in every figure unless --exclude-outliers
@@ -565,12 +628,14 @@ mod tests {
         insta::assert_snapshot!(super::markdown(&sample()), @"
         ### 6.18.0-base
 
+        host vm, kernel 6.18.0, AMD EPYC 9B14
+
         | jdk | gc | heap | variant | launches | without (min-max) | with (min-max) | pretouch | cost ms +- 95% | cost min-max | cost IQR | outliers | failed |
         |---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|
         | 17.0.15+6 | g1 | 1g | default | 10+10 | 48.4 (47.2-49.8) | 435 (423-1288) | 386 | 386 +-12.1 | 376-1241 | 11.8 | 1 | 0 |
         | 17.0.15+6 | parallel | 2g | default | 10+0 | 50.1 (49.0-51.5) | - | FAILED | - | - | - | 0 | 10 |
 
-        Times are in ms from exec to `main()`, as the median of the counted launches with their range. pretouch is the median time with pretouch less the median without. A round's cost is the time with pretouch less the time without, and cost ms is the median of the per-round costs. +- 95% is the half-width of its 95% interval, whose standard error is widened for drift. A cell under 10 rounds shows `few rounds`. cost min-max and IQR give the spread of the per-round costs. outliers counts the launches with a modified z-score above 3.5. An interval from one run's rounds does not see the machine move between runs. A label of three runs or more, run in turn with the others, gets one over its runs that does, as `run --kernel ... --runs 3` makes in VMs. docs/statistics.md explains it.
+        Times are in ms from exec to `main()`, as the median of the counted launches with their range. pretouch is the median time with pretouch less the median without. A round's cost is the time with pretouch less the time without, and cost ms is the median of the per-round costs. +- 95% is the half-width of its 95% interval, whose standard error is widened for drift. A cell under 10 rounds shows `few rounds`. cost min-max and IQR give the spread of the per-round costs. outliers counts the launches with a modified z-score above 3.5. An interval from one run's rounds does not see the machine move between runs. A label of three runs or more, run in turn with the others, gets one over its runs that does, as `run --kernel ... --runs 3` makes in VMs and `--boot` across reboots, or as three runs of `pretouch run` under one label make. docs/statistics.md explains it.
 
         > warning: 6.18.0-base 17.0.15+6 parallel 2g default: 10 launch(es) failed, first: exited with code 1 before main()
 

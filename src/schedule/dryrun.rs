@@ -72,8 +72,9 @@ pub fn render(
         .sum();
     let _ = writeln!(
         out,
-        "dry run of `{}` (name: {}): no launch is made",
-        matrix.origin, matrix.name
+        "dry run of {} (name: {}): no launch is made",
+        matrix.described(),
+        matrix.name
     );
     let _ = writeln!(
         out,
@@ -331,8 +332,20 @@ pub fn detectable(
     if any_default && !noise.measured.is_empty() {
         let _ = writeln!(out, "  (cells not in those results: the stated defaults)");
     }
+    if runs < 3 && rounds >= crate::stats::interval::MIN_ROUNDS {
+        let _ = writeln!(out, "{THREE_RUNS}");
+    }
     out
 }
+
+/// Why the figure with 3 runs a label can be larger than one run's: it is the honest
+/// one, because it sees how runs differ (`stats::power`).
+const THREE_RUNS: &str = "  One run's figure counts only the noise between its rounds. Runs \
+    differ by more than their rounds do, and one run cannot see that, so its figure is a \
+    best case. The figure with 3 runs a label counts how runs differ, from few runs, so \
+    it can be the larger one. Plan by it. A label gets 3 runs from --runs 3 with \
+    --kernel or --boot, or from three runs of `pretouch run` under one label, taken in \
+    turn with the other label's.";
 
 /// `1h 02m 03s`, `4m 05s`, `6s`.
 fn human(d: Duration) -> String {
@@ -454,6 +467,11 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("; with 3 runs a label "), "{text}");
+        // Why 3 runs can look worse than one: the one run's figure is a best case.
+        assert!(
+            text.contains("so its figure is a best case") && text.contains("Plan by it."),
+            "{text}"
+        );
         assert!(text.contains("\n  g1 1g: "), "cells by name: {text}");
         assert!(text.contains("; a 10% change needs "), "{text}");
         // Measured figures for G1 replace the defaults for that cell only, and a
@@ -473,6 +491,7 @@ mod tests {
         assert!(text.contains("label `k` in results"), "{text}");
         assert_eq!(text.matches("[measured]").count(), 1, "{keys:?} {text}");
         assert!(!text.contains("with 3 runs a label"), "{text}");
+        assert!(!text.contains("best case"), "{text}");
         let ms = |line: &str| -> f64 {
             line.split(": ")
                 .nth(1)

@@ -155,20 +155,18 @@ pub fn check_size(matrix: &Matrix, jdks: usize) -> Result<(), MatrixError> {
     } else {
         "repetitions"
     };
-    let line = matrix
-        .text
-        .lines()
-        .position(|l| l.starts_with(&format!("{key}:")))
-        .map(|i| i + 1);
-    Err(MatrixError::Invalid {
-        origin: matrix.origin.clone(),
-        line,
-        column: None,
+    // The flag that gave the count, such as `--rounds 4294967295`, or the file's line.
+    let lower = match matrix.given.of(key) {
+        Some(given) => given.split(' ').next().unwrap_or(key).to_owned(),
+        None => format!("`{key}`"),
+    };
+    Err(MatrixError::Flag {
+        flag: matrix.place(key),
         message: format!(
             "this matrix plans {launches} launches, {} x {} x with and without \
              pretouch. They would take {at_least} at least, at {FASTEST_LAUNCH_MS} ms a \
              launch, and a run plans at most {MAX_LAUNCHES}.\n  \
-             fix: lower `{key}` or the axes, or split the matrix into several runs",
+             fix: lower {lower} or the axes, or split the matrix into several runs",
             crate::units::count_of(cells, "cell"),
             crate::units::count_of(rounds, "round"),
         ),

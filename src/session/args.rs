@@ -12,9 +12,9 @@ use crate::render::common::Format;
 pub struct RunArgs {
     /// The matrix YAML file.
     ///
-    /// Without it, the run uses the built-in matrix of configs/quick.yaml, with the axes
-    /// that --gc, --heap, --jdk, --rounds and --warmup give. Those flags are refused
-    /// beside a file, because the file holds every axis of its run.
+    /// Without it, the run uses the built-in matrix of configs/quick.yaml. The axes that
+    /// --gc, --heap, --jdk, --rounds and --warmup give replace the file's, or the
+    /// built-in matrix's, for this run. The result file stores the matrix as it ran.
     pub matrix: Option<PathBuf>,
     #[command(flatten)]
     pub axes: MatrixArgs,
@@ -86,12 +86,12 @@ pub struct RunArgs {
     pub pass_java_options: bool,
 }
 
-/// The axes of a run without a matrix file: `pretouch run --gc g1,parallel --heap 512m,4g
-/// --jdk 25 --rounds 10`. Each replaces the built-in quick matrix's axis, and the result
-/// file stores the matrix they make as YAML ([`crate::matrix::flags`]).
+/// The axes of a run: `pretouch run --gc g1,parallel --heap 512m,4g --jdk 25 --rounds 10`.
+/// Each replaces that axis of the matrix file, or of the built-in quick matrix without a
+/// file, and the result file stores the matrix as it ran ([`crate::matrix::flags`]).
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct MatrixArgs {
-    /// The collectors to run without a matrix file, separated by commas [default:
+    /// The collectors to run, separated by commas, in place of the matrix's [default:
     /// g1,parallel]
     ///
     /// They are g1, parallel, serial, zgc, zgc-generational, zgc-nongenerational,
@@ -103,18 +103,20 @@ pub struct MatrixArgs {
         conflicts_with = "resume"
     )]
     pub gcs: Vec<String>,
-    /// The heap sizes to run without a matrix file, such as 512m,4g [default: 128m,512m]
+    /// The heap sizes to run, such as 512m,4g, in place of the matrix's [default:
+    /// 128m,512m]
     ///
     /// Each is both -Xms and -Xmx. The option can be given more than once.
     #[arg(
         long = "heap",
         value_name = "SIZE",
         value_delimiter = ',',
+        allow_hyphen_values = true,
         conflicts_with = "resume"
     )]
     pub heaps: Vec<String>,
-    /// The JDKs to run without a matrix file, separated by commas [default: JAVA_HOME,
-    /// then java on PATH]
+    /// The JDKs to run, separated by commas, in place of the matrix's [default:
+    /// JAVA_HOME, then java on PATH]
     ///
     /// Each is a JDK home, a java binary, a feature version such as 25, or `auto` for
     /// every JDK installed. The option can be given more than once.
@@ -125,12 +127,24 @@ pub struct MatrixArgs {
         conflicts_with = "resume"
     )]
     pub jdks: Vec<String>,
-    /// The counted rounds of each cell without a matrix file, as `repetitions` in a file
-    /// [default: 20]
-    #[arg(long, value_name = "N", conflicts_with = "resume")]
+    /// The counted rounds of each cell, in place of the matrix's `repetitions` [default:
+    /// 20]
+    #[arg(
+        long,
+        value_name = "N",
+        value_parser = crate::matrix::flags::count,
+        allow_negative_numbers = true,
+        conflicts_with = "resume"
+    )]
     pub rounds: Option<u32>,
-    /// The uncounted rounds before them, as `warmup` in a file [default: 1]
-    #[arg(long, value_name = "N", conflicts_with = "resume")]
+    /// The uncounted rounds before them, in place of the matrix's `warmup` [default: 1]
+    #[arg(
+        long,
+        value_name = "N",
+        value_parser = crate::matrix::flags::count,
+        allow_negative_numbers = true,
+        conflicts_with = "resume"
+    )]
     pub warmup: Option<u32>,
 }
 
@@ -157,16 +171,19 @@ pub(crate) struct PassedOn {
 }
 
 impl RunArgs {
-    /// The matrix of a fresh run: MATRIX, or the built-in one with the axes of the
-    /// matrix flags ([`crate::matrix::Matrix::of_run`]). A feature that runs the matrix
-    /// elsewhere from a file, such as the kernels in VMs, refuses the flags.
+    /// The matrix of a fresh run: MATRIX, or the built-in one, with the axes of the
+    /// matrix flags in place of its own ([`crate::matrix::Matrix::of_run`]). A feature
+    /// that runs the matrix elsewhere from a file, such as the kernels in VMs, refuses
+    /// the flags.
     pub(crate) fn matrix_of_run(&self) -> anyhow::Result<crate::matrix::Matrix> {
         let flags = self.axes.flags();
+        let matrix = crate::matrix::Matrix::of_run(self.matrix.as_deref(), &flags)
+            .map_err(crate::session::error::bad)?;
         if flags.any() {
-            self.features.check_matrix_flags(&flags.command_line())?;
+            self.features
+                .check_matrix_flags(&flags.command_line(), &matrix)?;
         }
-        crate::matrix::Matrix::of_run(self.matrix.as_deref(), &flags)
-            .map_err(crate::session::error::bad)
+        Ok(matrix)
     }
 
     /// The command line's options that a run of the same matrix elsewhere gets (the

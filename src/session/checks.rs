@@ -12,7 +12,6 @@ use crate::machine::topology::{self, Placement};
 use crate::machine::{discover, memory};
 use crate::matrix::app::App;
 use crate::matrix::cpuset;
-use crate::matrix::flags::place;
 use crate::matrix::{Gc, Matrix};
 use crate::session::error::bad;
 
@@ -76,13 +75,19 @@ pub(crate) fn resolve_jdks(matrix: &Matrix, ask_collectors: bool) -> anyhow::Res
         })?],
         Some(specs) => {
             let installed = discover::discover(&discover::Sources::from_environment());
-            discover::resolve_specs(specs, &installed, ask, &cache).map_err(|(spec, e)| {
-                let at = place(&matrix.origin, "jdks", line_of(&matrix.text, &spec));
-                e.context(match matrix.origin == crate::matrix::flags::ORIGIN {
-                    true => at,
-                    false => format!("{at}: jdks"),
-                })
-            })?
+            let origin = match matrix.by_flag("jdks") {
+                true => crate::machine::jdk::JdkOrigin::Flag,
+                false => crate::machine::jdk::JdkOrigin::Matrix,
+            };
+            discover::resolve_specs(specs, &installed, ask, &cache, origin).map_err(
+                |(spec, e)| {
+                    let at = matrix.place_at("jdks", line_of(&matrix.text, &spec));
+                    e.context(match matrix.by_flag("jdks") {
+                        true => at,
+                        false => format!("{at}: jdks"),
+                    })
+                },
+            )?
         }
     };
     for jdk in &jdks {
@@ -136,13 +141,13 @@ fn check_collectors(
         return Ok(());
     };
     let every = collectors::probe(&jdk.java, cache).unwrap_or_else(|_| collectors.clone());
-    let at = place(&matrix.origin, "gcs", line_of(&matrix.text, "gcs:"));
+    let at = matrix.place_at("gcs", line_of(&matrix.text, "gcs:"));
     let modes = if missing.is_zgc() && every.has(Gc::Zgc) {
         ". A JDK with one ZGC mode has only `zgc`, and both modes exist on JDK 21 to 23"
     } else {
         ""
     };
-    let (at, fix) = match matrix.origin == crate::matrix::flags::ORIGIN {
+    let (at, fix) = match matrix.by_flag("gcs") {
         true => (
             at,
             format!("leave `{missing}` out of --gc, or name a JDK that has it with --jdk"),

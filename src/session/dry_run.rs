@@ -1,7 +1,7 @@
 //! `pretouch run --dry-run`: the plan and its command lines, checked as a run checks
 //! them, but nothing launched.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::Context;
@@ -78,15 +78,70 @@ fn show_plan(
     for line in crate::features::session::dry_run_lines(args, matrix, plan.cells.len()) {
         println!("{line}");
     }
-    if let Some(available) = memory::mem_available()
-        && let Err(e) = memory::check(matrix, available)
-    {
-        println!("note: a real run on this machine would stop here: {e}");
-    }
     if args.comparable_memory || matrix.comparable_memory {
         println!("{}", preflight::comparable_memory_plan(matrix));
     }
-    Ok(0)
+    // What a real run would refuse comes last, where it is seen, and sets the exit code,
+    // so that a script or a first try learns that the plan cannot run here.
+    let mut refusals = Vec::new();
+    if let Some(available) = memory::mem_available()
+        && let Err(e) = memory::check(matrix, available)
+    {
+        match args.force {
+            true => println!("note: --force runs it anyway, although {e}"),
+            false => refusals.push(e.to_string()),
+        }
+    }
+    refusals.extend(results_unwritable(&args.results));
+    for refusal in &refusals {
+        eprintln!("error: a real run would stop here: {refusal}");
+    }
+    Ok(match refusals.is_empty() {
+        true => 0,
+        false => crate::session::error::exit::BAD_INPUT,
+    })
+}
+
+/// Why a run could not write its results under `results`, if it could not, found
+/// without creating anything: the folder, or the nearest folder above it that exists,
+/// must be a folder this user may write in.
+fn results_unwritable(results: &Path) -> Option<String> {
+    let mut at = results.to_path_buf();
+    loop {
+        match at.metadata() {
+            Ok(meta) if !meta.is_dir() => {
+                return Some(format!(
+                    "`{}` is not a folder, so the results cannot go in `{}`\n  \
+                     fix: choose a folder with --results DIR",
+                    at.display(),
+                    results.display()
+                ));
+            }
+            Ok(_) => break,
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+                ) =>
+            {
+                at = match at.parent() {
+                    Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+                    Some(_) => PathBuf::from("."),
+                    None => break,
+                };
+            }
+            Err(_) => break,
+        }
+    }
+    crate::access::reach(&at, crate::access::Need::Write)
+        .err()
+        .map(|denied| {
+            format!(
+                "cannot write results in `{}`: {denied}\n  fix: {}, or choose another folder with --results DIR",
+                results.display(),
+                denied.fix()
+            )
+        })
 }
 
 /// The noise the dry run judges the plan's power by: the last runs in `--results`

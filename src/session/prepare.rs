@@ -163,7 +163,7 @@ fn create_result_file(
             tool_version: env!("CARGO_PKG_VERSION").to_owned(),
             name: matrix.name.clone(),
             label: label.to_owned(),
-            matrix_origin: matrix.origin.clone(),
+            matrix_origin: matrix.stored_origin(),
             matrix: matrix.text.clone(),
             matrix_sha256: Some(resume::matrix_sha256(&matrix.text)),
             host,
@@ -186,10 +186,12 @@ fn create_result_file(
 fn announce_fresh(r: &Resolved, label: &str, file: &Path) {
     let matrix = &r.matrix;
     eprintln!(
-        "pretouch: {} launches, {} x {} x with and without pretouch, label `{label}`\n  recording to {}",
+        "pretouch: {} launches of {}, {} x {} x with and without pretouch, and {}, label `{label}`\n  recording to {}",
         r.plan.launches.len(),
+        matrix.described(),
         crate::units::count_of(r.plan.cells.len(), "cell"),
-        crate::units::count_of(matrix.warmup + matrix.repetitions, "round"),
+        crate::units::count_of(matrix.repetitions, "round"),
+        crate::units::count_of(matrix.warmup, "warm-up round"),
         file.display()
     );
     if let Some(a) = matrix.adaptive {

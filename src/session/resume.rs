@@ -36,9 +36,14 @@ fn resumed_matrix(args: &RunArgs, path: &Path, file: &ResultFile) -> anyhow::Res
     let mut matrix = match &args.matrix {
         Some(path) => Matrix::from_file(path).map_err(bad)?,
         None if header.matrix_origin == built_in.origin => built_in,
-        // A matrix made from flags has no file: the header's text is the matrix.
-        None if header.matrix_origin == crate::matrix::flags::ORIGIN => {
-            Matrix::parse(&header.matrix_origin, &header.matrix).map_err(bad)?
+        // A matrix made or changed by flags is the header's text, because no file
+        // holds it.
+        None if header.matrix_origin == crate::matrix::flags::ORIGIN
+            || !crate::matrix::flags::split_origin(&header.matrix_origin)
+                .1
+                .is_empty() =>
+        {
+            Matrix::from_header(&header.matrix_origin, &header.matrix).map_err(bad)?
         }
         None => match Matrix::from_file(Path::new(&header.matrix_origin)) {
             Ok(matrix) => matrix,
@@ -75,10 +80,10 @@ pub(super) fn prepare_resume(
     crate::features::session::check_here(&matrix, true)?;
     let mut features = Parts::resumed(args, &matrix, &file)?;
     let host = host::host_info();
-    let matrix_file = args
-        .matrix
-        .clone()
-        .unwrap_or_else(|| PathBuf::from(&header.matrix_origin));
+    let matrix_file = args.matrix.clone().unwrap_or_else(|| {
+        let (file, _) = crate::matrix::flags::split_origin(&header.matrix_origin);
+        PathBuf::from(file.unwrap_or(&header.matrix_origin))
+    });
     let same = |matrix: &Matrix, jdks: &[Jdk]| {
         resume::check_same(&file.path, header, &matrix.text, &host, jdks).map_err(bad)
     };

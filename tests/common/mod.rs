@@ -243,8 +243,11 @@ pub fn monotonic_ns() -> u64 {
 }
 
 /// The transparent huge page mode of this machine (`always`, `madvise` or `never`), from
-/// /sys/kernel/mm/transparent_hugepage/enabled; `never` when the kernel has no THP.
+/// /sys/kernel/mm/transparent_hugepage/enabled; `never` when the kernel has no THP. The
+/// test that reads it is one CI runs again under each mode
+/// ([`pretouch::fixtures::reads_thp_mode`]), as is one that reads [`heap_folio`].
 pub fn thp_enabled() -> String {
+    pretouch::fixtures::reads_thp_mode();
     std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled")
         .ok()
         .and_then(|text| {
@@ -268,6 +271,7 @@ pub fn min_pretouch_faults(heap: u64) -> f64 {
 /// pages), bytes.
 pub fn heap_folio() -> u64 {
     use pretouch::machine::folio::{Backing, sizes};
+    pretouch::fixtures::reads_thp_mode();
     let env = pretouch::machine::env::Environment::read_from(std::path::Path::new("/"));
     sizes(&env, Backing::Anonymous, false)
         .first()

@@ -161,10 +161,9 @@ fn new_campaign(
     let utc = humantime::format_rfc3339_seconds(started).to_string();
     let results = results_folder(args, matrix, &utc, kernels.specs.len(), plan.launches.len())?;
     let dir_in_system = Layout::dir_in_system();
-    let probe_rounds = args
-        .features
-        .probing
-        .probe
+    // The matrix's `probe: true` asks for them as --probe does, as its `profile: true`
+    // asks for the profiled rounds, so the session records them and resumes with them.
+    let probe_rounds = (args.features.probing.probe || matrix.features.probe)
         .then_some(args.features.probing.probe_rounds);
     let profile_rounds = (args.features.profiling.profile || matrix.features.profile)
         .then_some(args.features.profiling.profile_rounds);

@@ -53,15 +53,25 @@ impl KernelArgs {
         } = self;
     }
 
-    /// Refuses the matrix flags, named as `flags`, on the host of a `--kernel` run,
-    /// because each kernel's VM is given the matrix as a file.
-    pub(crate) fn check_matrix_flags(&self, flags: &str) -> anyhow::Result<()> {
-        if self.kernel.is_empty() || self.in_vm.is_some() {
+    /// Refuses the matrix flags, named as `flags`, on the host of a run of kernels,
+    /// from `--kernel` or the matrix's `kernels:`, because each kernel's run is given
+    /// the matrix as a file, and a resumed session reads that file again.
+    pub(crate) fn check_matrix_flags(
+        &self,
+        flags: &str,
+        matrix: &crate::matrix::Matrix,
+    ) -> anyhow::Result<()> {
+        if self.in_vm.is_some() {
             return Ok(());
         }
+        let by = match (self.kernel.is_empty(), matrix.features.kernels.is_empty()) {
+            (false, _) => "with --kernel",
+            (true, false) => "with a matrix that lists `kernels:`",
+            (true, true) => return Ok(()),
+        };
         Err(crate::session::error::bad(anyhow::anyhow!(
-            "{flags} with --kernel: each kernel's VM runs the matrix from a file\n  \
-             fix: write the matrix into a file (docs/matrix.md), and run \
+            "{flags} {by}: each kernel's run reads the matrix from a file\n  \
+             fix: write these axes into the matrix file (docs/matrix.md), and run \
              `pretouch run FILE --kernel ...`"
         )))
     }

@@ -330,10 +330,9 @@ pub(crate) fn cmd_run_kernels(args: &RunArgs, matrix: Matrix) -> anyhow::Result<
     resolve_app(&matrix, args.matrix.as_deref(), &jdks, true).map_err(bad)?;
     let vng = find_vng()?;
     let vm = vm_plan(args, &matrix, &vng)?;
-    let probe_rounds = args
-        .features
-        .probing
-        .probe
+    // The matrix's `probe: true` asks for them as --probe does, as its `profile: true`
+    // asks for the profiled rounds, so the session records them and resumes with them.
+    let probe_rounds = (args.features.probing.probe || matrix.features.probe)
         .then_some(args.features.probing.probe_rounds);
     let profile_rounds = (args.features.profiling.profile || matrix.features.profile)
         .then_some(args.features.profiling.profile_rounds);

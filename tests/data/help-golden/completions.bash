@@ -317,7 +317,7 @@ _pretouch() {
             return 0
             ;;
         pretouch__subcmd__check)
-            opts="-h --baseline --label --baseline-setting --setting --max-change --direction --estimator --exclude-outliers --help"
+            opts="-h --baseline --labels --baseline-setting --setting --max-change --direction --estimator --exclude-outliers --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -327,7 +327,7 @@ _pretouch() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --label)
+                --labels)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -36,11 +36,11 @@ complete -c pretouch -n "__fish_pretouch_needs_command" -f -a "calibrate" -d 'Me
 complete -c pretouch -n "__fish_pretouch_needs_command" -f -a "campaign" -d 'Show or stop the campaign across reboots that `pretouch run --boot` started'
 complete -c pretouch -n "__fish_pretouch_needs_command" -f -a "generate" -d 'Write the man pages into a folder, or print a shell\'s completion script'
 complete -c pretouch -n "__fish_pretouch_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c pretouch -n "__fish_pretouch_using_subcommand run" -l gc -d 'The collectors to run without a matrix file, separated by commas [default: g1,parallel]' -r
-complete -c pretouch -n "__fish_pretouch_using_subcommand run" -l heap -d 'The heap sizes to run without a matrix file, such as 512m,4g [default: 128m,512m]' -r
-complete -c pretouch -n "__fish_pretouch_using_subcommand run" -l jdk -d 'The JDKs to run without a matrix file, separated by commas [default: JAVA_HOME, then java on PATH]' -r
-complete -c pretouch -n "__fish_pretouch_using_subcommand run" -l rounds -d 'The counted rounds of each cell without a matrix file, as `repetitions` in a file [default: 20]' -r
-complete -c pretouch -n "__fish_pretouch_using_subcommand run" -l warmup -d 'The uncounted rounds before them, as `warmup` in a file [default: 1]' -r
+complete -c pretouch -n "__fish_pretouch_using_subcommand run" -l gc -d 'The collectors to run, separated by commas, in place of the matrix\'s [default: g1,parallel]' -r
+complete -c pretouch -n "__fish_pretouch_using_subcommand run" -l heap -d 'The heap sizes to run, such as 512m,4g, in place of the matrix\'s [default: 128m,512m]' -r
+complete -c pretouch -n "__fish_pretouch_using_subcommand run" -l jdk -d 'The JDKs to run, separated by commas, in place of the matrix\'s [default: JAVA_HOME, then java on PATH]' -r
+complete -c pretouch -n "__fish_pretouch_using_subcommand run" -l rounds -d 'The counted rounds of each cell, in place of the matrix\'s `repetitions` [default: 20]' -r
+complete -c pretouch -n "__fish_pretouch_using_subcommand run" -l warmup -d 'The uncounted rounds before them, in place of the matrix\'s `warmup` [default: 1]' -r
 complete -c pretouch -n "__fish_pretouch_using_subcommand run" -l label -d 'The name the results are filed and compared under [default: the kernel release]' -r
 complete -c pretouch -n "__fish_pretouch_using_subcommand run" -l results -d 'The folder of result files. Each run writes DIR/LABEL/NAME-TIME.jsonl' -r -F
 complete -c pretouch -n "__fish_pretouch_using_subcommand run" -l agent -d 'The agent library to load [default: $PRETOUCH_AGENT, or the built-in agent]' -r -F
@@ -99,7 +99,7 @@ complete -c pretouch -n "__fish_pretouch_using_subcommand report" -l calibrate -
 complete -c pretouch -n "__fish_pretouch_using_subcommand report" -l details -d 'Show every detail in text and Markdown'
 complete -c pretouch -n "__fish_pretouch_using_subcommand report" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pretouch -n "__fish_pretouch_using_subcommand check" -l baseline -d 'The label the others are held against [default: the label with the oldest results]' -r
-complete -c pretouch -n "__fish_pretouch_using_subcommand check" -l label -d 'The labels judged against the baseline, separated by commas [default: every other label]' -r
+complete -c pretouch -n "__fish_pretouch_using_subcommand check" -l labels -d 'The labels judged against the baseline, separated by commas [default: every other label]' -r
 complete -c pretouch -n "__fish_pretouch_using_subcommand check" -l baseline-setting -d 'Judge the `settings:` axis instead of labels, each other setting against this one, as the report sets them side by side' -r
 complete -c pretouch -n "__fish_pretouch_using_subcommand check" -l setting -d 'The settings judged against --baseline-setting, separated by commas [default: every other setting]' -r
 complete -c pretouch -n "__fish_pretouch_using_subcommand check" -l max-change -d 'The largest change allowed, in % of the baseline\'s cost such as 5%, or in ms such as 20ms' -r

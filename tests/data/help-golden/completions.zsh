@@ -31,11 +31,11 @@ _pretouch() {
         case $line[1] in
             (run)
 _arguments "${_arguments_options[@]}" : \
-'(--resume)*--gc=[The collectors to run without a matrix file, separated by commas \[default\: g1,parallel\]]:GC:_default' \
-'(--resume)*--heap=[The heap sizes to run without a matrix file, such as 512m,4g \[default\: 128m,512m\]]:SIZE:_default' \
-'(--resume)*--jdk=[The JDKs to run without a matrix file, separated by commas \[default\: JAVA_HOME, then java on PATH\]]:JDK:_default' \
-'(--resume)--rounds=[The counted rounds of each cell without a matrix file, as \`repetitions\` in a file \[default\: 20\]]:N:_default' \
-'(--resume)--warmup=[The uncounted rounds before them, as \`warmup\` in a file \[default\: 1\]]:N:_default' \
+'(--resume)*--gc=[The collectors to run, separated by commas, in place of the matrix'\''s \[default\: g1,parallel\]]:GC:_default' \
+'(--resume)*--heap=[The heap sizes to run, such as 512m,4g, in place of the matrix'\''s \[default\: 128m,512m\]]:SIZE:_default' \
+'(--resume)*--jdk=[The JDKs to run, separated by commas, in place of the matrix'\''s \[default\: JAVA_HOME, then java on PATH\]]:JDK:_default' \
+'(--resume)--rounds=[The counted rounds of each cell, in place of the matrix'\''s \`repetitions\` \[default\: 20\]]:N:_default' \
+'(--resume)--warmup=[The uncounted rounds before them, in place of the matrix'\''s \`warmup\` \[default\: 1\]]:N:_default' \
 '--label=[The name the results are filed and compared under \[default\: the kernel release\]]:LABEL:_default' \
 '--results=[The folder of result files. Each run writes DIR/LABEL/NAME-TIME.jsonl]:RESULTS:_files' \
 '--agent=[The agent library to load \[default\: \$PRETOUCH_AGENT, or the built-in agent\]]:AGENT:_files' \
@@ -106,8 +106,8 @@ trimmed-mean\:"The 20% trimmed mean of the per-round costs. Its interval comes f
 (check)
 _arguments "${_arguments_options[@]}" : \
 '--baseline=[The label the others are held against \[default\: the label with the oldest results\]]:BASELINE:_default' \
-'*--label=[The labels judged against the baseline, separated by commas \[default\: every other label\]]:LABEL:_default' \
-'(--baseline --label)--baseline-setting=[Judge the \`settings\:\` axis instead of labels, each other setting against this one, as the report sets them side by side]:NAME:_default' \
+'*--labels=[The labels judged against the baseline, separated by commas \[default\: every other label\]]:LABEL:_default' \
+'(--baseline --labels)--baseline-setting=[Judge the \`settings\:\` axis instead of labels, each other setting against this one, as the report sets them side by side]:NAME:_default' \
 '*--setting=[The settings judged against --baseline-setting, separated by commas \[default\: every other setting\]]:NAME:_default' \
 '--max-change=[The largest change allowed, in % of the baseline'\''s cost such as 5%, or in ms such as 20ms]:CHANGE:_default' \
 '--direction=[Which changes count. By default only a cost that grew counts, so a patch that makes pretouch cheaper passes]:DIRECTION:((increase\:"Only a cost that grew\: a cell regresses when its interval lies wholly above +threshold, and any fall passes, because a patch that makes pretouch cheaper is no regression"

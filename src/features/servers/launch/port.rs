@@ -115,9 +115,15 @@ fn parse_listening(table: &str, port: u16) -> Vec<u64> {
 
 /// A process's command line, arguments joined by spaces, cut to 120 characters.
 fn command_line(pid: u32) -> String {
-    let raw = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
-    let text = String::from_utf8_lossy(&raw)
-        .split('\0')
+    one_line(&std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default())
+}
+
+/// A command line as /proc holds it, NUL between arguments, on one line cut to 120
+/// characters. An argument may hold line breaks, as a `bash -c` script does, so every
+/// run of white space becomes one space, or the message would run over many lines.
+fn one_line(raw: &[u8]) -> String {
+    let text = String::from_utf8_lossy(raw)
+        .split(['\0', ' ', '\t', '\n', '\r'])
         .filter(|s| !s.is_empty())
         .collect::<Vec<_>>()
         .join(" ");
@@ -140,6 +146,17 @@ mod tests {
         assert_eq!(parse_listening(table, 8080), [999]);
         assert_eq!(parse_listening(table, 2024), [12345]);
         assert!(parse_listening(table, 1).is_empty());
+    }
+
+    #[test]
+    fn a_holders_command_line_is_one_line() {
+        let raw = b"bash\0-c\0while true; do\n  sleep 1\ndone\n\0";
+        assert_eq!(one_line(raw), "bash -c while true; do sleep 1 done");
+        let long = format!("java\0{}\0", "x".repeat(200));
+        let line = one_line(long.as_bytes());
+        assert_eq!(line.chars().count(), 120);
+        assert!(line.ends_with("..."));
+        assert_eq!(one_line(b""), "command line unknown");
     }
 
     #[test]
