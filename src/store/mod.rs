@@ -18,7 +18,7 @@ pub use write::*;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::path::Path;
+    use std::path::{Path, PathBuf};
 
     const HEADER: &str = r##"{"record":"run","format":1,"tool_version":"0.1.0","name":"q","label":"k","matrix_origin":"m.yaml","matrix":"name: q\n","host":{"kernel_release":"6.1","kernel_version":"#1","hostname":"h","cpu_model":"c","cpus":2},"started_at":"2026-01-01T00:00:00Z","jdks":[],"agent":"/a.so","planned_launches":2}"##;
     const LAUNCH: &str = r#"{"record":"launch","seq":0,"round":0,"warmup":false,"jdk":"17","gc":"g1","heap":"64m","variant":"default","jdk_home":"/j","heap_bytes":67108864,"pretouch":false,"command":["java"],"started_at":"t","spawn_ns":1,"reaped_ns":9,"exit_code":0,"signal":null,"stamps":{},"time_to_main_ns":5,"failure":null,"output_tail":null}"#;
@@ -58,8 +58,16 @@ mod tests {
         assert!(text.contains(&format!("format {next}")), "{text}");
         assert!(text.contains(&format!("format {FORMAT_VERSION}")), "{text}");
         assert!(text.contains("newer.jsonl"), "{text}");
-        // Found inside a folder, it is refused too, not skipped in silence.
-        assert!(read_results(&[dir.path().to_owned()]).is_err());
+        // Found inside a folder, it is skipped with a warning that names it, and the
+        // other files are read.
+        let results = read_results(&[dir.path().to_owned()]).unwrap();
+        assert!(results.files.is_empty());
+        assert_eq!(results.unread.len(), 1);
+        assert!(
+            results.warnings[0].contains("newer.jsonl: skipped"),
+            "{:?}",
+            results.warnings
+        );
         // Every format up to this build's reads.
         for format in 1..=FORMAT_VERSION {
             let old = dir.path().join(format!("old-{format}.jsonl"));
@@ -128,8 +136,9 @@ mod tests {
             let folder = dir.path().join(name);
             std::fs::create_dir_all(&folder).unwrap();
             let header = HEADER.replace(r#""label":"k""#, &format!(r#""label":"{name}""#));
-            let launches = format!("{LAUNCH}\n").repeat(1 + 300 * (i % 3));
-            let text = format!("{header}\n{launches}not json\n{LAUNCH}\n");
+            let n = 1 + 300 * (i % 3) as u64;
+            let launches: String = (0..n).map(|seq| launch(seq) + "\n").collect();
+            let text = format!("{header}\n{launches}not json\n{}\n", launch(n));
             std::fs::write(folder.join("r.jsonl"), text).unwrap();
         }
         let results = read_results(&[dir.path().to_owned()]).unwrap();
@@ -148,14 +157,17 @@ mod tests {
             .map(|w| w.split('/').rev().nth(1).unwrap().to_owned())
             .collect();
         assert_eq!(named, names, "{:?}", results.warnings);
-        // The first failure in name order is the one told, as when read one by one.
-        for name in ["l2", "l5"] {
+        // Of files named on the command line, the first failure in name order is the
+        // one told, as when read one by one.
+        let named: Vec<PathBuf> = ["l5", "l2"]
+            .iter()
+            .map(|name| dir.path().join(name).join("r.jsonl"))
+            .collect();
+        for path in &named {
             let newer = HEADER.replace(r#""format":1"#, r#""format":99"#);
-            std::fs::write(dir.path().join(name).join("r.jsonl"), newer + "\n").unwrap();
+            std::fs::write(path, newer + "\n").unwrap();
         }
-        let err = read_results(&[dir.path().to_owned()])
-            .unwrap_err()
-            .to_string();
+        let err = read_results(&named).unwrap_err().to_string();
         assert!(err.contains("l2"), "{err}");
     }
 
@@ -222,6 +234,188 @@ mod tests {
         // A file that ends cleanly loses nothing.
         let (_, dropped) = StoreWriter::open_append(&path).unwrap();
         assert_eq!(dropped, None);
+    }
+
+    /// The launch line of `seq`, as the writer puts it.
+    fn launch(seq: u64) -> String {
+        LAUNCH.replace(r#""seq":0,"#, &format!(r#""seq":{seq},"#))
+    }
+
+    /// A run of `n` launches with its end record, started at `started`.
+    fn run(started: &str, n: u64) -> String {
+        let header = HEADER.replace("2026-01-01T00:00:00Z", started);
+        let launches: String = (0..n).map(|i| launch(i) + "\n").collect();
+        let end = format!(r#"{{"record":"end","finished_at":"t","launches":{n},"failed":0}}"#);
+        format!("{header}\n{launches}{end}\n")
+    }
+
+    #[test]
+    fn a_repeated_launch_line_is_counted_once_and_its_line_named() {
+        // Every launch line twice, as a careless merge of two copies leaves a file.
+        let lines: String = (0..4)
+            .map(|i| format!("{}\n{}\n", launch(i), launch(i)))
+            .collect();
+        let (file, warnings) = parse(format!("{HEADER}\n{lines}").as_bytes());
+        assert_eq!(file.unwrap().launches.len(), 4);
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        let w = &warnings[0];
+        assert!(w.starts_with("r.jsonl: 4 launch lines left out"), "{w}");
+        assert!(w.contains("3, 5, 7, 9"), "{w}");
+        assert!(w.contains("line 3 repeats line 2"), "{w}");
+        // The launches of another run pasted in repeat this run's seq numbers.
+        let (file, warnings) =
+            parse(format!("{}{}\n{}\n", run("x", 3), launch(0), launch(1)).as_bytes());
+        assert_eq!(file.unwrap().launches.len(), 3);
+        assert!(warnings[0].contains("lines are 6-7"), "{warnings:?}");
+    }
+
+    #[test]
+    fn a_launch_without_its_time_or_failure_is_named_and_not_counted_as_failed() {
+        let damaged = launch(1).replace(r#","time_to_main_ns":5"#, "");
+        let (file, warnings) = parse(format!("{HEADER}\n{}\n{damaged}\n", launch(0)).as_bytes());
+        let file = file.unwrap();
+        assert_eq!(file.launches.len(), 1);
+        assert!(file.launches.iter().all(|l| l.ok()));
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(
+            warnings[0].starts_with("r.jsonl:3: a launch record with neither"),
+            "{warnings:?}"
+        );
+        // A failed launch has no time to main() and is read as the failure it is.
+        let failed = damaged.replace(r#""failure":null"#, r#""failure":"killed""#);
+        let (file, warnings) = parse(format!("{HEADER}\n{failed}\n").as_bytes());
+        assert!(warnings.is_empty(), "{warnings:?}");
+        assert!(!file.unwrap().launches[0].ok());
+    }
+
+    #[test]
+    fn a_line_longer_than_the_bound_is_skipped_with_its_line() {
+        let long = vec![b'x'; file::MAX_LINE + 10];
+        let mut text = format!("{HEADER}\n{}\n", launch(0)).into_bytes();
+        text.extend_from_slice(&long);
+        text.push(b'\n');
+        text.extend_from_slice(format!("{}\n", launch(1)).as_bytes());
+        // A long line cut at the end, as a copy of /dev/zero would leave it.
+        text.extend_from_slice(&long);
+        let (file, warnings) = parse(&text);
+        assert_eq!(file.unwrap().launches.len(), 2);
+        assert_eq!(warnings.len(), 2, "{warnings:?}");
+        assert!(
+            warnings[0].starts_with("r.jsonl:3: a line longer than 1 MiB"),
+            "{warnings:?}"
+        );
+        assert!(
+            warnings[1].starts_with("r.jsonl:5: a line longer than 1 MiB"),
+            "{warnings:?}"
+        );
+        // A line of just the bound is read.
+        let (_, warnings) = parse(format!("{HEADER}\n{}\n", " ".repeat(file::MAX_LINE)).as_bytes());
+        assert!(warnings.is_empty(), "{warnings:?}");
+    }
+
+    /// The launches read from `paths`, with the warnings, and the files skipped.
+    fn read(paths: &[PathBuf]) -> (usize, Vec<String>, Vec<PathBuf>) {
+        let results = read_results(paths).unwrap();
+        let launches = results.files.iter().map(|f| f.launches.len()).sum();
+        let unread = results.unread.into_iter().map(|(p, _)| p).collect();
+        (launches, results.warnings, unread)
+    }
+
+    #[test]
+    fn copies_and_links_of_a_run_are_read_once_and_each_named() {
+        use std::os::unix::fs::symlink;
+        let dir = tempfile::tempdir().unwrap();
+        let results = dir.path().join("results");
+        let label = results.join("k");
+        std::fs::create_dir_all(&label).unwrap();
+        std::fs::write(label.join("a.jsonl"), run("2026-01-01T00:00:00Z", 4)).unwrap();
+        std::fs::write(label.join("b.jsonl"), run("2026-01-02T00:00:00Z", 3)).unwrap();
+        let clean = read(std::slice::from_ref(&results));
+        assert_eq!((clean.0, clean.1.len()), (7, 0), "{:?}", clean.1);
+        // A copy, a shorter copy taken while the run went on, links to the folders and
+        // to a file read already.
+        std::fs::copy(label.join("a.jsonl"), label.join("a-copy.jsonl")).unwrap();
+        std::fs::write(label.join("0-part.jsonl"), run("2026-01-02T00:00:00Z", 2)).unwrap();
+        symlink("..", label.join("up")).unwrap();
+        symlink(".", label.join("self")).unwrap();
+        symlink("a.jsonl", label.join("c.jsonl")).unwrap();
+        let (launches, warnings, unread) = read(std::slice::from_ref(&results));
+        assert_eq!(launches, 7, "{warnings:?}");
+        // Of two copies as long, the first by name is read.
+        for name in ["a.jsonl", "0-part.jsonl", "up", "self", "c.jsonl"] {
+            let named: Vec<_> = warnings
+                .iter()
+                .filter(|w| w.contains(&format!("k/{name}:")))
+                .collect();
+            assert_eq!(named.len(), 1, "{name}: {warnings:?}");
+        }
+        assert_eq!(warnings.len(), 5, "{warnings:?}");
+        assert!(
+            warnings.iter().any(|w| w
+                .contains("0-part.jsonl: skipped, because it holds the same run as")
+                && w.contains("b.jsonl")),
+            "{warnings:?}"
+        );
+        // The links to folders may hide results, the copies hide none.
+        let mut unread: Vec<String> = unread
+            .iter()
+            .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        unread.sort();
+        assert_eq!(unread, ["self", "up"]);
+        // A link to a run kept elsewhere, such as last week's, is read.
+        let elsewhere = dir.path().join("old.jsonl");
+        std::fs::write(&elsewhere, run("2025-12-01T00:00:00Z", 5)).unwrap();
+        symlink(&elsewhere, label.join("last-week.jsonl")).unwrap();
+        assert_eq!(read(std::slice::from_ref(&results)).0, 12);
+        // Named twice, through the folder and by itself, a file is read once.
+        let twice = [results.clone(), label.join("a.jsonl")];
+        assert_eq!(read(&twice).0, 12);
+    }
+
+    #[test]
+    fn a_special_file_is_refused_at_once_and_a_bad_one_costs_only_itself() {
+        let dir = tempfile::tempdir().unwrap();
+        let label = dir.path().join("k");
+        std::fs::create_dir_all(&label).unwrap();
+        std::fs::write(label.join("a.jsonl"), run("2026-01-01T00:00:00Z", 4)).unwrap();
+        let fifo = label.join("fifo.jsonl");
+        let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: `c` is a NUL-terminated path that lives across the call.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        std::os::unix::fs::symlink("/dev/zero", label.join("zero.jsonl")).unwrap();
+        let next = FORMAT_VERSION + 1;
+        let newer =
+            run("2026-01-03T00:00:00Z", 2).replace("\"format\":1", &format!("\"format\":{next}"));
+        std::fs::write(label.join("newer.jsonl"), newer).unwrap();
+        let started = std::time::Instant::now();
+        let (launches, warnings, unread) = read(&[dir.path().to_owned()]);
+        assert!(started.elapsed() < std::time::Duration::from_secs(5));
+        assert_eq!(launches, 4, "{warnings:?}");
+        assert_eq!(unread.len(), 3, "{warnings:?}");
+        assert!(
+            warnings
+                .iter()
+                .any(|w| w.contains("fifo.jsonl: skipped, because it is a FIFO")),
+            "{warnings:?}"
+        );
+        assert!(
+            warnings.iter().any(|w| w.contains(
+                "zero.jsonl: skipped, because it is a symbolic link to a character device"
+            )),
+            "{warnings:?}"
+        );
+        assert!(
+            warnings.iter().any(|w| w.contains(&format!(
+                "newer.jsonl: skipped, because it has record format {next}"
+            ))),
+            "{warnings:?}"
+        );
+        // Named on the command line, a FIFO is refused at once with an error.
+        let err = read_results(std::slice::from_ref(&fifo))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("is a FIFO, not a regular file"), "{err}");
     }
 
     mod fuzz {
