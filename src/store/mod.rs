@@ -313,6 +313,40 @@ mod tests {
         assert!(warnings.is_empty(), "{warnings:?}");
     }
 
+    #[test]
+    fn a_finished_run_that_lost_a_launch_line_says_how_many() {
+        use complete::{Launched, completeness_warnings};
+        let warnings_of = |text: &str| {
+            let (file, _) = parse(text.as_bytes());
+            let file = file.unwrap();
+            let launched = Launched::of(&file);
+            completeness_warnings(&[(file, launched)])
+        };
+        assert!(warnings_of(&run("x", 4)).is_empty());
+        // A deleted line, and a line whose time was damaged.
+        let deleted = run("x", 4).replace(&format!("{}\n", launch(2)), "");
+        assert_eq!(
+            warnings_of(&deleted),
+            [
+                "r.jsonl: 1 launch is missing, because its end record counts 4 launches and 3 are read. A line was deleted, or damaged and named above."
+            ]
+        );
+        let no_time = launch(1).replace(r#""time_to_main_ns":5"#, r#""time_to_main_ns":null"#);
+        let damaged = run("x", 4).replace(&launch(1), &no_time);
+        assert!(
+            warnings_of(&damaged)[0].contains("1 launch is missing"),
+            "{damaged}"
+        );
+        let added = run("x", 4).replace(
+            &format!("{}\n", launch(3)),
+            &format!("{}\n{}\n", launch(3), launch(4)),
+        );
+        assert!(
+            warnings_of(&added)[0]
+                .contains("1 more launches are read than its end record counts, 5 against 4")
+        );
+    }
+
     /// The launches read from `paths`, with the warnings, and the files skipped.
     fn read(paths: &[PathBuf]) -> (usize, Vec<String>, Vec<PathBuf>) {
         let results = read_results(paths).unwrap();
