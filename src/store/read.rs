@@ -461,9 +461,19 @@ fn follow(link: &Path, roots: &[PathBuf]) -> Option<Found> {
         }
     };
     if meta.is_dir() {
-        return skip(format!(
+        let why = format!(
             "{shown}: skipped, because it is a symbolic link to a folder, and such links are not followed so that no file is read twice. Name the folder on the command line to read it."
-        ));
+        );
+        // A link such as `up -> ..` or `self -> .` leads to the folders read or above
+        // them, so it hides nothing the user asked for.
+        let target = link.canonicalize().ok()?;
+        let read_elsewhere = roots
+            .iter()
+            .any(|r| target.starts_with(r) || r.starts_with(&target));
+        return Some(Found {
+            read_elsewhere,
+            ..Found::skipped(link.to_owned(), why)
+        });
     }
     if !wanted(link) {
         return None;
