@@ -347,6 +347,32 @@ mod tests {
         );
     }
 
+    #[test]
+    fn the_extra_rounds_reader_skips_a_long_line_and_a_fifo_too() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.jsonl");
+        let long = "x".repeat(file::MAX_LINE + 1);
+        std::fs::write(&path, format!("{}{long}\n", run("x", 1))).unwrap();
+        let (file, _) = parse_result_file(&path, &std::fs::read(&path).unwrap());
+        let mut file = file.unwrap();
+        let read = extra::read_kind(std::slice::from_ref(&file), "probe", |t| Ok(t.len()));
+        assert!(read.records.is_empty());
+        assert_eq!(read.warnings.len(), 1, "{:?}", read.warnings);
+        assert!(read.warnings[0].ends_with("r.jsonl:4: a line longer than 1 MiB is skipped unread, because no record is that long and the file is damaged there"), "{:?}", read.warnings);
+        // A file swapped for a FIFO since it was first read is refused, not waited on.
+        std::fs::remove_file(&path).unwrap();
+        let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: `c` is a NUL-terminated path that lives across the call.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        file.path = path;
+        let read = extra::read_kind(std::slice::from_ref(&file), "probe", |t| Ok(t.len()));
+        assert!(
+            read.warnings[0].contains("it is a FIFO, not a regular file"),
+            "{:?}",
+            read.warnings
+        );
+    }
+
     /// The launches read from `paths`, with the warnings, and the files skipped.
     fn read(paths: &[PathBuf]) -> (usize, Vec<String>, Vec<PathBuf>) {
         let results = read_results(paths).unwrap();
