@@ -1636,6 +1636,58 @@ variants:
             }
         }
 
+        proptest! {
+            #![proptest_config(ProptestConfig { cases: fuzz_cases(200), failure_persistence: None, ..ProptestConfig::default() })]
+
+            /// A good matrix file damaged: cut, a line twice, lists nested up to 100,000
+            /// deep in flow or block style, a number too large for any type, a byte that is
+            /// no UTF-8, or a byte changed. It is read or refused at once, without a panic,
+            /// and a refusal names the file.
+            #[test]
+            fn a_damaged_matrix_file_is_read_or_refused_at_once(
+                cut in proptest::option::of(any::<usize>()),
+                twice in proptest::option::of(any::<usize>()),
+                deep in proptest::option::of((any::<usize>(), 1usize..100_000, any::<bool>())),
+                huge in any::<bool>(),
+                bytes in proptest::collection::vec((any::<usize>(), any::<u8>()), 0..3),
+            ) {
+                let mut lines: Vec<Vec<u8>> = GOOD.lines().map(|l| l.as_bytes().to_vec()).collect();
+                if let Some(i) = twice {
+                    let line = lines[i % lines.len()].clone();
+                    lines.insert(i % lines.len(), line);
+                }
+                if let Some((at, depth, flow)) = deep {
+                    let nest = if flow { "[".repeat(depth) } else { "- ".repeat(depth) };
+                    let n = lines.len();
+                    let line = &mut lines[at % n];
+                    let at = line.iter().position(|&b| b == b' ').map_or(line.len(), |i| i + 1);
+                    line.splice(at..at, nest.into_bytes());
+                }
+                let mut text = lines.join(&b'\n');
+                text.push(b'\n');
+                if huge {
+                    text = String::from_utf8_lossy(&text).replace("10", "99999999999999999999999").into_bytes();
+                }
+                for (at, byte) in bytes {
+                    let at = at % text.len();
+                    text[at] = byte;
+                }
+                if let Some(at) = cut {
+                    text.truncate(at % (text.len() + 1));
+                }
+                let dir = tempfile::tempdir().unwrap();
+                let path = dir.path().join("m.yaml");
+                std::fs::write(&path, &text).unwrap();
+                let started = std::time::Instant::now();
+                let read = Matrix::from_file(&path);
+                prop_assert!(started.elapsed() < std::time::Duration::from_secs(5), "{:?}", started.elapsed());
+                if let Err(e) = read {
+                    let e = e.to_string();
+                    prop_assert!(e.contains(&format!("matrix `{}`", path.display())), "{}", e);
+                }
+            }
+        }
+
         /// An error always names the file; an accepted matrix satisfies the invariants the
         /// plan relies on; and the generator does reach valid matrices.
         #[test]

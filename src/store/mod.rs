@@ -493,6 +493,127 @@ mod tests {
                 .unwrap_or(default)
         }
 
+        /// A damage done to a result file's lines, each at a place picked at random.
+        #[derive(Debug, Clone)]
+        enum Mutation {
+            /// The file cut at a byte, as a crash or a full disk leaves it.
+            Cut(usize),
+            /// A line given twice, as a careless merge leaves it.
+            Twice(usize),
+            /// A line deleted.
+            Delete(usize),
+            /// A launch line of this seq inserted, as from another run of the matrix.
+            Foreign(usize, u64),
+            /// A number made larger than any type holds.
+            Huge(usize),
+            /// A byte that is no UTF-8 put in.
+            NotUtf8(usize, usize),
+            /// A line longer than the bound inserted.
+            Long(usize),
+            /// Ten thousand nested lists inserted in a line.
+            Deep(usize, usize),
+            /// One byte changed.
+            Flip(usize, usize, u8),
+        }
+
+        fn mutation() -> impl Strategy<Value = Mutation> {
+            let at = any::<usize>();
+            prop_oneof![
+                at.prop_map(Mutation::Cut),
+                at.prop_map(Mutation::Twice),
+                at.prop_map(Mutation::Delete),
+                (at, 0u64..30).prop_map(|(i, seq)| Mutation::Foreign(i, seq)),
+                at.prop_map(Mutation::Huge),
+                (at, at).prop_map(|(i, j)| Mutation::NotUtf8(i, j)),
+                at.prop_map(Mutation::Long),
+                (at, at).prop_map(|(i, j)| Mutation::Deep(i, j)),
+                (at, at, any::<u8>()).prop_map(|(i, j, b)| Mutation::Flip(i, j, b)),
+            ]
+        }
+
+        impl Mutation {
+            /// Applies the damage to `lines`, or to `cut`, where the file is cut after its
+            /// lines are joined.
+            fn apply(&self, lines: &mut Vec<Vec<u8>>, cut: &mut Option<usize>) {
+                let n = lines.len().max(1);
+                let byte = |line: &[u8], j: usize| j % (line.len() + 1);
+                match *self {
+                    Mutation::Cut(at) => *cut = Some(at),
+                    Mutation::Twice(i) if !lines.is_empty() => {
+                        let line = lines[i % n].clone();
+                        lines.insert(i % n, line);
+                    }
+                    Mutation::Delete(i) if !lines.is_empty() => {
+                        lines.remove(i % n);
+                    }
+                    Mutation::Foreign(i, seq) => {
+                        lines.insert(i % (n + 1), launch(seq).into_bytes())
+                    }
+                    Mutation::Huge(i) if !lines.is_empty() => {
+                        let text = String::from_utf8_lossy(&lines[i % n])
+                            .replace(":5,", ":99999999999999999999999999,");
+                        lines[i % n] = text.into_bytes();
+                    }
+                    Mutation::NotUtf8(i, j) if !lines.is_empty() => {
+                        let line = &mut lines[i % n];
+                        let at = byte(line, j);
+                        line.insert(at, 0xff);
+                    }
+                    Mutation::Long(i) => lines.insert(i % (n + 1), vec![b'x'; file::MAX_LINE + 1]),
+                    Mutation::Deep(i, j) if !lines.is_empty() => {
+                        let line = &mut lines[i % n];
+                        let at = byte(line, j);
+                        line.splice(at..at, b"[".repeat(10_000));
+                    }
+                    Mutation::Flip(i, j, b) if !lines.is_empty() => {
+                        let line = &mut lines[i % n];
+                        if !line.is_empty() {
+                            let at = j % line.len();
+                            line[at] = b;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+
+        /// How many lines of the file shown as `shown` the warning `w` names: one for a
+        /// warning about one line, the count of a warning about repeated launch lines.
+        fn lines_named(w: &str, shown: &str) -> usize {
+            let Some(rest) = w.strip_prefix(shown) else {
+                return 0;
+            };
+            if let Some(line) = rest.strip_prefix(':')
+                && line
+                    .split(':')
+                    .next()
+                    .is_some_and(|n| n.parse::<usize>().is_ok())
+            {
+                return 1;
+            }
+            let Some(repeats) = rest.strip_prefix(": ") else {
+                return 0;
+            };
+            match repeats.split_once(" launch line") {
+                Some((n, _)) => n.parse().unwrap_or(0),
+                None => 0,
+            }
+        }
+
+        /// How much the peak memory of this test process grew since the first call, KiB.
+        fn grown_kib() -> i64 {
+            static START: std::sync::OnceLock<i64> = std::sync::OnceLock::new();
+            let peak = || {
+                // SAFETY: all-zero is a valid `rusage`, which getrusage fills.
+                let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+                // SAFETY: `usage` is valid for writes for the whole call.
+                unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) };
+                usage.ru_maxrss
+            };
+            let start = *START.get_or_init(peak);
+            peak() - start
+        }
+
         proptest! {
             #![proptest_config(ProptestConfig { cases: fuzz_cases(400), failure_persistence: None, ..ProptestConfig::default() })]
 
@@ -512,6 +633,86 @@ mod tests {
                 // a header adds a warning of its own.
                 prop_assert_eq!(read + warnings.len(), lines + usize::from(file.is_none()), "{:?}", warnings);
                 prop_assert!(warnings.iter().all(|w| w.starts_with("r.jsonl")), "{:?}", warnings);
+            }
+
+            /// A run's file damaged as results folders damage it, with copies, links and a
+            /// FIFO beside it: no panic, bounded time and memory, each launch counted once
+            /// and every line that is not read named with its file and line.
+            #[test]
+            fn a_damaged_results_folder_counts_each_launch_once_and_names_what_it_skips(
+                mutations in proptest::collection::vec(mutation(), 0..6),
+                beside in proptest::collection::vec(any::<bool>(), 5),
+            ) {
+                let dir = tempfile::tempdir().unwrap();
+                let label = dir.path().join("k");
+                std::fs::create_dir(&label).unwrap();
+                let mut lines: Vec<Vec<u8>> = run("2026-01-01T00:00:00Z", 20)
+                    .lines()
+                    .map(|l| l.as_bytes().to_vec())
+                    .collect();
+                let mut cut = None;
+                for m in &mutations {
+                    m.apply(&mut lines, &mut cut);
+                }
+                let mut bytes = lines.join(&b'\n');
+                bytes.push(b'\n');
+                if let Some(at) = cut {
+                    bytes.truncate(at % (bytes.len() + 1));
+                }
+                std::fs::write(label.join("r.jsonl"), &bytes).unwrap();
+                let [copy, up, itself, link, fifo] = beside[..] else { unreachable!() };
+                if copy {
+                    std::fs::write(label.join("r-copy.jsonl"), &bytes).unwrap();
+                }
+                if up {
+                    std::os::unix::fs::symlink("..", label.join("up")).unwrap();
+                }
+                if itself {
+                    std::os::unix::fs::symlink(".", label.join("self")).unwrap();
+                }
+                if link {
+                    std::os::unix::fs::symlink("r.jsonl", label.join("link.jsonl")).unwrap();
+                }
+                if fifo {
+                    let path = label.join("fifo.jsonl");
+                    let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
+                    // SAFETY: `c` is a NUL-terminated path that lives across the call.
+                    prop_assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+                }
+                let started = std::time::Instant::now();
+                let results = read_results(&[dir.path().to_owned()]).unwrap();
+                prop_assert!(started.elapsed() < std::time::Duration::from_secs(5), "{:?}", started.elapsed());
+                prop_assert!(grown_kib() < 256 << 10, "the reader grew by {} KiB", grown_kib());
+                // One run, so one file at most, and each of its launches once.
+                prop_assert!(results.files.len() <= 1, "{:?}", results.warnings);
+                let mut seqs: Vec<u64> = results.files.iter().flat_map(|f| f.launches.iter().map(|l| l.seq)).collect();
+                let n = seqs.len();
+                seqs.sort_unstable();
+                seqs.dedup();
+                prop_assert_eq!(seqs.len(), n);
+                let Some(file) = results.files.first() else {
+                    // A file not read is named, and said why.
+                    prop_assert!(results.warnings.iter().any(|w| w.contains("r.jsonl: skipped")), "{:?}", results.warnings);
+                    return Ok(());
+                };
+                // Every line not read as the header, a launch or an end is named.
+                let shown = file.path.display().to_string();
+                let named: usize = results.warnings.iter().map(|w| lines_named(w, &shown)).sum();
+                let ends = bytes
+                    .split(|&b| b == b'\n')
+                    .filter(|l| matches!(std::str::from_utf8(l).map(parse_record), Ok(Ok(Record::End(_)))))
+                    .count();
+                let lines = bytes
+                    .split(|&b| b == b'\n')
+                    .filter(|l| l.len() > file::MAX_LINE || !l.iter().all(u8::is_ascii_whitespace))
+                    .count();
+                prop_assert_eq!(1 + file.launches.len() + ends + named, lines, "{:?}", results.warnings);
+                // What lies beside the file is named too, the FIFO and links at once.
+                for (on, name) in [(copy, "r-copy.jsonl:"), (up, "up:"), (itself, "self:"), (link, "link.jsonl:"), (fifo, "fifo.jsonl:")] {
+                    if on {
+                        prop_assert!(results.warnings.iter().any(|w| w.contains(name) || (name == "r-copy.jsonl:" && w.contains("r.jsonl: skipped"))), "{}: {:?}", name, results.warnings);
+                    }
+                }
             }
 
             /// A valid file cut anywhere and with one byte changed: no panic; the header
