@@ -10,7 +10,9 @@ use std::path::{Path, PathBuf};
 use crate::features::record::{EXTRA_KINDS, FILE_KINDS, extra_kind};
 use crate::store::feature_files::FeatureFiles;
 pub use crate::store::file::ResultFile;
-use crate::store::file::{LAUNCH_LINE_START, Line, damaged_line, long_line, next_line, tag_of};
+use crate::store::file::{
+    LAUNCH_LINE_START, Line, MAX_LINE, damaged_line, long_line, next_line, tag_of,
+};
 use crate::store::record::{CORE_TAGS, Entries, ExtraLine, FORMAT_VERSION, LaunchRecord, Record};
 use crate::store::write::StoreError;
 
@@ -237,7 +239,7 @@ fn read_results_with(
         };
         // A file named on the command line was meant to be read: say why it was not.
         if file.is_none() && named {
-            let bytes = std::fs::read(&f.path).unwrap_or_default();
+            let bytes = first_bytes(&f.path);
             return Err(StoreError::NotResults {
                 why: first_bad_line(&bytes),
                 path: f.path.clone(),
@@ -597,6 +599,17 @@ fn format_known(path: &Path, found: Option<u64>) -> Result<(), StoreError> {
     }
 }
 
+/// The first bytes of `path`, up to a few lines of the longest kept, to say why it is
+/// no result file. Reading it whole would cost its size in memory, whatever it is.
+fn first_bytes(path: &Path) -> Vec<u8> {
+    use std::io::Read as _;
+    let mut bytes = Vec::new();
+    if let Ok(Ok(file)) = crate::access::open_regular(path) {
+        let _ = file.take(4 * MAX_LINE as u64).read_to_end(&mut bytes);
+    }
+    bytes
+}
+
 /// Why `bytes` are not a result file: its first line that is not a record (number,
 /// the start of the line, the parser's reason), or the missing run header.
 fn first_bad_line(bytes: &[u8]) -> String {
@@ -787,10 +800,19 @@ fn parse_lines(
 }
 
 /// The launches of one file seen so far, by `seq`, with the line of each, and the
-/// lines that repeat one of them.
+/// lines that repeat one of them. A run numbers its launches from 0, so the lines are
+/// kept in a list indexed by `seq`, a word a launch, rather than in a map that costs
+/// several. A `seq` far beyond the launches seen, which only damage makes, goes to a
+/// map instead, so that no number in a file can make the list large.
 #[derive(Default)]
 struct Seen {
-    lines: std::collections::HashMap<u64, usize>,
+    /// The line of each `seq` seen, where it is below the bound of [`Seen::first`];
+    /// 0 where none is seen yet, because lines count from 1.
+    dense: Vec<usize>,
+    /// The line of each `seq` seen beyond that bound.
+    sparse: std::collections::HashMap<u64, usize>,
+    /// How many launches are in `dense`.
+    in_dense: usize,
     /// Each repeating line, with the line it repeats.
     repeats: Vec<(usize, usize)>,
 }
@@ -798,15 +820,38 @@ struct Seen {
 impl Seen {
     /// Whether the launch `seq` at line `number` is the first of its `seq` in the file.
     fn first(&mut self, seq: u64, number: usize) -> bool {
-        match self.lines.entry(seq) {
-            std::collections::hash_map::Entry::Vacant(v) => {
-                v.insert(number);
-                true
+        // The list is at most four times as long as the launches in it, plus a little.
+        let bound = 4 * (self.in_dense + 1024);
+        let earlier = match usize::try_from(seq) {
+            Ok(i) if i < bound => {
+                if i >= self.dense.len() {
+                    self.dense.resize(i + 1, 0);
+                }
+                let earlier = match self.dense[i] {
+                    0 if self.sparse.is_empty() => None,
+                    0 => self.sparse.get(&seq).copied(),
+                    line => Some(line),
+                };
+                if earlier.is_none() {
+                    self.dense[i] = number;
+                    self.in_dense += 1;
+                }
+                earlier
             }
-            std::collections::hash_map::Entry::Occupied(o) => {
-                self.repeats.push((number, *o.get()));
+            _ => match self.sparse.entry(seq) {
+                std::collections::hash_map::Entry::Vacant(v) => {
+                    v.insert(number);
+                    None
+                }
+                std::collections::hash_map::Entry::Occupied(o) => Some(*o.get()),
+            },
+        };
+        match earlier {
+            Some(line) => {
+                self.repeats.push((number, line));
                 false
             }
+            None => true,
         }
     }
 
@@ -847,4 +892,27 @@ fn line_ranges(lines: &[usize]) -> String {
         i = j + 1;
     }
     out.join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_seq_is_seen_once_however_far_it_lies_and_the_list_stays_small() {
+        let mut seen = Seen::default();
+        // Beyond the list's bound at first, then within it once more launches came.
+        assert!(seen.first(5000, 1));
+        for seq in 0..1000 {
+            assert!(seen.first(seq, 2 + seq as usize));
+        }
+        assert!(!seen.first(5000, 2000));
+        assert!(!seen.first(7, 2001));
+        // Numbers only damage makes stay out of the list.
+        assert!(seen.first(u64::MAX, 2002));
+        assert!(seen.first(1 << 40, 2003));
+        assert!(!seen.first(u64::MAX, 2004));
+        assert!(seen.dense.len() < 4 * 2024, "{}", seen.dense.len());
+        assert_eq!(seen.repeats, [(2000, 1), (2001, 9), (2004, 2002)]);
+    }
 }
