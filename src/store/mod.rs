@@ -260,13 +260,16 @@ mod tests {
         assert_eq!(warnings.len(), 1, "{warnings:?}");
         let w = &warnings[0];
         assert!(w.starts_with("r.jsonl: 4 launch lines left out"), "{w}");
-        assert!(w.contains("3, 5, 7, 9"), "{w}");
-        assert!(w.contains("line 3 repeats line 2"), "{w}");
+        assert!(w.contains("left out, lines 3, 5, 7, 9, because"), "{w}");
+        assert!(w.contains("Line 3 repeats line 2"), "{w}");
         // The launches of another run pasted in repeat this run's seq numbers.
         let (file, warnings) =
             parse(format!("{}{}\n{}\n", run("x", 3), launch(0), launch(1)).as_bytes());
         assert_eq!(file.unwrap().launches.len(), 3);
-        assert!(warnings[0].contains("lines are 6-7"), "{warnings:?}");
+        assert!(
+            warnings[0].contains("left out, lines 6-7, because"),
+            "{warnings:?}"
+        );
     }
 
     #[test]

@@ -868,14 +868,14 @@ impl Seen {
             "launch lines"
         };
         Some(format!(
-            "{}: {n} {launches} left out, because each repeats the `seq` of a launch an earlier line of the run holds, and a launch is counted once. The lines are {}, and line {first} repeats line {of}.",
+            "{}: {n} {launches} left out, {}, because each repeats the `seq` of a launch an earlier line of the run holds, and a launch is counted once. Line {first} repeats line {of}.",
             path.display(),
             line_ranges(&lines)
         ))
     }
 }
 
-/// Line numbers in increasing order as runs, such as `4-9, 12`.
+/// Line numbers in increasing order as runs, such as `lines 4-9, 12` or `line 3`.
 fn line_ranges(lines: &[usize]) -> String {
     let mut out: Vec<String> = Vec::new();
     let mut i = 0;
@@ -891,7 +891,8 @@ fn line_ranges(lines: &[usize]) -> String {
         });
         i = j + 1;
     }
-    out.join(", ")
+    let word = if lines.len() == 1 { "line" } else { "lines" };
+    format!("{word} {}", out.join(", "))
 }
 
 #[cfg(test)]
