@@ -188,6 +188,46 @@ pub fn denied(path: &Path, error: &std::io::Error, need: Need) -> Option<Box<Den
         .then(|| Box::new(Denied::diagnose(path, need)))
 }
 
+/// Opens `path` for reading only when it is a regular file, and says what it is when
+/// it is not. It is opened without blocking, because opening a FIFO for reading waits
+/// for a writer that may never come. The check is made on the file opened, so a path
+/// swapped for a FIFO after a first look cannot block the reader either. A device such
+/// as `/dev/zero` is refused too, because it never ends.
+pub fn open_regular(path: &Path) -> std::io::Result<Result<std::fs::File, &'static str>> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)?;
+    let kind = file.metadata()?.file_type();
+    if kind.is_file() {
+        return Ok(Ok(file));
+    }
+    Ok(Err(what_kind(kind)))
+}
+
+/// What a file that is not a regular file is, in the words of `ls -l`'s manual.
+pub fn what_kind(kind: std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if kind.is_dir() {
+        "a folder"
+    } else if kind.is_fifo() {
+        "a FIFO"
+    } else if kind.is_socket() {
+        "a socket"
+    } else if kind.is_char_device() {
+        "a character device"
+    } else if kind.is_block_device() {
+        "a block device"
+    } else if kind.is_symlink() {
+        "a symbolic link"
+    } else if kind.is_file() {
+        "a regular file"
+    } else {
+        "no regular file"
+    }
+}
+
 /// Whether this process's effective user may `need` `path` (`faccessat` with
 /// `AT_EACCESS`, so that the effective ids decide, as they do for an open).
 fn allowed(path: &Path, need: Need) -> bool {

@@ -192,6 +192,57 @@ fn bad_input_exits_2_never_1_or_125() {
         .stderr(predicate::str::contains("only the label `base`"));
 }
 
+#[test]
+fn copies_links_and_repeated_lines_leave_the_verdict_as_it_was() {
+    let dir = results();
+    let near = dir.path().join("near");
+    let file = std::fs::read_dir(&near)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    // A copy, links back to the folders, and a copy whose every launch line is twice.
+    std::fs::copy(&file, near.join("copy.jsonl")).unwrap();
+    std::os::unix::fs::symlink("..", near.join("up")).unwrap();
+    std::os::unix::fs::symlink(".", near.join("self")).unwrap();
+    let text = std::fs::read_to_string(&file).unwrap();
+    let doubled: String = text
+        .lines()
+        .flat_map(|l| {
+            let twice = l.contains(r#""record":"launch""#);
+            std::iter::repeat_n(l, 1 + usize::from(twice))
+        })
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(near.join("doubled.jsonl"), doubled).unwrap();
+    check(dir.path(), "near", &[])
+        .code(125)
+        .stdout(predicate::str::contains("straddles +5.0%"));
+}
+
+#[test]
+fn a_file_it_cannot_read_makes_the_verdict_exit_2_at_once() {
+    let dir = results();
+    let fifo = dir.path().join("near").join("fifo.jsonl");
+    let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+    // SAFETY: `c` is a NUL-terminated path that lives across the call.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    check(dir.path(), "grew", &[])
+        .code(2)
+        .stderr(predicate::str::contains(
+            "fifo.jsonl` is skipped, so a verdict would leave its launches out",
+        ))
+        .stderr(predicate::str::contains("it is a FIFO, not a regular file"));
+    std::fs::remove_file(&fifo).unwrap();
+    // A file of a newer format is skipped, and the verdict is not given.
+    let newer = dir.path().join("same").join("newer.jsonl");
+    std::fs::write(&newer, r#"{"record":"run","format":99}"#.to_owned() + "\n").unwrap();
+    check(dir.path(), "grew", &[])
+        .code(2)
+        .stderr(predicate::str::contains("has record format 99"));
+}
+
 /// The verdict reads the interval the report's JSON holds for the same files.
 #[test]
 fn the_verdict_agrees_with_the_reports_interval() {

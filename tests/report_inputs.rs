@@ -1,6 +1,8 @@
 //! `pretouch report` on inputs it meets in the wild: a file that is not a result file,
 //! two labels whose costs are identical (a file copied under a second label), and the
-//! JSON shape whatever the number of labels, the profile a key of it.
+//! JSON shape whatever the number of labels, the profile a key of it. A folder with a
+//! copy of a file, links back to itself, a link to `/dev/zero` and a file of a newer
+//! format gives the figures of the clean folder, and names each of them.
 
 mod common;
 
@@ -172,4 +174,72 @@ fn the_profile_is_a_json_key_and_csv_stays_one_table() {
     let rows = std::fs::read_to_string(&file).unwrap();
     assert!(rows.starts_with("section,label,baseline,"), "{rows}");
     assert_eq!(rows.lines().count(), 1, "the header alone: {rows}");
+}
+
+/// The report's JSON of `dir`: its cells and comparison, and its warnings apart.
+fn report_json(dir: &Path) -> (serde_json::Value, Vec<String>) {
+    let out = pretouch()
+        .arg("report")
+        .arg(dir)
+        .args(["--format", "json"])
+        .assert()
+        .success();
+    let mut json: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let warnings = json["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w.as_str().unwrap().to_owned())
+        .collect();
+    json.as_object_mut().unwrap().remove("warnings");
+    json["comparison"]
+        .as_object_mut()
+        .unwrap()
+        .remove("warnings");
+    (json, warnings)
+}
+
+#[test]
+fn copies_links_and_a_file_that_cannot_be_read_leave_the_figures_as_they_were() {
+    let dir = tempfile::tempdir().unwrap();
+    let results = dir.path().join("results");
+    let g1 = rounds(50.0, 420.0, false);
+    for (label, started) in [
+        ("base", "2026-11-30T08:00:00Z"),
+        ("patch", "2026-11-30T09:00:00Z"),
+    ] {
+        let cells = [FakeCell {
+            gc: Gc::G1,
+            heap: "1g",
+            rounds: &g1,
+        }];
+        write(&results, &file(label, started, host("vm"), &cells));
+    }
+    let (clean, warnings) = report_json(&results);
+    assert!(warnings.is_empty(), "{warnings:?}");
+    let base = results.join("base");
+    std::fs::copy(base.join("fixed.jsonl"), base.join("copy.jsonl")).unwrap();
+    std::os::unix::fs::symlink("..", base.join("up")).unwrap();
+    std::os::unix::fs::symlink(".", base.join("self")).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", base.join("zero.jsonl")).unwrap();
+    let newer = r#"{"record":"run","format":99}"#.to_owned() + "\n";
+    std::fs::write(results.join("patch").join("newer.jsonl"), newer).unwrap();
+    let (damaged, warnings) = report_json(&results);
+    assert_eq!(clean, damaged, "{warnings:?}");
+    // Of the file and its copy, as long, the first by name is read and the other named.
+    let copies: Vec<_> = warnings
+        .iter()
+        .filter(|w| w.contains("fixed.jsonl: skipped, because it holds the same run as"))
+        .collect();
+    assert_eq!(copies.len(), 1, "{warnings:?}");
+    for name in ["up", "self", "zero.jsonl", "newer.jsonl"] {
+        assert_eq!(
+            warnings
+                .iter()
+                .filter(|w| w.contains(&format!("/{name}: skipped")))
+                .count(),
+            1,
+            "{name}: {warnings:?}"
+        );
+    }
 }

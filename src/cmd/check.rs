@@ -60,7 +60,16 @@ fn judge(args: &CheckArgs) -> anyhow::Result<Verdict> {
         estimator: args.estimator,
         ..Options::default()
     };
-    let doc = document::build_read(catalog(&paths)?, &options)?;
+    let catalog = catalog(&paths)?;
+    // A file left out could hold any label's launches, so a verdict without it may be
+    // one that its launches would change. Exit 2 says the results cannot be judged.
+    if let Some((path, why)) = catalog.results.unread.first() {
+        anyhow::bail!(
+            "`{}` is skipped, so a verdict would leave its launches out: {why}\n  fix: repair the file or move it out of the results, or name the files and folders to judge",
+            path.display()
+        );
+    }
+    let doc = document::build_read(catalog, &options)?;
     let launches = doc
         .launches
         .ok_or_else(|| anyhow::anyhow!("the results hold no launches to judge"))?;

@@ -25,6 +25,11 @@ use serde::{Deserialize, Deserializer, Serialize, de};
 use crate::matrix::cpuset::CpuSet;
 use crate::matrix::text::checked_text;
 
+/// The largest matrix file read, 1 MiB. A matrix of every axis a run can take is a few
+/// kilobytes, so a larger file is some other file, and reading it whole would cost
+/// its size in memory.
+pub const MAX_MATRIX: usize = 1 << 20;
+
 /// The matrix shipped in the binary, run by `pretouch run` without a file.
 const DEFAULT_MATRIX: &str = include_str!("../../configs/quick.yaml");
 
@@ -237,10 +242,95 @@ pub enum MatrixError {
         column: Option<usize>,
         message: String,
     },
+    #[error(
+        "matrix `{}` is {kind}, not a regular file\n  fix: name the matrix's YAML file",
+        path.display()
+    )]
+    NotRegular { path: PathBuf, kind: &'static str },
+    #[error(
+        "matrix `{}` is larger than 1 MiB, so it is no matrix\n  fix: name the matrix's YAML file",
+        path.display()
+    )]
+    TooLarge { path: PathBuf },
     /// A value of a matrix flag of `pretouch run`, named by its flag (`--heap`) or by
     /// the flag and its value (`--rounds 4294967295`).
     #[error("{flag}: {message}")]
     Flag { flag: String, message: String },
+}
+
+/// The deepest a matrix may nest its lists and maps. The YAML parser takes time that
+/// grows with the square of the depth, so a file of 100,000 nested `[` took half a
+/// minute to refuse. A matrix nests four levels at most, so the bound costs nothing.
+const MAX_DEPTH: usize = 32;
+
+/// The line where `text` first nests its lists and maps deeper than [`MAX_DEPTH`], in
+/// flow style (`[`, `{`) and block style (indentation and `- `) together. Brackets
+/// inside quotes and comments do not count. It reads the text once, so it answers at
+/// once whatever the depth, and it is generous where it cannot tell, because the YAML
+/// parser judges the rest.
+fn nested_too_deep(text: &str) -> Option<usize> {
+    // The columns of the block levels open, each deeper than the one before.
+    let mut blocks: Vec<usize> = Vec::new();
+    let mut flow = 0usize;
+    for (i, line) in text.lines().enumerate() {
+        let indent = line.len() - line.trim_start_matches(' ').len();
+        let mut rest = &line[indent..];
+        if flow == 0 && !rest.is_empty() && !rest.starts_with('#') {
+            while blocks.last().is_some_and(|&open| open >= indent) {
+                blocks.pop();
+            }
+            blocks.push(indent);
+            // Each `- ` opens a sequence inside the one before, on the same line.
+            let mut column = indent;
+            while let Some(after) = rest.strip_prefix("- ").or(rest.strip_prefix("-\t")) {
+                let spaces = after.len() - after.trim_start().len();
+                column += 2 + spaces;
+                blocks.push(column);
+                rest = after.trim_start();
+            }
+        }
+        match flow_depth(rest, flow, MAX_DEPTH.saturating_sub(blocks.len())) {
+            Some(depth) => flow = depth,
+            None => return Some(i + 1),
+        }
+        if blocks.len() + flow > MAX_DEPTH {
+            return Some(i + 1);
+        }
+    }
+    None
+}
+
+/// The flow lists and maps open after `line`, when `open` were open before it, or
+/// `None` when more than `most` are open on the way. A quote opens a quoted value only
+/// where a value can start, so that the `'` of `don't` is read as a letter.
+fn flow_depth(line: &str, open: usize, most: usize) -> Option<usize> {
+    let mut depth = open;
+    let mut quote: Option<char> = None;
+    let mut previous = ' ';
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match quote {
+            Some('"') if c == '\\' => {
+                chars.next();
+            }
+            Some(q) if c == q => quote = None,
+            Some(_) => {}
+            None => match c {
+                '#' if previous.is_whitespace() => break,
+                '\'' | '"' if matches!(previous, ' ' | '\t' | '[' | '{' | ',' | ':') => {
+                    quote = Some(c)
+                }
+                '[' | '{' => depth += 1,
+                ']' | '}' => depth = depth.saturating_sub(1),
+                _ => {}
+            },
+        }
+        previous = c;
+        if depth > most {
+            return None;
+        }
+    }
+    Some(depth)
 }
 
 fn location(line: Option<usize>, column: Option<usize>) -> String {
@@ -252,19 +342,42 @@ fn location(line: Option<usize>, column: Option<usize>) -> String {
 }
 
 impl Matrix {
+    /// Reads and checks the matrix file `path`. Only a regular file of at most
+    /// [`MAX_MATRIX`] bytes is read, because a FIFO would block the run before it starts
+    /// and a device such as `/dev/zero` never ends.
     pub fn from_file(path: &Path) -> Result<Matrix, MatrixError> {
-        let text = std::fs::read_to_string(path).map_err(|source| {
-            match crate::access::denied(path, &source, crate::access::Need::Read) {
-                Some(denied) => MatrixError::Denied {
-                    path: path.to_owned(),
-                    denied,
-                },
-                None => MatrixError::Read {
-                    path: path.to_owned(),
-                    source,
-                },
-            }
-        })?;
+        use std::io::Read as _;
+        let read_err = |source: std::io::Error| match crate::access::denied(
+            path,
+            &source,
+            crate::access::Need::Read,
+        ) {
+            Some(denied) => MatrixError::Denied {
+                path: path.to_owned(),
+                denied,
+            },
+            None => MatrixError::Read {
+                path: path.to_owned(),
+                source,
+            },
+        };
+        let file = crate::access::open_regular(path)
+            .map_err(read_err)?
+            .map_err(|kind| MatrixError::NotRegular {
+                path: path.to_owned(),
+                kind,
+            })?;
+        let mut bytes = Vec::new();
+        file.take(MAX_MATRIX as u64 + 1)
+            .read_to_end(&mut bytes)
+            .map_err(read_err)?;
+        if bytes.len() > MAX_MATRIX {
+            return Err(MatrixError::TooLarge {
+                path: path.to_owned(),
+            });
+        }
+        let text = String::from_utf8(bytes)
+            .map_err(|e| read_err(std::io::Error::new(std::io::ErrorKind::InvalidData, e)))?;
         Matrix::parse(&path.display().to_string(), &text)
     }
 
@@ -285,6 +398,16 @@ impl Matrix {
 
     /// Parses and checks a matrix; `origin` names it in error messages.
     pub fn parse(origin: &str, text: &str) -> Result<Matrix, MatrixError> {
+        if let Some(line) = nested_too_deep(text) {
+            return Err(MatrixError::Invalid {
+                origin: origin.to_owned(),
+                line: Some(line),
+                column: None,
+                message: format!(
+                    "it nests deeper than {MAX_DEPTH} levels, and a matrix needs four at most\n  fix: write each axis as a list of values, as docs/matrix.md shows"
+                ),
+            });
+        }
         let raw: RawMatrix = serde_yaml::from_str(text).map_err(|e| {
             let loc = e.location();
             MatrixError::Invalid {
@@ -1335,6 +1458,72 @@ variants:
         }
     }
 
+    #[test]
+    fn a_deeply_nested_matrix_is_refused_at_once_naming_its_line() {
+        // 100,000 nested lists, in flow and in block style.
+        for (text, line) in [
+            (format!("name: q\nheaps: {}", "[".repeat(100_000)), 2),
+            (
+                format!("name: q\n\nheaps:\n{}1g\n", "- ".repeat(100_000)),
+                4,
+            ),
+            (format!("name: q\nheaps: {}", "{a: ".repeat(100_000)), 2),
+        ] {
+            let started = std::time::Instant::now();
+            let e = err(&text);
+            assert!(
+                started.elapsed() < std::time::Duration::from_secs(1),
+                "{:?}",
+                started.elapsed()
+            );
+            assert!(
+                e.starts_with(&format!(
+                    "matrix `m.yaml`, line {line}: it nests deeper than 32 levels"
+                )),
+                "{e}"
+            );
+        }
+        // Brackets inside quotes and comments, and a list as deep as a matrix needs, read.
+        let deep_enough =
+            format!("{GOOD}\n# {}\n", "[".repeat(100)).replacen("jvm_args", "# jvm_args", 1)
+                + r#"jvm_args: ['-Da=[[[[', "-Db={{{{"]"#;
+        Matrix::parse("m.yaml", &deep_enough).unwrap();
+    }
+
+    #[test]
+    fn every_shipped_matrix_nests_within_the_bound() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs");
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "yaml") {
+                let text = std::fs::read_to_string(&path).unwrap();
+                assert_eq!(nested_too_deep(&text), None, "{}", path.display());
+            }
+        }
+    }
+
+    #[test]
+    fn a_matrix_that_is_no_regular_file_or_too_large_is_refused_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("m.yaml");
+        let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: `c` is a NUL-terminated path that lives across the call.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let e = Matrix::from_file(&fifo).unwrap_err().to_string();
+        assert!(e.contains("m.yaml` is a FIFO, not a regular file"), "{e}");
+        let e = Matrix::from_file(Path::new("/dev/zero"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("/dev/zero` is a character device, not a regular file"),
+            "{e}"
+        );
+        let big = dir.path().join("big.yaml");
+        std::fs::write(&big, format!("{GOOD}\n# {}\n", "x".repeat(MAX_MATRIX))).unwrap();
+        let e = Matrix::from_file(&big).unwrap_err().to_string();
+        assert!(e.contains("big.yaml` is larger than 1 MiB"), "{e}");
+    }
+
     mod fuzz {
         use super::*;
         use proptest::prelude::*;
@@ -1475,6 +1664,58 @@ variants:
                         want < 2 << 20 || want > u128::from(u64::MAX),
                         "{}{} refused: {}", n, suffix, e
                     ),
+                }
+            }
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig { cases: fuzz_cases(200), failure_persistence: None, ..ProptestConfig::default() })]
+
+            /// A good matrix file damaged: cut, a line twice, lists nested up to 100,000
+            /// deep in flow or block style, a number too large for any type, a byte that is
+            /// no UTF-8, or a byte changed. It is read or refused at once, without a panic,
+            /// and a refusal names the file.
+            #[test]
+            fn a_damaged_matrix_file_is_read_or_refused_at_once(
+                cut in proptest::option::of(any::<usize>()),
+                twice in proptest::option::of(any::<usize>()),
+                deep in proptest::option::of((any::<usize>(), 1usize..100_000, any::<bool>())),
+                huge in any::<bool>(),
+                bytes in proptest::collection::vec((any::<usize>(), any::<u8>()), 0..3),
+            ) {
+                let mut lines: Vec<Vec<u8>> = GOOD.lines().map(|l| l.as_bytes().to_vec()).collect();
+                if let Some(i) = twice {
+                    let line = lines[i % lines.len()].clone();
+                    lines.insert(i % lines.len(), line);
+                }
+                if let Some((at, depth, flow)) = deep {
+                    let nest = if flow { "[".repeat(depth) } else { "- ".repeat(depth) };
+                    let n = lines.len();
+                    let line = &mut lines[at % n];
+                    let at = line.iter().position(|&b| b == b' ').map_or(line.len(), |i| i + 1);
+                    line.splice(at..at, nest.into_bytes());
+                }
+                let mut text = lines.join(&b'\n');
+                text.push(b'\n');
+                if huge {
+                    text = String::from_utf8_lossy(&text).replace("10", "99999999999999999999999").into_bytes();
+                }
+                for (at, byte) in bytes {
+                    let at = at % text.len();
+                    text[at] = byte;
+                }
+                if let Some(at) = cut {
+                    text.truncate(at % (text.len() + 1));
+                }
+                let dir = tempfile::tempdir().unwrap();
+                let path = dir.path().join("m.yaml");
+                std::fs::write(&path, &text).unwrap();
+                let started = std::time::Instant::now();
+                let read = Matrix::from_file(&path);
+                prop_assert!(started.elapsed() < std::time::Duration::from_secs(5), "{:?}", started.elapsed());
+                if let Err(e) = read {
+                    let e = e.to_string();
+                    prop_assert!(e.contains(&format!("matrix `{}`", path.display())), "{}", e);
                 }
             }
         }

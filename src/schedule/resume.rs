@@ -280,6 +280,9 @@ mod tests {
             exit_code: Some(0),
             ..Default::default()
         };
+        // The launch reached main(), because the reader leaves out as damaged a record
+        // with neither a time to main() nor a failure.
+        launch.time_to_main_ns = Some(Nanos(1));
         launch
     }
 

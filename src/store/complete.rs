@@ -60,6 +60,30 @@ pub fn all_extras_stored(file: &ResultFile) -> bool {
     missing_extras(file).iter().all(|&m| m == 0)
 }
 
+/// The warning for `file`, whose end record counts `ended` launches of which `read`
+/// were read, when the two differ.
+fn count_warning(file: &ResultFile, ended: u64, read: u64) -> Option<String> {
+    let path = file.path.display();
+    if read < ended {
+        let missing = ended - read;
+        let launches = if missing == 1 {
+            "launch is"
+        } else {
+            "launches are"
+        };
+        Some(format!(
+            "{path}: {missing} {launches} missing, because its end record counts {ended} launches and {read} are read. A line was deleted, or damaged and named above."
+        ))
+    } else if read > ended {
+        Some(format!(
+            "{path}: {} more launches are read than its end record counts, {read} against {ended}, so launch lines were added to it after the run ended.",
+            read - ended
+        ))
+    } else {
+        None
+    }
+}
+
 /// A warning for each run left unfinished, then one for each file whose extra rounds
 /// of a kind are (`files` in name order, each with what [`Launched::of`] found in it).
 pub fn completeness_warnings(files: &[(ResultFile, Launched)]) -> Vec<String> {
@@ -72,6 +96,12 @@ pub fn completeness_warnings(files: &[(ResultFile, Launched)]) -> Vec<String> {
             file.header.planned_launches,
             file.path.display()
         ));
+    }
+    // A finished run whose launches do not add up to what its end record counts lost
+    // lines, or gained some, after it ended. Either changes the figures, so it is said.
+    for (file, launched) in files.iter() {
+        let Some(end) = &file.end else { continue };
+        out.extend(count_warning(file, end.launches, launched.launches as u64));
     }
     // Timed launches complete, extra rounds cut short (the end record comes between).
     for (file, launched) in files.iter().filter(|(f, _)| f.end.is_some()) {

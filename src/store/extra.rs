@@ -7,7 +7,9 @@
 
 use std::collections::BTreeSet;
 
-use crate::store::file::{LAUNCH_LINE_START, ResultFile, damaged_line, tag_of};
+use crate::store::file::{
+    LAUNCH_LINE_START, Line, ResultFile, damaged_line, long_line, next_line, tag_of,
+};
 use crate::store::record::{CellKey, PlannedAs, RunHeader};
 
 /// What the store knows of a kind of record of the extra rounds: its tag, what its
@@ -88,9 +90,11 @@ pub fn each_line(
     warnings: &mut Vec<String>,
     mut each: impl FnMut(&str, &str) -> serde_json::Result<()>,
 ) {
-    use std::io::BufRead as _;
     let path = &file.path;
-    let f = match std::fs::File::open(path) {
+    let opened = crate::access::open_regular(path).and_then(|f| {
+        f.map_err(|kind| std::io::Error::other(format!("it is {kind}, not a regular file")))
+    });
+    let f = match opened {
         Ok(f) => f,
         Err(e) => {
             warnings.push(format!(
@@ -104,10 +108,14 @@ pub fn each_line(
     let mut line = Vec::new();
     let mut number = 0;
     loop {
-        line.clear();
-        match reader.read_until(b'\n', &mut line) {
-            Ok(0) => break,
-            Ok(_) => {}
+        match next_line(&mut reader, &mut line) {
+            Ok(Line::End) => break,
+            Ok(Line::Read) => {}
+            Ok(Line::TooLong) => {
+                number += 1;
+                warnings.push(long_line(path, number));
+                continue;
+            }
             Err(e) => {
                 warnings.push(format!(
                     "{}: reading stopped after line {number}, so the rest of its {what} records is skipped. {e}",

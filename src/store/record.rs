@@ -371,6 +371,13 @@ impl LaunchRecord {
         self.core().ok()
     }
 
+    /// A launch that was neither skipped nor failed, and yet has no time to `main()`.
+    /// The writer never makes one, because a launch that did not reach `main()` gets a
+    /// failure, so such a record was damaged after it was written.
+    pub fn claims_nothing(&self) -> bool {
+        !self.skipped && self.measured.failure.is_none() && self.time_to_main_ns.is_none()
+    }
+
     /// The record as a report reads it (see [`crate::store::read_for_report`]): without
     /// what no report shows (the command line but for the flags [`REPORT_FLAGS`] names,
     /// the spawn's wall-clock time, the output's tail of a launch that did not fail, the

@@ -87,6 +87,15 @@ pub enum StoreError {
         /// [`FORMAT_VERSION`](crate::store::record::FORMAT_VERSION) of this build.
         known: u32,
     },
+    #[error(
+        "`{path}` is {kind}, not a regular file, so it is not read as results\n  \
+         fix: name result files (results/<label>/*.jsonl) or folders of them"
+    )]
+    NotRegular {
+        path: PathBuf,
+        /// What it is instead, such as `a FIFO` ([`crate::access::what_kind`]).
+        kind: &'static str,
+    },
 }
 
 /// The store's error for a permission denial on `path`, when `error` was one.
