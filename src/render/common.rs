@@ -114,7 +114,7 @@ pub(crate) fn interval_basis_note<'a>(cells: impl Iterator<Item = &'a CellReport
         note += " An interval from one run's rounds does not see the machine move between runs. A label of three runs or more, run in turn with the others, gets one over its runs that does, as `run --kernel ... --runs 3` makes in VMs and `--boot` across reboots, or as three runs of `pretouch run` under one label make. docs/statistics.md explains it.";
     }
     if over_runs {
-        note += " (N runs) means that the label ran the cell N times, in N result files, and that the interval is over those runs. Its figure is the mean of the runs' figures. Its error is how far the runs differ, pooled over the label's cells, and never narrower than the drift in their rounds. docs/statistics.md explains it.";
+        note += " (N runs) means that the label ran the cell N times, in N result files, and that the interval is over those runs. Its figure is the mean of the runs' figures. Its error is how far the runs differ, never narrower than the drift in their rounds, and its ends stay within the rounds. docs/statistics.md explains it.";
     }
     note
 }

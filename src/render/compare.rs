@@ -991,9 +991,9 @@ mod tests {
         A = 6.18.0-base-with-a-local-version-string-this-long
         B = 6.18.0-vma-refcount-with-a-local-version-string-this-long
         gc        heap  A    B
-        g1        1g    383  284  -25.9% +-2.4 *
-        parallel  1g    396  396   +0.1% +-3.3
-        geomean                   -13.9% +-2.4
+        g1        1g    383  284  -25.9% [-29.5, +147.9]
+        parallel  1g    396  396   +0.1%    [-3.8, +4.2]
+        geomean                   -13.9%  [-17.3, +58.4]
         ");
         insta::assert_snapshot!(letter_tables(&many_labels(), &[1, 2]), @"
         A = 6.18.0-base-with-a-local-version-string-this-long
@@ -1001,15 +1001,25 @@ mod tests {
         C = 6.18.0-vma-refcount-with-a-local-version-string-this-long-C
         D = 6.18.0-vma-refcount-with-a-local-version-string-this-long-D
         E = 6.18.0-vma-refcount-with-a-local-version-string-this-long-E
-        gc        heap  A    B                    C
-        g1        1g    383  284  -25.9% +-2.4 *  284  -25.9% +-2.4 *
-        parallel  1g    396  396   +0.1% +-3.3    396   +0.1% +-3.3
-        geomean                   -13.9% +-2.4         -13.9% +-2.4
+        gc        heap  A    B
+        g1        1g    383  284  -25.9% [-29.5, +147.9]
+        parallel  1g    396  396   +0.1%    [-3.8, +4.2]
+        geomean                   -13.9%  [-17.3, +58.4]
 
-        gc        heap  A    D                    E
-        g1        1g    383  284  -25.9% +-2.4 *  284  -25.9% +-2.4 *
-        parallel  1g    396  396   +0.1% +-3.3    396   +0.1% +-3.3
-        geomean                   -13.9% +-2.4         -13.9% +-2.4
+        gc        heap  A    C
+        g1        1g    383  284  -25.9% [-29.5, +147.9]
+        parallel  1g    396  396   +0.1%    [-3.8, +4.2]
+        geomean                   -13.9%  [-17.3, +58.4]
+
+        gc        heap  A    D
+        g1        1g    383  284  -25.9% [-29.5, +147.9]
+        parallel  1g    396  396   +0.1%    [-3.8, +4.2]
+        geomean                   -13.9%  [-17.3, +58.4]
+
+        gc        heap  A    E
+        g1        1g    383  284  -25.9% [-29.5, +147.9]
+        parallel  1g    396  396   +0.1%    [-3.8, +4.2]
+        geomean                   -13.9%  [-17.3, +58.4]
         ");
     }
 
@@ -1019,11 +1029,13 @@ mod tests {
         insta::assert_snapshot!(out, @"
         A = 6.18.0-base-with-a-local-version-string-this-long
         B = 6.18.0-vma-refcount-with-a-local-version-string-this-long
-        gc       heap label rounds cost ms +- ms min-max ms IQR ms outliers
-        g1       1g   A         10     383   8.5    374-393   10.0        0
-                      B         10     284   6.3    276-937    8.6        1
-        parallel 1g   A         10     396   8.8    387-407   10.4        0
-                      B         10     396   8.9    388-407   10.4        0
+          label  rounds  cost ms  interval ms  min-max ms  IQR ms  outliers
+        g1 1g
+          A          10      383   [376, 392]     374-393    10.0         0
+          B          10      284   [279, 290]     276-937     8.6         1
+        parallel 1g
+          A          10      396   [389, 405]     387-407    10.4         0
+          B          10      396   [390, 405]     388-407    10.4         0
         ");
     }
 
@@ -1037,16 +1049,11 @@ mod tests {
         jdk 17.0.15+6, variant default; host vm (AMD EPYC 9B14), kernel 6.18.0
 
         gc        heap  6.18.0-base  6.18.0-vma-refcount
-        g1        1g    383          284  -25.9% +-2.4 *
-        parallel  1g    396          396   +0.1% +-3.3
-        geomean                           -13.9% +-2.4
-        +- is the wider side of the 95% interval. * marks an interval that
-          excludes 0, at 95% for the 2 cells together. geomean is the change
-          over all cells, with no mark.
-        note: 1 launch far from the others, counted in every figure. --details
-          lists them.
-        note: each label is one run, so its intervals miss drift between runs.
-          --runs 3 measures it.
+        g1        1g    383          284  -25.9% [-29.5, +147.9]
+        parallel  1g    396          396   +0.1%    [-3.8, +4.2]
+        geomean                           -13.9%  [-17.3, +58.4]
+        A change is the median ratio of rounds, with its 97.5% interval. * marks
+          an interval without 0, at 95% for a label's 2 cells together.
         ");
     }
 
@@ -1055,13 +1062,13 @@ mod tests {
         insta::assert_snapshot!(super::markdown(&sample(), false), @"
         AlwaysPreTouch startup cost, ms (median of 10); change against 6.18.0-base
 
-        | jdk | gc | heap | variant | 6.18.0-base ms | 6.18.0-vma-refcount ms | 6.18.0-vma-refcount change % | +- % |
+        | jdk | gc | heap | variant | 6.18.0-base ms | 6.18.0-vma-refcount ms | 6.18.0-vma-refcount change % | interval % |
         |---|---|---|---|---:|---:|---:|---:|
-        | 17.0.15+6 | g1 | 1g | default | 383 | 284 | -25.9* | 2.4 |
-        | 17.0.15+6 | parallel | 1g | default | 396 | 396 | +0.1 | 3.3 |
-        | geomean |  |  |  |  |  | -13.9 | 2.4 |
+        | 17.0.15+6 | g1 | 1g | default | 383 | 284 | -25.9 | [-29.5, +147.9] |
+        | 17.0.15+6 | parallel | 1g | default | 396 | 396 | +0.1 | [-3.8, +4.2] |
+        | geomean |  |  |  |  |  | -13.9 | [-17.3, +58.4] |
 
-        +- is the wider side of the 95% interval. * marks an interval that excludes 0, at 95% for the 2 cells together. geomean is the change over all cells, with no mark.
+        A change is the median ratio of rounds, with its 97.5% interval. * marks an interval without 0, at 95% for a label's 2 cells together.
 
         > note: 1 launch far from the others, counted in every figure. --details lists them.
 
@@ -1073,10 +1080,10 @@ mod tests {
     fn csv() {
         insta::assert_snapshot!(super::csv(&sample()), @r#"
         label,jdk,gc,heap,variant,launches,launches_on,launches_off,failed,median_on_ms,min_on_ms,max_on_ms,median_off_ms,min_off_ms,max_off_ms,pretouch_ms,first_failure,gc_threads,cpus,app,exec_to_agent_off_ms,exec_to_agent_on_ms,agent_to_init_off_ms,agent_to_init_on_ms,init_to_main_off_ms,init_to_main_on_ms,pretouch_faults,expected_faults,expected_folio_bytes,expected_faults_4k,fault_rate_per_s,ceiling_per_s,ceiling_pct,jvm_pretouch_ms,jvm_genesis_growth_ms,untouched,untouched_reason,untouched_launches,rounds,cost_min_ms,cost_q1_ms,cost_median_ms,cost_q3_ms,cost_max_ms,cost_tmean_ms,cost_estimator,cost_ms,cost_ci_low_ms,cost_ci_high_ms,cost_ci_batches,cost_ci_runs,cost_ci_looks,outliers,disturbed,disturbances,outlier_causes,peak_rss_off_mib,peak_rss_on_mib,heap_memory,heap_views,heap_page_size_bytes,heap_huge_bytes,heap_resident_bytes,pretouch_method,method_source,method_bugs,method_notes,method_check,method_check_detail,pretouch_logging,baseline,change_ms,change_percent,change_percent_low,change_percent_high,shift_ms,ci_low_ms,ci_high_ms,ci_confidence,significant,not_compared,geomean_percent,geomean_percent_low,geomean_percent_high,geomean_confidence,geomean_cells,outliers_excluded
-        6.18.0-base,17.0.15+6-Debian-1deb12u1,g1,1g,default,20,10,10,0,431.075,421.4,442.9,48.125,47.0,49.5,382.95,,auto,all,,,,,,,,,262144,4096,,,,,,,0,,,10,374.4,378.042,382.95,388.017,393.4,382.95,median,382.95,374.454,391.446,10,,,0,0,,,,,,,,,,store,"JDK 17, before JDK 18",JDK-8272807,,,,running-pre-touch-lines,true,,,,,,,,,,,,,,,,false
-        6.18.0-vma-refcount,17.0.15+6-Debian-1deb12u1,g1,1g,default,20,10,10,0,332.475,323.4,985.05,48.625,47.5,50.0,283.85,,auto,all,,,,,,,,,262144,4096,,,,,,,0,,,10,275.9,279.983,283.6,288.617,937.3,283.833,median,283.6,277.339,289.861,10,,,1,0,,"round 8 with pretouch 985 ms, median 332: no machine counters recorded (file written before they were)",,,,,,,,store,"JDK 17, before JDK 18",JDK-8272807,,,,running-pre-touch-lines,false,-99.35,-25.943334638986805,-28.280479457497044,-23.530028604375673,-99.35,-110.329,-88.371,0.975,true,,-13.889233107874421,-16.20347655932084,-11.511076232187268,0.95,2,false
-        6.18.0-base,17.0.15+6-Debian-1deb12u1,parallel,1g,default,20,10,10,0,446.113,436.1,458.35,50.125,49.0,51.5,395.988,,auto,all,,,,,,,,,262144,4096,,,,,,,0,,,10,387.1,390.885,395.988,401.254,406.85,395.988,median,395.988,387.156,404.819,10,,,0,0,,,,,,,,,,store,"JDK 17, before JDK 18",JDK-8272807 JDK-8324817,"Parallel GC could leave part of its heap untouched without THP `always` before JDK-8324817 (JDK 23, backported to 21u): the touched check says whether it did here",,,running-pre-touch-lines,true,,,,,,,,,,,,,,,,false
-        6.18.0-vma-refcount,17.0.15+6-Debian-1deb12u1,parallel,1g,default,20,10,10,0,447.115,437.08,459.38,50.625,49.5,52.0,396.49,,auto,all,,,,,,,,,262144,4096,,,,,,,0,,,10,387.58,391.375,396.49,401.77,407.38,396.49,median,396.49,387.636,405.344,10,,,0,0,,,,,,,,,,store,"JDK 17, before JDK 18",JDK-8272807 JDK-8324817,"Parallel GC could leave part of its heap untouched without THP `always` before JDK-8324817 (JDK 23, backported to 21u): the touched check says whether it did here",,,running-pre-touch-lines,false,0.502,0.1268979450108899,-3.0591493344001797,3.417657502031912,0.502,-12.311,13.316,0.975,false,,-13.889233107874421,-16.20347655932084,-11.511076232187268,0.95,2,false
+        6.18.0-base,17.0.15+6-Debian-1deb12u1,g1,1g,default,20,10,10,0,431.075,421.4,442.9,48.125,47.0,49.5,382.95,,auto,all,,,,,,,,,262144,4096,,,,,,,0,,,10,374.4,378.042,382.95,388.017,393.4,382.95,median,382.95,376.3,391.5,10,,,0,0,,,,,,,,,,store,"JDK 17, before JDK 18",JDK-8272807,,,,running-pre-touch-lines,true,,,,,,,,,,,,,,,,false
+        6.18.0-vma-refcount,17.0.15+6-Debian-1deb12u1,g1,1g,default,20,10,10,0,332.475,323.4,985.05,48.625,47.5,50.0,283.85,,auto,all,,,,,,,,,262144,4096,,,,,,,0,,,10,275.9,279.983,283.6,288.617,937.3,283.833,median,283.6,278.7,289.9,10,,,1,0,,"round 8 with pretouch 985 ms, median 332: no machine counters recorded (file written before they were)",,,,,,,,store,"JDK 17, before JDK 18",JDK-8272807,,,,running-pre-touch-lines,false,-98.85,-25.941475175682005,-29.544273002748078,147.91577151295385,-98.85,-116.779,559.279,0.975,false,,-13.888152389742858,-17.253396521539145,58.37739688330388,0.95,2,false
+        6.18.0-base,17.0.15+6-Debian-1deb12u1,parallel,1g,default,20,10,10,0,446.113,436.1,458.35,50.125,49.0,51.5,395.988,,auto,all,,,,,,,,,262144,4096,,,,,,,0,,,10,387.1,390.885,395.988,401.254,406.85,395.988,median,395.988,389.075,404.875,10,,,0,0,,,,,,,,,,store,"JDK 17, before JDK 18",JDK-8272807 JDK-8324817,"Parallel GC could leave part of its heap untouched without THP `always` before JDK-8324817 (JDK 23, backported to 21u): the touched check says whether it did here",,,running-pre-touch-lines,true,,,,,,,,,,,,,,,,false
+        6.18.0-vma-refcount,17.0.15+6-Debian-1deb12u1,parallel,1g,default,20,10,10,0,447.115,437.08,459.38,50.625,49.5,52.0,396.49,,auto,all,,,,,,,,,262144,4096,,,,,,,0,,,10,387.58,391.375,396.49,401.77,407.38,396.49,median,396.49,389.56,405.4,10,,,0,0,,,,,,,,,,store,"JDK 17, before JDK 18",JDK-8272807 JDK-8324817,"Parallel GC could leave part of its heap untouched without THP `always` before JDK-8324817 (JDK 23, backported to 21u): the touched check says whether it did here",,,running-pre-touch-lines,false,0.502,0.1268971592756296,-3.8094934381324608,4.222336104807045,0.502,-15.32,16.33,0.975,false,,-13.888152389742858,-17.253396521539145,58.37739688330388,0.95,2,false
         "#);
     }
 }

@@ -54,7 +54,7 @@ fn single_legend(report: &Report) -> String {
     let mut text = format!(
         "A round launches the JVM twice back to back, once with -XX:+AlwaysPreTouch and \
          once without. Its cost is the time from exec to main() with pretouch less the \
-         time without. cost ms is the {} of a cell's rounds, and +- ms is half its 95% \
+         time without. cost ms is the {} of a cell's rounds, and interval ms gives the ends of its 95% \
          interval.",
         estimator.name()
     );
@@ -138,8 +138,8 @@ fn cells_table(cells: &[&CellReport], over_runs: bool) -> Table {
         wide(Column::num("with (min-max)")),
         wide(Column::num("pretouch")),
         text(Column::num("cost ms")),
-        text(Column::num("+- ms")),
-        wide(Column::num("cost ms +- 95%")),
+        text(Column::num("interval ms")),
+        wide(Column::num("cost ms [95% interval]")),
     ]);
     if over_runs {
         columns.push(text(Column::num("runs")));
@@ -199,7 +199,7 @@ pub fn markdown(report: &Report) -> String {
         .first()
         .map_or_else(Default::default, |c| c.cost_estimator);
     let mut legend = format!(
-        "Times are in ms from exec to `main()`, as the median of the counted launches with their range. pretouch is the median time with pretouch less the median without. A round's cost is the time with pretouch less the time without, and cost ms is the {} of the per-round costs. +- 95% is the half-width of its 95% interval, whose standard error is widened for drift. A cell under 10 rounds shows `few rounds`. cost min-max and IQR give the spread of the per-round costs. outliers counts the launches with a modified z-score above 3.5.",
+        "Times are in ms from exec to `main()`, as the median of the counted launches with their range. pretouch is the median time with pretouch less the median without. A round's cost is the time with pretouch less the time without, and cost ms is the {} of the per-round costs. The brackets hold the ends of its 95% interval, order statistics of the rounds taken at the rounds their drift leaves. A cell under 10 rounds shows `few rounds`. cost min-max and IQR give the spread of the per-round costs. outliers counts the launches with a modified z-score above 3.5.",
         estimator.name()
     );
     legend += &interval_basis_note(report.cells.iter());
@@ -485,21 +485,22 @@ mod tests {
         insta::assert_snapshot!(out, @"
         label: 6.18.0-base (host vm, kernel 6.18.0, AMD EPYC 9B14)
         jdk 17.0.15+6
-          launches  cost ms  +- ms  min-max ms  IQR ms  outliers
+          launches  cost ms  interval ms  min-max ms  IQR ms  outliers
         g1 1g default
-             10+10      386   12.1    376-1241    11.8         1
+             10+10      386   [379, 395]    376-1241    11.8         1
         g1 1g default gc_threads=1 cpus=0 app=com.example.Main
-             10+10      386   12.1    376-1241    11.8         1
+             10+10      386   [379, 395]    376-1241    11.8         1
 
         A round launches the JVM twice back to back, once with
         -XX:+AlwaysPreTouch and once without. Its cost is the time from exec to
         main() with pretouch less the time without. cost ms is the median of a
-        cell's rounds, and +- ms is half its 95% interval. min-max ms and IQR ms
-        give the spread of the per-round costs. outliers counts the launches
-        whose modified z-score is above 3.5. An interval from one run misses
-        drift between runs. Three runs a label measure it, from --runs 3 with
-        --kernel or --boot, or from three runs of pretouch run under one label,
-        in turn with the other labels'. docs/report.md says more.
+        cell's rounds, and interval ms gives the ends of its 95% interval.
+        min-max ms and IQR ms give the spread of the per-round costs. outliers
+        counts the launches whose modified z-score is above 3.5. An interval
+        from one run misses drift between runs. Three runs a label measure it,
+        from --runs 3 with --kernel or --boot, or from three runs of pretouch
+        run under one label, in turn with the other labels'. docs/report.md says
+        more.
         warning: 2 outlier launch(es), in every figure unless --exclude-outliers
         adaptive: 6.18.0-base 17.0.15+6 g1 1g default: stopped early after 5 of
           30 rounds: 95% interval [380.1, 389.0] ms, +-1.5%, within +-2%
@@ -525,12 +526,12 @@ mod tests {
 
         host vm, kernel 6.18.0, AMD EPYC 9B14
 
-        | jdk | gc | heap | variant | launches | without (min-max) | with (min-max) | pretouch | cost ms +- 95% | cost min-max | cost IQR | outliers | failed |
+        | jdk | gc | heap | variant | launches | without (min-max) | with (min-max) | pretouch | cost ms [95% interval] | cost min-max | cost IQR | outliers | failed |
         |---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|
-        | 17.0.15+6 | g1 | 1g | default | 10+10 | 48.4 (47.2-49.8) | 435 (423-1288) | 386 | 386 +-12.1 | 376-1241 | 11.8 | 1 | 0 |
-        | 17.0.15+6 | g1 | 1g | default gc_threads=1 cpus=0 app=com.example.Main | 10+10 | 48.4 (47.2-49.8) | 900 (880-990) | 852 | 386 +-12.1 | 376-1241 | 11.8 | 1 | 0 |
+        | 17.0.15+6 | g1 | 1g | default | 10+10 | 48.4 (47.2-49.8) | 435 (423-1288) | 386 | 386 [379, 395] | 376-1241 | 11.8 | 1 | 0 |
+        | 17.0.15+6 | g1 | 1g | default gc_threads=1 cpus=0 app=com.example.Main | 10+10 | 48.4 (47.2-49.8) | 900 (880-990) | 852 | 386 [379, 395] | 376-1241 | 11.8 | 1 | 0 |
 
-        Times are in ms from exec to `main()`, as the median of the counted launches with their range. pretouch is the median time with pretouch less the median without. A round's cost is the time with pretouch less the time without, and cost ms is the median of the per-round costs. +- 95% is the half-width of its 95% interval, whose standard error is widened for drift. A cell under 10 rounds shows `few rounds`. cost min-max and IQR give the spread of the per-round costs. outliers counts the launches with a modified z-score above 3.5. An interval from one run's rounds does not see the machine move between runs. A label of three runs or more, run in turn with the others, gets one over its runs that does, as `run --kernel ... --runs 3` makes in VMs and `--boot` across reboots, or as three runs of `pretouch run` under one label make. docs/statistics.md explains it.
+        Times are in ms from exec to `main()`, as the median of the counted launches with their range. pretouch is the median time with pretouch less the median without. A round's cost is the time with pretouch less the time without, and cost ms is the median of the per-round costs. The brackets hold the ends of its 95% interval, order statistics of the rounds taken at the rounds their drift leaves. A cell under 10 rounds shows `few rounds`. cost min-max and IQR give the spread of the per-round costs. outliers counts the launches with a modified z-score above 3.5. An interval from one run's rounds does not see the machine move between runs. A label of three runs or more, run in turn with the others, gets one over its runs that does, as `run --kernel ... --runs 3` makes in VMs and `--boot` across reboots, or as three runs of `pretouch run` under one label make. docs/statistics.md explains it.
 
         > warning: 2 outlier launch(es), in every figure unless --exclude-outliers
 
@@ -561,20 +562,22 @@ mod tests {
         insta::assert_snapshot!(out, @"
         label: 6.18.0-base (host vm, kernel 6.18.0, AMD EPYC 9B14)
         jdk 17.0.15+6, variant default
-        gc       heap launches cost ms +- ms min-max ms IQR ms outliers failed
-        g1       1g      10+10     386  12.1   376-1241   11.8        1      0
-        parallel 2g       10+0       -     -          -      -        0     10
+          launches  cost ms  interval ms  min-max ms  IQR ms  outliers  failed
+        g1 1g
+             10+10      386   [379, 395]    376-1241    11.8         1       0
+        parallel 2g
+              10+0        -            -           -       -         0      10
 
         A round launches the JVM twice back to back, once with
         -XX:+AlwaysPreTouch and once without. Its cost is the time from exec to
         main() with pretouch less the time without. cost ms is the median of a
-        cell's rounds, and +- ms is half its 95% interval. min-max ms and IQR ms
-        give the spread of the per-round costs. outliers counts the launches
-        whose modified z-score is above 3.5. failed counts the failed launches,
-        which are in no figure. An interval from one run misses drift between
-        runs. Three runs a label measure it, from --runs 3 with --kernel or
-        --boot, or from three runs of pretouch run under one label, in turn with
-        the other labels'. docs/report.md says more.
+        cell's rounds, and interval ms gives the ends of its 95% interval.
+        min-max ms and IQR ms give the spread of the per-round costs. outliers
+        counts the launches whose modified z-score is above 3.5. failed counts
+        the failed launches, which are in no figure. An interval from one run
+        misses drift between runs. Three runs a label measure it, from --runs 3
+        with --kernel or --boot, or from three runs of pretouch run under one
+        label, in turn with the other labels'. docs/report.md says more.
         warning: parallel 2g: 10 launch(es) failed, first: exited with code 1
           before main()
         warning: 1 outlier launch(es), in every figure unless --exclude-outliers
@@ -607,7 +610,7 @@ mod tests {
         );
         assert!(!flat(&plain).contains(text_one_run), "{plain}");
         let md = super::markdown(&report);
-        assert!(md.contains("386 +-") && md.contains(" (3 runs) |"), "{md}");
+        assert!(md.contains("386 [") && md.contains(" (3 runs) |"), "{md}");
         assert!(
             flat(&md).contains("(N runs) means that the label ran the cell N times"),
             "{md}"
@@ -630,12 +633,12 @@ mod tests {
 
         host vm, kernel 6.18.0, AMD EPYC 9B14
 
-        | jdk | gc | heap | variant | launches | without (min-max) | with (min-max) | pretouch | cost ms +- 95% | cost min-max | cost IQR | outliers | failed |
+        | jdk | gc | heap | variant | launches | without (min-max) | with (min-max) | pretouch | cost ms [95% interval] | cost min-max | cost IQR | outliers | failed |
         |---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|
-        | 17.0.15+6 | g1 | 1g | default | 10+10 | 48.4 (47.2-49.8) | 435 (423-1288) | 386 | 386 +-12.1 | 376-1241 | 11.8 | 1 | 0 |
+        | 17.0.15+6 | g1 | 1g | default | 10+10 | 48.4 (47.2-49.8) | 435 (423-1288) | 386 | 386 [379, 395] | 376-1241 | 11.8 | 1 | 0 |
         | 17.0.15+6 | parallel | 2g | default | 10+0 | 50.1 (49.0-51.5) | - | FAILED | - | - | - | 0 | 10 |
 
-        Times are in ms from exec to `main()`, as the median of the counted launches with their range. pretouch is the median time with pretouch less the median without. A round's cost is the time with pretouch less the time without, and cost ms is the median of the per-round costs. +- 95% is the half-width of its 95% interval, whose standard error is widened for drift. A cell under 10 rounds shows `few rounds`. cost min-max and IQR give the spread of the per-round costs. outliers counts the launches with a modified z-score above 3.5. An interval from one run's rounds does not see the machine move between runs. A label of three runs or more, run in turn with the others, gets one over its runs that does, as `run --kernel ... --runs 3` makes in VMs and `--boot` across reboots, or as three runs of `pretouch run` under one label make. docs/statistics.md explains it.
+        Times are in ms from exec to `main()`, as the median of the counted launches with their range. pretouch is the median time with pretouch less the median without. A round's cost is the time with pretouch less the time without, and cost ms is the median of the per-round costs. The brackets hold the ends of its 95% interval, order statistics of the rounds taken at the rounds their drift leaves. A cell under 10 rounds shows `few rounds`. cost min-max and IQR give the spread of the per-round costs. outliers counts the launches with a modified z-score above 3.5. An interval from one run's rounds does not see the machine move between runs. A label of three runs or more, run in turn with the others, gets one over its runs that does, as `run --kernel ... --runs 3` makes in VMs and `--boot` across reboots, or as three runs of `pretouch run` under one label make. docs/statistics.md explains it.
 
         > warning: 6.18.0-base 17.0.15+6 parallel 2g default: 10 launch(es) failed, first: exited with code 1 before main()
 
@@ -651,7 +654,7 @@ mod tests {
     fn csv() {
         insta::assert_snapshot!(super::csv(&sample()), @r#"
         label,jdk,gc,heap,variant,launches,launches_on,launches_off,failed,median_on_ms,min_on_ms,max_on_ms,median_off_ms,min_off_ms,max_off_ms,pretouch_ms,first_failure,gc_threads,cpus,app,exec_to_agent_off_ms,exec_to_agent_on_ms,agent_to_init_off_ms,agent_to_init_on_ms,init_to_main_off_ms,init_to_main_on_ms,pretouch_faults,expected_faults,expected_folio_bytes,expected_faults_4k,fault_rate_per_s,ceiling_per_s,ceiling_pct,jvm_pretouch_ms,jvm_genesis_growth_ms,untouched,untouched_reason,untouched_launches,rounds,cost_min_ms,cost_q1_ms,cost_median_ms,cost_q3_ms,cost_max_ms,cost_tmean_ms,cost_estimator,cost_ms,cost_ci_low_ms,cost_ci_high_ms,cost_ci_batches,cost_ci_runs,cost_ci_looks,outliers,disturbed,disturbances,outlier_causes,peak_rss_off_mib,peak_rss_on_mib,heap_memory,heap_views,heap_page_size_bytes,heap_huge_bytes,heap_resident_bytes,pretouch_method,method_source,method_bugs,method_notes,method_check,method_check_detail,pretouch_logging
-        6.18.0-base,17.0.15+6-Debian-1deb12u1,g1,1g,default,20,10,10,0,434.736,422.87,1288.027,48.375,47.25,49.75,386.361,,auto,all,,,,,,,,,262144,4096,,,,,,,0,,,10,375.62,381.184,386.111,392.946,1240.527,386.429,median,386.111,374.06,398.163,10,,,1,0,,"round 8 with pretouch 1288 ms, median 435: no machine counters recorded (file written before they were)",,,,,,,,store,"JDK 17, before JDK 18",JDK-8272807,,,,running-pre-touch-lines
+        6.18.0-base,17.0.15+6-Debian-1deb12u1,g1,1g,default,20,10,10,0,434.736,422.87,1288.027,48.375,47.25,49.75,386.361,,auto,all,,,,,,,,,262144,4096,,,,,,,0,,,10,375.62,381.184,386.111,392.946,1240.527,386.429,median,386.111,379.435,394.695,10,,,1,0,,"round 8 with pretouch 1288 ms, median 435: no machine counters recorded (file written before they were)",,,,,,,,store,"JDK 17, before JDK 18",JDK-8272807,,,,running-pre-touch-lines
         6.18.0-base,17.0.15+6-Debian-1deb12u1,parallel,2g,default,10,0,10,10,,,,50.125,49.0,51.5,,exited with code 1 before main(),auto,all,,,,,,,,,262144,4096,,,,,,,0,,,0,,,,,,,median,,,,,,,0,0,,,,,,,,,,store,"JDK 17, before JDK 18",JDK-8272807 JDK-8324817,"Parallel GC could leave part of its heap untouched without THP `always` before JDK-8324817 (JDK 23, backported to 21u): the touched check says whether it did here",,,running-pre-touch-lines
         "#);
     }
@@ -725,8 +728,8 @@ mod tests {
               "cost_tmean_ms": 386.42916666666673,
               "cost_estimator": "median",
               "cost_ms": 386.11125000000004,
-              "cost_ci_low_ms": 374.0596600984015,
-              "cost_ci_high_ms": 398.1628399015986,
+              "cost_ci_low_ms": 379.435,
+              "cost_ci_high_ms": 394.695,
               "cost_ci_batches": 10,
               "cost_ci_runs": null,
               "cost_ci_looks": null,
