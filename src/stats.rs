@@ -2,6 +2,7 @@
 //! its source, and is tested below against values computed with R (4.2, Debian).
 
 pub mod change;
+pub mod effective;
 pub mod family;
 pub mod interval;
 #[cfg(any(test, feature = "test-support"))]

@@ -415,7 +415,8 @@ fn explains_g1_pretouch_with_and_without_huge_pages() {
     )
     .unwrap();
     let out = pretouch().arg("report").arg(&results).assert().success();
-    let text = unwrapped(&out.get_output().stdout);
+    // The environment's note is among the notes on stderr.
+    let text = unwrapped(&out.get_output().stderr);
     assert!(
         text.contains(&format!(
             "environment: thp_enabled differs: test-kernel={thp}, other-kernel={other}"
@@ -581,8 +582,9 @@ fn a_pretouch_that_did_not_happen_is_flagged() {
         .assert()
         .success()
         .stderr(predicate::str::contains("its heap was not touched"));
-    // The end of the run says so in its short form; `report --details` names the launches.
-    let text = unwrapped(&out.get_output().stdout);
+    // The end of the run says so in its short form, among the notes on stderr;
+    // `report --details` names the launches.
+    let text = unwrapped(&out.get_output().stderr);
     assert!(
         text.contains("PRETOUCH DID NOT HAPPEN in 2 of 2 launches. --details says more."),
         "{text}"

@@ -209,7 +209,8 @@ fn an_interrupted_session_resumes_at_the_first_unfinished_kernel() {
         .arg(d.join("results"))
         .output()
         .unwrap();
-    let text = unwrapped(&report.stdout);
+    // The table on stdout, then the notes on stderr.
+    let text = unwrapped(&report.stdout) + &unwrapped(&report.stderr);
     assert!(text.contains(&base) && text.contains(&patched), "{text}");
     if mark() == "-EMULATED" {
         assert!(

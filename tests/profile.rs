@@ -334,7 +334,8 @@ fn sigint_in_the_profiled_rounds_then_resume_runs_each_missing_profiled_launch_o
         .output()
         .unwrap();
     assert!(output.status.success());
-    let text = unwrapped(&output.stdout);
+    // The table and the profile's section on stdout, the notes on stderr.
+    let text = unwrapped(&output.stdout) + &unwrapped(&output.stderr);
     assert!(
         text.contains(&format!(
             "the profiled rounds are unfinished, with {} profiled launches missing",

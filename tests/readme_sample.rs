@@ -1,5 +1,6 @@
 //! README.md's sample report is real: the block between its sample markers is, byte for
-//! byte, what `pretouch report` prints today for the result file kept in
+//! byte, what `pretouch report` prints today, its table on stdout and then its notes on
+//! stderr, for the result file kept in
 //! `bench/results/sample/`. When the report's format changes, this test fails and
 //! says so; `PRETOUCH_README=write cargo test --test readme_sample` then rewrites the
 //! block from the new output (read the diff before committing it).
@@ -44,7 +45,9 @@ fn report() -> String {
         "pretouch report {SAMPLE} failed: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    String::from_utf8(out.stdout).unwrap()
+    // The whole report as a terminal shows it: the table on stdout, then the notes,
+    // which go to stderr so that stdout can be pasted.
+    String::from_utf8(out.stdout).unwrap() + &String::from_utf8(out.stderr).unwrap()
 }
 
 #[test]

@@ -39,14 +39,21 @@ fn identical_costs_show_no_change_with_an_interval() {
         .lines()
         .find(|l| l.starts_with("g1") && l.contains('%'))
         .unwrap_or_else(|| panic!("no change row:\n{text}"));
-    // gc heap base copy %change +-interval: no change in %, with an interval, no mark.
+    // gc heap base copy %change [low, high]: no change in %, with an interval about
+    // it, no mark.
     let cols: Vec<&str> = row.split_whitespace().collect();
     assert_eq!(cols[4], "+0.0%", "{row}\n{text}");
-    let half = cols[5]
-        .strip_prefix("+-")
-        .unwrap_or_else(|| panic!("{row}"));
-    assert!(half.parse::<f64>().is_ok(), "{row}\n{text}");
-    assert_eq!(cols.len(), 6, "no mark: {row}");
+    let low: f64 = cols[5]
+        .trim_start_matches('[')
+        .trim_end_matches(',')
+        .parse()
+        .unwrap_or_else(|_| panic!("{row}"));
+    let high: f64 = cols[6]
+        .trim_end_matches(']')
+        .parse()
+        .unwrap_or_else(|_| panic!("{row}"));
+    assert!(low < 0.0 && high > 0.0, "{row}\n{text}");
+    assert_eq!(cols.len(), 7, "no mark: {row}");
     assert!(!row.contains("n/a"), "{row}");
 }
 

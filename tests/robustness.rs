@@ -343,8 +343,9 @@ fn kill_9_takes_the_jvm_along_and_a_cut_line_does_not_stop_the_resume() {
         .output()
         .unwrap();
     assert!(report.status.success());
-    // The text report wraps its warnings at 72 columns: read them unwrapped.
-    let stdout = unwrapped(&report.stdout);
+    // The text report wraps its warnings at 72 columns, and prints them to stderr
+    // under its table: read both unwrapped.
+    let stdout = unwrapped(&report.stdout) + &unwrapped(&report.stderr);
     assert!(stdout.contains("the last line is cut short"), "{stdout}");
     assert!(
         stdout.contains(&format!(
@@ -588,9 +589,10 @@ fn failing_jvms_are_recorded_and_their_cell_reported_failed() {
         lines[i..(i + 2).min(lines.len())].join("\n")
     };
     assert!(row("paused").contains("FAILED"), "{stdout}");
+    // The warning is among the notes the run's report prints to stderr.
     assert!(
-        stdout.contains("2 launches failed in serial 64m paused"),
-        "{stdout}"
+        unwrapped(stderr.as_bytes()).contains("2 launches failed in serial 64m paused"),
+        "{stderr}"
     );
     assert!(!row("ok").contains("FAILED"), "{stdout}");
 }

@@ -516,7 +516,7 @@ impl Brief<'_> {
             .any(|c| c.cost_interval().is_some() && c.cost_ci_runs.is_none())
         {
             notes.push(
-                "note: each label is one run, so its intervals miss drift between runs. --runs 3 measures it.".to_owned(),
+                "note: each label is one run, so its intervals miss drift between runs. Three runs of each label, in turn, measure it (--details says how).".to_owned(),
             );
         }
         if self

@@ -80,8 +80,9 @@ fn legend(cmp: &Comparison) -> String {
     text += " min-max ms and IQR ms give the spread of the per-round costs. outliers \
              counts the launches whose modified z-score is above 3.5.";
     if one_run {
-        text += " An interval from one run misses drift between runs, and --runs 3 \
-                 measures it.";
+        text += " An interval from one run misses drift between runs. Three runs of each \
+                 label, in turn, measure it: `run --kernel ... --runs 3` makes them in VMs, \
+                 `--boot` across reboots, or three runs of `pretouch run` under one label.";
     }
     if over_runs {
         text += " Where the interval is over runs, rounds counts the runs times the \
@@ -856,17 +857,18 @@ fn markdown_details(cmp: &Comparison) -> String {
 #[derive(Serialize)]
 pub struct ChangeColumns<'a> {
     baseline: bool,
-    /// cost(label) - cost(baseline), ms: the change of the 20% trimmed mean
-    /// per-round costs (`cost_tmean_ms`), the estimator of `shift_ms`'s interval.
+    /// The change in ms, the Hodges-Lehmann shift of the two labels' per-round costs
+    /// where both sides have 10 rounds or more, else the difference of their costs.
     change_ms: Option<f64>,
-    /// `change_ms` in % of the baseline's cost (null when that cost is not positive).
+    /// The change in %: the median ratio of the label's rounds to the baseline's, less
+    /// 1 (null when a cost is not positive), or of the two costs with fewer rounds.
     change_percent: Option<f64>,
-    /// The interval of `change_percent`: `ci_low_ms`, `ci_high_ms` in % of the
-    /// baseline's cost; null without an interval.
+    /// The interval of `change_percent`, the rank interval of the ratio
+    /// (`stats::change`); null without an interval.
     change_percent_low: Option<f64>,
     change_percent_high: Option<f64>,
-    /// The drift-aware difference of the per-round costs (trimmed means, label -
-    /// baseline), and its interval, ms; null with fewer than 10 rounds on a side.
+    /// `change_ms` again, with the ends of its interval in ms after it; null with fewer
+    /// than 10 rounds on a side.
     shift_ms: Option<f64>,
     ci_low_ms: Option<f64>,
     ci_high_ms: Option<f64>,
@@ -1072,7 +1074,7 @@ mod tests {
 
         > note: 1 launch far from the others, counted in every figure. --details lists them.
 
-        > note: each label is one run, so its intervals miss drift between runs. --runs 3 measures it.
+        > note: each label is one run, so its intervals miss drift between runs. Three runs of each label, in turn, measure it (--details says how).
         ");
     }
 

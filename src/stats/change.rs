@@ -26,18 +26,11 @@
 //! run medians, with Welch's interval on the logs, held within the rounds as above.
 //! docs/statistics.md argues the choices and shows them on this machine's runs.
 
-use statrs::distribution::{Binomial, ContinuousCDF, DiscreteCDF, Normal};
+use statrs::distribution::{ContinuousCDF, Normal};
 
+use crate::stats::effective::{drift, effective_rounds};
 use crate::stats::interval::{MIN_ROUNDS, t_quantile};
 use crate::stats::{Differences, Shift, WilcoxonRankSum};
-
-/// Most drift a side is counted for: at 0.8 ten rounds count as one, and the interval
-/// is the range of the differences.
-pub const MAX_DRIFT: f64 = 0.8;
-
-/// How many standard errors above its estimate the drift is taken ([`drift`]): the
-/// one-sided 95% bound.
-const DRIFT_Z: f64 = 1.645;
 
 /// Fewest runs a side for a change over runs.
 const MIN_RUNS: usize = 2;
@@ -46,55 +39,6 @@ const MIN_RUNS: usize = 2;
 /// its normal approximation, because the exact distribution's table grows with the
 /// square of both sizes.
 const EXACT_BELOW: usize = 50;
-
-/// The drift of a cell's series of per-round costs, each in round order: the lag-1
-/// autocorrelation of their ranks, pooled over the series, corrected for its
-/// small-sample bias, held to 0 or more, taken one standard error higher and held to
-/// [`MAX_DRIFT`].
-/// Ranks make one slow launch count as one rank, so it cannot fake a drift or hide
-/// one. The correction is Kendall's for an AR(1) series with an unknown mean,
-/// `E[r] = rho - (1 + 3 rho) / n` ("Note on bias in the estimation of
-/// autocorrelation", Biometrika 41, 1954), solved for `rho` at the series' mean
-/// length. The standard error is Bartlett's, `sqrt((1 - rho^2) / N)` over all `N`
-/// rounds. Ten rounds place the drift poorly, so a change's interval does not trust a
-/// low estimate. The tests of this file and `stats::family`'s A/A tables show the
-/// level it holds. 0 under 4 rounds a series.
-pub fn drift(series: &[&[f64]]) -> f64 {
-    let (rho, se) = drift_estimate(series);
-    (rho.max(0.0) + DRIFT_Z * se).min(MAX_DRIFT)
-}
-
-/// The pooled, bias-corrected lag-1 autocorrelation of the ranks of `series`
-/// ([`drift`]) and its standard error; `(0, 0)` without a series of 4 rounds.
-fn drift_estimate(series: &[&[f64]]) -> (f64, f64) {
-    let (mut lagged, mut squares, mut rounds) = (0.0, 0.0, 0usize);
-    let mut used = 0usize;
-    for costs in series.iter().filter(|s| s.len() >= 4) {
-        let n = costs.len();
-        let (ranks, _) = crate::stats::midranks(costs);
-        let mean = (n as f64 + 1.0) / 2.0;
-        let centred: Vec<f64> = ranks.iter().map(|r| r - mean).collect();
-        squares += centred.iter().map(|c| c * c).sum::<f64>();
-        lagged += centred.windows(2).map(|w| w[0] * w[1]).sum::<f64>();
-        rounds += n;
-        used += 1;
-    }
-    if used == 0 || squares == 0.0 {
-        return (0.0, 0.0);
-    }
-    let r = lagged / squares;
-    let n = rounds as f64 / used as f64;
-    let rho = ((n * r + 1.0) / (n - 3.0)).clamp(-1.0, 1.0);
-    (rho, ((1.0 - rho * rho).max(0.0) / rounds as f64).sqrt())
-}
-
-/// The rounds `n` rounds of drift `rho` are worth: `n (1 - rho) / (1 + rho)`, the size
-/// of an independent sample whose mean has the same variance (Bayley & Hammersley
-/// 1946), rounded to a whole round, at least 1 and at most `n`.
-pub fn effective_rounds(n: usize, rho: f64) -> usize {
-    let rho = rho.clamp(0.0, MAX_DRIFT);
-    ((n as f64 * (1.0 - rho) / (1.0 + rho)).round() as usize).clamp(1, n.max(1))
-}
 
 /// How a change was made: from the rounds, or over the runs.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
@@ -207,8 +151,8 @@ pub fn change_with(
 /// in an observational study. Where they moved, the machine did, and the cost may
 /// have moved with it for that reason alone. One run's rounds cannot see such a shift,
 /// so the interval of the change is widened by it. On this machine, 40 A/A pairs made
-/// while it was quiet carried a mark in 6 pairs without this widening, and in 1 with
-/// it (docs/statistics.md). 0 when a side has no launch.
+/// while it was quiet carried a mark in 6 pairs without this widening
+/// (bench/results/2026-12-07-pairs.md). 0 when a side has no launch.
 pub fn machine_shift(x: &[f64], y: &[f64]) -> f64 {
     if x.is_empty() || y.is_empty() || x.iter().chain(y).any(|&t| t <= 0.0) {
         return 0.0;
@@ -339,48 +283,6 @@ fn welch(a: &[f64], b: &[f64], level: f64, bounds: (f64, f64)) -> (Shift, f64) {
     (shift, df)
 }
 
-/// The median of one run's per-round costs with its distribution-free interval at
-/// `level`: the sign test's order statistics (Hollander & Wolfe 1999, 3.6), at the
-/// rounds the run's drift leaves it ([`effective_rounds`], the drift at its estimate),
-/// as a share of the rounds.
-/// So the interval always lies within the run's rounds, and with too few effective
-/// rounds for `level` it is their range. Returns the median, the ends and the
-/// effective rounds; `None` under [`MIN_ROUNDS`].
-pub fn median_interval(costs: &[f64], level: f64) -> Option<(f64, f64, f64, usize)> {
-    let n = costs.len();
-    if n < MIN_ROUNDS {
-        return None;
-    }
-    // One label's median is stated alone, not held against a table's marks, so its
-    // drift is taken at the estimate.
-    let effective = effective_rounds(n, drift_estimate(&[costs]).0);
-    let mut sorted = costs.to_vec();
-    sorted.sort_by(f64::total_cmp);
-    let below = sign_test_below(effective, level);
-    let k = (below * n / effective).min((n - 1) / 2);
-    Some((
-        crate::stats::median(costs)?,
-        sorted[k],
-        sorted[n - 1 - k],
-        effective,
-    ))
-}
-
-/// How many of `n` values lie below the lower end of the sign test's interval of the
-/// median at `level`: the largest `j` with `P(B <= j - 1) <= (1 - level) / 2` for
-/// `B ~ Binomial(n, 1/2)`, less one, and 0 where no such `j` exists.
-fn sign_test_below(n: usize, level: f64) -> usize {
-    let Ok(b) = Binomial::new(0.5, n as u64) else {
-        return 0;
-    };
-    let tail = (1.0 - level) / 2.0;
-    let mut j = 0usize;
-    while j < n / 2 && b.cdf(j as u64) <= tail {
-        j += 1;
-    }
-    j.saturating_sub(1)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -393,38 +295,6 @@ mod tests {
         (0..n)
             .map(|_| level * (0.9 + 0.2 * uniform(&mut s)))
             .collect()
-    }
-
-    #[test]
-    fn independent_rounds_show_little_drift_and_a_trend_shows_much() {
-        // A zigzag has negative lag-1 correlation: none is counted.
-        // A zigzag has a lag-1 correlation near -1, whose standard error is near 0.
-        let zigzag: Vec<f64> = (0..10)
-            .map(|i| if i % 2 == 0 { 1.0 } else { 2.0 })
-            .collect();
-        assert!(drift(&[&zigzag]) < 0.1, "{}", drift(&[&zigzag]));
-        // Rounds in no order count one standard error and a half above 0 at least.
-        let flat_rounds = flat(100.0, 10, 2);
-        assert!(drift(&[&flat_rounds]) > 0.0);
-        // A steady climb is as drifted as ten rounds can show.
-        let climb: Vec<f64> = (0..10).map(f64::from).collect();
-        assert_eq!(drift(&[&climb]), MAX_DRIFT);
-        // Pooled with a zigzag, the climb counts for half.
-        let both = drift(&[&climb, &zigzag]);
-        assert!(0.0 < both && both < MAX_DRIFT, "{both}");
-        assert_eq!(effective_rounds(10, MAX_DRIFT), 1);
-        assert_eq!(effective_rounds(10, 0.0), 10);
-        // 10 * 0.6 / 1.4 = 4.29.
-        assert_eq!(effective_rounds(10, 0.4), 4);
-        // One slow launch is one rank, not a drift.
-        let mut one_slow = flat(100.0, 20, 1);
-        let before = drift(&[&one_slow]);
-        one_slow[7] = 900.0;
-        assert!(
-            (drift(&[&one_slow]) - before).abs() < 0.15,
-            "{before} {}",
-            drift(&[&one_slow])
-        );
     }
 
     /// At the full sizes the ends are R's: `wilcox.test(log(x), log(y), conf.int = TRUE,
@@ -557,28 +427,6 @@ mod tests {
         ));
     }
 
-    #[test]
-    fn the_median_interval_stays_within_the_rounds_and_widens_with_drift() {
-        let quiet = flat(100.0, 20, 11);
-        let (m, low, high, eff) = median_interval(&quiet, 0.95).unwrap();
-        let (lo, hi) = min_max(&quiet);
-        assert!(lo <= low && low <= m && m <= high && high <= hi);
-        // R: qbinom(0.025, 20, 0.5) = 6, so (x_(6), x_(15)) without drift.
-        if eff == 20 {
-            let mut s = quiet.clone();
-            s.sort_by(f64::total_cmp);
-            assert_eq!((low, high), (s[5], s[14]));
-        }
-        let climb: Vec<f64> = (0..20).map(|i| 100.0 + f64::from(i)).collect();
-        let (_, low, high, eff) = median_interval(&climb, 0.95).unwrap();
-        assert!(eff <= 3, "{eff}");
-        assert_eq!((low, high), (100.0, 119.0), "the range, never beyond it");
-        assert_eq!(median_interval(&climb[..9], 0.95), None);
-        assert_eq!(sign_test_below(10, 0.95), 1, "(x_(2), x_(9)) at 10 rounds");
-        assert_eq!(sign_test_below(20, 0.95), 5);
-        assert_eq!(sign_test_below(5, 0.95), 0);
-    }
-
     /// Under the development VM's simulated noise, two labels with the same cost carry
     /// a mark in at most 5% of pairs at 97.5% a cell (two cells), and a label's median
     /// interval holds the long-run median in at least 95% of runs.
@@ -602,7 +450,7 @@ mod tests {
             if change(&[&a], &[&b], 0.975).unwrap().marked() {
                 marked += 1;
             }
-            let (_, low, high, _) = median_interval(&a, 0.95).unwrap();
+            let (_, low, high, _) = crate::stats::interval::median_interval(&a, 0.95).unwrap();
             if low <= truth && truth <= high {
                 held += 1;
             }

@@ -454,9 +454,8 @@ pub fn runs_interval_in(runs: &[&[f64]], drift: Drift, level: f64) -> Option<Cos
     let rounds = all.len();
     if !over_runs(runs) && drift.estimator == Estimator::Median {
         // The median of one run's rounds has an interval of order statistics, which
-        // never leaves the rounds (`stats::change::median_interval`).
-        let (estimate_ms, low_ms, high_ms, effective) =
-            crate::stats::change::median_interval(&all, level)?;
+        // never leaves the rounds ([`median_interval`]).
+        let (estimate_ms, low_ms, high_ms, effective) = median_interval(&all, level)?;
         return Some(CostInterval {
             estimate_ms,
             low_ms,
@@ -801,6 +800,52 @@ fn winsorized(values: &[f64], proportion: f64) -> Vec<f64> {
     let cut = (proportion * values.len() as f64).floor() as usize;
     let (lo, hi) = (sorted[cut], sorted[values.len() - 1 - cut]);
     values.iter().map(|v| v.clamp(lo, hi)).collect()
+}
+
+/// The median of one run's per-round costs with its distribution-free interval at
+/// `level`: the sign test's order statistics (Hollander & Wolfe 1999, 3.6), at the
+/// rounds the run's drift leaves it (`stats::effective::effective_rounds`, the drift at its estimate),
+/// as a share of the rounds.
+/// So the interval always lies within the run's rounds, and with too few effective
+/// rounds for `level` it is their range. Returns the median, the ends and the
+/// effective rounds; `None` under [`MIN_ROUNDS`].
+pub fn median_interval(costs: &[f64], level: f64) -> Option<(f64, f64, f64, usize)> {
+    let n = costs.len();
+    if n < MIN_ROUNDS {
+        return None;
+    }
+    // One label's median is stated alone, not held against a table's marks, so its
+    // drift is taken at the estimate.
+    let effective = crate::stats::effective::effective_rounds(
+        n,
+        crate::stats::effective::drift_estimate(&[costs]).0,
+    );
+    let mut sorted = costs.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let below = sign_test_below(effective, level);
+    let k = (below * n / effective).min((n - 1) / 2);
+    Some((
+        crate::stats::median(costs)?,
+        sorted[k],
+        sorted[n - 1 - k],
+        effective,
+    ))
+}
+
+/// How many of `n` values lie below the lower end of the sign test's interval of the
+/// median at `level`: the largest `j` with `P(B <= j - 1) <= (1 - level) / 2` for
+/// `B ~ Binomial(n, 1/2)`, less one, and 0 where no such `j` exists.
+fn sign_test_below(n: usize, level: f64) -> usize {
+    use statrs::distribution::{Binomial, DiscreteCDF};
+    let Ok(b) = Binomial::new(0.5, n as u64) else {
+        return 0;
+    };
+    let tail = (1.0 - level) / 2.0;
+    let mut j = 0usize;
+    while j < n / 2 && b.cdf(j as u64) <= tail {
+        j += 1;
+    }
+    j.saturating_sub(1)
 }
 
 #[cfg(test)]
@@ -1738,5 +1783,33 @@ mod tests {
         for (name, c) in rows {
             assert!(c >= 0.95, "median, {name}: {c}");
         }
+    }
+    #[test]
+    fn the_median_interval_stays_within_the_rounds_and_widens_with_drift() {
+        let mut seed = 11u64;
+        let quiet: Vec<f64> = (0..20)
+            .map(|_| 100.0 * (0.9 + 0.2 * crate::stats::noise::uniform(&mut seed)))
+            .collect();
+        let (m, low, high, eff) = median_interval(&quiet, 0.95).unwrap();
+        let (lo, hi) = quiet
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| {
+                (a.min(v), b.max(v))
+            });
+        assert!(lo <= low && low <= m && m <= high && high <= hi);
+        // R: qbinom(0.025, 20, 0.5) = 6, so (x_(6), x_(15)) without drift.
+        if eff == 20 {
+            let mut s = quiet.clone();
+            s.sort_by(f64::total_cmp);
+            assert_eq!((low, high), (s[5], s[14]));
+        }
+        let climb: Vec<f64> = (0..20).map(|i| 100.0 + f64::from(i)).collect();
+        let (_, low, high, eff) = median_interval(&climb, 0.95).unwrap();
+        assert!(eff <= 3, "{eff}");
+        assert_eq!((low, high), (100.0, 119.0), "the range, never beyond it");
+        assert_eq!(median_interval(&climb[..9], 0.95), None);
+        assert_eq!(sign_test_below(10, 0.95), 1, "(x_(2), x_(9)) at 10 rounds");
+        assert_eq!(sign_test_below(20, 0.95), 5);
+        assert_eq!(sign_test_below(5, 0.95), 0);
     }
 }

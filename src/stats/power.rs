@@ -75,9 +75,9 @@ pub fn detectable_change_by(
         // `m` is `(pi / 3) sd^2 (2 / m)` under normal costs (the rank test's efficiency
         // is 3 / pi against the mean's), on the normal quantiles.
         // The drift as the change takes it: one standard error and a half above its
-        // estimate, over both sides' rounds (`stats::change::drift`).
+        // estimate, over both sides' rounds (`stats::effective::drift`).
         let taken = (rho + 1.645 * ((1.0 - rho * rho) / (2.0 * n)).sqrt()).min(0.8);
-        let m = crate::stats::change::effective_rounds(rounds, taken) as f64;
+        let m = crate::stats::effective::effective_rounds(rounds, taken) as f64;
         let se = (std::f64::consts::PI / 3.0 * 2.0 / m).sqrt() * noise.sd_ms;
         let z = statrs::distribution::Normal::standard();
         use statrs::distribution::ContinuousCDF;
