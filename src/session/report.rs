@@ -51,7 +51,7 @@ fn read_document(
         details,
         ..Options::default()
     };
-    Ok(document::build_read(catalog(paths)?, &options).map_err(bad)?)
+    document::build_read(catalog(paths)?, &options).map_err(bad)
 }
 
 /// The result files under `paths`, their headers read (their launches are read a label
