@@ -120,17 +120,12 @@ pub fn change_with(
         effective_rounds(ys.len(), rho),
     ];
     let moved = control.map_or(0.0, |[cx, cy]| machine_shift(cx, cy));
-    let mut ms = shift_at(&xs, &ys, effective, level);
     // In ms the machine's shift moves the baseline's cost by the same share.
     let by = crate::stats::median(&ys).map_or(0.0, f64::abs) * moved.exp_m1();
-    ms.low -= by;
-    ms.high += by;
+    let ms = shift_at(&xs, &ys, effective, level, by);
     let ratio = positive.then(|| {
         let (lx, ly) = (logs(&xs), logs(&ys));
-        let mut log = shift_at(&lx, &ly, effective, level);
-        log.low -= moved;
-        log.high += moved;
-        exp_shift(log)
+        exp_shift(shift_at(&lx, &ly, effective, level, moved))
     });
     Some(CellChange {
         ms,
@@ -181,8 +176,10 @@ fn exp_shift(s: Shift) -> Shift {
 /// The Hodges-Lehmann shift of `x` over `y` with the Mann-Whitney interval at `level`
 /// for samples of the `effective` sizes: the differences below its lower end are the
 /// share of all differences that the rank-sum test at those sizes leaves below, and as
-/// many lie above its upper end.
-fn shift_at(x: &[f64], y: &[f64], effective: [usize; 2], level: f64) -> Shift {
+/// many lie above its upper end. Each end then moves out by `widen`, but never past
+/// the smallest or the largest difference, so the interval stays within what the
+/// rounds themselves span.
+fn shift_at(x: &[f64], y: &[f64], effective: [usize; 2], level: f64, widen: f64) -> Shift {
     let d = Differences::new(x, y);
     let total = d.len();
     let (below, of) = tail_count(effective[0], effective[1], level);
@@ -190,8 +187,8 @@ fn shift_at(x: &[f64], y: &[f64], effective: [usize; 2], level: f64) -> Shift {
     let k = ((below as u128 * total as u128 / of as u128) as usize).min((total - 1) / 2);
     Shift {
         estimate: d.median(),
-        low: d.kth(k),
-        high: d.kth(total - 1 - k),
+        low: (d.kth(k) - widen).max(d.kth(0)),
+        high: (d.kth(total - 1 - k) + widen).min(d.kth(total - 1)),
         confidence: level,
     }
 }
@@ -309,12 +306,12 @@ mod tests {
             .map(|i| 180.1 + if i % 2 == 0 { 2.5 } else { -2.5 } * f64::from(i + 1))
             .collect();
         let (lx, ly) = (logs(&x), logs(&y));
-        let full = shift_at(&lx, &ly, [10, 12], 0.975);
+        let full = shift_at(&lx, &ly, [10, 12], 0.975, 0.0);
         let r = hodges_lehmann(&lx, &ly, 0.975).unwrap();
         assert!((full.estimate - r.estimate).abs() < 1e-12);
         assert_eq!((full.low, full.high), (r.low, r.high), "{full:?} {r:?}");
         let ms = hodges_lehmann(&x, &y, 0.975).unwrap();
-        assert_eq!(shift_at(&x, &y, [10, 12], 0.975).low, ms.low);
+        assert_eq!(shift_at(&x, &y, [10, 12], 0.975, 0.0).low, ms.low);
         let c = change(&[&x], &[&y], 0.975).unwrap();
         let ratio = c.ratio.unwrap();
         assert!((ratio.estimate.ln() - r.estimate).abs() < 1e-12);
@@ -370,19 +367,29 @@ mod tests {
 
     #[test]
     fn a_machine_that_moved_between_the_runs_widens_the_interval_by_as_much() {
-        let x = flat(110.0, 10, 21);
-        let y = flat(100.0, 10, 22);
-        let same = [50.0; 10];
-        let slower: Vec<f64> = same.iter().map(|t| t * 1.08).collect();
+        // Rounds far enough apart that the widened ends stay inside their ratios.
+        let x: Vec<f64> = (0..30).map(|i| 150.0 + 2.0 * f64::from((i * 7) % 17)).collect();
+        let y: Vec<f64> = (0..30).map(|i| 100.0 + 1.5 * f64::from((i * 5) % 19)).collect();
+        let same = [50.0; 30];
+        let slower: Vec<f64> = same.iter().map(|t| t * 1.02).collect();
         let plain = change(&[&x], &[&y], 0.975).unwrap();
         let still = change_with(&[&x], &[&y], Some([&same, &same]), 0.975).unwrap();
         assert_eq!(plain.ratio, still.ratio, "a machine that did not move");
         let moved = change_with(&[&x], &[&y], Some([&slower, &same]), 0.975).unwrap();
-        assert!((moved.machine_shift - 1.08_f64.ln()).abs() < 1e-12);
+        assert!((moved.machine_shift - 1.02_f64.ln()).abs() < 1e-12);
         let (p, m) = (plain.ratio.unwrap(), moved.ratio.unwrap());
-        assert!((m.low - p.low / 1.08).abs() < 1e-9 && (m.high - p.high * 1.08).abs() < 1e-9);
+        assert!((m.low - p.low / 1.02).abs() < 1e-9, "{p:?} {m:?}");
+        assert!((m.high - p.high * 1.02).abs() < 1e-9, "{p:?} {m:?}");
         assert_eq!(m.estimate, p.estimate);
         assert!(moved.ms.low < plain.ms.low && moved.ms.high > plain.ms.high);
+        // A shift as large as the rounds' spread is held at their extreme ratios.
+        let far: Vec<f64> = same.iter().map(|t| t * 3.0).collect();
+        let held = change_with(&[&x], &[&y], Some([&far, &same]), 0.975).unwrap();
+        let r = held.ratio.unwrap();
+        let (xlo, xhi) = min_max(&x);
+        let (ylo, yhi) = min_max(&y);
+        assert!((r.low - xlo / yhi).abs() < 1e-9 && (r.high - xhi / ylo).abs() < 1e-9, "{r:?}");
+        assert!(p.low > xlo / yhi && p.high < xhi / ylo, "the plain interval inside: {p:?}");
     }
 
     #[test]
