@@ -280,7 +280,7 @@ pub fn detectable(
     let cells = plan.cells.len();
     let _ = writeln!(
         out,
-        "\nThe smallest change in a cell's pretouch cost that the report's median finds with 80% power, comparing two labels of {runs} run(s) x {rounds} rounds in turn, {cells} cell(s) a column. The noise is from {}.",
+        "\nThe smallest change in a cell's pretouch cost that the report marks with 80% power, comparing two labels of {runs} run(s) x {rounds} rounds in turn, {cells} cell(s) a column. The noise is from {}.",
         noise.source
     );
     let mut any_default = false;

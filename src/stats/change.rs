@@ -368,8 +368,12 @@ mod tests {
     #[test]
     fn a_machine_that_moved_between_the_runs_widens_the_interval_by_as_much() {
         // Rounds far enough apart that the widened ends stay inside their ratios.
-        let x: Vec<f64> = (0..30).map(|i| 150.0 + 2.0 * f64::from((i * 7) % 17)).collect();
-        let y: Vec<f64> = (0..30).map(|i| 100.0 + 1.5 * f64::from((i * 5) % 19)).collect();
+        let x: Vec<f64> = (0..30)
+            .map(|i| 150.0 + 2.0 * f64::from((i * 7) % 17))
+            .collect();
+        let y: Vec<f64> = (0..30)
+            .map(|i| 100.0 + 1.5 * f64::from((i * 5) % 19))
+            .collect();
         let same = [50.0; 30];
         let slower: Vec<f64> = same.iter().map(|t| t * 1.02).collect();
         let plain = change(&[&x], &[&y], 0.975).unwrap();
@@ -388,8 +392,14 @@ mod tests {
         let r = held.ratio.unwrap();
         let (xlo, xhi) = min_max(&x);
         let (ylo, yhi) = min_max(&y);
-        assert!((r.low - xlo / yhi).abs() < 1e-9 && (r.high - xhi / ylo).abs() < 1e-9, "{r:?}");
-        assert!(p.low > xlo / yhi && p.high < xhi / ylo, "the plain interval inside: {p:?}");
+        assert!(
+            (r.low - xlo / yhi).abs() < 1e-9 && (r.high - xhi / ylo).abs() < 1e-9,
+            "{r:?}"
+        );
+        assert!(
+            p.low > xlo / yhi && p.high < xhi / ylo,
+            "the plain interval inside: {p:?}"
+        );
     }
 
     #[test]
