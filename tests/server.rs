@@ -453,12 +453,17 @@ fn a_servers_pretouch_faults_are_counted_at_main_not_over_its_whole_life() {
     assert_eq!(faults, of(true, &at_main) - of(false, &at_main), "{c}");
     assert!(faults > 0.9 * expected, "{faults} faults up to main(): {c}");
     // The premise: the workload did take faults that the whole-life count would have
-    // subtracted, so that this test tells the two counts apart.
+    // subtracted, so that this test tells the two counts apart. With 2 MiB folios, as
+    // under THP `always`, the heap takes 128 faults, fewer than the JVM's other faults
+    // vary by from launch to launch, so no workload can show the difference there.
+    // The count up to main() is still checked above.
     let whole = of(true, &whole_life) - of(false, &whole_life);
-    assert!(
-        whole < faults - 0.1 * expected,
-        "the workload took too few faults to tell the counts apart: {whole} whole life, {faults} up to main()"
-    );
+    if expected >= 1024.0 {
+        assert!(
+            whole < faults - 0.1 * expected,
+            "the workload took too few faults to tell the counts apart: {whole} whole life, {faults} up to main()"
+        );
+    }
     // The rate is those faults over the agent->init growth.
     let growth =
         c["agent_to_init_on_ms"].as_f64().unwrap() - c["agent_to_init_off_ms"].as_f64().unwrap();

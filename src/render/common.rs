@@ -519,10 +519,13 @@ impl Brief<'_> {
                 "note: each label is one run, so its intervals miss drift between runs. Three runs of each label, in turn, measure it (--details says how).".to_owned(),
             );
         }
+        // Where no cell has an interval, the footer already says why, so this note is
+        // for a table where only some cells lack one.
         if self
             .cells
             .iter()
             .any(|c| c.rounds > 0 && c.cost_interval().is_none())
+            && self.cells.iter().any(|c| c.cost_interval().is_some())
         {
             notes.push(
                 "note: a cell of under 10 rounds has no interval. --details shows which."
