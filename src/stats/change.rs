@@ -284,15 +284,7 @@ fn welch(a: &[f64], b: &[f64], level: f64, bounds: (f64, f64)) -> (Shift, f64) {
 mod tests {
     use super::*;
     use crate::stats::hodges_lehmann;
-    use crate::stats::noise::{Machine, Noise, uniform};
-
-    /// Costs around `level` with a little independent wobble.
-    fn flat(level: f64, n: usize, seed: u64) -> Vec<f64> {
-        let mut s = seed;
-        (0..n)
-            .map(|_| level * (0.9 + 0.2 * uniform(&mut s)))
-            .collect()
-    }
+    use crate::stats::noise::{Machine, Noise, flat, uniform};
 
     /// At the full sizes the ends are R's: `wilcox.test(log(x), log(y), conf.int = TRUE,
     /// conf.level = 0.975)`, which `hodges_lehmann` reproduces and its own tests check

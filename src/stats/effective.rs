@@ -63,19 +63,10 @@ pub fn effective_rounds(n: usize, rho: f64) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stats::noise::uniform;
-
-    /// Costs around `level` with a little independent wobble.
-    fn flat(level: f64, n: usize, seed: u64) -> Vec<f64> {
-        let mut s = seed;
-        (0..n)
-            .map(|_| level * (0.9 + 0.2 * uniform(&mut s)))
-            .collect()
-    }
+    use crate::stats::noise::flat;
 
     #[test]
     fn independent_rounds_show_little_drift_and_a_trend_shows_much() {
-        // A zigzag has negative lag-1 correlation: none is counted.
         // A zigzag has a lag-1 correlation near -1, whose standard error is near 0.
         let zigzag: Vec<f64> = (0..10)
             .map(|i| if i % 2 == 0 { 1.0 } else { 2.0 })

@@ -1784,12 +1784,10 @@ mod tests {
             assert!(c >= 0.95, "median, {name}: {c}");
         }
     }
+
     #[test]
     fn the_median_interval_stays_within_the_rounds_and_widens_with_drift() {
-        let mut seed = 11u64;
-        let quiet: Vec<f64> = (0..20)
-            .map(|_| 100.0 * (0.9 + 0.2 * crate::stats::noise::uniform(&mut seed)))
-            .collect();
+        let quiet = crate::stats::noise::flat(100.0, 20, 11);
         let (m, low, high, eff) = median_interval(&quiet, 0.95).unwrap();
         let (lo, hi) = quiet
             .iter()

@@ -120,6 +120,15 @@ impl Noise {
     }
 }
 
+/// `n` costs around `level`, each within 10% of it, drawn independently: rounds
+/// without drift, for the tests of the drift and the change.
+pub fn flat(level: f64, n: usize, seed: u64) -> Vec<f64> {
+    let mut s = seed;
+    (0..n)
+        .map(|_| level * (0.9 + 0.2 * uniform(&mut s)))
+        .collect()
+}
+
 /// A standard normal variate (Box-Muller).
 pub fn normal(state: &mut u64) -> f64 {
     let u = 1.0 - uniform(state);
