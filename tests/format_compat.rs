@@ -6,6 +6,7 @@
 use std::path::PathBuf;
 
 use assert_cmd::Command;
+use pretouch::store::extra::ExtraRecord;
 use pretouch::store::read_results;
 
 fn old_file() -> PathBuf {

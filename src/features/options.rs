@@ -6,7 +6,9 @@
 use std::path::PathBuf;
 
 use crate::features::campaign::options::BootArgs;
+use crate::features::header::ExtraRounds;
 use crate::features::kernels::options::KernelArgs;
+use crate::features::matrix::MatrixParts;
 use crate::features::probe::options::ProbeArgs;
 use crate::features::profile::options::ProfileArgs;
 
@@ -27,6 +29,18 @@ pub struct RunOptions {
     pub kernels: KernelArgs,
     #[command(flatten, next_display_order = RUNS_OWN_LAST + 3)]
     pub campaign: BootArgs,
+}
+
+impl RunOptions {
+    /// The extra rounds per cell these options and the matrix's `features` ask a fresh
+    /// run for, one line per instrument. A kernel's guests and a campaign's boots get
+    /// them, so their sessions record them and resume with them.
+    pub(crate) fn extra_rounds(&self, features: &MatrixParts) -> ExtraRounds {
+        ExtraRounds {
+            profile_rounds: self.profiling.asked(features.profile).fresh(),
+            probe_rounds: self.probing.asked(features.probe).fresh(),
+        }
+    }
 }
 
 /// The features' values that a run elsewhere gets in place of this command line's own.

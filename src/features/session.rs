@@ -18,6 +18,7 @@ use crate::render::common::Format;
 use crate::schedule::plan::Plan;
 use crate::schedule::session::{Features, Session};
 use crate::session::args::RunArgs;
+use crate::session::instrument;
 use crate::store::ResultFile;
 
 /// The features' parts of one run, held by its session as one value: the VM it runs
@@ -88,10 +89,10 @@ impl Parts {
     /// it holds checked to be the one `plan` plans.
     pub(crate) fn owed_by(&mut self, plan: &Plan, file: &ResultFile) -> anyhow::Result<()> {
         if let Some(profiling) = &mut self.profiling {
-            profiling.owed_by(plan, file)?;
+            instrument::owed_by(profiling, plan, file)?;
         }
         if let Some(probing) = &mut self.probing {
-            probing.owed_by(plan, file)?;
+            instrument::owed_by(probing, plan, file)?;
         }
         Ok(())
     }
@@ -136,7 +137,7 @@ impl Parts {
     /// How far a resumed file's extra launches are, after its timed ones in the line
     /// that announces the resume.
     pub(crate) fn resume_note(&self, plan: &Plan) -> String {
-        (self.profiling.as_ref()).map_or(String::new(), |p| p.resume_note(plan))
+        (self.profiling.as_ref()).map_or(String::new(), |p| instrument::resume_note(p, plan))
     }
 
     /// The options of the report the run prints at its end, in `format`.
@@ -166,12 +167,12 @@ pub(crate) fn extra_rounds(
     interrupt: Option<&Interrupt>,
 ) -> anyhow::Result<Option<u8>> {
     if let Some(profiling) = session.features.profiling.take()
-        && let Some(code) = crate::session::extra::run(session, interrupt, &profiling)?
+        && let Some(code) = instrument::run(session, interrupt, &profiling)?
     {
         return Ok(Some(code));
     }
     if let Some(probing) = session.features.probing.take()
-        && let Some(code) = crate::session::extra::run(session, interrupt, &probing)?
+        && let Some(code) = instrument::run(session, interrupt, &probing)?
     {
         return Ok(Some(code));
     }

@@ -5,16 +5,18 @@
 //!
 //! This file is what the kinds share: the order of the launches ([`planned`]), running
 //! them into the store ([`execute`]) and, for a resumed run, which of them the file
-//! already holds ([`done`]). Each kind ([`crate::features::profile::schedule`], [`crate::features::probe::schedule`]) supplies
+//! already holds ([`done`], [`done_in`]). Each kind ([`crate::features::profile::schedule`], [`crate::features::probe::schedule`]) supplies
 //! only what differs, as a [`Rounds`]: what wraps the launch, and the record it stores.
 
 use std::collections::BTreeSet;
+use std::path::PathBuf;
 
 use crate::launch::Measurement;
 use crate::launch::interrupt::Interrupt;
 use crate::schedule::plan::{Cell, Plan};
 use crate::schedule::run::{Stop, Strategy, cell_key, drive};
-use crate::store::{CellKey, Launched, PlannedAs, Record, StoreError, StoreWriter};
+use crate::store::extra::{ExtraRecord, read_records};
+use crate::store::{CellKey, Launched, PlannedAs, ResultFile, StoreError, StoreWriter};
 
 /// One launch of the extra rounds: `seq` is its position among the run's launches of
 /// its kind, as stored in its record.
@@ -95,6 +97,29 @@ impl Owed {
     }
 }
 
+/// What a run's command line and matrix ask of one instrument's rounds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Asked {
+    /// The command line's switch, such as `--profile`.
+    pub switch: bool,
+    /// The matrix's key, such as `profile: true`.
+    pub in_matrix: bool,
+    /// The rounds per cell the command line asks for, or its default.
+    pub rounds: u32,
+}
+
+impl Asked {
+    /// Whether the run asks for the rounds, on its command line or in its matrix.
+    pub fn wanted(&self) -> bool {
+        self.switch || self.in_matrix
+    }
+
+    /// The rounds per cell a fresh run makes, `None` when it asks for none.
+    pub fn fresh(&self) -> Option<u32> {
+        self.wanted().then_some(self.rounds)
+    }
+}
+
 /// How the extra rounds ended.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Summary {
@@ -103,18 +128,6 @@ pub struct Summary {
     pub failed: u64,
     /// The signal that stopped them, when one did.
     pub interrupted: Option<i32>,
-}
-
-/// The record of one extra launch, as the shared code reads it.
-pub trait ExtraRecord {
-    /// Seq, round, cell and pretouch: where the launch stands in [`planned`].
-    fn planned_as(&self) -> &PlannedAs;
-    /// Why the launch failed or its instrument read nothing, when so.
-    fn failure(&self) -> Option<&str>;
-    /// Whether the record counts: launched, measured and read by its instrument.
-    fn ok(&self) -> bool;
-    /// The line of the result file that holds it.
-    fn to_record(&self) -> Record;
 }
 
 /// What one kind of extra round supplies: how a planned launch is made, and its record.
@@ -157,7 +170,7 @@ impl<R: Rounds> Strategy for Extra<'_, R> {
         let Some(record) = self.kind.launch(at, cell, &jvm_args) else {
             return Ok(None);
         };
-        self.store.append(&record.to_record())?;
+        self.store.append(&record.as_record())?;
         (self.each)(&record);
         Ok(Some(record))
     }
@@ -259,35 +272,108 @@ pub fn done<'a, T: ExtraRecord + 'a>(
     Ok(done)
 }
 
+/// Why a file's extra launches of one kind are not resumed: one of its records is not
+/// the launch its plan puts at its seq.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "`{path}`, {launches} launch {seq}: {detail}; the file does not match its own matrix and \
+     --{tag}-rounds, so it is not resumed"
+)]
+pub struct NotResumed {
+    pub path: PathBuf,
+    /// What the kind's launches are called, such as `profiled`.
+    pub launches: &'static str,
+    /// The kind's tag, which names its option of rounds.
+    pub tag: &'static str,
+    pub seq: u64,
+    pub detail: String,
+}
+
+/// The seqs of the launches of kind `R` that `file` already holds ([`done`]), or which
+/// record is not the planned one of its seq and why.
+pub fn done_in<R: ExtraRecord>(
+    plan: &Plan,
+    rounds: u32,
+    file: &ResultFile,
+) -> Result<BTreeSet<u64>, NotResumed> {
+    let records = read_records::<R>(std::slice::from_ref(file));
+    let launches = R::KIND.launches;
+    done(plan, rounds, records.iter().map(|r| &r.record)).map_err(|e| {
+        let (seq, detail) = match e {
+            Mismatch::Unplanned { seq, planned } => (
+                seq,
+                format!("the run plans only {planned} {launches} launches"),
+            ),
+            Mismatch::Misplaced {
+                seq,
+                recorded,
+                planned,
+            } => {
+                let (round, cell, pretouch) = *recorded;
+                let (p_round, key, p_pretouch) = *planned;
+                (
+                    seq,
+                    format!(
+                        "recorded as round {round} {cell:?} pretouch {pretouch}, planned as round {p_round} {key:?} pretouch {p_pretouch}"
+                    ),
+                )
+            }
+            Mismatch::Twice { seq, .. } => (seq, "recorded twice".to_owned()),
+        };
+        NotResumed {
+            path: file.path.clone(),
+            launches,
+            tag: R::KIND.tag,
+            seq,
+            detail,
+        }
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// A record that only says where it stands, stored as an end record would be.
-    #[derive(Debug, Clone)]
+    /// A record that only says where it stands and whether its launch failed. Its line
+    /// holds only where it stands.
+    #[derive(Debug, Clone, serde::Deserialize)]
     struct Stood {
+        #[serde(flatten)]
         at: PlannedAs,
-        fail: bool,
+        #[serde(flatten)]
+        launched: Launched,
+    }
+
+    impl Stood {
+        fn new(at: PlannedAs, fail: bool) -> Stood {
+            let launched = Launched {
+                command: Vec::new(),
+                started_at: String::new(),
+                time_to_main_ns: Some(crate::units::Nanos(1)),
+                failure: fail.then(|| "failed".to_owned()),
+            };
+            Stood { at, launched }
+        }
+    }
+
+    impl serde::Serialize for Stood {
+        fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            self.at.serialize(serializer)
+        }
     }
 
     impl ExtraRecord for Stood {
+        const KIND: crate::store::extra::ExtraKind = crate::store::extra::ExtraKind {
+            tag: "stood",
+            launches: "stood",
+            rounds: |_| None,
+            read: |line| serde_json::from_str(line),
+        };
         fn planned_as(&self) -> &PlannedAs {
             &self.at
         }
-        fn failure(&self) -> Option<&str> {
-            self.fail.then_some("failed")
-        }
-        fn ok(&self) -> bool {
-            !self.fail
-        }
-        fn to_record(&self) -> Record {
-            Record::End(crate::store::RunEnd {
-                finished_at: format!("seq {}", self.at.seq),
-                launches: self.at.seq,
-                failed: 0,
-                runner_max_rss: None,
-                stops: Vec::new(),
-            })
+        fn launched(&self) -> &Launched {
+            &self.launched
         }
     }
 
@@ -307,15 +393,13 @@ mod tests {
             let on = jvm_args.iter().any(|a| a == "-XX:+AlwaysPreTouch");
             assert_eq!(on, at.pretouch);
             self.seen.push((at.seq, on));
-            Some(Stood {
-                at: PlannedAs {
-                    seq: at.seq,
-                    round: at.round,
-                    cell: cell_key(cell),
-                    pretouch: at.pretouch,
-                },
-                fail: at.round == 1 && at.pretouch,
-            })
+            let stood = PlannedAs {
+                seq: at.seq,
+                round: at.round,
+                cell: cell_key(cell),
+                pretouch: at.pretouch,
+            };
+            Some(Stood::new(stood, at.round == 1 && at.pretouch))
         }
     }
 
@@ -404,15 +488,13 @@ mod tests {
         let plan = plan();
         let at = |seq: u64| {
             let p = planned(&plan, 2)[seq as usize];
-            Stood {
-                at: PlannedAs {
-                    seq,
-                    round: p.round,
-                    cell: cell_key(&plan.cells[p.cell]),
-                    pretouch: p.pretouch,
-                },
-                fail: false,
-            }
+            let stood = PlannedAs {
+                seq,
+                round: p.round,
+                cell: cell_key(&plan.cells[p.cell]),
+                pretouch: p.pretouch,
+            };
+            Stood::new(stood, false)
         };
         assert_eq!(
             done(&plan, 2, &[at(0), at(5)]).unwrap(),

@@ -222,9 +222,11 @@ pub fn done_launches(plan: &Plan, file: &ResultFile) -> Result<BTreeSet<u64>, Re
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::features::profile::schedule::done_profiles;
+    use crate::features::profile::record::ProfileRecord;
     use crate::matrix::Matrix;
+    use crate::schedule::extra::done_in;
     use crate::store::LaunchRecord;
+    use crate::store::extra::ExtraRecord;
     use crate::units::{Bytes, Nanos};
 
     const MATRIX: &str = "name: x\ngcs: [g1, parallel]\nheaps: [64m]\nrepetitions: 1\n";
@@ -441,14 +443,19 @@ mod tests {
         )
         .unwrap();
         assert!(!finished(&file));
-        assert_eq!(crate::features::profile::record::missing_profiles(&file), 6);
         assert_eq!(
-            done_profiles(&plan, 2, &file).unwrap(),
+            crate::store::extra::missing_records::<ProfileRecord>(&file),
+            6
+        );
+        assert_eq!(
+            done_in::<ProfileRecord>(&plan, 2, &file).unwrap(),
             BTreeSet::from([0, 1])
         );
         // Stored under another seq than planned, twice, or past the rounds: refused.
         let file = write(Some(2), &[profile(0, 0, G1, true)]).unwrap();
-        let e = done_profiles(&plan, 2, &file).unwrap_err().to_string();
+        let e = done_in::<ProfileRecord>(&plan, 2, &file)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("profiled launch 0: recorded as round 0"), "{e}");
         let file = write(
             Some(2),
@@ -456,14 +463,14 @@ mod tests {
         )
         .unwrap();
         assert!(
-            done_profiles(&plan, 2, &file)
+            done_in::<ProfileRecord>(&plan, 2, &file)
                 .unwrap_err()
                 .to_string()
                 .contains("recorded twice")
         );
         let file = write(Some(1), &[profile(4, 1, G1, true)]).unwrap();
         assert!(
-            done_profiles(&plan, 1, &file)
+            done_in::<ProfileRecord>(&plan, 1, &file)
                 .unwrap_err()
                 .to_string()
                 .contains("only 4 profiled")

@@ -1,16 +1,81 @@
 //! Records of the extra rounds read back. Each kind is a feature's (`features::record`
 //! lists them): its lines have a tag of their own in the run's result file, after its
 //! timed launches, and its feature knows their type. What every kind shares is here:
-//! what the store knows of a kind ([`ExtraKind`]), reading the lines of a kind with
-//! their file's label ([`read_kind`]) and counting the planned ones a file lacks
-//! ([`missing`]).
+//! what the store knows of a kind ([`ExtraKind`]), what it needs of a kind's record
+//! ([`ExtraRecord`]), reading the lines of a kind with their file's label
+//! ([`read_kind`], [`read_records`]) and counting the planned ones a file lacks
+//! ([`missing`], [`missing_records`]).
 
 use std::collections::BTreeSet;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 
 use crate::store::file::{
     LAUNCH_LINE_START, Line, ResultFile, damaged_line, long_line, next_line, tag_of,
 };
-use crate::store::record::{CellKey, PlannedAs, RunHeader};
+use crate::store::record::{
+    CellKey, ExtraLine, LaunchCore, Launched, PlannedAs, Record, RunHeader,
+};
+
+/// The record of one launch of an instrument's extra rounds, as the store, the rounds
+/// and the resume read it. An instrument's record implements it in its `record.rs`, with
+/// the two parts every such record holds and what the instrument adds to "it counts".
+/// The rest is the same for every instrument, so it is written here once.
+pub trait ExtraRecord: Serialize + DeserializeOwned {
+    /// What the store knows of the kind, which `features::record::EXTRA_KINDS` lists.
+    const KIND: ExtraKind;
+
+    /// Seq, round, cell and pretouch: where the launch stands in its plan.
+    fn planned_as(&self) -> &PlannedAs;
+
+    /// What the launch did: its command, start, time to `main()` and failure.
+    fn launched(&self) -> &Launched;
+
+    /// Whether the instrument read what it measures. The launch's own failure is asked
+    /// apart, so an instrument that always reads something keeps this default.
+    fn read_by_instrument(&self) -> bool {
+        true
+    }
+
+    /// The launch's core, as every kind of launch record gives it.
+    fn core(&self) -> LaunchCore<'_> {
+        LaunchCore::of(self.planned_as(), self.launched())
+    }
+
+    /// Whether the record counts: launched, measured and read by its instrument.
+    fn ok(&self) -> bool {
+        self.core().ok() && self.read_by_instrument()
+    }
+
+    /// Why the launch failed or its instrument read nothing, when so.
+    fn failure(&self) -> Option<&str> {
+        self.launched().failure.as_deref()
+    }
+
+    /// The line of the result file that holds it.
+    fn as_record(&self) -> Record {
+        Record::Extra(ExtraLine::of(Self::KIND.tag, self))
+    }
+}
+
+/// Where the record of kind `R` on `line` stands in its plan, for its [`ExtraKind`].
+pub fn read_at<R: ExtraRecord>(line: &str) -> serde_json::Result<PlannedAs> {
+    serde_json::from_str::<R>(line).map(|r| r.planned_as().clone())
+}
+
+/// The records of kind `R` of result files already read. A line that does not parse was
+/// warned about when the files were read.
+pub fn read_records<R: ExtraRecord>(files: &[ResultFile]) -> Vec<Labelled<R>> {
+    read_kind(files, R::KIND.tag, |line| serde_json::from_str::<R>(line)).records
+}
+
+/// The launches of kind `R` that `file` still lacks: those its header's rounds plan and
+/// that no record of the kind holds. 0 for a run started without them, or by a version
+/// that did not record its rounds.
+pub fn missing_records<R: ExtraRecord>(file: &ResultFile) -> u64 {
+    missing_of(file, &R::KIND)
+}
 
 /// What the store knows of a kind of record of the extra rounds: its tag, what its
 /// launches are called, how many rounds a run planned, and how a line of it is read.

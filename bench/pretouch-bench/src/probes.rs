@@ -7,7 +7,8 @@
 use std::path::PathBuf;
 
 use pretouch::features::probe::analyze::{self as probe, Quantile};
-use pretouch::features::probe::record::read_probes;
+use pretouch::features::probe::record::ProbeRecord;
+use pretouch::store::extra::read_records;
 use pretouch::store::read_results;
 
 #[derive(Debug, clap::Args)]
@@ -29,7 +30,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     for w in &results.warnings {
         eprintln!("warning: {w}");
     }
-    let probes = read_probes(&results.files);
+    let probes = read_records::<ProbeRecord>(&results.files);
     let baseline = results
         .files
         .first()

@@ -25,6 +25,7 @@ use crate::features::campaign::schedule::{
     step_command,
 };
 use crate::features::campaign::unit::{self, Layout, PID_FILE, STATE_FILE, STOP_FILE};
+use crate::features::header::ExtraRounds;
 use crate::features::kernels::machine::image_release;
 use crate::features::kernels::record::{KernelSession, KernelState, KernelStatus, SESSION_FORMAT};
 use crate::features::report_options::ReportOptions;
@@ -161,12 +162,10 @@ fn new_campaign(
     let utc = humantime::format_rfc3339_seconds(started).to_string();
     let results = results_folder(args, matrix, &utc, kernels.specs.len(), plan.launches.len())?;
     let dir_in_system = Layout::dir_in_system();
-    // The matrix's `probe: true` asks for them as --probe does, as its `profile: true`
-    // asks for the profiled rounds, so the session records them and resumes with them.
-    let probe_rounds = (args.features.probing.probe || matrix.features.probe)
-        .then_some(args.features.probing.probe_rounds);
-    let profile_rounds = (args.features.profiling.profile || matrix.features.profile)
-        .then_some(args.features.profiling.profile_rounds);
+    let ExtraRounds {
+        probe_rounds,
+        profile_rounds,
+    } = args.features.extra_rounds(&matrix.features);
     let agent = checked.agent.as_deref();
     let options = boot_options(args, layout, agent, &results, probe_rounds, profile_rounds)?;
     let (order, steps) = campaign_steps(args.features.kernels.runs, &kernels);

@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 
+use crate::features::header::ExtraRounds;
 use crate::features::kernels::launch::{VmRequest, VngRunner, locate_vng};
 use crate::features::kernels::machine::{
     Accel, EMULATED_MARK, VmShape, detect, image_release, tool_version, vm_memory,
@@ -330,12 +331,10 @@ pub(crate) fn cmd_run_kernels(args: &RunArgs, matrix: Matrix) -> anyhow::Result<
     resolve_app(&matrix, args.matrix.as_deref(), &jdks, true).map_err(bad)?;
     let vng = find_vng()?;
     let vm = vm_plan(args, &matrix, &vng)?;
-    // The matrix's `probe: true` asks for them as --probe does, as its `profile: true`
-    // asks for the profiled rounds, so the session records them and resumes with them.
-    let probe_rounds = (args.features.probing.probe || matrix.features.probe)
-        .then_some(args.features.probing.probe_rounds);
-    let profile_rounds = (args.features.profiling.profile || matrix.features.profile)
-        .then_some(args.features.profiling.profile_rounds);
+    let ExtraRounds {
+        probe_rounds,
+        profile_rounds,
+    } = args.features.extra_rounds(&matrix.features);
     let results = std::path::absolute(&args.results).unwrap_or_else(|_| args.results.clone());
     let guest = guest_command(
         args,

@@ -19,6 +19,7 @@ use crate::features::probe::launch::{
 use crate::features::probe::record::LabelledProbe;
 use crate::stats::{Shift, hodges_lehmann, median};
 use crate::store::CellKey;
+use crate::store::extra::ExtraRecord;
 use crate::store::read::ResultFile;
 use crate::units::Nanos;
 

@@ -2,6 +2,7 @@
 //! the probe's analysis and sections without bpftrace.
 
 use crate::store::CellKey;
+use crate::store::extra::ExtraRecord;
 use crate::units::Nanos;
 
 /// The probe's histogram of `values` (ns), bucketed as its program buckets them

@@ -18,6 +18,16 @@ pub struct ProbeArgs {
 }
 
 impl ProbeArgs {
+    /// What these options ask of the probed rounds, with `probe: true` in the matrix
+    /// when `in_matrix`.
+    pub(crate) fn asked(&self, in_matrix: bool) -> crate::schedule::extra::Asked {
+        crate::schedule::extra::Asked {
+            switch: self.probe,
+            in_matrix,
+            rounds: self.probe_rounds,
+        }
+    }
+
     /// What a run elsewhere gets of these options. `rounds` is the session's probed
     /// rounds, `None` when it probes nothing. `probe: true` in the matrix reaches a
     /// guest through the matrix file, with these rounds.

@@ -7,9 +7,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::features::probe::launch::{C2cSupport, Contention, FaultLatency};
-use crate::store::extra::{self, ExtraKind, Labelled};
-use crate::store::file::ResultFile;
-use crate::store::record::{ExtraLine, LaunchCore, Launched, PlannedAs, Record};
+use crate::store::extra::{self, ExtraKind, ExtraRecord, Labelled};
+use crate::store::record::{Launched, PlannedAs};
 use crate::units::Nanos;
 
 /// What the store knows of probe records.
@@ -17,7 +16,7 @@ pub const KIND: ExtraKind = ExtraKind {
     tag: "probe",
     launches: "probed",
     rounds: |header| header.extra_rounds.probe_rounds,
-    read: |line| serde_json::from_str::<ProbeRecord>(line).map(|r| r.at),
+    read: extra::read_at::<ProbeRecord>,
 };
 
 /// One probed launch (`"record":"probe"`), its fields in the order of `ProbeLine`.
@@ -91,42 +90,30 @@ impl Serialize for ProbeRecord {
     }
 }
 
-impl ProbeRecord {
-    pub fn core(&self) -> LaunchCore<'_> {
-        LaunchCore::of(&self.at, &self.launched)
+impl ExtraRecord for ProbeRecord {
+    const KIND: ExtraKind = KIND;
+
+    fn planned_as(&self) -> &PlannedAs {
+        &self.at
     }
 
-    pub fn ok(&self) -> bool {
-        self.core().ok() && self.faults.is_some()
+    fn launched(&self) -> &Launched {
+        &self.launched
     }
 
-    /// The line of the result file that holds it.
-    pub fn as_record(&self) -> Record {
-        Record::Extra(ExtraLine::of(KIND.tag, self))
+    fn read_by_instrument(&self) -> bool {
+        self.faults.is_some()
     }
 }
 
 /// A probe record and the label of the file it was read from.
 pub type LabelledProbe = Labelled<ProbeRecord>;
 
-/// The probe records of result files already read (a line that does not parse was
-/// warned about when the files were read).
-pub fn read_probes(files: &[ResultFile]) -> Vec<LabelledProbe> {
-    extra::read_kind(files, KIND.tag, |line| {
-        serde_json::from_str::<ProbeRecord>(line)
-    })
-    .records
-}
-
-/// Probed launches a file still lacks: those its header's `probe_rounds` plan and that
-/// no probe record holds. 0 for a run started without probes.
-pub fn missing_probes(file: &ResultFile) -> u64 {
-    extra::missing_of(file, &KIND)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::file::ResultFile;
+    use crate::store::record::Record;
 
     use crate::features::probe::fixtures::probe_record;
     use crate::features::profile::record::ProfileRecord;
@@ -180,7 +167,7 @@ mod tests {
         bytes.extend(serde_json::to_vec(&again.as_record()).unwrap());
         bytes.push(b'\n');
         std::fs::write(&file.path, bytes).unwrap();
-        let probes = read_probes(std::slice::from_ref(&file));
+        let probes = extra::read_records::<ProbeRecord>(std::slice::from_ref(&file));
         assert_eq!(
             probes
                 .iter()
@@ -189,11 +176,19 @@ mod tests {
             [("k", 1), ("k", 2)]
         );
         assert!(
-            crate::features::profile::record::read_profiles(std::slice::from_ref(&file)).is_empty()
+            crate::store::extra::read_records::<crate::features::profile::record::ProfileRecord>(
+                std::slice::from_ref(&file)
+            )
+            .is_empty()
         );
         // Two rounds of one cell plan four; two are here.
-        assert_eq!(missing_probes(&file), 2);
-        assert_eq!(crate::features::profile::record::missing_profiles(&file), 0);
+        assert_eq!(extra::missing_records::<ProbeRecord>(&file), 2);
+        assert_eq!(
+            crate::store::extra::missing_records::<crate::features::profile::record::ProfileRecord>(
+                &file
+            ),
+            0
+        );
         let present = probes
             .into_iter()
             .map(|p| (p.record.at.cell, p.record.at.round, p.record.at.pretouch));
@@ -223,7 +218,10 @@ mod tests {
         let extras = read_kind(std::slice::from_ref(&file));
         assert_eq!(extras.records.len(), 1);
         assert!(
-            crate::features::profile::record::read_profiles(std::slice::from_ref(&file)).is_empty()
+            crate::store::extra::read_records::<crate::features::profile::record::ProfileRecord>(
+                std::slice::from_ref(&file)
+            )
+            .is_empty()
         );
         let path = file.path.display().to_string();
         assert_eq!(extras.warnings.len(), 2, "{:?}", extras.warnings);

@@ -3,14 +3,11 @@
 //! cell launched once without and once with pretouch while bpftrace times its faults
 //! and lock waits, stored as a probe record.
 
-use std::collections::BTreeSet;
-
 use crate::features::probe::launch::{C2cSupport, ProbeLauncher, ProbedOutcome};
 use crate::features::probe::record::ProbeRecord;
-use crate::schedule::extra::{self, ExtraRecord, Mismatch, Planned, Rounds};
-use crate::schedule::plan::{Cell, Plan};
+use crate::schedule::extra::{Planned, Rounds};
+use crate::schedule::plan::Cell;
 use crate::schedule::run::launch_options;
-use crate::store::{PlannedAs, Record};
 
 /// Probed rounds per cell unless told otherwise.
 pub const DEFAULT_ROUNDS: u32 = 3;
@@ -68,50 +65,16 @@ impl<L: ProbedLaunch> Rounds for Probed<L> {
     }
 }
 
-impl ExtraRecord for ProbeRecord {
-    fn planned_as(&self) -> &PlannedAs {
-        &self.at
-    }
-    fn failure(&self) -> Option<&str> {
-        self.launched.failure.as_deref()
-    }
-    fn ok(&self) -> bool {
-        ProbeRecord::ok(self)
-    }
-    fn to_record(&self) -> Record {
-        ProbeRecord::as_record(self)
-    }
-}
-
-/// The seqs of the probed launches the file already holds ([`extra::done`]), or why the
-/// file is not resumed.
-pub fn done_probes(
-    plan: &Plan,
-    rounds: u32,
-    file: &crate::store::ResultFile,
-) -> Result<BTreeSet<u64>, String> {
-    let probes = crate::features::probe::record::read_probes(std::slice::from_ref(file));
-    extra::done(plan, rounds, probes.iter().map(|p| &p.record)).map_err(|e| {
-        let (seq, round) = match e {
-            Mismatch::Unplanned { seq, planned } => {
-                return format!("probed launch {seq}: the run plans only {planned} probed launches");
-            }
-            Mismatch::Misplaced { seq, recorded, .. } => (seq, recorded.0),
-            Mismatch::Twice { seq, round } => (seq, round),
-        };
-        format!(
-            "probed launch {seq}: recorded as round {round} of another cell or twice; the file does \
-             not match its own matrix and --probe-rounds, so it is not resumed"
-        )
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::features::probe::launch::{Contention, FaultLatency, LatencyBucket, ProbeReading};
-    use crate::features::probe::record::read_probes;
     use crate::launch::LaunchOptions;
+    use crate::schedule::extra;
+    use crate::schedule::plan::Plan;
+    use crate::store::Record;
+    use crate::store::extra::ExtraRecord;
+    use std::collections::BTreeSet;
     use std::path::Path;
 
     /// Answers every launch with a reading: ten faults without pretouch, a hundred with.
@@ -232,7 +195,7 @@ mod tests {
         let results = crate::store::read_results(&[path]).unwrap();
         assert!(results.warnings.is_empty(), "{:?}", results.warnings);
         assert_eq!(results.files[0].launches.len(), 2);
-        let probes = read_probes(&results.files);
+        let probes = crate::store::extra::read_records::<ProbeRecord>(&results.files);
         assert_eq!(probes.len(), 1);
         assert_eq!(
             (probes[0].label.as_str(), &probes[0].record),
@@ -240,7 +203,9 @@ mod tests {
         );
         // One round of one cell plans two probed launches; one is here.
         assert_eq!(
-            crate::features::probe::record::missing_probes(&results.files[0]),
+            crate::store::extra::missing_records::<crate::features::probe::record::ProbeRecord>(
+                &results.files[0]
+            ),
             1
         );
         // Resumed: seq 0 of the plan is the cell without pretouch, not this record.
@@ -252,9 +217,13 @@ mod tests {
         let mut jdk = crate::fixtures::fake_jdk("17");
         jdk.version = record.at.cell.jdk.to_string();
         let plan = Plan::new(&matrix, std::slice::from_ref(&jdk));
-        let e = done_probes(&plan, 1, &results.files[0]).unwrap_err();
+        let e = extra::done_in::<ProbeRecord>(&plan, 1, &results.files[0])
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("probed launch 0: recorded as round 0"), "{e}");
-        let e = done_probes(&plan, 0, &results.files[0]).unwrap_err();
+        let e = extra::done_in::<ProbeRecord>(&plan, 0, &results.files[0])
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("plans only 0"), "{e}");
     }
 }

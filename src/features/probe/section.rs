@@ -47,7 +47,9 @@ impl Section for SectionAnalysis {
                 })
             })
             .collect();
-        let probes = crate::features::probe::record::read_probes(&headers);
+        let probes = crate::store::extra::read_records::<crate::features::probe::record::ProbeRecord>(
+            &headers,
+        );
         if probes.is_empty() {
             return Ok(None);
         }

@@ -1,20 +1,20 @@
 //! `pretouch run --probe`: the checks that bpftrace can time the JVM's faults (before any
 //! JVM starts), and what the probed rounds after the timed launches bring to the extra
-//! rounds' driver ([`crate::session::extra`]).
+//! rounds' driver ([`crate::session::instrument`]).
 
 use std::path::Path;
 
 use anyhow::Context;
 
 use crate::features::probe::launch::{self as probe, C2cSupport, ProbeLauncher, ProbeSupport};
-use crate::features::probe::schedule::{Probed, done_probes};
+use crate::features::probe::record::ProbeRecord;
+use crate::features::probe::schedule::Probed;
 use crate::launch::JvmLauncher;
 use crate::matrix::Matrix;
-use crate::schedule::extra::Owed;
-use crate::schedule::plan::Plan;
+use crate::schedule::extra::{Asked, Owed};
 use crate::session::args::RunArgs;
 use crate::session::error::bad;
-use crate::session::extra::Instrument;
+use crate::session::instrument::{self, Instrument};
 use crate::store::ResultFile;
 
 /// The probed rounds a run owes (`--probe`), with what the probes can do here.
@@ -24,43 +24,23 @@ pub(crate) struct Probing {
     pub(crate) owed: Owed,
 }
 
-/// Whether the run asks for probes (`--probe` or `probe: true`).
-fn wanted(args: &RunArgs, matrix: &Matrix) -> bool {
-    args.features.probing.probe || matrix.features.probe
+/// What the run asks of the probed rounds (`--probe` or `probe: true`).
+fn asked(args: &RunArgs, matrix: &Matrix) -> Asked {
+    args.features.probing.asked(matrix.features.probe)
 }
 
 /// The probed rounds a fresh run asks for (`--probe` or `probe: true`).
 pub(crate) fn rounds_of_fresh(args: &RunArgs, matrix: &Matrix) -> Option<u32> {
-    wanted(args, matrix).then_some(args.features.probing.probe_rounds)
+    asked(args, matrix).fresh()
 }
 
-/// The probed rounds a resumed file owes, as its header plans them. A resume adds no
-/// probed rounds to a run without; a note when the command line does not ask for them.
+/// The probed rounds a resumed file owes, as its header plans them.
 pub(crate) fn rounds_of_resumed(
     args: &RunArgs,
     matrix: &Matrix,
     file: &ResultFile,
 ) -> anyhow::Result<Option<u32>> {
-    let header = &file.header;
-    if args.features.probing.probe && header.extra_rounds.probe_rounds.is_none() {
-        return Err(bad(anyhow::anyhow!(
-            "`{}` was started without --probe: a resume runs only the launches its run planned \
-             (its header plans no probed rounds, so nothing would tell the probed launches owed \
-             from those done)\n  \
-             fix: resume without --probe, then probe in a run of its own: `pretouch run {} --probe`",
-            file.path.display(),
-            header.matrix_origin
-        )));
-    }
-    if let Some(rounds) = header.extra_rounds.probe_rounds
-        && !wanted(args, matrix)
-    {
-        eprintln!(
-            "note: `{}` was started with --probe ({rounds} probed rounds per cell): the resume runs its missing probed launches too",
-            file.path.display()
-        );
-    }
-    Ok(header.extra_rounds.probe_rounds)
+    instrument::rounds_of_resumed::<ProbeRecord>(asked(args, matrix), file, false)
 }
 
 /// With probed rounds owed: what the probes can do here, or a bad-input error saying
@@ -80,22 +60,16 @@ pub(crate) fn check(rounds: Option<u32>, agent: &Path) -> anyhow::Result<Option<
     }))
 }
 
-impl Probing {
-    /// A resumed file's probed launches: only those it lacks are owed.
-    pub(crate) fn owed_by(&mut self, plan: &Plan, file: &ResultFile) -> anyhow::Result<()> {
-        self.owed.done = done_probes(plan, self.owed.rounds, file)
-            .map_err(|e| bad(anyhow::anyhow!("`{}`, {e}", file.path.display())))?;
-        Ok(())
-    }
-}
-
 impl Instrument for Probing {
     type Rounds = Probed<ProbeLauncher>;
-    const NAME: &'static str = "probed";
     const FAILED: &'static str = "were not read by the probe. They are recorded with the reason";
 
-    fn owed(&self) -> &crate::schedule::extra::Owed {
+    fn owed(&self) -> &Owed {
         &self.owed
+    }
+
+    fn owed_mut(&mut self) -> &mut Owed {
+        &mut self.owed
     }
 
     /// Also keeps the crash files of the probed JVMs beside the result file, and asks
@@ -133,11 +107,6 @@ impl Instrument for Probing {
 
 /// The dry run's line on the probed rounds of `cells` cells, when probes are asked for.
 pub(crate) fn dry_run_line(args: &RunArgs, matrix: &Matrix, cells: usize) -> Option<String> {
-    let rounds = args.features.probing.probe_rounds;
-    wanted(args, matrix).then(|| {
-        format!(
-            "then {} probed launches, {cells} cells x {rounds} rounds x with and without pretouch, while bpftrace times each page fault and lock wait. They enter no median, and a real run checks bpftrace first.",
-            cells as u32 * rounds * 2,
-        )
-    })
+    let how = "while bpftrace times each page fault and lock wait";
+    instrument::dry_run_line::<ProbeRecord>(asked(args, matrix), cells, how, "bpftrace")
 }

@@ -24,6 +24,7 @@ use crate::features::profile::launch::{KERNEL_SUFFIX, split_folded};
 use crate::features::profile::record::LabelledProfile;
 use crate::stats::median;
 use crate::store::CellKey;
+use crate::store::extra::ExtraRecord;
 
 /// What a kernel developer reads a pretouch profile by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]

@@ -24,6 +24,16 @@ pub struct ProfileArgs {
 }
 
 impl ProfileArgs {
+    /// What these options ask of the profiled rounds, with `profile: true` in the matrix
+    /// when `in_matrix`.
+    pub(crate) fn asked(&self, in_matrix: bool) -> crate::schedule::extra::Asked {
+        crate::schedule::extra::Asked {
+            switch: self.profile,
+            in_matrix,
+            rounds: self.profile_rounds,
+        }
+    }
+
     /// What a run elsewhere gets of these options. `rounds` is the session's profiled
     /// rounds, `None` when it profiles nothing, and `keep_perf_data` the absolute folder
     /// for perf.data, because they replace this command line's own.

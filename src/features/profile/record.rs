@@ -8,9 +8,8 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use crate::store::extra::{self, ExtraKind, Labelled};
-use crate::store::file::ResultFile;
-use crate::store::record::{ExtraLine, LaunchCore, Launched, PlannedAs, Record};
+use crate::store::extra::{self, ExtraKind, ExtraRecord, Labelled};
+use crate::store::record::{Launched, PlannedAs};
 use crate::units::Nanos;
 
 /// What the store knows of profile records.
@@ -18,7 +17,7 @@ pub const KIND: ExtraKind = ExtraKind {
     tag: "profile",
     launches: "profiled",
     rounds: |header| header.extra_rounds.profile_rounds,
-    read: |line| serde_json::from_str::<ProfileRecord>(line).map(|r| r.at),
+    read: extra::read_at::<ProfileRecord>,
 };
 
 /// One profiled launch (`"record":"profile"`). Written after the run's timed launches,
@@ -100,36 +99,17 @@ impl Serialize for ProfileRecord {
     }
 }
 
-impl ProfileRecord {
-    pub fn core(&self) -> LaunchCore<'_> {
-        LaunchCore::of(&self.at, &self.launched)
+impl ExtraRecord for ProfileRecord {
+    const KIND: ExtraKind = KIND;
+
+    fn planned_as(&self) -> &PlannedAs {
+        &self.at
     }
 
-    pub fn ok(&self) -> bool {
-        self.core().ok()
-    }
-
-    /// The line of the result file that holds it.
-    pub fn as_record(&self) -> Record {
-        Record::Extra(ExtraLine::of(KIND.tag, self))
+    fn launched(&self) -> &Launched {
+        &self.launched
     }
 }
 
 /// A profile record and the label of the file it was read from.
 pub type LabelledProfile = Labelled<ProfileRecord>;
-
-/// The profile records of result files already read (a line that does not parse was
-/// warned about when the files were read).
-pub fn read_profiles(files: &[ResultFile]) -> Vec<LabelledProfile> {
-    extra::read_kind(files, KIND.tag, |line| {
-        serde_json::from_str::<ProfileRecord>(line)
-    })
-    .records
-}
-
-/// Profiled launches a file still lacks: those its header's `profile_rounds` plan and
-/// that no profile record holds. 0 for a run started without profiling, or by a
-/// version that did not record its rounds.
-pub fn missing_profiles(file: &ResultFile) -> u64 {
-    extra::missing_of(file, &KIND)
-}

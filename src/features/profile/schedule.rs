@@ -3,15 +3,11 @@
 //! under `perf record`, stored as a profile record with its samples. And what a resumed
 //! run owes of them.
 
-use std::collections::BTreeSet;
-use std::path::PathBuf;
-
 use crate::features::profile::launch::{self as profile, PerfLauncher, ProfiledOutcome};
-use crate::features::profile::record::{ProfileRecord, read_profiles};
-use crate::schedule::extra::{self, ExtraRecord, Mismatch, Planned, Rounds};
-use crate::schedule::plan::{Cell, Plan};
+use crate::features::profile::record::ProfileRecord;
+use crate::schedule::extra::{Planned, Rounds};
+use crate::schedule::plan::Cell;
 use crate::schedule::run::launch_options;
-use crate::store::{PlannedAs, Record, ResultFile};
 
 /// Profiled rounds per cell unless told otherwise. Five, because the report names a
 /// mover only with 4 profiled launches with pretouch a label or more, and its test
@@ -81,108 +77,15 @@ impl<L: ProfiledLaunch> Rounds for Profiled<L> {
     }
 }
 
-impl ExtraRecord for ProfileRecord {
-    fn planned_as(&self) -> &PlannedAs {
-        &self.at
-    }
-    fn failure(&self) -> Option<&str> {
-        self.launched.failure.as_deref()
-    }
-    fn ok(&self) -> bool {
-        ProfileRecord::ok(self)
-    }
-    fn to_record(&self) -> Record {
-        ProfileRecord::as_record(self)
-    }
-}
-
-/// Why a file's profiled rounds are not resumed.
-#[derive(Debug, thiserror::Error)]
-pub enum ResumeError {
-    #[error(
-        "`{path}`, profiled launch {seq}: {detail}; the file does not match its own matrix and \
-         --profile-rounds, so it is not resumed"
-    )]
-    Mismatch {
-        path: PathBuf,
-        seq: u64,
-        detail: String,
-    },
-    #[error(
-        "`{path}` was started without --profile: a resume runs only the launches its run planned\n  \
-         fix: resume without --profile, then profile in a run of its own: `pretouch run {origin} --profile`"
-    )]
-    Added { path: PathBuf, origin: String },
-}
-
-/// The profiled rounds a resumed run owes: those its header records (`--profile-rounds`
-/// of the first run), or with `profile: true` in a file from before the header recorded
-/// them, `asked_rounds`. `--profile` on a run started without it is refused: the resume
-/// would add launches its run never planned.
-pub fn profile_rounds(
-    file: &ResultFile,
-    matrix_profile: bool,
-    asked: bool,
-    asked_rounds: u32,
-) -> Result<Option<u32>, ResumeError> {
-    match file.header.extra_rounds.profile_rounds {
-        Some(rounds) => Ok(Some(rounds)),
-        None if matrix_profile => Ok(Some(asked_rounds)),
-        None if asked => Err(ResumeError::Added {
-            path: file.path.clone(),
-            origin: file.header.matrix_origin.clone(),
-        }),
-        None => Ok(None),
-    }
-}
-
-/// The seqs of the profiled launches the file already holds
-/// ([`crate::schedule::extra::done`]): every stored profile record must be the planned
-/// one of its seq (round, cell, pretouch), and appear once.
-pub fn done_profiles(
-    plan: &Plan,
-    rounds: u32,
-    file: &ResultFile,
-) -> Result<BTreeSet<u64>, ResumeError> {
-    let profiles = read_profiles(std::slice::from_ref(file));
-    extra::done(plan, rounds, profiles.iter().map(|p| &p.record)).map_err(|e| {
-        let (seq, detail) = match e {
-            Mismatch::Unplanned { seq, planned } => (
-                seq,
-                format!("the run plans only {planned} profiled launches"),
-            ),
-            Mismatch::Misplaced {
-                seq,
-                recorded,
-                planned,
-            } => {
-                let (round, cell, pretouch) = *recorded;
-                let (p_round, key, p_pretouch) = *planned;
-                (
-                    seq,
-                    format!(
-                        "recorded as round {round} {cell:?} pretouch {pretouch}, planned as round {p_round} {key:?} pretouch {p_pretouch}"
-                    ),
-                )
-            }
-            Mismatch::Twice { seq, .. } => (seq, "recorded twice".to_owned()),
-        };
-        ResumeError::Mismatch {
-            path: file.path.clone(),
-            seq,
-            detail,
-        }
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::features::profile::record::read_profiles;
     use crate::launch::LaunchOptions;
     use crate::schedule::extra;
     use crate::schedule::plan::Plan;
+    use crate::store::Record;
     use crate::store::StoreWriter;
+    use crate::store::extra::ExtraRecord;
     use std::collections::BTreeSet;
     use std::path::Path;
 
@@ -299,35 +202,11 @@ mod tests {
         let results = crate::store::read_results(&[path]).unwrap();
         assert!(results.warnings.is_empty(), "{:?}", results.warnings);
         assert_eq!(results.files[0].launches.len(), 0);
-        let profiles = read_profiles(&results.files);
+        let profiles = crate::store::extra::read_records::<ProfileRecord>(&results.files);
         assert_eq!(profiles.len(), 1);
         assert_eq!(
             (profiles[0].label.as_str(), &profiles[0].record),
             ("k", &record)
         );
-    }
-
-    #[test]
-    fn the_profiled_rounds_owed_are_the_first_runs() {
-        let with = |rounds| {
-            let mut file = crate::fixtures::one_cell_file("k");
-            file.header.extra_rounds.profile_rounds = rounds;
-            file
-        };
-        // Started with --profile-rounds 2: 2, with or without --profile now.
-        for asked in [false, true] {
-            assert_eq!(
-                profile_rounds(&with(Some(2)), false, asked, 3).unwrap(),
-                Some(2)
-            );
-        }
-        assert_eq!(profile_rounds(&with(None), false, false, 3).unwrap(), None);
-        // `profile: true` in a file from before the header kept the rounds.
-        assert_eq!(
-            profile_rounds(&with(None), true, false, 3).unwrap(),
-            Some(3)
-        );
-        let e = profile_rounds(&with(None), false, true, 3).unwrap_err();
-        assert!(matches!(e, ResumeError::Added { .. }), "{e:?}");
     }
 }

@@ -38,7 +38,9 @@ impl Section for SectionAnalysis {
         if !asked(input.options) {
             return Ok(None);
         }
-        let profiles = crate::features::profile::record::read_profiles(&input.results.files);
+        let profiles = crate::store::extra::read_records::<
+            crate::features::profile::record::ProfileRecord,
+        >(&input.results.files);
         let labels = input.comparison.labels();
         let profile = build(input.report, &profiles, &labels, &input.comparison.baseline);
         check_methods(input.report, &profile);

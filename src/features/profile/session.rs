@@ -1,21 +1,21 @@
 //! `pretouch run --profile`: the check that perf can see the kernel (before any JVM
 //! starts), and what the profiled rounds after the timed launches bring to the extra
-//! rounds' driver ([`crate::session::extra`]).
+//! rounds' driver ([`crate::session::instrument`]).
 
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
 use crate::features::profile::launch::{EVENT, FREQUENCY_HZ, PerfLauncher};
-use crate::features::profile::schedule::{Profiled, done_profiles, profile_rounds};
+use crate::features::profile::record::ProfileRecord;
+use crate::features::profile::schedule::Profiled;
 use crate::launch::JvmLauncher;
 use crate::matrix::Matrix;
 use crate::render::common::Format;
-use crate::schedule::extra::Owed;
-use crate::schedule::plan::Plan;
+use crate::schedule::extra::{Asked, Owed};
 use crate::session::args::RunArgs;
 use crate::session::error::bad;
-use crate::session::extra::Instrument;
+use crate::session::instrument::{self, Instrument};
 use crate::store::ResultFile;
 
 /// The profiled rounds a run owes (`--profile`), with perf and where perf.data is kept,
@@ -27,42 +27,25 @@ pub(crate) struct Profiling {
     pub(crate) keep_perf_data: Option<PathBuf>,
 }
 
+/// What the run asks of the profiled rounds (`--profile` or `profile: true`).
+fn asked(args: &RunArgs, matrix: &Matrix) -> Asked {
+    args.features.profiling.asked(matrix.features.profile)
+}
+
 /// The profiled rounds a fresh run asks for (`--profile` or `profile: true`).
 pub(crate) fn rounds_of_fresh(args: &RunArgs, matrix: &Matrix) -> Option<u32> {
-    let profiling = &args.features.profiling;
-    (profiling.profile || matrix.features.profile).then_some(profiling.profile_rounds)
+    asked(args, matrix).fresh()
 }
 
 /// The profiled rounds a resumed file owes, as its first run planned them, whatever
-/// this command line says; a note when the command line asks otherwise.
+/// this command line says. A file from before the header recorded them owes those
+/// that `profile: true` asks.
 pub(crate) fn rounds_of_resumed(
     args: &RunArgs,
     matrix: &Matrix,
     file: &ResultFile,
 ) -> anyhow::Result<Option<u32>> {
-    let profiling = &args.features.profiling;
-    let rounds = profile_rounds(
-        file,
-        matrix.features.profile,
-        profiling.profile,
-        profiling.profile_rounds,
-    )
-    .map_err(bad)?;
-    if let Some(rounds) = rounds {
-        if !(profiling.profile || matrix.features.profile) {
-            eprintln!(
-                "note: `{}` was started with --profile ({rounds} profiled rounds per cell): the resume runs its missing profiled launches too",
-                file.path.display()
-            );
-        } else if profiling.profile && profiling.profile_rounds != rounds {
-            eprintln!(
-                "note: `{}` was started with --profile-rounds {rounds}: the resume keeps them (--profile-rounds {} does not change a resumed run)",
-                file.path.display(),
-                profiling.profile_rounds
-            );
-        }
-    }
-    Ok(rounds)
+    instrument::rounds_of_resumed::<ProfileRecord>(asked(args, matrix), file, true)
 }
 
 /// With profiled rounds owed: perf checked before any JVM starts, and every launch of
@@ -76,25 +59,6 @@ pub(crate) fn check(args: &RunArgs, rounds: Option<u32>) -> anyhow::Result<Optio
         owed: Owed::all(rounds),
         keep_perf_data: args.features.profiling.keep_perf_data.clone(),
     }))
-}
-
-impl Profiling {
-    /// A resumed file's profiled launches: only those it lacks are owed.
-    pub(crate) fn owed_by(&mut self, plan: &Plan, file: &ResultFile) -> anyhow::Result<()> {
-        self.owed.done = done_profiles(plan, self.owed.rounds, file).map_err(bad)?;
-        Ok(())
-    }
-
-    /// How far a resumed file's profiled launches are, after its timed ones in the line
-    /// that announces the resume.
-    pub(crate) fn resume_note(&self, plan: &Plan) -> String {
-        let all = crate::schedule::extra::count(plan, self.owed.rounds);
-        format!(
-            ", then {} of {all} profiled launches recorded, {} to go",
-            self.owed.done.len(),
-            all.saturating_sub(self.owed.done.len() as u64)
-        )
-    }
 }
 
 /// The options of the report a run prints at its end: with the profile after the text
@@ -111,11 +75,14 @@ pub(crate) fn report_options(profiled: bool, format: Format) -> crate::analyze::
 
 impl Instrument for Profiling {
     type Rounds = Profiled<PerfLauncher>;
-    const NAME: &'static str = "profiled";
     const FAILED: &'static str = "have no samples. They are recorded and left out of the profile";
 
-    fn owed(&self) -> &crate::schedule::extra::Owed {
+    fn owed(&self) -> &Owed {
         &self.owed
+    }
+
+    fn owed_mut(&mut self) -> &mut Owed {
+        &mut self.owed
     }
 
     fn wrap(
@@ -151,11 +118,6 @@ impl Instrument for Profiling {
 /// The dry run's line on the profiled rounds of `cells` cells, when the profile is
 /// asked for.
 pub(crate) fn dry_run_line(args: &RunArgs, matrix: &Matrix, cells: usize) -> Option<String> {
-    let rounds = args.features.profiling.profile_rounds;
-    (args.features.profiling.profile || matrix.features.profile).then(|| {
-        format!(
-            "then {} profiled launches, {cells} cells x {rounds} rounds x with and without pretouch, under `perf record -e cpu-clock -g`. They enter no median, and a real run checks perf first.",
-            cells as u32 * rounds * 2,
-        )
-    })
+    let how = "under `perf record -e cpu-clock -g`";
+    instrument::dry_run_line::<ProfileRecord>(asked(args, matrix), cells, how, "perf")
 }

@@ -1,8 +1,12 @@
-//! `pretouch run`'s extra rounds, after the timed launches: the one driver every kind
-//! runs through. It makes the launcher, says what the rounds will do, draws the progress
-//! bar, warns about each failed launch, and says how the rounds ended. Each kind, such as
-//! the profiled and the probed rounds in their features' `session.rs`, supplies only what
-//! differs, as an [`Instrument`], and `features::session::extra_rounds` runs them in turn.
+//! An instrument's rounds in a run's life, after the timed launches: what every
+//! instrument of the extra rounds does the same way, written once. A fresh run asks for
+//! its rounds ([`Asked`]), a resumed one owes those its file planned
+//! ([`rounds_of_resumed`]) and lacks ([`owed_by`]), the dry run says what they will do
+//! ([`dry_run_line`]), and one driver runs them ([`run`]). The driver makes the launcher,
+//! says what the rounds will do, draws the progress bar, warns about each failed launch,
+//! and says how the rounds ended. Each instrument, such as the profiled and the probed
+//! rounds in their features' `session.rs`, supplies only what differs, as an
+//! [`Instrument`].
 
 use std::path::Path;
 
@@ -10,22 +14,29 @@ use anyhow::Context;
 
 use crate::launch::JvmLauncher;
 use crate::launch::interrupt::{self, Interrupt};
-use crate::schedule::extra::{self, ExtraRecord, Rounds};
+use crate::schedule::extra::{self, Asked, Owed, Rounds};
+use crate::schedule::plan::Plan;
 use crate::schedule::session::{Features, Session};
+use crate::session::error::bad;
+use crate::store::ResultFile;
+use crate::store::extra::ExtraRecord;
 
-/// What one kind of extra round brings to the driver.
+/// The record of an instrument's rounds.
+type RecordOf<I> = <<I as Instrument>::Rounds as Rounds>::Record;
+
+/// What one instrument of the extra rounds brings to the driver.
 pub(crate) trait Instrument {
-    /// The scheduler's side of the kind: the wrapped launcher and its records.
+    /// The scheduler's side of the instrument: the wrapped launcher and its records.
     type Rounds: Rounds;
-
-    /// What its launches are called in every line about them: `profiled`, `probed`.
-    const NAME: &'static str;
 
     /// Why a launch counts as failed besides failing, after "failed or ".
     const FAILED: &'static str;
 
     /// The launches of this kind the run owes.
-    fn owed(&self) -> &crate::schedule::extra::Owed;
+    fn owed(&self) -> &Owed;
+
+    /// The same, to count what a resumed file holds already.
+    fn owed_mut(&mut self) -> &mut Owed;
 
     /// `inner` wrapped in the instrument, for the run recording to `results`; and lines
     /// to print after the announcement.
@@ -53,7 +64,7 @@ pub(crate) fn run<I: Instrument, F: Features>(
     interrupt: Option<&Interrupt>,
     instrument: &I,
 ) -> anyhow::Result<Option<u8>> {
-    let name = I::NAME;
+    let name = RecordOf::<I>::KIND.launches;
     let inner = session
         .launcher(interrupt)
         .context("creating the launcher's scratch folder")?;
@@ -139,6 +150,89 @@ pub(crate) fn run<I: Instrument, F: Features>(
         );
     }
     Ok(None)
+}
+
+/// The rounds of an instrument whose record is `R` that a resumed `file` owes, as its
+/// header plans them, whatever this command line `asked`. A resume adds no rounds to a
+/// run without them, so the switch on such a run is refused. A note says when the
+/// command line asks otherwise. With `old_files`, a file whose header does not record
+/// the rounds, because a version before it wrote it, owes those that the matrix asks.
+pub(crate) fn rounds_of_resumed<R: ExtraRecord>(
+    asked: Asked,
+    file: &ResultFile,
+    old_files: bool,
+) -> anyhow::Result<Option<u32>> {
+    let (tag, launches) = (R::KIND.tag, R::KIND.launches);
+    let path = file.path.display();
+    let rounds = match (R::KIND.rounds)(&file.header) {
+        Some(rounds) => rounds,
+        None if old_files && asked.in_matrix => return Ok(Some(asked.rounds)),
+        None if asked.switch => {
+            return Err(bad(anyhow::anyhow!(
+                "`{path}` was started without --{tag}: a resume runs only the launches its run planned \
+                 (its header plans no {launches} rounds, so nothing would tell the {launches} launches owed \
+                 from those done)\n  \
+                 fix: resume without --{tag}, then {tag} in a run of its own: `pretouch run {} --{tag}`",
+                file.header.matrix_origin
+            )));
+        }
+        None => return Ok(None),
+    };
+    if !asked.wanted() {
+        eprintln!(
+            "note: `{path}` was started with --{tag} ({rounds} {launches} rounds per cell): the resume runs its missing {launches} launches too"
+        );
+    } else if asked.switch && asked.rounds != rounds {
+        eprintln!(
+            "note: `{path}` was started with --{tag}-rounds {rounds}: the resume keeps them (--{tag}-rounds {} does not change a resumed run)",
+            asked.rounds
+        );
+    }
+    Ok(Some(rounds))
+}
+
+/// A resumed file's launches of instrument `I`: only those it lacks are owed, each one
+/// it holds checked to be the one `plan` plans.
+pub(crate) fn owed_by<I: Instrument>(
+    instrument: &mut I,
+    plan: &Plan,
+    file: &ResultFile,
+) -> anyhow::Result<()> {
+    let owed = instrument.owed_mut();
+    owed.done = extra::done_in::<RecordOf<I>>(plan, owed.rounds, file).map_err(bad)?;
+    Ok(())
+}
+
+/// How far a resumed file's launches of instrument `I` are, after its timed ones in the
+/// line that announces the resume.
+pub(crate) fn resume_note<I: Instrument>(instrument: &I, plan: &Plan) -> String {
+    let owed = instrument.owed();
+    let all = extra::count(plan, owed.rounds);
+    format!(
+        ", then {} of {all} {} launches recorded, {} to go",
+        owed.done.len(),
+        RecordOf::<I>::KIND.launches,
+        all.saturating_sub(owed.done.len() as u64)
+    )
+}
+
+/// The dry run's line on the rounds of an instrument whose record is `R`, over `cells`
+/// cells, when the run asks for them: `how` says what each launch runs under, and
+/// `tool` what a real run checks first.
+pub(crate) fn dry_run_line<R: ExtraRecord>(
+    asked: Asked,
+    cells: usize,
+    how: &str,
+    tool: &str,
+) -> Option<String> {
+    let rounds = asked.rounds;
+    asked.fresh().map(|_| {
+        format!(
+            "then {} {} launches, {cells} cells x {rounds} rounds x with and without pretouch, {how}. They enter no median, and a real run checks {tool} first.",
+            cells as u32 * rounds * 2,
+            R::KIND.launches,
+        )
+    })
 }
 
 /// The warning for a failed launch of the extra rounds of a run:
