@@ -345,7 +345,7 @@ fn gc_threads_and_cpu_sets_set_the_pretouch_workers() {
                 if l["gc_threads"] == "1" || l["cpus"] == "0" {
                     1
                 } else {
-                    pretouch::schedule::dryrun::default_gc_threads(ncpus)
+                    pretouch::schedule::preview::default_gc_threads(ncpus)
                 },
                 "the runner's worker count differs from HotSpot's: {l}"
             );

@@ -8,7 +8,7 @@ use crate::analyze::document;
 use crate::analyze::verdict::{self, Direction, Judged, Judging, Outcome, Verdict};
 use crate::cmd::cli::CheckArgs;
 use crate::cmd::error::bad;
-use crate::session::report::catalog;
+use crate::render::from_files::catalog;
 
 /// The exit code `git bisect run` reads as "skip this commit".
 pub const UNDECIDED: u8 = 125;

@@ -9,8 +9,8 @@ use crate::analyze::document;
 use crate::cmd::cli::ReportArgs;
 use crate::render::common::Format;
 use crate::render::document::{SideRequest, notes, render as render_document, side_files};
+use crate::render::from_files::catalog;
 use crate::session::error::bad;
-use crate::session::report::catalog;
 use crate::store::read::catalog_for_report;
 
 pub(crate) fn cmd_report(args: ReportArgs) -> anyhow::Result<u8> {
@@ -38,7 +38,7 @@ pub(crate) fn cmd_report(args: ReportArgs) -> anyhow::Result<u8> {
         }
         document::build_read(catalog, &options).map_err(bad)?
     } else {
-        document::build_read(catalog(&paths)?, &options).map_err(bad)?
+        document::build_read(catalog(&paths).map_err(bad)?, &options).map_err(bad)?
     };
     let text = render_document(&doc, args.format);
     write_side_files(&doc, &args)?;

@@ -16,7 +16,7 @@ use crate::matrix::Matrix;
 use crate::matrix::app::App;
 use crate::render::common::Format;
 use crate::schedule::plan::Plan;
-use crate::schedule::session::{Features, Session};
+use crate::schedule::prepared::{Features, Prepared};
 use crate::session::args::RunArgs;
 use crate::session::instrument;
 use crate::store::ResultFile;
@@ -163,7 +163,7 @@ pub(crate) struct Restore(Option<Shared>);
 /// The extra rounds after the timed launches: the profiled ones, then the probed ones.
 /// `Some(exit code)` when a signal stopped them.
 pub(crate) fn extra_rounds(
-    session: &mut Session<Parts>,
+    session: &mut Prepared<Parts>,
     interrupt: Option<&Interrupt>,
 ) -> anyhow::Result<Option<u8>> {
     if let Some(profiling) = session.features.profiling.take()

@@ -7,6 +7,7 @@ pub mod disturbance;
 pub mod document;
 pub mod env;
 pub mod explain;
+pub mod from_files;
 pub mod heap;
 pub mod jdks;
 pub mod json;

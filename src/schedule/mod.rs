@@ -3,11 +3,11 @@
 //! progress and the dry run. Emits events; never renders a report.
 
 pub mod adaptive;
-pub mod dryrun;
 pub mod extra;
 pub mod give_up;
 pub mod plan;
+pub mod prepared;
+pub mod preview;
 pub mod progress;
 pub mod resume;
 pub mod run;
-pub mod session;

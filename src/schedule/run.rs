@@ -51,7 +51,7 @@ pub enum Stop {
 }
 
 /// What the launch loop is given beyond the plan (made from the session's
-/// [`crate::schedule::session::Options`] and what a resumed file holds): how
+/// [`crate::schedule::prepared::Options`] and what a resumed file holds): how
 /// [`execute_with`] runs a plan, beyond [`execute`]'s defaults.
 #[derive(Default)]
 pub struct Context<'a> {

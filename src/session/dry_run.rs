@@ -12,8 +12,8 @@ use crate::machine::memory;
 use crate::matrix::Matrix;
 use crate::matrix::app::App;
 use crate::matrix::cpuset;
-use crate::schedule::dryrun;
 use crate::schedule::plan::Plan;
+use crate::schedule::preview;
 use crate::session::args::RunArgs;
 use crate::session::checks::{self, check_cpus, resolve_app, resolve_jdks};
 use crate::session::error::bad;
@@ -51,7 +51,7 @@ fn show_plan(
     let plan = Plan::new(matrix, jdks).with_app(main.as_deref());
     let scratch = launcher.scratch().display().to_string();
     let available = cpuset::available().map_or(1, |c| c.len());
-    let text = dryrun::render(matrix, &plan, available, &|cell, pretouch| {
+    let text = preview::render(matrix, &plan, available, &|cell, pretouch| {
         std::iter::once(cell.jdk.java.display().to_string())
             .chain(
                 launcher
@@ -67,7 +67,7 @@ fn show_plan(
     );
     print!(
         "{}",
-        dryrun::detectable(
+        preview::detectable(
             matrix,
             &plan,
             available,
@@ -146,12 +146,12 @@ fn results_unwritable(results: &Path) -> Option<String> {
 
 /// The noise the dry run judges the plan's power by: the last runs in `--results`
 /// when it holds any, else the stated defaults.
-fn planned_noise(args: &RunArgs) -> dryrun::PlannedNoise {
+fn planned_noise(args: &RunArgs) -> preview::PlannedNoise {
     match crate::store::read_results(std::slice::from_ref(&args.results)) {
-        Ok(r) if !r.files.is_empty() => dryrun::PlannedNoise::from_report(
+        Ok(r) if !r.files.is_empty() => preview::PlannedNoise::from_report(
             &crate::analyze::build(&r),
             &args.results.display().to_string(),
         ),
-        _ => dryrun::PlannedNoise::defaults(),
+        _ => preview::PlannedNoise::defaults(),
     }
 }

@@ -10,8 +10,8 @@ use crate::analyze::document;
 use crate::features::session::Parts;
 use crate::launch::interrupt;
 use crate::schedule::adaptive::AdaptiveError;
+use crate::schedule::prepared::Prepared;
 use crate::schedule::run::Stop;
-use crate::schedule::session::Session;
 use crate::session::args::RunArgs;
 use crate::session::error::{bad, exit};
 use crate::session::preflight;
@@ -21,7 +21,7 @@ use crate::store::read_for_report;
 /// wrote, whatever happened.
 pub(super) fn run_and_restore(
     args: &RunArgs,
-    session: Session<Parts>,
+    session: Prepared<Parts>,
     machine: preflight::Held,
 ) -> anyhow::Result<u8> {
     let restore = session.features.to_restore();
@@ -34,7 +34,7 @@ pub(super) fn run_and_restore(
 /// ended: the report, or how to resume.
 fn execute_and_report(
     args: &RunArgs,
-    mut session: Session<Parts>,
+    mut session: Prepared<Parts>,
     machine: &preflight::Held,
 ) -> anyhow::Result<u8> {
     let interrupt = Some(&machine.interrupt);
@@ -75,7 +75,7 @@ fn execute_and_report(
 
 /// Says why the timed launches stopped before their end (`recorded` of them in the
 /// file) and how to resume; the exit code.
-fn say_stopped(stop: &Stop, session: &Session<Parts>, recorded: u64) -> u8 {
+fn say_stopped(stop: &Stop, session: &Prepared<Parts>, recorded: u64) -> u8 {
     let path = session.store.path();
     let planned = session.plan.launches.len();
     let resume_hint = format!(

@@ -16,7 +16,7 @@ use crate::launch::JvmLauncher;
 use crate::launch::interrupt::{self, Interrupt};
 use crate::schedule::extra::{self, Asked, Owed, Rounds};
 use crate::schedule::plan::Plan;
-use crate::schedule::session::{Features, Session};
+use crate::schedule::prepared::{Features, Prepared};
 use crate::session::error::bad;
 use crate::store::ResultFile;
 use crate::store::extra::ExtraRecord;
@@ -60,7 +60,7 @@ pub(crate) trait Instrument {
 /// pretouch under the instrument, but the launches in `done`, appended to the result
 /// file. `Some(exit code)` when a signal stopped them, the way to resume said.
 pub(crate) fn run<I: Instrument, F: Features>(
-    session: &mut Session<F>,
+    session: &mut Prepared<F>,
     interrupt: Option<&Interrupt>,
     instrument: &I,
 ) -> anyhow::Result<Option<u8>> {
@@ -68,7 +68,7 @@ pub(crate) fn run<I: Instrument, F: Features>(
     let inner = session
         .launcher(interrupt)
         .context("creating the launcher's scratch folder")?;
-    let Session {
+    let Prepared {
         plan,
         matrix,
         agent,

@@ -16,8 +16,6 @@ mod finish;
 pub(crate) mod instrument;
 pub(crate) mod preflight;
 mod prepare;
-pub(crate) mod report;
-mod resume;
 
 use std::path::PathBuf;
 
@@ -26,8 +24,7 @@ use crate::matrix::Matrix;
 use crate::session::args::RunArgs;
 use crate::session::dry_run::dry_run;
 use crate::session::finish::run_and_restore;
-use crate::session::prepare::{fresh_matrix, prepare_fresh};
-use crate::session::resume::run_resumed;
+use crate::session::prepare::{fresh_matrix, prepare_fresh, run_resumed};
 
 /// One `pretouch run`, made from its command line: [`Session::new`] checks what the
 /// options and the matrix decide, and [`Session::run`] lives the run through.

@@ -1,7 +1,7 @@
 //! What a plan can find: the smallest change in a cell's cost that a comparison of two
 //! labels, each measured `runs` times of `rounds` rounds, marks with a given chance
 //! (its power), for the per-round noise of a cell. The dry run prints it per cell
-//! (`schedule::dryrun`); `docs/statistics.md` gives the curve over rounds x runs.
+//! (`schedule::preview`); `docs/statistics.md` gives the curve over rounds x runs.
 //!
 //! The approximation follows the change the comparison marks with
 //! (`stats::change::change`). With one run a label, that is the Hodges-Lehmann shift

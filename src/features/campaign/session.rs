@@ -31,8 +31,8 @@ use crate::features::kernels::record::{KernelSession, KernelState, KernelStatus,
 use crate::features::report_options::ReportOptions;
 use crate::matrix::Matrix;
 use crate::render::common::Format;
-use crate::schedule::dryrun::estimate_launch;
 use crate::schedule::plan::Plan;
+use crate::schedule::preview::estimate_launch;
 use crate::schedule::resume::matrix_sha256;
 use crate::session::args::RunArgs;
 use crate::session::checks::{check_label, check_memory, resolve_app, resolve_jdks};
@@ -891,7 +891,7 @@ fn finish(
     if has_results {
         let profiled = campaign.session.profile_rounds.is_some();
         let formats = [Format::Text, Format::Json];
-        match crate::session::report::report_texts(
+        match crate::render::from_files::report_texts(
             std::slice::from_ref(&results),
             formats,
             &ReportOptions::after_run(profiled),

@@ -581,13 +581,14 @@ fn print_done_report(args: &RunArgs, session: &KernelSession) -> anyhow::Result<
         .filter_map(|k| k.result_file.clone())
         .collect();
     if !files.is_empty() {
-        crate::session::report::print_report(
+        crate::render::from_files::print_report(
             &files,
             args.format,
             &crate::features::report_options::ReportOptions::after_run(
                 session.profile_rounds.is_some(),
             ),
-        )?;
+        )
+        .map_err(bad)?;
     }
     Ok(())
 }

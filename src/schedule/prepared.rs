@@ -19,7 +19,7 @@ use crate::schedule::progress::Progress;
 use crate::schedule::run::{self, RunSummary};
 use crate::store::{LaunchRecord, StoreWriter};
 
-/// How the session's JVMs are launched and its run goes on after a failure.
+/// How the run's JVMs are launched and its run goes on after a failure.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Options {
     /// A launch that takes longer to reach main() is killed and recorded as failed.
@@ -47,7 +47,7 @@ pub struct Resumed {
     pub timed_ended: bool,
 }
 
-/// What the features' parts of a run give the session's launcher. The session holds
+/// What the features' parts of a run give the run's launcher. The run holds
 /// them as one value and names none of them.
 pub trait Features {
     /// The features' hooks around each launch of this run, whose `app:` is `app`.
@@ -55,7 +55,7 @@ pub trait Features {
 }
 
 /// Everything one run needs, prepared once.
-pub struct Session<F> {
+pub struct Prepared<F> {
     pub matrix: Matrix,
     pub jdks: Vec<Jdk>,
     pub plan: Plan,
@@ -89,8 +89,8 @@ impl Resumed {
     }
 }
 
-impl<F: Features> Session<F> {
-    /// A launcher of the session's JVMs (the timed ones, and the inner one of every
+impl<F: Features> Prepared<F> {
+    /// A launcher of the run's JVMs (the timed ones, and the inner one of every
     /// extra round), killed by `interrupt`'s signal.
     pub fn launcher(&self, interrupt: Option<&Interrupt>) -> std::io::Result<JvmLauncher> {
         let mut launcher = JvmLauncher::new(self.agent.clone(), self.options.timeout)?
@@ -104,8 +104,8 @@ impl<F: Features> Session<F> {
     }
 }
 
-impl<F> Session<F> {
-    /// Runs the session's timed launches (none when a resumed run's had ended), the
+impl<F> Prepared<F> {
+    /// Runs the run's timed launches (none when a resumed run's had ended), the
     /// adaptive policy's rounds when the matrix has one, under the progress bar.
     pub fn run_timed(
         &mut self,

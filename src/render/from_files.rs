@@ -1,6 +1,8 @@
-//! The report a run's session prints when it ends, read back from its result files as
-//! `pretouch report` reads them: a kernel run's across its kernels, a campaign's at
-//! its last boot.
+//! The report of result files, read back and rendered as `pretouch report` does:
+//! the result files it finds for `pretouch report` and `pretouch check`, and the report
+//! a run prints when it ends, a kernel run's across its kernels and a campaign's at its
+//! last boot. Every error here is one the user can fix, such as a folder with no result
+//! files, so the callers mark each as bad input.
 
 use std::path::PathBuf;
 
@@ -9,13 +11,12 @@ use crate::analyze::document;
 use crate::features::report_options::ReportOptions;
 use crate::render::common::Format;
 use crate::render::document::{notes as render_notes, render as render_document};
-use crate::session::error::bad;
 use crate::store::read::{Catalog, catalog_for_report};
 
 /// `pretouch report FILES --format FORMAT` with the features' options `features`:
 /// what `run --kernel` prints across its kernels once they are done. The notes under
 /// the text's table go to stderr, as `pretouch report` prints them.
-pub(crate) fn print_report(
+pub fn print_report(
     paths: &[PathBuf],
     format: Format,
     features: &ReportOptions,
@@ -29,7 +30,7 @@ pub(crate) fn print_report(
 /// What `pretouch report PATHS --format F` prints for each of `formats`, from one
 /// reading of the results, with `--details` when `details`. The campaign's end writes
 /// the text and the JSON with every detail, because nobody watched the campaign run.
-pub(crate) fn report_texts<const N: usize>(
+pub fn report_texts<const N: usize>(
     paths: &[PathBuf],
     formats: [Format; N],
     features: &ReportOptions,
@@ -51,23 +52,23 @@ fn read_document(
         details,
         ..Options::default()
     };
-    document::build_read(catalog(paths)?, &options).map_err(bad)
+    Ok(document::build_read(catalog(paths)?, &options)?)
 }
 
 /// The result files under `paths`, their headers read (their launches are read a label
 /// at a time by `document::build_read`, which also warns of each run left unfinished);
 /// a bad-input error when there are none.
-pub(crate) fn catalog(paths: &[PathBuf]) -> anyhow::Result<Catalog> {
-    let catalog = catalog_for_report(paths).map_err(bad)?;
+pub fn catalog(paths: &[PathBuf]) -> anyhow::Result<Catalog> {
+    let catalog = catalog_for_report(paths)?;
     if catalog.results.files.is_empty() {
-        return Err(bad(anyhow::anyhow!(
+        return Err(anyhow::anyhow!(
             "no result files in {}\n  fix: run `pretouch run` first, or name the files or folders to report",
             paths
                 .iter()
                 .map(|p| format!("`{}`", p.display()))
                 .collect::<Vec<_>>()
                 .join(", ")
-        )));
+        ));
     }
     Ok(catalog)
 }

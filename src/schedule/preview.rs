@@ -1,5 +1,5 @@
-//! Stage 6, scheduling: `pretouch run --dry-run`, the plan (`schedule::plan`) printed
-//! instead of launched: how many launches, each cell's command lines, and a rough
+//! Stage 6, scheduling: the plan's preview, which `pretouch run --dry-run` prints
+//! instead of launching the plan (`schedule::plan`): how many launches, each cell's command lines, and a rough
 //! duration estimated from the heap sizes. No launch starts; a JDK whose answers are not
 //! cached is asked which collectors it has (`machine::jdk_cache`).
 
