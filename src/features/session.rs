@@ -19,6 +19,7 @@ use crate::schedule::plan::Plan;
 use crate::schedule::prepared::{Features, Prepared};
 use crate::session::args::RunArgs;
 use crate::session::instrument;
+use crate::session::instrument::Owing;
 use crate::store::ResultFile;
 
 /// The features' parts of one run, held by its session as one value: the VM it runs
@@ -32,8 +33,8 @@ pub(crate) struct Parts {
     /// The rounds asked for, before their tools are checked.
     profile_rounds: Option<u32>,
     probe_rounds: Option<u32>,
-    profiling: Option<Profiling>,
-    probing: Option<Probing>,
+    profiling: Option<Owing<Profiling>>,
+    probing: Option<Owing<Probing>>,
     /// The run's kernel settings, once written; `None` without a `settings:` axis.
     settings: Option<Shared>,
 }
@@ -44,8 +45,8 @@ impl Parts {
     pub(crate) fn fresh(args: &RunArgs, matrix: &Matrix) -> anyhow::Result<Parts> {
         Ok(Parts {
             vm: kernels::guest_vm(args)?,
-            profile_rounds: profile::rounds_of_fresh(args, matrix),
-            probe_rounds: probe::rounds_of_fresh(args, matrix),
+            profile_rounds: instrument::rounds_of_fresh::<Profiling>(args, matrix),
+            probe_rounds: instrument::rounds_of_fresh::<Probing>(args, matrix),
             profiling: None,
             probing: None,
             settings: None,
@@ -59,8 +60,8 @@ impl Parts {
         matrix: &Matrix,
         file: &ResultFile,
     ) -> anyhow::Result<Parts> {
-        let profile_rounds = profile::rounds_of_resumed(args, matrix, file)?;
-        let probe_rounds = probe::rounds_of_resumed(args, matrix, file)?;
+        let profile_rounds = instrument::rounds_of_resumed::<Profiling>(args, matrix, file)?;
+        let probe_rounds = instrument::rounds_of_resumed::<Probing>(args, matrix, file)?;
         Ok(Parts {
             vm: kernels::guest_vm(args)?,
             profile_rounds,
@@ -189,8 +190,8 @@ pub(crate) fn check_fresh(args: &RunArgs, matrix: &Matrix) -> anyhow::Result<()>
 /// cells, in the order a run makes them.
 pub(crate) fn dry_run_lines(args: &RunArgs, matrix: &Matrix, cells: usize) -> Vec<String> {
     [
-        probe::dry_run_line(args, matrix, cells),
-        profile::dry_run_line(args, matrix, cells),
+        instrument::dry_run_line::<Probing>(args, matrix, cells),
+        instrument::dry_run_line::<Profiling>(args, matrix, cells),
     ]
     .into_iter()
     .flatten()

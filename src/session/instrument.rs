@@ -14,9 +14,11 @@ use anyhow::Context;
 
 use crate::launch::JvmLauncher;
 use crate::launch::interrupt::{self, Interrupt};
+use crate::matrix::Matrix;
 use crate::schedule::extra::{self, Asked, Owed, Rounds};
 use crate::schedule::plan::Plan;
 use crate::schedule::prepared::{Features, Prepared};
+use crate::session::args::RunArgs;
 use crate::session::error::bad;
 use crate::store::ResultFile;
 use crate::store::extra::ExtraRecord;
@@ -32,11 +34,18 @@ pub(crate) trait Instrument {
     /// Why a launch counts as failed besides failing, after "failed or ".
     const FAILED: &'static str;
 
-    /// The launches of this kind the run owes.
-    fn owed(&self) -> &Owed;
+    /// What each launch runs under, as the dry run says it after the count of launches.
+    const DRY_RUN_HOW: &'static str;
 
-    /// The same, to count what a resumed file holds already.
-    fn owed_mut(&mut self) -> &mut Owed;
+    /// The tool a real run checks first, as the dry run names it.
+    const TOOL: &'static str;
+
+    /// Whether a file whose header does not record the rounds, because a version before
+    /// it wrote it, owes those that the matrix asks.
+    const OLD_FILES: bool = false;
+
+    /// What the run's command line and matrix ask of the instrument's rounds.
+    fn asked(args: &RunArgs, matrix: &Matrix) -> Asked;
 
     /// `inner` wrapped in the instrument, for the run recording to `results`; and lines
     /// to print after the announcement.
@@ -56,14 +65,32 @@ pub(crate) trait Instrument {
     }
 }
 
+/// An instrument whose rounds a run owes, and the launches of them it owes.
+#[derive(Debug)]
+pub(crate) struct Owing<I> {
+    pub(crate) instrument: I,
+    pub(crate) owed: Owed,
+}
+
+impl<I> Owing<I> {
+    /// A new run's: every launch of `rounds` rounds under `instrument`.
+    pub(crate) fn all(instrument: I, rounds: u32) -> Owing<I> {
+        Owing {
+            instrument,
+            owed: Owed::all(rounds),
+        }
+    }
+}
+
 /// Runs the extra rounds of one kind: every cell `rounds` times without and with
 /// pretouch under the instrument, but the launches in `done`, appended to the result
 /// file. `Some(exit code)` when a signal stopped them, the way to resume said.
 pub(crate) fn run<I: Instrument, F: Features>(
     session: &mut Prepared<F>,
     interrupt: Option<&Interrupt>,
-    instrument: &I,
+    owing: &Owing<I>,
 ) -> anyhow::Result<Option<u8>> {
+    let Owing { instrument, owed } = owing;
     let name = RecordOf::<I>::KIND.launches;
     let inner = session
         .launcher(interrupt)
@@ -76,7 +103,6 @@ pub(crate) fn run<I: Instrument, F: Features>(
         ..
     } = session;
     let (mut rounds, notes) = instrument.wrap(inner, store.path(), agent)?;
-    let owed = instrument.owed();
     let all = extra::count(plan, owed.rounds);
     let done_before = owed.done.len() as u64;
     eprintln!(
@@ -152,19 +178,26 @@ pub(crate) fn run<I: Instrument, F: Features>(
     Ok(None)
 }
 
-/// The rounds of an instrument whose record is `R` that a resumed `file` owes, as its
-/// header plans them, whatever this command line `asked`. A resume adds no rounds to a
-/// run without them, so the switch on such a run is refused. A note says when the
-/// command line asks otherwise. With `old_files`, a file whose header does not record
-/// the rounds, because a version before it wrote it, owes those that the matrix asks.
-pub(crate) fn rounds_of_resumed<R: ExtraRecord>(
-    asked: Asked,
+/// The rounds of instrument `I` that a fresh run asks for, `None` when it asks for none.
+pub(crate) fn rounds_of_fresh<I: Instrument>(args: &RunArgs, matrix: &Matrix) -> Option<u32> {
+    I::asked(args, matrix).fresh()
+}
+
+/// The rounds of instrument `I` that a resumed `file` owes, as its header plans them,
+/// whatever this command line asks. A resume adds no rounds to a run without them, so
+/// the switch on such a run is refused. A note says when the command line asks
+/// otherwise.
+pub(crate) fn rounds_of_resumed<I: Instrument>(
+    args: &RunArgs,
+    matrix: &Matrix,
     file: &ResultFile,
-    old_files: bool,
 ) -> anyhow::Result<Option<u32>> {
-    let (tag, launches) = (R::KIND.tag, R::KIND.launches);
+    let asked = I::asked(args, matrix);
+    let old_files = I::OLD_FILES;
+    let kind = RecordOf::<I>::KIND;
+    let (tag, launches) = (kind.tag, kind.launches);
     let path = file.path.display();
-    let rounds = match (R::KIND.rounds)(&file.header) {
+    let rounds = match (kind.rounds)(&file.header) {
         Some(rounds) => rounds,
         None if old_files && asked.in_matrix => return Ok(Some(asked.rounds)),
         None if asked.switch => {
@@ -194,19 +227,19 @@ pub(crate) fn rounds_of_resumed<R: ExtraRecord>(
 /// A resumed file's launches of instrument `I`: only those it lacks are owed, each one
 /// it holds checked to be the one `plan` plans.
 pub(crate) fn owed_by<I: Instrument>(
-    instrument: &mut I,
+    owing: &mut Owing<I>,
     plan: &Plan,
     file: &ResultFile,
 ) -> anyhow::Result<()> {
-    let owed = instrument.owed_mut();
+    let owed = &mut owing.owed;
     owed.done = extra::done_in::<RecordOf<I>>(plan, owed.rounds, file).map_err(bad)?;
     Ok(())
 }
 
 /// How far a resumed file's launches of instrument `I` are, after its timed ones in the
 /// line that announces the resume.
-pub(crate) fn resume_note<I: Instrument>(instrument: &I, plan: &Plan) -> String {
-    let owed = instrument.owed();
+pub(crate) fn resume_note<I: Instrument>(owing: &Owing<I>, plan: &Plan) -> String {
+    let owed = &owing.owed;
     let all = extra::count(plan, owed.rounds);
     format!(
         ", then {} of {all} {} launches recorded, {} to go",
@@ -216,21 +249,22 @@ pub(crate) fn resume_note<I: Instrument>(instrument: &I, plan: &Plan) -> String 
     )
 }
 
-/// The dry run's line on the rounds of an instrument whose record is `R`, over `cells`
-/// cells, when the run asks for them: `how` says what each launch runs under, and
-/// `tool` what a real run checks first.
-pub(crate) fn dry_run_line<R: ExtraRecord>(
-    asked: Asked,
+/// The dry run's line on the rounds of instrument `I` over `cells` cells, when the run
+/// asks for them.
+pub(crate) fn dry_run_line<I: Instrument>(
+    args: &RunArgs,
+    matrix: &Matrix,
     cells: usize,
-    how: &str,
-    tool: &str,
 ) -> Option<String> {
+    let asked = I::asked(args, matrix);
     let rounds = asked.rounds;
     asked.fresh().map(|_| {
         format!(
-            "then {} {} launches, {cells} cells x {rounds} rounds x with and without pretouch, {how}. They enter no median, and a real run checks {tool} first.",
+            "then {} {} launches, {cells} cells x {rounds} rounds x with and without pretouch, {}. They enter no median, and a real run checks {} first.",
             cells as u32 * rounds * 2,
-            R::KIND.launches,
+            RecordOf::<I>::KIND.launches,
+            I::DRY_RUN_HOW,
+            I::TOOL,
         )
     })
 }

@@ -94,6 +94,23 @@ pub struct ExtraKind {
     pub read: fn(line: &str) -> serde_json::Result<PlannedAs>,
 }
 
+impl ExtraKind {
+    /// The kind of the records `R`, with its `tag`, the word for its `launches` and its
+    /// `rounds` from the run header. Its lines are read as `R`.
+    pub const fn of<R: ExtraRecord>(
+        tag: &'static str,
+        launches: &'static str,
+        rounds: fn(header: &RunHeader) -> Option<u32>,
+    ) -> ExtraKind {
+        ExtraKind {
+            tag,
+            launches,
+            rounds,
+            read: read_at::<R>,
+        }
+    }
+}
+
 /// A record of the extra rounds and the label of the file it was read from.
 #[derive(Debug, Clone)]
 pub struct Labelled<T> {

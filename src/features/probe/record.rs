@@ -7,17 +7,13 @@
 use serde::{Deserialize, Serialize};
 
 use crate::features::probe::launch::{C2cSupport, Contention, FaultLatency};
-use crate::store::extra::{self, ExtraKind, ExtraRecord, Labelled};
+use crate::store::extra::{ExtraKind, ExtraRecord, Labelled};
 use crate::store::record::{Launched, PlannedAs};
 use crate::units::Nanos;
 
 /// What the store knows of probe records.
-pub const KIND: ExtraKind = ExtraKind {
-    tag: "probe",
-    launches: "probed",
-    rounds: |header| header.extra_rounds.probe_rounds,
-    read: extra::read_at::<ProbeRecord>,
-};
+pub const KIND: ExtraKind =
+    ExtraKind::of::<ProbeRecord>("probe", "probed", |header| header.extra_rounds.probe_rounds);
 
 /// One probed launch (`"record":"probe"`), its fields in the order of `ProbeLine`.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -112,6 +108,7 @@ pub type LabelledProbe = Labelled<ProbeRecord>;
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::extra;
     use crate::store::file::ResultFile;
     use crate::store::record::Record;
 

@@ -7,46 +7,24 @@ use std::path::Path;
 use anyhow::Context;
 
 use crate::features::probe::launch::{self as probe, C2cSupport, ProbeLauncher, ProbeSupport};
-use crate::features::probe::record::ProbeRecord;
 use crate::features::probe::schedule::Probed;
 use crate::launch::JvmLauncher;
 use crate::matrix::Matrix;
-use crate::schedule::extra::{Asked, Owed};
+use crate::schedule::extra::Asked;
 use crate::session::args::RunArgs;
 use crate::session::error::bad;
-use crate::session::instrument::{self, Instrument};
-use crate::store::ResultFile;
+use crate::session::instrument::{Instrument, Owing};
 
-/// The probed rounds a run owes (`--probe`), with what the probes can do here.
+/// The probes of a run's probed rounds (`--probe`): what they can do here.
 #[derive(Debug)]
 pub(crate) struct Probing {
     pub(crate) support: ProbeSupport,
-    pub(crate) owed: Owed,
-}
-
-/// What the run asks of the probed rounds (`--probe` or `probe: true`).
-fn asked(args: &RunArgs, matrix: &Matrix) -> Asked {
-    args.features.probing.asked(matrix.features.probe)
-}
-
-/// The probed rounds a fresh run asks for (`--probe` or `probe: true`).
-pub(crate) fn rounds_of_fresh(args: &RunArgs, matrix: &Matrix) -> Option<u32> {
-    asked(args, matrix).fresh()
-}
-
-/// The probed rounds a resumed file owes, as its header plans them.
-pub(crate) fn rounds_of_resumed(
-    args: &RunArgs,
-    matrix: &Matrix,
-    file: &ResultFile,
-) -> anyhow::Result<Option<u32>> {
-    instrument::rounds_of_resumed::<ProbeRecord>(asked(args, matrix), file, false)
 }
 
 /// With probed rounds owed: what the probes can do here, or a bad-input error saying
 /// the fix, and every launch of `rounds` rounds owed. Without: `None`, and nothing is
 /// looked for. Says once, when the kernel cannot tell lock contention, why.
-pub(crate) fn check(rounds: Option<u32>, agent: &Path) -> anyhow::Result<Option<Probing>> {
+pub(crate) fn check(rounds: Option<u32>, agent: &Path) -> anyhow::Result<Option<Owing<Probing>>> {
     let Some(rounds) = rounds else {
         return Ok(None);
     };
@@ -54,26 +32,21 @@ pub(crate) fn check(rounds: Option<u32>, agent: &Path) -> anyhow::Result<Option<
     if let Err(why) = &support.locks {
         eprintln!("note: --probe times the faults, but not lock contention: {why}");
     }
-    Ok(Some(Probing {
-        support,
-        owed: Owed::all(rounds),
-    }))
+    Ok(Some(Owing::all(Probing { support }, rounds)))
 }
 
 impl Instrument for Probing {
     type Rounds = Probed<ProbeLauncher>;
+    const DRY_RUN_HOW: &'static str = "while bpftrace times each page fault and lock wait";
+    const TOOL: &'static str = "bpftrace";
     const FAILED: &'static str = "were not read by the probe. They are recorded with the reason";
-
-    fn owed(&self) -> &Owed {
-        &self.owed
-    }
-
-    fn owed_mut(&mut self) -> &mut Owed {
-        &mut self.owed
-    }
 
     /// Also keeps the crash files of the probed JVMs beside the result file, and asks
     /// whether `perf c2c` can run here (said after the announcement, stored per record).
+    fn asked(args: &RunArgs, matrix: &Matrix) -> Asked {
+        args.features.probing.asked(matrix.features.probe)
+    }
+
     fn wrap(
         &self,
         inner: JvmLauncher,
@@ -103,10 +76,4 @@ impl Instrument for Probing {
             }
         )
     }
-}
-
-/// The dry run's line on the probed rounds of `cells` cells, when probes are asked for.
-pub(crate) fn dry_run_line(args: &RunArgs, matrix: &Matrix, cells: usize) -> Option<String> {
-    let how = "while bpftrace times each page fault and lock wait";
-    instrument::dry_run_line::<ProbeRecord>(asked(args, matrix), cells, how, "bpftrace")
 }

@@ -8,17 +8,14 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use crate::store::extra::{self, ExtraKind, ExtraRecord, Labelled};
+use crate::store::extra::{ExtraKind, ExtraRecord, Labelled};
 use crate::store::record::{Launched, PlannedAs};
 use crate::units::Nanos;
 
 /// What the store knows of profile records.
-pub const KIND: ExtraKind = ExtraKind {
-    tag: "profile",
-    launches: "profiled",
-    rounds: |header| header.extra_rounds.profile_rounds,
-    read: extra::read_at::<ProfileRecord>,
-};
+pub const KIND: ExtraKind = ExtraKind::of::<ProfileRecord>("profile", "profiled", |header| {
+    header.extra_rounds.profile_rounds
+});
 
 /// One profiled launch (`"record":"profile"`). Written after the run's timed launches,
 /// its fields in the order of `ProfileLine`.

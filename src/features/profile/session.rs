@@ -7,58 +7,37 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 
 use crate::features::profile::launch::{EVENT, FREQUENCY_HZ, PerfLauncher};
-use crate::features::profile::record::ProfileRecord;
 use crate::features::profile::schedule::Profiled;
 use crate::launch::JvmLauncher;
 use crate::matrix::Matrix;
 use crate::render::common::Format;
-use crate::schedule::extra::{Asked, Owed};
+use crate::schedule::extra::Asked;
 use crate::session::args::RunArgs;
 use crate::session::error::bad;
-use crate::session::instrument::{self, Instrument};
-use crate::store::ResultFile;
+use crate::session::instrument::{Instrument, Owing};
 
-/// The profiled rounds a run owes (`--profile`), with perf and where perf.data is kept,
-/// if asked (`--keep-perf-data`).
+/// The profiler of a run's profiled rounds (`--profile`): perf, and where perf.data is
+/// kept, if asked (`--keep-perf-data`).
 #[derive(Debug)]
 pub(crate) struct Profiling {
     pub(crate) perf: PathBuf,
-    pub(crate) owed: Owed,
     pub(crate) keep_perf_data: Option<PathBuf>,
-}
-
-/// What the run asks of the profiled rounds (`--profile` or `profile: true`).
-fn asked(args: &RunArgs, matrix: &Matrix) -> Asked {
-    args.features.profiling.asked(matrix.features.profile)
-}
-
-/// The profiled rounds a fresh run asks for (`--profile` or `profile: true`).
-pub(crate) fn rounds_of_fresh(args: &RunArgs, matrix: &Matrix) -> Option<u32> {
-    asked(args, matrix).fresh()
-}
-
-/// The profiled rounds a resumed file owes, as its first run planned them, whatever
-/// this command line says. A file from before the header recorded them owes those
-/// that `profile: true` asks.
-pub(crate) fn rounds_of_resumed(
-    args: &RunArgs,
-    matrix: &Matrix,
-    file: &ResultFile,
-) -> anyhow::Result<Option<u32>> {
-    instrument::rounds_of_resumed::<ProfileRecord>(asked(args, matrix), file, true)
 }
 
 /// With profiled rounds owed: perf checked before any JVM starts, and every launch of
 /// `rounds` rounds owed. Without: `None`, and nothing is looked for.
-pub(crate) fn check(args: &RunArgs, rounds: Option<u32>) -> anyhow::Result<Option<Profiling>> {
+pub(crate) fn check(
+    args: &RunArgs,
+    rounds: Option<u32>,
+) -> anyhow::Result<Option<Owing<Profiling>>> {
     let Some(rounds) = rounds else {
         return Ok(None);
     };
-    Ok(Some(Profiling {
+    let profiling = Profiling {
         perf: crate::features::profile::launch::preflight().map_err(bad)?,
-        owed: Owed::all(rounds),
         keep_perf_data: args.features.profiling.keep_perf_data.clone(),
-    }))
+    };
+    Ok(Some(Owing::all(profiling, rounds)))
 }
 
 /// The options of the report a run prints at its end: with the profile after the text
@@ -75,14 +54,13 @@ pub(crate) fn report_options(profiled: bool, format: Format) -> crate::analyze::
 
 impl Instrument for Profiling {
     type Rounds = Profiled<PerfLauncher>;
+    const DRY_RUN_HOW: &'static str = "under `perf record -e cpu-clock -g`";
+    const TOOL: &'static str = "perf";
+    const OLD_FILES: bool = true;
     const FAILED: &'static str = "have no samples. They are recorded and left out of the profile";
 
-    fn owed(&self) -> &Owed {
-        &self.owed
-    }
-
-    fn owed_mut(&mut self) -> &mut Owed {
-        &mut self.owed
+    fn asked(args: &RunArgs, matrix: &Matrix) -> Asked {
+        args.features.profiling.asked(matrix.features.profile)
     }
 
     fn wrap(
@@ -113,11 +91,4 @@ impl Instrument for Profiling {
             results.display()
         )
     }
-}
-
-/// The dry run's line on the profiled rounds of `cells` cells, when the profile is
-/// asked for.
-pub(crate) fn dry_run_line(args: &RunArgs, matrix: &Matrix, cells: usize) -> Option<String> {
-    let how = "under `perf record -e cpu-clock -g`";
-    instrument::dry_run_line::<ProfileRecord>(asked(args, matrix), cells, how, "perf")
 }
