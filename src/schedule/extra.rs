@@ -130,6 +130,17 @@ pub struct Summary {
     pub interrupted: Option<i32>,
 }
 
+/// A launcher under an instrument, as its rounds call it for one planned launch. It is a
+/// seam, so that an instrument's rounds are tested with a fake launcher.
+pub trait Instrumented {
+    /// What one launch under the instrument gives: what the launch measured and what
+    /// the instrument read.
+    type Outcome;
+
+    /// Launches `cell` as `at` plans, with `jvm_args`, under the instrument.
+    fn launch_planned(&mut self, at: &Planned, cell: &Cell, jvm_args: &[String]) -> Self::Outcome;
+}
+
 /// What one kind of extra round supplies: how a planned launch is made, and its record.
 pub trait Rounds {
     type Record: ExtraRecord;

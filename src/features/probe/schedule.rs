@@ -5,31 +5,18 @@
 
 use crate::features::probe::launch::{C2cSupport, ProbeLauncher, ProbedOutcome};
 use crate::features::probe::record::ProbeRecord;
-use crate::schedule::extra::{Planned, Rounds};
+use crate::schedule::extra::{Instrumented, Planned, Rounds};
 use crate::schedule::plan::Cell;
 use crate::schedule::run::launch_options;
 
 /// Probed rounds per cell unless told otherwise.
 pub const DEFAULT_ROUNDS: u32 = 3;
 
-/// A probed launch: what the caller needs to make one (a seam for tests).
-trait ProbedLaunch {
-    fn launch_probed(
-        &mut self,
-        java: &std::path::Path,
-        jvm_args: &[String],
-        options: &crate::launch::LaunchOptions,
-    ) -> ProbedOutcome;
-}
+impl Instrumented for ProbeLauncher {
+    type Outcome = ProbedOutcome;
 
-impl ProbedLaunch for ProbeLauncher {
-    fn launch_probed(
-        &mut self,
-        java: &std::path::Path,
-        jvm_args: &[String],
-        options: &crate::launch::LaunchOptions,
-    ) -> ProbedOutcome {
-        self.launch(java, jvm_args, options)
+    fn launch_planned(&mut self, _at: &Planned, cell: &Cell, jvm_args: &[String]) -> ProbedOutcome {
+        self.launch(&cell.jdk.java, jvm_args, &launch_options(cell))
     }
 }
 
@@ -40,13 +27,11 @@ pub struct Probed<L> {
     pub c2c: C2cSupport,
 }
 
-impl<L: ProbedLaunch> Rounds for Probed<L> {
+impl<L: Instrumented<Outcome = ProbedOutcome>> Rounds for Probed<L> {
     type Record = ProbeRecord;
 
     fn launch(&mut self, at: &Planned, cell: &Cell, jvm_args: &[String]) -> Option<ProbeRecord> {
-        let p = self
-            .launcher
-            .launch_probed(&cell.jdk.java, jvm_args, &launch_options(cell));
+        let p = self.launcher.launch_planned(at, cell, jvm_args);
         if p.outcome.interrupted {
             return None;
         }
@@ -69,23 +54,23 @@ impl<L: ProbedLaunch> Rounds for Probed<L> {
 mod tests {
     use super::*;
     use crate::features::probe::launch::{Contention, FaultLatency, LatencyBucket, ProbeReading};
-    use crate::launch::LaunchOptions;
     use crate::schedule::extra;
     use crate::schedule::plan::Plan;
     use crate::store::Record;
     use crate::store::extra::ExtraRecord;
     use std::collections::BTreeSet;
-    use std::path::Path;
 
     /// Answers every launch with a reading: ten faults without pretouch, a hundred with.
     struct Fake(Vec<bool>);
 
-    impl ProbedLaunch for Fake {
-        fn launch_probed(
+    impl Instrumented for Fake {
+        type Outcome = ProbedOutcome;
+
+        fn launch_planned(
             &mut self,
-            _java: &Path,
+            _at: &Planned,
+            _cell: &Cell,
             jvm_args: &[String],
-            _options: &LaunchOptions,
         ) -> ProbedOutcome {
             let on = jvm_args.iter().any(|a| a == "-XX:+AlwaysPreTouch");
             self.0.push(on);

@@ -5,7 +5,7 @@
 
 use crate::features::profile::launch::{self as profile, PerfLauncher, ProfiledOutcome};
 use crate::features::profile::record::ProfileRecord;
-use crate::schedule::extra::{Planned, Rounds};
+use crate::schedule::extra::{Instrumented, Planned, Rounds};
 use crate::schedule::plan::Cell;
 use crate::schedule::run::launch_options;
 
@@ -14,26 +14,23 @@ use crate::schedule::run::launch_options;
 /// gets sharper with 5 (docs/explaining.md).
 pub const DEFAULT_ROUNDS: u32 = 5;
 
-/// A profiled launch: what the caller needs to make one (a seam for tests).
-trait ProfiledLaunch {
-    fn launch_profiled(
-        &mut self,
-        java: &std::path::Path,
-        jvm_args: &[String],
-        options: &crate::launch::LaunchOptions,
-        name: &str,
-    ) -> ProfiledOutcome;
-}
+impl Instrumented for PerfLauncher {
+    type Outcome = ProfiledOutcome;
 
-impl ProfiledLaunch for PerfLauncher {
-    fn launch_profiled(
+    /// Names the launch's perf.data after its cell, round and pretouch side.
+    fn launch_planned(
         &mut self,
-        java: &std::path::Path,
+        at: &Planned,
+        cell: &Cell,
         jvm_args: &[String],
-        options: &crate::launch::LaunchOptions,
-        name: &str,
     ) -> ProfiledOutcome {
-        self.launch(java, jvm_args, options, name)
+        let name = format!(
+            "cell{}-round{}-{}",
+            at.cell,
+            at.round,
+            if at.pretouch { "on" } else { "off" }
+        );
+        self.launch(&cell.jdk.java, jvm_args, &launch_options(cell), &name)
     }
 }
 
@@ -41,19 +38,11 @@ impl ProfiledLaunch for PerfLauncher {
 /// stored as a [`ProfileRecord`] with its folded stacks.
 pub struct Profiled<L>(pub L);
 
-impl<L: ProfiledLaunch> Rounds for Profiled<L> {
+impl<L: Instrumented<Outcome = ProfiledOutcome>> Rounds for Profiled<L> {
     type Record = ProfileRecord;
 
     fn launch(&mut self, at: &Planned, cell: &Cell, jvm_args: &[String]) -> Option<ProfileRecord> {
-        let name = format!(
-            "cell{}-round{}-{}",
-            at.cell,
-            at.round,
-            if at.pretouch { "on" } else { "off" }
-        );
-        let p = self
-            .0
-            .launch_profiled(&cell.jdk.java, jvm_args, &launch_options(cell), &name);
+        let p = self.0.launch_planned(at, cell, jvm_args);
         if p.outcome.interrupted {
             return None;
         }
@@ -80,25 +69,24 @@ impl<L: ProfiledLaunch> Rounds for Profiled<L> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::launch::LaunchOptions;
     use crate::schedule::extra;
     use crate::schedule::plan::Plan;
     use crate::store::Record;
     use crate::store::StoreWriter;
     use crate::store::extra::ExtraRecord;
     use std::collections::BTreeSet;
-    use std::path::Path;
 
     /// Answers every launch with one sample, in or out of pretouch.
     struct Fake(Vec<bool>);
 
-    impl ProfiledLaunch for Fake {
-        fn launch_profiled(
+    impl Instrumented for Fake {
+        type Outcome = ProfiledOutcome;
+
+        fn launch_planned(
             &mut self,
-            _java: &Path,
+            _at: &Planned,
+            _cell: &Cell,
             jvm_args: &[String],
-            _options: &LaunchOptions,
-            _name: &str,
         ) -> ProfiledOutcome {
             let on = jvm_args.iter().any(|a| a == "-XX:+AlwaysPreTouch");
             self.0.push(on);
