@@ -55,6 +55,30 @@ pub(super) struct Resolved {
     pub(super) cpu_placements: Vec<crate::machine::topology::Placement>,
 }
 
+impl Resolved {
+    /// The run as one value, from what was resolved, the result file's `store`, what a
+    /// resumed file holds already and the features' parts.
+    fn prepared(
+        self,
+        args: &RunArgs,
+        store: StoreWriter,
+        resumed: prepared::Resumed,
+        features: Parts,
+    ) -> Prepared<Parts> {
+        Prepared {
+            matrix: self.matrix,
+            jdks: self.jdks,
+            plan: self.plan,
+            agent: self.agent.path,
+            app: self.app,
+            store,
+            options: session_options(args),
+            resumed,
+            features,
+        }
+    }
+}
+
 /// The run's options, as the session holds them.
 pub(super) fn session_options(args: &RunArgs) -> prepared::Options {
     prepared::Options {
@@ -121,18 +145,8 @@ pub(super) fn prepare_fresh(
     let store = create_result_file(args, &r, &label, host, &features, &machine)?;
     features.note_result(args, store.path())?;
     announce_fresh(&r, &label, store.path());
-    let session = Prepared {
-        matrix: r.matrix,
-        jdks: r.jdks,
-        plan: r.plan,
-        agent: r.agent.path,
-        app: r.app,
-        store,
-        options: session_options(args),
-        resumed: prepared::Resumed::default(),
-        features,
-    };
-    Ok((session, machine))
+    let resumed = prepared::Resumed::default();
+    Ok((r.prepared(args, store, resumed, features), machine))
 }
 
 /// The label a fresh run files its results under: `--label`, else the kernel's release;
@@ -296,18 +310,7 @@ pub(super) fn prepare_resume(
         timed_ended: file.end.is_some(),
         earlier: file.launches,
     };
-    let session = Prepared {
-        matrix: r.matrix,
-        jdks: r.jdks,
-        plan: r.plan,
-        agent: r.agent.path,
-        app: r.app,
-        store,
-        options: session_options(args),
-        resumed,
-        features,
-    };
-    Ok((session, machine))
+    Ok((r.prepared(args, store, resumed, features), machine))
 }
 
 /// The resumed file opened to append, a cut last line dropped (and said), and the

@@ -9,6 +9,7 @@ use plotters::prelude::*;
 
 use crate::features::probe::analyze::{CellProbes, ProbeAnalysis};
 use crate::features::probe::render::cell_title;
+use crate::render::common::file_part;
 use crate::render::plot::COLORS;
 use crate::store::CellKey;
 
@@ -22,19 +23,6 @@ fn err(e: impl std::fmt::Display) -> ProbePlotError {
 
 const PANEL: (u32, u32) = (560, 380);
 const HEADER: u32 = 70;
-
-/// A file name from free text: letters, digits, `.`, `-`, `_`; the rest `_`.
-fn file_part(text: &str) -> String {
-    text.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_') {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
-}
 
 /// The file a cell's SVG is written to, inside the folder.
 pub fn file_name(cell: &CellKey) -> String {

@@ -14,6 +14,7 @@ use inferno::flamegraph::{self, Options};
 
 use crate::features::profile::analyze::{CellProfile, CellShift, ProfileReport, stack_of_mover};
 use crate::machine::jdk::short_jdk;
+use crate::render::common::file_part;
 
 /// The fill inferno gives a frame whose count did not change.
 const UNCHANGED_FILL: &str = "fill=\"rgb(250,250,250)\"";
@@ -32,19 +33,6 @@ fn movers_only(diff: &str, shift: &CellShift) -> Vec<String> {
                     format!("{stack} {after} {after}")
                 }
                 _ => line.to_owned(),
-            }
-        })
-        .collect()
-}
-
-/// A file name from free text: letters, digits, `.`, `-`, `_`; the rest `_`.
-fn file_part(text: &str) -> String {
-    text.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_') {
-                c
-            } else {
-                '_'
             }
         })
         .collect()
