@@ -88,7 +88,7 @@ fn way_of(args: &RunArgs) -> anyhow::Result<Way> {
         features::Where::Here(matrix) => matrix,
     };
     // Read only: the features' checks of this machine, such as the kernel settings.
-    crate::features::session::check_here(&matrix, !args.dry_run)?;
+    crate::features::checks::check_here(&matrix, !args.dry_run)?;
     if args.dry_run {
         return Ok(Way::DryRun(matrix));
     }

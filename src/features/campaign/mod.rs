@@ -3,6 +3,7 @@
 //!
 //! One file per stage of the pipeline, named after the stage folder it plugs into.
 
+pub mod analyze;
 pub mod boot;
 pub mod options;
 pub mod record;
