@@ -11,6 +11,7 @@ pub mod java_env;
 pub mod jvmlog;
 pub mod machine_counters;
 pub mod mthp;
+pub mod parts;
 pub mod reference;
 pub mod rusage;
 
