@@ -25,14 +25,7 @@ pub fn hooks(
 }
 
 /// The values a cell's features' hooks read, from the cell's values of the features'
-/// axes.
+/// axes, each found by its type.
 pub fn cell_values(axes: &crate::features::matrix::CellAxes) -> crate::launch::CellValues {
-    let mut values = crate::launch::CellValues::default();
-    if let Some(setting) = &axes.setting {
-        values = values.with(super::settings::launch::hook::CellSetting(setting.index));
-    }
-    if let Some(limit) = &axes.memory {
-        values = values.with(super::cgroup::matrix::MemoryLimit::clone(limit));
-    }
-    values
+    crate::launch::CellValues::of(axes.values())
 }

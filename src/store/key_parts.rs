@@ -4,8 +4,8 @@
 //! value, so it names none of them.
 
 /// Makes `KeyParts` from the names of the features' axes, one a line, in the keys'
-/// order. Each name is a field of `features::matrix::CellAxes` too, whose value has a
-/// `name`: the cell's value of the axis, as its key in the result file holds it.
+/// order. Each name is an axis of `features::matrix::CellAxes` too, which names the
+/// cell's value of the axis as its key in the result file holds it.
 macro_rules! key_parts {
     ($($axis:ident,)*) => {
         /// The features' axes of a cell, by the names the matrix gives their values.
@@ -28,7 +28,7 @@ macro_rules! key_parts {
             /// The names of a plan's cell's values of the features' axes.
             pub fn of(axes: &crate::features::matrix::CellAxes) -> KeyParts {
                 KeyParts {
-                    $($axis: axes.$axis.as_ref().map(|value| value.name.clone()),)*
+                    $($axis: axes.name_of(stringify!($axis)),)*
                 }
             }
 
