@@ -38,6 +38,7 @@ const FEATURE_FILES: &[(&str, &str)] = &[
     ("session", "session"),
     ("elsewhere", "session"),
     ("checks", "session"),
+    ("sections", "features"),
     ("matrix", "matrix"),
     ("machine", "machine"),
     ("boot", "machine"),
