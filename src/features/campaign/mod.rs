@@ -5,6 +5,7 @@
 
 pub mod analyze;
 pub mod boot;
+pub mod cli;
 pub mod elsewhere;
 pub mod options;
 pub mod record;
