@@ -864,6 +864,14 @@ fn the_check_of_the_core_sees_a_core_file_import_a_feature() {
     assert_eq!(found, expected);
 }
 
+/// The files of a test of a check, module path -> text.
+fn files_of(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+    pairs
+        .iter()
+        .map(|(m, t)| ((*m).to_owned(), (*t).to_owned()))
+        .collect()
+}
+
 /// The most code lines the lists beside the feature folders hold together, so that each
 /// list stays a line per feature and every decision about a feature stays in its folder.
 const MOST_LIST_LINES: usize = 250;
@@ -961,7 +969,7 @@ fn no_feature_folder_imports_another_features_folder() {
 fn the_check_of_the_features_sees_a_folder_import_another() {
     // Before the campaign's warnings moved to its folder, the kernels' analysis imported
     // the campaign's record.
-    let files: BTreeMap<String, String> = [
+    let files = files_of(&[
         (
             "features::kernels::analyze",
             "use crate::features::campaign::record::Campaign;\n\
@@ -973,10 +981,7 @@ fn the_check_of_the_features_sees_a_folder_import_another() {
             "features::analyze",
             "&crate::features::kernels::analyze::WARNINGS,",
         ),
-    ]
-    .into_iter()
-    .map(|(m, t)| (m.to_owned(), t.to_owned()))
-    .collect();
+    ]);
     assert_eq!(
         features_importing_features(&import_graph(&files)),
         BTreeSet::from(["kernels -> campaign".to_owned()])
@@ -1028,7 +1033,7 @@ fn no_core_file_reads_a_features_setting() {
 fn the_check_of_the_core_sees_it_read_a_features_setting() {
     // Before the campaign decided where a run goes, the list of the runs elsewhere read
     // the kernels' and the campaign's options. The same lines in a core file are seen.
-    let files: BTreeMap<String, String> = [
+    let files = files_of(&[
         (
             "session::way",
             "let kernels = !args.features.kernels.kernel.is_empty() || \
@@ -1041,10 +1046,7 @@ fn the_check_of_the_core_sees_it_read_a_features_setting() {
              results.features = found.features.beside_each_run();\n",
         ),
         ("features::elsewhere", "args.features.kernels.in_vm"),
-    ]
-    .into_iter()
-    .map(|(m, t)| (m.to_owned(), t.to_owned()))
-    .collect();
+    ]);
     let found = core_reads_of_features_fields(&files);
     assert_eq!(found.len(), 3, "{found:#?}");
     assert!(found.iter().all(|f| f.starts_with("session::way: ")));

@@ -8,8 +8,8 @@ crate::matrix::parts::app_parts! {
 }
 
 crate::matrix::parts::matrix_parts! {
-    profile: crate::features::profile::matrix::ProfileKey,
-    probe: crate::features::probe::matrix::ProbeKey,
+    profile: crate::matrix::parts::Switch<crate::features::profile::matrix::ProfileKey>,
+    probe: crate::matrix::parts::Switch<crate::features::probe::matrix::ProbeKey>,
     kernels: crate::features::kernels::matrix::KernelsKey,
     settings: crate::features::settings::matrix::SettingsKey => setting,
     memory: crate::features::cgroup::matrix::MemoryKey => memory,

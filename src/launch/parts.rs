@@ -48,24 +48,7 @@ macro_rules! launch_parts {
         }
 
         impl LaunchParts {
-            /// Reads the value of `key` into its part when the key is a feature's, and
-            /// says whether it was. A key given twice is refused, naming it, as the
-            /// record's reader refuses its own keys, and `seen` remembers the keys read.
-            /// A `null` reads as no part, as the derived reader read it.
-            pub fn read_key<'de, A: serde::de::MapAccess<'de>>(
-                &mut self,
-                key: &str,
-                map: &mut A,
-                seen: &mut crate::units::SeenKeys,
-            ) -> Result<bool, A::Error> {
-                match key {
-                    $(stringify!($key) => crate::units::read_optional_once(
-                        &mut self.$key, stringify!($key), map, seen,
-                    )?,)*
-                    _ => return Ok(false),
-                }
-                Ok(true)
-            }
+            $crate::units::optional_keys_reader!($($key),*);
 
             /// The parts the launch has, in the list's order.
             fn parts(&self) -> impl Iterator<Item = &dyn crate::launch::parts::LaunchPart> {

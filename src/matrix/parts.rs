@@ -18,6 +18,26 @@ pub trait MatrixKey {
     fn read<'de, A: MapAccess<'de>>(map: &mut A) -> Result<Self::Value, A::Error>;
 }
 
+/// A feature's switch at the top of a matrix file, such as `probe: true`, false when
+/// absent. [`Switch`] makes it a [`MatrixKey`].
+pub trait SwitchKey {
+    /// The key this one follows in the order an unknown key's message has always listed
+    /// them.
+    const AFTER: &'static str;
+}
+
+/// The [`MatrixKey`] of the switch `K`.
+pub struct Switch<K>(std::marker::PhantomData<K>);
+
+impl<K: SwitchKey> MatrixKey for Switch<K> {
+    type Value = bool;
+    const AFTER: &'static str = K::AFTER;
+
+    fn read<'de, A: MapAccess<'de>>(map: &mut A) -> Result<bool, A::Error> {
+        map.next_value()
+    }
+}
+
 /// A feature's key that is an axis of the cells, such as `memory:`, so that each cell
 /// runs under one of its values.
 pub trait CellAxis: MatrixKey {

@@ -32,24 +32,7 @@ macro_rules! key_parts {
                 }
             }
 
-            /// Reads the value of `key` into its axis when the key is a feature's, and
-            /// says whether it was. A key given twice is refused, naming it, as the
-            /// launch record's reader refuses its own keys, and `seen` remembers the keys
-            /// read. A `null` reads as no value, as the derived reader read it.
-            pub fn read_key<'de, A: serde::de::MapAccess<'de>>(
-                &mut self,
-                key: &str,
-                map: &mut A,
-                seen: &mut crate::units::SeenKeys,
-            ) -> Result<bool, A::Error> {
-                match key {
-                    $(stringify!($axis) => crate::units::read_optional_once(
-                        &mut self.$axis, stringify!($axis), map, seen,
-                    )?,)*
-                    _ => return Ok(false),
-                }
-                Ok(true)
-            }
+            $crate::units::optional_keys_reader!($($axis),*);
 
             /// The words that name the cell's values after its core axes, such as
             /// ` setting=4k memory=1g`, empty for a cell without any.

@@ -1,13 +1,8 @@
 //! The matrix's `probe:` key.
 
-/// `probe: true`: probed rounds after the timed launches, as `run --probe`.
+/// `probe: true`: probed rounds after the timed launches, as `run --probe`. It follows `profile:`.
 pub struct ProbeKey;
 
-impl crate::matrix::parts::MatrixKey for ProbeKey {
-    type Value = bool;
+impl crate::matrix::parts::SwitchKey for ProbeKey {
     const AFTER: &'static str = "profile";
-
-    fn read<'de, A: serde::de::MapAccess<'de>>(map: &mut A) -> Result<bool, A::Error> {
-        map.next_value()
-    }
 }

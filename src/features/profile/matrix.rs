@@ -1,13 +1,8 @@
 //! The matrix's `profile:` key.
 
-/// `profile: true`: profiled rounds after the timed launches, as `run --profile`.
+/// `profile: true`: profiled rounds after the timed launches, as `run --profile`. It follows `app:`.
 pub struct ProfileKey;
 
-impl crate::matrix::parts::MatrixKey for ProfileKey {
-    type Value = bool;
+impl crate::matrix::parts::SwitchKey for ProfileKey {
     const AFTER: &'static str = "app";
-
-    fn read<'de, A: serde::de::MapAccess<'de>>(map: &mut A) -> Result<bool, A::Error> {
-        map.next_value()
-    }
 }
