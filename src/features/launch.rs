@@ -23,9 +23,3 @@ pub fn hooks(
         Box::new(super::cgroup::launch::hook::CgroupHook::default()),
     ]
 }
-
-/// The values a cell's features' hooks read, from the cell's values of the features'
-/// axes, each found by its type.
-pub fn cell_values(axes: &crate::features::matrix::CellAxes) -> crate::launch::CellValues {
-    crate::launch::CellValues::of(axes.values())
-}
