@@ -823,11 +823,8 @@ fn cell_folios(s: &Samples<'_>, gc: Gc, per_file: &[FileState<'_>]) -> CellFolio
             .get(s.timed[i].0)
             .and_then(|f| f.env)
             .unwrap_or(&default);
-        let folios = match read {
-            Some(read) => {
-                let env = env.with_kernel_values(read);
-                sizes(&env, backing, jvm_advises(&env, backing, args))
-            }
+        let folios = match launch_of(s, i).measured.features.environment(env) {
+            Some(env) => sizes(&env, backing, jvm_advises(&env, backing, args)),
             None => sizes(env, backing, jvm_advises(env, backing, args)),
         };
         match &first {

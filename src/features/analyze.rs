@@ -15,6 +15,7 @@ use crate::store::LaunchRecord;
 /// Every feature's warnings of the report.
 pub static WARNINGS: &[&dyn Warnings] = &[
     &crate::features::kernels::analyze::WARNINGS,
+    &crate::features::campaign::analyze::WARNINGS,
     &crate::features::cds::analyze::WARNINGS,
 ];
 
