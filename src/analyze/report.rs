@@ -687,102 +687,13 @@ pub fn label_rows(
     features: &crate::store::feature_files::FeatureFiles,
     options: &Options,
 ) -> LabelRows {
-    let mut warnings = Vec::new();
-    // Cells in the order first met: the matrix's own order.
-    let mut order: Vec<CellKey> = Vec::new();
-    let mut by_cell: HashMap<CellKey, Samples> = HashMap::new();
-    for (file_index, (position, file)) in files.iter().enumerate() {
-        let flags = variant_flags(file)
-            .map_err(|why| warnings.push((*position, unparsed_matrix(label, file, &why))))
-            .ok();
-        for launch in file.launches.iter().filter(|l| !l.warmup) {
-            if !by_cell.contains_key(&launch.cell) {
-                order.push(launch.cell.clone());
-            }
-            let samples = by_cell.entry(launch.cell.clone()).or_default();
-            let cell_flags = flags
-                .as_ref()
-                .and_then(|f| f.get(&*launch.cell.variant).cloned());
-            if samples.flag_sets == 0 || samples.flags != cell_flags {
-                if samples.flag_sets > 0 {
-                    warnings.push((*position, format!(
-                        "label `{label}`: cell {} {} {} {} was run with different flags in `{}`, and its launches are pooled. {}",
-                        launch.cell.jdk,
-                        launch.cell.gc,
-                        launch.cell.heap,
-                        launch.cell.variant,
-                        file.path.display(),
-                        cell_flags
-                            .as_deref()
-                            .map_or("unknown".into(), |f| f.join(" "))
-                    )));
-                }
-                samples.flags = cell_flags;
-                samples.flag_sets += 1;
-            }
-            match launch.time_to_main_ns.filter(|_| launch.ok()) {
-                Some(t) => {
-                    let list = if launch.pretouch {
-                        samples.where_on.push(format!(
-                            "{}#{}",
-                            file.path
-                                .file_name()
-                                .map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
-                            launch.seq
-                        ));
-                        &mut samples.launches_on
-                    } else {
-                        &mut samples.launches_off
-                    };
-                    list.push(launch);
-                    samples.record.push(list.len() - 1);
-                    samples
-                        .timed
-                        .push((file_index, launch.round, launch.pretouch, t.as_ms()));
-                }
-                None => {
-                    samples.failed += 1;
-                    if samples.first_failure.is_none() {
-                        samples.first_failure = launch.measured.failure.clone();
-                    }
-                }
-            }
-        }
-    }
-    // Per file: whether free page reporting was on during its run, and the kernel's THP
-    // mode, which decides the JDK's pretouch method as much as its flags do
-    // (`analyze::method`).
-    let per_file: Vec<FileState<'_>> = files
-        .iter()
-        .map(|(_, f)| {
-            let env = f.header.env.as_ref();
-            FileState {
-                reporting: env
-                    .and_then(|e| e.guest.as_ref())
-                    .is_some_and(|g| g.reporting_on()),
-                thp_mode: env.and_then(|e| e.thp_enabled.as_deref()),
-                env,
-                // Warm-up rounds come first, so the last one's number counts them.
-                warmup_rounds: f
-                    .launches
-                    .iter()
-                    .filter(|l| l.warmup)
-                    .map(|l| l.round + 1)
-                    .max()
-                    .unwrap_or(0),
-            }
-        })
-        .collect();
-    // Per cell: the looks of the adaptive rule its runs stopped at, the most of any run.
-    let mut looks: HashMap<&CellKey, u32> = HashMap::new();
-    for (_, f) in files {
-        for stop in f.end.iter().flat_map(|e| &e.stops) {
-            if let Some(k) = stop.looks {
-                let most = looks.entry(&stop.cell).or_default();
-                *most = (*most).max(k);
-            }
-        }
-    }
+    let Gathered {
+        order,
+        mut by_cell,
+        warnings,
+    } = gather(label, files);
+    let per_file: Vec<FileState<'_>> = files.iter().map(|(_, f)| FileState::of(f)).collect();
+    let looks = cell_looks(files);
     let cells = order
         .into_iter()
         .map(|key| {
@@ -792,8 +703,131 @@ pub fn label_rows(
             cell_report(label.to_owned(), key, s, options, heap, &per_file, looks)
         })
         .collect();
-    let cells: Vec<CellReport> = cells;
     LabelRows { cells, warnings }
+}
+
+/// A label's counted launches, gathered by cell.
+struct Gathered<'a> {
+    /// The cells in the order first met, the matrix's own order.
+    order: Vec<CellKey>,
+    by_cell: HashMap<CellKey, Samples<'a>>,
+    /// Cells run with other flags in a later file, or files whose matrix no longer
+    /// parses, each with the position of its file.
+    warnings: Vec<(usize, String)>,
+}
+
+/// The counted launches of the label `label`'s files, by cell.
+fn gather<'a>(label: &str, files: &[(usize, &'a ResultFile)]) -> Gathered<'a> {
+    let mut gathered = Gathered {
+        order: Vec::new(),
+        by_cell: HashMap::new(),
+        warnings: Vec::new(),
+    };
+    for (file_index, (position, file)) in files.iter().enumerate() {
+        let flags = variant_flags(file)
+            .map_err(|why| {
+                (gathered.warnings).push((*position, unparsed_matrix(label, file, &why)))
+            })
+            .ok();
+        for launch in file.launches.iter().filter(|l| !l.warmup) {
+            if !gathered.by_cell.contains_key(&launch.cell) {
+                gathered.order.push(launch.cell.clone());
+            }
+            let samples = gathered.by_cell.entry(launch.cell.clone()).or_default();
+            let cell_flags = flags
+                .as_ref()
+                .and_then(|f| f.get(&*launch.cell.variant).cloned());
+            if samples.flag_sets == 0 || samples.flags != cell_flags {
+                if samples.flag_sets > 0 {
+                    let warning = other_flags(label, launch, file, cell_flags.as_deref());
+                    gathered.warnings.push((*position, warning));
+                }
+                samples.flags = cell_flags;
+                samples.flag_sets += 1;
+            }
+            samples.add(file_index, file, launch);
+        }
+    }
+    gathered
+}
+
+/// The warning for a cell whose launches in `file` ran with other flags than before.
+fn other_flags(
+    label: &str,
+    launch: &LaunchRecord,
+    file: &ResultFile,
+    flags: Option<&[String]>,
+) -> String {
+    format!(
+        "label `{label}`: cell {} {} {} {} was run with different flags in `{}`, and its launches are pooled. {}",
+        launch.cell.jdk,
+        launch.cell.gc,
+        launch.cell.heap,
+        launch.cell.variant,
+        file.path.display(),
+        flags.map_or("unknown".into(), |f| f.join(" "))
+    )
+}
+
+impl<'a> Samples<'a> {
+    /// Adds a counted launch of the file `file_index`, `file`.
+    fn add(&mut self, file_index: usize, file: &ResultFile, launch: &'a LaunchRecord) {
+        let Some(t) = launch.time_to_main_ns.filter(|_| launch.ok()) else {
+            self.failed += 1;
+            if self.first_failure.is_none() {
+                self.first_failure = launch.measured.failure.clone();
+            }
+            return;
+        };
+        let list = if launch.pretouch {
+            let name = (file.path.file_name())
+                .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+            self.where_on.push(format!("{name}#{}", launch.seq));
+            &mut self.launches_on
+        } else {
+            &mut self.launches_off
+        };
+        list.push(launch);
+        self.record.push(list.len() - 1);
+        self.timed
+            .push((file_index, launch.round, launch.pretouch, t.as_ms()));
+    }
+}
+
+impl<'a> FileState<'a> {
+    /// Whether free page reporting was on during the file's run, and the kernel's THP
+    /// mode, which decides the JDK's pretouch method as much as its flags do
+    /// (`analyze::method`).
+    fn of(f: &'a ResultFile) -> FileState<'a> {
+        let env = f.header.env.as_ref();
+        FileState {
+            reporting: env
+                .and_then(|e| e.guest.as_ref())
+                .is_some_and(|g| g.reporting_on()),
+            thp_mode: env.and_then(|e| e.thp_enabled.as_deref()),
+            env,
+            // Warm-up rounds come first, so the last one's number counts them.
+            warmup_rounds: (f.launches.iter())
+                .filter(|l| l.warmup)
+                .map(|l| l.round + 1)
+                .max()
+                .unwrap_or(0),
+        }
+    }
+}
+
+/// Per cell, the looks of the adaptive rule its runs stopped at, the most of any run.
+fn cell_looks<'a>(files: &[(usize, &'a ResultFile)]) -> HashMap<&'a CellKey, u32> {
+    let mut looks: HashMap<&CellKey, u32> = HashMap::new();
+    for (_, f) in files {
+        for stop in f.end.iter().flat_map(|e| &e.stops) {
+            if let Some(k) = stop.looks {
+                let most = looks.entry(&stop.cell).or_default();
+                *most = (*most).max(k);
+            }
+        }
+    }
+    looks
 }
 
 /// The report of the labels' rows (each label's computed from its launches alone, in
@@ -971,11 +1005,12 @@ fn flag_outliers(s: &Samples<'_>) -> Vec<bool> {
 /// The THP mode of a cell's runs, or none when its runs ran under different modes,
 /// since those settle no one method.
 fn cell_thp_mode<'a>(s: &Samples<'a>, per_file: &[FileState<'a>]) -> Option<&'a str> {
-    // A launch's `settings:` value wrote the mode it ran under, when it names one.
+    // A feature may have written the mode a launch ran under, as a `settings:` value.
     let mut modes = (0..s.timed.len()).map(|i| {
-        let written = (launch_of(s, i).measured.features.kernel_values())
-            .and_then(|values| values.get("transparent_hugepage/enabled"))
-            .map(String::as_str);
+        let launch = launch_of(s, i);
+        let written = crate::features::analyze::THP_MODES
+            .iter()
+            .find_map(|mode| mode(launch));
         written.or_else(|| per_file.get(s.timed[i].0).and_then(|f| f.thp_mode))
     });
     let first = modes.next().flatten();
@@ -1192,7 +1227,7 @@ fn cell_report(
         explain: x,
         cost: cell_cost(&kept.costs, looks, options.estimator),
         outliers: kept.flagged.iter().filter(|f| **f).count(),
-        parts: crate::features::analyze::CellParts::of(&kept.off, &kept.on),
+        parts: crate::features::analyze::CellParts::of(&kept.on, &kept.off),
         peak_rss: CellPeakRss {
             peak_rss_off_mib: peak_rss_mib(&kept.off),
             peak_rss_on_mib: peak_rss_mib(&kept.on),

@@ -57,7 +57,7 @@ fn asked(options: &Options) -> bool {
     options.page
         || features.profile.profile
         || features.profile.flamegraph.is_some()
-        || features.profile_csv.profile_csv.is_some()
+        || features.profile.profile_csv.is_some()
 }
 
 /// Checks each profiled cell's pretouch method against its profile: a populate shows no
