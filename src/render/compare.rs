@@ -20,12 +20,12 @@ use crate::render::table::{self, Note};
 /// is docs/report.md's.
 fn legend(cmp: &Comparison) -> String {
     let one_run =
-        compared_cells(cmp).any(|c| c.cost_interval().is_some() && c.cost_ci_runs.is_none());
-    let over_runs = compared_cells(cmp).any(|c| c.cost_ci_runs.is_some());
-    let few = compared_cells(cmp).any(|c| c.rounds > 0 && c.cost_interval().is_none());
+        compared_cells(cmp).any(|c| c.cost_interval().is_some() && c.cost.cost_ci_runs.is_none());
+    let over_runs = compared_cells(cmp).any(|c| c.cost.cost_ci_runs.is_some());
+    let few = compared_cells(cmp).any(|c| c.cost.rounds > 0 && c.cost_interval().is_none());
     let estimator = compared_cells(cmp)
         .next()
-        .map_or_else(Default::default, |c| c.cost_estimator);
+        .map_or_else(Default::default, |c| c.cost.cost_estimator);
     let figure = if over_runs {
         format!("the mean of the runs' {}s", estimator.name())
     } else {
@@ -96,9 +96,9 @@ fn legend(cmp: &Comparison) -> String {
 /// left it no cost, and `-` where the label has no such cell or it has no cost yet.
 fn cell_cost(e: Option<&Entry>) -> String {
     match e {
-        Some(e) => match e.measured.cost_ms {
+        Some(e) => match e.measured.cost.cost_ms {
             Some(v) => table::ms(v),
-            None if e.measured.failed > 0 => "FAILED".to_owned(),
+            None if e.measured.times.failed > 0 => "FAILED".to_owned(),
             None => "-".to_owned(),
         },
         None => "-".to_owned(),
@@ -155,9 +155,9 @@ fn details_table(cmp: &Comparison, lettered: bool) -> table::Table {
             let dash = || "-".to_owned();
             let end = |v: Option<f64>| v.map_or_else(dash, |v| format!("{v:+.1}"));
             // Over runs, `3 x 10`: 3 runs of 10 rounds each (on average).
-            let rounds = match c.cost_ci_runs {
-                Some(runs) => format!("{runs} x {}", table::whole(c.rounds / runs.max(1))),
-                None => table::whole(c.rounds),
+            let rounds = match c.cost.cost_ci_runs {
+                Some(runs) => format!("{runs} x {}", table::whole(c.cost.rounds / runs.max(1))),
+                None => table::whole(c.cost.rounds),
             };
             let label = match lettered {
                 true => Cell::wide(col.letter.clone(), col.label.clone()),
@@ -168,17 +168,17 @@ fn details_table(cmp: &Comparison, lettered: bool) -> table::Table {
                 .map(Cell::from)
                 .collect();
             row.push(label);
-            row.push(Cell::wide(rounds, table::whole(c.rounds)));
+            row.push(Cell::wide(rounds, table::whole(c.cost.rounds)));
             row.extend(
                 [
-                    ms(c.cost_ms),
+                    ms(c.cost.cost_ms),
                     cost_range(c, "none"),
-                    ms(c.cost_ci_low_ms),
-                    ms(c.cost_ci_high_ms),
-                    table::whole(c.cost_ci_runs.unwrap_or(1)),
-                    spread(c.cost_min_ms, c.cost_max_ms),
-                    ms(c.cost_min_ms),
-                    ms(c.cost_max_ms),
+                    ms(c.cost.cost_ci_low_ms),
+                    ms(c.cost.cost_ci_high_ms),
+                    table::whole(c.cost.cost_ci_runs.unwrap_or(1)),
+                    spread(c.cost.cost_min_ms, c.cost.cost_max_ms),
+                    ms(c.cost.cost_min_ms),
+                    ms(c.cost.cost_max_ms),
                     iqr(c),
                     table::whole(c.outliers),
                     change.map_or_else(dash, |c| table::change_ms(c.delta)),
