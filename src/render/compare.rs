@@ -1005,7 +1005,7 @@ mod tests {
             r.entries.truncate(1);
         }
         let few = &mut alone.rows[0].entries[0].as_mut().unwrap().measured;
-        (few.cost_ci_low_ms, few.cost_ci_high_ms) = (None, None);
+        (few.cost.cost_ci_low_ms, few.cost.cost_ci_high_ms) = (None, None);
         insta::assert_snapshot!(letter_tables(&alone, &[1, 2]), @"
         gc        heap  6.18.0-base
         g1        1g    383 no CI
