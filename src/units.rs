@@ -170,6 +170,34 @@ pub fn read_optional_once<'de, T: serde::Deserialize<'de>, A: serde::de::MapAcce
     Ok(())
 }
 
+/// Makes the `read_key` of a value of optional fields, such as the features' parts of a
+/// launch record, that its record's reader asks for each key it does not know. It reads
+/// the value of `key` into the field of that name and says whether there was one. A key
+/// given twice is refused, naming it, as the record's reader refuses its own keys, and
+/// `seen` remembers the keys read. A `null` reads as no value, as the derived reader
+/// read it.
+macro_rules! optional_keys_reader {
+    ($($field:ident),*) => {
+        /// Reads the value of `key` into the field of that name, and says whether there
+        /// was one. See `units::optional_keys_reader`.
+        pub fn read_key<'de, A: serde::de::MapAccess<'de>>(
+            &mut self,
+            key: &str,
+            map: &mut A,
+            seen: &mut $crate::units::SeenKeys,
+        ) -> Result<bool, A::Error> {
+            match key {
+                $(stringify!($field) => $crate::units::read_optional_once(
+                    &mut self.$field, stringify!($field), map, seen,
+                )?,)*
+                _ => return Ok(false),
+            }
+            Ok(true)
+        }
+    };
+}
+pub(crate) use optional_keys_reader;
+
 #[cfg(test)]
 mod tests {
     use super::*;

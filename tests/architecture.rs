@@ -38,6 +38,7 @@ const FEATURE_FILES: &[(&str, &str)] = &[
     ("session", "session"),
     ("elsewhere", "session"),
     ("checks", "session"),
+    ("sections", "features"),
     ("matrix", "matrix"),
     ("machine", "machine"),
     ("boot", "machine"),
@@ -861,4 +862,193 @@ fn the_check_of_the_core_sees_a_core_file_import_a_feature() {
     let expected: BTreeMap<String, BTreeSet<String>> =
         [("launch".to_owned(), BTreeSet::from(["probe".to_owned()]))].into();
     assert_eq!(found, expected);
+}
+
+/// The files of a test of a check, module path -> text.
+fn files_of(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+    pairs
+        .iter()
+        .map(|(m, t)| ((*m).to_owned(), (*t).to_owned()))
+        .collect()
+}
+
+/// The most code lines the lists beside the feature folders hold together, so that each
+/// list stays a line per feature and every decision about a feature stays in its folder.
+const MOST_LIST_LINES: usize = 250;
+
+/// The code lines of `text`: its lines that are neither blank nor a `//` comment, doc
+/// comments included among the comments.
+fn code_lines(text: &str) -> usize {
+    text.lines()
+        .map(str::trim_start)
+        .filter(|l| !l.is_empty() && !l.starts_with("//"))
+        .count()
+}
+
+#[test]
+fn the_lists_beside_the_feature_folders_stay_short() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/features");
+    let mut lists: Vec<(usize, String)> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == "rs"))
+        .map(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            (code_lines(&std::fs::read_to_string(&p).unwrap()), name)
+        })
+        .collect();
+    lists.sort_unstable_by(|a, b| b.cmp(a));
+    let total: usize = lists.iter().map(|(n, _)| n).sum();
+    println!("src/features/*.rs: {total} code lines, at most {MOST_LIST_LINES}");
+    assert!(
+        total <= MOST_LIST_LINES,
+        "src/features/*.rs holds {total} code lines, more than {MOST_LIST_LINES}: {lists:?}. \
+         Move what decides about a feature into its folder, so each list is a line per feature."
+    );
+}
+
+#[test]
+fn code_lines_leave_out_blank_lines_and_comments() {
+    assert_eq!(
+        code_lines("//! a\n\nuse x;\n  /// b\n  // c\n  fn f() {}\n\t\n"),
+        2
+    );
+}
+
+/// Each feature whose folder imports another feature's folder, as `from -> to`, from
+/// the import graph of the library's files outside their tests.
+fn features_importing_features(graph: &BTreeMap<String, BTreeSet<String>>) -> BTreeSet<String> {
+    let folder = |module: &str| match module.split("::").collect::<Vec<_>>().as_slice() {
+        ["features", feature, _, ..] if *feature != "*" => Some((*feature).to_owned()),
+        _ => None,
+    };
+    let mut out = BTreeSet::new();
+    for (from, targets) in graph {
+        let Some(a) = folder(from) else { continue };
+        for b in targets.iter().filter_map(|to| folder(to)) {
+            if a != b {
+                out.insert(format!("{a} -> {b}"));
+            }
+        }
+    }
+    out
+}
+
+/// The features whose folders still import another's, each to leave this list when it
+/// no longer does. The campaign boots the kernels on this machine and keeps their
+/// session's record, and the probe finds its tools as the profile does.
+const FEATURES_IMPORTING_FEATURES: &[&str] = &["campaign -> kernels", "probe -> profile"];
+
+/// A feature's folder imports no other feature's folder, so that a feature is read,
+/// changed and removed on its own. What two features share belongs to the core.
+#[test]
+fn no_feature_folder_imports_another_features_folder() {
+    let graph = import_graph(&library_files(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
+    ));
+    let found = features_importing_features(&graph);
+    let known: BTreeSet<String> = FEATURES_IMPORTING_FEATURES
+        .iter()
+        .map(|s| (*s).to_owned())
+        .collect();
+    let new: Vec<&String> = found.difference(&known).collect();
+    assert!(
+        new.is_empty(),
+        "feature folders import other features' folders: {new:?}. Move what they share \
+         into the core, or the decision into the folder that owns it."
+    );
+    let gone: Vec<&String> = known.difference(&found).collect();
+    assert!(
+        gone.is_empty(),
+        "these no longer import each other, so take them out of \
+         FEATURES_IMPORTING_FEATURES: {gone:?}"
+    );
+}
+
+#[test]
+fn the_check_of_the_features_sees_a_folder_import_another() {
+    // Before the campaign's warnings moved to its folder, the kernels' analysis imported
+    // the campaign's record.
+    let files = files_of(&[
+        (
+            "features::kernels::analyze",
+            "use crate::features::campaign::record::Campaign;\n\
+             use crate::features::kernels::record::KernelStatus;",
+        ),
+        ("features::kernels::record", ""),
+        ("features::campaign::record", ""),
+        (
+            "features::analyze",
+            "&crate::features::kernels::analyze::WARNINGS,",
+        ),
+    ]);
+    assert_eq!(
+        features_importing_features(&import_graph(&files)),
+        BTreeSet::from(["kernels -> campaign".to_owned()])
+    );
+}
+
+/// Each place in a core file's code, outside its tests, that reads a field of a feature's
+/// part through one of the lists, such as `args.features.kernels.kernel`: `features.`
+/// and a name that is not a method's call. The core asks the lists' methods instead, so
+/// a feature's setting is read in its folder.
+fn core_reads_of_features_fields(files: &BTreeMap<String, String>) -> Vec<String> {
+    let mut out = Vec::new();
+    for (module, text) in files.iter().filter(|(m, _)| !m.starts_with("features")) {
+        for line in code(text).lines() {
+            for (at, _) in line.match_indices("features.") {
+                let before = line[..at].chars().next_back();
+                if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
+                    continue;
+                }
+                let rest = &line[at + "features.".len()..];
+                let end = rest
+                    .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                    .unwrap_or(rest.len());
+                let (name, after) = rest.split_at(end);
+                if !name.is_empty() && !after.starts_with('(') && !after.starts_with("::") {
+                    out.push(format!("{module}: `features.{name}` in `{}`", line.trim()));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// No core file reads a feature's setting: it asks a list's method, and the feature
+/// answers from its folder.
+#[test]
+fn no_core_file_reads_a_features_setting() {
+    let found = core_reads_of_features_fields(&library_files(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
+    ));
+    assert!(
+        found.is_empty(),
+        "core files read features' settings: {found:#?}. Ask a method of the list, and \
+         let the feature answer it in its folder."
+    );
+}
+
+#[test]
+fn the_check_of_the_core_sees_it_read_a_features_setting() {
+    // Before the campaign decided where a run goes, the list of the runs elsewhere read
+    // the kernels' and the campaign's options. The same lines in a core file are seen.
+    let files = files_of(&[
+        (
+            "session::way",
+            "let kernels = !args.features.kernels.kernel.is_empty() || \
+             !matrix.features.kernels.is_empty();\n\
+             if args.features.campaign.boot.is_none() {}\n",
+        ),
+        (
+            "session::fine",
+            "let hooks = self.features.hooks(app);\nuse crate::features::key::KeyParts;\n\
+             results.features = found.features.beside_each_run();\n",
+        ),
+        ("features::elsewhere", "args.features.kernels.in_vm"),
+    ]);
+    let found = core_reads_of_features_fields(&files);
+    assert_eq!(found.len(), 3, "{found:#?}");
+    assert!(found.iter().all(|f| f.starts_with("session::way: ")));
+    assert!(found[2].contains("`features.campaign`"), "{found:#?}");
 }

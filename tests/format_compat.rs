@@ -55,13 +55,13 @@ fn a_file_written_before_the_move_reads_and_reports_the_same_figures() {
         let cell = report
             .cells
             .iter()
-            .find(|c| c.gc == gc && c.variant == variant)
+            .find(|c| c.id.gc == gc && c.id.variant == variant)
             .unwrap_or_else(|| panic!("no cell {gc} {variant}"));
         let got = (
-            cell.median_on_ms.unwrap(),
-            cell.median_off_ms.unwrap(),
-            cell.pretouch_ms.unwrap(),
-            cell.pretouch_faults.unwrap(),
+            cell.times.median_on_ms.unwrap(),
+            cell.times.median_off_ms.unwrap(),
+            cell.times.pretouch_ms.unwrap(),
+            cell.faults.pretouch_faults.unwrap(),
         );
         assert!(
             close(got.0, on) && close(got.1, off) && close(got.2, cost) && close(got.3, faults),

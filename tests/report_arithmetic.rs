@@ -142,34 +142,42 @@ fn medians_spreads_and_costs_of_one_cell() {
     assert_eq!(report.cells.len(), 1, "{:?}", report.cells);
     let c = &report.cells[0];
     // Warm-ups (9999 ms) enter nothing; the failed launch is counted apart.
-    assert_eq!((c.runs, c.runs_on, c.runs_off, c.failed), (9, 4, 5, 1));
     assert_eq!(
-        c.first_failure.as_deref(),
+        (
+            c.times.runs,
+            c.times.runs_on,
+            c.times.runs_off,
+            c.times.failed
+        ),
+        (9, 4, 5, 1)
+    );
+    assert_eq!(
+        c.times.first_failure.as_deref(),
         Some("launch 11 exited with code 1 before main()")
     );
     // With: 390 400 420 2000 -> median (400 + 420) / 2 = 410.
-    assert_close("median on", c.median_on_ms, 410.0);
-    assert_close("min on", c.min_on_ms, 390.0);
-    assert_close("max on", c.max_on_ms, 2000.0);
+    assert_close("median on", c.times.median_on_ms, 410.0);
+    assert_close("min on", c.times.min_on_ms, 390.0);
+    assert_close("max on", c.times.max_on_ms, 2000.0);
     // Without: 40 45 50 55 60 -> 50 (the failed round's launch without pretouch counts).
-    assert_close("median off", c.median_off_ms, 50.0);
-    assert_close("min off", c.min_off_ms, 40.0);
-    assert_close("max off", c.max_off_ms, 60.0);
-    assert_close("pretouch", c.pretouch_ms, 360.0);
+    assert_close("median off", c.times.median_off_ms, 50.0);
+    assert_close("min off", c.times.min_off_ms, 40.0);
+    assert_close("max off", c.times.max_off_ms, 60.0);
+    assert_close("pretouch", c.times.pretouch_ms, 360.0);
     // Per-round costs 360 370 345 1940, in round order; round 4 has no pair.
     let costs: Vec<f64> = c.costs.iter().map(|r| r.ms).collect();
     assert_eq!(costs, [360.0, 370.0, 345.0, 1940.0]);
-    assert_eq!(c.rounds, 4);
-    assert_close("cost min", c.cost_min_ms, 345.0);
-    assert_close("cost max", c.cost_max_ms, 1940.0);
+    assert_eq!(c.cost.rounds, 4);
+    assert_close("cost min", c.cost.cost_min_ms, 345.0);
+    assert_close("cost max", c.cost.cost_max_ms, 1940.0);
     // Type 8 on 345 360 370 1940 (n = 4): h = (n + 1/3) p + 1/3.
     // p = .25: h = 1.41667 -> 345 + 0.41667 * (360 - 345) = 351.25
     // p = .75: h = 3.58333 -> 370 + 0.58333 * (1940 - 370) = 1285.8333...
-    assert_close("q1", c.cost_q1_ms, 351.25);
-    assert_close("q3", c.cost_q3_ms, 370.0 + 7.0 / 12.0 * 1570.0);
+    assert_close("q1", c.cost.cost_q1_ms, 351.25);
+    assert_close("q3", c.cost.cost_q3_ms, 370.0 + 7.0 / 12.0 * 1570.0);
     // 20% trimmed mean of 4 costs: floor(0.8) = 0 cut, the plain mean 753.75; 4 rounds
     // are too few for an interval (10 at least).
-    assert_close("trimmed mean", c.cost_tmean_ms, 3015.0 / 4.0);
+    assert_close("trimmed mean", c.cost.cost_tmean_ms, 3015.0 / 4.0);
     assert_eq!(c.cost_interval(), None);
     // Outliers, within each setting. With: median 410, |x - 410| = 20 10 10 1590, MAD
     // 15; 2000 scores 0.6745 * 1590 / 15 = 71.5 > 3.5; 390 scores 0.9. Without: median
@@ -191,19 +199,27 @@ fn leaving_outliers_out_recomputes_every_figure() {
     assert!(report.outliers_excluded);
     let c = &report.cells[0];
     // The 2000 ms launch goes; its round loses its pair.
-    assert_eq!((c.runs, c.runs_on, c.runs_off, c.failed), (8, 3, 5, 1));
+    assert_eq!(
+        (
+            c.times.runs,
+            c.times.runs_on,
+            c.times.runs_off,
+            c.times.failed
+        ),
+        (8, 3, 5, 1)
+    );
     assert_eq!(c.outliers, 1, "still counted");
     // With: 390 400 420 -> 400; cost 400 - 50 = 350.
-    assert_close("median on", c.median_on_ms, 400.0);
-    assert_close("max on", c.max_on_ms, 420.0);
-    assert_close("pretouch", c.pretouch_ms, 350.0);
+    assert_close("median on", c.times.median_on_ms, 400.0);
+    assert_close("max on", c.times.max_on_ms, 420.0);
+    assert_close("pretouch", c.times.pretouch_ms, 350.0);
     // Costs 360 370 345; type 8 (n = 3): p = .25: h = 1.16667 -> 345 + 15 / 6 = 347.5;
     // p = .75: h = 2.83333 -> 360 + 10 * 5 / 6 = 368.333...
-    assert_eq!(c.rounds, 3);
-    assert_close("cost max", c.cost_max_ms, 370.0);
-    assert_close("q1", c.cost_q1_ms, 347.5);
-    assert_close("q3", c.cost_q3_ms, 360.0 + 50.0 / 6.0);
-    assert_close("trimmed mean", c.cost_tmean_ms, 1075.0 / 3.0);
+    assert_eq!(c.cost.rounds, 3);
+    assert_close("cost max", c.cost.cost_max_ms, 370.0);
+    assert_close("q1", c.cost.cost_q1_ms, 347.5);
+    assert_close("q3", c.cost.cost_q3_ms, 360.0 + 50.0 / 6.0);
+    assert_close("trimmed mean", c.cost.cost_tmean_ms, 1075.0 / 3.0);
 }
 
 #[test]
@@ -215,10 +231,21 @@ fn a_cell_whose_launches_all_failed_on_one_side_has_no_cost() {
         rounds(&[(40.0, f64::NAN), (44.0, f64::NAN)]),
     )]);
     let c = &build(&r).cells[0];
-    assert_eq!((c.runs, c.runs_on, c.runs_off, c.failed), (2, 0, 2, 2));
-    assert_close("median off", c.median_off_ms, 42.0);
-    assert_eq!((c.median_on_ms, c.pretouch_ms), (None, None));
-    assert_eq!((c.rounds, c.cost_q1_ms, c.cost_min_ms), (0, None, None));
+    assert_eq!(
+        (
+            c.times.runs,
+            c.times.runs_on,
+            c.times.runs_off,
+            c.times.failed
+        ),
+        (2, 0, 2, 2)
+    );
+    assert_close("median off", c.times.median_off_ms, 42.0);
+    assert_eq!((c.times.median_on_ms, c.times.pretouch_ms), (None, None));
+    assert_eq!(
+        (c.cost.rounds, c.cost.cost_q1_ms, c.cost.cost_min_ms),
+        (0, None, None)
+    );
 }
 
 /// Two files of label `base` (rounds numbered from 0 in each) and an older label.
@@ -250,7 +277,7 @@ fn find<'a>(report: &'a Report, label: &str, gc: &str) -> &'a CellReport {
     report
         .cells
         .iter()
-        .find(|c| c.label == label && c.gc == gc)
+        .find(|c| c.id.label == label && c.id.gc == gc)
         .unwrap_or_else(|| panic!("no {label} {gc} in {:?}", report.cells))
 }
 
@@ -262,7 +289,7 @@ fn files_of_one_label_pool_and_labels_come_oldest_first() {
     let order: Vec<(&str, &str)> = report
         .cells
         .iter()
-        .map(|c| (c.label.as_str(), c.gc.as_str()))
+        .map(|c| (c.id.label.as_str(), c.id.gc.as_str()))
         .collect();
     assert_eq!(
         order,
@@ -272,22 +299,26 @@ fn files_of_one_label_pool_and_labels_come_oldest_first() {
     assert_eq!(report.label_info[1].oldest_run, "2026-01-02T00:00:00Z");
     // base g1 pools both files. With: 110 130 125 -> 125; without: 10 20 30 -> 20.
     let c = find(&report, "base", "g1");
-    assert_eq!((c.runs_on, c.runs_off), (3, 3));
-    assert_close("median on", c.median_on_ms, 125.0);
-    assert_close("median off", c.median_off_ms, 20.0);
-    assert_close("pretouch", c.pretouch_ms, 105.0);
+    assert_eq!((c.times.runs_on, c.times.runs_off), (3, 3));
+    assert_close("median on", c.times.median_on_ms, 125.0);
+    assert_close("median off", c.times.median_off_ms, 20.0);
+    assert_close("pretouch", c.times.pretouch_ms, 105.0);
     // Round 0 of each file is its own pair: costs 100, 110 (b1) and 95 (b2). Pairing by
     // round number alone would make two rounds of four launches.
     let costs: Vec<f64> = c.costs.iter().map(|r| r.ms).collect();
     assert_eq!(costs, [100.0, 110.0, 95.0]);
-    assert_close("cost min", c.cost_min_ms, 95.0);
+    assert_close("cost min", c.cost.cost_min_ms, 95.0);
     // The Parallel cell is kept apart: 300 - 100.
     assert_close(
         "parallel",
-        find(&report, "base", "parallel").pretouch_ms,
+        find(&report, "base", "parallel").times.pretouch_ms,
         200.0,
     );
-    assert_close("patched", find(&report, "patched", "g1").pretouch_ms, 88.0);
+    assert_close(
+        "patched",
+        find(&report, "patched", "g1").times.pretouch_ms,
+        88.0,
+    );
     // The run-to-run check compares base's two runs on the one cell they share.
     assert_eq!(report.run_to_run.len(), 1, "{:?}", report.run_to_run);
     assert_eq!(
@@ -413,31 +444,31 @@ fn the_explanation_of_a_cost_from_stamps_counters_and_the_jvm_log() {
     let c = &build(&r).cells[0];
     // Phase medians: exec->agent off (18 + 20) / 2 = 19, on 21; agent->init off 24,
     // on 280; init->main off 30, on 32.
-    assert_close("exec->agent off", c.exec_to_agent_off_ms, 19.0);
-    assert_close("exec->agent on", c.exec_to_agent_on_ms, 21.0);
-    assert_close("agent->init off", c.agent_to_init_off_ms, 24.0);
-    assert_close("agent->init on", c.agent_to_init_on_ms, 280.0);
-    assert_close("init->main off", c.init_to_main_off_ms, 30.0);
-    assert_close("init->main on", c.init_to_main_on_ms, 32.0);
+    assert_close("exec->agent off", c.phases.exec_to_agent_off_ms, 19.0);
+    assert_close("exec->agent on", c.phases.exec_to_agent_on_ms, 21.0);
+    assert_close("agent->init off", c.phases.agent_to_init_off_ms, 24.0);
+    assert_close("agent->init on", c.phases.agent_to_init_on_ms, 280.0);
+    assert_close("init->main off", c.phases.init_to_main_off_ms, 30.0);
+    assert_close("init->main on", c.phases.init_to_main_on_ms, 32.0);
     assert_eq!(c.explain.grew_most(), Some("agent->init"));
     // Faults: median with (70000 + 70036) / 2 = 70018, without 4482: 65536 extra, the
     // 256 MiB heap in 4 KiB pages. Over the agent->init growth, 280 - 24 = 256 ms:
     // 65536 / 0.256 s = 256000 faults/s.
-    assert_close("faults", c.pretouch_faults, 65536.0);
-    assert_eq!(c.expected_faults, 65536);
-    assert_close("rate", c.fault_rate_per_s, 256_000.0);
+    assert_close("faults", c.faults.pretouch_faults, 65536.0);
+    assert_eq!(c.faults.expected_faults, 65536);
+    assert_close("rate", c.rate.fault_rate_per_s, 256_000.0);
     // The ceiling: the best median over shared mappings (512000, not the per-thread 900000,
     // not the other label's): 256000 is 50% of it.
-    assert_close("ceiling", c.ceiling_per_s, 512_000.0);
-    assert_close("ceiling %", c.ceiling_pct, 50.0);
+    assert_close("ceiling", c.rate.ceiling_per_s, 512_000.0);
+    assert_close("ceiling %", c.rate.ceiling_pct, 50.0);
     // The JVM's log: pretouch 240 and 250 -> 245; Genesis (260 + 270) / 2 - 11 = 254.
-    assert_close("jvm pretouch", c.jvm_pretouch_ms, 245.0);
-    assert_close("genesis growth", c.jvm_genesis_growth_ms, 254.0);
+    assert_close("jvm pretouch", c.jvm_log.jvm_pretouch_ms, 245.0);
+    assert_close("genesis growth", c.jvm_log.jvm_genesis_growth_ms, 254.0);
     // Touched: RSS growth beyond the median without (3 MiB) must reach 80% of 256 MiB
     // (204.8 MiB). Launch 1 grew 257 MiB beyond it; launch 2 grew 7 MiB: not touched.
-    assert_eq!(c.untouched, 1);
-    assert_eq!(c.untouched_launches, "x.jsonl#2");
-    let why = c.untouched_reason.as_deref().unwrap();
+    assert_eq!(c.touched.untouched, 1);
+    assert_eq!(c.touched.untouched_launches, "x.jsonl#2");
+    let why = c.touched.untouched_reason.as_deref().unwrap();
     assert!(
         why.contains("RSS grew 10 MiB during VM creation (7 MiB beyond"),
         "{why}"

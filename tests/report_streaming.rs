@@ -358,7 +358,7 @@ fn a_label_at_a_time_keeps_every_warning_in_its_place_and_every_figure() {
     );
     // Every launch of every label is in its cells: 2 cells x 10 rounds x 2 a file, but
     // for the cut line's.
-    let runs: usize = report.cells.iter().map(|c| c.runs).sum();
+    let runs: usize = report.cells.iter().map(|c| c.times.runs).sum();
     assert_eq!(runs, 6 * 2 * 10 * 2 - 1);
 
     // Labels not shown are still read for their warnings, as when every file was.

@@ -92,7 +92,7 @@ pub fn compare_chosen(report: &Report, chosen: Chosen) -> Comparison {
     // Rows in the order first met, label by label.
     let mut rows: Vec<Row> = Vec::new();
     for label in &labels {
-        for cell in report.cells.iter().filter(|c| c.label == *label) {
+        for cell in report.cells.iter().filter(|c| c.id.label == *label) {
             let key = cell.key();
             if !rows.iter().any(|r| r.key == key) {
                 rows.push(Row {
@@ -109,7 +109,7 @@ pub fn compare_chosen(report: &Report, chosen: Chosen) -> Comparison {
                 report
                     .cells
                     .iter()
-                    .find(|c| c.label == *l && c.key() == row.key)
+                    .find(|c| c.id.label == *l && c.key() == row.key)
             })
             .collect();
         let base = cells[base_index];
@@ -203,7 +203,7 @@ fn differs(
 /// change and its interval. A cell of under 10 rounds a side keeps this one, because it
 /// gets no interval.
 fn change(base: &CellReport, cell: &CellReport) -> Option<Change> {
-    let (b, c) = (base.cost_ms?, cell.cost_ms?);
+    let (b, c) = (base.cost.cost_ms?, cell.cost.cost_ms?);
     Some(Change {
         delta: c - b,
         percent: (b > 0.0).then(|| 100.0 * (c - b) / b),
@@ -248,7 +248,7 @@ fn mark(columns: &mut [Column], rows: &mut [Row]) {
                 let b = row.entries[base].as_ref()?;
                 let looks = [&e.measured, &b.measured]
                     .iter()
-                    .filter_map(|c| c.cost_ci_looks)
+                    .filter_map(|c| c.cost.cost_ci_looks)
                     .max()
                     .unwrap_or(1) as usize;
                 Some(Side {
@@ -755,11 +755,13 @@ mod tests {
                 .as_ref()
                 .unwrap()
                 .measured
+                .cost
                 .cost_ci_low_ms,
             lost.rows[0].entries[1]
                 .as_ref()
                 .unwrap()
                 .measured
+                .cost
                 .cost_ci_low_ms
         );
         assert_ne!(

@@ -759,8 +759,8 @@ mod tests {
         };
         let doc = crate::analyze::document::build(results, &details).unwrap();
         let cause = "round 8 with pretouch 1284 ms, median 433: idle 20 s before: memory returned to host (2000 MiB reported)";
-        assert_eq!(report.cells[0].outlier_causes, cause);
-        assert_eq!(report.cells[0].disturbed, 1);
+        assert_eq!(report.cells[0].machine.outlier_causes, cause);
+        assert_eq!(report.cells[0].machine.disturbed, 1);
         for format in [Format::Text, Format::Markdown, Format::Csv, Format::Json] {
             let out = crate::render::document::render(&doc, format);
             let flat = out.replace("\n  ", " ");

@@ -61,7 +61,7 @@ pub struct Launches {
     pub details: bool,
     /// The features' sections, each built by its analysis half
     /// ([`crate::analyze::section::Section`]) in the order of
-    /// `features::report_sections`; a section with nothing to show has no part.
+    /// `features::sections::report_sections`; a section with nothing to show has no part.
     pub sections: Vec<Arc<dyn Part>>,
 }
 
@@ -73,7 +73,7 @@ macro_rules! analysis_halves {
 }
 
 /// Every feature's section, its analysis half.
-static SECTIONS: &[&dyn Section] = &crate::features::report_sections!(analysis_halves);
+static SECTIONS: &[&dyn Section] = &crate::features::sections::report_sections!(analysis_halves);
 
 impl Launches {
     /// Several labels side by side (the comparison's tables), else one label's cells.

@@ -146,8 +146,7 @@ pub struct HeapColumns {
     /// `; `-separated.
     pub method_notes: String,
     /// The features' columns of the heap and method, such as the method's check
-    /// against a kernel profile. A CSV writer that refuses a flattened field takes the
-    /// row through `render::csv_row::AsStruct`.
+    /// against a kernel profile.
     #[serde(flatten)]
     pub parts: HeapPartsColumns,
     pub pretouch_logging: String,

@@ -243,7 +243,10 @@ mod tests {
             .map(|r| r.iter().map(|(off, on)| on - off).collect())
             .collect();
         let want = runs_interval(&as_runs(&costs), CONFIDENCE).unwrap();
-        assert_eq!((cell.cost_ci_runs, cell.cost_ci_batches), (Some(3), None));
+        assert_eq!(
+            (cell.cost.cost_ci_runs, cell.cost.cost_ci_batches),
+            (Some(3), None)
+        );
         assert_eq!(cell.run_costs(), costs);
         assert_eq!(
             cell.cost_interval(),
@@ -265,9 +268,9 @@ mod tests {
         let mut four = rounds.clone();
         four.push(run(330.0)[..9].to_vec());
         let short = report(files(&four));
-        assert_eq!(short.cells[0].cost_ci_runs, None);
+        assert_eq!(short.cells[0].cost.cost_ci_runs, None);
         // The error is from the rounds, one run after the other: 3 x 12 + 9.
-        assert_eq!(short.cells[0].cost_ci_batches, Some(45));
+        assert_eq!(short.cells[0].cost.cost_ci_batches, Some(45));
     }
 
     #[test]
@@ -311,13 +314,13 @@ mod tests {
             g1.cost_interval(),
             Some((want.estimate_ms, want.low_ms, want.high_ms))
         );
-        assert_eq!(g1.cost_ci_batches, Some(want.batches));
+        assert_eq!(g1.cost.cost_ci_batches, Some(want.batches));
         let (estimate, low, high) = g1.cost_interval().unwrap();
         assert!(low < estimate && estimate < high, "{g1:?}");
-        assert_eq!(parallel.rounds, 9);
+        assert_eq!(parallel.cost.rounds, 9);
         assert_eq!(parallel.cost_interval(), None);
-        assert_eq!(parallel.cost_ci_batches, None);
-        assert_eq!(parallel.cost_tmean_ms, Some(300.0));
-        assert_eq!(parallel.cost_ms, Some(300.0));
+        assert_eq!(parallel.cost.cost_ci_batches, None);
+        assert_eq!(parallel.cost.cost_tmean_ms, Some(300.0));
+        assert_eq!(parallel.cost.cost_ms, Some(300.0));
     }
 }

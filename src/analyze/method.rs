@@ -18,6 +18,11 @@ use serde::Serialize;
 
 use crate::machine::folio::thp_flag;
 use crate::matrix::Gc;
+use crate::store::LaunchRecord;
+
+/// The THP mode a feature wrote for a launch, when it wrote one, as a `settings:` value
+/// may. `features::analyze::THP_MODES` lists the features that may.
+pub type WrittenThpMode = for<'a> fn(&'a LaunchRecord) -> Option<&'a str>;
 
 /// How the JVM touches the heap's pages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -7,6 +7,8 @@ pub mod disturbance;
 pub mod document;
 pub mod env;
 pub mod explain;
+pub mod feature_options;
+pub mod figures;
 pub mod heap;
 pub mod interval;
 pub mod labels;

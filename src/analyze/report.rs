@@ -44,15 +44,93 @@ pub struct RoundCost {
     pub run: usize,
 }
 
-/// One row of the report.
+/// One row of the report: a cell's figures, in parts. The core's parts come first in
+/// each group of the JSON's keys, and the features' parts ([`Backing`] and
+/// [`CellParts`]) sit where their keys always have. Every part is flattened, so the
+/// JSON's keys and their order are those of one flat row. This row is only ever
+/// written, never read back, so the flattens cost no reading time.
+///
+/// [`Backing`]: crate::features::analyze::Backing
+/// [`CellParts`]: crate::features::analyze::CellParts
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct CellReport {
+    /// The label, JDK, collector, heap and variant.
+    #[serde(flatten)]
+    pub id: CellId,
+    /// The counted launches and their times to `main()` with and without pretouch.
+    #[serde(flatten)]
+    pub times: CellTimes,
+    /// The cell's other axes: GC threads, CPU set, application and the features' axes.
+    #[serde(flatten)]
+    pub axes: CellAxes,
+    /// Where the cost went: phases, faults, the JVM's own account, the touched check.
+    #[serde(skip)]
+    pub explain: CellExplain,
+    /// The heap's memory, the pretouch method (with its source and, under `--profile`,
+    /// its check against the profile) and what the collector logs. The CSV gives it as
+    /// flat columns (`analyze::heap::HeapColumns`), JSON as this object.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub heap_and_method: Option<crate::analyze::heap::CellHeap>,
+    /// The medians of the launch's three phases up to `main()`.
+    #[serde(flatten)]
+    pub phases: CellPhases,
+    /// The faults of a pretouch, those expected and the folios that backed the heap.
+    #[serde(flatten)]
+    pub faults: CellFaults,
+    /// The features' figures of how the heap was backed, each its own key (a `memory:`
+    /// cell's cgroups).
+    #[serde(flatten)]
+    pub backing: crate::features::analyze::Backing,
+    /// The fault rate and the machine's ceiling it reads against.
+    #[serde(flatten)]
+    pub rate: CellRate,
+    /// What the JVM's own log says of its pretouch.
+    #[serde(flatten)]
+    pub jvm_log: CellJvmLog,
+    /// The launches with pretouch whose heap did not become resident.
+    #[serde(flatten)]
+    pub touched: CellTouched,
+    /// The per-round costs' spread, the cost the report states and its interval.
+    #[serde(flatten)]
+    pub cost: CellCost,
+    /// Launches flagged as outliers (both settings), whether excluded or not.
+    pub outliers: usize,
+    /// The per-round costs, in round order.
+    #[serde(skip)]
+    pub costs: Vec<RoundCost>,
+    /// The JVM flags the matrix adds to this cell (matrix and variant `jvm_args`);
+    /// `None` when the stored matrix could not be read back.
+    #[serde(skip)]
+    pub flags: Option<Vec<String>>,
+    /// Where the ceiling comes from, or why there is none.
+    #[serde(flatten)]
+    pub ceiling: CellCeilingSource,
+    /// The features' figures of the cell, each its own key (a server cell's time to
+    /// ready).
+    #[serde(flatten)]
+    pub parts: crate::features::analyze::CellParts,
+    /// What the machine's counters say of the cell's launches and of its outliers.
+    #[serde(flatten)]
+    pub machine: CellMachine,
+    /// The JVM's peak RSS with and without pretouch.
+    #[serde(flatten)]
+    pub peak_rss: CellPeakRss,
+}
+
+/// What names a cell: its label and the axes every cell has.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct CellId {
     pub label: String,
     pub jdk: String,
     pub gc: String,
     /// The heap as written in the matrix.
     pub heap: String,
     pub variant: String,
+}
+
+/// A cell's counted launches and their times to `main()`, ms.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct CellTimes {
     /// Counted launches that reached `main()`, both settings together (`launches` in
     /// the JSON and CSV: a run is a result file, a round two launches).
     #[serde(rename = "launches")]
@@ -75,6 +153,12 @@ pub struct CellReport {
     pub pretouch_ms: Option<f64>,
     /// Why the first failed launch of the cell failed.
     pub first_failure: Option<String>,
+}
+
+/// A cell's axes beyond those that name it, each shown only where it differs from its
+/// default ([`CellReport::variant_text`]).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct CellAxes {
     /// `-XX:ParallelGCThreads` (`auto`: the JVM's choice).
     pub gc_threads: String,
     /// The CPU set the launches were confined to (`all`: not confined).
@@ -82,18 +166,14 @@ pub struct CellReport {
     /// The `app:` main class stamped; null: the built-in main class.
     pub app: Option<String>,
     /// The features' axes of the cell, each its own key, absent without that axis.
-    /// It is flattened, so the keys sit where they always have. This row is only ever
-    /// written, never read back, so the flatten costs no reading time.
     #[serde(flatten)]
-    pub axes: crate::features::key::KeyParts,
-    /// Where the cost went: phases, faults, the JVM's own account, the touched check.
-    #[serde(skip)]
-    pub explain: CellExplain,
-    /// The heap's memory, the pretouch method (with its source and, under `--profile`,
-    /// its check against the profile) and what the collector logs. The CSV gives it as
-    /// flat columns (`analyze::heap::HeapColumns`), JSON as this object.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub heap_and_method: Option<crate::analyze::heap::CellHeap>,
+    pub features: crate::features::key::KeyParts,
+}
+
+/// The medians of a launch's three phases up to `main()`, ms, with and without
+/// pretouch.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct CellPhases {
     /// Median exec->agent load without pretouch, ms.
     pub exec_to_agent_off_ms: Option<f64>,
     /// Median exec->agent load with pretouch, ms.
@@ -106,6 +186,12 @@ pub struct CellReport {
     pub init_to_main_off_ms: Option<f64>,
     /// Median VM init->main() with pretouch, ms.
     pub init_to_main_on_ms: Option<f64>,
+}
+
+/// The faults a cell's pretouch took, those it would take at its folio size and at the
+/// base page, and the folios that backed its heap.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct CellFaults {
     /// Median minor faults of a launch up to `main()` (the agent's stamp) with pretouch,
     /// less the same without; a server's faults after `main()` are not in it.
     pub pretouch_faults: Option<f64>,
@@ -125,27 +211,43 @@ pub struct CellReport {
     /// Median fallbacks to a smaller folio of a launch with pretouch.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub folio_fallbacks: Option<f64>,
-    /// The features' figures of how the heap was backed, each its own key (a `memory:`
-    /// cell's cgroups). Flattened, because the keys sit where they always have; this
-    /// row is only ever written, never read back.
-    #[serde(flatten)]
-    pub backing: crate::features::analyze::Backing,
+}
+
+/// A cell's fault rate against the machine's ceiling.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct CellRate {
     /// pretouch_faults per second of the agent->init growth (wall time).
     pub fault_rate_per_s: Option<f64>,
-    /// This label's `pretouch calibrate` ceiling, faults/s: see `ceiling_from`.
+    /// This label's ceiling, faults/s, from the feature that measured it
+    /// ([`CellCeilingSource`] says which).
     pub ceiling_per_s: Option<f64>,
     /// fault_rate_per_s as a percentage of the ceiling.
     pub ceiling_pct: Option<f64>,
+}
+
+/// What the JVM's own log says of a cell's pretouch.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct CellJvmLog {
     /// The JVM's own pretouch time (its log), median over launches with pretouch, ms.
     pub jvm_pretouch_ms: Option<f64>,
     /// How much longer the JVM's Genesis phase takes with pretouch, from its log, ms.
     pub jvm_genesis_growth_ms: Option<f64>,
+}
+
+/// The check that pretouch touched the heap.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct CellTouched {
     /// Launches with pretouch whose heap did not become resident: pretouch did not happen.
     pub untouched: usize,
     /// Why the first of them was flagged.
     pub untouched_reason: Option<String>,
     /// Those launches, as `<result file name>#<seq>`, space-separated.
     pub untouched_launches: String,
+}
+
+/// The per-round costs of a cell, the cost the report states and its 95% interval.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct CellCost {
     /// Rounds whose two launches both entered the statistics (the per-round costs).
     pub rounds: usize,
     /// Smallest per-round cost.
@@ -186,15 +288,11 @@ pub struct CellReport {
     /// `1 - 0.05 / looks`, so that it holds 95% however the stop fell. Absent for a
     /// fixed count, for files written before the looks, and over runs.
     pub cost_ci_looks: Option<u32>,
-    /// Launches flagged as outliers (both settings), whether excluded or not.
-    pub outliers: usize,
-    /// The per-round costs, in round order.
-    #[serde(skip)]
-    pub costs: Vec<RoundCost>,
-    /// The JVM flags the matrix adds to this cell (matrix and variant `jvm_args`);
-    /// `None` when the stored matrix could not be read back.
-    #[serde(skip)]
-    pub flags: Option<Vec<String>>,
+}
+
+/// Where a cell's ceiling comes from, or why it has none.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct CellCeilingSource {
     /// The calibration configuration the ceiling comes from (`zap, 1 L3 domain (CPUs
     /// 0-1)`), at the cell's folio size: the cell's own CPU set when it was confined and
     /// that set was calibrated; else the best shared-mapping rate.
@@ -204,11 +302,11 @@ pub struct CellReport {
     /// its heap's faults map (`features::calibrate::ceiling::missing`). Absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ceiling_missing: Option<String>,
-    /// The features' figures of the cell, each its own key (a server cell's time to
-    /// ready). Flattened, because the keys sit where they always have; this row is only
-    /// ever written, never read back.
-    #[serde(flatten)]
-    pub parts: crate::features::analyze::CellParts,
+}
+
+/// What the machine's counters say of a cell's launches.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct CellMachine {
     /// Counted launches whose machine counters show a disturbance (host memory, steal,
     /// other processes, THP fallback, compaction, reclaim; `analyze/disturbance.rs`).
     pub disturbed: usize,
@@ -217,13 +315,6 @@ pub struct CellReport {
     pub disturbances: String,
     /// The likely cause of each launch flagged as an outlier, `; `-separated.
     pub outlier_causes: String,
-    /// Median peak RSS of the JVM without pretouch (its `ru_maxrss`), MiB, over the
-    /// counted launches that recorded one; absent in files written before it was read.
-    /// Last among the cell's columns, so that the CSV's earlier columns keep their
-    /// places.
-    pub peak_rss_off_mib: Option<f64>,
-    /// The same with pretouch: about the heap plus the JVM's own memory.
-    pub peak_rss_on_mib: Option<f64>,
     /// The same, one entry per outlier.
     #[serde(skip)]
     pub outlier_lines: Vec<String>,
@@ -231,6 +322,17 @@ pub struct CellReport {
     /// condenses when there are many ([`crate::analyze::outliers::OutlierSummary`]).
     #[serde(skip)]
     pub outlier_launches: Vec<crate::analyze::disturbance::OutlierLaunch>,
+}
+
+/// The JVM's peak RSS (its `ru_maxrss`), MiB, median over the counted launches that
+/// recorded one; absent in files written before it was read. Last among the cell's
+/// columns, so that the CSV's earlier columns keep their places.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct CellPeakRss {
+    /// Without pretouch.
+    pub peak_rss_off_mib: Option<f64>,
+    /// With pretouch: about the heap plus the JVM's own memory.
+    pub peak_rss_on_mib: Option<f64>,
 }
 
 /// Per-round costs by run, in run then round order: one vector a run that has a cost.
@@ -253,7 +355,8 @@ impl CellReport {
 
     /// The cost's 95% interval, when the cell has one.
     pub fn cost_interval(&self) -> Option<(f64, f64, f64)> {
-        Some((self.cost_ms?, self.cost_ci_low_ms?, self.cost_ci_high_ms?))
+        let cost = &self.cost;
+        Some((cost.cost_ms?, cost.cost_ci_low_ms?, cost.cost_ci_high_ms?))
     }
 
     /// Half the width of the cost's 95% interval, ms: the `+-` the tables print.
@@ -268,9 +371,9 @@ impl CellReport {
     /// axes that differ from their default ([`CellReport::variant_text`]).
     pub fn key(&self) -> [String; 4] {
         [
-            self.jdk.clone(),
-            self.gc.clone(),
-            self.heap.clone(),
+            self.id.jdk.clone(),
+            self.id.gc.clone(),
+            self.id.heap.clone(),
             self.variant_text(),
         ]
     }
@@ -278,17 +381,17 @@ impl CellReport {
     /// The variant, followed by the axes that differ from their default (GC threads,
     /// CPU set, application), so that tables without those axes look as before.
     pub fn variant_text(&self) -> String {
-        let mut s = self.variant.clone();
-        if self.gc_threads != crate::matrix::GC_THREADS_AUTO {
-            s += &format!(" gc_threads={}", self.gc_threads);
+        let (mut s, axes) = (self.id.variant.clone(), &self.axes);
+        if axes.gc_threads != crate::matrix::GC_THREADS_AUTO {
+            s += &format!(" gc_threads={}", axes.gc_threads);
         }
-        if self.cpus != crate::matrix::cpuset::ALL {
-            s += &format!(" cpus={}", self.cpus);
+        if axes.cpus != crate::matrix::cpuset::ALL {
+            s += &format!(" cpus={}", axes.cpus);
         }
-        if let Some(app) = &self.app {
+        if let Some(app) = &axes.app {
             s += &format!(" app={app}");
         }
-        s += &self.axes.words();
+        s += &axes.features.words();
         s
     }
 }
@@ -584,102 +687,13 @@ pub fn label_rows(
     features: &crate::store::feature_files::FeatureFiles,
     options: &Options,
 ) -> LabelRows {
-    let mut warnings = Vec::new();
-    // Cells in the order first met: the matrix's own order.
-    let mut order: Vec<CellKey> = Vec::new();
-    let mut by_cell: HashMap<CellKey, Samples> = HashMap::new();
-    for (file_index, (position, file)) in files.iter().enumerate() {
-        let flags = variant_flags(file)
-            .map_err(|why| warnings.push((*position, unparsed_matrix(label, file, &why))))
-            .ok();
-        for launch in file.launches.iter().filter(|l| !l.warmup) {
-            if !by_cell.contains_key(&launch.cell) {
-                order.push(launch.cell.clone());
-            }
-            let samples = by_cell.entry(launch.cell.clone()).or_default();
-            let cell_flags = flags
-                .as_ref()
-                .and_then(|f| f.get(&*launch.cell.variant).cloned());
-            if samples.flag_sets == 0 || samples.flags != cell_flags {
-                if samples.flag_sets > 0 {
-                    warnings.push((*position, format!(
-                        "label `{label}`: cell {} {} {} {} was run with different flags in `{}`, and its launches are pooled. {}",
-                        launch.cell.jdk,
-                        launch.cell.gc,
-                        launch.cell.heap,
-                        launch.cell.variant,
-                        file.path.display(),
-                        cell_flags
-                            .as_deref()
-                            .map_or("unknown".into(), |f| f.join(" "))
-                    )));
-                }
-                samples.flags = cell_flags;
-                samples.flag_sets += 1;
-            }
-            match launch.time_to_main_ns.filter(|_| launch.ok()) {
-                Some(t) => {
-                    let list = if launch.pretouch {
-                        samples.where_on.push(format!(
-                            "{}#{}",
-                            file.path
-                                .file_name()
-                                .map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
-                            launch.seq
-                        ));
-                        &mut samples.launches_on
-                    } else {
-                        &mut samples.launches_off
-                    };
-                    list.push(launch);
-                    samples.record.push(list.len() - 1);
-                    samples
-                        .timed
-                        .push((file_index, launch.round, launch.pretouch, t.as_ms()));
-                }
-                None => {
-                    samples.failed += 1;
-                    if samples.first_failure.is_none() {
-                        samples.first_failure = launch.measured.failure.clone();
-                    }
-                }
-            }
-        }
-    }
-    // Per file: whether free page reporting was on during its run, and the kernel's THP
-    // mode, which decides the JDK's pretouch method as much as its flags do
-    // (`analyze::method`).
-    let per_file: Vec<FileState<'_>> = files
-        .iter()
-        .map(|(_, f)| {
-            let env = f.header.env.as_ref();
-            FileState {
-                reporting: env
-                    .and_then(|e| e.guest.as_ref())
-                    .is_some_and(|g| g.reporting_on()),
-                thp_mode: env.and_then(|e| e.thp_enabled.as_deref()),
-                env,
-                // Warm-up rounds come first, so the last one's number counts them.
-                warmup_rounds: f
-                    .launches
-                    .iter()
-                    .filter(|l| l.warmup)
-                    .map(|l| l.round + 1)
-                    .max()
-                    .unwrap_or(0),
-            }
-        })
-        .collect();
-    // Per cell: the looks of the adaptive rule its runs stopped at, the most of any run.
-    let mut looks: HashMap<&CellKey, u32> = HashMap::new();
-    for (_, f) in files {
-        for stop in f.end.iter().flat_map(|e| &e.stops) {
-            if let Some(k) = stop.looks {
-                let most = looks.entry(&stop.cell).or_default();
-                *most = (*most).max(k);
-            }
-        }
-    }
+    let Gathered {
+        order,
+        mut by_cell,
+        warnings,
+    } = gather(label, files);
+    let per_file: Vec<FileState<'_>> = files.iter().map(|(_, f)| FileState::of(f)).collect();
+    let looks = cell_looks(files);
     let cells = order
         .into_iter()
         .map(|key| {
@@ -689,8 +703,131 @@ pub fn label_rows(
             cell_report(label.to_owned(), key, s, options, heap, &per_file, looks)
         })
         .collect();
-    let cells: Vec<CellReport> = cells;
     LabelRows { cells, warnings }
+}
+
+/// A label's counted launches, gathered by cell.
+struct Gathered<'a> {
+    /// The cells in the order first met, the matrix's own order.
+    order: Vec<CellKey>,
+    by_cell: HashMap<CellKey, Samples<'a>>,
+    /// Cells run with other flags in a later file, or files whose matrix no longer
+    /// parses, each with the position of its file.
+    warnings: Vec<(usize, String)>,
+}
+
+/// The counted launches of the label `label`'s files, by cell.
+fn gather<'a>(label: &str, files: &[(usize, &'a ResultFile)]) -> Gathered<'a> {
+    let mut gathered = Gathered {
+        order: Vec::new(),
+        by_cell: HashMap::new(),
+        warnings: Vec::new(),
+    };
+    for (file_index, (position, file)) in files.iter().enumerate() {
+        let flags = variant_flags(file)
+            .map_err(|why| {
+                (gathered.warnings).push((*position, unparsed_matrix(label, file, &why)))
+            })
+            .ok();
+        for launch in file.launches.iter().filter(|l| !l.warmup) {
+            if !gathered.by_cell.contains_key(&launch.cell) {
+                gathered.order.push(launch.cell.clone());
+            }
+            let samples = gathered.by_cell.entry(launch.cell.clone()).or_default();
+            let cell_flags = flags
+                .as_ref()
+                .and_then(|f| f.get(&*launch.cell.variant).cloned());
+            if samples.flag_sets == 0 || samples.flags != cell_flags {
+                if samples.flag_sets > 0 {
+                    let warning = other_flags(label, launch, file, cell_flags.as_deref());
+                    gathered.warnings.push((*position, warning));
+                }
+                samples.flags = cell_flags;
+                samples.flag_sets += 1;
+            }
+            samples.add(file_index, file, launch);
+        }
+    }
+    gathered
+}
+
+/// The warning for a cell whose launches in `file` ran with other flags than before.
+fn other_flags(
+    label: &str,
+    launch: &LaunchRecord,
+    file: &ResultFile,
+    flags: Option<&[String]>,
+) -> String {
+    format!(
+        "label `{label}`: cell {} {} {} {} was run with different flags in `{}`, and its launches are pooled. {}",
+        launch.cell.jdk,
+        launch.cell.gc,
+        launch.cell.heap,
+        launch.cell.variant,
+        file.path.display(),
+        flags.map_or("unknown".into(), |f| f.join(" "))
+    )
+}
+
+impl<'a> Samples<'a> {
+    /// Adds a counted launch of the file `file_index`, `file`.
+    fn add(&mut self, file_index: usize, file: &ResultFile, launch: &'a LaunchRecord) {
+        let Some(t) = launch.time_to_main_ns.filter(|_| launch.ok()) else {
+            self.failed += 1;
+            if self.first_failure.is_none() {
+                self.first_failure = launch.measured.failure.clone();
+            }
+            return;
+        };
+        let list = if launch.pretouch {
+            let name = (file.path.file_name())
+                .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+            self.where_on.push(format!("{name}#{}", launch.seq));
+            &mut self.launches_on
+        } else {
+            &mut self.launches_off
+        };
+        list.push(launch);
+        self.record.push(list.len() - 1);
+        self.timed
+            .push((file_index, launch.round, launch.pretouch, t.as_ms()));
+    }
+}
+
+impl<'a> FileState<'a> {
+    /// Whether free page reporting was on during the file's run, and the kernel's THP
+    /// mode, which decides the JDK's pretouch method as much as its flags do
+    /// (`analyze::method`).
+    fn of(f: &'a ResultFile) -> FileState<'a> {
+        let env = f.header.env.as_ref();
+        FileState {
+            reporting: env
+                .and_then(|e| e.guest.as_ref())
+                .is_some_and(|g| g.reporting_on()),
+            thp_mode: env.and_then(|e| e.thp_enabled.as_deref()),
+            env,
+            // Warm-up rounds come first, so the last one's number counts them.
+            warmup_rounds: (f.launches.iter())
+                .filter(|l| l.warmup)
+                .map(|l| l.round + 1)
+                .max()
+                .unwrap_or(0),
+        }
+    }
+}
+
+/// Per cell, the looks of the adaptive rule its runs stopped at, the most of any run.
+fn cell_looks<'a>(files: &[(usize, &'a ResultFile)]) -> HashMap<&'a CellKey, u32> {
+    let mut looks: HashMap<&CellKey, u32> = HashMap::new();
+    for (_, f) in files {
+        for stop in f.end.iter().flat_map(|e| &e.stops) {
+            if let Some(k) = stop.looks {
+                let most = looks.entry(&stop.cell).or_default();
+                *most = (*most).max(k);
+            }
+        }
+    }
+    looks
 }
 
 /// The report of the labels' rows (each label's computed from its launches alone, in
@@ -823,11 +960,8 @@ fn cell_folios(s: &Samples<'_>, gc: Gc, per_file: &[FileState<'_>]) -> CellFolio
             .get(s.timed[i].0)
             .and_then(|f| f.env)
             .unwrap_or(&default);
-        let folios = match read {
-            Some(read) => {
-                let env = env.with_kernel_values(read);
-                sizes(&env, backing, jvm_advises(&env, backing, args))
-            }
+        let folios = match launch_of(s, i).measured.features.environment(env) {
+            Some(env) => sizes(&env, backing, jvm_advises(&env, backing, args)),
             None => sizes(env, backing, jvm_advises(env, backing, args)),
         };
         match &first {
@@ -868,11 +1002,12 @@ fn flag_outliers(s: &Samples<'_>) -> Vec<bool> {
 /// The THP mode of a cell's runs, or none when its runs ran under different modes,
 /// since those settle no one method.
 fn cell_thp_mode<'a>(s: &Samples<'a>, per_file: &[FileState<'a>]) -> Option<&'a str> {
-    // A launch's `settings:` value wrote the mode it ran under, when it names one.
+    // A feature may have written the mode a launch ran under, as a `settings:` value.
     let mut modes = (0..s.timed.len()).map(|i| {
-        let written = (launch_of(s, i).measured.features.kernel_values())
-            .and_then(|values| values.get("transparent_hugepage/enabled"))
-            .map(String::as_str);
+        let launch = launch_of(s, i);
+        let written = crate::features::analyze::THP_MODES
+            .iter()
+            .find_map(|mode| mode(launch));
         written.or_else(|| per_file.get(s.timed[i].0).and_then(|f| f.thp_mode))
     });
     let first = modes.next().flatten();
@@ -883,123 +1018,221 @@ fn cell_thp_mode<'a>(s: &Samples<'a>, per_file: &[FileState<'a>]) -> Option<&'a 
     }
 }
 
-fn cell_report<'a>(
-    label: String,
-    key: CellKey,
-    s: Samples<'a>,
-    options: &Options,
-    heap: CellHeapFacts,
-    per_file: &[FileState<'_>],
-    looks: Option<u32>,
-) -> CellReport {
-    let ceiling_missing = heap.ceiling.as_ref().err().cloned().flatten();
-    let (ceiling, ceiling_from) = heap.ceiling.ok().map(|c| (c.per_s, c.from)).unzip();
-    let flagged = flag_outliers(&s);
-    let kept = |i: usize| !(options.exclude_outliers && flagged[i]);
-    let times = |setting: bool| -> Vec<f64> {
-        (0..s.timed.len())
-            .filter(|&i| kept(i) && s.timed[i].2 == setting)
-            .map(|i| s.timed[i].3)
-            .collect()
-    };
-    let (on_times, off_times) = (times(true), times(false));
-    let (on, off) = (summarize(&on_times), summarize(&off_times));
-    // The records that entered the statistics, for the explanation of the cell.
-    let records =
-        |setting: bool, all: &[&'a LaunchRecord]| -> (Vec<&'a LaunchRecord>, Vec<usize>) {
-            (0..s.timed.len())
-                .filter(|&i| kept(i) && s.timed[i].2 == setting)
-                .map(|i| (all[s.record[i]], s.record[i]))
-                .unzip()
-        };
-    let (launches_on, on_index) = records(true, &s.launches_on);
-    let (launches_off, _) = records(false, &s.launches_off);
-    let costs = round_costs(&s, &flagged, kept);
-    let cost_values: Vec<f64> = costs.iter().map(|c| c.ms).collect();
-    let (cost, quart) = (summarize(&cost_values), quartiles(&cost_values));
-    let by_run = run_costs(&costs);
-    let (interval, looks) = crate::analyze::interval::stated(&by_run, looks, options.estimator);
+/// The launches of a cell that entered its statistics, outliers left out on request,
+/// and the per-round costs they give.
+struct Kept<'a> {
+    /// Whether each of the cell's timed launches is an outlier.
+    flagged: Vec<bool>,
+    /// The times to `main()` with and without pretouch, ms.
+    on_times: Vec<f64>,
+    off_times: Vec<f64>,
+    /// Their records, for the explanation of the cell.
+    on: Vec<&'a LaunchRecord>,
+    off: Vec<&'a LaunchRecord>,
+    /// The index into the cell's launches with pretouch of each of `on`.
+    on_index: Vec<usize>,
+    costs: Vec<RoundCost>,
+}
+
+impl<'a> Kept<'a> {
+    fn of(s: &Samples<'a>, options: &Options) -> Kept<'a> {
+        let flagged = flag_outliers(s);
+        let kept = |i: usize| !(options.exclude_outliers && flagged[i]);
+        let chosen =
+            |setting: bool| (0..s.timed.len()).filter(move |&i| kept(i) && s.timed[i].2 == setting);
+        let times = |setting: bool| -> Vec<f64> { chosen(setting).map(|i| s.timed[i].3).collect() };
+        let records =
+            |setting: bool, all: &[&'a LaunchRecord]| -> (Vec<&'a LaunchRecord>, Vec<usize>) {
+                chosen(setting)
+                    .map(|i| (all[s.record[i]], s.record[i]))
+                    .unzip()
+            };
+        let (on, on_index) = records(true, &s.launches_on);
+        let (off, _) = records(false, &s.launches_off);
+        Kept {
+            on_times: times(true),
+            off_times: times(false),
+            costs: round_costs(s, &flagged, kept),
+            on,
+            off,
+            on_index,
+            flagged,
+        }
+    }
+
+    /// The counted launches and their times, with the failed ones of `s`.
+    fn times(&self, s: &Samples<'_>) -> CellTimes {
+        let (on, off) = (summarize(&self.on_times), summarize(&self.off_times));
+        let pick = |x: Option<Summary>, f: fn(Summary) -> f64| x.map(f);
+        CellTimes {
+            runs: self.on_times.len() + self.off_times.len(),
+            runs_on: self.on_times.len(),
+            runs_off: self.off_times.len(),
+            failed: s.failed,
+            median_on_ms: pick(on, |x| x.median),
+            min_on_ms: pick(on, |x| x.min),
+            max_on_ms: pick(on, |x| x.max),
+            median_off_ms: pick(off, |x| x.median),
+            min_off_ms: pick(off, |x| x.min),
+            max_off_ms: pick(off, |x| x.max),
+            pretouch_ms: on.zip(off).map(|(on, off)| on.median - off.median),
+            first_failure: s.first_failure.clone(),
+        }
+    }
+}
+
+/// The spread of the per-round costs, and the cost the report states with its
+/// interval, from the rounds of the cell's runs and the looks it stopped at.
+fn cell_cost(costs: &[RoundCost], looks: Option<u32>, estimator: Estimator) -> CellCost {
+    let values: Vec<f64> = costs.iter().map(|c| c.ms).collect();
+    let (cost, quart) = (summarize(&values), quartiles(&values));
+    let by_run = run_costs(costs);
+    let (interval, looks) = crate::analyze::interval::stated(&by_run, looks, estimator);
     // Over runs the interval is about the mean of the runs' figures.
     let figure = |e: Estimator| runs_estimate(&as_runs(&by_run), e);
-    let pick = |x: Option<Summary>, f: fn(Summary) -> f64| x.map(f);
-    let x = explain_cell(&launches_on, &launches_off, &heap.folios);
-    let thp_mode = cell_thp_mode(&s, per_file);
-    let heap_and_method =
-        crate::analyze::heap::cell_heap(&key.jdk, key.gc, &launches_on, &launches_off, thp_mode);
-    let parts = crate::features::analyze::CellParts::of(&launches_off, &launches_on);
-    let disturbance = judge_cell(&judged(&s, &flagged, per_file));
-    CellReport {
-        label,
-        jdk: key.jdk.to_string(),
-        gc: key.gc.to_string(),
-        heap: key.heap.to_string(),
-        variant: key.variant.to_string(),
-        runs: on_times.len() + off_times.len(),
-        runs_on: on_times.len(),
-        runs_off: off_times.len(),
-        failed: s.failed,
-        median_on_ms: pick(on, |x| x.median),
-        min_on_ms: pick(on, |x| x.min),
-        max_on_ms: pick(on, |x| x.max),
-        median_off_ms: pick(off, |x| x.median),
-        min_off_ms: pick(off, |x| x.min),
-        max_off_ms: pick(off, |x| x.max),
-        pretouch_ms: on.zip(off).map(|(on, off)| on.median - off.median),
-        first_failure: s.first_failure,
-        gc_threads: key.gc_threads.to_string(),
-        cpus: key.cpus.to_string(),
-        app: key.app,
-        axes: key.features,
-        exec_to_agent_off_ms: x.phases_off_ms[0],
-        exec_to_agent_on_ms: x.phases_on_ms[0],
-        agent_to_init_off_ms: x.phases_off_ms[1],
-        agent_to_init_on_ms: x.phases_on_ms[1],
-        init_to_main_off_ms: x.phases_off_ms[2],
-        init_to_main_on_ms: x.phases_on_ms[2],
-        pretouch_faults: x.pretouch_faults,
-        expected_faults: x.expected_faults,
-        expected_folio_bytes: x.expected_folio_bytes,
-        expected_faults_4k: x.expected_faults_4k,
-        folios: x.folios.clone(),
-        folio_fallbacks: x.folio_fallbacks,
-        backing: x.backing.clone(),
-        fault_rate_per_s: x.fault_rate_per_s,
-        ceiling_per_s: ceiling,
-        ceiling_pct: x.fault_rate_per_s.zip(ceiling).map(|(r, c)| 100.0 * r / c),
-        jvm_pretouch_ms: x.jvm_pretouch_ms,
-        jvm_genesis_growth_ms: x.jvm_genesis_growth_ms,
-        untouched: x.untouched,
-        untouched_reason: x.untouched_reason.clone(),
-        untouched_launches: where_of(&s.where_on, &on_index, &x.untouched_launches),
-        explain: x,
-        heap_and_method: Some(heap_and_method),
+    CellCost {
         rounds: costs.len(),
-        cost_min_ms: pick(cost, |x| x.min),
+        cost_min_ms: cost.map(|x| x.min),
         cost_q1_ms: quart.map(|q| q.0),
-        cost_median_ms: pick(cost, |x| x.median),
+        cost_median_ms: cost.map(|x| x.median),
         cost_q3_ms: quart.map(|q| q.1),
-        cost_max_ms: pick(cost, |x| x.max),
+        cost_max_ms: cost.map(|x| x.max),
         cost_tmean_ms: figure(Estimator::TrimmedMean),
-        cost_estimator: options.estimator,
-        cost_ms: interval.map_or_else(|| figure(options.estimator), |i| Some(i.estimate_ms)),
+        cost_estimator: estimator,
+        cost_ms: interval.map_or_else(|| figure(estimator), |i| Some(i.estimate_ms)),
         cost_ci_low_ms: interval.map(|i| i.low_ms),
         cost_ci_high_ms: interval.map(|i| i.high_ms),
         cost_ci_batches: interval.filter(|i| i.runs == 1).map(|i| i.batches),
         cost_ci_runs: interval.filter(|i| i.runs > 1).map(|i| i.runs),
         cost_ci_looks: looks,
-        outliers: flagged.iter().filter(|f| **f).count(),
-        costs,
+    }
+}
+
+impl CellPhases {
+    fn of(x: &CellExplain) -> CellPhases {
+        CellPhases {
+            exec_to_agent_off_ms: x.phases_off_ms[0],
+            exec_to_agent_on_ms: x.phases_on_ms[0],
+            agent_to_init_off_ms: x.phases_off_ms[1],
+            agent_to_init_on_ms: x.phases_on_ms[1],
+            init_to_main_off_ms: x.phases_off_ms[2],
+            init_to_main_on_ms: x.phases_on_ms[2],
+        }
+    }
+}
+
+impl CellFaults {
+    fn of(x: &CellExplain) -> CellFaults {
+        CellFaults {
+            pretouch_faults: x.pretouch_faults,
+            expected_faults: x.expected_faults,
+            expected_folio_bytes: x.expected_folio_bytes,
+            expected_faults_4k: x.expected_faults_4k,
+            folios: x.folios.clone(),
+            folio_fallbacks: x.folio_fallbacks,
+        }
+    }
+}
+
+/// The cell's ceiling, and where it comes from or why there is none.
+fn ceiling_of(
+    ceiling: Result<crate::analyze::ceiling::CellCeiling, Option<String>>,
+) -> (Option<f64>, CellCeilingSource) {
+    match ceiling {
+        Ok(c) => (
+            Some(c.per_s),
+            CellCeilingSource {
+                ceiling_from: Some(c.from),
+                ceiling_missing: None,
+            },
+        ),
+        Err(missing) => (
+            None,
+            CellCeilingSource {
+                ceiling_from: None,
+                ceiling_missing: missing,
+            },
+        ),
+    }
+}
+
+impl CellMachine {
+    fn of(judged: crate::analyze::disturbance::CellDisturbance) -> CellMachine {
+        CellMachine {
+            disturbed: judged.disturbed,
+            disturbances: judged.summary,
+            outlier_causes: judged.outlier_causes,
+            outlier_lines: judged.outliers,
+            outlier_launches: judged.outlier_launches,
+        }
+    }
+}
+
+/// A cell's row, from its launches `s` and what its heap's facts and its runs' files
+/// and looks say.
+fn cell_report(
+    label: String,
+    key: CellKey,
+    s: Samples<'_>,
+    options: &Options,
+    heap: CellHeapFacts,
+    per_file: &[FileState<'_>],
+    looks: Option<u32>,
+) -> CellReport {
+    let kept = Kept::of(&s, options);
+    let x = explain_cell(&kept.on, &kept.off, &heap.folios);
+    let (ceiling, source) = ceiling_of(heap.ceiling);
+    let thp_mode = cell_thp_mode(&s, per_file);
+    let heap_and_method =
+        crate::analyze::heap::cell_heap(&key.jdk, key.gc, &kept.on, &kept.off, thp_mode);
+    let machine = CellMachine::of(judge_cell(&judged(&s, &kept.flagged, per_file)));
+    let rate = CellRate {
+        fault_rate_per_s: x.fault_rate_per_s,
+        ceiling_per_s: ceiling,
+        ceiling_pct: x.fault_rate_per_s.zip(ceiling).map(|(r, c)| 100.0 * r / c),
+    };
+    let touched = CellTouched {
+        untouched: x.untouched,
+        untouched_reason: x.untouched_reason.clone(),
+        untouched_launches: where_of(&s.where_on, &kept.on_index, &x.untouched_launches),
+    };
+    CellReport {
+        id: CellId {
+            label,
+            jdk: key.jdk.to_string(),
+            gc: key.gc.to_string(),
+            heap: key.heap.to_string(),
+            variant: key.variant.to_string(),
+        },
+        times: kept.times(&s),
+        axes: CellAxes {
+            gc_threads: key.gc_threads.to_string(),
+            cpus: key.cpus.to_string(),
+            app: key.app,
+            features: key.features,
+        },
+        heap_and_method: Some(heap_and_method),
+        phases: CellPhases::of(&x),
+        faults: CellFaults::of(&x),
+        backing: x.backing.clone(),
+        rate,
+        jvm_log: CellJvmLog {
+            jvm_pretouch_ms: x.jvm_pretouch_ms,
+            jvm_genesis_growth_ms: x.jvm_genesis_growth_ms,
+        },
+        touched,
+        explain: x,
+        cost: cell_cost(&kept.costs, looks, options.estimator),
+        outliers: kept.flagged.iter().filter(|f| **f).count(),
+        parts: crate::features::analyze::CellParts::of(&kept.on, &kept.off),
+        peak_rss: CellPeakRss {
+            peak_rss_off_mib: peak_rss_mib(&kept.off),
+            peak_rss_on_mib: peak_rss_mib(&kept.on),
+        },
+        costs: kept.costs,
         flags: s.flags,
-        ceiling_from,
-        ceiling_missing,
-        parts,
-        disturbed: disturbance.disturbed,
-        disturbances: disturbance.summary,
-        outlier_causes: disturbance.outlier_causes,
-        peak_rss_off_mib: peak_rss_mib(&launches_off),
-        peak_rss_on_mib: peak_rss_mib(&launches_on),
-        outlier_lines: disturbance.outliers,
-        outlier_launches: disturbance.outlier_launches,
+        ceiling: source,
+        machine,
     }
 }
 
@@ -1137,7 +1370,7 @@ impl Report {
             cells: self
                 .cells
                 .into_iter()
-                .filter(|c| c.label == label)
+                .filter(|c| c.id.label == label)
                 .collect(),
             labels: vec![label.to_owned()],
             label_info: self
@@ -1172,7 +1405,7 @@ mod tests {
                 ..Default::default()
             });
             let c = &report.cells[0];
-            (c.peak_rss_off_mib, c.peak_rss_on_mib)
+            (c.peak_rss.peak_rss_off_mib, c.peak_rss.peak_rss_on_mib)
         };
         use crate::fixtures::{FakeCell, file, host, rounds};
         let r = rounds(40.0, 400.0, false);
@@ -1270,9 +1503,12 @@ mod tests {
     #[test]
     fn the_half_width_is_half_the_interval_and_absent_without_one() {
         let cell = CellReport {
-            cost_ms: Some(300.0),
-            cost_ci_low_ms: Some(290.0),
-            cost_ci_high_ms: Some(315.0),
+            cost: crate::analyze::report::CellCost {
+                cost_ms: Some(300.0),
+                cost_ci_low_ms: Some(290.0),
+                cost_ci_high_ms: Some(315.0),
+                ..Default::default()
+            },
             ..CellReport::default()
         };
         assert_eq!(cell.cost_half_width_ms(), Some(12.5));

@@ -1,6 +1,6 @@
 //! Stage 5, analysis: how a feature adds its section to the report. Each feature that
 //! has a section gives one [`Section`], its `SECTION` in its `section.rs`, and
-//! `features::report_sections` lists them. [`crate::analyze::document`] walks that list,
+//! `features::sections::report_sections` lists them. [`crate::analyze::document`] walks that list,
 //! so the document's builder names no feature. A section's render half is
 //! `render::section::Section`, in the feature's `report.rs`.
 //!

@@ -305,9 +305,9 @@ fn more_to_decide(
             .abs()
             .min((estimate - scale(-t)).abs()),
     };
-    let (n, what) = match measured.cost_ci_runs {
+    let (n, what) = match measured.cost.cost_ci_runs {
         Some(runs) => (runs, "runs a label"),
-        None => (measured.rounds, "rounds a side"),
+        None => (measured.cost.rounds, "rounds a side"),
     };
     if !(distance > 0.0 && half > 0.0) || n == 0 {
         return ". The change sits at the threshold, so more rounds may not decide it".to_owned();
@@ -328,7 +328,7 @@ fn more_to_decide(
 fn no_interval(measured: &CellReport) -> String {
     format!(
         "too few rounds for an interval ({} rounds here, and an interval needs {} a side)",
-        measured.rounds,
+        measured.cost.rounds,
         crate::stats::interval::MIN_ROUNDS
     )
 }

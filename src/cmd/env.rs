@@ -5,10 +5,7 @@ use crate::machine::discover;
 use crate::machine::env::Environment;
 use crate::machine::jdk::Jdk;
 
-pub(crate) fn cmd_env(
-    args: EnvArgs,
-    before: &crate::features::cli::BeforeAny,
-) -> anyhow::Result<u8> {
+pub(crate) fn cmd_env(args: EnvArgs, before: &crate::cmd::feature::Before) -> anyhow::Result<u8> {
     crate::session::preflight::restore_leftover();
     let env = Environment::read();
     if args.json {

@@ -4,6 +4,7 @@
 pub(crate) mod check;
 pub mod cli;
 mod env;
+pub(crate) mod feature;
 mod generate;
 mod jdks;
 pub(crate) mod report;

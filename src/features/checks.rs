@@ -11,3 +11,11 @@ use crate::matrix::app::App;
 pub(crate) fn check_app(app: &App, matrix: &Matrix) -> anyhow::Result<()> {
     crate::features::servers::session::check_server(app, matrix)
 }
+
+/// The features' checks of this machine before a run on it, one line per feature. They
+/// only read, so nothing on the machine changes before every check passed. `need_root`:
+/// the run writes to the kernel and makes cgroups, so it must be root.
+pub(crate) fn check_here(matrix: &Matrix, need_root: bool) -> anyhow::Result<()> {
+    crate::features::settings::session::check(matrix, need_root)?;
+    crate::features::cgroup::session::check(matrix, need_root)
+}

@@ -6,49 +6,21 @@
 
 use crate::analyze::document::Launches;
 use crate::analyze::verdict::Judging;
-use crate::features::calibrate::options::CalibrateArgs;
-use crate::features::campaign::options::CampaignArgs;
+use crate::cmd::feature::Before;
 use crate::features::report_options::CompareOptions;
 use crate::features::settings::cli::SettingsCheckArgs;
 
-#[derive(Debug, clap::Subcommand)]
-pub enum FeatureCommand {
+crate::cmd::feature::feature_commands! {
     /// Measure how fast this machine faults in anonymous memory, the ceiling for pretouch
-    Calibrate(CalibrateArgs),
+    Calibrate(crate::features::calibrate::options::CalibrateArgs),
     /// Show or stop the campaign across reboots that `pretouch run --boot` started
-    Campaign(CampaignArgs),
+    Campaign(crate::features::campaign::options::CampaignArgs),
 }
 
-impl FeatureCommand {
-    /// Runs the feature's subcommand; `Ok` holds the exit code.
-    pub(crate) fn run(self) -> anyhow::Result<u8> {
-        match self {
-            FeatureCommand::Calibrate(args) => crate::features::calibrate::cli::cmd_calibrate(args),
-            FeatureCommand::Campaign(args) => {
-                crate::features::campaign::session::cmd_campaign(&args)
-            }
-        }
-    }
-}
-
-/// What the features did before any command ran, kept for `pretouch env`.
-pub(crate) struct BeforeAny {
-    settings: crate::features::settings::launch::Leftover,
-}
-
-/// What the features do before any command. A run killed with its kernel settings
-/// changed left them so, so every command first restores them.
-pub(crate) fn before_any_command() -> BeforeAny {
-    BeforeAny {
-        settings: crate::features::settings::cli::replay(),
-    }
-}
-
-impl BeforeAny {
-    /// `pretouch env`'s lines on what the features found before the command.
-    pub(crate) fn env_lines(&self) -> String {
-        crate::features::settings::cli::env_line(&self.settings)
-    }
+/// What the features do before any command, one line per feature. A run killed with
+/// its kernel settings changed left them so, so every command first restores them.
+pub(crate) fn before_any_command() -> Before {
+    Before(vec![Box::new(crate::features::settings::cli::replay())])
 }
 
 /// The features' options of `pretouch check`, one line per feature. `cmd::cli::CheckArgs`

@@ -23,16 +23,3 @@ pub fn hooks(
         Box::new(super::cgroup::launch::hook::CgroupHook::default()),
     ]
 }
-
-/// The values a cell's features' hooks read, from the cell's values of the features'
-/// axes.
-pub fn cell_values(axes: &crate::features::matrix::CellAxes) -> crate::launch::CellValues {
-    let mut values = crate::launch::CellValues::default();
-    if let Some(setting) = &axes.setting {
-        values = values.with(super::settings::launch::hook::CellSetting(setting.index));
-    }
-    if let Some(limit) = &axes.memory {
-        values = values.with(super::cgroup::matrix::MemoryLimit::clone(limit));
-    }
-    values
-}

@@ -203,10 +203,3 @@ pub(crate) fn dry_run_lines(args: &RunArgs, matrix: &Matrix, cells: usize) -> Ve
 pub(crate) fn end(restore: Restore) {
     settings::end(restore.0);
 }
-
-/// The features' checks of this machine before a run on it. They only read: the kernel
-/// has each file of the `settings:` axis, and offers each value. `need_root`: the run
-/// writes them, so it must be root.
-pub(crate) fn check_here(matrix: &Matrix, need_root: bool) -> anyhow::Result<()> {
-    settings::check(matrix, need_root)
-}

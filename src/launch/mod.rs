@@ -11,6 +11,7 @@ pub mod java_env;
 pub mod jvmlog;
 pub mod machine_counters;
 pub mod mthp;
+pub mod parts;
 pub mod reference;
 pub mod rusage;
 
@@ -145,6 +146,11 @@ pub struct LaunchOptions {
 pub struct CellValues(Vec<Arc<dyn Any + Send + Sync>>);
 
 impl CellValues {
+    /// The values `values`, each of a type of its own.
+    pub fn of(values: Vec<Arc<dyn Any + Send + Sync>>) -> CellValues {
+        CellValues(values)
+    }
+
     /// These values with `value`, in place of the one of its type if there was one.
     pub fn with<T: Any + Send + Sync>(mut self, value: T) -> CellValues {
         self.0.retain(|held| !(**held).is::<T>());

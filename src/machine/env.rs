@@ -64,38 +64,6 @@ pub struct Environment {
 }
 
 impl Environment {
-    /// This environment with the kernel values a launch ran under laid over it. Those
-    /// are the THP and mTHP modes that a feature wrote before the launch, by their path
-    /// under /sys/kernel/mm, as the kernel held them. So the folio sizes and the method
-    /// follow the modes each launch ran under, not the machine's modes at the run's
-    /// start.
-    pub fn with_kernel_values(&self, values: &BTreeMap<String, String>) -> Environment {
-        let mut env = self.clone();
-        for (key, value) in values {
-            let Some(rest) = key.strip_prefix("transparent_hugepage/") else {
-                continue;
-            };
-            match rest.split_once('/') {
-                None if rest == "enabled" => env.thp_enabled = Some(value.clone()),
-                None if rest == "defrag" => env.thp_defrag = Some(value.clone()),
-                None if rest == "shmem_enabled" => env.thp_shmem_enabled = Some(value.clone()),
-                Some((dir, file)) => {
-                    let Some(size) = dir.strip_prefix("hugepages-") else {
-                        continue;
-                    };
-                    let modes = match file {
-                        "enabled" => &mut env.mthp,
-                        "shmem_enabled" => &mut env.mthp_shmem,
-                        _ => continue,
-                    };
-                    modes.insert(size.to_owned(), value.clone());
-                }
-                None => {}
-            }
-        }
-        env
-    }
-
     /// Reads this machine.
     pub fn read() -> Environment {
         Environment {

@@ -36,7 +36,7 @@ fn app_keys() -> &'static [&'static str] {
     static KEYS: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
     KEYS.get_or_init(|| {
         let mut keys = vec!["classpath", "jar", "main", "args", "exit_at_main"];
-        keys.extend(AppParts::KEYS);
+        keys.extend(AppParts::keys());
         keys.push("sources");
         keys
     })

@@ -10,6 +10,7 @@ pub mod cpuset;
 pub mod cpuspec;
 pub mod flags;
 pub mod keys;
+pub mod parts;
 pub mod repetitions;
 pub mod size;
 

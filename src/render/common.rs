@@ -35,10 +35,10 @@ pub enum Format {
 pub(crate) fn cell_name(c: &CellReport) -> String {
     format!(
         "{} {} {} {} {}",
-        c.label,
-        short_jdk(&c.jdk),
-        c.gc,
-        c.heap,
+        c.id.label,
+        short_jdk(&c.id.jdk),
+        c.id.gc,
+        c.id.heap,
         c.variant_text()
     )
 }
@@ -57,16 +57,16 @@ pub(crate) fn spread(min: Option<f64>, max: Option<f64>) -> String {
 }
 
 pub(crate) fn iqr(c: &CellReport) -> String {
-    match c.cost_q1_ms.zip(c.cost_q3_ms) {
+    match c.cost.cost_q1_ms.zip(c.cost.cost_q3_ms) {
         Some((q1, q3)) => table::ms(q3 - q1),
         None => "-".to_owned(),
     }
 }
 
 pub(crate) fn cost(c: &CellReport) -> String {
-    match c.pretouch_ms {
+    match c.times.pretouch_ms {
         Some(v) => table::ms(v),
-        None if c.failed > 0 => "FAILED".to_owned(),
+        None if c.times.failed > 0 => "FAILED".to_owned(),
         // An interrupted run not resumed yet: nothing failed, one side has no launch.
         None => "-".to_owned(),
     }
@@ -76,15 +76,15 @@ pub(crate) fn cost(c: &CellReport) -> String {
 /// `376 [365, 388] (3 runs)` when the interval is over the label's runs; `few rounds`
 /// when it has rounds but fewer than an interval needs.
 pub(crate) fn cost_ci(c: &CellReport) -> String {
-    match (c.cost_ms, c.cost_interval()) {
+    match (c.cost.cost_ms, c.cost_interval()) {
         (Some(estimate), Some(_)) => {
             let shown = format!("{} {}", table::ms(estimate), cost_range(c, ""));
-            match c.cost_ci_runs {
+            match c.cost.cost_ci_runs {
                 Some(runs) => format!("{shown} ({} runs)", table::whole(runs)),
                 None => shown,
             }
         }
-        _ if c.rounds > 0 => FEW_ROUNDS.to_owned(),
+        _ if c.cost.rounds > 0 => FEW_ROUNDS.to_owned(),
         _ => "-".to_owned(),
     }
 }
@@ -92,9 +92,9 @@ pub(crate) fn cost_ci(c: &CellReport) -> String {
 /// The ends of the cell's own interval, `[372, 381]`; `few` where it has rounds but
 /// fewer than an interval needs.
 pub(crate) fn cost_range(c: &CellReport, few: &str) -> String {
-    match (c.cost_ci_low_ms, c.cost_ci_high_ms) {
+    match (c.cost.cost_ci_low_ms, c.cost.cost_ci_high_ms) {
         (Some(low), Some(high)) => ms_range(low, high),
-        _ if c.rounds > 0 => few.to_owned(),
+        _ if c.cost.rounds > 0 => few.to_owned(),
         _ => "-".to_owned(),
     }
 }
@@ -118,7 +118,7 @@ pub(crate) const FEW_ROUNDS: &str = "few rounds";
 pub(crate) fn interval_basis_note<'a>(cells: impl Iterator<Item = &'a CellReport>) -> String {
     let (mut one_run, mut over_runs) = (false, false);
     for c in cells.filter(|c| c.cost_interval().is_some()) {
-        match c.cost_ci_runs {
+        match c.cost.cost_ci_runs {
             Some(_) => over_runs = true,
             None => one_run = true,
         }
@@ -345,13 +345,13 @@ pub(crate) fn failure_warnings_named(
 ) -> Vec<String> {
     cells
         .iter()
-        .filter(|c| c.failed > 0)
+        .filter(|c| c.times.failed > 0)
         .map(|c| {
             format!(
                 "warning: {}: {} launch(es) failed, first: {}",
                 name(c),
-                c.failed,
-                c.first_failure.as_deref().unwrap_or("unknown")
+                c.times.failed,
+                c.times.first_failure.as_deref().unwrap_or("unknown")
             )
         })
         .collect()
@@ -430,7 +430,7 @@ impl CellNames {
     pub(crate) fn name(&self, c: &CellReport) -> String {
         let key = self.key(c).join(" ");
         if self.lettered() {
-            format!("{} {key}", self.letter(&c.label))
+            format!("{} {key}", self.letter(&c.id.label))
         } else {
             key
         }
@@ -446,7 +446,7 @@ impl CellNames {
                 && self
                     .letters
                     .iter()
-                    .all(|(l, _)| cells.iter().any(|o| o.label == *l && self.key(o) == key));
+                    .all(|(l, _)| cells.iter().any(|o| o.id.label == *l && self.key(o) == key));
             let name = if everywhere {
                 key.join(" ")
             } else {
@@ -476,13 +476,13 @@ pub(crate) struct Brief<'a> {
 impl Brief<'_> {
     pub(crate) fn lines(&self) -> Vec<String> {
         let mut notes = Vec::new();
-        let failed: usize = self.cells.iter().map(|c| c.failed).sum();
+        let failed: usize = self.cells.iter().map(|c| c.times.failed).sum();
         if failed > 0 {
             let cells: Vec<String> = self
                 .cells
                 .iter()
-                .filter(|c| c.failed > 0)
-                .map(|c| format!("{} {} {}", c.gc, c.heap, c.variant_text()))
+                .filter(|c| c.times.failed > 0)
+                .map(|c| format!("{} {} {}", c.id.gc, c.id.heap, c.variant_text()))
                 .collect();
             let where_ = if cells.len() <= 2 {
                 cells.join(", ")
@@ -495,12 +495,12 @@ impl Brief<'_> {
             ));
         }
         // A cost without a pretouch is no cost: said first, whatever else.
-        for c in self.cells.iter().filter(|c| c.untouched > 0) {
+        for c in self.cells.iter().filter(|c| c.touched.untouched > 0) {
             notes.push(format!(
                 "warning: {}: PRETOUCH DID NOT HAPPEN in {} of {} launches. --details says more.",
                 cell_name(c),
-                c.untouched,
-                c.runs_on
+                c.touched.untouched,
+                c.times.runs_on
             ));
         }
         let outliers: usize = self.cells.iter().map(|c| c.outliers).sum();
@@ -517,7 +517,7 @@ impl Brief<'_> {
                 )
             });
         }
-        let disturbed: usize = self.cells.iter().map(|c| c.disturbed).sum();
+        let disturbed: usize = self.cells.iter().map(|c| c.machine.disturbed).sum();
         if disturbed > 0 {
             notes.push(format!(
                 "note: {} ran beside other work or paid the host's faults. --details names them.",
@@ -527,7 +527,7 @@ impl Brief<'_> {
         if self
             .cells
             .iter()
-            .any(|c| c.cost_interval().is_some() && c.cost_ci_runs.is_none())
+            .any(|c| c.cost_interval().is_some() && c.cost.cost_ci_runs.is_none())
         {
             notes.push(
                 "note: each label is one run, so its intervals miss drift between runs. Three runs of each label, in turn, measure it (--details says how).".to_owned(),
@@ -538,7 +538,7 @@ impl Brief<'_> {
         if self
             .cells
             .iter()
-            .any(|c| c.rounds > 0 && c.cost_interval().is_none())
+            .any(|c| c.cost.rounds > 0 && c.cost_interval().is_none())
             && self.cells.iter().any(|c| c.cost_interval().is_some())
         {
             notes.push(
@@ -608,13 +608,17 @@ pub(crate) fn estimate_phrase(cells: &[&CellReport]) -> String {
     let name = cells
         .first()
         .map_or(crate::stats::interval::Estimator::default(), |c| {
-            c.cost_estimator
+            c.cost.cost_estimator
         })
         .name();
-    if let Some(runs) = cells.iter().filter_map(|c| c.cost_ci_runs).max() {
+    if let Some(runs) = cells.iter().filter_map(|c| c.cost.cost_ci_runs).max() {
         return format!("mean of {runs} runs' {name}s");
     }
-    let rounds: Vec<usize> = cells.iter().map(|c| c.rounds).filter(|r| *r > 0).collect();
+    let rounds: Vec<usize> = cells
+        .iter()
+        .map(|c| c.cost.rounds)
+        .filter(|r| *r > 0)
+        .collect();
     match (rounds.iter().min(), rounds.iter().max()) {
         (Some(a), Some(b)) if a == b => format!("{name} of {a}"),
         (Some(a), Some(b)) => format!("{name} of {a}-{b}"),

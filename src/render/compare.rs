@@ -20,12 +20,12 @@ use crate::render::table::{self, Note};
 /// is docs/report.md's.
 fn legend(cmp: &Comparison) -> String {
     let one_run =
-        compared_cells(cmp).any(|c| c.cost_interval().is_some() && c.cost_ci_runs.is_none());
-    let over_runs = compared_cells(cmp).any(|c| c.cost_ci_runs.is_some());
-    let few = compared_cells(cmp).any(|c| c.rounds > 0 && c.cost_interval().is_none());
+        compared_cells(cmp).any(|c| c.cost_interval().is_some() && c.cost.cost_ci_runs.is_none());
+    let over_runs = compared_cells(cmp).any(|c| c.cost.cost_ci_runs.is_some());
+    let few = compared_cells(cmp).any(|c| c.cost.rounds > 0 && c.cost_interval().is_none());
     let estimator = compared_cells(cmp)
         .next()
-        .map_or_else(Default::default, |c| c.cost_estimator);
+        .map_or_else(Default::default, |c| c.cost.cost_estimator);
     let figure = if over_runs {
         format!("the mean of the runs' {}s", estimator.name())
     } else {
@@ -92,11 +92,13 @@ fn legend(cmp: &Comparison) -> String {
     text
 }
 
+/// A cell's cost in the cover letter's table: `FAILED` where its launches failed and
+/// left it no cost, and `-` where the label has no such cell or it has no cost yet.
 fn cell_cost(e: Option<&Entry>) -> String {
     match e {
-        Some(e) => match e.measured.cost_ms {
+        Some(e) => match e.measured.cost.cost_ms {
             Some(v) => table::ms(v),
-            None if e.measured.failed > 0 => "FAILED".to_owned(),
+            None if e.measured.times.failed > 0 => "FAILED".to_owned(),
             None => "-".to_owned(),
         },
         None => "-".to_owned(),
@@ -153,9 +155,9 @@ fn details_table(cmp: &Comparison, lettered: bool) -> table::Table {
             let dash = || "-".to_owned();
             let end = |v: Option<f64>| v.map_or_else(dash, |v| format!("{v:+.1}"));
             // Over runs, `3 x 10`: 3 runs of 10 rounds each (on average).
-            let rounds = match c.cost_ci_runs {
-                Some(runs) => format!("{runs} x {}", table::whole(c.rounds / runs.max(1))),
-                None => table::whole(c.rounds),
+            let rounds = match c.cost.cost_ci_runs {
+                Some(runs) => format!("{runs} x {}", table::whole(c.cost.rounds / runs.max(1))),
+                None => table::whole(c.cost.rounds),
             };
             let label = match lettered {
                 true => Cell::wide(col.letter.clone(), col.label.clone()),
@@ -166,17 +168,17 @@ fn details_table(cmp: &Comparison, lettered: bool) -> table::Table {
                 .map(Cell::from)
                 .collect();
             row.push(label);
-            row.push(Cell::wide(rounds, table::whole(c.rounds)));
+            row.push(Cell::wide(rounds, table::whole(c.cost.rounds)));
             row.extend(
                 [
-                    ms(c.cost_ms),
+                    ms(c.cost.cost_ms),
                     cost_range(c, "none"),
-                    ms(c.cost_ci_low_ms),
-                    ms(c.cost_ci_high_ms),
-                    table::whole(c.cost_ci_runs.unwrap_or(1)),
-                    spread(c.cost_min_ms, c.cost_max_ms),
-                    ms(c.cost_min_ms),
-                    ms(c.cost_max_ms),
+                    ms(c.cost.cost_ci_low_ms),
+                    ms(c.cost.cost_ci_high_ms),
+                    table::whole(c.cost.cost_ci_runs.unwrap_or(1)),
+                    spread(c.cost.cost_min_ms, c.cost.cost_max_ms),
+                    ms(c.cost.cost_min_ms),
+                    ms(c.cost.cost_max_ms),
                     iqr(c),
                     table::whole(c.outliers),
                     change.map_or_else(dash, |c| table::change_ms(c.delta)),
@@ -213,195 +215,142 @@ fn details(cmp: &Comparison, cols: &[usize]) -> String {
     out + &shown(&details_table(cmp, true)).text_keyed()
 }
 
-/// A label's column of the cover letter's table: its parts padded alike in every row,
-/// so that they line up (the cost; for a label but the baseline its change in %, the
-/// wider side of its interval and the mark; for one label alone, its own interval).
-fn letter_column(cmp: &Comparison, i: usize) -> Vec<String> {
-    let base = cmp.baseline_index();
-    let entries: Vec<Option<&Entry>> = cmp.rows.iter().map(|r| r.entries[i].as_ref()).collect();
-    let mut costs: Vec<String> = entries.iter().map(|e| cell_cost(*e)).collect();
-    let geomean = shows_geomean(cmp);
-    if i == base && cmp.columns.len() == 1 {
-        // One label: its cost with the ends of its own interval.
-        let w = costs.iter().map(String::len).max().unwrap_or(0);
-        return entries
-            .iter()
-            .zip(&costs)
-            .map(|(e, c)| {
-                let half = e.map_or_else(String::new, |e| cost_range(&e.measured, "no CI"));
-                format!("{c:>w$} {half}").trim_end().to_owned()
-            })
-            .collect();
+/// What a label's column of the cover letter's table holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Role {
+    /// The only label: its cost with the ends of its own interval.
+    Alone,
+    /// The baseline beside other labels: its cost.
+    Baseline,
+    /// A label beside the baseline: its cost, then its change in % against the
+    /// baseline with the ends of the change's interval and `*` where that interval
+    /// leaves out 0.
+    Compared,
+}
+
+impl Role {
+    fn of(cmp: &Comparison, i: usize) -> Role {
+        match (cmp.columns.len(), i == cmp.baseline_index()) {
+            (1, _) => Role::Alone,
+            (_, true) => Role::Baseline,
+            (_, false) => Role::Compared,
+        }
     }
-    if geomean {
-        // The baseline's ratio to itself is 1, so its cell of the geomean row is empty.
-        costs.push(String::new());
-    }
-    if i == base {
-        return costs;
-    }
-    let change = |e: &Option<&Entry>| e.and_then(|e| e.change);
-    let mut pcts: Vec<String> = entries
-        .iter()
-        .map(|e| match (e, change(e)) {
-            (_, Some(c)) => c
-                .percent
-                .map_or_else(|| "n/a".to_owned(), table::signed_pct),
-            // Not compared: a warning under the table says why.
-            (Some(_), None) => "n/a".to_owned(),
-            (None, None) => String::new(),
-        })
-        .collect();
-    let mut halves: Vec<String> = entries
-        .iter()
-        .map(
-            |e| match change(e).map(|c| (c.interval, c.percent_interval)) {
-                Some((_, Some(p))) => percent_range(p.low, p.high),
-                Some((None, _)) => "no CI".to_owned(),
-                Some((Some(_), None)) | None => String::new(),
-            },
-        )
-        .collect();
-    let mut marks: Vec<&str> = entries
-        .iter()
-        .map(|e| change(e).map_or("", |c| labels::mark(&c)))
-        .collect();
-    if geomean {
-        // The summary carries no mark: it is not one of the column's family.
-        let g = GeomeanView::of(&cmp.columns[i], cmp.confidence);
-        pcts.push(g.map_or_else(String::new, |g| table::signed_pct(g.percent)));
-        halves.push(
-            g.map_or_else(String::new, |g| match (g.percent_low, g.percent_high) {
+}
+
+/// A label's column of the cover letter's table, headed by its label. Its values are
+/// made of parts, which text lines up from row to row and Markdown heads each in a
+/// column of its own.
+fn letter_column(label: &str, role: Role) -> table::Column {
+    use table::Part;
+    let cost = Part::new(format!("{label} ms"));
+    let parts = match role {
+        Role::Alone => vec![cost, Part::new("interval ms")],
+        Role::Baseline => vec![cost],
+        Role::Compared => vec![
+            cost,
+            Part::new(format!("{label} change %")).unit("%").apart(),
+            Part::new("interval %"),
+            Part::mark(1),
+        ],
+    };
+    table::Column::parts(label, parts)
+}
+
+/// A label's value in a row of the cover letter's table, by the parts of its
+/// [`letter_column`]. A cell that the label lacks has `-` for its cost and nothing
+/// else, and a cell not compared with the baseline's has `n/a` for its change.
+fn letter_cell(e: Option<&Entry>, role: Role) -> table::Cell {
+    let cost = Some(cell_cost(e));
+    let parts = match role {
+        Role::Alone => vec![cost, e.map(|e| cost_range(&e.measured, NO_CI))],
+        Role::Baseline => vec![cost],
+        Role::Compared => {
+            let change = e.and_then(|e| e.change);
+            let percent = match (e, change) {
+                (_, Some(c)) => Some(
+                    c.percent
+                        .map_or_else(|| "n/a".to_owned(), table::signed_pct),
+                ),
+                // Not compared: a warning under the table says why.
+                (Some(_), None) => Some("n/a".to_owned()),
+                (None, None) => None,
+            };
+            let interval = change.and_then(|c| match (c.interval, c.percent_interval) {
+                (_, Some(p)) => Some(percent_range(p.low, p.high)),
+                (None, _) => Some(NO_CI.to_owned()),
+                // A round's cost of 0 or less has no ratio, so the interval is in ms alone.
+                (Some(_), None) => None,
+            });
+            let mark = change.map(|c| labels::mark(&c).to_owned());
+            vec![cost, percent, interval, mark]
+        }
+    };
+    table::Cell::parts(parts)
+}
+
+/// A label's value in the geometric mean's row: its geometric mean in % with the ends
+/// of its interval, and no mark, because the summary is not one of the column's
+/// cells. The cost is blank, and so is the baseline's value, its ratio to itself
+/// being 1.
+fn geomean_cell(column: &Column, role: Role, confidence: f64) -> table::Cell {
+    let blank = Some(String::new());
+    let parts = match role {
+        Role::Compared => {
+            let g = GeomeanView::of(column, confidence);
+            let interval = |g: GeomeanView| match (g.percent_low, g.percent_high) {
                 (Some(low), Some(high)) => percent_range(low, high),
-                _ => "no CI".to_owned(),
-            }),
-        );
-        marks.push("");
-    }
-    let w = |v: &[String]| v.iter().map(String::len).max().unwrap_or(0);
-    let (wc, wp, wh) = (w(&costs), w(&pcts), w(&halves));
-    (0..costs.len())
-        .map(|r| {
-            format!(
-                "{:>wc$}  {:>wp$} {:>wh$} {}",
-                costs[r], pcts[r], halves[r], marks[r]
-            )
-            .trim_end()
-            .to_owned()
-        })
-        .collect()
+                _ => NO_CI.to_owned(),
+            };
+            vec![
+                blank,
+                g.map(|g| table::signed_pct(g.percent)),
+                g.map(interval),
+                None,
+            ]
+        }
+        Role::Alone | Role::Baseline => vec![blank],
+    };
+    table::Cell::parts(parts)
 }
 
-/// The cover letter's table, stated once: a row per cell and the geometric mean's
-/// last, and per label its cost in ms and, for each label but the baseline, its change
-/// in % with the wider side of its 95% interval and `*` where the interval excludes 0.
-/// Text gives a label one column, its parts padded alike in every row
-/// ([`letter_column`]), and Markdown one figure a column. `cols` are the key parts
-/// text shows, where the geometric mean's row is named. The second value is each
-/// label's text column.
-fn letter_table(cmp: &Comparison, cols: &[usize]) -> (table::Table, Vec<usize>) {
-    use table::{Cell, Column as Col, Shown};
-    let base = cmp.baseline_index();
-    let alone = cmp.columns.len() == 1;
+/// The cover letter's table, stated once: a row per cell, named by the four key parts,
+/// with a column per label in the order given ([`letter_column`]), and the geometric
+/// means' row last where a label has one. Text and Markdown both walk it.
+fn letter_table(cmp: &Comparison) -> table::Table {
+    use table::{Cell, Column as Col};
+    let roles: Vec<Role> = (0..cmp.columns.len()).map(|i| Role::of(cmp, i)).collect();
     let mut columns: Vec<Col> = KEY_HEADERS.into_iter().map(Col::name).collect();
-    let mut text_columns = Vec::new();
-    for (i, c) in cmp.columns.iter().enumerate() {
-        text_columns.push(columns.len());
-        columns.push(Col::name(c.label.as_str()).shown(Shown::Text));
-        let mut wide = vec![format!("{} ms", c.label)];
-        if i == base && alone {
-            wide.push("interval ms".to_owned());
-        } else if i != base {
-            wide.extend([format!("{} change %", c.label), "interval %".to_owned()]);
-        }
-        columns.extend(wide.into_iter().map(|h| Col::num(h).shown(Shown::Wide)));
-    }
-    let letters: Vec<Vec<String>> = (0..cmp.columns.len())
-        .map(|i| letter_column(cmp, i))
-        .collect();
-    let mut rows: Vec<Vec<Cell>> = Vec::new();
-    for (n, r) in cmp.rows.iter().enumerate() {
-        let mut row: Vec<Cell> = key_values(key_parts(&r.key), &[0, 1, 2, 3])
-            .into_iter()
-            .map(Cell::from)
-            .collect();
-        for (i, e) in r.entries.iter().enumerate() {
-            let e = e.as_ref();
-            row.push(letters[i][n].as_str().into());
-            row.push(cell_cost(e).into());
-            if i == base && alone {
-                row.push(
-                    e.map_or_else(|| "-".to_owned(), |e| cost_range(&e.measured, "none"))
-                        .into(),
-                );
-            } else if i != base {
-                let change = e.and_then(|e| e.change);
-                row.push(
-                    match change {
-                        Some(c) => format!(
-                            "{}{}",
-                            c.percent
-                                .map_or_else(|| "n/a".to_owned(), |p| format!("{p:+.1}")),
-                            labels::mark(&c)
-                        ),
-                        None => "-".to_owned(),
-                    }
-                    .into(),
-                );
-                row.push(
-                    match change.map(|c| (c.interval, c.percent_interval)) {
-                        Some((_, Some(p))) => percent_range(p.low, p.high),
-                        Some((Some(_), None)) => "n/a".to_owned(),
-                        Some((None, _)) => "none".to_owned(),
-                        None => "-".to_owned(),
-                    }
-                    .into(),
-                );
-            }
-        }
-        rows.push(row);
-    }
-    if let Some(wide) = markdown_geomean(cmp) {
-        // Text names the row in the first key part it shows, Markdown in the first.
-        let first = cols.first().copied().unwrap_or(0);
-        let mut row: Vec<Cell> = (0..KEY_HEADERS.len())
-            .map(|k| {
-                let text = if k == first { GEOMEAN } else { "" };
-                Cell::wide(text.to_owned(), wide[k].clone())
-            })
-            .collect();
-        let mut values = wide[KEY_HEADERS.len()..].iter();
-        for (i, c) in columns.iter().enumerate().skip(KEY_HEADERS.len()) {
-            match c.shown {
-                Shown::Text => {
-                    let label = text_columns.iter().position(|&t| t == i).unwrap_or(0);
-                    let text = letters[label].get(cmp.rows.len()).cloned();
-                    row.push(text.unwrap_or_default().into());
-                }
-                _ => row.push(values.next().cloned().unwrap_or_default().into()),
-            }
-        }
-        rows.push(row);
-    }
+    let labels = cmp.columns.iter().zip(&roles);
+    columns.extend(labels.map(|(c, &role)| letter_column(&c.label, role)));
     let mut t = table::Table::new(columns).keyed(KEY_HEADERS.len());
-    t.rows = rows;
-    (t, text_columns)
+    for r in &cmp.rows {
+        let key = key_values(key_parts(&r.key), &[0, 1, 2, 3]).into_iter();
+        let entries = r.entries.iter().zip(&roles);
+        let values = entries.map(|(e, &role)| letter_cell(e.as_ref(), role));
+        t.push(key.map(Cell::from).chain(values));
+    }
+    if shows_geomean(cmp) {
+        let values = (cmp.columns.iter().zip(&roles))
+            .map(|(c, &role)| geomean_cell(c, role, cmp.confidence));
+        t.push_summary(GEOMEAN, values);
+    }
+    t
 }
 
-/// The cover letter's table: a row per cell, a column per label in the order given,
-/// each label's cost in ms and, for each label but the baseline, its change in % with
-/// the wider side of its 95% interval and `*` where the interval excludes 0. Labels
-/// that do not fit 72 columns go to further tables, each with the baseline's column.
+/// The cover letter's table as text ([`letter_table`]), with the key parts at `cols`.
+/// Labels too long to head their columns are named by letters, and labels that do
+/// not fit 72 columns go to further tables, each with the baseline's column.
 fn letter_tables(cmp: &Comparison, cols: &[usize]) -> String {
     let base = cmp.baseline_index();
-    let (table, text_columns) = letter_table(cmp, cols);
+    let table = letter_table(cmp);
     let others: Vec<usize> = (0..cmp.columns.len()).filter(|&i| i != base).collect();
     let parts = |group: &[usize], lettered: bool| {
         let mut shown: Vec<usize> = group.to_vec();
         shown.push(base);
         shown.sort_unstable();
         let picked: Vec<usize> = (cols.iter().copied())
-            .chain(shown.iter().map(|&i| text_columns[i]))
+            .chain(shown.iter().map(|&i| KEY_HEADERS.len() + i))
             .collect();
         let mut t = table.pick(&picked);
         if lettered {
@@ -449,14 +398,14 @@ fn letter_tables(cmp: &Comparison, cols: &[usize]) -> String {
 /// The footer of the cover letter's table, at most two lines: what a change is, the
 /// confidence of its interval, what `*` means and at what level a label's marks hold
 /// together. With one label, the confidence of the cost's interval. Where no cell has
-/// an interval, what `no CI` means.
+/// an interval, what [`NO_CI`] means.
 fn letter_footer(cmp: &Comparison) -> String {
     let any_interval = compared_cells(cmp).any(|c| c.cost_interval().is_some());
     if cmp.columns.len() == 1 {
         return if any_interval {
             "[low, high] is the 95% interval of the cost.\n".to_owned()
         } else {
-            NO_CI.to_owned()
+            no_ci_footer()
         };
     }
     // Each label's column is one family, so with several labels the level holds for
@@ -469,7 +418,7 @@ fn letter_footer(cmp: &Comparison) -> String {
     let Some((cells, level)) = change_confidence(cmp) else {
         let changes = cmp.rows.iter().flat_map(|r| r.entries.iter().flatten());
         return if changes.clone().any(|e| e.change.is_some()) {
-            NO_CI.to_owned()
+            no_ci_footer()
         } else {
             String::new()
         };
@@ -506,8 +455,14 @@ pub fn change_confidence(cmp: &Comparison) -> Option<(usize, f64)> {
         .max_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)))
 }
 
+/// What the cover letter's table shows, in text and Markdown alike, for a cell or a
+/// geometric mean without an interval.
+const NO_CI: &str = "no CI";
+
 /// The footer where no cell has an interval.
-const NO_CI: &str = "no CI means under 10 rounds, too few for an interval.\n";
+fn no_ci_footer() -> String {
+    format!("{NO_CI} means under 10 rounds, too few for an interval.\n")
+}
 
 /// The summary row's name in the key columns.
 const GEOMEAN: &str = "geomean";
@@ -738,15 +693,14 @@ fn notes(cmp: &Comparison) -> Vec<String> {
     notes
 }
 
-/// The labels side by side as Markdown: the cover letter's table, one figure a cell,
-/// in the text's shape (each label's cost in ms; for each label but the baseline its
-/// change in %, marked `*` where the interval excludes 0, and the wider side of its
-/// interval), the title and a line per warning; with `details`, each cell's rounds,
-/// interval and spread, the legend and every note in full.
+/// The labels side by side as Markdown: the title, the cover letter's table
+/// ([`letter_table`]) with a column for each part of a label's values, its footer and a
+/// line per warning; with `details`, each cell's rounds, interval and spread, the
+/// legend and every note in full.
 pub fn markdown(cmp: &Comparison, details: bool) -> String {
     let cells: Vec<&CellReport> = compared_cells(cmp).collect();
     let mut out = format!("{}\n\n", title(cmp, &cells));
-    out += &letter_table(cmp, &[0, 1, 2, 3]).0.markdown();
+    out += &letter_table(cmp).markdown();
     let footer = letter_footer(cmp);
     if !footer.is_empty() {
         out += "\n";
@@ -790,37 +744,6 @@ pub fn markdown(cmp: &Comparison, details: bool) -> String {
     let remarks: Vec<Note> = notes(cmp).into_iter().map(Note::Remark).collect();
     out += &table::notes_markdown(&remarks);
     out
-}
-
-/// The Markdown table's last row: each label's geometric mean in %, with the wider side
-/// of its interval, in the label's change columns; none without a geometric mean.
-fn markdown_geomean(cmp: &Comparison) -> Option<Vec<String>> {
-    if !shows_geomean(cmp) {
-        return None;
-    }
-    let base = cmp.baseline_index();
-    let mut row = vec![
-        GEOMEAN.to_owned(),
-        String::new(),
-        String::new(),
-        String::new(),
-    ];
-    for (i, c) in cmp.columns.iter().enumerate() {
-        row.push(String::new());
-        if i == base {
-            continue;
-        }
-        let g = GeomeanView::of(c, cmp.confidence);
-        row.push(g.map_or_else(|| "-".to_owned(), |g| format!("{:+.1}", g.percent)));
-        row.push(g.map_or_else(
-            || "-".to_owned(),
-            |g| match (g.percent_low, g.percent_high) {
-                (Some(low), Some(high)) => percent_range(low, high),
-                _ => "none".to_owned(),
-            },
-        ));
-    }
-    Some(row)
 }
 
 /// `--details` in Markdown: a row per cell and label, one figure a cell: its rounds,
@@ -929,7 +852,7 @@ pub fn csv(cmp: &Comparison) -> String {
 mod tests {
     use super::*;
     use crate::analyze::Options;
-    use crate::analyze::compare::compare;
+    use crate::analyze::compare::{Change, compare};
     use crate::fixtures::{file, g1_and_parallel, host, rounds};
     use crate::store::Results;
 
@@ -1022,6 +945,77 @@ mod tests {
         g1        1g    383  284  -25.9% [-29.5, +147.9]
         parallel  1g    396  396   +0.1%    [-3.8, +4.2]
         geomean                   -13.9%  [-17.3, +58.4]
+        ");
+    }
+
+    /// [`sample`] with a third label, and in the cover letter's table a cell of each
+    /// kind that lacks a figure: a change without an interval, a cell not compared, a
+    /// cell the label lacks, and a change without an interval in %.
+    fn without_figures() -> Comparison {
+        let mut cmp = sample();
+        let mut third = cmp.columns[1].clone();
+        third.letter = "C".to_owned();
+        third.label = "thp-always".to_owned();
+        cmp.columns.push(third);
+        for r in &mut cmp.rows {
+            let e = r.entries[1].clone();
+            r.entries.push(e);
+        }
+        fn change(cmp: &mut Comparison, row: usize, label: usize) -> &mut Change {
+            let e = cmp.rows[row].entries[label].as_mut().unwrap();
+            e.change.as_mut().unwrap()
+        }
+        // Under 10 rounds a side, a change has no interval and no mark.
+        let few = change(&mut cmp, 0, 1);
+        (few.interval, few.percent_interval, few.significant) = (None, None, false);
+        // A cost of 0 or less has no ratio, so its change has an interval in ms alone.
+        let not_positive = change(&mut cmp, 1, 2);
+        (not_positive.percent, not_positive.percent_interval) = (None, None);
+        not_positive.significant = true;
+        let e = cmp.rows[1].entries[1].as_mut().unwrap();
+        (e.change, e.not_compared) = (None, Some("another machine".to_owned()));
+        cmp.rows[0].entries[2] = None;
+        cmp
+    }
+
+    #[test]
+    fn the_letters_table_says_the_same_words_in_text_and_markdown() {
+        let cmp = without_figures();
+        insta::assert_snapshot!(letter_tables(&cmp, &[1, 2]), @"
+        gc        heap  6.18.0-base  6.18.0-vma-refcount
+        g1        1g    383          284  -25.9%          no CI
+        parallel  1g    396          396     n/a
+        geomean                           -13.9% [-17.3, +58.4]
+
+        gc        heap  6.18.0-base  thp-always
+        g1        1g    383            -
+        parallel  1g    396          396     n/a                *
+        geomean                           -13.9% [-17.3, +58.4]
+        ");
+        insta::assert_snapshot!(letter_table(&cmp).markdown(), @"
+        | jdk | gc | heap | variant | 6.18.0-base ms | 6.18.0-vma-refcount ms | 6.18.0-vma-refcount change % | interval % | thp-always ms | thp-always change % | interval % |
+        |---|---|---|---|---:|---:|---:|---:|---:|---:|---:|
+        | 17.0.15+6 | g1 | 1g | default | 383 | 284 | -25.9 | no CI | - | - | - |
+        | 17.0.15+6 | parallel | 1g | default | 396 | 396 | n/a | - | 396 | n/a* | - |
+        | geomean |  |  |  |  |  | -13.9 | [-17.3, +58.4] |  | -13.9 | [-17.3, +58.4] |
+        ");
+        let mut alone = sample();
+        alone.columns.truncate(1);
+        for r in &mut alone.rows {
+            r.entries.truncate(1);
+        }
+        let few = &mut alone.rows[0].entries[0].as_mut().unwrap().measured;
+        (few.cost.cost_ci_low_ms, few.cost.cost_ci_high_ms) = (None, None);
+        insta::assert_snapshot!(letter_tables(&alone, &[1, 2]), @"
+        gc        heap  6.18.0-base
+        g1        1g    383 no CI
+        parallel  1g    396 [389, 405]
+        ");
+        insta::assert_snapshot!(letter_table(&alone).markdown(), @"
+        | jdk | gc | heap | variant | 6.18.0-base ms | interval ms |
+        |---|---|---|---|---:|---:|
+        | 17.0.15+6 | g1 | 1g | default | 383 | no CI |
+        | 17.0.15+6 | parallel | 1g | default | 396 | [389, 405] |
         ");
     }
 

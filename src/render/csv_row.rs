@@ -1,177 +1,297 @@
-//! A CSV row from a value that serde writes as a map. The csv crate writes a struct's
-//! fields as columns but refuses maps, and serde writes a struct with a
-//! `#[serde(flatten)]` field as a map (the cell's row flattens the features' figures in
-//! among its own). [`AsStruct`] hands the map's entries to the csv writer as a struct's
-//! fields, in the order they come, so that the header names the keys and the row holds
-//! their values, as if the struct had no flattened field.
+//! A row of the CSV of cells as columns: each key serde writes of a value, with the
+//! text the csv crate writes for its value, so that a new figure of a cell is a new
+//! column of every CSV. A value that is a struct, a list or a map is no column, because a
+//! CSV row holds no nested object. The figures the JSON nests give flat columns of their
+//! own, such as the heap's `analyze::heap::HeapColumns`.
+//!
+//! A row is a struct, a map or a tuple of them. A struct with a `#[serde(flatten)]` field
+//! is written as a map, and the cell's row flattens its parts.
 
-use std::collections::BTreeSet;
-use std::sync::{Mutex, PoisonError};
+use serde::Serialize;
+use serde::ser::{self, Error as _, Impossible, SerializeMap, SerializeStruct, SerializeTuple};
 
-use serde::ser::{Error, Impossible, Serialize, SerializeMap, SerializeStruct, Serializer};
+type Error = serde_json::Error;
 
-/// `T` written as a struct's fields, whether serde writes it as a struct or a map.
-pub(crate) struct AsStruct<'a, T>(pub &'a T);
+/// The columns of `row`, each its key and its value's text, in the order serde writes
+/// them.
+pub(crate) fn columns<T: Serialize + ?Sized>(row: &T) -> Vec<(String, String)> {
+    let mut columns = Columns::default();
+    row.serialize(&mut columns)
+        .expect("a CSV row is a struct, a map or a tuple of them");
+    columns.taken
+}
 
-impl<T: Serialize> Serialize for AsStruct<'_, T> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.0.serialize(Fields(serializer))
+/// The columns taken so far, and a map's key whose value comes next.
+#[derive(Default)]
+struct Columns {
+    taken: Vec<(String, String)>,
+    key: Option<String>,
+}
+
+impl Columns {
+    /// Takes `value` as the column `key`, unless it is nested.
+    fn take<V: Serialize + ?Sized>(&mut self, key: String, value: &V) {
+        if let Ok(text) = value.serialize(Text) {
+            self.taken.push((key, text));
+        }
     }
 }
 
-/// A serializer that takes a struct or a map, and gives both to `S` as a struct.
-struct Fields<S>(S);
-
-/// The error for a value that is neither a struct nor a map.
-fn not_fields<E: Error>() -> E {
-    E::custom("a CSV row is a struct or a map of columns, not a single value or a list")
+fn not_a_row() -> Error {
+    Error::custom("a CSV row is a struct, a map or a tuple of them")
 }
 
-/// A column's name as the struct writer wants it, `'static`: a map's keys are field
-/// names, a few dozen, so each is kept once for the program's life.
-fn column_name(name: String) -> &'static str {
-    static NAMES: Mutex<BTreeSet<&'static str>> = Mutex::new(BTreeSet::new());
-    let mut names = NAMES.lock().unwrap_or_else(PoisonError::into_inner);
-    if let Some(known) = names.get(name.as_str()) {
-        return known;
-    }
-    let kept: &'static str = Box::leak(name.into_boxed_str());
-    names.insert(kept);
-    kept
-}
-
-/// The text of a map's key, which for a flattened struct is a field's name.
-fn key_text<K: ?Sized + Serialize, E: Error>(key: &K) -> Result<&'static str, E> {
-    match serde_json::to_value(key) {
-        Ok(serde_json::Value::String(name)) => Ok(column_name(name)),
-        _ => Err(E::custom("a CSV column's name must be a string")),
-    }
-}
-
-/// Every method of a value that is not a row, each refused with [`not_fields`].
+/// The methods of a serializer that refuse their value with `$error`.
 macro_rules! refused {
-    ($($method:ident($($arg:ty),*) -> $ok:ty;)*) => {
-        $(fn $method(self, $(_: $arg),*) -> Result<$ok, Self::Error> {
-            Err(not_fields())
+    ($error:expr; $($method:ident($($arg:ty),*) -> $ok:ty;)*) => {
+        $(fn $method(self, $(_: $arg),*) -> Result<$ok, Error> {
+            Err($error)
         })*
     };
 }
 
-impl<S: Serializer> Serializer for Fields<S> {
-    type Ok = S::Ok;
-    type Error = S::Error;
-    type SerializeSeq = Impossible<S::Ok, S::Error>;
-    type SerializeTuple = Impossible<S::Ok, S::Error>;
-    type SerializeTupleStruct = Impossible<S::Ok, S::Error>;
-    type SerializeTupleVariant = Impossible<S::Ok, S::Error>;
-    type SerializeMap = Row<S::SerializeStruct>;
-    type SerializeStruct = S::SerializeStruct;
-    type SerializeStructVariant = Impossible<S::Ok, S::Error>;
+/// The methods of a serializer that refuse a generic value with `$error`.
+macro_rules! refused_values {
+    ($error:expr; $ok:ty) => {
+        fn serialize_some<T: Serialize + ?Sized>(self, _: &T) -> Result<$ok, Error> {
+            Err($error)
+        }
+        fn serialize_newtype_struct<T: Serialize + ?Sized>(
+            self,
+            _: &'static str,
+            _: &T,
+        ) -> Result<$ok, Error> {
+            Err($error)
+        }
+        fn serialize_newtype_variant<T: Serialize + ?Sized>(
+            self,
+            _: &'static str,
+            _: u32,
+            _: &'static str,
+            _: &T,
+        ) -> Result<$ok, Error> {
+            Err($error)
+        }
+    };
+}
 
-    fn serialize_map(self, len: Option<usize>) -> Result<Self::SerializeMap, Self::Error> {
-        Ok(Row {
-            fields: self.0.serialize_struct("row", len.unwrap_or(0))?,
-            key: None,
-        })
+impl ser::Serializer for &mut Columns {
+    type Ok = ();
+    type Error = Error;
+    type SerializeSeq = Impossible<(), Error>;
+    type SerializeTuple = Self;
+    type SerializeTupleStruct = Impossible<(), Error>;
+    type SerializeTupleVariant = Impossible<(), Error>;
+    type SerializeMap = Self;
+    type SerializeStruct = Self;
+    type SerializeStructVariant = Impossible<(), Error>;
+
+    fn serialize_struct(self, _: &'static str, _: usize) -> Result<Self, Error> {
+        Ok(self)
     }
 
-    fn serialize_struct(
-        self,
-        name: &'static str,
-        len: usize,
-    ) -> Result<Self::SerializeStruct, Self::Error> {
-        self.0.serialize_struct(name, len)
+    fn serialize_map(self, _: Option<usize>) -> Result<Self, Error> {
+        Ok(self)
     }
 
-    refused! {
-        serialize_bool(bool) -> S::Ok;
-        serialize_i8(i8) -> S::Ok;
-        serialize_i16(i16) -> S::Ok;
-        serialize_i32(i32) -> S::Ok;
-        serialize_i64(i64) -> S::Ok;
-        serialize_u8(u8) -> S::Ok;
-        serialize_u16(u16) -> S::Ok;
-        serialize_u32(u32) -> S::Ok;
-        serialize_u64(u64) -> S::Ok;
-        serialize_f32(f32) -> S::Ok;
-        serialize_f64(f64) -> S::Ok;
-        serialize_char(char) -> S::Ok;
-        serialize_str(&str) -> S::Ok;
-        serialize_bytes(&[u8]) -> S::Ok;
-        serialize_none() -> S::Ok;
-        serialize_unit() -> S::Ok;
-        serialize_unit_struct(&'static str) -> S::Ok;
-        serialize_unit_variant(&'static str, u32, &'static str) -> S::Ok;
+    fn serialize_tuple(self, _: usize) -> Result<Self, Error> {
+        Ok(self)
+    }
+
+    refused! { not_a_row();
+        serialize_bool(bool) -> ();
+        serialize_i8(i8) -> ();
+        serialize_i16(i16) -> ();
+        serialize_i32(i32) -> ();
+        serialize_i64(i64) -> ();
+        serialize_u8(u8) -> ();
+        serialize_u16(u16) -> ();
+        serialize_u32(u32) -> ();
+        serialize_u64(u64) -> ();
+        serialize_f32(f32) -> ();
+        serialize_f64(f64) -> ();
+        serialize_char(char) -> ();
+        serialize_str(&str) -> ();
+        serialize_bytes(&[u8]) -> ();
+        serialize_none() -> ();
+        serialize_unit() -> ();
+        serialize_unit_struct(&'static str) -> ();
+        serialize_unit_variant(&'static str, u32, &'static str) -> ();
         serialize_seq(Option<usize>) -> Self::SerializeSeq;
-        serialize_tuple(usize) -> Self::SerializeTuple;
         serialize_tuple_struct(&'static str, usize) -> Self::SerializeTupleStruct;
         serialize_tuple_variant(&'static str, u32, &'static str, usize)
             -> Self::SerializeTupleVariant;
         serialize_struct_variant(&'static str, u32, &'static str, usize)
             -> Self::SerializeStructVariant;
     }
+    refused_values!(not_a_row(); ());
+}
 
-    fn serialize_some<T: ?Sized + Serialize>(self, _: &T) -> Result<S::Ok, S::Error> {
-        Err(not_fields())
+impl SerializeStruct for &mut Columns {
+    type Ok = ();
+    type Error = Error;
+
+    fn serialize_field<V: Serialize + ?Sized>(
+        &mut self,
+        key: &'static str,
+        value: &V,
+    ) -> Result<(), Error> {
+        self.take(key.to_owned(), value);
+        Ok(())
     }
 
-    fn serialize_newtype_struct<T: ?Sized + Serialize>(
+    fn end(self) -> Result<(), Error> {
+        Ok(())
+    }
+}
+
+impl SerializeMap for &mut Columns {
+    type Ok = ();
+    type Error = Error;
+
+    fn serialize_key<K: Serialize + ?Sized>(&mut self, key: &K) -> Result<(), Error> {
+        self.key = Some(key.serialize(Text)?);
+        Ok(())
+    }
+
+    fn serialize_value<V: Serialize + ?Sized>(&mut self, value: &V) -> Result<(), Error> {
+        let key = self
+            .key
+            .take()
+            .ok_or_else(|| Error::custom("a value without its key"))?;
+        self.take(key, value);
+        Ok(())
+    }
+
+    fn end(self) -> Result<(), Error> {
+        Ok(())
+    }
+}
+
+impl SerializeTuple for &mut Columns {
+    type Ok = ();
+    type Error = Error;
+
+    fn serialize_element<V: Serialize + ?Sized>(&mut self, value: &V) -> Result<(), Error> {
+        value.serialize(&mut **self)
+    }
+
+    fn end(self) -> Result<(), Error> {
+        Ok(())
+    }
+}
+
+/// A value's text as the csv crate writes it: numbers as `itoa` and `ryu` write them,
+/// nothing for `None`, a unit variant's name. A nested value is refused.
+struct Text;
+
+fn nested() -> Error {
+    Error::custom("a nested value is no column")
+}
+
+/// The methods of [`Text`] that write their value as `Display` does, as the csv crate
+/// writes integers, text and switches.
+macro_rules! displayed {
+    ($($method:ident($arg:ty);)*) => {
+        $(fn $method(self, v: $arg) -> Result<String, Error> {
+            Ok(v.to_string())
+        })*
+    };
+}
+
+impl ser::Serializer for Text {
+    type Ok = String;
+    type Error = Error;
+    type SerializeSeq = Impossible<String, Error>;
+    type SerializeTuple = Impossible<String, Error>;
+    type SerializeTupleStruct = Impossible<String, Error>;
+    type SerializeTupleVariant = Impossible<String, Error>;
+    type SerializeMap = Impossible<String, Error>;
+    type SerializeStruct = Impossible<String, Error>;
+    type SerializeStructVariant = Impossible<String, Error>;
+
+    displayed! {
+        serialize_i8(i8);
+        serialize_i16(i16);
+        serialize_i32(i32);
+        serialize_i64(i64);
+        serialize_u8(u8);
+        serialize_u16(u16);
+        serialize_u32(u32);
+        serialize_u64(u64);
+        serialize_str(&str);
+        serialize_bool(bool);
+        serialize_char(char);
+    }
+
+    fn serialize_f32(self, v: f32) -> Result<String, Error> {
+        Ok(ryu::Buffer::new().format(v).to_owned())
+    }
+
+    fn serialize_f64(self, v: f64) -> Result<String, Error> {
+        Ok(ryu::Buffer::new().format(v).to_owned())
+    }
+
+    fn serialize_none(self) -> Result<String, Error> {
+        Ok(String::new())
+    }
+
+    fn serialize_unit(self) -> Result<String, Error> {
+        Ok(String::new())
+    }
+
+    fn serialize_unit_struct(self, name: &'static str) -> Result<String, Error> {
+        Ok(name.to_owned())
+    }
+
+    fn serialize_unit_variant(
         self,
         _: &'static str,
-        _: &T,
-    ) -> Result<S::Ok, S::Error> {
-        Err(not_fields())
+        _: u32,
+        variant: &'static str,
+    ) -> Result<String, Error> {
+        Ok(variant.to_owned())
     }
 
-    fn serialize_newtype_variant<T: ?Sized + Serialize>(
+    fn serialize_some<T: Serialize + ?Sized>(self, v: &T) -> Result<String, Error> {
+        v.serialize(self)
+    }
+
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        v: &T,
+    ) -> Result<String, Error> {
+        v.serialize(self)
+    }
+
+    fn serialize_newtype_variant<T: Serialize + ?Sized>(
         self,
         _: &'static str,
         _: u32,
         _: &'static str,
         _: &T,
-    ) -> Result<S::Ok, S::Error> {
-        Err(not_fields())
-    }
-}
-
-/// A map's entries, written as the fields of the struct `fields`.
-struct Row<F> {
-    fields: F,
-    /// The key whose value comes next, when they come apart.
-    key: Option<&'static str>,
-}
-
-impl<F: SerializeStruct> SerializeMap for Row<F> {
-    type Ok = F::Ok;
-    type Error = F::Error;
-
-    fn serialize_key<K: ?Sized + Serialize>(&mut self, key: &K) -> Result<(), F::Error> {
-        self.key = Some(key_text(key)?);
-        Ok(())
+    ) -> Result<String, Error> {
+        Err(nested())
     }
 
-    fn serialize_value<V: ?Sized + Serialize>(&mut self, value: &V) -> Result<(), F::Error> {
-        let key = (self.key.take()).ok_or_else(|| F::Error::custom("a value without its key"))?;
-        self.fields.serialize_field(key, value)
-    }
-
-    fn serialize_entry<K: ?Sized + Serialize, V: ?Sized + Serialize>(
-        &mut self,
-        key: &K,
-        value: &V,
-    ) -> Result<(), F::Error> {
-        self.fields.serialize_field(key_text(key)?, value)
-    }
-
-    fn end(self) -> Result<F::Ok, F::Error> {
-        self.fields.end()
+    refused! { nested();
+        serialize_bytes(&[u8]) -> String;
+        serialize_seq(Option<usize>) -> Self::SerializeSeq;
+        serialize_tuple(usize) -> Self::SerializeTuple;
+        serialize_tuple_struct(&'static str, usize) -> Self::SerializeTupleStruct;
+        serialize_tuple_variant(&'static str, u32, &'static str, usize)
+            -> Self::SerializeTupleVariant;
+        serialize_map(Option<usize>) -> Self::SerializeMap;
+        serialize_struct(&'static str, usize) -> Self::SerializeStruct;
+        serialize_struct_variant(&'static str, u32, &'static str, usize)
+            -> Self::SerializeStructVariant;
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde::Serialize;
 
     #[derive(Serialize)]
     struct Inner {
@@ -186,97 +306,53 @@ mod tests {
         a: &'static str,
         #[serde(flatten)]
         inner: Inner,
-        d: bool,
-    }
-
-    #[derive(Serialize)]
-    struct Plain {
-        a: &'static str,
-        b: u32,
-        c: Option<f64>,
+        nested: Vec<u32>,
         d: bool,
     }
 
     #[derive(Serialize)]
     struct Extra {
-        e: u8,
+        e: f64,
     }
 
-    fn csv_of<T: Serialize>(rows: &[T]) -> String {
-        let mut w = csv::Writer::from_writer(Vec::new());
-        for row in rows {
-            w.serialize(row).unwrap();
-        }
-        String::from_utf8(w.into_inner().unwrap()).unwrap()
-    }
-
+    /// A flattened struct's fields are columns in their place, a nested value is none,
+    /// and numbers read as the csv crate writes them.
     #[test]
-    fn a_flattened_struct_gives_the_columns_of_the_same_struct_written_out() {
-        let flattened = [
-            Flattened {
-                a: "x, y",
-                inner: Inner {
-                    b: 1,
-                    gone: None,
-                    c: Some(2.5),
-                },
-                d: true,
-            },
-            Flattened {
-                a: "z",
-                inner: Inner {
-                    b: 2,
-                    gone: None,
-                    c: None,
-                },
-                d: false,
-            },
-        ];
-        let plain = [
-            Plain {
-                a: "x, y",
-                b: 1,
-                c: Some(2.5),
-                d: true,
-            },
-            Plain {
-                a: "z",
-                b: 2,
-                c: None,
-                d: false,
-            },
-        ];
-        let rows: Vec<_> = (flattened.iter())
-            .map(|f| (AsStruct(f), Extra { e: 7 }))
-            .collect();
-        let expected: Vec<_> = plain.iter().map(|p| (p, Extra { e: 7 })).collect();
-        let written = csv_of(&rows);
-        assert_eq!(written, csv_of(&expected));
-        assert!(
-            written.starts_with("a,b,c,d,e\n\"x, y\",1,2.5,true,7\n"),
-            "{written}"
-        );
-    }
-
-    #[test]
-    fn the_csv_writer_alone_refuses_a_flattened_struct() {
-        let mut w = csv::Writer::from_writer(Vec::new());
+    fn a_row_is_its_keys_in_order_without_the_nested_values() {
         let row = Flattened {
-            a: "x",
+            a: "x, y",
             inner: Inner {
                 b: 1,
                 gone: None,
                 c: None,
             },
+            nested: vec![1],
             d: true,
         };
-        assert!(w.serialize(&row).is_err(), "AsStruct would not be needed");
-        assert!(w.serialize(AsStruct(&row)).is_ok());
+        let taken = columns(&(&row, Extra { e: 1e20 }));
+        let expected = [
+            ("a", "x, y"),
+            ("b", "1"),
+            ("c", ""),
+            ("d", "true"),
+            ("e", "1e20"),
+        ];
+        let expected: Vec<(String, String)> = (expected.iter())
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect();
+        assert_eq!(taken, expected);
+        let mut w = csv::Writer::from_writer(Vec::new());
+        w.serialize(Extra { e: 1e20 }).unwrap();
+        let written = String::from_utf8(w.into_inner().unwrap()).unwrap();
+        assert_eq!(
+            written, "e\n1e20\n",
+            "the csv crate writes numbers as ryu does"
+        );
     }
 
     #[test]
     fn a_single_value_is_no_row() {
-        let mut w = csv::Writer::from_writer(Vec::new());
-        assert!(w.serialize(AsStruct(&3u32)).is_err());
+        let mut columns = Columns::default();
+        assert!(3u32.serialize(&mut columns).is_err());
     }
 }

@@ -48,11 +48,11 @@ pub(crate) fn with_remarks(
 /// summary of [`cell_notes`] instead of the table when the report has more than
 /// [`OUTLIER_LINES_MAX`] outliers.
 pub(crate) fn text(cells: &[&CellReport], names: &CellNames) -> String {
-    let total: usize = cells.iter().map(|c| c.outlier_lines.len()).sum();
+    let total: usize = cells.iter().map(|c| c.machine.outlier_lines.len()).sum();
     let as_table = total <= OUTLIER_LINES_MAX
         && cells
             .iter()
-            .all(|c| c.outlier_launches.len() == c.outlier_lines.len());
+            .all(|c| c.machine.outlier_launches.len() == c.machine.outlier_lines.len());
     if !as_table {
         return table::remarks_text(named_notes(cells, &|c| names.name(c)));
     }
@@ -66,7 +66,12 @@ pub(crate) fn text(cells: &[&CellReport], names: &CellNames) -> String {
     let mut rows = Table::new(columns);
     let mut causes = Vec::new();
     for c in cells {
-        for (o, line) in c.outlier_launches.iter().zip(&c.outlier_lines) {
+        for (o, line) in c
+            .machine
+            .outlier_launches
+            .iter()
+            .zip(&c.machine.outlier_lines)
+        {
             rows.push([
                 names.name(c),
                 // As counted, from 1, as every format and the chart number rounds.
@@ -108,26 +113,26 @@ pub(crate) fn text(cells: &[&CellReport], names: &CellNames) -> String {
 /// [`cell_notes`], each cell named by `name`.
 fn named_notes(cells: &[&CellReport], cell_name: &dyn Fn(&CellReport) -> String) -> Vec<String> {
     let mut out = Vec::new();
-    let total: usize = cells.iter().map(|c| c.outlier_lines.len()).sum();
+    let total: usize = cells.iter().map(|c| c.machine.outlier_lines.len()).sum();
     let mut summarized = 0;
     for c in cells {
         let condense = total > OUTLIER_LINES_MAX
-            && c.outlier_lines.len() > WORST
-            && c.outlier_launches.len() == c.outlier_lines.len();
+            && c.machine.outlier_lines.len() > WORST
+            && c.machine.outlier_launches.len() == c.machine.outlier_lines.len();
         if !condense {
-            for line in &c.outlier_lines {
+            for line in &c.machine.outlier_lines {
                 out.push(format!("outlier: {}: {line}", cell_name(c)));
             }
             continue;
         }
-        summarized += c.outlier_lines.len();
-        let s = OutlierSummary::of(&c.outlier_launches);
+        summarized += c.machine.outlier_lines.len();
+        let s = OutlierSummary::of(&c.machine.outlier_launches);
         let worst: Vec<&str> = s
             .worst
             .iter()
             .filter_map(|w| {
-                let i = c.outlier_launches.iter().position(|o| o == w)?;
-                Some(c.outlier_lines[i].as_str())
+                let i = c.machine.outlier_launches.iter().position(|o| o == w)?;
+                Some(c.machine.outlier_lines[i].as_str())
             })
             .collect();
         out.push(format!(
@@ -154,14 +159,14 @@ fn disturbed_note(
 ) -> Option<String> {
     let disturbed: Vec<String> = cells
         .iter()
-        .filter(|c| c.disturbed > 0)
+        .filter(|c| c.machine.disturbed > 0)
         .map(|c| {
             format!(
                 "{} {} of {} ({})",
                 cell_name(c),
-                c.disturbed,
-                c.runs,
-                c.disturbances
+                c.machine.disturbed,
+                c.times.runs,
+                c.machine.disturbances
             )
         })
         .collect();
@@ -175,21 +180,29 @@ mod tests {
     #[test]
     fn outliers_and_disturbed_cells_are_named() {
         let mut c = CellReport {
-            label: "base".into(),
-            jdk: "25.0.3+9".into(),
-            gc: "g1".into(),
-            heap: "2g".into(),
-            variant: "thp".into(),
-            gc_threads: "auto".into(),
-            cpus: "all".into(),
-            runs: 20,
+            id: crate::analyze::report::CellId {
+                label: "base".into(),
+                jdk: "25.0.3+9".into(),
+                gc: "g1".into(),
+                heap: "2g".into(),
+                variant: "thp".into(),
+            },
+            times: crate::analyze::report::CellTimes {
+                runs: 20,
+                ..Default::default()
+            },
+            axes: crate::analyze::report::CellAxes {
+                gc_threads: "auto".into(),
+                cpus: "all".into(),
+                ..Default::default()
+            },
             ..CellReport::default()
         };
-        c.outlier_lines = vec![
+        c.machine.outlier_lines = vec![
             "round 0 with pretouch 2437 ms, median 160: idle 20 s before: memory returned to host (1960 MiB reported)".into(),
         ];
-        c.disturbed = 3;
-        c.disturbances = "memory returned to host 2, other processes 1".into();
+        c.machine.disturbed = 3;
+        c.machine.disturbances = "memory returned to host 2, other processes 1".into();
         let report = Report {
             cells: vec![c],
             labels: vec!["base".into()],
@@ -214,13 +227,18 @@ mod tests {
     fn cell_with_outliers(gc: &str, n: u32) -> CellReport {
         use crate::analyze::disturbance::OutlierLaunch;
         let mut c = CellReport {
-            label: "base".into(),
-            jdk: "25.0.3+9".into(),
-            gc: gc.into(),
-            heap: "2g".into(),
-            variant: "default".into(),
-            gc_threads: "auto".into(),
-            cpus: "all".into(),
+            id: crate::analyze::report::CellId {
+                label: "base".into(),
+                jdk: "25.0.3+9".into(),
+                gc: gc.into(),
+                heap: "2g".into(),
+                variant: "default".into(),
+            },
+            axes: crate::analyze::report::CellAxes {
+                gc_threads: "auto".into(),
+                cpus: "all".into(),
+                ..Default::default()
+            },
             ..CellReport::default()
         };
         for round in 0..n {
@@ -235,10 +253,10 @@ mod tests {
             } else {
                 "other processes"
             };
-            c.outlier_lines.push(format!(
+            c.machine.outlier_lines.push(format!(
                 "round {round} with pretouch {ms:.0} ms, median 600: {kind}"
             ));
-            c.outlier_launches.push(OutlierLaunch {
+            c.machine.outlier_launches.push(OutlierLaunch {
                 round,
                 pretouch: true,
                 ms,

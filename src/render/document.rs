@@ -28,7 +28,7 @@ macro_rules! render_halves {
 }
 
 /// Every feature's section, its render half.
-static SECTIONS: &[&dyn Section] = &crate::features::report_sections!(render_halves);
+static SECTIONS: &[&dyn Section] = &crate::features::sections::report_sections!(render_halves);
 
 /// The sections that go at `place`, in their list's order.
 fn placed(place: Place) -> impl Iterator<Item = &'static dyn Section> {

@@ -16,12 +16,12 @@ use crate::render::table::{self, Column, Explaining, Note, Table, name, num};
 const CEILING: &str = "% ceiling";
 
 fn touched(c: &CellReport) -> String {
-    if c.runs_on == 0 {
+    if c.times.runs_on == 0 {
         "-".to_owned()
-    } else if c.untouched == 0 {
+    } else if c.touched.untouched == 0 {
         "yes".to_owned()
     } else {
-        format!("NO ({} of {})", c.untouched, c.runs_on)
+        format!("NO ({} of {})", c.touched.untouched, c.times.runs_on)
     }
 }
 
@@ -45,7 +45,7 @@ fn labels(report: &Report) -> impl Iterator<Item = (&str, Vec<&CellReport>)> {
     report.labels.iter().map(|l| {
         (
             l.as_str(),
-            report.cells.iter().filter(|c| c.label == *l).collect(),
+            report.cells.iter().filter(|c| c.id.label == *l).collect(),
         )
     })
 }
@@ -66,12 +66,12 @@ const TIME: [Explaining<CellReport>; 4] = [
     Explaining {
         col: num("JVM log ms"),
         legend: "JVM log ms is the pretouch time the JVM's own log gives.",
-        value: |c| table::opt_ms_tenths(c.jvm_pretouch_ms),
+        value: |c| table::opt_ms_tenths(c.jvm_log.jvm_pretouch_ms),
     },
     Explaining {
         col: num("Genesis ms"),
         legend: "Genesis ms is how much longer the JVM's Genesis phase takes with pretouch.",
-        value: |c| table::opt_ms_tenths(c.jvm_genesis_growth_ms),
+        value: |c| table::opt_ms_tenths(c.jvm_log.jvm_genesis_growth_ms),
     },
 ];
 
@@ -80,23 +80,24 @@ const FAULTS: [Explaining<CellReport>; 5] = [
     Explaining {
         col: num("faults"),
         legend: "faults is the median of the minor faults up to main() that pretouch adds.",
-        value: |c| table::opt_count(c.pretouch_faults),
+        value: |c| table::opt_count(c.faults.pretouch_faults),
     },
     Explaining {
         col: num("expected"),
         legend: "expected is the heap divided by the folio size, times its views.",
-        value: |c| table::opt_count(Some(c.expected_faults as f64)),
+        value: |c| table::opt_count(Some(c.faults.expected_faults as f64)),
     },
     Explaining {
         col: num("faults/s"),
         legend: "faults/s is the faults divided by VM init ms.",
-        value: |c| table::opt_count(c.fault_rate_per_s),
+        value: |c| table::opt_count(c.rate.fault_rate_per_s),
     },
     Explaining {
         col: num(CEILING),
         legend: CEILING_WORDS.legend,
         value: |c| {
-            c.ceiling_pct
+            c.rate
+                .ceiling_pct
                 .map_or_else(|| "-".to_owned(), |p| table::pct(p, 0))
         },
     },
@@ -116,7 +117,7 @@ const BACKING: [Explaining<CellReport>; 2] = [
         legend: "folios is the median folios above 4 KiB a launch with pretouch got, per \
                  size, from the mTHP counters.",
         value: |c| {
-            let f: Vec<String> = (c.folios.iter())
+            let f: Vec<String> = (c.faults.folios.iter())
                 .map(|f| {
                     format!(
                         "{} {}",
@@ -135,8 +136,8 @@ const BACKING: [Explaining<CellReport>; 2] = [
     Explaining {
         col: num("fallback"),
         legend: "fallback is its faults that fell back to a smaller folio.",
-        value: |c| match c.folio_fallbacks {
-            Some(f) if f > 0.0 || !c.folios.is_empty() => table::count(f),
+        value: |c| match c.faults.folio_fallbacks {
+            Some(f) if f > 0.0 || !c.faults.folios.is_empty() => table::count(f),
             _ => "-".to_owned(),
         },
     },
@@ -155,10 +156,11 @@ fn without_ceiling(report: &Report, label: &dyn Fn(&str) -> String) -> Vec<Strin
         .labels
         .iter()
         .filter(|l| {
-            report
-                .cells
-                .iter()
-                .any(|c| c.label == **l && c.ceiling_per_s.is_none() && c.ceiling_missing.is_none())
+            report.cells.iter().any(|c| {
+                c.id.label == **l
+                    && c.rate.ceiling_per_s.is_none()
+                    && c.ceiling.ceiling_missing.is_none()
+            })
         })
         .map(|l| label(l))
         .collect()
@@ -176,14 +178,14 @@ struct NoteNames<'a> {
 fn notes(report: &Report, names: &NoteNames, ceiling_shown: bool) -> Vec<String> {
     let name = names.cell;
     let mut out = Vec::new();
-    for c in report.cells.iter().filter(|c| c.untouched > 0) {
+    for c in report.cells.iter().filter(|c| c.touched.untouched > 0) {
         out.push(format!(
             "warning: {}: PRETOUCH DID NOT HAPPEN in {} of {} launches ({}); first: {}",
             name(c),
-            c.untouched,
-            c.runs_on,
-            c.untouched_launches,
-            c.untouched_reason.as_deref().unwrap_or("")
+            c.touched.untouched,
+            c.times.runs_on,
+            c.touched.untouched_launches,
+            c.touched.untouched_reason.as_deref().unwrap_or("")
         ));
     }
     for c in report
@@ -223,8 +225,8 @@ fn notes(report: &Report, names: &NoteNames, ceiling_shown: bool) -> Vec<String>
     out.extend(folio_notes(report, name));
     // Cells read against a ceiling of their own (their CPU set, huge pages).
     for c in &report.cells {
-        if let Some(from) = &c.ceiling_from
-            && (c.cpus != crate::matrix::cpuset::ALL || from.starts_with("huge"))
+        if let Some(from) = &c.ceiling.ceiling_from
+            && (c.axes.cpus != crate::matrix::cpuset::ALL || from.starts_with("huge"))
         {
             out.push(format!(
                 "note: {}: {CEILING} {} {from}",
@@ -245,7 +247,7 @@ fn folio_notes(report: &Report, name: &dyn Fn(&CellReport) -> String) -> Vec<Str
     use crate::units::Bytes;
     let mut out = Vec::new();
     for c in &report.cells {
-        if let Some(most) = c.expected_faults_4k {
+        if let Some(most) = c.faults.expected_faults_4k {
             let through: String = c
                 .explain
                 .fallback_folio_bytes
@@ -255,8 +257,8 @@ fn folio_notes(report: &Report, name: &dyn Fn(&CellReport) -> String) -> Vec<Str
             out.push(format!(
                 "note: {}: {} faults are expected at {} folios, as the run's THP modes give. There may be up to {} if the kernel falls back to {through}4 KiB pages",
                 name(c),
-                table::opt_count(Some(c.expected_faults as f64)),
-                Bytes(c.expected_folio_bytes),
+                table::opt_count(Some(c.faults.expected_faults as f64)),
+                Bytes(c.faults.expected_folio_bytes),
                 table::opt_count(Some(most as f64)),
             ));
         }
@@ -266,7 +268,7 @@ fn folio_notes(report: &Report, name: &dyn Fn(&CellReport) -> String) -> Vec<Str
                 name(c)
             ));
         }
-        if let Some(why) = &c.ceiling_missing {
+        if let Some(why) = &c.ceiling.ceiling_missing {
             out.push(format!("note: {}: {why}", name(c)));
         }
     }
@@ -287,7 +289,7 @@ fn ordered<'a>(report: &'a Report, names: &CellNames) -> Vec<&'a CellReport> {
     for k in &keys {
         let mut same: Vec<&CellReport> =
             report.cells.iter().filter(|c| names.key(c) == *k).collect();
-        same.sort_by_key(|c| names.rank(&c.label));
+        same.sort_by_key(|c| names.rank(&c.id.label));
         out.extend(same);
     }
     out
@@ -339,7 +341,7 @@ fn explaining_table(
                 vec![String::new(); k.len()]
             };
             if names.lettered() {
-                key_values.push(names.letter(&c.label).to_owned());
+                key_values.push(names.letter(&c.id.label).to_owned());
             }
             t.push([key_values, v].concat());
         }
@@ -386,7 +388,7 @@ pub fn text(report: &Report, phases: bool, names: &CellNames) -> String {
         .map(|c| {
             let mut k = names.key(c);
             if names.lettered() {
-                k.push(names.letter(&c.label).to_owned());
+                k.push(names.letter(&c.id.label).to_owned());
             }
             (k, *c)
         })
@@ -486,34 +488,60 @@ mod tests {
             ..CellExplain::default()
         };
         let g1 = CellReport {
-            label: "6.18.0-base".into(),
-            jdk: "25.0.3+9-LTS".into(),
-            gc: "g1".into(),
-            heap: "1g".into(),
-            variant: "default".into(),
-            // As every real report has them: the axes at their defaults.
-            gc_threads: crate::matrix::GC_THREADS_AUTO.into(),
-            cpus: crate::matrix::cpuset::ALL.into(),
-            runs_on: 10,
-            runs_off: 10,
-            pretouch_faults: explain.pretouch_faults,
-            expected_faults: explain.expected_faults,
-            fault_rate_per_s: explain.fault_rate_per_s,
-            ceiling_per_s: Some(1_210_000.0),
-            ceiling_pct: Some(54.66),
-            jvm_pretouch_ms: explain.jvm_pretouch_ms,
-            jvm_genesis_growth_ms: explain.jvm_genesis_growth_ms,
+            id: crate::analyze::report::CellId {
+                label: "6.18.0-base".into(),
+                jdk: "25.0.3+9-LTS".into(),
+                gc: "g1".into(),
+                heap: "1g".into(),
+                variant: "default".into(),
+            },
+            times: crate::analyze::report::CellTimes {
+                runs_on: 10,
+                runs_off: 10,
+                ..Default::default()
+            },
+            axes: crate::analyze::report::CellAxes {
+                // As every real report has them: the axes at their defaults.
+                gc_threads: crate::matrix::GC_THREADS_AUTO.into(),
+                cpus: crate::matrix::cpuset::ALL.into(),
+                ..Default::default()
+            },
+            faults: crate::analyze::report::CellFaults {
+                pretouch_faults: explain.pretouch_faults,
+                expected_faults: explain.expected_faults,
+                ..Default::default()
+            },
+            rate: crate::analyze::report::CellRate {
+                fault_rate_per_s: explain.fault_rate_per_s,
+                ceiling_per_s: Some(1_210_000.0),
+                ceiling_pct: Some(54.66),
+            },
+            jvm_log: crate::analyze::report::CellJvmLog {
+                jvm_pretouch_ms: explain.jvm_pretouch_ms,
+                jvm_genesis_growth_ms: explain.jvm_genesis_growth_ms,
+            },
             explain: explain.clone(),
             ..CellReport::default()
         };
         let parallel = CellReport {
-            gc: "parallel".into(),
-            variant: "thp".into(),
-            untouched: 3,
-            untouched_launches: "quick-20261130T071303Z.jsonl#4 quick-20261130T071303Z.jsonl#9 quick-20261130T071303Z.jsonl#17".into(),
-            untouched_reason: Some("RSS grew 542 MiB during VM creation (512 MiB beyond a launch without pretouch), expected about the heap, 1 GiB".into()),
-            pretouch_faults: Some(140_000.0),
-            jvm_pretouch_ms: None,
+            id: crate::analyze::report::CellId {
+                gc: "parallel".into(),
+                variant: "thp".into(),
+                ..g1.id.clone()
+            },
+            faults: crate::analyze::report::CellFaults {
+                pretouch_faults: Some(140_000.0),
+                ..g1.faults.clone()
+            },
+            jvm_log: crate::analyze::report::CellJvmLog {
+                jvm_pretouch_ms: None,
+                ..g1.jvm_log.clone()
+            },
+            touched: crate::analyze::report::CellTouched {
+                untouched: 3,
+                untouched_launches: "quick-20261130T071303Z.jsonl#4 quick-20261130T071303Z.jsonl#9 quick-20261130T071303Z.jsonl#17".into(),
+                untouched_reason: Some("RSS grew 542 MiB during VM creation (512 MiB beyond a launch without pretouch), expected about the heap, 1 GiB".into()),
+            },
             explain: CellExplain {
                 jvm_log_missing: 10,
                 jvm_log_warnings: 1,
@@ -552,8 +580,8 @@ mod tests {
     #[test]
     fn rows_and_notes_name_the_axes() {
         let mut report = sample();
-        report.cells[1].gc_threads = "1".into();
-        report.cells[1].cpus = "0".into();
+        report.cells[1].axes.gc_threads = "1".into();
+        report.cells[1].axes.cpus = "0".into();
         let out = text(&report, true, &CellNames::of(&report)).replace("\n  ", " ");
         assert!(out.contains("parallel 1g thp gc_threads=1 cpus=0"), "{out}");
         assert!(

@@ -67,7 +67,7 @@ pub(crate) const PEAKS: [Explaining<CellReport>; 1] = [Explaining {
     col: num("peak MiB"),
     legend: "peak MiB is the median peak RSS of a launch without pretouch, then with \
              it.",
-    value: |c| match (c.peak_rss_off_mib, c.peak_rss_on_mib) {
+    value: |c| match (c.peak_rss.peak_rss_off_mib, c.peak_rss.peak_rss_on_mib) {
         (None, None) => "-".to_owned(),
         (off, on) => format!("{} -> {}", peak(off), peak(on)),
     },
@@ -80,12 +80,12 @@ const PEAKS_APART: [Explaining<CellReport>; 2] = [
         col: num("peak RSS off MiB"),
         legend: "peak RSS off MiB and peak RSS on MiB are the median peak RSS of a launch \
                  without and with pretouch.",
-        value: |c| peak(c.peak_rss_off_mib),
+        value: |c| peak(c.peak_rss.peak_rss_off_mib),
     },
     Explaining {
         col: num("peak RSS on MiB"),
         legend: "",
-        value: |c| peak(c.peak_rss_on_mib),
+        value: |c| peak(c.peak_rss.peak_rss_on_mib),
     },
 ];
 
@@ -119,7 +119,7 @@ fn grouped<'a>(
 /// whether it did`) and the check found the heap touched in every launch of `c`: the
 /// text leaves such a note out, since its case did not occur.
 fn settled_by_touched_check(c: &CellReport, note: &str) -> bool {
-    note.contains("the touched check") && c.runs_on > 0 && c.untouched == 0
+    note.contains("the touched check") && c.times.runs_on > 0 && c.touched.untouched == 0
 }
 
 /// The lines under the table: each method's source and bugs, the notes (without those
@@ -182,7 +182,7 @@ pub fn markdown(report: &Report) -> String {
     let mut out = String::new();
     for label in &report.labels {
         let mine: Vec<&CellReport> = (all.iter())
-            .filter(|(c, _)| c.label == *label)
+            .filter(|(c, _)| c.id.label == *label)
             .map(|(c, _)| *c)
             .collect();
         let _ = writeln!(out, "\n#### {label}: heap and pretouch method\n");

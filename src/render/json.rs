@@ -117,13 +117,13 @@ pub fn comparison(cmp: &Comparison) -> ComparisonSection<'_> {
             let c = &e.measured;
             changes.push(ChangeRow {
                 label: &column.label,
-                jdk: &c.jdk,
-                gc: &c.gc,
-                heap: &c.heap,
-                variant: &c.variant,
-                gc_threads: &c.gc_threads,
-                cpus: &c.cpus,
-                app: c.app.as_deref(),
+                jdk: &c.id.jdk,
+                gc: &c.id.gc,
+                heap: &c.id.heap,
+                variant: &c.id.variant,
+                gc_threads: &c.axes.gc_threads,
+                cpus: &c.axes.cpus,
+                app: c.axes.app.as_deref(),
                 change: ChangeColumns::of(column, e),
             });
         }

@@ -92,7 +92,7 @@ where
         .iter()
         .flat_map(|r| &r.entries)
         .flatten()
-        .map(|e| e.measured.cost_estimator)
+        .map(|e| e.measured.cost.cost_estimator)
         .next()
         .unwrap_or_default();
     let estimator = match estimator {
@@ -178,7 +178,7 @@ where
         let c = &e.measured;
         draw_box(&mut chart, x, c)?;
         // The table's figures above the column: the cost, and below it the change.
-        let cost = c.cost_ms.map_or_else(
+        let cost = c.cost.cost_ms.map_or_else(
             || "failed".to_owned(),
             |v| format!("{} ms", crate::render::table::whole_ms(v)),
         );
@@ -252,11 +252,11 @@ where
     DB::ErrorType: 'static,
 {
     let (Some(q1), Some(q3), Some(min), Some(max), Some(med)) = (
-        c.cost_q1_ms,
-        c.cost_q3_ms,
-        c.cost_min_ms,
-        c.cost_max_ms,
-        c.cost_median_ms,
+        c.cost.cost_q1_ms,
+        c.cost.cost_q3_ms,
+        c.cost.cost_min_ms,
+        c.cost.cost_max_ms,
+        c.cost.cost_median_ms,
     ) else {
         return Ok(());
     };

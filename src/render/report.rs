@@ -5,13 +5,12 @@ use crate::analyze::heap::HeapColumns;
 use std::fmt::Write as _;
 
 use crate::analyze::report::{CellReport, Report};
-use crate::features::key::KeyParts;
 use crate::render::common::{
     CellNames, KEY_HEADERS, cost, cost_ci, cost_range, failure_warnings, failure_warnings_named,
     interval_basis_note, iqr, key_columns, key_refs, key_values, ms, outlier_note,
     run_to_run_notes, spread, stop_lines,
 };
-use crate::render::csv_row::AsStruct;
+use crate::render::csv_row::columns;
 use crate::render::table::{self, Column, Note, Shown, Table};
 
 fn by_label(report: &Report) -> Vec<(&str, Vec<&CellReport>)> {
@@ -21,7 +20,7 @@ fn by_label(report: &Report) -> Vec<(&str, Vec<&CellReport>)> {
         .map(|l| {
             (
                 l.as_str(),
-                report.cells.iter().filter(|c| c.label == *l).collect(),
+                report.cells.iter().filter(|c| c.id.label == *l).collect(),
             )
         })
         .collect()
@@ -50,7 +49,7 @@ fn single_legend(report: &Report) -> String {
     let cells = || report.cells.iter();
     let estimator = cells()
         .next()
-        .map_or_else(Default::default, |c| c.cost_estimator);
+        .map_or_else(Default::default, |c| c.cost.cost_estimator);
     let mut text = format!(
         "A round launches the JVM twice back to back, once with -XX:+AlwaysPreTouch and \
          once without. Its cost is the time from exec to main() with pretouch less the \
@@ -58,18 +57,18 @@ fn single_legend(report: &Report) -> String {
          interval.",
         estimator.name()
     );
-    if cells().any(|c| c.rounds > 0 && c.cost_interval().is_none()) {
+    if cells().any(|c| c.cost.rounds > 0 && c.cost_interval().is_none()) {
         text += " none means under 10 rounds, so there is no interval.";
     }
-    if cells().any(|c| c.cost_ci_runs.is_some()) {
+    if cells().any(|c| c.cost.cost_ci_runs.is_some()) {
         text += " runs counts the result files the interval is over.";
     }
     text += " min-max ms and IQR ms give the spread of the per-round costs. outliers \
              counts the launches whose modified z-score is above 3.5.";
-    if cells().any(|c| c.failed > 0) {
+    if cells().any(|c| c.times.failed > 0) {
         text += " failed counts the failed launches, which are in no figure.";
     }
-    if cells().any(|c| c.cost_interval().is_some() && c.cost_ci_runs.is_none()) {
+    if cells().any(|c| c.cost_interval().is_some() && c.cost.cost_ci_runs.is_none()) {
         text += " An interval from one run misses drift between runs. Three runs a \
                  label measure it, from --runs 3 with --kernel or --boot, or from three \
                  runs of pretouch run under one label, in turn with the other labels'.";
@@ -80,7 +79,7 @@ fn single_legend(report: &Report) -> String {
 /// One label's cells as text tables.
 pub fn text(report: &Report) -> String {
     let mut out = String::new();
-    let over_runs = report.cells.iter().any(|c| c.cost_ci_runs.is_some());
+    let over_runs = report.cells.iter().any(|c| c.cost.cost_ci_runs.is_some());
     for (label, cells) in by_label(report) {
         let owned: Vec<[String; 4]> = cells.iter().map(|c| c.key()).collect();
         let keys: Vec<_> = owned.iter().map(key_refs).collect();
@@ -127,7 +126,7 @@ fn remarks(report: &Report, failures: Vec<String>) -> Vec<String> {
 fn cells_table(cells: &[&CellReport], over_runs: bool) -> Table {
     let wide = |c: Column| c.shown(Shown::Wide);
     let text = |c: Column| c.shown(Shown::Text);
-    let failed = match cells.iter().any(|c| c.failed > 0) {
+    let failed = match cells.iter().any(|c| c.times.failed > 0) {
         true => Shown::Everywhere,
         false => Shown::Wide,
     };
@@ -155,22 +154,30 @@ fn cells_table(cells: &[&CellReport], over_runs: bool) -> Table {
         .with_rows(cells.iter().map(|c| {
             let mut row = key_values(key_refs(&c.key()), &[0, 1, 2, 3]);
             row.extend([
-                format!("{}+{}", table::whole(c.runs_off), table::whole(c.runs_on)),
-                md_spread(c.median_off_ms, c.min_off_ms, c.max_off_ms),
-                md_spread(c.median_on_ms, c.min_on_ms, c.max_on_ms),
+                format!(
+                    "{}+{}",
+                    table::whole(c.times.runs_off),
+                    table::whole(c.times.runs_on)
+                ),
+                md_spread(
+                    c.times.median_off_ms,
+                    c.times.min_off_ms,
+                    c.times.max_off_ms,
+                ),
+                md_spread(c.times.median_on_ms, c.times.min_on_ms, c.times.max_on_ms),
                 cost(c),
-                ms(c.cost_ms),
+                ms(c.cost.cost_ms),
                 cost_range(c, "none"),
                 cost_ci(c),
             ]);
             if over_runs {
-                row.push(table::whole(c.cost_ci_runs.unwrap_or(1)));
+                row.push(table::whole(c.cost.cost_ci_runs.unwrap_or(1)));
             }
             row.extend([
-                spread(c.cost_min_ms, c.cost_max_ms),
+                spread(c.cost.cost_min_ms, c.cost.cost_max_ms),
                 iqr(c),
                 table::whole(c.outliers),
-                table::whole(c.failed),
+                table::whole(c.times.failed),
             ]);
             row
         }))
@@ -197,7 +204,7 @@ pub fn markdown(report: &Report) -> String {
     let estimator = report
         .cells
         .first()
-        .map_or_else(Default::default, |c| c.cost_estimator);
+        .map_or_else(Default::default, |c| c.cost.cost_estimator);
     let mut legend = format!(
         "Times are in ms from exec to `main()`, as the median of the counted launches with their range. pretouch is the median time with pretouch less the median without. A round's cost is the time with pretouch less the time without, and cost ms is the {} of the per-round costs. The brackets hold the ends of its 95% interval, order statistics of the rounds taken at the rounds their drift leaves. A cell under 10 rounds shows `few rounds`. cost min-max and IQR give the spread of the per-round costs. outliers counts the launches with a modified z-score above 3.5.",
         estimator.name()
@@ -225,65 +232,95 @@ pub fn csv(report: &Report) -> String {
 #[derive(serde::Serialize)]
 pub(crate) struct NoColumns {}
 
-/// The one CSV of cells: every figure of each cell's row ([`CellReport`]'s fields, so
+/// The one CSV of cells: every figure of each cell's row ([`CellReport`]'s parts, so
 /// that a new figure of a cell is a new column of every CSV), the heap's memory and the
 /// pretouch method ([`HeapColumns`]), the features' columns of the cell when any cell
 /// has them, such as a server's time to ready (empty for the others), the folios and
 /// the features' figures of the backing when any cell has them, then `extra`'s columns
-/// (the comparison's, with several labels).
+/// (the comparison's, with several labels). It is one table of the table model, written
+/// once, and each millisecond is rounded as it is written.
 pub(crate) fn cells_csv<E: serde::Serialize>(rows: &[(&CellReport, E)]) -> String {
-    let parts = rows.iter().any(|(c, _)| !c.parts.is_empty());
-    // `ceiling_from` is left out of a cell without a calibration; a CSV row needs every
-    // column as soon as one cell has it (labels calibrated and not, side by side).
-    let ceilings = rows.iter().any(|(c, _)| c.ceiling_from.is_some());
-    let backing = rows
-        .iter()
-        .any(|(c, _)| !c.folios.is_empty() || c.folio_fallbacks.is_some() || !c.backing.is_empty());
-    // The same for the features' axes of the cells: a cell without an axis gets an
-    // empty column beside cells with it (labels with and without, side by side).
-    let axes = KeyParts::columns_of(rows.iter().map(|(c, _)| &c.axes));
-    let mut w = csv::Writer::from_writer(Vec::new());
-    for (c, extra) in rows {
-        let mut plain = (*c).clone();
-        if ceilings && plain.ceiling_from.is_none() {
-            plain.ceiling_from = Some(String::new());
-        }
-        plain.axes = plain.axes.in_columns(&axes);
-        // The heap and method as flat columns: a CSV row holds no nested object.
-        let heap = plain
-            .heap_and_method
-            .take()
-            .map_or_else(Default::default, |h| HeapColumns::of(&h));
-        let heap = AsStruct(&heap);
-        // The folios and the features' figures of the backing as flat columns, when any
-        // cell has them.
-        let backing_cols = backing.then(|| {
-            let folios = crate::analyze::explain::FolioColumns::of(
-                &std::mem::take(&mut plain.folios),
-                plain.folio_fallbacks.take(),
-            );
-            (folios, std::mem::take(&mut plain.backing).columns())
-        });
-        // The features' figures of the cell as flat columns, when any cell has them.
-        let part_cols = parts.then(|| std::mem::take(&mut plain.parts).columns());
-        let written = match (part_cols, backing_cols) {
-            (Some(p), Some((f, b))) => w.serialize((AsStruct(&plain), heap, p, f, b, extra)),
-            (Some(p), None) => w.serialize((AsStruct(&plain), heap, p, extra)),
-            (None, Some((f, b))) => w.serialize((AsStruct(&plain), heap, f, b, extra)),
-            (None, None) => w.serialize((AsStruct(&plain), heap, extra)),
-        };
-        written.expect("a report row always serializes");
+    if rows.is_empty() {
+        return String::new();
     }
-    let text = String::from_utf8(w.into_inner().expect("writing to memory cannot fail"))
-        .expect("csv is UTF-8");
-    to_the_microsecond(&text)
+    let parts = rows.iter().any(|(c, _)| !c.parts.is_empty());
+    let backing = rows.iter().any(|(c, _)| {
+        !c.faults.folios.is_empty() || c.faults.folio_fallbacks.is_some() || !c.backing.is_empty()
+    });
+    let rows: Vec<Vec<(String, String)>> = (rows.iter())
+        .map(|(c, extra)| {
+            // The row's own figures. The JSON nests the heap and method, the folios
+            // and the features' figures, and they follow as flat columns.
+            let mut row = columns(c);
+            let heap = c.heap_and_method.as_ref().map(HeapColumns::of);
+            row.extend(columns(&heap.unwrap_or_default()));
+            if parts {
+                row.extend(columns(&c.parts.columns()));
+            }
+            if backing {
+                let f = &c.faults;
+                let folios =
+                    crate::analyze::explain::FolioColumns::of(&f.folios, f.folio_fallbacks);
+                row.extend(columns(&(folios, c.backing.columns())));
+            }
+            row.extend(columns(extra));
+            row
+        })
+        .collect();
+    csv_table(rows).csv()
 }
 
-/// The CSV with every millisecond column (its header ends in `_ms`) rounded to the
-/// microsecond, at most three decimals: `372.775`, not `372.77499999999998`. A timer's figure
-/// has no more to it, and the float noise of a mean would read as precision.
+/// The rows' columns as one table. The columns are in the order the rows give them,
+/// and a row without a column that others have, such as a feature's axis or where the
+/// ceiling comes from, leaves it empty. A column a row gives twice keeps its last place,
+/// as `folio_fallbacks` goes with the folios' columns. Each millisecond column (its
+/// header ends in `_ms`) is rounded to the microsecond.
+fn csv_table(rows: Vec<Vec<(String, String)>>) -> Table {
+    let mut headers: Vec<String> = Vec::new();
+    let rows: Vec<Vec<(String, String)>> = (rows.into_iter())
+        .map(|row| {
+            let mut once: Vec<(String, String)> = Vec::new();
+            for (key, value) in row.into_iter().rev() {
+                if !once.iter().any(|(k, _)| *k == key) {
+                    once.push((key, value));
+                }
+            }
+            once.reverse();
+            once
+        })
+        .collect();
+    for row in &rows {
+        // A header new to the table goes before the next of the row's that the table
+        // has, so a column some rows lack keeps its place among the others.
+        for (i, (key, _)) in row.iter().enumerate().rev() {
+            if headers.contains(key) {
+                continue;
+            }
+            let next = row[i + 1..]
+                .iter()
+                .find_map(|(k, _)| headers.iter().position(|h| h == k));
+            headers.insert(next.unwrap_or(headers.len()), key.clone());
+        }
+    }
+    let mut table = Table::new(headers.iter().map(Column::name).collect());
+    for row in &rows {
+        table.push(headers.iter().map(|h| {
+            let value = row
+                .iter()
+                .find(|(k, _)| k == h)
+                .map_or("", |(_, v)| v.as_str());
+            match value.parse::<f64>() {
+                Ok(v) if h.ends_with("_ms") && value.contains('.') => microseconds(v),
+                _ => value.to_owned(),
+            }
+        }));
+    }
+    table
+}
+
 /// `v` ms to the microsecond, trailing zeros dropped down to one decimal: `372.775`,
-/// `53.9`, `562.0`.
+/// `53.9`, `562.0`. A timer's figure has no more to it, and the float noise of a mean
+/// would read as precision, as `372.77499999999998` would.
 fn microseconds(v: f64) -> String {
     let s = format!("{v:.3}");
     let s = s.trim_end_matches('0');
@@ -292,34 +329,6 @@ fn microseconds(v: f64) -> String {
     } else {
         s.to_owned()
     }
-}
-
-fn to_the_microsecond(text: &str) -> String {
-    let mut r = csv::ReaderBuilder::new()
-        .has_headers(false)
-        .from_reader(text.as_bytes());
-    let mut w = csv::Writer::from_writer(Vec::new());
-    let mut ms_columns: Vec<bool> = Vec::new();
-    for (i, record) in r.records().enumerate() {
-        let record = record.expect("the CSV just written reads back");
-        if i == 0 {
-            ms_columns = record.iter().map(|h| h.ends_with("_ms")).collect();
-            w.write_record(&record)
-                .expect("writing to memory cannot fail");
-            continue;
-        }
-        let fields: Vec<String> = record
-            .iter()
-            .zip(ms_columns.iter().chain(std::iter::repeat(&false)))
-            .map(|(f, &ms)| match f.parse::<f64>() {
-                Ok(v) if ms && f.contains('.') => microseconds(v),
-                _ => f.to_owned(),
-            })
-            .collect();
-        w.write_record(&fields)
-            .expect("writing to memory cannot fail");
-    }
-    String::from_utf8(w.into_inner().expect("writing to memory cannot fail")).expect("csv is UTF-8")
 }
 
 #[cfg(test)]
@@ -412,34 +421,34 @@ mod tests {
         report.warnings.clear();
         report.cells.truncate(1);
         let mut one = report.cells[0].clone();
-        one.gc_threads = "1".into();
-        one.cpus = "0".into();
-        one.app = Some("com.example.Main".into());
-        one.median_on_ms = Some(900.0);
-        one.min_on_ms = Some(880.0);
-        one.max_on_ms = Some(990.0);
-        one.pretouch_ms = Some(900.0 - 48.25);
+        one.axes.gc_threads = "1".into();
+        one.axes.cpus = "0".into();
+        one.axes.app = Some("com.example.Main".into());
+        one.times.median_on_ms = Some(900.0);
+        one.times.min_on_ms = Some(880.0);
+        one.times.max_on_ms = Some(990.0);
+        one.times.pretouch_ms = Some(900.0 - 48.25);
         report.cells.push(one);
         let stop = |cell: &CellReport, rounds, reason: &str, lo, hi, pct| {
             crate::analyze::report::LabelledStop {
-                label: cell.label.clone(),
+                label: cell.id.label.clone(),
                 stop: crate::store::CellStop {
                     cell: crate::store::CellKey {
-                        jdk: cell.jdk.as_str().into(),
+                        jdk: cell.id.jdk.as_str().into(),
                         gc: crate::matrix::Gc::G1,
-                        heap: cell.heap.as_str().into(),
-                        variant: cell.variant.as_str().into(),
-                        gc_threads: cell.gc_threads.as_str().into(),
-                        cpus: cell.cpus.as_str().into(),
-                        app: cell.app.clone(),
-                        features: cell.axes.clone(),
+                        heap: cell.id.heap.as_str().into(),
+                        variant: cell.id.variant.as_str().into(),
+                        gc_threads: cell.axes.gc_threads.as_str().into(),
+                        cpus: cell.axes.cpus.as_str().into(),
+                        app: cell.axes.app.clone(),
+                        features: cell.axes.features.clone(),
                     },
                     rounds,
                     max_rounds: 30,
                     target_pct: Some(2.0),
                     target_ms: None,
                     reason: reason.into(),
-                    cost_ms: cell.pretouch_ms,
+                    cost_ms: cell.times.pretouch_ms,
                     ci_low_ms: Some(lo),
                     ci_high_ms: Some(hi),
                     ci_half_width_pct: Some(pct),
@@ -551,7 +560,7 @@ mod tests {
     fn a_cell_without_launches_on_one_side_is_not_failed() {
         let mut c = sample().cells[1].clone();
         assert_eq!(cost(&c), "FAILED");
-        c.failed = 0;
+        c.times.failed = 0;
         assert_eq!(cost(&c), "-");
     }
 
@@ -599,8 +608,8 @@ mod tests {
         assert!(flat(&super::markdown(&report)).contains(one_run));
         // The sample's one cell with an interval, now over 3 runs: the note says so,
         // and no longer the one-run sentence.
-        report.cells[0].cost_ci_runs = Some(3);
-        report.cells[0].cost_ci_batches = None;
+        report.cells[0].cost.cost_ci_runs = Some(3);
+        report.cells[0].cost.cost_ci_batches = None;
         let plain = super::text(&report);
         let header = plain.lines().find(|l| l.contains("launches")).unwrap();
         assert!(header.contains(" runs "), "{plain}");

@@ -2,7 +2,7 @@
 //! that has a section gives one [`Section`], its `SECTION` in its `report.rs`, beside
 //! the analysis half in its `analyze.rs` (`analyze::section::Section`) that builds the
 //! section's part of the document. `render::document` walks them in the order of
-//! `features::report_sections`, so the writers of every format name no feature.
+//! `features::sections::report_sections`, so the writers of every format name no feature.
 //!
 //! This file also holds what a section gives the HTML page ([`HtmlSection`], its
 //! [`Figure`]s) and the files beside the report ([`SideRequest`], [`SideOutput`]).

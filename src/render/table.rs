@@ -5,7 +5,10 @@
 //! [`Table::text`] and [`Table::text_keyed`], Markdown from [`Table::markdown`] and CSV
 //! from [`Table::csv`]. The free functions [`render`], [`render_keyed`] and
 //! [`markdown`] below are those writers' layout, on columns ([`Col`]) and rows of
-//! strings. The number formatters at the end write every figure the tables print.
+//! strings. A column's values can be made of parts ([`Column::parts`]), which text
+//! lines up from row to row and Markdown gives a column each, and a table can end with
+//! a row that sums up the others ([`Table::push_summary`]). The number formatters at
+//! the end write every figure the tables print.
 
 /// The widest line a text report may print: what pastes cleanly into a patch email.
 pub const WIDTH: usize = 72;
@@ -250,6 +253,9 @@ pub struct Column {
     pub fit: Option<usize>,
     /// Which formats show the column.
     pub shown: Shown,
+    /// The parts of each value, where a value is made of several ([`Column::parts`]);
+    /// empty otherwise.
+    pub parts: Vec<Part>,
 }
 
 impl Column {
@@ -262,6 +268,19 @@ impl Column {
             code: false,
             fit: None,
             shown: Shown::Everywhere,
+            parts: Vec::new(),
+        }
+    }
+
+    /// A column whose values are made of `parts` ([`Cell::parts`]), such as a label's
+    /// cost, change, interval and mark in the cover letter's table. Text writes a
+    /// value's parts side by side under `header`, each lined up with the same part of
+    /// the other rows, and the column is left-aligned so that the parts stay lined up.
+    /// Markdown gives each part a column of its own under the part's header.
+    pub fn parts(header: impl Into<String>, parts: Vec<Part>) -> Column {
+        Column {
+            parts,
+            ..Column::name(header)
         }
     }
 
@@ -308,6 +327,123 @@ impl Column {
             numeric: self.numeric,
         }
     }
+
+    /// The column's headers in text or Markdown (`wide`): its own, or in Markdown one
+    /// for each of its parts but the marks, right-aligned as the figures they head.
+    fn cols(&self, wide: bool) -> Vec<Col<'_>> {
+        if !wide || self.parts.is_empty() {
+            return vec![self.col(wide)];
+        }
+        (self.parts.iter())
+            .filter(|p| p.marks.is_none())
+            .map(|p| num(&p.header))
+            .collect()
+    }
+
+    /// The widest figure of each part in `rows`, which text lines the part up to.
+    fn part_widths(&self, i: usize, rows: &[Vec<Cell>]) -> Vec<usize> {
+        (0..self.parts.len())
+            .map(|n| {
+                (rows.iter())
+                    .filter_map(|r| r[i].part(n))
+                    .map(|f| f.chars().count())
+                    .max()
+                    .unwrap_or(0)
+            })
+            .collect()
+    }
+
+    /// A value of parts as text: each part right-aligned to the widest figure of its
+    /// part (`widths`), one space after the part before, or two where it is a figure
+    /// apart. The last part ends the value as it is, because nothing after it has to
+    /// line up. An absent part is left blank.
+    fn lined_up(&self, cell: &Cell, widths: &[usize]) -> String {
+        let mut line = String::new();
+        for (n, part) in self.parts.iter().enumerate() {
+            let figure = cell.part(n).unwrap_or("");
+            if n > 0 {
+                line += if part.apart { "  " } else { " " };
+            }
+            match n + 1 == self.parts.len() {
+                true => line += figure,
+                false => line += &format!("{figure:>w$}", w = widths[n]),
+            }
+        }
+        line.trim_end().to_owned()
+    }
+
+    /// A value of parts as Markdown's columns: each part's figure without the unit its
+    /// header names, `-` where it is absent as in Markdown's other tables, and each mark
+    /// after the figure it marks.
+    fn part_figures(&self, cell: &Cell) -> Vec<String> {
+        let marks_of = |n: usize| -> String {
+            (self.parts.iter().enumerate())
+                .filter(|(_, p)| p.marks == Some(n))
+                .filter_map(|(m, _)| cell.part(m))
+                .collect()
+        };
+        (self.parts.iter().enumerate())
+            .filter(|(_, p)| p.marks.is_none())
+            .map(|(n, p)| {
+                let figure = match cell.part(n) {
+                    Some(f) => f.strip_suffix(p.unit).unwrap_or(f),
+                    None => "-",
+                };
+                figure.to_owned() + &marks_of(n)
+            })
+            .collect()
+    }
+}
+
+/// One part of the values of a column of parts ([`Column::parts`]).
+#[derive(Debug, Clone)]
+pub struct Part {
+    /// The header of the part's own column in Markdown.
+    pub header: String,
+    /// The unit that text writes after each figure, such as `%`, because text has one
+    /// header for all the parts. Markdown's header names it instead, so Markdown drops
+    /// it from the figures.
+    pub unit: &'static str,
+    /// Whether the part is a figure apart from the one before it, which text sets two
+    /// spaces after it. A part that says more about the one before, such as its
+    /// interval or its mark, follows it after one space.
+    pub apart: bool,
+    /// For a mark such as `*`, the part it marks. Markdown writes the mark after that
+    /// part's figure, because a column of marks alone would be mostly empty.
+    pub marks: Option<usize>,
+}
+
+impl Part {
+    /// A part that Markdown heads `header`, one space after the part before in text.
+    pub fn new(header: impl Into<String>) -> Part {
+        Part {
+            header: header.into(),
+            unit: "",
+            apart: false,
+            marks: None,
+        }
+    }
+
+    /// The part with its figures in `unit`.
+    pub fn unit(self, unit: &'static str) -> Part {
+        Part { unit, ..self }
+    }
+
+    /// The part as a figure apart from the one before it.
+    pub fn apart(self) -> Part {
+        Part {
+            apart: true,
+            ..self
+        }
+    }
+
+    /// A mark of the part at `index` of the same column.
+    pub fn mark(index: usize) -> Part {
+        Part {
+            marks: Some(index),
+            ..Part::new("")
+        }
+    }
 }
 
 impl From<&Col<'_>> for Column {
@@ -340,21 +476,48 @@ pub fn columns(headers: &[&str], names: usize) -> Vec<Column> {
 pub struct Cell {
     pub text: String,
     pub wide: Option<String>,
+    /// The figure of each part, where the column's values are made of parts
+    /// ([`Column::parts`]); `None` where a part is absent. Empty otherwise.
+    pub parts: Vec<Option<String>>,
 }
 
 impl Cell {
     /// A value Markdown writes as `wide` and the other formats as `text`.
     pub fn wide(text: String, wide: String) -> Cell {
         Cell {
-            text,
             wide: Some(wide),
+            ..Cell::from(text)
         }
+    }
+
+    /// A value of a column of parts, a figure or `None` for each part. Text and
+    /// Markdown set the parts as [`Column::parts`] says. The CSV, which takes one value
+    /// a column, writes the figures one space apart as its `text`.
+    pub fn parts(parts: Vec<Option<String>>) -> Cell {
+        let figures: Vec<&str> = (parts.iter().flatten())
+            .map(String::as_str)
+            .filter(|f| !f.is_empty())
+            .collect();
+        let text = figures.join(" ");
+        Cell {
+            parts,
+            ..Cell::from(text)
+        }
+    }
+
+    /// The figure of part `n`, if it has one.
+    fn part(&self, n: usize) -> Option<&str> {
+        self.parts.get(n).and_then(Option::as_deref)
     }
 }
 
 impl From<String> for Cell {
     fn from(text: String) -> Cell {
-        Cell { text, wide: None }
+        Cell {
+            text,
+            wide: None,
+            parts: Vec::new(),
+        }
     }
 }
 
@@ -377,6 +540,10 @@ pub struct Table {
     /// Whether text leaves a row's key blank when it is the row above's, so a key
     /// with several lines is named once.
     pub key_once: bool,
+    /// The name of the last row where it sums up the others, such as `geomean`
+    /// ([`Table::push_summary`]). Each format writes it in the first key column it
+    /// shows, whichever that is, and leaves the row's other key columns blank.
+    pub summary: Option<String>,
 }
 
 impl Table {
@@ -387,6 +554,7 @@ impl Table {
             rows: Vec::new(),
             key: 0,
             key_once: false,
+            summary: None,
         }
     }
 
@@ -408,6 +576,15 @@ impl Table {
         self.rows.push(row.into_iter().map(Into::into).collect());
     }
 
+    /// Adds the last row, which sums up the others under `name` ([`Table::summary`]):
+    /// the key columns blank, then `values`.
+    pub fn push_summary<C: Into<Cell>>(&mut self, name: &str, values: impl IntoIterator<Item = C>) {
+        let key = std::iter::repeat_n(Cell::from(""), self.key);
+        let values = values.into_iter().map(Into::into);
+        self.rows.push(key.chain(values).collect());
+        self.summary = Some(name.to_owned());
+    }
+
     /// The table with the rows `rows` adds.
     pub fn with_rows<C: Into<Cell>, R: IntoIterator<Item = C>>(
         mut self,
@@ -421,8 +598,10 @@ impl Table {
 
     /// The table of the rows `keep` chooses.
     pub fn rows_where(&self, keep: impl Fn(&[Cell]) -> bool) -> Table {
+        let summary_kept = self.rows.last().is_some_and(|r| keep(r));
         Table {
             rows: self.rows.iter().filter(|r| keep(r)).cloned().collect(),
+            summary: self.summary.clone().filter(|_| summary_kept),
             ..self.clone()
         }
     }
@@ -437,6 +616,7 @@ impl Table {
                 .collect(),
             key: indices.iter().filter(|&&i| i < self.key).count(),
             key_once: self.key_once,
+            summary: self.summary.clone(),
         }
     }
 
@@ -449,33 +629,57 @@ impl Table {
                 Shown::Wide => wide,
             })
             .collect();
-        let cols = keep.iter().map(|&i| self.columns[i].col(wide)).collect();
+        let cols = keep.iter().flat_map(|&i| self.columns[i].cols(wide));
         let key = keep.iter().filter(|&&i| i < self.key).count();
+        let widths: Vec<Vec<usize>> = (self.columns.iter().enumerate())
+            .map(|(i, c)| c.part_widths(i, &self.rows))
+            .collect();
         let mut above: Option<&[Cell]> = None;
-        let rows = (self.rows.iter())
+        let mut rows: Vec<Vec<String>> = (self.rows.iter())
             .map(|r| {
                 let same_key = above.is_some_and(|a| a[..self.key] == r[..self.key]);
                 above = Some(r);
-                keep.iter()
-                    .map(|&i| {
-                        let c = &self.columns[i];
-                        match (wide, &r[i].wide) {
-                            (true, Some(w)) => w.clone(),
-                            (true, None) if c.code => format!("`{}`", r[i].text),
-                            (true, None) => r[i].text.clone(),
-                            (false, _) if self.key_once && same_key && i < self.key => {
-                                String::new()
-                            }
-                            (false, _) => match c.fit {
-                                Some(max) => fit(&r[i].text, max),
-                                None => r[i].text.clone(),
-                            },
-                        }
-                    })
+                (keep.iter())
+                    .flat_map(|&i| self.values(i, r, wide, same_key, &widths[i]))
                     .collect()
             })
             .collect();
-        (cols, key, rows)
+        // The key columns come first, so the first one shown is the row's first value.
+        if let (Some(name), Some(last), true) = (&self.summary, rows.last_mut(), key > 0) {
+            last[0].clone_from(name);
+        }
+        (cols.collect(), key, rows)
+    }
+
+    /// Row `r`'s value in column `i`, as text or Markdown (`wide`) shows it: one value,
+    /// or in Markdown one for each part. `same_key` says that the row's key is the row
+    /// above's, and `widths` are the widest figures of the column's parts.
+    fn values(
+        &self,
+        i: usize,
+        r: &[Cell],
+        wide: bool,
+        same_key: bool,
+        widths: &[usize],
+    ) -> Vec<String> {
+        let (c, cell) = (&self.columns[i], &r[i]);
+        if !c.parts.is_empty() {
+            return match wide {
+                true => c.part_figures(cell),
+                false => vec![c.lined_up(cell, widths)],
+            };
+        }
+        let value = match (wide, &cell.wide) {
+            (true, Some(w)) => w.clone(),
+            (true, None) if c.code => format!("`{}`", cell.text),
+            (true, None) => cell.text.clone(),
+            (false, _) if self.key_once && same_key && i < self.key => String::new(),
+            (false, _) => match c.fit {
+                Some(max) => fit(&cell.text, max),
+                None => cell.text.clone(),
+            },
+        };
+        vec![value]
     }
 
     /// The table as text: two spaces between columns, `indent` spaces first.
@@ -917,6 +1121,66 @@ mod tests {
         let picked = t.pick(&[0, 2]);
         assert_eq!((picked.key, picked.columns.len()), (1, 2));
         assert_eq!(t.rows_where(|r| r[1].text == "memset").rows.len(), 1);
+    }
+
+    #[test]
+    fn parts_line_up_in_text_and_take_a_column_each_in_markdown() {
+        let parts = vec![
+            Part::new("B ms"),
+            Part::new("B change %").unit("%").apart(),
+            Part::new("interval %"),
+            Part::mark(1),
+        ];
+        let columns = vec![
+            Column::name("jdk"),
+            Column::name("gc"),
+            Column::parts("B", parts),
+        ];
+        let mut t = Table::new(columns).keyed(2);
+        let cell = |figures: [Option<&str>; 4]| {
+            Cell::parts(figures.map(|f| f.map(str::to_owned)).to_vec())
+        };
+        let g1 = [
+            Some("284"),
+            Some("-25.9%"),
+            Some("[-29.5, +147.9]"),
+            Some("*"),
+        ];
+        let parallel = [Some("1396"), Some("+0.1%"), Some("no CI"), Some("")];
+        t.push([Cell::from("17"), Cell::from("g1"), cell(g1)]);
+        t.push([Cell::from("17"), Cell::from("parallel"), cell(parallel)]);
+        t.push([
+            Cell::from("17"),
+            Cell::from("serial"),
+            cell([Some("-"), None, None, None]),
+        ]);
+        let geomean = [Some(""), Some("-13.9%"), Some("[-17.3, +58.4]"), None];
+        t.push_summary("geomean", [cell(geomean)]);
+        // The summary is named in the first key column each format shows.
+        insta::assert_snapshot!(t.pick(&[1, 2]).text(0), @"
+        gc        B
+        g1         284  -25.9% [-29.5, +147.9] *
+        parallel  1396   +0.1%           no CI
+        serial       -
+        geomean         -13.9%  [-17.3, +58.4]
+        ");
+        insta::assert_snapshot!(t.markdown(), @"
+        | jdk | gc | B ms | B change % | interval % |
+        |---|---|---:|---:|---:|
+        | 17 | g1 | 284 | -25.9* | [-29.5, +147.9] |
+        | 17 | parallel | 1396 | +0.1 | no CI |
+        | 17 | serial | - | - | - |
+        | geomean |  |  | -13.9 | [-17.3, +58.4] |
+        ");
+        insta::assert_snapshot!(t.csv(), @r#"
+        jdk,gc,B
+        17,g1,"284 -25.9% [-29.5, +147.9] *"
+        17,parallel,1396 +0.1% no CI
+        17,serial,-
+        ,,"-13.9% [-17.3, +58.4]"
+        "#);
+        let no_summary = t.rows_where(|r| !r[1].text.is_empty());
+        assert_eq!((no_summary.rows.len(), no_summary.summary), (3, None));
     }
 
     #[test]

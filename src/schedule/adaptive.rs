@@ -416,7 +416,7 @@ mod tests {
         let cell = &report.cells[0];
         let stop = &stops[0];
         assert_eq!((stop.rounds, stop.looks), (13, Some(2)));
-        assert_eq!(cell.cost_ci_looks, Some(2));
+        assert_eq!(cell.cost.cost_ci_looks, Some(2));
         assert_eq!(
             cell.cost_interval(),
             Some((
@@ -425,10 +425,10 @@ mod tests {
                 stop.ci_high_ms.unwrap()
             ))
         );
-        assert_eq!(cell.cost_ci_batches, stop.ci_batches);
+        assert_eq!(cell.cost.cost_ci_batches, stop.ci_batches);
         let fixed = crate::analyze::interval::cell_interval(&[&launches], |_| true).unwrap();
         assert_eq!(fixed.estimate_ms, stop.cost_ms.unwrap());
-        assert!(fixed.half_width_ms() < cell.cost_ci_high_ms.unwrap() - stop.cost_ms.unwrap());
+        assert!(fixed.half_width_ms() < cell.cost.cost_ci_high_ms.unwrap() - stop.cost_ms.unwrap());
     }
 
     #[test]

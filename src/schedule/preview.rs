@@ -198,7 +198,11 @@ impl PlannedNoise {
         let Some(label) = report.labels.last() else {
             return PlannedNoise::defaults();
         };
-        let cells: Vec<_> = report.cells.iter().filter(|c| c.label == *label).collect();
+        let cells: Vec<_> = report
+            .cells
+            .iter()
+            .filter(|c| c.id.label == *label)
+            .collect();
         let runs: Vec<Vec<Vec<f64>>> = cells.iter().map(|c| c.run_costs()).collect();
         let by_cell: Vec<Vec<&[f64]>> = runs
             .iter()
@@ -246,7 +250,7 @@ impl PlannedNoise {
                     shared,
                 };
                 Some((
-                    [c.gc.clone(), c.heap.clone(), c.variant.clone()],
+                    [c.id.gc.clone(), c.id.heap.clone(), c.id.variant.clone()],
                     noise,
                     cost,
                 ))

@@ -93,7 +93,8 @@ pub fn launch_options(cell: &Cell) -> LaunchOptions {
             CpuSet::All => None,
             set => Some(set.cpus(&[])),
         },
-        cell: crate::features::launch::cell_values(&cell.features),
+        // The cell's values of the features' axes, each for its hook to find by its type.
+        cell: crate::launch::CellValues::of(cell.features.values()),
     }
 }
 

@@ -11,6 +11,7 @@
 pub(crate) mod args;
 pub(crate) mod checks;
 mod dry_run;
+pub(crate) mod elsewhere;
 pub mod error;
 mod finish;
 pub(crate) mod instrument;
@@ -37,7 +38,7 @@ pub(crate) struct Session {
 enum Way {
     /// Elsewhere than on this machine's kernel, as a feature runs it: kernels in VMs or
     /// booted on this machine, or the resume of a kernel session.
-    Elsewhere(features::Elsewhere),
+    Elsewhere(Box<dyn crate::session::elsewhere::Elsewhere>),
     /// `--resume` of a result file: its missing launches, on this machine.
     Resume(PathBuf),
     /// The plan and its command lines, nothing launched.
@@ -81,11 +82,13 @@ fn way_of(args: &RunArgs) -> anyhow::Result<Way> {
     }
     // Everything the user can get wrong is checked before the first JVM starts.
     let matrix = match features::elsewhere(args, fresh_matrix(args)?)? {
-        features::Where::Elsewhere(elsewhere) => return Ok(Way::Elsewhere(elsewhere)),
-        features::Where::Here(matrix) => matrix,
+        crate::session::elsewhere::Where::Elsewhere(elsewhere) => {
+            return Ok(Way::Elsewhere(elsewhere));
+        }
+        crate::session::elsewhere::Where::Here(matrix) => *matrix,
     };
     // Read only: the features' checks of this machine, such as the kernel settings.
-    crate::features::session::check_here(&matrix, !args.dry_run)?;
+    crate::features::checks::check_here(&matrix, !args.dry_run)?;
     if args.dry_run {
         return Ok(Way::DryRun(matrix));
     }

@@ -277,7 +277,7 @@ pub(super) fn prepare_resume(
     let file = unfinished.file;
     let header = &file.header;
     let matrix = resumed_matrix(args, path, &file)?;
-    crate::features::session::check_here(&matrix, true)?;
+    crate::features::checks::check_here(&matrix, true)?;
     let mut features = Parts::resumed(args, &matrix, &file)?;
     let host = host::host_info();
     let matrix_file = args.matrix.clone().unwrap_or_else(|| {

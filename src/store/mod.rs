@@ -7,6 +7,7 @@ pub mod complete;
 pub mod extra;
 pub mod feature_files;
 pub mod file;
+pub mod key_parts;
 pub mod read;
 pub mod record;
 pub mod write;

@@ -118,29 +118,29 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
                 continue;
             };
             let (Some(ia), Some(ib)) = (ca.cost_interval(), cb.cost_interval()) else {
-                println!("{rep:<4} {:<10} few rounds: no interval", ca.gc);
+                println!("{rep:<4} {:<10} few rounds: no interval", ca.id.gc);
                 continue;
             };
             let (xa, xb) = (costs(ca), costs(cb));
             runs.push(Run {
-                cell: ca.gc.clone(),
+                cell: ca.id.gc.clone(),
                 interval: ia,
                 costs: xa.clone(),
             });
             runs.push(Run {
-                cell: ca.gc.clone(),
+                cell: ca.id.gc.clone(),
                 interval: ib,
                 costs: xb.clone(),
             });
             let pair = Pair {
                 rep,
-                cell: ca.gc.clone(),
+                cell: ca.id.gc.clone(),
                 a: ia,
                 b: ib,
                 diff: difference_interval(&[&xb], &[&xa], CONFIDENCE)
                     .map(|d| (d.low_ms, d.high_ms)),
                 mann_whitney: hodges_lehmann(&xb, &xa, CONFIDENCE).map(|s| (s.low, s.high)),
-                disturbed: ca.disturbed + cb.disturbed,
+                disturbed: ca.machine.disturbed + cb.machine.disturbed,
                 costs: (xa, xb),
             };
             let shown = |i: (f64, f64, f64)| format!("{:.1} +-{:.1}", i.0, (i.2 - i.1) / 2.0);

@@ -40,7 +40,7 @@ fn label(dir: &std::path::Path) -> anyhow::Result<Option<Label>> {
     Ok(Some(Label {
         names: cells
             .iter()
-            .map(|c| format!("{} {}", c.gc, c.heap))
+            .map(|c| format!("{} {}", c.id.gc, c.id.heap))
             .collect(),
         runs: cells.iter().map(|c| c.run_costs()).collect(),
         files,

@@ -141,7 +141,11 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     );
     println!(
         "   the machine is shared: other processes ran during {} of {} launches (analyze/disturbance.rs)\n",
-        run.report.cells.iter().map(|c| c.disturbed).sum::<usize>(),
+        run.report
+            .cells
+            .iter()
+            .map(|c| c.machine.disturbed)
+            .sum::<usize>(),
         launches.len()
     );
     if pairs.len() > 1 {

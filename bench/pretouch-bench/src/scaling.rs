@@ -53,7 +53,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             .cells
             .first()
             .ok_or_else(|| anyhow::anyhow!("no cell"))?;
-        let cost = cell.pretouch_ms.unwrap_or(f64::NAN);
+        let cost = cell.times.pretouch_ms.unwrap_or(f64::NAN);
         let gib = gib(heap)?;
         per_gib.push(cost / gib);
         let rss = run.file.end.as_ref().and_then(|e| e.runner_max_rss);

@@ -313,18 +313,18 @@ fn stated_interval(
             report.cells.len()
         );
     };
-    if cell.rounds != rounds {
+    if cell.cost.rounds != rounds {
         bail!(
             "pretouch's report of the blocks has {} rounds, not {rounds}",
-            cell.rounds
+            cell.cost.rounds
         );
     }
     let (Some((estimate_ms, low_ms, high_ms)), Some(batches)) =
-        (cell.cost_interval(), cell.cost_ci_batches)
+        (cell.cost_interval(), cell.cost.cost_ci_batches)
     else {
         bail!(
             "pretouch's report states no interval for the cell ({} rounds)",
-            cell.rounds
+            cell.cost.rounds
         );
     };
     Ok(pretouch::stats::interval::CostInterval {
@@ -332,7 +332,7 @@ fn stated_interval(
         low_ms,
         high_ms,
         confidence: 0.95,
-        rounds: cell.rounds,
+        rounds: cell.cost.rounds,
         batches,
         runs: 1,
         // The report does not carry the degrees of freedom; nothing here reads them.
@@ -365,8 +365,13 @@ fn pretouch_block(jdk: &Jdk, heap: &str, n: usize, pool: &mut Pool) -> anyhow::R
     }
     pool.wall_s += run.wall.as_secs_f64();
     pool.launches += run.file.launches.len();
-    pool.disturbed += run.report.cells.iter().map(|c| c.disturbed).sum::<usize>();
-    pool.counted += run.report.cells.iter().map(|c| c.runs).sum::<usize>();
+    pool.disturbed += run
+        .report
+        .cells
+        .iter()
+        .map(|c| c.machine.disturbed)
+        .sum::<usize>();
+    pool.counted += run.report.cells.iter().map(|c| c.times.runs).sum::<usize>();
     Ok(run
         .file
         .launches

@@ -215,3 +215,9 @@ fn save(
     crate::features::calibrate::record::save(c, &args.results.join(&c.label), &stamp)
         .context("writing the calibration")
 }
+
+impl crate::cmd::feature::FeatureSubcommand for CalibrateArgs {
+    fn run(self) -> anyhow::Result<u8> {
+        cmd_calibrate(self)
+    }
+}

@@ -9,3 +9,9 @@ pub struct CalibrateReportArgs {
     #[arg(long, conflicts_with_all = ["phases", "plot", "exclude_outliers"])]
     pub calibrate: bool,
 }
+
+impl crate::analyze::feature_options::FeatureOptions for CalibrateReportArgs {
+    fn instead_of_launches(&self) -> bool {
+        self.calibrate
+    }
+}

@@ -3,7 +3,10 @@
 //!
 //! One file per stage of the pipeline, named after the stage folder it plugs into.
 
+pub mod analyze;
 pub mod boot;
+pub mod cli;
+pub mod elsewhere;
 pub mod options;
 pub mod record;
 pub mod schedule;

@@ -31,6 +31,9 @@ pub enum Cds {
     CustomArchive,
 }
 
+/// Its part of what a launch measured sets nothing the core reads.
+impl crate::launch::parts::LaunchPart for Cds {}
+
 impl Cds {
     pub fn name(self) -> &'static str {
         match self {

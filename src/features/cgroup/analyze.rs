@@ -80,6 +80,18 @@ impl CgroupColumns {
     }
 }
 
+impl crate::analyze::figures::Figures for CgroupFigures {
+    type Columns = CgroupColumns;
+
+    fn of(on: &[&LaunchRecord], off: &[&LaunchRecord]) -> Option<CgroupFigures> {
+        figures(on, off)
+    }
+
+    fn columns(figures: Option<&CgroupFigures>) -> CgroupColumns {
+        CgroupColumns::of(figures)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -65,6 +65,9 @@ pub struct CgroupRun {
     pub stat: BTreeMap<String, u64>,
 }
 
+/// Its part of what a launch measured sets nothing the core reads.
+impl crate::launch::parts::LaunchPart for CgroupRun {}
+
 /// The cgroup's memory events over the launch (the cgroup is new, so its counts are the
 /// launch's).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -167,6 +167,34 @@ impl<'de> Deserialize<'de> for Limits {
     }
 }
 
+/// The `memory:` key of the matrix, an axis the plan runs innermost.
+pub struct MemoryKey;
+
+impl crate::matrix::parts::MatrixKey for MemoryKey {
+    type Value = Vec<MemoryLimit>;
+    const AFTER: &'static str = "settings";
+
+    fn read<'de, A: de::MapAccess<'de>>(map: &mut A) -> Result<Vec<MemoryLimit>, A::Error> {
+        Ok(map
+            .next_value::<Option<Limits>>()?
+            .map(|m| m.0)
+            .unwrap_or_default())
+    }
+}
+
+impl crate::matrix::parts::CellAxis for MemoryKey {
+    type Cell = MemoryLimit;
+    const OUTER: bool = false;
+
+    fn cells(value: &Vec<MemoryLimit>) -> Vec<MemoryLimit> {
+        value.clone()
+    }
+
+    fn name(cell: &MemoryLimit) -> &str {
+        &cell.name
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

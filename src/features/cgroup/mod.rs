@@ -7,3 +7,4 @@ pub mod analyze;
 pub mod launch;
 pub mod matrix;
 pub mod render;
+pub mod session;

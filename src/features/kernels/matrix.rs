@@ -98,6 +98,22 @@ pub fn check(kernels: &[KernelSpec]) -> Result<(), String> {
     Ok(())
 }
 
+/// The `kernels:` key of the matrix: each kernel booted in a VM that runs the matrix.
+/// Without them, the run runs on this machine's kernel.
+pub struct KernelsKey;
+
+impl crate::matrix::parts::MatrixKey for KernelsKey {
+    type Value = Vec<KernelSpec>;
+    const AFTER: &'static str = "probe";
+
+    fn read<'de, A: serde::de::MapAccess<'de>>(map: &mut A) -> Result<Vec<KernelSpec>, A::Error> {
+        Ok(map
+            .next_value::<Option<RawKernels>>()?
+            .map(|k| k.0)
+            .unwrap_or_default())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,6 +4,7 @@
 //! One file per stage of the pipeline, named after the stage folder it plugs into.
 
 pub mod analyze;
+pub mod elsewhere;
 pub mod launch;
 pub mod machine;
 pub mod matrix;

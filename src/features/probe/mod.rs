@@ -7,6 +7,7 @@ pub mod analyze;
 #[cfg(any(test, feature = "test-support"))]
 pub mod fixtures;
 pub mod launch;
+pub mod matrix;
 pub mod options;
 pub mod plot;
 pub mod record;

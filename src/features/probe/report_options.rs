@@ -16,3 +16,5 @@ pub struct ProbeReportArgs {
     #[arg(long, value_name = "DIR", conflicts_with = "calibrate")]
     pub probe_svg: Option<PathBuf>,
 }
+
+impl crate::analyze::feature_options::FeatureOptions for ProbeReportArgs {}

@@ -639,7 +639,7 @@ fn cell_profile(
         });
     let period_ms = 1000.0 / f64::from(frequency.max(1));
     let per_launch = |samples: u64, n: usize| (n > 0).then(|| samples as f64 / n as f64);
-    let cost_ms = timed.and_then(|t| t.pretouch_ms);
+    let cost_ms = timed.and_then(|t| t.times.pretouch_ms);
     let categories: BTreeMap<String, u64> = with
         .categories
         .iter()
@@ -671,9 +671,9 @@ fn cell_profile(
             .map(|(a, b)| (a - b) * period_ms),
         cost_ms,
         profiled_on_ms: ttm(&on),
-        timed_on_ms: timed.and_then(|t| t.median_on_ms),
+        timed_on_ms: timed.and_then(|t| t.times.median_on_ms),
         profiled_off_ms: ttm(&off),
-        timed_off_ms: timed.and_then(|t| t.median_off_ms),
+        timed_off_ms: timed.and_then(|t| t.times.median_off_ms),
         categories: shares(&categories, with.pretouch, cost_ms),
         functions: shares(&with.functions, with.pretouch, cost_ms),
         stacks: crate::features::profile::launch::merge_threads(
@@ -910,7 +910,7 @@ pub fn build(
             let timed = report
                 .cells
                 .iter()
-                .find(|c| &c.label == label && c.key() == key);
+                .find(|c| &c.id.label == label && c.key() == key);
             cell_profile(label, cell, records, timed)
         })
         .collect();
@@ -1124,7 +1124,10 @@ mod tests {
         assert_eq!(p.categories[0].est_ms, None, "no timed cost, no estimate");
         // With a cost, the estimates split it.
         let timed = CellReport {
-            pretouch_ms: Some(200.0),
+            times: crate::analyze::report::CellTimes {
+                pretouch_ms: Some(200.0),
+                ..Default::default()
+            },
             ..CellReport::default()
         };
         let p = cell_profile("a", &on1.at.cell.clone(), &[&on1, &on2, &off], Some(&timed));

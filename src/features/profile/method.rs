@@ -103,6 +103,19 @@ impl CheckColumns {
     }
 }
 
+/// The check is filled in by the profile's section, once the profile is read, so a cell
+/// starts without one.
+impl crate::analyze::figures::Figures for MethodCheck {
+    type Columns = CheckColumns;
+
+    /// The JSON has always written `check` as `null` for a cell without a profile.
+    const NULL_WHEN_ABSENT: bool = true;
+
+    fn columns(check: Option<&MethodCheck>) -> CheckColumns {
+        CheckColumns::of(check)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,6 +6,7 @@
 pub mod analyze;
 pub mod flamegraph;
 pub mod launch;
+pub mod matrix;
 pub mod method;
 pub mod options;
 pub mod record;

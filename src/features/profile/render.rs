@@ -633,16 +633,24 @@ mod tests {
             profiles.push(record(label, false, &off));
         }
         let row = |label: &str, cost: f64| CellReport {
-            label: label.into(),
-            jdk: "17.0.15+6-Debian-1deb12u1".into(),
-            gc: "g1".into(),
-            heap: "1g".into(),
-            variant: "default".into(),
-            gc_threads: "auto".into(),
-            cpus: "all".into(),
-            pretouch_ms: Some(cost),
-            median_on_ms: Some(400.0),
-            median_off_ms: Some(40.0),
+            id: crate::analyze::report::CellId {
+                label: label.into(),
+                jdk: "17.0.15+6-Debian-1deb12u1".into(),
+                gc: "g1".into(),
+                heap: "1g".into(),
+                variant: "default".into(),
+            },
+            times: crate::analyze::report::CellTimes {
+                pretouch_ms: Some(cost),
+                median_on_ms: Some(400.0),
+                median_off_ms: Some(40.0),
+                ..Default::default()
+            },
+            axes: crate::analyze::report::CellAxes {
+                gc_threads: "auto".into(),
+                cpus: "all".into(),
+                ..Default::default()
+            },
             ..CellReport::default()
         };
         let report = Report {

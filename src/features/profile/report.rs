@@ -144,16 +144,14 @@ fn graphs(
 /// report's rows here, the profile's apart.
 fn note(request: &SideRequest) -> Option<Result<SideOutput, SideError>> {
     let asked = &request.features;
-    (asked.profile.profile
-        && request.format == Format::Csv
-        && asked.profile_csv.profile_csv.is_none())
-    .then(|| {
-        Ok(SideOutput::note(
-            "note: --profile: the CSV printed holds the report's rows; `--profile-csv FILE` \
+    (asked.profile.profile && request.format == Format::Csv && asked.profile.profile_csv.is_none())
+        .then(|| {
+            Ok(SideOutput::note(
+                "note: --profile: the CSV printed holds the report's rows; `--profile-csv FILE` \
                  writes the profile's rows into FILE"
-                .to_owned(),
-        ))
-    })
+                    .to_owned(),
+            ))
+        })
 }
 
 /// `--profile-csv FILE`: the profile's rows, the header alone without profiled launches.
@@ -161,7 +159,7 @@ fn rows(
     profile: Option<&ProfileReport>,
     request: &SideRequest,
 ) -> Option<Result<SideOutput, SideError>> {
-    let path = request.features.profile_csv.profile_csv.as_ref()?;
+    let path = request.features.profile.profile_csv.as_ref()?;
     let profile = profile?;
     let note = if profile.cells.is_empty() {
         format!(

@@ -4,8 +4,8 @@
 
 use std::path::PathBuf;
 
-/// `--profile` and `--flamegraph`: the profile shown in the report, and its flame
-/// graphs beside it.
+/// `--profile`, `--flamegraph` and `--profile-csv`: the profile shown in the report, its
+/// flame graphs and its figures as CSV beside it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, clap::Args)]
 pub struct ProfileReportArgs {
     /// Show where the pretouch time goes in the kernel, from `run --profile`'s launches.
@@ -18,15 +18,19 @@ pub struct ProfileReportArgs {
     /// label, and one per cell that shows the change against the baseline.
     #[arg(long, value_name = "DIR")]
     pub flamegraph: Option<PathBuf>,
-}
-
-/// `--profile-csv`: the profile's figures in a CSV file. It is a struct apart from
-/// [`ProfileReportArgs`] because `--help` and the shell completions show it after
-/// `--calibrate`, as they always did.
-#[derive(Debug, Clone, Default, PartialEq, Eq, clap::Args)]
-pub struct ProfileCsvArgs {
     /// Write the profile's figures as CSV into FILE, whatever `--format` prints, because
     /// a CSV file holds one table
     #[arg(long, value_name = "FILE", conflicts_with = "calibrate")]
     pub profile_csv: Option<PathBuf>,
+}
+
+/// The report a profiled run prints at its end shows the profile, as `pretouch report
+/// --profile` shows it.
+impl crate::analyze::feature_options::FeatureOptions for ProfileReportArgs {
+    fn after_run(profiled: bool) -> ProfileReportArgs {
+        ProfileReportArgs {
+            profile: profiled,
+            ..ProfileReportArgs::default()
+        }
+    }
 }

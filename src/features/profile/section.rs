@@ -59,7 +59,7 @@ fn asked(options: &Options) -> bool {
     options.page
         || features.profile.profile
         || features.profile.flamegraph.is_some()
-        || features.profile_csv.profile_csv.is_some()
+        || features.profile.profile_csv.is_some()
 }
 
 /// Checks each profiled cell's pretouch method against its profile: a populate shows no
@@ -67,7 +67,7 @@ fn asked(options: &Options) -> bool {
 fn check_methods(report: &mut Report, profile: &ProfileReport) {
     for cell in &mut report.cells {
         let key = cell.key();
-        let label = cell.label.clone();
+        let label = cell.id.label.clone();
         if let (Some(h), Some(p)) = (
             cell.heap_and_method.as_mut(),
             profile

@@ -101,6 +101,20 @@ pub struct CellReady {
     pub requests_on_ms: String,
 }
 
+/// A server cell's figures are their own columns in the CSV of cells, with the default
+/// figures of a cell that is no server.
+impl crate::analyze::figures::Figures for CellReady {
+    type Columns = CellReady;
+
+    fn of(on: &[&LaunchRecord], off: &[&LaunchRecord]) -> Option<CellReady> {
+        cell_ready(off, on)
+    }
+
+    fn columns(figures: Option<&CellReady>) -> CellReady {
+        figures.cloned().unwrap_or_default()
+    }
+}
+
 /// The server figures of a cell from its launches without and with pretouch (those that
 /// entered its row); `None` when they are no server launches.
 pub fn cell_ready<R: Borrow<LaunchRecord>>(off: &[R], on: &[R]) -> Option<CellReady> {

@@ -77,6 +77,9 @@ pub struct ServerRun {
     pub port_free_ns: Option<Nanos>,
 }
 
+/// Its part of what a launch measured sets nothing the core reads.
+impl crate::launch::parts::LaunchPart for ServerRun {}
+
 /// The first requests of one server launch (`requests:`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct RequestRun {

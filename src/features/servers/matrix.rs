@@ -304,11 +304,18 @@ pub struct AppKeys {
 }
 
 impl AppKeys {
-    /// The keys, in the order an unknown key's message lists them.
-    pub const KEYS: &'static [&'static str] = &["ready", "after_ready", "requests", "stop_grace"];
+    /// After SIGTERM, how long the runner waits before SIGKILL.
+    pub fn stop_grace(&self) -> Duration {
+        self.stop_grace_written.unwrap_or(DEFAULT_STOP_GRACE)
+    }
+}
 
-    /// Reads the value of `key`, one of [`AppKeys::KEYS`].
-    pub fn read<'de, A: serde::de::MapAccess<'de>>(
+impl crate::matrix::parts::AppPart for AppKeys {
+    /// The keys, in the order an unknown key's message lists them.
+    const KEYS: &'static [&'static str] = &["ready", "after_ready", "requests", "stop_grace"];
+
+    /// Reads the value of `key`, one of `KEYS`.
+    fn read<'de, A: serde::de::MapAccess<'de>>(
         &mut self,
         key: &str,
         map: &mut A,
@@ -326,7 +333,7 @@ impl AppKeys {
     }
 
     /// The checks of the keys together, once the block is read.
-    pub fn check(&self, exit_at_main: Option<bool>) -> Result<(), String> {
+    fn check(&self, exit_at_main: Option<bool>) -> Result<(), String> {
         if self.ready.is_some() && exit_at_main == Some(true) {
             return Err(
                 "app: `ready` needs the application to run past main(): remove `exit_at_main: true`"
@@ -347,17 +354,12 @@ impl AppKeys {
     }
 
     /// A server runs on past `main()` until it is ready.
-    pub fn runs_past_main(&self) -> bool {
+    fn runs_past_main(&self) -> bool {
         self.ready.is_some()
     }
 
-    /// After SIGTERM, how long the runner waits before SIGKILL.
-    pub fn stop_grace(&self) -> Duration {
-        self.stop_grace_written.unwrap_or(DEFAULT_STOP_GRACE)
-    }
-
     /// What the dry run's estimate of the time leaves out of a server's launches.
-    pub fn not_counted(&self) -> Option<String> {
+    fn not_counted(&self) -> Option<String> {
         let ready = self.ready.as_ref()?;
         Some(format!(
             "  not counted: each launch runs the server until ready ({}), the after_ready command if any, and its stop",

@@ -48,7 +48,7 @@ pub fn text(report: &Report) -> String {
     for label in &report.labels {
         let mine: Vec<ServerCell<'_>> = cells
             .iter()
-            .filter(|(c, _)| c.label == *label)
+            .filter(|(c, _)| c.id.label == *label)
             .copied()
             .collect();
         if mine.is_empty() {
@@ -99,7 +99,7 @@ fn server_table(
         .keyed(1 + KEY_HEADERS.len())
         .with_rows(cells.iter().map(|cell| {
             let c = cell.0;
-            let mut r: Vec<Cell> = vec![c.label.as_str().into()];
+            let mut r: Vec<Cell> = vec![c.id.label.as_str().into()];
             r.extend(
                 key_values(key_refs(&c.key()), &[0, 1, 2, 3])
                     .into_iter()
@@ -125,14 +125,23 @@ fn ready_table(cells: &[ServerCell<'_>]) -> Table {
     ];
     server_table(cells, values, |(c, r)| {
         vec![
-            format!("{}+{}", table::whole(c.runs_off), table::whole(c.runs_on)).into(),
+            format!(
+                "{}+{}",
+                table::whole(c.times.runs_off),
+                table::whole(c.times.runs_on)
+            )
+            .into(),
             Cell::wide(
-                ms(c.median_off_ms),
-                md(c.median_off_ms, c.min_off_ms, c.max_off_ms),
+                ms(c.times.median_off_ms),
+                md(
+                    c.times.median_off_ms,
+                    c.times.min_off_ms,
+                    c.times.max_off_ms,
+                ),
             ),
             Cell::wide(
-                ms(c.median_on_ms),
-                md(c.median_on_ms, c.min_on_ms, c.max_on_ms),
+                ms(c.times.median_on_ms),
+                md(c.times.median_on_ms, c.times.min_on_ms, c.times.max_on_ms),
             ),
             cost(c).into(),
             Cell::wide(

@@ -30,7 +30,11 @@ pub enum SettingsError {
 /// The settings of `report`'s cells, in the order first met (matrix order).
 fn settings_of(report: &Report) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    for s in report.cells.iter().filter_map(|c| c.axes.setting.as_ref()) {
+    for s in report
+        .cells
+        .iter()
+        .filter_map(|c| c.axes.features.setting.as_ref())
+    {
         if !out.contains(s) {
             out.push(s.clone());
         }
@@ -77,8 +81,8 @@ fn by_setting(report: &Report, settings: &[String]) -> Report {
     let labels: Vec<&String> = {
         let mut l: Vec<&String> = Vec::new();
         for c in &report.cells {
-            if !l.contains(&&c.label) {
-                l.push(&c.label);
+            if !l.contains(&&c.id.label) {
+                l.push(&c.id.label);
             }
         }
         l
@@ -88,13 +92,13 @@ fn by_setting(report: &Report, settings: &[String]) -> Report {
         .cells
         .iter()
         .filter_map(|c| {
-            let setting = c.axes.setting.clone()?;
+            let setting = c.axes.features.setting.clone()?;
             let mut cell = c.clone();
             if several {
-                cell.variant = format!("{} label={}", c.variant, c.label);
+                cell.id.variant = format!("{} label={}", c.id.variant, c.id.label);
             }
-            cell.label = setting;
-            cell.axes.setting = None;
+            cell.id.label = setting;
+            cell.axes.features.setting = None;
             Some(cell)
         })
         .collect();
@@ -104,8 +108,8 @@ fn by_setting(report: &Report, settings: &[String]) -> Report {
             let first = report
                 .cells
                 .iter()
-                .find(|c| c.axes.setting.as_ref() == Some(s))
-                .map(|c| c.label.as_str())
+                .find(|c| c.axes.features.setting.as_ref() == Some(s))
+                .map(|c| c.id.label.as_str())
                 .unwrap_or_default();
             let mut info = report
                 .label_info

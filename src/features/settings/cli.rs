@@ -40,6 +40,12 @@ pub(crate) fn env_line(found: &Leftover) -> String {
     }
 }
 
+impl crate::cmd::feature::BeforeAny for Leftover {
+    fn env_line(&self) -> String {
+        env_line(self)
+    }
+}
+
 /// `--baseline-setting` and `--setting` of `pretouch check`: the settings side by side
 /// judged in place of the labels. The features' list of the check's options,
 /// `features::cli::CheckOptions`, flattens them into the check's command line.

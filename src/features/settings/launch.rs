@@ -306,6 +306,46 @@ pub struct SettingsRead {
     pub values: BTreeMap<String, String>,
 }
 
+impl crate::launch::parts::LaunchPart for SettingsRead {
+    fn kernel_values(&self) -> Option<&BTreeMap<String, String>> {
+        Some(&self.values)
+    }
+
+    /// The environment with the THP and mTHP modes that the setting wrote before the
+    /// launch laid over it, by their path under /sys/kernel/mm, as the kernel held them.
+    /// So the folio sizes and the method follow the modes each launch ran under, not the
+    /// machine's modes at the run's start.
+    fn environment(
+        &self,
+        env: &crate::machine::env::Environment,
+    ) -> Option<crate::machine::env::Environment> {
+        let mut env = env.clone();
+        for (key, value) in &self.values {
+            let Some(rest) = key.strip_prefix("transparent_hugepage/") else {
+                continue;
+            };
+            match rest.split_once('/') {
+                None if rest == "enabled" => env.thp_enabled = Some(value.clone()),
+                None if rest == "defrag" => env.thp_defrag = Some(value.clone()),
+                None if rest == "shmem_enabled" => env.thp_shmem_enabled = Some(value.clone()),
+                Some((dir, file)) => {
+                    let Some(size) = dir.strip_prefix("hugepages-") else {
+                        continue;
+                    };
+                    let modes = match file {
+                        "enabled" => &mut env.mthp,
+                        "shmem_enabled" => &mut env.mthp_shmem,
+                        _ => continue,
+                    };
+                    modes.insert(size.to_owned(), value.clone());
+                }
+                None => {}
+            }
+        }
+        Some(env)
+    }
+}
+
 /// The journal's content: what to write back.
 #[derive(Debug, Serialize, Deserialize)]
 struct Journal {

@@ -345,6 +345,40 @@ pub fn knobs(settings: &[Setting]) -> Vec<Knob> {
     all
 }
 
+/// The `settings:` key of the matrix, an axis the plan runs outermost, so that the
+/// kernel's knobs change as seldom as a round allows.
+pub struct SettingsKey;
+
+impl crate::matrix::parts::MatrixKey for SettingsKey {
+    type Value = Vec<Setting>;
+    const AFTER: &'static str = "comparable_memory";
+
+    fn read<'de, A: serde::de::MapAccess<'de>>(map: &mut A) -> Result<Vec<Setting>, A::Error> {
+        Ok(map
+            .next_value::<Option<Settings>>()?
+            .map(|s| s.0)
+            .unwrap_or_default())
+    }
+}
+
+impl crate::matrix::parts::CellAxis for SettingsKey {
+    type Cell = SettingRef;
+    const OUTER: bool = true;
+
+    fn cells(value: &Vec<Setting>) -> Vec<SettingRef> {
+        (value.iter().enumerate())
+            .map(|(index, s)| SettingRef {
+                index,
+                name: s.name.clone(),
+            })
+            .collect()
+    }
+
+    fn name(cell: &SettingRef) -> &str {
+        &cell.name
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

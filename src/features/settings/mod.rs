@@ -7,6 +7,7 @@ pub mod analyze;
 pub mod cli;
 pub mod launch;
 pub mod matrix;
+pub mod method;
 pub mod render;
 pub mod report;
 pub mod report_options;

@@ -11,3 +11,5 @@ pub struct SettingsReportArgs {
     #[arg(long, value_name = "NAME")]
     pub baseline_setting: Option<String>,
 }
+
+impl crate::analyze::feature_options::FeatureOptions for SettingsReportArgs {}

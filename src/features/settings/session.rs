@@ -14,16 +14,8 @@ pub(crate) type Shared = Arc<Mutex<Applied>>;
 
 /// Checks the matrix's `settings:` against this kernel, reading only: nothing on the
 /// machine changes before every check passed. `need_root`: a real run (not a dry run).
-/// The `memory:` axis too: the memory controller is there, and a real run can make
-/// cgroups.
 pub(crate) fn check(matrix: &Matrix, need_root: bool) -> anyhow::Result<()> {
-    crate::features::settings::launch::check(matrix, &Paths::from_env(), need_root).map_err(bad)?;
-    let warnings = crate::features::cgroup::launch::check(matrix, need_root)
-        .map_err(|e| bad(anyhow::anyhow!(e)))?;
-    for warning in warnings {
-        eprintln!("warning: {warning}");
-    }
-    Ok(())
+    crate::features::settings::launch::check(matrix, &Paths::from_env(), need_root).map_err(bad)
 }
 
 /// Journals the originals and tries each setting once (see [`Applied::begin`]);

@@ -187,7 +187,7 @@ pub(super) fn over_time(cmp: &Comparison) -> Vec<Figure> {
                         .iter()
                         .flatten()
                         .next()
-                        .map_or_else(Default::default, |e| e.measured.cost_estimator)
+                        .map_or_else(Default::default, |e| e.measured.cost.cost_estimator)
                         .name()
                 ),
             }
@@ -221,8 +221,8 @@ where
         c.costs
             .iter()
             .map(|r| r.ms)
-            .chain(c.cost_ci_low_ms)
-            .chain(c.cost_ci_high_ms)
+            .chain(c.cost.cost_ci_low_ms)
+            .chain(c.cost.cost_ci_high_ms)
     });
     let (lo, hi) = values.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
         (lo.min(v), hi.max(v))

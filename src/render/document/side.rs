@@ -62,7 +62,7 @@ mod tests {
     use crate::analyze::Options;
     use crate::analyze::document;
     use crate::features::probe::report_options::ProbeReportArgs;
-    use crate::features::profile::report_options::{ProfileCsvArgs, ProfileReportArgs};
+    use crate::features::profile::report_options::ProfileReportArgs;
     use crate::features::report_options::ReportOptions;
     use crate::fixtures::{file, g1_and_parallel, host, rounds};
     use crate::render::common::Format;
@@ -118,8 +118,10 @@ mod tests {
             &SideRequest {
                 plot: Some("plot.svg".into()),
                 features: ReportOptions {
-                    profile_csv: ProfileCsvArgs {
+                    profile: ProfileReportArgs {
+                        profile: true,
                         profile_csv: Some("p.csv".into()),
+                        ..ProfileReportArgs::default()
                     },
                     ..ReportOptions::after_run(true)
                 },

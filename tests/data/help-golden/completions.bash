@@ -587,7 +587,7 @@ _pretouch() {
             return 0
             ;;
         pretouch__subcmd__report)
-            opts="-h --format --output --phases --labels --baseline --baseline-setting --exclude-outliers --plot --profile --flamegraph --calibrate --profile-csv --probe-csv --probe-svg --estimator --details --help"
+            opts="-h --format --output --phases --labels --baseline --baseline-setting --exclude-outliers --plot --profile --flamegraph --profile-csv --calibrate --probe-csv --probe-svg --estimator --details --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

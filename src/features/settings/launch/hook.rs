@@ -6,12 +6,8 @@
 use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::features::settings::launch::Applied;
+use crate::features::settings::matrix::SettingRef;
 use crate::launch::{LaunchHook, Spawn};
-
-/// The cell's `settings:` value, as its place in the list of the run's [`Applied`] settings.
-/// The schedule puts it in the launch's `LaunchOptions::cell`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct CellSetting(pub usize);
 
 /// Writes each launch's setting through the settings applied to the machine, and
 /// records what the kernel held just before the spawn. A matrix without a `settings:`
@@ -28,8 +24,10 @@ impl SettingsHook {
 
 impl LaunchHook for SettingsHook {
     fn before_spawn(&mut self, spawn: &mut Spawn<'_>) -> Result<(), String> {
-        let (Some(session), Some(CellSetting(index))) =
-            (&self.session, spawn.options.cell.get::<CellSetting>())
+        // The cell's `settings:` value, found by its place in the list of the run's
+        // applied settings. The schedule puts it in the launch's `LaunchOptions::cell`.
+        let (Some(session), Some(SettingRef { index, .. })) =
+            (&self.session, spawn.options.cell.get::<SettingRef>())
         else {
             return Ok(());
         };

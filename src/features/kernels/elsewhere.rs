@@ -1,0 +1,33 @@
+//! The kernels' runs elsewhere than this machine's kernel: each kernel booted in a VM
+//! that runs the matrix, and the resume of a kernel session.
+
+use std::path::{Path, PathBuf};
+
+use crate::matrix::Matrix;
+use crate::session::args::RunArgs;
+use crate::session::elsewhere::Elsewhere;
+
+/// `--resume` of a kernel session's file: its kernels again, in VMs.
+struct ResumeKernels(PathBuf);
+
+impl Elsewhere for ResumeKernels {
+    fn run(self: Box<Self>, args: &RunArgs) -> anyhow::Result<u8> {
+        crate::features::kernels::session::cmd_resume_kernels(args, &self.0)
+    }
+}
+
+/// Kernels booted in VMs, the matrix run inside each.
+pub(crate) struct Kernels(pub Matrix);
+
+impl Elsewhere for Kernels {
+    fn run(self: Box<Self>, args: &RunArgs) -> anyhow::Result<u8> {
+        crate::features::kernels::session::cmd_run_kernels(args, self.0)
+    }
+}
+
+/// The run elsewhere that `--resume PATH` asks for, when PATH is a kernel session's
+/// file or its folder.
+pub(crate) fn resumed(path: &Path) -> Option<Box<dyn Elsewhere>> {
+    let file = crate::features::kernels::record::session_file(path)?;
+    Some(Box::new(ResumeKernels(file)))
+}
