@@ -937,7 +937,7 @@ fn features_importing_features(graph: &BTreeMap<String, BTreeSet<String>>) -> BT
 /// The features whose folders still import another's, each to leave this list when it
 /// no longer does. The campaign boots the kernels on this machine and keeps their
 /// session's record, and the probe finds its tools as the profile does.
-const FEATURES_IMPORTING_FEATURES: &[&str] = &["campaign -> kernels", "probe -> profile"];
+const FEATURES_IMPORTING_FEATURES: &[&str] = &["campaign -> kernels"];
 
 /// A feature's folder imports no other feature's folder, so that a feature is read,
 /// changed and removed on its own. What two features share belongs to the core.

@@ -62,6 +62,19 @@ pub fn own_max_rss() -> crate::units::Bytes {
     crate::units::Bytes(usage.ru_maxrss.max(0) as u64 * 1024)
 }
 
+/// The program `name` on this machine's `PATH`: the first regular file of that name that
+/// may be executed, as a shell would find it. The instruments look for their tools,
+/// such as perf and bpftrace, with it.
+pub fn find_on_path(name: &str) -> Option<std::path::PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(name))
+        .find(|p| {
+            std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

@@ -162,7 +162,7 @@ impl ProbeSetting {
         let tracefs = events.is_dir();
         let has = |tp: &str| events.join(tp).is_dir();
         ProbeSetting {
-            bpftrace: crate::features::profile::launch::find_on_path("bpftrace"),
+            bpftrace: crate::machine::host::find_on_path("bpftrace"),
             // SAFETY: geteuid has no preconditions and cannot fail.
             root: unsafe { libc::geteuid() } == 0,
             caps: effective_caps().is_some_and(|caps| {
@@ -858,7 +858,7 @@ fn c2c_support_from(perf_list: Option<&str>) -> C2cSupport {
 
 /// [`C2cSupport`] of this machine.
 pub fn c2c_support() -> C2cSupport {
-    let text = crate::features::profile::launch::find_on_path("perf").and_then(|perf| {
+    let text = crate::machine::host::find_on_path("perf").and_then(|perf| {
         std::process::Command::new(perf)
             .arg("list")
             .stdin(std::process::Stdio::null())

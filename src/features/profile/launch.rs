@@ -73,7 +73,7 @@ impl PerfSetting {
                 .and_then(|t| t.trim().parse().ok())
         };
         PerfSetting {
-            perf: find_on_path("perf"),
+            perf: crate::machine::host::find_on_path("perf"),
             // SAFETY: geteuid has no preconditions and cannot fail.
             root: unsafe { libc::geteuid() } == 0,
             paranoid: sysctl("perf_event_paranoid"),
@@ -122,16 +122,6 @@ pub fn preflight() -> Result<PathBuf, PerfError> {
             output: e.to_string(),
         }),
     }
-}
-
-pub(crate) fn find_on_path(name: &str) -> Option<PathBuf> {
-    use std::os::unix::fs::PermissionsExt;
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|dir| dir.join(name))
-        .find(|p| {
-            std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-        })
 }
 
 /// `perf record` in front of a command: its arguments up to and including `--`.
