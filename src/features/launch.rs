@@ -4,16 +4,19 @@
 
 use std::sync::{Arc, Mutex};
 
+use crate::features::matrix::MatrixParts;
 use crate::launch::LaunchHook;
 use crate::matrix::app::App;
 
 /// The features' hooks around each launch, one line per feature, in the order the
 /// launcher calls them. A hook that may refuse a launch comes before one that holds
 /// something for it (see `LaunchHook::before_spawn`). `settings` is the kernel
-/// settings applied to the machine when the matrix has a `settings:` axis. `app` is
-/// the run's `app:`.
+/// settings applied to the machine when the matrix has a `settings:` axis. `matrix` is
+/// the features' keys of the run's matrix, from which a hook takes its own. `app` is the
+/// run's `app:`.
 pub fn hooks(
     settings: Option<Arc<Mutex<super::settings::launch::Applied>>>,
+    matrix: &MatrixParts,
     app: Option<&App>,
 ) -> Vec<Box<dyn LaunchHook>> {
     vec![

@@ -153,8 +153,8 @@ impl Parts {
 }
 
 impl Features for Parts {
-    fn hooks(&self, app: Option<&App>) -> Vec<Box<dyn LaunchHook>> {
-        crate::features::launch::hooks(self.settings.clone(), app)
+    fn hooks(&self, matrix: &Matrix, app: Option<&App>) -> Vec<Box<dyn LaunchHook>> {
+        crate::features::launch::hooks(self.settings.clone(), &matrix.features, app)
     }
 }
 

@@ -50,8 +50,10 @@ pub struct Resumed {
 /// What the features' parts of a run give the run's launcher. The run holds
 /// them as one value and names none of them.
 pub trait Features {
-    /// The features' hooks around each launch of this run, whose `app:` is `app`.
-    fn hooks(&self, app: Option<&App>) -> Vec<Box<dyn LaunchHook>>;
+    /// The features' hooks around each launch of this run, whose matrix is `matrix` and
+    /// whose `app:` is `app`. A hook reads its own keys of the matrix, such as a switch
+    /// that turns it on.
+    fn hooks(&self, matrix: &Matrix, app: Option<&App>) -> Vec<Box<dyn LaunchHook>>;
 }
 
 /// Everything one run needs, prepared once.
@@ -96,7 +98,7 @@ impl<F: Features> Prepared<F> {
         let mut launcher = JvmLauncher::new(self.agent.clone(), self.options.timeout)?
             .with_app(self.app.clone())
             .with_jvm_log(self.options.jvm_log)
-            .with_hooks(self.features.hooks(self.app.as_ref()));
+            .with_hooks(self.features.hooks(&self.matrix, self.app.as_ref()));
         if let Some(interrupt) = interrupt {
             launcher = launcher.with_interrupt(interrupt.clone());
         }
