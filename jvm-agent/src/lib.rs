@@ -1,5 +1,5 @@
 //! pretouch-agent: a native JVM agent, loaded with
-//! `-agentpath:/abs/libpretouch_agent.so=[main=<class>,][exit_at_main=0|1,]out=<path>`, that stamps
+//! `-agentpath:/abs/libpretouch_agent.so=[main=<class>,][exit_at_main=0|1,][copy=<file>[+<file>...],]out=<path>`, that stamps
 //! agent load, VM init and the entry to `main`, and writes the stamps to `out` for the runner.
 //!
 //! It never writes to the application's stdout or stderr, except one `pretouch-agent: ...` line
@@ -196,6 +196,7 @@ fn main_reached(sample: stamp::Sample) {
     let config = config();
     write_stamps_once(config);
     copy_smaps(config);
+    copy_asked(config);
     if config.exit_at_main {
         exit(0);
     }
@@ -212,6 +213,25 @@ fn copy_smaps(config: &Config) {
     let path = std::path::Path::new(std::ffi::OsStr::from_bytes(&path));
     if let Ok(text) = std::fs::read("/proc/self/smaps") {
         let _ = std::fs::write(path, text);
+    }
+}
+
+/// Copies each file of `/proc/self` that the `copy=` option names to `<out>.<name>`,
+/// such as `numa_maps`, which tells on which NUMA node each page of each mapping is. The
+/// runner asks for them only when a feature reads them, because reading `numa_maps`
+/// walks the process's page tables as smaps does. Like the smaps copy, it runs after the
+/// `main` stamp is taken and written, and a failure is not fatal.
+fn copy_asked(config: &Config) {
+    use std::os::unix::ffi::OsStrExt;
+    for name in config.copies() {
+        let mut path = config.out_path().to_bytes().to_vec();
+        path.push(b'.');
+        path.extend_from_slice(name);
+        let mut source = b"/proc/self/".to_vec();
+        source.extend_from_slice(name);
+        if let Ok(text) = std::fs::read(std::ffi::OsStr::from_bytes(&source)) {
+            let _ = std::fs::write(std::ffi::OsStr::from_bytes(&path), text);
+        }
     }
 }
 

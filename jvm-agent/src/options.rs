@@ -8,6 +8,8 @@ use core::fmt;
 pub const MAX_OUT_PATH: usize = 4095;
 /// Longest `main=` class name accepted, in bytes.
 pub const MAX_MAIN_CLASS: usize = 1024;
+/// Longest `copy=` list accepted, in bytes.
+pub const MAX_COPY: usize = 64;
 
 /// How `main` is stamped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -34,6 +36,8 @@ pub struct Options<'a> {
     pub out: &'a [u8],
     pub main: Option<&'a [u8]>,
     pub exit_at_main: bool,
+    /// The files of `/proc/self` to copy at `main`, such as `numa_maps`, joined by `+`.
+    pub copy: Option<&'a [u8]>,
 }
 
 #[derive(Debug, PartialEq, Eq)]
@@ -44,6 +48,7 @@ pub enum OptionsError<'a> {
     Duplicate(&'static str),
     Empty(&'static str),
     BadExitAtMain(&'a [u8]),
+    BadCopy(&'a [u8]),
     TooLong(&'static str, usize),
 }
 
@@ -73,7 +78,7 @@ impl fmt::Display for OptionsError<'_> {
             OptionsError::UnknownKey(k) => {
                 write!(
                     f,
-                    "unknown option `{}` (known: main, exit_at_main, out)",
+                    "unknown option `{}` (known: main, exit_at_main, copy, out)",
                     Lossy(k)
                 )
             }
@@ -82,6 +87,12 @@ impl fmt::Display for OptionsError<'_> {
             OptionsError::BadExitAtMain(v) => {
                 write!(f, "exit_at_main must be 0 or 1, not `{}`", Lossy(v))
             }
+            OptionsError::BadCopy(v) => write!(
+                f,
+                "copy must name files of /proc/self in lowercase letters, digits and `_`, \
+                 joined by `+`, not `{}`",
+                Lossy(v)
+            ),
             OptionsError::TooLong(k, max) => write!(f, "option {k}= is longer than {max} bytes"),
         }
     }
@@ -92,6 +103,7 @@ impl fmt::Display for OptionsError<'_> {
 pub fn parse(options: &[u8]) -> Result<Options<'_>, OptionsError<'_>> {
     let mut main = None;
     let mut exit_at_main = None;
+    let mut copy = None;
     let mut rest = options;
     loop {
         if let Some(out) = rest.strip_prefix(b"out=") {
@@ -102,6 +114,7 @@ pub fn parse(options: &[u8]) -> Result<Options<'_>, OptionsError<'_>> {
                 out,
                 main,
                 exit_at_main: exit_at_main.unwrap_or(true),
+                copy,
             });
         }
         if rest.is_empty() {
@@ -135,10 +148,30 @@ pub fn parse(options: &[u8]) -> Result<Options<'_>, OptionsError<'_>> {
                     _ => return Err(OptionsError::BadExitAtMain(value)),
                 });
             }
+            b"copy" => {
+                if copy.is_some() {
+                    return Err(OptionsError::Duplicate("copy"));
+                }
+                if !is_copy_list(value) {
+                    return Err(OptionsError::BadCopy(value));
+                }
+                copy = Some(value);
+            }
             _ => return Err(OptionsError::UnknownKey(key)),
         }
         rest = tail;
     }
+}
+
+/// Whether `value` names files of `/proc/self` joined by `+`, each of lowercase letters,
+/// digits and `_`, so that no name climbs out of `/proc/self` or into another folder.
+fn is_copy_list(value: &[u8]) -> bool {
+    value.split(|&b| b == b'+').all(|name| {
+        !name.is_empty()
+            && name
+                .iter()
+                .all(|&b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+    })
 }
 
 /// The options, copied out of the JVM's string into fixed buffers (no allocation).
@@ -148,6 +181,8 @@ pub struct Config {
     main: [u8; MAX_MAIN_CLASS],
     main_len: usize,
     pub exit_at_main: bool,
+    copy: [u8; MAX_COPY],
+    copy_len: usize,
 }
 
 impl Config {
@@ -159,12 +194,19 @@ impl Config {
         if main.len() > MAX_MAIN_CLASS {
             return Err(OptionsError::TooLong("main", MAX_MAIN_CLASS));
         }
+        let copy = options.copy.unwrap_or_default();
+        if copy.len() > MAX_COPY {
+            return Err(OptionsError::TooLong("copy", MAX_COPY));
+        }
         let mut config = Config {
             out: [0; MAX_OUT_PATH + 1],
             main: [0; MAX_MAIN_CLASS],
             main_len: 0,
             exit_at_main: options.exit_at_main,
+            copy: [0; MAX_COPY],
+            copy_len: copy.len(),
         };
+        config.copy[..copy.len()].copy_from_slice(copy);
         config.out[..options.out.len()].copy_from_slice(options.out);
         config.main[..main.len()].copy_from_slice(main);
         config.main_len = main.len();
@@ -180,6 +222,13 @@ impl Config {
     /// The `main=` class's binary name (`com.example.Main`), if given.
     pub fn main_class(&self) -> Option<&[u8]> {
         (self.main_len > 0).then(|| &self.main[..self.main_len])
+    }
+
+    /// The names of the files of `/proc/self` to copy at `main`, in the order given.
+    pub fn copies(&self) -> impl Iterator<Item = &[u8]> {
+        self.copy[..self.copy_len]
+            .split(|&b| b == b'+')
+            .filter(|name| !name.is_empty())
     }
 
     pub fn mechanism(&self) -> Mechanism {
@@ -210,7 +259,8 @@ mod tests {
             Options {
                 out: b"/tmp/s.txt",
                 main: None,
-                exit_at_main: true
+                exit_at_main: true,
+                copy: None
             }
         );
     }
@@ -223,7 +273,8 @@ mod tests {
             Options {
                 out: b"/tmp/a,b=c,out=d",
                 main: Some(b"com.example.Main"),
-                exit_at_main: false
+                exit_at_main: false,
+                copy: None
             }
         );
     }
@@ -251,7 +302,7 @@ mod tests {
         assert_eq!(err("verbose,out=x"), "option `verbose` is not key=value");
         assert_eq!(
             err("foo=1,out=x"),
-            "unknown option `foo` (known: main, exit_at_main, out)"
+            "unknown option `foo` (known: main, exit_at_main, copy, out)"
         );
         assert_eq!(err("main=A,main=B,out=x"), "option main= given twice");
         assert_eq!(
@@ -260,8 +311,27 @@ mod tests {
         );
         assert_eq!(
             parse(b"\xff=1,out=x").unwrap_err().to_string(),
-            "unknown option `\u{fffd}` (known: main, exit_at_main, out)"
+            "unknown option `\u{fffd}` (known: main, exit_at_main, copy, out)"
         );
+    }
+
+    #[test]
+    fn copy_names_files_of_proc_self() {
+        let config = Config::new(&ok("copy=numa_maps+status,out=x")).unwrap();
+        let names: Vec<&[u8]> = config.copies().collect();
+        assert_eq!(names, [&b"numa_maps"[..], b"status"]);
+        assert_eq!(Config::new(&ok("out=x")).unwrap().copies().count(), 0);
+        let bad = "copy must name files of /proc/self in lowercase letters, digits and `_`, \
+                   joined by `+`, not";
+        assert_eq!(err("copy=../etc,out=x"), format!("{bad} `../etc`"));
+        assert_eq!(err("copy=a++b,out=x"), format!("{bad} `a++b`"));
+        assert_eq!(err("copy=,out=x"), format!("{bad} ``"));
+        assert_eq!(err("copy=a,copy=b,out=x"), "option copy= given twice");
+        let too_long = format!("copy={},out=x", "a".repeat(MAX_COPY + 1));
+        assert!(matches!(
+            Config::new(&ok(&too_long)),
+            Err(OptionsError::TooLong("copy", _))
+        ));
     }
 
     #[test]

@@ -120,25 +120,52 @@ pub fn parse_stamps(text: &str) -> Result<Stamps, ProtocolError> {
     Ok(stamps)
 }
 
-/// The `-agentpath` argument that makes the agent write its stamps to `out`.
-pub fn agent_arg(agent: &Path, out: &Path) -> String {
-    format!("-agentpath:{}=out={}", agent.display(), out.display())
+/// The `-agentpath` argument that makes the agent write its stamps to `out`, and copy
+/// the files of `/proc/self` that `copy` names at `main()` (see [`copy_path`]).
+pub fn agent_arg(agent: &Path, out: &Path, copy: &[&str]) -> String {
+    format!(
+        "-agentpath:{}={}out={}",
+        agent.display(),
+        copy_option(copy),
+        out.display()
+    )
 }
 
 /// The `-agentpath` argument that stamps a user's `main_class` with a JVMTI breakpoint,
-/// ending the JVM there when `exit_at_main`.
+/// ending the JVM there when `exit_at_main`. `copy`: as for [`agent_arg`].
 pub fn agent_arg_for_main(
     agent: &Path,
     out: &Path,
     main_class: &str,
     exit_at_main: bool,
+    copy: &[&str],
 ) -> String {
     format!(
-        "-agentpath:{}=main={main_class},exit_at_main={},out={}",
+        "-agentpath:{}=main={main_class},exit_at_main={},{}out={}",
         agent.display(),
         u8::from(exit_at_main),
+        copy_option(copy),
         out.display()
     )
+}
+
+/// The agent's `copy=` option for the files of `/proc/self` it copies at `main()`, with
+/// its comma, or nothing when it copies none.
+fn copy_option(copy: &[&str]) -> String {
+    if copy.is_empty() {
+        String::new()
+    } else {
+        format!("copy={},", copy.join("+"))
+    }
+}
+
+/// Where the agent writes its copy of the file `name` of `/proc/self`, beside the
+/// stamps file `stamps`.
+pub fn copy_path(stamps: &Path, name: &str) -> PathBuf {
+    let mut path = stamps.as_os_str().to_owned();
+    path.push(".");
+    path.push(name);
+    path.into()
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -254,6 +281,24 @@ fn write_memfd(bytes: &[u8]) -> std::io::Result<RawFd> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_agent_copies_only_what_is_asked() {
+        let (agent, out) = (Path::new("/a.so"), Path::new("/s/stamps"));
+        assert_eq!(agent_arg(agent, out, &[]), "-agentpath:/a.so=out=/s/stamps");
+        assert_eq!(
+            agent_arg(agent, out, &["numa_maps", "status"]),
+            "-agentpath:/a.so=copy=numa_maps+status,out=/s/stamps"
+        );
+        assert_eq!(
+            agent_arg_for_main(agent, out, "a.Main", false, &["numa_maps"]),
+            "-agentpath:/a.so=main=a.Main,exit_at_main=0,copy=numa_maps,out=/s/stamps"
+        );
+        assert_eq!(
+            copy_path(out, "numa_maps"),
+            Path::new("/s/stamps.numa_maps")
+        );
+    }
+
     use super::*;
 
     #[test]

@@ -158,6 +158,34 @@ fn parse(smaps: &str) -> Vec<Mapping> {
 /// its heap differently).
 pub fn read(smaps: &str, heap: Bytes) -> Option<HeapMemory> {
     let maps = parse(smaps);
+    let (kind, found, views) = find(&maps, heap)?;
+    Some(summary(kind, &found, views))
+}
+
+/// Where the heap lies at `main()`, from the same copy of smaps as [`read`]: the start
+/// of each of its mappings, as a file that lists mappings by their start, such as
+/// `/proc/<pid>/numa_maps`, names them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HeapPlace {
+    /// The start address of each of the heap's mappings, every view's.
+    pub starts: Vec<u64>,
+    /// How many mappings map the same memory, as [`HeapMemory::views`] says.
+    pub views: u32,
+}
+
+/// Where the heap of `heap` bytes lies in a copy of smaps, found as [`read`] finds it.
+pub fn place(smaps: &str, heap: Bytes) -> Option<HeapPlace> {
+    let maps = parse(smaps);
+    let (_, found, views) = find(&maps, heap)?;
+    Some(HeapPlace {
+        starts: found.iter().map(|m| m.start).collect(),
+        views: views.max(1),
+    })
+}
+
+/// The heap's mappings among `maps`, what backs them and how many views map the same
+/// memory.
+fn find(maps: &[Mapping], heap: Bytes) -> Option<(MemoryKind, Vec<&Mapping>, u32)> {
     let shared: Vec<&Mapping> = maps
         .iter()
         .filter(|m| m.shared && m.writable && m.path.contains("java_heap"))
@@ -183,7 +211,7 @@ pub fn read(smaps: &str, heap: Bytes) -> Option<HeapMemory> {
             })
             .max()
             .unwrap_or(1);
-        return Some(summary(kind, &shared, views as u32));
+        return Some((kind, shared, views as u32));
     }
     // Runs of address-adjacent writable private mappings, anonymous or the CDS archive.
     let candidate =
@@ -200,7 +228,7 @@ pub fn read(smaps: &str, heap: Bytes) -> Option<HeapMemory> {
         .into_iter()
         .filter(|run| size(run) >= heap.0)
         .min_by_key(|run| size(run))?;
-    Some(summary(MemoryKind::Anonymous, &heap_run, 1))
+    Some((MemoryKind::Anonymous, heap_run, 1))
 }
 
 fn summary(kind: MemoryKind, maps: &[&Mapping], views: u32) -> HeapMemory {
@@ -313,6 +341,9 @@ mod tests {
         assert_eq!(m.resident, Bytes((260096 + 468 + 1580) << 10));
         assert_eq!(m.huge, Bytes(3 * (2048 << 10)));
         assert_eq!(m.page_size, Bytes(4096));
+        let found = place(&smaps, Bytes(256 << 20)).unwrap();
+        assert_eq!(found.starts, [0xf0000000, 0xffe00000, 0xffe75000]);
+        assert_eq!(found.views, 1);
         // Nothing large enough: not guessed.
         assert_eq!(read(&smaps, Bytes(8 << 30)), None);
         assert_eq!(read("", Bytes(256 << 20)), None);

@@ -23,7 +23,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::launch::agent::{Stamps, agent_arg, agent_arg_for_main, parse_stamps};
+use crate::launch::agent::{Stamps, agent_arg, agent_arg_for_main, copy_path, parse_stamps};
 use crate::launch::child::{die_with_the_runner, read_tail};
 use crate::launch::interrupt::{Interrupt, StopBy, signal_children, signal_name};
 use crate::launch::jvmlog::{JvmLog, unloggable, xlog_arg};
@@ -197,6 +197,21 @@ pub trait LaunchHook: Send {
         None
     }
 
+    /// The files of `/proc/self` the hook reads as the JVM had them at `main()`, such as
+    /// `numa_maps`. The agent copies each right after it has written the `main` stamp,
+    /// as it copies `smaps`, so the copy enters no stamp and no time to `main()`. None
+    /// by default, so the agent copies nothing more for a run whose hooks read nothing.
+    fn files_at_main(&self) -> &'static [&'static str] {
+        &[]
+    }
+
+    /// Called after the reap, once the launcher has read the stamps and the heap's
+    /// memory, with the copies of the files [`LaunchHook::files_at_main`] names. The hook
+    /// fills its part of the measurement. Only hooks that name a file are called.
+    fn at_main(&mut self, copies: &AtMain<'_>, measured: &mut Measurement) {
+        let _ = (copies, measured);
+    }
+
     /// Waits for the started JVM in place of the launcher's wait for its exit, as a
     /// server's launch waits until ready, runs its workload and stops the JVM. `None`
     /// leaves the wait to the launcher. The first hook that waits is the only one.
@@ -230,6 +245,27 @@ pub struct Started<'a> {
     pub scratch: &'a Path,
     /// The signal that stops the run, if the launcher has one.
     pub interrupt: Option<&'a Interrupt>,
+}
+
+/// What the agent copied at `main()` for the hooks, read after the reap.
+pub struct AtMain<'a> {
+    /// Each file a hook named, with the text of its copy. The text is `None` when the
+    /// JVM did not reach `main()` or the copy failed.
+    pub files: &'a [(&'static str, Option<String>)],
+    /// Where the heap lay at `main()`, from the agent's copy of smaps, found as the
+    /// heap's memory is ([`heap_memory::place`]). `None` when no mapping looked like the
+    /// heap, or the flags name no heap size.
+    pub heap: Option<&'a heap_memory::HeapPlace>,
+}
+
+impl AtMain<'_> {
+    /// The text of the copy of `name`, when the agent made it.
+    pub fn file(&self, name: &str) -> Option<&str> {
+        self.files
+            .iter()
+            .find(|(n, _)| *n == name)
+            .and_then(|(_, text)| text.as_deref())
+    }
 }
 
 /// How a JVM that a hook waited for ended.
@@ -370,6 +406,7 @@ impl JvmLauncher {
     /// application.
     pub fn arguments(&self, jvm_args: &[String]) -> Vec<String> {
         let stamps_path = self.workdir.path().join("stamps");
+        let copy = self.files_at_main();
         let mut args = jvm_args.to_vec();
         args.extend(crash::crash_file_args(self.workdir.path()));
         if self.jvm_log
@@ -379,7 +416,7 @@ impl JvmLauncher {
         }
         match &self.app {
             None => {
-                args.push(agent_arg(&self.agent, &stamps_path));
+                args.push(agent_arg(&self.agent, &stamps_path, &copy));
                 args.push("-cp".to_owned());
                 args.push(self.workdir.path().display().to_string());
                 args.push(classfile::MAIN_CLASS.to_owned());
@@ -390,12 +427,25 @@ impl JvmLauncher {
                     &stamps_path,
                     &app.main,
                     app.exit_at_main,
+                    &copy,
                 ));
                 args.extend(app.command_tail());
             }
         }
         args
     }
+    /// The files of `/proc/self` that the hooks read at `main()`, each once, in the order
+    /// the hooks name them.
+    fn files_at_main(&self) -> Vec<&'static str> {
+        let mut names: Vec<&'static str> = Vec::new();
+        for name in self.hooks.iter().flat_map(|h| h.files_at_main()) {
+            if !names.contains(name) {
+                names.push(name);
+            }
+        }
+        names
+    }
+
     /// Starts the next JVMs under this command (`perf record ... --`, see
     /// [`crate::features::profile::launch`]); its spawn is then the launch's start. Empty: none.
     pub fn set_wrapper(&mut self, wrapper: Vec<String>) {
@@ -478,6 +528,7 @@ impl Launcher for JvmLauncher {
             });
         }
         self.ended(java, jvm_args, &scratch, waited, &mut outcome);
+        self.at_main(jvm_args, &scratch, &mut outcome);
         self.judged(oom_killed, waited_by, &mut outcome);
         outcome
     }
@@ -519,8 +570,45 @@ impl JvmLauncher {
         let _ = std::fs::remove_file(&scratch.stamps);
         let _ = std::fs::remove_file(&scratch.smaps);
         let _ = std::fs::remove_file(&scratch.log);
+        for name in self.files_at_main() {
+            let _ = std::fs::remove_file(copy_path(&scratch.stamps, name));
+        }
         crash::clear(self.workdir.path());
         scratch
+    }
+
+    /// Gives the hooks that read files at `main()` the agent's copies of them, and where
+    /// the heap lay. Nothing is read when no hook names a file.
+    fn at_main(
+        &mut self,
+        jvm_args: &[String],
+        scratch: &ScratchFiles,
+        outcome: &mut LaunchOutcome,
+    ) {
+        let names = self.files_at_main();
+        if names.is_empty() {
+            return;
+        }
+        let files: Vec<(&'static str, Option<String>)> = names
+            .into_iter()
+            .map(|name| {
+                let text = std::fs::read_to_string(copy_path(&scratch.stamps, name)).ok();
+                (name, text)
+            })
+            .collect();
+        let heap = std::fs::read_to_string(&scratch.smaps)
+            .ok()
+            .zip(heap_memory::heap_of(jvm_args))
+            .and_then(|(smaps, heap)| heap_memory::place(&smaps, heap));
+        let copies = AtMain {
+            files: &files,
+            heap: heap.as_ref(),
+        };
+        for hook in &mut self.hooks {
+            if !hook.files_at_main().is_empty() {
+                hook.at_main(&copies, &mut outcome.measured);
+            }
+        }
     }
 
     /// The outcome as known before the spawn: the command line and the CPUs.
@@ -1117,6 +1205,52 @@ mod tests {
         );
         // The later change to the command wins.
         assert_eq!(std::fs::read_to_string(&seen).unwrap().trim(), "second");
+    }
+
+    /// A hook that reads `status` at `main()` and keeps what it read in the output tail.
+    struct ReadsAtMain;
+
+    impl LaunchHook for ReadsAtMain {
+        fn before_spawn(&mut self, _spawn: &mut Spawn<'_>) -> Result<(), String> {
+            Ok(())
+        }
+
+        fn files_at_main(&self) -> &'static [&'static str] {
+            &["status"]
+        }
+
+        fn at_main(&mut self, copies: &AtMain<'_>, measured: &mut Measurement) {
+            measured.output_tail = copies.file("status").map(str::to_owned);
+        }
+    }
+
+    #[test]
+    fn a_hook_gets_the_files_it_names_as_the_agent_copied_them_at_main() {
+        let dir = tempfile::tempdir().unwrap();
+        // A shell in place of `java` that writes the copy where the agent would, beside
+        // the stamps file its `-agentpath` names, if it is asked for one.
+        let script = r#"for a in "$@"; do case "$a" in -agentpath:*copy=status,*) echo copied > "${a##*out=}.status";; esac; done"#;
+        let flags = ["-c", script, "sh"].map(str::to_owned).to_vec();
+        let java = Path::new("/bin/sh");
+        let agent = dir.path().join("agent.so");
+        let mut plain = JvmLauncher::new(agent.clone(), Duration::from_secs(10)).unwrap();
+        assert!(!plain.arguments(&[]).iter().any(|a| a.contains("copy=")));
+        let outcome = plain.launch(java, &flags);
+        assert_eq!(outcome.measured.exit_code, Some(0), "{outcome:?}");
+        let mut launcher = JvmLauncher::new(agent, Duration::from_secs(10))
+            .unwrap()
+            .with_hooks(vec![Box::new(ReadsAtMain), Box::new(ReadsAtMain)]);
+        // Each file once, however many hooks name it.
+        let args = launcher.arguments(&[]);
+        assert_eq!(
+            args.iter().filter(|a| a.contains("copy=status,")).count(),
+            1
+        );
+        let outcome = launcher.launch(java, &flags);
+        assert_eq!(outcome.measured.output_tail.as_deref(), Some("copied\n"));
+        // The next launch does not read the last one's copy.
+        let outcome = launcher.launch(java, &["-c".to_owned(), "true".to_owned()]);
+        assert_eq!(outcome.measured.output_tail, None);
     }
 
     #[test]

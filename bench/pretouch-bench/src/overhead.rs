@@ -107,7 +107,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         .with_interrupt(crate::interrupt().clone());
     let base = vec![format!("-Xms{}", args.heap), format!("-Xmx{}", args.heap)];
     let mut with_agent = base.clone();
-    with_agent.push(agent_arg(&agent, &classes.scratch("stamps")));
+    with_agent.push(agent_arg(&agent, &classes.scratch("stamps"), &[]));
     println!(
         "1. Agent overhead: median time from exec to main() in ms, -Xms{}, {} launches of each, interleaved",
         args.heap, args.runs
