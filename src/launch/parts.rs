@@ -50,6 +50,10 @@ macro_rules! launch_parts {
         impl LaunchParts {
             $crate::units::optional_keys_reader!($($key),*);
 
+            /// The features' keys, in the list's order.
+            #[cfg(test)]
+            pub const KEYS: &[&str] = &[$(stringify!($key)),*];
+
             /// The parts the launch has, in the list's order.
             fn parts(&self) -> impl Iterator<Item = &dyn crate::launch::parts::LaunchPart> {
                 [$(self.$key.as_ref().map(|p| p as &dyn crate::launch::parts::LaunchPart),)*]

@@ -1052,7 +1052,7 @@ mod tests {
     use crate::units::Bytes;
 
     /// The matrix file as serde's derived code read it before the features' keys moved
-    /// into the features' list.
+    /// into the features' list. The keys that features added since are not in it.
     mod derived {
         use super::super::*;
         #[derive(Debug, Deserialize)]
@@ -1090,6 +1090,33 @@ mod tests {
             #[serde(default)]
             pub memory: Option<crate::features::cgroup::matrix::Limits>,
         }
+    }
+
+    /// A message without the keys it lists after "expected one of", and those keys.
+    fn split_expected(message: String) -> (String, Vec<String>) {
+        let Some(at) = message.find("expected one of ") else {
+            return (message, Vec::new());
+        };
+        let (head, mut rest) = message.split_at(at + "expected one of ".len());
+        let mut keys = Vec::new();
+        while let Some(quoted) = rest.strip_prefix('`')
+            && let Some(end) = quoted.find('`')
+        {
+            keys.push(quoted[..end].to_owned());
+            rest = &quoted[end + 1..];
+            rest = rest.strip_prefix(", ").unwrap_or(rest);
+        }
+        (format!("{head}{rest}"), keys)
+    }
+
+    #[test]
+    fn a_message_splits_from_its_expected_keys() {
+        let (text, keys) =
+            split_expected("unknown field `x`, expected one of `a`, `b` at line 2".to_owned());
+        assert_eq!(text, "unknown field `x`, expected one of  at line 2");
+        assert_eq!(keys, ["a", "b"]);
+        let plain = "missing field `name`".to_owned();
+        assert_eq!(split_expected(plain.clone()), (plain, Vec::new()));
     }
 
     #[test]
@@ -1130,7 +1157,13 @@ mod tests {
                 .map(|_| ())
                 .map_err(|e| e.to_string());
             assert!(then.is_err(), "{text}");
+            let (now, now_keys) = split_expected(now.unwrap_err());
+            let (then, then_keys) = split_expected(then.unwrap_err());
             assert_eq!(now, then, "{text}");
+            // A feature's key that joined after the copy was made may stand in the list
+            // of keys, and the copy's keys keep their order around it.
+            let kept: Vec<&String> = now_keys.iter().filter(|k| then_keys.contains(k)).collect();
+            assert_eq!(kept, then_keys.iter().collect::<Vec<_>>(), "{text}");
         }
         // A matrix with every key reads the same as well.
         let every = format!(
