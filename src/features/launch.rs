@@ -24,5 +24,6 @@ pub fn hooks(
         Box::new(super::servers::launch::hook::ServerHook::new(app)),
         Box::new(super::settings::launch::hook::SettingsHook::new(settings)),
         Box::new(super::cgroup::launch::hook::CgroupHook::default()),
+        Box::new(super::numa::launch::hook::NumaHook::new(matrix.numa)),
     ]
 }

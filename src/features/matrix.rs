@@ -13,4 +13,5 @@ crate::matrix::parts::matrix_parts! {
     kernels: crate::features::kernels::matrix::KernelsKey,
     settings: crate::features::settings::matrix::SettingsKey => setting,
     memory: crate::features::cgroup::matrix::MemoryKey => memory,
+    numa: crate::matrix::parts::Switch<crate::features::numa::matrix::NumaKey>,
 }

@@ -9,4 +9,5 @@ crate::launch::parts::launch_parts! {
     cds: crate::features::cds::launch::Cds,
     settings: Box<crate::features::settings::launch::SettingsRead>,
     cgroup: Box<crate::features::cgroup::launch::CgroupRun>,
+    numa: Box<crate::features::numa::launch::HeapNodes>,
 }

@@ -7,6 +7,7 @@ pub mod campaign;
 pub mod cds;
 pub mod cgroup;
 pub mod kernels;
+pub mod numa;
 pub mod probe;
 pub mod profile;
 pub mod servers;

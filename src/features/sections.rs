@@ -20,6 +20,7 @@ macro_rules! report_sections {
         settings,
         servers,
         calibrate,
+        numa,
     ] };
 }
 pub(crate) use report_sections;
