@@ -3,6 +3,8 @@
 //! `--resume`; and the guest's side (`--in-vm WORK`, hidden): the VM's shape and the
 //! result file's path, handed over through the work folder.
 
+pub(crate) mod part;
+
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
