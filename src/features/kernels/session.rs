@@ -298,7 +298,7 @@ pub(crate) fn passed_on(
     };
     let given = PassedOn {
         agent,
-        features: crate::features::options::Given {
+        features: crate::session::options::Given {
             probe_rounds,
             profile_rounds,
             keep_perf_data,
