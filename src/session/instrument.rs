@@ -98,14 +98,14 @@ pub(crate) trait Instrument: Sized {
 
 /// An instrument whose rounds a run owes, and the launches of them it owes.
 #[derive(Debug)]
-pub(crate) struct Owing<I> {
-    pub(crate) instrument: I,
-    pub(crate) owed: Owed,
+struct Owing<I> {
+    instrument: I,
+    owed: Owed,
 }
 
 impl<I> Owing<I> {
     /// A new run's: every launch of `rounds` rounds under `instrument`.
-    pub(crate) fn all(instrument: I, rounds: u32) -> Owing<I> {
+    fn all(instrument: I, rounds: u32) -> Owing<I> {
         Owing {
             instrument,
             owed: Owed::all(rounds),
@@ -207,7 +207,7 @@ impl<I: Instrument> RunPart for Extra<I> {
 /// Runs the extra rounds of one kind: every cell `rounds` times without and with
 /// pretouch under the instrument, but the launches in `done`, appended to the result
 /// file. `Some(exit code)` when a signal stopped them, the way to resume said.
-pub(crate) fn run<I: Instrument, F: Features>(
+fn run<I: Instrument, F: Features>(
     session: &mut Prepared<F>,
     interrupt: Option<&Interrupt>,
     owing: &Owing<I>,
@@ -301,7 +301,7 @@ pub(crate) fn run<I: Instrument, F: Features>(
 }
 
 /// The rounds of instrument `I` that a fresh run asks for, `None` when it asks for none.
-pub(crate) fn rounds_of_fresh<I: Instrument>(args: &RunArgs, matrix: &Matrix) -> Option<u32> {
+fn rounds_of_fresh<I: Instrument>(args: &RunArgs, matrix: &Matrix) -> Option<u32> {
     I::asked(args, matrix).fresh()
 }
 
@@ -309,7 +309,7 @@ pub(crate) fn rounds_of_fresh<I: Instrument>(args: &RunArgs, matrix: &Matrix) ->
 /// whatever this command line asks. A resume adds no rounds to a run without them, so
 /// the switch on such a run is refused. A note says when the command line asks
 /// otherwise.
-pub(crate) fn rounds_of_resumed<I: Instrument>(
+fn rounds_of_resumed<I: Instrument>(
     args: &RunArgs,
     matrix: &Matrix,
     file: &ResultFile,
@@ -348,7 +348,7 @@ pub(crate) fn rounds_of_resumed<I: Instrument>(
 
 /// A resumed file's launches of instrument `I`: only those it lacks are owed, each one
 /// it holds checked to be the one `plan` plans.
-pub(crate) fn owed_by<I: Instrument>(
+fn owed_by<I: Instrument>(
     owing: &mut Owing<I>,
     plan: &Plan,
     file: &ResultFile,
@@ -360,7 +360,7 @@ pub(crate) fn owed_by<I: Instrument>(
 
 /// How far a resumed file's launches of instrument `I` are, after its timed ones in the
 /// line that announces the resume.
-pub(crate) fn resume_note<I: Instrument>(owing: &Owing<I>, plan: &Plan) -> String {
+fn resume_note<I: Instrument>(owing: &Owing<I>, plan: &Plan) -> String {
     let owed = &owing.owed;
     let all = extra::count(plan, owed.rounds);
     format!(
@@ -373,11 +373,7 @@ pub(crate) fn resume_note<I: Instrument>(owing: &Owing<I>, plan: &Plan) -> Strin
 
 /// The dry run's line on the rounds of instrument `I` over `cells` cells, when the run
 /// asks for them.
-pub(crate) fn dry_run_line<I: Instrument>(
-    args: &RunArgs,
-    matrix: &Matrix,
-    cells: usize,
-) -> Option<String> {
+fn dry_run_line<I: Instrument>(args: &RunArgs, matrix: &Matrix, cells: usize) -> Option<String> {
     let asked = I::asked(args, matrix);
     let rounds = asked.rounds;
     asked.fresh().map(|_| {
