@@ -238,8 +238,8 @@ mod tests {
     use clap::CommandFactory;
 
     use super::*;
-    use crate::features::options::Given;
     use crate::session::args::PassedOn;
+    use crate::session::options::Given;
 
     #[test]
     fn verify_cli() {

@@ -164,6 +164,27 @@ impl CellValues {
     }
 }
 
+/// The values the run's parts hold for the hooks around each launch, at most one of each
+/// type, such as the kernel settings applied to the machine. Each hook takes its own by
+/// its type, as it takes a cell's from [`CellValues`], so the launcher's callers name no
+/// feature's value.
+#[derive(Clone, Default)]
+pub struct RunValues(Vec<Arc<dyn Any + Send + Sync>>);
+
+impl RunValues {
+    /// The values `values`, each of a type of its own.
+    pub fn of(values: Vec<Arc<dyn Any + Send + Sync>>) -> RunValues {
+        RunValues(values)
+    }
+
+    /// The value of type `T`, shared, if the run holds one.
+    pub fn get<T: Any + Send + Sync>(&self) -> Option<Arc<T>> {
+        self.0
+            .iter()
+            .find_map(|held| held.clone().downcast::<T>().ok())
+    }
+}
+
 impl std::fmt::Debug for CellValues {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "CellValues({} values)", self.0.len())

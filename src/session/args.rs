@@ -167,7 +167,7 @@ impl MatrixArgs {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct PassedOn {
     pub agent: Option<PathBuf>,
-    pub features: crate::features::options::Given,
+    pub features: crate::session::options::Given,
 }
 
 impl RunArgs {

@@ -75,7 +75,7 @@ fn show_plan(
             &planned_noise(args)
         )
     );
-    for line in crate::features::session::dry_run_lines(args, matrix, plan.cells.len()) {
+    for line in crate::features::session::Parts::dry_run_lines(args, matrix, plan.cells.len()) {
         println!("{line}");
     }
     if args.comparable_memory || matrix.comparable_memory {

@@ -26,7 +26,7 @@ pub(super) fn run_and_restore(
 ) -> anyhow::Result<u8> {
     let restore = session.features.to_restore();
     let result = execute_and_report(args, session, &machine);
-    crate::features::session::end(restore);
+    restore.end();
     result
 }
 
@@ -54,7 +54,7 @@ fn execute_and_report(
     let report = session.features.report_options(args.format);
     // A signal in the extra rounds ends the run.
     if summary.stopped.is_none()
-        && let Some(code) = crate::features::session::extra_rounds(&mut session, interrupt)?
+        && let Some(code) = Parts::after_timed(&mut session, interrupt)?
     {
         return Ok(code);
     }

@@ -12,14 +12,17 @@ use std::path::Path;
 
 use anyhow::Context;
 
+use crate::features::header::ExtraRounds;
 use crate::launch::JvmLauncher;
 use crate::launch::interrupt::{self, Interrupt};
 use crate::matrix::Matrix;
+use crate::render::common::Format;
 use crate::schedule::extra::{self, Asked, Owed, Rounds};
 use crate::schedule::plan::Plan;
 use crate::schedule::prepared::{Features, Prepared};
 use crate::session::args::RunArgs;
 use crate::session::error::bad;
+use crate::session::part::RunPart;
 use crate::store::ResultFile;
 use crate::store::extra::ExtraRecord;
 
@@ -27,7 +30,7 @@ use crate::store::extra::ExtraRecord;
 type RecordOf<I> = <<I as Instrument>::Rounds as Rounds>::Record;
 
 /// What one instrument of the extra rounds brings to the driver.
-pub(crate) trait Instrument {
+pub(crate) trait Instrument: Sized {
     /// The scheduler's side of the instrument: the wrapped launcher and its records.
     type Rounds: Rounds;
 
@@ -44,8 +47,36 @@ pub(crate) trait Instrument {
     /// it wrote it, owes those that the matrix asks.
     const OLD_FILES: bool = false;
 
+    /// Whether the line that announces a resume says how far these rounds are. Only the
+    /// profiled rounds' is said, as it always was.
+    const RESUME_NOTE: bool = false;
+
     /// What the run's command line and matrix ask of the instrument's rounds.
     fn asked(args: &RunArgs, matrix: &Matrix) -> Asked;
+
+    /// The run header's key that holds the rounds per cell the run owes.
+    fn rounds_in(rounds: &mut ExtraRounds) -> &mut Option<u32>;
+
+    /// The instrument with its tool checked on this machine before any JVM starts and
+    /// before the agent is looked for. `None` when the check needs the agent, so that
+    /// [`Instrument::check_with_agent`] makes it.
+    fn check_before_agent(args: &RunArgs) -> Option<anyhow::Result<Self>> {
+        let _ = args;
+        None
+    }
+
+    /// The instrument with its tool checked on this machine with the run's `agent`, when
+    /// [`Instrument::check_before_agent`] did not make it.
+    fn check_with_agent(args: &RunArgs, agent: &Path) -> Option<anyhow::Result<Self>> {
+        let _ = (args, agent);
+        None
+    }
+
+    /// Sets the instrument's options of the report a run that owed its rounds prints at
+    /// its end in `format`.
+    fn report_options(&self, format: Format, options: &mut crate::analyze::Options) {
+        let _ = (format, options);
+    }
 
     /// `inner` wrapped in the instrument, for the run recording to `results`; and lines
     /// to print after the announcement.
@@ -67,14 +98,14 @@ pub(crate) trait Instrument {
 
 /// An instrument whose rounds a run owes, and the launches of them it owes.
 #[derive(Debug)]
-pub(crate) struct Owing<I> {
-    pub(crate) instrument: I,
-    pub(crate) owed: Owed,
+struct Owing<I> {
+    instrument: I,
+    owed: Owed,
 }
 
 impl<I> Owing<I> {
     /// A new run's: every launch of `rounds` rounds under `instrument`.
-    pub(crate) fn all(instrument: I, rounds: u32) -> Owing<I> {
+    fn all(instrument: I, rounds: u32) -> Owing<I> {
         Owing {
             instrument,
             owed: Owed::all(rounds),
@@ -82,10 +113,101 @@ impl<I> Owing<I> {
     }
 }
 
+/// An instrument's part of a run's life: the rounds its command line and matrix ask for,
+/// or its file owes, and once the instrument is checked, the launches of them owed.
+pub(crate) struct Extra<I> {
+    /// The rounds per cell asked for, before the instrument's tool is checked.
+    asked: Option<u32>,
+    /// The rounds owed, once the tool is checked.
+    owing: Option<Owing<I>>,
+}
+
+impl<I: Instrument> Extra<I> {
+    /// Owes every launch of the rounds asked for under `checked`, once its tool is.
+    fn owe(&mut self, checked: Option<anyhow::Result<I>>) -> anyhow::Result<()> {
+        if let Some(rounds) = self.asked
+            && let Some(instrument) = checked
+        {
+            self.owing = Some(Owing::all(instrument?, rounds));
+        }
+        Ok(())
+    }
+}
+
+impl<I: Instrument> RunPart for Extra<I> {
+    fn fresh(args: &RunArgs, matrix: &Matrix) -> anyhow::Result<Self> {
+        Ok(Extra {
+            asked: rounds_of_fresh::<I>(args, matrix),
+            owing: None,
+        })
+    }
+
+    fn resumed(args: &RunArgs, matrix: &Matrix, file: &ResultFile) -> anyhow::Result<Self> {
+        Ok(Extra {
+            asked: rounds_of_resumed::<I>(args, matrix, file)?,
+            owing: None,
+        })
+    }
+
+    fn dry_run_line(args: &RunArgs, matrix: &Matrix, cells: usize) -> Option<String> {
+        dry_run_line::<I>(args, matrix, cells)
+    }
+
+    fn check_before_agent(&mut self, args: &RunArgs) -> anyhow::Result<()> {
+        // Nothing is looked for when no rounds are asked.
+        match self.asked {
+            Some(_) => self.owe(I::check_before_agent(args)),
+            None => Ok(()),
+        }
+    }
+
+    fn check_with_agent(&mut self, args: &RunArgs, agent: &Path) -> anyhow::Result<()> {
+        match self.asked {
+            Some(_) if self.owing.is_none() => self.owe(I::check_with_agent(args, agent)),
+            _ => Ok(()),
+        }
+    }
+
+    fn owed_by(&mut self, plan: &Plan, file: &ResultFile) -> anyhow::Result<()> {
+        match &mut self.owing {
+            Some(owing) => owed_by(owing, plan, file),
+            None => Ok(()),
+        }
+    }
+
+    fn extra_rounds(&self, rounds: &mut ExtraRounds) {
+        *I::rounds_in(rounds) = self.owing.as_ref().map(|owing| owing.owed.rounds);
+    }
+
+    fn resume_note(&self, plan: &Plan) -> String {
+        match &self.owing {
+            Some(owing) if I::RESUME_NOTE => resume_note(owing, plan),
+            _ => String::new(),
+        }
+    }
+
+    fn report_options(&self, format: Format, options: &mut crate::analyze::Options) {
+        if let Some(owing) = &self.owing {
+            owing.instrument.report_options(format, options);
+        }
+    }
+
+    fn after_timed<F: Features>(
+        session: &mut Prepared<F>,
+        interrupt: Option<&Interrupt>,
+        part: fn(&mut F) -> &mut Self,
+    ) -> anyhow::Result<Option<u8>> {
+        match part(&mut session.features).owing.take() {
+            Some(owing) => run(session, interrupt, &owing),
+            None => Ok(None),
+        }
+    }
+}
+
 /// Runs the extra rounds of one kind: every cell `rounds` times without and with
 /// pretouch under the instrument, but the launches in `done`, appended to the result
 /// file. `Some(exit code)` when a signal stopped them, the way to resume said.
-pub(crate) fn run<I: Instrument, F: Features>(
+fn run<I: Instrument, F: Features>(
     session: &mut Prepared<F>,
     interrupt: Option<&Interrupt>,
     owing: &Owing<I>,
@@ -179,7 +301,7 @@ pub(crate) fn run<I: Instrument, F: Features>(
 }
 
 /// The rounds of instrument `I` that a fresh run asks for, `None` when it asks for none.
-pub(crate) fn rounds_of_fresh<I: Instrument>(args: &RunArgs, matrix: &Matrix) -> Option<u32> {
+fn rounds_of_fresh<I: Instrument>(args: &RunArgs, matrix: &Matrix) -> Option<u32> {
     I::asked(args, matrix).fresh()
 }
 
@@ -187,7 +309,7 @@ pub(crate) fn rounds_of_fresh<I: Instrument>(args: &RunArgs, matrix: &Matrix) ->
 /// whatever this command line asks. A resume adds no rounds to a run without them, so
 /// the switch on such a run is refused. A note says when the command line asks
 /// otherwise.
-pub(crate) fn rounds_of_resumed<I: Instrument>(
+fn rounds_of_resumed<I: Instrument>(
     args: &RunArgs,
     matrix: &Matrix,
     file: &ResultFile,
@@ -226,7 +348,7 @@ pub(crate) fn rounds_of_resumed<I: Instrument>(
 
 /// A resumed file's launches of instrument `I`: only those it lacks are owed, each one
 /// it holds checked to be the one `plan` plans.
-pub(crate) fn owed_by<I: Instrument>(
+fn owed_by<I: Instrument>(
     owing: &mut Owing<I>,
     plan: &Plan,
     file: &ResultFile,
@@ -238,7 +360,7 @@ pub(crate) fn owed_by<I: Instrument>(
 
 /// How far a resumed file's launches of instrument `I` are, after its timed ones in the
 /// line that announces the resume.
-pub(crate) fn resume_note<I: Instrument>(owing: &Owing<I>, plan: &Plan) -> String {
+fn resume_note<I: Instrument>(owing: &Owing<I>, plan: &Plan) -> String {
     let owed = &owing.owed;
     let all = extra::count(plan, owed.rounds);
     format!(
@@ -251,11 +373,7 @@ pub(crate) fn resume_note<I: Instrument>(owing: &Owing<I>, plan: &Plan) -> Strin
 
 /// The dry run's line on the rounds of instrument `I` over `cells` cells, when the run
 /// asks for them.
-pub(crate) fn dry_run_line<I: Instrument>(
-    args: &RunArgs,
-    matrix: &Matrix,
-    cells: usize,
-) -> Option<String> {
+fn dry_run_line<I: Instrument>(args: &RunArgs, matrix: &Matrix, cells: usize) -> Option<String> {
     let asked = I::asked(args, matrix);
     let rounds = asked.rounds;
     asked.fresh().map(|_| {

@@ -15,6 +15,8 @@ pub(crate) mod elsewhere;
 pub mod error;
 mod finish;
 pub(crate) mod instrument;
+pub(crate) mod options;
+pub(crate) mod part;
 pub(crate) mod preflight;
 mod prepare;
 

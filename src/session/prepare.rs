@@ -34,7 +34,7 @@ use crate::store::{FORMAT_VERSION, Record, ResultFile, RunHeader, RunResume, Sto
 /// can get wrong.
 pub(super) fn fresh_matrix(args: &RunArgs) -> anyhow::Result<Matrix> {
     let mut matrix = args.matrix_of_run()?;
-    crate::features::session::check_fresh(args, &matrix)?;
+    Parts::check_fresh(args, &matrix)?;
     checks::check_java_env(&mut matrix, args.pass_java_options)?;
     // Before anything is planned or started: each `jdks:` entry is one JDK at least.
     let entries = matrix.jdks.as_ref().map_or(1, Vec::len);
@@ -101,7 +101,7 @@ pub(super) fn resolve(
     // The features' checks before any JVM starts (resolving the JDKs runs them).
     features.check_before_agent(args)?;
     let agent = agent::locate_agent(args.agent.as_deref()).map_err(bad)?;
-    features.check_with_agent(&agent.path)?;
+    features.check_with_agent(args, &agent.path)?;
     let jdks = resolve_jdks(&matrix, true).map_err(bad)?;
     same(&matrix, &jdks)?;
     crate::schedule::plan::check_size(&matrix, jdks.len()).map_err(bad)?;

@@ -5,6 +5,8 @@ use std::path::PathBuf;
 
 use clap::Subcommand;
 
+use crate::session::options::{Given, RunOptionsPart};
+
 /// `run --boot`: where the kernels boot.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum BootChoice {
@@ -60,11 +62,10 @@ pub struct BootArgs {
     pub campaign_root: Option<PathBuf>,
 }
 
-impl BootArgs {
+impl RunOptionsPart for BootArgs {
     /// A run elsewhere gets none of these options, because they start the campaign on
-    /// the host. Every field is named, so a new option is a compile error until it is
-    /// passed on or said to be the host's own here.
-    pub(crate) fn passed_on(&self) {
+    /// the host.
+    fn passed_on(&self, _given: &Given, _values: &mut Vec<String>, _switches: &mut Vec<String>) {
         let BootArgs {
             boot: _,
             yes: _,
@@ -73,7 +74,9 @@ impl BootArgs {
                 campaign_root: _,
         } = self;
     }
+}
 
+impl BootArgs {
     /// The folder a campaign is installed under, when a test gave one instead of `/`.
     pub fn campaign_root(&self) -> Option<&std::path::Path> {
         #[cfg(feature = "test-support")]

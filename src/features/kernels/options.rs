@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use crate::matrix::HeapSize;
+use crate::session::options::{Given, RunOptionsPart};
 use crate::units::Bytes;
 
 /// What `pretouch run` is asked about the kernels it boots in VMs. `--runs` applies to a
@@ -38,11 +39,10 @@ pub struct KernelArgs {
     pub in_vm: Option<PathBuf>,
 }
 
-impl KernelArgs {
+impl RunOptionsPart for KernelArgs {
     /// A run elsewhere gets none of these options, because they boot the kernels and
-    /// mark the guest. Every field is named, so a new option is a compile error until it
-    /// is passed on or said to be the host's own here.
-    pub(crate) fn passed_on(&self) {
+    /// mark the guest.
+    fn passed_on(&self, _given: &Given, _values: &mut Vec<String>, _switches: &mut Vec<String>) {
         let KernelArgs {
             kernel: _,
             runs: _,
@@ -53,10 +53,16 @@ impl KernelArgs {
         } = self;
     }
 
+    /// `--runs`, 1 unless it asks for more, whether the kernels run in VMs or across
+    /// reboots.
+    fn runs_per_label(&self) -> Option<usize> {
+        Some(self.runs as usize)
+    }
+
     /// Refuses the matrix flags, named as `flags`, on the host of a run of kernels,
     /// from `--kernel` or the matrix's `kernels:`, because each kernel's run is given
     /// the matrix as a file, and a resumed session reads that file again.
-    pub(crate) fn check_matrix_flags(
+    fn check_matrix_flags(
         &self,
         flags: &str,
         matrix: &crate::matrix::Matrix,

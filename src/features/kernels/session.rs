@@ -3,6 +3,8 @@
 //! `--resume`; and the guest's side (`--in-vm WORK`, hidden): the VM's shape and the
 //! result file's path, handed over through the work folder.
 
+pub(crate) mod part;
+
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -296,7 +298,7 @@ pub(crate) fn passed_on(
     };
     let given = PassedOn {
         agent,
-        features: crate::features::options::Given {
+        features: crate::session::options::Given {
             probe_rounds,
             profile_rounds,
             keep_perf_data,

@@ -1,5 +1,9 @@
 //! `pretouch run`'s options for the fault-latency probe, flattened into its command line.
 
+use crate::features::header::ExtraRounds;
+use crate::features::matrix::MatrixParts;
+use crate::session::options::{Given, RunOptionsPart};
+
 /// What `pretouch run` is asked about the fault-latency probe.
 #[derive(Debug, Clone, clap::Args)]
 pub struct ProbeArgs {
@@ -27,17 +31,17 @@ impl ProbeArgs {
             rounds: self.probe_rounds,
         }
     }
+}
 
-    /// What a run elsewhere gets of these options. `rounds` is the session's probed
-    /// rounds, `None` when it probes nothing. `probe: true` in the matrix reaches a
-    /// guest through the matrix file, with these rounds.
-    pub(crate) fn passed_on(
-        &self,
-        rounds: Option<u32>,
-        values: &mut Vec<String>,
-        switches: &mut Vec<String>,
-    ) {
-        // Every field is named, so a new option is a compile error until it is passed on.
+impl RunOptionsPart for ProbeArgs {
+    fn extra_rounds(&self, features: &MatrixParts, rounds: &mut ExtraRounds) {
+        rounds.probe_rounds = self.asked(features.probe).fresh();
+    }
+
+    /// The session's probed rounds, `None` when it probes nothing. `probe: true` in the
+    /// matrix reaches a guest through the matrix file, with these rounds.
+    fn passed_on(&self, given: &Given, values: &mut Vec<String>, switches: &mut Vec<String>) {
+        let rounds = given.probe_rounds;
         let ProbeArgs {
             probe: _,
             probe_rounds,

@@ -1,11 +1,13 @@
 //! `pretouch run --probe`: the checks that bpftrace can time the JVM's faults (before any
 //! JVM starts), and what the probed rounds after the timed launches bring to the extra
-//! rounds' driver ([`crate::session::instrument`]).
+//! rounds' driver ([`crate::session::instrument`]), which makes them a part of the run's
+//! life.
 
 use std::path::Path;
 
 use anyhow::Context;
 
+use crate::features::header::ExtraRounds;
 use crate::features::probe::launch::{self as probe, C2cSupport, ProbeLauncher, ProbeSupport};
 use crate::features::probe::schedule::Probed;
 use crate::launch::JvmLauncher;
@@ -13,26 +15,12 @@ use crate::matrix::Matrix;
 use crate::schedule::extra::Asked;
 use crate::session::args::RunArgs;
 use crate::session::error::bad;
-use crate::session::instrument::{Instrument, Owing};
+use crate::session::instrument::Instrument;
 
 /// The probes of a run's probed rounds (`--probe`): what they can do here.
 #[derive(Debug)]
 pub(crate) struct Probing {
     pub(crate) support: ProbeSupport,
-}
-
-/// With probed rounds owed: what the probes can do here, or a bad-input error saying
-/// the fix, and every launch of `rounds` rounds owed. Without: `None`, and nothing is
-/// looked for. Says once, when the kernel cannot tell lock contention, why.
-pub(crate) fn check(rounds: Option<u32>, agent: &Path) -> anyhow::Result<Option<Owing<Probing>>> {
-    let Some(rounds) = rounds else {
-        return Ok(None);
-    };
-    let support = probe::preflight(agent).map_err(bad)?;
-    if let Err(why) = &support.locks {
-        eprintln!("note: --probe times the faults, but not lock contention: {why}");
-    }
-    Ok(Some(Owing::all(Probing { support }, rounds)))
 }
 
 impl Instrument for Probing {
@@ -45,6 +33,23 @@ impl Instrument for Probing {
     /// whether `perf c2c` can run here (said after the announcement, stored per record).
     fn asked(args: &RunArgs, matrix: &Matrix) -> Asked {
         args.features.probing.asked(matrix.features.probe)
+    }
+
+    fn rounds_in(rounds: &mut ExtraRounds) -> &mut Option<u32> {
+        &mut rounds.probe_rounds
+    }
+
+    /// What the probes can do here, or a bad-input error saying the fix. Says once, when
+    /// the kernel cannot tell lock contention, why.
+    fn check_with_agent(_args: &RunArgs, agent: &Path) -> Option<anyhow::Result<Probing>> {
+        let support = match probe::preflight(agent) {
+            Ok(support) => support,
+            Err(e) => return Some(Err(bad(e))),
+        };
+        if let Err(why) = &support.locks {
+            eprintln!("note: --probe times the faults, but not lock contention: {why}");
+        }
+        Some(Ok(Probing { support }))
     }
 
     fn wrap(

@@ -2,6 +2,10 @@
 
 use std::path::PathBuf;
 
+use crate::features::header::ExtraRounds;
+use crate::features::matrix::MatrixParts;
+use crate::session::options::{Given, RunOptionsPart};
+
 /// What `pretouch run` is asked about the kernel profile.
 #[derive(Debug, Clone, clap::Args)]
 pub struct ProfileArgs {
@@ -33,18 +37,17 @@ impl ProfileArgs {
             rounds: self.profile_rounds,
         }
     }
+}
 
-    /// What a run elsewhere gets of these options. `rounds` is the session's profiled
-    /// rounds, `None` when it profiles nothing, and `keep_perf_data` the absolute folder
-    /// for perf.data, because they replace this command line's own.
-    pub(crate) fn passed_on(
-        &self,
-        rounds: Option<u32>,
-        keep_perf_data: Option<&std::path::Path>,
-        values: &mut Vec<String>,
-        switches: &mut Vec<String>,
-    ) {
-        // Every field is named, so a new option is a compile error until it is passed on.
+impl RunOptionsPart for ProfileArgs {
+    fn extra_rounds(&self, features: &MatrixParts, rounds: &mut ExtraRounds) {
+        rounds.profile_rounds = self.asked(features.profile).fresh();
+    }
+
+    /// The session's profiled rounds, `None` when it profiles nothing, and the absolute
+    /// folder for perf.data, because they replace this command line's own.
+    fn passed_on(&self, given: &Given, values: &mut Vec<String>, switches: &mut Vec<String>) {
+        let (rounds, keep_perf_data) = (given.profile_rounds, given.keep_perf_data.as_ref());
         let ProfileArgs {
             profile: _,
             profile_rounds: _,

@@ -1,11 +1,13 @@
 //! `pretouch run --profile`: the check that perf can see the kernel (before any JVM
 //! starts), and what the profiled rounds after the timed launches bring to the extra
-//! rounds' driver ([`crate::session::instrument`]).
+//! rounds' driver ([`crate::session::instrument`]), which makes them a part of the run's
+//! life.
 
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
+use crate::features::header::ExtraRounds;
 use crate::features::profile::launch::{EVENT, FREQUENCY_HZ, PerfLauncher};
 use crate::features::profile::schedule::Profiled;
 use crate::launch::JvmLauncher;
@@ -14,7 +16,7 @@ use crate::render::common::Format;
 use crate::schedule::extra::Asked;
 use crate::session::args::RunArgs;
 use crate::session::error::bad;
-use crate::session::instrument::{Instrument, Owing};
+use crate::session::instrument::Instrument;
 
 /// The profiler of a run's profiled rounds (`--profile`): perf, and where perf.data is
 /// kept, if asked (`--keep-perf-data`).
@@ -24,34 +26,6 @@ pub(crate) struct Profiling {
     pub(crate) keep_perf_data: Option<PathBuf>,
 }
 
-/// With profiled rounds owed: perf checked before any JVM starts, and every launch of
-/// `rounds` rounds owed. Without: `None`, and nothing is looked for.
-pub(crate) fn check(
-    args: &RunArgs,
-    rounds: Option<u32>,
-) -> anyhow::Result<Option<Owing<Profiling>>> {
-    let Some(rounds) = rounds else {
-        return Ok(None);
-    };
-    let profiling = Profiling {
-        perf: crate::features::profile::launch::preflight().map_err(bad)?,
-        keep_perf_data: args.features.profiling.keep_perf_data.clone(),
-    };
-    Ok(Some(Owing::all(profiling, rounds)))
-}
-
-/// The options of the report a run prints at its end: with the profile after the text
-/// table when the run was `profiled`. `pretouch report --profile` has it in every
-/// format.
-pub(crate) fn report_options(profiled: bool, format: Format) -> crate::analyze::Options {
-    crate::analyze::Options {
-        features: crate::features::report_options::ReportOptions::after_run(
-            profiled && format == Format::Text,
-        ),
-        ..crate::analyze::Options::default()
-    }
-}
-
 impl Instrument for Profiling {
     type Rounds = Profiled<PerfLauncher>;
     const DRY_RUN_HOW: &'static str = "under `perf record -e cpu-clock -g`";
@@ -59,8 +33,30 @@ impl Instrument for Profiling {
     const OLD_FILES: bool = true;
     const FAILED: &'static str = "have no samples. They are recorded and left out of the profile";
 
+    const RESUME_NOTE: bool = true;
+
     fn asked(args: &RunArgs, matrix: &Matrix) -> Asked {
         args.features.profiling.asked(matrix.features.profile)
+    }
+
+    fn rounds_in(rounds: &mut ExtraRounds) -> &mut Option<u32> {
+        &mut rounds.profile_rounds
+    }
+
+    /// Perf, checked before any JVM starts, and where perf.data is kept.
+    fn check_before_agent(args: &RunArgs) -> Option<anyhow::Result<Profiling>> {
+        let checked = crate::features::profile::launch::preflight().map_err(bad);
+        Some(checked.map(|perf| Profiling {
+            perf,
+            keep_perf_data: args.features.profiling.keep_perf_data.clone(),
+        }))
+    }
+
+    /// With the profile after the text table. `pretouch report --profile` has it in every
+    /// format.
+    fn report_options(&self, format: Format, options: &mut crate::analyze::Options) {
+        options.features =
+            crate::features::report_options::ReportOptions::after_run(format == Format::Text);
     }
 
     fn wrap(

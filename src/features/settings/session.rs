@@ -2,11 +2,15 @@
 //! settings are applied to the machine around the launches, and they are restored at
 //! the run's end.
 
+use std::any::Any;
 use std::sync::{Arc, Mutex};
 
 use crate::features::settings::launch::{Applied, Paths};
 use crate::matrix::Matrix;
+use crate::session::args::RunArgs;
 use crate::session::error::bad;
+use crate::session::part::RunPart;
+use crate::store::ResultFile;
 
 /// The settings applied to the machine, shared by the launchers of the timed and extra
 /// rounds.
@@ -18,9 +22,43 @@ pub(crate) fn check(matrix: &Matrix, need_root: bool) -> anyhow::Result<()> {
     crate::features::settings::launch::check(matrix, &Paths::from_env(), need_root).map_err(bad)
 }
 
+/// The settings' part of a run: the kernel settings applied to the machine, once
+/// written, which the hooks around each launch write each cell's setting through. `None`
+/// without a `settings:` axis.
+pub(crate) struct Settings(Option<Shared>);
+
+impl RunPart for Settings {
+    fn fresh(_args: &RunArgs, _matrix: &Matrix) -> anyhow::Result<Settings> {
+        Ok(Settings(None))
+    }
+
+    fn resumed(_args: &RunArgs, _matrix: &Matrix, _file: &ResultFile) -> anyhow::Result<Settings> {
+        Ok(Settings(None))
+    }
+
+    /// Writes the matrix's kernel settings, the originals journalled, once the machine is
+    /// held. They are restored at the run's end, or when the last handle is dropped on a
+    /// panic. After a kill, the next pretouch restores them.
+    fn begin(&mut self, matrix: &Matrix) -> anyhow::Result<()> {
+        self.0 = begin(matrix)?;
+        Ok(())
+    }
+
+    fn held(&self) -> Option<Arc<dyn Any + Send + Sync>> {
+        self.0
+            .clone()
+            .map(|shared| shared as Arc<dyn Any + Send + Sync>)
+    }
+
+    fn restore(&self) -> Option<Box<dyn FnOnce()>> {
+        let shared = self.0.clone()?;
+        Some(Box::new(move || end(shared)))
+    }
+}
+
 /// Journals the originals and tries each setting once (see [`Applied::begin`]);
 /// `None` without a `settings:` axis.
-pub(crate) fn begin(matrix: &Matrix) -> anyhow::Result<Option<Shared>> {
+fn begin(matrix: &Matrix) -> anyhow::Result<Option<Shared>> {
     if matrix.features.settings.is_empty() {
         return Ok(None);
     }
@@ -43,10 +81,7 @@ pub(crate) fn begin(matrix: &Matrix) -> anyhow::Result<Option<Shared>> {
 
 /// Puts the originals back and says what changed back; a failure is said, and the
 /// journal stays for the next `pretouch`.
-pub(crate) fn end(session: Option<Shared>) {
-    let Some(session) = session else {
-        return;
-    };
+fn end(session: Shared) {
     let restored = session
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)

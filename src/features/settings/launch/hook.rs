@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::features::settings::launch::Applied;
 use crate::features::settings::matrix::SettingRef;
-use crate::launch::{LaunchHook, Spawn};
+use crate::launch::{LaunchHook, RunValues, Spawn};
 
 /// Writes each launch's setting through the settings applied to the machine, and
 /// records what the kernel held just before the spawn. A matrix without a `settings:`
@@ -17,8 +17,12 @@ pub struct SettingsHook {
 }
 
 impl SettingsHook {
-    pub fn new(session: Option<Arc<Mutex<Applied>>>) -> SettingsHook {
-        SettingsHook { session }
+    /// The hook of a run whose parts hold `run`, among them the settings applied to the
+    /// machine when the matrix has a `settings:` axis.
+    pub fn new(run: &RunValues) -> SettingsHook {
+        SettingsHook {
+            session: run.get::<Mutex<Applied>>(),
+        }
     }
 }
 
