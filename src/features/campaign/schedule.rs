@@ -14,8 +14,9 @@ use std::time::Instant;
 
 use crate::features::campaign::boot::{BootLoader, BootTarget, Running, sha256_file};
 use crate::features::campaign::record::{Campaign, FailedBoot, InFlight, MAX_BOOTS, Phase};
-use crate::features::kernels::record::KernelStatus;
-use crate::features::kernels::schedule::{GuestCommand, finished};
+use crate::kernel::guest::GuestCommand;
+use crate::kernel::session::KernelStatus;
+use crate::schedule::resume::file_finished;
 use crate::store::parse_result_file;
 
 /// How a step's run ended.
@@ -504,7 +505,7 @@ fn run_step(
     let done = c.session.kernels[step]
         .result_file
         .as_deref()
-        .is_some_and(finished);
+        .is_some_and(file_finished);
     let mut outcome = StepOutcome { exit_code: Some(0) };
     if !done
         && c.session.kernels[step].calibrated.is_none()
@@ -538,7 +539,7 @@ fn run_step(
     let finished_file = c.session.kernels[step]
         .result_file
         .as_deref()
-        .is_some_and(finished);
+        .is_some_and(file_finished);
     let k = &mut c.session.kernels[step];
     let (status, message) = match outcome.exit_code {
         Some(0) if finished_file => (KernelStatus::Done, None),
