@@ -1,8 +1,8 @@
 //! A kernel under test, as the runs that boot kernels share it, in VMs or on this
-//! machine across reboots: the kernel to boot ([`KernelSpec`]), the release its image
-//! says ([`image`]), the session record that says how far each kernel got ([`session`]),
-//! and the `pretouch` command each booted kernel runs ([`guest`]). It reads no option and
-//! no other part of the pipeline, so both the matrix and the commands build on it.
+//! machine across reboots. It holds the kernel to boot, the release its image says, the
+//! session file that says how far each kernel got, and the `pretouch` command each
+//! booted kernel runs. It reads no option and imports nothing of the crate, so the
+//! matrix and the features both build on it.
 
 pub mod guest;
 pub mod image;

@@ -657,9 +657,9 @@ pub fn markdown_with_notes(section: &str, notes: &[table::Note]) -> String {
     section.trim_end_matches('\n').to_owned() + "\n" + &table::notes_markdown(notes)
 }
 
-/// The first columns of an instrument's CSV, such as the profile's and the probes':
-/// the part of its analysis a row belongs to, the label and its baseline, and the
-/// names of the cell.
+/// The first columns of the CSV of every instrument of the extra rounds: the part of
+/// its analysis a row belongs to, the label and its baseline, and the names of the
+/// cell.
 pub const INSTRUMENT_CSV_HEAD: [&str; 7] = [
     "section", "label", "baseline", "jdk", "gc", "heap", "variant",
 ];
