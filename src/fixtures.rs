@@ -481,3 +481,24 @@ where
     );
     results.files.remove(0)
 }
+
+/// Writes at `path` a result file of `label` started at `started_at` that holds no
+/// launch: its header, then its end record when `end` is set. A guest or a boot whose
+/// run ended leaves such a file, and one that was stopped leaves it without its end.
+pub fn write_empty_run(path: &std::path::Path, label: &str, started_at: &str, end: bool) {
+    use crate::store::{Record, RunEnd};
+    let fake = file(label, started_at, host("vm"), &[]);
+    let mut text = serde_json::to_string(&Record::Run(fake.header)).unwrap() + "\n";
+    if end {
+        let end = RunEnd {
+            finished_at: "t".into(),
+            launches: 0,
+            failed: 0,
+            runner_max_rss: None,
+            stops: vec![],
+        };
+        text += &(serde_json::to_string(&Record::End(end)).unwrap() + "\n");
+    }
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}

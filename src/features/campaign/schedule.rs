@@ -602,7 +602,6 @@ fn claim_result_file(c: &mut Campaign, step: usize) {
 mod tests {
     use super::*;
     use crate::features::campaign::boot::BootMethod;
-    use crate::store::{Record, RunEnd};
     use std::cell::RefCell;
 
     /// Boots nothing: remembers what was asked.
@@ -672,21 +671,7 @@ mod tests {
                 .unwrap()
                 .to_str()
                 .unwrap();
-            let mut fake = crate::fixtures::file(label, "t", crate::fixtures::host("m"), &[]);
-            fake.header.started_at = utc();
-            let end = RunEnd {
-                finished_at: "t".into(),
-                launches: 0,
-                failed: 0,
-                runner_max_rss: None,
-                stops: vec![],
-            };
-            let text = serde_json::to_string(&Record::Run(fake.header)).unwrap()
-                + "\n"
-                + &serde_json::to_string(&Record::End(end)).unwrap()
-                + "\n";
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(&path, text).unwrap();
+            crate::fixtures::write_empty_run(&path, label, &utc(), true);
             StepOutcome {
                 exit_code: Some(self.code),
             }

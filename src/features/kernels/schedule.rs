@@ -295,7 +295,6 @@ fn prepare_work(work: &Path, shape: &VmShape) -> std::io::Result<()> {
 mod tests {
     use super::*;
     use crate::kernel::session::SESSION_FORMAT;
-    use crate::store::{Record, RunEnd};
     use std::collections::VecDeque;
 
     /// What the fake VM does on its next boot.
@@ -324,25 +323,7 @@ mod tests {
     }
 
     fn write_file(path: &Path, label: &str, end: bool) {
-        let fake = crate::fixtures::file(
-            label,
-            "2026-11-30T10:00:00Z",
-            crate::fixtures::host("vm"),
-            &[],
-        );
-        let mut text = serde_json::to_string(&Record::Run(fake.header)).unwrap() + "\n";
-        if end {
-            let end = RunEnd {
-                finished_at: "t".into(),
-                launches: 0,
-                failed: 0,
-                runner_max_rss: None,
-                stops: vec![],
-            };
-            text += &(serde_json::to_string(&Record::End(end)).unwrap() + "\n");
-        }
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
+        crate::fixtures::write_empty_run(path, label, "2026-11-30T10:00:00Z", end);
     }
 
     impl VmRunner for FakeVm {
