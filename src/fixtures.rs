@@ -345,3 +345,160 @@ pub fn reads_thp_mode() {
         panic!("PRETOUCH_THP_TESTS={path:?}: {e}");
     }
 }
+
+/// A launcher under an instrument that never launches: it keeps the pretouch side of
+/// each launch it is asked for, in order, and answers with what `answer` makes of that
+/// side. The tests of an instrument's rounds use it in place of perf or bpftrace.
+pub struct FakeInstrumented<O> {
+    /// Whether each launch asked for ran with pretouch, in order.
+    pub sides: Vec<bool>,
+    answer: fn(pretouch: bool) -> O,
+}
+
+impl<O> FakeInstrumented<O> {
+    pub fn new(answer: fn(pretouch: bool) -> O) -> FakeInstrumented<O> {
+        FakeInstrumented {
+            sides: Vec::new(),
+            answer,
+        }
+    }
+}
+
+impl<O> crate::schedule::extra::Instrumented for FakeInstrumented<O> {
+    type Outcome = O;
+
+    fn launch_planned(
+        &mut self,
+        _at: &crate::schedule::extra::Planned,
+        _cell: &crate::schedule::plan::Cell,
+        jvm_args: &[String],
+    ) -> O {
+        let on = jvm_args.iter().any(|a| a == "-XX:+AlwaysPreTouch");
+        self.sides.push(on);
+        (self.answer)(on)
+    }
+}
+
+/// Two cells of JDK 17, g1 and parallel with a 64m heap, as the tests of the extra
+/// rounds plan them.
+pub fn two_cell_plan() -> crate::schedule::plan::Plan {
+    let matrix = crate::matrix::Matrix::parse(
+        "m",
+        "name: t\ngcs: [g1, parallel]\nheaps: [64m]\nrepetitions: 1\n",
+    )
+    .unwrap();
+    crate::schedule::plan::Plan::new(&matrix, &[fake_jdk("17")])
+}
+
+/// What [`run_rounds`] saw: how the rounds ended, what `each` made of each record once
+/// stored, and the text of the result file they were stored in.
+pub struct RoundsRun<T> {
+    pub summary: crate::schedule::extra::Summary,
+    pub seen: Vec<T>,
+    pub written: String,
+}
+
+/// Runs `rounds` rounds of `kind` over [`two_cell_plan`] into a new result file, but
+/// the launches in `done`, as a run's extra rounds run. Each launch must be stored as
+/// one line, a record of the kind.
+pub fn run_rounds<R: crate::schedule::extra::Rounds, T>(
+    kind: &mut R,
+    rounds: u32,
+    done: &std::collections::BTreeSet<u64>,
+    mut each: impl FnMut(&R::Record) -> T,
+) -> RoundsRun<T> {
+    let plan = two_cell_plan();
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = crate::store::StoreWriter::create(dir.path(), "t", "x").unwrap();
+    let mut seen = Vec::new();
+    let summary = crate::schedule::extra::execute(
+        &plan,
+        &[],
+        rounds,
+        done,
+        kind,
+        &mut store,
+        None,
+        &mut |r| seen.push(each(r)),
+    )
+    .unwrap();
+    let written = std::fs::read_to_string(store.path()).unwrap();
+    use crate::store::extra::ExtraRecord as _;
+    let tag = format!(r#""record":"{}""#, R::Record::KIND.tag);
+    assert_eq!(written.lines().count() as u64, summary.launches);
+    assert!(written.lines().all(|l| l.contains(&tag)), "{written}");
+    RoundsRun {
+        summary,
+        seen,
+        written,
+    }
+}
+
+/// Where the one launch of the extra rounds that a fixture stores stands, and what it
+/// did: seq 0 of round 0 of `cell` with pretouch, run by `command`, which reached
+/// `main()` after 5 ns.
+pub fn extra_launch(
+    cell: CellKey,
+    command: &str,
+) -> (crate::store::PlannedAs, crate::store::Launched) {
+    let at = crate::store::PlannedAs {
+        seq: 0,
+        round: 0,
+        cell,
+        pretouch: true,
+    };
+    let launched = crate::store::Launched {
+        command: vec![command.into()],
+        started_at: "t".into(),
+        time_to_main_ns: Some(Nanos(5)),
+        failure: None,
+    };
+    (at, launched)
+}
+
+/// Stores `record` after the launches of `file` as `<dir>/r.jsonl`, without an end
+/// record, and reads the file back. It must read without warnings, and its one record
+/// of the kind must be `record`, labelled as the file is. Returns the file as read.
+pub fn read_back_extra<R>(dir: &std::path::Path, file: &ResultFile, record: &R) -> ResultFile
+where
+    R: crate::store::extra::ExtraRecord + PartialEq + std::fmt::Debug,
+{
+    use crate::store::Record;
+    let path = dir.join("r.jsonl");
+    let mut text = serde_json::to_string(&Record::Run(file.header.clone())).unwrap() + "\n";
+    for launch in &file.launches {
+        text += &(serde_json::to_string(&Record::Launch(launch.clone())).unwrap() + "\n");
+    }
+    text += &(serde_json::to_string(&record.as_record()).unwrap() + "\n");
+    std::fs::write(&path, text).unwrap();
+    let mut results = crate::store::read_results(&[path]).unwrap();
+    assert!(results.warnings.is_empty(), "{:?}", results.warnings);
+    let read = crate::store::extra::read_records::<R>(&results.files);
+    assert_eq!(read.len(), 1);
+    assert_eq!(
+        (read[0].label.as_str(), &read[0].record),
+        (file.header.label.as_str(), record)
+    );
+    results.files.remove(0)
+}
+
+/// Writes at `path` a result file of `label` started at `started_at` that holds no
+/// launch: its header, then its end record when `end` is set. A guest or a boot whose
+/// run ended leaves such a file, and one that was stopped leaves it without its end.
+pub fn write_empty_run(path: &std::path::Path, label: &str, started_at: &str, end: bool) {
+    use crate::store::{Record, RunEnd};
+    let fake = file(label, started_at, host("vm"), &[]);
+    let mut text = serde_json::to_string(&Record::Run(fake.header)).unwrap() + "\n";
+    if end {
+        let end = RunEnd {
+            finished_at: "t".into(),
+            launches: 0,
+            failed: 0,
+            runner_max_rss: None,
+            stops: vec![],
+        };
+        text += &(serde_json::to_string(&Record::End(end)).unwrap() + "\n");
+    }
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}

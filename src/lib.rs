@@ -16,6 +16,7 @@ pub mod access;
 pub mod analyze;
 pub mod cmd;
 pub mod features;
+pub mod kernel;
 pub mod launch;
 pub mod machine;
 pub mod matrix;

@@ -18,6 +18,9 @@ const STAGES: &[(&str, u8)] = &[
     ("units", 0),
     ("stats", 0),
     ("access", 0),
+    // A kernel under test: its image, its session record and its guest's command, which
+    // the runs that boot kernels share. Plain data that imports nothing of the crate.
+    ("kernel", 0),
     ("matrix", 1),
     ("machine", 2),
     ("launch", 3),
@@ -935,8 +938,9 @@ fn features_importing_features(graph: &BTreeMap<String, BTreeSet<String>>) -> BT
 }
 
 /// The features whose folders still import another's, each to leave this list when it
-/// no longer does. The campaign boots the kernels on this machine and keeps their
-/// session's record, and the probe finds its tools as the profile does.
+/// no longer does. The campaign still asks the kernels' folder which kernels a run
+/// names, what options each boot passes on, and for the run in VMs that a run with
+/// kernels is when it is no campaign.
 const FEATURES_IMPORTING_FEATURES: &[&str] = &["campaign -> kernels"];
 
 /// A feature's folder imports no other feature's folder, so that a feature is read,

@@ -19,7 +19,7 @@ use std::time::Instant;
 
 use common::{jdks, records};
 use pretouch::features::kernels::launch::{locate_on_path, locate_vng};
-use pretouch::features::kernels::machine::image_release;
+use pretouch::kernel::image::image_release;
 
 /// The newest installed kernel whose modules are installed too (virtme-ng loads the
 /// guest's modules from /lib/modules), or `$PRETOUCH_TEST_KERNEL`.

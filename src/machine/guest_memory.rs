@@ -249,12 +249,6 @@ fn touch_region(size: Bytes, threads: usize) -> Result<Nanos, GuestMemoryError> 
     Ok(Nanos::monotonic_now().since(start).unwrap_or_default())
 }
 
-/// This process runs as root (effective uid 0).
-pub fn is_root() -> bool {
-    // SAFETY: geteuid has no preconditions.
-    unsafe { libc::geteuid() == 0 }
-}
-
 /// Holds guest memory in the guest for a run: stops free page reporting (root) and
 /// touches `largest_heap` + 256 MiB once (`before_touch` is told its size first). The
 /// guard restores the order when dropped.
@@ -265,7 +259,7 @@ pub fn hold(
     threads: usize,
     before_touch: impl FnOnce(Bytes),
 ) -> Result<(Option<OrderGuard>, ComparableMemory), GuestMemoryError> {
-    let stopped = stop_reporting(knob, guest, is_root())?;
+    let stopped = stop_reporting(knob, guest, crate::machine::host::is_root())?;
     let touched = Bytes(largest_heap.0 + (256 << 20));
     before_touch(touched);
     let touch_ns = touch_region(touched, threads)?;

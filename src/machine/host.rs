@@ -62,6 +62,12 @@ pub fn own_max_rss() -> crate::units::Bytes {
     crate::units::Bytes(usage.ru_maxrss.max(0) as u64 * 1024)
 }
 
+/// This process runs as root (effective uid 0).
+pub fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    unsafe { libc::geteuid() == 0 }
+}
+
 /// The program `name` on this machine's `PATH`: the first regular file of that name that
 /// may be executed, as a shell would find it. The instruments look for their tools,
 /// such as perf and bpftrace, with it.

@@ -644,3 +644,22 @@ pub(crate) fn explaining_markdown(
         row
     }))
 }
+
+/// The heading of one label's shift against the baseline in one cell, such as
+/// `17 g1 1g default: new against base`.
+pub fn shift_heading(cell: &str, label: &str, baseline: &str) -> String {
+    format!("{cell}: {label} against {baseline}")
+}
+
+/// A Markdown section ended by its notes. Each table in it ends with a blank line and
+/// each note brings its own, so the blank lines at the section's end go first.
+pub fn markdown_with_notes(section: &str, notes: &[table::Note]) -> String {
+    section.trim_end_matches('\n').to_owned() + "\n" + &table::notes_markdown(notes)
+}
+
+/// The first columns of the CSV of every instrument of the extra rounds: the part of
+/// its analysis a row belongs to, the label and its baseline, and the names of the
+/// cell.
+pub const INSTRUMENT_CSV_HEAD: [&str; 7] = [
+    "section", "label", "baseline", "jdk", "gc", "heap", "variant",
+];

@@ -7,7 +7,7 @@
 //! This file also holds what a section gives the HTML page ([`HtmlSection`], its
 //! [`Figure`]s) and the files beside the report ([`SideRequest`], [`SideOutput`]).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::analyze::document::{Document, Launches};
 use crate::features::report_options::ReportOptions;
@@ -159,6 +159,19 @@ impl SideOutput {
             writing: String::new(),
         }
     }
+
+    /// One file written at `path`, such as a CSV, and `note` once it is.
+    pub fn file(path: &Path, bytes: Vec<u8>, note: String) -> SideOutput {
+        SideOutput {
+            dir: None,
+            files: vec![SideFile {
+                path: path.to_owned(),
+                bytes,
+            }],
+            note,
+            writing: format!("writing `{}`", path.display()),
+        }
+    }
 }
 
 /// One file beside the report, drawn and ready to write.
@@ -185,6 +198,17 @@ pub enum SideError {
 }
 
 impl SideError {
+    /// A picture that could not be drawn, `context` saying which.
+    pub fn drawing(
+        context: String,
+        source: impl Into<Box<dyn std::error::Error + Send + Sync>>,
+    ) -> SideError {
+        SideError::Drawing {
+            context,
+            source: source.into(),
+        }
+    }
+
     /// Whether the results, not the machine, are at fault: the user asked for what they
     /// do not hold.
     pub fn is_bad_input(&self) -> bool {

@@ -380,11 +380,8 @@ mod tests {
             rounds: |_| None,
             read: |line| serde_json::from_str(line),
         };
-        fn planned_as(&self) -> &PlannedAs {
-            &self.at
-        }
-        fn launched(&self) -> &Launched {
-            &self.launched
+        fn parts(&self) -> (&PlannedAs, &Launched) {
+            (&self.at, &self.launched)
         }
     }
 
@@ -414,18 +411,9 @@ mod tests {
         }
     }
 
-    fn plan() -> Plan {
-        let matrix = crate::matrix::Matrix::parse(
-            "m",
-            "name: t\ngcs: [g1, parallel]\nheaps: [64m]\nrepetitions: 1\n",
-        )
-        .unwrap();
-        Plan::new(&matrix, &[crate::fixtures::fake_jdk("17")])
-    }
-
     #[test]
     fn extra_rounds_alternate_by_round_and_resume_under_their_planned_seq() {
-        let plan = plan();
+        let plan = crate::fixtures::two_cell_plan();
         let dir = tempfile::tempdir().unwrap();
         let mut store = StoreWriter::create(dir.path(), "t", "x").unwrap();
         let mut fake = Fake {
@@ -467,7 +455,7 @@ mod tests {
 
     #[test]
     fn an_interrupted_launch_stops_the_rounds_and_is_not_stored() {
-        let plan = plan();
+        let plan = crate::fixtures::two_cell_plan();
         let dir = tempfile::tempdir().unwrap();
         let mut store = StoreWriter::create(dir.path(), "t", "x").unwrap();
         let mut fake = Fake {
@@ -496,7 +484,7 @@ mod tests {
 
     #[test]
     fn done_takes_each_planned_launch_once_and_names_what_does_not_match() {
-        let plan = plan();
+        let plan = crate::fixtures::two_cell_plan();
         let at = |seq: u64| {
             let p = planned(&plan, 2)[seq as usize];
             let stood = PlannedAs {

@@ -133,6 +133,16 @@ pub fn finished(file: &ResultFile) -> bool {
     file.end.is_some() && crate::store::complete::all_extras_stored(file)
 }
 
+/// The result file at `path` ran to its end, as [`finished`] says: a file that cannot be
+/// read did not.
+pub fn file_finished(path: &Path) -> bool {
+    std::fs::read(path).is_ok_and(|bytes| {
+        crate::store::parse_result_file(path, &bytes)
+            .0
+            .is_some_and(|f| finished(&f))
+    })
+}
+
 /// Refuses to resume when the matrix text, the kernel release or the JDKs differ from
 /// those the run started with.
 pub fn check_same(

@@ -49,7 +49,7 @@ pub(crate) fn comparable_memory_plan(matrix: &Matrix) -> String {
     let largest = matrix.largest_heap();
     let touch = Bytes(largest.0 + (256 << 20));
     match (guest.reporting_on(), guest.max_page_order) {
-        (true, Some(max)) if guest_memory::is_root() => format!(
+        (true, Some(max)) if crate::machine::host::is_root() => format!(
             "--comparable-memory: a real run would set page_reporting_order {} -> {} for the run (restored afterwards) and touch {touch} before the first launch",
             guest.page_reporting_order.unwrap_or(max),
             max + 1

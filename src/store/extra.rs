@@ -26,11 +26,20 @@ pub trait ExtraRecord: Serialize + DeserializeOwned {
     /// What the store knows of the kind, which `features::record::EXTRA_KINDS` lists.
     const KIND: ExtraKind;
 
+    /// The two parts every such record holds: where the launch stands in its plan (seq,
+    /// round, cell and pretouch), and what it did (its command, start, time to `main()`
+    /// and failure).
+    fn parts(&self) -> (&PlannedAs, &Launched);
+
     /// Seq, round, cell and pretouch: where the launch stands in its plan.
-    fn planned_as(&self) -> &PlannedAs;
+    fn planned_as(&self) -> &PlannedAs {
+        self.parts().0
+    }
 
     /// What the launch did: its command, start, time to `main()` and failure.
-    fn launched(&self) -> &Launched;
+    fn launched(&self) -> &Launched {
+        self.parts().1
+    }
 
     /// Whether the instrument read what it measures. The launch's own failure is asked
     /// apart, so an instrument that always reads something keeps this default.
@@ -40,7 +49,8 @@ pub trait ExtraRecord: Serialize + DeserializeOwned {
 
     /// The launch's core, as every kind of launch record gives it.
     fn core(&self) -> LaunchCore<'_> {
-        LaunchCore::of(self.planned_as(), self.launched())
+        let (at, launched) = self.parts();
+        LaunchCore::of(at, launched)
     }
 
     /// Whether the record counts: launched, measured and read by its instrument.

@@ -5,7 +5,7 @@
 use crate::analyze::options::Options;
 use crate::analyze::warning::Warnings;
 use crate::features::campaign::record::Campaign;
-use crate::features::kernels::record::KernelStatus;
+use crate::kernel::session::KernelStatus;
 use crate::store::Results;
 
 /// The campaign's warnings of the report, after the report's own.

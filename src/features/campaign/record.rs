@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::features::campaign::boot::{BootMethod, BootTarget};
-use crate::features::kernels::record::{KernelSession, KernelStatus, save_json};
+use crate::kernel::session::{KernelSession, KernelStatus, save_json};
 use crate::store::feature_files::{FileKind, Part};
 
 /// Version of the campaign format.
@@ -261,7 +261,7 @@ impl Campaign {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::features::kernels::record::{KernelState, SESSION_FORMAT};
+    use crate::kernel::session::{KernelState, SESSION_FORMAT};
 
     pub(crate) fn campaign(labels: &[&str], runs: u32) -> Campaign {
         let targets: Vec<BootTarget> = labels

@@ -14,8 +14,9 @@ use std::time::Instant;
 
 use crate::features::campaign::boot::{BootLoader, BootTarget, Running, sha256_file};
 use crate::features::campaign::record::{Campaign, FailedBoot, InFlight, MAX_BOOTS, Phase};
-use crate::features::kernels::record::KernelStatus;
-use crate::features::kernels::schedule::{GuestCommand, finished};
+use crate::kernel::guest::GuestCommand;
+use crate::kernel::session::KernelStatus;
+use crate::schedule::resume::file_finished;
 use crate::store::parse_result_file;
 
 /// How a step's run ended.
@@ -504,7 +505,7 @@ fn run_step(
     let done = c.session.kernels[step]
         .result_file
         .as_deref()
-        .is_some_and(finished);
+        .is_some_and(file_finished);
     let mut outcome = StepOutcome { exit_code: Some(0) };
     if !done
         && c.session.kernels[step].calibrated.is_none()
@@ -538,7 +539,7 @@ fn run_step(
     let finished_file = c.session.kernels[step]
         .result_file
         .as_deref()
-        .is_some_and(finished);
+        .is_some_and(file_finished);
     let k = &mut c.session.kernels[step];
     let (status, message) = match outcome.exit_code {
         Some(0) if finished_file => (KernelStatus::Done, None),
@@ -601,7 +602,6 @@ fn claim_result_file(c: &mut Campaign, step: usize) {
 mod tests {
     use super::*;
     use crate::features::campaign::boot::BootMethod;
-    use crate::store::{Record, RunEnd};
     use std::cell::RefCell;
 
     /// Boots nothing: remembers what was asked.
@@ -671,21 +671,7 @@ mod tests {
                 .unwrap()
                 .to_str()
                 .unwrap();
-            let mut fake = crate::fixtures::file(label, "t", crate::fixtures::host("m"), &[]);
-            fake.header.started_at = utc();
-            let end = RunEnd {
-                finished_at: "t".into(),
-                launches: 0,
-                failed: 0,
-                runner_max_rss: None,
-                stops: vec![],
-            };
-            let text = serde_json::to_string(&Record::Run(fake.header)).unwrap()
-                + "\n"
-                + &serde_json::to_string(&Record::End(end)).unwrap()
-                + "\n";
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(&path, text).unwrap();
+            crate::fixtures::write_empty_run(&path, label, &utc(), true);
             StepOutcome {
                 exit_code: Some(self.code),
             }

@@ -26,9 +26,10 @@ use crate::features::campaign::schedule::{
 };
 use crate::features::campaign::unit::{self, Layout, PID_FILE, STATE_FILE, STOP_FILE};
 use crate::features::header::ExtraRounds;
-use crate::features::kernels::machine::image_release;
-use crate::features::kernels::record::{KernelSession, KernelState, KernelStatus, SESSION_FORMAT};
 use crate::features::report_options::ReportOptions;
+use crate::kernel::KernelSpec;
+use crate::kernel::image::image_release;
+use crate::kernel::session::{KernelSession, KernelState, KernelStatus, SESSION_FORMAT};
 use crate::matrix::Matrix;
 use crate::render::common::Format;
 use crate::schedule::plan::Plan;
@@ -140,7 +141,7 @@ fn check_kernels(
 /// The kernels a campaign boots, as checked: as given, as booted, and their labels, in
 /// the order of `--kernel`.
 struct CampaignKernels {
-    specs: Vec<crate::features::kernels::matrix::KernelSpec>,
+    specs: Vec<KernelSpec>,
     targets: Vec<BootTarget>,
     labels: Vec<String>,
 }
@@ -335,7 +336,7 @@ fn check_start(args: &RunArgs, method: BootMethod, layout: &Layout) -> anyhow::R
 /// Each kernel as the campaign boots it (its release read from the image, its hash, its
 /// command line, its bootloader entry), checked loadable, and its label.
 fn boot_targets(
-    specs: &[crate::features::kernels::matrix::KernelSpec],
+    specs: &[KernelSpec],
     method: BootMethod,
     running: &Running,
     loader: &dyn BootLoader,
@@ -538,10 +539,7 @@ fn confirmed(args: &RunArgs, campaign: &Campaign) -> anyhow::Result<bool> {
 
 /// The kernels: `--kernel` (a path, or an installed release: /boot/vmlinuz-RELEASE) or
 /// the matrix's `kernels:`, checked as a VM run checks them.
-fn campaign_kernels(
-    args: &RunArgs,
-    matrix: &Matrix,
-) -> anyhow::Result<Vec<crate::features::kernels::matrix::KernelSpec>> {
+fn campaign_kernels(args: &RunArgs, matrix: &Matrix) -> anyhow::Result<Vec<KernelSpec>> {
     let mut args = args.clone();
     for k in &mut args.features.kernels.kernel {
         let installed = Path::new("/boot").join(format!("vmlinuz-{}", k.display()));

@@ -245,7 +245,7 @@ pub fn check(matrix: &crate::matrix::Matrix, need_root: bool) -> Result<Vec<Stri
         hierarchy.check(limit).map_err(at)?;
     }
     if need_root {
-        if !crate::machine::guest_memory::is_root() {
+        if !crate::machine::host::is_root() {
             return Err(at(format!(
                 "memory: the launches' memory cgroups are made under {}, which needs root\n  \
                  fix: run as root (sudo), or remove `memory:`",

@@ -28,6 +28,6 @@ impl Elsewhere for Kernels {
 /// The run elsewhere that `--resume PATH` asks for, when PATH is a kernel session's
 /// file or its folder.
 pub(crate) fn resumed(path: &Path) -> Option<Box<dyn Elsewhere>> {
-    let file = crate::features::kernels::record::session_file(path)?;
+    let file = crate::kernel::session::session_file(path)?;
     Some(Box::new(ResumeKernels(file)))
 }

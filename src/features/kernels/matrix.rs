@@ -13,6 +13,8 @@
 
 use serde::{Deserialize, Deserializer};
 
+use crate::kernel::KernelSpec;
+
 /// One entry of `kernels:` as written.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -22,19 +24,6 @@ struct RawKernelFields {
     cmdline: Option<String>,
     #[serde(default)]
     label: Option<String>,
-}
-
-/// A kernel to boot and run the matrix in.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct KernelSpec {
-    /// The kernel image (bzImage, `/boot/vmlinuz-*`), as written: relative paths are
-    /// relative to the matrix file.
-    pub image: String,
-    /// Boot parameters added to virtme-ng's own (`vng --append`).
-    pub cmdline: Option<String>,
-    /// What the results are filed and compared under; absent: the guest's kernel
-    /// release (`uname -r` inside the VM).
-    pub label: Option<String>,
 }
 
 /// `kernels:` parsed and checked for shape: non-empty, no empty image, labels that

@@ -9,6 +9,5 @@ pub mod launch;
 pub mod machine;
 pub mod matrix;
 pub mod options;
-pub mod record;
 pub mod schedule;
 pub mod session;

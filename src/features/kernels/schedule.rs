@@ -13,9 +13,10 @@ use crate::features::kernels::launch::{
     BOOTED_FILE, CONSOLE_FILE, EXIT_FILE, VmOutcome, VmRequest, VmRunner,
 };
 use crate::features::kernels::machine::{Accel, VmShape};
-use crate::features::kernels::record::{KernelSession, KernelState, KernelStatus};
+use crate::kernel::guest::GuestCommand;
+use crate::kernel::session::{KernelSession, KernelState, KernelStatus};
 use crate::launch::interrupt::Interrupt;
-use crate::store::parse_result_file;
+use crate::schedule::resume::file_finished;
 use crate::units::Bytes;
 
 /// Written by `pretouch run --in-vm WORK` inside the guest: the result file it writes
@@ -23,67 +24,6 @@ use crate::units::Bytes;
 pub const RESULT_FILE: &str = "result";
 /// Written by the host before each boot, read by the guest: the VM's [`VmShape`].
 pub const SHAPE_FILE: &str = "vm.json";
-
-/// The `pretouch` command each guest runs; the guest sees the host's files at the same
-/// paths, so the host's binary, agent and matrix file serve as they are.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GuestCommand {
-    /// This `pretouch` binary.
-    pub program: PathBuf,
-    /// The matrix file (absolute); `None`: the built-in matrix.
-    pub matrix: Option<PathBuf>,
-    /// Passed to every guest run: `--agent`, `--timeout`, `--format`, ...
-    pub options: Vec<String>,
-}
-
-impl GuestCommand {
-    /// A new run of the matrix, under `label` (absent: the guest's kernel release).
-    pub fn fresh(&self, label: Option<&str>, results: &Path, work: &Path) -> Vec<String> {
-        self.fresh_in(label, results, Some(work))
-    }
-
-    /// The rest of an interrupted run of the matrix, appended to its result file.
-    pub fn resume(&self, file: &Path, work: &Path) -> Vec<String> {
-        self.resume_in(file, Some(work))
-    }
-
-    /// [`GuestCommand::fresh`] in a VM (`work`: its work folder) or, with `None`, on
-    /// this machine (a campaign's boot).
-    pub fn fresh_in(
-        &self,
-        label: Option<&str>,
-        results: &Path,
-        work: Option<&Path>,
-    ) -> Vec<String> {
-        let mut args = vec![self.program.display().to_string(), "run".to_owned()];
-        args.extend(self.matrix.iter().map(|m| m.display().to_string()));
-        if let Some(label) = label {
-            args.extend(["--label".to_owned(), label.to_owned()]);
-        }
-        args.extend(["--results".to_owned(), results.display().to_string()]);
-        self.finish(args, work)
-    }
-
-    /// [`GuestCommand::resume`] in a VM or, with `None`, on this machine.
-    pub fn resume_in(&self, file: &Path, work: Option<&Path>) -> Vec<String> {
-        let mut args = vec![
-            self.program.display().to_string(),
-            "run".to_owned(),
-            "--resume".to_owned(),
-            file.display().to_string(),
-        ];
-        args.extend(self.matrix.iter().map(|m| m.display().to_string()));
-        self.finish(args, work)
-    }
-
-    fn finish(&self, mut args: Vec<String>, work: Option<&Path>) -> Vec<String> {
-        args.extend(self.options.iter().cloned());
-        if let Some(work) = work {
-            args.extend(["--in-vm".to_owned(), work.display().to_string()]);
-        }
-        args
-    }
-}
 
 /// The VM every kernel gets.
 #[derive(Debug, Clone)]
@@ -155,7 +95,7 @@ pub fn run_session(
         let work = dir.join(format!("k{}", index + 1));
         let kernel = &mut session.kernels[index];
         // A run that reached its end (the host stopped before it noted so) is done.
-        if kernel.result_file.as_deref().is_some_and(finished) {
+        if kernel.result_file.as_deref().is_some_and(file_finished) {
             kernel.status = KernelStatus::Done;
             session.save(session_path)?;
             events(KernelEvent::AlreadyDone {
@@ -219,7 +159,7 @@ fn next_boot(
     let resume_file = kernel
         .result_file
         .clone()
-        .filter(|f| f.is_file() && !finished(f));
+        .filter(|f| f.is_file() && !file_finished(f));
     kernel.status = KernelStatus::Running;
     kernel.boots += 1;
     kernel.console = Some(work.join(CONSOLE_FILE));
@@ -280,7 +220,7 @@ impl SessionSummary {
 
 /// Sets the kernel's status and message from how its VM ended.
 fn classify(kernel: &mut KernelState, outcome: &VmOutcome) {
-    let finished_file = kernel.result_file.as_deref().is_some_and(finished);
+    let finished_file = kernel.result_file.as_deref().is_some_and(file_finished);
     let (status, message) = if let Some(signal) = outcome.interrupted {
         (
             KernelStatus::Interrupted,
@@ -330,16 +270,6 @@ fn classify(kernel: &mut KernelState, outcome: &VmOutcome) {
     kernel.message = message;
 }
 
-/// A result file that ran to its end (its end record, and every profiled and probed
-/// launch it plans).
-pub fn finished(path: &Path) -> bool {
-    std::fs::read(path).is_ok_and(|bytes| {
-        parse_result_file(path, &bytes)
-            .0
-            .is_some_and(|f| crate::schedule::resume::finished(&f))
-    })
-}
-
 /// The result file a guest named in `work`, if any.
 fn read_result_path(work: &Path) -> Option<PathBuf> {
     let text = std::fs::read_to_string(work.join(RESULT_FILE)).ok()?;
@@ -364,8 +294,7 @@ fn prepare_work(work: &Path, shape: &VmShape) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::features::kernels::record::SESSION_FORMAT;
-    use crate::store::{Record, RunEnd};
+    use crate::kernel::session::SESSION_FORMAT;
     use std::collections::VecDeque;
 
     /// What the fake VM does on its next boot.
@@ -394,25 +323,7 @@ mod tests {
     }
 
     fn write_file(path: &Path, label: &str, end: bool) {
-        let fake = crate::fixtures::file(
-            label,
-            "2026-11-30T10:00:00Z",
-            crate::fixtures::host("vm"),
-            &[],
-        );
-        let mut text = serde_json::to_string(&Record::Run(fake.header)).unwrap() + "\n";
-        if end {
-            let end = RunEnd {
-                finished_at: "t".into(),
-                launches: 0,
-                failed: 0,
-                runner_max_rss: None,
-                stops: vec![],
-            };
-            text += &(serde_json::to_string(&Record::End(end)).unwrap() + "\n");
-        }
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
+        crate::fixtures::write_empty_run(path, label, "2026-11-30T10:00:00Z", end);
     }
 
     impl VmRunner for FakeVm {
@@ -632,7 +543,7 @@ mod tests {
         assert_eq!(said.last().unwrap(), "ended 1 Interrupted");
         assert_eq!(vm.requests.len(), 2, "c must not boot after the interrupt");
         let partial = dir.path().join("patched/quick.jsonl");
-        assert!(!finished(&partial));
+        assert!(!file_finished(&partial));
 
         // The resume reads the session back, skips a, and resumes b's own file.
         let mut s = KernelSession::load(&path).unwrap();
@@ -650,7 +561,7 @@ mod tests {
         assert_eq!(arg_after(&vm.requests[1].command, "--resume"), None);
         assert_eq!(summary.done, 3);
         assert_eq!(s.kernels[1].boots, 2);
-        assert!(finished(&partial));
+        assert!(file_finished(&partial));
     }
 
     #[test]

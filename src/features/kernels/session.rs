@@ -13,14 +13,17 @@ use anyhow::Context;
 use crate::features::header::ExtraRounds;
 use crate::features::kernels::launch::{VmRequest, VngRunner, locate_vng};
 use crate::features::kernels::machine::{
-    Accel, EMULATED_MARK, VmShape, detect, image_release, tool_version, vm_memory,
+    Accel, EMULATED_MARK, VmShape, detect, tool_version, vm_memory,
 };
-use crate::features::kernels::matrix::{self as kernels, KernelSpec};
-use crate::features::kernels::record::{
-    KernelSession, KernelState, KernelStatus, SESSION_FILE, SESSION_FORMAT,
-};
+use crate::features::kernels::matrix as kernels;
 use crate::features::kernels::schedule::{
-    GuestCommand, KernelEvent, RESULT_FILE, SHAPE_FILE, SessionSummary, VmPlan, run_session,
+    KernelEvent, RESULT_FILE, SHAPE_FILE, SessionSummary, VmPlan, run_session,
+};
+use crate::kernel::KernelSpec;
+use crate::kernel::guest::GuestCommand;
+use crate::kernel::image::image_release;
+use crate::kernel::session::{
+    KernelSession, KernelState, KernelStatus, SESSION_FILE, SESSION_FORMAT,
 };
 use crate::launch::agent;
 use crate::launch::interrupt::{self, Interrupt};

@@ -163,8 +163,7 @@ impl ProbeSetting {
         let has = |tp: &str| events.join(tp).is_dir();
         ProbeSetting {
             bpftrace: crate::machine::host::find_on_path("bpftrace"),
-            // SAFETY: geteuid has no preconditions and cannot fail.
-            root: unsafe { libc::geteuid() } == 0,
+            root: crate::machine::host::is_root(),
             caps: effective_caps().is_some_and(|caps| {
                 const CAP_PERFMON: u32 = 38;
                 const CAP_BPF: u32 = 39;

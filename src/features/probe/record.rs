@@ -64,20 +64,14 @@ struct ProbeLine<'a> {
 
 impl Serialize for ProbeRecord {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let Launched {
-            command,
-            started_at,
-            time_to_main_ns,
-            failure,
-        } = &self.launched;
         ProbeLine {
             at: &self.at,
-            command,
+            command: &self.launched.command,
             probe_command: &self.probe_command,
-            started_at,
-            time_to_main_ns: *time_to_main_ns,
+            started_at: &self.launched.started_at,
+            time_to_main_ns: self.launched.time_to_main_ns,
             main_faults: self.main_faults,
-            failure: failure.as_deref(),
+            failure: self.launched.failure.as_deref(),
             faults: self.faults.as_ref(),
             contention: self.contention.as_ref(),
             c2c: &self.c2c,
@@ -89,12 +83,8 @@ impl Serialize for ProbeRecord {
 impl ExtraRecord for ProbeRecord {
     const KIND: ExtraKind = KIND;
 
-    fn planned_as(&self) -> &PlannedAs {
-        &self.at
-    }
-
-    fn launched(&self) -> &Launched {
-        &self.launched
+    fn parts(&self) -> (&PlannedAs, &Launched) {
+        (&self.at, &self.launched)
     }
 
     fn read_by_instrument(&self) -> bool {

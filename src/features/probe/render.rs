@@ -11,6 +11,7 @@ use crate::features::probe::analyze::{
 };
 use crate::features::probe::launch::C2cSupport;
 use crate::machine::jdk::short_jdk;
+use crate::render::common::{INSTRUMENT_CSV_HEAD, markdown_with_notes, shift_heading};
 use crate::render::table::{self, Column, Note, Shown, Table};
 use crate::stats::Shift;
 use crate::store::CellKey;
@@ -359,14 +360,8 @@ pub fn text(a: &ProbeAnalysis) -> String {
         )
         .unwrap();
         for s in &a.shifts {
-            writeln!(
-                out,
-                "\n{}: {} against {}",
-                cell_title(&s.cell),
-                s.label,
-                s.baseline
-            )
-            .unwrap();
+            let heading = shift_heading(&cell_title(&s.cell), &s.label, &s.baseline);
+            writeln!(out, "\n{heading}").unwrap();
             out += &shift_table(a, s).text(2);
         }
     }
@@ -421,21 +416,11 @@ pub fn markdown(a: &ProbeAnalysis) -> String {
             out.push('\n');
         }
     }
-    // Each table above ends with a blank line, and each note brings its own.
-    let mut out = out.trim_end_matches('\n').to_owned() + "\n";
-    out += &table::notes_markdown(&notes(a));
-    out
+    markdown_with_notes(&out, &notes(a))
 }
 
-/// The probe CSV's columns.
-const CSV_COLUMNS: [&str; 20] = [
-    "section",
-    "label",
-    "baseline",
-    "jdk",
-    "gc",
-    "heap",
-    "variant",
+/// The probe CSV's columns after [`INSTRUMENT_CSV_HEAD`].
+const CSV_COLUMNS: [&str; 13] = [
     "gc_threads",
     "cpus",
     "app",
@@ -491,7 +476,8 @@ fn write_row(w: &mut Table, row: CsvRow<'_>) {
 /// The probes, a CSV row per figure (`--probe-csv`): ns unless `unit` says otherwise;
 /// histogram rows give every bucket's count.
 pub fn csv(a: &ProbeAnalysis) -> String {
-    let mut w = Table::new(table::columns(&CSV_COLUMNS, CSV_COLUMNS.len()));
+    let columns = [&INSTRUMENT_CSV_HEAD[..], &CSV_COLUMNS].concat();
+    let mut w = Table::new(table::columns(&columns, columns.len()));
     for c in &a.cells {
         cell_csv(&mut w, c);
     }

@@ -101,15 +101,11 @@ fn rows(
     let Some(probes) = probes else {
         return Some(Err(no_probes("--probe-csv")));
     };
-    Some(Ok(SideOutput {
-        dir: None,
-        files: vec![SideFile {
-            path: path.clone(),
-            bytes: probe::csv(probes).into_bytes(),
-        }],
-        note: format!("probes: {}", path.display()),
-        writing: format!("writing `{}`", path.display()),
-    }))
+    Some(Ok(SideOutput::file(
+        path,
+        probe::csv(probes).into_bytes(),
+        format!("probes: {}", path.display()),
+    )))
 }
 
 /// `flag` of results without a probe record.
@@ -136,12 +132,7 @@ fn pictures(
                 path: dir.join(plot::file_name(cell)),
                 bytes: svg.into_bytes(),
             }),
-            Err(e) => {
-                return Some(Err(SideError::Drawing {
-                    context: writing,
-                    source: e.into(),
-                }));
-            }
+            Err(e) => return Some(Err(SideError::drawing(writing, e))),
         }
     }
     Some(Ok(SideOutput {

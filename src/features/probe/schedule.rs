@@ -54,79 +54,46 @@ impl<L: Instrumented<Outcome = ProbedOutcome>> Rounds for Probed<L> {
 mod tests {
     use super::*;
     use crate::features::probe::launch::{Contention, FaultLatency, LatencyBucket, ProbeReading};
+    use crate::fixtures::{FakeInstrumented, run_rounds};
     use crate::schedule::extra;
     use crate::schedule::plan::Plan;
-    use crate::store::Record;
-    use crate::store::extra::ExtraRecord;
     use std::collections::BTreeSet;
 
-    /// Answers every launch with a reading: ten faults without pretouch, a hundred with.
-    struct Fake(Vec<bool>);
-
-    impl Instrumented for Fake {
-        type Outcome = ProbedOutcome;
-
-        fn launch_planned(
-            &mut self,
-            _at: &Planned,
-            _cell: &Cell,
-            jvm_args: &[String],
-        ) -> ProbedOutcome {
-            let on = jvm_args.iter().any(|a| a == "-XX:+AlwaysPreTouch");
-            self.0.push(on);
-            let count = if on { 100 } else { 10 };
-            let outcome = crate::fixtures::reached_main();
-            ProbedOutcome {
-                outcome,
-                probe_command: vec!["bpftrace".into()],
-                reading: Some(ProbeReading {
-                    faults: FaultLatency {
+    /// A reading of ten faults without pretouch and a hundred with.
+    fn read(pretouch: bool) -> ProbedOutcome {
+        let count = if pretouch { 100 } else { 10 };
+        ProbedOutcome {
+            outcome: crate::fixtures::reached_main(),
+            probe_command: vec!["bpftrace".into()],
+            reading: Some(ProbeReading {
+                faults: FaultLatency {
+                    count,
+                    buckets: vec![LatencyBucket {
+                        low_ns: 1024,
+                        high_ns: 1152,
                         count,
-                        buckets: vec![LatencyBucket {
-                            low_ns: 1024,
-                            high_ns: 1152,
-                            count,
-                        }],
-                        ..FaultLatency::default()
-                    },
-                    contention: Contention::Measured { locks: Vec::new() },
-                }),
-                problem: None,
-            }
+                    }],
+                    ..FaultLatency::default()
+                },
+                contention: Contention::Measured { locks: Vec::new() },
+            }),
+            problem: None,
         }
     }
 
     #[test]
     fn probed_rounds_are_stored_as_probe_records_with_their_reading_and_c2c() {
-        let matrix = crate::matrix::Matrix::parse(
-            "m",
-            "name: t\ngcs: [g1, parallel]\nheaps: [64m]\nrepetitions: 1\n",
-        )
-        .unwrap();
-        let jdk = crate::fixtures::fake_jdk("17");
-        let plan = Plan::new(&matrix, std::slice::from_ref(&jdk));
-        let dir = tempfile::tempdir().unwrap();
-        let mut store = crate::store::StoreWriter::create(dir.path(), "t", "x").unwrap();
         let mut kind = Probed {
-            launcher: Fake(Vec::new()),
+            launcher: FakeInstrumented::new(read),
             c2c: C2cSupport::Unavailable { why: "vm".into() },
         };
-        let mut seen = Vec::new();
-        let summary = extra::execute(
-            &plan,
-            &[],
-            2,
-            &BTreeSet::from([0, 1, 2]),
-            &mut kind,
-            &mut store,
-            None,
-            &mut |r| seen.push((r.at.seq, r.at.pretouch, r.faults.as_ref().map(|f| f.count))),
-        )
-        .unwrap();
-        assert_eq!((summary.launches, summary.failed), (5, 0));
+        let run = run_rounds(&mut kind, 2, &BTreeSet::from([0, 1, 2]), |r| {
+            (r.at.seq, r.at.pretouch, r.faults.as_ref().map(|f| f.count))
+        });
+        assert_eq!((run.summary.launches, run.summary.failed), (5, 0));
         // Seq 3 is cell 1 with pretouch in round 0; round 1 starts with pretouch.
         assert_eq!(
-            seen,
+            run.seen,
             [
                 (3, true, Some(100)),
                 (4, true, Some(100)),
@@ -135,11 +102,12 @@ mod tests {
                 (7, false, Some(10))
             ]
         );
-        assert_eq!(kind.launcher.0, [true, true, false, true, false]);
-        let written = std::fs::read_to_string(store.path()).unwrap();
-        assert_eq!(written.lines().count(), 5);
-        assert!(written.lines().all(|l| l.contains(r#""record":"probe""#)));
-        assert!(written.contains(r#""status":"unavailable""#), "{written}");
+        assert_eq!(kind.launcher.sides, [true, true, false, true, false]);
+        assert!(
+            run.written.contains(r#""status":"unavailable""#),
+            "{}",
+            run.written
+        );
     }
 
     #[test]
@@ -147,21 +115,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let mut file = crate::fixtures::one_cell_file("k");
         file.header.extra_rounds.probe_rounds = Some(1);
-        let cell = file.launches[0].cell.clone();
-        let path = dir.path().join("r.jsonl");
+        let (at, launched) = crate::fixtures::extra_launch(file.launches[0].cell.clone(), "java");
         let record = ProbeRecord {
-            at: crate::store::PlannedAs {
-                seq: 0,
-                round: 0,
-                cell,
-                pretouch: true,
-            },
-            launched: crate::store::Launched {
-                command: vec!["java".into()],
-                started_at: "t".into(),
-                time_to_main_ns: Some(crate::units::Nanos(5)),
-                failure: None,
-            },
+            at,
+            launched,
             probe_command: vec!["bpftrace".into()],
             main_faults: Some(7),
             faults: Some(FaultLatency::default()),
@@ -170,27 +127,11 @@ mod tests {
             }),
             c2c: C2cSupport::Unavailable { why: "vm".into() },
         };
-        let mut lines = vec![serde_json::to_string(&Record::Run(file.header.clone())).unwrap()];
-        for launch in &file.launches {
-            lines.push(serde_json::to_string(&Record::Launch(launch.clone())).unwrap());
-        }
-        lines.push(serde_json::to_string(&record.as_record()).unwrap());
-        let text = lines.join("\n") + "\n";
-        std::fs::write(&path, text).unwrap();
-        let results = crate::store::read_results(&[path]).unwrap();
-        assert!(results.warnings.is_empty(), "{:?}", results.warnings);
-        assert_eq!(results.files[0].launches.len(), 2);
-        let probes = crate::store::extra::read_records::<ProbeRecord>(&results.files);
-        assert_eq!(probes.len(), 1);
-        assert_eq!(
-            (probes[0].label.as_str(), &probes[0].record),
-            ("k", &record)
-        );
+        let read = crate::fixtures::read_back_extra(dir.path(), &file, &record);
+        assert_eq!(read.launches.len(), 2);
         // One round of one cell plans two probed launches; one is here.
         assert_eq!(
-            crate::store::extra::missing_records::<crate::features::probe::record::ProbeRecord>(
-                &results.files[0]
-            ),
+            crate::store::extra::missing_records::<ProbeRecord>(&read),
             1
         );
         // Resumed: seq 0 of the plan is the cell without pretouch, not this record.
@@ -202,11 +143,11 @@ mod tests {
         let mut jdk = crate::fixtures::fake_jdk("17");
         jdk.version = record.at.cell.jdk.to_string();
         let plan = Plan::new(&matrix, std::slice::from_ref(&jdk));
-        let e = extra::done_in::<ProbeRecord>(&plan, 1, &results.files[0])
+        let e = extra::done_in::<ProbeRecord>(&plan, 1, &read)
             .unwrap_err()
             .to_string();
         assert!(e.contains("probed launch 0: recorded as round 0"), "{e}");
-        let e = extra::done_in::<ProbeRecord>(&plan, 0, &results.files[0])
+        let e = extra::done_in::<ProbeRecord>(&plan, 0, &read)
             .unwrap_err()
             .to_string();
         assert!(e.contains("plans only 0"), "{e}");

@@ -74,8 +74,7 @@ impl PerfSetting {
         };
         PerfSetting {
             perf: crate::machine::host::find_on_path("perf"),
-            // SAFETY: geteuid has no preconditions and cannot fail.
-            root: unsafe { libc::geteuid() } == 0,
+            root: crate::machine::host::is_root(),
             paranoid: sysctl("perf_event_paranoid"),
             kptr_restrict: sysctl("kptr_restrict"),
         }

@@ -72,19 +72,13 @@ struct ProfileLine<'a> {
 
 impl Serialize for ProfileRecord {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let Launched {
-            command,
-            started_at,
-            time_to_main_ns,
-            failure,
-        } = &self.launched;
         ProfileLine {
             at: &self.at,
-            command,
-            started_at,
-            time_to_main_ns: *time_to_main_ns,
+            command: &self.launched.command,
+            started_at: &self.launched.started_at,
+            time_to_main_ns: self.launched.time_to_main_ns,
             wall_ns: self.wall_ns,
-            failure: failure.as_deref(),
+            failure: self.launched.failure.as_deref(),
             event: &self.event,
             frequency_hz: self.frequency_hz,
             call_graph: &self.call_graph,
@@ -99,12 +93,8 @@ impl Serialize for ProfileRecord {
 impl ExtraRecord for ProfileRecord {
     const KIND: ExtraKind = KIND;
 
-    fn planned_as(&self) -> &PlannedAs {
-        &self.at
-    }
-
-    fn launched(&self) -> &Launched {
-        &self.launched
+    fn parts(&self) -> (&PlannedAs, &Launched) {
+        (&self.at, &self.launched)
     }
 }
 

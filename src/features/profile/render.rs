@@ -14,6 +14,7 @@ use crate::features::profile::analyze::{
 };
 use crate::features::profile::method::MethodCheck;
 use crate::machine::jdk::short_jdk;
+use crate::render::common::{INSTRUMENT_CSV_HEAD, markdown_with_notes, shift_heading};
 use crate::render::table::{self, Column, Explaining, Note, Table, WIDTH};
 
 /// The method's check in a word or two (`agrees`, `DISAGREES: madvise populate`,
@@ -295,10 +296,8 @@ fn notes() -> Vec<Note> {
 
 fn shift_text(s: &CellShift, width: usize) -> String {
     let mut out = format!(
-        "\n{}: {} against {}\n",
-        cell_title(&s.key),
-        s.label,
-        s.baseline
+        "\n{}\n",
+        shift_heading(&cell_title(&s.key), &s.label, &s.baseline)
     );
     for (i, paragraph) in movers_prose(s, false).iter().enumerate() {
         let indent = if i == 0 { "  " } else { "  - " };
@@ -341,14 +340,8 @@ pub fn markdown(report: &ProfileReport) -> String {
         )
         .unwrap();
         for s in &report.shifts {
-            writeln!(
-                out,
-                "**{}: {} against {}**\n",
-                cell_title(&s.key),
-                s.label,
-                s.baseline
-            )
-            .unwrap();
+            let heading = shift_heading(&cell_title(&s.key), &s.label, &s.baseline);
+            writeln!(out, "**{heading}**\n").unwrap();
             let prose = movers_prose(s, true);
             for (i, paragraph) in prose.iter().enumerate() {
                 if i == 0 {
@@ -366,23 +359,14 @@ pub fn markdown(report: &ProfileReport) -> String {
             out.push('\n');
         }
     }
-    // Each table above ends with a blank line, and each note brings its own.
-    let mut out = out.trim_end_matches('\n').to_owned() + "\n";
-    out += &table::notes_markdown(&notes());
-    out
+    markdown_with_notes(&out, &notes())
 }
 
 /// The profile's analysis, a CSV row per figure (`--profile-csv`).
 pub fn csv(report: &ProfileReport) -> String {
-    let mut w = Table::new(table::columns(
+    let columns = [
+        &INSTRUMENT_CSV_HEAD[..],
         &[
-            "section",
-            "label",
-            "baseline",
-            "jdk",
-            "gc",
-            "heap",
-            "variant",
             "kind",
             "name",
             "value",
@@ -400,8 +384,9 @@ pub fn csv(report: &ProfileReport) -> String {
             "interval_high_pp",
             "mover",
         ],
-        0,
-    ));
+    ]
+    .concat();
+    let mut w = Table::new(table::columns(&columns, 0));
     let f = |v: Option<f64>| v.map_or_else(String::new, |v| format!("{v:.3}"));
     for c in &report.cells {
         let head = |kind: &str, name: &str| {

@@ -118,12 +118,7 @@ fn graphs(
     let writing = format!("writing flame graphs into `{}`", dir.display());
     let graphs = match flamegraph::graphs(profile, true) {
         Ok(g) => g,
-        Err(e) => {
-            return Some(Err(SideError::Drawing {
-                context: writing,
-                source: e.into(),
-            }));
-        }
+        Err(e) => return Some(Err(SideError::drawing(writing, e))),
     };
     let files: Vec<SideFile> = graphs
         .into_iter()
@@ -169,13 +164,9 @@ fn rows(
     } else {
         format!("profile: {}", path.display())
     };
-    Some(Ok(SideOutput {
-        dir: None,
-        files: vec![SideFile {
-            path: path.clone(),
-            bytes: profile::csv(profile).into_bytes(),
-        }],
+    Some(Ok(SideOutput::file(
+        path,
+        profile::csv(profile).into_bytes(),
         note,
-        writing: format!("writing `{}`", path.display()),
-    }))
+    )))
 }

@@ -69,80 +69,45 @@ impl<L: Instrumented<Outcome = ProfiledOutcome>> Rounds for Profiled<L> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::schedule::extra;
-    use crate::schedule::plan::Plan;
-    use crate::store::Record;
-    use crate::store::StoreWriter;
-    use crate::store::extra::ExtraRecord;
+    use crate::fixtures::{FakeInstrumented, run_rounds};
     use std::collections::BTreeSet;
 
-    /// Answers every launch with one sample, in or out of pretouch.
-    struct Fake(Vec<bool>);
-
-    impl Instrumented for Fake {
-        type Outcome = ProfiledOutcome;
-
-        fn launch_planned(
-            &mut self,
-            _at: &Planned,
-            _cell: &Cell,
-            jvm_args: &[String],
-        ) -> ProfiledOutcome {
-            let on = jvm_args.iter().any(|a| a == "-XX:+AlwaysPreTouch");
-            self.0.push(on);
-            let outcome = crate::fixtures::reached_main();
-            ProfiledOutcome {
-                outcome,
-                folded: vec![format!(
-                    "GC_Thread;os::pretouch_memory;x_[k] {}",
-                    u8::from(on)
-                )],
-                samples: u64::from(on),
-                ..ProfiledOutcome::default()
-            }
+    /// One sample in pretouch frames with pretouch, none without.
+    fn sampled(pretouch: bool) -> ProfiledOutcome {
+        ProfiledOutcome {
+            outcome: crate::fixtures::reached_main(),
+            folded: vec![format!(
+                "GC_Thread;os::pretouch_memory;x_[k] {}",
+                u8::from(pretouch)
+            )],
+            samples: u64::from(pretouch),
+            ..ProfiledOutcome::default()
         }
     }
 
     #[test]
     fn profiled_rounds_are_stored_as_profile_records_with_their_samples() {
-        let matrix = crate::matrix::Matrix::parse(
-            "m",
-            "name: t\ngcs: [g1, parallel]\nheaps: [64m]\nrepetitions: 1\n",
-        )
-        .unwrap();
-        let jdk = crate::fixtures::fake_jdk("17");
-        let plan = Plan::new(&matrix, std::slice::from_ref(&jdk));
-        let dir = tempfile::tempdir().unwrap();
-        let mut store = StoreWriter::create(dir.path(), "t", "x").unwrap();
-        let mut kind = Profiled(Fake(Vec::new()));
-        let mut seen = Vec::new();
-        let none = BTreeSet::new();
-        let summary = extra::execute(
-            &plan,
-            &[],
-            2,
-            &none,
-            &mut kind,
-            &mut store,
-            None,
-            &mut |r| seen.push((r.at.seq, r.at.pretouch, r.samples)),
-        )
-        .unwrap();
-        assert_eq!((summary.launches, summary.failed), (8, 0));
+        let mut kind = Profiled(FakeInstrumented::new(sampled));
+        let run = run_rounds(&mut kind, 2, &BTreeSet::new(), |r| {
+            (r.at.seq, r.at.pretouch, r.samples)
+        });
+        assert_eq!((run.summary.launches, run.summary.failed), (8, 0));
         // Round 0 off/on, round 1 on/off, per cell; one sample with pretouch.
         assert_eq!(
-            kind.0.0,
+            kind.0.sides,
             [false, true, false, true, true, false, true, false]
         );
         assert!(
-            seen.iter()
+            run.seen
+                .iter()
                 .enumerate()
                 .all(|(i, &(seq, on, samples))| seq == i as u64 && samples == u64::from(on))
         );
-        let written = std::fs::read_to_string(store.path()).unwrap();
-        assert_eq!(written.lines().count(), 8);
-        assert!(written.lines().all(|l| l.contains(r#""record":"profile""#)));
-        assert!(written.contains(r#""event":"cpu-clock""#), "{written}");
+        assert!(
+            run.written.contains(r#""event":"cpu-clock""#),
+            "{}",
+            run.written
+        );
     }
 
     #[test]
@@ -150,29 +115,20 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let file =
             crate::fixtures::file("k", "2026-01-01T00:00:00Z", crate::fixtures::host("h"), &[]);
-        let path = dir.path().join("r.jsonl");
+        let cell = crate::store::CellKey {
+            jdk: "17".into(),
+            gc: crate::matrix::Gc::G1,
+            heap: "64m".into(),
+            variant: "default".into(),
+            gc_threads: "auto".into(),
+            cpus: "all".into(),
+            app: None,
+            features: Default::default(),
+        };
+        let (at, launched) = crate::fixtures::extra_launch(cell, "perf");
         let record = ProfileRecord {
-            at: crate::store::PlannedAs {
-                seq: 0,
-                round: 0,
-                cell: crate::store::CellKey {
-                    jdk: "17".into(),
-                    gc: crate::matrix::Gc::G1,
-                    heap: "64m".into(),
-                    variant: "default".into(),
-                    gc_threads: "auto".into(),
-                    cpus: "all".into(),
-                    app: None,
-                    features: Default::default(),
-                },
-                pretouch: true,
-            },
-            launched: crate::store::Launched {
-                command: vec!["perf".into()],
-                started_at: "t".into(),
-                time_to_main_ns: Some(crate::units::Nanos(5)),
-                failure: None,
-            },
+            at,
+            launched,
             wall_ns: crate::units::Nanos(9),
             event: "cpu-clock".into(),
             frequency_hz: 999,
@@ -181,20 +137,7 @@ mod tests {
             folded: vec!["a;b 3".into()],
             perf_data: None,
         };
-        let text = format!(
-            "{}\n{}\n",
-            serde_json::to_string(&Record::Run(file.header.clone())).unwrap(),
-            serde_json::to_string(&record.as_record()).unwrap()
-        );
-        std::fs::write(&path, text).unwrap();
-        let results = crate::store::read_results(&[path]).unwrap();
-        assert!(results.warnings.is_empty(), "{:?}", results.warnings);
-        assert_eq!(results.files[0].launches.len(), 0);
-        let profiles = crate::store::extra::read_records::<ProfileRecord>(&results.files);
-        assert_eq!(profiles.len(), 1);
-        assert_eq!(
-            (profiles[0].label.as_str(), &profiles[0].record),
-            ("k", &record)
-        );
+        let read = crate::fixtures::read_back_extra(dir.path(), &file, &record);
+        assert_eq!(read.launches.len(), 0);
     }
 }

@@ -6,7 +6,7 @@
 
 use crate::analyze::document::Document;
 use crate::render::plot;
-use crate::render::section::{SideError, SideFile, SideOutput, SideRequest};
+use crate::render::section::{SideError, SideOutput, SideRequest};
 
 use super::SECTIONS;
 
@@ -41,18 +41,10 @@ fn plot_picture(doc: &Document, request: &SideRequest) -> Step {
     let writing = format!("drawing `{}`", path.display());
     Some(match plot::svg(&launches.comparison) {
         Ok(svg) => Ok(SideOutput {
-            dir: None,
-            files: vec![SideFile {
-                path: path.clone(),
-                bytes: svg.into_bytes(),
-            }],
-            note: format!("plot: {}", path.display()),
             writing,
+            ..SideOutput::file(path, svg.into_bytes(), format!("plot: {}", path.display()))
         }),
-        Err(e) => Err(SideError::Drawing {
-            context: writing,
-            source: e.into(),
-        }),
+        Err(e) => Err(SideError::drawing(writing, e)),
     })
 }
 

@@ -1,5 +1,6 @@
-//! A multi-kernel run's progress (`pretouch run --kernel A --kernel B`): which kernels
-//! ran to their end, which failed and why, and each one's result file. One JSON file,
+//! A multi-kernel run's progress, its session record (`pretouch run --kernel A --kernel
+//! B`, and each step of a campaign across reboots): which kernels ran to their end,
+//! which failed and why, and each one's result file. One JSON file,
 //! `<results>/vm-runs/<name>-<UTC>/session.json`, rewritten whole (write, then rename)
 //! after every change, so that `pretouch run --resume` on it continues at the first
 //! unfinished kernel whatever stopped the run. The results themselves are ordinary result
