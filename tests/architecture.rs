@@ -1056,3 +1056,135 @@ fn the_check_of_the_core_sees_it_read_a_features_setting() {
     assert!(found.iter().all(|f| f.starts_with("session::way: ")));
     assert!(found[2].contains("`features.campaign`"), "{found:#?}");
 }
+
+/// The items of a list's `text` outside its tests, each as the numbers and text of its
+/// code lines: a `use` line, a `static`, a function, a macro's call. An item starts at a
+/// line that is not indented, unless an attribute or a closing bracket starts that line
+/// or the line before it was an attribute.
+fn items(text: &str) -> Vec<Vec<(usize, &str)>> {
+    let code = text.split("#[cfg(test)]").next().unwrap_or("");
+    let mut items: Vec<Vec<(usize, &str)>> = Vec::new();
+    let mut after_attribute = false;
+    for (i, line) in code.lines().enumerate() {
+        let trimmed = line.trim_start();
+        if trimmed.is_empty() || trimmed.starts_with("//") {
+            continue;
+        }
+        let top = line.len() == trimmed.len();
+        let closing = trimmed.starts_with(['}', ']', ')']);
+        if (top && !closing && !after_attribute) || items.is_empty() {
+            items.push(Vec::new());
+        }
+        after_attribute = top && trimmed.starts_with("#[");
+        items.last_mut().unwrap().push((i + 1, line));
+    }
+    items
+}
+
+/// The lines of `item` that name `feature`, by a path through its folder such as
+/// `crate::features::probe::record::KIND` or `super::numa::launch::hook::NumaHook`.
+fn lines_naming(item: &[(usize, &str)], feature: &str) -> Vec<usize> {
+    let path = format!("::{feature}::");
+    item.iter()
+        .filter(|(_, l)| l.contains(&path))
+        .map(|(n, _)| *n)
+        .collect()
+}
+
+/// The recipe for a new instrument in docs/architecture.md, from its heading to the next.
+fn recipe() -> String {
+    let doc =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/architecture.md"))
+            .unwrap();
+    let start = doc
+        .find("## Adding an instrument")
+        .expect("docs/architecture.md has the recipe for an instrument");
+    let rest = &doc[start + 3..];
+    rest[..rest.find("\n## ").unwrap_or(rest.len())].to_owned()
+}
+
+/// What a list beside the feature folders asks of a feature beyond one line: the lines
+/// of each item that name it, when there are more than one, and a `use` line that names
+/// it, since the list's own line would then name it again.
+fn more_than_a_line(list: &str, text: &str, features: &[String]) -> Vec<String> {
+    let mut found = Vec::new();
+    for item in items(text) {
+        let is_use = item[0].1.starts_with("use ") || item[0].1.starts_with("pub use ");
+        for feature in features {
+            let lines = lines_naming(&item, feature);
+            if lines.len() > 1 || (is_use && !lines.is_empty()) {
+                found.push(format!("{list} names {feature} on lines {lines:?}"));
+            }
+        }
+    }
+    found
+}
+
+/// The recipe in docs/architecture.md stays the one a new instrument follows. It names
+/// every list beside the feature folders, and each list names a feature on one line at
+/// most, so a feature joins a list with one line and its logic stays in its folder.
+#[test]
+fn the_recipe_names_every_list_and_a_feature_joins_each_with_one_line() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/features");
+    let recipe = recipe();
+    let paths: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    let features: Vec<String> = paths
+        .iter()
+        .filter(|p| p.is_dir())
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert!(features.len() > 5, "the feature folders: {features:?}");
+    let mut unnamed = Vec::new();
+    let mut more = Vec::new();
+    for path in paths
+        .iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "rs"))
+    {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if !recipe.contains(&format!("`src/features/{name}`")) {
+            unnamed.push(name.clone());
+        }
+        let text = std::fs::read_to_string(path).unwrap();
+        more.extend(more_than_a_line(&name, &text, &features));
+    }
+    assert!(
+        unnamed.is_empty(),
+        "docs/architecture.md's recipe for an instrument does not name these lists: \
+         {unnamed:?}. Say there what of an instrument joins each."
+    );
+    assert!(
+        more.is_empty(),
+        "a list asks more than one line of a feature: {more:?}. Let the list's one line \
+         name the feature's part, and move what decides about it into its folder."
+    );
+}
+
+#[test]
+fn the_check_of_the_lists_sees_a_feature_named_twice() {
+    let list = "use crate::features::settings::cli::Args;\n\
+                \n\
+                pub fn before() -> Before {\n\
+                \x20   // crate::features::settings::cli in a comment\n\
+                \x20   Before(vec![Box::new(crate::features::settings::cli::replay())])\n\
+                }\n\
+                #[derive(Debug)]\n\
+                pub struct Options {\n\
+                \x20   pub settings: crate::features::settings::cli::Args,\n\
+                \x20   pub probe: crate::features::probe::cli::Args,\n\
+                \x20   pub again: crate::features::probe::cli::More,\n\
+                }\n\
+                #[cfg(test)]\n\
+                mod tests { use crate::features::cds::x; }\n";
+    let features = ["settings", "probe", "cds"].map(str::to_owned);
+    assert_eq!(items(list).len(), 3, "{:?}", items(list));
+    assert_eq!(
+        more_than_a_line("cli.rs", list, &features),
+        [
+            "cli.rs names settings on lines [1]",
+            "cli.rs names probe on lines [10, 11]"
+        ]
+    );
+}

@@ -1,6 +1,6 @@
 //! What a cell's fault rate reads against: the machine's ceiling at the cell's CPUs and
-//! folio size, from a feature that measured it. `features::analyze::CEILINGS` lists the
-//! features that can give one, so the report's core names none.
+//! folio size, from a feature that measured it. `features::analyze::CEILING_SOURCE` names that
+//! feature, so the report's core names none.
 
 use crate::store::feature_files::FeatureFiles;
 
@@ -27,7 +27,7 @@ pub struct CeilingOf<'a> {
 
 /// How the explaining tables name where the cells' ceilings come from, in the legend of
 /// `% ceiling` and in the notes under the tables. The feature that gives the ceilings
-/// says it, through `features::analyze::CEILING_WORDS`.
+/// says it, in its [`CeilingSource`].
 #[derive(Debug, Clone, Copy)]
 pub struct CeilingWords {
     /// The legend's sentence of the `% ceiling` column.
@@ -52,64 +52,11 @@ pub trait Ceilings: Sync {
     ) -> Result<CellCeiling, Option<String>>;
 }
 
-/// The ceiling of `cell` from the first of `ceilings` that gives one. Otherwise the
-/// first reason there is none, or `None` when none of them measured the cell's label.
-pub fn of_cell(
-    ceilings: &[&dyn Ceilings],
-    files: &FeatureFiles,
-    cell: &CeilingOf<'_>,
-) -> Result<CellCeiling, Option<String>> {
-    let mut why = None;
-    for c in ceilings {
-        match c.of_cell(files, cell) {
-            Ok(found) => return Ok(found),
-            Err(w) => why = why.or(w),
-        }
-    }
-    Err(why)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A feature that gives every cell the same answer.
-    struct Fixed(Result<f64, Option<&'static str>>);
-
-    impl Ceilings for Fixed {
-        fn of_cell(
-            &self,
-            _: &FeatureFiles,
-            _: &CeilingOf<'_>,
-        ) -> Result<CellCeiling, Option<String>> {
-            self.0
-                .map(|per_s| CellCeiling {
-                    per_s,
-                    from: format!("{per_s}"),
-                })
-                .map_err(|why| why.map(str::to_owned))
-        }
-    }
-
-    #[test]
-    fn the_first_ceiling_found_wins_else_the_first_reason() {
-        let files = FeatureFiles::default();
-        let cell = CeilingOf {
-            label: "k",
-            cpus: "all",
-            affinity: None,
-            folio: 4096,
-        };
-        let ask = |list: &[&dyn Ceilings]| of_cell(list, &files, &cell);
-        assert_eq!(ask(&[]), Err(None));
-        assert_eq!(ask(&[&Fixed(Err(None))]), Err(None));
-        let why = Fixed(Err(Some("no 2M calibration")));
-        let other = Fixed(Err(Some("other")));
-        assert_eq!(
-            ask(&[&Fixed(Err(None)), &why, &other]),
-            Err(Some("no 2M calibration".to_owned()))
-        );
-        let found = ask(&[&why, &Fixed(Ok(5.0)), &Fixed(Ok(7.0))]).unwrap();
-        assert_eq!(found.per_s, 5.0);
-    }
+/// The feature that gives cells their ceiling, and the words that name it. One line of
+/// `features::analyze` names it.
+pub struct CeilingSource {
+    /// The ceilings of the cells.
+    pub ceilings: &'static dyn Ceilings,
+    /// How the explaining tables name where the ceilings come from.
+    pub words: CeilingWords,
 }

@@ -921,8 +921,9 @@ fn heap_facts(
             .find_map(|l| l.measured.affinity.as_deref()),
         folio,
     };
-    let ceiling =
-        crate::analyze::ceiling::of_cell(crate::features::analyze::CEILINGS, features, &cell);
+    let ceiling = crate::features::analyze::CEILING_SOURCE
+        .ceilings
+        .of_cell(features, &cell);
     CellHeapFacts { folios, ceiling }
 }
 

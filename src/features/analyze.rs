@@ -7,7 +7,7 @@
 //! The list is a file of its own, of the analysis stage, because the imports run one
 //! way: the report's core reads it, and it reads the features' `analyze.rs` files.
 
-use crate::analyze::ceiling::{CeilingWords, Ceilings};
+use crate::analyze::ceiling::CeilingSource;
 use crate::analyze::figures::figures;
 use crate::analyze::method::WrittenThpMode;
 use crate::analyze::warning::Warnings;
@@ -19,13 +19,9 @@ pub static WARNINGS: &[&dyn Warnings] = &[
     &crate::features::cds::analyze::WARNINGS,
 ];
 
-/// Every feature that gives cells their ceiling, the first that has one for a cell
-/// first.
-pub static CEILINGS: &[&dyn Ceilings] = &[&crate::features::calibrate::ceiling::CEILINGS];
-
-/// How the explaining tables name where the cells' ceilings come from: in the words of
-/// the feature in [`CEILINGS`], the only one there.
-pub const CEILING_WORDS: CeilingWords = crate::features::calibrate::ceiling::WORDS;
+/// The feature that gives cells their ceiling, and the words the explaining tables name
+/// it by.
+pub const CEILING_SOURCE: CeilingSource = crate::features::calibrate::ceiling::SOURCE;
 
 /// Every feature that may have written the THP mode a launch ran under, the first that
 /// names one first.

@@ -8,7 +8,6 @@ use crate::analyze::document::Launches;
 use crate::analyze::verdict::Judging;
 use crate::cmd::feature::Before;
 use crate::features::report_options::CompareOptions;
-use crate::features::settings::cli::SettingsCheckArgs;
 
 crate::cmd::feature::feature_commands! {
     /// Measure how fast this machine faults in anonymous memory, the ceiling for pretouch
@@ -31,7 +30,7 @@ pub(crate) fn before_any_command() -> Before {
 #[derive(Debug, Clone, Default, PartialEq, Eq, clap::Args)]
 pub struct CheckOptions {
     #[command(flatten)]
-    pub settings: SettingsCheckArgs,
+    pub settings: crate::features::settings::cli::SettingsCheckArgs,
 }
 
 impl CheckOptions {

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 
 use crate::analyze::explain::PHASE_NAMES;
 use crate::analyze::report::{CellReport, Report};
-use crate::features::analyze::CEILING_WORDS;
+use crate::features::analyze::CEILING_SOURCE;
 use crate::render::common::{CellNames, cell_name, explaining_markdown};
 use crate::render::table::{self, Column, Explaining, Note, Table, name, num};
 
@@ -94,7 +94,7 @@ const FAULTS: [Explaining<CellReport>; 5] = [
     },
     Explaining {
         col: num(CEILING),
-        legend: CEILING_WORDS.legend,
+        legend: CEILING_SOURCE.words.legend,
         value: |c| {
             c.rate
                 .ceiling_pct
@@ -218,7 +218,7 @@ fn notes(report: &Report, names: &NoteNames, ceiling_shown: bool) -> Vec<String>
     if ceiling_shown && !without.is_empty() {
         out.push(format!(
             "note: {} {}: no {CEILING}",
-            CEILING_WORDS.none_for,
+            CEILING_SOURCE.words.none_for,
             without.join(", "),
         ));
     }
@@ -231,7 +231,7 @@ fn notes(report: &Report, names: &NoteNames, ceiling_shown: bool) -> Vec<String>
             out.push(format!(
                 "note: {}: {CEILING} {} {from}",
                 name(c),
-                CEILING_WORDS.against
+                CEILING_SOURCE.words.against
             ));
         }
     }
@@ -424,7 +424,7 @@ pub fn text(report: &Report, phases: bool, names: &CellNames) -> String {
             && !without_ceiling(report, &|l| names.letter(l).to_owned()).is_empty()
         {
             text += ". ";
-            text += CEILING_WORDS.fills;
+            text += CEILING_SOURCE.words.fills;
         }
         text.push('.');
     }

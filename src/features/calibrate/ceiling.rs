@@ -9,17 +9,21 @@
 //! calibration that has the configuration. Without one at the cell's folio size there is
 //! no ceiling, and [`missing`] says why.
 
-use crate::analyze::ceiling::{CeilingOf, CeilingWords, Ceilings, CellCeiling};
+use crate::analyze::ceiling::{CeilingOf, CeilingSource, CeilingWords, Ceilings, CellCeiling};
 use crate::features::calibrate::machine::{Calibration, ConfigResult, Layout, Variant};
 use crate::matrix::cpuset::{ALL, format_list, parse_list};
 use crate::store::feature_files::FeatureFiles;
 use crate::units::Bytes;
 
-/// The calibrations' ceilings of the cells, which `features::analyze::CEILINGS` lists.
+/// The calibrations' ceilings of the cells.
 pub struct CalibratedCeilings;
 
-/// What `features::analyze::CEILINGS` lists.
-pub static CEILINGS: CalibratedCeilings = CalibratedCeilings;
+/// The calibrations as the source of the cells' ceilings, which `features::analyze`
+/// names.
+pub const SOURCE: CeilingSource = CeilingSource {
+    ceilings: &CalibratedCeilings,
+    words: WORDS,
+};
 
 impl Ceilings for CalibratedCeilings {
     fn of_cell(
@@ -43,9 +47,8 @@ impl Ceilings for CalibratedCeilings {
     }
 }
 
-/// How the explaining tables name the calibrations, which `features::analyze::CEILING_WORDS`
-/// gives.
-pub const WORDS: CeilingWords = CeilingWords {
+/// How the explaining tables name the calibrations.
+const WORDS: CeilingWords = CeilingWords {
     legend: "% ceiling is faults/s as a share of the label's `pretouch calibrate` rate at \
              the same folio size.",
     fills: "`pretouch calibrate` fills % ceiling",
