@@ -83,7 +83,8 @@ fn way_of(args: &RunArgs) -> anyhow::Result<Way> {
         return Ok(Way::Resume(path.clone()));
     }
     // Everything the user can get wrong is checked before the first JVM starts.
-    let matrix = match features::elsewhere(args, fresh_matrix(args)?)? {
+    let matrix = match crate::session::elsewhere::fresh(features::FRESH, args, fresh_matrix(args)?)?
+    {
         crate::session::elsewhere::Where::Elsewhere(elsewhere) => {
             return Ok(Way::Elsewhere(elsewhere));
         }

@@ -1,10 +1,8 @@
-//! Where a run with kernels goes: a campaign across reboots of this machine, kernels in
-//! VMs, or this machine's kernel. The campaign decides, because it boots the kernels on
-//! bare metal unless `--boot` says otherwise, and it refuses its own options for a run
-//! that is not a campaign.
+//! Whether a run with kernels goes across reboots of this machine. The campaign is asked
+//! before the kernels' VMs, because it boots the kernels on bare metal unless `--boot`
+//! says otherwise. It refuses its own options for a run that is not a campaign.
 
 use crate::features::campaign::boot::BootMethod;
-use crate::features::kernels::elsewhere::Kernels;
 use crate::matrix::Matrix;
 use crate::session::args::RunArgs;
 use crate::session::elsewhere::{Elsewhere, Where};
@@ -18,8 +16,9 @@ impl Elsewhere for Campaign {
     }
 }
 
-/// Where the fresh run of `matrix` that `args` asks for goes. The options that apply
-/// only to a run elsewhere are refused for a run here.
+/// Takes the fresh run of `matrix` that `args` asks for across reboots, when its kernels
+/// boot on this machine. Otherwise it hands the matrix back, and refuses the options that
+/// apply only to a campaign.
 pub(crate) fn elsewhere(args: &RunArgs, matrix: Matrix) -> anyhow::Result<Where> {
     let kernels = !args.features.kernels.kernel.is_empty() || !matrix.features.kernels.is_empty();
     let bare_metal = || {
@@ -58,9 +57,6 @@ pub(crate) fn elsewhere(args: &RunArgs, matrix: Matrix) -> anyhow::Result<Where>
                  (or reboot) with the kernels, or leave {flag} out"
             )));
         }
-    }
-    if args.features.kernels.in_vm.is_none() && kernels {
-        return Ok(Where::Elsewhere(Box::new(Kernels(matrix))));
     }
     Ok(Where::Here(Box::new(matrix)))
 }

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use crate::matrix::Matrix;
 use crate::session::args::RunArgs;
-use crate::session::elsewhere::Elsewhere;
+use crate::session::elsewhere::{Elsewhere, Where};
 
 /// `--resume` of a kernel session's file: its kernels again, in VMs.
 struct ResumeKernels(PathBuf);
@@ -17,12 +17,22 @@ impl Elsewhere for ResumeKernels {
 }
 
 /// Kernels booted in VMs, the matrix run inside each.
-pub(crate) struct Kernels(pub Matrix);
+struct Kernels(Matrix);
 
 impl Elsewhere for Kernels {
     fn run(self: Box<Self>, args: &RunArgs) -> anyhow::Result<u8> {
         crate::features::kernels::session::cmd_run_kernels(args, self.0)
     }
+}
+
+/// Takes the fresh run of `matrix` that `args` asks for into VMs, one a kernel, when it
+/// has kernels and is not itself a guest's run. Otherwise it hands the matrix back.
+pub(crate) fn elsewhere(args: &RunArgs, matrix: Matrix) -> anyhow::Result<Where> {
+    let kernels = !args.features.kernels.kernel.is_empty() || !matrix.features.kernels.is_empty();
+    if kernels && args.features.kernels.in_vm.is_none() {
+        return Ok(Where::Elsewhere(Box::new(Kernels(matrix))));
+    }
+    Ok(Where::Here(Box::new(matrix)))
 }
 
 /// The run elsewhere that `--resume PATH` asks for, when PATH is a kernel session's
