@@ -937,12 +937,6 @@ fn features_importing_features(graph: &BTreeMap<String, BTreeSet<String>>) -> BT
     out
 }
 
-/// The features whose folders still import another's, each to leave this list when it
-/// no longer does. The campaign still asks the kernels' folder which kernels a run
-/// names, what options each boot passes on, and for the run in VMs that a run with
-/// kernels is when it is no campaign.
-const FEATURES_IMPORTING_FEATURES: &[&str] = &["campaign -> kernels"];
-
 /// A feature's folder imports no other feature's folder, so that a feature is read,
 /// changed and removed on its own. What two features share belongs to the core.
 #[test]
@@ -951,21 +945,10 @@ fn no_feature_folder_imports_another_features_folder() {
         &Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
     ));
     let found = features_importing_features(&graph);
-    let known: BTreeSet<String> = FEATURES_IMPORTING_FEATURES
-        .iter()
-        .map(|s| (*s).to_owned())
-        .collect();
-    let new: Vec<&String> = found.difference(&known).collect();
     assert!(
-        new.is_empty(),
-        "feature folders import other features' folders: {new:?}. Move what they share \
+        found.is_empty(),
+        "feature folders import other features' folders: {found:?}. Move what they share \
          into the core, or the decision into the folder that owns it."
-    );
-    let gone: Vec<&String> = known.difference(&found).collect();
-    assert!(
-        gone.is_empty(),
-        "these no longer import each other, so take them out of \
-         FEATURES_IMPORTING_FEATURES: {gone:?}"
     );
 }
 

@@ -6,6 +6,7 @@
 
 pub mod guest;
 pub mod image;
+pub mod list;
 pub mod session;
 
 /// A kernel to boot and run the matrix in.

@@ -186,6 +186,26 @@ impl RunArgs {
         Ok(matrix)
     }
 
+    /// The command line's options that a run of the session elsewhere gets, a kernel's
+    /// guest or a campaign's boot ([`RunArgs::passed_on`]). `agent` is the agent file,
+    /// `None` for the built-in one. `results` is the folder that run writes into, and
+    /// `probe_rounds` and `profile_rounds` are the session's extra rounds.
+    pub(crate) fn passed_elsewhere(
+        &self,
+        agent: Option<PathBuf>,
+        results: &std::path::Path,
+        probe_rounds: Option<u32>,
+        profile_rounds: Option<u32>,
+    ) -> anyhow::Result<Vec<String>> {
+        let mut features = crate::session::options::Given {
+            probe_rounds,
+            profile_rounds,
+            keep_perf_data: None,
+        };
+        self.features.given_elsewhere(results, &mut features)?;
+        Ok(self.passed_on(&PassedOn { agent, features }))
+    }
+
     /// The command line's options that a run of the same matrix elsewhere gets (the
     /// matrix, label and results are the caller's), with `given`'s values where they
     /// replace this command line's. Every field is named here: a new option is a

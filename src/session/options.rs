@@ -5,7 +5,7 @@
 //! options ask of a run and what a run elsewhere gets of them, a kernel's guest or a
 //! campaign's boot.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::features::header::ExtraRounds;
 use crate::features::matrix::MatrixParts;
@@ -25,6 +25,14 @@ pub(crate) trait RunOptionsPart {
     /// that a new option is a compile error until it is passed on or said to be the
     /// host's own.
     fn passed_on(&self, given: &Given, values: &mut Vec<String>, switches: &mut Vec<String>);
+
+    /// Checks these options for a run elsewhere that writes its results into `results`,
+    /// and puts into `given` what that run gets in place of this command line's values.
+    /// `given` holds the session's extra rounds already.
+    fn given_elsewhere(&self, results: &Path, given: &mut Given) -> anyhow::Result<()> {
+        let _ = (results, given);
+        Ok(())
+    }
 
     /// The times each kernel runs the matrix for one label, when these options say.
     fn runs_per_label(&self) -> Option<usize> {
@@ -100,6 +108,19 @@ macro_rules! run_options {
                 for part in self.last_first() {
                     part.passed_on(given, values, switches);
                 }
+            }
+
+            /// Checks the features' options for a run elsewhere that writes its results
+            /// into `results`, and puts into `given` what that run gets in place of this
+            /// command line's values.
+            pub(crate) fn given_elsewhere(
+                &self,
+                results: &std::path::Path,
+                given: &mut $crate::session::options::Given,
+            ) -> anyhow::Result<()> {
+                use $crate::session::options::RunOptionsPart;
+                $(self.$name.given_elsewhere(results, given)?;)*
+                Ok(())
             }
 
             /// The times each kernel runs the matrix for one label, taken in turn,

@@ -235,8 +235,7 @@ fn boot_options(
     probe_rounds: Option<u32>,
     profile_rounds: Option<u32>,
 ) -> anyhow::Result<Vec<String>> {
-    crate::features::kernels::session::passed_on(
-        args,
+    args.passed_elsewhere(
         agent.map(|_| agent_copy(layout)),
         results,
         probe_rounds,
@@ -553,7 +552,13 @@ fn campaign_kernels(args: &RunArgs, matrix: &Matrix) -> anyhow::Result<Vec<Kerne
              release) for each, or `kernels:` in the matrix"
         )));
     }
-    crate::features::kernels::session::kernels_to_run(&args, matrix).map_err(bad)
+    crate::kernel::list::to_run(
+        &args.features.kernels.kernel,
+        &matrix.features.kernels,
+        args.matrix.as_deref(),
+        args.label.as_deref(),
+    )
+    .map_err(bad)
 }
 
 /// The matrix each boot's run reads, from root's copy in the campaign's folder: without

@@ -43,48 +43,9 @@ impl<'de> Deserialize<'de> for RawKernels {
                 label: k.label,
             })
             .collect();
-        check(&kernels).map_err(D::Error::custom)?;
+        crate::kernel::list::check(&kernels).map_err(D::Error::custom)?;
         Ok(RawKernels(kernels))
     }
-}
-
-/// The checks of [`RawKernels`], also applied to kernels given with `--kernel`.
-pub fn check(kernels: &[KernelSpec]) -> Result<(), String> {
-    if kernels.is_empty() {
-        return Err(
-            "kernels: the list is empty. Name at least one `image:`, or remove the key.".into(),
-        );
-    }
-    for (i, k) in kernels.iter().enumerate() {
-        if k.image.trim().is_empty() {
-            return Err(format!(
-                "kernels: entry {} has an empty `image`. Give the kernel image's path, such as /boot/vmlinuz-6.12.117+deb12-amd64.",
-                i + 1
-            ));
-        }
-        if let Some(label) = &k.label
-            && (label.is_empty() || label.contains('/') || label.starts_with('.'))
-        {
-            return Err(format!(
-                "kernels: invalid label {label:?}: it names a folder, so no `/` and no leading `.`"
-            ));
-        }
-        for other in &kernels[..i] {
-            if other.label.is_some() && other.label == k.label {
-                return Err(format!(
-                    "kernels: label {:?} is given twice. Give each kernel its own label.",
-                    k.label.as_deref().unwrap_or_default()
-                ));
-            }
-            if other.image == k.image && other.cmdline == k.cmdline {
-                return Err(format!(
-                    "kernels: image {:?} is listed twice with the same cmdline. Remove one, or give each a different `cmdline:`.",
-                    k.image
-                ));
-            }
-        }
-    }
-    Ok(())
 }
 
 /// The `kernels:` key of the matrix: each kernel booted in a VM that runs the matrix.

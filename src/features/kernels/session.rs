@@ -15,13 +15,11 @@ use crate::features::kernels::launch::{VmRequest, VngRunner, locate_vng};
 use crate::features::kernels::machine::{
     Accel, EMULATED_MARK, VmShape, detect, tool_version, vm_memory,
 };
-use crate::features::kernels::matrix as kernels;
 use crate::features::kernels::schedule::{
     KernelEvent, RESULT_FILE, SHAPE_FILE, SessionSummary, VmPlan, run_session,
 };
 use crate::kernel::KernelSpec;
 use crate::kernel::guest::GuestCommand;
-use crate::kernel::image::image_release;
 use crate::kernel::session::{
     KernelSession, KernelState, KernelStatus, SESSION_FILE, SESSION_FORMAT,
 };
@@ -31,7 +29,7 @@ use crate::machine::{host, lock, memory};
 use crate::matrix::Matrix;
 use crate::matrix::cpuset::CpuSet;
 use crate::schedule::resume::matrix_sha256;
-use crate::session::args::{PassedOn, RunArgs};
+use crate::session::args::RunArgs;
 use crate::session::checks::{resolve_app, resolve_jdks};
 use crate::session::error::{bad, exit};
 
@@ -97,77 +95,6 @@ fn note_result(work: &Path, file: &Path) -> anyhow::Result<()> {
     let file = std::path::absolute(file).unwrap_or_else(|_| file.to_owned());
     std::fs::write(work.join(RESULT_FILE), file.display().to_string())
         .with_context(|| format!("--in-vm: writing `{}`", work.join(RESULT_FILE).display()))
-}
-
-/// The kernels to run: `--kernel` (relative to the current folder) or the matrix's
-/// `kernels:` (relative to the matrix file), as absolute paths that exist.
-pub(crate) fn kernels_to_run(args: &RunArgs, matrix: &Matrix) -> anyhow::Result<Vec<KernelSpec>> {
-    let (specs, base) = if args.features.kernels.kernel.is_empty() {
-        let base = args
-            .matrix
-            .as_deref()
-            .and_then(Path::parent)
-            .filter(|p| !p.as_os_str().is_empty())
-            .map_or_else(|| PathBuf::from("."), Path::to_owned);
-        (matrix.features.kernels.clone(), base)
-    } else {
-        let specs: Vec<KernelSpec> = args
-            .features
-            .kernels
-            .kernel
-            .iter()
-            .map(|image| KernelSpec {
-                image: image.display().to_string(),
-                cmdline: None,
-                label: None,
-            })
-            .collect();
-        (specs, PathBuf::from("."))
-    };
-    let mut specs = specs;
-    if let Some(label) = &args.label {
-        if specs.len() > 1 {
-            anyhow::bail!(
-                "--label names the results of one kernel, and {} are to run\n  fix: leave --label out \
-                 (each kernel is filed under its release), or give labels in the matrix's `kernels:`",
-                specs.len()
-            );
-        }
-        specs[0].label = Some(label.clone());
-    }
-    kernels::check(&specs).map_err(|e| anyhow::anyhow!("{e}"))?;
-    for spec in &mut specs {
-        let path = std::path::absolute(base.join(&spec.image))
-            .with_context(|| format!("kernel image `{}`", spec.image))?;
-        if !path.is_file() {
-            anyhow::bail!(
-                "kernel image `{}` does not exist or is not a file\n  fix: name a built kernel \
-                 (arch/x86/boot/bzImage) or an installed one (/boot/vmlinuz-*); \
-                 scripts/setup-vm.sh installs two Debian kernels",
-                path.display()
-            );
-        }
-        spec.image = path.display().to_string();
-    }
-    // Two kernels filed under one label would pool their launches: refuse before booting.
-    let mut seen: Vec<(String, &str)> = Vec::new();
-    for spec in &specs {
-        let label = spec
-            .label
-            .clone()
-            .or_else(|| image_release(Path::new(&spec.image)));
-        if let Some(label) = label {
-            if let Some((_, other)) = seen.iter().find(|(l, _)| *l == label) {
-                anyhow::bail!(
-                    "kernels `{other}` and `{}` would both be filed under `{label}`\n  fix: give \
-                     each a label (matrix `kernels:` with `label:`)",
-                    spec.image
-                );
-            }
-            seen.push((label, &spec.image));
-        }
-    }
-    Ok(specs)
 }
 
 /// The VM every kernel gets, checked against this machine.
@@ -280,56 +207,19 @@ pub(crate) fn guest_command(
     Ok(GuestCommand {
         program: std::env::current_exe().context("locating this pretouch binary")?,
         matrix,
-        options: passed_on(args, agent, results, probe_rounds, profile_rounds)?,
+        options: args.passed_elsewhere(agent, results, probe_rounds, profile_rounds)?,
     })
-}
-
-/// This run's options as another run of the session gets them ([`RunArgs::passed_on`]),
-/// with `agent` for the agent file (`None`: the built-in one).
-pub(crate) fn passed_on(
-    args: &RunArgs,
-    agent: Option<PathBuf>,
-    results: &Path,
-    probe_rounds: Option<u32>,
-    profile_rounds: Option<u32>,
-) -> anyhow::Result<Vec<String>> {
-    // The probes and the profile run inside each guest, on its kernel: the guest's
-    // pretouch checks bpftrace or perf there before its first JVM.
-    let keep_perf_data = match (&args.features.profiling.keep_perf_data, profile_rounds) {
-        (Some(keep), Some(_)) => Some(kept_in_results(keep, results)?),
-        _ => None,
-    };
-    let given = PassedOn {
-        agent,
-        features: crate::session::options::Given {
-            probe_rounds,
-            profile_rounds,
-            keep_perf_data,
-        },
-    };
-    Ok(args.passed_on(&given))
-}
-
-/// `--keep-perf-data DIR` of a kernel run, absolute, when the guests can write it: DIR
-/// must lie in the results folder, the one folder a guest writes to the host.
-fn kept_in_results(keep: &Path, results: &Path) -> anyhow::Result<PathBuf> {
-    let keep = std::path::absolute(keep).unwrap_or_else(|_| keep.to_owned());
-    if keep.starts_with(results) {
-        return Ok(keep);
-    }
-    Err(bad(anyhow::anyhow!(
-        "--keep-perf-data `{}` is outside the results folder `{}`: a kernel's VM writes only \
-         into the results folder, so its perf.data would be lost with the VM\n  \
-         fix: keep it under the results folder, e.g. --keep-perf-data {}",
-        keep.display(),
-        results.display(),
-        results.join("perf-data").display()
-    )))
 }
 
 /// `pretouch run MATRIX --kernel A --kernel B` (or `kernels:` in the matrix).
 pub(crate) fn cmd_run_kernels(args: &RunArgs, matrix: Matrix) -> anyhow::Result<u8> {
-    let specs = kernels_to_run(args, &matrix).map_err(bad)?;
+    let specs = crate::kernel::list::to_run(
+        &args.features.kernels.kernel,
+        &matrix.features.kernels,
+        args.matrix.as_deref(),
+        args.label.as_deref(),
+    )
+    .map_err(bad)?;
     // What every guest checks again, checked once here, before any boot.
     let jdks = resolve_jdks(&matrix, true).map_err(bad)?;
     // Built here if it must be: the guest sees this folder through the VM's root view.

@@ -1,6 +1,6 @@
 //! `pretouch run`'s options for the kernel profile, flattened into its command line.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::features::header::ExtraRounds;
 use crate::features::matrix::MatrixParts;
@@ -42,6 +42,28 @@ impl ProfileArgs {
 impl RunOptionsPart for ProfileArgs {
     fn extra_rounds(&self, features: &MatrixParts, rounds: &mut ExtraRounds) {
         rounds.profile_rounds = self.asked(features.profile).fresh();
+    }
+
+    /// `--keep-perf-data DIR` of a run elsewhere, absolute, when that run profiles and
+    /// can write DIR. DIR must lie in the results folder, the one folder a kernel's VM
+    /// writes to the host.
+    fn given_elsewhere(&self, results: &Path, given: &mut Given) -> anyhow::Result<()> {
+        let (Some(keep), Some(_)) = (&self.keep_perf_data, given.profile_rounds) else {
+            return Ok(());
+        };
+        let keep = std::path::absolute(keep).unwrap_or_else(|_| keep.to_owned());
+        if !keep.starts_with(results) {
+            return Err(crate::session::error::bad(anyhow::anyhow!(
+                "--keep-perf-data `{}` is outside the results folder `{}`: a kernel's VM \
+                 writes only into the results folder, so its perf.data would be lost with \
+                 the VM\n  fix: keep it under the results folder, e.g. --keep-perf-data {}",
+                keep.display(),
+                results.display(),
+                results.join("perf-data").display()
+            )));
+        }
+        given.keep_perf_data = Some(keep);
+        Ok(())
     }
 
     /// The session's profiled rounds, `None` when it profiles nothing, and the absolute
