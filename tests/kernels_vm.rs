@@ -13,34 +13,10 @@
 
 mod common;
 
-use std::path::PathBuf;
 use std::process::Command;
 use std::time::Instant;
 
 use common::{jdks, records};
-use pretouch::features::kernels::launch::{locate_on_path, locate_vng};
-use pretouch::kernel::image::image_release;
-
-/// The newest installed kernel whose modules are installed too (virtme-ng loads the
-/// guest's modules from /lib/modules), or `$PRETOUCH_TEST_KERNEL`.
-fn kernel_image() -> Option<(PathBuf, String)> {
-    if let Some(image) = std::env::var_os("PRETOUCH_TEST_KERNEL") {
-        let image = PathBuf::from(image);
-        let release = image_release(&image)?;
-        return Some((image, release));
-    }
-    let mut found: Vec<(PathBuf, String)> = std::fs::read_dir("/boot")
-        .ok()?
-        .flatten()
-        .filter_map(|e| {
-            let release = e.file_name().to_str()?.strip_prefix("vmlinuz-")?.to_owned();
-            let modules = PathBuf::from("/lib/modules").join(&release);
-            modules.is_dir().then(|| (e.path(), release))
-        })
-        .collect();
-    found.sort();
-    found.pop()
-}
 
 /// Counted as every skip is (`common::skipped`, read by `.ci/run`): `needs` names what
 /// is missing, which scripts/setup-vm.sh installs.
@@ -55,17 +31,9 @@ fn skip(needs: &str) {
 
 #[test]
 fn a_real_kernel_boots_and_runs_the_matrix_in_its_vm() {
-    if std::env::var_os("PRETOUCH_SKIP_VM_TEST").is_some() {
-        return skip("PRETOUCH_SKIP_VM_TEST unset");
-    }
-    let Some(vng) = locate_vng() else {
-        return skip("virtme-ng");
-    };
-    if locate_on_path("qemu-system-x86_64").is_none() {
-        return skip("qemu-system-x86_64");
-    }
-    let Some((image, release)) = kernel_image() else {
-        return skip("a /boot/vmlinuz-* with its /lib/modules");
+    let (vng, image, release) = match common::vm_guest() {
+        Ok(guest) => guest,
+        Err(needs) => return skip(needs),
     };
     let dir = tempfile::tempdir().unwrap();
     let matrix = dir.path().join("tiny.yaml");

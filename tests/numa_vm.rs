@@ -20,30 +20,8 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use common::{jdks, records};
-use pretouch::features::kernels::launch::{locate_on_path, locate_vng};
 
 const TEST: &str = "a_guest_of_two_nodes_records_the_heap_on_both";
-
-/// The newest installed kernel whose modules are installed too, or
-/// `$PRETOUCH_TEST_KERNEL`, as `tests/kernels_vm.rs` picks it.
-fn kernel_image() -> Option<PathBuf> {
-    if let Some(image) = std::env::var_os("PRETOUCH_TEST_KERNEL") {
-        return Some(PathBuf::from(image));
-    }
-    let mut found: Vec<PathBuf> = std::fs::read_dir("/boot")
-        .ok()?
-        .flatten()
-        .filter_map(|e| {
-            let release = e.file_name().to_str()?.strip_prefix("vmlinuz-")?.to_owned();
-            Path::new("/lib/modules")
-                .join(&release)
-                .is_dir()
-                .then(|| e.path())
-        })
-        .collect();
-    found.sort();
-    found.pop()
-}
 
 /// Counted as every skip is (`common::skipped`, read by `.ci/run`).
 fn skip(needs: &str) {
@@ -102,17 +80,9 @@ fn run_with_deadline(vm: &mut Command, console: &Path, deadline: Duration) -> bo
 
 #[test]
 fn a_guest_of_two_nodes_records_the_heap_on_both() {
-    if std::env::var_os("PRETOUCH_SKIP_VM_TEST").is_some() {
-        return skip("PRETOUCH_SKIP_VM_TEST unset");
-    }
-    let Some(vng) = locate_vng() else {
-        return skip("virtme-ng");
-    };
-    if locate_on_path("qemu-system-x86_64").is_none() {
-        return skip("qemu-system-x86_64");
-    }
-    let Some(image) = kernel_image() else {
-        return skip("a /boot/vmlinuz-* with its /lib/modules");
+    let (vng, image, _) = match common::vm_guest() {
+        Ok(guest) => guest,
+        Err(needs) => return skip(needs),
     };
     let _jvm = common::jvm_lock();
     let dir = tempfile::tempdir().unwrap();

@@ -650,3 +650,37 @@ pub fn nobody_can(argv: &[&str]) -> bool {
         .status()
         .is_ok_and(|s| s.success())
 }
+
+/// What a test that boots a kernel in a VM needs: virtme-ng, QEMU, and a kernel image
+/// whose modules are installed too, because virtme-ng loads the guest's modules from
+/// /lib/modules. The image is `$PRETOUCH_TEST_KERNEL`, or else the newest in /boot. It
+/// gives virtme-ng, the image and its release. Otherwise it names what is missing, which
+/// scripts/setup-vm.sh installs, or that PRETOUCH_SKIP_VM_TEST asks to skip.
+pub fn vm_guest() -> Result<(PathBuf, PathBuf, String), &'static str> {
+    use pretouch::features::kernels::launch::{locate_on_path, locate_vng};
+    if std::env::var_os("PRETOUCH_SKIP_VM_TEST").is_some() {
+        return Err("PRETOUCH_SKIP_VM_TEST unset");
+    }
+    let vng = locate_vng().ok_or("virtme-ng")?;
+    locate_on_path("qemu-system-x86_64").ok_or("qemu-system-x86_64")?;
+    if let Some(image) = std::env::var_os("PRETOUCH_TEST_KERNEL") {
+        let image = PathBuf::from(image);
+        let release = pretouch::kernel::image::image_release(&image)
+            .ok_or("a $PRETOUCH_TEST_KERNEL whose release its image names")?;
+        return Ok((vng, image, release));
+    }
+    let mut found: Vec<(PathBuf, String)> = std::fs::read_dir("/boot")
+        .map_err(|_| "a /boot/vmlinuz-* with its /lib/modules")?
+        .flatten()
+        .filter_map(|e| {
+            let release = e.file_name().to_str()?.strip_prefix("vmlinuz-")?.to_owned();
+            let modules = Path::new("/lib/modules").join(&release);
+            modules.is_dir().then(|| (e.path(), release))
+        })
+        .collect();
+    found.sort();
+    let (image, release) = found
+        .pop()
+        .ok_or("a /boot/vmlinuz-* with its /lib/modules")?;
+    Ok((vng, image, release))
+}
