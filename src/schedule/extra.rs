@@ -3,10 +3,11 @@
 //! instrument (perf, bpftrace). Their records are of their own type and enter no timing
 //! statistic; the timed launches are the same as without them.
 //!
-//! This file is what the kinds share: the order of the launches ([`planned`]), running
-//! them into the store ([`execute`]) and, for a resumed run, which of them the file
-//! already holds ([`done`], [`done_in`]). Each kind ([`crate::features::profile::schedule`], [`crate::features::probe::schedule`]) supplies
-//! only what differs, as a [`Rounds`]: what wraps the launch, and the record it stores.
+//! This file holds what the kinds share. [`planned`] orders the launches, and
+//! [`execute`] runs them into the store. For a resumed run, [`done`] and [`done_in`] say
+//! which of them the file already holds. Each kind, such as the profile's in
+//! [`crate::features::profile::schedule`], supplies only what differs as a [`Rounds`]. That
+//! is what wraps the launch, and the record it stores.
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;

@@ -1,12 +1,12 @@
 //! An instrument's rounds in a run's life, after the timed launches: what every
 //! instrument of the extra rounds does the same way, written once. A fresh run asks for
-//! its rounds ([`Asked`]), a resumed one owes those its file planned
-//! ([`rounds_of_resumed`]) and lacks ([`owed_by`]), the dry run says what they will do
-//! ([`dry_run_line`]), and one driver runs them ([`run`]). The driver makes the launcher,
-//! says what the rounds will do, draws the progress bar, warns about each failed launch,
-//! and says how the rounds ended. Each instrument, such as the profiled and the probed
-//! rounds in their features' `session.rs`, supplies only what differs, as an
-//! [`Instrument`].
+//! its rounds as an [`Asked`]. A resumed one owes the rounds its file planned, as
+//! [`rounds_of_resumed`] finds them, less those it holds, as [`owed_by`] finds them.
+//! [`dry_run_line`] says what they will do, and one driver, [`run`], runs them. The
+//! driver makes the launcher, says what the rounds will do, draws the progress bar, warns
+//! about each failed launch, and says how the rounds ended. Each instrument, such as the
+//! profiled and the probed rounds in their features' `session.rs`, supplies only what
+//! differs, as an [`Instrument`].
 
 use std::path::Path;
 

@@ -1041,11 +1041,11 @@ mod tests {
     fn a_launch_record_stays_small_inline() {
         // A report holds every launch of a label (120,000 in a campaign's, one or two
         // labels at a time), so a field that grows the record grows its memory by that
-        // much a launch. Box what is large and rare. 896 bytes before a cell's `setting`
-        // (24 inline, because it is part of what identifies the cell, as `app` is) and
-        // the boxed mTHP counts (16). Then came a cell's `memory` limit's name (24, as
-        // `setting`) and the JVM's own peak RSS (16, `rusage.peak_rss`), 2 MB over a
-        // campaign's label.
+        // much a launch. Box what is large and rare. The record held 896 bytes before a
+        // cell's `setting`, which takes 24 inline because it is part of what identifies
+        // the cell, as `app` is. The boxed mTHP counts took 16. Then a cell's `memory`
+        // limit's name took 24, as `setting` does, and the JVM's own peak RSS 16, which is
+        // 2 MB over a campaign's label.
         let size = std::mem::size_of::<LaunchRecord>();
         let parts = std::mem::size_of::<LaunchParts>();
         let core = size - parts;
