@@ -139,55 +139,49 @@ pub struct LaunchOptions {
     pub cell: CellValues,
 }
 
-/// The values of one cell that only a feature reads, at most one of each type. The
-/// launcher carries them to its hooks without knowing them, and each hook takes its own
-/// by its type, so a new feature adds a value without a new field here.
+/// Values that only a feature reads, at most one of each type. The launcher carries them
+/// to its hooks without knowing them, and each hook takes its own by its type, so a new
+/// feature adds a value without a new field here. A cell's values and the run's are each
+/// one of these.
 #[derive(Clone, Default)]
-pub struct CellValues(Vec<Arc<dyn Any + Send + Sync>>);
+pub struct Values(Vec<Arc<dyn Any + Send + Sync>>);
 
-impl CellValues {
+/// The values of one cell, such as its kernel settings or its memory limit.
+pub type CellValues = Values;
+
+/// The values the run's parts hold for the hooks around each launch, such as the kernel
+/// settings applied to the machine, so the launcher's callers name no feature's value.
+pub type RunValues = Values;
+
+impl Values {
     /// The values `values`, each of a type of its own.
-    pub fn of(values: Vec<Arc<dyn Any + Send + Sync>>) -> CellValues {
-        CellValues(values)
+    pub fn of(values: Vec<Arc<dyn Any + Send + Sync>>) -> Values {
+        Values(values)
     }
 
     /// These values with `value`, in place of the one of its type if there was one.
-    pub fn with<T: Any + Send + Sync>(mut self, value: T) -> CellValues {
+    pub fn with<T: Any + Send + Sync>(mut self, value: T) -> Values {
         self.0.retain(|held| !(**held).is::<T>());
         self.0.push(Arc::new(value));
         self
     }
 
-    /// The value of type `T`, if the cell has one.
+    /// The value of type `T`, if there is one.
     pub fn get<T: Any>(&self) -> Option<&T> {
         self.0.iter().find_map(|held| (**held).downcast_ref::<T>())
     }
-}
 
-/// The values the run's parts hold for the hooks around each launch, at most one of each
-/// type, such as the kernel settings applied to the machine. Each hook takes its own by
-/// its type, as it takes a cell's from [`CellValues`], so the launcher's callers name no
-/// feature's value.
-#[derive(Clone, Default)]
-pub struct RunValues(Vec<Arc<dyn Any + Send + Sync>>);
-
-impl RunValues {
-    /// The values `values`, each of a type of its own.
-    pub fn of(values: Vec<Arc<dyn Any + Send + Sync>>) -> RunValues {
-        RunValues(values)
-    }
-
-    /// The value of type `T`, shared, if the run holds one.
-    pub fn get<T: Any + Send + Sync>(&self) -> Option<Arc<T>> {
+    /// The value of type `T`, shared, if there is one, for a hook that keeps it.
+    pub fn shared<T: Any + Send + Sync>(&self) -> Option<Arc<T>> {
         self.0
             .iter()
             .find_map(|held| held.clone().downcast::<T>().ok())
     }
 }
 
-impl std::fmt::Debug for CellValues {
+impl std::fmt::Debug for Values {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "CellValues({} values)", self.0.len())
+        write!(f, "Values({} values)", self.0.len())
     }
 }
 

@@ -21,7 +21,7 @@ impl SettingsHook {
     /// machine when the matrix has a `settings:` axis.
     pub fn new(run: &RunValues) -> SettingsHook {
         SettingsHook {
-            session: run.get::<Mutex<Applied>>(),
+            session: run.shared::<Mutex<Applied>>(),
         }
     }
 }
