@@ -18,6 +18,21 @@ pub trait MatrixKey {
     fn read<'de, A: MapAccess<'de>>(map: &mut A) -> Result<Self::Value, A::Error>;
 }
 
+/// Reads a key's value in its written form `W`, made the key's value by `value`, or the
+/// default when the key is null. Most keys are a list that a type of their own checks as
+/// it is read.
+pub fn read_as<'de, W, V, A>(map: &mut A, value: fn(W) -> V) -> Result<V, A::Error>
+where
+    W: serde::Deserialize<'de>,
+    V: Default,
+    A: MapAccess<'de>,
+{
+    Ok(map
+        .next_value::<Option<W>>()?
+        .map(value)
+        .unwrap_or_default())
+}
+
 /// A feature's switch at the top of a matrix file, such as `probe: true`, false when
 /// absent. [`Switch`] makes it a [`MatrixKey`].
 pub trait SwitchKey {

@@ -25,8 +25,11 @@ pub(crate) type Fresh = fn(&RunArgs, Matrix) -> anyhow::Result<Where>;
 
 /// Where the fresh run of `matrix` that `args` asks for goes: to the first of `features`
 /// that takes it elsewhere, or here when none does.
-pub(crate) fn fresh(features: &[Fresh], args: &RunArgs, matrix: Matrix) -> anyhow::Result<Where> {
-    let mut matrix = matrix;
+pub(crate) fn fresh(
+    features: &[Fresh],
+    args: &RunArgs,
+    mut matrix: Matrix,
+) -> anyhow::Result<Where> {
     for ask in features {
         match ask(args, matrix)? {
             Where::Here(here) => matrix = *here,

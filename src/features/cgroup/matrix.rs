@@ -175,10 +175,7 @@ impl crate::matrix::parts::MatrixKey for MemoryKey {
     const AFTER: &'static str = "settings";
 
     fn read<'de, A: de::MapAccess<'de>>(map: &mut A) -> Result<Vec<MemoryLimit>, A::Error> {
-        Ok(map
-            .next_value::<Option<Limits>>()?
-            .map(|m| m.0)
-            .unwrap_or_default())
+        crate::matrix::parts::read_as(map, |m: Limits| m.0)
     }
 }
 

@@ -57,10 +57,7 @@ impl crate::matrix::parts::MatrixKey for KernelsKey {
     const AFTER: &'static str = "probe";
 
     fn read<'de, A: serde::de::MapAccess<'de>>(map: &mut A) -> Result<Vec<KernelSpec>, A::Error> {
-        Ok(map
-            .next_value::<Option<RawKernels>>()?
-            .map(|k| k.0)
-            .unwrap_or_default())
+        crate::matrix::parts::read_as(map, |k: RawKernels| k.0)
     }
 }
 

@@ -354,10 +354,7 @@ impl crate::matrix::parts::MatrixKey for SettingsKey {
     const AFTER: &'static str = "comparable_memory";
 
     fn read<'de, A: serde::de::MapAccess<'de>>(map: &mut A) -> Result<Vec<Setting>, A::Error> {
-        Ok(map
-            .next_value::<Option<Settings>>()?
-            .map(|s| s.0)
-            .unwrap_or_default())
+        crate::matrix::parts::read_as(map, |s: Settings| s.0)
     }
 }
 
